@@ -1,0 +1,41 @@
+// `npm run dev`: prepare local secrets, migrate the local D1 database, seed the demo account, then serve.
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { seedDemoAccount } from "./seed.mjs";
+
+const root = join(import.meta.dirname, "..");
+const wrangler = join(root, "node_modules", ".bin", "wrangler");
+
+function ensureDevVars() {
+  const path = join(root, ".dev.vars");
+  if (existsSync(path)) return;
+  const example = readFileSync(join(root, ".dev.vars.example"), "utf8");
+  const token = randomBytes(24).toString("base64url");
+  writeFileSync(path, example.replace(/^ADMIN_TOKEN=.*$/m, `ADMIN_TOKEN=${token}`));
+  console.log("Created .dev.vars with a random ADMIN_TOKEN.");
+}
+
+function run(args) {
+  const result = spawnSync(wrangler, args, { cwd: root, stdio: "inherit", env: { ...process.env, CI: "true" } });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+ensureDevVars();
+run(["d1", "migrations", "apply", "DB", "--local"]);
+const apiKey = await seedDemoAccount(run);
+
+console.log(`
+  Salvo is starting on http://127.0.0.1:8787
+  Demo account: demo@salvo.local
+  Demo account API key: ${apiKey}
+  Try: curl "http://127.0.0.1:8787/api/v1/account?api_key=${apiKey}"
+`);
+
+const server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", "8787", "--test-scheduled"], {
+  cwd: root,
+  stdio: "inherit",
+});
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
+server.on("exit", (code) => process.exit(code ?? 0));

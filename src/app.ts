@@ -1,0 +1,89 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { createMiddleware } from "hono/factory";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "./env";
+import { apiKeyAuth } from "./http/auth";
+import { ApiError } from "./http/errors";
+import { validationHook } from "./http/validation";
+import { accountRoutes } from "./routes/account";
+import { adminRoutes } from "./routes/admin";
+import { clientKeyRoutes } from "./routes/client-keys";
+import { clientRoutes } from "./routes/clients";
+import { opsRoutes, VERSION } from "./routes/ops";
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const MAINTENANCE_RETRY_AFTER_SECONDS = 300;
+
+const requestId = createMiddleware<AppEnv>(async (c, next) => {
+  const given = c.req.header("X-Request-Id");
+  const id = given && /^[\w.-]{1,128}$/.test(given) ? given : crypto.randomUUID();
+  c.set("requestId", id);
+  await next();
+  c.res.headers.set("X-Request-Id", id);
+});
+
+/** Operations routes (/health, /docs, /openapi.json) stay up during maintenance so operators can see it. */
+const maintenance = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.env.MAINTENANCE_MODE === "true") throw ApiError.unavailable(MAINTENANCE_RETRY_AFTER_SECONDS);
+  await next();
+});
+
+const limitBody = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw ApiError.badRequest("Request body exceeds 1 MiB");
+  },
+});
+
+/** Hono's own exceptions (malformed JSON, wrong media type) are client errors with the contract's 400 body. */
+function fromHttpException(error: HTTPException): ApiError {
+  if (error.status === 415) return ApiError.badRequest("Request body must be JSON (Content-Type: application/json)");
+  if (error.status < 500) return ApiError.badRequest(error.message || "Bad request");
+  return new ApiError(error.status, { error: error.message });
+}
+
+export function createApp() {
+  const app = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
+
+  app.use("*", requestId);
+  app.use("/api/*", maintenance, limitBody);
+  app.use("/admin/*", maintenance, limitBody);
+  app.use("/api/v1/*", apiKeyAuth);
+
+  app.route("/", opsRoutes);
+  app.route("/", adminRoutes);
+  app.route("/", accountRoutes);
+  app.route("/", clientRoutes);
+  app.route("/", clientKeyRoutes);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
+    type: "apiKey",
+    in: "query",
+    name: "api_key",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "AdminBearer", { type: "http", scheme: "bearer" });
+  app.doc31("/openapi.json", (c) => ({
+    openapi: "3.1.0",
+    info: {
+      title: "Salvo API",
+      version: VERSION,
+      description: "Outbound email campaign API: client keys, analytics, master inbox, webhooks, prospect searches and deliverability tests.",
+    },
+    servers: [{ url: new URL(c.req.url).origin }],
+  }));
+
+  app.notFound((c) => c.json({ error: "Not found" }, 404));
+
+  app.onError((error, c) => {
+    const apiError =
+      error instanceof ApiError ? error : error instanceof HTTPException ? fromHttpException(error) : null;
+    if (apiError) return c.json(apiError.body, apiError.status, apiError.headers);
+    console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), message: error.message, stack: error.stack }));
+    return c.json({ error: "Internal server error", request_id: c.get("requestId") }, 500);
+  });
+
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,69 @@
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+const createdAt = () =>
+  integer("created_at", { mode: "timestamp_ms" })
+    .notNull()
+    .default(sql`(CAST(unixepoch('subsec') * 1000 AS INTEGER))`);
+
+export const accounts = sqliteTable("accounts", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  email: text("email").notNull().unique(),
+  name: text("name").notNull(),
+  deliverabilityEnabled: integer("deliverability_enabled", { mode: "boolean" }).notNull().default(true),
+  ignoreOooReplies: integer("ignore_ooo_replies", { mode: "boolean" }).notNull().default(false),
+  rateLimitPerMinute: integer("rate_limit_per_minute"),
+  rateLimitBurst: integer("rate_limit_burst"),
+  createdAt: createdAt(),
+});
+
+/** Account owners' keys. Only the SHA-256 digest and the last four characters are kept. */
+export const accountKeys = sqliteTable(
+  "account_keys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    keyHash: text("key_hash").notNull(),
+    last4: text("last4").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("account_keys_hash_idx").on(t.keyHash), index("account_keys_account_idx").on(t.accountId)],
+);
+
+export const clients = sqliteTable(
+  "clients",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    email: text("email").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("clients_account_idx").on(t.accountId)],
+);
+
+export const clientKeys = sqliteTable(
+  "client_keys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    clientId: integer("client_id")
+      .notNull()
+      .references(() => clients.id, { onDelete: "cascade" }),
+    keyName: text("key_name").notNull(),
+    keyHash: text("key_hash").notNull(),
+    last4: text("last4").notNull(),
+    status: text("status", { enum: ["active", "inactive"] }).notNull().default("active"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("client_keys_hash_idx").on(t.keyHash),
+    index("client_keys_account_client_idx").on(t.accountId, t.clientId),
+  ],
+);

@@ -1,0 +1,73 @@
+import { env } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
+
+export const ADMIN_TOKEN = "test-admin-token";
+const ORIGIN = "http://salvo.test";
+
+export interface CallOptions {
+  method?: string;
+  body?: unknown;
+  rawBody?: BodyInit;
+  headers?: Record<string, string>;
+  apiKey?: string;
+}
+
+/** Sends a request through the Worker's own fetch entry point, exactly as a client would. */
+export async function call(path: string, options: CallOptions = {}): Promise<Response> {
+  const url = new URL(path, ORIGIN);
+  if (options.apiKey !== undefined) url.searchParams.set("api_key", options.apiKey);
+  const headers: Record<string, string> = { ...options.headers };
+  let body: BodyInit | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers["Content-Type"] ??= "application/json";
+  }
+  return exports.default.fetch(new Request(url, { method: options.method ?? "GET", headers, body }));
+}
+
+export async function callJson<T = Record<string, unknown>>(path: string, options: CallOptions = {}) {
+  const response = await call(path, options);
+  return { response, status: response.status, body: (await response.json()) as T };
+}
+
+let sequence = 0;
+
+export interface TestAccount {
+  id: number;
+  email: string;
+  apiKey: string;
+}
+
+export async function provisionAccount(overrides: Record<string, unknown> = {}): Promise<TestAccount> {
+  sequence += 1;
+  const email = `owner-${crypto.randomUUID()}-${sequence}@example.com`;
+  const { status, body } = await callJson<{ id: number; email: string; api_key: string }>("/admin/v1/accounts", {
+    method: "POST",
+    headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+    body: { email, name: `Owner ${sequence}`, ...overrides },
+  });
+  if (status !== 201) throw new Error(`provisioning failed with ${status}: ${JSON.stringify(body)}`);
+  return { id: body.id, email: body.email, apiKey: body.api_key };
+}
+
+export async function createClient(apiKey: string, name = "Acme", email = "ops@acme.example") {
+  const { status, body } = await callJson<{ id: number }>("/api/v1/client/save", {
+    method: "POST",
+    apiKey,
+    body: { name, email },
+  });
+  if (status !== 200) throw new Error(`client creation failed with ${status}`);
+  return body.id;
+}
+
+export async function createClientKey(apiKey: string, clientId: number, keyName = "integration") {
+  const { status, body } = await callJson<{ data: { id: number; api_key: string } }>("/api/v1/client/api-key", {
+    method: "POST",
+    apiKey,
+    body: { clientId, keyName },
+  });
+  if (status !== 200) throw new Error(`client key creation failed with ${status}`);
+  return body.data;
+}
+
+export { env };
