@@ -45,4 +45,17 @@ CREATE TABLE `clients` (
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `clients_account_idx` ON `clients` (`account_id`);
+CREATE INDEX `clients_account_idx` ON `clients` (`account_id`);--> statement-breakpoint
+CREATE TABLE `campaigns` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`account_id` integer NOT NULL,
+	`client_id` integer,
+	`name` text NOT NULL,
+	`status` text DEFAULT 'DRAFTED' NOT NULL,
+	`created_at` integer DEFAULT (CAST(unixepoch('subsec') * 1000 AS INTEGER)) NOT NULL,
+	`updated_at` integer DEFAULT (CAST(unixepoch('subsec') * 1000 AS INTEGER)) NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`client_id`) REFERENCES `clients`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
+CREATE INDEX `campaigns_account_client_idx` ON `campaigns` (`account_id`,`client_id`);
