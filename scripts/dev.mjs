@@ -7,6 +7,7 @@ import { seedDemoAccount } from "./seed.mjs";
 
 const root = join(import.meta.dirname, "..");
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
+const port = process.env.PORT ?? "8787";
 
 function ensureDevVars() {
   const path = join(root, ".dev.vars");
@@ -27,13 +28,13 @@ run(["d1", "migrations", "apply", "DB", "--local"]);
 const apiKey = await seedDemoAccount(run);
 
 console.log(`
-  Salvo is starting on http://127.0.0.1:8787
+  Salvo is starting on http://127.0.0.1:${port}
   Demo account: demo@salvo.local
   Demo account API key: ${apiKey}
-  Try: curl "http://127.0.0.1:8787/api/v1/account?api_key=${apiKey}"
+  Try: curl "http://127.0.0.1:${port}/api/v1/account?api_key=${apiKey}"
 `);
 
-const server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", "8787", "--test-scheduled"], {
+const server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled"], {
   cwd: root,
   stdio: "inherit",
 });
