@@ -5,6 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env";
 import { apiKeyAuth } from "./http/auth";
 import { ApiError } from "./http/errors";
+import { accessLog, log } from "./http/logging";
 import { validationHook } from "./http/validation";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
@@ -46,7 +47,7 @@ function fromHttpException(error: HTTPException): ApiError {
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
 
-  app.use("*", requestId);
+  app.use("*", requestId, accessLog);
   app.use("/api/*", maintenance, limitBody);
   app.use("/admin/*", maintenance, limitBody);
   app.use("/api/v1/*", apiKeyAuth);
@@ -79,7 +80,7 @@ export function createApp() {
     const apiError =
       error instanceof ApiError ? error : error instanceof HTTPException ? fromHttpException(error) : null;
     if (apiError) return c.json(apiError.body, apiError.status, apiError.headers);
-    console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), message: error.message, stack: error.stack }));
+    log("error", error.message, { request_id: c.get("requestId"), stack: error.stack });
     return c.json({ error: "Internal server error", request_id: c.get("requestId") }, 500);
   });
 

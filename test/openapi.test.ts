@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { createApp } from "../src/app";
+import { callJson } from "./helpers";
+
+/** Routes that serve the documentation itself rather than the API. */
+const UNDOCUMENTED = new Set(["GET /docs", "GET /openapi.json"]);
+
+function toOpenApiPath(path: string): string {
+  return path.replace(/:(\w+)/g, "{$1}");
+}
+
+describe("OpenAPI document", () => {
+  it("describes every route the app serves", async () => {
+    const served = createApp()
+      .routes.filter((route) => route.method !== "ALL")
+      .map((route) => `${route.method} ${toOpenApiPath(route.path)}`)
+      .filter((route) => !UNDOCUMENTED.has(route));
+    const { body } = await callJson<{ paths: Record<string, Record<string, unknown>> }>("/openapi.json");
+    const documented = new Set(
+      Object.entries(body.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`)),
+    );
+    expect(served.length).toBeGreaterThan(10);
+    expect(served.filter((route) => !documented.has(route))).toEqual([]);
+  });
+
+  it("declares a success response and the error responses for every operation", async () => {
+    const { body } = await callJson<{ paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }>("/openapi.json");
+    for (const [path, methods] of Object.entries(body.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const statuses = Object.keys(operation.responses);
+        expect(statuses.some((s) => s.startsWith("2")), `${method} ${path} success`).toBe(true);
+        if (path.startsWith("/api/v1/")) expect(statuses, `${method} ${path} errors`).toContain("401");
+      }
+    }
+  });
+});
