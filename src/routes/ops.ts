@@ -24,7 +24,12 @@ const DOCS_PAGE = `<!doctype html>
     <div id="api-reference"></div>
     <script src="/vendor/scalar/standalone.js"></script>
     <script>
-      Scalar.createApiReference("#api-reference", { url: "/openapi.json", withDefaultFonts: false, hideClientButton: false });
+      Scalar.createApiReference("#api-reference", {
+        url: "/openapi.json",
+        withDefaultFonts: false,
+        telemetry: false,
+        agent: { disabled: true },
+      });
     </script>
   </body>
 </html>
