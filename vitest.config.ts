@@ -15,6 +15,8 @@ export default defineConfig(async () => {
     test: {
       include: ["test/**/*.test.ts"],
       setupFiles: ["./test/setup.ts"],
+      // Access-log lines would drown the test report; errors and warnings still show.
+      onConsoleLog: (log: string) => !log.includes('"message":"request"'),
     },
   };
 });
