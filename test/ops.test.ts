@@ -40,7 +40,7 @@ describe("operations routes", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("Content-Type")).toContain("text/html");
     const html = await response.text();
-    expect(html).toContain('src="/vendor/scalar/standalone.js"');
+    expect(html).toContain('src="/vendor/swagger-ui/swagger-ui-bundle.js"');
     expect(html).toContain('url: "/openapi.json"');
     expect(html).not.toMatch(/https?:\/\//);
   });
