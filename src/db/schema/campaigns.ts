@@ -1,9 +1,18 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts, clients } from "./accounts";
-import { createdAt, updatedAt } from "./columns";
+import { createdAt, instant, updatedAt } from "./columns";
 
 export const CAMPAIGN_STATUSES = ["DRAFTED", "ACTIVE", "PAUSED", "STOPPED", "COMPLETED", "ARCHIVED"] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+export const RECORD_STATES = ["DRAFTED", "STARTED", "INPROGRESS", "COMPLETED", "PAUSED", "STOPPED", "BLOCKED"] as const;
+export type RecordState = (typeof RECORD_STATES)[number];
+
+export const EVENT_TYPES = ["SENT", "OPEN", "CLICK", "REPLY", "BOUNCE", "BLOCK", "UNSUBSCRIBE"] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The built-in category that marks out-of-office replies (analytics rules 2-6). */
+export const OUT_OF_OFFICE_CATEGORY_ID = 6;
 
 export const campaigns = sqliteTable(
   "campaigns",
@@ -19,4 +28,146 @@ export const campaigns = sqliteTable(
     updatedAt: updatedAt(),
   },
   (t) => [index("campaigns_account_client_idx").on(t.accountId, t.clientId)],
+);
+
+export const tags = sqliteTable(
+  "tags",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("tags_account_name_idx").on(t.accountId, t.name)],
+);
+
+export const campaignTags = sqliteTable(
+  "campaign_tags",
+  {
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    tagId: integer("tag_id")
+      .notNull()
+      .references(() => tags.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.tagId] }), index("campaign_tags_tag_idx").on(t.tagId)],
+);
+
+/** Built-in categories have no account; accounts may add their own later. */
+export const leadCategories = sqliteTable("lead_categories", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  accountId: integer("account_id").references(() => accounts.id, { onDelete: "cascade" }),
+  name: text("name").notNull(),
+  createdAt: createdAt(),
+});
+
+/** One person per account, identified by lower-cased email. */
+export const leads = sqliteTable(
+  "leads",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    firstName: text("first_name"),
+    lastName: text("last_name"),
+    companyName: text("company_name"),
+    phoneNumber: text("phone_number"),
+    website: text("website"),
+    location: text("location"),
+    linkedinProfile: text("linkedin_profile"),
+    companyUrl: text("company_url"),
+    customFields: text("custom_fields", { mode: "json" }).$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("leads_account_email_idx").on(t.accountId, t.email)],
+);
+
+/**
+ * A lead in one campaign: the campaign record (`email_lead_map_id` = `campaign_lead_map_id`).
+ * It is also the inbox conversation once it has a reply, so it carries the inbox state and the
+ * denormalised facts the inbox filters and sorts on (kept current by event ingestion).
+ */
+export const campaignLeads = sqliteTable(
+  "campaign_leads",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    leadId: integer("lead_id")
+      .notNull()
+      .references(() => leads.id, { onDelete: "cascade" }),
+    state: text("state", { enum: RECORD_STATES }).notNull().default("DRAFTED"),
+    categoryId: integer("category_id").references(() => leadCategories.id, { onDelete: "set null" }),
+    teamMemberId: integer("team_member_id"),
+    emailAccountId: integer("email_account_id"),
+    isRead: integer("is_read", { mode: "boolean" }).notNull().default(false),
+    isImportant: integer("is_important", { mode: "boolean" }).notNull().default(false),
+    isArchived: integer("is_archived", { mode: "boolean" }).notNull().default(false),
+    snoozedUntil: instant("snoozed_until"),
+    lastSentAt: instant("last_sent_at"),
+    lastReplyAt: instant("last_reply_at"),
+    hasSent: integer("has_sent", { mode: "boolean" }).notNull().default(false),
+    hasOpened: integer("has_opened", { mode: "boolean" }).notNull().default(false),
+    hasClicked: integer("has_clicked", { mode: "boolean" }).notNull().default(false),
+    hasReplied: integer("has_replied", { mode: "boolean" }).notNull().default(false),
+    hasBounced: integer("has_bounced", { mode: "boolean" }).notNull().default(false),
+    hasUnsubscribed: integer("has_unsubscribed", { mode: "boolean" }).notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("campaign_leads_campaign_lead_idx").on(t.campaignId, t.leadId),
+    index("campaign_leads_campaign_state_idx").on(t.campaignId, t.state),
+    index("campaign_leads_lead_idx").on(t.leadId),
+  ],
+);
+
+/**
+ * What the sending engine reported. SENT and REPLY rows are also the messages of the inbox
+ * thread (`stats_id` = id). `ignored` is set on replies by the rules of analytics rule 3.
+ */
+export const events = sqliteTable(
+  "events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    campaignLeadId: integer("campaign_lead_id")
+      .notNull()
+      .references(() => campaignLeads.id, { onDelete: "cascade" }),
+    eventId: text("event_id"),
+    type: text("type", { enum: EVENT_TYPES }).notNull(),
+    occurredAt: instant("occurred_at").notNull(),
+    sequenceNumber: integer("sequence_number").notNull().default(1),
+    emailAccountId: integer("email_account_id"),
+    fromEmail: text("from_email"),
+    toEmail: text("to_email"),
+    subject: text("subject"),
+    body: text("body"),
+    messageId: text("message_id"),
+    linkUrl: text("link_url"),
+    isOoo: integer("is_ooo", { mode: "boolean" }).notNull().default(false),
+    categoryId: integer("category_id"),
+    ignored: integer("ignored", { mode: "boolean" }).notNull().default(false),
+    ignoredByHand: integer("ignored_by_hand", { mode: "boolean" }).notNull().default(false),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("events_campaign_event_id_idx").on(t.campaignId, t.eventId),
+    index("events_campaign_type_time_idx").on(t.campaignId, t.type, t.occurredAt),
+    index("events_record_time_idx").on(t.campaignLeadId, t.occurredAt),
+  ],
 );
