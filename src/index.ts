@@ -1,8 +1,10 @@
 import { createApp } from "./app";
 import type { Bindings } from "./env";
+import { runScheduled } from "./jobs/scheduled";
 
 const app = createApp();
 
 export default {
   fetch: app.fetch,
+  scheduled: (controller, env) => runScheduled(controller, env),
 } satisfies ExportedHandler<Bindings>;
