@@ -8,6 +8,9 @@ import { seedDemoAccount } from "./seed.mjs";
 const root = join(import.meta.dirname, "..");
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
 const port = process.env.PORT ?? "8787";
+// SALVO_STATE_DIR keeps D1, Durable Object and queue state apart from the default .wrangler/state,
+// so tests and benchmarks can run a throwaway instance beside a developer's own.
+const persist = process.env.SALVO_STATE_DIR ? ["--persist-to", process.env.SALVO_STATE_DIR] : [];
 
 function ensureDevVars() {
   const path = join(root, ".dev.vars");
@@ -19,7 +22,7 @@ function ensureDevVars() {
 }
 
 function run(args) {
-  const result = spawnSync(wrangler, args, { cwd: root, stdio: "inherit", env: { ...process.env, CI: "true" } });
+  const result = spawnSync(wrangler, [...args, ...persist], { cwd: root, stdio: "inherit", env: { ...process.env, CI: "true" } });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
@@ -34,7 +37,9 @@ console.log(`
   Try: curl "http://127.0.0.1:${port}/api/v1/account?api_key=${apiKey}"
 `);
 
-const server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled"], {
+// A second instance (tests, benchmarks) must not fight the first over the devtools port.
+const inspector = process.env.INSPECTOR_PORT ? ["--inspector-port", process.env.INSPECTOR_PORT] : [];
+const server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled", ...inspector, ...persist], {
   cwd: root,
   stdio: "inherit",
 });

@@ -1,8 +1,8 @@
 // Seeds the local database with a demo account. Idempotent: the key value lives in .demo-key
 // (git-ignored) so every run prints the same working key, while D1 keeps only its digest.
-import { mkdtempSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { digestKey, generateKey, lastFour } from "../src/domain/api-keys.ts";
 
 const root = join(import.meta.dirname, "..");
@@ -30,6 +30,10 @@ SELECT id, '${hash}', '${lastFour(key)}', ${now} FROM accounts WHERE email = '${
 `;
   const file = join(mkdtempSync(join(tmpdir(), "salvo-seed-")), "seed.sql");
   writeFileSync(file, sql);
-  runWrangler(["d1", "execute", "DB", "--local", "--file", file]);
+  try {
+    runWrangler(["d1", "execute", "DB", "--local", "--file", file]);
+  } finally {
+    rmSync(dirname(file), { recursive: true, force: true });
+  }
   return key;
 }

@@ -1,0 +1,82 @@
+// Starts a throwaway `npm run dev` instance (own port, own state directory) for end-to-end tests,
+// benchmarks and client generation, and hands back its address, demo key and admin token.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+
+const root = join(import.meta.dirname, "..", "..");
+const STARTUP_TIMEOUT_MS = 120_000;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealth(url, child, output) {
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`dev server exited early:\n${output()}`);
+    try {
+      const response = await fetch(`${url}/health`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`dev server did not answer /health within ${STARTUP_TIMEOUT_MS / 1000} s:\n${output()}`);
+}
+
+function adminToken() {
+  const vars = readFileSync(join(root, ".dev.vars"), "utf8");
+  return vars.match(/^ADMIN_TOKEN=(.*)$/m)?.[1].trim();
+}
+
+/**
+ * @param {{ stateDir?: string, keepState?: boolean, quiet?: boolean }} [options]
+ *   stateDir: reuse a state directory (benchmarks keep their datasets); default: a fresh temp dir.
+ */
+export async function startDevServer(options = {}) {
+  const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), "salvo-state-"));
+  const [port, inspectorPort] = [await freePort(), await freePort()];
+  const child = spawn(process.execPath, [join(root, "scripts", "dev.mjs")], {
+    cwd: root,
+    // wrangler's launcher runs `node` from PATH: put the project's Node 22 first, as npm scripts do.
+    env: {
+      ...process.env,
+      PATH: `${join(root, "node_modules", ".bin")}${delimiter}${process.env.PATH}`,
+      PORT: String(port), INSPECTOR_PORT: String(inspectorPort), SALVO_STATE_DIR: stateDir },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let log = "";
+  const collect = (chunk) => {
+    log += chunk;
+    if (!options.quiet) process.stderr.write(chunk);
+  };
+  child.stdout.on("data", collect);
+  child.stderr.on("data", collect);
+
+  const url = `http://127.0.0.1:${port}`;
+  const stop = () => {
+    if (child.exitCode === null) process.kill(-child.pid, "SIGTERM");
+    if (!options.stateDir && !options.keepState) rmSync(stateDir, { recursive: true, force: true });
+  };
+  try {
+    await waitForHealth(url, child, () => log);
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  const apiKey = log.match(/Demo account API key: (\S+)/)?.[1];
+  if (!apiKey) throw new Error(`no demo key in the dev server's output:\n${log}`);
+  return { url, apiKey, adminToken: adminToken(), stateDir, stop };
+}

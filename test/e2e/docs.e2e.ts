@@ -1,0 +1,72 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+
+const { url } = inject("salvo");
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const SCREENSHOT = join(import.meta.dirname, "..", "..", "test-results", "docs.png");
+
+// The machine's network is closed: without these, Chromium keeps dialling Google's services.
+const OFFLINE_FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+const HTTP_METHODS = ["get", "post", "put", "patch", "delete"];
+
+async function documentedOperations(): Promise<string[]> {
+  const document = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.keys(item)
+      .filter((method) => HTTP_METHODS.includes(method))
+      .map((method) => `${method.toUpperCase()} ${path}`),
+  );
+}
+
+describe("/docs in a real browser", () => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: OFFLINE_FLAGS });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("renders every documented operation from the Worker alone, and saves a screenshot", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 2000 } });
+    const offOrigin: string[] = [];
+    const pageErrors: string[] = [];
+    page.on("request", (request) => {
+      if (!request.url().startsWith(url) && !request.url().startsWith("data:")) offOrigin.push(request.url());
+    });
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+
+    await page.goto(`${url}/docs`, { waitUntil: "networkidle" });
+    await page.locator(".opblock").first().waitFor();
+
+    const rendered = await page.locator(".opblock").evaluateAll((blocks) =>
+      blocks.map((block) => {
+        const method = block.querySelector(".opblock-summary-method")?.textContent?.trim() ?? "";
+        const path = block.querySelector(".opblock-summary-path")?.getAttribute("data-path") ?? "";
+        return `${method} ${path}`;
+      }),
+    );
+    const expected = await documentedOperations();
+    expect(expected.length).toBeGreaterThan(10);
+    expect(rendered.sort()).toEqual(expected.sort());
+    expect(await page.title()).toBe("Salvo API reference");
+    expect(offOrigin).toEqual([]);
+    expect(pageErrors).toEqual([]);
+
+    mkdirSync(join(SCREENSHOT, ".."), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  });
+});
