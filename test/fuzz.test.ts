@@ -20,12 +20,10 @@ async function tableCounts(): Promise<Record<string, number>> {
   const tables = await env.DB.prepare(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations'",
   ).all<{ name: string }>();
-  const counts: Record<string, number> = {};
-  for (const { name } of tables.results) {
-    const row = await env.DB.prepare(`SELECT count(*) AS n FROM "${name}"`).first<{ n: number }>();
-    counts[name] = row!.n;
-  }
-  return counts;
+  const counts = await env.DB.batch<{ n: number }>(
+    tables.results.map(({ name }) => env.DB.prepare(`SELECT count(*) AS n FROM "${name}"`)),
+  );
+  return Object.fromEntries(tables.results.map(({ name }, i) => [name, counts[i]!.results[0]!.n]));
 }
 
 const scalar = fc.oneof(
