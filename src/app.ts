@@ -9,6 +9,7 @@ import { accessLog, log } from "./http/logging";
 import { validationHook } from "./http/validation";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
+import { campaignDataRoutes } from "./routes/campaigns";
 import { clientKeyRoutes } from "./routes/client-keys";
 import { clientRoutes } from "./routes/clients";
 import { opsRoutes, VERSION } from "./routes/ops";
@@ -57,6 +58,7 @@ export function createApp() {
   app.route("/", accountRoutes);
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);
+  app.route("/", campaignDataRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
     type: "apiKey",

@@ -167,7 +167,15 @@ export const events = sqliteTable(
   },
   (t) => [
     uniqueIndex("events_campaign_event_id_idx").on(t.campaignId, t.eventId),
-    index("events_campaign_type_time_idx").on(t.campaignId, t.type, t.occurredAt),
+    // Covers the analytics scan: a campaign's events in a time window, read from the index alone.
+    index("events_campaign_time_idx").on(
+      t.campaignId,
+      t.occurredAt,
+      t.type,
+      t.sequenceNumber,
+      t.campaignLeadId,
+      t.ignored,
+    ),
     index("events_record_time_idx").on(t.campaignLeadId, t.occurredAt),
   ],
 );

@@ -1,0 +1,70 @@
+/** Calendar dates and wall-clock times in IANA time zones, through Intl (DST-correct). */
+
+const DAY_MS = 86_400_000;
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    });
+    formatters.set(timeZone, format);
+  }
+  return format;
+}
+
+export function isTimeZone(name: string): boolean {
+  try {
+    formatter(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** How far the zone's wall clock is ahead of UTC at an instant, in ms. */
+export function zoneOffset(instant: number, timeZone: string): number {
+  const parts = Object.fromEntries(formatter(timeZone).formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
+  const wall = Date.UTC(+parts.year!, +parts.month! - 1, +parts.day!, +parts.hour!, +parts.minute!, +parts.second!);
+  return wall - Math.floor(instant / 1000) * 1000;
+}
+
+/**
+ * The instant a wall-clock time (given as if it were UTC, in ms) happens in a zone. A time skipped
+ * by a DST jump resolves to the instant after the jump; a repeated one to its first occurrence.
+ */
+export function zonedInstant(wallAsUtc: number, timeZone: string): number {
+  const first = wallAsUtc - zoneOffset(wallAsUtc, timeZone);
+  const second = wallAsUtc - zoneOffset(first, timeZone);
+  if (first === second) return first;
+  const candidates = [first, second].filter((t) => t + zoneOffset(t, timeZone) === wallAsUtc);
+  return candidates.length > 0 ? Math.min(...candidates) : Math.max(first, second);
+}
+
+/** `YYYY-MM-DD` that names a real calendar date, as midnight UTC in ms; null otherwise. */
+export function parseCalendarDate(value: string): number | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!match) return null;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = Date.UTC(year, month - 1, day);
+  const back = new Date(date);
+  return back.getUTCFullYear() === year && back.getUTCMonth() === month - 1 && back.getUTCDate() === day ? date : null;
+}
+
+/** Whole calendar days from one date to another (both midnight UTC in ms). */
+export function daysBetween(from: number, to: number): number {
+  return Math.round((to - from) / DAY_MS);
+}
+
+/** [start of the first day, start of the day after the last) in a zone, as instants in ms. */
+export function zonedDayRange(firstDay: number, lastDay: number, timeZone: string): { start: number; end: number } {
+  return { start: zonedInstant(firstDay, timeZone), end: zonedInstant(lastDay + DAY_MS, timeZone) };
+}
