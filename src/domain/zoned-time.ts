@@ -39,7 +39,7 @@ export function zoneOffset(instant: number, timeZone: string): number {
 
 /**
  * The instant a wall-clock time (given as if it were UTC, in ms) happens in a zone. A time skipped
- * by a DST jump resolves to the instant after the jump; a repeated one to its first occurrence.
+ * by a DST jump moves forward by the gap (02:30 becomes 03:30); a repeated one takes its first occurrence.
  */
 export function zonedInstant(wallAsUtc: number, timeZone: string): number {
   const first = wallAsUtc - zoneOffset(wallAsUtc, timeZone);
