@@ -66,7 +66,7 @@ CREATE TABLE `events` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `events_campaign_event_id_idx` ON `events` (`campaign_id`,`event_id`);--> statement-breakpoint
-CREATE INDEX `events_campaign_time_idx` ON `events` (`campaign_id`,`occurred_at`,`type`,`sequence_number`,`campaign_lead_id`,`ignored`);--> statement-breakpoint
+CREATE INDEX `events_campaign_type_time_idx` ON `events` (`campaign_id`,`type`,`occurred_at`,`sequence_number`,`campaign_lead_id`,`ignored`);--> statement-breakpoint
 CREATE INDEX `events_record_time_idx` ON `events` (`campaign_lead_id`,`occurred_at`);--> statement-breakpoint
 CREATE TABLE `lead_categories` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,

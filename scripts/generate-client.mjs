@@ -19,5 +19,5 @@ try {
   writeFileSync(join(clientDir, "openapi.snapshot.json"), `${JSON.stringify(document, null, 2)}\n`);
   console.log(`Wrote src/client/schema.ts (${Object.keys(document.paths).length} paths).`);
 } finally {
-  server.stop();
+  await server.stop();
 }

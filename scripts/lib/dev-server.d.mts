@@ -3,7 +3,7 @@ export interface DevServer {
   apiKey: string;
   adminToken: string;
   stateDir: string;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 export function startDevServer(options?: { stateDir?: string; keepState?: boolean; quiet?: boolean }): Promise<DevServer>;

@@ -66,14 +66,21 @@ export async function startDevServer(options = {}) {
   child.stderr.on("data", collect);
 
   const url = `http://127.0.0.1:${port}`;
-  const stop = () => {
-    if (child.exitCode === null) process.kill(-child.pid, "SIGTERM");
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  /** Stops the whole process group (npm script, wrangler, workerd) and waits until it is gone. */
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      process.kill(-child.pid, "SIGTERM");
+      const killer = setTimeout(() => process.kill(-child.pid, "SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(killer);
+    }
     if (!options.stateDir && !options.keepState) rmSync(stateDir, { recursive: true, force: true });
   };
   try {
     await waitForHealth(url, child, () => log);
   } catch (error) {
-    stop();
+    await stop();
     throw error;
   }
   const apiKey = log.match(/Demo account API key: (\S+)/)?.[1];

@@ -1,5 +1,5 @@
-import { sql } from "drizzle-orm";
-import { OUT_OF_OFFICE_CATEGORY_ID } from "./schema";
+import { sql, type SQL } from "drizzle-orm";
+import { OUT_OF_OFFICE_CATEGORY_ID, type EventType } from "./schema";
 import { rawBatch } from "./raw-batch";
 
 export interface CampaignCounts {
@@ -20,33 +20,37 @@ export interface CampaignCounts {
 }
 
 /**
- * One pass over the campaign's events in [start, end), read from the covering index
- * events_campaign_time_idx alone; only replies look up their record's current category.
- * Lifetime record counts come from campaign_leads_campaign_state_idx.
+ * Every figure is a scan of one event type's window: a contiguous range of
+ * events_campaign_type_time_idx, read from the index alone, so no event outside the campaign
+ * and the window is ever read. Only replies look up their record's current category.
  */
 export async function campaignCounts(d1: D1Database, campaignId: number, start: number, end: number): Promise<CampaignCounts> {
-  const [window, records] = await rawBatch(d1, [
-    sql`
-      SELECT
-        coalesce(sum(e.type = 'SENT'), 0) AS sent_count,
-        count(DISTINCT CASE WHEN e.type = 'SENT' AND e.sequence_number = 1 THEN e.campaign_lead_id END) AS unique_sent_count,
-        coalesce(sum(e.type = 'OPEN'), 0) AS open_count,
-        count(DISTINCT CASE WHEN e.type = 'OPEN' THEN e.campaign_lead_id END) AS unique_open_count,
-        coalesce(sum(e.type = 'CLICK'), 0) AS click_count,
-        count(DISTINCT CASE WHEN e.type = 'CLICK' THEN e.campaign_lead_id END) AS unique_click_count,
-        coalesce(sum(e.type = 'REPLY' AND e.ignored = 0), 0) AS reply_count,
-        coalesce(sum(e.type = 'REPLY'), 0) AS total_reply_count,
-        coalesce(sum(CASE WHEN e.type = 'REPLY' THEN
-          (SELECT coalesce(cl.category_id, 0) <> ${OUT_OF_OFFICE_CATEGORY_ID} FROM campaign_leads cl WHERE cl.id = e.campaign_lead_id)
-        END), 0) AS non_ooo_reply_count,
-        coalesce(sum(e.type = 'BLOCK'), 0) AS block_count,
-        coalesce(sum(e.type = 'BOUNCE'), 0) AS bounce_count,
-        coalesce(sum(e.type = 'UNSUBSCRIBE'), 0) AS unsubscribed_count
-      FROM events e INDEXED BY events_campaign_time_idx
-      WHERE e.campaign_id = ${campaignId} AND e.occurred_at >= ${start} AND e.occurred_at < ${end}`,
-    sql`
-      SELECT coalesce(sum(state <> 'STOPPED'), 0) AS total_count, coalesce(sum(state = 'DRAFTED'), 0) AS drafted_count
-      FROM campaign_leads WHERE campaign_id = ${campaignId}`,
+  const inWindow = (type: EventType): SQL =>
+    sql`e.campaign_id = ${campaignId} AND e.type = ${type} AND e.occurred_at >= ${start} AND e.occurred_at < ${end}`;
+  const events = sql`events e INDEXED BY events_campaign_type_time_idx`;
+  const total = (type: EventType) => sql`(SELECT count(*) FROM ${events} WHERE ${inWindow(type)})`;
+  const distinctLeads = (type: EventType, extra: SQL = sql``) =>
+    sql`(SELECT count(DISTINCT e.campaign_lead_id) FROM ${events} WHERE ${inWindow(type)} ${extra})`;
+
+  const [window, replies, records] = await rawBatch(d1, [
+    sql`SELECT
+          ${total("SENT")} AS sent_count,
+          ${distinctLeads("SENT", sql`AND e.sequence_number = 1`)} AS unique_sent_count,
+          ${total("OPEN")} AS open_count,
+          ${distinctLeads("OPEN")} AS unique_open_count,
+          ${total("CLICK")} AS click_count,
+          ${distinctLeads("CLICK")} AS unique_click_count,
+          ${total("BLOCK")} AS block_count,
+          ${total("BOUNCE")} AS bounce_count,
+          ${total("UNSUBSCRIBE")} AS unsubscribed_count`,
+    sql`SELECT
+          count(*) AS total_reply_count,
+          coalesce(sum(e.ignored = 0), 0) AS reply_count,
+          coalesce(sum((SELECT coalesce(cl.category_id, 0) <> ${OUT_OF_OFFICE_CATEGORY_ID}
+                        FROM campaign_leads cl WHERE cl.id = e.campaign_lead_id)), 0) AS non_ooo_reply_count
+        FROM ${events} WHERE ${inWindow("REPLY")}`,
+    sql`SELECT coalesce(sum(state <> 'STOPPED'), 0) AS total_count, coalesce(sum(state = 'DRAFTED'), 0) AS drafted_count
+        FROM campaign_leads WHERE campaign_id = ${campaignId}`,
   ]);
-  return { ...window![0], ...records![0] } as unknown as CampaignCounts;
+  return { ...window![0], ...replies![0], ...records![0] } as unknown as CampaignCounts;
 }

@@ -6,7 +6,7 @@ describe("leads", () => {
   it("adds leads: dedupes by email per account, counts invalid and repeated addresses, maps emails to records", async () => {
     const account = await provisionAccount();
     const campaign = await createCampaign(account.apiKey);
-    const { status, body } = await callJson(`/api/v1/campaigns/${campaign}/leads`, {
+    const { status, body } = await callJson<{ emailToLeadIdMap: Record<string, number> }>(`/api/v1/campaigns/${campaign}/leads`, {
       method: "POST",
       apiKey: account.apiKey,
       body: {

@@ -16,5 +16,5 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   const server = await startDevServer({ quiet: true });
   project.provide("salvo", { url: server.url, apiKey: server.apiKey, adminToken: server.adminToken });
-  return () => server.stop();
+  return async () => server.stop();
 }

@@ -1,0 +1,121 @@
+// `npm run bench:analytics`: analytics-by-date latency over 10k, 100k and 1M events (one campaign
+// each, 50k leads, a 30-day window; bulk-loaded by SQL into the local D1 file), then ingestion
+// throughput through the events endpoint. Datasets persist in .wrangler/bench-analytics.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { api, localD1File, measure, ms, provisionBenchAccount } from "./lib/bench-tools.mjs";
+import { startDevServer } from "./lib/dev-server.mjs";
+
+const stateDir = join(import.meta.dirname, "..", ".wrangler", "bench-analytics");
+const SIZES = [10_000, 100_000, 1_000_000];
+const LEADS = 50_000;
+const WINDOW = { start_date: "2026-03-01", end_date: "2026-03-30" };
+const WINDOW_START = Date.parse("2026-03-01T00:00:00Z");
+const WINDOW_MS = 30 * 86_400_000;
+const TYPES = ["SENT", "SENT", "SENT", "OPEN", "OPEN", "CLICK", "REPLY", "BOUNCE", "BLOCK", "UNSUBSCRIBE"];
+
+mkdirSync(stateDir, { recursive: true });
+
+/** A small seeded PRNG, so every run builds the same datasets. */
+function mulberry32(seed) {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** Loads one campaign per size straight into SQLite: far faster than the API, and what the issue asks. */
+function loadDatasets(file, accountId) {
+  const db = new DatabaseSync(file);
+  const existing = db.prepare("SELECT id, name FROM campaigns WHERE name LIKE 'bench-%'").all();
+  if (existing.length === SIZES.length) {
+    db.close();
+    return Object.fromEntries(existing.map((row) => [Number(row.name.slice(6)), row.id]));
+  }
+  const now = Date.now();
+  db.exec("BEGIN");
+  const insertLead = db.prepare("INSERT INTO leads (account_id, email, created_at) VALUES (?, ?, ?)");
+  for (let i = 0; i < LEADS; i += 1) insertLead.run(accountId, `lead${i}@bench.example`, now);
+  const leadIds = db.prepare("SELECT id FROM leads WHERE account_id = ? ORDER BY id").all(accountId).map((r) => r.id);
+  const campaigns = {};
+  const random = mulberry32(42);
+  for (const size of SIZES) {
+    const { lastInsertRowid: campaignId } = db
+      .prepare("INSERT INTO campaigns (account_id, name, status, created_at, updated_at) VALUES (?, ?, 'ACTIVE', ?, ?)")
+      .run(accountId, `bench-${size}`, now, now);
+    campaigns[size] = Number(campaignId);
+    const insertRecord = db.prepare(
+      "INSERT INTO campaign_leads (account_id, campaign_id, lead_id, state, created_at, updated_at) VALUES (?, ?, ?, 'INPROGRESS', ?, ?)",
+    );
+    const recordIds = leadIds.map((leadId) => Number(insertRecord.run(accountId, campaignId, leadId, now, now).lastInsertRowid));
+    const insertEvent = db.prepare(
+      "INSERT INTO events (account_id, campaign_id, campaign_lead_id, type, occurred_at, sequence_number, ignored, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    for (let i = 0; i < size; i += 1) {
+      const type = TYPES[i % TYPES.length];
+      insertEvent.run(
+        accountId,
+        campaignId,
+        recordIds[Math.floor(random() * recordIds.length)],
+        type,
+        WINDOW_START + Math.floor(random() * WINDOW_MS),
+        1 + (i % 3),
+        type === "REPLY" && i % 7 === 0 ? 1 : 0,
+        now,
+      );
+    }
+    console.log(`loaded campaign ${campaignId}: ${LEADS} leads, ${size} events`);
+  }
+  db.exec("COMMIT");
+  db.exec("ANALYZE");
+  db.close();
+  return campaigns;
+}
+
+let server = await startDevServer({ stateDir, quiet: true });
+const account = await provisionBenchAccount(server, "analytics");
+await server.stop();
+const campaigns = loadDatasets(localD1File(stateDir), account.id);
+server = await startDevServer({ stateDir, quiet: true });
+
+try {
+  const query = new URLSearchParams(WINDOW);
+  console.log("\nanalytics-by-date, 30-day window, 30 sequential requests after 3 warm-ups:");
+  const results = [];
+  for (const size of SIZES) {
+    const { p50, p95 } = await measure(() => api(server, account.api_key, `/api/v1/campaigns/${campaigns[size]}/analytics-by-date?${query}`));
+    results.push({ size, p50 });
+    console.log(`  ${String(size).padStart(9)} events: p50 ${ms(p50)}  p95 ${ms(p95)}`);
+  }
+  const [small, , large] = results;
+  console.log(`  growth 10k -> 1M events (x100): p50 x${(large.p50 / small.p50).toFixed(1)}`);
+
+  const campaign = await api(server, account.api_key, "/api/v1/campaigns/create", { method: "POST", body: { name: "ingest" } });
+  const emails = Array.from({ length: 2000 }, (_, i) => `ingest${i}@bench.example`);
+  for (let i = 0; i < emails.length; i += 400) {
+    await api(server, account.api_key, `/api/v1/campaigns/${campaign.id}/leads`, {
+      method: "POST",
+      body: { lead_list: emails.slice(i, i + 400).map((email) => ({ email })) },
+    });
+  }
+  const CALLS = 20;
+  const PER_CALL = 1000;
+  const started = performance.now();
+  for (let call = 0; call < CALLS; call += 1) {
+    const events = Array.from({ length: PER_CALL }, (_, i) => ({
+      event_id: `c${call}-${i}`,
+      type: TYPES[i % TYPES.length],
+      lead_email: emails[(call * PER_CALL + i) % emails.length],
+      occurred_at: new Date(WINDOW_START + i * 1000).toISOString(),
+    }));
+    await api(server, account.api_key, `/api/v1/campaigns/${campaign.id}/events`, { method: "POST", body: { events } });
+  }
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`\ningestion: ${CALLS * PER_CALL} events in ${CALLS} calls of ${PER_CALL}: ${Math.round((CALLS * PER_CALL) / seconds)} events/s`);
+} finally {
+  await server.stop();
+}

@@ -1,0 +1,59 @@
+// Shared pieces of the benchmark scripts: timing, percentiles, the local D1 file, provisioning.
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+
+export function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** Times `runs` sequential calls of `fn` after `warmup` unmeasured ones; answers p50/p95 in ms. */
+export async function measure(fn, { runs = 30, warmup = 3 } = {}) {
+  for (let i = 0; i < warmup; i += 1) await fn();
+  const times = [];
+  for (let i = 0; i < runs; i += 1) {
+    const started = performance.now();
+    await fn();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p95: percentile(times, 95) };
+}
+
+export const ms = (value) => `${value.toFixed(1)} ms`;
+
+/** The SQLite file behind the local D1 binding of a `wrangler dev --persist-to <stateDir>`. */
+export function localD1File(stateDir) {
+  const dir = join(stateDir, "v3", "d1", "miniflare-D1DatabaseObject");
+  const file = readdirSync(dir).find((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite");
+  if (!file) throw new Error(`no D1 database under ${dir}`);
+  return join(dir, file);
+}
+
+/** An account with limits high enough that the benchmark measures the work, not the rate limiter. */
+export async function provisionBenchAccount(server, name) {
+  const response = await fetch(`${server.url}/admin/v1/accounts`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${server.adminToken}`, "Content-Type": "application/json" },
+    body: JSON.stringify({
+      email: `${name}-${Date.now()}@bench.local`,
+      name,
+      rate_limit_per_minute: 100_000,
+      rate_limit_burst: 10_000,
+    }),
+  });
+  if (response.status !== 201) throw new Error(`provisioning failed: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+export async function api(server, apiKey, path, init = {}) {
+  const url = new URL(path, server.url);
+  url.searchParams.set("api_key", apiKey);
+  const response = await fetch(url, {
+    ...init,
+    headers: { "Content-Type": "application/json", ...init.headers },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const body = await response.json();
+  if (!response.ok) throw new Error(`${init.method ?? "GET"} ${path}: ${response.status} ${JSON.stringify(body)}`);
+  return body;
+}
