@@ -8,7 +8,13 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
-          bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: "test-admin-token" },
+          // Budgets high enough that only the rate-limit tests (which provision their own) meet them.
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            ADMIN_TOKEN: "test-admin-token",
+            RATE_LIMIT_PER_MINUTE: "100000",
+            RATE_LIMIT_BURST: "10000",
+          },
         },
       }),
     ],

@@ -13,6 +13,7 @@ import { campaignDataRoutes } from "./routes/campaigns";
 import { clientKeyRoutes } from "./routes/client-keys";
 import { clientRoutes } from "./routes/clients";
 import { opsRoutes, VERSION } from "./routes/ops";
+import { rateLimitRoutes } from "./routes/rate-limit";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAINTENANCE_RETRY_AFTER_SECONDS = 300;
@@ -59,6 +60,7 @@ export function createApp() {
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);
   app.route("/", campaignDataRoutes);
+  app.route("/", rateLimitRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
     type: "apiKey",

@@ -1,4 +1,6 @@
 import type { Principal } from "./http/auth";
+import type { AuthFailureLimiter, KeyGate } from "./rate-limiter";
+import type { RateLimitInfo } from "./http/auth";
 
 /** Bindings and vars declared in wrangler.toml, plus secrets from `wrangler secret put`. */
 export interface Bindings {
@@ -6,12 +8,18 @@ export interface Bindings {
   ASSETS: Fetcher;
   MAINTENANCE_MODE?: string;
   ADMIN_TOKEN?: string;
+  KEY_GATE: DurableObjectNamespace<KeyGate>;
+  AUTH_FAILURES: DurableObjectNamespace<AuthFailureLimiter>;
+  RATE_LIMIT_PER_MINUTE?: string;
+  RATE_LIMIT_BURST?: string;
+  AUTH_FAILURES_PER_MINUTE?: string;
 }
 
 /** Per-request values that middleware hands to handlers. */
 export interface Variables {
   requestId: string;
   principal: Principal;
+  rateLimit: RateLimitInfo;
 }
 
 export interface AppEnv {

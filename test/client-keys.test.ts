@@ -74,7 +74,7 @@ describe("client API keys: happy paths", () => {
   it("resets a key: same record and status, new value; the old value stops working at once", async () => {
     const owner = await ownerWithClient();
     const key = await createClientKey(owner.apiKey, owner.clientId, "rotating");
-    expect((await callJson("/api/v1/campaigns-probe", { apiKey: key.api_key })).status).toBe(404);
+    expect((await callJson("/api/v1/campaigns", { apiKey: key.api_key })).status).toBe(200);
 
     const { status, body } = await callJson<{ ok: boolean; data: KeyRecord }>(`/api/v1/client/api-key/reset/${key.id}`, {
       method: "PUT",
@@ -86,20 +86,20 @@ describe("client API keys: happy paths", () => {
     expect(body.data.api_key).toMatch(/^slv_cli_[0-9A-Za-z]{40}$/);
     expect(body.data.api_key).not.toBe(key.api_key);
 
-    const old = await callJson("/api/v1/campaigns-probe", { apiKey: key.api_key });
+    const old = await callJson("/api/v1/campaigns", { apiKey: key.api_key });
     expect(old.status).toBe(401);
     expect(old.body).toEqual({ message: "Invalid API Key" });
-    expect((await callJson("/api/v1/campaigns-probe", { apiKey: body.data.api_key })).status).toBe(404);
+    expect((await callJson("/api/v1/campaigns", { apiKey: body.data.api_key })).status).toBe(200);
   });
 
   it("deletes a key; it answers 401 on the very next request", async () => {
     const owner = await ownerWithClient();
     const key = await createClientKey(owner.apiKey, owner.clientId);
-    expect((await callJson("/api/v1/campaigns-probe", { apiKey: key.api_key })).status).toBe(404);
+    expect((await callJson("/api/v1/campaigns", { apiKey: key.api_key })).status).toBe(200);
     const { status, body } = await callJson(`/api/v1/client/api-key/${key.id}`, { method: "DELETE", apiKey: owner.apiKey });
     expect(status).toBe(200);
     expect(body).toEqual({ ok: true });
-    const after = await callJson("/api/v1/campaigns-probe", { apiKey: key.api_key });
+    const after = await callJson("/api/v1/campaigns", { apiKey: key.api_key });
     expect(after.status).toBe(401);
     expect(after.body).toEqual({ message: "Invalid API Key" });
     const rows = await env.DB.prepare("SELECT count(*) AS n FROM client_keys WHERE id = ?").bind(key.id).first();
@@ -116,9 +116,9 @@ describe("client API keys: happy paths", () => {
     });
     expect(off.status).toBe(200);
     expect(off.body.data).toMatchObject({ id: key.id, status: "inactive", api_key: `slv_cli_…${key.api_key.slice(-4)}` });
-    expect((await callJson("/api/v1/campaigns-probe", { apiKey: key.api_key })).status).toBe(401);
+    expect((await callJson("/api/v1/campaigns", { apiKey: key.api_key })).status).toBe(401);
     await callJson(`/api/v1/client/api-key/${key.id}/status`, { method: "PUT", apiKey: owner.apiKey, body: { status: "active" } });
-    expect((await callJson("/api/v1/campaigns-probe", { apiKey: key.api_key })).status).toBe(404);
+    expect((await callJson("/api/v1/campaigns", { apiKey: key.api_key })).status).toBe(200);
   });
 });
 
@@ -246,7 +246,7 @@ describe("client API keys: security", () => {
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ error: "Client API key not found" });
     }
-    expect((await callJson("/api/v1/campaigns-probe", { apiKey: key.api_key })).status).toBe(404);
+    expect((await callJson("/api/v1/campaigns", { apiKey: key.api_key })).status).toBe(200);
   });
 
   it("never stores a key in plain text", async () => {

@@ -4,7 +4,7 @@ import { database } from "../db/client";
 import { clientKeys, clients } from "../db/schema";
 import { maskKey, mintKey } from "../domain/api-keys";
 import { iso } from "../domain/time";
-import { requireAccountKey } from "../http/auth";
+import { invalidateKey, requireAccountKey, revokeKey } from "../http/auth";
 import { ApiError } from "../http/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../http/openapi";
 
@@ -177,9 +177,10 @@ clientKeyRoutes.openapi(deleteKey, async (c) => {
   const row = await database(c.env.DB)
     .delete(clientKeys)
     .where(ownKey(id, principal.accountId))
-    .returning({ id: clientKeys.id })
+    .returning({ keyHash: clientKeys.keyHash })
     .get();
   if (!row) throw ApiError.badRequest(KEY_NOT_FOUND);
+  await revokeKey(c.env, row.keyHash);
   return c.json({ ok: true }, 200);
 });
 
@@ -187,14 +188,19 @@ clientKeyRoutes.openapi(resetKey, async (c) => {
   const principal = c.get("principal");
   requireAccountKey(principal);
   const { id } = c.req.valid("param");
+  const db = database(c.env.DB);
+  const current = await db.select({ keyHash: clientKeys.keyHash }).from(clientKeys).where(ownKey(id, principal.accountId)).get();
+  if (!current) throw ApiError.badRequest(KEY_NOT_FOUND);
   const key = await mintKey("client");
-  const row = await database(c.env.DB)
+  // Only the value just read is replaced, so the value revoked below is exactly the one retired.
+  const row = await db
     .update(clientKeys)
     .set({ keyHash: key.keyHash, last4: key.last4 })
-    .where(ownKey(id, principal.accountId))
+    .where(and(ownKey(id, principal.accountId), eq(clientKeys.keyHash, current.keyHash)))
     .returning()
     .get();
   if (!row) throw ApiError.badRequest(KEY_NOT_FOUND);
+  await revokeKey(c.env, current.keyHash);
   return c.json({ ok: true, data: present(row, key.value) }, 200);
 });
 
@@ -210,5 +216,6 @@ clientKeyRoutes.openapi(setKeyStatus, async (c) => {
     .returning()
     .get();
   if (!row) throw ApiError.badRequest(KEY_NOT_FOUND);
+  await invalidateKey(c.env, row.keyHash);
   return c.json({ ok: true, data: present(row) }, 200);
 });
