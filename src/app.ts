@@ -10,6 +10,7 @@ import { validationHook } from "./http/validation";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
 import { campaignDataRoutes } from "./routes/campaigns";
+import { inboxRoutes } from "./routes/inbox";
 import { clientKeyRoutes } from "./routes/client-keys";
 import { clientRoutes } from "./routes/clients";
 import { opsRoutes, VERSION } from "./routes/ops";
@@ -61,6 +62,7 @@ export function createApp() {
   app.route("/", clientKeyRoutes);
   app.route("/", campaignDataRoutes);
   app.route("/", rateLimitRoutes);
+  app.route("/", inboxRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
     type: "apiKey",

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts, clients } from "./accounts";
 import { createdAt, instant, updatedAt } from "./columns";
@@ -128,6 +129,15 @@ export const campaignLeads = sqliteTable(
     uniqueIndex("campaign_leads_campaign_lead_idx").on(t.campaignId, t.leadId),
     index("campaign_leads_campaign_state_idx").on(t.campaignId, t.state),
     index("campaign_leads_lead_idx").on(t.leadId),
+    // Inbox listings walk one account's conversations (records with a reply) in either sort
+    // order; these partial indexes hold exactly those rows.
+    index("campaign_leads_inbox_reply_idx")
+      .on(t.accountId, t.isArchived, t.lastReplyAt, t.id)
+      .where(sql`has_replied = 1`),
+    index("campaign_leads_inbox_sent_idx")
+      .on(t.accountId, t.isArchived, t.lastSentAt, t.id)
+      .where(sql`has_replied = 1`),
+    index("campaign_leads_snoozed_idx").on(t.snoozedUntil).where(sql`snoozed_until IS NOT NULL`),
   ],
 );
 
