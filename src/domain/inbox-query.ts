@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import { containsText } from "../db/text-search";
 
 /**
  * The master inbox's listings as SQL over `campaign_leads cl` joined with `campaigns c` and
@@ -56,10 +57,6 @@ export function emailStatusOf(record: {
   return record.hasSent ? "Accepted" : null;
 }
 
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 function listingCondition(listing: Listing, now: number): SQL {
   const snoozed = sql`(cl.snoozed_until IS NOT NULL AND cl.snoozed_until > ${now})`;
   if (listing === "archived") return sql`cl.is_archived = 1`;
@@ -95,12 +92,9 @@ export function inboxConditions(
   ];
   if (scope.clientId !== null) conditions.push(sql`c.client_id = ${scope.clientId}`);
   if (filters.search) {
-    // SQLite's LIKE ignores ASCII case, which is what "case-insensitive" means here.
-    const pattern = `%${escapeLike(filters.search)}%`;
-    conditions.push(sql`(l.email LIKE ${pattern} ESCAPE '\\' OR l.first_name LIKE ${pattern} ESCAPE '\\'
-      OR l.last_name LIKE ${pattern} ESCAPE '\\'
-      OR EXISTS (SELECT 1 FROM events r WHERE r.campaign_lead_id = cl.id AND r.type = 'REPLY'
-                 AND r.body LIKE ${pattern} ESCAPE '\\'))`);
+    const has = (column: SQL) => containsText(column, filters.search!);
+    conditions.push(sql`(${has(sql`l.email`)} OR ${has(sql`l.first_name`)} OR ${has(sql`l.last_name`)}
+      OR EXISTS (SELECT 1 FROM events r WHERE r.campaign_lead_id = cl.id AND r.type = 'REPLY' AND ${has(sql`r.body`)}))`);
   }
   if (filters.campaignId?.length) conditions.push(inList(sql`cl.campaign_id`, filters.campaignId));
   if (filters.emailAccountId?.length) conditions.push(inList(sql`cl.email_account_id`, filters.emailAccountId));

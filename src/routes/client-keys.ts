@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { database } from "../db/client";
+import { containsText } from "../db/text-search";
 import { clientKeys, clients } from "../db/schema";
 import { maskKey, mintKey } from "../domain/api-keys";
 import { iso } from "../domain/time";
@@ -116,11 +117,6 @@ function ownKey(id: number, accountId: number): SQL | undefined {
   return and(eq(clientKeys.id, id), eq(clientKeys.accountId, accountId));
 }
 
-/** LIKE is case-insensitive for ASCII in SQLite; escaping keeps % and _ literal. */
-function containing(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-}
-
 export const clientKeyRoutes = createRouter();
 
 clientKeyRoutes.openapi(createKey, async (c) => {
@@ -163,7 +159,7 @@ clientKeyRoutes.openapi(listKeys, async (c) => {
         eq(clientKeys.accountId, principal.accountId),
         query.clientId ? eq(clientKeys.clientId, query.clientId) : undefined,
         query.status ? eq(clientKeys.status, query.status) : undefined,
-        query.keyName ? sql`${clientKeys.keyName} LIKE ${containing(query.keyName)} ESCAPE '\\'` : undefined,
+        query.keyName ? containsText(clientKeys.keyName, query.keyName) : undefined,
       ),
     )
     .orderBy(asc(clientKeys.id));
