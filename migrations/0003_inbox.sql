@@ -12,6 +12,6 @@ CREATE TABLE `tasks` (
 );
 --> statement-breakpoint
 CREATE INDEX `tasks_record_idx` ON `tasks` (`campaign_lead_id`);--> statement-breakpoint
-CREATE INDEX `campaign_leads_inbox_reply_idx` ON `campaign_leads` (`account_id`,`is_archived`,`last_reply_at`,`id`) WHERE has_replied = 1;--> statement-breakpoint
-CREATE INDEX `campaign_leads_inbox_sent_idx` ON `campaign_leads` (`account_id`,`is_archived`,`last_sent_at`,`id`) WHERE has_replied = 1;--> statement-breakpoint
+CREATE INDEX `campaign_leads_inbox_reply_idx` ON `campaign_leads` (`account_id`,`is_archived`,`last_reply_at`,`id`,`snoozed_until`,`campaign_id`,`lead_id`,`category_id`,`email_account_id`,`team_member_id`,`has_sent`,`has_opened`,`has_clicked`,`has_bounced`,`has_unsubscribed`) WHERE has_replied = 1;--> statement-breakpoint
+CREATE INDEX `campaign_leads_inbox_sent_idx` ON `campaign_leads` (`account_id`,`is_archived`,`last_sent_at`,`id`,`last_reply_at`,`snoozed_until`,`campaign_id`,`lead_id`,`category_id`,`email_account_id`,`team_member_id`,`has_sent`,`has_opened`,`has_clicked`,`has_bounced`,`has_unsubscribed`) WHERE has_replied = 1;--> statement-breakpoint
 CREATE INDEX `campaign_leads_snoozed_idx` ON `campaign_leads` (`snoozed_until`) WHERE snoozed_until IS NOT NULL;

@@ -4,7 +4,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { api, localD1File, measure, ms, provisionBenchAccount } from "./lib/bench-tools.mjs";
+import { api, localD1File, measure, ms, mulberry32, provisionBenchAccount } from "./lib/bench-tools.mjs";
 import { startDevServer } from "./lib/dev-server.mjs";
 
 const stateDir = join(import.meta.dirname, "..", ".wrangler", "bench-analytics");
@@ -16,17 +16,6 @@ const WINDOW_MS = 30 * 86_400_000;
 const TYPES = ["SENT", "SENT", "SENT", "OPEN", "OPEN", "CLICK", "REPLY", "BOUNCE", "BLOCK", "UNSUBSCRIBE"];
 
 mkdirSync(stateDir, { recursive: true });
-
-/** A small seeded PRNG, so every run builds the same datasets. */
-function mulberry32(seed) {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** Loads one campaign per size straight into SQLite: far faster than the API, and what the issue asks. */
 function loadDatasets(file, accountId) {

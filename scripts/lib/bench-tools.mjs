@@ -21,6 +21,17 @@ export async function measure(fn, { runs = 30, warmup = 3 } = {}) {
 
 export const ms = (value) => `${value.toFixed(1)} ms`;
 
+/** A small seeded PRNG, so every run builds the same datasets. */
+export function mulberry32(seed) {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
 /** The SQLite file behind the local D1 binding of a `wrangler dev --persist-to <stateDir>`. */
 export function localD1File(stateDir) {
   const dir = join(stateDir, "v3", "d1", "miniflare-D1DatabaseObject");

@@ -53,15 +53,15 @@ export interface ListingQuery {
 /** One page of a listing and its total, read in one batch so both see the same data. */
 export async function listConversations(d1: D1Database, query: ListingQuery) {
   const where = inboxConditions(query.scope, query.listing, query.filters, query.now);
-  const from = sql`campaign_leads cl JOIN campaigns c ON c.id = cl.campaign_id JOIN leads l ON l.id = cl.lead_id`;
   const [page, total] = await rawBatch(d1, [
     sql`SELECT cl.id, cl.campaign_id, c.name AS campaign_name, cl.lead_id, l.email, l.first_name, l.last_name,
                cl.email_account_id, cl.category_id, cl.team_member_id, cl.is_read, cl.is_important, cl.is_archived,
                cl.snoozed_until, cl.last_sent_at, cl.last_reply_at, cl.has_sent, cl.has_opened, cl.has_clicked,
                cl.has_replied, cl.has_bounced, cl.has_unsubscribed
-        FROM ${from} WHERE ${where}
+        FROM campaign_leads cl JOIN campaigns c ON c.id = cl.campaign_id JOIN leads l ON l.id = cl.lead_id
+        WHERE ${where}
         ORDER BY ${inboxOrder(query.sort)} LIMIT ${query.limit} OFFSET ${query.offset}`,
-    sql`SELECT count(*) AS n FROM ${from} WHERE ${where}`,
+    sql`SELECT count(*) AS n FROM campaign_leads cl WHERE ${where}`,
   ]);
   return { rows: page as unknown as ConversationRow[], total: Number(total![0]!.n) };
 }

@@ -2,9 +2,10 @@ import { sql, type SQL } from "drizzle-orm";
 import { containsText } from "../db/text-search";
 
 /**
- * The master inbox's listings as SQL over `campaign_leads cl` joined with `campaigns c` and
- * `leads l`: which conversations each listing holds, the filter object, and the sort orders.
- * Pure (builds SQL, runs none).
+ * The master inbox's listings as SQL over `campaign_leads cl` alone (other tables only through
+ * uncorrelated subqueries, evaluated once), so a listing's total is counted from the inbox
+ * indexes without joins: which conversations each listing holds, the filter object, and the
+ * sort orders. Pure (builds SQL, runs none).
  */
 
 export const EMAIL_STATUSES = ["Opened", "Clicked", "Replied", "Unsubscribed", "Bounced", "Accepted", "Not Replied"] as const;
@@ -85,16 +86,18 @@ export function inboxConditions(
   filters: InboxFilters,
   now: number,
 ): SQL {
-  const conditions: SQL[] = [
-    sql`cl.account_id = ${scope.accountId}`,
-    sql`cl.has_replied = 1`,
-    listingCondition(listing, now),
-  ];
-  if (scope.clientId !== null) conditions.push(sql`c.client_id = ${scope.clientId}`);
+  const account = scope.accountId;
+  const campaignsWhere = (condition: SQL) =>
+    sql`cl.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${account} AND ${condition})`;
+  const conditions: SQL[] = [sql`cl.account_id = ${account}`, sql`cl.has_replied = 1`, listingCondition(listing, now)];
+  if (scope.clientId !== null) conditions.push(campaignsWhere(sql`client_id = ${scope.clientId}`));
   if (filters.search) {
-    const has = (column: SQL) => containsText(column, filters.search!);
-    conditions.push(sql`(${has(sql`l.email`)} OR ${has(sql`l.first_name`)} OR ${has(sql`l.last_name`)}
-      OR EXISTS (SELECT 1 FROM events r WHERE r.campaign_lead_id = cl.id AND r.type = 'REPLY' AND ${has(sql`r.body`)}))`);
+    const needle = filters.search;
+    conditions.push(sql`(cl.lead_id IN (SELECT id FROM leads WHERE account_id = ${account} AND (${containsText(sql`email`, needle)}
+        OR ${containsText(sql`first_name`, needle)} OR ${containsText(sql`last_name`, needle)}))
+      OR cl.id IN (SELECT r.campaign_lead_id FROM events r
+        WHERE r.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${account})
+          AND r.type = 'REPLY' AND ${containsText(sql`r.body`, needle)}))`);
   }
   if (filters.campaignId?.length) conditions.push(inList(sql`cl.campaign_id`, filters.campaignId));
   if (filters.emailAccountId?.length) conditions.push(inList(sql`cl.email_account_id`, filters.emailAccountId));
@@ -104,10 +107,9 @@ export function inboxConditions(
   if (filters.leadCategories) conditions.push(...categoryCondition(filters.leadCategories));
   if (filters.campaignTeamMemberId?.length) conditions.push(inList(sql`cl.team_member_id`, filters.campaignTeamMemberId));
   if (filters.campaignTagId?.length) {
-    conditions.push(sql`EXISTS (SELECT 1 FROM campaign_tags ct WHERE ct.campaign_id = cl.campaign_id
-      AND ${inList(sql`ct.tag_id`, filters.campaignTagId)})`);
+    conditions.push(sql`cl.campaign_id IN (SELECT campaign_id FROM campaign_tags WHERE ${inList(sql`tag_id`, filters.campaignTagId)})`);
   }
-  if (filters.campaignClientId?.length) conditions.push(inList(sql`c.client_id`, filters.campaignClientId));
+  if (filters.campaignClientId?.length) conditions.push(campaignsWhere(inList(sql`client_id`, filters.campaignClientId)));
   if (filters.replyTimeBetween) {
     const [from, to] = filters.replyTimeBetween;
     conditions.push(sql`cl.last_reply_at >= ${from} AND cl.last_reply_at < ${to}`);
@@ -118,6 +120,6 @@ export function inboxConditions(
 /** Newest first; ties broken by id so pages never overlap or skip. */
 export function inboxOrder(sort: Sort): SQL {
   return sort === "SENT_TIME_DESC"
-    ? sql`cl.last_sent_at IS NULL, cl.last_sent_at DESC, cl.id DESC`
+    ? sql`cl.last_sent_at DESC, cl.id DESC` // SQLite sorts NULL lowest, so never-sent ones come last
     : sql`cl.last_reply_at DESC, cl.id DESC`;
 }

@@ -1,4 +1,4 @@
-import { createExecutionContext, createScheduledController } from "cloudflare:test";
+import { createScheduledController } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
@@ -33,7 +33,7 @@ async function statsId(campaign: number, eventId: string) {
 
 function runCron(at: number) {
   const controller = createScheduledController({ scheduledTime: at, cron: "* * * * *" });
-  return worker.scheduled(controller, env, createExecutionContext());
+  return worker.scheduled(controller, env);
 }
 
 describe("master inbox actions", () => {

@@ -1,5 +1,13 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+  type AnySQLiteColumn,
+} from "drizzle-orm/sqlite-core";
 import { accounts, clients } from "./accounts";
 import { createdAt, instant, updatedAt } from "./columns";
 
@@ -88,6 +96,34 @@ export const leads = sqliteTable(
   (t) => [uniqueIndex("leads_account_email_idx").on(t.accountId, t.email)],
 );
 
+function inboxFilterColumns(t: {
+  snoozedUntil: AnySQLiteColumn;
+  campaignId: AnySQLiteColumn;
+  leadId: AnySQLiteColumn;
+  categoryId: AnySQLiteColumn;
+  emailAccountId: AnySQLiteColumn;
+  teamMemberId: AnySQLiteColumn;
+  hasSent: AnySQLiteColumn;
+  hasOpened: AnySQLiteColumn;
+  hasClicked: AnySQLiteColumn;
+  hasBounced: AnySQLiteColumn;
+  hasUnsubscribed: AnySQLiteColumn;
+}) {
+  return [
+    t.snoozedUntil,
+    t.campaignId,
+    t.leadId,
+    t.categoryId,
+    t.emailAccountId,
+    t.teamMemberId,
+    t.hasSent,
+    t.hasOpened,
+    t.hasClicked,
+    t.hasBounced,
+    t.hasUnsubscribed,
+  ] as const;
+}
+
 /**
  * A lead in one campaign: the campaign record (`email_lead_map_id` = `campaign_lead_map_id`).
  * It is also the inbox conversation once it has a reply, so it carries the inbox state and the
@@ -130,12 +166,13 @@ export const campaignLeads = sqliteTable(
     index("campaign_leads_campaign_state_idx").on(t.campaignId, t.state),
     index("campaign_leads_lead_idx").on(t.leadId),
     // Inbox listings walk one account's conversations (records with a reply) in either sort
-    // order; these partial indexes hold exactly those rows.
+    // order. These partial indexes hold exactly those rows and every column the filters test,
+    // so a page and its total_count are answered from the index alone.
     index("campaign_leads_inbox_reply_idx")
-      .on(t.accountId, t.isArchived, t.lastReplyAt, t.id)
+      .on(t.accountId, t.isArchived, t.lastReplyAt, t.id, ...inboxFilterColumns(t))
       .where(sql`has_replied = 1`),
     index("campaign_leads_inbox_sent_idx")
-      .on(t.accountId, t.isArchived, t.lastSentAt, t.id)
+      .on(t.accountId, t.isArchived, t.lastSentAt, t.id, t.lastReplyAt, ...inboxFilterColumns(t))
       .where(sql`has_replied = 1`),
     index("campaign_leads_snoozed_idx").on(t.snoozedUntil).where(sql`snoozed_until IS NOT NULL`),
   ],
