@@ -15,6 +15,7 @@ import { clientKeyRoutes } from "./routes/client-keys";
 import { clientRoutes } from "./routes/clients";
 import { opsRoutes, VERSION } from "./routes/ops";
 import { rateLimitRoutes } from "./routes/rate-limit";
+import { webhookRoutes } from "./routes/webhooks";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAINTENANCE_RETRY_AFTER_SECONDS = 300;
@@ -63,6 +64,7 @@ export function createApp() {
   app.route("/", campaignDataRoutes);
   app.route("/", rateLimitRoutes);
   app.route("/", inboxRoutes);
+  app.route("/", webhookRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
     type: "apiKey",

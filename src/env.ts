@@ -1,6 +1,7 @@
 import type { Principal } from "./http/auth";
 import type { AuthFailureLimiter, KeyGate } from "./rate-limiter";
 import type { RateLimitInfo } from "./http/auth";
+import type { DeliveryMessage } from "./webhooks/outbox";
 
 /** Bindings and vars declared in wrangler.toml, plus secrets from `wrangler secret put`. */
 export interface Bindings {
@@ -13,6 +14,9 @@ export interface Bindings {
   RATE_LIMIT_PER_MINUTE?: string;
   RATE_LIMIT_BURST?: string;
   AUTH_FAILURES_PER_MINUTE?: string;
+  WEBHOOK_QUEUE: Queue<DeliveryMessage>;
+  /** "true" (local development) admits http and loopback webhook URLs. */
+  ALLOW_INSECURE_WEBHOOKS?: string;
 }
 
 /** Per-request values that middleware hands to handlers. */

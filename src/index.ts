@@ -1,6 +1,8 @@
 import { createApp } from "./app";
 import type { Bindings } from "./env";
 import { runScheduled } from "./jobs/scheduled";
+import { consumeDeadLetters, consumeWebhookBatch, WEBHOOK_DLQ_NAME } from "./jobs/webhook-consumer";
+import type { DeliveryMessage } from "./webhooks/outbox";
 
 export { AuthFailureLimiter, KeyGate } from "./rate-limiter";
 
@@ -9,4 +11,6 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   scheduled: (controller, env) => runScheduled(controller, env),
-} satisfies ExportedHandler<Bindings>;
+  queue: (batch: MessageBatch<DeliveryMessage>, env: Bindings) =>
+    batch.queue === WEBHOOK_DLQ_NAME ? consumeDeadLetters(batch, env) : consumeWebhookBatch(batch, env),
+} satisfies ExportedHandler<Bindings, DeliveryMessage>;

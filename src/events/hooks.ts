@@ -1,5 +1,6 @@
 import type { CampaignStatus, EventType } from "../db/schema";
 import type { Bindings } from "../env";
+import { fanOutCategoryChange, fanOutEvents, fanOutStatusChange } from "../webhooks/fanout";
 
 /**
  * The seam between what changes campaign data and what must hear about it (webhook fan-out).
@@ -40,8 +41,14 @@ export interface CampaignStatusChanged {
   occurredAt: Date;
 }
 
-export async function onEventsStored(_env: Bindings, _change: EventsStored): Promise<void> {}
+export function onEventsStored(env: Bindings, change: EventsStored): Promise<void> {
+  return fanOutEvents(env, change);
+}
 
-export async function onLeadCategoryChanged(_env: Bindings, _change: LeadCategoryChanged): Promise<void> {}
+export function onLeadCategoryChanged(env: Bindings, change: LeadCategoryChanged): Promise<void> {
+  return fanOutCategoryChange(env, change);
+}
 
-export async function onCampaignStatusChanged(_env: Bindings, _change: CampaignStatusChanged): Promise<void> {}
+export function onCampaignStatusChanged(env: Bindings, change: CampaignStatusChanged): Promise<void> {
+  return fanOutStatusChange(env, change);
+}

@@ -1,3 +1,4 @@
 export * from "./accounts";
 export * from "./campaigns";
 export * from "./inbox";
+export * from "./webhooks";

@@ -1,0 +1,79 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { accounts } from "./accounts";
+import { campaigns } from "./campaigns";
+import { createdAt, instant, updatedAt } from "./columns";
+
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const webhooks = sqliteTable(
+  "webhooks",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    url: text("url").notNull(),
+    eventTypes: text("event_types", { mode: "json" }).$type<string[]>().notNull(),
+    categoryIds: text("category_ids", { mode: "json" }).$type<number[]>().notNull(),
+    /** The signing secret (`whsec_…`): kept, because every delivery is signed with it. */
+    secret: text("secret").notNull(),
+    /** Set when the receiver answered 410 Gone; nothing more is sent. */
+    disabledAt: instant("disabled_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("webhooks_campaign_idx").on(t.campaignId)],
+);
+
+/** One event for one webhook: an outbox row, so a message never enqueued is found and sent later. */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    webhookId: integer("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    campaignId: integer("campaign_id").notNull(),
+    /** The `webhook-id` header: the same on every attempt, so receivers can drop repeats. */
+    messageId: text("message_id").notNull(),
+    eventType: text("event_type").notNull(),
+    payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    status: text("status", { enum: DELIVERY_STATUSES }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    enqueuedAt: instant("enqueued_at"),
+    lastAttemptAt: instant("last_attempt_at"),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    deliveredAt: instant("delivered_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_message_idx").on(t.messageId),
+    index("webhook_deliveries_campaign_time_idx").on(t.campaignId, t.createdAt),
+    index("webhook_deliveries_unsent_idx").on(t.status, t.enqueuedAt),
+  ],
+);
+
+export const webhookAttempts = sqliteTable(
+  "webhook_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    deliveryId: integer("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    attemptedAt: instant("attempted_at").notNull(),
+    statusCode: integer("status_code"),
+    error: text("error"),
+    outcome: text("outcome", { enum: ["delivered", "retry", "failed", "disabled"] }).notNull(),
+    durationMs: integer("duration_ms").notNull(),
+  },
+  (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId)],
+);

@@ -1,0 +1,52 @@
+/** Standard Webhooks signing, and what to do with a receiver's answer. */
+
+export const RETRY_SCHEDULE_SECONDS = [30, 120, 600, 3600, 21_600, 43_200] as const;
+export const MAX_RETRY_AFTER_SECONDS = 43_200;
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+function base64(bytes: ArrayBuffer | Uint8Array): string {
+  let text = "";
+  for (const byte of new Uint8Array(bytes)) text += String.fromCharCode(byte);
+  return btoa(text);
+}
+
+export function newWebhookSecret(): string {
+  return `whsec_${base64(crypto.getRandomValues(new Uint8Array(24)))}`;
+}
+
+/** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret. */
+export async function signature(secret: string, messageId: string, timestamp: number, body: string): Promise<string> {
+  const keyBytes = Uint8Array.from(atob(secret.replace(/^whsec_/, "")), (c) => c.charCodeAt(0));
+  const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${messageId}.${timestamp}.${body}`));
+  return `v1,${base64(mac)}`;
+}
+
+export type Verdict =
+  | { outcome: "delivered" }
+  | { outcome: "disabled" }
+  | { outcome: "failed" }
+  | { outcome: "retry"; delaySeconds: number };
+
+/** Retry-After as seconds (delta or HTTP date), or null. */
+function retryAfterSeconds(header: string | null, now: number): number | null {
+  if (!header) return null;
+  const seconds = /^\d+$/.test(header.trim()) ? Number(header) : (Date.parse(header) - now) / 1000;
+  return Number.isFinite(seconds) ? Math.max(0, Math.ceil(seconds)) : null;
+}
+
+/**
+ * 2xx delivered; 410 disables the webhook; 408, 429, 5xx and no answer at all (network error,
+ * timeout) retry on the schedule, or after Retry-After (up to 12 h); any other answer fails.
+ * `attempt` is 1 for the first try.
+ */
+export function judge(answer: { status: number; retryAfter: string | null } | null, attempt: number, now: number): Verdict {
+  const status = answer?.status;
+  if (status !== undefined && status >= 200 && status < 300) return { outcome: "delivered" };
+  if (status === 410) return { outcome: "disabled" };
+  const retryable = status === undefined || status === 408 || status === 429 || status >= 500;
+  if (!retryable) return { outcome: "failed" };
+  const scheduled = RETRY_SCHEDULE_SECONDS[Math.min(attempt, RETRY_SCHEDULE_SECONDS.length) - 1]!;
+  const asked = retryAfterSeconds(answer?.retryAfter ?? null, now);
+  return { outcome: "retry", delaySeconds: asked === null ? scheduled : Math.min(asked, MAX_RETRY_AFTER_SECONDS) };
+}
