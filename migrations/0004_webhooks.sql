@@ -24,6 +24,7 @@ CREATE TABLE `webhook_deliveries` (
 	`last_attempt_at` integer,
 	`last_status_code` integer,
 	`last_error` text,
+	`next_attempt_at` integer,
 	`delivered_at` integer,
 	`created_at` integer DEFAULT (CAST(unixepoch('subsec') * 1000 AS INTEGER)) NOT NULL,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade,

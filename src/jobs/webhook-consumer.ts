@@ -69,7 +69,8 @@ function record(env: Bindings, row: DeliveryRow, verdict: Verdict, attempt: Awai
         VALUES (${row.id}, ${now}, ${code}, ${error}, ${verdict.outcome}, ${attempt.ms})`,
     sql`UPDATE webhook_deliveries SET status = ${STATUS_AFTER[verdict.outcome]}, attempts = attempts + 1,
           last_attempt_at = ${now}, last_status_code = ${code}, last_error = ${error},
-          delivered_at = ${verdict.outcome === "delivered" ? now : null}
+          delivered_at = ${verdict.outcome === "delivered" ? now : null},
+          next_attempt_at = ${verdict.outcome === "retry" ? now + verdict.delaySeconds * 1000 : null}
         WHERE id = ${row.id}`,
     ...(verdict.outcome === "disabled" ? [sql`UPDATE webhooks SET disabled_at = ${now} WHERE id = ${row.webhook_id}`] : []),
   ]);

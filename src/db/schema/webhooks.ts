@@ -52,6 +52,8 @@ export const webhookDeliveries = sqliteTable(
     lastAttemptAt: instant("last_attempt_at"),
     lastStatusCode: integer("last_status_code"),
     lastError: text("last_error"),
+    /** When the queue will try again (a retry's delay), for operators and the summary. */
+    nextAttemptAt: instant("next_attempt_at"),
     deliveredAt: instant("delivered_at"),
     createdAt: createdAt(),
   },

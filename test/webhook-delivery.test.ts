@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { judge, RETRY_SCHEDULE_SECONDS } from "../src/domain/webhook-delivery";
+import { webhookUrlProblem } from "../src/domain/webhook-url";
+
+const NOW = Date.parse("2026-11-22T12:00:00Z");
+
+describe("judging a receiver's answer", () => {
+  it("retries on the contract's schedule: 30 s, 2 m, 10 m, 1 h, 6 h, 12 h", () => {
+    expect(RETRY_SCHEDULE_SECONDS).toEqual([30, 120, 600, 3600, 21_600, 43_200]);
+    for (let attempt = 1; attempt <= 6; attempt += 1) {
+      expect(judge({ status: 503, retryAfter: null }, attempt, NOW)).toEqual({ outcome: "retry", delaySeconds: RETRY_SCHEDULE_SECONDS[attempt - 1] });
+    }
+    expect(judge(null, 1, NOW)).toEqual({ outcome: "retry", delaySeconds: 30 });
+  });
+
+  it("honours Retry-After in seconds or as a date, capped at 12 hours", () => {
+    expect(judge({ status: 429, retryAfter: "5" }, 1, NOW)).toEqual({ outcome: "retry", delaySeconds: 5 });
+    expect(judge({ status: 503, retryAfter: "Sun, 22 Nov 2026 12:10:00 GMT" }, 1, NOW)).toEqual({ outcome: "retry", delaySeconds: 600 });
+    expect(judge({ status: 503, retryAfter: "999999" }, 1, NOW)).toEqual({ outcome: "retry", delaySeconds: 43_200 });
+    expect(judge({ status: 503, retryAfter: "soon" }, 2, NOW)).toEqual({ outcome: "retry", delaySeconds: 120 });
+  });
+
+  it("classifies every answer", () => {
+    const outcome = (status: number) => judge({ status, retryAfter: null }, 1, NOW).outcome;
+    expect([200, 201, 204, 299].map(outcome)).toEqual(["delivered", "delivered", "delivered", "delivered"]);
+    expect(outcome(410)).toBe("disabled");
+    expect([400, 401, 403, 404, 422, 301, 302].map(outcome)).toEqual(Array(7).fill("failed"));
+    expect([408, 429, 500, 502, 503, 504].map(outcome)).toEqual(Array(6).fill("retry"));
+  });
+});
+
+describe("webhook URL rules", () => {
+  it("accepts public https hosts and refuses the rest", () => {
+    expect(webhookUrlProblem("https://hooks.example.com/path?x=1", false)).toBeNull();
+    for (const url of ["http://hooks.example.com", "https://10.0.0.1", "https://[::1]", "https://2130706433", "https://a:b@x.example", "https://localhost", "https://intranet", "https://svc.internal", "ftp://x.example"]) {
+      expect(webhookUrlProblem(url, false), url).not.toBeNull();
+    }
+  });
+
+  it("admits http and loopback only when insecure webhooks are allowed (local development)", () => {
+    expect(webhookUrlProblem("http://127.0.0.1:8790/hook", true)).toBeNull();
+    expect(webhookUrlProblem("http://localhost:8790/hook", true)).toBeNull();
+    expect(webhookUrlProblem("http://hooks.example.com/hook", true)).toBeNull();
+    expect(webhookUrlProblem("http://127.0.0.1:8790/hook", false)).not.toBeNull();
+    expect(webhookUrlProblem("https://10.1.2.3/hook", true)).not.toBeNull();
+  });
+});

@@ -1,0 +1,231 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
+import { createWebhook, deliveriesOf, interceptReceiver, RECEIVER } from "./fixtures";
+
+const ALL_KINDS = [
+  "EMAIL_SENT",
+  "FIRST_EMAIL_SENT",
+  "EMAIL_OPEN",
+  "EMAIL_LINK_CLICK",
+  "EMAIL_REPLY",
+  "EMAIL_BOUNCE",
+  "LEAD_UNSUBSCRIBED",
+  "LEAD_CATEGORY_UPDATED",
+  "CAMPAIGN_STATUS_CHANGED",
+];
+
+let receiver: ReturnType<typeof interceptReceiver>;
+beforeEach(() => {
+  receiver = interceptReceiver();
+});
+afterEach(() => receiver.restore());
+
+describe("webhook management", () => {
+  it("creates a webhook with its secret once, and reads, lists and updates it with exactly the interface's fields", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const created = await callJson<{ ok: boolean; data: Record<string, unknown>; secret: string }>(`/api/v1/campaigns/${campaign}/webhooks`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { webhook_name: "CRM sync", webhook_url: RECEIVER, event_types: ["EMAIL_REPLY", "EMAIL_SENT"], categories: ["interested", 2] },
+    });
+    expect(created.status).toBe(200);
+    expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    const expected = {
+      id: expect.any(Number),
+      email_campaign_id: campaign,
+      name: "CRM sync",
+      webhook_url: RECEIVER,
+      event_type_map: Object.fromEntries(ALL_KINDS.map((kind) => [kind, kind === "EMAIL_REPLY" || kind === "EMAIL_SENT"])),
+      category_id_map: { "1": "Interested", "2": "Meeting Request" },
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+    };
+    expect(created.body).toEqual({ ok: true, data: expected, secret: created.body.secret });
+    const id = created.body.data.id as number;
+
+    const read = await callJson(`/api/v1/webhook/${id}`, { apiKey: account.apiKey });
+    expect(read.body).toEqual({ ok: true, data: expected });
+    const listed = await callJson(`/api/v1/campaigns/${campaign}/webhooks`, { apiKey: account.apiKey });
+    expect(listed.body).toEqual([expected]);
+
+    const updated = await callJson<{ data: Record<string, unknown>; secret?: string }>(`/api/v1/campaigns/${campaign}/webhooks`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { id, name: "Renamed", webhook_url: `${RECEIVER}/v2`, event_types: ["CAMPAIGN_STATUS_CHANGED"] },
+    });
+    expect(updated.body.secret).toBeUndefined();
+    expect(updated.body.data).toMatchObject({
+      id,
+      name: "Renamed",
+      webhook_url: `${RECEIVER}/v2`,
+      category_id_map: {},
+      event_type_map: expect.objectContaining({ CAMPAIGN_STATUS_CHANGED: true, EMAIL_REPLY: false }),
+    });
+    const stored = await env.DB.prepare("SELECT secret FROM webhooks WHERE id = ?").bind(id).first<{ secret: string }>();
+    expect(stored!.secret).toBe(created.body.secret);
+  });
+
+  it("deletes by body and by path", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const one = await createWebhook(account.apiKey, campaign);
+    const two = await createWebhook(account.apiKey, campaign);
+    const byBody = await callJson(`/api/v1/campaigns/${campaign}/webhooks`, { method: "DELETE", apiKey: account.apiKey, body: { id: one.id } });
+    expect(byBody.body).toEqual({ ok: true });
+    const byPath = await callJson(`/api/v1/campaigns/${campaign}/webhooks/${two.id}`, { method: "DELETE", apiKey: account.apiKey });
+    expect(byPath.body).toEqual({ ok: true });
+    expect((await callJson(`/api/v1/campaigns/${campaign}/webhooks`, { apiKey: account.apiKey })).body).toEqual([]);
+    expect((await callJson(`/api/v1/webhook/${one.id}`, { apiKey: account.apiKey })).status).toBe(404);
+  });
+
+  it("refuses unsafe or malformed URLs, unknown kinds and unknown categories with 422", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ webhook_url: "http://hooks.example.com/x" }, "webhook_url"],
+      [{ webhook_url: "https://203.0.113.9/x" }, "webhook_url"],
+      [{ webhook_url: "https://[2001:db8::1]/x" }, "webhook_url"],
+      [{ webhook_url: "https://0x7f000001/x" }, "webhook_url"],
+      [{ webhook_url: "https://user:pass@hooks.example.com/x" }, "webhook_url"],
+      [{ webhook_url: "https://localhost/x" }, "webhook_url"],
+      [{ webhook_url: "https://printer.local/x" }, "webhook_url"],
+      [{ webhook_url: "https://db.internal/x" }, "webhook_url"],
+      [{ webhook_url: `https://hooks.example.com/${"a".repeat(2048)}` }, "webhook_url"],
+      [{ webhook_url: "hooks.example.com" }, "webhook_url"],
+      [{ event_types: ["EMAIL_DELIVERED"] }, "event_types.0"],
+      [{ event_types: [] }, "event_types"],
+      [{ categories: ["Nonexistent"] }, "categories.0"],
+      [{ name: undefined }, "name"],
+    ];
+    for (const [override, path] of cases) {
+      const { status, body } = await callJson(`/api/v1/campaigns/${campaign}/webhooks`, {
+        method: "POST",
+        apiKey: account.apiKey,
+        body: { name: "x", webhook_url: RECEIVER, event_types: ["EMAIL_SENT"], ...override },
+      });
+      expect(status, JSON.stringify(override)).toBe(422);
+      expect(body).toMatchObject({ error: "Validation failed", details: expect.arrayContaining([expect.objectContaining({ path })]) });
+    }
+    expect((await callJson(`/api/v1/campaigns/${campaign}/webhooks`, { apiKey: account.apiKey })).body).toEqual([]);
+  });
+
+  it("answers another tenant's webhook or campaign with 404 everywhere", async () => {
+    const owner = await provisionAccount();
+    const campaign = await createCampaign(owner.apiKey);
+    const hook = await createWebhook(owner.apiKey, campaign);
+    const stranger = await provisionAccount();
+    const strangerCampaign = await createCampaign(stranger.apiKey);
+    const clientId = await createClient(owner.apiKey);
+    const clientKey = await createClientKey(owner.apiKey, clientId);
+    for (const apiKey of [stranger.apiKey, clientKey.api_key]) {
+      const attempts = [
+        callJson(`/api/v1/webhook/${hook.id}`, { apiKey }),
+        callJson(`/api/v1/campaigns/${campaign}/webhooks`, { apiKey }),
+        callJson(`/api/v1/campaigns/${campaign}/webhooks/summary`, { apiKey }),
+        callJson(`/api/v1/campaigns/${campaign}/webhooks/retrigger-failed-events`, { method: "POST", apiKey, body: {} }),
+        callJson(`/api/v1/campaigns/${campaign}/webhooks/${hook.id}`, { method: "DELETE", apiKey }),
+      ];
+      for (const { status } of await Promise.all(attempts)) expect(status).toBe(404);
+    }
+    // Naming the foreign webhook under one's own campaign is no way in either.
+    const sideways = await callJson(`/api/v1/campaigns/${strangerCampaign}/webhooks`, {
+      method: "POST",
+      apiKey: stranger.apiKey,
+      body: { id: hook.id, name: "x", webhook_url: RECEIVER, event_types: ["EMAIL_SENT"] },
+    });
+    expect(sideways.status).toBe(404);
+    expect(sideways.body).toEqual({ error: "Webhook not found" });
+    expect((await callJson(`/api/v1/webhook/${hook.id}`, { apiKey: owner.apiKey })).status).toBe(200);
+  });
+});
+
+describe("fan-out", () => {
+  it("stores one delivery per (event, subscribed webhook) in the ingesting request, filtered by kind and category", async () => {
+    const account = await provisionAccount();
+    const k = account.apiKey;
+    const campaign = await createCampaign(k, { name: "Fanout" });
+    const ids = await addLeads(k, campaign, ["keen@fan.example", "meh@fan.example"]);
+    const everything = await createWebhook(k, campaign, { event_types: ALL_KINDS });
+    const interestedReplies = await createWebhook(k, campaign, { event_types: ["EMAIL_REPLY"], categories: [1] });
+    await ingestOk(k, campaign, [
+      { type: "SENT", lead_email: "keen@fan.example", occurred_at: "2026-03-01T10:00:00Z", sequence_number: 1, to_email: "keen@fan.example", subject: "Hi" },
+      { type: "SENT", lead_email: "keen@fan.example", occurred_at: "2026-03-03T10:00:00Z", sequence_number: 2 },
+      { type: "CLICK", lead_email: "keen@fan.example", occurred_at: "2026-03-03T11:00:00Z", link_url: "https://salvo.example/x" },
+      { type: "BLOCK", lead_email: "meh@fan.example", occurred_at: "2026-03-03T11:00:00Z" },
+      { type: "REPLY", lead_email: "keen@fan.example", occurred_at: "2026-03-04T10:00:00Z", from_email: "keen@fan.example", body: "Yes!", category_id: 1 },
+      { type: "REPLY", lead_email: "meh@fan.example", occurred_at: "2026-03-04T10:00:00Z", from_email: "meh@fan.example", category_id: 3 },
+    ]);
+    const all = await deliveriesOf(everything.id);
+    expect(all.map((d) => d.event_type).sort()).toEqual(
+      [
+        "EMAIL_SENT",
+        "FIRST_EMAIL_SENT",
+        "EMAIL_SENT",
+        "EMAIL_LINK_CLICK",
+        "EMAIL_REPLY",
+        "EMAIL_REPLY",
+        // both replies categorised their leads (BLOCK has no webhook kind)
+        "LEAD_CATEGORY_UPDATED",
+        "LEAD_CATEGORY_UPDATED",
+      ].sort(),
+    );
+    expect(new Set(all.map((d) => d.message_id)).size).toBe(all.length);
+    const reply = all.find((d) => d.event_type === "EMAIL_REPLY" && JSON.parse(d.payload).sl_lead_email === "keen@fan.example")!;
+    expect(JSON.parse(reply.payload)).toEqual({
+      webhook_id: everything.id,
+      webhook_name: "CRM",
+      event_type: "EMAIL_REPLY",
+      event_timestamp: "2026-03-04T10:00:00.000Z",
+      campaign_id: campaign,
+      campaign_name: "Fanout",
+      campaign_status: "DRAFTED",
+      sl_email_lead_map_id: ids["keen@fan.example"],
+      sl_lead_email: "keen@fan.example",
+      to_email: null,
+      from_email: "keen@fan.example",
+      sequence_number: 1,
+      reply_message: "Yes!",
+    });
+    const click = all.find((d) => d.event_type === "EMAIL_LINK_CLICK")!;
+    expect(JSON.parse(click.payload)).toMatchObject({ link_clicked: "https://salvo.example/x" });
+
+    const filtered = await deliveriesOf(interestedReplies.id);
+    expect(filtered.map((d) => JSON.parse(d.payload).sl_lead_email)).toEqual(["keen@fan.example"]);
+  });
+
+  it("delivers category changes and campaign status changes to webhooks that want them", async () => {
+    const account = await provisionAccount();
+    const k = account.apiKey;
+    const campaign = await createCampaign(k);
+    const ids = await addLeads(k, campaign, ["cat@fan.example"]);
+    await ingestOk(k, campaign, [{ type: "REPLY", lead_email: "cat@fan.example", occurred_at: "2026-03-04T10:00:00Z" }]);
+    const hook = await createWebhook(k, campaign, { event_types: ["LEAD_CATEGORY_UPDATED", "CAMPAIGN_STATUS_CHANGED"], categories: [2] });
+
+    await callJson("/api/v1/master-inbox/update-category", { method: "PATCH", apiKey: k, body: { email_lead_map_id: ids["cat@fan.example"], category_id: 1 } });
+    await callJson("/api/v1/master-inbox/update-category", { method: "PATCH", apiKey: k, body: { email_lead_map_id: ids["cat@fan.example"], category_id: 2 } });
+    await callJson(`/api/v1/campaigns/${campaign}/status`, { method: "POST", apiKey: k, body: { status: "START" } });
+
+    const deliveries = (await deliveriesOf(hook.id)).map((d) => JSON.parse(d.payload));
+    expect(deliveries).toEqual([
+      expect.objectContaining({
+        event_type: "LEAD_CATEGORY_UPDATED",
+        sl_email_lead_map_id: ids["cat@fan.example"],
+        sl_lead_email: "cat@fan.example",
+        lead_category: { old_id: 1, new_id: 2, new_name: "Meeting Request" },
+      }),
+      expect.objectContaining({ event_type: "CAMPAIGN_STATUS_CHANGED", campaign_status: "ACTIVE", old_campaign_status: "DRAFTED" }),
+    ]);
+  });
+
+  it("sends nothing to a disabled webhook", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    await addLeads(account.apiKey, campaign, ["off@fan.example"]);
+    const hook = await createWebhook(account.apiKey, campaign);
+    await env.DB.prepare("UPDATE webhooks SET disabled_at = ? WHERE id = ?").bind(Date.now(), hook.id).run();
+    await ingestOk(account.apiKey, campaign, [{ type: "SENT", lead_email: "off@fan.example", occurred_at: "2026-03-01T10:00:00Z" }]);
+    expect(await deliveriesOf(hook.id)).toEqual([]);
+  });
+});
