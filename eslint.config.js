@@ -17,6 +17,7 @@ export default tseslint.config(
         performance: "readonly",
         setTimeout: "readonly",
         clearTimeout: "readonly",
+        Buffer: "readonly",
       },
     },
   },

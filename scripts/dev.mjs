@@ -12,13 +12,23 @@ const port = process.env.PORT ?? "8787";
 // so tests and benchmarks can run a throwaway instance beside a developer's own.
 const persist = process.env.SALVO_STATE_DIR ? ["--persist-to", process.env.SALVO_STATE_DIR] : [];
 
+/** Creates .dev.vars from the example (with a random ADMIN_TOKEN), or adds variables it lacks. */
 function ensureDevVars() {
   const path = join(root, ".dev.vars");
-  if (existsSync(path)) return;
   const example = readFileSync(join(root, ".dev.vars.example"), "utf8");
-  const token = randomBytes(24).toString("base64url");
-  writeFileSync(path, example.replace(/^ADMIN_TOKEN=.*$/m, `ADMIN_TOKEN=${token}`));
-  console.log("Created .dev.vars with a random ADMIN_TOKEN.");
+  if (!existsSync(path)) {
+    const token = randomBytes(24).toString("base64url");
+    writeFileSync(path, example.replace(/^ADMIN_TOKEN=.*$/m, `ADMIN_TOKEN=${token}`));
+    console.log("Created .dev.vars with a random ADMIN_TOKEN.");
+    return;
+  }
+  const current = readFileSync(path, "utf8");
+  const names = (text) => new Set([...text.matchAll(/^([A-Z_]+)=/gm)].map((m) => m[1]));
+  const have = names(current);
+  const missing = example.split("\n").filter((line) => /^[A-Z_]+=/.test(line) && !have.has(line.split("=")[0]));
+  if (missing.length === 0) return;
+  writeFileSync(path, `${current.trimEnd()}\n${missing.join("\n")}\n`);
+  console.log(`Added to .dev.vars: ${missing.map((line) => line.split("=")[0]).join(", ")}`);
 }
 
 function run(args) {
