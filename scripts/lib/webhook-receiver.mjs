@@ -29,7 +29,7 @@ export function startReceiver({ port = 0, secret, onDelivery }) {
     request.on("end", () => {
       const key = typeof secret === "function" ? secret() : secret;
       const verified = key ? verifySignature(key, request.headers, body) : null;
-      let payload = null;
+      let payload;
       try {
         payload = JSON.parse(body);
       } catch {
