@@ -14,6 +14,9 @@ export default defineConfig(async () => {
             ADMIN_TOKEN: "test-admin-token",
             RATE_LIMIT_PER_MINUTE: "100000",
             RATE_LIMIT_BURST: "10000",
+            // Production's webhook URL rules, whatever a developer's .dev.vars says.
+            ALLOW_INSECURE_WEBHOOKS: "false",
+            MAINTENANCE_MODE: "false",
           },
         },
       }),

@@ -16,6 +16,8 @@ import { clientRoutes } from "./routes/clients";
 import { opsRoutes, VERSION } from "./routes/ops";
 import { rateLimitRoutes } from "./routes/rate-limit";
 import { webhookRoutes } from "./routes/webhooks";
+import { deliverabilityRoutes } from "./routes/deliverability";
+import { savedSearchRoutes } from "./routes/saved-searches";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAINTENANCE_RETRY_AFTER_SECONDS = 300;
@@ -65,6 +67,8 @@ export function createApp() {
   app.route("/", rateLimitRoutes);
   app.route("/", inboxRoutes);
   app.route("/", webhookRoutes);
+  app.route("/", deliverabilityRoutes);
+  app.route("/", savedSearchRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
     type: "apiKey",

@@ -1,6 +1,7 @@
 import type { Bindings } from "../env";
 import { enqueueStranded } from "../webhooks/outbox";
 import { releaseDueSnoozes } from "./snooze-release";
+import { startDueSpamTests } from "./spam-test-scheduler";
 
 /** A job run by the every-minute Cron Trigger, given the instant the trigger was scheduled for. */
 export type ScheduledJob = (env: Bindings, scheduledAt: Date) => Promise<void>;
@@ -9,7 +10,11 @@ export type ScheduledJob = (env: Bindings, scheduledAt: Date) => Promise<void>;
  * Every job the minute cron runs. Each job must be idempotent for a given minute, because
  * Cron Triggers may fire late or twice.
  */
-export const MINUTE_JOBS: ScheduledJob[] = [releaseDueSnoozes, (env, at) => enqueueStranded(env, at.getTime())];
+export const MINUTE_JOBS: ScheduledJob[] = [
+  releaseDueSnoozes,
+  startDueSpamTests,
+  (env, at) => enqueueStranded(env, at.getTime()),
+];
 
 export async function runScheduled(controller: ScheduledController, env: Bindings): Promise<void> {
   const scheduledAt = new Date(controller.scheduledTime);

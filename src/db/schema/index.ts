@@ -2,3 +2,4 @@ export * from "./accounts";
 export * from "./campaigns";
 export * from "./inbox";
 export * from "./webhooks";
+export * from "./deliverability";

@@ -1,0 +1,146 @@
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { accounts, clients } from "./accounts";
+import { campaigns } from "./campaigns";
+import { createdAt, instant, updatedAt } from "./columns";
+
+export const SPAM_TEST_TYPES = ["manual", "automated"] as const;
+export const SPAM_TEST_STATUSES = ["active", "completed", "stopped"] as const;
+export const PLACEMENT_FOLDERS = ["inbox", "tab", "spam", "not_received"] as const;
+export const TIME_UNITS = ["minutes", "hours", "days"] as const;
+
+/** The mailbox providers tests place seed inboxes with (seeded by a migration). */
+export const spamProviders = sqliteTable("spam_providers", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  groupId: text("group_id").notNull(),
+  groupName: text("group_name").notNull(),
+  regionId: text("region_id").notNull(),
+  regionName: text("region_name").notNull(),
+  seedEmail: text("seed_email").notNull(),
+});
+
+export const spamTestFolders = sqliteTable(
+  "spam_test_folders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    clientId: integer("client_id").references(() => clients.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("spam_test_folders_account_idx").on(t.accountId)],
+);
+
+export const spamTests = sqliteTable(
+  "spam_tests",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    clientId: integer("client_id").references(() => clients.id, { onDelete: "set null" }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    folderId: integer("folder_id").references(() => spamTestFolders.id, { onDelete: "set null" }),
+    testName: text("test_name").notNull(),
+    description: text("description"),
+    testType: text("test_type", { enum: SPAM_TEST_TYPES }).notNull(),
+    spamFilters: integer("spam_filters", { mode: "boolean" }).notNull(),
+    spamFilterNames: text("spam_filter_names", { mode: "json" }).$type<string[]>().notNull(),
+    linkChecker: integer("link_checker", { mode: "boolean" }).notNull(),
+    sequenceMappingId: text("sequence_mapping_id").notNull(),
+    providerIds: text("provider_ids", { mode: "json" }).$type<string[]>().notNull(),
+    allEmailSentWithoutTimeGap: integer("all_email_sent_without_time_gap", { mode: "boolean" }).notNull(),
+    minTimeBtwnEmails: integer("min_time_btwn_emails").notNull(),
+    minTimeUnit: text("min_time_unit", { enum: TIME_UNITS }).notNull(),
+    isWarmup: integer("is_warmup", { mode: "boolean" }).notNull(),
+    status: text("status", { enum: SPAM_TEST_STATUSES }).notNull().default("active"),
+    emailTrackId: text("email_track_id").notNull(),
+    scheduleStartTime: instant("schedule_start_time"),
+    testEndDate: instant("test_end_date"),
+    everyDays: integer("every_days"),
+    schedulerCronValue: text("scheduler_cron_value"),
+    timeZone: text("time_zone"),
+    /** The next slot the scheduler will start; null when none is due (manual, stopped, completed). */
+    nextRunAt: instant("next_run_at"),
+    testRunNo: integer("test_run_no").notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("spam_tests_account_idx").on(t.accountId, t.testType, t.id),
+    index("spam_tests_due_idx").on(t.nextRunAt).where(sql`status = 'active' AND test_type = 'automated'`),
+  ],
+);
+
+export const spamTestSenders = sqliteTable(
+  "spam_test_senders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    spamTestId: integer("spam_test_id")
+      .notNull()
+      .references(() => spamTests.id, { onDelete: "cascade" }),
+    fromEmail: text("from_email").notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("spam_test_senders_test_email_idx").on(t.spamTestId, t.fromEmail)],
+);
+
+/** One run of a test; the unique slot makes overlapping cron firings start it once. */
+export const spamTestRuns = sqliteTable(
+  "spam_test_runs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    spamTestId: integer("spam_test_id")
+      .notNull()
+      .references(() => spamTests.id, { onDelete: "cascade" }),
+    runNo: integer("run_no").notNull(),
+    slotAt: instant("slot_at").notNull(),
+    startedAt: instant("started_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("spam_test_runs_slot_idx").on(t.spamTestId, t.slotAt),
+    uniqueIndex("spam_test_runs_no_idx").on(t.spamTestId, t.runNo),
+  ],
+);
+
+/** Where one sender's email landed at one provider in one run (`pending` until recorded). */
+export const spamTestResults = sqliteTable(
+  "spam_test_results",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    spamTestId: integer("spam_test_id")
+      .notNull()
+      .references(() => spamTests.id, { onDelete: "cascade" }),
+    runNo: integer("run_no").notNull(),
+    providerId: text("provider_id").notNull(),
+    senderEmail: text("sender_email").notNull(),
+    seedEmail: text("seed_email").notNull(),
+    folder: text("folder", { enum: [...PLACEMENT_FOLDERS, "pending"] }).notNull().default("pending"),
+    receivedAt: instant("received_at"),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("spam_test_results_cell_idx").on(t.spamTestId, t.runNo, t.providerId, t.senderEmail)],
+);
+
+export const savedSearches = sqliteTable(
+  "saved_searches",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    clientId: integer("client_id").references(() => clients.id, { onDelete: "cascade" }),
+    searchString: text("search_string").notNull(),
+    filterDetails: text("filter_details", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("saved_searches_account_idx").on(t.accountId, t.clientId, t.id)],
+);

@@ -1,0 +1,27 @@
+import { sql, type SQL } from "drizzle-orm";
+
+/**
+ * The statements that start one run of a test at a slot: the run (numbered after the last one),
+ * one pending result per provider x sender, and the test's run count and next slot. Every
+ * statement is idempotent for the slot, so two firings for the same slot start one run.
+ * `test` is an SQL expression for the test id (a literal, or a lookup inside the same batch).
+ */
+export function startRun(test: SQL, slot: number, next: { at: number | null; status: string }, now: number): SQL[] {
+  return [
+    sql`INSERT INTO spam_test_runs (spam_test_id, run_no, slot_at, started_at)
+        SELECT ${test}, coalesce(max(run_no), 0) + 1, ${slot}, ${now} FROM spam_test_runs WHERE spam_test_id = ${test}
+        ON CONFLICT DO NOTHING`,
+    sql`INSERT INTO spam_test_results (spam_test_id, run_no, provider_id, sender_email, seed_email, updated_at)
+        SELECT r.spam_test_id, r.run_no, p.id, s.from_email, p.seed_email, ${now}
+        FROM spam_test_runs r
+        JOIN spam_tests t ON t.id = r.spam_test_id
+        JOIN json_each(t.provider_ids) chosen
+        JOIN spam_providers p ON p.id = chosen.value
+        JOIN spam_test_senders s ON s.spam_test_id = r.spam_test_id
+        WHERE r.spam_test_id = ${test} AND r.slot_at = ${slot}
+        ON CONFLICT DO NOTHING`,
+    sql`UPDATE spam_tests SET test_run_no = (SELECT max(run_no) FROM spam_test_runs WHERE spam_test_id = ${test}),
+          next_run_at = ${next.at}, status = ${next.status}, updated_at = ${now}
+        WHERE id = ${test}`,
+  ];
+}
