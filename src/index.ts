@@ -1,7 +1,7 @@
 import { createApp } from "./app";
 import type { Bindings } from "./env";
 import { runScheduled } from "./jobs/scheduled";
-import { consumeDeadLetters, consumeWebhookBatch, WEBHOOK_DLQ_NAME } from "./jobs/webhook-consumer";
+import { consumeDeadLetters, consumeWebhookBatch, isDeadLetterQueue } from "./jobs/webhook-consumer";
 import type { DeliveryMessage } from "./webhooks/outbox";
 
 export { AuthFailureLimiter, KeyGate } from "./rate-limiter";
@@ -12,5 +12,5 @@ export default {
   fetch: app.fetch,
   scheduled: (controller, env) => runScheduled(controller, env),
   queue: (batch: MessageBatch<DeliveryMessage>, env: Bindings) =>
-    batch.queue === WEBHOOK_DLQ_NAME ? consumeDeadLetters(batch, env) : consumeWebhookBatch(batch, env),
+    isDeadLetterQueue(batch.queue) ? consumeDeadLetters(batch, env) : consumeWebhookBatch(batch, env),
 } satisfies ExportedHandler<Bindings, DeliveryMessage>;

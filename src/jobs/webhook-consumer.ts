@@ -4,8 +4,10 @@ import { DELIVERY_TIMEOUT_MS, judge, signature, type Verdict } from "../domain/w
 import type { Bindings } from "../env";
 import type { DeliveryMessage } from "../webhooks/outbox";
 
-export const WEBHOOK_QUEUE_NAME = "salvo-webhooks";
-export const WEBHOOK_DLQ_NAME = "salvo-webhooks-dlq";
+/** Every environment names its dead-letter queue `<queue>-dlq` (see wrangler.toml). */
+export function isDeadLetterQueue(name: string): boolean {
+  return name.endsWith("-dlq");
+}
 
 interface DeliveryRow {
   id: number;
