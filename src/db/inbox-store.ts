@@ -1,8 +1,9 @@
 import { sql } from "drizzle-orm";
 import { inboxConditions, inboxOrder, type InboxFilters, type Listing, type Sort } from "../domain/inbox-query";
 import { rawBatch, statement } from "./raw-batch";
+import type { RecordFlagColumns } from "./record-flags";
 
-export interface ConversationRow {
+export interface ConversationRow extends RecordFlagColumns {
   id: number;
   campaign_id: number;
   campaign_name: string;
@@ -19,12 +20,6 @@ export interface ConversationRow {
   snoozed_until: number | null;
   last_sent_at: number | null;
   last_reply_at: number | null;
-  has_sent: number;
-  has_opened: number;
-  has_clicked: number;
-  has_replied: number;
-  has_bounced: number;
-  has_unsubscribed: number;
 }
 
 export interface MessageRow {

@@ -11,19 +11,23 @@ export interface IncomingEvent {
   categoryId: number | null;
 }
 
-export interface RecordSnapshot {
-  state: RecordState;
-  leadEmail: string;
-  categoryId: number | null;
-  emailAccountId: number | null;
-  lastSentAt: number | null;
-  lastReplyAt: number | null;
+/** What has happened to a campaign record, kept current by ingestion (the inbox filters on these). */
+export interface RecordFlags {
   hasSent: boolean;
   hasOpened: boolean;
   hasClicked: boolean;
   hasReplied: boolean;
   hasBounced: boolean;
   hasUnsubscribed: boolean;
+}
+
+export interface RecordSnapshot extends RecordFlags {
+  state: RecordState;
+  leadEmail: string;
+  categoryId: number | null;
+  emailAccountId: number | null;
+  lastSentAt: number | null;
+  lastReplyAt: number | null;
 }
 
 export function isOutOfOffice(event: Pick<IncomingEvent, "isOoo" | "categoryId">): boolean {

@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { containsText } from "../db/text-search";
+import type { RecordFlags } from "./event-effects";
 
 /**
  * The master inbox's listings as SQL over `campaign_leads cl` alone (other tables only through
@@ -42,14 +43,7 @@ const STATUS_CONDITIONS: Record<EmailStatus, SQL> = {
 };
 
 /** The furthest a record got, in the order Bounced, Unsubscribed, Replied, Clicked, Opened, Accepted. */
-export function emailStatusOf(record: {
-  hasSent: boolean;
-  hasOpened: boolean;
-  hasClicked: boolean;
-  hasReplied: boolean;
-  hasBounced: boolean;
-  hasUnsubscribed: boolean;
-}): EmailStatus | null {
+export function emailStatusOf(record: RecordFlags): EmailStatus | null {
   if (record.hasBounced) return "Bounced";
   if (record.hasUnsubscribed) return "Unsubscribed";
   if (record.hasReplied) return "Replied";

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import { database, type Database } from "../../db/client";
 import { rawBatch } from "../../db/raw-batch";
+import { recordFlags, type RecordFlagColumns } from "../../db/record-flags";
 import { accounts, EVENT_TYPES, type EventType, type RecordState } from "../../db/schema";
 import { applyEvents, isIgnoredReply, type IncomingEvent, type RecordSnapshot } from "../../domain/event-effects";
 import { normaliseEmail } from "../../domain/lead-upload";
@@ -65,21 +66,17 @@ interface RecordRow extends RecordSnapshot {
 async function loadRecords(db: Database, campaignId: number, events: EventBody[]): Promise<RecordRow[]> {
   const ids = [...new Set(events.flatMap((e) => (e.email_lead_map_id === undefined ? [] : [e.email_lead_map_id])))];
   const emails = [...new Set(events.flatMap((e) => (e.lead_email === undefined ? [] : [normaliseEmail(e.lead_email)])))];
-  const rows = await db.all<{
-    id: number;
-    state: RecordState;
-    lead_email: string;
-    category_id: number | null;
-    email_account_id: number | null;
-    last_sent_at: number | null;
-    last_reply_at: number | null;
-    has_sent: number;
-    has_opened: number;
-    has_clicked: number;
-    has_replied: number;
-    has_bounced: number;
-    has_unsubscribed: number;
-  }>(sql`
+  const rows = await db.all<
+    RecordFlagColumns & {
+      id: number;
+      state: RecordState;
+      lead_email: string;
+      category_id: number | null;
+      email_account_id: number | null;
+      last_sent_at: number | null;
+      last_reply_at: number | null;
+    }
+  >(sql`
     SELECT cl.id, cl.state, l.email AS lead_email, cl.category_id, cl.email_account_id, cl.last_sent_at,
            cl.last_reply_at, cl.has_sent, cl.has_opened, cl.has_clicked, cl.has_replied, cl.has_bounced,
            cl.has_unsubscribed
@@ -95,12 +92,7 @@ async function loadRecords(db: Database, campaignId: number, events: EventBody[]
     emailAccountId: row.email_account_id,
     lastSentAt: row.last_sent_at,
     lastReplyAt: row.last_reply_at,
-    hasSent: row.has_sent === 1,
-    hasOpened: row.has_opened === 1,
-    hasClicked: row.has_clicked === 1,
-    hasReplied: row.has_replied === 1,
-    hasBounced: row.has_bounced === 1,
-    hasUnsubscribed: row.has_unsubscribed === 1,
+    ...recordFlags(row),
   }));
 }
 

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { recordFlags } from "../../db/record-flags";
 import { listConversations, messagesOf, type ConversationRow, type MessageRow } from "../../db/inbox-store";
 import { emailStatusOf, type Listing } from "../../domain/inbox-query";
 import { iso } from "../../domain/time";
@@ -23,14 +24,7 @@ function present(row: ConversationRow, now: number, history: MessageRow[] | unde
     lead: { id: row.lead_id, email: row.email, first_name: row.first_name, last_name: row.last_name },
     campaign: { id: row.campaign_id, name: row.campaign_name },
     email_account_id: row.email_account_id,
-    email_status: emailStatusOf({
-      hasSent: row.has_sent === 1,
-      hasOpened: row.has_opened === 1,
-      hasClicked: row.has_clicked === 1,
-      hasReplied: row.has_replied === 1,
-      hasBounced: row.has_bounced === 1,
-      hasUnsubscribed: row.has_unsubscribed === 1,
-    }),
+    email_status: emailStatusOf(recordFlags(row)),
     lead_category_id: row.category_id,
     team_member_id: row.team_member_id,
     is_read: row.is_read === 1,
