@@ -4,7 +4,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { api, localD1File, measure, ms, mulberry32, provisionBenchAccount } from "./lib/bench-tools.mjs";
+import { api, datasetAccount, localD1File, measure, ms, mulberry32 } from "./lib/bench-tools.mjs";
 import { startDevServer } from "./lib/dev-server.mjs";
 
 const stateDir = join(import.meta.dirname, "..", ".wrangler", "bench-analytics");
@@ -17,26 +17,19 @@ const TYPES = ["SENT", "SENT", "SENT", "OPEN", "OPEN", "CLICK", "REPLY", "BOUNCE
 
 mkdirSync(stateDir, { recursive: true });
 
-/** Loads one campaign per size straight into SQLite: far faster than the API, and what the issue asks. */
+/** Loads one campaign per size straight into SQLite (once): far faster than the API, and what the issue asks. */
 function loadDatasets(file, accountId) {
   const db = new DatabaseSync(file);
-  const existing = db.prepare("SELECT id, name FROM campaigns WHERE name LIKE 'bench-%'").all();
-  if (existing.length === SIZES.length) {
-    db.close();
-    return Object.fromEntries(existing.map((row) => [Number(row.name.slice(6)), row.id]));
-  }
   const now = Date.now();
   db.exec("BEGIN");
   const insertLead = db.prepare("INSERT INTO leads (account_id, email, created_at) VALUES (?, ?, ?)");
   for (let i = 0; i < LEADS; i += 1) insertLead.run(accountId, `lead${i}@bench.example`, now);
   const leadIds = db.prepare("SELECT id FROM leads WHERE account_id = ? ORDER BY id").all(accountId).map((r) => r.id);
-  const campaigns = {};
   const random = mulberry32(42);
   for (const size of SIZES) {
     const { lastInsertRowid: campaignId } = db
       .prepare("INSERT INTO campaigns (account_id, name, status, created_at, updated_at) VALUES (?, ?, 'ACTIVE', ?, ?)")
       .run(accountId, `bench-${size}`, now, now);
-    campaigns[size] = Number(campaignId);
     const insertRecord = db.prepare(
       "INSERT INTO campaign_leads (account_id, campaign_id, lead_id, state, created_at, updated_at) VALUES (?, ?, ?, 'INPROGRESS', ?, ?)",
     );
@@ -62,14 +55,24 @@ function loadDatasets(file, accountId) {
   db.exec("COMMIT");
   db.exec("ANALYZE");
   db.close();
-  return campaigns;
+}
+
+/** Campaign id by dataset size. */
+function datasetCampaigns(file) {
+  const db = new DatabaseSync(file, { readOnly: true });
+  const rows = db.prepare("SELECT id, name FROM campaigns WHERE name LIKE 'bench-%'").all();
+  db.close();
+  return Object.fromEntries(rows.map((row) => [Number(row.name.slice("bench-".length)), row.id]));
 }
 
 let server = await startDevServer({ stateDir, quiet: true });
-const account = await provisionBenchAccount(server, "analytics");
-await server.stop();
-const campaigns = loadDatasets(localD1File(stateDir), account.id);
-server = await startDevServer({ stateDir, quiet: true });
+const account = await datasetAccount(server, "bench-");
+if (!account.existing) {
+  await server.stop();
+  loadDatasets(localD1File(stateDir), account.id);
+  server = await startDevServer({ stateDir, quiet: true });
+}
+const campaigns = datasetCampaigns(localD1File(stateDir));
 
 try {
   const query = new URLSearchParams(WINDOW);

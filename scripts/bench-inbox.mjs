@@ -3,7 +3,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { api, localD1File, measure, ms, mulberry32, provisionBenchAccount } from "./lib/bench-tools.mjs";
+import { api, datasetAccount, localD1File, measure, ms, mulberry32 } from "./lib/bench-tools.mjs";
 import { startDevServer } from "./lib/dev-server.mjs";
 
 const stateDir = join(import.meta.dirname, "..", ".wrangler", "bench-inbox");
@@ -14,11 +14,6 @@ mkdirSync(stateDir, { recursive: true });
 
 function load(file, accountId) {
   const db = new DatabaseSync(file);
-  const existing = db.prepare("SELECT id FROM campaigns WHERE name LIKE 'inbox-bench-%' ORDER BY id").all();
-  if (existing.length === CAMPAIGNS) {
-    db.close();
-    return existing.map((row) => row.id);
-  }
   const random = mulberry32(7);
   const now = Date.now();
   db.exec("BEGIN");
@@ -56,14 +51,23 @@ function load(file, accountId) {
   db.exec("ANALYZE");
   db.close();
   console.log(`loaded ${CONVERSATIONS} conversations in ${CAMPAIGNS} campaigns`);
-  return campaignIds;
+}
+
+function datasetCampaigns(file) {
+  const db = new DatabaseSync(file, { readOnly: true });
+  const rows = db.prepare("SELECT id FROM campaigns WHERE name LIKE 'inbox-bench-%' ORDER BY id").all();
+  db.close();
+  return rows.map((row) => row.id);
 }
 
 let server = await startDevServer({ stateDir, quiet: true });
-const account = await provisionBenchAccount(server, "inbox");
-await server.stop();
-const campaigns = load(localD1File(stateDir), account.id);
-server = await startDevServer({ stateDir, quiet: true });
+const account = await datasetAccount(server, "inbox-bench-");
+if (!account.existing) {
+  await server.stop();
+  load(localD1File(stateDir), account.id);
+  server = await startDevServer({ stateDir, quiet: true });
+}
+const campaigns = datasetCampaigns(localD1File(stateDir));
 
 const FILTERED = {
   campaignId: campaigns.slice(0, 3),

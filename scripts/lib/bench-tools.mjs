@@ -1,5 +1,6 @@
 // Shared pieces of the benchmark scripts: timing, percentiles, the local D1 file, provisioning.
 import { readdirSync } from "node:fs";
+import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 
 export function percentile(sorted, p) {
@@ -54,6 +55,24 @@ export async function provisionBenchAccount(server, name) {
   });
   if (response.status !== 201) throw new Error(`provisioning failed: ${response.status} ${await response.text()}`);
   return response.json();
+}
+
+/**
+ * The account a benchmark dataset belongs to: the one that already owns campaigns named
+ * `${prefix}…` in the local database (given a fresh key), or a newly provisioned one.
+ */
+export async function datasetAccount(server, prefix) {
+  const db = new DatabaseSync(localD1File(server.stateDir), { readOnly: true });
+  const owner = db.prepare("SELECT account_id FROM campaigns WHERE name LIKE ? LIMIT 1").get(`${prefix}%`);
+  db.close();
+  if (!owner) return { ...(await provisionBenchAccount(server, prefix)), existing: false };
+  const response = await fetch(`${server.url}/admin/v1/accounts/${owner.account_id}/api-keys`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${server.adminToken}` },
+  });
+  if (response.status !== 201) throw new Error(`minting a key failed: ${response.status} ${await response.text()}`);
+  const { api_key } = await response.json();
+  return { id: owner.account_id, api_key, existing: true };
 }
 
 export async function api(server, apiKey, path, init = {}) {
