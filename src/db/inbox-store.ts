@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { inboxConditions, inboxOrder, type InboxFilters, type Listing, type Sort } from "../domain/inbox-query";
-import { rawBatch, statement } from "./raw-batch";
+import { statement } from "./raw-batch";
 import type { RecordFlagColumns } from "./record-flags";
 
 export interface ConversationRow extends RecordFlagColumns {
@@ -45,10 +45,14 @@ export interface ListingQuery {
   now: number;
 }
 
-/** One page of a listing and its total, read in one batch so both see the same data. */
+/**
+ * One page of a listing and its total. A short, non-empty page already tells the total, so the
+ * count (a second pass over every match) runs only when the page cannot.
+ */
 export async function listConversations(d1: D1Database, query: ListingQuery) {
   const where = inboxConditions(query.scope, query.listing, query.filters, query.now);
-  const [page, total] = await rawBatch(d1, [
+  const page = await statement(
+    d1,
     sql`SELECT cl.id, cl.campaign_id, c.name AS campaign_name, cl.lead_id, l.email, l.first_name, l.last_name,
                cl.email_account_id, cl.category_id, cl.team_member_id, cl.is_read, cl.is_important, cl.is_archived,
                cl.snoozed_until, cl.last_sent_at, cl.last_reply_at, cl.has_sent, cl.has_opened, cl.has_clicked,
@@ -56,9 +60,11 @@ export async function listConversations(d1: D1Database, query: ListingQuery) {
         FROM campaign_leads cl JOIN campaigns c ON c.id = cl.campaign_id JOIN leads l ON l.id = cl.lead_id
         WHERE ${where}
         ORDER BY ${inboxOrder(query.sort)} LIMIT ${query.limit} OFFSET ${query.offset}`,
-    sql`SELECT count(*) AS n FROM campaign_leads cl WHERE ${where}`,
-  ]);
-  return { rows: page as unknown as ConversationRow[], total: Number(total![0]!.n) };
+  ).all<ConversationRow>();
+  const rows = page.results;
+  if (rows.length > 0 && rows.length < query.limit) return { rows, total: query.offset + rows.length };
+  const total = await statement(d1, sql`SELECT count(*) AS n FROM campaign_leads cl WHERE ${where}`).first<{ n: number }>();
+  return { rows, total: total?.n ?? 0 };
 }
 
 /** The SENT and REPLY messages of some conversations, oldest first. */

@@ -227,6 +227,8 @@ describe("master inbox listings", () => {
       pages.push(...body.messages.map((m) => m.lead.email));
     }
     expect(pages).toEqual(await emails(k, "inbox-replies"));
+    const past = await list(k, "inbox-replies", { offset: 40, limit: 20 });
+    expect(past.body).toMatchObject({ messages: [], total_count: 5, offset: 40 });
   });
 
   it("shows a client key only its client's conversations", async () => {
