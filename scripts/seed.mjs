@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { digestKey, generateKey, lastFour } from "../src/domain/api-keys.ts";
+import { digestKey, generateKey, lastFour } from "../src/keys/rules.ts";
 
 const root = join(import.meta.dirname, "..");
 export const DEMO_EMAIL = "demo@salvo.local";

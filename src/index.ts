@@ -1,10 +1,10 @@
 import { createApp } from "./app";
-import type { Bindings } from "./env";
-import { runScheduled } from "./jobs/scheduled";
-import { consumeDeadLetters, consumeWebhookBatch, isDeadLetterQueue } from "./jobs/webhook-consumer";
+import type { Bindings } from "./config";
+import { runScheduled } from "./scheduled";
+import { consumeDeadLetters, consumeWebhookBatch, isDeadLetterQueue } from "./webhooks/consumer";
 import type { DeliveryMessage } from "./webhooks/outbox";
 
-export { AuthFailureLimiter, KeyGate } from "./rate-limiter";
+export { AuthFailureLimiter, KeyGate } from "./keys/gate.do";
 
 const app = createApp();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { digestKey, generateKey, keyKindOf, maskKey } from "../src/domain/api-keys";
+import { digestKey, generateKey, keyKindOf, maskKey } from "../src/keys/rules";
 
 describe("API key values", () => {
   it("carry a recognisable prefix and 40 base62 characters", () => {

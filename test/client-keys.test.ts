@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_KEYS_PER_CLIENT } from "../src/routes/client-keys";
+import { MAX_KEYS_PER_CLIENT } from "../src/keys/client-key-routes";
 import { callJson, createClient, createClientKey, env, provisionAccount } from "./helpers";
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

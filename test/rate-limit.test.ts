@@ -1,7 +1,7 @@
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { digestKey } from "../src/domain/api-keys";
-import type { KeyGate } from "../src/rate-limiter";
+import { digestKey } from "../src/keys/rules";
+import type { KeyGate } from "../src/keys/gate.do";
 import { call, callJson, createClient, createClientKey, env, provisionAccount } from "./helpers";
 
 async function limitedAccount(perMinute: number, burst = perMinute) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { judge, RETRY_SCHEDULE_SECONDS } from "../src/domain/webhook-delivery";
-import { webhookUrlProblem } from "../src/domain/webhook-url";
+import { judge, RETRY_SCHEDULE_SECONDS } from "../src/webhooks/delivery-rules";
+import { webhookUrlProblem } from "../src/webhooks/url-rules";
 
 const NOW = Date.parse("2026-11-22T12:00:00Z");
 

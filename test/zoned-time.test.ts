@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { daysBetween, isTimeZone, parseCalendarDate, zonedDayRange, zonedInstant } from "../src/domain/zoned-time";
+import { daysBetween, isTimeZone, parseCalendarDate, zonedDayRange, zonedInstant } from "../src/platform/zoned-time";
 
 const utc = (text: string) => Date.parse(text);
 

@@ -1,5 +1,5 @@
 import type { CampaignStatus, EventType } from "../db/schema";
-import type { Bindings } from "../env";
+import type { Bindings } from "../config";
 import { fanOutCategoryChange, fanOutEvents, fanOutStatusChange } from "../webhooks/fanout";
 
 /**

@@ -1,10 +1,10 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { database } from "../db/client";
-import { statement } from "../db/raw-batch";
+import { database } from "../platform/db";
+import { statement } from "../platform/sql";
 import { webhooks, type EventType } from "../db/schema";
-import { kindsOf, wants, type WebhookEventKind } from "../domain/webhook-events";
-import { iso } from "../domain/time";
-import type { Bindings } from "../env";
+import { kindsOf, wants, type WebhookEventKind } from "./event-kinds";
+import { iso } from "../platform/time";
+import type { Bindings } from "../config";
 import type { CampaignStatusChanged, EventsStored, LeadCategoryChanged } from "../events/hooks";
 import { storeAndEnqueue, type NewDelivery } from "./outbox";
 

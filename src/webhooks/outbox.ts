@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
-import { rawBatch, statement } from "../db/raw-batch";
-import type { Bindings } from "../env";
-import { log } from "../http/logging";
+import { rawBatch, statement } from "../platform/sql";
+import type { Bindings } from "../config";
+import { log } from "../platform/logging";
 
 export interface NewDelivery {
   accountId: number;

@@ -1,0 +1,123 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
+import { eq, sql } from "drizzle-orm";
+import { isUniqueViolation } from "../platform/db-errors";
+import { database } from "../platform/db";
+import { accountKeys, accounts } from "../db/schema";
+import { digestKey, mintKey } from "../keys/rules";
+import type { AppEnv } from "../config";
+import { ApiError } from "../platform/errors";
+import { createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
+
+/** Operator routes answer as if absent unless ADMIN_TOKEN is configured, and only to its bearer. */
+const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
+  const token = c.env.ADMIN_TOKEN;
+  if (!token) throw ApiError.notFound("Not found");
+  const header = c.req.header("Authorization") ?? "";
+  const presented = header.startsWith("Bearer ") ? header.slice(7) : "";
+  const [expected, given] = await Promise.all([digestKey(token), digestKey(presented)]);
+  const a = new TextEncoder().encode(expected);
+  const b = new TextEncoder().encode(given);
+  if (!crypto.subtle.timingSafeEqual(a, b)) throw ApiError.unauthorized("Invalid admin token");
+  await next();
+});
+
+const ProvisionAccount = z
+  .object({
+    email: z.email().max(254),
+    name: z.string().trim().min(1).max(255),
+    deliverability_enabled: z.boolean().default(true),
+    ignore_ooo_replies: z.boolean().default(false),
+    rate_limit_per_minute: z.number().int().min(1).max(100_000).optional(),
+    rate_limit_burst: z.number().int().min(1).max(10_000).optional(),
+  })
+  .openapi("ProvisionAccount");
+
+const ProvisionedAccount = z
+  .object({ id: z.number().int(), email: z.string(), api_key: z.string() })
+  .openapi("ProvisionedAccount");
+
+const MintedAccountKey = z
+  .object({ id: z.number().int(), account_id: z.number().int(), api_key: z.string() })
+  .openapi("MintedAccountKey");
+
+const adminSecurity = [{ AdminBearer: [] }];
+
+const createAccount = createRoute({
+  method: "post",
+  path: "/admin/v1/accounts",
+  tags: ["Admin"],
+  summary: "Provision an account and its first account API key",
+  security: adminSecurity,
+  request: { body: jsonBody(ProvisionAccount) },
+  responses: {
+    201: json(ProvisionedAccount, "The account; api_key is shown only here"),
+    ...errorResponses(400, 401, 404, 422),
+  },
+});
+
+const createAccountKey = createRoute({
+  method: "post",
+  path: "/admin/v1/accounts/{id}/api-keys",
+  tags: ["Admin"],
+  summary: "Mint another account API key",
+  security: adminSecurity,
+  request: { params: z.object({ id: pathId("id") }) },
+  responses: {
+    201: json(MintedAccountKey, "The new key; api_key is shown only here"),
+    ...errorResponses(401, 404, 422),
+  },
+});
+
+export const adminRoutes = createRouter();
+adminRoutes.use("/admin/v1/*", adminAuth);
+
+adminRoutes.openapi(createAccount, async (c) => {
+  const body = c.req.valid("json");
+  const db = database(c.env.DB);
+  const email = body.email.toLowerCase();
+  const existing = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.email, email)).get();
+  if (existing) throw ApiError.badRequest("An account with this email already exists");
+  const key = await mintKey("account");
+  const now = new Date();
+  const batch = db.batch([
+    db
+      .insert(accounts)
+      .values({
+        email,
+        name: body.name,
+        deliverabilityEnabled: body.deliverability_enabled,
+        ignoreOooReplies: body.ignore_ooo_replies,
+        rateLimitPerMinute: body.rate_limit_per_minute ?? null,
+        rateLimitBurst: body.rate_limit_burst ?? null,
+        createdAt: now,
+      })
+      .returning({ id: accounts.id }),
+    db.insert(accountKeys).values({
+      accountId: sql`(SELECT id FROM accounts WHERE email = ${email})`,
+      keyHash: key.keyHash,
+      last4: key.last4,
+      createdAt: now,
+    }),
+  ]);
+  const [inserted] = await batch.catch((error: unknown) => {
+    if (isUniqueViolation(error)) throw ApiError.badRequest("An account with this email already exists");
+    throw error;
+  });
+  const id = inserted[0]!.id;
+  return c.json({ id, email, api_key: key.value }, 201);
+});
+
+adminRoutes.openapi(createAccountKey, async (c) => {
+  const { id } = c.req.valid("param");
+  const db = database(c.env.DB);
+  const account = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, id)).get();
+  if (!account) throw ApiError.notFound("Account not found");
+  const key = await mintKey("account");
+  const row = await db
+    .insert(accountKeys)
+    .values({ accountId: id, keyHash: key.keyHash, last4: key.last4, createdAt: new Date() })
+    .returning({ id: accountKeys.id })
+    .get();
+  return c.json({ id: row.id, account_id: id, api_key: key.value }, 201);
+});

@@ -1,0 +1,12 @@
+import { createRouter } from "../platform/openapi";
+import { analyticsRoutes } from "../analytics/routes";
+import { campaignRoutes } from "./routes";
+import { eventRoutes } from "../events/routes";
+import { leadRoutes } from "../leads/routes";
+
+/** Campaigns and what hangs off them: leads, events and analytics. */
+export const campaignDataRoutes = createRouter()
+  .route("/", analyticsRoutes)
+  .route("/", eventRoutes)
+  .route("/", leadRoutes)
+  .route("/", campaignRoutes);

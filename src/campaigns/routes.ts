@@ -1,0 +1,216 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { database, type Database } from "../platform/db";
+import { rawBatch } from "../platform/sql";
+import { campaignTags, campaigns, clients, tags, type CampaignStatus } from "../db/schema";
+import { nextCampaignStatus, STATUS_COMMANDS } from "./rules";
+import { iso } from "../platform/time";
+import { onCampaignStatusChanged } from "../events/hooks";
+import type { Principal } from "../platform/auth";
+import { findCampaign, visibleCampaigns, type CampaignRow } from "../platform/access";
+import { ApiError } from "../platform/errors";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+import { Campaign, CampaignParams, Ok, Tag } from "./schemas";
+
+const CreateCampaign = z
+  .object({
+    name: z.string().trim().min(1).max(255).default("Untitled Campaign"),
+    client_id: z.number().int().positive().nullable().optional(),
+  })
+  .openapi("CreateCampaign");
+
+const CreatedCampaign = z
+  .object({ ok: z.boolean(), id: z.number().int(), name: z.string(), created_at: z.string() })
+  .openapi("CreatedCampaign");
+
+const SetStatus = z.object({ status: z.enum(STATUS_COMMANDS) }).openapi("SetCampaignStatus");
+
+const MAX_TAGS = 50;
+const SetTags = z
+  .object({ tags: z.array(z.string().trim().min(1).max(64)).max(MAX_TAGS) })
+  .openapi("SetCampaignTags");
+
+const ListQuery = z.object({ client_id: z.coerce.number().int().positive().optional() });
+
+const createCampaign = createRoute({
+  method: "post",
+  path: "/api/v1/campaigns/create",
+  tags: ["Campaigns"],
+  summary: "Create a campaign (status DRAFTED)",
+  security: API_KEY_SECURITY,
+  request: { body: jsonBody(CreateCampaign) },
+  responses: { 200: json(CreatedCampaign, "The new campaign"), ...errorResponses(400, 401, 422, 429) },
+});
+
+const listCampaigns = createRoute({
+  method: "get",
+  path: "/api/v1/campaigns",
+  tags: ["Campaigns"],
+  summary: "List campaigns (a client key sees its client's only)",
+  security: API_KEY_SECURITY,
+  request: { query: ListQuery },
+  responses: { 200: json(z.array(Campaign), "Campaigns, oldest first"), ...errorResponses(401, 422, 429) },
+});
+
+const getCampaign = createRoute({
+  method: "get",
+  path: "/api/v1/campaigns/{campaign_id}",
+  tags: ["Campaigns"],
+  summary: "Read a campaign",
+  security: API_KEY_SECURITY,
+  request: { params: CampaignParams },
+  responses: { 200: json(Campaign, "The campaign"), ...errorResponses(401, 404, 422, 429) },
+});
+
+const setStatus = createRoute({
+  method: "post",
+  path: "/api/v1/campaigns/{campaign_id}/status",
+  tags: ["Campaigns"],
+  summary: "Start, pause or stop a campaign (STOPPED is final)",
+  security: API_KEY_SECURITY,
+  request: { params: CampaignParams, body: jsonBody(SetStatus) },
+  responses: { 200: json(Ok, "Status changed"), ...errorResponses(400, 401, 404, 422, 429) },
+});
+
+const setTags = createRoute({
+  method: "post",
+  path: "/api/v1/campaigns/{campaign_id}/tags",
+  tags: ["Campaigns"],
+  summary: "Replace a campaign's tags",
+  security: API_KEY_SECURITY,
+  request: { params: CampaignParams, body: jsonBody(SetTags) },
+  responses: {
+    200: json(z.object({ ok: z.boolean(), tags: z.array(Tag) }), "The campaign's tags"),
+    ...errorResponses(401, 404, 422, 429),
+  },
+});
+
+/** The client a new campaign belongs to: a client key's own, or one of the account's clients. */
+async function owningClient(db: Database, principal: Principal, requested: number | null | undefined) {
+  if (principal.clientId !== null) {
+    if (requested != null && requested !== principal.clientId) throw ApiError.badRequest("Client not found");
+    return principal.clientId;
+  }
+  if (requested == null) return null;
+  const client = await db
+    .select({ id: clients.id })
+    .from(clients)
+    .where(and(eq(clients.id, requested), eq(clients.accountId, principal.accountId)))
+    .get();
+  if (!client) throw ApiError.badRequest("Client not found");
+  return client.id;
+}
+
+async function tagsOf(db: Database, campaignIds: number[]) {
+  const byCampaign = new Map<number, { id: number; name: string }[]>(campaignIds.map((id) => [id, []]));
+  if (campaignIds.length === 0) return byCampaign;
+  const rows = await db
+    .select({ campaignId: campaignTags.campaignId, id: tags.id, name: tags.name })
+    .from(campaignTags)
+    .innerJoin(tags, eq(tags.id, campaignTags.tagId))
+    .where(inArray(campaignTags.campaignId, sql`(SELECT value FROM json_each(${JSON.stringify(campaignIds)}))`))
+    .orderBy(asc(tags.name));
+  for (const row of rows) byCampaign.get(row.campaignId)?.push({ id: row.id, name: row.name });
+  return byCampaign;
+}
+
+function present(row: CampaignRow, campaignTagList: { id: number; name: string }[]) {
+  return {
+    id: row.id,
+    user_id: row.accountId,
+    client_id: row.clientId,
+    name: row.name,
+    status: row.status,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+    tags: campaignTagList,
+  };
+}
+
+export const campaignRoutes = createRouter();
+
+campaignRoutes.openapi(createCampaign, async (c) => {
+  const principal = c.get("principal");
+  const body = c.req.valid("json");
+  const db = database(c.env.DB);
+  const clientId = await owningClient(db, principal, body.client_id);
+  const now = new Date();
+  const row = await db
+    .insert(campaigns)
+    .values({ accountId: principal.accountId, clientId, name: body.name, createdAt: now, updatedAt: now })
+    .returning()
+    .get();
+  return c.json({ ok: true, id: row.id, name: row.name, created_at: iso(row.createdAt) }, 200);
+});
+
+campaignRoutes.openapi(listCampaigns, async (c) => {
+  const principal = c.get("principal");
+  const { client_id } = c.req.valid("query");
+  const db = database(c.env.DB);
+  const rows = await db
+    .select()
+    .from(campaigns)
+    .where(and(visibleCampaigns(principal), client_id === undefined ? undefined : eq(campaigns.clientId, client_id)))
+    .orderBy(asc(campaigns.id));
+  const tagMap = await tagsOf(
+    db,
+    rows.map((row) => row.id),
+  );
+  return c.json(
+    rows.map((row) => present(row, tagMap.get(row.id) ?? [])),
+    200,
+  );
+});
+
+campaignRoutes.openapi(getCampaign, async (c) => {
+  const db = database(c.env.DB);
+  const row = await findCampaign(db, c.get("principal"), c.req.valid("param").campaign_id);
+  const tagMap = await tagsOf(db, [row.id]);
+  return c.json(present(row, tagMap.get(row.id) ?? []), 200);
+});
+
+campaignRoutes.openapi(setStatus, async (c) => {
+  const principal = c.get("principal");
+  const db = database(c.env.DB);
+  const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
+  const next = nextCampaignStatus(campaign.status, c.req.valid("json").status);
+  if (next === null) throw ApiError.badRequest("A stopped campaign cannot change status");
+  if (next === campaign.status) return c.json({ ok: true }, 200);
+  const now = new Date();
+  const changed = await db
+    .update(campaigns)
+    .set({ status: next, updatedAt: now })
+    .where(and(eq(campaigns.id, campaign.id), eq(campaigns.status, campaign.status)))
+    .returning({ id: campaigns.id })
+    .get();
+  if (changed) await notifyStatusChange(c.env, campaign, next, now);
+  return c.json({ ok: true }, 200);
+});
+
+function notifyStatusChange(env: Parameters<typeof onCampaignStatusChanged>[0], campaign: CampaignRow, next: CampaignStatus, at: Date) {
+  return onCampaignStatusChanged(env, {
+    accountId: campaign.accountId,
+    campaignId: campaign.id,
+    oldStatus: campaign.status,
+    newStatus: next,
+    occurredAt: at,
+  });
+}
+
+campaignRoutes.openapi(setTags, async (c) => {
+  const principal = c.get("principal");
+  const db = database(c.env.DB);
+  const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
+  const names = [...new Set(c.req.valid("json").tags)];
+  const namesJson = JSON.stringify(names);
+  await rawBatch(c.env.DB, [
+    sql`INSERT INTO tags (account_id, name) SELECT ${principal.accountId}, value FROM json_each(${namesJson}) WHERE true
+        ON CONFLICT (account_id, name) DO NOTHING`,
+    sql`DELETE FROM campaign_tags WHERE campaign_id = ${campaign.id}`,
+    sql`INSERT INTO campaign_tags (campaign_id, tag_id)
+        SELECT ${campaign.id}, id FROM tags WHERE account_id = ${principal.accountId}
+        AND name IN (SELECT value FROM json_each(${namesJson}))`,
+  ]);
+  const tagMap = await tagsOf(db, [campaign.id]);
+  return c.json({ ok: true, tags: tagMap.get(campaign.id) ?? [] }, 200);
+});

@@ -1,0 +1,92 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { and, asc, eq } from "drizzle-orm";
+import { database } from "../platform/db";
+import { clients } from "../db/schema";
+import { iso } from "../platform/time";
+import { requireAccountKey } from "../platform/auth";
+import { ApiError } from "../platform/errors";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+
+const SaveClient = z
+  .object({
+    id: z.number().int().positive().optional(),
+    name: z.string().trim().min(1).max(255),
+    email: z.email().max(254),
+  })
+  .openapi("SaveClient");
+
+const SavedClient = z
+  .object({ ok: z.boolean(), clientId: z.number().int(), id: z.number().int(), name: z.string(), email: z.string() })
+  .openapi("SavedClient");
+
+const Client = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    email: z.string(),
+    user_id: z.number().int(),
+    created_at: z.string(),
+  })
+  .openapi("Client");
+
+const saveClient = createRoute({
+  method: "post",
+  path: "/api/v1/client/save",
+  tags: ["Clients"],
+  summary: "Create a client sub-account, or update one when id is given",
+  security: API_KEY_SECURITY,
+  request: { body: jsonBody(SaveClient) },
+  responses: { 200: json(SavedClient, "The saved client"), ...errorResponses(400, 401, 422, 429) },
+});
+
+const listClients = createRoute({
+  method: "get",
+  path: "/api/v1/client",
+  tags: ["Clients"],
+  summary: "List the account's clients",
+  security: API_KEY_SECURITY,
+  responses: { 200: json(z.array(Client), "Every client of the account"), ...errorResponses(401, 429) },
+});
+
+export const clientRoutes = createRouter();
+
+clientRoutes.openapi(saveClient, async (c) => {
+  const principal = c.get("principal");
+  requireAccountKey(principal);
+  const body = c.req.valid("json");
+  const db = database(c.env.DB);
+  const row = body.id
+    ? await db
+        .update(clients)
+        .set({ name: body.name, email: body.email })
+        .where(and(eq(clients.id, body.id), eq(clients.accountId, principal.accountId)))
+        .returning()
+        .get()
+    : await db
+        .insert(clients)
+        .values({ accountId: principal.accountId, name: body.name, email: body.email, createdAt: new Date() })
+        .returning()
+        .get();
+  if (!row) throw ApiError.badRequest("Client not found");
+  return c.json({ ok: true, clientId: row.id, id: row.id, name: row.name, email: row.email }, 200);
+});
+
+clientRoutes.openapi(listClients, async (c) => {
+  const principal = c.get("principal");
+  requireAccountKey(principal);
+  const rows = await database(c.env.DB)
+    .select()
+    .from(clients)
+    .where(eq(clients.accountId, principal.accountId))
+    .orderBy(asc(clients.id));
+  return c.json(
+    rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      email: row.email,
+      user_id: row.accountId,
+      created_at: iso(row.createdAt),
+    })),
+    200,
+  );
+});

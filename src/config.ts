@@ -1,0 +1,32 @@
+import type { Principal } from "./platform/auth";
+import type { AuthFailureLimiter, KeyGate } from "./keys/gate.do";
+import type { RateLimitInfo } from "./platform/auth";
+import type { DeliveryMessage } from "./webhooks/outbox";
+
+/** Bindings and vars declared in wrangler.toml, plus secrets from `wrangler secret put`. */
+export interface Bindings {
+  DB: D1Database;
+  ASSETS: Fetcher;
+  MAINTENANCE_MODE?: string;
+  ADMIN_TOKEN?: string;
+  KEY_GATE: DurableObjectNamespace<KeyGate>;
+  AUTH_FAILURES: DurableObjectNamespace<AuthFailureLimiter>;
+  RATE_LIMIT_PER_MINUTE?: string;
+  RATE_LIMIT_BURST?: string;
+  AUTH_FAILURES_PER_MINUTE?: string;
+  WEBHOOK_QUEUE: Queue<DeliveryMessage>;
+  /** "true" (local development) admits http and loopback webhook URLs. */
+  ALLOW_INSECURE_WEBHOOKS?: string;
+}
+
+/** Per-request values that middleware hands to handlers. */
+export interface Variables {
+  requestId: string;
+  principal: Principal;
+  rateLimit: RateLimitInfo;
+}
+
+export interface AppEnv {
+  Bindings: Bindings;
+  Variables: Variables;
+}

@@ -1,0 +1,135 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { asc, count, eq } from "drizzle-orm";
+import { database } from "../platform/db";
+import { spamTestFolders, spamTests } from "../db/schema";
+import { iso } from "../platform/time";
+import { ApiError } from "../platform/errors";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
+import { findFolder, ownedBy, type FolderRow } from "./shared";
+
+const Folder = z
+  .object({ id: z.number().int(), name: z.string(), created_at: z.string(), updated_at: z.string() })
+  .openapi("SpamTestFolder");
+
+const FolderDetail = Folder.extend({
+  test_count: z.number().int(),
+  tests: z.array(z.object({ id: z.string(), test_name: z.string(), test_type: z.string(), status: z.string() })),
+}).openapi("SpamTestFolderDetail");
+
+const name = z.string().trim().min(1).max(255);
+const CreateFolder = z
+  .object({ name: name.optional(), folder_name: name.optional(), folderName: name.optional() })
+  .refine((b) => b.name ?? b.folder_name ?? b.folderName, { message: "name is required", path: ["name"] })
+  .openapi("CreateSpamTestFolder");
+
+const FolderParams = z.object({ folder_id: pathId("folder_id") });
+const tags = ["Deliverability"];
+
+const routes = {
+  create: createRoute({
+    method: "post",
+    path: "/api/v1/spam-test/folder",
+    tags,
+    summary: "Create a folder for spam tests",
+    security: API_KEY_SECURITY,
+    request: { body: jsonBody(CreateFolder) },
+    responses: { 200: json(Folder, "The folder"), ...errorResponses(401, 404, 422, 429) },
+  }),
+  list: createRoute({
+    method: "get",
+    path: "/api/v1/spam-test/folder",
+    tags,
+    summary: "List folders",
+    security: API_KEY_SECURITY,
+    responses: { 200: json(z.array(Folder), "Folders"), ...errorResponses(401, 404, 429) },
+  }),
+  read: createRoute({
+    method: "get",
+    path: "/api/v1/smart-delivery/folders/{folder_id}",
+    tags,
+    summary: "Read a folder with its tests",
+    security: API_KEY_SECURITY,
+    request: { params: FolderParams },
+    responses: { 200: json(z.object({ success: z.boolean(), data: FolderDetail }), "The folder"), ...errorResponses(401, 404, 422, 429) },
+  }),
+  readAlias: createRoute({
+    method: "get",
+    path: "/api/v1/spam-test/folder/{folder_id}",
+    tags,
+    summary: "Read a folder (bare)",
+    security: API_KEY_SECURITY,
+    request: { params: FolderParams },
+    responses: { 200: json(Folder, "The folder"), ...errorResponses(401, 404, 422, 429) },
+  }),
+  remove: createRoute({
+    method: "delete",
+    path: "/api/v1/spam-test/folder/{folder_id}",
+    tags,
+    summary: "Delete an empty folder",
+    security: API_KEY_SECURITY,
+    request: { params: FolderParams },
+    responses: { 200: json(z.object({ ok: z.boolean() }), "Deleted"), ...errorResponses(400, 401, 404, 422, 429) },
+  }),
+};
+
+function present(row: FolderRow) {
+  return { id: row.id, name: row.name, created_at: iso(row.createdAt), updated_at: iso(row.updatedAt) };
+}
+
+export const folderRoutes = createRouter();
+
+folderRoutes.openapi(routes.create, async (c) => {
+  const principal = c.get("principal");
+  const body = c.req.valid("json");
+  const now = new Date();
+  const row = await database(c.env.DB)
+    .insert(spamTestFolders)
+    .values({ accountId: principal.accountId, clientId: principal.clientId, name: (body.name ?? body.folder_name ?? body.folderName)!, createdAt: now, updatedAt: now })
+    .returning()
+    .get();
+  return c.json(present(row), 200);
+});
+
+folderRoutes.openapi(routes.list, async (c) => {
+  const rows = await database(c.env.DB)
+    .select()
+    .from(spamTestFolders)
+    .where(ownedBy(c.get("principal"), spamTestFolders))
+    .orderBy(asc(spamTestFolders.id));
+  return c.json(rows.map(present), 200);
+});
+
+folderRoutes.openapi(routes.read, async (c) => {
+  const db = database(c.env.DB);
+  const folder = await findFolder(db, c.get("principal"), c.req.valid("param").folder_id);
+  const tests = await db
+    .select({ id: spamTests.id, testName: spamTests.testName, testType: spamTests.testType, status: spamTests.status })
+    .from(spamTests)
+    .where(eq(spamTests.folderId, folder.id))
+    .orderBy(asc(spamTests.id));
+  return c.json(
+    {
+      success: true,
+      data: {
+        ...present(folder),
+        test_count: tests.length,
+        tests: tests.map((t) => ({ id: String(t.id), test_name: t.testName, test_type: t.testType, status: t.status })),
+      },
+    },
+    200,
+  );
+});
+
+folderRoutes.openapi(routes.readAlias, async (c) => {
+  const folder = await findFolder(database(c.env.DB), c.get("principal"), c.req.valid("param").folder_id);
+  return c.json(present(folder), 200);
+});
+
+folderRoutes.openapi(routes.remove, async (c) => {
+  const db = database(c.env.DB);
+  const folder = await findFolder(db, c.get("principal"), c.req.valid("param").folder_id);
+  const inside = await db.select({ n: count() }).from(spamTests).where(eq(spamTests.folderId, folder.id)).get();
+  if ((inside?.n ?? 0) > 0) throw ApiError.badRequest("Folder is not empty");
+  await db.delete(spamTestFolders).where(eq(spamTestFolders.id, folder.id));
+  return c.json({ ok: true }, 200);
+});

@@ -1,0 +1,19 @@
+import { deliverabilityGate } from "./gate";
+import { createRouter } from "../platform/openapi";
+import { folderRoutes } from "./folder-routes";
+import { providerRoutes } from "./provider-routes";
+import { reportRoutes } from "./report-routes";
+import { spamTestRoutes } from "./spam-test-routes";
+
+/**
+ * Deliverability ({delivery_url}): behind the account-level gate. Folder and catalogue routes
+ * come before `spam-test/{spamTestId}` so their fixed paths win.
+ */
+export const deliverabilityRoutes = createRouter();
+deliverabilityRoutes.use("/api/v1/spam-test/*", deliverabilityGate);
+deliverabilityRoutes.use("/api/v1/smart-delivery/*", deliverabilityGate);
+deliverabilityRoutes
+  .route("/", providerRoutes)
+  .route("/", folderRoutes)
+  .route("/", reportRoutes)
+  .route("/", spamTestRoutes);

@@ -1,0 +1,321 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { asc, eq, sql } from "drizzle-orm";
+import { database, type Database } from "../platform/db";
+import { statement } from "../platform/sql";
+import { PLACEMENT_FOLDERS, spamProviders, spamTestRuns, spamTestSenders } from "../db/schema";
+import { adjustedTotal, countByProvider, emptyCounts, sumCounts, type Folder } from "./placement-report";
+import { iso } from "../platform/time";
+import type { Principal } from "../platform/auth";
+import { ApiError, type ValidationIssue } from "../platform/errors";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+import { findTest, SpamTestParams, type SpamTestRow } from "./shared";
+
+const SenderAccount = z
+  .object({
+    id: z.string(),
+    spam_test_id: z.string(),
+    from_email: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    client_id: z.string().nullable(),
+    user_id: z.string(),
+  })
+  .openapi("SenderAccount");
+
+const RecordResults = z
+  .object({
+    run_no: z.number().int().positive().optional(),
+    results: z
+      .array(
+        z.object({
+          provider_id: z.string().min(1).max(64),
+          sender_email: z.email(),
+          seed_email: z.string().max(320).optional(),
+          folder: z.enum(PLACEMENT_FOLDERS),
+          received_at: z.iso.datetime({ offset: true }).optional(),
+        }),
+      )
+      .min(1)
+      .max(1000),
+  })
+  .openapi("RecordPlacementResults");
+
+const testIdField = z.union([z.string(), z.number()]);
+const ProviderReportRequest = z
+  .object({
+    spam_test_id: testIdField.optional(),
+    spamTestId: testIdField.optional(),
+    test_id: testIdField.optional(),
+    run_no: z.number().int().positive().optional(),
+  })
+  .refine((b) => b.spam_test_id !== undefined || b.spamTestId !== undefined || b.test_id !== undefined, {
+    message: "spam_test_id is required",
+    path: ["spam_test_id"],
+  })
+  .openapi("ProviderReportRequest");
+
+const ProviderRow = z.object({
+  provider_id: z.string(),
+  provider_name: z.string(),
+  region: z.string(),
+  inbox_count: z.number().int(),
+  tab_count: z.number().int(),
+  spam_count: z.number().int(),
+  not_received_count: z.number().int(),
+  total_count: z.number().int(),
+});
+
+const tags = ["Deliverability"];
+const routes = {
+  senders: createRoute({
+    method: "get",
+    path: "/api/v1/spam-test/report/{spamTestId}/sender-accounts",
+    tags,
+    summary: "The sender accounts of a spam test",
+    security: API_KEY_SECURITY,
+    request: { params: SpamTestParams },
+    responses: { 200: json(z.array(SenderAccount), "Sender accounts"), ...errorResponses(401, 404, 429) },
+  }),
+  results: createRoute({
+    method: "post",
+    path: "/api/v1/spam-test/{spamTestId}/results",
+    tags,
+    summary: "Record where test emails landed (placement checker)",
+    security: API_KEY_SECURITY,
+    request: { params: SpamTestParams, body: jsonBody(RecordResults) },
+    responses: { 200: json(z.object({ ok: z.boolean(), recorded: z.number().int() }), "Recorded"), ...errorResponses(400, 401, 404, 422, 429) },
+  }),
+  providerReport: createRoute({
+    method: "post",
+    path: "/api/v1/smart-delivery/provider-report",
+    tags,
+    summary: "Placement per provider for a run (default: the latest)",
+    security: API_KEY_SECURITY,
+    request: { body: jsonBody(ProviderReportRequest) },
+    responses: {
+      200: json(
+        z.object({
+          success: z.boolean(),
+          data: z.object({
+            spam_test_id: z.string(),
+            status: z.string(),
+            run_no: z.number().int(),
+            overall_total_count: z.number().int(),
+            providers: z.array(ProviderRow),
+          }),
+        }),
+        "The report",
+      ),
+      ...errorResponses(401, 404, 422, 429),
+    },
+  }),
+  providerwise: createRoute({
+    method: "post",
+    path: "/api/v1/spam-test/report/{spamTestId}/providerwise",
+    tags,
+    summary: "Placement per provider (the hosted service's report form)",
+    security: API_KEY_SECURITY,
+    request: { params: SpamTestParams },
+    responses: {
+      200: json(
+        z.object({
+          overallTotalCount: z.number().int(),
+          status: z.string(),
+          result: z.array(
+            z.object({
+              provider_id: z.string(),
+              provider_name: z.string(),
+              group_id: z.string(),
+              region_id: z.string(),
+              inbox_count: z.number().int(),
+              tab_count: z.number().int(),
+              spam_count: z.number().int(),
+              adjusted_total_email_count: z.number().int(),
+            }),
+          ),
+        }),
+        "The report",
+      ),
+      ...errorResponses(401, 404, 429),
+    },
+  }),
+  history: createRoute({
+    method: "get",
+    path: "/api/v1/spam-test/report/{spamTestId}/schedule-history",
+    tags,
+    summary: "Every run of a test with its placement counts",
+    security: API_KEY_SECURITY,
+    request: { params: SpamTestParams },
+    responses: {
+      200: json(
+        z.object({
+          success: z.boolean(),
+          data: z.array(
+            z.object({
+              run_no: z.number().int(),
+              scheduled_at: z.string(),
+              started_at: z.string(),
+              inbox_count: z.number().int(),
+              tab_count: z.number().int(),
+              spam_count: z.number().int(),
+              not_received_count: z.number().int(),
+              pending_count: z.number().int(),
+              total_count: z.number().int(),
+            }),
+          ),
+        }),
+        "Runs, oldest first",
+      ),
+      ...errorResponses(401, 404, 429),
+    },
+  }),
+};
+
+async function folderCounts(d1: D1Database, testId: number, runNo?: number) {
+  const rows = await statement(
+    d1,
+    sql`SELECT run_no, provider_id, folder, count(*) AS n FROM spam_test_results
+        WHERE spam_test_id = ${testId} ${runNo === undefined ? sql`` : sql`AND run_no = ${runNo}`}
+        GROUP BY run_no, provider_id, folder`,
+  ).all<{ run_no: number; provider_id: string; folder: Folder; n: number }>();
+  return rows.results;
+}
+
+async function providerReport(db: Database, d1: D1Database, principal: Principal, id: string | number, runNo?: number) {
+  const test = await findTest(db, principal, id);
+  const run = runNo ?? test.testRunNo;
+  const counts = countByProvider((await folderCounts(d1, test.id, run)).map((r) => ({ providerId: r.provider_id, folder: r.folder, n: r.n })));
+  const catalogue = new Map((await db.select().from(spamProviders)).map((p) => [p.id, p]));
+  const providers = test.providerIds.map((id) => ({ id, provider: catalogue.get(id)!, counts: counts.get(id) ?? emptyCounts() }));
+  return { test, run, providers };
+}
+
+export const reportRoutes = createRouter();
+
+reportRoutes.openapi(routes.senders, async (c) => {
+  const db = database(c.env.DB);
+  const test = await findTest(db, c.get("principal"), c.req.valid("param").spamTestId);
+  const rows = await db.select().from(spamTestSenders).where(eq(spamTestSenders.spamTestId, test.id)).orderBy(asc(spamTestSenders.id));
+  return c.json(
+    rows.map((row) => ({
+      id: String(row.id),
+      spam_test_id: String(test.id),
+      from_email: row.fromEmail,
+      created_at: iso(row.createdAt),
+      updated_at: iso(row.updatedAt),
+      client_id: test.clientId === null ? null : String(test.clientId),
+      user_id: String(test.accountId),
+    })),
+    200,
+  );
+});
+
+/** Every result must name one of the test's providers and senders, in an existing run. */
+async function checkResults(db: Database, test: SpamTestRow, body: z.infer<typeof RecordResults>, run: number) {
+  const senders = new Set(
+    (await db.select({ email: spamTestSenders.fromEmail }).from(spamTestSenders).where(eq(spamTestSenders.spamTestId, test.id))).map((r) => r.email),
+  );
+  const issues: ValidationIssue[] = [];
+  body.results.forEach((result, index) => {
+    if (!test.providerIds.includes(result.provider_id)) issues.push({ path: `results.${index}.provider_id`, message: "Not a provider of this test" });
+    if (!senders.has(result.sender_email.toLowerCase())) issues.push({ path: `results.${index}.sender_email`, message: "Not a sender of this test" });
+  });
+  if (issues.length) throw ApiError.validation(issues);
+  const exists = await db.select({ id: spamTestRuns.id }).from(spamTestRuns).where(sql`${spamTestRuns.spamTestId} = ${test.id} AND ${spamTestRuns.runNo} = ${run}`).get();
+  if (!exists) throw ApiError.badRequest(`Run ${run} of this test has not started`);
+}
+
+reportRoutes.openapi(routes.results, async (c) => {
+  const db = database(c.env.DB);
+  const test = await findTest(db, c.get("principal"), c.req.valid("param").spamTestId);
+  const body = c.req.valid("json");
+  const run = body.run_no ?? test.testRunNo;
+  await checkResults(db, test, body, run);
+  const now = Date.now();
+  const rows = body.results.map((r) => ({
+    provider_id: r.provider_id,
+    sender_email: r.sender_email.toLowerCase(),
+    seed_email: r.seed_email ?? null,
+    folder: r.folder,
+    received_at: r.received_at ? Date.parse(r.received_at) : null,
+  }));
+  // One statement whatever the count; a later result for the same cell replaces the earlier one.
+  await statement(
+    c.env.DB,
+    sql`INSERT INTO spam_test_results (spam_test_id, run_no, provider_id, sender_email, seed_email, folder, received_at, updated_at)
+        SELECT ${test.id}, ${run}, value ->> '$.provider_id', value ->> '$.sender_email',
+               coalesce(value ->> '$.seed_email', (SELECT seed_email FROM spam_providers WHERE id = value ->> '$.provider_id')),
+               value ->> '$.folder', value ->> '$.received_at', ${now}
+        FROM json_each(${JSON.stringify(rows)}) WHERE true
+        ON CONFLICT (spam_test_id, run_no, provider_id, sender_email) DO UPDATE SET
+          folder = excluded.folder, received_at = excluded.received_at, seed_email = excluded.seed_email, updated_at = excluded.updated_at`,
+  ).run();
+  return c.json({ ok: true, recorded: rows.length }, 200);
+});
+
+reportRoutes.openapi(routes.providerReport, async (c) => {
+  const body = c.req.valid("json");
+  const id = (body.spam_test_id ?? body.spamTestId ?? body.test_id)!;
+  const { test, run, providers } = await providerReport(database(c.env.DB), c.env.DB, c.get("principal"), id, body.run_no);
+  return c.json(
+    {
+      success: true,
+      data: {
+        spam_test_id: String(test.id),
+        status: test.status,
+        run_no: run,
+        overall_total_count: providers.reduce((sum, p) => sum + p.counts.total_count, 0),
+        providers: providers.map(({ id, provider, counts }) => ({
+          provider_id: id,
+          provider_name: provider.name,
+          region: provider.regionName,
+          inbox_count: counts.inbox_count,
+          tab_count: counts.tab_count,
+          spam_count: counts.spam_count,
+          not_received_count: counts.not_received_count,
+          total_count: counts.total_count,
+        })),
+      },
+    },
+    200,
+  );
+});
+
+reportRoutes.openapi(routes.providerwise, async (c) => {
+  const { test, providers } = await providerReport(database(c.env.DB), c.env.DB, c.get("principal"), c.req.valid("param").spamTestId);
+  return c.json(
+    {
+      overallTotalCount: providers.reduce((sum, p) => sum + p.counts.total_count, 0),
+      status: test.status,
+      result: providers.map(({ id, provider, counts }) => ({
+        provider_id: id,
+        provider_name: provider.name,
+        group_id: provider.groupId,
+        region_id: provider.regionId,
+        inbox_count: counts.inbox_count,
+        tab_count: counts.tab_count,
+        spam_count: counts.spam_count,
+        adjusted_total_email_count: adjustedTotal(counts),
+      })),
+    },
+    200,
+  );
+});
+
+reportRoutes.openapi(routes.history, async (c) => {
+  const db = database(c.env.DB);
+  const test = await findTest(db, c.get("principal"), c.req.valid("param").spamTestId);
+  const runs = await db.select().from(spamTestRuns).where(eq(spamTestRuns.spamTestId, test.id)).orderBy(asc(spamTestRuns.runNo));
+  const counts = await folderCounts(c.env.DB, test.id);
+  return c.json(
+    {
+      success: true,
+      data: runs.map((run) => {
+        const rows = counts.filter((r) => r.run_no === run.runNo).map((r) => ({ providerId: r.provider_id, folder: r.folder, n: r.n }));
+        const totals = sumCounts(countByProvider(rows).values());
+        return { run_no: run.runNo, scheduled_at: iso(run.slotAt), started_at: iso(run.startedAt), ...totals };
+      }),
+    },
+    200,
+  );
+});

@@ -1,0 +1,151 @@
+import { z } from "@hono/zod-openapi";
+import { and, eq, type SQL } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { Database } from "../platform/db";
+import { spamTestFolders, spamTests } from "../db/schema";
+import { iso } from "../platform/time";
+import type { Principal } from "../platform/auth";
+import { ApiError } from "../platform/errors";
+
+export type SpamTestRow = typeof spamTests.$inferSelect;
+export type FolderRow = typeof spamTestFolders.$inferSelect;
+
+export const TEST_NOT_FOUND = "Spam test not found";
+export const FOLDER_NOT_FOUND = "Folder not found";
+
+/** Spam test ids travel as decimal strings; anything else names no test. */
+export const SpamTestParams = z.object({
+  spamTestId: z.string().openapi({ param: { name: "spamTestId", in: "path" }, example: "12" }),
+});
+
+export function parseTestId(value: string | number): number | null {
+  const text = String(value);
+  return /^\d{1,15}$/.test(text) ? Number(text) : null;
+}
+
+/** What a principal may see: its account's, and for a client key only its client's. */
+export function ownedBy(principal: Principal, table: { accountId: AnySQLiteColumn; clientId: AnySQLiteColumn }): SQL {
+  const account = eq(table.accountId, principal.accountId);
+  return principal.clientId === null ? account : and(account, eq(table.clientId, principal.clientId))!;
+}
+
+export async function findTest(db: Database, principal: Principal, id: string | number): Promise<SpamTestRow> {
+  const testId = parseTestId(id);
+  const row = testId === null ? undefined : await db.select().from(spamTests).where(and(eq(spamTests.id, testId), ownedBy(principal, spamTests))).get();
+  if (!row) throw ApiError.notFound(TEST_NOT_FOUND);
+  return row;
+}
+
+export async function findFolder(db: Database, principal: Principal, id: number): Promise<FolderRow> {
+  const row = await db
+    .select()
+    .from(spamTestFolders)
+    .where(and(eq(spamTestFolders.id, id), ownedBy(principal, spamTestFolders)))
+    .get();
+  if (!row) throw ApiError.notFound(FOLDER_NOT_FOUND);
+  return row;
+}
+
+const idText = (value: number | null) => (value === null ? null : String(value));
+const time = (value: Date | null) => (value === null ? null : iso(value));
+
+/** The fields the creation answers carry (the scheduled ones only for automated tests). */
+export function presentCreated(row: SpamTestRow) {
+  return {
+    id: String(row.id),
+    test_name: row.testName,
+    description: row.description ?? "",
+    test_type: row.testType,
+    spam_filters: row.spamFilters,
+    link_checker: row.linkChecker,
+    campaign_id: String(row.campaignId),
+    sequence_mapping_id: row.sequenceMappingId,
+    all_email_sent_without_time_gap: row.allEmailSentWithoutTimeGap,
+    min_time_btwn_emails: row.minTimeBtwnEmails,
+    min_time_unit: row.minTimeUnit,
+    is_warmup: row.isWarmup,
+    test_with_sl_account: false,
+    has_seed_mapping: true,
+    status: row.status,
+    user_id: String(row.accountId),
+    email_track_id: row.emailTrackId,
+    provider_id: row.providerIds.join(","),
+    ...(row.testType === "automated" && {
+      schedule_start_time: time(row.scheduleStartTime),
+      test_end_date: time(row.testEndDate),
+      every_days: row.everyDays,
+      scheduler_cron_value: row.schedulerCronValue,
+    }),
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
+}
+
+/** Exactly the single-test read's fields. */
+export function presentSingle(row: SpamTestRow) {
+  return {
+    id: String(row.id),
+    test_name: row.testName,
+    test_type: row.testType,
+    description: row.description ?? "",
+    folder_id: idText(row.folderId),
+    link_checker: row.linkChecker,
+    test_with_sl_account: false,
+    campaign_id: String(row.campaignId),
+    sequence_mapping_id: row.sequenceMappingId,
+    provider_id: row.providerIds.join(","),
+    client_id: idText(row.clientId),
+    user_id: String(row.accountId),
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
+}
+
+export const CreatedSpamTest = z
+  .object({
+    id: z.string(),
+    test_name: z.string(),
+    description: z.string(),
+    test_type: z.enum(["manual", "automated"]),
+    spam_filters: z.boolean(),
+    link_checker: z.boolean(),
+    campaign_id: z.string(),
+    sequence_mapping_id: z.string(),
+    all_email_sent_without_time_gap: z.boolean(),
+    min_time_btwn_emails: z.number().int(),
+    min_time_unit: z.string(),
+    is_warmup: z.boolean(),
+    test_with_sl_account: z.boolean(),
+    has_seed_mapping: z.boolean(),
+    status: z.string(),
+    user_id: z.string(),
+    email_track_id: z.string(),
+    provider_id: z.string(),
+    schedule_start_time: z.string().nullable().optional(),
+    test_end_date: z.string().nullable().optional(),
+    every_days: z.number().int().nullable().optional(),
+    scheduler_cron_value: z.string().nullable().optional(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    seed_emails: z.array(z.object({ provider_id: z.string(), email: z.string() })),
+  })
+  .openapi("SpamTest");
+
+export const SingleSpamTest = z
+  .object({
+    id: z.string(),
+    test_name: z.string(),
+    test_type: z.enum(["manual", "automated"]),
+    description: z.string(),
+    folder_id: z.string().nullable(),
+    link_checker: z.boolean(),
+    test_with_sl_account: z.boolean(),
+    campaign_id: z.string(),
+    sequence_mapping_id: z.string(),
+    provider_id: z.string(),
+    client_id: z.string().nullable(),
+    user_id: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("SpamTestRead");

@@ -1,0 +1,288 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { and, count, desc, eq, sql } from "drizzle-orm";
+import type { Context } from "hono";
+import { database, type Database } from "../platform/db";
+import { rawBatch } from "../platform/sql";
+import { spamProviders, spamTests, TIME_UNITS } from "../db/schema";
+import { startRun } from "./runs-store";
+import { cronFromObject, isFiveFieldCron, slotAtOrAfter } from "./schedule";
+import { isTimeZone } from "../platform/zoned-time";
+import type { AppEnv } from "../config";
+import { findCampaign } from "../platform/access";
+import { ApiError, type ValidationIssue } from "../platform/errors";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+import {
+  CreatedSpamTest,
+  findFolder,
+  findTest,
+  ownedBy,
+  parseTestId,
+  presentCreated,
+  presentSingle,
+  SingleSpamTest,
+  SpamTestParams,
+  type SpamTestRow,
+} from "./shared";
+
+const numericId = z.union([z.number().int().positive(), z.string().regex(/^\d{1,15}$/).transform(Number)]);
+
+const manualFields = {
+  test_name: z.string().trim().min(1).max(255),
+  description: z.string().max(5000).nullish(),
+  spam_filters: z.union([z.boolean(), z.array(z.string().min(1).max(100)).max(50)]),
+  link_checker: z.boolean().default(false),
+  campaign_id: numericId,
+  sequence_mapping_id: z.union([z.string().trim().min(1).max(64), z.number().int().nonnegative()]).transform(String),
+  provider_ids: z.array(z.string().min(1).max(64)).min(1).max(50).optional(),
+  provider_id: z.string().min(1).max(2000).optional(),
+  sender_accounts: z.array(z.email()).min(1).max(50),
+  all_email_sent_without_time_gap: z.boolean().default(false),
+  min_time_btwn_emails: z.number().int().min(1).max(100_000).default(10),
+  min_time_unit: z.enum(TIME_UNITS).default("minutes"),
+  is_warmup: z.boolean().default(false),
+  folder_id: numericId.nullish(),
+};
+
+const providersGiven = {
+  check: (body: { provider_ids?: string[]; provider_id?: string }) => body.provider_ids !== undefined || body.provider_id !== undefined,
+  message: { message: "provider_ids is required", path: ["provider_ids"] },
+};
+
+const ManualTest = z.object(manualFields).refine(providersGiven.check, providersGiven.message).openapi("CreateManualSpamTest");
+
+const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
+const ScheduleObject = z.object({
+  tz: z.string().refine(isTimeZone, "Must be an IANA time zone name").optional(),
+  days: z.array(z.number().int().min(0).max(6)).min(1).max(7),
+  startHour: z.string().regex(HH_MM, "Must be HH:MM"),
+  endHour: z.string().regex(HH_MM, "Must be HH:MM").optional(),
+});
+
+const ScheduledTest = z
+  .object({
+    ...manualFields,
+    schedule_start_time: z.iso
+      .datetime({ offset: true })
+      .refine((value) => Date.parse(value) >= Date.now() - 60_000, "schedule_start_time must not be in the past"),
+    test_end_date: z.union([z.iso.datetime({ offset: true }), z.iso.date()]),
+    every_days: z.number().int().min(1).max(30).default(1),
+    scheduler_cron_value: z.union([z.string().refine(isFiveFieldCron, "Must be a five-field cron expression"), ScheduleObject]),
+    tz: z.string().refine(isTimeZone, "Must be an IANA time zone name").optional(),
+  })
+  .refine(providersGiven.check, providersGiven.message)
+  .refine((body) => Date.parse(body.test_end_date) > Date.parse(body.schedule_start_time), {
+    message: "test_end_date must be after schedule_start_time",
+    path: ["test_end_date"],
+  })
+  .openapi("CreateScheduledSpamTest");
+
+type ManualBody = z.infer<typeof ManualTest>;
+
+const CreatedAnswer = json(CreatedSpamTest, "The new spam test");
+const tags = ["Deliverability"];
+
+const routes = {
+  manual: createRoute({
+    method: "post",
+    path: "/api/v1/spam-test/manual",
+    tags,
+    summary: "Create a manual spam test (send to the returned seed inboxes)",
+    security: API_KEY_SECURITY,
+    request: { body: jsonBody(ManualTest) },
+    responses: { 200: CreatedAnswer, ...errorResponses(400, 401, 404, 422, 429) },
+  }),
+  schedule: createRoute({
+    method: "post",
+    path: "/api/v1/spam-test/schedule",
+    tags,
+    summary: "Create a scheduled (recurring) spam test",
+    security: API_KEY_SECURITY,
+    request: { body: jsonBody(ScheduledTest) },
+    responses: { 200: CreatedAnswer, ...errorResponses(400, 401, 404, 422, 429) },
+  }),
+  read: createRoute({
+    method: "get",
+    path: "/api/v1/spam-test/{spamTestId}",
+    tags,
+    summary: "Read a spam test",
+    security: API_KEY_SECURITY,
+    request: { params: SpamTestParams },
+    responses: { 200: json(SingleSpamTest, "The spam test"), ...errorResponses(401, 404, 429) },
+  }),
+  list: createRoute({
+    method: "post",
+    path: "/api/v1/spam-test/report",
+    tags,
+    summary: "List spam tests, newest first",
+    security: API_KEY_SECURITY,
+    request: {
+      query: z.object({ testType: z.enum(["manual", "automated"]).optional() }),
+      body: jsonBody(
+        z.object({ limit: z.number().int().min(1).max(100).default(20), offset: z.number().int().min(0).default(0) }).openapi("ListSpamTests"),
+      ),
+    },
+    responses: {
+      200: json(
+        z.object({ success: z.boolean(), data: z.array(CreatedSpamTest.omit({ seed_emails: true })), total_count: z.number().int(), limit: z.number().int(), offset: z.number().int() }),
+        "One page of tests",
+      ),
+      ...errorResponses(401, 404, 422, 429),
+    },
+  }),
+  stop: createRoute({
+    method: "put",
+    path: "/api/v1/spam-test/{spamTestId}/stop",
+    tags,
+    summary: "Stop a spam test (no further runs)",
+    security: API_KEY_SECURITY,
+    request: { params: SpamTestParams },
+    responses: {
+      200: json(z.object({ success: z.boolean(), data: z.object({ id: z.string(), status: z.string() }) }), "Stopped"),
+      ...errorResponses(401, 404, 429),
+    },
+  }),
+  remove: createRoute({
+    method: "post",
+    path: "/api/v1/spam-test/delete",
+    tags,
+    summary: "Delete spam tests",
+    security: API_KEY_SECURITY,
+    request: { body: jsonBody(z.object({ spamTestIds: z.array(z.union([z.string(), z.number()])).min(1).max(100) }).openapi("DeleteSpamTests")) },
+    responses: { 200: json(z.object({ success: z.boolean(), deleted: z.number().int() }), "Deleted"), ...errorResponses(401, 404, 422, 429) },
+  }),
+};
+
+/** Provider ids from the list (or the comma-separated `provider_id`), all of them in the catalogue. */
+async function knownProviders(db: Database, body: ManualBody): Promise<string[]> {
+  const field = body.provider_ids ? "provider_ids" : "provider_id";
+  const ids = [...new Set(body.provider_ids ?? body.provider_id!.split(",").map((id) => id.trim()).filter(Boolean))];
+  const known = new Set((await db.select({ id: spamProviders.id }).from(spamProviders)).map((row) => row.id));
+  const issues: ValidationIssue[] = ids.flatMap((id, index) =>
+    known.has(id) ? [] : [{ path: field === "provider_ids" ? `provider_ids.${index}` : "provider_id", message: `Unknown provider ${id}` }],
+  );
+  if (ids.length === 0) issues.push({ path: field, message: "At least one provider is required" });
+  if (issues.length) throw ApiError.validation(issues);
+  return ids;
+}
+
+interface Schedule {
+  start: number;
+  end: number;
+  everyDays: number;
+  cron: string;
+  timeZone: string;
+}
+
+/** Stores a test, its senders and (manual: its one run; automated: its first slot) in one batch. */
+async function createTest(c: Context<AppEnv>, body: ManualBody, schedule: Schedule | null): Promise<SpamTestRow> {
+  const principal = c.get("principal");
+  const db = database(c.env.DB);
+  const campaign = await findCampaign(db, principal, body.campaign_id);
+  const folder = body.folder_id == null ? null : await findFolder(db, principal, body.folder_id);
+  const providerIds = await knownProviders(db, body);
+  const now = Date.now();
+  const firstSlot = schedule && slotAtOrAfter(schedule.cron, schedule.timeZone, schedule.start);
+  const trackId = crypto.randomUUID();
+  const testId = sql`(SELECT id FROM spam_tests WHERE email_track_id = ${trackId})`;
+  const senders = [...new Set(body.sender_accounts.map((email) => email.toLowerCase()))];
+
+  const [inserted] = await rawBatch(c.env.DB, [
+    db
+      .insert(spamTests)
+      .values({
+        accountId: principal.accountId,
+        clientId: campaign.clientId,
+        campaignId: campaign.id,
+        folderId: folder?.id ?? null,
+        testName: body.test_name,
+        description: body.description ?? null,
+        testType: schedule ? "automated" : "manual",
+        spamFilters: Array.isArray(body.spam_filters) ? body.spam_filters.length > 0 : body.spam_filters,
+        spamFilterNames: Array.isArray(body.spam_filters) ? body.spam_filters : [],
+        linkChecker: body.link_checker,
+        sequenceMappingId: body.sequence_mapping_id,
+        providerIds,
+        allEmailSentWithoutTimeGap: body.all_email_sent_without_time_gap,
+        minTimeBtwnEmails: body.min_time_btwn_emails,
+        minTimeUnit: body.min_time_unit,
+        isWarmup: body.is_warmup,
+        status: schedule && (firstSlot === null || firstSlot > schedule.end) ? "completed" : "active",
+        emailTrackId: trackId,
+        scheduleStartTime: schedule ? new Date(schedule.start) : null,
+        testEndDate: schedule ? new Date(schedule.end) : null,
+        everyDays: schedule?.everyDays ?? null,
+        schedulerCronValue: schedule?.cron ?? null,
+        timeZone: schedule?.timeZone ?? null,
+        nextRunAt: firstSlot !== null && schedule && firstSlot <= schedule.end ? new Date(firstSlot) : null,
+        createdAt: new Date(now),
+        updatedAt: new Date(now),
+      })
+      .returning({ id: spamTests.id }),
+    sql`INSERT INTO spam_test_senders (spam_test_id, from_email, created_at, updated_at)
+        SELECT ${testId}, value, ${now}, ${now} FROM json_each(${JSON.stringify(senders)})`,
+    ...(schedule ? [] : startRun(testId, now, { at: null, status: "active" }, now)),
+  ]);
+  return findTest(db, principal, Number(inserted![0]!.id));
+}
+
+async function withSeeds(db: Database, row: SpamTestRow) {
+  const providers = await db.select({ id: spamProviders.id, email: spamProviders.seedEmail }).from(spamProviders);
+  const seeds = new Map(providers.map((p) => [p.id, p.email]));
+  return { ...presentCreated(row), seed_emails: row.providerIds.map((id) => ({ provider_id: id, email: seeds.get(id)! })) };
+}
+
+export const spamTestRoutes = createRouter();
+
+spamTestRoutes.openapi(routes.manual, async (c) => {
+  const row = await createTest(c, c.req.valid("json"), null);
+  return c.json(await withSeeds(database(c.env.DB), row), 200);
+});
+
+spamTestRoutes.openapi(routes.schedule, async (c) => {
+  const body = c.req.valid("json");
+  const cron = typeof body.scheduler_cron_value === "string" ? body.scheduler_cron_value.trim() : cronFromObject(body.scheduler_cron_value);
+  const timeZone = body.tz ?? (typeof body.scheduler_cron_value === "object" ? body.scheduler_cron_value.tz : undefined) ?? "UTC";
+  const row = await createTest(c, body, {
+    start: Date.parse(body.schedule_start_time),
+    end: Date.parse(body.test_end_date),
+    everyDays: body.every_days,
+    cron,
+    timeZone,
+  });
+  return c.json(await withSeeds(database(c.env.DB), row), 200);
+});
+
+spamTestRoutes.openapi(routes.list, async (c) => {
+  const principal = c.get("principal");
+  const db = database(c.env.DB);
+  const { testType } = c.req.valid("query");
+  const { limit, offset } = c.req.valid("json");
+  const where = and(ownedBy(principal, spamTests), testType ? eq(spamTests.testType, testType) : undefined);
+  const [rows, total] = await Promise.all([
+    db.select().from(spamTests).where(where).orderBy(desc(spamTests.id)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(spamTests).where(where),
+  ]);
+  return c.json({ success: true, data: rows.map(presentCreated), total_count: total[0]?.n ?? 0, limit, offset }, 200);
+});
+
+spamTestRoutes.openapi(routes.remove, async (c) => {
+  const principal = c.get("principal");
+  const ids = c.req.valid("json").spamTestIds.map(parseTestId).filter((id): id is number => id !== null);
+  const deleted = await database(c.env.DB)
+    .delete(spamTests)
+    .where(and(ownedBy(principal, spamTests), sql`${spamTests.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`))
+    .returning({ id: spamTests.id });
+  return c.json({ success: true, deleted: deleted.length }, 200);
+});
+
+spamTestRoutes.openapi(routes.read, async (c) => {
+  const row = await findTest(database(c.env.DB), c.get("principal"), c.req.valid("param").spamTestId);
+  return c.json(presentSingle(row), 200);
+});
+
+spamTestRoutes.openapi(routes.stop, async (c) => {
+  const db = database(c.env.DB);
+  const row = await findTest(db, c.get("principal"), c.req.valid("param").spamTestId);
+  await db.update(spamTests).set({ status: "stopped", nextRunAt: null, updatedAt: new Date() }).where(eq(spamTests.id, row.id));
+  return c.json({ success: true, data: { id: String(row.id), status: "stopped" } }, 200);
+});

@@ -1,0 +1,7 @@
+import { createRouter } from "../platform/openapi";
+import { actionRoutes } from "./action-routes";
+import { listingRoutes } from "./listing-routes";
+import { taskRoutes } from "./task-routes";
+
+/** The master inbox: listings, the actions that move conversations between them, and tasks. */
+export const inboxRoutes = createRouter().route("/", listingRoutes).route("/", actionRoutes).route("/", taskRoutes);

@@ -1,0 +1,93 @@
+import { z } from "@hono/zod-openapi";
+import { EMAIL_STATUSES, SORTS } from "./rules";
+
+/** A number or an array of at most `max` numbers; both arrive as an array. */
+const oneOrMany = (max: number) =>
+  z
+    .union([z.number().int(), z.array(z.number().int()).max(max)])
+    .transform((value) => (Array.isArray(value) ? value : [value]));
+
+const isoInstant = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
+
+/** A date-only bound covers its whole (UTC) day; an instant is taken as given. */
+function upperBound(value: string): number {
+  return value.length === 10 ? Date.parse(`${value}T00:00:00Z`) + 86_400_000 : Date.parse(value) + 1;
+}
+
+export const InboxFilters = z
+  .object({
+    search: z.string().max(100).optional(),
+    campaignId: oneOrMany(5).optional(),
+    emailAccountId: oneOrMany(10).optional(),
+    emailStatus: z
+      .union([z.enum(EMAIL_STATUSES), z.array(z.enum(EMAIL_STATUSES)).max(EMAIL_STATUSES.length)])
+      .transform((value) => (Array.isArray(value) ? value : [value]))
+      .optional(),
+    leadCategories: z
+      .object({
+        categoryIdsIn: z.array(z.number().int()).max(10).optional(),
+        categoryIdsNotIn: z.array(z.number().int()).max(10).optional(),
+        unassigned: z.boolean().optional(),
+        isAssigned: z.boolean().optional(),
+      })
+      .optional(),
+    campaignTeamMemberId: oneOrMany(10).optional(),
+    campaignTagId: oneOrMany(10).optional(),
+    campaignClientId: oneOrMany(10).optional(),
+    replyTimeBetween: z
+      .tuple([isoInstant, isoInstant])
+      .refine(([from, to]) => Date.parse(from) <= Date.parse(to), "The first date must not be after the second")
+      .transform(([from, to]) => [Date.parse(from), upperBound(to)] as [number, number])
+      .optional(),
+  })
+  .openapi("InboxFilters");
+
+export const ListingBody = z
+  .object({
+    offset: z.number().int().min(0).default(0),
+    limit: z.number().int().min(1).max(20).default(20),
+    filters: InboxFilters.optional(),
+    sortBy: z.enum(SORTS).default("REPLY_TIME_DESC"),
+  })
+  .openapi("InboxListingRequest");
+
+export const HistoryMessage = z
+  .object({
+    stats_id: z.string(),
+    type: z.enum(["SENT", "REPLY"]),
+    from: z.string().nullable(),
+    to: z.string().nullable(),
+    subject: z.string().nullable(),
+    email_body: z.string().nullable(),
+    time: z.string(),
+    sequence_number: z.number().int(),
+    ignored: z.boolean(),
+  })
+  .openapi("InboxHistoryMessage");
+
+export const InboxMessage = z
+  .object({
+    campaign_lead_map_id: z.string(),
+    email_lead_map_id: z.number().int(),
+    lead: z.object({ id: z.number().int(), email: z.string(), first_name: z.string().nullable(), last_name: z.string().nullable() }),
+    campaign: z.object({ id: z.number().int(), name: z.string() }),
+    email_account_id: z.number().int().nullable(),
+    email_status: z.enum(EMAIL_STATUSES).nullable(),
+    lead_category_id: z.number().int().nullable(),
+    team_member_id: z.number().int().nullable(),
+    is_read: z.boolean(),
+    is_important: z.boolean(),
+    is_archived: z.boolean(),
+    is_snoozed: z.boolean(),
+    snoozed_until: z.string().nullable(),
+    last_sent_time: z.string().nullable(),
+    last_reply_time: z.string().nullable(),
+    email_history: z.array(HistoryMessage).optional(),
+  })
+  .openapi("InboxMessage");
+
+export const InboxPage = z
+  .object({ messages: z.array(InboxMessage), total_count: z.number().int(), offset: z.number().int(), limit: z.number().int() })
+  .openapi("InboxPage");
+
+export const EmailLeadMapId = z.number().int().positive();

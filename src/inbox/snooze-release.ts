@@ -1,0 +1,7 @@
+import { releaseSnoozes } from "./store";
+import type { ScheduledJob } from "../scheduled";
+
+/** Every snooze whose time has come ends, so its conversation is back in the active inbox. */
+export const releaseDueSnoozes: ScheduledJob = async (env, scheduledAt) => {
+  await releaseSnoozes(env.DB, scheduledAt.getTime());
+};

@@ -1,0 +1,91 @@
+import { sql } from "drizzle-orm";
+import { inboxConditions, inboxOrder, type InboxFilters, type Listing, type Sort } from "./rules";
+import { statement } from "../platform/sql";
+import type { RecordFlagColumns } from "../events/record-flags";
+
+export interface ConversationRow extends RecordFlagColumns {
+  id: number;
+  campaign_id: number;
+  campaign_name: string;
+  lead_id: number;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  email_account_id: number | null;
+  category_id: number | null;
+  team_member_id: number | null;
+  is_read: number;
+  is_important: number;
+  is_archived: number;
+  snoozed_until: number | null;
+  last_sent_at: number | null;
+  last_reply_at: number | null;
+}
+
+export interface MessageRow {
+  id: number;
+  campaign_lead_id: number;
+  type: "SENT" | "REPLY";
+  from_email: string | null;
+  to_email: string | null;
+  subject: string | null;
+  body: string | null;
+  occurred_at: number;
+  sequence_number: number;
+  ignored: number;
+}
+
+export interface ListingQuery {
+  scope: { accountId: number; clientId: number | null };
+  listing: Listing;
+  filters: InboxFilters;
+  sort: Sort;
+  offset: number;
+  limit: number;
+  now: number;
+}
+
+/**
+ * One page of a listing and its total. A short, non-empty page already tells the total, so the
+ * count (a second pass over every match) runs only when the page cannot.
+ */
+export async function listConversations(d1: D1Database, query: ListingQuery) {
+  const where = inboxConditions(query.scope, query.listing, query.filters, query.now);
+  const page = await statement(
+    d1,
+    sql`SELECT cl.id, cl.campaign_id, c.name AS campaign_name, cl.lead_id, l.email, l.first_name, l.last_name,
+               cl.email_account_id, cl.category_id, cl.team_member_id, cl.is_read, cl.is_important, cl.is_archived,
+               cl.snoozed_until, cl.last_sent_at, cl.last_reply_at, cl.has_sent, cl.has_opened, cl.has_clicked,
+               cl.has_replied, cl.has_bounced, cl.has_unsubscribed
+        FROM campaign_leads cl JOIN campaigns c ON c.id = cl.campaign_id JOIN leads l ON l.id = cl.lead_id
+        WHERE ${where}
+        ORDER BY ${inboxOrder(query.sort)} LIMIT ${query.limit} OFFSET ${query.offset}`,
+  ).all<ConversationRow>();
+  const rows = page.results;
+  if (rows.length > 0 && rows.length < query.limit) return { rows, total: query.offset + rows.length };
+  const total = await statement(d1, sql`SELECT count(*) AS n FROM campaign_leads cl WHERE ${where}`).first<{ n: number }>();
+  return { rows, total: total?.n ?? 0 };
+}
+
+/** The SENT and REPLY messages of some conversations, oldest first. */
+export async function messagesOf(d1: D1Database, recordIds: number[]): Promise<MessageRow[]> {
+  if (recordIds.length === 0) return [];
+  const result = await statement(
+    d1,
+    sql`SELECT id, campaign_lead_id, type, from_email, to_email, subject, body, occurred_at, sequence_number, ignored
+        FROM events WHERE campaign_lead_id IN (SELECT value FROM json_each(${JSON.stringify(recordIds)}))
+          AND type IN ('SENT', 'REPLY')
+        ORDER BY occurred_at, id`,
+  ).all<MessageRow>();
+  return result.results;
+}
+
+/** The cron's half of the snooze rule (listings apply the same rule by themselves). */
+export async function releaseSnoozes(d1: D1Database, now: number): Promise<number> {
+  const result = await statement(
+    d1,
+    sql`UPDATE campaign_leads SET snoozed_until = NULL, updated_at = ${now}
+        WHERE snoozed_until IS NOT NULL AND snoozed_until <= ${now}`,
+  ).run();
+  return result.meta.changes;
+}

@@ -1,0 +1,108 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { asc, eq } from "drizzle-orm";
+import { database } from "../platform/db";
+import { TASK_PRIORITIES, tasks } from "../db/schema";
+import { iso } from "../platform/time";
+import { findCampaignRecord } from "../platform/access";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+import { EmailLeadMapId } from "./schemas";
+
+const CreateTask = z
+  .object({
+    email_lead_map_id: EmailLeadMapId,
+    name: z.string().trim().min(1).max(255),
+    description: z.string().max(10_000).optional(),
+    priority: z.enum(TASK_PRIORITIES).default("MEDIUM"),
+    due_date: z.union([z.iso.date(), z.iso.datetime({ offset: true })]).optional(),
+  })
+  .openapi("CreateTask");
+
+const TaskData = z.object({
+  task_id: z.number().int(),
+  email_lead_map_id: z.number().int(),
+  name: z.string(),
+  priority: z.enum(TASK_PRIORITIES),
+  due_date: z.string().nullable(),
+});
+
+const CreatedTask = z
+  .object({ success: z.boolean(), message: z.string(), data: TaskData })
+  .openapi("CreatedTask");
+
+const Task = TaskData.extend({ description: z.string().nullable(), created_at: z.string() }).openapi("Task");
+
+const createTask = createRoute({
+  method: "post",
+  path: "/api/v1/master-inbox/create-task",
+  tags: ["Master inbox"],
+  summary: "Create a task for a lead in a campaign",
+  security: API_KEY_SECURITY,
+  request: { body: jsonBody(CreateTask) },
+  responses: { 200: json(CreatedTask, "The task"), ...errorResponses(401, 404, 422, 429) },
+});
+
+const listTasks = createRoute({
+  method: "get",
+  path: "/api/v1/master-inbox/tasks",
+  tags: ["Master inbox"],
+  summary: "A lead's tasks in a campaign, oldest first",
+  security: API_KEY_SECURITY,
+  request: { query: z.object({ email_lead_map_id: z.coerce.number().int().positive() }) },
+  responses: { 200: json(z.object({ ok: z.boolean(), data: z.array(Task) }), "The tasks"), ...errorResponses(401, 404, 422, 429) },
+});
+
+export const taskRoutes = createRouter();
+
+taskRoutes.openapi(createTask, async (c) => {
+  const body = c.req.valid("json");
+  const db = database(c.env.DB);
+  const record = await findCampaignRecord(db, c.get("principal"), body.email_lead_map_id);
+  const row = await db
+    .insert(tasks)
+    .values({
+      accountId: record.accountId,
+      campaignLeadId: record.id,
+      name: body.name,
+      description: body.description ?? null,
+      priority: body.priority,
+      dueDate: body.due_date ? new Date(body.due_date) : null,
+      createdAt: new Date(),
+    })
+    .returning()
+    .get();
+  return c.json(
+    {
+      success: true,
+      message: "Task created successfully",
+      data: {
+        task_id: row.id,
+        email_lead_map_id: row.campaignLeadId,
+        name: row.name,
+        priority: row.priority,
+        due_date: row.dueDate ? iso(row.dueDate) : null,
+      },
+    },
+    200,
+  );
+});
+
+taskRoutes.openapi(listTasks, async (c) => {
+  const db = database(c.env.DB);
+  const record = await findCampaignRecord(db, c.get("principal"), c.req.valid("query").email_lead_map_id);
+  const rows = await db.select().from(tasks).where(eq(tasks.campaignLeadId, record.id)).orderBy(asc(tasks.id));
+  return c.json(
+    {
+      ok: true,
+      data: rows.map((row) => ({
+        task_id: row.id,
+        email_lead_map_id: row.campaignLeadId,
+        name: row.name,
+        description: row.description,
+        priority: row.priority,
+        due_date: row.dueDate ? iso(row.dueDate) : null,
+        created_at: iso(row.createdAt),
+      })),
+    },
+    200,
+  );
+});

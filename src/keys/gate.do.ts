@@ -1,0 +1,76 @@
+import { DurableObject } from "cloudflare:workers";
+import { findKeyOwner, type KeyOwner } from "./store";
+import type { KeyKind } from "./rules";
+import { spend, type Budget, type BudgetState, type Decision } from "./rate-limit";
+import type { Bindings } from "../config";
+
+export const DEFAULT_PER_MINUTE = 60;
+export const DEFAULT_BURST = 10;
+export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 30;
+
+export type Admission =
+  | { outcome: "unknown" }
+  | { outcome: "admitted" | "limited"; owner: KeyOwner; budget: Budget; decision: Decision };
+
+function positive(value: string | undefined, fallback: number): number {
+  const parsed = Number(value);
+  return Number.isInteger(parsed) && parsed > 0 ? parsed : fallback;
+}
+
+/**
+ * One object per API key (named by the key's digest). It both resolves the key and spends its
+ * budget, so a request costs one round trip. It caches the key's owner, and client-key routes
+ * tell it at once when the key is deleted, reset (revoke: never again) or deactivated
+ * (invalidate: look again). State lives in the object's SQLite storage, so eviction loses nothing.
+ */
+export class KeyGate extends DurableObject<Bindings> {
+  private get kv() {
+    return this.ctx.storage.kv;
+  }
+
+  async admit(kind: KeyKind, keyHash: string, now = Date.now()): Promise<Admission> {
+    if (this.kv.get("revoked")) return { outcome: "unknown" };
+    const owner = this.kv.get<KeyOwner>("owner") ?? (await this.lookUp(kind, keyHash));
+    if (!owner) return { outcome: "unknown" };
+    const budget = {
+      perMinute: owner.rateLimitPerMinute ?? positive(this.env.RATE_LIMIT_PER_MINUTE, DEFAULT_PER_MINUTE),
+      burst: owner.rateLimitBurst ?? positive(this.env.RATE_LIMIT_BURST, DEFAULT_BURST),
+    };
+    // No await from here on: the read-modify-write of the budget is atomic within the object.
+    const decision = spend(budget, this.kv.get<BudgetState>("budget"), now);
+    this.kv.put("budget", decision.state);
+    return { outcome: decision.admitted ? "admitted" : "limited", owner, budget, decision };
+  }
+
+  /** The key's value is gone for good (deleted, or reset to a new value). */
+  async revoke(): Promise<void> {
+    this.kv.delete("owner");
+    this.kv.put("revoked", true);
+  }
+
+  /** The key's standing changed (status); the next request reads it again. */
+  async invalidate(): Promise<void> {
+    this.kv.delete("owner");
+    this.kv.put("generation", (this.kv.get<number>("generation") ?? 0) + 1);
+  }
+
+  private async lookUp(kind: KeyKind, keyHash: string): Promise<KeyOwner | null> {
+    const generation = this.kv.get<number>("generation") ?? 0;
+    const owner = await findKeyOwner(this.env.DB, kind, keyHash);
+    // A revoke or invalidate that landed during the D1 read wins over what the read saw.
+    const unchanged = !this.kv.get("revoked") && (this.kv.get<number>("generation") ?? 0) === generation;
+    if (owner && unchanged) this.kv.put("owner", owner);
+    return unchanged ? owner : null;
+  }
+}
+
+/** One object per client IP: counts failed authentications so keys cannot be guessed. */
+export class AuthFailureLimiter extends DurableObject<Bindings> {
+  async recordFailure(now = Date.now()): Promise<Decision> {
+    const perMinute = positive(this.env.AUTH_FAILURES_PER_MINUTE, DEFAULT_AUTH_FAILURES_PER_MINUTE);
+    const budget = { perMinute, burst: perMinute };
+    const decision = spend(budget, this.ctx.storage.kv.get<BudgetState>("budget"), now);
+    this.ctx.storage.kv.put("budget", decision.state);
+    return decision;
+  }
+}

@@ -1,0 +1,255 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { and, asc, count, eq, isNull, or, sql } from "drizzle-orm";
+import { database } from "../platform/db";
+import { rawBatch } from "../platform/sql";
+import { campaignLeads, leadCategories, leads, RECORD_STATES } from "../db/schema";
+import { sortUpload } from "./rules";
+import { iso } from "../platform/time";
+import { findCampaign, RECORD_NOT_FOUND } from "../platform/access";
+import { ApiError } from "../platform/errors";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
+import { CampaignParams, Ok } from "../campaigns/schemas";
+
+export const MAX_LEADS_PER_UPLOAD = 400;
+
+const optionalText = z.string().max(500).nullish();
+
+const LeadInput = z.object({
+  email: z.string().max(320),
+  first_name: optionalText,
+  last_name: optionalText,
+  company_name: optionalText,
+  phone_number: optionalText,
+  website: optionalText,
+  location: optionalText,
+  linkedin_profile: optionalText,
+  company_url: optionalText,
+  custom_fields: z.record(z.string(), z.unknown()).nullish(),
+});
+
+const AddLeads = z
+  .object({
+    lead_list: z.array(LeadInput).min(1).max(MAX_LEADS_PER_UPLOAD),
+    settings: z.object({ return_lead_ids: z.boolean().optional() }).optional(),
+  })
+  .openapi("AddLeads");
+
+const AddedLeads = z
+  .object({
+    ok: z.boolean(),
+    upload_count: z.number().int(),
+    total_leads: z.number().int(),
+    already_added_to_campaign: z.number().int(),
+    duplicate_count: z.number().int(),
+    invalid_email_count: z.number().int(),
+    emailToLeadIdMap: z.record(z.string(), z.number().int()).optional(),
+  })
+  .openapi("AddedLeads");
+
+const Lead = z
+  .object({
+    id: z.number().int(),
+    email: z.string(),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    company_name: z.string().nullable(),
+    phone_number: z.string().nullable(),
+    website: z.string().nullable(),
+    location: z.string().nullable(),
+    linkedin_profile: z.string().nullable(),
+    company_url: z.string().nullable(),
+    custom_fields: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .openapi("Lead");
+
+const CampaignRecord = z
+  .object({
+    campaign_lead_map_id: z.number().int(),
+    status: z.enum(RECORD_STATES),
+    lead_category_id: z.number().int().nullable(),
+    created_at: z.string(),
+    lead: Lead,
+  })
+  .openapi("CampaignLead");
+
+const LeadPage = z
+  .object({ total_leads: z.string(), offset: z.number().int(), limit: z.number().int(), data: z.array(CampaignRecord) })
+  .openapi("CampaignLeadPage");
+
+const ListQuery = z.object({
+  offset: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(100).default(100),
+  status: z.enum(RECORD_STATES).optional(),
+});
+
+const RecordParams = z.object({ campaign_id: pathId("campaign_id"), email_lead_map_id: pathId("email_lead_map_id") });
+
+const LeadCategory = z
+  .object({ id: z.number().int(), name: z.string(), created_at: z.string() })
+  .openapi("LeadCategory");
+
+const addLeads = createRoute({
+  method: "post",
+  path: "/api/v1/campaigns/{campaign_id}/leads",
+  tags: ["Leads"],
+  summary: "Add up to 400 leads to a campaign (deduplicated by email per account)",
+  security: API_KEY_SECURITY,
+  request: { params: CampaignParams, body: jsonBody(AddLeads) },
+  responses: { 200: json(AddedLeads, "Upload counts"), ...errorResponses(401, 404, 422, 429) },
+});
+
+const listLeads = createRoute({
+  method: "get",
+  path: "/api/v1/campaigns/{campaign_id}/leads",
+  tags: ["Leads"],
+  summary: "List a campaign's leads",
+  security: API_KEY_SECURITY,
+  request: { params: CampaignParams, query: ListQuery },
+  responses: { 200: json(LeadPage, "One page of campaign records"), ...errorResponses(401, 404, 422, 429) },
+});
+
+const setRecordState = createRoute({
+  method: "patch",
+  path: "/api/v1/campaigns/{campaign_id}/leads/{email_lead_map_id}",
+  tags: ["Leads"],
+  summary: "Set a campaign record's state",
+  security: API_KEY_SECURITY,
+  request: { params: RecordParams, body: jsonBody(z.object({ state: z.enum(RECORD_STATES) }).openapi("SetLeadState")) },
+  responses: { 200: json(Ok, "State set"), ...errorResponses(401, 404, 422, 429) },
+});
+
+const fetchCategories = createRoute({
+  method: "get",
+  path: "/api/v1/leads/fetch-categories",
+  tags: ["Leads"],
+  summary: "Lead categories (ids 1-7 are built in; 6 is Out Of Office)",
+  security: API_KEY_SECURITY,
+  responses: { 200: json(z.array(LeadCategory), "Every category the account can use"), ...errorResponses(401, 429) },
+});
+
+export const leadRoutes = createRouter();
+
+leadRoutes.openapi(addLeads, async (c) => {
+  const principal = c.get("principal");
+  const db = database(c.env.DB);
+  const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
+  const body = c.req.valid("json");
+  const { unique, duplicateCount, invalidEmailCount } = sortUpload(body.lead_list);
+  const emailsJson = JSON.stringify(unique.map((lead) => lead.email));
+
+  const existing = await db.all<{ n: number }>(sql`
+    SELECT count(*) AS n FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id
+    WHERE cl.campaign_id = ${campaign.id} AND l.account_id = ${principal.accountId}
+      AND l.email IN (SELECT value FROM json_each(${emailsJson}))`);
+  const alreadyAdded = existing[0]?.n ?? 0;
+
+  const now = Date.now();
+  // Whole lists travel as one JSON parameter, so no statement nears D1's 100-parameter cap.
+  const [, , mapped] = await rawBatch(c.env.DB, [
+    sql`
+      INSERT INTO leads (account_id, email, first_name, last_name, company_name, phone_number, website,
+                         location, linkedin_profile, company_url, custom_fields, created_at)
+      SELECT ${principal.accountId}, value ->> '$.email', value ->> '$.first_name', value ->> '$.last_name',
+             value ->> '$.company_name', value ->> '$.phone_number', value ->> '$.website', value ->> '$.location',
+             value ->> '$.linkedin_profile', value ->> '$.company_url', value -> '$.custom_fields', ${now}
+      FROM json_each(${JSON.stringify(unique)}) WHERE true
+      ON CONFLICT (account_id, email) DO NOTHING`,
+    sql`
+      INSERT INTO campaign_leads (account_id, campaign_id, lead_id, created_at, updated_at)
+      SELECT ${principal.accountId}, ${campaign.id}, id, ${now}, ${now} FROM leads
+      WHERE account_id = ${principal.accountId} AND email IN (SELECT value FROM json_each(${emailsJson}))
+      ON CONFLICT (campaign_id, lead_id) DO NOTHING`,
+    sql`
+      SELECT l.email, cl.id FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id
+      WHERE cl.campaign_id = ${campaign.id} AND l.email IN (SELECT value FROM json_each(${emailsJson}))`,
+  ]);
+
+  return c.json(
+    {
+      ok: true,
+      upload_count: unique.length - alreadyAdded,
+      total_leads: body.lead_list.length,
+      already_added_to_campaign: alreadyAdded,
+      duplicate_count: duplicateCount,
+      invalid_email_count: invalidEmailCount,
+      ...(body.settings?.return_lead_ids
+        ? { emailToLeadIdMap: Object.fromEntries(mapped!.map((row) => [row.email, row.id])) }
+        : {}),
+    },
+    200,
+  );
+});
+
+leadRoutes.openapi(listLeads, async (c) => {
+  const principal = c.get("principal");
+  const db = database(c.env.DB);
+  const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
+  const { offset, limit, status } = c.req.valid("query");
+  const where = and(eq(campaignLeads.campaignId, campaign.id), status ? eq(campaignLeads.state, status) : undefined);
+  const [total, rows] = await Promise.all([
+    db.select({ n: count() }).from(campaignLeads).where(where),
+    db
+      .select({ record: campaignLeads, lead: leads })
+      .from(campaignLeads)
+      .innerJoin(leads, eq(leads.id, campaignLeads.leadId))
+      .where(where)
+      .orderBy(asc(campaignLeads.id))
+      .limit(limit)
+      .offset(offset),
+  ]);
+  return c.json(
+    {
+      total_leads: String(total[0]?.n ?? 0),
+      offset,
+      limit,
+      data: rows.map(({ record, lead }) => ({
+        campaign_lead_map_id: record.id,
+        status: record.state,
+        lead_category_id: record.categoryId,
+        created_at: iso(record.createdAt),
+        lead: {
+          id: lead.id,
+          email: lead.email,
+          first_name: lead.firstName,
+          last_name: lead.lastName,
+          company_name: lead.companyName,
+          phone_number: lead.phoneNumber,
+          website: lead.website,
+          location: lead.location,
+          linkedin_profile: lead.linkedinProfile,
+          company_url: lead.companyUrl,
+          custom_fields: lead.customFields ?? null,
+        },
+      })),
+    },
+    200,
+  );
+});
+
+leadRoutes.openapi(setRecordState, async (c) => {
+  const principal = c.get("principal");
+  const db = database(c.env.DB);
+  const { campaign_id, email_lead_map_id } = c.req.valid("param");
+  const campaign = await findCampaign(db, principal, campaign_id);
+  const updated = await db
+    .update(campaignLeads)
+    .set({ state: c.req.valid("json").state, updatedAt: new Date() })
+    .where(and(eq(campaignLeads.id, email_lead_map_id), eq(campaignLeads.campaignId, campaign.id)))
+    .returning({ id: campaignLeads.id })
+    .get();
+  if (!updated) throw ApiError.notFound(RECORD_NOT_FOUND);
+  return c.json({ ok: true }, 200);
+});
+
+leadRoutes.openapi(fetchCategories, async (c) => {
+  const principal = c.get("principal");
+  const rows = await database(c.env.DB)
+    .select()
+    .from(leadCategories)
+    .where(or(isNull(leadCategories.accountId), eq(leadCategories.accountId, principal.accountId)))
+    .orderBy(asc(leadCategories.id));
+  return c.json(
+    rows.map((row) => ({ id: row.id, name: row.name, created_at: iso(row.createdAt) })),
+    200,
+  );
+});

@@ -1,0 +1,41 @@
+import { and, eq, type SQL } from "drizzle-orm";
+import type { Database } from "./db";
+import { campaignLeads, campaigns } from "../db/schema";
+import type { Principal } from "./auth";
+import { ApiError } from "./errors";
+
+export const CAMPAIGN_NOT_FOUND = "Campaign not found";
+export const RECORD_NOT_FOUND = "Lead not found";
+
+/** The campaigns a principal may see: its account's, and for a client key only its client's. */
+export function visibleCampaigns(principal: Principal): SQL {
+  const account = eq(campaigns.accountId, principal.accountId);
+  return principal.clientId === null ? account : and(account, eq(campaigns.clientId, principal.clientId))!;
+}
+
+export type CampaignRow = typeof campaigns.$inferSelect;
+
+/** A campaign the caller may see, or the contract's 404 (another tenant's looks the same as none). */
+export async function findCampaign(db: Database, principal: Principal, id: number): Promise<CampaignRow> {
+  const row = await db
+    .select()
+    .from(campaigns)
+    .where(and(eq(campaigns.id, id), visibleCampaigns(principal)))
+    .get();
+  if (!row) throw ApiError.notFound(CAMPAIGN_NOT_FOUND);
+  return row;
+}
+
+export type CampaignRecordRow = typeof campaignLeads.$inferSelect;
+
+/** A campaign record (`email_lead_map_id`) in a campaign the caller may see, or 404. */
+export async function findCampaignRecord(db: Database, principal: Principal, id: number): Promise<CampaignRecordRow> {
+  const row = await db
+    .select({ record: campaignLeads })
+    .from(campaignLeads)
+    .innerJoin(campaigns, eq(campaigns.id, campaignLeads.campaignId))
+    .where(and(eq(campaignLeads.id, id), visibleCampaigns(principal)))
+    .get();
+  if (!row) throw ApiError.notFound(RECORD_NOT_FOUND);
+  return row.record;
+}

@@ -1,0 +1,28 @@
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../config";
+
+export type LogLevel = "info" | "warn" | "error";
+
+/** One JSON object per line, so Workers Logs and `wrangler tail` can filter on any field. */
+export function log(level: LogLevel, message: string, fields: Record<string, unknown> = {}): void {
+  const line = JSON.stringify({ level, message, time: new Date().toISOString(), ...fields });
+  if (level === "error") console.error(line);
+  else if (level === "warn") console.warn(line);
+  else console.log(line);
+}
+
+/** Access log: the path is logged without its query string, which carries the API key. */
+export const accessLog = createMiddleware<AppEnv>(async (c, next) => {
+  const started = Date.now();
+  await next();
+  const principal = c.get("principal");
+  log(c.res.status >= 500 ? "error" : "info", "request", {
+    request_id: c.get("requestId"),
+    method: c.req.method,
+    path: new URL(c.req.url).pathname,
+    status: c.res.status,
+    duration_ms: Date.now() - started,
+    account_id: principal?.accountId,
+    client_id: principal?.clientId ?? undefined,
+  });
+});

@@ -1,0 +1,290 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { and, asc, eq, isNull, or, sql } from "drizzle-orm";
+import type { Context } from "hono";
+import { database, type Database } from "../platform/db";
+import { statement } from "../platform/sql";
+import { campaigns, leadCategories, webhooks } from "../db/schema";
+import { iso } from "../platform/time";
+import { newWebhookSecret } from "./delivery-rules";
+import { eventTypeMap, WEBHOOK_EVENT_KINDS } from "./event-kinds";
+import { webhookUrlProblem } from "./url-rules";
+import type { AppEnv } from "../config";
+import type { Principal } from "../platform/auth";
+import { findCampaign, visibleCampaigns } from "../platform/access";
+import { ApiError } from "../platform/errors";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
+import { enqueue } from "./outbox";
+
+const WEBHOOK_NOT_FOUND = "Webhook not found";
+
+const Webhook = z
+  .object({
+    id: z.number().int(),
+    email_campaign_id: z.number().int(),
+    name: z.string(),
+    webhook_url: z.string(),
+    event_type_map: z.record(z.string(), z.boolean()),
+    category_id_map: z.record(z.string(), z.string()),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Webhook");
+
+const SaveWebhook = z
+  .object({
+    id: z.number().int().positive().optional(),
+    name: z.string().trim().min(1).max(255).optional(),
+    webhook_name: z.string().trim().min(1).max(255).optional(),
+    webhook_url: z.string().max(4096),
+    event_types: z.array(z.enum(WEBHOOK_EVENT_KINDS)).min(1).max(WEBHOOK_EVENT_KINDS.length),
+    categories: z.array(z.union([z.number().int().positive(), z.string().trim().min(1).max(100)])).max(50).optional(),
+  })
+  .refine((body) => body.name !== undefined || body.webhook_name !== undefined, {
+    message: "name (or webhook_name) is required",
+    path: ["name"],
+  })
+  .openapi("SaveWebhook");
+
+const TimeRange = z.object({
+  fromTime: z.iso.datetime({ offset: true }).optional(),
+  toTime: z.iso.datetime({ offset: true }).optional(),
+});
+
+const CampaignParams = z.object({ campaign_id: pathId("campaign_id") });
+const Counts = z.object({ total: z.number().int(), delivered: z.number().int(), failed: z.number().int(), pending: z.number().int() });
+
+const tag = ["Webhooks"];
+const routes = {
+  read: createRoute({
+    method: "get",
+    path: "/api/v1/webhook/{id}",
+    tags: tag,
+    summary: "Read a webhook",
+    security: API_KEY_SECURITY,
+    request: { params: z.object({ id: pathId("id") }) },
+    responses: { 200: json(z.object({ ok: z.boolean(), data: Webhook }), "The webhook"), ...errorResponses(401, 404, 422, 429) },
+  }),
+  list: createRoute({
+    method: "get",
+    path: "/api/v1/campaigns/{campaign_id}/webhooks",
+    tags: tag,
+    summary: "A campaign's webhooks",
+    security: API_KEY_SECURITY,
+    request: { params: CampaignParams },
+    responses: { 200: json(z.array(Webhook), "Bare array of webhooks"), ...errorResponses(401, 404, 422, 429) },
+  }),
+  save: createRoute({
+    method: "post",
+    path: "/api/v1/campaigns/{campaign_id}/webhooks",
+    tags: tag,
+    summary: "Create a webhook (no id; the signing secret is shown once) or update one (id)",
+    security: API_KEY_SECURITY,
+    request: { params: CampaignParams, body: jsonBody(SaveWebhook) },
+    responses: {
+      200: json(z.object({ ok: z.boolean(), data: Webhook, secret: z.string().optional() }), "The saved webhook"),
+      ...errorResponses(401, 404, 422, 429),
+    },
+  }),
+  deleteByBody: createRoute({
+    method: "delete",
+    path: "/api/v1/campaigns/{campaign_id}/webhooks",
+    tags: tag,
+    summary: "Delete a webhook named in the body",
+    security: API_KEY_SECURITY,
+    request: { params: CampaignParams, body: jsonBody(z.object({ id: z.number().int().positive() })) },
+    responses: { 200: json(z.object({ ok: z.boolean() }), "Deleted"), ...errorResponses(401, 404, 422, 429) },
+  }),
+  deleteByPath: createRoute({
+    method: "delete",
+    path: "/api/v1/campaigns/{campaign_id}/webhooks/{webhook_id}",
+    tags: tag,
+    summary: "Delete a webhook",
+    security: API_KEY_SECURITY,
+    request: { params: z.object({ campaign_id: pathId("campaign_id"), webhook_id: pathId("webhook_id") }) },
+    responses: { 200: json(z.object({ ok: z.boolean() }), "Deleted"), ...errorResponses(401, 404, 422, 429) },
+  }),
+  summary: createRoute({
+    method: "get",
+    path: "/api/v1/campaigns/{campaign_id}/webhooks/summary",
+    tags: tag,
+    summary: "Delivery counts of a campaign's webhooks, by state and event kind",
+    security: API_KEY_SECURITY,
+    request: { params: CampaignParams, query: TimeRange },
+    responses: {
+      200: json(z.object({ ok: z.boolean(), data: Counts.extend({ by_event_type: z.record(z.string(), Counts) }) }), "Counts"),
+      ...errorResponses(401, 404, 422, 429),
+    },
+  }),
+  retrigger: createRoute({
+    method: "post",
+    path: "/api/v1/campaigns/{campaign_id}/webhooks/retrigger-failed-events",
+    tags: tag,
+    summary: "Send failed deliveries of a time range again",
+    security: API_KEY_SECURITY,
+    request: { params: CampaignParams, body: jsonBody(TimeRange) },
+    responses: { 200: json(z.object({ ok: z.boolean(), requeued: z.number().int() }), "Requeued"), ...errorResponses(401, 404, 422, 429) },
+  }),
+};
+
+type WebhookRow = typeof webhooks.$inferSelect;
+
+async function categoryNames(db: Database, accountId: number): Promise<Map<number, string>> {
+  const rows = await db
+    .select({ id: leadCategories.id, name: leadCategories.name })
+    .from(leadCategories)
+    .where(or(isNull(leadCategories.accountId), eq(leadCategories.accountId, accountId)));
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
+function present(row: WebhookRow, names: Map<number, string>) {
+  return {
+    id: row.id,
+    email_campaign_id: row.campaignId,
+    name: row.name,
+    webhook_url: row.url,
+    event_type_map: eventTypeMap(row.eventTypes),
+    category_id_map: Object.fromEntries(row.categoryIds.map((id) => [String(id), names.get(id) ?? ""])),
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
+}
+
+/** Category ids from ids or (case-insensitive) names; anything unknown is a 422. */
+function resolveCategories(given: (number | string)[], names: Map<number, string>): number[] {
+  const byName = new Map([...names].map(([id, name]) => [name.toLowerCase(), id]));
+  const issues: { path: string; message: string }[] = [];
+  const ids = given.map((value, index) => {
+    const id = typeof value === "number" ? (names.has(value) ? value : undefined) : byName.get(value.toLowerCase());
+    if (id === undefined) issues.push({ path: `categories.${index}`, message: "Unknown lead category" });
+    return id ?? 0;
+  });
+  if (issues.length) throw ApiError.validation(issues);
+  return [...new Set(ids)];
+}
+
+/** A webhook of a campaign the caller may see, or 404 (another tenant's looks the same). */
+async function findWebhook(db: Database, principal: Principal, id: number, campaignId?: number): Promise<WebhookRow> {
+  const row = await db
+    .select({ webhook: webhooks })
+    .from(webhooks)
+    .innerJoin(campaigns, eq(campaigns.id, webhooks.campaignId))
+    .where(and(eq(webhooks.id, id), visibleCampaigns(principal), campaignId === undefined ? undefined : eq(webhooks.campaignId, campaignId)))
+    .get();
+  if (!row) throw ApiError.notFound(WEBHOOK_NOT_FOUND);
+  return row.webhook;
+}
+
+function timeWindow(range: z.infer<typeof TimeRange>) {
+  return {
+    from: range.fromTime ? Date.parse(range.fromTime) : 0,
+    to: range.toTime ? Date.parse(range.toTime) : Number.MAX_SAFE_INTEGER,
+  };
+}
+
+async function removeWebhook(c: Context<AppEnv>, campaignId: number, webhookId: number) {
+  const db = database(c.env.DB);
+  const campaign = await findCampaign(db, c.get("principal"), campaignId);
+  const webhook = await findWebhook(db, c.get("principal"), webhookId, campaign.id);
+  await db.delete(webhooks).where(eq(webhooks.id, webhook.id));
+}
+
+export const webhookRoutes = createRouter();
+
+webhookRoutes.openapi(routes.read, async (c) => {
+  const db = database(c.env.DB);
+  const principal = c.get("principal");
+  const row = await findWebhook(db, principal, c.req.valid("param").id);
+  return c.json({ ok: true, data: present(row, await categoryNames(db, principal.accountId)) }, 200);
+});
+
+webhookRoutes.openapi(routes.list, async (c) => {
+  const db = database(c.env.DB);
+  const principal = c.get("principal");
+  const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
+  const rows = await db.select().from(webhooks).where(eq(webhooks.campaignId, campaign.id)).orderBy(asc(webhooks.id));
+  const names = await categoryNames(db, principal.accountId);
+  return c.json(
+    rows.map((row) => present(row, names)),
+    200,
+  );
+});
+
+webhookRoutes.openapi(routes.save, async (c) => {
+  const db = database(c.env.DB);
+  const principal = c.get("principal");
+  const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
+  const body = c.req.valid("json");
+  const problem = webhookUrlProblem(body.webhook_url, c.env.ALLOW_INSECURE_WEBHOOKS === "true");
+  if (problem) throw ApiError.validation([{ path: "webhook_url", message: `webhook_url ${problem}` }]);
+  const names = await categoryNames(db, principal.accountId);
+  const fields = {
+    name: (body.name ?? body.webhook_name)!,
+    url: body.webhook_url,
+    eventTypes: [...new Set(body.event_types)],
+    categoryIds: resolveCategories(body.categories ?? [], names),
+  };
+  const now = new Date();
+  if (body.id !== undefined) {
+    const existing = await findWebhook(db, principal, body.id, campaign.id);
+    const row = await db.update(webhooks).set({ ...fields, updatedAt: now }).where(eq(webhooks.id, existing.id)).returning().get();
+    return c.json({ ok: true, data: present(row, names) }, 200);
+  }
+  const secret = newWebhookSecret();
+  const row = await db
+    .insert(webhooks)
+    .values({ ...fields, accountId: principal.accountId, campaignId: campaign.id, secret, createdAt: now, updatedAt: now })
+    .returning()
+    .get();
+  return c.json({ ok: true, data: present(row, names), secret }, 200);
+});
+
+webhookRoutes.openapi(routes.deleteByBody, async (c) => {
+  await removeWebhook(c, c.req.valid("param").campaign_id, c.req.valid("json").id);
+  return c.json({ ok: true }, 200);
+});
+
+webhookRoutes.openapi(routes.deleteByPath, async (c) => {
+  const { campaign_id, webhook_id } = c.req.valid("param");
+  await removeWebhook(c, campaign_id, webhook_id);
+  return c.json({ ok: true }, 200);
+});
+
+webhookRoutes.openapi(routes.summary, async (c) => {
+  const db = database(c.env.DB);
+  const campaign = await findCampaign(db, c.get("principal"), c.req.valid("param").campaign_id);
+  const { from, to } = timeWindow(c.req.valid("query"));
+  const rows = await statement(
+    c.env.DB,
+    sql`SELECT event_type, status, count(*) AS n FROM webhook_deliveries
+        WHERE campaign_id = ${campaign.id} AND created_at >= ${from} AND created_at <= ${to}
+        GROUP BY event_type, status`,
+  ).all<{ event_type: string; status: "pending" | "delivered" | "failed"; n: number }>();
+  const empty = () => ({ total: 0, delivered: 0, failed: 0, pending: 0 });
+  const totals = empty();
+  const byType: Record<string, ReturnType<typeof empty>> = {};
+  for (const row of rows.results) {
+    const bucket = (byType[row.event_type] ??= empty());
+    for (const counts of [totals, bucket]) {
+      counts.total += row.n;
+      counts[row.status] += row.n;
+    }
+  }
+  return c.json({ ok: true, data: { ...totals, by_event_type: byType } }, 200);
+});
+
+webhookRoutes.openapi(routes.retrigger, async (c) => {
+  const db = database(c.env.DB);
+  const campaign = await findCampaign(db, c.get("principal"), c.req.valid("param").campaign_id);
+  const { from, to } = timeWindow(c.req.valid("json"));
+  // Same rows, same webhook-id: a receiver that did get an earlier attempt can still drop the repeat.
+  const revived = await statement(
+    c.env.DB,
+    sql`UPDATE webhook_deliveries SET status = 'pending', enqueued_at = NULL
+        WHERE campaign_id = ${campaign.id} AND status = 'failed' AND created_at >= ${from} AND created_at <= ${to}
+          AND webhook_id IN (SELECT id FROM webhooks WHERE campaign_id = ${campaign.id} AND disabled_at IS NULL)
+        RETURNING id`,
+  ).all<{ id: number }>();
+  const ids = revived.results.map((row) => row.id);
+  await enqueue(c.env, ids);
+  return c.json({ ok: true, requeued: ids.length }, 200);
+});
