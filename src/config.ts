@@ -1,7 +1,7 @@
 import type { Principal } from "./platform/auth";
 import type { AuthFailureLimiter, KeyGate } from "./keys/gate.do";
 import type { RateLimitInfo } from "./platform/auth";
-import type { DeliveryMessage } from "./webhooks/outbox";
+import type { DeliveryMessage } from "./webhooks/queue-message";
 
 /** Bindings and vars declared in wrangler.toml, plus secrets from `wrangler secret put`. */
 export interface Bindings {

@@ -2,7 +2,7 @@ import { createApp } from "./app";
 import type { Bindings } from "./config";
 import { runScheduled } from "./scheduled";
 import { consumeDeadLetters, consumeWebhookBatch, isDeadLetterQueue } from "./webhooks/consumer";
-import type { DeliveryMessage } from "./webhooks/outbox";
+import type { DeliveryMessage } from "./webhooks/queue-message";
 
 export { AuthFailureLimiter, KeyGate } from "./keys/gate.do";
 

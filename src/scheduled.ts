@@ -1,19 +1,14 @@
 import type { Bindings } from "./config";
-import { enqueueStranded } from "./webhooks/outbox";
+import type { ScheduledJob } from "./platform/jobs";
+import { requeueOverdue } from "./webhooks/outbox";
 import { releaseDueSnoozes } from "./inbox/snooze-release";
 import { startDueSpamTests } from "./deliverability/scheduler";
 
-/** A job run by the every-minute Cron Trigger, given the instant the trigger was scheduled for. */
-export type ScheduledJob = (env: Bindings, scheduledAt: Date) => Promise<void>;
-
-/**
- * Every job the minute cron runs. Each job must be idempotent for a given minute, because
- * Cron Triggers may fire late or twice.
- */
+/** Every job the minute cron runs (see ScheduledJob for what each must promise). */
 export const MINUTE_JOBS: ScheduledJob[] = [
   releaseDueSnoozes,
   startDueSpamTests,
-  (env, at) => enqueueStranded(env, at.getTime()),
+  (env, at) => requeueOverdue(env, at.getTime()),
 ];
 
 export async function runScheduled(controller: ScheduledController, env: Bindings): Promise<void> {

@@ -5,7 +5,9 @@ import { rawBatch } from "../platform/sql";
 import { campaignTags, campaigns, clients, tags, type CampaignStatus } from "../db/schema";
 import { nextCampaignStatus, STATUS_COMMANDS } from "./rules";
 import { iso } from "../platform/time";
-import { onCampaignStatusChanged } from "../events/hooks";
+import { statusDeliveries } from "../webhooks/fanout";
+import { enqueue } from "../webhooks/outbox";
+import { changeStatus, loadStatusChange } from "./store";
 import type { Principal } from "../platform/auth";
 import { findCampaign, visibleCampaigns, type CampaignRow } from "../platform/access";
 import { ApiError } from "../platform/errors";
@@ -172,30 +174,16 @@ campaignRoutes.openapi(getCampaign, async (c) => {
 campaignRoutes.openapi(setStatus, async (c) => {
   const principal = c.get("principal");
   const db = database(c.env.DB);
-  const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
+  const { campaign, webhooks } = await loadStatusChange(db, principal, c.req.valid("param").campaign_id);
   const next = nextCampaignStatus(campaign.status, c.req.valid("json").status);
   if (next === null) throw ApiError.badRequest("A stopped campaign cannot change status");
   if (next === campaign.status) return c.json({ ok: true }, 200);
-  const now = new Date();
-  const changed = await db
-    .update(campaigns)
-    .set({ status: next, updatedAt: now })
-    .where(and(eq(campaigns.id, campaign.id), eq(campaigns.status, campaign.status)))
-    .returning({ id: campaigns.id })
-    .get();
-  if (changed) await notifyStatusChange(c.env, campaign, next, now);
+  const now = Date.now();
+  const deliveries = statusDeliveries(webhooks, { ...campaign, status: next }, campaign.status, now);
+  const deliveryIds = await changeStatus(c.env.DB, campaign, next, deliveries, now);
+  await enqueue(c.env, deliveryIds);
   return c.json({ ok: true }, 200);
 });
-
-function notifyStatusChange(env: Parameters<typeof onCampaignStatusChanged>[0], campaign: CampaignRow, next: CampaignStatus, at: Date) {
-  return onCampaignStatusChanged(env, {
-    accountId: campaign.accountId,
-    campaignId: campaign.id,
-    oldStatus: campaign.status,
-    newStatus: next,
-    occurredAt: at,
-  });
-}
 
 campaignRoutes.openapi(setTags, async (c) => {
   const principal = c.get("principal");

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { rawBatch, statement } from "../platform/sql";
 import { startRun } from "./runs-store";
 import { slotAfter } from "./schedule";
-import type { ScheduledJob } from "../scheduled";
+import type { ScheduledJob } from "../platform/jobs";
 
 interface DueTest {
   id: number;

@@ -2,7 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq, isNull, or, sql } from "drizzle-orm";
 import { database } from "../platform/db";
 import { campaignLeads, events, leadCategories } from "../db/schema";
-import { onLeadCategoryChanged } from "../events/hooks";
+import { categoryDeliveries } from "../webhooks/fanout";
+import { enqueue } from "../webhooks/outbox";
+import { loadCategoryChange, setCategory } from "./store";
 import { findCampaignRecord } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
@@ -69,31 +71,19 @@ actionRoutes.openapi(routes.readStatus, async (c) => {
 actionRoutes.openapi(routes.category, async (c) => {
   const { email_lead_map_id, category_id } = c.req.valid("json");
   const principal = c.get("principal");
-  const db = database(c.env.DB);
-  const record = await findCampaignRecord(db, principal, email_lead_map_id);
-  if (category_id !== null) {
-    const known = await db
-      .select({ id: leadCategories.id })
-      .from(leadCategories)
-      .where(
-        and(
-          eq(leadCategories.id, category_id),
-          or(isNull(leadCategories.accountId), eq(leadCategories.accountId, principal.accountId)),
-        ),
-      )
-      .get();
-    if (!known) throw ApiError.validation([{ path: "category_id", message: "Unknown lead category" }]);
-  }
+  const { record, category, webhooks } = await loadCategoryChange(database(c.env.DB), principal, email_lead_map_id, category_id);
+  if (category_id !== null && !category) throw ApiError.validation([{ path: "category_id", message: "Unknown lead category" }]);
   if (record.categoryId === category_id) return c.json({ ok: true }, 200);
-  await db.update(campaignLeads).set({ categoryId: category_id, updatedAt: new Date() }).where(eq(campaignLeads.id, record.id));
-  await onLeadCategoryChanged(c.env, {
-    accountId: record.accountId,
-    campaignId: record.campaignId,
-    campaignLeadId: record.id,
+  const now = Date.now();
+  const deliveries = categoryDeliveries(webhooks, record.campaign, {
+    recordId: record.id,
+    leadEmail: record.leadEmail,
     oldCategoryId: record.categoryId,
     newCategoryId: category_id,
-    occurredAt: new Date(),
+    newCategoryName: category?.name ?? null,
+    occurredAt: now,
   });
+  await enqueue(c.env, await setCategory(c.env.DB, record.id, category_id, deliveries, now));
   return c.json({ ok: true }, 200);
 });
 

@@ -1,5 +1,5 @@
 import { releaseSnoozes } from "./store";
-import type { ScheduledJob } from "../scheduled";
+import type { ScheduledJob } from "../platform/jobs";
 
 /** Every snooze whose time has come ends, so its conversation is back in the active inbox. */
 export const releaseDueSnoozes: ScheduledJob = async (env, scheduledAt) => {

@@ -1,6 +1,13 @@
-import { sql } from "drizzle-orm";
+import { and, eq, isNull, or, sql } from "drizzle-orm";
+import { campaignLeads, campaigns, leadCategories, leads } from "../db/schema";
+import { RECORD_NOT_FOUND, visibleCampaigns } from "../platform/access";
+import type { Principal } from "../platform/auth";
+import type { Database } from "../platform/db";
+import { ApiError } from "../platform/errors";
+import { deliveryIds, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
+import { activeWebhooks } from "../webhooks/store";
 import { inboxConditions, inboxOrder, type InboxFilters, type Listing, type Sort } from "./rules";
-import { statement } from "../platform/sql";
+import { rawBatch, statement } from "../platform/sql";
 import type { RecordFlagColumns } from "../events/record-flags";
 
 export interface ConversationRow extends RecordFlagColumns {
@@ -88,4 +95,68 @@ export async function releaseSnoozes(d1: D1Database, now: number): Promise<numbe
         WHERE snoozed_until IS NOT NULL AND snoozed_until <= ${now}`,
   ).run();
   return result.meta.changes;
+}
+
+/**
+ * A record the caller may see (or the contract's 404) with its lead and campaign, the category
+ * asked for (if known to the account), and the campaign's live webhooks: one round trip.
+ */
+export async function loadCategoryChange(db: Database, principal: Principal, recordId: number, categoryId: number | null) {
+  const [records, categories, webhooks] = await db.batch([
+    db
+      .select({
+        id: campaignLeads.id,
+        categoryId: campaignLeads.categoryId,
+        leadEmail: leads.email,
+        campaignId: campaignLeads.campaignId,
+        campaignName: campaigns.name,
+        campaignStatus: campaigns.status,
+      })
+      .from(campaignLeads)
+      .innerJoin(campaigns, eq(campaigns.id, campaignLeads.campaignId))
+      .innerJoin(leads, eq(leads.id, campaignLeads.leadId))
+      .where(and(eq(campaignLeads.id, recordId), visibleCampaigns(principal))),
+    db
+      .select({ id: leadCategories.id, name: leadCategories.name })
+      .from(leadCategories)
+      .where(
+        and(
+          eq(leadCategories.id, categoryId ?? 0),
+          or(isNull(leadCategories.accountId), eq(leadCategories.accountId, principal.accountId)),
+        ),
+      ),
+    activeWebhooks(db, sql`(SELECT campaign_id FROM campaign_leads WHERE id = ${recordId})`),
+  ]);
+  const row = records[0];
+  if (!row) throw ApiError.notFound(RECORD_NOT_FOUND);
+  // Flat columns above: drizzle's batch maps result rows by column name, so two "id"s would collide.
+  const record = { ...row, campaign: { id: row.campaignId, name: row.campaignName, status: row.campaignStatus } };
+  return { record, category: categories[0] ?? null, webhooks };
+}
+
+/**
+ * Sets a category by hand (it counts as set now, so an older categorised reply arriving later
+ * does not undo it), with its webhook deliveries in the same batch. Returns the delivery ids.
+ */
+export async function setCategory(
+  d1: D1Database,
+  recordId: number,
+  categoryId: number | null,
+  deliveries: NewDelivery[],
+  now: number,
+): Promise<number[]> {
+  const results = await rawBatch(d1, [
+    sql`UPDATE campaign_leads SET category_id = ${categoryId}, category_set_at = ${now}, updated_at = ${now}
+        WHERE id = ${recordId} AND category_id IS NOT ${categoryId}`,
+    ...(deliveries.length > 0
+      ? [
+          insertDeliveries(
+            deliveries,
+            sql`EXISTS (SELECT 1 FROM campaign_leads WHERE id = ${recordId} AND category_id IS ${categoryId} AND category_set_at = ${now})`,
+            now,
+          ),
+        ]
+      : []),
+  ]);
+  return deliveryIds(results[1]);
 }

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
-import { rawBatch, statement } from "../platform/sql";
-import { DELIVERY_TIMEOUT_MS, judge, signature, type Verdict } from "./delivery-rules";
 import type { Bindings } from "../config";
-import type { DeliveryMessage } from "./outbox";
+import { jsonList, rawBatch, statement } from "../platform/sql";
+import { DELIVERY_TIMEOUT_MS, judge, signature, type Verdict } from "./delivery-rules";
+import type { DeliveryMessage } from "./queue-message";
 
 /** Every environment names its dead-letter queue `<queue>-dlq` (see wrangler.toml). */
 export function isDeadLetterQueue(name: string): boolean {
@@ -20,12 +20,15 @@ interface DeliveryRow {
   webhook_id: number;
 }
 
-function load(env: Bindings, deliveryId: number) {
-  return statement(
+/** Every delivery of a queue batch, with its webhook, in one query. */
+async function loadAll(env: Bindings, ids: number[]): Promise<Map<number, DeliveryRow>> {
+  const rows = await statement(
     env.DB,
     sql`SELECT d.id, d.message_id, d.payload, d.status, w.secret, w.url, w.disabled_at, w.id AS webhook_id
-        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ${deliveryId}`,
-  ).first<DeliveryRow>();
+        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.id IN (SELECT value FROM json_each(${jsonList(ids)}))`,
+  ).all<DeliveryRow>();
+  return new Map(rows.results.map((row) => [row.id, row]));
 }
 
 /** POSTs one signed delivery; redirects are not followed and the receiver gets 10 s. */
@@ -62,41 +65,87 @@ const STATUS_AFTER: Record<Verdict["outcome"], string> = {
   retry: "pending",
 };
 
-/** Records the attempt and the delivery's new state in one batch (and disables the webhook on 410). */
-function record(env: Bindings, row: DeliveryRow, verdict: Verdict, attempt: Awaited<ReturnType<typeof post>>, now: number) {
-  const code = attempt.answer?.status ?? null;
-  const error = attempt.error ?? (verdict.outcome === "delivered" ? null : `HTTP ${code}`);
-  return rawBatch(env.DB, [
+interface Outcome {
+  row: DeliveryRow;
+  verdict: Verdict;
+  attempt: Awaited<ReturnType<typeof post>>;
+  at: number;
+}
+
+/**
+ * A queue batch's attempts and the deliveries' new states in ONE D1 batch (three statements,
+ * however many deliveries): attempts, delivery rows, and webhooks disabled by a 410.
+ */
+async function recordAll(env: Bindings, outcomes: Outcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  const rows = outcomes.map(({ row, verdict, attempt, at }) => {
+    const code = attempt.answer?.status ?? null;
+    return {
+      id: row.id,
+      webhook_id: row.webhook_id,
+      at,
+      code,
+      error: attempt.error ?? (verdict.outcome === "delivered" ? null : `HTTP ${code}`),
+      outcome: verdict.outcome,
+      status: STATUS_AFTER[verdict.outcome],
+      ms: attempt.ms,
+      delivered_at: verdict.outcome === "delivered" ? at : null,
+      next_at: verdict.outcome === "retry" ? at + verdict.delaySeconds * 1000 : null,
+    };
+  });
+  const list = jsonList(rows);
+  const disabled = rows.filter((row) => row.outcome === "disabled");
+  await rawBatch(env.DB, [
     sql`INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error, outcome, duration_ms)
-        VALUES (${row.id}, ${now}, ${code}, ${error}, ${verdict.outcome}, ${attempt.ms})`,
-    sql`UPDATE webhook_deliveries SET status = ${STATUS_AFTER[verdict.outcome]}, attempts = attempts + 1,
-          last_attempt_at = ${now}, last_status_code = ${code}, last_error = ${error},
-          delivered_at = ${verdict.outcome === "delivered" ? now : null},
-          next_attempt_at = ${verdict.outcome === "retry" ? now + verdict.delaySeconds * 1000 : null}
-        WHERE id = ${row.id}`,
-    ...(verdict.outcome === "disabled" ? [sql`UPDATE webhooks SET disabled_at = ${now} WHERE id = ${row.webhook_id}`] : []),
+        SELECT value ->> '$.id', value ->> '$.at', value ->> '$.code', value ->> '$.error', value ->> '$.outcome', value ->> '$.ms'
+        FROM json_each(${list})`,
+    sql`UPDATE webhook_deliveries SET status = r.value ->> '$.status', attempts = attempts + 1,
+          last_attempt_at = r.value ->> '$.at', last_status_code = r.value ->> '$.code', last_error = r.value ->> '$.error',
+          delivered_at = r.value ->> '$.delivered_at', next_attempt_at = r.value ->> '$.next_at'
+        FROM json_each(${list}) AS r WHERE webhook_deliveries.id = r.value ->> '$.id'`,
+    ...(disabled.length > 0
+      ? [
+          sql`UPDATE webhooks SET disabled_at = ${disabled[0]!.at}
+              WHERE id IN (SELECT value ->> '$.webhook_id' FROM json_each(${jsonList(disabled)}))`,
+        ]
+      : []),
   ]);
 }
 
-async function deliver(env: Bindings, message: Message<DeliveryMessage>): Promise<void> {
-  const row = await load(env, message.body.deliveryId);
-  // Deleted webhook, or a repeat of a message already settled: nothing to send, ever.
-  if (!row || row.status !== "pending") return message.ack();
+/** Attempts one message's delivery; null when there is nothing to send, ever. */
+async function attemptOne(row: DeliveryRow | undefined, message: Message<DeliveryMessage>): Promise<Outcome | null> {
+  // Deleted webhook, or a repeat of a message already settled.
+  if (!row || row.status !== "pending") return null;
   const now = Date.now();
   if (row.disabled_at !== null) {
-    await record(env, row, { outcome: "failed" }, { answer: null, error: "webhook disabled", ms: 0 }, now);
-    return message.ack();
+    return { row, verdict: { outcome: "failed" }, attempt: { answer: null, error: "webhook disabled", ms: 0 }, at: now };
   }
   const attempt = await post(row, now);
-  const verdict = judge(attempt.answer, message.attempts, now);
-  await record(env, row, verdict, attempt, now);
-  if (verdict.outcome === "retry") message.retry({ delaySeconds: verdict.delaySeconds });
-  else message.ack();
+  return { row, verdict: judge(attempt.answer, message.attempts, now), attempt, at: now };
 }
 
-/** The queue consumer: every message is one delivery, tried independently of the others. */
+/**
+ * The queue consumer: one read for the whole batch, the receivers called in parallel, one write
+ * for every outcome; then each message is acknowledged or retried after its delay.
+ */
 export async function consumeWebhookBatch(batch: MessageBatch<DeliveryMessage>, env: Bindings): Promise<void> {
-  await Promise.all(batch.messages.map((message) => deliver(env, message)));
+  const rows = await loadAll(env, [...new Set(batch.messages.map((m) => m.body.deliveryId))]);
+  const attempted = new Set<number>();
+  const outcomes = await Promise.all(
+    batch.messages.map((message) => {
+      // Two messages for one delivery in a batch (a requeue raced the original): send it once.
+      const id = message.body.deliveryId;
+      if (attempted.has(id)) return null;
+      attempted.add(id);
+      return attemptOne(rows.get(id), message);
+    }),
+  );
+  await recordAll(env, outcomes.filter((o): o is Outcome => o !== null));
+  batch.messages.forEach((message, index) => {
+    const verdict = outcomes[index]?.verdict;
+    if (verdict?.outcome === "retry") message.retry({ delaySeconds: verdict.delaySeconds });
+    else message.ack();
+  });
 }
 
 /** Messages whose retries ran out: their deliveries are failed for good (retrigger can revive them). */
@@ -104,8 +153,9 @@ export async function consumeDeadLetters(batch: MessageBatch<DeliveryMessage>, e
   const ids = batch.messages.map((message) => message.body.deliveryId);
   await statement(
     env.DB,
-    sql`UPDATE webhook_deliveries SET status = 'failed', last_error = coalesce(last_error, '') || ' (retries exhausted)'
-        WHERE status = 'pending' AND id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
+    sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
+          last_error = coalesce(last_error, '') || ' (retries exhausted)'
+        WHERE status = 'pending' AND id IN (SELECT value FROM json_each(${jsonList(ids)}))`,
   ).run();
   batch.ackAll();
 }

@@ -1,50 +1,68 @@
-import { sql } from "drizzle-orm";
-import { rawBatch, statement } from "../platform/sql";
+import { sql, type SQL } from "drizzle-orm";
 import type { Bindings } from "../config";
 import { log } from "../platform/logging";
+import { jsonList, rawBatch, statement } from "../platform/sql";
+import type { DeliveryMessage } from "./queue-message";
 
+/** A webhook delivery to store, plus the condition (over its JSON row `d`) under which it is real. */
 export interface NewDelivery {
   accountId: number;
   webhookId: number;
   campaignId: number;
   eventType: string;
   payload: Record<string, unknown>;
-}
-
-export interface DeliveryMessage {
-  deliveryId: number;
+  /** Values the caller's guard reads from the row (`d.value ->> '$.guard.<name>'`). */
+  guard?: Record<string, unknown>;
 }
 
 const SEND_BATCH_LIMIT = 100;
+/** A pending delivery this long past its due time lost its queue message (or never had one). */
+export const OVERDUE_AFTER_MS = 2 * 60_000;
+const REQUEUE_LIMIT = 1000;
 
-/** Stores deliveries (one statement, however many) and hands them to the queue. */
-export async function storeAndEnqueue(env: Bindings, deliveries: NewDelivery[], now = Date.now()): Promise<number[]> {
-  if (deliveries.length === 0) return [];
+export function newMessageId(): string {
+  return `msg_${crypto.randomUUID().replaceAll("-", "")}`;
+}
+
+/** `d.value ->> '$.guard.<name>'`: a guard value of the delivery row being inserted. */
+export function guardValue(name: string): SQL {
+  return sql.raw(`d.value ->> '$.guard.${name}'`);
+}
+
+/**
+ * One statement that stores every delivery whose guard holds, for the producer's own D1 batch:
+ * the deliveries commit with the change that caused them, or not at all. RETURNING gives the
+ * ids to enqueue once the batch has committed.
+ */
+export function insertDeliveries(deliveries: NewDelivery[], guard: SQL = sql`true`, now = Date.now()): SQL {
   const rows = deliveries.map((d) => ({
     account_id: d.accountId,
     webhook_id: d.webhookId,
     campaign_id: d.campaignId,
-    message_id: `msg_${crypto.randomUUID().replaceAll("-", "")}`,
+    message_id: newMessageId(),
     event_type: d.eventType,
     payload: JSON.stringify(d.payload),
+    guard: d.guard ?? {},
   }));
-  const [inserted] = await rawBatch(env.DB, [
-    sql`INSERT INTO webhook_deliveries (account_id, webhook_id, campaign_id, message_id, event_type, payload, created_at)
-        SELECT value ->> '$.account_id', value ->> '$.webhook_id', value ->> '$.campaign_id', value ->> '$.message_id',
-               value ->> '$.event_type', value ->> '$.payload', ${now}
-        FROM json_each(${JSON.stringify(rows)})
-        RETURNING id`,
-  ]);
-  const ids = inserted!.map((row) => Number(row.id));
-  await enqueue(env, ids, now);
-  return ids;
+  return sql`
+    INSERT INTO webhook_deliveries (account_id, webhook_id, campaign_id, message_id, event_type, payload, next_attempt_at, created_at)
+    SELECT d.value ->> '$.account_id', d.value ->> '$.webhook_id', d.value ->> '$.campaign_id', d.value ->> '$.message_id',
+           d.value ->> '$.event_type', d.value ->> '$.payload', ${now}, ${now}
+    FROM json_each(${jsonList(rows)}) AS d
+    WHERE ${guard}
+    RETURNING id`;
+}
+
+/** The delivery ids a batch's `insertDeliveries` statement returned. */
+export function deliveryIds(rows: Record<string, unknown>[] | undefined): number[] {
+  return (rows ?? []).map((row) => Number(row.id));
 }
 
 /**
- * Sends delivery ids to the queue and marks them enqueued. A failure here loses nothing: the rows
- * stay unmarked and the minute cron sends them again.
+ * Hands committed deliveries to the queue. A failure loses nothing: the rows stay pending with
+ * their due time, and the minute cron enqueues them again once they are overdue.
  */
-export async function enqueue(env: Bindings, ids: number[], now = Date.now()): Promise<void> {
+export async function enqueue(env: Bindings, ids: number[]): Promise<void> {
   for (let i = 0; i < ids.length; i += SEND_BATCH_LIMIT) {
     const chunk = ids.slice(i, i + SEND_BATCH_LIMIT);
     try {
@@ -53,25 +71,33 @@ export async function enqueue(env: Bindings, ids: number[], now = Date.now()): P
       log("warn", "webhook enqueue failed; the cron will retry", { error: String(error), deliveries: chunk.length });
       return;
     }
-    await statement(
-      env.DB,
-      sql`UPDATE webhook_deliveries SET enqueued_at = ${now} WHERE id IN (SELECT value FROM json_each(${JSON.stringify(chunk)}))`,
-    ).run();
   }
 }
 
-const STRANDED_AFTER_MS = 60_000;
+/**
+ * Pending deliveries well past their due time: never enqueued (the producer died after its
+ * commit) or their message was lost. Their due time moves to now, so the next firing leaves them
+ * alone while this message is in flight.
+ */
+export async function requeueOverdue(env: Bindings, now: number): Promise<number> {
+  const [rows] = await rawBatch(env.DB, [
+    sql`UPDATE webhook_deliveries SET next_attempt_at = ${now}
+        WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ${now - OVERDUE_AFTER_MS}
+                     ORDER BY next_attempt_at LIMIT ${REQUEUE_LIMIT})
+        RETURNING id`,
+  ]);
+  const ids = deliveryIds(rows);
+  await enqueue(env, ids);
+  return ids.length;
+}
 
-/** Pending deliveries that never reached the queue (the producer failed after storing them). */
-export async function enqueueStranded(env: Bindings, now: number): Promise<void> {
+/** Failed deliveries made pending again (same rows, same webhook-id), due now. */
+export async function revive(env: Bindings, condition: SQL, now = Date.now()): Promise<number[]> {
   const rows = await statement(
     env.DB,
-    sql`SELECT id FROM webhook_deliveries WHERE status = 'pending' AND enqueued_at IS NULL AND created_at <= ${now - STRANDED_AFTER_MS}
-        ORDER BY id LIMIT 1000`,
+    sql`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${now} WHERE status = 'failed' AND ${condition} RETURNING id`,
   ).all<{ id: number }>();
-  await enqueue(
-    env,
-    rows.results.map((row) => row.id),
-    now,
-  );
+  const ids = rows.results.map((row) => row.id);
+  await enqueue(env, ids);
+  return ids;
 }

@@ -13,7 +13,7 @@ import type { Principal } from "../platform/auth";
 import { findCampaign, visibleCampaigns } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
-import { enqueue } from "./outbox";
+import { revive } from "./outbox";
 
 const WEBHOOK_NOT_FOUND = "Webhook not found";
 
@@ -277,14 +277,10 @@ webhookRoutes.openapi(routes.retrigger, async (c) => {
   const campaign = await findCampaign(db, c.get("principal"), c.req.valid("param").campaign_id);
   const { from, to } = timeWindow(c.req.valid("json"));
   // Same rows, same webhook-id: a receiver that did get an earlier attempt can still drop the repeat.
-  const revived = await statement(
-    c.env.DB,
-    sql`UPDATE webhook_deliveries SET status = 'pending', enqueued_at = NULL
-        WHERE campaign_id = ${campaign.id} AND status = 'failed' AND created_at >= ${from} AND created_at <= ${to}
-          AND webhook_id IN (SELECT id FROM webhooks WHERE campaign_id = ${campaign.id} AND disabled_at IS NULL)
-        RETURNING id`,
-  ).all<{ id: number }>();
-  const ids = revived.results.map((row) => row.id);
-  await enqueue(c.env, ids);
+  const ids = await revive(
+    c.env,
+    sql`campaign_id = ${campaign.id} AND created_at >= ${from} AND created_at <= ${to}
+        AND webhook_id IN (SELECT id FROM webhooks WHERE campaign_id = ${campaign.id} AND disabled_at IS NULL)`,
+  );
   return c.json({ ok: true, requeued: ids.length }, 200);
 });

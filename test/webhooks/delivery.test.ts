@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult } from "cloudflare:test";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import type { DeliveryMessage } from "../../src/webhooks/outbox";
+import type { DeliveryMessage } from "../../src/webhooks/queue-message";
 import { callJson, env, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { createWebhook, deliveriesOf, interceptReceiver } from "./fixtures";
@@ -20,10 +20,10 @@ async function pendingDelivery(options: { createdAt?: number; status?: string } 
   const messageId = `msg_${crypto.randomUUID().replaceAll("-", "")}`;
   const payload = { webhook_id: hook.id, event_type: "EMAIL_SENT", campaign_id: campaign };
   const row = await env.DB.prepare(
-    `INSERT INTO webhook_deliveries (account_id, webhook_id, campaign_id, message_id, event_type, payload, status, enqueued_at, created_at)
+    `INSERT INTO webhook_deliveries (account_id, webhook_id, campaign_id, message_id, event_type, payload, status, next_attempt_at, created_at)
      VALUES (?, ?, ?, ?, 'EMAIL_SENT', ?, ?, ?, ?) RETURNING id`,
   )
-    .bind(account.id, hook.id, campaign, messageId, JSON.stringify(payload), options.status ?? "pending", Date.now(), options.createdAt ?? Date.now())
+    .bind(account.id, hook.id, campaign, messageId, JSON.stringify(payload), options.status ?? "pending", options.createdAt ?? Date.now(), options.createdAt ?? Date.now())
     .first<{ id: number }>();
   return { account, campaign, hook, deliveryId: row!.id, messageId, payload };
 }
@@ -188,11 +188,19 @@ describe("webhook delivery", () => {
     expect(await delivery(deliveryId)).toMatchObject({ status: "failed" });
   });
 
-  it("re-enqueues deliveries that never reached the queue, from the minute cron", async () => {
-    const { deliveryId } = await pendingDelivery({ createdAt: Date.now() - 120_000 });
-    await env.DB.prepare("UPDATE webhook_deliveries SET enqueued_at = NULL WHERE id = ?").bind(deliveryId).run();
-    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), env);
-    expect((await delivery(deliveryId))!.enqueued_at).not.toBeNull();
+  it("re-enqueues overdue pending deliveries (never enqueued, or their message lost) from the minute cron, and no others", async () => {
+    const now = Date.now();
+    const overdue = await pendingDelivery({ createdAt: now - 5 * 60_000 });
+    const fresh = await pendingDelivery({ createdAt: now - 30_000 });
+    const sendBatch = vi.spyOn(env.WEBHOOK_QUEUE, "sendBatch");
+    await worker.scheduled(createScheduledController({ scheduledTime: now, cron: "* * * * *" }), env);
+    const sent = sendBatch.mock.calls.flatMap(([messages]) => [...messages].map((m) => (m.body as DeliveryMessage).deliveryId));
+    sendBatch.mockRestore();
+    expect(sent).toContain(overdue.deliveryId);
+    expect(sent).not.toContain(fresh.deliveryId);
+    // Due now again: the next firing leaves it alone while this message is in flight.
+    expect(Number((await delivery(overdue.deliveryId))!.next_attempt_at)).toBe(now);
+    expect(Number((await delivery(fresh.deliveryId))!.next_attempt_at)).toBe(now - 30_000);
   });
 });
 

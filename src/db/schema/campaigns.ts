@@ -144,6 +144,8 @@ export const campaignLeads = sqliteTable(
       .references(() => leads.id, { onDelete: "cascade" }),
     state: text("state", { enum: RECORD_STATES }).notNull().default("DRAFTED"),
     categoryId: integer("category_id").references(() => leadCategories.id, { onDelete: "set null" }),
+    /** When the category was set (a categorised reply's time, or an inbox action's): the latest wins. */
+    categorySetAt: instant("category_set_at"),
     teamMemberId: integer("team_member_id"),
     emailAccountId: integer("email_account_id"),
     isRead: integer("is_read", { mode: "boolean" }).notNull().default(false),
@@ -227,3 +229,13 @@ export const events = sqliteTable(
     index("events_record_time_idx").on(t.campaignLeadId, t.occurredAt),
   ],
 );
+
+/**
+ * One row per ingestion batch while it runs: the highest event id before the batch, so later
+ * statements of the same D1 batch can tell the events this batch inserted (ids above it) from
+ * duplicates it skipped. Each batch deletes its own row before it commits.
+ */
+export const ingestMarks = sqliteTable("ingest_marks", {
+  nonce: text("nonce").primaryKey(),
+  eventsBefore: integer("events_before").notNull(),
+});

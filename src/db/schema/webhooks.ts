@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 import { campaigns } from "./campaigns";
@@ -48,11 +49,14 @@ export const webhookDeliveries = sqliteTable(
     payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     status: text("status", { enum: DELIVERY_STATUSES }).notNull().default("pending"),
     attempts: integer("attempts").notNull().default(0),
-    enqueuedAt: instant("enqueued_at"),
     lastAttemptAt: instant("last_attempt_at"),
     lastStatusCode: integer("last_status_code"),
     lastError: text("last_error"),
-    /** When the queue will try again (a retry's delay), for operators and the summary. */
+    /**
+     * When the next attempt is due: creation time for a new delivery, the retry's time after a
+     * failed attempt, null once settled. A pending delivery well past it lost its queue message
+     * (or never got one), and the minute cron enqueues it again.
+     */
     nextAttemptAt: instant("next_attempt_at"),
     deliveredAt: instant("delivered_at"),
     createdAt: createdAt(),
@@ -60,7 +64,7 @@ export const webhookDeliveries = sqliteTable(
   (t) => [
     uniqueIndex("webhook_deliveries_message_idx").on(t.messageId),
     index("webhook_deliveries_campaign_time_idx").on(t.campaignId, t.createdAt),
-    index("webhook_deliveries_unsent_idx").on(t.status, t.enqueuedAt),
+    index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`status = 'pending'`),
   ],
 );
 

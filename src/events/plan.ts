@@ -1,0 +1,112 @@
+import type { NewDelivery } from "../webhooks/outbox";
+import { categoryDeliveries, eventDeliveries, type CampaignFacts } from "../webhooks/fanout";
+import { applyEvents, isIgnoredReply, type IncomingEvent } from "./rules";
+import type { EventRow, IngestContext, RecordRow } from "./store";
+
+/** An event of the call, with the record it names (resolved) and its effect-relevant facts. */
+export interface PlannedEvent {
+  eventId: string | null;
+  incoming: IncomingEvent;
+  record: RecordRow;
+  toEmail: string | null;
+  subject: string | null;
+  body: string | null;
+  messageId: string | null;
+  linkUrl: string | null;
+}
+
+/**
+ * Decides what one ingestion writes: the event rows and every webhook delivery they may cause
+ * (each under a guard the store checks in SQL, so duplicates and lost races deliver nothing).
+ */
+export function planIngestion(
+  context: Pick<IngestContext, "ignoreOooReplies" | "categories" | "webhooks">,
+  campaign: CampaignFacts,
+  planned: PlannedEvent[],
+): { rows: EventRow[]; deliveries: NewDelivery[] } {
+  const rows: EventRow[] = planned.map(({ eventId, incoming, record, ...text }) => ({
+    event_id: eventId,
+    campaign_lead_id: record.id,
+    type: incoming.type,
+    occurred_at: incoming.occurredAt,
+    sequence_number: incoming.sequenceNumber,
+    email_account_id: incoming.emailAccountId,
+    from_email: incoming.fromEmail,
+    to_email: text.toEmail,
+    subject: text.subject,
+    body: text.body,
+    message_id: text.messageId,
+    link_url: text.linkUrl,
+    is_ooo: incoming.isOoo ? 1 : 0,
+    category_id: incoming.categoryId,
+    ignored: isIgnoredReply(incoming, record.leadEmail, context.ignoreOooReplies) ? 1 : 0,
+  }));
+  if (context.webhooks.length === 0) return { rows, deliveries: [] };
+
+  const byRecord = new Map<number, PlannedEvent[]>();
+  for (const item of planned) byRecord.set(item.record.id, [...(byRecord.get(item.record.id) ?? []), item]);
+  const after = new Map([...byRecord].map(([id, items]) => [id, applyEvents(items[0]!.record, items.map((i) => i.incoming))]));
+
+  const firstSends = new Map<number, PlannedEvent>();
+  for (const item of planned) {
+    const { incoming, record } = item;
+    if (incoming.type !== "SENT" || incoming.sequenceNumber !== 1 || record.hasSent) continue;
+    const earlier = firstSends.get(record.id);
+    if (!earlier || incoming.occurredAt < earlier.incoming.occurredAt) firstSends.set(record.id, item);
+  }
+
+  const deliveries = eventDeliveries(
+    context.webhooks,
+    campaign,
+    planned.map((item) => ({
+      facts: {
+        type: item.incoming.type,
+        occurredAt: item.incoming.occurredAt,
+        sequenceNumber: item.incoming.sequenceNumber,
+        firstSend: firstSends.get(item.record.id) === item,
+        toEmail: item.toEmail,
+        fromEmail: item.incoming.fromEmail,
+        subject: item.subject,
+        body: item.body,
+        linkUrl: item.linkUrl,
+        recordId: item.record.id,
+        leadEmail: item.record.leadEmail,
+        leadCategoryId: after.get(item.record.id)!.categoryId,
+      },
+      guard: { event_id: item.eventId },
+    })),
+  );
+
+  for (const [recordId, items] of byRecord) {
+    const before = items[0]!.record;
+    const setter = latestCategorisedReply(items);
+    if (!setter || setter.incoming.categoryId === before.categoryId) continue;
+    const newCategoryId = setter.incoming.categoryId;
+    deliveries.push(
+      ...categoryDeliveries(
+        context.webhooks,
+        campaign,
+        {
+          recordId,
+          leadEmail: before.leadEmail,
+          oldCategoryId: before.categoryId,
+          newCategoryId,
+          newCategoryName: newCategoryId === null ? null : (context.categories.get(newCategoryId) ?? null),
+          occurredAt: setter.incoming.occurredAt,
+        },
+        { event_id: setter.eventId, record_id: recordId, category_id: newCategoryId, category_at: setter.incoming.occurredAt },
+      ),
+    );
+  }
+  return { rows, deliveries };
+}
+
+/** The categorised reply whose category a record keeps: the latest by occurred_at. */
+function latestCategorisedReply(items: PlannedEvent[]): PlannedEvent | null {
+  let latest: PlannedEvent | null = null;
+  for (const item of items) {
+    if (item.incoming.type !== "REPLY" || item.incoming.categoryId === null) continue;
+    if (!latest || item.incoming.occurredAt > latest.incoming.occurredAt) latest = item;
+  }
+  return latest;
+}

@@ -1,0 +1,202 @@
+import { and, eq, isNull, or, sql, type SQL } from "drizzle-orm";
+import { accounts, campaignLeads, campaigns, leadCategories, leads, webhooks, type EventType, type RecordState } from "../db/schema";
+import type { Database } from "../platform/db";
+import { inList, jsonList } from "../platform/sql";
+import { guardValue, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
+import type { WebhookTarget } from "../webhooks/fanout";
+import { activeWebhooks } from "../webhooks/store";
+import type { RecordSnapshot } from "./rules";
+
+/** A campaign record as ingestion sees it: its state and flags, and its lead's address. */
+export interface RecordRow extends RecordSnapshot {
+  id: number;
+}
+
+export interface IngestContext {
+  campaign: typeof campaigns.$inferSelect | undefined;
+  ignoreOooReplies: boolean;
+  records: RecordRow[];
+  categories: Map<number, string>;
+  webhooks: WebhookTarget[];
+}
+
+/**
+ * Everything ingestion needs, in one D1 round trip: the campaign (the caller checks it is
+ * visible), the account's out-of-office rule, the named records, the named categories and the
+ * campaign's live webhooks.
+ */
+export async function loadIngestContext(
+  db: Database,
+  visible: SQL,
+  accountId: number,
+  campaignId: number,
+  want: { recordIds: number[]; emails: string[]; categoryIds: number[] },
+): Promise<IngestContext> {
+  const [campaignRows, accountRows, recordRows, categoryRows, webhookRows] = await db.batch([
+    db.select().from(campaigns).where(and(eq(campaigns.id, campaignId), visible)),
+    db.select({ ignoreOoo: accounts.ignoreOooReplies }).from(accounts).where(eq(accounts.id, accountId)),
+    db
+      .select({
+        id: campaignLeads.id,
+        state: campaignLeads.state,
+        leadEmail: leads.email,
+        categoryId: campaignLeads.categoryId,
+        emailAccountId: campaignLeads.emailAccountId,
+        lastSentAt: campaignLeads.lastSentAt,
+        lastReplyAt: campaignLeads.lastReplyAt,
+        hasSent: campaignLeads.hasSent,
+        hasOpened: campaignLeads.hasOpened,
+        hasClicked: campaignLeads.hasClicked,
+        hasReplied: campaignLeads.hasReplied,
+        hasBounced: campaignLeads.hasBounced,
+        hasUnsubscribed: campaignLeads.hasUnsubscribed,
+      })
+      .from(campaignLeads)
+      .innerJoin(leads, eq(leads.id, campaignLeads.leadId))
+      .where(
+        and(
+          eq(campaignLeads.campaignId, campaignId),
+          or(sql`${campaignLeads.id} ${inList(want.recordIds)}`, sql`${leads.email} ${inList(want.emails)}`),
+        ),
+      ),
+    db
+      .select({ id: leadCategories.id, name: leadCategories.name })
+      .from(leadCategories)
+      .where(
+        and(
+          sql`${leadCategories.id} ${inList(want.categoryIds)}`,
+          or(isNull(leadCategories.accountId), eq(leadCategories.accountId, accountId)),
+        ),
+      ),
+    activeWebhooks(db, campaignId),
+  ]);
+  return {
+    campaign: campaignRows[0],
+    ignoreOooReplies: accountRows[0]?.ignoreOoo ?? false,
+    records: recordRows.map((row) => ({
+      ...row,
+      lastSentAt: row.lastSentAt?.getTime() ?? null,
+      lastReplyAt: row.lastReplyAt?.getTime() ?? null,
+    })),
+    categories: new Map(categoryRows.map((row) => [row.id, row.name])),
+    webhooks: webhookRows,
+  };
+}
+
+/** One event row as ingestion writes it. */
+export interface EventRow {
+  event_id: string | null;
+  campaign_lead_id: number;
+  type: EventType;
+  occurred_at: number;
+  sequence_number: number;
+  email_account_id: number | null;
+  from_email: string | null;
+  to_email: string | null;
+  subject: string | null;
+  body: string | null;
+  message_id: string | null;
+  link_url: string | null;
+  is_ooo: 0 | 1;
+  category_id: number | null;
+  ignored: 0 | 1;
+}
+
+/** The events this batch inserted: ids above the batch's mark. */
+function freshEvents(nonce: string): SQL {
+  return sql`SELECT * FROM events WHERE id > (SELECT events_before FROM ingest_marks WHERE nonce = ${nonce})`;
+}
+
+/**
+ * A delivery guard for ingestion: a delivery caused by an event that carries an event_id is
+ * stored only if THIS batch inserted that event (a parallel or repeated copy inserts nothing, so
+ * it delivers nothing); one caused by a category change only if the change is what the record
+ * holds after the update (a later categorised reply that won leaves an older one undelivered).
+ */
+function ingestGuard(campaignId: number, nonce: string): SQL {
+  const eventId = guardValue("event_id");
+  return sql`(${eventId} IS NULL OR EXISTS (
+      SELECT 1 FROM events e WHERE e.campaign_id = ${campaignId} AND e.event_id = ${eventId}
+        AND e.id > (SELECT events_before FROM ingest_marks WHERE nonce = ${nonce})))
+    AND (${guardValue("record_id")} IS NULL OR EXISTS (
+      SELECT 1 FROM campaign_leads cl WHERE cl.id = ${guardValue("record_id")}
+        AND cl.category_id IS ${guardValue("category_id")} AND cl.category_set_at = ${guardValue("category_at")}))`;
+}
+
+const FINAL_FOR_SENT: RecordState[] = ["DRAFTED", "STARTED"];
+
+/**
+ * The statements of one ingestion, for ONE D1 batch: mark, events (duplicates skipped by the
+ * unique (campaign, event_id) index), the records' new state computed in SQL from the events
+ * actually inserted and the row's current values (so concurrent batches cannot undo each other),
+ * every webhook delivery under its guard, and the mark's removal.
+ *
+ * Record rules, in SQL: flags and last times only grow; UNSUBSCRIBE stops the record; BOUNCE and
+ * BLOCK block it unless it is stopped; SENT moves DRAFTED/STARTED to INPROGRESS and nothing
+ * else; the categorised reply with the latest occurred_at sets the category (and its time);
+ * any new reply marks the conversation unread.
+ */
+export function ingestStatements(
+  campaign: { id: number; accountId: number },
+  rows: EventRow[],
+  deliveries: NewDelivery[],
+  now: number,
+): SQL[] {
+  const nonce = crypto.randomUUID();
+  const fresh = freshEvents(nonce);
+  return [
+    sql`INSERT INTO ingest_marks (nonce, events_before) VALUES (${nonce}, (SELECT coalesce(max(id), 0) FROM events))`,
+    sql`
+      INSERT INTO events (account_id, campaign_id, campaign_lead_id, event_id, type, occurred_at, sequence_number,
+                          email_account_id, from_email, to_email, subject, body, message_id, link_url, is_ooo,
+                          category_id, ignored, created_at)
+      SELECT ${campaign.accountId}, ${campaign.id}, value ->> '$.campaign_lead_id', value ->> '$.event_id',
+             value ->> '$.type', value ->> '$.occurred_at', value ->> '$.sequence_number',
+             value ->> '$.email_account_id', value ->> '$.from_email', value ->> '$.to_email', value ->> '$.subject',
+             value ->> '$.body', value ->> '$.message_id', value ->> '$.link_url', value ->> '$.is_ooo',
+             value ->> '$.category_id', value ->> '$.ignored', ${now}
+      FROM json_each(${jsonList(rows)}) WHERE true
+      ON CONFLICT (campaign_id, event_id) DO NOTHING
+      RETURNING id`,
+    sql`
+      WITH fresh AS (${fresh}),
+      agg AS (
+        SELECT campaign_lead_id AS id,
+               max(type = 'SENT') AS sent, max(type = 'OPEN') AS opened, max(type = 'CLICK') AS clicked,
+               max(type = 'REPLY') AS replied, max(type = 'BOUNCE') AS bounced,
+               max(type IN ('BOUNCE', 'BLOCK')) AS blocked, max(type = 'UNSUBSCRIBE') AS unsubscribed,
+               max(CASE WHEN type = 'SENT' THEN occurred_at END) AS sent_at,
+               max(CASE WHEN type = 'REPLY' THEN occurred_at END) AS reply_at
+        FROM fresh GROUP BY campaign_lead_id),
+      cat AS (
+        SELECT campaign_lead_id AS id, max(occurred_at) AS at, category_id FROM fresh
+        WHERE type = 'REPLY' AND category_id IS NOT NULL GROUP BY campaign_lead_id),
+      sender AS (
+        SELECT campaign_lead_id AS id, max(occurred_at) AS at, email_account_id FROM fresh
+        WHERE type = 'SENT' AND email_account_id IS NOT NULL GROUP BY campaign_lead_id)
+      UPDATE campaign_leads SET
+        state = CASE
+          WHEN u.unsubscribed THEN 'STOPPED'
+          WHEN u.blocked AND campaign_leads.state <> 'STOPPED' THEN 'BLOCKED'
+          WHEN u.sent AND campaign_leads.state IN (${sql.join(FINAL_FOR_SENT.map((s) => sql`${s}`), sql`, `)}) THEN 'INPROGRESS'
+          ELSE campaign_leads.state END,
+        category_id = CASE WHEN u.cat_at > coalesce(campaign_leads.category_set_at, -1) THEN u.cat_id ELSE campaign_leads.category_id END,
+        category_set_at = CASE WHEN u.cat_at > coalesce(campaign_leads.category_set_at, -1) THEN u.cat_at ELSE campaign_leads.category_set_at END,
+        email_account_id = CASE WHEN u.sender_at >= coalesce(campaign_leads.last_sent_at, 0) THEN u.sender_id ELSE campaign_leads.email_account_id END,
+        last_sent_at = nullif(max(coalesce(campaign_leads.last_sent_at, 0), coalesce(u.sent_at, 0)), 0),
+        last_reply_at = nullif(max(coalesce(campaign_leads.last_reply_at, 0), coalesce(u.reply_at, 0)), 0),
+        has_sent = max(campaign_leads.has_sent, u.sent),
+        has_opened = max(campaign_leads.has_opened, u.opened),
+        has_clicked = max(campaign_leads.has_clicked, u.clicked),
+        has_replied = max(campaign_leads.has_replied, u.replied),
+        has_bounced = max(campaign_leads.has_bounced, u.bounced),
+        has_unsubscribed = max(campaign_leads.has_unsubscribed, u.unsubscribed),
+        is_read = CASE WHEN u.replied THEN 0 ELSE campaign_leads.is_read END,
+        updated_at = ${now}
+      FROM (SELECT agg.*, cat.at AS cat_at, cat.category_id AS cat_id, sender.at AS sender_at, sender.email_account_id AS sender_id
+            FROM agg LEFT JOIN cat ON cat.id = agg.id LEFT JOIN sender ON sender.id = agg.id) AS u
+      WHERE campaign_leads.id = u.id`,
+    ...(deliveries.length > 0 ? [insertDeliveries(deliveries, ingestGuard(campaign.id, nonce), now)] : []),
+    sql`DELETE FROM ingest_marks WHERE nonce = ${nonce}`,
+  ];
+}
