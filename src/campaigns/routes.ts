@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { database, type Database } from "../platform/db";
 import { rawBatch } from "../platform/sql";
-import { campaignTags, campaigns, clients, tags, type CampaignStatus } from "../db/schema";
+import { campaignTags, campaigns, clients, tags } from "../db/schema";
 import { nextCampaignStatus, STATUS_COMMANDS } from "./rules";
 import { iso } from "../platform/time";
 import { statusDeliveries } from "../webhooks/fanout";

@@ -1,5 +1,5 @@
 import { and, eq, isNull, or, sql, type SQL } from "drizzle-orm";
-import { accounts, campaignLeads, campaigns, leadCategories, leads, webhooks, type EventType, type RecordState } from "../db/schema";
+import { accounts, campaignLeads, campaigns, leadCategories, leads, type EventType, type RecordState } from "../db/schema";
 import type { Database } from "../platform/db";
 import { inList, jsonList } from "../platform/sql";
 import { guardValue, insertDeliveries, type NewDelivery } from "../webhooks/outbox";

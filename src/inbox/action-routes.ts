@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, eq, isNull, or, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { database } from "../platform/db";
-import { campaignLeads, events, leadCategories } from "../db/schema";
+import { campaignLeads, events } from "../db/schema";
 import { categoryDeliveries } from "../webhooks/fanout";
 import { enqueue } from "../webhooks/outbox";
 import { loadCategoryChange, setCategory } from "./store";
