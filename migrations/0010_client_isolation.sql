@@ -1,6 +1,7 @@
 -- Leads and tags get a client scope (NULL = the account itself). A row used by campaigns of
 -- more than one scope keeps the first scope (the account's before any client's) and is copied
--- once per other scope; those campaigns' rows are repointed to the copy.
+-- once per other scope; those campaigns' rows are repointed to the copy (the new unique index is
+-- built before the repointing, which looks the copies up through it).
 ALTER TABLE `leads` ADD `client_id` integer REFERENCES `clients`(`id`);--> statement-breakpoint
 ALTER TABLE `tags` ADD `client_id` integer REFERENCES `clients`(`id`);--> statement-breakpoint
 DROP INDEX `leads_account_email_idx`;--> statement-breakpoint
@@ -15,6 +16,7 @@ SELECT DISTINCT l.account_id, c.client_id, l.email, l.first_name, l.last_name, l
 	l.location, l.linkedin_profile, l.company_url, l.custom_fields, l.created_at
 FROM leads l JOIN campaign_leads cl ON cl.lead_id = l.id JOIN campaigns c ON c.id = cl.campaign_id
 WHERE coalesce(c.client_id, 0) <> coalesce(l.client_id, 0);--> statement-breakpoint
+CREATE UNIQUE INDEX `leads_account_scope_email_idx` ON `leads` (`account_id`,coalesce("client_id", 0),`email`);--> statement-breakpoint
 UPDATE `campaign_leads` SET `lead_id` = (
 	SELECT copy.id FROM leads original, leads copy, campaigns c
 	WHERE original.id = campaign_leads.lead_id AND c.id = campaign_leads.campaign_id
@@ -26,7 +28,6 @@ WHERE EXISTS (
 	WHERE l.id = campaign_leads.lead_id AND c.id = campaign_leads.campaign_id
 		AND coalesce(l.client_id, 0) <> coalesce(c.client_id, 0)
 );--> statement-breakpoint
-CREATE UNIQUE INDEX `leads_account_scope_email_idx` ON `leads` (`account_id`,coalesce("client_id", 0),`email`);--> statement-breakpoint
 UPDATE `tags` SET `client_id` = (
 	SELECT c.client_id FROM campaign_tags ct JOIN campaigns c ON c.id = ct.campaign_id
 	WHERE ct.tag_id = tags.id ORDER BY coalesce(c.client_id, 0) LIMIT 1
@@ -35,6 +36,7 @@ INSERT INTO `tags` (account_id, client_id, name, created_at)
 SELECT DISTINCT t.account_id, c.client_id, t.name, t.created_at
 FROM tags t JOIN campaign_tags ct ON ct.tag_id = t.id JOIN campaigns c ON c.id = ct.campaign_id
 WHERE coalesce(c.client_id, 0) <> coalesce(t.client_id, 0);--> statement-breakpoint
+CREATE UNIQUE INDEX `tags_account_scope_name_idx` ON `tags` (`account_id`,coalesce("client_id", 0),`name`);--> statement-breakpoint
 UPDATE `campaign_tags` SET `tag_id` = (
 	SELECT copy.id FROM tags original, tags copy, campaigns c
 	WHERE original.id = campaign_tags.tag_id AND c.id = campaign_tags.campaign_id
@@ -46,7 +48,6 @@ WHERE EXISTS (
 	WHERE t.id = campaign_tags.tag_id AND c.id = campaign_tags.campaign_id
 		AND coalesce(t.client_id, 0) <> coalesce(c.client_id, 0)
 );--> statement-breakpoint
-CREATE UNIQUE INDEX `tags_account_scope_name_idx` ON `tags` (`account_id`,coalesce("client_id", 0),`name`);--> statement-breakpoint
 -- A test filed in another client's folder leaves it (an account-wide folder may hold any test).
 UPDATE `spam_tests` SET `folder_id` = NULL
 WHERE folder_id IN (
