@@ -18,6 +18,8 @@ export default defineConfig(async () => {
             ALLOW_INSECURE_WEBHOOKS: "false",
             MAINTENANCE_MODE: "false",
           },
+          // An empty database beside DB, where a test builds a pre-migration state to migrate.
+          d1Databases: ["MIGRATION_DB"],
         },
       }),
     ],

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { database, type Database } from "../platform/db";
-import { rawBatch } from "../platform/sql";
 import { campaignTags, campaigns, clients, tags } from "../db/schema";
 import { nextCampaignStatus, STATUS_COMMANDS } from "./rules";
 import { iso } from "../platform/time";
@@ -12,6 +11,7 @@ import type { Principal } from "../platform/auth";
 import { findCampaign, visibleCampaigns, type CampaignRow } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+import { replaceCampaignTags } from "./tag-store";
 import { Campaign, CampaignParams, Ok, Tag } from "./schemas";
 
 const CreateCampaign = z
@@ -190,15 +190,7 @@ campaignRoutes.openapi(setTags, async (c) => {
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
   const names = [...new Set(c.req.valid("json").tags)];
-  const namesJson = JSON.stringify(names);
-  await rawBatch(c.env.DB, [
-    sql`INSERT INTO tags (account_id, name) SELECT ${principal.accountId}, value FROM json_each(${namesJson}) WHERE true
-        ON CONFLICT (account_id, name) DO NOTHING`,
-    sql`DELETE FROM campaign_tags WHERE campaign_id = ${campaign.id}`,
-    sql`INSERT INTO campaign_tags (campaign_id, tag_id)
-        SELECT ${campaign.id}, id FROM tags WHERE account_id = ${principal.accountId}
-        AND name IN (SELECT value FROM json_each(${namesJson}))`,
-  ]);
+  await replaceCampaignTags(c.env.DB, { accountId: principal.accountId, campaignId: campaign.id, clientId: campaign.clientId }, names);
   const tagMap = await tagsOf(db, [campaign.id]);
   return c.json({ ok: true, tags: tagMap.get(campaign.id) ?? [] }, 200);
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { asc, count, eq } from "drizzle-orm";
+import { and, asc, count, eq } from "drizzle-orm";
 import { database } from "../platform/db";
 import { spamTestFolders, spamTests } from "../db/schema";
 import { iso } from "../platform/time";
@@ -101,11 +101,12 @@ folderRoutes.openapi(routes.list, async (c) => {
 
 folderRoutes.openapi(routes.read, async (c) => {
   const db = database(c.env.DB);
-  const folder = await findFolder(db, c.get("principal"), c.req.valid("param").folder_id);
+  const principal = c.get("principal");
+  const folder = await findFolder(db, principal, c.req.valid("param").folder_id);
   const tests = await db
     .select({ id: spamTests.id, testName: spamTests.testName, testType: spamTests.testType, status: spamTests.status })
     .from(spamTests)
-    .where(eq(spamTests.folderId, folder.id))
+    .where(and(eq(spamTests.folderId, folder.id), ownedBy(principal, spamTests)))
     .orderBy(asc(spamTests.id));
   return c.json(
     {

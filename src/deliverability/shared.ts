@@ -12,6 +12,7 @@ export type FolderRow = typeof spamTestFolders.$inferSelect;
 
 export const TEST_NOT_FOUND = "Spam test not found";
 export const FOLDER_NOT_FOUND = "Folder not found";
+export const FOLDER_OF_ANOTHER_CLIENT = "Folder belongs to another client than the test's campaign";
 
 /** Spam test ids travel as decimal strings; anything else names no test. */
 export const SpamTestParams = z.object({
@@ -44,6 +45,15 @@ export async function findFolder(db: Database, principal: Principal, id: number)
     .get();
   if (!row) throw ApiError.notFound(FOLDER_NOT_FOUND);
   return row;
+}
+
+/**
+ * A test belongs to its campaign's client; a client's folder holds only that client's tests (else
+ * the client would see another's test and could never empty its folder). An account-wide folder,
+ * which only the account key sees, may hold any of the account's tests.
+ */
+export function folderMayHold(folder: FolderRow, testClientId: number | null): boolean {
+  return folder.clientId === null || folder.clientId === testClientId;
 }
 
 const idText = (value: number | null) => (value === null ? null : String(value));

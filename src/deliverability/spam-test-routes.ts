@@ -14,6 +14,8 @@ import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "
 import {
   CreatedSpamTest,
   findFolder,
+  FOLDER_OF_ANOTHER_CLIENT,
+  folderMayHold,
   findTest,
   ownedBy,
   parseTestId,
@@ -179,6 +181,7 @@ async function createTest(c: Context<AppEnv>, body: ManualBody, schedule: Schedu
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, principal, body.campaign_id);
   const folder = body.folder_id == null ? null : await findFolder(db, principal, body.folder_id);
+  if (folder && !folderMayHold(folder, campaign.clientId)) throw ApiError.badRequest(FOLDER_OF_ANOTHER_CLIENT);
   const providerIds = await knownProviders(db, body);
   const now = Date.now();
   const firstSlot = schedule && slotAtOrAfter(schedule.cron, schedule.timeZone, schedule.start);

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, count, eq, isNull, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, isNull, or } from "drizzle-orm";
 import { database } from "../platform/db";
-import { rawBatch } from "../platform/sql";
 import { campaignLeads, leadCategories, leads, RECORD_STATES } from "../db/schema";
 import { sortUpload } from "./rules";
 import { iso } from "../platform/time";
@@ -9,6 +8,7 @@ import { findCampaign, RECORD_NOT_FOUND } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { CampaignParams, Ok } from "../campaigns/schemas";
+import { countAlreadyInCampaign, storeUpload } from "./store";
 
 export const MAX_LEADS_PER_UPLOAD = 400;
 
@@ -135,34 +135,9 @@ leadRoutes.openapi(addLeads, async (c) => {
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
   const body = c.req.valid("json");
   const { unique, duplicateCount, invalidEmailCount } = sortUpload(body.lead_list);
-  const emailsJson = JSON.stringify(unique.map((lead) => lead.email));
-
-  const existing = await db.all<{ n: number }>(sql`
-    SELECT count(*) AS n FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id
-    WHERE cl.campaign_id = ${campaign.id} AND l.account_id = ${principal.accountId}
-      AND l.email IN (SELECT value FROM json_each(${emailsJson}))`);
-  const alreadyAdded = existing[0]?.n ?? 0;
-
-  const now = Date.now();
-  // Whole lists travel as one JSON parameter, so no statement nears D1's 100-parameter cap.
-  const [, , mapped] = await rawBatch(c.env.DB, [
-    sql`
-      INSERT INTO leads (account_id, email, first_name, last_name, company_name, phone_number, website,
-                         location, linkedin_profile, company_url, custom_fields, created_at)
-      SELECT ${principal.accountId}, value ->> '$.email', value ->> '$.first_name', value ->> '$.last_name',
-             value ->> '$.company_name', value ->> '$.phone_number', value ->> '$.website', value ->> '$.location',
-             value ->> '$.linkedin_profile', value ->> '$.company_url', value -> '$.custom_fields', ${now}
-      FROM json_each(${JSON.stringify(unique)}) WHERE true
-      ON CONFLICT (account_id, email) DO NOTHING`,
-    sql`
-      INSERT INTO campaign_leads (account_id, campaign_id, lead_id, created_at, updated_at)
-      SELECT ${principal.accountId}, ${campaign.id}, id, ${now}, ${now} FROM leads
-      WHERE account_id = ${principal.accountId} AND email IN (SELECT value FROM json_each(${emailsJson}))
-      ON CONFLICT (campaign_id, lead_id) DO NOTHING`,
-    sql`
-      SELECT l.email, cl.id FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id
-      WHERE cl.campaign_id = ${campaign.id} AND l.email IN (SELECT value FROM json_each(${emailsJson}))`,
-  ]);
+  const target = { accountId: principal.accountId, campaignId: campaign.id, clientId: campaign.clientId };
+  const alreadyAdded = await countAlreadyInCampaign(db, target, unique.map((lead) => lead.email));
+  const mapped = await storeUpload(c.env.DB, target, unique, Date.now());
 
   return c.json(
     {
@@ -173,7 +148,7 @@ leadRoutes.openapi(addLeads, async (c) => {
       duplicate_count: duplicateCount,
       invalid_email_count: invalidEmailCount,
       ...(body.settings?.return_lead_ids
-        ? { emailToLeadIdMap: Object.fromEntries(mapped!.map((row) => [row.email, row.id])) }
+        ? { emailToLeadIdMap: Object.fromEntries(mapped.map((row) => [row.email, row.id])) }
         : {}),
     },
     200,

@@ -9,7 +9,7 @@ import {
   type AnySQLiteColumn,
 } from "drizzle-orm/sqlite-core";
 import { accounts, clients } from "./accounts";
-import { createdAt, instant, updatedAt } from "./columns";
+import { createdAt, instant, scopeKey, updatedAt } from "./columns";
 
 export const CAMPAIGN_STATUSES = ["DRAFTED", "ACTIVE", "PAUSED", "STOPPED", "COMPLETED", "ARCHIVED"] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
@@ -39,6 +39,7 @@ export const campaigns = sqliteTable(
   (t) => [index("campaigns_account_client_idx").on(t.accountId, t.clientId)],
 );
 
+/** A tag belongs to the account and, optionally, one client; names are unique within that scope. */
 export const tags = sqliteTable(
   "tags",
   {
@@ -46,10 +47,11 @@ export const tags = sqliteTable(
     accountId: integer("account_id")
       .notNull()
       .references(() => accounts.id, { onDelete: "cascade" }),
+    clientId: integer("client_id").references(() => clients.id),
     name: text("name").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("tags_account_name_idx").on(t.accountId, t.name)],
+  (t) => [uniqueIndex("tags_account_scope_name_idx").on(t.accountId, scopeKey(t.clientId), t.name)],
 );
 
 export const campaignTags = sqliteTable(
@@ -73,7 +75,11 @@ export const leadCategories = sqliteTable("lead_categories", {
   createdAt: createdAt(),
 });
 
-/** One person per account, identified by lower-cased email. */
+/**
+ * One person per account and client scope, identified by lower-cased email: the leads of two
+ * clients never share a row (nor its fields), while an account without clients keeps one lead
+ * per person. A lead's scope is the client of the campaigns it is uploaded into.
+ */
 export const leads = sqliteTable(
   "leads",
   {
@@ -81,6 +87,7 @@ export const leads = sqliteTable(
     accountId: integer("account_id")
       .notNull()
       .references(() => accounts.id, { onDelete: "cascade" }),
+    clientId: integer("client_id").references(() => clients.id),
     email: text("email").notNull(),
     firstName: text("first_name"),
     lastName: text("last_name"),
@@ -93,7 +100,7 @@ export const leads = sqliteTable(
     customFields: text("custom_fields", { mode: "json" }).$type<Record<string, unknown>>(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("leads_account_email_idx").on(t.accountId, t.email)],
+  (t) => [uniqueIndex("leads_account_scope_email_idx").on(t.accountId, scopeKey(t.clientId), t.email)],
 );
 
 function inboxFilterColumns(t: {

@@ -1,0 +1,63 @@
+import { and, count, eq, inArray, sql } from "drizzle-orm";
+import type { Database } from "../platform/db";
+import { rawBatch } from "../platform/sql";
+import { campaignLeads, leads } from "../db/schema";
+
+/** The campaign an upload goes into: its leads take the campaign's client scope. */
+export interface UploadTarget {
+  accountId: number;
+  campaignId: number;
+  clientId: number | null;
+}
+
+/** How many of these (normalised) emails already have a record in the campaign. */
+export async function countAlreadyInCampaign(db: Database, target: UploadTarget, emails: string[]): Promise<number> {
+  const row = await db
+    .select({ n: count() })
+    .from(campaignLeads)
+    .innerJoin(leads, eq(leads.id, campaignLeads.leadId))
+    .where(
+      and(
+        eq(campaignLeads.campaignId, target.campaignId),
+        inArray(leads.email, sql`(SELECT value FROM json_each(${JSON.stringify(emails)}))`),
+      ),
+    )
+    .get();
+  return row?.n ?? 0;
+}
+
+/**
+ * Creates the leads not yet known in the campaign's scope (an existing lead of that scope keeps
+ * its fields), gives each a record in the campaign, and answers every email's record id.
+ * Whole lists travel as one JSON parameter, so no statement nears D1's 100-parameter cap.
+ */
+export async function storeUpload(
+  d1: D1Database,
+  target: UploadTarget,
+  unique: { email: string }[],
+  now: number,
+): Promise<{ email: string; id: number }[]> {
+  const emailsJson = JSON.stringify(unique.map((lead) => lead.email));
+  const scope = target.clientId ?? 0;
+  const [, , mapped] = await rawBatch(d1, [
+    sql`
+      INSERT INTO leads (account_id, client_id, email, first_name, last_name, company_name, phone_number, website,
+                         location, linkedin_profile, company_url, custom_fields, created_at)
+      SELECT ${target.accountId}, ${target.clientId}, value ->> '$.email', value ->> '$.first_name',
+             value ->> '$.last_name', value ->> '$.company_name', value ->> '$.phone_number', value ->> '$.website',
+             value ->> '$.location', value ->> '$.linkedin_profile', value ->> '$.company_url',
+             value -> '$.custom_fields', ${now}
+      FROM json_each(${JSON.stringify(unique)}) WHERE true
+      ON CONFLICT DO NOTHING`,
+    sql`
+      INSERT INTO campaign_leads (account_id, campaign_id, lead_id, created_at, updated_at)
+      SELECT ${target.accountId}, ${target.campaignId}, id, ${now}, ${now} FROM leads
+      WHERE account_id = ${target.accountId} AND coalesce(client_id, 0) = ${scope}
+        AND email IN (SELECT value FROM json_each(${emailsJson}))
+      ON CONFLICT (campaign_id, lead_id) DO NOTHING`,
+    sql`
+      SELECT l.email, cl.id FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id
+      WHERE cl.campaign_id = ${target.campaignId} AND l.email IN (SELECT value FROM json_each(${emailsJson}))`,
+  ]);
+  return mapped as { email: string; id: number }[];
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
+import { createCampaign } from "../campaigns/fixtures";
+import { manualBody } from "./fixtures";
+
+interface FolderDetail {
+  success: boolean;
+  data: { id: number; test_count: number; tests: { id: string }[] };
+}
+
+async function twoClients() {
+  const account = await provisionAccount();
+  const x = await createClient(account.apiKey, "X", "x@x.example");
+  const y = await createClient(account.apiKey, "Y", "y@y.example");
+  const xKey = (await createClientKey(account.apiKey, x)).api_key;
+  const yKey = (await createClientKey(account.apiKey, y)).api_key;
+  const folder = await callJson<{ id: number }>("/api/v1/spam-test/folder", { method: "POST", apiKey: xKey, body: { name: "X only" } });
+  expect(folder.status).toBe(200);
+  return { account, xKey, yKey, xFolder: folder.body.id, yCampaign: await createCampaign(yKey) };
+}
+
+describe("spam-test folders between clients", () => {
+  it("refuses the account key filing client Y's test in client X's folder, so X never sees it and can delete its folder", async () => {
+    const { account, xKey, xFolder, yCampaign } = await twoClients();
+    const refused = await callJson("/api/v1/spam-test/manual", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: manualBody(yCampaign, { folder_id: xFolder }),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ error: "Folder belongs to another client than the test's campaign" });
+
+    const scheduled = await callJson("/api/v1/spam-test/schedule", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: {
+        ...manualBody(yCampaign, { folder_id: String(xFolder) }),
+        schedule_start_time: new Date(Date.now() + 3_600_000).toISOString(),
+        test_end_date: new Date(Date.now() + 7 * 86_400_000).toISOString(),
+        scheduler_cron_value: "0 9 * * *",
+      },
+    });
+    expect(scheduled).toMatchObject({ status: 400, body: { error: "Folder belongs to another client than the test's campaign" } });
+
+    const reports = await callJson<{ id: string }[] | { data?: unknown }>("/api/v1/spam-test/report?testType=manual", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { limit: 50, offset: 0 },
+    });
+    expect(reports.status).toBe(200);
+    expect(JSON.stringify(reports.body)).not.toContain("Q1 placement");
+
+    const detail = await callJson<FolderDetail>(`/api/v1/smart-delivery/folders/${xFolder}`, { apiKey: xKey });
+    expect(detail.body.data).toMatchObject({ test_count: 0, tests: [] });
+    const removed = await callJson(`/api/v1/spam-test/folder/${xFolder}`, { method: "DELETE", apiKey: xKey });
+    expect(removed).toMatchObject({ status: 200, body: { ok: true } });
+  });
+
+  it("still lets the account key file a client's test in that client's folder or in an account-wide one", async () => {
+    const { account, xKey, xFolder } = await twoClients();
+    const xCampaign = await createCampaign(xKey);
+    const inClientFolder = await callJson<{ id: string }>("/api/v1/spam-test/manual", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: manualBody(xCampaign, { folder_id: xFolder }),
+    });
+    expect(inClientFolder.status).toBe(200);
+    const detail = await callJson<FolderDetail>(`/api/v1/smart-delivery/folders/${xFolder}`, { apiKey: xKey });
+    expect(detail.body.data.tests.map((t) => t.id)).toEqual([inClientFolder.body.id]);
+
+    const accountFolder = await callJson<{ id: number }>("/api/v1/spam-test/folder", { method: "POST", apiKey: account.apiKey, body: { name: "All" } });
+    const inAccountFolder = await callJson("/api/v1/spam-test/manual", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: manualBody(xCampaign, { folder_id: accountFolder.body.id }),
+    });
+    expect(inAccountFolder.status).toBe(200);
+  });
+
+  it("refuses the account's own test in a client's folder", async () => {
+    const { account, xFolder } = await twoClients();
+    const own = await createCampaign(account.apiKey);
+    const refused = await callJson("/api/v1/spam-test/manual", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: manualBody(own, { folder_id: xFolder }),
+    });
+    expect(refused.status).toBe(400);
+  });
+
+  it("never shows a client another client's folders", async () => {
+    const { yKey, xFolder } = await twoClients();
+    const list = await callJson<{ id: number }[]>("/api/v1/spam-test/folder", { apiKey: yKey });
+    expect(list.body.map((f) => f.id)).not.toContain(xFolder);
+    for (const path of [`/api/v1/smart-delivery/folders/${xFolder}`, `/api/v1/spam-test/folder/${xFolder}`]) {
+      expect((await callJson(path, { apiKey: yKey })).status).toBe(404);
+    }
+  });
+});
