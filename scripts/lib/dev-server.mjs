@@ -77,6 +77,13 @@ export async function startDevServer(options = {}) {
     }
     if (!options.stateDir && !options.keepState) rmSync(stateDir, { recursive: true, force: true });
   };
+  /** Pulls the plug: SIGKILL to the whole group, no chance to finish anything (chaos checks). */
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      process.kill(-child.pid, "SIGKILL");
+      await exited;
+    }
+  };
   try {
     await waitForHealth(url, child, () => log);
   } catch (error) {
@@ -85,5 +92,5 @@ export async function startDevServer(options = {}) {
   }
   const apiKey = log.match(/Demo account API key: (\S+)/)?.[1];
   if (!apiKey) throw new Error(`no demo key in the dev server's output:\n${log}`);
-  return { url, apiKey, adminToken: adminToken(), stateDir, stop };
+  return { url, apiKey, adminToken: adminToken(), stateDir, stop, kill };
 }

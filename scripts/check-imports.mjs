@@ -1,0 +1,92 @@
+// `npm run check:imports`: the import graph of src/ must have no circles (type-only imports
+// included) and must point one way: db/schema imports nothing of ours outside itself, platform/
+// imports only platform/ and db/ (and the config types), and no feature imports the entry files.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
+
+const root = resolve(import.meta.dirname, "..");
+const src = join(root, "src");
+const ENTRY_FILES = new Set(["index.ts", "app.ts", "scheduled.ts"]);
+
+function walk(dir, out = []) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) {
+      if (path !== join(src, "client")) walk(path, out);
+    } else if (name.endsWith(".ts")) out.push(path);
+  }
+  return out;
+}
+
+function resolveImport(from, specifier) {
+  if (!specifier.startsWith(".")) return null;
+  const base = resolve(dirname(from), specifier);
+  for (const candidate of [base, `${base}.ts`, join(base, "index.ts")]) {
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // try the next form
+    }
+  }
+  throw new Error(`${relative(root, from)}: cannot resolve ${specifier}`);
+}
+
+const files = walk(src);
+const graph = new Map(
+  files.map((file) => {
+    const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
+    const targets = importedFiles.map((f) => resolveImport(file, f.fileName)).filter(Boolean);
+    return [file, [...new Set(targets)]];
+  }),
+);
+
+const problems = [];
+const area = (file) => relative(src, file).split("/")[0];
+
+for (const [file, targets] of graph) {
+  const from = relative(src, file);
+  for (const target of targets) {
+    const to = relative(src, target);
+    if (from.startsWith("db/schema/") && !to.startsWith("db/schema/")) problems.push(`${from} -> ${to}: the schema imports nothing of ours`);
+    if (area(file) === "platform" && !["platform", "db", "config.ts"].includes(area(target))) {
+      problems.push(`${from} -> ${to}: platform/ must not depend on a feature`);
+    }
+    if (ENTRY_FILES.has(to) && !ENTRY_FILES.has(from)) problems.push(`${from} -> ${to}: only entry files import entry files`);
+  }
+}
+
+// Tarjan's strongly connected components: any component with more than one file is a circle.
+let index = 0;
+const stack = [];
+const meta = new Map();
+function connect(file) {
+  meta.set(file, { index, low: index, onStack: true });
+  index += 1;
+  stack.push(file);
+  for (const target of graph.get(file) ?? []) {
+    if (!meta.has(target)) {
+      connect(target);
+      meta.get(file).low = Math.min(meta.get(file).low, meta.get(target).low);
+    } else if (meta.get(target).onStack) {
+      meta.get(file).low = Math.min(meta.get(file).low, meta.get(target).index);
+    }
+  }
+  if (meta.get(file).low === meta.get(file).index) {
+    const component = [];
+    let member;
+    do {
+      member = stack.pop();
+      meta.get(member).onStack = false;
+      component.push(relative(src, member));
+    } while (member !== file);
+    if (component.length > 1) problems.push(`import circle: ${component.sort().join(" <-> ")}`);
+  }
+}
+for (const file of graph.keys()) if (!meta.has(file)) connect(file);
+
+if (problems.length > 0) {
+  console.error(problems.join("\n"));
+  process.exit(1);
+}
+console.log(`${files.length} modules: no import circles, dependencies point one way.`);
