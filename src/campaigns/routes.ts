@@ -1,17 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { database, type Database } from "../platform/db";
-import { campaignTags, campaigns, clients, tags } from "../db/schema";
 import { nextCampaignStatus, STATUS_COMMANDS } from "./rules";
 import { iso } from "../platform/time";
 import { statusDeliveries } from "../webhooks/fanout";
 import { enqueue } from "../webhooks/outbox";
-import { changeStatus, loadStatusChange } from "./store";
+import { accountHasClient, changeStatus, insertCampaign, loadStatusChange, replaceCampaignTags, tagsOf, campaignsVisibleTo } from "./store";
 import type { Principal } from "../platform/auth";
-import { findCampaign, visibleCampaigns, type CampaignRow } from "../platform/access";
+import { findCampaign, type CampaignRow } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
-import { replaceCampaignTags } from "./tag-store";
+
 import { Campaign, CampaignParams, Ok, Tag } from "./schemas";
 
 const CreateCampaign = z
@@ -94,26 +92,8 @@ async function owningClient(db: Database, principal: Principal, requested: numbe
     return principal.clientId;
   }
   if (requested == null) return null;
-  const client = await db
-    .select({ id: clients.id })
-    .from(clients)
-    .where(and(eq(clients.id, requested), eq(clients.accountId, principal.accountId)))
-    .get();
-  if (!client) throw ApiError.badRequest("Client not found");
-  return client.id;
-}
-
-async function tagsOf(db: Database, campaignIds: number[]) {
-  const byCampaign = new Map<number, { id: number; name: string }[]>(campaignIds.map((id) => [id, []]));
-  if (campaignIds.length === 0) return byCampaign;
-  const rows = await db
-    .select({ campaignId: campaignTags.campaignId, id: tags.id, name: tags.name })
-    .from(campaignTags)
-    .innerJoin(tags, eq(tags.id, campaignTags.tagId))
-    .where(inArray(campaignTags.campaignId, sql`(SELECT value FROM json_each(${JSON.stringify(campaignIds)}))`))
-    .orderBy(asc(tags.name));
-  for (const row of rows) byCampaign.get(row.campaignId)?.push({ id: row.id, name: row.name });
-  return byCampaign;
+  if (!(await accountHasClient(db, principal.accountId, requested))) throw ApiError.badRequest("Client not found");
+  return requested;
 }
 
 function present(row: CampaignRow, campaignTagList: { id: number; name: string }[]) {
@@ -136,12 +116,7 @@ campaignRoutes.openapi(createCampaign, async (c) => {
   const body = c.req.valid("json");
   const db = database(c.env.DB);
   const clientId = await owningClient(db, principal, body.client_id);
-  const now = new Date();
-  const row = await db
-    .insert(campaigns)
-    .values({ accountId: principal.accountId, clientId, name: body.name, createdAt: now, updatedAt: now })
-    .returning()
-    .get();
+  const row = await insertCampaign(db, { accountId: principal.accountId, clientId, name: body.name });
   return c.json({ ok: true, id: row.id, name: row.name, created_at: iso(row.createdAt) }, 200);
 });
 
@@ -149,11 +124,7 @@ campaignRoutes.openapi(listCampaigns, async (c) => {
   const principal = c.get("principal");
   const { client_id } = c.req.valid("query");
   const db = database(c.env.DB);
-  const rows = await db
-    .select()
-    .from(campaigns)
-    .where(and(visibleCampaigns(principal), client_id === undefined ? undefined : eq(campaigns.clientId, client_id)))
-    .orderBy(asc(campaigns.id));
+  const rows = await campaignsVisibleTo(db, principal, client_id);
   const tagMap = await tagsOf(
     db,
     rows.map((row) => row.id),

@@ -1,10 +1,10 @@
-import { and, eq, sql } from "drizzle-orm";
-import { campaigns, type CampaignStatus } from "../db/schema";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { campaignTags, campaigns, clients, tags, type CampaignStatus } from "../db/schema";
 import { visibleCampaigns, CAMPAIGN_NOT_FOUND } from "../platform/access";
 import type { Principal } from "../platform/auth";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { rawBatch } from "../platform/sql";
+import { inList, jsonList, rawBatch } from "../platform/sql";
 import { deliveryIds, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
 import { activeWebhooks } from "../webhooks/store";
 
@@ -38,4 +38,72 @@ export async function changeStatus(
       : []),
   ]);
   return deliveryIds(results[1]);
+}
+
+export async function accountHasClient(db: Database, accountId: number, clientId: number): Promise<boolean> {
+  const client = await db
+    .select({ id: clients.id })
+    .from(clients)
+    .where(and(eq(clients.id, clientId), eq(clients.accountId, accountId)))
+    .get();
+  return client !== undefined;
+}
+
+export function insertCampaign(db: Database, values: { accountId: number; clientId: number | null; name: string }) {
+  const now = new Date();
+  return db
+    .insert(campaigns)
+    .values({ ...values, createdAt: now, updatedAt: now })
+    .returning()
+    .get();
+}
+
+/** The campaigns the caller may see, optionally one client's, oldest first. */
+export function campaignsVisibleTo(db: Database, principal: Principal, clientId: number | undefined) {
+  return db
+    .select()
+    .from(campaigns)
+    .where(and(visibleCampaigns(principal), clientId === undefined ? undefined : eq(campaigns.clientId, clientId)))
+    .orderBy(asc(campaigns.id));
+}
+
+export type CampaignTag = { id: number; name: string };
+
+/** Each campaign's tags, by name. */
+export async function tagsOf(db: Database, campaignIds: number[]): Promise<Map<number, CampaignTag[]>> {
+  const byCampaign = new Map<number, CampaignTag[]>(campaignIds.map((id) => [id, []]));
+  if (campaignIds.length === 0) return byCampaign;
+  const rows = await db
+    .select({ campaignId: campaignTags.campaignId, id: tags.id, name: tags.name })
+    .from(campaignTags)
+    .innerJoin(tags, eq(tags.id, campaignTags.tagId))
+    .where(sql`${campaignTags.campaignId} ${inList(campaignIds)}`)
+    .orderBy(asc(tags.name));
+  for (const row of rows) byCampaign.get(row.campaignId)?.push({ id: row.id, name: row.name });
+  return byCampaign;
+}
+
+/** The campaign whose tags are set: its tags take the campaign's client scope. */
+export interface TagTarget {
+  accountId: number;
+  campaignId: number;
+  clientId: number | null;
+}
+
+/**
+ * Replaces a campaign's tags with these names, creating the ones its scope lacks. Tags of other
+ * scopes (another client's, or the account's own for a client campaign) are never reused.
+ */
+export async function replaceCampaignTags(d1: D1Database, target: TagTarget, names: string[]): Promise<void> {
+  const namesJson = jsonList(names);
+  await rawBatch(d1, [
+    sql`INSERT INTO tags (account_id, client_id, name)
+        SELECT ${target.accountId}, ${target.clientId}, value FROM json_each(${namesJson}) WHERE true
+        ON CONFLICT DO NOTHING`,
+    sql`DELETE FROM campaign_tags WHERE campaign_id = ${target.campaignId}`,
+    sql`INSERT INTO campaign_tags (campaign_id, tag_id)
+        SELECT ${target.campaignId}, id FROM tags
+        WHERE account_id = ${target.accountId} AND coalesce(client_id, 0) = ${target.clientId ?? 0}
+          AND name IN (SELECT value FROM json_each(${namesJson}))`,
+  ]);
 }

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, eq } from "drizzle-orm";
 import { database } from "../platform/db";
-import { clients } from "../db/schema";
+import { clientsOf, insertClient, updateClient } from "./store";
 import { iso } from "../platform/time";
 import { requireAccountKey } from "../platform/auth";
 import { ApiError } from "../platform/errors";
@@ -55,18 +54,10 @@ clientRoutes.openapi(saveClient, async (c) => {
   requireAccountKey(principal);
   const body = c.req.valid("json");
   const db = database(c.env.DB);
+  const fields = { name: body.name, email: body.email };
   const row = body.id
-    ? await db
-        .update(clients)
-        .set({ name: body.name, email: body.email })
-        .where(and(eq(clients.id, body.id), eq(clients.accountId, principal.accountId)))
-        .returning()
-        .get()
-    : await db
-        .insert(clients)
-        .values({ accountId: principal.accountId, name: body.name, email: body.email, createdAt: new Date() })
-        .returning()
-        .get();
+    ? await updateClient(db, principal.accountId, body.id, fields)
+    : await insertClient(db, principal.accountId, fields);
   if (!row) throw ApiError.badRequest("Client not found");
   return c.json({ ok: true, clientId: row.id, id: row.id, name: row.name, email: row.email }, 200);
 });
@@ -74,11 +65,7 @@ clientRoutes.openapi(saveClient, async (c) => {
 clientRoutes.openapi(listClients, async (c) => {
   const principal = c.get("principal");
   requireAccountKey(principal);
-  const rows = await database(c.env.DB)
-    .select()
-    .from(clients)
-    .where(eq(clients.accountId, principal.accountId))
-    .orderBy(asc(clients.id));
+  const rows = await clientsOf(database(c.env.DB), principal.accountId);
   return c.json(
     rows.map((row) => ({
       id: row.id,

@@ -5,11 +5,10 @@ import { CAMPAIGN_NOT_FOUND, visibleCampaigns } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
-import { rawBatch } from "../platform/sql";
-import { deliveryIds, enqueue } from "../webhooks/outbox";
+import { enqueue } from "../webhooks/outbox";
 import { CampaignParams } from "../campaigns/schemas";
 import { planIngestion, type PlannedEvent } from "./plan";
-import { ingestStatements, loadIngestContext, type RecordRow } from "./store";
+import { loadIngestContext, storeIngestion, type RecordRow } from "./store";
 
 export const MAX_EVENTS_PER_CALL = 1000;
 
@@ -141,9 +140,7 @@ eventRoutes.openapi(ingestEvents, async (c) => {
 
   const items = planned(events, resolveRecords(events, context.records, context.categories));
   const { rows, deliveries } = planIngestion(context, campaign, items);
-  const results = await rawBatch(c.env.DB, ingestStatements(campaign, rows, deliveries, Date.now()));
-  await enqueue(c.env, deliveries.length > 0 ? deliveryIds(results[3]) : []);
-
-  const accepted = results[1]!.length;
+  const { accepted, deliveryIds } = await storeIngestion(c.env.DB, campaign, rows, deliveries, Date.now());
+  await enqueue(c.env, deliveryIds);
   return c.json({ ok: true, accepted, duplicates: events.length - accepted }, 200);
 });

@@ -1,8 +1,9 @@
-import { and, eq, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, or, sql, type SQL } from "drizzle-orm";
 import { accounts, campaignLeads, campaigns, leadCategories, leads, type EventType, type RecordState } from "../db/schema";
+import { visibleCategories } from "../platform/access";
 import type { Database } from "../platform/db";
-import { inList, jsonList } from "../platform/sql";
-import { guardValue, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
+import { inList, jsonList, rawBatch } from "../platform/sql";
+import { deliveryIds, guardValue, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
 import type { WebhookTarget } from "../webhooks/fanout";
 import { activeWebhooks } from "../webhooks/store";
 import type { RecordSnapshot } from "./rules";
@@ -65,7 +66,7 @@ export async function loadIngestContext(
       .where(
         and(
           sql`${leadCategories.id} ${inList(want.categoryIds)}`,
-          or(isNull(leadCategories.accountId), eq(leadCategories.accountId, accountId)),
+          visibleCategories(accountId),
         ),
       ),
     activeWebhooks(db, campaignId),
@@ -136,7 +137,7 @@ const FINAL_FOR_SENT: RecordState[] = ["DRAFTED", "STARTED"];
  * else; the categorised reply with the latest occurred_at sets the category (and its time);
  * any new reply marks the conversation unread.
  */
-export function ingestStatements(
+function ingestStatements(
   campaign: { id: number; accountId: number },
   rows: EventRow[],
   deliveries: NewDelivery[],
@@ -199,4 +200,16 @@ export function ingestStatements(
     ...(deliveries.length > 0 ? [insertDeliveries(deliveries, ingestGuard(campaign.id, nonce), now)] : []),
     sql`DELETE FROM ingest_marks WHERE nonce = ${nonce}`,
   ];
+}
+
+/** Runs one ingestion as ONE D1 batch; answers how many events were new and the delivery ids to enqueue. */
+export async function storeIngestion(
+  d1: D1Database,
+  campaign: { id: number; accountId: number },
+  rows: EventRow[],
+  deliveries: NewDelivery[],
+  now: number,
+): Promise<{ accepted: number; deliveryIds: number[] }> {
+  const results = await rawBatch(d1, ingestStatements(campaign, rows, deliveries, now));
+  return { accepted: results[1]!.length, deliveryIds: deliveries.length > 0 ? deliveryIds(results[3]) : [] };
 }

@@ -1,10 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, eq, sql } from "drizzle-orm";
 import { database } from "../platform/db";
-import { campaignLeads, events } from "../db/schema";
 import { categoryDeliveries } from "../webhooks/fanout";
 import { enqueue } from "../webhooks/outbox";
-import { loadCategoryChange, setCategory } from "./store";
+import { changeRecord, ignoreReplyByHand, loadCategoryChange, setCategory, type RecordChange } from "./store";
 import { findCampaignRecord } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
@@ -47,16 +45,11 @@ const routes = {
   }),
 };
 
-type RecordUpdate = Partial<typeof campaignLeads.$inferInsert>;
-
 /** Loads the caller's record (404 otherwise) and applies one change to it. */
-async function updateRecord(c: Context<AppEnv>, emailLeadMapId: number, change: RecordUpdate) {
+async function updateRecord(c: Context<AppEnv>, emailLeadMapId: number, change: RecordChange) {
   const db = database(c.env.DB);
   const record = await findCampaignRecord(db, c.get("principal"), emailLeadMapId);
-  await db
-    .update(campaignLeads)
-    .set({ ...change, updatedAt: new Date() })
-    .where(eq(campaignLeads.id, record.id));
+  await changeRecord(db, record.id, change);
   return record;
 }
 
@@ -119,12 +112,6 @@ actionRoutes.openapi(routes.ignoreReply, async (c) => {
   const { email_lead_map_id, stats_id } = c.req.valid("json");
   const db = database(c.env.DB);
   const record = await findCampaignRecord(db, c.get("principal"), email_lead_map_id);
-  const reply = await db
-    .update(events)
-    .set({ ignored: true, ignoredByHand: true })
-    .where(and(eq(events.id, stats_id), eq(events.campaignLeadId, record.id), sql`${events.type} = 'REPLY'`))
-    .returning({ id: events.id })
-    .get();
-  if (!reply) throw ApiError.notFound("Reply not found");
+  if (!(await ignoreReplyByHand(db, record.id, stats_id))) throw ApiError.notFound("Reply not found");
   return c.json({ ok: true }, 200);
 });

@@ -1,6 +1,6 @@
-import { and, eq, isNull, or, sql } from "drizzle-orm";
-import { campaignLeads, campaigns, leadCategories, leads } from "../db/schema";
-import { RECORD_NOT_FOUND, visibleCampaigns } from "../platform/access";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { campaignLeads, campaigns, events, leadCategories, leads, tasks } from "../db/schema";
+import { RECORD_NOT_FOUND, visibleCampaigns, visibleCategories } from "../platform/access";
 import type { Principal } from "../platform/auth";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
@@ -122,7 +122,7 @@ export async function loadCategoryChange(db: Database, principal: Principal, rec
       .where(
         and(
           eq(leadCategories.id, categoryId ?? 0),
-          or(isNull(leadCategories.accountId), eq(leadCategories.accountId, principal.accountId)),
+          visibleCategories(principal.accountId),
         ),
       ),
     activeWebhooks(db, sql`(SELECT campaign_id FROM campaign_leads WHERE id = ${recordId})`),
@@ -159,4 +159,39 @@ export async function setCategory(
       : []),
   ]);
   return deliveryIds(results[1]);
+}
+
+/** The inbox fields a plain action may change on a record. */
+export type RecordChange = Partial<
+  Pick<typeof campaignLeads.$inferInsert, "isRead" | "teamMemberId" | "snoozedUntil" | "isArchived">
+>;
+
+export async function changeRecord(db: Database, recordId: number, change: RecordChange): Promise<void> {
+  await db
+    .update(campaignLeads)
+    .set({ ...change, updatedAt: new Date() })
+    .where(eq(campaignLeads.id, recordId));
+}
+
+/** Flags one REPLY of the record ignored by hand; false when the record has no such reply. */
+export async function ignoreReplyByHand(db: Database, recordId: number, eventId: number): Promise<boolean> {
+  const reply = await db
+    .update(events)
+    .set({ ignored: true, ignoredByHand: true })
+    .where(and(eq(events.id, eventId), eq(events.campaignLeadId, recordId), eq(events.type, "REPLY")))
+    .returning({ id: events.id })
+    .get();
+  return reply !== undefined;
+}
+
+export function insertTask(db: Database, task: Omit<typeof tasks.$inferInsert, "id" | "createdAt">) {
+  return db
+    .insert(tasks)
+    .values({ ...task, createdAt: new Date() })
+    .returning()
+    .get();
+}
+
+export function tasksOf(db: Database, recordId: number) {
+  return db.select().from(tasks).where(eq(tasks.campaignLeadId, recordId)).orderBy(asc(tasks.id));
 }

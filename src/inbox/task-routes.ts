@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { asc, eq } from "drizzle-orm";
 import { database } from "../platform/db";
-import { TASK_PRIORITIES, tasks } from "../db/schema";
+import { insertTask, tasksOf } from "./store";
+import { TASK_PRIORITIES } from "../db/schema";
 import { iso } from "../platform/time";
 import { findCampaignRecord } from "../platform/access";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
@@ -57,19 +57,14 @@ taskRoutes.openapi(createTask, async (c) => {
   const body = c.req.valid("json");
   const db = database(c.env.DB);
   const record = await findCampaignRecord(db, c.get("principal"), body.email_lead_map_id);
-  const row = await db
-    .insert(tasks)
-    .values({
-      accountId: record.accountId,
-      campaignLeadId: record.id,
-      name: body.name,
-      description: body.description ?? null,
-      priority: body.priority,
-      dueDate: body.due_date ? new Date(body.due_date) : null,
-      createdAt: new Date(),
-    })
-    .returning()
-    .get();
+  const row = await insertTask(db, {
+    accountId: record.accountId,
+    campaignLeadId: record.id,
+    name: body.name,
+    description: body.description ?? null,
+    priority: body.priority,
+    dueDate: body.due_date ? new Date(body.due_date) : null,
+  });
   return c.json(
     {
       success: true,
@@ -89,7 +84,7 @@ taskRoutes.openapi(createTask, async (c) => {
 taskRoutes.openapi(listTasks, async (c) => {
   const db = database(c.env.DB);
   const record = await findCampaignRecord(db, c.get("principal"), c.req.valid("query").email_lead_map_id);
-  const rows = await db.select().from(tasks).where(eq(tasks.campaignLeadId, record.id)).orderBy(asc(tasks.id));
+  const rows = await tasksOf(db, record.id);
   return c.json(
     {
       ok: true,

@@ -1,14 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, count, eq, isNull, or } from "drizzle-orm";
 import { database } from "../platform/db";
-import { campaignLeads, leadCategories, leads, RECORD_STATES } from "../db/schema";
+import { RECORD_STATES } from "../db/schema";
 import { sortUpload } from "./rules";
 import { iso } from "../platform/time";
 import { findCampaign, RECORD_NOT_FOUND } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { CampaignParams, Ok } from "../campaigns/schemas";
-import { countAlreadyInCampaign, storeUpload } from "./store";
+import { categoriesOf, countAlreadyInCampaign, recordPage, setRecordStateIn, storeUpload } from "./store";
 
 export const MAX_LEADS_PER_UPLOAD = 400;
 
@@ -160,21 +159,10 @@ leadRoutes.openapi(listLeads, async (c) => {
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
   const { offset, limit, status } = c.req.valid("query");
-  const where = and(eq(campaignLeads.campaignId, campaign.id), status ? eq(campaignLeads.state, status) : undefined);
-  const [total, rows] = await Promise.all([
-    db.select({ n: count() }).from(campaignLeads).where(where),
-    db
-      .select({ record: campaignLeads, lead: leads })
-      .from(campaignLeads)
-      .innerJoin(leads, eq(leads.id, campaignLeads.leadId))
-      .where(where)
-      .orderBy(asc(campaignLeads.id))
-      .limit(limit)
-      .offset(offset),
-  ]);
+  const { total, rows } = await recordPage(db, campaign.id, status, { offset, limit });
   return c.json(
     {
-      total_leads: String(total[0]?.n ?? 0),
+      total_leads: String(total),
       offset,
       limit,
       data: rows.map(({ record, lead }) => ({
@@ -206,23 +194,14 @@ leadRoutes.openapi(setRecordState, async (c) => {
   const db = database(c.env.DB);
   const { campaign_id, email_lead_map_id } = c.req.valid("param");
   const campaign = await findCampaign(db, principal, campaign_id);
-  const updated = await db
-    .update(campaignLeads)
-    .set({ state: c.req.valid("json").state, updatedAt: new Date() })
-    .where(and(eq(campaignLeads.id, email_lead_map_id), eq(campaignLeads.campaignId, campaign.id)))
-    .returning({ id: campaignLeads.id })
-    .get();
+  const updated = await setRecordStateIn(db, campaign.id, email_lead_map_id, c.req.valid("json").state);
   if (!updated) throw ApiError.notFound(RECORD_NOT_FOUND);
   return c.json({ ok: true }, 200);
 });
 
 leadRoutes.openapi(fetchCategories, async (c) => {
   const principal = c.get("principal");
-  const rows = await database(c.env.DB)
-    .select()
-    .from(leadCategories)
-    .where(or(isNull(leadCategories.accountId), eq(leadCategories.accountId, principal.accountId)))
-    .orderBy(asc(leadCategories.id));
+  const rows = await categoriesOf(database(c.env.DB), principal.accountId);
   return c.json(
     rows.map((row) => ({ id: row.id, name: row.name, created_at: iso(row.createdAt) })),
     200,

@@ -1,7 +1,8 @@
-import { and, count, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../platform/db";
 import { rawBatch } from "../platform/sql";
-import { campaignLeads, leads } from "../db/schema";
+import { campaignLeads, leadCategories, leads, type RecordState } from "../db/schema";
+import { visibleCategories } from "../platform/access";
 
 /** The campaign an upload goes into: its leads take the campaign's client scope. */
 export interface UploadTarget {
@@ -60,4 +61,42 @@ export async function storeUpload(
       WHERE cl.campaign_id = ${target.campaignId} AND l.email IN (SELECT value FROM json_each(${emailsJson}))`,
   ]);
   return mapped as { email: string; id: number }[];
+}
+
+/** One page of a campaign's records with their leads, oldest first, and the total. */
+export async function recordPage(
+  db: Database,
+  campaignId: number,
+  state: RecordState | undefined,
+  page: { offset: number; limit: number },
+) {
+  const where = and(eq(campaignLeads.campaignId, campaignId), state ? eq(campaignLeads.state, state) : undefined);
+  const [total, rows] = await db.batch([
+    db.select({ n: count() }).from(campaignLeads).where(where),
+    db
+      .select({ record: campaignLeads, lead: leads })
+      .from(campaignLeads)
+      .innerJoin(leads, eq(leads.id, campaignLeads.leadId))
+      .where(where)
+      .orderBy(asc(campaignLeads.id))
+      .limit(page.limit)
+      .offset(page.offset),
+  ]);
+  return { total: total[0]?.n ?? 0, rows };
+}
+
+/** Sets a record's state when it belongs to the campaign; false when it does not. */
+export async function setRecordStateIn(db: Database, campaignId: number, recordId: number, state: RecordState): Promise<boolean> {
+  const updated = await db
+    .update(campaignLeads)
+    .set({ state, updatedAt: new Date() })
+    .where(and(eq(campaignLeads.id, recordId), eq(campaignLeads.campaignId, campaignId)))
+    .returning({ id: campaignLeads.id })
+    .get();
+  return updated !== undefined;
+}
+
+/** Every category the account can use: the built-in ones and its own. */
+export function categoriesOf(db: Database, accountId: number) {
+  return db.select().from(leadCategories).where(visibleCategories(accountId)).orderBy(asc(leadCategories.id));
 }

@@ -1,6 +1,6 @@
-import { and, eq, type SQL } from "drizzle-orm";
+import { and, eq, isNull, or, type SQL } from "drizzle-orm";
 import type { Database } from "./db";
-import { campaignLeads, campaigns } from "../db/schema";
+import { campaignLeads, campaigns, leadCategories } from "../db/schema";
 import type { Principal } from "./auth";
 import { ApiError } from "./errors";
 
@@ -11,6 +11,11 @@ export const RECORD_NOT_FOUND = "Lead not found";
 export function visibleCampaigns(principal: Principal): SQL {
   const account = eq(campaigns.accountId, principal.accountId);
   return principal.clientId === null ? account : and(account, eq(campaigns.clientId, principal.clientId))!;
+}
+
+/** The lead categories an account may use: the built-in ones (no account) and its own. */
+export function visibleCategories(accountId: number): SQL {
+  return or(isNull(leadCategories.accountId), eq(leadCategories.accountId, accountId))!;
 }
 
 export type CampaignRow = typeof campaigns.$inferSelect;
