@@ -9,7 +9,7 @@ import { onCampaignStatusChanged } from "../../events/hooks";
 import type { Principal } from "../../http/auth";
 import { findCampaign, visibleCampaigns, type CampaignRow } from "../../http/campaign-access";
 import { ApiError } from "../../http/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../../http/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, queryId } from "../../http/openapi";
 import { Campaign, CampaignParams, Ok, Tag } from "./schemas";
 
 const CreateCampaign = z
@@ -30,7 +30,7 @@ const SetTags = z
   .object({ tags: z.array(z.string().trim().min(1).max(64)).max(MAX_TAGS) })
   .openapi("SetCampaignTags");
 
-const ListQuery = z.object({ client_id: z.coerce.number().int().positive().optional() });
+const ListQuery = z.object({ client_id: queryId().optional() });
 
 const createCampaign = createRoute({
   method: "post",

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import { database, type Database } from "../../db/client";
 import { rawBatch } from "../../db/raw-batch";
+import { foldText } from "../../db/text-search";
 import { recordFlags, type RecordFlagColumns } from "../../db/record-flags";
 import { accounts, EVENT_TYPES, type EventType, type RecordState } from "../../db/schema";
 import { applyEvents, isIgnoredReply, type IncomingEvent, type RecordSnapshot } from "../../domain/event-effects";
@@ -209,6 +210,7 @@ async function storeEvents(d1: D1Database, campaign: CampaignRow, fresh: Fresh[]
     to_email: event.to_email ?? null,
     subject: event.subject ?? null,
     body: event.body ?? null,
+    body_folded: event.type === "REPLY" && event.body ? foldText(event.body) : null,
     message_id: event.message_id ?? null,
     link_url: event.link_url ?? null,
     is_ooo: event.is_ooo ? 1 : 0,
@@ -243,12 +245,12 @@ async function storeEvents(d1: D1Database, campaign: CampaignRow, fresh: Fresh[]
   const [inserted] = await rawBatch(d1, [
     sql`
       INSERT INTO events (account_id, campaign_id, campaign_lead_id, event_id, type, occurred_at, sequence_number,
-                          email_account_id, from_email, to_email, subject, body, message_id, link_url, is_ooo,
-                          category_id, ignored, created_at)
+                          email_account_id, from_email, to_email, subject, body, body_folded, message_id, link_url,
+                          is_ooo, category_id, ignored, created_at)
       SELECT ${campaign.accountId}, ${campaign.id}, value ->> '$.campaign_lead_id', value ->> '$.event_id',
              value ->> '$.type', value ->> '$.occurred_at', value ->> '$.sequence_number',
              value ->> '$.email_account_id', value ->> '$.from_email', value ->> '$.to_email', value ->> '$.subject',
-             value ->> '$.body', value ->> '$.message_id', value ->> '$.link_url', value ->> '$.is_ooo',
+             value ->> '$.body', value ->> '$.body_folded', value ->> '$.message_id', value ->> '$.link_url', value ->> '$.is_ooo',
              value ->> '$.category_id', value ->> '$.ignored', ${now}
       FROM json_each(${JSON.stringify(rows)}) WHERE true
       ON CONFLICT (campaign_id, event_id) DO NOTHING

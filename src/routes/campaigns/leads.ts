@@ -3,11 +3,12 @@ import { and, asc, count, eq, isNull, or, sql } from "drizzle-orm";
 import { database } from "../../db/client";
 import { rawBatch } from "../../db/raw-batch";
 import { campaignLeads, leadCategories, leads, RECORD_STATES } from "../../db/schema";
+import { foldLeadSearch } from "../../db/text-search";
 import { sortUpload } from "../../domain/lead-upload";
 import { iso } from "../../domain/time";
 import { findCampaign, RECORD_NOT_FOUND } from "../../http/campaign-access";
 import { ApiError } from "../../http/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../../http/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount } from "../../http/openapi";
 import { CampaignParams, Ok } from "./schemas";
 
 export const MAX_LEADS_PER_UPLOAD = 400;
@@ -77,8 +78,8 @@ const LeadPage = z
   .openapi("CampaignLeadPage");
 
 const ListQuery = z.object({
-  offset: z.coerce.number().int().min(0).default(0),
-  limit: z.coerce.number().int().min(1).max(100).default(100),
+  offset: queryCount(0).default(0),
+  limit: queryCount(1, 100).default(100),
   status: z.enum(RECORD_STATES).optional(),
 });
 
@@ -148,11 +149,12 @@ leadRoutes.openapi(addLeads, async (c) => {
   const [, , mapped] = await rawBatch(c.env.DB, [
     sql`
       INSERT INTO leads (account_id, email, first_name, last_name, company_name, phone_number, website,
-                         location, linkedin_profile, company_url, custom_fields, created_at)
+                         location, linkedin_profile, company_url, custom_fields, search_folded, created_at)
       SELECT ${principal.accountId}, value ->> '$.email', value ->> '$.first_name', value ->> '$.last_name',
              value ->> '$.company_name', value ->> '$.phone_number', value ->> '$.website', value ->> '$.location',
-             value ->> '$.linkedin_profile', value ->> '$.company_url', value -> '$.custom_fields', ${now}
-      FROM json_each(${JSON.stringify(unique)}) WHERE true
+             value ->> '$.linkedin_profile', value ->> '$.company_url', value -> '$.custom_fields',
+             value ->> '$.search_folded', ${now}
+      FROM json_each(${JSON.stringify(unique.map((lead) => ({ ...lead, search_folded: foldLeadSearch(lead) })))}) WHERE true
       ON CONFLICT (account_id, email) DO NOTHING`,
     sql`
       INSERT INTO campaign_leads (account_id, campaign_id, lead_id, created_at, updated_at)
