@@ -24,16 +24,18 @@ function load(file, accountId) {
       .run(accountId, `inbox-bench-${c}`, now, now);
     campaignIds.push(Number(lastInsertRowid));
   }
-  const lead = db.prepare("INSERT INTO leads (account_id, email, first_name, last_name, created_at) VALUES (?, ?, ?, ?, ?)");
+  const lead = db.prepare("INSERT INTO leads (account_id, email, first_name, last_name, search_folded, created_at) VALUES (?, ?, ?, ?, ?, ?)");
   const record = db.prepare(`INSERT INTO campaign_leads (account_id, campaign_id, lead_id, state, category_id, team_member_id,
       email_account_id, is_read, is_archived, snoozed_until, last_sent_at, last_reply_at, has_sent, has_opened, has_clicked,
       has_replied, has_bounced, has_unsubscribed, created_at, updated_at)
     VALUES (?, ?, ?, 'INPROGRESS', ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, 1, ?, 0, ?, ?)`);
   const reply = db.prepare(`INSERT INTO events (account_id, campaign_id, campaign_lead_id, type, occurred_at, sequence_number,
-      from_email, body, created_at) VALUES (?, ?, ?, 'REPLY', ?, 1, ?, ?, ?)`);
+      from_email, body, body_folded, created_at) VALUES (?, ?, ?, 'REPLY', ?, 1, ?, ?, ?, ?)`);
   for (let i = 0; i < CONVERSATIONS; i += 1) {
     const email = `person${i}@inbox.example`;
-    const leadId = Number(lead.run(accountId, email, `First${i}`, `Last${i}`, now).lastInsertRowid);
+    // search_folded and body_folded as the API writes them (foldText); these values are ASCII.
+    const folded = `${email}\nfirst${i}\nlast${i}`;
+    const leadId = Number(lead.run(accountId, email, `First${i}`, `Last${i}`, folded, now).lastInsertRowid);
     const campaignId = campaignIds[i % CAMPAIGNS];
     const sentAt = now - Math.floor(random() * 60 * DAY);
     const repliedAt = sentAt + Math.floor(random() * 5 * DAY);
@@ -45,7 +47,8 @@ function load(file, accountId) {
       record.run(accountId, campaignId, leadId, category, 1 + (i % 20), 1 + (i % 50), i % 2, archived, snoozedUntil, sentAt,
         repliedAt, random() < 0.6 ? 1 : 0, random() < 0.3 ? 1 : 0, random() < 0.05 ? 1 : 0, now, now).lastInsertRowid,
     );
-    reply.run(accountId, campaignId, recordId, repliedAt, email, `Reply number ${i} about pricing and timing`, now);
+    const body = `Reply number ${i} about pricing and timing`;
+    reply.run(accountId, campaignId, recordId, repliedAt, email, body, body.toLowerCase(), now);
   }
   db.exec("COMMIT");
   db.exec("ANALYZE");

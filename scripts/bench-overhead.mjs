@@ -9,9 +9,9 @@ import { startDevServer } from "./lib/dev-server.mjs";
 const CONNECTIONS = 20;
 const DURATION_S = 10;
 
-function load(url) {
+function load({ url, headers = {} }) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: CONNECTIONS, duration: DURATION_S }, (error, result) => (error ? reject(error) : resolve(result)));
+    autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S }, (error, result) => (error ? reject(error) : resolve(result)));
   });
 }
 
@@ -19,13 +19,13 @@ const server = await startDevServer({ quiet: true });
 try {
   const account = await provisionBenchAccount(server, "overhead");
   const routes = {
-    "/health": `${server.url}/health`,
-    "/api/v1/rate-limit": `${server.url}/api/v1/rate-limit?api_key=${account.api_key}`,
+    "/health": { url: `${server.url}/health` },
+    "/api/v1/rate-limit": { url: `${server.url}/api/v1/rate-limit`, headers: { "X-API-Key": account.api_key } },
   };
   await load(routes["/health"]);
   const results = {};
-  for (const [name, url] of Object.entries(routes)) {
-    const result = await load(url);
+  for (const [name, route] of Object.entries(routes)) {
+    const result = await load(route);
     const failures = result.non2xx + result.errors;
     results[name] = result.requests.average;
     console.log(

@@ -44,14 +44,19 @@ console.log(`
   Salvo is starting on http://127.0.0.1:${port}
   Demo account: demo@salvo.local
   Demo account API key: ${apiKey}
-  Try: curl "http://127.0.0.1:${port}/api/v1/account?api_key=${apiKey}"
+  Try: curl -H "X-API-Key: ${apiKey}" http://127.0.0.1:${port}/api/v1/account
 `);
 
 // A second instance (tests, benchmarks) must not fight the first over the devtools port.
 const inspector = process.env.INSPECTOR_PORT ? ["--inspector-port", process.env.INSPECTOR_PORT] : [];
+// wrangler dev's local trace and log store (<state>/v3/observability) records every request's full
+// URL and ignores redact_query_string, so an api_key in a query string would be kept there. It
+// stays off unless SALVO_LOCAL_OBSERVABILITY=true (then send keys in the X-API-Key header).
+const localObservability = process.env.SALVO_LOCAL_OBSERVABILITY === "true" ? "true" : "false";
 const server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled", ...inspector, ...persist], {
   cwd: root,
   stdio: "inherit",
+  env: { ...process.env, X_LOCAL_OBSERVABILITY: localObservability },
 });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => process.exit(code ?? 0));

@@ -70,6 +70,18 @@ export function createApp() {
   app.route("/", deliverabilityRoutes);
   app.route("/", savedSearchRoutes);
 
+  // Three ways to present one key; the headers are recommended, as URLs end up in logs.
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyHeader", {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+    description: "Recommended: the API key in the X-API-Key header.",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyBearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "The API key as a bearer token: Authorization: Bearer <key>.",
+  });
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
     type: "apiKey",
     in: "query",

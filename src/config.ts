@@ -14,6 +14,8 @@ export interface Bindings {
   RATE_LIMIT_PER_MINUTE?: string;
   RATE_LIMIT_BURST?: string;
   AUTH_FAILURES_PER_MINUTE?: string;
+  /** Seconds a key's object trusts its cached owner before reading the key's row again (default 60). */
+  KEY_REVALIDATE_SECONDS?: string;
   WEBHOOK_QUEUE: Queue<DeliveryMessage>;
   /** "true" (local development) admits http and loopback webhook URLs. */
   ALLOW_INSECURE_WEBHOOKS?: string;

@@ -77,10 +77,9 @@ export async function datasetAccount(server, prefix) {
 
 export async function api(server, apiKey, path, init = {}) {
   const url = new URL(path, server.url);
-  url.searchParams.set("api_key", apiKey);
   const response = await fetch(url, {
     ...init,
-    headers: { "Content-Type": "application/json", ...init.headers },
+    headers: { "Content-Type": "application/json", "X-API-Key": apiKey, ...init.headers },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   const body = await response.json();

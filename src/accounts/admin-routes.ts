@@ -8,17 +8,30 @@ import { digestKey, mintKey } from "../keys/rules";
 import type { AppEnv } from "../config";
 import { ApiError } from "../platform/errors";
 import { createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
+import { accountKeyHashes, deleteAccountKey, findAccount, listAccountKeys, setAccountDisabled } from "../keys/account-key-store";
+import { invalidateKeys, revokeKey } from "../platform/auth";
+import { refuseAuthentication, refuseIfBlocked, requestBucket } from "../platform/auth-failures";
+import { ACCOUNT_KEY_NOT_FOUND, AccountApiKeyList, presentAccountKey } from "./routes";
 
-/** Operator routes answer as if absent unless ADMIN_TOKEN is configured, and only to its bearer. */
+/**
+ * Operator routes answer as if absent unless ADMIN_TOKEN is configured, and only to its bearer.
+ * The token is compared in constant time (digests of equal length through timingSafeEqual), and
+ * failures count against the caller's IP like API key failures: 429 past the limit, and a caller
+ * this isolate knows to be blocked is refused before any comparison.
+ */
 const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
   const token = c.env.ADMIN_TOKEN;
   if (!token) throw ApiError.notFound("Not found");
+  const bucket = requestBucket(c.req.header("CF-Connecting-IP"));
+  refuseIfBlocked(bucket);
   const header = c.req.header("Authorization") ?? "";
   const presented = header.startsWith("Bearer ") ? header.slice(7) : "";
   const [expected, given] = await Promise.all([digestKey(token), digestKey(presented)]);
   const a = new TextEncoder().encode(expected);
   const b = new TextEncoder().encode(given);
-  if (!crypto.subtle.timingSafeEqual(a, b)) throw ApiError.unauthorized("Invalid admin token");
+  if (!crypto.subtle.timingSafeEqual(a, b)) {
+    return refuseAuthentication(c.env, bucket, ApiError.unauthorized("Invalid admin token"));
+  }
   await next();
 });
 
@@ -41,7 +54,14 @@ const MintedAccountKey = z
   .object({ id: z.number().int(), account_id: z.number().int(), api_key: z.string() })
   .openapi("MintedAccountKey");
 
+const AccountStanding = z.object({ disabled: z.boolean() }).openapi("AccountStanding");
+
+const AdminAccount = z
+  .object({ id: z.number().int(), email: z.string(), name: z.string(), disabled: z.boolean() })
+  .openapi("AdminAccount");
+
 const adminSecurity = [{ AdminBearer: [] }];
+const AccountParams = z.object({ id: pathId("id") });
 
 const createAccount = createRoute({
   method: "post",
@@ -62,11 +82,41 @@ const createAccountKey = createRoute({
   tags: ["Admin"],
   summary: "Mint another account API key",
   security: adminSecurity,
-  request: { params: z.object({ id: pathId("id") }) },
+  request: { params: AccountParams },
   responses: {
     201: json(MintedAccountKey, "The new key; api_key is shown only here"),
     ...errorResponses(401, 404, 422),
   },
+});
+
+const listAccountKeysRoute = createRoute({
+  method: "get",
+  path: "/admin/v1/accounts/{id}/api-keys",
+  tags: ["Admin"],
+  summary: "List an account's API keys (values masked)",
+  security: adminSecurity,
+  request: { params: AccountParams },
+  responses: { 200: json(AccountApiKeyList, "The account's keys, oldest first"), ...errorResponses(401, 404, 422) },
+});
+
+const deleteAccountKeyRoute = createRoute({
+  method: "delete",
+  path: "/admin/v1/accounts/{id}/api-keys/{key_id}",
+  tags: ["Admin"],
+  summary: "Revoke an account API key (even the last one); it stops working at once",
+  security: adminSecurity,
+  request: { params: z.object({ id: pathId("id"), key_id: pathId("key_id") }) },
+  responses: { 200: json(z.object({ ok: z.boolean() }), "Revoked"), ...errorResponses(401, 404, 422) },
+});
+
+const updateAccountRoute = createRoute({
+  method: "patch",
+  path: "/admin/v1/accounts/{id}",
+  tags: ["Admin"],
+  summary: "Disable or re-enable an account; a disabled account's keys (account and client) answer 401",
+  security: adminSecurity,
+  request: { params: AccountParams, body: jsonBody(AccountStanding) },
+  responses: { 200: json(AdminAccount, "The account after the change"), ...errorResponses(400, 401, 404, 422) },
 });
 
 export const adminRoutes = createRouter();
@@ -120,4 +170,29 @@ adminRoutes.openapi(createAccountKey, async (c) => {
     .returning({ id: accountKeys.id })
     .get();
   return c.json({ id: row.id, account_id: id, api_key: key.value }, 201);
+});
+
+adminRoutes.openapi(listAccountKeysRoute, async (c) => {
+  const { id } = c.req.valid("param");
+  if (!(await findAccount(c.env.DB, id))) throw ApiError.notFound("Account not found");
+  const rows = await listAccountKeys(c.env.DB, id);
+  return c.json({ ok: true, data: rows.map(presentAccountKey) }, 200);
+});
+
+adminRoutes.openapi(deleteAccountKeyRoute, async (c) => {
+  const { id, key_id } = c.req.valid("param");
+  const result = await deleteAccountKey(c.env.DB, id, key_id, { keepOne: false });
+  if ("refused" in result) throw ApiError.notFound(ACCOUNT_KEY_NOT_FOUND);
+  await revokeKey(c.env, result.deleted.keyHash);
+  return c.json({ ok: true }, 200);
+});
+
+adminRoutes.openapi(updateAccountRoute, async (c) => {
+  const { id } = c.req.valid("param");
+  const { disabled } = c.req.valid("json");
+  const row = await setAccountDisabled(c.env.DB, id, disabled);
+  if (!row) throw ApiError.notFound("Account not found");
+  // Every key's object reads its key again, so the change holds from the very next request.
+  await invalidateKeys(c.env, await accountKeyHashes(c.env.DB, id));
+  return c.json({ id: row.id, email: row.email, name: row.name, disabled: row.disabledAt !== null }, 200);
 });

@@ -4,7 +4,11 @@ import { database } from "../platform/db";
 import { accounts } from "../db/schema";
 import { requireAccountKey } from "../platform/auth";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
+import { deleteAccountKey, listAccountKeys, type AccountKeyRow } from "../keys/account-key-store";
+import { maskKey } from "../keys/rules";
+import { iso } from "../platform/time";
+import { revokeKey } from "../platform/auth";
 
 const ACCOUNT_ONLY = "This API key cannot manage the account";
 
@@ -37,6 +41,42 @@ const updateAccount = createRoute({
   security: API_KEY_SECURITY,
   request: { body: jsonBody(AccountSettings) },
   responses: { 200: json(Account, "The account after the change"), ...errorResponses(400, 401, 422, 429) },
+});
+
+export const ACCOUNT_KEY_NOT_FOUND = "API key not found";
+
+export const AccountApiKey = z
+  .object({
+    id: z.number().int(),
+    api_key: z.string().openapi({ description: "Masked: the prefix and the last four characters" }),
+    last4: z.string(),
+    created_at: z.string(),
+  })
+  .openapi("AccountApiKey");
+
+export const AccountApiKeyList = z.object({ ok: z.boolean(), data: z.array(AccountApiKey) }).openapi("AccountApiKeyList");
+
+export function presentAccountKey(row: AccountKeyRow): z.infer<typeof AccountApiKey> {
+  return { id: row.id, api_key: maskKey("account", row.last4), last4: row.last4, created_at: iso(row.createdAt) };
+}
+
+const listKeys = createRoute({
+  method: "get",
+  path: "/api/v1/account/api-keys",
+  tags: ["Account"],
+  summary: "List the account's own API keys (values masked)",
+  security: API_KEY_SECURITY,
+  responses: { 200: json(AccountApiKeyList, "The account's keys, oldest first"), ...errorResponses(401, 429) },
+});
+
+const deleteKey = createRoute({
+  method: "delete",
+  path: "/api/v1/account/api-keys/{id}",
+  tags: ["Account"],
+  summary: "Revoke one of the account's API keys (it may be the calling key, not the last one); it stops working at once",
+  security: API_KEY_SECURITY,
+  request: { params: z.object({ id: pathId("id") }) },
+  responses: { 200: json(z.object({ ok: z.boolean() }), "Revoked"), ...errorResponses(400, 401, 404, 422, 429) },
 });
 
 type AccountRow = typeof accounts.$inferSelect;
@@ -73,4 +113,26 @@ accountRoutes.openapi(updateAccount, async (c) => {
     .get();
   if (!row) throw ApiError.unauthorized("Invalid API Key");
   return c.json(present(row), 200);
+});
+
+accountRoutes.openapi(listKeys, async (c) => {
+  const principal = c.get("principal");
+  requireAccountKey(principal, ACCOUNT_ONLY);
+  const rows = await listAccountKeys(c.env.DB, principal.accountId);
+  return c.json({ ok: true, data: rows.map(presentAccountKey) }, 200);
+});
+
+accountRoutes.openapi(deleteKey, async (c) => {
+  const principal = c.get("principal");
+  requireAccountKey(principal, ACCOUNT_ONLY);
+  const { id } = c.req.valid("param");
+  // The calling key may revoke itself (a holder who knows it leaked can kill it), but never the
+  // account's last key: that would lock the owner out until an operator mints a new one.
+  const result = await deleteAccountKey(c.env.DB, principal.accountId, id, { keepOne: true });
+  if ("refused" in result) {
+    if (result.refused === "last_key") throw ApiError.badRequest("An account must keep at least one API key");
+    throw ApiError.notFound(ACCOUNT_KEY_NOT_FOUND);
+  }
+  await revokeKey(c.env, result.deleted.keyHash);
+  return c.json({ ok: true }, 200);
 });

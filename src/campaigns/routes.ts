@@ -8,7 +8,7 @@ import { accountHasClient, changeStatus, insertCampaign, loadStatusChange, repla
 import type { Principal } from "../platform/auth";
 import { findCampaign, type CampaignRow } from "../platform/access";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, queryId } from "../platform/openapi";
 
 import { Campaign, CampaignParams, Ok, Tag } from "./schemas";
 
@@ -30,7 +30,7 @@ const SetTags = z
   .object({ tags: z.array(z.string().trim().min(1).max(64)).max(MAX_TAGS) })
   .openapi("SetCampaignTags");
 
-const ListQuery = z.object({ client_id: z.coerce.number().int().positive().optional() });
+const ListQuery = z.object({ client_id: queryId().optional() });
 
 const createCampaign = createRoute({
   method: "post",

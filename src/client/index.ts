@@ -13,15 +13,15 @@ export interface SalvoClientOptions {
 
 /**
  * A typed Salvo client: paths, parameters, bodies and responses are checked against the
- * OpenAPI document. The API key travels as the `api_key` query parameter on every request.
+ * OpenAPI document. The API key travels in the `X-API-Key` header on every request (never in the
+ * URL, which proxies and logs keep).
  */
 export function createSalvoClient(options: SalvoClientOptions): Client<paths> {
   const client = createClient<paths>({ baseUrl: options.baseUrl, fetch: options.fetch });
   client.use({
     onRequest({ request }) {
-      const url = new URL(request.url);
-      url.searchParams.set("api_key", options.apiKey);
-      return new Request(url, request);
+      request.headers.set("X-API-Key", options.apiKey);
+      return request;
     },
   });
   return client;

@@ -1,5 +1,6 @@
 import type { NewDelivery } from "../webhooks/outbox";
 import { categoryDeliveries, eventDeliveries, type CampaignFacts } from "../webhooks/fanout";
+import { foldText } from "../platform/text-search";
 import { applyEvents, isIgnoredReply, type IncomingEvent } from "./rules";
 import type { EventRow, IngestContext, RecordRow } from "./store";
 
@@ -35,6 +36,7 @@ export function planIngestion(
     to_email: text.toEmail,
     subject: text.subject,
     body: text.body,
+    body_folded: incoming.type === "REPLY" && text.body ? foldText(text.body) : null,
     message_id: text.messageId,
     link_url: text.linkUrl,
     is_ooo: incoming.isOoo ? 1 : 0,

@@ -96,6 +96,7 @@ export interface EventRow {
   to_email: string | null;
   subject: string | null;
   body: string | null;
+  body_folded: string | null;
   message_id: string | null;
   link_url: string | null;
   is_ooo: 0 | 1;
@@ -149,12 +150,12 @@ function ingestStatements(
     sql`INSERT INTO ingest_marks (nonce, events_before) VALUES (${nonce}, (SELECT coalesce(max(id), 0) FROM events))`,
     sql`
       INSERT INTO events (account_id, campaign_id, campaign_lead_id, event_id, type, occurred_at, sequence_number,
-                          email_account_id, from_email, to_email, subject, body, message_id, link_url, is_ooo,
-                          category_id, ignored, created_at)
+                          email_account_id, from_email, to_email, subject, body, body_folded, message_id, link_url,
+                          is_ooo, category_id, ignored, created_at)
       SELECT ${campaign.accountId}, ${campaign.id}, value ->> '$.campaign_lead_id', value ->> '$.event_id',
              value ->> '$.type', value ->> '$.occurred_at', value ->> '$.sequence_number',
              value ->> '$.email_account_id', value ->> '$.from_email', value ->> '$.to_email', value ->> '$.subject',
-             value ->> '$.body', value ->> '$.message_id', value ->> '$.link_url', value ->> '$.is_ooo',
+             value ->> '$.body', value ->> '$.body_folded', value ->> '$.message_id', value ->> '$.link_url', value ->> '$.is_ooo',
              value ->> '$.category_id', value ->> '$.ignored', ${now}
       FROM json_each(${jsonList(rows)}) WHERE true
       ON CONFLICT (campaign_id, event_id) DO NOTHING

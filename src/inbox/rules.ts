@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { containsText } from "../platform/text-search";
+import { containsFolded } from "../platform/text-search";
 import type { RecordFlags } from "../events/rules";
 
 /**
@@ -87,11 +87,10 @@ export function inboxConditions(
   if (scope.clientId !== null) conditions.push(campaignsWhere(sql`client_id = ${scope.clientId}`));
   if (filters.search) {
     const needle = filters.search;
-    conditions.push(sql`(cl.lead_id IN (SELECT id FROM leads WHERE account_id = ${account} AND (${containsText(sql`email`, needle)}
-        OR ${containsText(sql`first_name`, needle)} OR ${containsText(sql`last_name`, needle)}))
+    conditions.push(sql`(cl.lead_id IN (SELECT id FROM leads WHERE account_id = ${account} AND ${containsFolded(sql`search_folded`, needle)})
       OR cl.id IN (SELECT r.campaign_lead_id FROM events r
         WHERE r.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${account})
-          AND r.type = 'REPLY' AND ${containsText(sql`r.body`, needle)}))`);
+          AND r.type = 'REPLY' AND ${containsFolded(sql`r.body_folded`, needle)}))`);
   }
   if (filters.campaignId?.length) conditions.push(inList(sql`cl.campaign_id`, filters.campaignId));
   if (filters.emailAccountId?.length) conditions.push(inList(sql`cl.email_account_id`, filters.emailAccountId));

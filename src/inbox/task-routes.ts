@@ -4,7 +4,7 @@ import { insertTask, tasksOf } from "./store";
 import { TASK_PRIORITIES } from "../db/schema";
 import { iso } from "../platform/time";
 import { findCampaignRecord } from "../platform/access";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, queryId } from "../platform/openapi";
 import { EmailLeadMapId } from "./schemas";
 
 const CreateTask = z
@@ -47,7 +47,7 @@ const listTasks = createRoute({
   tags: ["Master inbox"],
   summary: "A lead's tasks in a campaign, oldest first",
   security: API_KEY_SECURITY,
-  request: { query: z.object({ email_lead_map_id: z.coerce.number().int().positive() }) },
+  request: { query: z.object({ email_lead_map_id: queryId() }) },
   responses: { 200: json(z.object({ ok: z.boolean(), data: z.array(Task) }), "The tasks"), ...errorResponses(401, 404, 422, 429) },
 });
 

@@ -7,7 +7,7 @@ import { maskKey, mintKey } from "./rules";
 import { iso } from "../platform/time";
 import { invalidateKey, requireAccountKey, revokeKey } from "../platform/auth";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryId } from "../platform/openapi";
 
 export const MAX_KEYS_PER_CLIENT = 25;
 const KEY_NOT_FOUND = "Client API key not found";
@@ -39,7 +39,7 @@ const CreateKey = z
   .openapi("CreateClientApiKey");
 
 const ListQuery = z.object({
-  clientId: z.coerce.number().int().positive().optional(),
+  clientId: queryId().optional(),
   status: KeyStatus.optional(),
   keyName: z.string().max(100).optional(),
 });

@@ -17,11 +17,22 @@ function positive(value: string | undefined, fallback: number): number {
   return Number.isInteger(parsed) && parsed > 0 ? parsed : fallback;
 }
 
+/** How long a key's object trusts its cached owner before reading the key's row again. */
+export const DEFAULT_KEY_REVALIDATE_SECONDS = 60;
+
+interface CachedOwner {
+  owner: KeyOwner;
+  /** When D1 last confirmed the owner (epoch ms). */
+  checkedAt: number;
+}
+
 /**
  * One object per API key (named by the key's digest). It both resolves the key and spends its
- * budget, so a request costs one round trip. It caches the key's owner, and client-key routes
- * tell it at once when the key is deleted, reset (revoke: never again) or deactivated
- * (invalidate: look again). State lives in the object's SQLite storage, so eviction loses nothing.
+ * budget, so a request costs one round trip. It caches the key's owner; every route that deletes,
+ * resets, deactivates a key or disables an account tells it at once (revoke: never again;
+ * invalidate: look again), and the cache is trusted only for KEY_REVALIDATE_SECONDS, after which
+ * the next request reads the row again, so a row deleted by any other path stops the key within
+ * that bound. State lives in the object's SQLite storage, so eviction loses nothing.
  */
 export class KeyGate extends DurableObject<Bindings> {
   private get kv() {
@@ -30,7 +41,10 @@ export class KeyGate extends DurableObject<Bindings> {
 
   async admit(kind: KeyKind, keyHash: string, now = Date.now()): Promise<Admission> {
     if (this.kv.get("revoked")) return { outcome: "unknown" };
-    const owner = this.kv.get<KeyOwner>("owner") ?? (await this.lookUp(kind, keyHash));
+    const revalidateMs = positive(this.env.KEY_REVALIDATE_SECONDS, DEFAULT_KEY_REVALIDATE_SECONDS) * 1000;
+    const cached = this.kv.get<CachedOwner>("owner");
+    const fresh = cached && now >= cached.checkedAt && now - cached.checkedAt < revalidateMs;
+    const owner = fresh ? cached.owner : await this.lookUp(kind, keyHash, now);
     if (!owner) return { outcome: "unknown" };
     const budget = {
       perMinute: owner.rateLimitPerMinute ?? positive(this.env.RATE_LIMIT_PER_MINUTE, DEFAULT_PER_MINUTE),
@@ -48,18 +62,19 @@ export class KeyGate extends DurableObject<Bindings> {
     this.kv.put("revoked", true);
   }
 
-  /** The key's standing changed (status); the next request reads it again. */
+  /** The key's standing changed (status, account disabled); the next request reads it again. */
   async invalidate(): Promise<void> {
     this.kv.delete("owner");
     this.kv.put("generation", (this.kv.get<number>("generation") ?? 0) + 1);
   }
 
-  private async lookUp(kind: KeyKind, keyHash: string): Promise<KeyOwner | null> {
+  private async lookUp(kind: KeyKind, keyHash: string, now: number): Promise<KeyOwner | null> {
     const generation = this.kv.get<number>("generation") ?? 0;
     const owner = await findKeyOwner(this.env.DB, kind, keyHash);
     // A revoke or invalidate that landed during the D1 read wins over what the read saw.
     const unchanged = !this.kv.get("revoked") && (this.kv.get<number>("generation") ?? 0) === generation;
-    if (owner && unchanged) this.kv.put("owner", owner);
+    if (owner && unchanged) this.kv.put("owner", { owner, checkedAt: now } satisfies CachedOwner);
+    else if (unchanged) this.kv.delete("owner");
     return unchanged ? owner : null;
   }
 }

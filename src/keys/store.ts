@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { KeyKind } from "./rules";
 import { database } from "../platform/db";
 import { accountKeys, accounts, clientKeys } from "../db/schema";
@@ -12,7 +12,7 @@ export interface KeyOwner {
   rateLimitBurst: number | null;
 }
 
-/** Who holds a key, found by its digest; null for unknown, deleted or inactive keys. */
+/** Who holds a key, found by its digest; null for unknown, deleted or inactive keys and disabled accounts. */
 export async function findKeyOwner(d1: D1Database, kind: KeyKind, keyHash: string): Promise<KeyOwner | null> {
   const db = database(d1);
   const limits = { rateLimitPerMinute: accounts.rateLimitPerMinute, rateLimitBurst: accounts.rateLimitBurst };
@@ -21,7 +21,7 @@ export async function findKeyOwner(d1: D1Database, kind: KeyKind, keyHash: strin
       .select({ keyId: accountKeys.id, accountId: accountKeys.accountId, ...limits })
       .from(accountKeys)
       .innerJoin(accounts, eq(accounts.id, accountKeys.accountId))
-      .where(eq(accountKeys.keyHash, keyHash))
+      .where(and(eq(accountKeys.keyHash, keyHash), isNull(accounts.disabledAt)))
       .get();
     return row ? { ...row, clientId: null } : null;
   }
@@ -29,7 +29,7 @@ export async function findKeyOwner(d1: D1Database, kind: KeyKind, keyHash: strin
     .select({ keyId: clientKeys.id, accountId: clientKeys.accountId, clientId: clientKeys.clientId, ...limits })
     .from(clientKeys)
     .innerJoin(accounts, eq(accounts.id, clientKeys.accountId))
-    .where(and(eq(clientKeys.keyHash, keyHash), eq(clientKeys.status, "active")))
+    .where(and(eq(clientKeys.keyHash, keyHash), eq(clientKeys.status, "active"), isNull(accounts.disabledAt)))
     .get();
   return row ?? null;
 }

@@ -5,7 +5,7 @@ import { sortUpload } from "./rules";
 import { iso } from "../platform/time";
 import { findCampaign, RECORD_NOT_FOUND } from "../platform/access";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount } from "../platform/openapi";
 import { CampaignParams, Ok } from "../campaigns/schemas";
 import { categoriesOf, countAlreadyInCampaign, recordPage, setRecordStateIn, storeUpload } from "./store";
 
@@ -76,8 +76,8 @@ const LeadPage = z
   .openapi("CampaignLeadPage");
 
 const ListQuery = z.object({
-  offset: z.coerce.number().int().min(0).default(0),
-  limit: z.coerce.number().int().min(1).max(100).default(100),
+  offset: queryCount(0).default(0),
+  limit: queryCount(1, 100).default(100),
   status: z.enum(RECORD_STATES).optional(),
 });
 

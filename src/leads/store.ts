@@ -1,6 +1,7 @@
 import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../platform/db";
-import { rawBatch } from "../platform/sql";
+import { jsonList, rawBatch } from "../platform/sql";
+import { foldLeadSearch } from "../platform/text-search";
 import { campaignLeads, leadCategories, leads, type RecordState } from "../db/schema";
 import { visibleCategories } from "../platform/access";
 
@@ -43,12 +44,12 @@ export async function storeUpload(
   const [, , mapped] = await rawBatch(d1, [
     sql`
       INSERT INTO leads (account_id, client_id, email, first_name, last_name, company_name, phone_number, website,
-                         location, linkedin_profile, company_url, custom_fields, created_at)
+                         location, linkedin_profile, company_url, custom_fields, search_folded, created_at)
       SELECT ${target.accountId}, ${target.clientId}, value ->> '$.email', value ->> '$.first_name',
              value ->> '$.last_name', value ->> '$.company_name', value ->> '$.phone_number', value ->> '$.website',
              value ->> '$.location', value ->> '$.linkedin_profile', value ->> '$.company_url',
-             value -> '$.custom_fields', ${now}
-      FROM json_each(${JSON.stringify(unique)}) WHERE true
+             value -> '$.custom_fields', value ->> '$.search_folded', ${now}
+      FROM json_each(${jsonList(unique.map((lead) => ({ ...lead, search_folded: foldLeadSearch(lead) })))}) WHERE true
       ON CONFLICT DO NOTHING`,
     sql`
       INSERT INTO campaign_leads (account_id, campaign_id, lead_id, created_at, updated_at)

@@ -2,6 +2,7 @@ import { createMiddleware } from "hono/factory";
 import { digestKey, keyKindOf, type KeyKind } from "../keys/rules";
 import { rateLimitHeaders, type Budget, type Decision } from "../keys/rate-limit";
 import type { AppEnv, Bindings } from "../config";
+import { refuseAuthentication, refuseIfBlocked, requestBucket } from "./auth-failures";
 import { ApiError } from "./errors";
 
 /** Who is calling: the account, and for client keys the one client they act for. */
@@ -20,34 +21,41 @@ export interface RateLimitInfo {
 }
 
 export const INVALID_KEY = "Invalid API Key";
-const LOCAL_CLIENT = "local";
 
 function keyGate(env: Bindings, keyHash: string) {
   return env.KEY_GATE.get(env.KEY_GATE.idFromName(keyHash));
 }
 
-/** A failed authentication is 401, or 429 once the client's IP has failed too often this minute. */
-async function refuseAuthentication(env: Bindings, clientIp: string): Promise<never> {
-  const limiter = env.AUTH_FAILURES.get(env.AUTH_FAILURES.idFromName(clientIp));
-  const decision = await limiter.recordFailure();
-  if (!decision.admitted) throw ApiError.rateLimited(decision.retryAfterSeconds);
-  throw ApiError.unauthorized(INVALID_KEY);
+/**
+ * The key a request presents: the `X-API-Key` header, else `Authorization: Bearer <key>`, else
+ * the `api_key` query parameter (kept for compatibility; headers stay out of URL logs). The first
+ * one present is the key; the others are not consulted.
+ */
+export function presentedKey(req: { header(name: string): string | undefined; query(name: string): string | undefined }): string | undefined {
+  const header = req.header("X-API-Key")?.trim();
+  if (header) return header;
+  const authorization = req.header("Authorization");
+  const bearer = authorization && /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  if (bearer) return bearer;
+  return req.query("api_key") || undefined;
 }
 
 /**
- * Query-string `api_key` authentication and rate limiting for every /api/v1/ route, in one
- * Durable Object round trip: the key's own object resolves it and spends its budget.
+ * API key authentication and rate limiting for every /api/v1/ route, in one Durable Object
+ * round trip: the key's own object resolves it and spends its budget. A caller this isolate knows
+ * to be over its failure limit is refused before that, at no round trip at all.
  */
 export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
-  const apiKey = c.req.query("api_key");
+  const bucket = requestBucket(c.req.header("CF-Connecting-IP"));
+  refuseIfBlocked(bucket);
+  const apiKey = presentedKey(c.req);
   if (!apiKey) throw ApiError.unauthorized("API key is required");
-  const clientIp = c.req.header("CF-Connecting-IP") ?? LOCAL_CLIENT;
   const kind = keyKindOf(apiKey);
-  if (!kind) return refuseAuthentication(c.env, clientIp);
+  if (!kind) return refuseAuthentication(c.env, bucket, ApiError.unauthorized(INVALID_KEY));
 
   const keyHash = await digestKey(apiKey);
   const admission = await keyGate(c.env, keyHash).admit(kind, keyHash);
-  if (admission.outcome === "unknown") return refuseAuthentication(c.env, clientIp);
+  if (admission.outcome === "unknown") return refuseAuthentication(c.env, bucket, ApiError.unauthorized(INVALID_KEY));
 
   const { owner, budget, decision } = admission;
   const headers = rateLimitHeaders(decision, budget, Math.floor(Date.now() / 1000));
@@ -64,9 +72,14 @@ export function revokeKey(env: Bindings, keyHash: string): Promise<void> {
   return keyGate(env, keyHash).revoke();
 }
 
-/** A key whose standing changed (activated, deactivated): its object reads it again. */
+/** A key whose standing changed (activated, deactivated, account disabled): its object reads it again. */
 export function invalidateKey(env: Bindings, keyHash: string): Promise<void> {
   return keyGate(env, keyHash).invalidate();
+}
+
+/** Many keys at once (an account disabled): each key's object reads its key again. */
+export async function invalidateKeys(env: Bindings, keyHashes: string[]): Promise<void> {
+  await Promise.all(keyHashes.map((keyHash) => invalidateKey(env, keyHash)));
 }
 
 /** Client keys act for one client and may not manage clients, keys or the account itself. */

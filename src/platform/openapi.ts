@@ -48,9 +48,36 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
   return { required: true, content: { "application/json": { schema } } };
 }
 
+/**
+ * Plain decimal digits, canonical form: no sign, spaces, exponent, hex, fraction or leading zero
+ * (so `24.0`, ` 24`, `1e3`, `0x10`, `+5` and `024` are all refused, and one id has one spelling).
+ * At most 16 digits, then the number must be a safe integer.
+ */
+const DECIMAL_DIGITS = /^(0|[1-9][0-9]{0,15})$/;
+
+function decimalInteger() {
+  return z
+    .string()
+    .regex(DECIMAL_DIGITS, "Must be a decimal integer")
+    .transform(Number)
+    .pipe(z.number().int().max(Number.MAX_SAFE_INTEGER));
+}
+
 /** A positive integer path parameter; anything else is a 422. */
 export function pathId(name: string) {
-  return z.coerce.number().int().positive().openapi({ param: { name, in: "path" }, example: 1 });
+  return decimalInteger()
+    .pipe(z.number().positive())
+    .openapi({ param: { name, in: "path" }, type: "integer", minimum: 1, example: 1 });
+}
+
+/** A positive integer id in the query string, held to the same digits-only rule as path ids. */
+export function queryId() {
+  return decimalInteger().pipe(z.number().positive()).openapi({ type: "integer", minimum: 1 });
+}
+
+/** A query-string count (offset, limit) in [min, max]: digits only. */
+export function queryCount(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return decimalInteger().pipe(z.number().min(min).max(max)).openapi({ type: "integer", minimum: min, maximum: max });
 }
 
 /** Query-string booleans accept true/false/1/0. */
@@ -58,4 +85,5 @@ export const queryBoolean = z
   .enum(["true", "false", "1", "0"])
   .transform((value) => value === "true" || value === "1");
 
-export const API_KEY_SECURITY = [{ ApiKeyAuth: [] }];
+/** Any one of: the X-API-Key header, a bearer token, or the api_key query parameter. */
+export const API_KEY_SECURITY: Record<string, string[]>[] = [{ ApiKeyHeader: [] }, { ApiKeyBearer: [] }, { ApiKeyAuth: [] }];

@@ -21,7 +21,16 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return format;
 }
 
+/**
+ * An IANA zone name (`Europe/Paris`, `UTC`, `Etc/GMT+5`). Intl also accepts UTC offsets
+ * (`+05:00`), which are not zone names (no DST rules) and are refused, as are `UTC+5`-style
+ * spellings; a name starts with a letter and is made of IANA's characters.
+ */
+const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+const OFFSET_SPELLING = /^(UTC|GMT|UT|Z)[+-]/i;
+
 export function isTimeZone(name: string): boolean {
+  if (!ZONE_NAME.test(name) || OFFSET_SPELLING.test(name)) return false;
   try {
     formatter(name);
     return true;

@@ -5,7 +5,7 @@ import { savedSearches } from "../db/schema";
 import { iso } from "../platform/time";
 import type { Principal } from "../platform/auth";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount } from "../platform/openapi";
 import { ownedBy } from "../deliverability/shared";
 
 const BASE = "/api/v1/search-email-leads/search-filters";
@@ -54,8 +54,8 @@ const routes = {
     security: API_KEY_SECURITY,
     request: {
       query: z.object({
-        limit: z.coerce.number().int().min(1).max(100).default(20),
-        offset: z.coerce.number().int().min(0).default(0),
+        limit: queryCount(1, 100).default(20),
+        offset: queryCount(0).default(0),
       }),
     },
     responses: {

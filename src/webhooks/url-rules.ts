@@ -1,24 +1,38 @@
 /**
  * Where a webhook may point. Deployed Workers cannot reach IP literals but `wrangler dev` can, so
- * the rules are ours, not the platform's: https, no credentials, a name that is not an IP literal
- * and not a local-only name. `allowInsecure` (local development) admits http and loopback names.
+ * the rules are ours, not the platform's: https on the default port, no credentials, a public
+ * name (not an IP literal, not a local-only or private-use name). `allowInsecure` (local
+ * development) admits http, loopback names and other ports.
  */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
-const LOCAL_SUFFIXES = [".local", ".internal", ".localhost", ".home.arpa"];
+/** Names that resolve only inside a machine or a private network (RFC 6761, 6762, 8375, common private TLDs). */
+const PRIVATE_NAMES = ["localhost", "metadata.google.internal"];
+const PRIVATE_SUFFIXES = ["localhost", "local", "internal", "lan", "corp", "home", "home.arpa", "intranet", "private"];
 
-function isIpLiteral(hostname: string): boolean {
-  if (hostname.startsWith("[")) return true;
+/**
+ * The host the rules judge: the URL parser has already lower-cased it and applied IDNA (so
+ * `LOCALHOST` and full-width forms arrive as `localhost`); one trailing dot (the DNS root,
+ * `localhost.`) is stripped so it cannot slip past the suffix checks.
+ */
+export function normaliseHost(hostname: string): string {
+  return hostname.toLowerCase().replace(/\.$/, "");
+}
+
+function isIpLiteral(host: string): boolean {
+  if (host.startsWith("[")) return true;
   // WHATWG URL parsing has already turned decimal, octal and hex IPv4 forms into dotted quads.
-  return /^\d{1,3}(\.\d{1,3}){3}$/.test(hostname);
+  return /^\d{1,3}(\.\d{1,3}){3}$/.test(host);
 }
 
-function isLocalName(hostname: string): boolean {
-  return hostname === "localhost" || LOCAL_SUFFIXES.some((suffix) => hostname.endsWith(suffix)) || !hostname.includes(".");
+function isPrivateName(host: string): boolean {
+  if (!host.includes(".")) return true;
+  if (PRIVATE_NAMES.includes(host)) return true;
+  return PRIVATE_SUFFIXES.some((suffix) => host.endsWith(`.${suffix}`));
 }
 
-function isLoopback(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /** Why a URL is refused, or null when it is acceptable. */
@@ -31,9 +45,12 @@ export function webhookUrlProblem(value: string, allowInsecure: boolean): string
     return "must be an absolute URL";
   }
   if (url.username || url.password) return "must not carry credentials";
-  if (allowInsecure && isLoopback(url.hostname) && (url.protocol === "http:" || url.protocol === "https:")) return null;
+  const host = normaliseHost(url.hostname);
+  if (allowInsecure && isLoopback(host) && (url.protocol === "http:" || url.protocol === "https:")) return null;
   if (url.protocol !== "https:" && !(allowInsecure && url.protocol === "http:")) return "must use https";
-  if (isIpLiteral(url.hostname)) return "must name a host, not an IP address";
-  if (isLocalName(url.hostname)) return "must name a public host";
+  // The parser drops a default port (":443" for https), so any port left is a non-default one.
+  if (url.port && !allowInsecure) return "must use the default https port (443)";
+  if (isIpLiteral(host)) return "must name a host, not an IP address";
+  if (isPrivateName(host)) return "must name a public host";
   return null;
 }

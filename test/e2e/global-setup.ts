@@ -1,4 +1,6 @@
 import type { TestProject } from "vitest/node";
+import { rmSync } from "node:fs";
+import { defaultDirs, findKeys } from "../../scripts/check-no-keys.mjs";
 import { startDevServer } from "../../scripts/lib/dev-server.mjs";
 
 export interface SalvoInstance {
@@ -14,7 +16,16 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
-  const server = await startDevServer({ quiet: true });
+  const server = await startDevServer({ quiet: true, keepState: true });
   project.provide("salvo", { url: server.url, apiKey: server.apiKey, adminToken: server.adminToken });
-  return async () => server.stop();
+  // After the run, no API key value may be stored in the instance's state (D1, Durable Objects,
+  // the local trace and log store) or in wrangler's log files.
+  return async () => {
+    await server.stop();
+    const found = findKeys([server.stateDir, ...defaultDirs()]);
+    rmSync(server.stateDir, { recursive: true, force: true });
+    if (found.length > 0) {
+      throw new Error(`API key values stored locally:\n${found.map((f) => `${f.path}: ${f.keys.join(", ")}`).join("\n")}`);
+    }
+  };
 }

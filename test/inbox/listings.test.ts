@@ -31,7 +31,10 @@ async function world() {
     apiKey: k,
     body: { lead_list: [{ email: "ann@in.example", first_name: "Annabel", last_name: "Smythe" }] },
   });
-  await env.DB.prepare("UPDATE leads SET first_name = 'Annabel', last_name = 'Smythe' WHERE email = 'ann@in.example' AND account_id = ?")
+  // The upload above keeps an existing lead as it is, so the names are set here, folded copy included.
+  await env.DB.prepare(
+    "UPDATE leads SET first_name = 'Annabel', last_name = 'Smythe', search_folded = 'ann@in.example' || char(10) || 'annabel' || char(10) || 'smythe' WHERE email = 'ann@in.example' AND account_id = ?",
+  )
     .bind(account.id)
     .run();
   const reply = (email: string, day: number, extra: Record<string, unknown> = {}) => ({

@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { createdAt } from "./columns";
+import { createdAt, instant } from "./columns";
 
 export const accounts = sqliteTable("accounts", {
   id: integer("id").primaryKey({ autoIncrement: true }),
@@ -9,6 +9,8 @@ export const accounts = sqliteTable("accounts", {
   ignoreOooReplies: integer("ignore_ooo_replies", { mode: "boolean" }).notNull().default(false),
   rateLimitPerMinute: integer("rate_limit_per_minute"),
   rateLimitBurst: integer("rate_limit_burst"),
+  /** Set by the operator: every key of the account (account and client keys) is refused. */
+  disabledAt: instant("disabled_at"),
   createdAt: createdAt(),
 });
 

@@ -98,6 +98,8 @@ export const leads = sqliteTable(
     linkedinProfile: text("linkedin_profile"),
     companyUrl: text("company_url"),
     customFields: text("custom_fields", { mode: "json" }).$type<Record<string, unknown>>(),
+    /** Email, first and last name, case-folded in code (see foldText), for inbox search. */
+    searchFolded: text("search_folded"),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("leads_account_scope_email_idx").on(t.accountId, scopeKey(t.clientId), t.email)],
@@ -213,6 +215,8 @@ export const events = sqliteTable(
     toEmail: text("to_email"),
     subject: text("subject"),
     body: text("body"),
+    /** A reply's body case-folded in code (see foldText), for inbox search. */
+    bodyFolded: text("body_folded"),
     messageId: text("message_id"),
     linkUrl: text("link_url"),
     isOoo: integer("is_ooo", { mode: "boolean" }).notNull().default(false),

@@ -1,0 +1,2 @@
+export function defaultDirs(): string[];
+export function findKeys(dirs: string[]): { path: string; keys: string[] }[];
