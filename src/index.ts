@@ -1,5 +1,5 @@
 import { createApp } from "./app";
-import type { Bindings } from "./config";
+import type { Bindings } from "./env";
 import { runScheduled } from "./scheduled";
 import { consumeDeadLetters, consumeWebhookBatch, isDeadLetterQueue } from "./webhooks/consumer";
 import type { DeliveryMessage } from "./webhooks/queue-message";

@@ -1,4 +1,4 @@
-import type { Bindings } from "./config";
+import type { Bindings } from "./env";
 import type { ScheduledJob } from "./platform/jobs";
 import { requeueOverdue } from "./webhooks/outbox";
 import { releaseDueSnoozes } from "./inbox/snooze-release";

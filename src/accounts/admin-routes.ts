@@ -5,12 +5,12 @@ import { isUniqueViolation } from "../platform/db-errors";
 import { database } from "../platform/db";
 import { accountKeys, accounts } from "../db/schema";
 import { digestKey, mintKey } from "../keys/rules";
-import type { AppEnv } from "../config";
+import type { AppEnv } from "../env";
 import { ApiError } from "../platform/errors";
 import { createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { accountKeyHashes, deleteAccountKey, findAccount, listAccountKeys, setAccountDisabled } from "../keys/account-key-store";
-import { invalidateKeys, revokeKey } from "../platform/auth";
-import { refuseAuthentication, refuseIfBlocked, requestBucket } from "../platform/auth-failures";
+import { invalidateKeys, revokeKey } from "../keys/auth";
+import { refuseAuthentication, refuseIfBlocked, requestBucket } from "../keys/auth-failures";
 import { ACCOUNT_KEY_NOT_FOUND, AccountApiKeyList, presentAccountKey } from "./routes";
 
 /**

@@ -2,13 +2,13 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { database } from "../platform/db";
 import { accounts } from "../db/schema";
-import { requireAccountKey } from "../platform/auth";
+import { requireAccountKey } from "../platform/principal";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { deleteAccountKey, listAccountKeys, type AccountKeyRow } from "../keys/account-key-store";
 import { maskKey } from "../keys/rules";
 import { iso } from "../platform/time";
-import { revokeKey } from "../platform/auth";
+import { revokeKey } from "../keys/auth";
 
 const ACCOUNT_ONLY = "This API key cannot manage the account";
 

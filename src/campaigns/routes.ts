@@ -5,7 +5,7 @@ import { iso } from "../platform/time";
 import { statusDeliveries } from "../webhooks/fanout";
 import { enqueue } from "../webhooks/outbox";
 import { accountHasClient, changeStatus, insertCampaign, loadStatusChange, replaceCampaignTags, tagsOf, campaignsVisibleTo } from "./store";
-import type { Principal } from "../platform/auth";
+import type { Principal } from "../platform/principal";
 import { findCampaign, type CampaignRow } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, queryId } from "../platform/openapi";

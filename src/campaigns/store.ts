@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { campaignTags, campaigns, clients, tags, type CampaignStatus } from "../db/schema";
 import { visibleCampaigns, CAMPAIGN_NOT_FOUND } from "../platform/access";
-import type { Principal } from "../platform/auth";
+import type { Principal } from "../platform/principal";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { inList, jsonList, rawBatch } from "../platform/sql";

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { database } from "../platform/db";
 import { clientsOf, insertClient, updateClient } from "./store";
 import { iso } from "../platform/time";
-import { requireAccountKey } from "../platform/auth";
+import { requireAccountKey } from "../platform/principal";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
 

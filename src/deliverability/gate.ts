@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import { database } from "../platform/db";
 import { accounts } from "../db/schema";
-import type { AppEnv } from "../config";
+import type { AppEnv } from "../env";
 import { ApiError } from "../platform/errors";
 
 /** Deliverability testing is arranged per account; without it every route here is a 404. */

@@ -5,7 +5,7 @@ import { statement } from "../platform/sql";
 import { PLACEMENT_FOLDERS, spamProviders, spamTestRuns, spamTestSenders } from "../db/schema";
 import { adjustedTotal, countByProvider, emptyCounts, sumCounts, type Folder } from "./placement-report";
 import { iso } from "../platform/time";
-import type { Principal } from "../platform/auth";
+import type { Principal } from "../platform/principal";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
 import { findTest, SpamTestParams, type SpamTestRow } from "./shared";

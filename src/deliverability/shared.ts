@@ -4,7 +4,7 @@ import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../platform/db";
 import { spamTestFolders, spamTests } from "../db/schema";
 import { iso } from "../platform/time";
-import type { Principal } from "../platform/auth";
+import type { Principal } from "../platform/principal";
 import { ApiError } from "../platform/errors";
 
 export type SpamTestRow = typeof spamTests.$inferSelect;

@@ -7,7 +7,7 @@ import { spamProviders, spamTests, TIME_UNITS } from "../db/schema";
 import { startRun } from "./runs-store";
 import { cronFromObject, isFiveFieldCron, slotAtOrAfter } from "./schedule";
 import { isTimeZone } from "../platform/zoned-time";
-import type { AppEnv } from "../config";
+import type { AppEnv } from "../env";
 import { findCampaign } from "../platform/access";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";

@@ -6,7 +6,7 @@ import { changeRecord, ignoreReplyByHand, loadCategoryChange, setCategory, type 
 import { findCampaignRecord } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
-import type { AppEnv } from "../config";
+import type { AppEnv } from "../env";
 import type { Context } from "hono";
 import { EmailLeadMapId } from "./schemas";
 

@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { campaignLeads, campaigns, events, leadCategories, leads, tasks } from "../db/schema";
 import { RECORD_NOT_FOUND, visibleCampaigns, visibleCategories } from "../platform/access";
-import type { Principal } from "../platform/auth";
+import type { Principal } from "../platform/principal";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { deliveryIds, insertDeliveries, type NewDelivery } from "../webhooks/outbox";

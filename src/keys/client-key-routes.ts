@@ -5,7 +5,8 @@ import { containsText } from "../platform/text-search";
 import { clientKeys, clients } from "../db/schema";
 import { maskKey, mintKey } from "./rules";
 import { iso } from "../platform/time";
-import { invalidateKey, requireAccountKey, revokeKey } from "../platform/auth";
+import { requireAccountKey } from "../platform/principal";
+import { invalidateKey, revokeKey } from "./auth";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryId } from "../platform/openapi";
 

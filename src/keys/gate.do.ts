@@ -1,8 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { findKeyOwner, type KeyOwner } from "./store";
 import type { KeyKind } from "./rules";
-import { spend, type Budget, type BudgetState, type Decision } from "./rate-limit";
-import type { Bindings } from "../config";
+import { spend, type Budget, type BudgetState, type Decision } from "../platform/rate-limit";
+import type { Bindings } from "../env";
 
 export const DEFAULT_PER_MINUTE = 60;
 export const DEFAULT_BURST = 10;

@@ -1,7 +1,7 @@
 import { and, eq, isNull, or, type SQL } from "drizzle-orm";
 import type { Database } from "./db";
 import { campaignLeads, campaigns, leadCategories } from "../db/schema";
-import type { Principal } from "./auth";
+import type { Principal } from "../platform/principal";
 import { ApiError } from "./errors";
 
 export const CAMPAIGN_NOT_FOUND = "Campaign not found";

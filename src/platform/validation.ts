@@ -1,6 +1,6 @@
 import type { Hook } from "@hono/zod-openapi";
 import type { z } from "zod";
-import type { AppEnv } from "../config";
+import type { AppEnv } from "../env";
 import { ApiError, type ValidationIssue } from "./errors";
 
 export function toValidationIssues(error: z.ZodError): ValidationIssue[] {

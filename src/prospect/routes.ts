@@ -3,7 +3,7 @@ import { and, count, desc, eq } from "drizzle-orm";
 import { database, type Database } from "../platform/db";
 import { savedSearches } from "../db/schema";
 import { iso } from "../platform/time";
-import type { Principal } from "../platform/auth";
+import type { Principal } from "../platform/principal";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount } from "../platform/openapi";
 import { ownedBy } from "../deliverability/shared";

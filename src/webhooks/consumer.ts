@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Bindings } from "../config";
+import type { Bindings } from "../env";
 import { jsonList, rawBatch, statement } from "../platform/sql";
 import { DELIVERY_TIMEOUT_MS, judge, signature, type Verdict } from "./delivery-rules";
 import type { DeliveryMessage } from "./queue-message";

@@ -1,24 +1,9 @@
 import { createMiddleware } from "hono/factory";
 import { digestKey, keyKindOf, type KeyKind } from "../keys/rules";
-import { rateLimitHeaders, type Budget, type Decision } from "../keys/rate-limit";
-import type { AppEnv, Bindings } from "../config";
+import { rateLimitHeaders } from "../platform/rate-limit";
+import type { AppEnv, Bindings } from "../env";
 import { refuseAuthentication, refuseIfBlocked, requestBucket } from "./auth-failures";
-import { ApiError } from "./errors";
-
-/** Who is calling: the account, and for client keys the one client they act for. */
-export interface Principal {
-  kind: KeyKind;
-  accountId: number;
-  clientId: number | null;
-  keyId: number;
-  keyHash: string;
-}
-
-/** The caller's budget after this request, for the headers and GET /api/v1/rate-limit. */
-export interface RateLimitInfo {
-  budget: Budget;
-  decision: Decision;
-}
+import { ApiError } from "../platform/errors";
 
 export const INVALID_KEY = "Invalid API Key";
 
@@ -80,9 +65,4 @@ export function invalidateKey(env: Bindings, keyHash: string): Promise<void> {
 /** Many keys at once (an account disabled): each key's object reads its key again. */
 export async function invalidateKeys(env: Bindings, keyHashes: string[]): Promise<void> {
   await Promise.all(keyHashes.map((keyHash) => invalidateKey(env, keyHash)));
-}
-
-/** Client keys act for one client and may not manage clients, keys or the account itself. */
-export function requireAccountKey(principal: Principal, message = "This API key cannot manage clients or API keys"): void {
-  if (principal.kind !== "account") throw ApiError.unauthorized(message);
 }

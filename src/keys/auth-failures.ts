@@ -1,6 +1,6 @@
-import { failureBucket } from "./client-ip";
-import type { Bindings } from "../config";
-import { ApiError } from "./errors";
+import { failureBucket } from "../platform/client-ip";
+import type { Bindings } from "../env";
+import { ApiError } from "../platform/errors";
 
 const LOCAL_CLIENT = "local";
 /** Enough for a large attack from many addresses; past it the oldest entries go first. */

@@ -80,3 +80,9 @@ export function rateLimitHeaders(decision: Decision, budget: Budget, nowSeconds:
     RateLimit: `limit=${decision.limit}, remaining=${decision.remaining}, reset=${decision.resetSeconds}`,
   };
 }
+
+/** The caller's budget after this request, for the headers and GET /api/v1/rate-limit. */
+export interface RateLimitInfo {
+  budget: Budget;
+  decision: Decision;
+}

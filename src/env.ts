@@ -1,6 +1,6 @@
-import type { Principal } from "./platform/auth";
+import type { Principal } from "./platform/principal";
 import type { AuthFailureLimiter, KeyGate } from "./keys/gate.do";
-import type { RateLimitInfo } from "./platform/auth";
+import type { RateLimitInfo } from "./platform/rate-limit";
 import type { DeliveryMessage } from "./webhooks/queue-message";
 
 /** Bindings and vars declared in wrangler.toml, plus secrets from `wrangler secret put`. */
