@@ -1,11 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, count, eq } from "drizzle-orm";
 import { database } from "../platform/db";
-import { spamTestFolders, spamTests } from "../db/schema";
 import { iso } from "../platform/time";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
-import { findFolder, ownedBy, type FolderRow } from "./shared";
+import type { FolderRow } from "./shared";
+import { countFolderTests, deleteFolder, findFolder, insertFolder, listFolderTests, listFolders } from "./store";
 
 const Folder = z
   .object({ id: z.number().int(), name: z.string(), created_at: z.string(), updated_at: z.string() })
@@ -82,20 +81,18 @@ folderRoutes.openapi(routes.create, async (c) => {
   const principal = c.get("principal");
   const body = c.req.valid("json");
   const now = new Date();
-  const row = await database(c.env.DB)
-    .insert(spamTestFolders)
-    .values({ accountId: principal.accountId, clientId: principal.clientId, name: (body.name ?? body.folder_name ?? body.folderName)!, createdAt: now, updatedAt: now })
-    .returning()
-    .get();
+  const row = await insertFolder(database(c.env.DB), {
+    accountId: principal.accountId,
+    clientId: principal.clientId,
+    name: (body.name ?? body.folder_name ?? body.folderName)!,
+    createdAt: now,
+    updatedAt: now,
+  });
   return c.json(present(row), 200);
 });
 
 folderRoutes.openapi(routes.list, async (c) => {
-  const rows = await database(c.env.DB)
-    .select()
-    .from(spamTestFolders)
-    .where(ownedBy(c.get("principal"), spamTestFolders))
-    .orderBy(asc(spamTestFolders.id));
+  const rows = await listFolders(database(c.env.DB), c.get("principal"));
   return c.json(rows.map(present), 200);
 });
 
@@ -103,11 +100,7 @@ folderRoutes.openapi(routes.read, async (c) => {
   const db = database(c.env.DB);
   const principal = c.get("principal");
   const folder = await findFolder(db, principal, c.req.valid("param").folder_id);
-  const tests = await db
-    .select({ id: spamTests.id, testName: spamTests.testName, testType: spamTests.testType, status: spamTests.status })
-    .from(spamTests)
-    .where(and(eq(spamTests.folderId, folder.id), ownedBy(principal, spamTests)))
-    .orderBy(asc(spamTests.id));
+  const tests = await listFolderTests(db, principal, folder.id);
   return c.json(
     {
       success: true,
@@ -129,8 +122,7 @@ folderRoutes.openapi(routes.readAlias, async (c) => {
 folderRoutes.openapi(routes.remove, async (c) => {
   const db = database(c.env.DB);
   const folder = await findFolder(db, c.get("principal"), c.req.valid("param").folder_id);
-  const inside = await db.select({ n: count() }).from(spamTests).where(eq(spamTests.folderId, folder.id)).get();
-  if ((inside?.n ?? 0) > 0) throw ApiError.badRequest("Folder is not empty");
-  await db.delete(spamTestFolders).where(eq(spamTestFolders.id, folder.id));
+  if ((await countFolderTests(db, folder.id)) > 0) throw ApiError.badRequest("Folder is not empty");
+  await deleteFolder(db, folder.id);
   return c.json({ ok: true }, 200);
 });

@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { asc } from "drizzle-orm";
 import { database } from "../platform/db";
-import { spamProviders } from "../db/schema";
 import { API_KEY_SECURITY, createRouter, errorResponses, json } from "../platform/openapi";
+import { listProviders } from "./store";
 
 const Region = z
   .object({
@@ -18,7 +17,7 @@ const Region = z
   })
   .openapi("ProviderRegion");
 
-const listProviders = createRoute({
+const catalogueRoute = createRoute({
   method: "get",
   path: "/api/v1/spam-test/seed/providers",
   tags: ["Deliverability"],
@@ -29,8 +28,8 @@ const listProviders = createRoute({
 
 export const providerRoutes = createRouter();
 
-providerRoutes.openapi(listProviders, async (c) => {
-  const rows = await database(c.env.DB).select().from(spamProviders).orderBy(asc(spamProviders.regionId), asc(spamProviders.groupId), asc(spamProviders.name));
+providerRoutes.openapi(catalogueRoute, async (c) => {
+  const rows = await listProviders(database(c.env.DB));
   const regions = new Map<string, z.infer<typeof Region>>();
   for (const row of rows) {
     const region = regions.get(row.regionId) ?? { region_id: row.regionId, region_name: row.regionName, groups: [] };

@@ -1,14 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { asc, eq, sql } from "drizzle-orm";
 import { database, type Database } from "../platform/db";
-import { statement } from "../platform/sql";
-import { PLACEMENT_FOLDERS, spamProviders, spamTestRuns, spamTestSenders } from "../db/schema";
-import { adjustedTotal, countByProvider, emptyCounts, sumCounts, type Folder } from "./placement-report";
+import { PLACEMENT_FOLDERS } from "../db/schema";
+import { adjustedTotal, countByProvider, emptyCounts, sumCounts } from "./placement-report";
 import { iso } from "../platform/time";
 import type { Principal } from "../platform/principal";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
-import { findTest, SpamTestParams, type SpamTestRow } from "./shared";
+import { SpamTestParams, type SpamTestRow } from "./shared";
+import { folderCounts, listRuns, recordPlacements, runExists } from "./report-store";
+import { findSpamTest, listProviders, listSenders } from "./store";
 
 const SenderAccount = z
   .object({
@@ -171,21 +171,12 @@ const routes = {
   }),
 };
 
-async function folderCounts(d1: D1Database, testId: number, runNo?: number) {
-  const rows = await statement(
-    d1,
-    sql`SELECT run_no, provider_id, folder, count(*) AS n FROM spam_test_results
-        WHERE spam_test_id = ${testId} ${runNo === undefined ? sql`` : sql`AND run_no = ${runNo}`}
-        GROUP BY run_no, provider_id, folder`,
-  ).all<{ run_no: number; provider_id: string; folder: Folder; n: number }>();
-  return rows.results;
-}
-
-async function providerReport(db: Database, d1: D1Database, principal: Principal, id: string | number, runNo?: number) {
-  const test = await findTest(db, principal, id);
+/** A test's placement per provider (in the test's provider order) in one run, the latest by default. */
+async function providerReport(db: Database, principal: Principal, id: string | number, runNo?: number) {
+  const test = await findSpamTest(db, principal, id);
   const run = runNo ?? test.testRunNo;
-  const counts = countByProvider((await folderCounts(d1, test.id, run)).map((r) => ({ providerId: r.provider_id, folder: r.folder, n: r.n })));
-  const catalogue = new Map((await db.select().from(spamProviders)).map((p) => [p.id, p]));
+  const counts = countByProvider(await folderCounts(db, test.id, run));
+  const catalogue = new Map((await listProviders(db)).map((p) => [p.id, p]));
   const providers = test.providerIds.map((id) => ({ id, provider: catalogue.get(id)!, counts: counts.get(id) ?? emptyCounts() }));
   return { test, run, providers };
 }
@@ -194,8 +185,8 @@ export const reportRoutes = createRouter();
 
 reportRoutes.openapi(routes.senders, async (c) => {
   const db = database(c.env.DB);
-  const test = await findTest(db, c.get("principal"), c.req.valid("param").spamTestId);
-  const rows = await db.select().from(spamTestSenders).where(eq(spamTestSenders.spamTestId, test.id)).orderBy(asc(spamTestSenders.id));
+  const test = await findSpamTest(db, c.get("principal"), c.req.valid("param").spamTestId);
+  const rows = await listSenders(db, test.id);
   return c.json(
     rows.map((row) => ({
       id: String(row.id),
@@ -212,51 +203,37 @@ reportRoutes.openapi(routes.senders, async (c) => {
 
 /** Every result must name one of the test's providers and senders, in an existing run. */
 async function checkResults(db: Database, test: SpamTestRow, body: z.infer<typeof RecordResults>, run: number) {
-  const senders = new Set(
-    (await db.select({ email: spamTestSenders.fromEmail }).from(spamTestSenders).where(eq(spamTestSenders.spamTestId, test.id))).map((r) => r.email),
-  );
+  const senders = new Set((await listSenders(db, test.id)).map((r) => r.fromEmail));
   const issues: ValidationIssue[] = [];
   body.results.forEach((result, index) => {
     if (!test.providerIds.includes(result.provider_id)) issues.push({ path: `results.${index}.provider_id`, message: "Not a provider of this test" });
     if (!senders.has(result.sender_email.toLowerCase())) issues.push({ path: `results.${index}.sender_email`, message: "Not a sender of this test" });
   });
   if (issues.length) throw ApiError.validation(issues);
-  const exists = await db.select({ id: spamTestRuns.id }).from(spamTestRuns).where(sql`${spamTestRuns.spamTestId} = ${test.id} AND ${spamTestRuns.runNo} = ${run}`).get();
-  if (!exists) throw ApiError.badRequest(`Run ${run} of this test has not started`);
+  if (!(await runExists(db, test.id, run))) throw ApiError.badRequest(`Run ${run} of this test has not started`);
 }
 
 reportRoutes.openapi(routes.results, async (c) => {
   const db = database(c.env.DB);
-  const test = await findTest(db, c.get("principal"), c.req.valid("param").spamTestId);
+  const test = await findSpamTest(db, c.get("principal"), c.req.valid("param").spamTestId);
   const body = c.req.valid("json");
   const run = body.run_no ?? test.testRunNo;
   await checkResults(db, test, body, run);
-  const now = Date.now();
-  const rows = body.results.map((r) => ({
-    provider_id: r.provider_id,
-    sender_email: r.sender_email.toLowerCase(),
-    seed_email: r.seed_email ?? null,
+  const placements = body.results.map((r) => ({
+    providerId: r.provider_id,
+    senderEmail: r.sender_email.toLowerCase(),
+    seedEmail: r.seed_email ?? null,
     folder: r.folder,
-    received_at: r.received_at ? Date.parse(r.received_at) : null,
+    receivedAt: r.received_at ? Date.parse(r.received_at) : null,
   }));
-  // One statement whatever the count; a later result for the same cell replaces the earlier one.
-  await statement(
-    c.env.DB,
-    sql`INSERT INTO spam_test_results (spam_test_id, run_no, provider_id, sender_email, seed_email, folder, received_at, updated_at)
-        SELECT ${test.id}, ${run}, value ->> '$.provider_id', value ->> '$.sender_email',
-               coalesce(value ->> '$.seed_email', (SELECT seed_email FROM spam_providers WHERE id = value ->> '$.provider_id')),
-               value ->> '$.folder', value ->> '$.received_at', ${now}
-        FROM json_each(${JSON.stringify(rows)}) WHERE true
-        ON CONFLICT (spam_test_id, run_no, provider_id, sender_email) DO UPDATE SET
-          folder = excluded.folder, received_at = excluded.received_at, seed_email = excluded.seed_email, updated_at = excluded.updated_at`,
-  ).run();
-  return c.json({ ok: true, recorded: rows.length }, 200);
+  await recordPlacements(c.env.DB, test.id, run, placements, Date.now());
+  return c.json({ ok: true, recorded: placements.length }, 200);
 });
 
 reportRoutes.openapi(routes.providerReport, async (c) => {
   const body = c.req.valid("json");
   const id = (body.spam_test_id ?? body.spamTestId ?? body.test_id)!;
-  const { test, run, providers } = await providerReport(database(c.env.DB), c.env.DB, c.get("principal"), id, body.run_no);
+  const { test, run, providers } = await providerReport(database(c.env.DB), c.get("principal"), id, body.run_no);
   return c.json(
     {
       success: true,
@@ -282,7 +259,7 @@ reportRoutes.openapi(routes.providerReport, async (c) => {
 });
 
 reportRoutes.openapi(routes.providerwise, async (c) => {
-  const { test, providers } = await providerReport(database(c.env.DB), c.env.DB, c.get("principal"), c.req.valid("param").spamTestId);
+  const { test, providers } = await providerReport(database(c.env.DB), c.get("principal"), c.req.valid("param").spamTestId);
   return c.json(
     {
       overallTotalCount: providers.reduce((sum, p) => sum + p.counts.total_count, 0),
@@ -304,15 +281,14 @@ reportRoutes.openapi(routes.providerwise, async (c) => {
 
 reportRoutes.openapi(routes.history, async (c) => {
   const db = database(c.env.DB);
-  const test = await findTest(db, c.get("principal"), c.req.valid("param").spamTestId);
-  const runs = await db.select().from(spamTestRuns).where(eq(spamTestRuns.spamTestId, test.id)).orderBy(asc(spamTestRuns.runNo));
-  const counts = await folderCounts(c.env.DB, test.id);
+  const test = await findSpamTest(db, c.get("principal"), c.req.valid("param").spamTestId);
+  const runs = await listRuns(db, test.id);
+  const counts = await folderCounts(db, test.id);
   return c.json(
     {
       success: true,
       data: runs.map((run) => {
-        const rows = counts.filter((r) => r.run_no === run.runNo).map((r) => ({ providerId: r.provider_id, folder: r.folder, n: r.n }));
-        const totals = sumCounts(countByProvider(rows).values());
+        const totals = sumCounts(countByProvider(counts.filter((r) => r.runNo === run.runNo)).values());
         return { run_no: run.runNo, scheduled_at: iso(run.slotAt), started_at: iso(run.startedAt), ...totals };
       }),
     },

@@ -1,4 +1,8 @@
-import { sql, type SQL } from "drizzle-orm";
+import { and, asc, isNotNull, lte, sql, type SQL } from "drizzle-orm";
+import { spamTests } from "../db/schema";
+import type { Database } from "../platform/db";
+import { rawBatch } from "../platform/sql";
+import type { DueSlot, DueTest } from "./schedule";
 
 /**
  * The statements that start one run of a test at a slot: the run (numbered after the last one),
@@ -24,4 +28,51 @@ export function startRun(test: SQL, slot: number, next: { at: number | null; sta
           next_run_at = ${next.at}, status = ${next.status}, updated_at = ${now}
         WHERE id = ${test}`,
   ];
+}
+
+/**
+ * The active automated tests whose next slot is due at `now`, earliest first. The status and
+ * type stay literals so the query keeps to the partial index `spam_tests_due_idx`.
+ */
+export async function dueSpamTests(db: Database, now: number, limit: number): Promise<DueTest[]> {
+  const rows = await db
+    .select({
+      id: spamTests.id,
+      nextRunAt: spamTests.nextRunAt,
+      testEndDate: spamTests.testEndDate,
+      everyDays: spamTests.everyDays,
+      cron: spamTests.schedulerCronValue,
+      timeZone: spamTests.timeZone,
+    })
+    .from(spamTests)
+    .where(
+      and(
+        sql`${spamTests.status} = 'active' AND ${spamTests.testType} = 'automated'`,
+        isNotNull(spamTests.nextRunAt),
+        lte(spamTests.nextRunAt, new Date(now)),
+      ),
+    )
+    .orderBy(asc(spamTests.nextRunAt))
+    .limit(limit);
+  // An automated test is created with its whole schedule, so none of these is null.
+  return rows.map((row) => ({
+    id: row.id,
+    nextRunAt: row.nextRunAt!.getTime(),
+    testEndDate: row.testEndDate!.getTime(),
+    everyDays: row.everyDays!,
+    cron: row.cron!,
+    timeZone: row.timeZone!,
+  }));
+}
+
+const STATEMENTS_PER_BATCH = 300;
+
+/** Starts each test's due runs (one run per slot, each moving the test on), in batches. */
+export async function startDueRuns(d1: D1Database, due: { testId: number; slots: DueSlot[] }[], now: number): Promise<void> {
+  const statements = due.flatMap(({ testId, slots }) =>
+    slots.flatMap(({ slot, next, finished }) => startRun(sql`${testId}`, slot, { at: next, status: finished ? "completed" : "active" }, now)),
+  );
+  for (let i = 0; i < statements.length; i += STATEMENTS_PER_BATCH) {
+    await rawBatch(d1, statements.slice(i, i + STATEMENTS_PER_BATCH));
+  }
 }

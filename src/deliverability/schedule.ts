@@ -38,3 +38,42 @@ export function slotAtOrAfter(expression: string, timeZone: string, from: number
 export function slotAfter(expression: string, timeZone: string, previous: number, everyDays: number): number | null {
   return slotAtOrAfter(expression, timeZone, previous + everyDays * DAY_MS);
 }
+
+/** An active automated test as the scheduler reads it (instants in ms). */
+export interface DueTest {
+  id: number;
+  nextRunAt: number;
+  testEndDate: number;
+  everyDays: number;
+  cron: string;
+  timeZone: string;
+}
+
+/** One slot a test owes, with where the test stands after it. */
+export interface DueSlot {
+  slot: number;
+  next: number | null;
+  finished: boolean;
+}
+
+/** A firing catches up at most this many missed slots per test; the next firing does the rest. */
+const MAX_SLOTS_PER_FIRING = 50;
+
+/** The runs a test owes at `now`: each slot with where the test stands after it. */
+export function dueSlots(test: DueTest, now: number): DueSlot[] {
+  const slots: DueSlot[] = [];
+  let slot: number | null = test.nextRunAt;
+  while (slot !== null && slot <= now && slots.length < MAX_SLOTS_PER_FIRING) {
+    const next = slotAfter(test.cron, test.timeZone, slot, test.everyDays);
+    const finished = next === null || next > test.testEndDate;
+    slots.push({ slot, next: finished ? null : next, finished });
+    slot = finished ? null : next;
+  }
+  return slots;
+}
+
+/** A new test's first slot: at or after `start` and not past `end`, else null (nothing to run). */
+export function firstSlotWithin(expression: string, timeZone: string, start: number, end: number): number | null {
+  const slot = slotAtOrAfter(expression, timeZone, start);
+  return slot !== null && slot <= end ? slot : null;
+}

@@ -1,14 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { and, eq, type SQL } from "drizzle-orm";
-import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { Database } from "../platform/db";
-import { spamTestFolders, spamTests } from "../db/schema";
+import type { spamProviders, spamTestFolders, spamTests } from "../db/schema";
 import { iso } from "../platform/time";
-import type { Principal } from "../platform/principal";
-import { ApiError } from "../platform/errors";
 
 export type SpamTestRow = typeof spamTests.$inferSelect;
 export type FolderRow = typeof spamTestFolders.$inferSelect;
+export type ProviderRow = typeof spamProviders.$inferSelect;
 
 export const TEST_NOT_FOUND = "Spam test not found";
 export const FOLDER_NOT_FOUND = "Folder not found";
@@ -22,29 +18,6 @@ export const SpamTestParams = z.object({
 export function parseTestId(value: string | number): number | null {
   const text = String(value);
   return /^\d{1,15}$/.test(text) ? Number(text) : null;
-}
-
-/** What a principal may see: its account's, and for a client key only its client's. */
-export function ownedBy(principal: Principal, table: { accountId: AnySQLiteColumn; clientId: AnySQLiteColumn }): SQL {
-  const account = eq(table.accountId, principal.accountId);
-  return principal.clientId === null ? account : and(account, eq(table.clientId, principal.clientId))!;
-}
-
-export async function findTest(db: Database, principal: Principal, id: string | number): Promise<SpamTestRow> {
-  const testId = parseTestId(id);
-  const row = testId === null ? undefined : await db.select().from(spamTests).where(and(eq(spamTests.id, testId), ownedBy(principal, spamTests))).get();
-  if (!row) throw ApiError.notFound(TEST_NOT_FOUND);
-  return row;
-}
-
-export async function findFolder(db: Database, principal: Principal, id: number): Promise<FolderRow> {
-  const row = await db
-    .select()
-    .from(spamTestFolders)
-    .where(and(eq(spamTestFolders.id, id), ownedBy(principal, spamTestFolders)))
-    .get();
-  if (!row) throw ApiError.notFound(FOLDER_NOT_FOUND);
-  return row;
 }
 
 /**

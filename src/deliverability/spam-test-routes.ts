@@ -1,11 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
-import { database, type Database } from "../platform/db";
-import { rawBatch } from "../platform/sql";
-import { spamProviders, spamTests, TIME_UNITS } from "../db/schema";
-import { startRun } from "./runs-store";
-import { cronFromObject, isFiveFieldCron, slotAtOrAfter } from "./schedule";
+import { database } from "../platform/db";
+import { TIME_UNITS } from "../db/schema";
+import { cronFromObject, firstSlotWithin, isFiveFieldCron } from "./schedule";
 import { isTimeZone } from "../platform/zoned-time";
 import type { AppEnv } from "../env";
 import { findCampaign } from "../platform/access";
@@ -13,18 +10,17 @@ import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
 import {
   CreatedSpamTest,
-  findFolder,
   FOLDER_OF_ANOTHER_CLIENT,
   folderMayHold,
-  findTest,
-  ownedBy,
   parseTestId,
   presentCreated,
   presentSingle,
   SingleSpamTest,
   SpamTestParams,
+  type ProviderRow,
   type SpamTestRow,
 } from "./shared";
+import { deleteSpamTests, findFolder, findSpamTest, insertSpamTest, listProviders, listSpamTests, stopSpamTest } from "./store";
 
 const numericId = z.union([z.number().int().positive(), z.string().regex(/^\d{1,15}$/).transform(Number)]);
 
@@ -155,10 +151,10 @@ const routes = {
 };
 
 /** Provider ids from the list (or the comma-separated `provider_id`), all of them in the catalogue. */
-async function knownProviders(db: Database, body: ManualBody): Promise<string[]> {
+function chosenProviders(body: ManualBody, catalogue: ProviderRow[]): string[] {
   const field = body.provider_ids ? "provider_ids" : "provider_id";
   const ids = [...new Set(body.provider_ids ?? body.provider_id!.split(",").map((id) => id.trim()).filter(Boolean))];
-  const known = new Set((await db.select({ id: spamProviders.id }).from(spamProviders)).map((row) => row.id));
+  const known = new Set(catalogue.map((row) => row.id));
   const issues: ValidationIssue[] = ids.flatMap((id, index) =>
     known.has(id) ? [] : [{ path: field === "provider_ids" ? `provider_ids.${index}` : "provider_id", message: `Unknown provider ${id}` }],
   );
@@ -175,117 +171,105 @@ interface Schedule {
   timeZone: string;
 }
 
-/** Stores a test, its senders and (manual: its one run; automated: its first slot) in one batch. */
-async function createTest(c: Context<AppEnv>, body: ManualBody, schedule: Schedule | null): Promise<SpamTestRow> {
+/**
+ * Stores a test with its senders (a manual test with its one run, an automated one with its first
+ * slot, or completed when its window holds none); answers it with the catalogue it was checked against.
+ */
+async function createTest(c: Context<AppEnv>, body: ManualBody, schedule: Schedule | null) {
   const principal = c.get("principal");
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, principal, body.campaign_id);
   const folder = body.folder_id == null ? null : await findFolder(db, principal, body.folder_id);
   if (folder && !folderMayHold(folder, campaign.clientId)) throw ApiError.badRequest(FOLDER_OF_ANOTHER_CLIENT);
-  const providerIds = await knownProviders(db, body);
+  const catalogue = await listProviders(db);
+  const providerIds = chosenProviders(body, catalogue);
   const now = Date.now();
-  const firstSlot = schedule && slotAtOrAfter(schedule.cron, schedule.timeZone, schedule.start);
-  const trackId = crypto.randomUUID();
-  const testId = sql`(SELECT id FROM spam_tests WHERE email_track_id = ${trackId})`;
+  const firstSlot = schedule && firstSlotWithin(schedule.cron, schedule.timeZone, schedule.start, schedule.end);
   const senders = [...new Set(body.sender_accounts.map((email) => email.toLowerCase()))];
 
-  const [inserted] = await rawBatch(c.env.DB, [
-    db
-      .insert(spamTests)
-      .values({
-        accountId: principal.accountId,
-        clientId: campaign.clientId,
-        campaignId: campaign.id,
-        folderId: folder?.id ?? null,
-        testName: body.test_name,
-        description: body.description ?? null,
-        testType: schedule ? "automated" : "manual",
-        spamFilters: Array.isArray(body.spam_filters) ? body.spam_filters.length > 0 : body.spam_filters,
-        spamFilterNames: Array.isArray(body.spam_filters) ? body.spam_filters : [],
-        linkChecker: body.link_checker,
-        sequenceMappingId: body.sequence_mapping_id,
-        providerIds,
-        allEmailSentWithoutTimeGap: body.all_email_sent_without_time_gap,
-        minTimeBtwnEmails: body.min_time_btwn_emails,
-        minTimeUnit: body.min_time_unit,
-        isWarmup: body.is_warmup,
-        status: schedule && (firstSlot === null || firstSlot > schedule.end) ? "completed" : "active",
-        emailTrackId: trackId,
-        scheduleStartTime: schedule ? new Date(schedule.start) : null,
-        testEndDate: schedule ? new Date(schedule.end) : null,
-        everyDays: schedule?.everyDays ?? null,
-        schedulerCronValue: schedule?.cron ?? null,
-        timeZone: schedule?.timeZone ?? null,
-        nextRunAt: firstSlot !== null && schedule && firstSlot <= schedule.end ? new Date(firstSlot) : null,
-        createdAt: new Date(now),
-        updatedAt: new Date(now),
-      })
-      .returning({ id: spamTests.id }),
-    sql`INSERT INTO spam_test_senders (spam_test_id, from_email, created_at, updated_at)
-        SELECT ${testId}, value, ${now}, ${now} FROM json_each(${JSON.stringify(senders)})`,
-    ...(schedule ? [] : startRun(testId, now, { at: null, status: "active" }, now)),
-  ]);
-  return findTest(db, principal, Number(inserted![0]!.id));
+  const id = await insertSpamTest(
+    c.env.DB,
+    {
+      accountId: principal.accountId,
+      clientId: campaign.clientId,
+      campaignId: campaign.id,
+      folderId: folder?.id ?? null,
+      testName: body.test_name,
+      description: body.description ?? null,
+      testType: schedule ? "automated" : "manual",
+      spamFilters: Array.isArray(body.spam_filters) ? body.spam_filters.length > 0 : body.spam_filters,
+      spamFilterNames: Array.isArray(body.spam_filters) ? body.spam_filters : [],
+      linkChecker: body.link_checker,
+      sequenceMappingId: body.sequence_mapping_id,
+      providerIds,
+      allEmailSentWithoutTimeGap: body.all_email_sent_without_time_gap,
+      minTimeBtwnEmails: body.min_time_btwn_emails,
+      minTimeUnit: body.min_time_unit,
+      isWarmup: body.is_warmup,
+      status: schedule && firstSlot === null ? "completed" : "active",
+      emailTrackId: crypto.randomUUID(),
+      scheduleStartTime: schedule ? new Date(schedule.start) : null,
+      testEndDate: schedule ? new Date(schedule.end) : null,
+      everyDays: schedule?.everyDays ?? null,
+      schedulerCronValue: schedule?.cron ?? null,
+      timeZone: schedule?.timeZone ?? null,
+      nextRunAt: firstSlot === null ? null : new Date(firstSlot),
+      createdAt: new Date(now),
+      updatedAt: new Date(now),
+    },
+    senders,
+    schedule === null,
+    now,
+  );
+  return { row: await findSpamTest(db, principal, id), catalogue };
 }
 
-async function withSeeds(db: Database, row: SpamTestRow) {
-  const providers = await db.select({ id: spamProviders.id, email: spamProviders.seedEmail }).from(spamProviders);
-  const seeds = new Map(providers.map((p) => [p.id, p.email]));
+function withSeeds({ row, catalogue }: { row: SpamTestRow; catalogue: ProviderRow[] }) {
+  const seeds = new Map(catalogue.map((p) => [p.id, p.seedEmail]));
   return { ...presentCreated(row), seed_emails: row.providerIds.map((id) => ({ provider_id: id, email: seeds.get(id)! })) };
 }
 
 export const spamTestRoutes = createRouter();
 
 spamTestRoutes.openapi(routes.manual, async (c) => {
-  const row = await createTest(c, c.req.valid("json"), null);
-  return c.json(await withSeeds(database(c.env.DB), row), 200);
+  return c.json(withSeeds(await createTest(c, c.req.valid("json"), null)), 200);
 });
 
 spamTestRoutes.openapi(routes.schedule, async (c) => {
   const body = c.req.valid("json");
   const cron = typeof body.scheduler_cron_value === "string" ? body.scheduler_cron_value.trim() : cronFromObject(body.scheduler_cron_value);
   const timeZone = body.tz ?? (typeof body.scheduler_cron_value === "object" ? body.scheduler_cron_value.tz : undefined) ?? "UTC";
-  const row = await createTest(c, body, {
+  const created = await createTest(c, body, {
     start: Date.parse(body.schedule_start_time),
     end: Date.parse(body.test_end_date),
     everyDays: body.every_days,
     cron,
     timeZone,
   });
-  return c.json(await withSeeds(database(c.env.DB), row), 200);
+  return c.json(withSeeds(created), 200);
 });
 
 spamTestRoutes.openapi(routes.list, async (c) => {
-  const principal = c.get("principal");
-  const db = database(c.env.DB);
   const { testType } = c.req.valid("query");
   const { limit, offset } = c.req.valid("json");
-  const where = and(ownedBy(principal, spamTests), testType ? eq(spamTests.testType, testType) : undefined);
-  const [rows, total] = await Promise.all([
-    db.select().from(spamTests).where(where).orderBy(desc(spamTests.id)).limit(limit).offset(offset),
-    db.select({ n: count() }).from(spamTests).where(where),
-  ]);
-  return c.json({ success: true, data: rows.map(presentCreated), total_count: total[0]?.n ?? 0, limit, offset }, 200);
+  const { rows, total } = await listSpamTests(database(c.env.DB), c.get("principal"), { testType, limit, offset });
+  return c.json({ success: true, data: rows.map(presentCreated), total_count: total, limit, offset }, 200);
 });
 
 spamTestRoutes.openapi(routes.remove, async (c) => {
-  const principal = c.get("principal");
   const ids = c.req.valid("json").spamTestIds.map(parseTestId).filter((id): id is number => id !== null);
-  const deleted = await database(c.env.DB)
-    .delete(spamTests)
-    .where(and(ownedBy(principal, spamTests), sql`${spamTests.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`))
-    .returning({ id: spamTests.id });
-  return c.json({ success: true, deleted: deleted.length }, 200);
+  const deleted = await deleteSpamTests(database(c.env.DB), c.get("principal"), ids);
+  return c.json({ success: true, deleted }, 200);
 });
 
 spamTestRoutes.openapi(routes.read, async (c) => {
-  const row = await findTest(database(c.env.DB), c.get("principal"), c.req.valid("param").spamTestId);
+  const row = await findSpamTest(database(c.env.DB), c.get("principal"), c.req.valid("param").spamTestId);
   return c.json(presentSingle(row), 200);
 });
 
 spamTestRoutes.openapi(routes.stop, async (c) => {
   const db = database(c.env.DB);
-  const row = await findTest(db, c.get("principal"), c.req.valid("param").spamTestId);
-  await db.update(spamTests).set({ status: "stopped", nextRunAt: null, updatedAt: new Date() }).where(eq(spamTests.id, row.id));
+  const row = await findSpamTest(db, c.get("principal"), c.req.valid("param").spamTestId);
+  await stopSpamTest(db, row.id, new Date());
   return c.json({ success: true, data: { id: String(row.id), status: "stopped" } }, 200);
 });

@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import { digestKey, keyKindOf, type KeyKind } from "../keys/rules";
+import { digestKey, keyKindOf } from "../keys/rules";
 import { rateLimitHeaders } from "../platform/rate-limit";
 import type { AppEnv, Bindings } from "../env";
 import { refuseAuthentication, refuseIfBlocked, requestBucket } from "./auth-failures";

@@ -1,4 +1,5 @@
 import { and, eq, isNull, or, type SQL } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "./db";
 import { campaignLeads, campaigns, leadCategories } from "../db/schema";
 import type { Principal } from "../platform/principal";
@@ -7,10 +8,18 @@ import { ApiError } from "./errors";
 export const CAMPAIGN_NOT_FOUND = "Campaign not found";
 export const RECORD_NOT_FOUND = "Lead not found";
 
-/** The campaigns a principal may see: its account's, and for a client key only its client's. */
+/**
+ * The rows of a tenant-scoped table a principal may see: its account's, and for a client key
+ * only its client's.
+ */
+export function visibleRows(principal: Principal, table: { accountId: AnySQLiteColumn; clientId: AnySQLiteColumn }): SQL {
+  const account = eq(table.accountId, principal.accountId);
+  return principal.clientId === null ? account : and(account, eq(table.clientId, principal.clientId))!;
+}
+
+/** The campaigns a principal may see. */
 export function visibleCampaigns(principal: Principal): SQL {
-  const account = eq(campaigns.accountId, principal.accountId);
-  return principal.clientId === null ? account : and(account, eq(campaigns.clientId, principal.clientId))!;
+  return visibleRows(principal, campaigns);
 }
 
 /** The lead categories an account may use: the built-in ones (no account) and its own. */

@@ -1,12 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, count, desc, eq } from "drizzle-orm";
-import { database, type Database } from "../platform/db";
-import { savedSearches } from "../db/schema";
+import { database } from "../platform/db";
 import { iso } from "../platform/time";
-import type { Principal } from "../platform/principal";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount } from "../platform/openapi";
-import { ownedBy } from "../deliverability/shared";
+import { deleteSavedSearch, insertSavedSearch, listSavedSearches, renameSavedSearch, type SearchRow } from "./store";
 
 const BASE = "/api/v1/search-email-leads/search-filters";
 const NOT_FOUND = "Saved search not found";
@@ -83,8 +80,6 @@ const routes = {
   }),
 };
 
-type SearchRow = typeof savedSearches.$inferSelect;
-
 function present(row: SearchRow) {
   return {
     id: row.id,
@@ -93,15 +88,6 @@ function present(row: SearchRow) {
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   };
-}
-
-function mine(principal: Principal, id: number) {
-  return and(eq(savedSearches.id, id), ownedBy(principal, savedSearches));
-}
-
-async function changeOrThrow(db: Database, query: Promise<unknown[]>) {
-  if ((await query).length === 0) throw ApiError.notFound(NOT_FOUND);
-  return db;
 }
 
 export const savedSearchRoutes = createRouter();
@@ -114,44 +100,32 @@ savedSearchRoutes.openapi(routes.save, async (c) => {
     throw ApiError.validation([{ path: filters ? "filters" : "", message: `At most ${MAX_FILTER_FIELDS} filter fields` }]);
   }
   const now = new Date();
-  const row = await database(c.env.DB)
-    .insert(savedSearches)
-    .values({ accountId: principal.accountId, clientId: principal.clientId, searchString: search_string, filterDetails: details, createdAt: now, updatedAt: now })
-    .returning()
-    .get();
+  const row = await insertSavedSearch(database(c.env.DB), {
+    accountId: principal.accountId,
+    clientId: principal.clientId,
+    searchString: search_string,
+    filterDetails: details,
+    createdAt: now,
+    updatedAt: now,
+  });
   return c.json({ success: true, message: "Search saved successfully", data: present(row) }, 200);
 });
 
 savedSearchRoutes.openapi(routes.list, async (c) => {
-  const principal = c.get("principal");
-  const { limit, offset } = c.req.valid("query");
-  const db = database(c.env.DB);
-  const where = ownedBy(principal, savedSearches);
-  const [rows, total] = await Promise.all([
-    db.select().from(savedSearches).where(where).orderBy(desc(savedSearches.id)).limit(limit).offset(offset),
-    db.select({ n: count() }).from(savedSearches).where(where),
-  ]);
+  const { rows, total } = await listSavedSearches(database(c.env.DB), c.get("principal"), c.req.valid("query"));
   return c.json(
-    { success: true, message: "Saved searches fetched successfully", data: { savedSearches: rows.map(present), totalCount: total[0]?.n ?? 0 } },
+    { success: true, message: "Saved searches fetched successfully", data: { savedSearches: rows.map(present), totalCount: total } },
     200,
   );
 });
 
 savedSearchRoutes.openapi(routes.rename, async (c) => {
-  const db = database(c.env.DB);
-  await changeOrThrow(
-    db,
-    db
-      .update(savedSearches)
-      .set({ searchString: c.req.valid("json").search_string, updatedAt: new Date() })
-      .where(mine(c.get("principal"), c.req.valid("param").id))
-      .returning({ id: savedSearches.id }),
-  );
+  const renamed = await renameSavedSearch(database(c.env.DB), c.get("principal"), c.req.valid("param").id, c.req.valid("json").search_string, new Date());
+  if (!renamed) throw ApiError.notFound(NOT_FOUND);
   return c.json({ success: true, message: "Search renamed successfully" }, 200);
 });
 
 savedSearchRoutes.openapi(routes.remove, async (c) => {
-  const db = database(c.env.DB);
-  await changeOrThrow(db, db.delete(savedSearches).where(mine(c.get("principal"), c.req.valid("param").id)).returning({ id: savedSearches.id }));
+  if (!(await deleteSavedSearch(database(c.env.DB), c.get("principal"), c.req.valid("param").id))) throw ApiError.notFound(NOT_FOUND);
   return c.json({ success: true, message: "Search deleted successfully" }, 200);
 });
