@@ -7,6 +7,7 @@ import { apiKeyAuth } from "./http/auth";
 import { ApiError } from "./http/errors";
 import { accessLog, log } from "./http/logging";
 import { validationHook } from "./http/validation";
+import { SecretsKeyError } from "./platform/crypto";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
 import { campaignDataRoutes } from "./routes/campaigns";
@@ -92,6 +93,11 @@ export function createApp() {
     const apiError =
       error instanceof ApiError ? error : error instanceof HTTPException ? fromHttpException(error) : null;
     if (apiError) return c.json(apiError.body, apiError.status, apiError.headers);
+    // Never store a secret unencrypted: without a usable SECRETS_KEY, routes that store one refuse.
+    if (error instanceof SecretsKeyError) {
+      log("error", error.message, { request_id: c.get("requestId") });
+      return c.json({ error: "Credential storage is not configured" }, 503);
+    }
     log("error", error.message, { request_id: c.get("requestId"), stack: error.stack });
     return c.json({ error: "Internal server error", request_id: c.get("requestId") }, 500);
   });

@@ -1,5 +1,6 @@
 import type { Bindings } from "../env";
 import { enqueueStranded } from "../webhooks/outbox";
+import { sealLegacySecrets } from "../webhooks/secrets";
 import { releaseDueSnoozes } from "./snooze-release";
 import { startDueSpamTests } from "./spam-test-scheduler";
 
@@ -14,6 +15,7 @@ export const MINUTE_JOBS: ScheduledJob[] = [
   releaseDueSnoozes,
   startDueSpamTests,
   (env, at) => enqueueStranded(env, at.getTime()),
+  sealLegacySecrets,
 ];
 
 export async function runScheduled(controller: ScheduledController, env: Bindings): Promise<void> {

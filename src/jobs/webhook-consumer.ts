@@ -1,8 +1,10 @@
 import { sql } from "drizzle-orm";
 import { rawBatch, statement } from "../db/raw-batch";
-import { DELIVERY_TIMEOUT_MS, judge, signature, type Verdict } from "../domain/webhook-delivery";
+import { DELIVERY_TIMEOUT_MS, judge, signatureHeader, type Verdict } from "../domain/webhook-delivery";
 import type { Bindings } from "../env";
+import { log } from "../http/logging";
 import type { DeliveryMessage } from "../webhooks/outbox";
+import { deliverySecrets } from "../webhooks/secrets";
 
 /** Every environment names its dead-letter queue `<queue>-dlq` (see wrangler.toml). */
 export function isDeadLetterQueue(name: string): boolean {
@@ -14,7 +16,11 @@ interface DeliveryRow {
   message_id: string;
   payload: string;
   status: string;
-  secret: string;
+  secret_ciphertext: string | null;
+  legacy_secret: string | null;
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: number | null;
+  secret_key_ciphertext: string | null;
   url: string;
   disabled_at: number | null;
   webhook_id: number;
@@ -23,14 +29,33 @@ interface DeliveryRow {
 function load(env: Bindings, deliveryId: number) {
   return statement(
     env.DB,
-    sql`SELECT d.id, d.message_id, d.payload, d.status, w.secret, w.url, w.disabled_at, w.id AS webhook_id
+    sql`SELECT d.id, d.message_id, d.payload, d.status, w.secret_ciphertext, w.legacy_secret, w.previous_secret_ciphertext,
+               w.previous_secret_expires_at, w.secret_key_ciphertext, w.url, w.disabled_at, w.id AS webhook_id
         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ${deliveryId}`,
   ).first<DeliveryRow>();
 }
 
+type Secrets = Awaited<ReturnType<typeof deliverySecrets>>;
+
+function secretsOf(env: Bindings, row: DeliveryRow, now: number): Promise<Secrets> {
+  return deliverySecrets(
+    env,
+    {
+      webhookId: row.webhook_id,
+      secretCiphertext: row.secret_ciphertext,
+      legacySecret: row.legacy_secret,
+      previousSecretCiphertext: row.previous_secret_ciphertext,
+      previousSecretExpiresAt: row.previous_secret_expires_at,
+      secretKeyCiphertext: row.secret_key_ciphertext,
+    },
+    now,
+  );
+}
+
 /** POSTs one signed delivery; redirects are not followed and the receiver gets 10 s. */
-async function post(row: DeliveryRow, now: number) {
-  const payload = { ...(JSON.parse(row.payload) as Record<string, unknown>), secret_key: row.secret };
+async function post(row: DeliveryRow, secrets: Secrets, now: number) {
+  // `secret_key` is the user's own token; the signing secret only ever goes into the signature.
+  const payload = { ...(JSON.parse(row.payload) as Record<string, unknown>), secret_key: secrets.secretKey };
   const body = JSON.stringify(payload);
   const timestamp = Math.floor(now / 1000);
   const started = Date.now();
@@ -44,7 +69,7 @@ async function post(row: DeliveryRow, now: number) {
         "User-Agent": "Salvo-Webhooks/1",
         "webhook-id": row.message_id,
         "webhook-timestamp": String(timestamp),
-        "webhook-signature": await signature(row.secret, row.message_id, timestamp, body),
+        "webhook-signature": await signatureHeader(secrets.signing, row.message_id, timestamp, body),
       },
       body,
     });
@@ -87,7 +112,15 @@ async function deliver(env: Bindings, message: Message<DeliveryMessage>): Promis
     await record(env, row, { outcome: "failed" }, { answer: null, error: "webhook disabled", ms: 0 }, now);
     return message.ack();
   }
-  const attempt = await post(row, now);
+  let secrets: Secrets;
+  try {
+    secrets = await secretsOf(env, row, now);
+  } catch (error) {
+    // A configuration fault (SECRETS_KEY missing or wrong), not the receiver's: retry, and say so loudly.
+    log("error", "webhook secrets unreadable; delivery retried", { delivery_id: row.id, webhook_id: row.webhook_id, error: String(error) });
+    return message.retry();
+  }
+  const attempt = await post(row, secrets, now);
   const verdict = judge(attempt.answer, message.attempts, now);
   await record(env, row, verdict, attempt, now);
   if (verdict.outcome === "retry") message.retry({ delaySeconds: verdict.delaySeconds });
