@@ -112,15 +112,13 @@ async function deliver(env: Bindings, message: Message<DeliveryMessage>): Promis
     await record(env, row, { outcome: "failed" }, { answer: null, error: "webhook disabled", ms: 0 }, now);
     return message.ack();
   }
-  let secrets: Secrets;
-  try {
-    secrets = await secretsOf(env, row, now);
-  } catch (error) {
-    // A configuration fault (SECRETS_KEY missing or wrong), not the receiver's: retry, and say so loudly.
-    log("error", "webhook secrets unreadable; delivery retried", { delivery_id: row.id, webhook_id: row.webhook_id, error: String(error) });
-    return message.retry();
-  }
-  const attempt = await post(row, secrets, now);
+  // Unreadable secrets (SECRETS_KEY missing or wrong) are our fault, not the receiver's: nothing is
+  // sent unsigned, and the delivery retries on the usual schedule as if no answer had come.
+  const secrets = await secretsOf(env, row, now).catch((error: unknown) => {
+    log("error", "webhook secrets unreadable", { delivery_id: row.id, webhook_id: row.webhook_id, error: String(error) });
+    return null;
+  });
+  const attempt = secrets ? await post(row, secrets, now) : { answer: null, error: "signing secret unavailable (server configuration)", ms: 0 };
   const verdict = judge(attempt.answer, message.attempts, now);
   await record(env, row, verdict, attempt, now);
   if (verdict.outcome === "retry") message.retry({ delaySeconds: verdict.delaySeconds });

@@ -12,7 +12,6 @@ import type { Principal } from "../http/auth";
 import { findCampaign, visibleCampaigns } from "../http/campaign-access";
 import { ApiError } from "../http/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../http/openapi";
-import { loadKeyring } from "../platform/crypto";
 import { enqueue } from "../webhooks/outbox";
 import { insertWebhook, rotateSigningSecret, sealSecretKey } from "../webhooks/secrets";
 
@@ -246,10 +245,8 @@ webhookRoutes.openapi(routes.save, async (c) => {
   const now = new Date();
   if (body.id !== undefined) {
     const existing = await findWebhook(db, principal, body.id, campaign.id);
-    const secretKey =
-      body.secret_key === undefined
-        ? {}
-        : { secretKeyCiphertext: body.secret_key ? await sealSecretKey(await loadKeyring(c.env.SECRETS_KEY), existing.id, body.secret_key) : null };
+    // Left out, the stored secret_key stays.
+    const secretKey = body.secret_key === undefined ? {} : { secretKeyCiphertext: await sealSecretKey(c.env.SECRETS_KEY, existing.id, body.secret_key) };
     const row = await db
       .update(webhooks)
       .set({ ...fields, ...secretKey, updatedAt: now })
@@ -258,10 +255,9 @@ webhookRoutes.openapi(routes.save, async (c) => {
       .get();
     return c.json({ ok: true, data: present(row, names) }, 200);
   }
-  const keyring = await loadKeyring(c.env.SECRETS_KEY);
   const { row, secret } = await insertWebhook(
     db,
-    keyring,
+    c.env.SECRETS_KEY,
     { ...fields, accountId: principal.accountId, campaignId: campaign.id, createdAt: now, updatedAt: now },
     body.secret_key ?? null,
   );
@@ -285,7 +281,7 @@ webhookRoutes.openapi(routes.rotateSecret, async (c) => {
   const { campaign_id, webhook_id } = c.req.valid("param");
   const campaign = await findCampaign(db, principal, campaign_id);
   const webhook = await findWebhook(db, principal, webhook_id, campaign.id);
-  const secret = await rotateSigningSecret(db, await loadKeyring(c.env.SECRETS_KEY), webhook.id, Date.now());
+  const secret = await rotateSigningSecret(db, c.env.SECRETS_KEY, webhook.id, Date.now());
   return c.json({ ok: true, secret }, 200);
 });
 

@@ -4,7 +4,7 @@ import { webhooks } from "../db/schema";
 import { newWebhookSecret, ROTATION_OVERLAP_MS, signingSecrets } from "../domain/webhook-delivery";
 import type { Bindings } from "../env";
 import { log } from "../http/logging";
-import { decryptSecret, encryptSecret, loadKeyring, type Keyring } from "../platform/crypto";
+import { decryptSecret, encryptSecret, loadKeyring } from "../platform/crypto";
 
 /**
  * A webhook's secrets at rest: the signing secret (and the one before the last rotation) and the
@@ -20,9 +20,9 @@ const LEGACY_BATCH = 100;
 type NewWebhook = typeof webhooks.$inferInsert;
 type WebhookRow = typeof webhooks.$inferSelect;
 
-/** The user's `secret_key` as stored: `""` and null both mean unset. */
-export async function sealSecretKey(keyring: Keyring, webhookId: number, secretKey: string | null): Promise<string | null> {
-  return secretKey ? encryptSecret(keyring, secretKey, secretKeyContext(webhookId)) : null;
+/** The user's `secret_key` as stored: `""` and null both mean unset (and need no key). */
+export async function sealSecretKey(secretsKey: string | undefined, webhookId: number, secretKey: string | null): Promise<string | null> {
+  return secretKey ? encryptSecret(await loadKeyring(secretsKey), secretKey, secretKeyContext(webhookId)) : null;
 }
 
 /**
@@ -32,10 +32,12 @@ export async function sealSecretKey(keyring: Keyring, webhookId: number, secretK
  */
 export async function insertWebhook(
   db: Database,
-  keyring: Keyring,
+  secretsKey: string | undefined,
   values: Omit<NewWebhook, "secretCiphertext" | "secretKeyCiphertext">,
   secretKey: string | null,
 ): Promise<{ row: WebhookRow; secret: string }> {
+  // Before the insert: without a usable key nothing is written.
+  const keyring = await loadKeyring(secretsKey);
   const inserted = await db.insert(webhooks).values(values).returning().get();
   const secret = newWebhookSecret();
   try {
@@ -43,7 +45,7 @@ export async function insertWebhook(
       .update(webhooks)
       .set({
         secretCiphertext: await encryptSecret(keyring, secret, signingContext(inserted.id)),
-        secretKeyCiphertext: await sealSecretKey(keyring, inserted.id, secretKey),
+        secretKeyCiphertext: await sealSecretKey(secretsKey, inserted.id, secretKey),
       })
       .where(eq(webhooks.id, inserted.id))
       .returning()
@@ -61,7 +63,8 @@ export async function insertWebhook(
  * overlap retires the oldest at once. Concurrent rotations do not lose a secret one of them handed
  * out: each writes only over the state it read.
  */
-export async function rotateSigningSecret(db: Database, keyring: Keyring, webhookId: number, now: number): Promise<string> {
+export async function rotateSigningSecret(db: Database, secretsKey: string | undefined, webhookId: number, now: number): Promise<string> {
+  const keyring = await loadKeyring(secretsKey);
   for (let attempt = 0; attempt < ROTATION_ATTEMPTS; attempt += 1) {
     const stored = await db
       .select({ secretCiphertext: webhooks.secretCiphertext, legacySecret: webhooks.legacySecret })
@@ -115,6 +118,7 @@ export async function deliverySecrets(env: Bindings, stored: StoredSecrets, now:
   const open = (ciphertext: string | null, context: string) =>
     ciphertext === null ? Promise.resolve(null) : decryptSecret(keyring!, ciphertext, context);
   const context = signingContext(stored.webhookId);
+  // An expired previous secret is not even decrypted: the key it was sealed under may be gone.
   const previousLive = stored.previousSecretExpiresAt !== null && now < stored.previousSecretExpiresAt;
   const [current, previous, secretKey] = await Promise.all([
     stored.secretCiphertext === null ? stored.legacySecret : open(stored.secretCiphertext, context),

@@ -226,13 +226,17 @@ describe("signing secrets stored before encryption (migration 0009)", () => {
 });
 
 describe("deliveries when SECRETS_KEY is missing", () => {
-  it("are retried, not sent unsigned, not failed for good", async () => {
+  it("are retried on the schedule and recorded, not sent unsigned, not failed for good", async () => {
     const { account, campaign, hook } = await setup();
     const { deliveryId } = await storeDelivery(account.id, hook.id, campaign);
     const result = await consumeDelivery(deliveryId, { SECRETS_KEY: undefined });
     expect(result.retryMessages).toEqual([{ msgId: `m-${deliveryId}` }]);
     expect(receiver.received).toHaveLength(0);
-    const row = await env.DB.prepare("SELECT status, attempts FROM webhook_deliveries WHERE id = ?").bind(deliveryId).first();
-    expect(row).toEqual({ status: "pending", attempts: 0 });
+    const row = await env.DB.prepare("SELECT status, attempts, last_error, next_attempt_at FROM webhook_deliveries WHERE id = ?").bind(deliveryId).first();
+    expect(row).toMatchObject({ status: "pending", attempts: 1, last_error: "signing secret unavailable (server configuration)" });
+    expect(Number(row!.next_attempt_at)).toBeGreaterThanOrEqual(Date.now() + 25_000);
+
+    expect((await consumeDelivery(deliveryId)).explicitAcks).toEqual([`m-${deliveryId}`]);
+    expect(receiver.received).toHaveLength(1);
   });
 });
