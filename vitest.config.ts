@@ -12,6 +12,8 @@ export default defineConfig(async () => {
           bindings: {
             TEST_MIGRATIONS: migrations,
             ADMIN_TOKEN: "test-admin-token",
+            // A fixed keyring for secrets at rest (the bytes 0..31); tests that need others build their own.
+            SECRETS_KEY: "test:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
             RATE_LIMIT_PER_MINUTE: "100000",
             RATE_LIMIT_BURST: "10000",
             // Production's webhook URL rules, whatever a developer's .dev.vars says.
@@ -26,6 +28,8 @@ export default defineConfig(async () => {
     test: {
       include: ["test/**/*.test.ts"],
       setupFiles: ["./test/setup.ts"],
+      // Node-side receivers the Workers-runtime tests reach over loopback.
+      globalSetup: ["./test/webhooks/redirect-receiver.global.ts"],
       // Access-log lines would drown the test report; errors and warnings still show.
       onConsoleLog: (log: string) => !log.includes('"message":"request"'),
     },

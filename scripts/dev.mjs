@@ -12,20 +12,34 @@ const port = process.env.PORT ?? "8787";
 // so tests and benchmarks can run a throwaway instance beside a developer's own.
 const persist = process.env.SALVO_STATE_DIR ? ["--persist-to", process.env.SALVO_STATE_DIR] : [];
 
-/** Creates .dev.vars from the example (with a random ADMIN_TOKEN), or adds variables it lacks. */
+/** Local secrets that must never keep the example's placeholder: each gets a fresh random value. */
+const GENERATED = {
+  ADMIN_TOKEN: () => randomBytes(24).toString("base64url"),
+  // A keyring of one key (src/platform/crypto.ts): key id "local", 32 random bytes.
+  SECRETS_KEY: () => `local:${randomBytes(32).toString("base64")}`,
+};
+
+const withGenerated = (line) => {
+  const name = line.split("=")[0];
+  return name in GENERATED ? `${name}=${GENERATED[name]()}` : line;
+};
+
+/** Creates .dev.vars from the example (with random secrets), or adds variables it lacks. */
 function ensureDevVars() {
   const path = join(root, ".dev.vars");
   const example = readFileSync(join(root, ".dev.vars.example"), "utf8");
   if (!existsSync(path)) {
-    const token = randomBytes(24).toString("base64url");
-    writeFileSync(path, example.replace(/^ADMIN_TOKEN=.*$/m, `ADMIN_TOKEN=${token}`));
-    console.log("Created .dev.vars with a random ADMIN_TOKEN.");
+    writeFileSync(path, example.split("\n").map(withGenerated).join("\n"));
+    console.log(`Created .dev.vars with a random ${Object.keys(GENERATED).join(" and ")}.`);
     return;
   }
   const current = readFileSync(path, "utf8");
   const names = (text) => new Set([...text.matchAll(/^([A-Z_]+)=/gm)].map((m) => m[1]));
   const have = names(current);
-  const missing = example.split("\n").filter((line) => /^[A-Z_]+=/.test(line) && !have.has(line.split("=")[0]));
+  const missing = example
+    .split("\n")
+    .filter((line) => /^[A-Z_]+=/.test(line) && !have.has(line.split("=")[0]))
+    .map(withGenerated);
   if (missing.length === 0) return;
   writeFileSync(path, `${current.trimEnd()}\n${missing.join("\n")}\n`);
   console.log(`Added to .dev.vars: ${missing.map((line) => line.split("=")[0]).join(", ")}`);

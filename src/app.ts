@@ -18,6 +18,7 @@ import { rateLimitRoutes } from "./keys/rate-limit-routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { deliverabilityRoutes } from "./deliverability/index";
 import { savedSearchRoutes } from "./prospect/routes";
+import { SecretsKeyError } from "./platform/crypto";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAINTENANCE_RETRY_AFTER_SECONDS = 300;
@@ -104,6 +105,11 @@ export function createApp() {
     const apiError =
       error instanceof ApiError ? error : error instanceof HTTPException ? fromHttpException(error) : null;
     if (apiError) return c.json(apiError.body, apiError.status, apiError.headers);
+    // Never store a secret unencrypted: without a usable SECRETS_KEY, routes that store one refuse.
+    if (error instanceof SecretsKeyError) {
+      log("error", error.message, { request_id: c.get("requestId") });
+      return c.json({ error: "Credential storage is not configured" }, 503);
+    }
     log("error", error.message, { request_id: c.get("requestId"), stack: error.stack });
     return c.json({ error: "Internal server error", request_id: c.get("requestId") }, 500);
   });

@@ -19,6 +19,8 @@ export interface Bindings {
   WEBHOOK_QUEUE: Queue<DeliveryMessage>;
   /** "true" (local development) admits http and loopback webhook URLs. */
   ALLOW_INSECURE_WEBHOOKS?: string;
+  /** Secret: keys for secrets at rest, `kid:base64key[,kid:base64key...]`; the first encrypts (src/platform/crypto.ts). */
+  SECRETS_KEY?: string;
 }
 
 /** Per-request values that middleware hands to handlers. */

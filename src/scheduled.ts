@@ -1,6 +1,7 @@
 import type { Bindings } from "./env";
 import type { ScheduledJob } from "./platform/jobs";
 import { requeueOverdue } from "./webhooks/outbox";
+import { sealLegacySecrets } from "./webhooks/secrets";
 import { releaseDueSnoozes } from "./inbox/snooze-release";
 import { startDueSpamTests } from "./deliverability/scheduler";
 
@@ -9,6 +10,7 @@ export const MINUTE_JOBS: ScheduledJob[] = [
   releaseDueSnoozes,
   startDueSpamTests,
   (env, at) => requeueOverdue(env, at.getTime()),
+  sealLegacySecrets,
 ];
 
 export async function runScheduled(controller: ScheduledController, env: Bindings): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { judge, RETRY_SCHEDULE_SECONDS } from "../src/webhooks/delivery-rules";
+import { judge, newWebhookSecret, RETRY_SCHEDULE_SECONDS, ROTATION_OVERLAP_MS, signatureHeader, signingSecrets } from "../src/webhooks/delivery-rules";
 import { webhookUrlProblem } from "../src/webhooks/url-rules";
 
 const NOW = Date.parse("2026-11-22T12:00:00Z");
@@ -43,5 +43,45 @@ describe("webhook URL rules", () => {
     expect(webhookUrlProblem("http://hooks.example.com/hook", true)).toBeNull();
     expect(webhookUrlProblem("http://127.0.0.1:8790/hook", false)).not.toBeNull();
     expect(webhookUrlProblem("https://10.1.2.3/hook", true)).not.toBeNull();
+  });
+});
+
+/** Which of the header's `v1,` signatures the secret verifies (Standard Webhooks, from the specification). */
+async function verifiedBy(secret: string, header: string, id: string, timestamp: number, body: string): Promise<number[]> {
+  const key = await crypto.subtle.importKey("raw", Uint8Array.from(atob(secret.slice("whsec_".length)), (c) => c.charCodeAt(0)), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
+  const hits: number[] = [];
+  for (const [index, candidate] of header.split(" ").entries()) {
+    const [version, mac] = candidate.split(",");
+    const bytes = Uint8Array.from(atob(mac!), (c) => c.charCodeAt(0));
+    if (version === "v1" && (await crypto.subtle.verify("HMAC", key, bytes, new TextEncoder().encode(`${id}.${timestamp}.${body}`)))) hits.push(index);
+  }
+  return hits;
+}
+
+describe("signing headers", () => {
+  const body = '{"event_type":"EMAIL_SENT"}';
+
+  it("signs id.timestamp.body once per secret, space-separated, in the order given", async () => {
+    const [current, previous] = [newWebhookSecret(), newWebhookSecret()];
+    const one = await signatureHeader([current], "msg_1", 1_700_000_000, body);
+    expect(one).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    expect(await verifiedBy(current, one, "msg_1", 1_700_000_000, body)).toEqual([0]);
+    expect(await verifiedBy(current, one, "msg_2", 1_700_000_000, body)).toEqual([]);
+    expect(await verifiedBy(current, one, "msg_1", 1_700_000_001, body)).toEqual([]);
+
+    const both = await signatureHeader([current, previous], "msg_1", 1_700_000_000, body);
+    expect(both.split(" ")).toHaveLength(2);
+    expect(await verifiedBy(current, both, "msg_1", 1_700_000_000, body)).toEqual([0]);
+    expect(await verifiedBy(previous, both, "msg_1", 1_700_000_000, body)).toEqual([1]);
+    await expect(signatureHeader([], "msg_1", 1, body)).rejects.toThrow();
+  });
+
+  it("keeps the previous secret signing until its expiry, and only the current one after", () => {
+    const previous = { secret: "whsec_old", expiresAt: NOW + ROTATION_OVERLAP_MS };
+    expect(ROTATION_OVERLAP_MS).toBe(24 * 3600 * 1000);
+    expect(signingSecrets("whsec_new", previous, NOW)).toEqual(["whsec_new", "whsec_old"]);
+    expect(signingSecrets("whsec_new", previous, previous.expiresAt - 1)).toEqual(["whsec_new", "whsec_old"]);
+    expect(signingSecrets("whsec_new", previous, previous.expiresAt)).toEqual(["whsec_new"]);
+    expect(signingSecrets("whsec_new", null, NOW)).toEqual(["whsec_new"]);
   });
 });

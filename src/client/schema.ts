@@ -3239,6 +3239,15 @@ export interface paths {
                         "application/json": components["schemas"]["RateLimitExceeded"];
                     };
                 };
+                /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         /** Delete a webhook named in the body */
@@ -3385,6 +3394,93 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the signing secret (shown once); for 24 h deliveries carry the old signature beside the new */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    campaign_id: number;
+                    webhook_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The new signing secret */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ok: boolean;
+                            secret: string;
+                        };
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+                /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -5573,6 +5669,8 @@ export interface components {
             webhook_url: string;
             event_types: ("EMAIL_SENT" | "FIRST_EMAIL_SENT" | "EMAIL_OPEN" | "EMAIL_LINK_CLICK" | "EMAIL_REPLY" | "EMAIL_BOUNCE" | "LEAD_UNSUBSCRIBED" | "LEAD_CATEGORY_UPDATED" | "CAMPAIGN_STATUS_CHANGED")[];
             categories?: (number | string)[];
+            /** @description Your own token, echoed as `secret_key` in every delivery (never the signing secret); null or empty clears it, absent keeps it */
+            secret_key?: string | null;
         };
         ProviderRegion: {
             region_id: string;

@@ -1,7 +1,9 @@
 import { sql } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { jsonList, rawBatch, statement } from "../platform/sql";
-import { DELIVERY_TIMEOUT_MS, judge, signature, type Verdict } from "./delivery-rules";
+import { log } from "../platform/logging";
+import { DELIVERY_TIMEOUT_MS, judge, signatureHeader, type Verdict } from "./delivery-rules";
+import { deliverySecrets } from "./secrets";
 import type { DeliveryMessage } from "./queue-message";
 
 /** Every environment names its dead-letter queue `<queue>-dlq` (see wrangler.toml). */
@@ -14,7 +16,11 @@ interface DeliveryRow {
   message_id: string;
   payload: string;
   status: string;
-  secret: string;
+  secret_ciphertext: string | null;
+  legacy_secret: string | null;
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: number | null;
+  secret_key_ciphertext: string | null;
   url: string;
   disabled_at: number | null;
   webhook_id: number;
@@ -24,16 +30,35 @@ interface DeliveryRow {
 async function loadAll(env: Bindings, ids: number[]): Promise<Map<number, DeliveryRow>> {
   const rows = await statement(
     env.DB,
-    sql`SELECT d.id, d.message_id, d.payload, d.status, w.secret, w.url, w.disabled_at, w.id AS webhook_id
+    sql`SELECT d.id, d.message_id, d.payload, d.status, w.secret_ciphertext, w.legacy_secret, w.previous_secret_ciphertext,
+               w.previous_secret_expires_at, w.secret_key_ciphertext, w.url, w.disabled_at, w.id AS webhook_id
         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
         WHERE d.id IN (SELECT value FROM json_each(${jsonList(ids)}))`,
   ).all<DeliveryRow>();
   return new Map(rows.results.map((row) => [row.id, row]));
 }
 
+type Secrets = Awaited<ReturnType<typeof deliverySecrets>>;
+
+function secretsOf(env: Bindings, row: DeliveryRow, now: number): Promise<Secrets> {
+  return deliverySecrets(
+    env,
+    {
+      webhookId: row.webhook_id,
+      secretCiphertext: row.secret_ciphertext,
+      legacySecret: row.legacy_secret,
+      previousSecretCiphertext: row.previous_secret_ciphertext,
+      previousSecretExpiresAt: row.previous_secret_expires_at,
+      secretKeyCiphertext: row.secret_key_ciphertext,
+    },
+    now,
+  );
+}
+
 /** POSTs one signed delivery; redirects are not followed and the receiver gets 10 s. */
-async function post(row: DeliveryRow, now: number) {
-  const payload = { ...(JSON.parse(row.payload) as Record<string, unknown>), secret_key: row.secret };
+async function post(row: DeliveryRow, secrets: Secrets, now: number) {
+  // `secret_key` is the user's own token; the signing secret only ever goes into the signature.
+  const payload = { ...(JSON.parse(row.payload) as Record<string, unknown>), secret_key: secrets.secretKey };
   const body = JSON.stringify(payload);
   const timestamp = Math.floor(now / 1000);
   const started = Date.now();
@@ -47,7 +72,7 @@ async function post(row: DeliveryRow, now: number) {
         "User-Agent": "Salvo-Webhooks/1",
         "webhook-id": row.message_id,
         "webhook-timestamp": String(timestamp),
-        "webhook-signature": await signature(row.secret, row.message_id, timestamp, body),
+        "webhook-signature": await signatureHeader(secrets.signing, row.message_id, timestamp, body),
       },
       body,
     });
@@ -113,14 +138,20 @@ async function recordAll(env: Bindings, outcomes: Outcome[]): Promise<void> {
 }
 
 /** Attempts one message's delivery; null when there is nothing to send, ever. */
-async function attemptOne(row: DeliveryRow | undefined, message: Message<DeliveryMessage>): Promise<Outcome | null> {
+async function attemptOne(env: Bindings, row: DeliveryRow | undefined, message: Message<DeliveryMessage>): Promise<Outcome | null> {
   // Deleted webhook, or a repeat of a message already settled.
   if (!row || row.status !== "pending") return null;
   const now = Date.now();
   if (row.disabled_at !== null) {
     return { row, verdict: { outcome: "failed" }, attempt: { answer: null, error: "webhook disabled", ms: 0 }, at: now };
   }
-  const attempt = await post(row, now);
+  // Unreadable secrets (SECRETS_KEY missing or wrong) are our fault, not the receiver's: nothing is
+  // sent unsigned, and the delivery retries on the usual schedule as if no answer had come.
+  const secrets = await secretsOf(env, row, now).catch((error: unknown) => {
+    log("error", "webhook secrets unreadable", { delivery_id: row.id, webhook_id: row.webhook_id, error: String(error) });
+    return null;
+  });
+  const attempt = secrets ? await post(row, secrets, now) : { answer: null, error: "signing secret unavailable (server configuration)", ms: 0 };
   return { row, verdict: judge(attempt.answer, message.attempts, now), attempt, at: now };
 }
 
@@ -137,7 +168,7 @@ export async function consumeWebhookBatch(batch: MessageBatch<DeliveryMessage>, 
       const id = message.body.deliveryId;
       if (attempted.has(id)) return null;
       attempted.add(id);
-      return attemptOne(rows.get(id), message);
+      return attemptOne(env, rows.get(id), message);
     }),
   );
   await recordAll(env, outcomes.filter((o): o is Outcome => o !== null));

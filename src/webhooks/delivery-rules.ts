@@ -15,11 +15,29 @@ export function newWebhookSecret(): string {
 }
 
 /** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret. */
-export async function signature(secret: string, messageId: string, timestamp: number, body: string): Promise<string> {
+async function signature(secret: string, messageId: string, timestamp: number, body: string): Promise<string> {
   const keyBytes = Uint8Array.from(atob(secret.replace(/^whsec_/, "")), (c) => c.charCodeAt(0));
   const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${messageId}.${timestamp}.${body}`));
   return `v1,${base64(mac)}`;
+}
+
+/**
+ * The `webhook-signature` header: one `v1,` signature per secret, space-separated (Standard
+ * Webhooks), so a receiver holding either the new or the old secret accepts it during a rotation.
+ */
+export async function signatureHeader(secrets: readonly string[], messageId: string, timestamp: number, body: string): Promise<string> {
+  if (secrets.length === 0) throw new Error("a delivery needs at least one signing secret");
+  const signatures = await Promise.all(secrets.map((secret) => signature(secret, messageId, timestamp, body)));
+  return signatures.join(" ");
+}
+
+/** How long the previous signing secret still signs after a rotation. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/** The secrets a delivery made at `now` is signed with: the current one, then the previous one until it expires. */
+export function signingSecrets(current: string, previous: { secret: string; expiresAt: number } | null, now: number): string[] {
+  return previous && now < previous.expiresAt ? [current, previous.secret] : [current];
 }
 
 export type Verdict =

@@ -5,7 +5,6 @@ import { database, type Database } from "../platform/db";
 import { statement } from "../platform/sql";
 import { campaigns, leadCategories, webhooks } from "../db/schema";
 import { iso } from "../platform/time";
-import { newWebhookSecret } from "./delivery-rules";
 import { eventTypeMap, WEBHOOK_EVENT_KINDS } from "./event-kinds";
 import { webhookUrlProblem } from "./url-rules";
 import type { AppEnv } from "../env";
@@ -14,6 +13,7 @@ import { findCampaign, visibleCampaigns } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { revive } from "./outbox";
+import { insertWebhook, rotateSigningSecret, sealSecretKey } from "./secrets";
 
 const WEBHOOK_NOT_FOUND = "Webhook not found";
 
@@ -38,6 +38,12 @@ const SaveWebhook = z
     webhook_url: z.string().max(4096),
     event_types: z.array(z.enum(WEBHOOK_EVENT_KINDS)).min(1).max(WEBHOOK_EVENT_KINDS.length),
     categories: z.array(z.union([z.number().int().positive(), z.string().trim().min(1).max(100)])).max(50).optional(),
+    secret_key: z
+      .string()
+      .max(255)
+      .nullable()
+      .optional()
+      .openapi({ description: "Your own token, echoed as `secret_key` in every delivery (never the signing secret); null or empty clears it, absent keeps it" }),
   })
   .refine((body) => body.name !== undefined || body.webhook_name !== undefined, {
     message: "name (or webhook_name) is required",
@@ -51,6 +57,7 @@ const TimeRange = z.object({
 });
 
 const CampaignParams = z.object({ campaign_id: pathId("campaign_id") });
+const WebhookParams = z.object({ campaign_id: pathId("campaign_id"), webhook_id: pathId("webhook_id") });
 const Counts = z.object({ total: z.number().int(), delivered: z.number().int(), failed: z.number().int(), pending: z.number().int() });
 
 const tag = ["Webhooks"];
@@ -82,7 +89,7 @@ const routes = {
     request: { params: CampaignParams, body: jsonBody(SaveWebhook) },
     responses: {
       200: json(z.object({ ok: z.boolean(), data: Webhook, secret: z.string().optional() }), "The saved webhook"),
-      ...errorResponses(401, 404, 422, 429),
+      ...errorResponses(401, 404, 422, 429, 503),
     },
   }),
   deleteByBody: createRoute({
@@ -100,8 +107,20 @@ const routes = {
     tags: tag,
     summary: "Delete a webhook",
     security: API_KEY_SECURITY,
-    request: { params: z.object({ campaign_id: pathId("campaign_id"), webhook_id: pathId("webhook_id") }) },
+    request: { params: WebhookParams },
     responses: { 200: json(z.object({ ok: z.boolean() }), "Deleted"), ...errorResponses(401, 404, 422, 429) },
+  }),
+  rotateSecret: createRoute({
+    method: "post",
+    path: "/api/v1/campaigns/{campaign_id}/webhooks/{webhook_id}/rotate-secret",
+    tags: tag,
+    summary: "Replace the signing secret (shown once); for 24 h deliveries carry the old signature beside the new",
+    security: API_KEY_SECURITY,
+    request: { params: WebhookParams },
+    responses: {
+      200: json(z.object({ ok: z.boolean(), secret: z.string() }), "The new signing secret"),
+      ...errorResponses(401, 404, 422, 429, 503),
+    },
   }),
   summary: createRoute({
     method: "get",
@@ -226,15 +245,22 @@ webhookRoutes.openapi(routes.save, async (c) => {
   const now = new Date();
   if (body.id !== undefined) {
     const existing = await findWebhook(db, principal, body.id, campaign.id);
-    const row = await db.update(webhooks).set({ ...fields, updatedAt: now }).where(eq(webhooks.id, existing.id)).returning().get();
+    // Left out, the stored secret_key stays.
+    const secretKey = body.secret_key === undefined ? {} : { secretKeyCiphertext: await sealSecretKey(c.env.SECRETS_KEY, existing.id, body.secret_key) };
+    const row = await db
+      .update(webhooks)
+      .set({ ...fields, ...secretKey, updatedAt: now })
+      .where(eq(webhooks.id, existing.id))
+      .returning()
+      .get();
     return c.json({ ok: true, data: present(row, names) }, 200);
   }
-  const secret = newWebhookSecret();
-  const row = await db
-    .insert(webhooks)
-    .values({ ...fields, accountId: principal.accountId, campaignId: campaign.id, secret, createdAt: now, updatedAt: now })
-    .returning()
-    .get();
+  const { row, secret } = await insertWebhook(
+    db,
+    c.env.SECRETS_KEY,
+    { ...fields, accountId: principal.accountId, campaignId: campaign.id, createdAt: now, updatedAt: now },
+    body.secret_key ?? null,
+  );
   return c.json({ ok: true, data: present(row, names), secret }, 200);
 });
 
@@ -247,6 +273,16 @@ webhookRoutes.openapi(routes.deleteByPath, async (c) => {
   const { campaign_id, webhook_id } = c.req.valid("param");
   await removeWebhook(c, campaign_id, webhook_id);
   return c.json({ ok: true }, 200);
+});
+
+webhookRoutes.openapi(routes.rotateSecret, async (c) => {
+  const db = database(c.env.DB);
+  const principal = c.get("principal");
+  const { campaign_id, webhook_id } = c.req.valid("param");
+  const campaign = await findCampaign(db, principal, campaign_id);
+  const webhook = await findWebhook(db, principal, webhook_id, campaign.id);
+  const secret = await rotateSigningSecret(db, c.env.SECRETS_KEY, webhook.id, Date.now());
+  return c.json({ ok: true, secret }, 200);
 });
 
 webhookRoutes.openapi(routes.summary, async (c) => {

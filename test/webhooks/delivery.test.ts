@@ -89,7 +89,8 @@ describe("webhook delivery", () => {
     expect(Math.abs(Number(request.headers.get("webhook-timestamp")) - Date.now() / 1000)).toBeLessThan(60);
     expect(await verify(hook.secret, request.headers, body)).toBe(true);
     expect(await verify(hook.secret, request.headers, body.replace("EMAIL_SENT", "EMAIL_OPEN"))).toBe(false);
-    expect(JSON.parse(body)).toEqual({ ...payload, secret_key: hook.secret });
+    // No secret_key was set: null, and never the signing secret.
+    expect(JSON.parse(body)).toEqual({ ...payload, secret_key: null });
 
     expect(await delivery(deliveryId)).toMatchObject({ status: "delivered", attempts: 1, last_status_code: 200 });
     expect(await attemptsOf(deliveryId)).toEqual([{ status_code: 200, outcome: "delivered", error: null }]);

@@ -1,4 +1,7 @@
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { vi } from "vitest";
+import worker from "../../src/index";
+import type { DeliveryMessage } from "../../src/webhooks/queue-message";
 import { callJson, env } from "../helpers";
 
 export const RECEIVER = "https://hooks.example.com/salvo";
@@ -51,4 +54,52 @@ export function interceptReceiver(responder: Responder = () => new Response("ok"
     },
     restore: () => spy.mockRestore(),
   };
+}
+
+/** A delivery stored the way fan-out stores it, but not queued: tests hand it to the consumer themselves. */
+export async function storeDelivery(accountId: number, webhookId: number, campaignId: number, payload: Record<string, unknown> = { event_type: "EMAIL_SENT" }) {
+  const messageId = `msg_${crypto.randomUUID().replaceAll("-", "")}`;
+  const row = await env.DB.prepare(
+    `INSERT INTO webhook_deliveries (account_id, webhook_id, campaign_id, message_id, event_type, payload, enqueued_at, created_at)
+     VALUES (?, ?, ?, ?, 'EMAIL_SENT', ?, ?, ?) RETURNING id`,
+  )
+    .bind(accountId, webhookId, campaignId, messageId, JSON.stringify(payload), Date.now(), Date.now())
+    .first<{ id: number }>();
+  return { deliveryId: row!.id, messageId };
+}
+
+/** Runs the queue consumer on one delivery, with the environment optionally changed. */
+export async function consumeDelivery(deliveryId: number, overrides: Partial<Cloudflare.Env> = {}) {
+  const batch = createMessageBatch<DeliveryMessage>("salvo-webhooks", [{ id: `m-${deliveryId}`, timestamp: new Date(), attempts: 1, body: { deliveryId } }]);
+  const ctx = createExecutionContext();
+  await worker.queue(batch, { ...env, ...overrides });
+  return getQueueResult(batch, ctx);
+}
+
+/** A request through the Worker's fetch entry point with the environment changed (a missing secret, local URL rules). */
+export async function callWithEnv<T = Record<string, unknown>>(overrides: Partial<Cloudflare.Env>, path: string, options: { method?: string; apiKey: string; body?: unknown }) {
+  const url = new URL(path, "http://salvo.test");
+  url.searchParams.set("api_key", options.apiKey);
+  const request = new Request(url, {
+    method: options.method ?? "GET",
+    headers: { "Content-Type": "application/json" },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const response = await worker.fetch(request, { ...env, ...overrides }, createExecutionContext());
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+/** The secrets (`whsec_…`) that verify a delivery, checked the Standard Webhooks way (from the specification, not src/). */
+export async function signedBy(secrets: string[], headers: Headers, body: string): Promise<string[]> {
+  const signed = `${headers.get("webhook-id")}.${headers.get("webhook-timestamp")}.${body}`;
+  const macs = (headers.get("webhook-signature") ?? "").split(" ").map((candidate) => candidate.split(","));
+  const verifying: string[] = [];
+  for (const secret of secrets) {
+    const key = await crypto.subtle.importKey("raw", Uint8Array.from(atob(secret.slice("whsec_".length)), (c) => c.charCodeAt(0)), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
+    for (const [version, mac] of macs) {
+      const bytes = Uint8Array.from(atob(mac ?? ""), (c) => c.charCodeAt(0));
+      if (version === "v1" && (await crypto.subtle.verify("HMAC", key, bytes, new TextEncoder().encode(signed)))) verifying.push(secret);
+    }
+  }
+  return verifying;
 }

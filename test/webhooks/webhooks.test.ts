@@ -63,8 +63,9 @@ describe("webhook management", () => {
       category_id_map: {},
       event_type_map: expect.objectContaining({ CAMPAIGN_STATUS_CHANGED: true, EMAIL_REPLY: false }),
     });
-    const stored = await env.DB.prepare("SELECT secret FROM webhooks WHERE id = ?").bind(id).first<{ secret: string }>();
-    expect(stored!.secret).toBe(created.body.secret);
+    const stored = await env.DB.prepare("SELECT * FROM webhooks WHERE id = ?").bind(id).first<Record<string, unknown>>();
+    expect(stored!.secret_ciphertext).toMatch(/^v1\.test\./);
+    expect(JSON.stringify(stored)).not.toContain(created.body.secret.slice("whsec_".length));
   });
 
   it("deletes by body and by path", async () => {

@@ -21,14 +21,33 @@ export const webhooks = sqliteTable(
     url: text("url").notNull(),
     eventTypes: text("event_types", { mode: "json" }).$type<string[]>().notNull(),
     categoryIds: text("category_ids", { mode: "json" }).$type<number[]>().notNull(),
-    /** The signing secret (`whsec_…`): kept, because every delivery is signed with it. */
-    secret: text("secret").notNull(),
+    /**
+     * The signing secret (`whsec_…`), encrypted (src/platform/crypto.ts, context
+     * `webhook-signing-secret:<id>`): kept, because every delivery is signed with it.
+     */
+    secretCiphertext: text("secret_ciphertext"),
+    /** The secret before the last rotation (same context), which still signs until `previousSecretExpiresAt`. */
+    previousSecretCiphertext: text("previous_secret_ciphertext"),
+    previousSecretExpiresAt: instant("previous_secret_expires_at"),
+    /**
+     * A signing secret stored in plain text before secrets were encrypted (migration 0009). The minute
+     * cron encrypts it into `secretCiphertext` and clears it; until then deliveries sign with it.
+     */
+    legacySecret: text("legacy_secret"),
+    /**
+     * The user's own `secret_key`, echoed in every payload (a token the receiver compares), encrypted
+     * (context `webhook-secret-key:<id>`); null when unset.
+     */
+    secretKeyCiphertext: text("secret_key_ciphertext"),
     /** Set when the receiver answered 410 Gone; nothing more is sent. */
     disabledAt: instant("disabled_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index("webhooks_campaign_idx").on(t.campaignId)],
+  (t) => [
+    index("webhooks_campaign_idx").on(t.campaignId),
+    index("webhooks_legacy_secret_idx").on(t.id).where(sql`legacy_secret IS NOT NULL`),
+  ],
 );
 
 /** One event for one webhook: an outbox row, so a message never enqueued is found and sent later. */
