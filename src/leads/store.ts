@@ -72,7 +72,8 @@ export async function recordPage(
   page: { offset: number; limit: number },
 ) {
   const where = and(eq(campaignLeads.campaignId, campaignId), state ? eq(campaignLeads.state, state) : undefined);
-  const [total, rows] = await db.batch([
+  // Not db.batch: drizzle maps batched rows by column name, and the join repeats id/account_id/created_at.
+  const [total, rows] = await Promise.all([
     db.select({ n: count() }).from(campaignLeads).where(where),
     db
       .select({ record: campaignLeads, lead: leads })

@@ -60,7 +60,7 @@ export function interceptReceiver(responder: Responder = () => new Response("ok"
 export async function storeDelivery(accountId: number, webhookId: number, campaignId: number, payload: Record<string, unknown> = { event_type: "EMAIL_SENT" }) {
   const messageId = `msg_${crypto.randomUUID().replaceAll("-", "")}`;
   const row = await env.DB.prepare(
-    `INSERT INTO webhook_deliveries (account_id, webhook_id, campaign_id, message_id, event_type, payload, enqueued_at, created_at)
+    `INSERT INTO webhook_deliveries (account_id, webhook_id, campaign_id, message_id, event_type, payload, next_attempt_at, created_at)
      VALUES (?, ?, ?, ?, 'EMAIL_SENT', ?, ?, ?) RETURNING id`,
   )
     .bind(accountId, webhookId, campaignId, messageId, JSON.stringify(payload), Date.now(), Date.now())
