@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
+import { config } from "./config";
 import type { AppEnv } from "./env";
 import { apiKeyAuth } from "./keys/auth";
 import { ApiError } from "./platform/errors";
@@ -33,7 +34,7 @@ const requestId = createMiddleware<AppEnv>(async (c, next) => {
 
 /** Operations routes (/health, /docs, /openapi.json) stay up during maintenance so operators can see it. */
 const maintenance = createMiddleware<AppEnv>(async (c, next) => {
-  if (c.env.MAINTENANCE_MODE === "true") throw ApiError.unavailable(MAINTENANCE_RETRY_AFTER_SECONDS);
+  if (config(c.env).maintenance) throw ApiError.unavailable(MAINTENANCE_RETRY_AFTER_SECONDS);
   await next();
 });
 

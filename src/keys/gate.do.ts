@@ -2,23 +2,14 @@ import { DurableObject } from "cloudflare:workers";
 import { findKeyOwner, type KeyOwner } from "./store";
 import type { KeyKind } from "./rules";
 import { spend, type Budget, type BudgetState, type Decision } from "../platform/rate-limit";
-import type { Bindings } from "../env";
-
-export const DEFAULT_PER_MINUTE = 60;
-export const DEFAULT_BURST = 10;
-export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 30;
+import { config, type Vars } from "../config";
 
 export type Admission =
   | { outcome: "unknown" }
   | { outcome: "admitted" | "limited"; owner: KeyOwner; budget: Budget; decision: Decision };
 
-function positive(value: string | undefined, fallback: number): number {
-  const parsed = Number(value);
-  return Number.isInteger(parsed) && parsed > 0 ? parsed : fallback;
-}
-
-/** How long a key's object trusts its cached owner before reading the key's row again. */
-export const DEFAULT_KEY_REVALIDATE_SECONDS = 60;
+/** What the objects read from the environment (not the Worker's Bindings: that type names these classes). */
+type GateEnv = Vars & { DB: D1Database };
 
 interface CachedOwner {
   owner: KeyOwner;
@@ -34,21 +25,21 @@ interface CachedOwner {
  * the next request reads the row again, so a row deleted by any other path stops the key within
  * that bound. State lives in the object's SQLite storage, so eviction loses nothing.
  */
-export class KeyGate extends DurableObject<Bindings> {
+export class KeyGate extends DurableObject<GateEnv> {
   private get kv() {
     return this.ctx.storage.kv;
   }
 
   async admit(kind: KeyKind, keyHash: string, now = Date.now()): Promise<Admission> {
     if (this.kv.get("revoked")) return { outcome: "unknown" };
-    const revalidateMs = positive(this.env.KEY_REVALIDATE_SECONDS, DEFAULT_KEY_REVALIDATE_SECONDS) * 1000;
+    const { keyRevalidateMs: revalidateMs, rateLimit } = config(this.env);
     const cached = this.kv.get<CachedOwner>("owner");
     const fresh = cached && now >= cached.checkedAt && now - cached.checkedAt < revalidateMs;
     const owner = fresh ? cached.owner : await this.lookUp(kind, keyHash, now);
     if (!owner) return { outcome: "unknown" };
     const budget = {
-      perMinute: owner.rateLimitPerMinute ?? positive(this.env.RATE_LIMIT_PER_MINUTE, DEFAULT_PER_MINUTE),
-      burst: owner.rateLimitBurst ?? positive(this.env.RATE_LIMIT_BURST, DEFAULT_BURST),
+      perMinute: owner.rateLimitPerMinute ?? rateLimit.perMinute,
+      burst: owner.rateLimitBurst ?? rateLimit.burst,
     };
     // No await from here on: the read-modify-write of the budget is atomic within the object.
     const decision = spend(budget, this.kv.get<BudgetState>("budget"), now);
@@ -80,9 +71,9 @@ export class KeyGate extends DurableObject<Bindings> {
 }
 
 /** One object per client IP: counts failed authentications so keys cannot be guessed. */
-export class AuthFailureLimiter extends DurableObject<Bindings> {
+export class AuthFailureLimiter extends DurableObject<GateEnv> {
   async recordFailure(now = Date.now()): Promise<Decision> {
-    const perMinute = positive(this.env.AUTH_FAILURES_PER_MINUTE, DEFAULT_AUTH_FAILURES_PER_MINUTE);
+    const perMinute = config(this.env).authFailuresPerMinute;
     const budget = { perMinute, burst: perMinute };
     const decision = spend(budget, this.ctx.storage.kv.get<BudgetState>("budget"), now);
     this.ctx.storage.kv.put("budget", decision.state);

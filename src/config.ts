@@ -1,0 +1,82 @@
+import { z } from "zod";
+
+/**
+ * The vars and secrets the Worker reads, as the platform hands them over: strings from
+ * wrangler.toml [vars], .dev.vars locally, and `wrangler secret put` in production.
+ */
+export interface Vars {
+  MAINTENANCE_MODE?: string;
+  ADMIN_TOKEN?: string;
+  RATE_LIMIT_PER_MINUTE?: string;
+  RATE_LIMIT_BURST?: string;
+  AUTH_FAILURES_PER_MINUTE?: string;
+  /** Seconds a key's object trusts its cached owner before reading the key's row again (default 60). */
+  KEY_REVALIDATE_SECONDS?: string;
+  /** "true" (local development) admits http and loopback webhook URLs. */
+  ALLOW_INSECURE_WEBHOOKS?: string;
+  /** Secret: keys for secrets at rest, `kid:base64key[,kid:base64key...]`; the first encrypts (src/platform/crypto.ts). */
+  SECRETS_KEY?: string;
+}
+
+const flag = z.enum(["true", "false"]).default("false").transform((value) => value === "true");
+const positiveInteger = (fallback: number) =>
+  z
+    .string()
+    .regex(/^[1-9]\d{0,8}$/, "must be a positive whole number")
+    .transform(Number)
+    .default(fallback);
+const text = z
+  .string()
+  .optional()
+  .transform((value) => value?.trim() || undefined);
+
+const VarsSchema = z.object({
+  MAINTENANCE_MODE: flag,
+  ADMIN_TOKEN: text,
+  RATE_LIMIT_PER_MINUTE: positiveInteger(60),
+  RATE_LIMIT_BURST: positiveInteger(10),
+  AUTH_FAILURES_PER_MINUTE: positiveInteger(30),
+  KEY_REVALIDATE_SECONDS: positiveInteger(60),
+  ALLOW_INSECURE_WEBHOOKS: flag,
+  SECRETS_KEY: text,
+});
+
+/** The environment as the code uses it: typed, defaulted, checked. */
+export interface Config {
+  maintenance: boolean;
+  /** Absent: the operator routes answer 404. */
+  adminToken: string | undefined;
+  rateLimit: { perMinute: number; burst: number };
+  authFailuresPerMinute: number;
+  keyRevalidateMs: number;
+  allowInsecureWebhooks: boolean;
+  secretsKey: string | undefined;
+}
+
+/** A var with a value the Worker cannot run with: named, so the operator can fix it. */
+export class ConfigError extends Error {}
+
+const parsed = new WeakMap<object, Config>();
+
+/** The environment parsed once per env object (an isolate keeps one), so requests pay nothing. */
+export function config(env: Vars): Config {
+  const known = parsed.get(env);
+  if (known) return known;
+  const result = VarsSchema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new ConfigError(`Invalid Worker configuration (${problems.join("; ")})`);
+  }
+  const vars = result.data;
+  const value: Config = {
+    maintenance: vars.MAINTENANCE_MODE,
+    adminToken: vars.ADMIN_TOKEN,
+    rateLimit: { perMinute: vars.RATE_LIMIT_PER_MINUTE, burst: vars.RATE_LIMIT_BURST },
+    authFailuresPerMinute: vars.AUTH_FAILURES_PER_MINUTE,
+    keyRevalidateMs: vars.KEY_REVALIDATE_SECONDS * 1000,
+    allowInsecureWebhooks: vars.ALLOW_INSECURE_WEBHOOKS,
+    secretsKey: vars.SECRETS_KEY,
+  };
+  parsed.set(env, value);
+  return value;
+}
