@@ -138,7 +138,12 @@ async function recordAll(env: Bindings, outcomes: Outcome[]): Promise<void> {
 }
 
 /** Attempts one message's delivery; null when there is nothing to send, ever. */
-async function attemptOne(env: Bindings, row: DeliveryRow | undefined, message: Message<DeliveryMessage>): Promise<Outcome | null> {
+async function attemptOne(
+  env: Bindings,
+  row: DeliveryRow | undefined,
+  message: Message<DeliveryMessage>,
+  secretsOfWebhook: Map<number, Promise<Secrets>>,
+): Promise<Outcome | null> {
   // Deleted webhook, or a repeat of a message already settled.
   if (!row || row.status !== "pending") return null;
   const now = Date.now();
@@ -147,7 +152,9 @@ async function attemptOne(env: Bindings, row: DeliveryRow | undefined, message: 
   }
   // Unreadable secrets (SECRETS_KEY missing or wrong) are our fault, not the receiver's: nothing is
   // sent unsigned, and the delivery retries on the usual schedule as if no answer had come.
-  const secrets = await secretsOf(env, row, now).catch((error: unknown) => {
+  // One decryption per webhook per batch: a burst to one receiver shares it.
+  if (!secretsOfWebhook.has(row.webhook_id)) secretsOfWebhook.set(row.webhook_id, secretsOf(env, row, now));
+  const secrets = await secretsOfWebhook.get(row.webhook_id)!.catch((error: unknown) => {
     log("error", "webhook secrets unreadable", { delivery_id: row.id, webhook_id: row.webhook_id, error: String(error) });
     return null;
   });
@@ -162,13 +169,14 @@ async function attemptOne(env: Bindings, row: DeliveryRow | undefined, message: 
 export async function consumeWebhookBatch(batch: MessageBatch<DeliveryMessage>, env: Bindings): Promise<void> {
   const rows = await loadAll(env, [...new Set(batch.messages.map((m) => m.body.deliveryId))]);
   const attempted = new Set<number>();
+  const secretsOfWebhook = new Map<number, Promise<Secrets>>();
   const outcomes = await Promise.all(
     batch.messages.map((message) => {
       // Two messages for one delivery in a batch (a requeue raced the original): send it once.
       const id = message.body.deliveryId;
       if (attempted.has(id)) return null;
       attempted.add(id);
-      return attemptOne(env, rows.get(id), message);
+      return attemptOne(env, rows.get(id), message, secretsOfWebhook);
     }),
   );
   await recordAll(env, outcomes.filter((o): o is Outcome => o !== null));
