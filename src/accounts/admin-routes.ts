@@ -1,14 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { eq, sql } from "drizzle-orm";
-import { isUniqueViolation } from "../platform/db-errors";
-import { database } from "../platform/db";
-import { accountKeys, accounts } from "../db/schema";
 import { digestKey, mintKey } from "../keys/rules";
 import type { AppEnv } from "../env";
 import { ApiError } from "../platform/errors";
 import { createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
-import { accountKeyHashes, deleteAccountKey, findAccount, listAccountKeys, setAccountDisabled } from "../keys/account-key-store";
+import { accountKeyHashes, deleteAccountKey, insertAccountKey, listAccountKeys } from "../keys/store";
+import { emailTaken, findAccount, provisionAccount, setAccountDisabled } from "./store";
 import { invalidateKeys, revokeKey } from "../keys/auth";
 import { refuseAuthentication, refuseIfBlocked, requestBucket } from "../keys/auth-failures";
 import { ACCOUNT_KEY_NOT_FOUND, AccountApiKeyList, presentAccountKey } from "./routes";
@@ -59,6 +56,8 @@ const AccountStanding = z.object({ disabled: z.boolean() }).openapi("AccountStan
 const AdminAccount = z
   .object({ id: z.number().int(), email: z.string(), name: z.string(), disabled: z.boolean() })
   .openapi("AdminAccount");
+
+const EMAIL_TAKEN = "An account with this email already exists";
 
 const adminSecurity = [{ AdminBearer: [] }];
 const AccountParams = z.object({ id: pathId("id") });
@@ -124,52 +123,31 @@ adminRoutes.use("/admin/v1/*", adminAuth);
 
 adminRoutes.openapi(createAccount, async (c) => {
   const body = c.req.valid("json");
-  const db = database(c.env.DB);
   const email = body.email.toLowerCase();
-  const existing = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.email, email)).get();
-  if (existing) throw ApiError.badRequest("An account with this email already exists");
+  if (await emailTaken(c.env.DB, email)) throw ApiError.badRequest(EMAIL_TAKEN);
   const key = await mintKey("account");
-  const now = new Date();
-  const batch = db.batch([
-    db
-      .insert(accounts)
-      .values({
-        email,
-        name: body.name,
-        deliverabilityEnabled: body.deliverability_enabled,
-        ignoreOooReplies: body.ignore_ooo_replies,
-        rateLimitPerMinute: body.rate_limit_per_minute ?? null,
-        rateLimitBurst: body.rate_limit_burst ?? null,
-        createdAt: now,
-      })
-      .returning({ id: accounts.id }),
-    db.insert(accountKeys).values({
-      accountId: sql`(SELECT id FROM accounts WHERE email = ${email})`,
-      keyHash: key.keyHash,
-      last4: key.last4,
-      createdAt: now,
-    }),
-  ]);
-  const [inserted] = await batch.catch((error: unknown) => {
-    if (isUniqueViolation(error)) throw ApiError.badRequest("An account with this email already exists");
-    throw error;
-  });
-  const id = inserted[0]!.id;
-  return c.json({ id, email, api_key: key.value }, 201);
+  const result = await provisionAccount(
+    c.env.DB,
+    {
+      email,
+      name: body.name,
+      deliverabilityEnabled: body.deliverability_enabled,
+      ignoreOooReplies: body.ignore_ooo_replies,
+      rateLimitPerMinute: body.rate_limit_per_minute ?? null,
+      rateLimitBurst: body.rate_limit_burst ?? null,
+    },
+    key,
+  );
+  if ("refused" in result) throw ApiError.badRequest(EMAIL_TAKEN);
+  return c.json({ id: result.id, email, api_key: key.value }, 201);
 });
 
 adminRoutes.openapi(createAccountKey, async (c) => {
   const { id } = c.req.valid("param");
-  const db = database(c.env.DB);
-  const account = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, id)).get();
-  if (!account) throw ApiError.notFound("Account not found");
+  if (!(await findAccount(c.env.DB, id))) throw ApiError.notFound("Account not found");
   const key = await mintKey("account");
-  const row = await db
-    .insert(accountKeys)
-    .values({ accountId: id, keyHash: key.keyHash, last4: key.last4, createdAt: new Date() })
-    .returning({ id: accountKeys.id })
-    .get();
-  return c.json({ id: row.id, account_id: id, api_key: key.value }, 201);
+  const keyId = await insertAccountKey(c.env.DB, id, key);
+  return c.json({ id: keyId, account_id: id, api_key: key.value }, 201);
 });
 
 adminRoutes.openapi(listAccountKeysRoute, async (c) => {

@@ -1,11 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
-import { database } from "../platform/db";
-import { accounts } from "../db/schema";
 import { requireAccountKey } from "../platform/principal";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
-import { deleteAccountKey, listAccountKeys, type AccountKeyRow } from "../keys/account-key-store";
+import { deleteAccountKey, listAccountKeys, type AccountKeyRow } from "../keys/store";
+import { findAccount, updateAccountSettings, type AccountRow } from "./store";
 import { maskKey } from "../keys/rules";
 import { iso } from "../platform/time";
 import { revokeKey } from "../keys/auth";
@@ -79,8 +77,6 @@ const deleteKey = createRoute({
   responses: { 200: json(z.object({ ok: z.boolean() }), "Revoked"), ...errorResponses(400, 401, 404, 422, 429) },
 });
 
-type AccountRow = typeof accounts.$inferSelect;
-
 function present(row: AccountRow): z.infer<typeof Account> {
   return {
     id: row.id,
@@ -96,7 +92,7 @@ export const accountRoutes = createRouter();
 accountRoutes.openapi(readAccount, async (c) => {
   const principal = c.get("principal");
   requireAccountKey(principal, ACCOUNT_ONLY);
-  const row = await database(c.env.DB).select().from(accounts).where(eq(accounts.id, principal.accountId)).get();
+  const row = await findAccount(c.env.DB, principal.accountId);
   if (!row) throw ApiError.unauthorized("Invalid API Key");
   return c.json(present(row), 200);
 });
@@ -105,12 +101,7 @@ accountRoutes.openapi(updateAccount, async (c) => {
   const principal = c.get("principal");
   requireAccountKey(principal, ACCOUNT_ONLY);
   const { ignore_ooo_replies } = c.req.valid("json");
-  const row = await database(c.env.DB)
-    .update(accounts)
-    .set({ ignoreOooReplies: ignore_ooo_replies })
-    .where(eq(accounts.id, principal.accountId))
-    .returning()
-    .get();
+  const row = await updateAccountSettings(c.env.DB, principal.accountId, { ignoreOooReplies: ignore_ooo_replies });
   if (!row) throw ApiError.unauthorized("Invalid API Key");
   return c.json(present(row), 200);
 });

@@ -1,16 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, eq, sql, type SQL } from "drizzle-orm";
-import { database } from "../platform/db";
-import { containsText } from "../platform/text-search";
-import { clientKeys, clients } from "../db/schema";
-import { maskKey, mintKey } from "./rules";
+import { clientKeyHash, createClientKey, deleteClientKey, listClientKeys, replaceClientKey, setClientKeyStatus, type ClientKeyRow } from "./store";
+import { MAX_KEYS_PER_CLIENT, maskKey, mintKey } from "./rules";
 import { iso } from "../platform/time";
 import { requireAccountKey } from "../platform/principal";
 import { invalidateKey, revokeKey } from "./auth";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryId } from "../platform/openapi";
 
-export const MAX_KEYS_PER_CLIENT = 25;
+export { MAX_KEYS_PER_CLIENT };
 const KEY_NOT_FOUND = "Client API key not found";
 
 const KeyStatus = z.enum(["active", "inactive"]);
@@ -101,9 +98,7 @@ const setKeyStatus = createRoute({
   responses: { 200: json(KeyEnvelope, "The key with its new status"), ...routeErrors },
 });
 
-type KeyRow = typeof clientKeys.$inferSelect;
-
-function present(row: KeyRow, value?: string): z.infer<typeof ClientApiKey> {
+function present(row: ClientKeyRow, value?: string): z.infer<typeof ClientApiKey> {
   return {
     id: row.id,
     client_id: row.clientId,
@@ -114,70 +109,35 @@ function present(row: KeyRow, value?: string): z.infer<typeof ClientApiKey> {
   };
 }
 
-function ownKey(id: number, accountId: number): SQL | undefined {
-  return and(eq(clientKeys.id, id), eq(clientKeys.accountId, accountId));
-}
-
 export const clientKeyRoutes = createRouter();
 
 clientKeyRoutes.openapi(createKey, async (c) => {
   const principal = c.get("principal");
   requireAccountKey(principal);
   const { clientId, keyName } = c.req.valid("json");
-  const db = database(c.env.DB);
   const key = await mintKey("client");
-  // One statement checks ownership and the per-client cap and inserts, so concurrent creates cannot overshoot.
-  const inserted = await db.get<{ id: number } | undefined>(sql`
-    INSERT INTO client_keys (account_id, client_id, key_name, key_hash, last4, status, created_at)
-    SELECT c.account_id, c.id, ${keyName}, ${key.keyHash}, ${key.last4}, 'active', ${Date.now()}
-    FROM clients c
-    WHERE c.id = ${clientId} AND c.account_id = ${principal.accountId}
-      AND (SELECT count(*) FROM client_keys k WHERE k.client_id = c.id) < ${MAX_KEYS_PER_CLIENT}
-    RETURNING id`);
-  if (!inserted) {
-    const client = await db
-      .select({ id: clients.id })
-      .from(clients)
-      .where(and(eq(clients.id, clientId), eq(clients.accountId, principal.accountId)))
-      .get();
+  const result = await createClientKey(c.env.DB, principal, clientId, keyName, key);
+  if ("refused" in result) {
     throw ApiError.badRequest(
-      client ? `A client can have at most ${MAX_KEYS_PER_CLIENT} API keys` : "Client not found",
+      result.refused === "too_many_keys" ? `A client can have at most ${MAX_KEYS_PER_CLIENT} API keys` : "Client not found",
     );
   }
-  const row = await db.select().from(clientKeys).where(eq(clientKeys.id, inserted.id)).get();
-  return c.json({ ok: true, data: present(row!, key.value) }, 200);
+  return c.json({ ok: true, data: present(result.created, key.value) }, 200);
 });
 
 clientKeyRoutes.openapi(listKeys, async (c) => {
   const principal = c.get("principal");
   requireAccountKey(principal);
-  const query = c.req.valid("query");
-  const rows = await database(c.env.DB)
-    .select()
-    .from(clientKeys)
-    .where(
-      and(
-        eq(clientKeys.accountId, principal.accountId),
-        query.clientId ? eq(clientKeys.clientId, query.clientId) : undefined,
-        query.status ? eq(clientKeys.status, query.status) : undefined,
-        query.keyName ? containsText(clientKeys.keyName, query.keyName) : undefined,
-      ),
-    )
-    .orderBy(asc(clientKeys.id));
+  const rows = await listClientKeys(c.env.DB, principal, c.req.valid("query"));
   return c.json({ ok: true, data: rows.map((row) => present(row)) }, 200);
 });
 
 clientKeyRoutes.openapi(deleteKey, async (c) => {
   const principal = c.get("principal");
   requireAccountKey(principal);
-  const { id } = c.req.valid("param");
-  const row = await database(c.env.DB)
-    .delete(clientKeys)
-    .where(ownKey(id, principal.accountId))
-    .returning({ keyHash: clientKeys.keyHash })
-    .get();
-  if (!row) throw ApiError.badRequest(KEY_NOT_FOUND);
-  await revokeKey(c.env, row.keyHash);
+  const keyHash = await deleteClientKey(c.env.DB, principal, c.req.valid("param").id);
+  if (!keyHash) throw ApiError.badRequest(KEY_NOT_FOUND);
+  await revokeKey(c.env, keyHash);
   return c.json({ ok: true }, 200);
 });
 
@@ -185,19 +145,12 @@ clientKeyRoutes.openapi(resetKey, async (c) => {
   const principal = c.get("principal");
   requireAccountKey(principal);
   const { id } = c.req.valid("param");
-  const db = database(c.env.DB);
-  const current = await db.select({ keyHash: clientKeys.keyHash }).from(clientKeys).where(ownKey(id, principal.accountId)).get();
+  const current = await clientKeyHash(c.env.DB, principal, id);
   if (!current) throw ApiError.badRequest(KEY_NOT_FOUND);
   const key = await mintKey("client");
-  // Only the value just read is replaced, so the value revoked below is exactly the one retired.
-  const row = await db
-    .update(clientKeys)
-    .set({ keyHash: key.keyHash, last4: key.last4 })
-    .where(and(ownKey(id, principal.accountId), eq(clientKeys.keyHash, current.keyHash)))
-    .returning()
-    .get();
+  const row = await replaceClientKey(c.env.DB, principal, id, current, key);
   if (!row) throw ApiError.badRequest(KEY_NOT_FOUND);
-  await revokeKey(c.env, current.keyHash);
+  await revokeKey(c.env, current);
   return c.json({ ok: true, data: present(row, key.value) }, 200);
 });
 
@@ -205,13 +158,7 @@ clientKeyRoutes.openapi(setKeyStatus, async (c) => {
   const principal = c.get("principal");
   requireAccountKey(principal);
   const { id } = c.req.valid("param");
-  const { status } = c.req.valid("json");
-  const row = await database(c.env.DB)
-    .update(clientKeys)
-    .set({ status })
-    .where(ownKey(id, principal.accountId))
-    .returning()
-    .get();
+  const row = await setClientKeyStatus(c.env.DB, principal, id, c.req.valid("json").status);
   if (!row) throw ApiError.badRequest(KEY_NOT_FOUND);
   await invalidateKey(c.env, row.keyHash);
   return c.json({ ok: true, data: present(row) }, 200);

@@ -44,3 +44,6 @@ export async function mintKey(kind: KeyKind): Promise<{ value: string; keyHash: 
   const value = generateKey(kind);
   return { value, keyHash: await digestKey(value), last4: lastFour(value) };
 }
+
+/** How many API keys one client may hold. */
+export const MAX_KEYS_PER_CLIENT = 25;

@@ -1,21 +1,25 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, eq, isNull, or, sql } from "drizzle-orm";
 import type { Context } from "hono";
-import { database, type Database } from "../platform/db";
-import { statement } from "../platform/sql";
-import { campaigns, leadCategories, webhooks } from "../db/schema";
+import { database } from "../platform/db";
 import { iso } from "../platform/time";
 import { eventTypeMap, WEBHOOK_EVENT_KINDS } from "./event-kinds";
 import { webhookUrlProblem } from "./url-rules";
 import type { AppEnv } from "../env";
-import type { Principal } from "../platform/principal";
-import { findCampaign, visibleCampaigns } from "../platform/access";
+import { findCampaign } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
-import { revive } from "./outbox";
 import { insertWebhook, rotateSigningSecret, sealSecretKey } from "./secrets";
-
-const WEBHOOK_NOT_FOUND = "Webhook not found";
+import {
+  campaignWebhooks,
+  categoryNames,
+  deleteWebhook,
+  deliveryCounts,
+  findWebhook,
+  retryFailedDeliveries,
+  updateWebhook,
+  type TimeWindow,
+  type WebhookRow,
+} from "./store";
 
 const Webhook = z
   .object({
@@ -145,16 +149,6 @@ const routes = {
   }),
 };
 
-type WebhookRow = typeof webhooks.$inferSelect;
-
-async function categoryNames(db: Database, accountId: number): Promise<Map<number, string>> {
-  const rows = await db
-    .select({ id: leadCategories.id, name: leadCategories.name })
-    .from(leadCategories)
-    .where(or(isNull(leadCategories.accountId), eq(leadCategories.accountId, accountId)));
-  return new Map(rows.map((row) => [row.id, row.name]));
-}
-
 function present(row: WebhookRow, names: Map<number, string>) {
   return {
     id: row.id,
@@ -181,19 +175,7 @@ function resolveCategories(given: (number | string)[], names: Map<number, string
   return [...new Set(ids)];
 }
 
-/** A webhook of a campaign the caller may see, or 404 (another tenant's looks the same). */
-async function findWebhook(db: Database, principal: Principal, id: number, campaignId?: number): Promise<WebhookRow> {
-  const row = await db
-    .select({ webhook: webhooks })
-    .from(webhooks)
-    .innerJoin(campaigns, eq(campaigns.id, webhooks.campaignId))
-    .where(and(eq(webhooks.id, id), visibleCampaigns(principal), campaignId === undefined ? undefined : eq(webhooks.campaignId, campaignId)))
-    .get();
-  if (!row) throw ApiError.notFound(WEBHOOK_NOT_FOUND);
-  return row.webhook;
-}
-
-function timeWindow(range: z.infer<typeof TimeRange>) {
+function timeWindow(range: z.infer<typeof TimeRange>): TimeWindow {
   return {
     from: range.fromTime ? Date.parse(range.fromTime) : 0,
     to: range.toTime ? Date.parse(range.toTime) : Number.MAX_SAFE_INTEGER,
@@ -204,7 +186,7 @@ async function removeWebhook(c: Context<AppEnv>, campaignId: number, webhookId: 
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, c.get("principal"), campaignId);
   const webhook = await findWebhook(db, c.get("principal"), webhookId, campaign.id);
-  await db.delete(webhooks).where(eq(webhooks.id, webhook.id));
+  await deleteWebhook(db, webhook.id);
 }
 
 export const webhookRoutes = createRouter();
@@ -220,7 +202,7 @@ webhookRoutes.openapi(routes.list, async (c) => {
   const db = database(c.env.DB);
   const principal = c.get("principal");
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
-  const rows = await db.select().from(webhooks).where(eq(webhooks.campaignId, campaign.id)).orderBy(asc(webhooks.id));
+  const rows = await campaignWebhooks(db, campaign.id);
   const names = await categoryNames(db, principal.accountId);
   return c.json(
     rows.map((row) => present(row, names)),
@@ -247,12 +229,7 @@ webhookRoutes.openapi(routes.save, async (c) => {
     const existing = await findWebhook(db, principal, body.id, campaign.id);
     // Left out, the stored secret_key stays.
     const secretKey = body.secret_key === undefined ? {} : { secretKeyCiphertext: await sealSecretKey(c.env.SECRETS_KEY, existing.id, body.secret_key) };
-    const row = await db
-      .update(webhooks)
-      .set({ ...fields, ...secretKey, updatedAt: now })
-      .where(eq(webhooks.id, existing.id))
-      .returning()
-      .get();
+    const row = await updateWebhook(db, existing.id, { ...fields, ...secretKey, updatedAt: now });
     return c.json({ ok: true, data: present(row, names) }, 200);
   }
   const { row, secret } = await insertWebhook(
@@ -288,18 +265,12 @@ webhookRoutes.openapi(routes.rotateSecret, async (c) => {
 webhookRoutes.openapi(routes.summary, async (c) => {
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, c.get("principal"), c.req.valid("param").campaign_id);
-  const { from, to } = timeWindow(c.req.valid("query"));
-  const rows = await statement(
-    c.env.DB,
-    sql`SELECT event_type, status, count(*) AS n FROM webhook_deliveries
-        WHERE campaign_id = ${campaign.id} AND created_at >= ${from} AND created_at <= ${to}
-        GROUP BY event_type, status`,
-  ).all<{ event_type: string; status: "pending" | "delivered" | "failed"; n: number }>();
+  const rows = await deliveryCounts(db, campaign.id, timeWindow(c.req.valid("query")));
   const empty = () => ({ total: 0, delivered: 0, failed: 0, pending: 0 });
   const totals = empty();
   const byType: Record<string, ReturnType<typeof empty>> = {};
-  for (const row of rows.results) {
-    const bucket = (byType[row.event_type] ??= empty());
+  for (const row of rows) {
+    const bucket = (byType[row.eventType] ??= empty());
     for (const counts of [totals, bucket]) {
       counts.total += row.n;
       counts[row.status] += row.n;
@@ -311,12 +282,7 @@ webhookRoutes.openapi(routes.summary, async (c) => {
 webhookRoutes.openapi(routes.retrigger, async (c) => {
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, c.get("principal"), c.req.valid("param").campaign_id);
-  const { from, to } = timeWindow(c.req.valid("json"));
   // Same rows, same webhook-id: a receiver that did get an earlier attempt can still drop the repeat.
-  const ids = await revive(
-    c.env,
-    sql`campaign_id = ${campaign.id} AND created_at >= ${from} AND created_at <= ${to}
-        AND webhook_id IN (SELECT id FROM webhooks WHERE campaign_id = ${campaign.id} AND disabled_at IS NULL)`,
-  );
+  const ids = await retryFailedDeliveries(c.env, campaign.id, timeWindow(c.req.valid("json")));
   return c.json({ ok: true, requeued: ids.length }, 200);
 });

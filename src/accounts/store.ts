@@ -1,0 +1,74 @@
+import { eq, sql } from "drizzle-orm";
+import { database } from "../platform/db";
+import { isUniqueViolation } from "../platform/db-errors";
+import { accountKeys, accounts } from "../db/schema";
+import type { StoredKey } from "../keys/store";
+
+export type AccountRow = typeof accounts.$inferSelect;
+
+export function findAccount(d1: D1Database, accountId: number): Promise<AccountRow | undefined> {
+  return database(d1).select().from(accounts).where(eq(accounts.id, accountId)).get();
+}
+
+/** Changes an account's own settings; undefined when there is no such account. */
+export function updateAccountSettings(
+  d1: D1Database,
+  accountId: number,
+  settings: { ignoreOooReplies: boolean },
+): Promise<AccountRow | undefined> {
+  return database(d1).update(accounts).set(settings).where(eq(accounts.id, accountId)).returning().get();
+}
+
+/** Disables or re-enables an account; undefined when there is no such account. */
+export function setAccountDisabled(d1: D1Database, accountId: number, disabled: boolean): Promise<AccountRow | undefined> {
+  return database(d1)
+    .update(accounts)
+    .set({ disabledAt: disabled ? new Date() : null })
+    .where(eq(accounts.id, accountId))
+    .returning()
+    .get();
+}
+
+/** Whether an account already uses this (lower-cased) email. */
+export async function emailTaken(d1: D1Database, email: string): Promise<boolean> {
+  const row = await database(d1).select({ id: accounts.id }).from(accounts).where(eq(accounts.email, email)).get();
+  return row !== undefined;
+}
+
+export interface NewAccount {
+  email: string;
+  name: string;
+  deliverabilityEnabled: boolean;
+  ignoreOooReplies: boolean;
+  rateLimitPerMinute: number | null;
+  rateLimitBurst: number | null;
+}
+
+export type Provisioning = { id: number } | { refused: "email_taken" };
+
+/**
+ * Creates an account and its first key in one batch: an account never exists without a key. A
+ * concurrent provisioning of the same email loses on the unique index and is refused.
+ */
+export async function provisionAccount(d1: D1Database, account: NewAccount, key: StoredKey): Promise<Provisioning> {
+  const db = database(d1);
+  const now = new Date();
+  try {
+    const [inserted] = await db.batch([
+      db
+        .insert(accounts)
+        .values({ ...account, createdAt: now })
+        .returning({ id: accounts.id }),
+      db.insert(accountKeys).values({
+        accountId: sql`(SELECT id FROM accounts WHERE email = ${account.email})`,
+        keyHash: key.keyHash,
+        last4: key.last4,
+        createdAt: now,
+      }),
+    ]);
+    return { id: inserted[0]!.id };
+  } catch (error) {
+    if (isUniqueViolation(error)) return { refused: "email_taken" };
+    throw error;
+  }
+}
