@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { config } from "../config";
 import { createMiddleware } from "hono/factory";
 import { digestKey, mintKey } from "../keys/rules";
 import type { AppEnv } from "../env";
@@ -17,7 +18,7 @@ import { ACCOUNT_KEY_NOT_FOUND, AccountApiKeyList, presentAccountKey } from "./r
  * this isolate knows to be blocked is refused before any comparison.
  */
 const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
-  const token = c.env.ADMIN_TOKEN;
+  const token = config(c.env).adminToken;
   if (!token) throw ApiError.notFound("Not found");
   const bucket = requestBucket(c.req.header("CF-Connecting-IP"));
   refuseIfBlocked(bucket);

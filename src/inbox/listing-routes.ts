@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordFlags } from "../events/record-flags";
 import { listConversations, messagesOf, type ConversationRow, type MessageRow } from "./store";
-import { emailStatusOf, type Listing } from "./rules";
+import { emailStatusOf, type Listing } from "./query";
 import { iso } from "../platform/time";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, queryBoolean } from "../platform/openapi";
 import { InboxPage, ListingBody } from "./schemas";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { EMAIL_STATUSES, SORTS } from "./rules";
+import { EMAIL_STATUSES, SORTS } from "./query";
 
 /** A number or an array of at most `max` numbers; both arrive as an array. */
 const oneOrMany = (max: number) =>

@@ -6,7 +6,7 @@ import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { deliveryIds, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
 import { activeWebhooks } from "../webhooks/store";
-import { inboxConditions, inboxOrder, type InboxFilters, type Listing, type Sort } from "./rules";
+import { inboxConditions, inboxOrder, type InboxFilters, type Listing, type Sort } from "./query";
 import { rawBatch, statement } from "../platform/sql";
 import type { RecordFlagColumns } from "../events/record-flags";
 

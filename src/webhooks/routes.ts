@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { config } from "../config";
 import type { Context } from "hono";
 import { database } from "../platform/db";
 import { iso } from "../platform/time";
@@ -215,7 +216,7 @@ webhookRoutes.openapi(routes.save, async (c) => {
   const principal = c.get("principal");
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
   const body = c.req.valid("json");
-  const problem = webhookUrlProblem(body.webhook_url, c.env.ALLOW_INSECURE_WEBHOOKS === "true");
+  const problem = webhookUrlProblem(body.webhook_url, config(c.env).allowInsecureWebhooks);
   if (problem) throw ApiError.validation([{ path: "webhook_url", message: `webhook_url ${problem}` }]);
   const names = await categoryNames(db, principal.accountId);
   const fields = {
@@ -228,13 +229,13 @@ webhookRoutes.openapi(routes.save, async (c) => {
   if (body.id !== undefined) {
     const existing = await findWebhook(db, principal, body.id, campaign.id);
     // Left out, the stored secret_key stays.
-    const secretKey = body.secret_key === undefined ? {} : { secretKeyCiphertext: await sealSecretKey(c.env.SECRETS_KEY, existing.id, body.secret_key) };
+    const secretKey = body.secret_key === undefined ? {} : { secretKeyCiphertext: await sealSecretKey(config(c.env).secretsKey, existing.id, body.secret_key) };
     const row = await updateWebhook(db, existing.id, { ...fields, ...secretKey, updatedAt: now });
     return c.json({ ok: true, data: present(row, names) }, 200);
   }
   const { row, secret } = await insertWebhook(
     db,
-    c.env.SECRETS_KEY,
+    config(c.env).secretsKey,
     { ...fields, accountId: principal.accountId, campaignId: campaign.id, createdAt: now, updatedAt: now },
     body.secret_key ?? null,
   );
@@ -258,7 +259,7 @@ webhookRoutes.openapi(routes.rotateSecret, async (c) => {
   const { campaign_id, webhook_id } = c.req.valid("param");
   const campaign = await findCampaign(db, principal, campaign_id);
   const webhook = await findWebhook(db, principal, webhook_id, campaign.id);
-  const secret = await rotateSigningSecret(db, c.env.SECRETS_KEY, webhook.id, Date.now());
+  const secret = await rotateSigningSecret(db, config(c.env).secretsKey, webhook.id, Date.now());
   return c.json({ ok: true, secret }, 200);
 });
 

@@ -1,4 +1,5 @@
 import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { config } from "../config";
 import { database, type Database } from "../platform/db";
 import { webhooks } from "../db/schema";
 import { newWebhookSecret, ROTATION_OVERLAP_MS, signingSecrets } from "./delivery-rules";
@@ -114,7 +115,7 @@ export interface StoredSecrets {
  */
 export async function deliverySecrets(env: Bindings, stored: StoredSecrets, now: number): Promise<{ signing: string[]; secretKey: string | null }> {
   const encrypted = stored.secretCiphertext ?? stored.previousSecretCiphertext ?? stored.secretKeyCiphertext;
-  const keyring = encrypted === null ? null : await loadKeyring(env.SECRETS_KEY);
+  const keyring = encrypted === null ? null : await loadKeyring(config(env).secretsKey);
   const open = (ciphertext: string | null, context: string) =>
     ciphertext === null ? Promise.resolve(null) : decryptSecret(keyring!, ciphertext, context);
   const context = signingContext(stored.webhookId);
@@ -142,7 +143,7 @@ export async function sealLegacySecrets(env: Bindings): Promise<void> {
     .where(isNotNull(webhooks.legacySecret))
     .limit(LEGACY_BATCH);
   if (legacy.length === 0) return;
-  const keyring = await loadKeyring(env.SECRETS_KEY);
+  const keyring = await loadKeyring(config(env).secretsKey);
   const sealed = await Promise.all(legacy.map(({ id, legacySecret }) => encryptSecret(keyring, legacySecret!, signingContext(id))));
   const [first, ...rest] = legacy.map(({ id, legacySecret }, index) =>
     db

@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import { inList } from "../platform/sql";
 import { containsFolded } from "../platform/text-search";
 import type { RecordFlags } from "../events/rules";
 
@@ -30,7 +31,7 @@ export interface InboxFilters {
   replyTimeBetween?: [number, number];
 }
 
-const inList = (column: SQL, ids: number[]) => sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+const within = (column: SQL, ids: number[]) => sql`${column} ${inList(ids)}`;
 
 const STATUS_CONDITIONS: Record<EmailStatus, SQL> = {
   Opened: sql`cl.has_opened = 1`,
@@ -63,12 +64,12 @@ function categoryCondition(categories: NonNullable<InboxFilters["leadCategories"
   // Selectors that admit records (in these categories, unassigned, assigned) widen each other;
   // categoryIdsNotIn narrows what they admit.
   const admit: SQL[] = [];
-  if (categories.categoryIdsIn?.length) admit.push(inList(sql`cl.category_id`, categories.categoryIdsIn));
+  if (categories.categoryIdsIn?.length) admit.push(within(sql`cl.category_id`, categories.categoryIdsIn));
   if (categories.unassigned) admit.push(sql`cl.category_id IS NULL`);
   if (categories.isAssigned) admit.push(sql`cl.category_id IS NOT NULL`);
   const conditions = admit.length ? [sql`(${sql.join(admit, sql` OR `)})`] : [];
   if (categories.categoryIdsNotIn?.length) {
-    conditions.push(sql`(cl.category_id IS NULL OR NOT ${inList(sql`cl.category_id`, categories.categoryIdsNotIn)})`);
+    conditions.push(sql`(cl.category_id IS NULL OR NOT ${within(sql`cl.category_id`, categories.categoryIdsNotIn)})`);
   }
   return conditions;
 }
@@ -92,17 +93,17 @@ export function inboxConditions(
         WHERE r.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${account})
           AND r.type = 'REPLY' AND ${containsFolded(sql`r.body_folded`, needle)}))`);
   }
-  if (filters.campaignId?.length) conditions.push(inList(sql`cl.campaign_id`, filters.campaignId));
-  if (filters.emailAccountId?.length) conditions.push(inList(sql`cl.email_account_id`, filters.emailAccountId));
+  if (filters.campaignId?.length) conditions.push(within(sql`cl.campaign_id`, filters.campaignId));
+  if (filters.emailAccountId?.length) conditions.push(within(sql`cl.email_account_id`, filters.emailAccountId));
   if (filters.emailStatus?.length) {
     conditions.push(sql`(${sql.join([...new Set(filters.emailStatus)].map((s) => STATUS_CONDITIONS[s]), sql` OR `)})`);
   }
   if (filters.leadCategories) conditions.push(...categoryCondition(filters.leadCategories));
-  if (filters.campaignTeamMemberId?.length) conditions.push(inList(sql`cl.team_member_id`, filters.campaignTeamMemberId));
+  if (filters.campaignTeamMemberId?.length) conditions.push(within(sql`cl.team_member_id`, filters.campaignTeamMemberId));
   if (filters.campaignTagId?.length) {
-    conditions.push(sql`cl.campaign_id IN (SELECT campaign_id FROM campaign_tags WHERE ${inList(sql`tag_id`, filters.campaignTagId)})`);
+    conditions.push(sql`cl.campaign_id IN (SELECT campaign_id FROM campaign_tags WHERE ${within(sql`tag_id`, filters.campaignTagId)})`);
   }
-  if (filters.campaignClientId?.length) conditions.push(campaignsWhere(inList(sql`client_id`, filters.campaignClientId)));
+  if (filters.campaignClientId?.length) conditions.push(campaignsWhere(within(sql`client_id`, filters.campaignClientId)));
   if (filters.replyTimeBetween) {
     const [from, to] = filters.replyTimeBetween;
     conditions.push(sql`cl.last_reply_at >= ${from} AND cl.last_reply_at < ${to}`);
