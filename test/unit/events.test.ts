@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { OUT_OF_OFFICE_CATEGORY_ID } from "../../src/db/schema";
 import { planIngestion, type PlannedEvent } from "../../src/events/plan";
-import { applyEvents, isIgnoredReply, isOutOfOffice, type IncomingEvent, type RecordSnapshot } from "../../src/events/rules";
+import { applyEvents, isIgnoredReply, isOutOfOffice, type IncomingEvent } from "../../src/events/rules";
 import type { RecordRow } from "../../src/events/store";
 import type { CampaignFacts, WebhookTarget } from "../../src/webhooks/fanout";
 
