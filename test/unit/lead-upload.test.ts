@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { isValidEmail, normaliseEmail, sortUpload } from "../../src/leads/rules";
+
+describe("lead upload", () => {
+  it("normalises an address by trimming and lower-casing", () => {
+    expect(normaliseEmail("  Ann.Lee@Example.COM \t")).toBe("ann.lee@example.com");
+  });
+
+  it("validates local@domain.tld without spaces, up to 254 characters", () => {
+    expect(isValidEmail("a@b.co")).toBe(true);
+    expect(isValidEmail("a@b")).toBe(false);
+    expect(isValidEmail("a b@c.de")).toBe(false);
+    expect(isValidEmail("a@@b.de")).toBe(false);
+    expect(isValidEmail("@b.de")).toBe(false);
+    const local = "x".repeat(64);
+    const at254 = `${local}@${"d".repeat(254 - 64 - 1 - 4)}.com`;
+    expect(at254).toHaveLength(254);
+    expect(isValidEmail(at254)).toBe(true);
+    expect(isValidEmail(`y${at254}`)).toBe(false);
+  });
+
+  it("keeps the first of each address (case and spaces ignored), counting duplicates and invalid ones apart", () => {
+    const sorted = sortUpload([
+      { email: " Ann@Example.com", first_name: "Ann" },
+      { email: "not-an-email", first_name: "Nobody" },
+      { email: "ann@example.COM", first_name: "Second Ann" },
+      { email: "bob@example.com", first_name: "Bob" },
+      { email: "", first_name: "Empty" },
+      { email: "BOB@example.com ", first_name: "Bob again" },
+      { email: "not-an-email" },
+    ]);
+    expect(sorted).toEqual({
+      unique: [
+        { email: "ann@example.com", first_name: "Ann" },
+        { email: "bob@example.com", first_name: "Bob" },
+      ],
+      duplicateCount: 2,
+      invalidEmailCount: 3,
+    });
+  });
+
+  it("validates the normalised address, and does not change the caller's leads", () => {
+    const lead = { email: "  Cat@Example.org  " };
+    expect(sortUpload([lead])).toEqual({ unique: [{ email: "cat@example.org" }], duplicateCount: 0, invalidEmailCount: 0 });
+    expect(lead.email).toBe("  Cat@Example.org  ");
+    expect(sortUpload([])).toEqual({ unique: [], duplicateCount: 0, invalidEmailCount: 0 });
+  });
+});
