@@ -1,4 +1,5 @@
 import { Cron } from "croner";
+import { zonedInstant, zoneOffset } from "../platform/zoned-time";
 
 const DAY_MS = 86_400_000;
 
@@ -34,9 +35,13 @@ export function slotAtOrAfter(expression: string, timeZone: string, from: number
   return next ? next.getTime() : null;
 }
 
-/** The run after one at `previous`: the first slot at least `everyDays` days later. */
+/**
+ * The run after one at `previous`: the first slot at or after the same wall-clock time `everyDays`
+ * calendar days later in the zone (so a 23- or 25-hour day around a DST change skips no run).
+ */
 export function slotAfter(expression: string, timeZone: string, previous: number, everyDays: number): number | null {
-  return slotAtOrAfter(expression, timeZone, previous + everyDays * DAY_MS);
+  const wall = previous + zoneOffset(previous, timeZone) + everyDays * DAY_MS;
+  return slotAtOrAfter(expression, timeZone, zonedInstant(wall, timeZone));
 }
 
 /** An active automated test as the scheduler reads it (instants in ms). */

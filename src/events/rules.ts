@@ -86,7 +86,7 @@ export function applyEvents(record: RecordSnapshot, events: IncomingEvent[]): Re
         next.hasReplied = true;
         next.isUnread = true;
         next.lastReplyAt = Math.max(next.lastReplyAt ?? event.occurredAt, event.occurredAt);
-        if (event.categoryId !== null && event.occurredAt >= categorisedAt) {
+        if (event.categoryId !== null && event.occurredAt > categorisedAt) {
           next.categoryId = event.categoryId;
           categorisedAt = event.occurredAt;
         }

@@ -51,11 +51,11 @@ export function zoneOffset(instant: number, timeZone: string): number {
  * by a DST jump moves forward by the gap (02:30 becomes 03:30); a repeated one takes its first occurrence.
  */
 export function zonedInstant(wallAsUtc: number, timeZone: string): number {
-  const first = wallAsUtc - zoneOffset(wallAsUtc, timeZone);
-  const second = wallAsUtc - zoneOffset(first, timeZone);
-  if (first === second) return first;
-  const candidates = [first, second].filter((t) => t + zoneOffset(t, timeZone) === wallAsUtc);
-  return candidates.length > 0 ? Math.min(...candidates) : Math.max(first, second);
+  // The offsets a day either side cover both sides of any DST change on this day.
+  const before = zoneOffset(wallAsUtc - DAY_MS, timeZone);
+  const after = zoneOffset(wallAsUtc + DAY_MS, timeZone);
+  const candidates = [wallAsUtc - before, wallAsUtc - after].filter((t) => t + zoneOffset(t, timeZone) === wallAsUtc);
+  return candidates.length > 0 ? Math.min(...candidates) : wallAsUtc - before;
 }
 
 /** `YYYY-MM-DD` that names a real calendar date, as midnight UTC in ms; null otherwise. */

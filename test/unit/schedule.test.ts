@@ -57,14 +57,13 @@ describe("slotAfter", () => {
     expect(slotAfter("0 9 * * *", NY, at("2026-10-31T13:00:00Z"), 2)).toBe(at("2026-11-02T14:00:00Z"));
   });
 
-  // BUG: every_days is added as 24-hour blocks, so across the spring change (a 23-hour day) the
-  // next day's slot is 23 hours after the previous one, too early, and is skipped: a daily 09:00
-  // New York test runs on March 7 and then March 9.
-  it.fails("counts every_days in calendar days of the zone across the spring change (a 23-hour day)", () => {
+  // every_days counts calendar days in the zone: a 24-hour step across the spring change (a 23-hour
+  // day) would land after the next day's slot and skip it.
+  it("counts every_days in calendar days of the zone across the spring change (a 23-hour day)", () => {
     expect(slotAfter("0 9 * * *", NY, at("2026-03-07T14:00:00Z"), 1)).toBe(at("2026-03-08T13:00:00Z"));
   });
 
-  it.fails("runs a daily test on the day the clocks go forward", () => {
+  it("runs a daily test on the day the clocks go forward", () => {
     const test: DueTest = {
       id: 1,
       nextRunAt: at("2026-03-06T14:00:00Z"),
@@ -148,10 +147,8 @@ describe("zoned time, beyond test/zoned-time.test.ts", () => {
     expect(zonedInstant(at("2026-10-25T03:30:00Z"), PARIS)).toBe(at("2026-10-25T02:30:00Z"));
   });
 
-  // BUG: east of UTC both guesses use the later (winter) offset and agree, so the early return
-  // gives the second 02:30 (CET), not the first (CEST) the doc comment promises. New York passes
-  // only because its guesses land on the summer offset.
-  it.fails("takes the first occurrence of a repeated time east of UTC too", () => {
+  // East of UTC a guess from the instant's own offset lands on the later (winter) occurrence only.
+  it("takes the first occurrence of a repeated time east of UTC too", () => {
     expect(zonedInstant(at("2026-10-25T02:30:00Z"), PARIS)).toBe(at("2026-10-25T00:30:00Z")); // 02:30 CEST
   });
 

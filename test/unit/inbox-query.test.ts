@@ -2,7 +2,7 @@ import type { SQL } from "drizzle-orm";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
 import type { RecordFlags } from "../../src/events/rules";
-import { emailStatusOf, inboxConditions, inboxOrder, type InboxFilters } from "../../src/inbox/rules";
+import { emailStatusOf, inboxConditions, inboxOrder, type InboxFilters } from "../../src/inbox/query";
 
 const dialect = new SQLiteAsyncDialect();
 const compile = (query: SQL) => {
