@@ -38,7 +38,7 @@ interface Document {
   components: { schemas: Record<string, Schema> };
 }
 
-type Kind = "campaign" | "lead" | "stat" | "webhook" | "folder" | "spamTest" | "savedSearch" | "client" | "clientKey" | "accountKey";
+type Kind = "campaign" | "tag" | "lead" | "stat" | "webhook" | "folder" | "spamTest" | "savedSearch" | "client" | "clientKey" | "accountKey";
 type Objects = Record<Kind, number>;
 
 const MISSING = 999_999_999;
@@ -58,6 +58,8 @@ const KIND_BY_NAME: Record<string, Kind> = {
   spamTestIds: "spamTest",
   client_id: "client",
   clientId: "client",
+  campaignClientId: "client",
+  campaignTagId: "tag",
 };
 
 /** A bare `id` (path or body) names the row of the route it is on. */
@@ -69,19 +71,27 @@ const KIND_OF_BARE_ID: [RegExp, Kind][] = [
   [/\/save-search\//, "savedSearch"],
 ];
 
-/** Ids of shared catalogues (categories, seed providers) or of the caller's own bookkeeping: no tenant's rows. */
+/**
+ * Ids that name no tenant's rows: shared catalogues (lead categories, seed providers), the caller's own
+ * labels (team members, sequence mappings, idempotency keys, email headers) and sender mailboxes, which
+ * have no table yet (give them a kind here when they get one).
+ */
 const NOT_TENANT: Record<string, unknown> = {
   category_id: 1,
   team_member_id: 7,
   sequence_mapping_id: 77,
   provider_ids: ["gmail"],
   provider_id: "gmail",
+  campaignTeamMemberId: 7,
+  event_id: "matrix-1",
+  message_id: "<matrix@example.com>",
+  email_account_id: 1,
+  emailAccountId: 1,
 };
 
-/** Values the schema alone cannot make valid (a reachable URL, a known provider, a cron line, an end after the start, a lead the campaign has). */
+/** Values the schema alone cannot make valid (a reachable URL, a cron line, an end after the start, a lead the campaign has, one sender throughout). */
 const VALUE_OVERRIDES: Record<string, unknown> = {
   webhook_url: "https://hooks.example.com/matrix",
-  provider_id: "gmail",
   scheduler_cron_value: "0 9 * * *",
   schedule_start_time: "2027-01-01T09:00:00.000Z",
   test_end_date: "2027-03-01T09:00:00.000Z",
@@ -158,6 +168,7 @@ function idValue(document: Document, raw: Schema, id: number): unknown {
 
 interface Slot {
   in: "path" | "query" | "body";
+  /** The parameter's name, or the property's path in the body (`events.0.email_lead_map_id`). */
   name: string;
   kind: Kind;
   required: boolean;
@@ -171,6 +182,42 @@ interface Case {
   slots: Slot[];
   query: Record<string, unknown>;
   body: Record<string, unknown> | undefined;
+}
+
+function setAt(target: Record<string, unknown>, path: string, value: unknown) {
+  const keys = path.split(".");
+  let node = target as Record<string, unknown>;
+  keys.slice(0, -1).forEach((key, i) => {
+    node[key] ??= /^\d+$/.test(keys[i + 1]!) ? [] : {};
+    node = node[key] as Record<string, unknown>;
+  });
+  node[keys.at(-1)!] = value;
+}
+
+/**
+ * Walks a body schema (nested objects, and the first item of arrays of objects) for id properties:
+ * tenants' ids become slots; catalogue ids get their fixed value where the request needs them.
+ */
+function collectBodyIds(document: Document, apiPath: string, raw: Schema, prefix: string, chainRequired: boolean, body: Record<string, unknown>, slots: Slot[], unknown: string[]) {
+  const schema = resolve(document, raw);
+  const required = new Set(schema.required ?? []);
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    const path = prefix ? `${prefix}.${name}` : name;
+    const isRequired = chainRequired && required.has(name);
+    const resolved = resolve(document, property);
+    if (firstType(resolved) === "boolean") continue;
+    if (isIdName(name) && name in NOT_TENANT) {
+      if (isRequired || !prefix) setAt(body, path, NOT_TENANT[name]);
+    } else if (isIdName(name)) {
+      const kind = kindOf(apiPath, name);
+      if (!kind) unknown.push(`body ${path}`);
+      else slots.push({ in: "body", name: path, kind, required: isRequired, schema: property });
+    } else if (firstType(resolved) === "object" && resolved.properties) {
+      collectBodyIds(document, apiPath, resolved, path, isRequired, body, slots, unknown);
+    } else if (firstType(resolved) === "array" && resolved.items && resolve(document, resolved.items).properties) {
+      collectBodyIds(document, apiPath, resolved.items!, `${path}.0`, isRequired, body, slots, unknown);
+    }
+  }
 }
 
 /** The operation's id slots and the rest of a valid request; throws when it cannot build one. */
@@ -192,19 +239,10 @@ function planOperation(document: Document, path: string, method: string, operati
   const bodySchema = operation.requestBody?.content["application/json"]?.schema;
   let body: Record<string, unknown> | undefined;
   if (bodySchema) {
-    const schema = resolve(document, bodySchema);
-    body = {};
-    const required = new Set(schema.required ?? []);
-    for (const [name, property] of Object.entries(schema.properties ?? {})) {
-      if (isIdName(name) && name in NOT_TENANT) body[name] = NOT_TENANT[name];
-      else if (isIdName(name)) {
-        const kind = kindOf(path, name);
-        if (!kind) unknown.push(`body ${name}`);
-        else slots.push({ in: "body", name, kind, required: required.has(name), schema: property });
-      } else if (required.has(name)) body[name] = valueFor(document, property, name);
-    }
+    body = valueFor(document, bodySchema, "body") as Record<string, unknown>;
+    Object.assign(body, BODY_OVERRIDES[`${method} ${path}`]);
+    collectBodyIds(document, path, bodySchema, "", true, body, slots, unknown);
   }
-  if (body) Object.assign(body, BODY_OVERRIDES[`${method} ${path}`]);
   if (unknown.length) throw new Error(`the matrix does not know what ${unknown.join(", ")} names`);
   if (!slots.length) return undefined;
   return { label: `${method} ${path}`, method, path, slots, query, body };
@@ -224,12 +262,12 @@ function buildAttempt(document: Document, plan: Case, tested: Slot[], target: Ob
   const present = plan.slots.filter((slot) => slot.required || slot.in === "path" || tested.includes(slot));
   let url = plan.path;
   const search = new URLSearchParams(Object.entries(plan.query).map(([k, v]) => [k, String(v)]));
-  const body = plan.body ? { ...plan.body } : undefined;
+  const body = plan.body ? structuredClone(plan.body) : undefined;
   for (const slot of present) {
     const value = idValue(document, slot.schema, idFor(slot));
     if (slot.in === "path") url = url.replace(`{${slot.name}}`, encodeURIComponent(String(value)));
     else if (slot.in === "query") search.set(slot.name, String(value));
-    else body![slot.name] = value;
+    else setAt(body!, slot.name, value);
   }
   return { url: search.size ? `${url}?${search}` : url, body };
 }
@@ -266,6 +304,7 @@ async function ok<T>(promise: Promise<{ status: number; body: T }>, what: string
 /** One object of every kind, created through the API with `apiKey` (an account key or a client key). */
 async function seed(apiKey: string, extra: { client: number; clientKey: number; accountKey: number }, fileTheTest = true): Promise<Objects> {
   const campaign = await createCampaign(apiKey, { name: "Matrix" });
+  const tags = await ok(api<{ tags: { id: number }[] }>(apiKey, `/api/v1/campaigns/${campaign}/tags`, { tags: ["Matrix tag"] }), "tags");
   const leads = await addLeads(apiKey, campaign, ["first@matrix.example", "second@matrix.example"]);
   const lead = leads["first@matrix.example"]!;
   await ingestOk(apiKey, campaign, [
@@ -308,7 +347,7 @@ async function seed(apiKey: string, extra: { client: number; clientKey: number; 
     api<{ data: { id: number } }>(apiKey, "/api/v1/search-email-leads/search-filters/save-search", { search_string: "Matrix" }),
     "saved search",
   );
-  return { campaign, lead, stat, webhook: webhook.data.id, folder: folder.id, spamTest: Number(spamTest.id), savedSearch: search.data.id, ...extra };
+  return { campaign, tag: tags.tags[0]!.id, lead, stat, webhook: webhook.data.id, folder: folder.id, spamTest: Number(spamTest.id), savedSearch: search.data.id, ...extra };
 }
 
 async function mintAccountKey(accountId: number) {
@@ -402,7 +441,9 @@ describe("tenancy security matrix (from the OpenAPI document)", () => {
           }
           if (asForeign.changed.length) writes.push(`${label} changed ${asForeign.changed.join(", ")}`);
           if (asMissing.changed.length) writes.push(`${label} (missing id) changed ${asMissing.changed.join(", ")}`);
-          if (asMissing.result.status === 422) onlyValidation.push(`${label}: ${JSON.stringify(asMissing.result.body)}`);
+          const details = (asMissing.result.body as { details?: { path: string }[] }).details ?? [];
+          const aboutTheId = details.some((detail) => tested.some((slot) => detail.path === slot.name));
+          if (asMissing.result.status === 422 && !aboutTheId) onlyValidation.push(`${label}: ${JSON.stringify(asMissing.result.body)}`);
         }
       }
     }
