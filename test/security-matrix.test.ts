@@ -1,0 +1,472 @@
+import { describe, expect, it } from "vitest";
+import { createCampaign, addLeads, ingestOk } from "./campaigns/fixtures";
+import { ADMIN_TOKEN, call, callJson, createClient, createClientKey, env, provisionAccount } from "./helpers";
+
+/**
+ * The tenancy matrix: every /api/v1/ operation of the served OpenAPI document that takes an id is
+ * called with another tenant's ids and must answer exactly as for an id that does not exist, writing
+ * nothing. The operations come from the document, so a new route is covered (or fails here) at once.
+ */
+
+interface Schema {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  anyOf?: Schema[];
+  enum?: unknown[];
+  example?: unknown;
+  default?: unknown;
+  format?: string;
+  pattern?: string;
+  minimum?: number;
+  exclusiveMinimum?: number;
+}
+interface Parameter {
+  name: string;
+  in: "path" | "query" | "header";
+  required?: boolean;
+  schema: Schema;
+}
+interface Operation {
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, { schema: Schema }> };
+}
+interface Document {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema> };
+}
+
+type Kind = "campaign" | "tag" | "lead" | "stat" | "webhook" | "folder" | "spamTest" | "savedSearch" | "client" | "clientKey" | "accountKey";
+type Objects = Record<Kind, number>;
+
+const MISSING = 999_999_999;
+
+/** Id names that mean the same kind of row wherever they appear. */
+const KIND_BY_NAME: Record<string, Kind> = {
+  campaign_id: "campaign",
+  campaignId: "campaign",
+  email_lead_map_id: "lead",
+  stats_id: "stat",
+  webhook_id: "webhook",
+  folder_id: "folder",
+  folderId: "folder",
+  spamTestId: "spamTest",
+  spam_test_id: "spamTest",
+  test_id: "spamTest",
+  spamTestIds: "spamTest",
+  client_id: "client",
+  clientId: "client",
+  campaignClientId: "client",
+  campaignTagId: "tag",
+};
+
+/** A bare `id` (path or body) names the row of the route it is on. */
+const KIND_OF_BARE_ID: [RegExp, Kind][] = [
+  [/^\/api\/v1\/account\/api-keys\//, "accountKey"],
+  [/^\/api\/v1\/client\/api-key\//, "clientKey"],
+  [/^\/api\/v1\/client\/save$/, "client"],
+  [/^\/api\/v1\/webhook\/|\/webhooks$/, "webhook"],
+  [/\/save-search\//, "savedSearch"],
+];
+
+/**
+ * Ids that name no tenant's rows: shared catalogues (lead categories, seed providers), the caller's own
+ * labels (team members, sequence mappings, idempotency keys, email headers) and sender mailboxes, which
+ * have no table yet (give them a kind here when they get one).
+ */
+const NOT_TENANT: Record<string, unknown> = {
+  category_id: 1,
+  team_member_id: 7,
+  sequence_mapping_id: 77,
+  provider_ids: ["gmail"],
+  provider_id: "gmail",
+  campaignTeamMemberId: 7,
+  event_id: "matrix-1",
+  message_id: "<matrix@example.com>",
+  email_account_id: 1,
+  emailAccountId: 1,
+};
+
+/** Values the schema alone cannot make valid (a reachable URL, a cron line, an end after the start, a lead the campaign has, one sender throughout). */
+const VALUE_OVERRIDES: Record<string, unknown> = {
+  webhook_url: "https://hooks.example.com/matrix",
+  scheduler_cron_value: "0 9 * * *",
+  schedule_start_time: "2027-01-01T09:00:00.000Z",
+  test_end_date: "2027-03-01T09:00:00.000Z",
+  lead_email: "first@matrix.example",
+  email: "new-lead@matrix.example",
+  sender_email: "sender@matrix.example",
+  sender_accounts: ["sender@matrix.example"],
+};
+
+/** Optional fields an operation needs that its schema cannot say are required (a choice of one among several). */
+const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
+  "POST /api/v1/campaigns/{campaign_id}/events": {
+    events: [{ event_id: "matrix-1", type: "OPEN", occurred_at: "2026-11-02T09:00:00.000Z", lead_email: "first@matrix.example" }],
+  },
+  "POST /api/v1/campaigns/{campaign_id}/webhooks": { name: "Matrix" },
+};
+
+function isIdName(name: string) {
+  return name === "id" || /_id$|Id$|_ids$|Ids$/.test(name);
+}
+
+function kindOf(path: string, name: string): Kind | undefined {
+  if (name === "id") return KIND_OF_BARE_ID.find(([pattern]) => pattern.test(path))?.[1];
+  return KIND_BY_NAME[name];
+}
+
+function resolve(document: Document, schema: Schema): Schema {
+  return schema.$ref ? resolve(document, document.components.schemas[schema.$ref.split("/").pop()!]!) : schema;
+}
+
+function firstType(schema: Schema): string | undefined {
+  const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+  return types.find((t) => t !== "null");
+}
+
+/** A plausible valid value for a schema: its example, default or first enum value, else one shaped by its type. */
+function valueFor(document: Document, raw: Schema, name: string): unknown {
+  if (name in VALUE_OVERRIDES) return VALUE_OVERRIDES[name];
+  const schema = resolve(document, raw);
+  if (schema.example !== undefined) return schema.example;
+  if (schema.default !== undefined) return schema.default;
+  if (schema.enum) return schema.enum[0];
+  if (schema.anyOf) return valueFor(document, schema.anyOf.find((s) => firstType(resolve(document, s)) !== undefined)!, name);
+  switch (firstType(schema)) {
+    case "string":
+      if (schema.format === "email") return "matrix@example.com";
+      if (schema.format === "date-time") return "2027-01-01T09:00:00.000Z";
+      if (schema.format === "date") return "2027-01-01";
+      if (schema.pattern?.startsWith("^\\d")) return "1";
+      return "Matrix test";
+    case "integer":
+    case "number":
+      return Math.max(1, schema.minimum ?? 1, (schema.exclusiveMinimum ?? 0) + 1);
+    case "boolean":
+      return false;
+    case "array":
+      return [valueFor(document, schema.items!, `${name}[]`)];
+    case "object":
+      return Object.fromEntries(
+        (schema.required ?? []).map((property) => [property, valueFor(document, schema.properties![property]!, property)]),
+      );
+    default:
+      throw new Error(`no value for ${name}: ${JSON.stringify(schema)}`);
+  }
+}
+
+/** An id in the shape its schema wants: a number, a decimal string, or a one-element list. */
+function idValue(document: Document, raw: Schema, id: number): unknown {
+  const schema = resolve(document, raw);
+  if (firstType(schema) === "array") return [idValue(document, schema.items!, id)];
+  const first = schema.anyOf ? resolve(document, schema.anyOf.find((s) => firstType(resolve(document, s)))!) : schema;
+  return firstType(first) === "string" ? String(id) : id;
+}
+
+interface Slot {
+  in: "path" | "query" | "body";
+  /** The parameter's name, or the property's path in the body (`events.0.email_lead_map_id`). */
+  name: string;
+  kind: Kind;
+  required: boolean;
+  schema: Schema;
+}
+
+interface Case {
+  label: string;
+  method: string;
+  path: string;
+  slots: Slot[];
+  query: Record<string, unknown>;
+  body: Record<string, unknown> | undefined;
+}
+
+function setAt(target: Record<string, unknown>, path: string, value: unknown) {
+  const keys = path.split(".");
+  let node = target as Record<string, unknown>;
+  keys.slice(0, -1).forEach((key, i) => {
+    node[key] ??= /^\d+$/.test(keys[i + 1]!) ? [] : {};
+    node = node[key] as Record<string, unknown>;
+  });
+  node[keys.at(-1)!] = value;
+}
+
+/**
+ * Walks a body schema (nested objects, and the first item of arrays of objects) for id properties:
+ * tenants' ids become slots; catalogue ids get their fixed value where the request needs them.
+ */
+function collectBodyIds(document: Document, apiPath: string, raw: Schema, prefix: string, chainRequired: boolean, body: Record<string, unknown>, slots: Slot[], unknown: string[]) {
+  const schema = resolve(document, raw);
+  const required = new Set(schema.required ?? []);
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    const path = prefix ? `${prefix}.${name}` : name;
+    const isRequired = chainRequired && required.has(name);
+    const resolved = resolve(document, property);
+    if (firstType(resolved) === "boolean") continue;
+    if (isIdName(name) && name in NOT_TENANT) {
+      if (isRequired || !prefix) setAt(body, path, NOT_TENANT[name]);
+    } else if (isIdName(name)) {
+      const kind = kindOf(apiPath, name);
+      if (!kind) unknown.push(`body ${path}`);
+      else slots.push({ in: "body", name: path, kind, required: isRequired, schema: property });
+    } else if (firstType(resolved) === "object" && resolved.properties) {
+      collectBodyIds(document, apiPath, resolved, path, isRequired, body, slots, unknown);
+    } else if (firstType(resolved) === "array" && resolved.items && resolve(document, resolved.items).properties) {
+      collectBodyIds(document, apiPath, resolved.items!, `${path}.0`, isRequired, body, slots, unknown);
+    }
+  }
+}
+
+/** The operation's id slots and the rest of a valid request; throws when it cannot build one. */
+function planOperation(document: Document, path: string, method: string, operation: Operation): Case | undefined {
+  const slots: Slot[] = [];
+  const query: Record<string, unknown> = {};
+  const unknown: string[] = [];
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.in === "header") continue;
+    if (parameter.in === "path" || isIdName(parameter.name)) {
+      if (parameter.name in NOT_TENANT) query[parameter.name] = NOT_TENANT[parameter.name];
+      else {
+        const kind = kindOf(path, parameter.name);
+        if (!kind) unknown.push(`${parameter.in} ${parameter.name}`);
+        else slots.push({ in: parameter.in as "path" | "query", name: parameter.name, kind, required: parameter.required ?? false, schema: parameter.schema });
+      }
+    } else if (parameter.required) query[parameter.name] = valueFor(document, parameter.schema, parameter.name);
+  }
+  const bodySchema = operation.requestBody?.content["application/json"]?.schema;
+  let body: Record<string, unknown> | undefined;
+  if (bodySchema) {
+    body = valueFor(document, bodySchema, "body") as Record<string, unknown>;
+    Object.assign(body, BODY_OVERRIDES[`${method} ${path}`]);
+    collectBodyIds(document, path, bodySchema, "", true, body, slots, unknown);
+  }
+  if (unknown.length) throw new Error(`the matrix does not know what ${unknown.join(", ")} names`);
+  if (!slots.length) return undefined;
+  return { label: `${method} ${path}`, method, path, slots, query, body };
+}
+
+interface Attempt {
+  url: string;
+  body: Record<string, unknown> | undefined;
+}
+
+/** The request with `target` ids in the slots under test and the caller's own ids in the required others. */
+function buildAttempt(document: Document, plan: Case, tested: Slot[], target: Objects | "missing", own: Objects): Attempt {
+  const idFor = (slot: Slot) => {
+    if (!tested.includes(slot)) return own[slot.kind];
+    return target === "missing" ? MISSING : target[slot.kind];
+  };
+  const present = plan.slots.filter((slot) => slot.required || slot.in === "path" || tested.includes(slot));
+  let url = plan.path;
+  const search = new URLSearchParams(Object.entries(plan.query).map(([k, v]) => [k, String(v)]));
+  const body = plan.body ? structuredClone(plan.body) : undefined;
+  for (const slot of present) {
+    const value = idValue(document, slot.schema, idFor(slot));
+    if (slot.in === "path") url = url.replace(`{${slot.name}}`, encodeURIComponent(String(value)));
+    else if (slot.in === "query") search.set(slot.name, String(value));
+    else setAt(body!, slot.name, value);
+  }
+  return { url: search.size ? `${url}?${search}` : url, body };
+}
+
+/** One D1 batch: every table's row count and every row, so any write shows. */
+async function snapshotter() {
+  const tables = await env.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations' ORDER BY name",
+  ).all<{ name: string }>();
+  const columns = await env.DB.batch<{ name: string }>(tables.results.map(({ name }) => env.DB.prepare(`SELECT name FROM pragma_table_info('${name}')`)));
+  const statements = tables.results.map(({ name }, i) => {
+    const list = columns[i]!.results.map((c) => `"${c.name}"`).join(", ");
+    return env.DB.prepare(`SELECT count(*) AS n, coalesce(json_group_array(json_array(${list})), '') AS rows FROM (SELECT * FROM "${name}" ORDER BY rowid)`);
+  });
+  return async () => {
+    const results = await env.DB.batch<{ n: number; rows: string }>(statements);
+    return Object.fromEntries(tables.results.map(({ name }, i) => [name, `${results[i]!.results[0]!.n}:${results[i]!.results[0]!.rows}`]));
+  };
+}
+
+function changedTables(before: Record<string, string>, after: Record<string, string>) {
+  return Object.keys(before).filter((table) => before[table] !== after[table]);
+}
+
+const api = <T>(apiKey: string, path: string, body?: unknown, method = body === undefined ? "GET" : "POST") =>
+  callJson<T>(path, { apiKey, method, body });
+
+async function ok<T>(promise: Promise<{ status: number; body: T }>, what: string): Promise<T> {
+  const { status, body } = await promise;
+  if (status !== 200) throw new Error(`${what} failed with ${status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** One object of every kind, created through the API with `apiKey` (an account key or a client key). */
+async function seed(apiKey: string, extra: { client: number; clientKey: number; accountKey: number }, fileTheTest = true): Promise<Objects> {
+  const campaign = await createCampaign(apiKey, { name: "Matrix" });
+  const tags = await ok(api<{ tags: { id: number }[] }>(apiKey, `/api/v1/campaigns/${campaign}/tags`, { tags: ["Matrix tag"] }), "tags");
+  const leads = await addLeads(apiKey, campaign, ["first@matrix.example", "second@matrix.example"]);
+  const lead = leads["first@matrix.example"]!;
+  await ingestOk(apiKey, campaign, [
+    { event_id: "sent-1", type: "SENT", email_lead_map_id: lead, occurred_at: "2026-11-01T09:00:00Z" },
+    { event_id: "reply-1", type: "REPLY", email_lead_map_id: lead, occurred_at: "2026-11-01T10:00:00Z", body: "Tell me more", message_id: "<r1@x>" },
+  ]);
+  const inbox = await ok(
+    api<{ messages: { email_lead_map_id: number; email_history: { stats_id: string; type: string }[] }[] }>(
+      apiKey,
+      "/api/v1/master-inbox/inbox-replies?fetch_message_history=true",
+      { filters: { campaignId: campaign } },
+    ),
+    "inbox listing",
+  );
+  const stat = Number(inbox.messages.find((m) => m.email_lead_map_id === lead)!.email_history.find((m) => m.type === "REPLY")!.stats_id);
+  await ok(api(apiKey, "/api/v1/master-inbox/create-task", { email_lead_map_id: lead, name: "Call back" }), "task");
+  // After the events, so no delivery is under way while the matrix compares snapshots.
+  const webhook = await ok(
+    api<{ data: { id: number } }>(apiKey, `/api/v1/campaigns/${campaign}/webhooks`, {
+      name: "CRM",
+      webhook_url: "https://hooks.example.com/matrix",
+      event_types: ["EMAIL_REPLY"],
+    }),
+    "webhook",
+  );
+  const folder = await ok(api<{ id: number }>(apiKey, "/api/v1/spam-test/folder", { name: "Matrix folder" }), "folder");
+  const spamTest = await ok(
+    api<{ id: string }>(apiKey, "/api/v1/spam-test/manual", {
+      test_name: "Matrix",
+      spam_filters: true,
+      campaign_id: campaign,
+      sequence_mapping_id: 77,
+      provider_ids: ["gmail"],
+      sender_accounts: ["sender@matrix.example"],
+      folder_id: fileTheTest ? folder.id : null,
+    }),
+    "spam test",
+  );
+  const search = await ok(
+    api<{ data: { id: number } }>(apiKey, "/api/v1/search-email-leads/search-filters/save-search", { search_string: "Matrix" }),
+    "saved search",
+  );
+  return { campaign, tag: tags.tags[0]!.id, lead, stat, webhook: webhook.data.id, folder: folder.id, spamTest: Number(spamTest.id), savedSearch: search.data.id, ...extra };
+}
+
+async function mintAccountKey(accountId: number) {
+  const { status, body } = await callJson<{ id: number }>(`/admin/v1/accounts/${accountId}/api-keys`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  if (status !== 201) throw new Error(`minting an account key failed with ${status}`);
+  return body.id;
+}
+
+/** Account A (account-level objects, client CA with its objects, client CB with its objects) and account B. */
+async function tenants() {
+  const a = await provisionAccount();
+  const b = await provisionAccount();
+  const aKey = await mintAccountKey(a.id);
+  const bKey = await mintAccountKey(b.id);
+  const ca = await createClient(a.apiKey, "CA", "ca@matrix.example");
+  const cb = await createClient(a.apiKey, "CB", "cb@matrix.example");
+  const bClient = await createClient(b.apiKey, "B client", "bc@matrix.example");
+  const caKey = await createClientKey(a.apiKey, ca);
+  const cbKey = await createClientKey(a.apiKey, cb);
+  const bClientKey = await createClientKey(b.apiKey, bClient);
+  return {
+    aObjects: await seed(a.apiKey, { client: ca, clientKey: caKey.id, accountKey: aKey }),
+    bObjects: await seed(b.apiKey, { client: bClient, clientKey: bClientKey.id, accountKey: bKey }),
+    caObjects: await seed(caKey.api_key, { client: ca, clientKey: caKey.id, accountKey: aKey }),
+    cbObjects: await seed(cbKey.api_key, { client: cb, clientKey: cbKey.id, accountKey: MISSING }),
+    bApiKey: b.apiKey,
+    cbApiKey: cbKey.api_key,
+  };
+}
+
+async function readBody(response: Response) {
+  const text = await response.text();
+  return response.headers.get("Content-Type")?.includes("json") && text ? (JSON.parse(text) as unknown) : text;
+}
+
+describe("tenancy security matrix (from the OpenAPI document)", () => {
+  it("answers every id-taking operation called with another tenant's ids exactly as for a missing id, writing nothing", async () => {
+    const document = (await (await call("/openapi.json")).json()) as Document;
+    const plans: Case[] = [];
+    const unbuildable: string[] = [];
+    for (const [path, methods] of Object.entries(document.paths)) {
+      if (!path.startsWith("/api/v1/")) continue;
+      for (const [method, operation] of Object.entries(methods)) {
+        try {
+          const plan = planOperation(document, path, method.toUpperCase(), operation);
+          if (plan) plans.push(plan);
+        } catch (error) {
+          unbuildable.push(`${method.toUpperCase()} ${path}: ${(error as Error).message}`);
+        }
+      }
+    }
+    expect(unbuildable, "operations with ids the matrix cannot build a request for").toEqual([]);
+    expect(plans.length).toBeGreaterThan(40);
+
+    const world = await tenants();
+    const snapshot = await snapshotter();
+    const callers = [
+      { who: "another account's key", apiKey: world.bApiKey, own: world.bObjects, foreign: world.aObjects },
+      { who: "another account's key (client CA's rows)", apiKey: world.bApiKey, own: world.bObjects, foreign: world.caObjects },
+      { who: "another client's key", apiKey: world.cbApiKey, own: world.cbObjects, foreign: world.caObjects },
+      { who: "a client's key (the account's own rows)", apiKey: world.cbApiKey, own: world.cbObjects, foreign: world.aObjects },
+    ];
+    const mismatches: string[] = [];
+    const writes: string[] = [];
+    const onlyValidation: string[] = [];
+    let attempts = 0;
+
+    for (const plan of plans) {
+      const variants = plan.slots.map((slot) => [slot]);
+      if (plan.slots.length > 1) variants.push(plan.slots);
+      for (const tested of variants) {
+        for (const { who, apiKey, own, foreign } of callers) {
+          const send = async (attempt: Attempt) => {
+            const before = await snapshot();
+            const response = await call(attempt.url, { method: plan.method, apiKey, body: attempt.body });
+            const result = { status: response.status, body: await readBody(response) };
+            const changed = changedTables(before, await snapshot());
+            return { result, changed };
+          };
+          const foreignAttempt = buildAttempt(document, plan, tested, foreign, own);
+          const missingAttempt = buildAttempt(document, plan, tested, "missing", own);
+          const label = `${plan.label} [${tested.map((s) => `${s.in} ${s.name}`).join(" + ")}] as ${who}: ${plan.method} ${foreignAttempt.url} ${JSON.stringify(foreignAttempt.body ?? "")}`;
+          const asForeign = await send(foreignAttempt);
+          const asMissing = await send(missingAttempt);
+          attempts += 1;
+          if (JSON.stringify(asForeign.result) !== JSON.stringify(asMissing.result)) {
+            mismatches.push(`${label}\n  foreign: ${JSON.stringify(asForeign.result)}\n  missing: ${JSON.stringify(asMissing.result)}`);
+          }
+          if (asForeign.changed.length) writes.push(`${label} changed ${asForeign.changed.join(", ")}`);
+          if (asMissing.changed.length) writes.push(`${label} (missing id) changed ${asMissing.changed.join(", ")}`);
+          const details = (asMissing.result.body as { details?: { path: string }[] }).details ?? [];
+          const aboutTheId = details.some((detail) => tested.some((slot) => detail.path === slot.name));
+          if (asMissing.result.status === 422 && !aboutTheId) onlyValidation.push(`${label}: ${JSON.stringify(asMissing.result.body)}`);
+        }
+      }
+    }
+
+    expect(onlyValidation, "requests refused by validation test nothing: fix the builder or its overrides").toEqual([]);
+    // One assertion, so a broken scope shows both its answer and the rows it wrote.
+    expect({ mismatches, writes }, "answers that tell another tenant's id from a missing one, and refused requests that wrote rows").toEqual({
+      mismatches: [],
+      writes: [],
+    });
+    expect(attempts).toBeGreaterThan(100);
+
+    // The same requests with the caller's own ids succeed, so the matrix tested the scope, not validation.
+    // Each on fresh objects (an empty folder, so it may be deleted); key deletions last, as they end the key.
+    const ownFailures: string[] = [];
+    const keyDeletionsLast = [...plans].sort((x, y) => Number(x.method === "DELETE") - Number(y.method === "DELETE"));
+    for (const plan of keyDeletionsLast) {
+      const { client, clientKey, accountKey } = world.bObjects;
+      const mine = await seed(world.bApiKey, { client, clientKey, accountKey }, false);
+      const attempt = buildAttempt(document, plan, plan.slots, mine, mine);
+      const response = await call(attempt.url, { method: plan.method, apiKey: world.bApiKey, body: attempt.body });
+      if (response.status >= 300) ownFailures.push(`${plan.label}: ${response.status} ${JSON.stringify(await readBody(response))}`);
+    }
+    expect(ownFailures, "requests that fail even with the caller's own ids").toEqual([]);
+  }, 120_000);
+});
