@@ -92,11 +92,12 @@ try {
     console.log(`round ${round}: killed with calls in flight; ${failed} of ${calls} calls so far got no answer`);
   }
 
-  // The cron, as if it fired later: every delivery the dead processes never enqueued is overdue.
+  // The cron, as if it fired later (miniflare's trigger takes a scheduled time; wrangler's
+  // /__scheduled does not): every delivery the dead processes never enqueued is overdue.
   const later = Date.now() + OVERDUE_MS;
   const deadline = Date.now() + SETTLE_TIMEOUT_MS;
   while (pendingDeliveries(campaign.id) > 0 && Date.now() < deadline) {
-    await fetch(`${server.url}/__scheduled?cron=*+*+*+*+*&time=${later}`);
+    await fetch(`${server.url}/cdn-cgi/mf/scheduled?cron=*+*+*+*+*&time=${later}`);
     await new Promise((resolve) => setTimeout(resolve, 2000));
   }
   const events = query(`SELECT count(*) AS n FROM events WHERE campaign_id = ${campaign.id}`).n;
