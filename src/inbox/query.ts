@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { inList } from "../platform/sql";
+import { visibleRecordsAliased } from "../platform/access";
 import { containsFolded } from "../platform/text-search";
 import type { RecordFlags } from "../events/rules";
 
@@ -84,8 +85,7 @@ export function inboxConditions(
   const account = scope.accountId;
   const campaignsWhere = (condition: SQL) =>
     sql`cl.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${account} AND ${condition})`;
-  const conditions: SQL[] = [sql`cl.account_id = ${account}`, sql`cl.has_replied = 1`, listingCondition(listing, now)];
-  if (scope.clientId !== null) conditions.push(campaignsWhere(sql`client_id = ${scope.clientId}`));
+  const conditions: SQL[] = [visibleRecordsAliased(scope), sql`cl.has_replied = 1`, listingCondition(listing, now)];
   if (filters.search) {
     const needle = filters.search;
     conditions.push(sql`(cl.lead_id IN (SELECT id FROM leads WHERE account_id = ${account} AND ${containsFolded(sql`search_folded`, needle)})

@@ -1,4 +1,4 @@
-import { and, eq, isNull, or, type SQL } from "drizzle-orm";
+import { and, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "./db";
 import { campaignLeads, campaigns, leadCategories } from "../db/schema";
@@ -20,6 +20,16 @@ export function visibleRows(principal: Principal, table: { accountId: AnySQLiteC
 /** The campaigns a principal may see. */
 export function visibleCampaigns(principal: Principal): SQL {
   return visibleRows(principal, campaigns);
+}
+
+/**
+ * The same rule for hand-written SQL over campaign_leads aliased `cl` (the inbox's index-only
+ * listings): the account's records, and for a client key only those of its client's campaigns.
+ */
+export function visibleRecordsAliased(principal: Pick<Principal, "accountId" | "clientId">): SQL {
+  const account = sql`cl.account_id = ${principal.accountId}`;
+  if (principal.clientId === null) return account;
+  return sql`${account} AND cl.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${principal.accountId} AND client_id = ${principal.clientId})`;
 }
 
 /** The lead categories an account may use: the built-in ones (no account) and its own. */

@@ -58,7 +58,7 @@ describe("inboxConditions", () => {
 
   it("limits a client's caller to its own campaigns", () => {
     expect(compile(inboxConditions({ accountId: 3, clientId: 9 }, "archived", {}, NOW))).toEqual({
-      sql: "cl.account_id = ? AND cl.has_replied = 1 AND cl.is_archived = 1 AND cl.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ? AND client_id = ?)",
+      sql: "cl.account_id = ? AND cl.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ? AND client_id = ?) AND cl.has_replied = 1 AND cl.is_archived = 1",
       params: [3, 3, 9],
     });
   });
