@@ -4,7 +4,7 @@ import worker from "../../src/index";
 import type { DeliveryMessage } from "../../src/webhooks/queue-message";
 import { callJson, env, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
-import { createWebhook, deliveriesOf, interceptReceiver } from "./fixtures";
+import { createWebhook, deliveriesOf, insertDelivery, interceptReceiver } from "./fixtures";
 
 let receiver: ReturnType<typeof interceptReceiver>;
 beforeEach(() => {
@@ -17,15 +17,20 @@ async function pendingDelivery(options: { createdAt?: number; status?: string } 
   const account = await provisionAccount();
   const campaign = await createCampaign(account.apiKey);
   const hook = await createWebhook(account.apiKey, campaign);
-  const messageId = `msg_${crypto.randomUUID().replaceAll("-", "")}`;
   const payload = { webhook_id: hook.id, event_type: "EMAIL_SENT", campaign_id: campaign };
-  const row = await env.DB.prepare(
-    `INSERT INTO webhook_deliveries (account_id, webhook_id, campaign_id, message_id, event_type, payload, status, next_attempt_at, created_at)
-     VALUES (?, ?, ?, ?, 'EMAIL_SENT', ?, ?, ?, ?) RETURNING id`,
-  )
-    .bind(account.id, hook.id, campaign, messageId, JSON.stringify(payload), options.status ?? "pending", options.createdAt ?? Date.now(), options.createdAt ?? Date.now())
-    .first<{ id: number }>();
-  return { account, campaign, hook, deliveryId: row!.id, messageId, payload };
+  const at = new Date(options.createdAt ?? Date.now());
+  const status = (options.status ?? "pending") as "pending" | "delivered" | "failed";
+  const { deliveryId, messageId } = await insertDelivery({
+    accountId: account.id,
+    webhookId: hook.id,
+    campaignId: campaign,
+    eventType: "EMAIL_SENT",
+    payload,
+    status,
+    nextAttemptAt: at,
+    createdAt: at,
+  });
+  return { account, campaign, hook, deliveryId, messageId, payload };
 }
 
 async function consume(deliveryId: number, attempts = 1, queue = "salvo-webhooks") {
@@ -161,16 +166,11 @@ describe("webhook delivery", () => {
     const webhook = await env.DB.prepare("SELECT disabled_at FROM webhooks WHERE id = ?").bind(hook.id).first<{ disabled_at: number | null }>();
     expect(webhook!.disabled_at).not.toBeNull();
 
-    const next = await env.DB.prepare(
-      `INSERT INTO webhook_deliveries (account_id, webhook_id, campaign_id, message_id, event_type, payload, created_at)
-       VALUES (?, ?, ?, 'msg_after_gone', 'EMAIL_SENT', '{}', ?) RETURNING id`,
-    )
-      .bind(account.id, hook.id, campaign, Date.now())
-      .first<{ id: number }>();
+    const next = await insertDelivery({ accountId: account.id, webhookId: hook.id, campaignId: campaign, eventType: "EMAIL_SENT", payload: {} });
     const before = receiver.received.length;
-    expect((await consume(next!.id)).explicitAcks).toHaveLength(1);
+    expect((await consume(next.deliveryId)).explicitAcks).toHaveLength(1);
     expect(receiver.received.length).toBe(before);
-    expect(await delivery(next!.id)).toMatchObject({ status: "failed", last_error: "webhook disabled" });
+    expect(await delivery(next.deliveryId)).toMatchObject({ status: "failed", last_error: "webhook disabled" });
   });
 
   it("never POSTs a delivery twice: a repeated message for a settled delivery is acknowledged silently", async () => {
@@ -208,13 +208,10 @@ describe("webhook delivery", () => {
 describe("summary and retrigger", () => {
   it("counts deliveries by state and kind, and sends failed ones of a range again with the same webhook-id", async () => {
     const { account, campaign, hook, deliveryId } = await pendingDelivery({ status: "failed" });
-    await env.DB.prepare(
-      `INSERT INTO webhook_deliveries (account_id, webhook_id, campaign_id, message_id, event_type, payload, status, created_at)
-       VALUES (?1, ?2, ?3, 'msg_a', 'EMAIL_REPLY', '{}', 'delivered', ?4), (?1, ?2, ?3, 'msg_b', 'EMAIL_REPLY', '{}', 'pending', ?4),
-              (?1, ?2, ?3, 'msg_old', 'EMAIL_SENT', '{}', 'failed', ?5)`,
-    )
-      .bind(account.id, hook.id, campaign, Date.now(), Date.parse("2020-01-01T00:00:00Z"))
-      .run();
+    const owner = { accountId: account.id, webhookId: hook.id, campaignId: campaign, payload: {} };
+    await insertDelivery({ ...owner, eventType: "EMAIL_REPLY", status: "delivered" });
+    await insertDelivery({ ...owner, eventType: "EMAIL_REPLY", status: "pending" });
+    await insertDelivery({ ...owner, messageId: "msg_old", eventType: "EMAIL_SENT", status: "failed", createdAt: new Date("2020-01-01T00:00:00Z") });
     const summary = await callJson(`/api/v1/campaigns/${campaign}/webhooks/summary`, { apiKey: account.apiKey });
     expect(summary.body).toEqual({
       ok: true,

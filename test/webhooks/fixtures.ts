@@ -1,3 +1,5 @@
+import { drizzle } from "drizzle-orm/d1";
+import { webhookDeliveries } from "../../src/db/schema";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { vi } from "vitest";
 import worker from "../../src/index";
@@ -56,16 +58,22 @@ export function interceptReceiver(responder: Responder = () => new Response("ok"
   };
 }
 
+type DeliveryRow = typeof webhookDeliveries.$inferInsert;
+
+/** A delivery row written straight to D1 (typed by the schema), not queued: tests hand it to the consumer. */
+export async function insertDelivery(row: Omit<DeliveryRow, "messageId"> & { messageId?: string }) {
+  const now = new Date();
+  const inserted = await drizzle(env.DB)
+    .insert(webhookDeliveries)
+    .values({ messageId: `msg_${crypto.randomUUID().replaceAll("-", "")}`, nextAttemptAt: now, createdAt: now, ...row })
+    .returning({ id: webhookDeliveries.id, messageId: webhookDeliveries.messageId })
+    .get();
+  return { deliveryId: inserted.id, messageId: inserted.messageId };
+}
+
 /** A delivery stored the way fan-out stores it, but not queued: tests hand it to the consumer themselves. */
-export async function storeDelivery(accountId: number, webhookId: number, campaignId: number, payload: Record<string, unknown> = { event_type: "EMAIL_SENT" }) {
-  const messageId = `msg_${crypto.randomUUID().replaceAll("-", "")}`;
-  const row = await env.DB.prepare(
-    `INSERT INTO webhook_deliveries (account_id, webhook_id, campaign_id, message_id, event_type, payload, next_attempt_at, created_at)
-     VALUES (?, ?, ?, ?, 'EMAIL_SENT', ?, ?, ?) RETURNING id`,
-  )
-    .bind(accountId, webhookId, campaignId, messageId, JSON.stringify(payload), Date.now(), Date.now())
-    .first<{ id: number }>();
-  return { deliveryId: row!.id, messageId };
+export function storeDelivery(accountId: number, webhookId: number, campaignId: number, payload: Record<string, unknown> = { event_type: "EMAIL_SENT" }) {
+  return insertDelivery({ accountId, webhookId, campaignId, eventType: "EMAIL_SENT", payload });
 }
 
 /** Runs the queue consumer on one delivery, with the environment optionally changed. */
