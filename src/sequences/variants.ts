@@ -47,6 +47,7 @@ export function chooseVariant(weights: readonly number[], recordId: number | str
   let upTo = 0;
   let last = -1;
   for (const [i, w] of weights.entries()) {
+    // Skipped so that a disabled variant can never be `last` below.
     if (w <= 0) continue;
     upTo += w;
     last = i;

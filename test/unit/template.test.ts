@@ -100,6 +100,7 @@ describe("templateIssues", () => {
       ["invalid_variable_name", 29],
       ["invalid_variable_name", 38],
     ]);
+    expect(templateIssues("{{{first_name}}}", "any")[0]!.message).toBe('{{{first_name}} at character 1: a variable cannot contain "{" or "}"');
     expect(templateIssues("{{a<b}}", "any")[0]!.message).toBe(
       '{{a<b}} at character 1: a variable name is letters, digits, "_", "-", "." and single spaces (at most 100)',
     );
