@@ -15,7 +15,8 @@ import {
  * A campaign's `sending_status` (issue 13, "why not sending"): the first reason, in a fixed order,
  * that nothing goes out now, and when something next will when that is known. The order runs from
  * what the customer must fix (status, sequence, mailboxes) to what only time fixes (no lead due yet,
- * start time, window, caps), so the answer names the thing to act on first.
+ * start time, window, caps), so the answer names the thing to act on first. `mailboxSendingStatus`
+ * answers the same question for one mailbox across its campaigns.
  */
 
 export type SendingCode =
@@ -124,4 +125,59 @@ export function sendingStatus(s: SendingSnapshot): SendingStatus {
     .map((m) => nextSendAt({ schedule, now: s.now, dueAt: s.now, lastSentAt: m.lastSentAt, mailboxGapMinutes: m.gapMinutes }))
     .filter((t): t is number => t !== null);
   return result("sending", times.length > 0 ? Math.min(...times) : null);
+}
+
+export type MailboxSendingCode =
+  | "sending"
+  | "suspended"
+  | "connection_failing"
+  | "no_active_campaigns"
+  | "daily_cap_reached"
+  | "outside_window"
+  | "no_leads_due";
+
+export type MailboxSendingStatus = { code: MailboxSendingCode; message: string; next_send_at: number | null };
+
+export type MailboxStatusSnapshot = MailboxSnapshot & {
+  now: number;
+  /**
+   * Its ACTIVE campaigns with live steps: each one's schedule and when the earliest of its records
+   * this mailbox may send falls due (at or before `now` when one is due now; null when none waits).
+   */
+  campaigns: readonly { schedule: Schedule; nextDueAt: number | null }[];
+};
+
+const MAILBOX_MESSAGES: Record<MailboxSendingCode, string> = {
+  sending: "Sending",
+  suspended: "The mailbox is suspended",
+  connection_failing: "The mailbox's last connection check failed",
+  no_active_campaigns: "The mailbox is in no active campaign",
+  daily_cap_reached: "The mailbox has reached its daily cap",
+  outside_window: "Outside the sending window of every campaign with leads due",
+  no_leads_due: "No leads are due for this mailbox",
+};
+
+/**
+ * A mailbox's `sending_status`, in the same order as the campaign's: what the customer can fix first
+ * (suspension, credentials, attaching it), then what time fixes (its UTC-day cap, due work, windows).
+ * `next_send_at` is the earliest instant any of its campaigns may use it: due time, both gaps, the
+ * campaign's window, and after a reached cap the next UTC day.
+ */
+export function mailboxSendingStatus(m: MailboxStatusSnapshot): MailboxSendingStatus {
+  const answer = (code: MailboxSendingCode, next: number | null) => ({ code, message: MAILBOX_MESSAGES[code], next_send_at: next });
+  if (m.suspended) return answer("suspended", null);
+  if (!m.connectionOk) return answer("connection_failing", null);
+  if (m.campaigns.length === 0) return answer("no_active_campaigns", null);
+  const capped = mailboxCapReached(m.sentToday, m.maxEmailPerDay);
+  const from = capped ? nextMailboxDayStart(m.now) : m.now;
+  const waiting = m.campaigns.filter((c): c is { schedule: Schedule; nextDueAt: number } => c.nextDueAt !== null);
+  const times = waiting
+    .map((c) => nextSendAt({ schedule: c.schedule, now: from, dueAt: c.nextDueAt, lastSentAt: m.lastSentAt, mailboxGapMinutes: m.gapMinutes }))
+    .filter((t): t is number => t !== null);
+  const next = times.length > 0 ? Math.min(...times) : null;
+  if (capped) return answer("daily_cap_reached", next);
+  const dueNow = waiting.filter((c) => c.nextDueAt <= m.now);
+  if (dueNow.length === 0) return answer("no_leads_due", next);
+  if (!dueNow.some((c) => isInWindow(c.schedule, m.now))) return answer("outside_window", next);
+  return answer("sending", next);
 }

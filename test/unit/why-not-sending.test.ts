@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { Schedule } from "../../src/engine/window";
-import { type MailboxSnapshot, type SendingSnapshot, sendingStatus } from "../../src/engine/why-not-sending";
+import {
+  mailboxSendingStatus,
+  type MailboxSnapshot,
+  type MailboxStatusSnapshot,
+  type SendingSnapshot,
+  sendingStatus,
+} from "../../src/engine/why-not-sending";
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -125,5 +131,74 @@ describe("sendingStatus", () => {
     const lessBusy = { ...mailbox, lastSentAt: at("2026-03-09T14:53:00Z"), gapMinutes: 0 };
     expect(summary(snapshot({ mailboxes: [busy] }))).toEqual(["sending", "2026-03-09T15:08:00.000Z"]);
     expect(summary(snapshot({ mailboxes: [busy, lessBusy] }))).toEqual(["sending", "2026-03-09T15:03:00.000Z"]);
+  });
+});
+
+describe("mailboxSendingStatus", () => {
+  // Paris is CET (+1) on 2026-03-09: its window is 08:00Z-16:00Z.
+  const paris: Schedule = { ...schedule, timezone: "Europe/Paris" };
+  const due = NOW - 3_600_000;
+
+  function mailboxState(overrides: Partial<MailboxStatusSnapshot> = {}): MailboxStatusSnapshot {
+    return { ...mailbox, now: NOW, campaigns: [{ schedule, nextDueAt: due }], ...overrides };
+  }
+
+  const summarise = (m: MailboxStatusSnapshot) => {
+    const status = mailboxSendingStatus(m);
+    return [status.code, status.next_send_at === null ? null : new Date(status.next_send_at).toISOString()];
+  };
+
+  it("names what the customer must fix first", () => {
+    expect(summarise(mailboxState({ suspended: true, connectionOk: false, campaigns: [] }))).toEqual(["suspended", null]);
+    expect(summarise(mailboxState({ connectionOk: false, campaigns: [] }))).toEqual(["connection_failing", null]);
+    expect(mailboxSendingStatus(mailboxState({ campaigns: [] }))).toEqual({
+      code: "no_active_campaigns",
+      message: "The mailbox is in no active campaign",
+      next_send_at: null,
+    });
+  });
+
+  it("is sending now, or after the larger of its gap and the campaign's", () => {
+    expect(summarise(mailboxState())).toEqual(["sending", "2026-03-09T15:00:00.000Z"]);
+    expect(summarise(mailboxState({ lastSentAt: at("2026-03-09T14:58:00Z"), gapMinutes: 5 }))).toEqual(["sending", "2026-03-09T15:08:00.000Z"]);
+  });
+
+  it("reports no leads due, with the window time of the next one", () => {
+    expect(summarise(mailboxState({ campaigns: [{ schedule, nextDueAt: null }] }))).toEqual(["no_leads_due", null]);
+    // Due Tuesday 18:00 EDT -> Wednesday 09:00 EDT.
+    expect(summarise(mailboxState({ campaigns: [{ schedule, nextDueAt: at("2026-03-10T22:00:00Z") }] }))).toEqual([
+      "no_leads_due",
+      "2026-03-11T13:00:00.000Z",
+    ]);
+  });
+
+  it("reports outside the window when no campaign with due leads is open, with the earliest opening", () => {
+    // Monday 17:30 EDT = 22:30 CET: both closed; Paris opens first, Tuesday 08:00Z.
+    const late = at("2026-03-09T21:30:00Z");
+    expect(summarise(mailboxState({ now: late }))).toEqual(["outside_window", "2026-03-10T13:00:00.000Z"]);
+    expect(summarise(mailboxState({ now: late, campaigns: [{ schedule, nextDueAt: due }, { schedule: paris, nextDueAt: due }] }))).toEqual([
+      "outside_window",
+      "2026-03-10T08:00:00.000Z",
+    ]);
+    // At 15:30Z Paris (16:30 CET) is open though New York's lead is not due yet.
+    expect(
+      summarise(
+        mailboxState({
+          now: at("2026-03-09T15:30:00Z"),
+          campaigns: [
+            { schedule, nextDueAt: at("2026-03-09T18:00:00Z") },
+            { schedule: paris, nextDueAt: due },
+          ],
+        }),
+      ),
+    ).toEqual(["sending", "2026-03-09T15:30:00.000Z"]);
+  });
+
+  it("reports the cap until the next UTC day's first window", () => {
+    expect(summarise(mailboxState({ sentToday: 100 }))).toEqual(["daily_cap_reached", "2026-03-10T13:00:00.000Z"]);
+    expect(summarise(mailboxState({ sentToday: 100, campaigns: [{ schedule, nextDueAt: due }, { schedule: paris, nextDueAt: due }] }))).toEqual([
+      "daily_cap_reached",
+      "2026-03-10T08:00:00.000Z",
+    ]);
   });
 });
