@@ -49,9 +49,6 @@ function scan(template: string): Scan {
   const parts: TemplatePart[] = [];
   const issues: TemplateIssue[] = [];
   let text = "";
-  const pushText = (value: string) => {
-    text += value;
-  };
   const flush = () => {
     if (text) parts.push({ kind: "text", text });
     text = "";
@@ -65,14 +62,14 @@ function scan(template: string): Scan {
       continue;
     }
     if (!template.startsWith("{{", i)) {
-      pushText(template[i]!);
+      text += template[i]!;
       i += 1;
       continue;
     }
     const close = template.indexOf("}}", i + 2);
     if (close < 0) {
       issues.push({ code: "unclosed_variable", offset: i, message: `"{{" at character ${i + 1} is never closed by "}}"` });
-      pushText(template.slice(i));
+      text += template.slice(i);
       break;
     }
     const raw = template.slice(i, close + 2);
@@ -83,7 +80,7 @@ function scan(template: string): Scan {
     const issue = nameIssue(name, inner, raw, i);
     if (issue) {
       issues.push(issue);
-      pushText(raw);
+      text += raw;
     } else {
       flush();
       parts.push({ kind: "variable", name, fallback, raw, offset: i });

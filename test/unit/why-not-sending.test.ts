@@ -192,6 +192,12 @@ describe("mailboxSendingStatus", () => {
         }),
       ),
     ).toEqual(["sending", "2026-03-09T15:30:00.000Z"]);
+    // At 16:30Z Paris (17:30 CET) has closed but New York (12:30 EDT) is open: one open campaign is enough.
+    const both = [
+      { schedule, nextDueAt: due },
+      { schedule: paris, nextDueAt: due },
+    ];
+    expect(summarise(mailboxState({ now: at("2026-03-09T16:30:00Z"), campaigns: both }))).toEqual(["sending", "2026-03-09T16:30:00.000Z"]);
   });
 
   it("reports the cap until the next UTC day's first window", () => {
