@@ -1,0 +1,183 @@
+import type { CampaignStatus } from "../db/schema";
+import {
+  isInWindow,
+  mailboxCapReached,
+  newLeadAllowed,
+  nextLocalDayStart,
+  nextMailboxDayStart,
+  nextSendAt,
+  nextWindowOpen,
+  scheduleStartAt,
+  type Schedule,
+} from "./window";
+
+/**
+ * A campaign's `sending_status` (issue 13, "why not sending"): the first reason, in a fixed order,
+ * that nothing goes out now, and when something next will when that is known. The order runs from
+ * what the customer must fix (status, sequence, mailboxes) to what only time fixes (no lead due yet,
+ * start time, window, caps), so the answer names the thing to act on first. `mailboxSendingStatus`
+ * answers the same question for one mailbox across its campaigns.
+ */
+
+export type SendingCode =
+  | "sending"
+  | "drafted"
+  | "paused"
+  | "stopped"
+  | "completed"
+  | "archived"
+  | "no_sequence"
+  | "no_schedule"
+  | "no_mailboxes"
+  | "all_mailboxes_suspended"
+  | "all_mailboxes_failing"
+  | "no_leads_due"
+  | "before_start_time"
+  | "outside_window"
+  | "daily_cap_reached"
+  | "new_leads_cap_reached";
+
+export type SendingStatus = { code: SendingCode; message: string; next_send_at: number | null };
+
+export type MailboxSnapshot = {
+  suspended: boolean;
+  /** The last connection check passed (`is_smtp_success`); a failing mailbox is never used. */
+  connectionOk: boolean;
+  /** Campaign sends of this UTC day, across all its campaigns. */
+  sentToday: number;
+  maxEmailPerDay: number;
+  lastSentAt: number | null;
+  /** `time_to_wait_in_mins`. */
+  gapMinutes: number;
+};
+
+export type SendingSnapshot = {
+  now: number;
+  status: CampaignStatus;
+  /** Live (not deleted) sequence steps. */
+  stepCount: number;
+  schedule: Schedule | null;
+  /** The campaign's attached mailboxes. */
+  mailboxes: readonly MailboxSnapshot[];
+  /** Step-1 sends of this campaign on the current local day. */
+  firstStepsSentToday: number;
+  /** Records whose next step is due now, split because only step 1 counts against the new-leads cap. */
+  firstStepsDue: number;
+  followUpsDue: number;
+  /** When the earliest record not yet due falls due; null when none is waiting. */
+  nextDueAt: number | null;
+};
+
+const MESSAGES: Record<SendingCode, string> = {
+  sending: "Sending",
+  drafted: "The campaign has not been started",
+  paused: "The campaign is paused",
+  stopped: "The campaign is stopped",
+  completed: "The campaign is completed",
+  archived: "The campaign is archived",
+  no_sequence: "The campaign has no sequence steps",
+  no_schedule: "The campaign has no schedule",
+  no_mailboxes: "No mailboxes are attached to the campaign",
+  all_mailboxes_suspended: "Every attached mailbox is suspended",
+  all_mailboxes_failing: "No attached mailbox is usable: each is suspended or failing its connection check",
+  no_leads_due: "No leads are due",
+  before_start_time: "The campaign's start time has not been reached",
+  outside_window: "Outside the sending window",
+  daily_cap_reached: "Every usable mailbox has reached its daily cap",
+  new_leads_cap_reached: "The campaign's new leads per day are reached and no follow-up is due",
+};
+
+const STATUS_CODES: Partial<Record<CampaignStatus, SendingCode>> = {
+  DRAFTED: "drafted",
+  PAUSED: "paused",
+  STOPPED: "stopped",
+  COMPLETED: "completed",
+  ARCHIVED: "archived",
+};
+
+function result(code: SendingCode, nextSendAt: number | null): SendingStatus {
+  return { code, message: MESSAGES[code], next_send_at: nextSendAt };
+}
+
+export function sendingStatus(s: SendingSnapshot): SendingStatus {
+  const stopped = STATUS_CODES[s.status];
+  if (stopped) return result(stopped, null);
+  if (s.stepCount === 0) return result("no_sequence", null);
+  if (!s.schedule) return result("no_schedule", null);
+  const schedule = s.schedule;
+  if (s.mailboxes.length === 0) return result("no_mailboxes", null);
+  const usable = s.mailboxes.filter((m) => !m.suspended && m.connectionOk);
+  if (usable.length === 0) {
+    return result(s.mailboxes.every((m) => m.suspended) ? "all_mailboxes_suspended" : "all_mailboxes_failing", null);
+  }
+  if (s.firstStepsDue + s.followUpsDue === 0) {
+    return result("no_leads_due", s.nextDueAt === null ? null : nextWindowOpen(schedule, Math.max(s.now, s.nextDueAt)));
+  }
+  const start = scheduleStartAt(schedule);
+  if (start !== null && s.now < start) return result("before_start_time", nextWindowOpen(schedule, s.now));
+  if (!isInWindow(schedule, s.now)) return result("outside_window", nextWindowOpen(schedule, s.now));
+  const withRoom = usable.filter((m) => !mailboxCapReached(m.sentToday, m.maxEmailPerDay));
+  if (withRoom.length === 0) return result("daily_cap_reached", nextWindowOpen(schedule, nextMailboxDayStart(s.now)));
+  if (s.followUpsDue === 0 && !newLeadAllowed(s.firstStepsSentToday, schedule)) {
+    return result("new_leads_cap_reached", nextWindowOpen(schedule, nextLocalDayStart(s.now, schedule.timezone)));
+  }
+  const times = withRoom
+    .map((m) => nextSendAt({ schedule, now: s.now, dueAt: s.now, lastSentAt: m.lastSentAt, mailboxGapMinutes: m.gapMinutes }))
+    .filter((t): t is number => t !== null);
+  return result("sending", times.length > 0 ? Math.min(...times) : null);
+}
+
+export type MailboxSendingCode =
+  | "sending"
+  | "suspended"
+  | "connection_failing"
+  | "no_active_campaigns"
+  | "daily_cap_reached"
+  | "outside_window"
+  | "no_leads_due";
+
+export type MailboxSendingStatus = { code: MailboxSendingCode; message: string; next_send_at: number | null };
+
+export type MailboxStatusSnapshot = MailboxSnapshot & {
+  now: number;
+  /**
+   * Its ACTIVE campaigns with live steps: each one's schedule and when the earliest of its records
+   * this mailbox may send falls due (at or before `now` when one is due now; null when none waits).
+   */
+  campaigns: readonly { schedule: Schedule; nextDueAt: number | null }[];
+};
+
+const MAILBOX_MESSAGES: Record<MailboxSendingCode, string> = {
+  sending: "Sending",
+  suspended: "The mailbox is suspended",
+  connection_failing: "The mailbox's last connection check failed",
+  no_active_campaigns: "The mailbox is in no active campaign",
+  daily_cap_reached: "The mailbox has reached its daily cap",
+  outside_window: "Outside the sending window of every campaign with leads due",
+  no_leads_due: "No leads are due for this mailbox",
+};
+
+/**
+ * A mailbox's `sending_status`, in the same order as the campaign's: what the customer can fix first
+ * (suspension, credentials, attaching it), then what time fixes (its UTC-day cap, due work, windows).
+ * `next_send_at` is the earliest instant any of its campaigns may use it: due time, both gaps, the
+ * campaign's window, and after a reached cap the next UTC day.
+ */
+export function mailboxSendingStatus(m: MailboxStatusSnapshot): MailboxSendingStatus {
+  const answer = (code: MailboxSendingCode, next: number | null) => ({ code, message: MAILBOX_MESSAGES[code], next_send_at: next });
+  if (m.suspended) return answer("suspended", null);
+  if (!m.connectionOk) return answer("connection_failing", null);
+  if (m.campaigns.length === 0) return answer("no_active_campaigns", null);
+  const capped = mailboxCapReached(m.sentToday, m.maxEmailPerDay);
+  const from = capped ? nextMailboxDayStart(m.now) : m.now;
+  const waiting = m.campaigns.filter((c): c is { schedule: Schedule; nextDueAt: number } => c.nextDueAt !== null);
+  const times = waiting
+    .map((c) => nextSendAt({ schedule: c.schedule, now: from, dueAt: c.nextDueAt, lastSentAt: m.lastSentAt, mailboxGapMinutes: m.gapMinutes }))
+    .filter((t): t is number => t !== null);
+  const next = times.length > 0 ? Math.min(...times) : null;
+  if (capped) return answer("daily_cap_reached", next);
+  const dueNow = waiting.filter((c) => c.nextDueAt <= m.now);
+  if (dueNow.length === 0) return answer("no_leads_due", next);
+  if (!dueNow.some((c) => isInWindow(c.schedule, m.now))) return answer("outside_window", next);
+  return answer("sending", next);
+}

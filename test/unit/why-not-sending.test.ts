@@ -1,0 +1,210 @@
+import { describe, expect, it } from "vitest";
+import type { Schedule } from "../../src/engine/window";
+import {
+  mailboxSendingStatus,
+  type MailboxSnapshot,
+  type MailboxStatusSnapshot,
+  type SendingSnapshot,
+  sendingStatus,
+} from "../../src/engine/why-not-sending";
+
+const at = (iso: string) => Date.parse(iso);
+
+const schedule: Schedule = {
+  timezone: "America/New_York",
+  days_of_the_week: [1, 2, 3, 4, 5],
+  start_hour: "09:00",
+  end_hour: "17:00",
+  min_time_btw_emails: 10,
+  max_new_leads_per_day: 100,
+  schedule_start_time: null,
+};
+
+const mailbox: MailboxSnapshot = { suspended: false, connectionOk: true, sentToday: 10, maxEmailPerDay: 100, lastSentAt: null, gapMinutes: 0 };
+
+// Monday 2026-03-09 11:00 EDT.
+const NOW = at("2026-03-09T15:00:00Z");
+
+function snapshot(overrides: Partial<SendingSnapshot> = {}): SendingSnapshot {
+  return {
+    now: NOW,
+    status: "ACTIVE",
+    stepCount: 2,
+    schedule,
+    mailboxes: [mailbox],
+    firstStepsSentToday: 0,
+    firstStepsDue: 5,
+    followUpsDue: 0,
+    nextDueAt: null,
+    ...overrides,
+  };
+}
+
+const summary = (s: SendingSnapshot) => {
+  const status = sendingStatus(s);
+  return [status.code, status.next_send_at === null ? null : new Date(status.next_send_at).toISOString()];
+};
+
+describe("sendingStatus", () => {
+  it("is sending now when everything allows it", () => {
+    expect(sendingStatus(snapshot())).toEqual({ code: "sending", message: "Sending", next_send_at: NOW });
+  });
+
+  it("names the campaign status first, whatever else is wrong", () => {
+    const broken = { mailboxes: [], stepCount: 0 };
+    expect(
+      (["DRAFTED", "PAUSED", "STOPPED", "COMPLETED", "ARCHIVED"] as const).map((status) => summary(snapshot({ ...broken, status }))),
+    ).toEqual([
+      ["drafted", null],
+      ["paused", null],
+      ["stopped", null],
+      ["completed", null],
+      ["archived", null],
+    ]);
+  });
+
+  it("reports a missing sequence, schedule or mailboxes", () => {
+    expect(summary(snapshot({ stepCount: 0 }))).toEqual(["no_sequence", null]);
+    expect(summary(snapshot({ schedule: null }))).toEqual(["no_schedule", null]);
+    expect(sendingStatus(snapshot({ mailboxes: [] }))).toEqual({
+      code: "no_mailboxes",
+      message: "No mailboxes are attached to the campaign",
+      next_send_at: null,
+    });
+  });
+
+  it("tells all-suspended from unusable", () => {
+    const suspended = { ...mailbox, suspended: true };
+    const failing = { ...mailbox, connectionOk: false };
+    expect(summary(snapshot({ mailboxes: [suspended, suspended] }))).toEqual(["all_mailboxes_suspended", null]);
+    expect(summary(snapshot({ mailboxes: [suspended, failing] }))).toEqual(["all_mailboxes_failing", null]);
+    expect(summary(snapshot({ mailboxes: [suspended, failing, mailbox] }))).toEqual(["sending", "2026-03-09T15:00:00.000Z"]);
+  });
+
+  it("reports no leads due, with the window time of the next one when known", () => {
+    expect(summary(snapshot({ firstStepsDue: 0 }))).toEqual(["no_leads_due", null]);
+    // Due Monday 18:00 EDT, after the window -> Tuesday 09:00 EDT.
+    expect(summary(snapshot({ firstStepsDue: 0, nextDueAt: at("2026-03-09T22:00:00Z") }))).toEqual([
+      "no_leads_due",
+      "2026-03-10T13:00:00.000Z",
+    ]);
+  });
+
+  it("waits for the start time", () => {
+    expect(summary(snapshot({ schedule: { ...schedule, schedule_start_time: "2026-03-11T15:00:00Z" } }))).toEqual([
+      "before_start_time",
+      "2026-03-11T15:00:00.000Z",
+    ]);
+  });
+
+  it("reports outside the window with its next opening, before any cap", () => {
+    // Saturday 2026-03-07 -> Monday 09:00 EDT.
+    const capped = { ...mailbox, sentToday: 100 };
+    expect(summary(snapshot({ now: at("2026-03-07T15:00:00Z"), mailboxes: [capped] }))).toEqual([
+      "outside_window",
+      "2026-03-09T13:00:00.000Z",
+    ]);
+  });
+
+  it("reports the daily cap when every usable mailbox reached it, until the next UTC day's window", () => {
+    const capped = { ...mailbox, sentToday: 100 };
+    const suspended = { ...mailbox, suspended: true, sentToday: 0 };
+    expect(summary(snapshot({ mailboxes: [capped, suspended] }))).toEqual(["daily_cap_reached", "2026-03-10T13:00:00.000Z"]);
+    // With a window until 23:00 EDT, the UTC day turns at 20:00 EDT Monday, inside the window.
+    const late = { ...schedule, end_hour: "23:00" };
+    expect(summary(snapshot({ schedule: late, now: at("2026-03-09T22:00:00Z"), mailboxes: [capped] }))).toEqual([
+      "daily_cap_reached",
+      "2026-03-10T00:00:00.000Z",
+    ]);
+    expect(summary(snapshot({ mailboxes: [capped, mailbox] }))).toEqual(["sending", "2026-03-09T15:00:00.000Z"]);
+  });
+
+  it("reports the new-leads cap only when no follow-up is due, until the next local day's window", () => {
+    expect(summary(snapshot({ firstStepsSentToday: 100 }))).toEqual(["new_leads_cap_reached", "2026-03-10T13:00:00.000Z"]);
+    expect(summary(snapshot({ firstStepsSentToday: 100, followUpsDue: 1 }))).toEqual(["sending", "2026-03-09T15:00:00.000Z"]);
+    expect(summary(snapshot({ firstStepsSentToday: 99 }))).toEqual(["sending", "2026-03-09T15:00:00.000Z"]);
+  });
+
+  it("gives the earliest time a mailbox's gap allows", () => {
+    // Last send 14:58Z; mailbox gap 5, campaign gap 10 -> 15:08Z; the other mailbox is free at 15:03Z.
+    const busy = { ...mailbox, lastSentAt: at("2026-03-09T14:58:00Z"), gapMinutes: 5 };
+    const lessBusy = { ...mailbox, lastSentAt: at("2026-03-09T14:53:00Z"), gapMinutes: 0 };
+    expect(summary(snapshot({ mailboxes: [busy] }))).toEqual(["sending", "2026-03-09T15:08:00.000Z"]);
+    expect(summary(snapshot({ mailboxes: [busy, lessBusy] }))).toEqual(["sending", "2026-03-09T15:03:00.000Z"]);
+  });
+});
+
+describe("mailboxSendingStatus", () => {
+  // Paris is CET (+1) on 2026-03-09: its window is 08:00Z-16:00Z.
+  const paris: Schedule = { ...schedule, timezone: "Europe/Paris" };
+  const due = NOW - 3_600_000;
+
+  function mailboxState(overrides: Partial<MailboxStatusSnapshot> = {}): MailboxStatusSnapshot {
+    return { ...mailbox, now: NOW, campaigns: [{ schedule, nextDueAt: due }], ...overrides };
+  }
+
+  const summarise = (m: MailboxStatusSnapshot) => {
+    const status = mailboxSendingStatus(m);
+    return [status.code, status.next_send_at === null ? null : new Date(status.next_send_at).toISOString()];
+  };
+
+  it("names what the customer must fix first", () => {
+    expect(summarise(mailboxState({ suspended: true, connectionOk: false, campaigns: [] }))).toEqual(["suspended", null]);
+    expect(summarise(mailboxState({ connectionOk: false, campaigns: [] }))).toEqual(["connection_failing", null]);
+    expect(mailboxSendingStatus(mailboxState({ campaigns: [] }))).toEqual({
+      code: "no_active_campaigns",
+      message: "The mailbox is in no active campaign",
+      next_send_at: null,
+    });
+  });
+
+  it("is sending now, or after the larger of its gap and the campaign's", () => {
+    expect(summarise(mailboxState())).toEqual(["sending", "2026-03-09T15:00:00.000Z"]);
+    expect(summarise(mailboxState({ lastSentAt: at("2026-03-09T14:58:00Z"), gapMinutes: 5 }))).toEqual(["sending", "2026-03-09T15:08:00.000Z"]);
+  });
+
+  it("reports no leads due, with the window time of the next one", () => {
+    expect(summarise(mailboxState({ campaigns: [{ schedule, nextDueAt: null }] }))).toEqual(["no_leads_due", null]);
+    // Due Tuesday 18:00 EDT -> Wednesday 09:00 EDT.
+    expect(summarise(mailboxState({ campaigns: [{ schedule, nextDueAt: at("2026-03-10T22:00:00Z") }] }))).toEqual([
+      "no_leads_due",
+      "2026-03-11T13:00:00.000Z",
+    ]);
+  });
+
+  it("reports outside the window when no campaign with due leads is open, with the earliest opening", () => {
+    // Monday 17:30 EDT = 22:30 CET: both closed; Paris opens first, Tuesday 08:00Z.
+    const late = at("2026-03-09T21:30:00Z");
+    expect(summarise(mailboxState({ now: late }))).toEqual(["outside_window", "2026-03-10T13:00:00.000Z"]);
+    expect(summarise(mailboxState({ now: late, campaigns: [{ schedule, nextDueAt: due }, { schedule: paris, nextDueAt: due }] }))).toEqual([
+      "outside_window",
+      "2026-03-10T08:00:00.000Z",
+    ]);
+    // At 15:30Z Paris (16:30 CET) is open though New York's lead is not due yet.
+    expect(
+      summarise(
+        mailboxState({
+          now: at("2026-03-09T15:30:00Z"),
+          campaigns: [
+            { schedule, nextDueAt: at("2026-03-09T18:00:00Z") },
+            { schedule: paris, nextDueAt: due },
+          ],
+        }),
+      ),
+    ).toEqual(["sending", "2026-03-09T15:30:00.000Z"]);
+    // At 16:30Z Paris (17:30 CET) has closed but New York (12:30 EDT) is open: one open campaign is enough.
+    const both = [
+      { schedule, nextDueAt: due },
+      { schedule: paris, nextDueAt: due },
+    ];
+    expect(summarise(mailboxState({ now: at("2026-03-09T16:30:00Z"), campaigns: both }))).toEqual(["sending", "2026-03-09T16:30:00.000Z"]);
+  });
+
+  it("reports the cap until the next UTC day's first window", () => {
+    expect(summarise(mailboxState({ sentToday: 100 }))).toEqual(["daily_cap_reached", "2026-03-10T13:00:00.000Z"]);
+    expect(summarise(mailboxState({ sentToday: 100, campaigns: [{ schedule, nextDueAt: due }, { schedule: paris, nextDueAt: due }] }))).toEqual([
+      "daily_cap_reached",
+      "2026-03-10T08:00:00.000Z",
+    ]);
+  });
+});
