@@ -1,0 +1,87 @@
+import type { ValidationIssue } from "../platform/errors";
+import { templateIssues } from "./template";
+import { variantWeights } from "./variants";
+
+export const MAX_STEPS = 20;
+
+/** A step as the save route accepts it, aliases already resolved by the schema. */
+export interface StepInput {
+  id: number | null;
+  seqNumber: number;
+  delayInDays: number;
+  subject: string;
+  emailBody: string | null;
+  variantDistributionType: "MANUAL_EQUAL" | "MANUAL_PERCENTAGE" | "AI_EQUAL";
+  leadDistributionPercentage: number | null;
+  winningMetricProperty: "OPEN_RATE" | "CLICK_RATE" | "REPLY_RATE" | "POSITIVE_REPLY_RATE" | null;
+  variants: VariantInput[] | null;
+}
+
+export interface VariantInput {
+  id: number | null;
+  label: string | null;
+  subject: string;
+  emailBody: string;
+  percentage: number | null;
+}
+
+/** What is stored now: live steps and their live variants' ids. */
+export interface StoredSequence {
+  steps: { id: number; variantIds: number[] }[];
+}
+
+export type SequenceProblem = { kind: "validation"; issues: ValidationIssue[] } | { kind: "foreign"; message: string };
+
+const LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+/** The label a variant gets when none is given: A, B, C… by position. */
+export function defaultLabel(position: number): string {
+  return LABELS[position] ?? `V${position + 1}`;
+}
+
+function templateProblems(path: string, text: string): ValidationIssue[] {
+  // Custom fields vary per lead and leads often arrive after the sequence: any custom key is allowed,
+  // malformed syntax and near-misses of the standard fields are not.
+  return templateIssues(text, "any").map((issue) => ({ path, message: issue.message }));
+}
+
+/**
+ * Checks a whole sequence before anything is stored: unique step numbers, a body or variants on
+ * every step, templates that render, usable variant weights, and ids that belong to this
+ * campaign (another campaign's id is a 400, not a silent new row).
+ */
+export function sequenceProblem(steps: StepInput[], stored: StoredSequence): SequenceProblem | null {
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<number>();
+  steps.forEach((step, i) => {
+    const at = `sequences.${i}`;
+    if (seen.has(step.seqNumber)) issues.push({ path: `${at}.seq_number`, message: `seq_number ${step.seqNumber} appears twice` });
+    seen.add(step.seqNumber);
+    issues.push(...templateProblems(`${at}.subject`, step.subject));
+    if (step.variants && step.variants.length > 0) {
+      step.variants.forEach((variant, v) => {
+        issues.push(...templateProblems(`${at}.seq_variants.${v}.subject`, variant.subject));
+        issues.push(...templateProblems(`${at}.seq_variants.${v}.email_body`, variant.emailBody));
+      });
+      const weights = variantWeights(step.variants.map((variant) => variant.percentage));
+      if (!weights.ok) issues.push({ path: `${at}.seq_variants`, message: weights.message });
+    } else if (step.emailBody === null || step.emailBody.trim() === "") {
+      issues.push({ path: `${at}.email_body`, message: "email_body is required on a step without variants" });
+    }
+    if (step.emailBody !== null) issues.push(...templateProblems(`${at}.email_body`, step.emailBody));
+  });
+  if (issues.length > 0) return { kind: "validation", issues };
+
+  const storedSteps = new Map(stored.steps.map((step) => [step.id, new Set(step.variantIds)]));
+  for (const step of steps) {
+    if (step.id === null) continue;
+    const variants = storedSteps.get(step.id);
+    if (!variants) return { kind: "foreign", message: `Sequence step ${step.id} does not belong to this campaign` };
+    for (const variant of step.variants ?? []) {
+      if (variant.id !== null && !variants.has(variant.id)) {
+        return { kind: "foreign", message: `Variant ${variant.id} does not belong to sequence step ${step.id}` };
+      }
+    }
+  }
+  return null;
+}
