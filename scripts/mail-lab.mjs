@@ -7,6 +7,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { setInterval } from "node:timers";
 
 const root = join(import.meta.dirname, "..");
 const state = join(root, ".mail-lab");
@@ -128,7 +129,7 @@ function ensureMailboxes() {
 
 function writeDovecot(tls, mailboxes, uid, gid) {
   const users = join(dirs.dovecotConf, "users");
-  writeFileSync(users, mailboxes.map((m) => `${m.email}:{PLAIN}${m.password}:${uid}:${gid}::${dirs.mail}/%d/%n\n`).join(""), { mode: 0o640 });
+  writeFileSync(users, mailboxes.map((m) => `${m.email}:{PLAIN}${m.password}:${uid}:${gid}::${join(dirs.mail, ...m.email.split("@").reverse())}\n`).join(""), { mode: 0o640 });
   // Read by Dovecot's unprivileged auth process; passwords are plain because the lab publishes them anyway.
   chownSync(users, 0, userId("dovecot", "-g"));
   const sieve = join(dirs.sieve, "gtube.sieve");
@@ -322,8 +323,9 @@ function waitForPort(p, timeoutMs) {
 }
 
 if (process.getuid?.() !== 0) fail("run as root: Postfix and Dovecot start as root and drop privileges themselves.");
-if (!existsSync("/usr/sbin/postfix") || !existsSync("/usr/sbin/dovecot")) {
-  fail("Postfix or Dovecot is missing: run scripts/ensure-mail-lab.sh first.");
+// Installed from here rather than chained in package.json, so that npm's SIGTERM reaches this process.
+if (spawnSync("bash", [join(root, "scripts", "ensure-mail-lab.sh")], { stdio: "inherit" }).status !== 0) {
+  fail("could not install Postfix and Dovecot (scripts/ensure-mail-lab.sh).");
 }
 for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
 if (existsSync(lockPath)) {
@@ -358,7 +360,11 @@ function stop(code) {
   for (const child of children) {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
   }
+  const deadline = Date.now() + 10000;
   const done = () => {
+    if (Date.now() > deadline) {
+      for (const child of children) child.kill("SIGKILL");
+    }
     if (children.every((child) => child.exitCode !== null || child.signalCode !== null)) {
       rmSync(lockPath, { force: true });
       rmSync(jsonPath, { force: true });
@@ -388,6 +394,11 @@ function start(name, cmd, args) {
 
 process.on("SIGINT", () => stop(0));
 process.on("SIGTERM", () => stop(0));
+// npm run passes SIGTERM to its shell, not to this script: when the parent goes away, so does the lab.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) stop(0);
+}, 500).unref();
 
 const dovecot = start("dovecot", "/usr/sbin/dovecot", ["-F", "-c", join(dirs.dovecotConf, "dovecot.conf")]);
 const postfix = start("postfix", "/usr/lib/postfix/sbin/master", ["-d", "-c", dirs.postfix]);
