@@ -5,7 +5,7 @@
 // Runs in the foreground; Ctrl-C or SIGTERM stops both daemons by their process ids.
 import { spawn, spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { setInterval } from "node:timers";
 
@@ -24,8 +24,8 @@ const PORTS = {
   imaps: port("MAIL_LAB_IMAPS_PORT", 2993),
 };
 
-// The machine's rule: lab mail is owned by nobody (and nobody's group). Postfix and Dovecot keep their own system users
-// (created by the packages) for their unprivileged processes.
+// The machine's rule: lab mail is owned by nobody (and nobody's group). Postfix and Dovecot keep
+// their own system users (created by the packages) for their unprivileged processes.
 const MAIL_USER = "nobody";
 const GTUBE = "XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X";
 
@@ -308,14 +308,19 @@ postlog   unix-dgram n  -       n       -       1       postlogd
   writeFileSync(join(dirs.postfix, "master.cf"), master);
 }
 
+/** Connects rather than binds: a probe that binds could take the port just as a daemon wants it. */
 function waitForPort(p, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   return new Promise((resolve, reject) => {
     const attempt = () => {
-      portFree(p).then((free) => {
-        if (!free) return resolve();
-        if (Date.now() > deadline) return reject(new Error(`nothing is listening on ${host}:${p}`));
-        setTimeout(attempt, 100);
+      const socket = connect(p, host, () => {
+        socket.destroy();
+        resolve();
+      });
+      socket.once("error", () => {
+        socket.destroy();
+        if (Date.now() > deadline) reject(new Error(`nothing is listening on ${host}:${p}`));
+        else setTimeout(attempt, 100);
       });
     };
     attempt();
@@ -333,7 +338,12 @@ if (existsSync(lockPath)) {
   if (pid && alive(pid)) fail(`already running (pid ${pid}); stop it first (Ctrl-C there, or kill ${pid}).`);
 }
 for (const [name, p] of Object.entries(PORTS)) {
-  if (!(await portFree(p))) fail(`port ${host}:${p} (${name}) is in use; set MAIL_LAB_*_PORT to choose another.`);
+  if (!(await portFree(p))) {
+    fail(
+      `port ${host}:${p} (${name}) is in use; set MAIL_LAB_*_PORT to choose another. If a lab was killed ` +
+        `hard, its daemons may still run: see ${dirs.dovecotRun}/master.pid and ${dirs.queue}/pid/master.pid.`,
+    );
+  }
 }
 writeFileSync(lockPath, String(process.pid));
 process.on("exit", () => {
@@ -381,7 +391,8 @@ function start(name, cmd, args) {
     // Own process group: a terminal Ctrl-C reaches only this script, which then stops each daemon in turn.
     detached: true,
     stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, MAIL_CONFIG: dirs.postfix } });
+    env: { ...process.env, MAIL_CONFIG: dirs.postfix },
+  });
   child.on("exit", (code, signal) => {
     if (!stopping) {
       console.error(`mail-lab: ${name} exited (${signal ?? code}); see ${dirs.log}`);
@@ -403,27 +414,31 @@ setInterval(() => {
 const dovecot = start("dovecot", "/usr/sbin/dovecot", ["-F", "-c", join(dirs.dovecotConf, "dovecot.conf")]);
 const postfix = start("postfix", "/usr/lib/postfix/sbin/master", ["-d", "-c", dirs.postfix]);
 
-try {
-  await Promise.all(Object.values(PORTS).map((p) => waitForPort(p, 15000)));
-} catch (error) {
-  console.error(`mail-lab: ${error.message}; see ${dirs.log}`);
-  stop(1);
-}
+const ready = await Promise.all(Object.values(PORTS).map((p) => waitForPort(p, 15000))).then(
+  () => true,
+  (error) => {
+    console.error(`mail-lab: ${error.message}; see ${dirs.log}`);
+    stop(1);
+    return false;
+  },
+);
+if (ready && !stopping) announce();
 
-const config = {
-  smtp: { host, port: PORTS.submission, security: "starttls" },
-  imap: { host, port: PORTS.imap, security: "starttls" },
-  // Other doors onto the same lab: implicit TLS for both, and a loopback-only plaintext submission port
-  // for runtimes that cannot be told to trust the lab's CA (see the README's "Mail lab" section).
-  smtp_tls: { host, port: PORTS.submissions, security: "tls" },
-  smtp_plain: { host, port: PORTS.plain, security: "plain" },
-  imap_tls: { host, port: PORTS.imaps, security: "tls" },
-  ca_file: tls.ca,
-  mailboxes,
-};
-writeFileSync(jsonPath, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+function announce() {
+  const config = {
+    smtp: { host, port: PORTS.submission, security: "starttls" },
+    imap: { host, port: PORTS.imap, security: "starttls" },
+    // Other doors onto the same lab: implicit TLS for both, and a loopback-only plaintext submission port
+    // for runtimes that cannot be told to trust the lab's CA (see the README's "Mail lab" section).
+    smtp_tls: { host, port: PORTS.submissions, security: "tls" },
+    smtp_plain: { host, port: PORTS.plain, security: "plain" },
+    imap_tls: { host, port: PORTS.imaps, security: "tls" },
+    ca_file: tls.ca,
+    mailboxes,
+  };
+  writeFileSync(jsonPath, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
 
-console.log(`
+  console.log(`
   Salvo mail lab is running (Postfix pid ${postfix.pid}, Dovecot pid ${dovecot.pid}). Ctrl-C stops it.
   SMTP submission  ${host}:${PORTS.submission} STARTTLS + AUTH   (implicit TLS ${PORTS.submissions}, plaintext ${PORTS.plain})
   IMAP             ${host}:${PORTS.imap} STARTTLS          (implicit TLS ${PORTS.imaps})
@@ -431,4 +446,5 @@ console.log(`
   Accounts         .mail-lab.json     Local CA  ${tls.ca}
   Logs             ${dirs.log}/postfix.log, ${dirs.log}/dovecot.log
   Check it         npm run mail-lab:check
-`);
+  `);
+}
