@@ -107,6 +107,7 @@ const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
     events: [{ event_id: "matrix-1", type: "OPEN", occurred_at: "2026-11-02T09:00:00.000Z", lead_email: "first@matrix.example" }],
   },
   "POST /api/v1/campaigns/{campaign_id}/webhooks": { name: "Matrix" },
+  "POST /api/v1/campaigns/{campaign_id}/schedule": { timezone: "Europe/Paris" },
   "POST /api/v1/campaigns/{campaign_id}/sequences": {
     sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }],
   },

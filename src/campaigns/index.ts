@@ -1,6 +1,7 @@
 import { createRouter } from "../platform/openapi";
 import { analyticsRoutes } from "../analytics/routes";
 import { campaignRoutes } from "./routes";
+import { sendingRoutes } from "./sending-routes";
 import { eventRoutes } from "../events/routes";
 import { leadRoutes } from "../leads/routes";
 
@@ -9,4 +10,5 @@ export const campaignDataRoutes = createRouter()
   .route("/", analyticsRoutes)
   .route("/", eventRoutes)
   .route("/", leadRoutes)
+  .route("/", sendingRoutes)
   .route("/", campaignRoutes);

@@ -11,6 +11,7 @@ import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, queryId } from "../platform/openapi";
 
 import { Campaign, CampaignParams, Ok, Tag } from "./schemas";
+import { presentSending, scheduleOf, settingsOf } from "./settings";
 
 const CreateCampaign = z
   .object({
@@ -106,6 +107,7 @@ function present(row: CampaignRow, campaignTagList: { id: number; name: string }
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
     tags: campaignTagList,
+    ...presentSending(scheduleOf(row.schedule), settingsOf(row.settings)),
   };
 }
 

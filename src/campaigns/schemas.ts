@@ -15,6 +15,30 @@ export const Campaign = z
     created_at: z.string(),
     updated_at: z.string(),
     tags: z.array(Tag),
+    track_settings: z.array(z.string()),
+    scheduler_cron_value: z
+      .object({ tz: z.string(), days: z.array(z.number().int()), startHour: z.string(), endHour: z.string() })
+      .nullable(),
+    min_time_btwn_emails: z.number().int().nullable(),
+    max_leads_per_day: z.number().int().nullable(),
+    schedule_start_time: z.string().nullable(),
+    stop_lead_settings: z.string(),
+    unsubscribe_text: z.string(),
+    send_as_plain_text: z.boolean(),
+    force_plain_text: z.boolean(),
+    follow_up_percentage: z.number().int(),
+    enable_ai_esp_matching: z.boolean(),
+    add_unsubscribe_tag: z.boolean(),
+    auto_pause_domain_leads_on_reply: z.boolean(),
+    bounce_autopause_threshold: z.number().int().nullable(),
+    out_of_office_detection_settings: z.object({
+      ignoreOOOasReply: z.boolean(),
+      autoReactivateOOO: z.boolean(),
+      reactivateOOOwithDelay: z.number().int(),
+      autoCategorizeOOO: z.boolean(),
+    }),
+    parent_campaign_id: z.number().int().nullable(),
+    team_member_id: z.number().int().nullable(),
   })
   .openapi("Campaign");
 

@@ -4,6 +4,8 @@ import { visibleCampaigns, CAMPAIGN_NOT_FOUND } from "../platform/access";
 import type { Principal } from "../platform/principal";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
+import type { Schedule } from "../engine/window";
+import type { CampaignSettings } from "./settings";
 import { inList, jsonList, rawBatch } from "../platform/sql";
 import { deliveryIds, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
 import { activeWebhooks } from "../webhooks/store";
@@ -106,4 +108,27 @@ export async function replaceCampaignTags(d1: D1Database, target: TagTarget, nam
         WHERE account_id = ${target.accountId} AND coalesce(client_id, 0) = ${target.clientId ?? 0}
           AND name IN (SELECT value FROM json_each(${namesJson}))`,
   ]);
+}
+
+export async function saveSchedule(db: Database, campaignId: number, schedule: Schedule): Promise<void> {
+  await db
+    .update(campaigns)
+    .set({ schedule: { ...schedule }, updatedAt: new Date() })
+    .where(eq(campaigns.id, campaignId));
+}
+
+export async function saveSettings(
+  db: Database,
+  campaignId: number,
+  change: { settings: CampaignSettings; name?: string; clientId?: number | null },
+): Promise<void> {
+  await db
+    .update(campaigns)
+    .set({
+      settings: { ...change.settings },
+      ...(change.name !== undefined && { name: change.name }),
+      ...(change.clientId !== undefined && { clientId: change.clientId }),
+      updatedAt: new Date(),
+    })
+    .where(eq(campaigns.id, campaignId));
 }

@@ -22,6 +22,23 @@ describe("campaigns", () => {
       created_at: created.body.created_at,
       updated_at: expect.stringMatching(ISO),
       tags: [],
+      track_settings: [],
+      scheduler_cron_value: null,
+      min_time_btwn_emails: null,
+      max_leads_per_day: null,
+      schedule_start_time: null,
+      stop_lead_settings: "REPLY_TO_AN_EMAIL",
+      unsubscribe_text: "",
+      send_as_plain_text: false,
+      force_plain_text: false,
+      follow_up_percentage: 100,
+      enable_ai_esp_matching: false,
+      add_unsubscribe_tag: false,
+      auto_pause_domain_leads_on_reply: false,
+      bounce_autopause_threshold: null,
+      out_of_office_detection_settings: { ignoreOOOasReply: false, autoReactivateOOO: false, reactivateOOOwithDelay: 7, autoCategorizeOOO: false },
+      parent_campaign_id: null,
+      team_member_id: null,
     });
   });
 

@@ -33,6 +33,10 @@ export const campaigns = sqliteTable(
     clientId: integer("client_id").references(() => clients.id, { onDelete: "set null" }),
     name: text("name").notNull(),
     status: text("status", { enum: CAMPAIGN_STATUSES }).notNull().default("DRAFTED"),
+    /** The sending window (src/engine/window.ts `Schedule`); null until one is set. */
+    schedule: text("schedule", { mode: "json" }).$type<Record<string, unknown>>(),
+    /** Sending settings (src/campaigns/settings.ts); null = every default. */
+    settings: text("settings", { mode: "json" }).$type<Record<string, unknown>>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -1,0 +1,3 @@
+ALTER TABLE `campaigns` ADD `schedule` text;
+--> statement-breakpoint
+ALTER TABLE `campaigns` ADD `settings` text;

@@ -1,0 +1,182 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { isTimeZone } from "../platform/zoned-time";
+import { findCampaign } from "../platform/access";
+import { database } from "../platform/db";
+import { ApiError } from "../platform/errors";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+import { normalizeDays, parseClock } from "../engine/window";
+import { CampaignParams } from "./schemas";
+import {
+  scheduleOf,
+  scheduleWithDefaults,
+  settingsOf,
+  STOP_LEAD_SETTINGS,
+  TRACK_SETTINGS,
+  trackSetting,
+  type CampaignSettings,
+} from "./settings";
+import { accountHasClient, saveSchedule, saveSettings } from "./store";
+
+const clock = z.string().refine((value) => parseClock(value) !== null, "must be HH:MM (24 h)");
+const timezone = z.string().refine(isTimeZone, "must be an IANA time zone name");
+const days = z.array(z.number().int().min(0).max(7)).min(1).max(7);
+
+const ScheduleFields = {
+  timezone: timezone.optional(),
+  tz: timezone.optional(),
+  days_of_the_week: days.optional(),
+  days: days.optional(),
+  start_hour: clock.optional(),
+  startHour: clock.optional(),
+  end_hour: clock.optional(),
+  endHour: clock.optional(),
+  min_time_btw_emails: z.number().int().min(1).max(1440).optional(),
+  max_new_leads_per_day: z.number().int().min(1).max(10_000).optional(),
+  schedule_start_time: z.iso.datetime({ offset: true }).nullish(),
+};
+
+const SetSchedule = z
+  .object({ ...ScheduleFields, schedule: z.object(ScheduleFields).optional() })
+  .openapi("SetCampaignSchedule");
+
+const ScheduleAnswer = z
+  .object({
+    ok: z.boolean(),
+    data: z.object({
+      timezone: z.string(),
+      days_of_the_week: z.array(z.number().int()),
+      start_hour: z.string(),
+      end_hour: z.string(),
+      min_time_btw_emails: z.number().int(),
+      max_new_leads_per_day: z.number().int(),
+      schedule_start_time: z.string().nullable(),
+    }),
+  })
+  .openapi("CampaignSchedule");
+
+const numberLike = z.union([z.number(), z.string().regex(/^\d+(\.\d+)?$/).transform(Number)]);
+
+const OutOfOffice = z.object({
+  ignoreOOOasReply: z.boolean().optional(),
+  autoReactivateOOO: z.boolean().optional(),
+  reactivateOOOwithDelay: z.number().int().min(0).max(90).optional(),
+  autoCategorizeOOO: z.boolean().optional(),
+});
+
+const SetSettings = z
+  .object({
+    name: z.string().trim().min(1).max(255).optional(),
+    track_settings: z
+      .array(z.enum([...TRACK_SETTINGS, "DONT_TRACK_EMAIL_OPEN", "DONT_TRACK_LINK_CLICK", "DONT_TRACK_REPLY_TO_AN_EMAIL"]))
+      .max(3)
+      .optional(),
+    stop_lead_settings: z.enum(STOP_LEAD_SETTINGS).optional(),
+    unsubscribe_text: z.string().max(500).optional(),
+    add_unsubscribe_tag: z.boolean().optional(),
+    send_as_plain_text: z.boolean().optional(),
+    force_plain_text: z.boolean().optional(),
+    follow_up_percentage: numberLike.pipe(z.number().int().min(0).max(100)).optional(),
+    client_id: z.number().int().positive().nullable().optional(),
+    out_of_office_detection_settings: OutOfOffice.optional(),
+    ...OutOfOffice.shape,
+    auto_pause_domain_leads_on_reply: z.boolean().optional(),
+    bounce_autopause_threshold: numberLike.pipe(z.number().int().min(1).max(100_000)).nullable().optional(),
+    enable_ai_esp_matching: z.unknown().optional(),
+    ai_esp_matching: z.unknown().optional(),
+    ignore_ss_mailbox_sending_limit: z.unknown().optional(),
+    domain_level_rate_limit: z.unknown().optional(),
+    ai_categorisation_options: z.unknown().optional(),
+  })
+  .openapi("SetCampaignSettings");
+
+const Ack = z.object({ ok: z.boolean(), success: z.boolean(), message: z.string() }).openapi("Ack");
+
+const tags = ["Campaigns"];
+const routes = {
+  schedule: createRoute({
+    method: "post",
+    path: "/api/v1/campaigns/{campaign_id}/schedule",
+    tags,
+    summary: "Set when a campaign sends: zone, days, hours, gap between emails, new leads per day, start time",
+    security: API_KEY_SECURITY,
+    request: { params: CampaignParams, body: jsonBody(SetSchedule) },
+    responses: { 200: json(ScheduleAnswer, "The schedule as stored"), ...errorResponses(401, 404, 422, 429) },
+  }),
+  settings: createRoute({
+    method: "post",
+    path: "/api/v1/campaigns/{campaign_id}/settings",
+    tags,
+    summary: "Change a campaign's sending settings (absent fields keep their value)",
+    security: API_KEY_SECURITY,
+    request: { params: CampaignParams, body: jsonBody(SetSettings) },
+    responses: { 200: json(Ack, "Settings stored"), ...errorResponses(400, 401, 404, 422, 429) },
+  }),
+};
+
+export const sendingRoutes = createRouter();
+
+sendingRoutes.openapi(routes.schedule, async (c) => {
+  const db = database(c.env.DB);
+  const campaign = await findCampaign(db, c.get("principal"), c.req.valid("param").campaign_id);
+  const body = c.req.valid("json");
+  const given = { ...body, ...body.schedule };
+  const next = scheduleWithDefaults(scheduleOf(campaign.schedule), {
+    timezone: given.timezone ?? given.tz,
+    days_of_the_week: (given.days_of_the_week ?? given.days) && normalizeDays((given.days_of_the_week ?? given.days)!),
+    start_hour: given.start_hour ?? given.startHour,
+    end_hour: given.end_hour ?? given.endHour,
+    min_time_btw_emails: given.min_time_btw_emails,
+    max_new_leads_per_day: given.max_new_leads_per_day,
+    schedule_start_time: given.schedule_start_time === undefined ? undefined : given.schedule_start_time,
+  });
+  if (!next) throw ApiError.validation([{ path: "timezone", message: "Required" }]);
+  if (parseClock(next.end_hour)! <= parseClock(next.start_hour)!) {
+    throw ApiError.validation([{ path: "end_hour", message: "end_hour must be after start_hour" }]);
+  }
+  await saveSchedule(db, campaign.id, next);
+  return c.json({ ok: true, data: { ...next, days_of_the_week: [...next.days_of_the_week], schedule_start_time: next.schedule_start_time === null ? null : String(next.schedule_start_time) } }, 200);
+});
+
+sendingRoutes.openapi(routes.settings, async (c) => {
+  const principal = c.get("principal");
+  const db = database(c.env.DB);
+  const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
+  const body = c.req.valid("json");
+  let clientId: number | null | undefined;
+  if (body.client_id !== undefined) {
+    const allowed =
+      body.client_id === null
+        ? principal.clientId === null
+        : principal.clientId !== null
+          ? body.client_id === principal.clientId
+          : await accountHasClient(db, principal.accountId, body.client_id);
+    if (!allowed) throw ApiError.badRequest("Client not found");
+    clientId = body.client_id;
+  }
+  const current = settingsOf(campaign.settings);
+  const ooo = { ...body.out_of_office_detection_settings };
+  for (const key of ["ignoreOOOasReply", "autoReactivateOOO", "reactivateOOOwithDelay", "autoCategorizeOOO"] as const) {
+    if (body[key] !== undefined) Object.assign(ooo, { [key]: body[key] });
+  }
+  const stored = Object.fromEntries(
+    (["enable_ai_esp_matching", "ignore_ss_mailbox_sending_limit", "domain_level_rate_limit", "ai_categorisation_options"] as const)
+      .filter((key) => body[key] !== undefined)
+      .map((key) => [key, body[key]]),
+  );
+  if (body.ai_esp_matching !== undefined && body.enable_ai_esp_matching === undefined) stored.enable_ai_esp_matching = body.ai_esp_matching;
+  const next: CampaignSettings = {
+    trackSettings: body.track_settings ? [...new Set(body.track_settings.map(trackSetting))] : current.trackSettings,
+    stopLeadSettings: body.stop_lead_settings ?? current.stopLeadSettings,
+    unsubscribeText: body.unsubscribe_text ?? current.unsubscribeText,
+    addUnsubscribeTag: body.add_unsubscribe_tag ?? current.addUnsubscribeTag,
+    sendAsPlainText: body.send_as_plain_text ?? current.sendAsPlainText,
+    forcePlainText: body.force_plain_text ?? current.forcePlainText,
+    followUpPercentage: body.follow_up_percentage ?? current.followUpPercentage,
+    outOfOffice: { ...current.outOfOffice, ...ooo },
+    autoPauseDomainLeadsOnReply: body.auto_pause_domain_leads_on_reply ?? current.autoPauseDomainLeadsOnReply,
+    bounceAutopauseThreshold: body.bounce_autopause_threshold === undefined ? current.bounceAutopauseThreshold : body.bounce_autopause_threshold,
+    stored: { ...current.stored, ...stored },
+  };
+  await saveSettings(db, campaign.id, { settings: next, name: body.name, clientId });
+  return c.json({ ok: true, success: true, message: "Campaign settings updated successfully" }, 200);
+});

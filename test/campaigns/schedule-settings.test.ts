@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import { createCampaign } from "./fixtures";
+import { callJson, createClient, provisionAccount } from "../helpers";
+
+async function setup() {
+  const account = await provisionAccount();
+  return { k: account.apiKey, campaign: await createCampaign(account.apiKey) };
+}
+
+const post = (k: string, campaign: number, what: "schedule" | "settings", body: unknown) =>
+  callJson<Record<string, unknown>>(`/api/v1/campaigns/${campaign}/${what}`, { method: "POST", apiKey: k, body });
+const read = (k: string, campaign: number) => callJson<Record<string, unknown>>(`/api/v1/campaigns/${campaign}`, { apiKey: k });
+
+describe("campaign schedule", () => {
+  it("takes the flat form, fills a first schedule's defaults, and shows it on the campaign", async () => {
+    const { k, campaign } = await setup();
+    const { status, body } = await post(k, campaign, "schedule", { timezone: "America/New_York", days_of_the_week: [5, 1, 7, 1], start_hour: "08:30" });
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      ok: true,
+      data: {
+        timezone: "America/New_York",
+        days_of_the_week: [0, 1, 5],
+        start_hour: "08:30",
+        end_hour: "17:00",
+        min_time_btw_emails: 10,
+        max_new_leads_per_day: 100,
+        schedule_start_time: null,
+      },
+    });
+    expect((await read(k, campaign)).body).toMatchObject({
+      scheduler_cron_value: { tz: "America/New_York", days: [0, 1, 5], startHour: "08:30", endHour: "17:00" },
+      min_time_btwn_emails: 10,
+      max_leads_per_day: 100,
+    });
+  });
+
+  it("takes the nested form and aliases, and keeps absent fields", async () => {
+    const { k, campaign } = await setup();
+    await post(k, campaign, "schedule", { tz: "Europe/Paris", days: [1, 2], startHour: "09:00", endHour: "12:00", max_new_leads_per_day: 20 });
+    const { body } = await post(k, campaign, "schedule", { schedule: { end_hour: "18:00", min_time_btw_emails: 3 }, schedule_start_time: "2026-12-01T08:00:00Z" });
+    expect(body).toEqual({
+      ok: true,
+      data: {
+        timezone: "Europe/Paris",
+        days_of_the_week: [1, 2],
+        start_hour: "09:00",
+        end_hour: "18:00",
+        min_time_btw_emails: 3,
+        max_new_leads_per_day: 20,
+        schedule_start_time: "2026-12-01T08:00:00Z",
+      },
+    });
+  });
+
+  it("refuses a first schedule without a zone, offsets as zones, bad hours and out-of-range values with 422", async () => {
+    const { k, campaign } = await setup();
+    const cases: [Record<string, unknown>, string][] = [
+      [{ days_of_the_week: [1] }, "timezone"],
+      [{ timezone: "+05:00" }, "timezone"],
+      [{ timezone: "UTC", start_hour: "9:00" }, "start_hour"],
+      [{ timezone: "UTC", start_hour: "10:00", end_hour: "09:00" }, "end_hour"],
+      [{ timezone: "UTC", days_of_the_week: [8] }, "days_of_the_week.0"],
+      [{ timezone: "UTC", min_time_btw_emails: 0 }, "min_time_btw_emails"],
+      [{ timezone: "UTC", max_new_leads_per_day: 10_001 }, "max_new_leads_per_day"],
+    ];
+    for (const [body, path] of cases) {
+      const answer = await post(k, campaign, "schedule", body);
+      expect(answer.status, JSON.stringify(body)).toBe(422);
+      expect((answer.body.details as { path: string }[]).map((d) => d.path), JSON.stringify(body)).toContain(path);
+    }
+    expect((await read(k, campaign)).body.scheduler_cron_value).toBeNull();
+  });
+});
+
+describe("campaign settings", () => {
+  it("stores what it is given, maps write names to read names, and keeps the rest", async () => {
+    const { k, campaign } = await setup();
+    const first = await post(k, campaign, "settings", {
+      name: "Renamed",
+      track_settings: ["DONT_TRACK_EMAIL_OPEN", "DONT_LINK_CLICK"],
+      stop_lead_settings: "CLICK_ON_A_LINK",
+      unsubscribe_text: "Stop these emails",
+      follow_up_percentage: "60",
+      out_of_office_detection_settings: { ignoreOOOasReply: true },
+      autoReactivateOOO: true,
+      bounce_autopause_threshold: "5",
+      ai_esp_matching: true,
+    });
+    expect(first.body).toEqual({ ok: true, success: true, message: "Campaign settings updated successfully" });
+    await post(k, campaign, "settings", { send_as_plain_text: true });
+    expect((await read(k, campaign)).body).toMatchObject({
+      name: "Renamed",
+      track_settings: ["DONT_EMAIL_OPEN", "DONT_LINK_CLICK"],
+      stop_lead_settings: "CLICK_ON_A_LINK",
+      unsubscribe_text: "Stop these emails",
+      follow_up_percentage: 60,
+      send_as_plain_text: true,
+      bounce_autopause_threshold: 5,
+      enable_ai_esp_matching: true,
+      out_of_office_detection_settings: { ignoreOOOasReply: true, autoReactivateOOO: true, reactivateOOOwithDelay: 7, autoCategorizeOOO: false },
+    });
+  });
+
+  it("refuses bad values with 422 and a foreign client with 400", async () => {
+    const { k, campaign } = await setup();
+    expect((await post(k, campaign, "settings", { follow_up_percentage: 101 })).status).toBe(422);
+    expect((await post(k, campaign, "settings", { stop_lead_settings: "NEVER" })).status).toBe(422);
+    expect((await post(k, campaign, "settings", { track_settings: ["DONT_TRACK_EVERYTHING"] })).status).toBe(422);
+    const stranger = await provisionAccount();
+    const theirs = await createClient(stranger.apiKey);
+    expect(await post(k, campaign, "settings", { client_id: theirs })).toMatchObject({ status: 400, body: { error: "Client not found" } });
+    const mine = await createClient(k);
+    expect((await post(k, campaign, "settings", { client_id: mine })).status).toBe(200);
+    expect((await read(k, campaign)).body.client_id).toBe(mine);
+  });
+});
