@@ -19,6 +19,7 @@ import { rateLimitRoutes } from "./keys/rate-limit-routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { deliverabilityRoutes } from "./deliverability/index";
 import { savedSearchRoutes } from "./prospect/routes";
+import { mailboxRoutes } from "./mailboxes/routes";
 import { SecretsKeyError } from "./platform/crypto";
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -71,6 +72,7 @@ export function createApp() {
   app.route("/", webhookRoutes);
   app.route("/", deliverabilityRoutes);
   app.route("/", savedSearchRoutes);
+  app.route("/", mailboxRoutes);
 
   // Three ways to present one key; the headers are recommended, as URLs end up in logs.
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyHeader", {

@@ -3,3 +3,4 @@ export * from "./campaigns";
 export * from "./inbox";
 export * from "./webhooks";
 export * from "./deliverability";
+export * from "./mailboxes";
