@@ -181,26 +181,20 @@ const CampaignParams = z.object({ campaign_id: pathId("campaign_id") });
 
 const MailboxIdList = (max: number) => z.array(BodyId).min(1).max(max);
 
+/** Mailboxes by id or by address (BC), one of the two: checked in the handler, after the tags it names. */
 const TagMapping = z
   .object({
     email_account_ids: MailboxIdList(25).optional(),
     emails: z.array(z.email().max(320)).min(1).max(25).optional().openapi({ description: "Mailboxes by address, instead of email_account_ids" }),
     tag_ids: z.array(BodyId).min(1).max(100),
   })
-  .refine((body) => (body.email_account_ids === undefined) !== (body.emails === undefined), {
-    message: "Give either email_account_ids or emails",
-    path: ["email_account_ids"],
-  })
   .openapi("TagMapping");
 
+/** `email_account_ids`, or DL's single `email_account_id`: one is required (checked once the campaign is found). */
 const CampaignMailboxes = z
   .object({
     email_account_ids: MailboxIdList(100).optional(),
     email_account_id: BodyId.optional().openapi({ description: "One mailbox, instead of email_account_ids" }),
-  })
-  .refine((body) => body.email_account_ids !== undefined || body.email_account_id !== undefined, {
-    message: "email_account_ids is required",
-    path: ["email_account_ids"],
   })
   .openapi("CampaignEmailAccounts");
 
@@ -608,6 +602,9 @@ async function createMailbox(c: Context<AppEnv>, db: Database, principal: Princi
 
 /** Mailbox ids named by id or by address; any the caller cannot see is a 400 naming it. */
 async function namedMailboxes(db: Database, principal: Principal, ids: number[] | undefined, emails: string[] | undefined): Promise<number[]> {
+  if ((ids === undefined) === (emails === undefined)) {
+    throw ApiError.validation([{ path: "email_account_ids", message: "Give either email_account_ids or emails" }]);
+  }
   if (emails !== undefined) {
     const wanted = distinct(emails.map((email) => email.toLowerCase()));
     const found = await mailboxesOfAddresses(db, principal, wanted);
@@ -688,8 +685,8 @@ mailboxRoutes.openapi(routes.assignTags, async (c) => {
   const db = database(c.env.DB);
   const principal = c.get("principal");
   const body = c.req.valid("json");
-  const mailboxIds = await namedMailboxes(db, principal, body.email_account_ids, body.emails);
   const tagIds = await namedTags(db, principal, body.tag_ids);
+  const mailboxIds = await namedMailboxes(db, principal, body.email_account_ids, body.emails);
   await assignTags(db, mailboxIds, tagIds);
   return c.json(ack("Tags assigned successfully"), 200);
 });
@@ -698,8 +695,8 @@ mailboxRoutes.openapi(routes.removeTags, async (c) => {
   const db = database(c.env.DB);
   const principal = c.get("principal");
   const body = c.req.valid("json");
-  const mailboxIds = await namedMailboxes(db, principal, body.email_account_ids, body.emails);
   const tagIds = await namedTags(db, principal, body.tag_ids);
+  const mailboxIds = await namedMailboxes(db, principal, body.email_account_ids, body.emails);
   await removeTags(db, mailboxIds, tagIds);
   return c.json(ack("Tags removed successfully"), 200);
 });
@@ -811,7 +808,11 @@ mailboxRoutes.openapi(routes.campaignList, async (c) => {
   return c.json(await presentRows(db, principal, rows, c.req.valid("query").include_tags === true), 200);
 });
 
-const idsOf = (body: z.infer<typeof CampaignMailboxes>) => body.email_account_ids ?? [body.email_account_id!];
+function idsOf(body: z.infer<typeof CampaignMailboxes>): number[] {
+  if (body.email_account_ids !== undefined) return body.email_account_ids;
+  if (body.email_account_id !== undefined) return [body.email_account_id];
+  throw ApiError.validation([{ path: "email_account_ids", message: "email_account_ids (or email_account_id) is required" }]);
+}
 
 mailboxRoutes.openapi(routes.campaignAttach, async (c) => {
   const db = database(c.env.DB);
