@@ -85,10 +85,12 @@ describe("mailbox tags", () => {
     const tagA = (await post<{ data: Tag }>(keyA.api_key, "/api/v1/tags", { name: "Mine" })).body.data;
     const mailboxA = await createMailbox(keyA.api_key, { from_email: "scoped@a.example.com" });
     const mailboxB = await createMailbox(keyB.api_key);
+    const tagB = (await post<{ data: Tag }>(keyB.api_key, "/api/v1/tags", { name: "Mine" })).body.data;
+    expect(tagB.id).not.toBe(tagA.id);
 
-    expect((await callJson<{ data: Tag[] }>("/api/v1/email-accounts/tags", { apiKey: keyB.api_key })).body.data).toEqual([]);
+    expect((await callJson<{ data: Tag[] }>("/api/v1/email-accounts/tags", { apiKey: keyB.api_key })).body.data).toEqual([tagB]);
     expect(await post(keyB.api_key, "/api/v1/email-accounts/tag-mapping", { email_account_ids: [mailboxB.id], tag_ids: [tagA.id] })).toMatchObject({ status: 400, body: { error: `Tag not found: ${tagA.id}` } });
-    expect(await post(keyB.api_key, "/api/v1/email-accounts/tag-mapping", { emails: ["scoped@a.example.com"], tag_ids: [tagA.id] })).toMatchObject({
+    expect(await post(keyB.api_key, "/api/v1/email-accounts/tag-mapping", { emails: ["scoped@a.example.com"], tag_ids: [tagB.id] })).toMatchObject({
       status: 400,
       body: { error: "Email account not found: scoped@a.example.com" },
     });
