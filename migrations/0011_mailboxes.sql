@@ -16,6 +16,7 @@ CREATE TABLE `email_accounts` (
 	`imap_host` text NOT NULL,
 	`imap_port` integer NOT NULL,
 	`imap_port_type` text NOT NULL,
+	`oauth_token_ciphertext` text,
 	`max_email_per_day` integer DEFAULT 100 NOT NULL,
 	`time_to_wait_in_mins` integer DEFAULT 0 NOT NULL,
 	`signature` text,

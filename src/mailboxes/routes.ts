@@ -17,6 +17,8 @@ import {
   distinct,
   mailHost,
   newSecret,
+  OAUTH_NOT_CONFIGURED,
+  OAUTH_SERVERS,
   presentMailbox,
   presentTag,
   trackingDomain,
@@ -40,6 +42,7 @@ import {
   mailboxOfAddress,
   mailboxUsage,
   reconnectTargets,
+  recordConnectionOutcome,
   removeTags,
   tagNamed,
   tagsOfMailboxes,
@@ -109,6 +112,36 @@ const SaveMailbox = MailboxFields.extend({
   id: BodyId.nullable().optional().openapi({ description: "Update this mailbox; absent or null creates" }),
 }).openapi("SaveEmailAccount");
 const UpdateMailbox = MailboxFields.openapi("UpdateEmailAccount");
+
+const OAuthToken = z
+  .object({
+    access_token: z.string().max(4096).optional(),
+    refresh_token: z.string().max(4096).optional(),
+    expiry_date: z.number().int().nonnegative().openapi({ description: "Epoch milliseconds" }),
+    scope: z.string().max(2048),
+    token_type: z.string().max(100).optional(),
+    id_token: z.string().max(8192).optional(),
+  })
+  .openapi({ description: "Write-only OAuth material" });
+
+const SaveOAuthMailbox = z
+  .object({
+    id: BodyId.nullable().optional(),
+    from_name: z.string().trim().min(1).max(255),
+    from_email: z.email().max(320),
+    username: z.string().trim().min(1).max(320),
+    type: z.enum(["GMAIL", "OUTLOOK"]),
+    token: OAuthToken,
+    warmup_enabled: z.boolean().optional(),
+    use_whitelabel_credentials: z.boolean().optional().openapi({ description: "Ignored" }),
+    max_email_per_day: z.number().int().min(1).max(10000).optional(),
+    time_to_wait_in_mins: z.number().int().min(0).max(1440).optional(),
+    custom_tracking_url: z.string().max(300).nullable().optional(),
+    bcc: OptionalEmail,
+    signature: z.string().max(10_000).nullable().optional(),
+    client_id: BodyId.nullable().optional(),
+  })
+  .openapi("SaveOAuthEmailAccount");
 
 const Tag = z.object({ id: z.number().int(), name: z.string(), color: z.string() }).openapi("Tag");
 
@@ -225,6 +258,20 @@ const routes = {
       "Required on create: from_name, from_email, password, smtp_host, smtp_port, imap_host, imap_port. Credentials are write-only. The connection check is not run yet: is_smtp_success/is_imap_success stay null.",
     security,
     request: { body: jsonBody(SaveMailbox) },
+    responses: {
+      200: json(Ack.extend({ id: z.number().int(), data: EmailAccount }), "The saved mailbox"),
+      ...errorResponses(400, 401, 404, 422, 429, 503),
+    },
+  }),
+  saveOAuth: createRoute({
+    method: "post",
+    path: "/api/v1/email-accounts/save-oauth",
+    tags: tag,
+    summary: "Create or update a Gmail/Outlook mailbox from OAuth material",
+    description:
+      "The token is stored encrypted and never answered. Salvo holds no provider OAuth client yet, so the mailbox is kept with is_smtp_success false and smtp_failure_error \"OAuth client not configured\".",
+    security,
+    request: { body: jsonBody(SaveOAuthMailbox) },
     responses: {
       200: json(Ack.extend({ id: z.number().int(), data: EmailAccount }), "The saved mailbox"),
       ...errorResponses(400, 401, 404, 422, 429, 503),
@@ -527,7 +574,7 @@ const CONNECTION_FIELDS = ["username", "smtpHost", "smtpPort", "smtpPortType", "
 
 /** Whether a change alters what the connection check tests (so its last outcome no longer holds). */
 function touchesConnection(existing: MailboxRow, changes: MailboxChanges, secrets: MailboxSecrets): boolean {
-  if (secrets.password !== undefined || secrets.imapPassword !== undefined) return true;
+  if (hasSecrets(secrets)) return true;
   return CONNECTION_FIELDS.some((field) => changes[field] !== undefined && changes[field] !== existing[field]);
 }
 
@@ -535,8 +582,10 @@ const UNCHECKED = { isSmtpSuccess: null, isImapSuccess: null, smtpFailureError: 
 
 // Storing and presenting.
 
+const hasSecrets = (secrets: MailboxSecrets) => secrets.password !== undefined || secrets.imapPassword !== undefined || secrets.oauthToken !== undefined;
+
 async function keyringFor(c: Context<AppEnv>, secrets: MailboxSecrets) {
-  return secrets.password === undefined && secrets.imapPassword === undefined ? null : loadKeyring(config(c.env).secretsKey);
+  return hasSecrets(secrets) ? loadKeyring(config(c.env).secretsKey) : null;
 }
 
 /** Starts the connection check after the answer (the save does not wait on the servers). */
@@ -555,7 +604,7 @@ async function presentRows(db: Database, principal: Principal, rows: MailboxRow[
 }
 
 /** Applies a validated write to an existing mailbox. */
-async function applyUpdate(c: Context<AppEnv>, db: Database, principal: Principal, existing: MailboxRow, body: Written): Promise<MailboxRow> {
+async function applyUpdate(c: Context<AppEnv>, db: Database, principal: Principal, existing: MailboxRow, body: Written, oauthToken?: string): Promise<MailboxRow> {
   const hosts = checkedHosts(body, config(c.env).allowLocalMailHosts);
   const changes = changesOf(body, hosts);
   if (body.client_id !== undefined) changes.clientId = await owningClient(db, principal, body.client_id);
@@ -565,7 +614,7 @@ async function applyUpdate(c: Context<AppEnv>, db: Database, principal: Principa
   }
   if (body.smtp_port !== undefined && body.smtp_port_type === undefined && body.smtp_port !== existing.smtpPort) changes.smtpPortType = defaultPortType(body.smtp_port);
   if (body.imap_port !== undefined && body.imap_port_type === undefined && body.imap_port !== existing.imapPort) changes.imapPortType = defaultPortType(body.imap_port);
-  const secrets: MailboxSecrets = { password: newSecret(body.password), imapPassword: newSecret(body.imap_password) };
+  const secrets: MailboxSecrets = { password: newSecret(body.password), imapPassword: newSecret(body.imap_password), oauthToken };
   const keyring = await keyringFor(c, secrets);
   const recheck = touchesConnection(existing, changes, secrets);
   const row = await updateMailbox(db, keyring, existing.id, { ...changes, ...(recheck ? UNCHECKED : {}), updatedAt: new Date() }, secrets);
@@ -573,8 +622,9 @@ async function applyUpdate(c: Context<AppEnv>, db: Database, principal: Principa
   return row;
 }
 
-async function createMailbox(c: Context<AppEnv>, db: Database, principal: Principal, body: Written): Promise<MailboxRow> {
-  const missing = REQUIRED_ON_CREATE.filter((field) => body[field] === undefined || (field === "password" && newSecret(body.password) === undefined));
+async function createMailbox(c: Context<AppEnv>, db: Database, principal: Principal, body: Written, oauthToken?: string): Promise<MailboxRow> {
+  const required = oauthToken === undefined ? REQUIRED_ON_CREATE : REQUIRED_ON_CREATE.filter((field) => field !== "password");
+  const missing = required.filter((field) => body[field] === undefined || (field === "password" && newSecret(body.password) === undefined));
   if (missing.length) throw ApiError.validation(missing.map((field) => ({ path: field, message: `${field} is required to create an email account` })));
   const hosts = checkedHosts(body, config(c.env).allowLocalMailHosts);
   const clientId = await owningClient(db, principal, body.client_id);
@@ -593,7 +643,7 @@ async function createMailbox(c: Context<AppEnv>, db: Database, principal: Princi
     imapPort: body.imap_port!,
     imapPortType: body.imap_port_type ?? defaultPortType(body.imap_port!),
   };
-  const secrets: MailboxSecrets = { password: newSecret(body.password), imapPassword: newSecret(body.imap_password) };
+  const secrets: MailboxSecrets = { password: newSecret(body.password), imapPassword: newSecret(body.imap_password), oauthToken };
   const keyring = await loadKeyring(config(c.env).secretsKey);
   const row = await insertMailbox(db, keyring, values, secrets);
   checkInBackground(c, db, row, secrets);
@@ -632,25 +682,55 @@ const tagScope = (principal: Principal) => principal.clientId;
 
 export const mailboxRoutes = createRouter();
 
+/** The mailbox a save without `id` means: the caller's own with that address, none, or a 400 when another client holds it. */
+async function mailboxToSave(db: Database, principal: Principal, id: number | null | undefined, fromEmail: string | undefined): Promise<MailboxRow | null> {
+  if (id != null) return findMailbox(db, principal, id);
+  if (fromEmail === undefined) return null;
+  const holder = await mailboxOfAddress(db, principal.accountId, fromEmail.toLowerCase());
+  if (!holder) return null;
+  if (principal.clientId !== null && holder.clientId !== principal.clientId) throw ApiError.badRequest("Email account already exists");
+  return findMailbox(db, principal, holder.id);
+}
+
+async function answerSaved(db: Database, principal: Principal, row: MailboxRow, updated: boolean) {
+  const [data] = await presentRows(db, principal, [row]);
+  const message = updated ? "Email account updated successfully" : "Email account added successfully";
+  return { ...ack(message), id: row.id, data: data! };
+}
+
 mailboxRoutes.openapi(routes.save, async (c) => {
   const db = database(c.env.DB);
   const principal = c.get("principal");
   const { id, ...fields } = c.req.valid("json");
   const body = canonical(fields);
-  let existing: MailboxRow | null = null;
-  if (id != null) existing = await findMailbox(db, principal, id);
-  else if (body.from_email !== undefined) {
-    const holder = await mailboxOfAddress(db, principal.accountId, body.from_email.toLowerCase());
-    if (holder) {
-      const visible = principal.clientId === null || holder.clientId === principal.clientId;
-      if (!visible) throw ApiError.badRequest("Email account already exists");
-      existing = await findMailbox(db, principal, holder.id);
-    }
-  }
+  const existing = await mailboxToSave(db, principal, id, body.from_email);
   const row = existing ? await applyUpdate(c, db, principal, existing, body) : await createMailbox(c, db, principal, body);
-  const [data] = await presentRows(db, principal, [row]);
-  const message = existing ? "Email account updated successfully" : "Email account added successfully";
-  return c.json({ ...ack(message), id: row.id, data: data! }, 200);
+  return c.json(await answerSaved(db, principal, row, existing !== null), 200);
+});
+
+mailboxRoutes.openapi(routes.saveOAuth, async (c) => {
+  const db = database(c.env.DB);
+  const principal = c.get("principal");
+  // use_whitelabel_credentials rides along in `fields` and is ignored (no column reads it).
+  const { id, token, username, type, ...fields } = c.req.valid("json");
+  const servers = OAUTH_SERVERS[type];
+  const body = canonical({
+    ...fields,
+    type,
+    user_name: username,
+    smtp_host: servers.smtp.host,
+    smtp_port: servers.smtp.port,
+    smtp_port_type: servers.smtp.portType,
+    imap_host: servers.imap.host,
+    imap_port: servers.imap.port,
+    imap_port_type: servers.imap.portType,
+  });
+  const existing = await mailboxToSave(db, principal, id, body.from_email);
+  const oauthToken = JSON.stringify(token);
+  const saved = existing ? await applyUpdate(c, db, principal, existing, body, oauthToken) : await createMailbox(c, db, principal, body, oauthToken);
+  await recordConnectionOutcome(db, saved.id, OAUTH_NOT_CONFIGURED, Date.now());
+  const row = await findMailbox(db, principal, saved.id);
+  return c.json(await answerSaved(db, principal, row, existing !== null), 200);
 });
 
 mailboxRoutes.openapi(routes.createTag, async (c) => {

@@ -101,6 +101,18 @@ export function trackingDomain(value: string): HostCheck {
   return ipv4Octets(checked.host) || checked.host.includes(":") ? { problem: "must be a host name" } : checked;
 }
 
+/** The servers of the OAuth providers (save-oauth sets them). */
+export const OAUTH_SERVERS = {
+  GMAIL: { smtp: { host: "smtp.gmail.com", port: 465, portType: "SSL" }, imap: { host: "imap.gmail.com", port: 993, portType: "SSL" } },
+  OUTLOOK: { smtp: { host: "smtp.office365.com", port: 587, portType: "STARTTLS" }, imap: { host: "outlook.office365.com", port: 993, portType: "SSL" } },
+} as const satisfies Record<string, Record<"smtp" | "imap", { host: string; port: number; portType: PortType }>>;
+
+/** What an OAuth mailbox reads as until Salvo holds the provider's OAuth client (Worker secrets). */
+export const OAUTH_NOT_CONFIGURED: ConnectionOutcome = {
+  smtp: { ok: false, error: "OAuth client not configured" },
+  imap: { ok: null, error: null },
+};
+
 export interface MailboxRow {
   id: number;
   accountId: number;
@@ -118,6 +130,7 @@ export interface MailboxRow {
   imapHost: string;
   imapPort: number;
   imapPortType: PortType;
+  oauthTokenCiphertext: string | null;
   maxEmailPerDay: number;
   timeToWaitInMins: number;
   signature: string | null;

@@ -10,17 +10,20 @@ import type { ConnectionOutcome, MailboxRow, MailboxUsage, TagRow } from "./rule
 
 export const MAILBOX_NOT_FOUND = "Email account not found";
 
-export type NewMailbox = Omit<typeof emailAccounts.$inferInsert, "id" | "passwordCiphertext" | "imapPasswordCiphertext">;
+export type NewMailbox = Omit<typeof emailAccounts.$inferInsert, "id" | "passwordCiphertext" | "imapPasswordCiphertext" | "oauthTokenCiphertext">;
 export type MailboxChanges = Partial<Omit<NewMailbox, "accountId">>;
 
 /** Secrets to store: a value replaces the stored one; undefined keeps it. */
 export interface MailboxSecrets {
   password?: string;
   imapPassword?: string;
+  /** OAuth material as JSON. */
+  oauthToken?: string;
 }
 
 const smtpContext = (id: number) => `mailbox-smtp-password:${id}`;
 const imapContext = (id: number) => `mailbox-imap-password:${id}`;
+const oauthContext = (id: number) => `mailbox-oauth-token:${id}`;
 
 const within = (values: readonly unknown[]) => sql`${emailAccounts.id} ${inList(values)}`;
 
@@ -68,6 +71,7 @@ async function sealSecrets(keyring: Keyring, id: number, secrets: MailboxSecrets
   return {
     ...(secrets.password === undefined ? {} : { passwordCiphertext: await encryptSecret(keyring, secrets.password, smtpContext(id)) }),
     ...(secrets.imapPassword === undefined ? {} : { imapPasswordCiphertext: await encryptSecret(keyring, secrets.imapPassword, imapContext(id)) }),
+    ...(secrets.oauthToken === undefined ? {} : { oauthTokenCiphertext: await encryptSecret(keyring, secrets.oauthToken, oauthContext(id)) }),
   };
 }
 

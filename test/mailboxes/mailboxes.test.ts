@@ -334,3 +334,64 @@ describe("mailbox tenancy", () => {
     expect((await callJson<EmailAccount[]>("/api/v1/email-accounts", { apiKey: keyA.api_key })).body.map((m) => m.id)).toEqual([ofA.id, forced.id]);
   });
 });
+
+describe("OAuth mailboxes (save-oauth)", () => {
+  const token = { access_token: "ya29.access-7c1e", refresh_token: "1//refresh-93ab", expiry_date: 1_900_000_000_000, scope: "https://mail.google.com/", token_type: "Bearer" };
+
+  it("stores the token encrypted, never answers it, sets the provider's servers and reads as not connected", async () => {
+    const account = await provisionAccount();
+    const { status, body } = await callJson<{ id: number; message: string; data: EmailAccount }>("/api/v1/email-accounts/save-oauth/", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { from_name: "Gail", from_email: "gail@gmail.example.com", username: "gail@gmail.example.com", type: "GMAIL", token, use_whitelabel_credentials: true },
+    });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ message: "Email account added successfully", id: body.data.id });
+    expect(body.data).toMatchObject({
+      type: "GMAIL",
+      smtp_host: "smtp.gmail.com",
+      smtp_port: 465,
+      imap_host: "imap.gmail.com",
+      password: null,
+      is_smtp_success: false,
+      smtp_failure_error: "OAuth client not configured",
+      is_imap_success: null,
+    });
+    const row = await storedMailbox(body.id);
+    expect(row.oauth_token_ciphertext).toMatch(/^v1\.test\.[^.]+\.[^.]+$/);
+    expect(JSON.stringify(row)).not.toMatch(/access-7c1e|refresh-93ab/);
+    const read = await readMailbox(account.apiKey, body.id, "?fetch_tags=true&fetch_campaigns=true");
+    expect(JSON.stringify(read.body)).not.toMatch(/access-7c1e|refresh-93ab|token/);
+
+    const again = await callJson<{ message: string; id: number; data: EmailAccount }>("/api/v1/email-accounts/save-oauth", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { from_name: "Gail O", from_email: "gail@gmail.example.com", username: "gail@gmail.example.com", type: "OUTLOOK", token },
+    });
+    expect(again.body).toMatchObject({ message: "Email account updated successfully", id: body.id, data: { type: "OUTLOOK", smtp_host: "smtp.office365.com", smtp_port_type: "STARTTLS" } });
+    const failed = await callJson("/api/v1/email-accounts/reconnect-failed-email-accounts", { method: "POST", apiKey: account.apiKey, body: {} });
+    expect(failed.body).toMatchObject({ data: { queued: 1 } });
+  });
+
+  it("answers 503 without SECRETS_KEY", async () => {
+    const account = await provisionAccount();
+    const created = await callWithEnv({ SECRETS_KEY: undefined }, "/api/v1/email-accounts/save-oauth", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { from_name: "Gail", from_email: "gail@gmail.example.com", username: "gail", type: "GMAIL", token },
+    });
+    expect(created).toEqual({ status: 503, body: { error: "Credential storage is not configured" } });
+  });
+});
+
+describe("paths", () => {
+  it("answer with or without a trailing slash", async () => {
+    const account = await provisionAccount();
+    const saved = await callJson<{ id: number }>("/api/v1/email-accounts/save/", { method: "POST", apiKey: account.apiKey, body: mailboxBody() });
+    expect(saved.status).toBe(200);
+    expect((await readMailbox(account.apiKey, saved.body.id, "/")).status).toBe(200);
+    expect((await callJson(`/api/v1/email-accounts/${saved.body.id}/`, { method: "POST", apiKey: account.apiKey, body: { from_name: "B" } })).status).toBe(200);
+    expect((await callJson(`/api/v1/email-accounts/${saved.body.id}/warmup-stats/`, { apiKey: account.apiKey })).status).toBe(200);
+    expect((await callJson("/api/v1/email-accounts/abc", { apiKey: account.apiKey })).status).toBe(422);
+  });
+});

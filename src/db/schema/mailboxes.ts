@@ -34,6 +34,8 @@ export const emailAccounts = sqliteTable(
     imapHost: text("imap_host").notNull(),
     imapPort: integer("imap_port").notNull(),
     imapPortType: text("imap_port_type", { enum: PORT_TYPES }).notNull(),
+    /** Gmail/Outlook OAuth material (JSON), encrypted like the passwords; never answered. */
+    oauthTokenCiphertext: text("oauth_token_ciphertext"),
     maxEmailPerDay: integer("max_email_per_day").notNull().default(100),
     timeToWaitInMins: integer("time_to_wait_in_mins").notNull().default(0),
     signature: text("signature"),
