@@ -6,6 +6,7 @@ import { MAILBOX_TYPES, PORT_TYPES } from "../db/schema";
 import type { AppEnv } from "../env";
 import { findCampaign } from "../platform/access";
 import { loadKeyring } from "../platform/crypto";
+import { log } from "../platform/logging";
 import { database, type Database } from "../platform/db";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryBoolean, queryCount, queryId } from "../platform/openapi";
@@ -590,7 +591,10 @@ async function keyringFor(c: Context<AppEnv>, secrets: MailboxSecrets) {
 
 /** Starts the connection check after the answer (the save does not wait on the servers). */
 function checkInBackground(c: Context<AppEnv>, db: Database, row: MailboxRow, secrets: MailboxSecrets) {
-  c.executionCtx.waitUntil(runConnectionCheck(db, row, secrets));
+  const check = runConnectionCheck(db, row, secrets).catch((error: Error) =>
+    log("error", "mailbox connection check failed", { request_id: c.get("requestId"), mailbox_id: row.id, error: error.message }),
+  );
+  c.executionCtx.waitUntil(check);
 }
 
 async function presentRows(db: Database, principal: Principal, rows: MailboxRow[], withTags = false) {
