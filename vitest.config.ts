@@ -18,6 +18,8 @@ export default defineConfig(async () => {
             RATE_LIMIT_BURST: "10000",
             // Production's webhook URL rules, whatever a developer's .dev.vars says.
             ALLOW_INSECURE_WEBHOOKS: "false",
+            // Production's mail host rules too.
+            ALLOW_LOCAL_MAIL_HOSTS: "false",
             MAINTENANCE_MODE: "false",
           },
           // An empty database beside DB, where a test builds a pre-migration state to migrate.

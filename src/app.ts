@@ -20,6 +20,7 @@ import { webhookRoutes } from "./webhooks/routes";
 import { deliverabilityRoutes } from "./deliverability/index";
 import { savedSearchRoutes } from "./prospect/routes";
 import { sequenceRoutes } from "./sequences/routes";
+import { mailboxRoutes } from "./mailboxes/routes";
 import { SecretsKeyError } from "./platform/crypto";
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -73,6 +74,7 @@ export function createApp() {
   app.route("/", deliverabilityRoutes);
   app.route("/", savedSearchRoutes);
   app.route("/", sequenceRoutes);
+  app.route("/", mailboxRoutes);
 
   // Three ways to present one key; the headers are recommended, as URLs end up in logs.
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyHeader", {

@@ -14,6 +14,8 @@ export interface Vars {
   KEY_REVALIDATE_SECONDS?: string;
   /** "true" (local development) admits http and loopback webhook URLs. */
   ALLOW_INSECURE_WEBHOOKS?: string;
+  /** "true" (local development) admits local and private SMTP/IMAP hosts (a mail sink on 127.0.0.1). */
+  ALLOW_LOCAL_MAIL_HOSTS?: string;
   /** Secret: keys for secrets at rest, `kid:base64key[,kid:base64key...]`; the first encrypts (src/platform/crypto.ts). */
   SECRETS_KEY?: string;
 }
@@ -38,6 +40,7 @@ const VarsSchema = z.object({
   AUTH_FAILURES_PER_MINUTE: positiveInteger(30),
   KEY_REVALIDATE_SECONDS: positiveInteger(60),
   ALLOW_INSECURE_WEBHOOKS: flag,
+  ALLOW_LOCAL_MAIL_HOSTS: flag,
   SECRETS_KEY: text,
 });
 
@@ -50,6 +53,7 @@ export interface Config {
   authFailuresPerMinute: number;
   keyRevalidateMs: number;
   allowInsecureWebhooks: boolean;
+  allowLocalMailHosts: boolean;
   secretsKey: string | undefined;
 }
 
@@ -75,6 +79,7 @@ export function config(env: Vars): Config {
     authFailuresPerMinute: vars.AUTH_FAILURES_PER_MINUTE,
     keyRevalidateMs: vars.KEY_REVALIDATE_SECONDS * 1000,
     allowInsecureWebhooks: vars.ALLOW_INSECURE_WEBHOOKS,
+    allowLocalMailHosts: vars.ALLOW_LOCAL_MAIL_HOSTS,
     secretsKey: vars.SECRETS_KEY,
   };
   parsed.set(env, value);

@@ -38,7 +38,7 @@ interface Document {
   components: { schemas: Record<string, Schema> };
 }
 
-type Kind = "campaign" | "tag" | "lead" | "stat" | "webhook" | "folder" | "spamTest" | "savedSearch" | "client" | "clientKey" | "accountKey";
+type Kind = "campaign" | "tag" | "mailbox" | "lead" | "stat" | "webhook" | "folder" | "spamTest" | "savedSearch" | "client" | "clientKey" | "accountKey";
 type Objects = Record<Kind, number>;
 
 const MISSING = 999_999_999;
@@ -60,6 +60,10 @@ const KIND_BY_NAME: Record<string, Kind> = {
   clientId: "client",
   campaignClientId: "client",
   campaignTagId: "tag",
+  tag_ids: "tag",
+  email_account_id: "mailbox",
+  email_account_ids: "mailbox",
+  emailAccountId: "mailbox",
 };
 
 /** A bare `id` (path or body) names the row of the route it is on. */
@@ -69,12 +73,13 @@ const KIND_OF_BARE_ID: [RegExp, Kind][] = [
   [/^\/api\/v1\/client\/save$/, "client"],
   [/^\/api\/v1\/webhook\/|\/webhooks$/, "webhook"],
   [/\/save-search\//, "savedSearch"],
+  [/^\/api\/v1\/email-accounts\/tag-manager$/, "tag"],
+  [/^\/api\/v1\/email-accounts\//, "mailbox"],
 ];
 
 /**
- * Ids that name no tenant's rows: shared catalogues (lead categories, seed providers), the caller's own
- * labels (team members, sequence mappings, idempotency keys, email headers) and sender mailboxes, which
- * have no table yet (give them a kind here when they get one).
+ * Ids that name no tenant's rows: shared catalogues (lead categories, seed providers) and the caller's
+ * own labels (team members, sequence mappings, idempotency keys, email headers, warmup keys, addresses).
  */
 const NOT_TENANT: Record<string, unknown> = {
   category_id: 1,
@@ -85,9 +90,23 @@ const NOT_TENANT: Record<string, unknown> = {
   campaignTeamMemberId: 7,
   event_id: "matrix-1",
   message_id: "<matrix@example.com>",
-  email_account_id: 1,
-  emailAccountId: 1,
+  warmup_key_id: "matrix-key",
+  email_ids: ["matrix@example.com"],
 };
+
+/**
+ * Ids an operation records as given without resolving them: ingestion stores the sending mailbox the
+ * engine reports on each event (to be held to the caller's mailboxes once the engine sends through them).
+ */
+const RECORDED_AS_GIVEN: Record<string, Record<string, unknown>> = {
+  "/api/v1/campaigns/{campaign_id}/events": { email_account_id: 1 },
+};
+
+function labelValue(apiPath: string, name: string): { value: unknown } | undefined {
+  const recorded = RECORDED_AS_GIVEN[apiPath];
+  if (recorded && name in recorded) return { value: recorded[name] };
+  return name in NOT_TENANT ? { value: NOT_TENANT[name] } : undefined;
+}
 
 /** Values the schema alone cannot make valid (a reachable URL, a cron line, an end after the start, a lead the campaign has, one sender throughout). */
 const VALUE_OVERRIDES: Record<string, unknown> = {
@@ -110,6 +129,18 @@ const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   "POST /api/v1/campaigns/{campaign_id}/schedule": { timezone: "Europe/Paris" },
   "POST /api/v1/campaigns/{campaign_id}/sequences": {
     sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }],
+  },
+  // A name no other request gives a tag, so the rename does not collide.
+  "POST /api/v1/email-accounts/tag-manager": { name: "Matrix renamed" },
+  // Everything a create needs, so a request naming no mailbox reaches the client check.
+  "POST /api/v1/email-accounts/save": {
+    from_name: "Matrix",
+    from_email: "matrix-save@sender.example.com",
+    password: "matrix-secret",
+    smtp_host: "smtp.example.com",
+    smtp_port: 465,
+    imap_host: "imap.example.com",
+    imap_port: 993,
   },
 };
 
@@ -210,8 +241,9 @@ function collectBodyIds(document: Document, apiPath: string, raw: Schema, prefix
     const isRequired = chainRequired && required.has(name);
     const resolved = resolve(document, property);
     if (firstType(resolved) === "boolean") continue;
-    if (isIdName(name) && name in NOT_TENANT) {
-      if (isRequired || !prefix) setAt(body, path, NOT_TENANT[name]);
+    const label = isIdName(name) ? labelValue(apiPath, name) : undefined;
+    if (label) {
+      if (isRequired || !prefix) setAt(body, path, label.value);
     } else if (isIdName(name)) {
       const kind = kindOf(apiPath, name);
       if (!kind) unknown.push(`body ${path}`);
@@ -232,7 +264,8 @@ function planOperation(document: Document, path: string, method: string, operati
   for (const parameter of operation.parameters ?? []) {
     if (parameter.in === "header") continue;
     if (parameter.in === "path" || isIdName(parameter.name)) {
-      if (parameter.name in NOT_TENANT) query[parameter.name] = NOT_TENANT[parameter.name];
+      const label = labelValue(path, parameter.name);
+      if (label) query[parameter.name] = label.value;
       else {
         const kind = kindOf(path, parameter.name);
         if (!kind) unknown.push(`${parameter.in} ${parameter.name}`);
@@ -351,7 +384,14 @@ async function seed(apiKey: string, extra: { client: number; clientKey: number; 
     api<{ data: { id: number } }>(apiKey, "/api/v1/search-email-leads/search-filters/save-search", { search_string: "Matrix" }),
     "saved search",
   );
-  return { campaign, tag: tags.tags[0]!.id, lead, stat, webhook: webhook.data.id, folder: folder.id, spamTest: Number(spamTest.id), savedSearch: search.data.id, ...extra };
+  const mailbox = await ok(
+    api<{ id: number }>(apiKey, "/api/v1/email-accounts/save", {
+      ...BODY_OVERRIDES["POST /api/v1/email-accounts/save"],
+      from_email: `matrix-${crypto.randomUUID()}@sender.example.com`,
+    }),
+    "mailbox",
+  );
+  return { campaign, tag: tags.tags[0]!.id, mailbox: mailbox.id, lead, stat, webhook: webhook.data.id, folder: folder.id, spamTest: Number(spamTest.id), savedSearch: search.data.id, ...extra };
 }
 
 async function mintAccountKey(accountId: number) {
@@ -383,6 +423,13 @@ async function tenants() {
     bApiKey: b.apiKey,
     cbApiKey: cbKey.api_key,
   };
+}
+
+function namingMissing<T extends { result: { status: number; body: unknown } }>(sent: T, ids: number[]): T {
+  const body = sent.result.body as { error?: unknown } | null;
+  if (typeof body?.error !== "string") return sent;
+  const error = ids.reduce((text, id) => text.replace(new RegExp(`\\b${id}\\b`, "g"), String(MISSING)), body.error);
+  return { ...sent, result: { ...sent.result, body: { ...body, error } } };
 }
 
 async function readBody(response: Response) {
@@ -437,7 +484,9 @@ describe("tenancy security matrix (from the OpenAPI document)", () => {
           const foreignAttempt = buildAttempt(document, plan, tested, foreign, own);
           const missingAttempt = buildAttempt(document, plan, tested, "missing", own);
           const label = `${plan.label} [${tested.map((s) => `${s.in} ${s.name}`).join(" + ")}] as ${who}: ${plan.method} ${foreignAttempt.url} ${JSON.stringify(foreignAttempt.body ?? "")}`;
-          const asForeign = await send(foreignAttempt);
+          // An error may name the id it refuses ("Email account not found: 12"): read as the missing id's.
+          const foreignIds = tested.map((slot) => (foreign as Objects)[slot.kind]);
+          const asForeign = namingMissing(await send(foreignAttempt), foreignIds);
           const asMissing = await send(missingAttempt);
           attempts += 1;
           if (JSON.stringify(asForeign.result) !== JSON.stringify(asMissing.result)) {

@@ -53,6 +53,7 @@ export const tags = sqliteTable(
       .references(() => accounts.id, { onDelete: "cascade" }),
     clientId: integer("client_id").references(() => clients.id),
     name: text("name").notNull(),
+    color: text("color").notNull().default("#9E9E9E"),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("tags_account_scope_name_idx").on(t.accountId, scopeKey(t.clientId), t.name)],
@@ -242,6 +243,8 @@ export const events = sqliteTable(
       t.ignored,
     ),
     index("events_record_time_idx").on(t.campaignLeadId, t.occurredAt),
+    // A mailbox's sends of a day (its daily_sent_count) as one range.
+    index("events_mailbox_type_time_idx").on(t.emailAccountId, t.type, t.occurredAt),
   ],
 );
 

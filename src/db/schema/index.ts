@@ -4,3 +4,4 @@ export * from "./inbox";
 export * from "./webhooks";
 export * from "./deliverability";
 export * from "./sequences";
+export * from "./mailboxes";

@@ -1,0 +1,94 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { accounts, clients } from "./accounts";
+import { campaigns, tags } from "./campaigns";
+import { createdAt, instant, updatedAt } from "./columns";
+
+export const MAILBOX_TYPES = ["SMTP", "GMAIL", "OUTLOOK", "ZOHO"] as const;
+export type MailboxType = (typeof MAILBOX_TYPES)[number];
+export const PORT_TYPES = ["SSL", "TLS", "STARTTLS"] as const;
+export type PortType = (typeof PORT_TYPES)[number];
+
+/**
+ * A sending identity (`email_accounts` of the API). It belongs to the account and, optionally, one
+ * client; `from_email` (stored lower-cased) is unique per account, whatever the client. Credentials
+ * are ciphertexts of src/platform/crypto.ts bound to the row; `*_success` null = never checked.
+ */
+export const emailAccounts = sqliteTable(
+  "email_accounts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    clientId: integer("client_id").references(() => clients.id),
+    type: text("type", { enum: MAILBOX_TYPES }).notNull().default("SMTP"),
+    fromName: text("from_name").notNull(),
+    fromEmail: text("from_email").notNull(),
+    username: text("username").notNull(),
+    passwordCiphertext: text("password_ciphertext"),
+    smtpHost: text("smtp_host").notNull(),
+    smtpPort: integer("smtp_port").notNull(),
+    smtpPortType: text("smtp_port_type", { enum: PORT_TYPES }).notNull(),
+    imapUsername: text("imap_username"),
+    imapPasswordCiphertext: text("imap_password_ciphertext"),
+    imapHost: text("imap_host").notNull(),
+    imapPort: integer("imap_port").notNull(),
+    imapPortType: text("imap_port_type", { enum: PORT_TYPES }).notNull(),
+    /** Gmail/Outlook OAuth material (JSON), encrypted like the passwords; never answered. */
+    oauthTokenCiphertext: text("oauth_token_ciphertext"),
+    maxEmailPerDay: integer("max_email_per_day").notNull().default(100),
+    timeToWaitInMins: integer("time_to_wait_in_mins").notNull().default(0),
+    signature: text("signature"),
+    customTrackingDomain: text("custom_tracking_domain"),
+    bccEmail: text("bcc_email"),
+    differentReplyToAddress: text("different_reply_to_address"),
+    isSmtpSuccess: integer("is_smtp_success", { mode: "boolean" }),
+    isImapSuccess: integer("is_imap_success", { mode: "boolean" }),
+    smtpFailureError: text("smtp_failure_error"),
+    imapFailureError: text("imap_failure_error"),
+    checkedAt: instant("checked_at"),
+    isSuspended: integer("is_suspended", { mode: "boolean" }).notNull().default(false),
+    warmupEnabled: integer("warmup_enabled", { mode: "boolean" }).notNull().default(false),
+    totalWarmupPerDay: integer("total_warmup_per_day").notNull().default(10),
+    dailyRampup: integer("daily_rampup").notNull().default(0),
+    replyRatePercentage: integer("reply_rate_percentage").notNull().default(20),
+    warmupKeyId: text("warmup_key_id"),
+    autoAdjustWarmup: integer("auto_adjust_warmup", { mode: "boolean" }).notNull().default(false),
+    isRampupEnabled: integer("is_rampup_enabled", { mode: "boolean" }).notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("email_accounts_account_email_idx").on(t.accountId, t.fromEmail),
+    index("email_accounts_account_client_idx").on(t.accountId, t.clientId),
+  ],
+);
+
+/** The mailboxes a campaign sends through. */
+export const campaignEmailAccounts = sqliteTable(
+  "campaign_email_accounts",
+  {
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    emailAccountId: integer("email_account_id")
+      .notNull()
+      .references(() => emailAccounts.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.emailAccountId] }), index("campaign_email_accounts_mailbox_idx").on(t.emailAccountId)],
+);
+
+/** A mailbox's tags, from the same catalogue as campaign tags. */
+export const emailAccountTags = sqliteTable(
+  "email_account_tags",
+  {
+    emailAccountId: integer("email_account_id")
+      .notNull()
+      .references(() => emailAccounts.id, { onDelete: "cascade" }),
+    tagId: integer("tag_id")
+      .notNull()
+      .references(() => tags.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.emailAccountId, t.tagId] }), index("email_account_tags_tag_idx").on(t.tagId)],
+);

@@ -1,0 +1,270 @@
+import type { MailboxType, PortType } from "../db/schema";
+import { iso } from "../platform/time";
+import { normaliseHost } from "../webhooks/url-rules";
+
+/** What a stored secret reads as: the secret itself never leaves the Worker. */
+export const SECRET_MASK = "********";
+export const DEFAULT_TAG_COLOR = "#9E9E9E";
+
+/** 465 (SMTPS) and 993 (IMAPS) speak TLS from the first byte; anything else is taken to upgrade. */
+export function defaultPortType(port: number): PortType {
+  return port === 465 || port === 993 ? "SSL" : "TLS";
+}
+
+/**
+ * A secret field as written: absent, null, "" and the mask keep the stored secret (so a client can
+ * post back what it read); anything else replaces it.
+ */
+export function newSecret(value: string | null | undefined): string | undefined {
+  return value === undefined || value === null || value === "" || value === SECRET_MASK ? undefined : value;
+}
+
+const LOCAL_NAMES = ["localhost"];
+const LOCAL_SUFFIXES = ["localhost", "local", "internal"];
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+function ipv4Octets(host: string): number[] | null {
+  const parts = host.split(".");
+  if (parts.length !== 4 || !parts.every((part) => /^\d{1,3}$/.test(part))) return null;
+  const octets = parts.map(Number);
+  return octets.every((octet) => octet <= 255) ? octets : null;
+}
+
+function isLocalIpv4([a, b]: number[]): boolean {
+  return (
+    a === 0 ||
+    a === 10 ||
+    a === 127 ||
+    (a === 100 && b! >= 64 && b! <= 127) ||
+    (a === 169 && b === 254) ||
+    (a === 172 && b! >= 16 && b! <= 31) ||
+    (a === 192 && b === 168) ||
+    a! >= 224
+  );
+}
+
+/** IPv6 as the URL parser writes it (lower case, compressed); IPv4-mapped forms are judged as IPv4. */
+function isLocalIpv6(host: string): boolean {
+  if (host === "::" || host === "::1") return true;
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
+  if (mapped) {
+    const high = parseInt(mapped[1]!, 16);
+    const low = parseInt(mapped[2]!, 16);
+    return isLocalIpv4([high >> 8, high & 255, low >> 8, low & 255]);
+  }
+  const first = parseInt(host.split(":")[0] || "0", 16);
+  // fc00::/7 unique local, fe80::/10 link-local, ff00::/8 multicast.
+  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00;
+}
+
+export type HostCheck = { host: string } | { problem: string };
+
+/**
+ * A mail server host as stored (lower case, IDNA, no trailing dot; IPv4 in dotted quads), or why it
+ * is refused. The WHATWG URL parser does the normalising, so `LOCALHOST.`, `0x7f.1` and full-width
+ * forms are judged as what they resolve to. `allowLocal` (local development) admits local names and
+ * private addresses.
+ */
+export function mailHost(value: string, allowLocal: boolean): HostCheck {
+  const given = value.trim();
+  if (!given || /[\s/@?#\\]/.test(given)) return { problem: "must be a host name or IP address" };
+  const bracketed = given.includes(":") && !given.startsWith("[") ? `[${given}]` : given;
+  let url: URL;
+  try {
+    url = new URL(`http://${bracketed}/`);
+  } catch {
+    return { problem: "must be a host name or IP address" };
+  }
+  if (url.port || url.pathname !== "/") return { problem: "must be a host name or IP address (the port has its own field)" };
+  const host = normaliseHost(url.hostname);
+  if (host.startsWith("[")) {
+    const address = host.slice(1, -1);
+    return !allowLocal && isLocalIpv6(address) ? { problem: "must be a public address" } : { host: address };
+  }
+  const octets = ipv4Octets(host);
+  if (octets) return !allowLocal && isLocalIpv4(octets) ? { problem: "must be a public address" } : { host };
+  const labels = host.split(".");
+  if (host.length > 253 || !labels.every((label) => LABEL.test(label))) return { problem: "must be a host name or IP address" };
+  if (allowLocal) return { host };
+  if (labels.length < 2 || LOCAL_NAMES.includes(host) || LOCAL_SUFFIXES.some((suffix) => host.endsWith(`.${suffix}`))) {
+    return { problem: "must be a public host" };
+  }
+  return { host };
+}
+
+/** A tracking domain as stored: a leading scheme and trailing slashes dropped, then a public host name. */
+export function trackingDomain(value: string): HostCheck {
+  const bare = value.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/+$/, "");
+  if (bare === "") return { host: "" };
+  const checked = mailHost(bare, false);
+  if ("problem" in checked) return checked;
+  return ipv4Octets(checked.host) || checked.host.includes(":") ? { problem: "must be a host name" } : checked;
+}
+
+/** The servers of the OAuth providers (save-oauth sets them). */
+export const OAUTH_SERVERS = {
+  GMAIL: { smtp: { host: "smtp.gmail.com", port: 465, portType: "SSL" }, imap: { host: "imap.gmail.com", port: 993, portType: "SSL" } },
+  OUTLOOK: { smtp: { host: "smtp.office365.com", port: 587, portType: "STARTTLS" }, imap: { host: "outlook.office365.com", port: 993, portType: "SSL" } },
+} as const satisfies Record<string, Record<"smtp" | "imap", { host: string; port: number; portType: PortType }>>;
+
+/** What an OAuth mailbox reads as until Salvo holds the provider's OAuth client (Worker secrets). */
+export const OAUTH_NOT_CONFIGURED: ConnectionOutcome = {
+  smtp: { ok: false, error: "OAuth client not configured" },
+  imap: { ok: null, error: null },
+};
+
+export interface MailboxRow {
+  id: number;
+  accountId: number;
+  clientId: number | null;
+  type: MailboxType;
+  fromName: string;
+  fromEmail: string;
+  username: string;
+  passwordCiphertext: string | null;
+  smtpHost: string;
+  smtpPort: number;
+  smtpPortType: PortType;
+  imapUsername: string | null;
+  imapPasswordCiphertext: string | null;
+  imapHost: string;
+  imapPort: number;
+  imapPortType: PortType;
+  oauthTokenCiphertext: string | null;
+  maxEmailPerDay: number;
+  timeToWaitInMins: number;
+  signature: string | null;
+  customTrackingDomain: string | null;
+  bccEmail: string | null;
+  differentReplyToAddress: string | null;
+  isSmtpSuccess: boolean | null;
+  isImapSuccess: boolean | null;
+  smtpFailureError: string | null;
+  imapFailureError: string | null;
+  isSuspended: boolean;
+  warmupEnabled: boolean;
+  totalWarmupPerDay: number;
+  dailyRampup: number;
+  replyRatePercentage: number;
+  warmupKeyId: string | null;
+  autoAdjustWarmup: boolean;
+  isRampupEnabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One protocol's connection check: `ok` null = not checked; `error` is the server's message on failure. */
+export interface ProtocolOutcome {
+  ok: boolean | null;
+  error: string | null;
+}
+
+export interface ConnectionOutcome {
+  smtp: ProtocolOutcome;
+  imap: ProtocolOutcome;
+}
+
+export interface TagRow {
+  id: number;
+  name: string;
+  color: string;
+}
+
+export function presentTag(tag: TagRow) {
+  return { id: tag.id, name: tag.name, color: tag.color };
+}
+
+/** What a mailbox's usage adds to its row when presented. */
+export interface MailboxUsage {
+  dailySentCount: number;
+  campaignCount: number;
+}
+
+function presentWarmup(row: MailboxRow) {
+  return {
+    id: row.id,
+    status: row.warmupEnabled ? ("ACTIVE" as const) : ("INACTIVE" as const),
+    total_warmup_per_day: row.totalWarmupPerDay,
+    daily_rampup: row.dailyRampup,
+    reply_rate_percentage: row.replyRatePercentage,
+    warmup_min_count: Math.min(Math.max(row.dailyRampup, 1), row.totalWarmupPerDay),
+    warmup_max_count: row.totalWarmupPerDay,
+    max_email_per_day: row.maxEmailPerDay,
+    is_warmup_blocked: false,
+    blocked_reason: null,
+    warmup_reputation: null,
+    total_sent_count: 0,
+    total_spam_count: 0,
+    warmup_key_id: row.warmupKeyId,
+    auto_adjust_warmup: row.autoAdjustWarmup,
+    is_rampup_enabled: row.isRampupEnabled,
+    created_at: iso(row.createdAt),
+  };
+}
+
+/** The contract's EmailAccount: secrets as the mask (or null), never their value. */
+export function presentMailbox(row: MailboxRow, usage: MailboxUsage) {
+  return {
+    id: row.id,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+    user_id: row.accountId,
+    client_id: row.clientId,
+    from_name: row.fromName,
+    from_email: row.fromEmail,
+    username: row.username,
+    password: row.passwordCiphertext === null ? null : SECRET_MASK,
+    smtp_host: row.smtpHost,
+    smtp_port: row.smtpPort,
+    smtp_port_type: row.smtpPortType,
+    imap_username: row.imapUsername ?? row.username,
+    imap_password: row.imapPasswordCiphertext === null ? null : SECRET_MASK,
+    imap_host: row.imapHost,
+    imap_port: row.imapPort,
+    imap_port_type: row.imapPortType,
+    is_different_imap_account: row.imapUsername !== null || row.imapPasswordCiphertext !== null,
+    different_reply_to_address: row.differentReplyToAddress,
+    type: row.type,
+    message_per_day: row.maxEmailPerDay,
+    time_to_wait_in_mins: row.timeToWaitInMins,
+    minTimeToWaitInMins: row.timeToWaitInMins,
+    signature: row.signature,
+    custom_tracking_domain: row.customTrackingDomain,
+    bcc_email: row.bccEmail,
+    is_smtp_success: row.isSmtpSuccess,
+    is_imap_success: row.isImapSuccess,
+    smtp_failure_error: row.smtpFailureError,
+    imap_failure_error: row.imapFailureError,
+    is_suspended: row.isSuspended,
+    daily_sent_count: usage.dailySentCount,
+    campaign_count: usage.campaignCount,
+    warmup_details: presentWarmup(row),
+  };
+}
+
+const DAY_MS = 86_400_000;
+
+/** The start of the UTC day holding `now`. */
+export function utcDayStart(now: number): number {
+  return now - (now % DAY_MS);
+}
+
+/** The warmup statistics: Salvo runs no warmup network, so every count is 0 over the last 7 UTC days. */
+export function warmupStats(now: number) {
+  const today = utcDayStart(now);
+  const days = Array.from({ length: 7 }, (_, index) => iso(today - (6 - index) * DAY_MS).slice(0, 10));
+  return {
+    ok: true as const,
+    total_sent: 0,
+    spam_count: 0,
+    sent_count: 0,
+    inbox_count: 0,
+    reputation_score: null,
+    daily_stats: days.map((date) => ({ date, sent: 0, spam: 0, delivered: 0, opened: 0, replied: 0 })),
+  };
+}
+
+/** A given list of ids without repeats, in first-seen order. */
+export function distinct<T>(values: T[]): T[] {
+  return [...new Set(values)];
+}

@@ -1,0 +1,318 @@
+import { and, asc, count, eq, gte, isNull, or, sql, type SQL } from "drizzle-orm";
+import { campaignEmailAccounts, campaignLeads, campaigns, emailAccounts, emailAccountTags, events, tags } from "../db/schema";
+import { visibleCampaigns, visibleRows } from "../platform/access";
+import { encryptSecret, type Keyring } from "../platform/crypto";
+import type { Database } from "../platform/db";
+import { ApiError } from "../platform/errors";
+import type { Principal } from "../platform/principal";
+import { inList, jsonList } from "../platform/sql";
+import type { ConnectionOutcome, MailboxRow, MailboxUsage, TagRow } from "./rules";
+
+export const MAILBOX_NOT_FOUND = "Email account not found";
+
+export type NewMailbox = Omit<typeof emailAccounts.$inferInsert, "id" | "passwordCiphertext" | "imapPasswordCiphertext" | "oauthTokenCiphertext">;
+export type MailboxChanges = Partial<Omit<NewMailbox, "accountId">>;
+
+/** Secrets to store: a value replaces the stored one; undefined keeps it. */
+export interface MailboxSecrets {
+  password?: string;
+  imapPassword?: string;
+  /** OAuth material as JSON. */
+  oauthToken?: string;
+}
+
+const smtpContext = (id: number) => `mailbox-smtp-password:${id}`;
+const imapContext = (id: number) => `mailbox-imap-password:${id}`;
+const oauthContext = (id: number) => `mailbox-oauth-token:${id}`;
+
+const within = (values: readonly unknown[]) => sql`${emailAccounts.id} ${inList(values)}`;
+
+/** A mailbox the caller may see, or the contract's 404 (another tenant's looks the same as none). */
+export async function findMailbox(db: Database, principal: Principal, id: number): Promise<MailboxRow> {
+  const row = await db
+    .select()
+    .from(emailAccounts)
+    .where(and(eq(emailAccounts.id, id), visibleRows(principal, emailAccounts)))
+    .get();
+  if (!row) throw ApiError.notFound(MAILBOX_NOT_FOUND);
+  return row;
+}
+
+/** The account's mailbox with this (lower-cased) address, whichever client holds it. */
+export async function mailboxOfAddress(db: Database, accountId: number, fromEmail: string) {
+  return db
+    .select({ id: emailAccounts.id, clientId: emailAccounts.clientId })
+    .from(emailAccounts)
+    .where(and(eq(emailAccounts.accountId, accountId), eq(emailAccounts.fromEmail, fromEmail)))
+    .get();
+}
+
+/** The visible mailboxes among these ids. */
+export async function visibleMailboxIds(db: Database, principal: Principal, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select({ id: emailAccounts.id })
+    .from(emailAccounts)
+    .where(and(visibleRows(principal, emailAccounts), within(ids)));
+  return rows.map((row) => row.id);
+}
+
+/** The visible mailboxes with these (lower-cased) addresses. */
+export async function mailboxesOfAddresses(db: Database, principal: Principal, addresses: string[]) {
+  if (addresses.length === 0) return [];
+  return db
+    .select({ id: emailAccounts.id, fromEmail: emailAccounts.fromEmail })
+    .from(emailAccounts)
+    .where(and(visibleRows(principal, emailAccounts), sql`${emailAccounts.fromEmail} ${inList(addresses)}`))
+    .orderBy(asc(emailAccounts.id));
+}
+
+async function sealSecrets(keyring: Keyring, id: number, secrets: MailboxSecrets) {
+  return {
+    ...(secrets.password === undefined ? {} : { passwordCiphertext: await encryptSecret(keyring, secrets.password, smtpContext(id)) }),
+    ...(secrets.imapPassword === undefined ? {} : { imapPasswordCiphertext: await encryptSecret(keyring, secrets.imapPassword, imapContext(id)) }),
+    ...(secrets.oauthToken === undefined ? {} : { oauthTokenCiphertext: await encryptSecret(keyring, secrets.oauthToken, oauthContext(id)) }),
+  };
+}
+
+/**
+ * Creates a mailbox. The secrets' contexts name the row's id, so they are written once the insert
+ * has given one; a mailbox whose second write failed is removed again rather than left without them.
+ */
+export async function insertMailbox(db: Database, keyring: Keyring, values: NewMailbox, secrets: MailboxSecrets): Promise<MailboxRow> {
+  const inserted = await db.insert(emailAccounts).values(values).returning().get();
+  try {
+    const sealed = await sealSecrets(keyring, inserted.id, secrets);
+    if (Object.keys(sealed).length === 0) return inserted;
+    return await db.update(emailAccounts).set(sealed).where(eq(emailAccounts.id, inserted.id)).returning().get();
+  } catch (error) {
+    await db.delete(emailAccounts).where(eq(emailAccounts.id, inserted.id));
+    throw error;
+  }
+}
+
+/** Applies changes (and new secrets, sealed under `keyring`) to a mailbox. */
+export async function updateMailbox(db: Database, keyring: Keyring | null, id: number, changes: MailboxChanges, secrets: MailboxSecrets): Promise<MailboxRow> {
+  const sealed = keyring ? await sealSecrets(keyring, id, secrets) : {};
+  return db
+    .update(emailAccounts)
+    .set({ ...changes, ...sealed })
+    .where(eq(emailAccounts.id, id))
+    .returning()
+    .get();
+}
+
+/** Stores a connection check's outcome. */
+export async function recordConnectionOutcome(db: Database, id: number, outcome: ConnectionOutcome, now: number): Promise<void> {
+  await db
+    .update(emailAccounts)
+    .set({
+      isSmtpSuccess: outcome.smtp.ok,
+      smtpFailureError: outcome.smtp.error,
+      isImapSuccess: outcome.imap.ok,
+      imapFailureError: outcome.imap.error,
+      checkedAt: new Date(now),
+    })
+    .where(eq(emailAccounts.id, id));
+}
+
+/** Deletes a mailbox: it leaves its campaigns and tags (cascade) and records pinned to it go back to rotation. */
+export async function deleteMailbox(db: Database, accountId: number, id: number): Promise<void> {
+  await db.batch([
+    db
+      .update(campaignLeads)
+      .set({ emailAccountId: null })
+      .where(and(eq(campaignLeads.accountId, accountId), eq(campaignLeads.emailAccountId, id))),
+    db.delete(emailAccounts).where(eq(emailAccounts.id, id)),
+  ]);
+}
+
+export interface MailboxFilters {
+  isInUse?: boolean;
+  warmupEnabled?: boolean;
+  isSmtpSuccess?: boolean;
+  isWarmupBlocked?: boolean;
+  type?: string;
+  username?: string;
+  clientId?: number;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** One page of the visible mailboxes that pass the filters, by id. */
+export async function listMailboxes(db: Database, principal: Principal, filters: MailboxFilters, offset: number, limit: number): Promise<MailboxRow[]> {
+  const conditions: (SQL | undefined)[] = [visibleRows(principal, emailAccounts)];
+  const attached = sql`EXISTS (SELECT 1 FROM ${campaignEmailAccounts} WHERE ${campaignEmailAccounts.emailAccountId} = ${emailAccounts.id})`;
+  if (filters.isInUse !== undefined) conditions.push(filters.isInUse ? attached : sql`NOT ${attached}`);
+  if (filters.warmupEnabled !== undefined) conditions.push(eq(emailAccounts.warmupEnabled, filters.warmupEnabled));
+  if (filters.isSmtpSuccess !== undefined) conditions.push(eq(emailAccounts.isSmtpSuccess, filters.isSmtpSuccess));
+  // Salvo blocks no warmup, so only "not blocked" matches anything.
+  if (filters.isWarmupBlocked === true) conditions.push(sql`0`);
+  if (filters.type !== undefined) conditions.push(eq(emailAccounts.type, filters.type as MailboxRow["type"]));
+  if (filters.clientId !== undefined) conditions.push(eq(emailAccounts.clientId, filters.clientId));
+  if (filters.username !== undefined) {
+    // Addresses and logins are ASCII in practice; SQLite's LIKE folds ASCII case.
+    const pattern = `%${escapeLike(filters.username)}%`;
+    conditions.push(or(sql`${emailAccounts.username} LIKE ${pattern} ESCAPE '\\'`, sql`${emailAccounts.fromEmail} LIKE ${pattern} ESCAPE '\\'`));
+  }
+  return db
+    .select()
+    .from(emailAccounts)
+    .where(and(...conditions))
+    .orderBy(asc(emailAccounts.id))
+    .limit(limit)
+    .offset(offset);
+}
+
+/** Each mailbox's campaigns and its SENT events since `dayStart`. */
+export async function mailboxUsage(db: Database, accountId: number, ids: number[], dayStart: number): Promise<Map<number, MailboxUsage>> {
+  const usage = new Map(ids.map((id) => [id, { dailySentCount: 0, campaignCount: 0 }]));
+  if (ids.length === 0) return usage;
+  const [campaignsPer, sentPer] = await db.batch([
+    db
+      .select({ mailboxId: campaignEmailAccounts.emailAccountId, n: count() })
+      .from(campaignEmailAccounts)
+      .where(sql`${campaignEmailAccounts.emailAccountId} ${inList(ids)}`)
+      .groupBy(campaignEmailAccounts.emailAccountId),
+    db
+      .select({ mailboxId: events.emailAccountId, n: count() })
+      .from(events)
+      .where(
+        and(
+          sql`${events.emailAccountId} ${inList(ids)}`,
+          eq(events.type, "SENT"),
+          gte(events.occurredAt, new Date(dayStart)),
+          eq(events.accountId, accountId),
+        ),
+      )
+      .groupBy(events.emailAccountId),
+  ]);
+  for (const row of campaignsPer) usage.get(row.mailboxId)!.campaignCount = row.n;
+  for (const row of sentPer) usage.get(row.mailboxId!)!.dailySentCount = row.n;
+  return usage;
+}
+
+/** The visible mailboxes a reconnect re-checks: these ids, or every one whose last check failed. */
+export async function reconnectTargets(db: Database, principal: Principal, ids: number[] | undefined): Promise<number[]> {
+  const which = ids === undefined ? or(eq(emailAccounts.isSmtpSuccess, false), eq(emailAccounts.isImapSuccess, false)) : within(ids);
+  const rows = await db
+    .select({ id: emailAccounts.id })
+    .from(emailAccounts)
+    .where(and(visibleRows(principal, emailAccounts), which));
+  return rows.map((row) => row.id);
+}
+
+// Campaign <-> mailboxes.
+
+export async function campaignMailboxes(db: Database, campaignId: number): Promise<MailboxRow[]> {
+  const rows = await db
+    .select({ mailbox: emailAccounts })
+    .from(campaignEmailAccounts)
+    .innerJoin(emailAccounts, eq(emailAccounts.id, campaignEmailAccounts.emailAccountId))
+    .where(eq(campaignEmailAccounts.campaignId, campaignId))
+    .orderBy(asc(emailAccounts.id));
+  return rows.map((row) => row.mailbox);
+}
+
+/** The campaigns (of those the caller may see) a mailbox is attached to. */
+export async function campaignIdsOf(db: Database, principal: Principal, mailboxId: number): Promise<number[]> {
+  const rows = await db
+    .select({ campaignId: campaignEmailAccounts.campaignId })
+    .from(campaignEmailAccounts)
+    .innerJoin(campaigns, eq(campaigns.id, campaignEmailAccounts.campaignId))
+    .where(and(eq(campaignEmailAccounts.emailAccountId, mailboxId), visibleCampaigns(principal)))
+    .orderBy(asc(campaignEmailAccounts.campaignId));
+  return rows.map((row) => row.campaignId);
+}
+
+/** Attaches mailboxes (already attached ones stay) and answers every mailbox now attached. */
+export async function attachMailboxes(db: Database, campaignId: number, ids: number[]): Promise<number[]> {
+  await db.run(
+    sql`INSERT OR IGNORE INTO campaign_email_accounts (campaign_id, email_account_id)
+        SELECT ${campaignId}, value FROM json_each(${jsonList(ids)})`,
+  );
+  const rows = await db
+    .select({ id: campaignEmailAccounts.emailAccountId })
+    .from(campaignEmailAccounts)
+    .where(eq(campaignEmailAccounts.campaignId, campaignId))
+    .orderBy(asc(campaignEmailAccounts.emailAccountId));
+  return rows.map((row) => row.id);
+}
+
+export async function detachMailboxes(db: Database, campaignId: number, ids: number[]): Promise<void> {
+  await db
+    .delete(campaignEmailAccounts)
+    .where(and(eq(campaignEmailAccounts.campaignId, campaignId), sql`${campaignEmailAccounts.emailAccountId} ${inList(ids)}`));
+}
+
+// Tags: the account's catalogue (the one campaign tags use), in client scopes.
+
+const tagColumns = { id: tags.id, name: tags.name, color: tags.color, clientId: tags.clientId };
+
+export async function visibleTags(db: Database, principal: Principal): Promise<TagRow[]> {
+  return db.select(tagColumns).from(tags).where(visibleRows(principal, tags)).orderBy(asc(tags.name), asc(tags.id));
+}
+
+export async function findTag(db: Database, principal: Principal, id: number) {
+  return db
+    .select(tagColumns)
+    .from(tags)
+    .where(and(eq(tags.id, id), visibleRows(principal, tags)))
+    .get();
+}
+
+export async function visibleTagIds(db: Database, principal: Principal, ids: number[]): Promise<number[]> {
+  const rows = await db
+    .select({ id: tags.id })
+    .from(tags)
+    .where(and(visibleRows(principal, tags), sql`${tags.id} ${inList(ids)}`));
+  return rows.map((row) => row.id);
+}
+
+/** The tag of this name in a scope (client, or null for the account itself). */
+export async function tagNamed(db: Database, accountId: number, clientId: number | null, name: string) {
+  return db
+    .select(tagColumns)
+    .from(tags)
+    .where(and(eq(tags.accountId, accountId), clientId === null ? isNull(tags.clientId) : eq(tags.clientId, clientId), eq(tags.name, name)))
+    .get();
+}
+
+/** Creates a tag, or answers the scope's tag of that name (its color unchanged). */
+export async function createTag(db: Database, accountId: number, clientId: number | null, name: string, color: string): Promise<TagRow> {
+  await db.insert(tags).values({ accountId, clientId, name, color }).onConflictDoNothing();
+  return (await tagNamed(db, accountId, clientId, name))!;
+}
+
+export async function updateTag(db: Database, id: number, changes: { name: string; color?: string }): Promise<TagRow> {
+  return db.update(tags).set(changes).where(eq(tags.id, id)).returning(tagColumns).get();
+}
+
+export async function assignTags(db: Database, mailboxIds: number[], tagIds: number[]): Promise<void> {
+  await db.run(
+    sql`INSERT OR IGNORE INTO email_account_tags (email_account_id, tag_id)
+        SELECT m.value, t.value FROM json_each(${jsonList(mailboxIds)}) m, json_each(${jsonList(tagIds)}) t`,
+  );
+}
+
+export async function removeTags(db: Database, mailboxIds: number[], tagIds: number[]): Promise<void> {
+  await db
+    .delete(emailAccountTags)
+    .where(and(sql`${emailAccountTags.emailAccountId} ${inList(mailboxIds)}`, sql`${emailAccountTags.tagId} ${inList(tagIds)}`));
+}
+
+/** Each mailbox's tags, by name. */
+export async function tagsOfMailboxes(db: Database, mailboxIds: number[]): Promise<Map<number, TagRow[]>> {
+  const byMailbox = new Map<number, TagRow[]>(mailboxIds.map((id) => [id, []]));
+  if (mailboxIds.length === 0) return byMailbox;
+  const rows = await db
+    .select({ mailboxId: emailAccountTags.emailAccountId, id: tags.id, name: tags.name, color: tags.color })
+    .from(emailAccountTags)
+    .innerJoin(tags, eq(tags.id, emailAccountTags.tagId))
+    .where(sql`${emailAccountTags.emailAccountId} ${inList(mailboxIds)}`)
+    .orderBy(asc(tags.name), asc(tags.id));
+  for (const { mailboxId, ...tag } of rows) byMailbox.get(mailboxId)?.push(tag);
+  return byMailbox;
+}
