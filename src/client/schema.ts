@@ -1560,6 +1560,171 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/{campaign_id}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set when a campaign sends: zone, days, hours, gap between emails, new leads per day, start time */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    campaign_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SetCampaignSchedule"];
+                };
+            };
+            responses: {
+                /** @description The schedule as stored */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CampaignSchedule"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change a campaign's sending settings (absent fields keep their value) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    campaign_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SetCampaignSettings"];
+                };
+            };
+            responses: {
+                /** @description Settings stored */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ack"];
+                    };
+                };
+                /** @description Bad request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns/create": {
         parameters: {
             query?: never;
@@ -5257,6 +5422,1770 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/{campaign_id}/sequences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A campaign's sequence: its steps by number, with their A/B variants */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    campaign_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Bare array of steps */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SequenceStep"][];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Replace a campaign's sequence (steps with an id update in place, those left out are retired) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    campaign_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SaveSequences"];
+                };
+            };
+            responses: {
+                /** @description The sequence as stored */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SavedSequences"];
+                    };
+                };
+                /** @description Bad request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/save": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a mailbox, or update one (id, or an address the caller already has)
+         * @description Required on create: from_name, from_email, password, smtp_host, smtp_port, imap_host, imap_port. Credentials are write-only. The connection check is not run yet: is_smtp_success/is_imap_success stay null.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SaveEmailAccount"];
+                };
+            };
+            responses: {
+                /** @description The saved mailbox */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ack"] & {
+                            id: number;
+                            data: components["schemas"]["EmailAccount"];
+                        };
+                    };
+                };
+                /** @description Bad request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+                /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/save-oauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update a Gmail/Outlook mailbox from OAuth material
+         * @description The token is stored encrypted and never answered. Salvo holds no provider OAuth client yet, so the mailbox is kept with is_smtp_success false and smtp_failure_error "OAuth client not configured".
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SaveOAuthEmailAccount"];
+                };
+            };
+            responses: {
+                /** @description The saved mailbox */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ack"] & {
+                            id: number;
+                            data: components["schemas"]["EmailAccount"];
+                        };
+                    };
+                };
+                /** @description Bad request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+                /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a tag (an existing name answers that tag) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        color?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The tag */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ok: boolean;
+                            data: components["schemas"]["Tag"];
+                        };
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/tag-manager": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Update a tag (id) or create one */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description A number or its decimal string */
+                        id?: number | string;
+                        name: string;
+                        color?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The tag */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ok: boolean;
+                            data: components["schemas"]["Tag"];
+                        };
+                    };
+                };
+                /** @description Bad request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tag catalogue */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Tags */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ok: boolean;
+                            data: components["schemas"]["Tag"][];
+                        };
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/tag-mapping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give mailboxes tags */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TagMapping"];
+                };
+            };
+            responses: {
+                /** @description Assigned */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ack"];
+                    };
+                };
+                /** @description Bad request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        /** Take tags from mailboxes */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TagMapping"];
+                };
+            };
+            responses: {
+                /** @description Removed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ack"];
+                    };
+                };
+                /** @description Bad request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/tag-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The tags of mailboxes named by address */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email_ids: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Each known mailbox's tags */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ok: boolean;
+                            data: {
+                                email_account_id: number;
+                                from_email: string;
+                                tags: components["schemas"]["Tag"][];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/reconnect-failed-email-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-check these mailboxes, or every one whose last check failed */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        email_account_ids?: (number | string)[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Queued */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ack"] & {
+                            data: {
+                                queued: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mailboxes, by id */
+        get: {
+            parameters: {
+                query?: {
+                    offset?: number;
+                    limit?: number;
+                    isInUse?: "0" | "1" | "true" | "false";
+                    emailWarmupStatus?: "ACTIVE" | "INACTIVE";
+                    isSmtpSuccess?: "0" | "1" | "true" | "false";
+                    isWarmupBlocked?: "0" | "1" | "true" | "false";
+                    esp?: "GMAIL" | "OUTLOOK" | "SMTP";
+                    username?: string;
+                    client_id?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Bare array */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EmailAccount"][];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/suspend/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Suspend a mailbox (it sends nothing) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Suspended */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ack"] & {
+                            data: {
+                                accountId: number;
+                                isSuspended: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/unsuspend/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Unsuspend a mailbox */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Unsuspended */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ack"] & {
+                            data: {
+                                accountId: number;
+                                isSuspended: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A mailbox */
+        get: {
+            parameters: {
+                query?: {
+                    fetch_campaigns?: "0" | "1" | "true" | "false";
+                    fetch_tags?: "0" | "1" | "true" | "false";
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Bare EmailAccount */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EmailAccount"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Update a mailbox (absent fields unchanged) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateEmailAccount"];
+                };
+            };
+            responses: {
+                /** @description Updated */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ack"];
+                    };
+                };
+                /** @description Bad request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+                /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** Delete a mailbox (it leaves its campaigns; pinned records go back to rotation) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ack"] & {
+                            emailAccountId: number;
+                        };
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/{id}/warmup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Warmup settings (stored and shown; Salvo runs no warmup network) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        warmup_enabled: boolean;
+                        total_warmup_per_day?: number;
+                        daily_rampup?: number;
+                        reply_rate_percentage?: number;
+                        warmup_key_id?: string | null;
+                        auto_adjust_warmup?: boolean;
+                        is_rampup_enabled?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Stored */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ack"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/{id}/warmup-stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Warmup statistics of the last 7 UTC days (all 0: no warmup network) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Statistics */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ok: boolean;
+                            total_sent: number;
+                            spam_count: number;
+                            sent_count: number;
+                            inbox_count: number;
+                            reputation_score: number | null;
+                            daily_stats: {
+                                date: string;
+                                sent: number;
+                                spam: number;
+                                delivered: number;
+                                opened: number;
+                                replied: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/email-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mailboxes a campaign sends through */
+        get: {
+            parameters: {
+                query?: {
+                    include_tags?: "0" | "1" | "true" | "false";
+                };
+                header?: never;
+                path: {
+                    campaign_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Bare array */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EmailAccount"][];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Attach mailboxes to a campaign */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    campaign_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CampaignEmailAccounts"];
+                };
+            };
+            responses: {
+                /** @description Every mailbox now attached */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ack"] & {
+                            data: {
+                                email_account_ids: number[];
+                            };
+                        };
+                    };
+                };
+                /** @description Bad request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        /** Detach mailboxes from a campaign */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    campaign_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CampaignEmailAccounts"];
+                };
+            };
+            responses: {
+                /** @description Detached */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ack"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/email-accounts/{email_account_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Detach one mailbox from a campaign */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    campaign_id: number;
+                    email_account_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Detached */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ack"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5498,6 +7427,80 @@ export interface components {
             name: string;
             created_at: string;
         };
+        CampaignSchedule: {
+            ok: boolean;
+            data: {
+                timezone: string;
+                days_of_the_week: number[];
+                start_hour: string;
+                end_hour: string;
+                min_time_btw_emails: number;
+                max_new_leads_per_day: number;
+                schedule_start_time: string | null;
+            };
+        };
+        SetCampaignSchedule: {
+            timezone?: string;
+            tz?: string;
+            days_of_the_week?: number[];
+            days?: number[];
+            start_hour?: string;
+            startHour?: string;
+            end_hour?: string;
+            endHour?: string;
+            min_time_btw_emails?: number;
+            max_new_leads_per_day?: number;
+            /** Format: date-time */
+            schedule_start_time?: string | null;
+            schedule?: {
+                timezone?: string;
+                tz?: string;
+                days_of_the_week?: number[];
+                days?: number[];
+                start_hour?: string;
+                startHour?: string;
+                end_hour?: string;
+                endHour?: string;
+                min_time_btw_emails?: number;
+                max_new_leads_per_day?: number;
+                /** Format: date-time */
+                schedule_start_time?: string | null;
+            };
+        };
+        Ack: {
+            ok: boolean;
+            success: boolean;
+            message: string;
+        };
+        SetCampaignSettings: {
+            name?: string;
+            track_settings?: ("DONT_EMAIL_OPEN" | "DONT_LINK_CLICK" | "DONT_REPLY_TO_AN_EMAIL" | "DONT_TRACK_EMAIL_OPEN" | "DONT_TRACK_LINK_CLICK" | "DONT_TRACK_REPLY_TO_AN_EMAIL")[];
+            /** @enum {string} */
+            stop_lead_settings?: "REPLY_TO_AN_EMAIL" | "CLICK_ON_A_LINK" | "OPEN_AN_EMAIL";
+            unsubscribe_text?: string;
+            add_unsubscribe_tag?: boolean;
+            send_as_plain_text?: boolean;
+            force_plain_text?: boolean;
+            follow_up_percentage?: number | string;
+            client_id?: number | null;
+            out_of_office_detection_settings?: {
+                ignoreOOOasReply?: boolean;
+                autoReactivateOOO?: boolean;
+                reactivateOOOwithDelay?: number;
+                autoCategorizeOOO?: boolean;
+            };
+            ignoreOOOasReply?: boolean;
+            autoReactivateOOO?: boolean;
+            reactivateOOOwithDelay?: number;
+            autoCategorizeOOO?: boolean;
+            auto_pause_domain_leads_on_reply?: boolean;
+            bounce_autopause_threshold?: number | string | null;
+            enable_ai_esp_matching?: unknown;
+            ai_esp_matching?: unknown;
+            ignore_ss_mailbox_sending_limit?: unknown;
+            domain_level_rate_limit?: unknown;
+            ai_categorisation_options?: unknown;
+        };
         CreatedCampaign: {
             ok: boolean;
             id: number;
@@ -5518,6 +7521,33 @@ export interface components {
             created_at: string;
             updated_at: string;
             tags: components["schemas"]["Tag"][];
+            track_settings: string[];
+            scheduler_cron_value: {
+                tz: string;
+                days: number[];
+                startHour: string;
+                endHour: string;
+            } | null;
+            min_time_btwn_emails: number | null;
+            max_leads_per_day: number | null;
+            schedule_start_time: string | null;
+            stop_lead_settings: string;
+            unsubscribe_text: string;
+            send_as_plain_text: boolean;
+            force_plain_text: boolean;
+            follow_up_percentage: number;
+            enable_ai_esp_matching: boolean;
+            add_unsubscribe_tag: boolean;
+            auto_pause_domain_leads_on_reply: boolean;
+            bounce_autopause_threshold: number | null;
+            out_of_office_detection_settings: {
+                ignoreOOOasReply: boolean;
+                autoReactivateOOO: boolean;
+                reactivateOOOwithDelay: number;
+                autoCategorizeOOO: boolean;
+            };
+            parent_campaign_id: number | null;
+            team_member_id: number | null;
         };
         Tag: {
             id: number;
@@ -5869,6 +7899,260 @@ export interface components {
         };
         RenameSearch: {
             search_string: string;
+        };
+        SequenceStep: {
+            id: number;
+            created_at: string;
+            updated_at: string;
+            email_campaign_id: number;
+            seq_number: number;
+            subject: string;
+            email_body: string | null;
+            seq_delay_details: {
+                delay_in_days: number;
+                delayInDays: number;
+            };
+            /** @enum {string} */
+            variant_distribution_type: "MANUAL_EQUAL" | "MANUAL_PERCENTAGE" | "AI_EQUAL";
+            lead_distribution_percentage: number | null;
+            /** @enum {string|null} */
+            winning_metric_property: "OPEN_RATE" | "CLICK_RATE" | "REPLY_RATE" | "POSITIVE_REPLY_RATE" | null;
+            sequence_variants: components["schemas"]["SequenceVariant"][] | null;
+        };
+        SequenceVariant: {
+            id: number;
+            created_at: string;
+            updated_at: string;
+            is_deleted: boolean;
+            email_campaign_seq_id: number;
+            variant_label: string;
+            subject: string;
+            email_body: string;
+            optional_email_body_1: null;
+            variant_distribution_percentage: number | null;
+        };
+        SavedSequences: {
+            ok: boolean;
+            data: components["schemas"]["SequenceStep"][];
+        };
+        SaveSequences: {
+            sequences: components["schemas"]["SequenceStepInput"][];
+        } | components["schemas"]["SequenceStepInput"][];
+        SequenceStepInput: {
+            id?: number | string | null;
+            seq_number: number;
+            seq_delay_details?: {
+                delay_in_days?: number;
+                delayInDays?: number;
+            };
+            delay_in_days?: number;
+            subject?: string | null;
+            email_body?: string | null;
+            seq_variants?: components["schemas"]["SequenceVariantInput"][] | null;
+            variants?: components["schemas"]["SequenceVariantInput"][] | null;
+            sequence_variants?: components["schemas"]["SequenceVariantInput"][] | null;
+            /** @enum {string} */
+            variant_distribution_type?: "MANUAL_EQUAL" | "MANUAL_PERCENTAGE" | "AI_EQUAL";
+            lead_distribution_percentage?: number | null;
+            /** @enum {string|null} */
+            winning_metric_property?: "OPEN_RATE" | "CLICK_RATE" | "REPLY_RATE" | "POSITIVE_REPLY_RATE" | null;
+        };
+        SequenceVariantInput: {
+            id?: number | string | null;
+            /** @default  */
+            subject: string;
+            email_body: string;
+            variant_label?: string;
+            variant_id?: string;
+            variant_distribution_percentage?: number;
+            distribution?: number;
+            variant_distribution?: number;
+        };
+        EmailAccount: {
+            id: number;
+            created_at: string;
+            updated_at: string;
+            user_id: number;
+            client_id: number | null;
+            from_name: string;
+            from_email: string;
+            username: string;
+            /** @description "********" when stored, null when not; never the secret */
+            password: string | null;
+            smtp_host: string;
+            smtp_port: number;
+            /** @enum {string} */
+            smtp_port_type: "SSL" | "TLS" | "STARTTLS";
+            imap_username: string;
+            imap_password: string | null;
+            imap_host: string;
+            imap_port: number;
+            /** @enum {string} */
+            imap_port_type: "SSL" | "TLS" | "STARTTLS";
+            is_different_imap_account: boolean;
+            different_reply_to_address: string | null;
+            /** @enum {string} */
+            type: "SMTP" | "GMAIL" | "OUTLOOK" | "ZOHO";
+            message_per_day: number;
+            time_to_wait_in_mins: number;
+            minTimeToWaitInMins: number;
+            signature: string | null;
+            custom_tracking_domain: string | null;
+            bcc_email: string | null;
+            is_smtp_success: boolean | null;
+            is_imap_success: boolean | null;
+            smtp_failure_error: string | null;
+            imap_failure_error: string | null;
+            is_suspended: boolean;
+            daily_sent_count: number;
+            campaign_count: number;
+            warmup_details: {
+                id: number;
+                /** @enum {string} */
+                status: "ACTIVE" | "INACTIVE";
+                total_warmup_per_day: number;
+                daily_rampup: number;
+                reply_rate_percentage: number;
+                warmup_min_count: number;
+                warmup_max_count: number;
+                max_email_per_day: number;
+                is_warmup_blocked: boolean;
+                blocked_reason: string | null;
+                warmup_reputation: number | null;
+                total_sent_count: number;
+                total_spam_count: number;
+                warmup_key_id: string | null;
+                auto_adjust_warmup: boolean;
+                is_rampup_enabled: boolean;
+                created_at: string;
+            };
+            campaign_ids?: number[];
+            tags?: components["schemas"]["Tag"][];
+        };
+        SaveEmailAccount: {
+            from_name?: string;
+            /** Format: email */
+            from_email?: string;
+            /** @description SMTP login (aliases username, smtp_username); default from_email */
+            user_name?: string;
+            username?: string;
+            smtp_username?: string;
+            /** @description Write-only; absent, null, "" or "********" keeps the stored one */
+            password?: string | null;
+            /** @description Write-only; absent, null, "" or "********" keeps the stored one */
+            smtp_password?: string | null;
+            smtp_host?: string;
+            smtp_port?: number;
+            /** @enum {string} */
+            smtp_port_type?: "SSL" | "TLS" | "STARTTLS";
+            imap_user_name?: string | null;
+            imap_username?: string | null;
+            /** @description Write-only; absent, null, "" or "********" keeps the stored one */
+            imap_password?: string | null;
+            imap_host?: string;
+            imap_port?: number;
+            /** @enum {string} */
+            imap_port_type?: "SSL" | "TLS" | "STARTTLS";
+            /** @enum {string} */
+            type?: "SMTP" | "GMAIL" | "OUTLOOK" | "ZOHO";
+            max_email_per_day?: number;
+            time_to_wait_in_mins?: number;
+            custom_tracking_url?: string | null;
+            custom_tracking_domain?: string | null;
+            bcc?: string | "" | null;
+            signature?: string | null;
+            different_reply_to_address?: string | "" | null;
+            warmup_enabled?: boolean;
+            total_warmup_per_day?: number;
+            daily_rampup?: number;
+            reply_rate_percentage?: number;
+            /** @description A number or its decimal string */
+            client_id?: number | string | null;
+            is_suspended?: boolean;
+            /** @description Update this mailbox; absent or null creates */
+            id?: number | string | null;
+        };
+        SaveOAuthEmailAccount: {
+            /** @description A number or its decimal string */
+            id?: number | string | null;
+            from_name: string;
+            /** Format: email */
+            from_email: string;
+            username: string;
+            /** @enum {string} */
+            type: "GMAIL" | "OUTLOOK";
+            /** @description Write-only OAuth material */
+            token: {
+                access_token?: string;
+                refresh_token?: string;
+                /** @description Epoch milliseconds */
+                expiry_date: number;
+                scope: string;
+                token_type?: string;
+                id_token?: string;
+            };
+            warmup_enabled?: boolean;
+            /** @description Ignored */
+            use_whitelabel_credentials?: boolean;
+            max_email_per_day?: number;
+            time_to_wait_in_mins?: number;
+            custom_tracking_url?: string | null;
+            bcc?: string | "" | null;
+            signature?: string | null;
+            /** @description A number or its decimal string */
+            client_id?: number | string | null;
+        };
+        TagMapping: {
+            email_account_ids?: (number | string)[];
+            /** @description Mailboxes by address, instead of email_account_ids */
+            emails?: string[];
+            tag_ids: (number | string)[];
+        };
+        UpdateEmailAccount: {
+            from_name?: string;
+            /** Format: email */
+            from_email?: string;
+            /** @description SMTP login (aliases username, smtp_username); default from_email */
+            user_name?: string;
+            username?: string;
+            smtp_username?: string;
+            /** @description Write-only; absent, null, "" or "********" keeps the stored one */
+            password?: string | null;
+            /** @description Write-only; absent, null, "" or "********" keeps the stored one */
+            smtp_password?: string | null;
+            smtp_host?: string;
+            smtp_port?: number;
+            /** @enum {string} */
+            smtp_port_type?: "SSL" | "TLS" | "STARTTLS";
+            imap_user_name?: string | null;
+            imap_username?: string | null;
+            /** @description Write-only; absent, null, "" or "********" keeps the stored one */
+            imap_password?: string | null;
+            imap_host?: string;
+            imap_port?: number;
+            /** @enum {string} */
+            imap_port_type?: "SSL" | "TLS" | "STARTTLS";
+            /** @enum {string} */
+            type?: "SMTP" | "GMAIL" | "OUTLOOK" | "ZOHO";
+            max_email_per_day?: number;
+            time_to_wait_in_mins?: number;
+            custom_tracking_url?: string | null;
+            custom_tracking_domain?: string | null;
+            bcc?: string | "" | null;
+            signature?: string | null;
+            different_reply_to_address?: string | "" | null;
+            warmup_enabled?: boolean;
+            total_warmup_per_day?: number;
+            daily_rampup?: number;
+            reply_rate_percentage?: number;
+            /** @description A number or its decimal string */
+            client_id?: number | string | null;
+            is_suspended?: boolean;
+        };
+        CampaignEmailAccounts: {
+            email_account_ids?: (number | string)[];
+            /** @description One mailbox, instead of email_account_ids */
+            email_account_id?: number | string;
         };
     };
     responses: never;
