@@ -36,6 +36,12 @@ function headersOf(raw: string): Map<string, string[]> {
   return map;
 }
 
+/** RFC 2047 B encoded-words back to text (the unfolding above already joined adjacent words with a space). */
+const decodeWords = (value: string) =>
+  value.replace(/=\?UTF-8\?B\?([^?]*)\?=(?: (?==\?))?/g, (_, b64: string) =>
+    new TextDecoder().decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))),
+  );
+
 const unique = () => crypto.randomUUID();
 
 describe("sendMail against the mail lab", () => {
@@ -66,6 +72,8 @@ describe("sendMail against the mail lab", () => {
     const raw = await readBack(lead.email, messageId);
     const headers = headersOf(raw);
     expect(headers.get("message-id")).toEqual([messageId]);
+    expect(decodeWords(headers.get("subject")![0]!)).toBe(`Re: Quick question ✔ ${id}`);
+    expect(decodeWords(headers.get("from")![0]!)).toBe(`Zoë from Salvo <${sender.email}>`);
     expect(headers.get("list-unsubscribe")).toEqual([`<https://t.salvo.test/u/${id}>`]);
     expect(headers.get("list-unsubscribe-post")).toEqual(["List-Unsubscribe=One-Click"]);
     expect(headers.get("in-reply-to")).toEqual([first]);
