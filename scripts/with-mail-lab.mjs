@@ -55,10 +55,12 @@ function stopLab() {
   return labExited.then(() => clearTimeout(hard));
 }
 
+let child = null;
 let finishing = false;
 async function finish(code) {
   if (finishing) return;
   finishing = true;
+  if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
   await stopLab();
   process.exit(code);
 }
@@ -76,7 +78,7 @@ async function waitForLab() {
 
 try {
   const config = await waitForLab();
-  const child = spawn(command[0], command.slice(1), {
+  child = spawn(command[0], command.slice(1), {
     stdio: "inherit",
     env: { ...process.env, NODE_EXTRA_CA_CERTS: config.ca_file, MAIL_LAB_JSON: jsonPath },
   });
