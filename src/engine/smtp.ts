@@ -3,7 +3,11 @@
  * STARTTLS (required: a server that does not offer it is refused, never used in clear), AUTH PLAIN or
  * LOGIN, one message to one recipient per session. Every step is bounded by a timeout, and every
  * failure comes back as an SmtpFailure with the server's own code and text (smtp-replies.ts).
- * Our own client rather than `worker-mailer`: see the commit that added this file.
+ * Our own client rather than `worker-mailer` 1.2.1, which goes on in clear (AUTH included) when a
+ * STARTTLS server's EHLO does not offer STARTTLS, spins forever on a connection the server closed
+ * (its read loop ignores end of stream, so not even its own timeout fires), hands back reply codes
+ * only inside error messages, and adds `NOTIFY=NEVER` to RCPT on servers with DSN, which suppresses
+ * the bounce reports the engine reads back.
  */
 import { connect } from "cloudflare:sockets";
 import { buildMime, isAddress, mailbox, type MimeMessage } from "./mime";
@@ -111,11 +115,11 @@ class Session {
   /** Sends a command and reads its reply; a reply outside `expected` ends the session, classified. */
   async command(stage: SmtpStage, line: string, expected: number[], shown = line): Promise<SmtpReply> {
     await this.write(`${line}\r\n`);
-    return this.expect(stage, expected, shown);
+    return this.expect(stage, expected, `the answer to ${shown}`);
   }
 
   async expect(stage: SmtpStage, expected: number[], what: string): Promise<SmtpReply> {
-    const reply = await this.reply(`the answer to ${what}`);
+    const reply = await this.reply(what);
     if (!expected.includes(reply.code)) throw new SmtpError(classifyReply(stage, reply));
     return reply;
   }
@@ -246,7 +250,7 @@ export async function sendMail(settings: SmtpSettings, message: MimeMessage, opt
     await open.command("rcpt", `RCPT TO:<${to}>`, [250, 251]);
     await open.command("data", "DATA", [354]);
     await open.write(dataBlock(built.raw));
-    const reply = await open.expect("message", [250], "the message");
+    const reply = await open.expect("message", [250], "the answer to the message");
     await quit(open);
     return { ok: true as const, messageId: built.messageId, reply };
   });

@@ -33,9 +33,10 @@ declare module "vitest" {
     mailReader: string;
     /**
      * Scripted SMTP servers on loopback (plain) for answers the lab never gives: `transient` greets and
-     * accepts MAIL FROM but answers RCPT with 451 4.3.0; `hangup` greets and closes the connection.
+     * accepts MAIL FROM but answers RCPT with 451 4.3.0; `hangup` greets and closes the connection;
+     * `silent` accepts the connection and never says anything.
      */
-    scriptedSmtp: { transient: number; hangup: number };
+    scriptedSmtp: { transient: number; hangup: number; silent: number };
   }
 }
 
@@ -180,6 +181,10 @@ function hangupServer() {
   });
 }
 
+function silentServer() {
+  return scriptedServer((socket) => socket.on("error", () => {}));
+}
+
 export default async function setup(project: TestProject) {
   const path = process.env.MAIL_LAB_JSON ?? join(import.meta.dirname, "..", "..", ".mail-lab.json");
   let lab: MailLab;
@@ -202,13 +207,14 @@ export default async function setup(project: TestProject) {
   await new Promise<void>((resolve) => reader.listen(0, "127.0.0.1", resolve));
   const transient = await transientServer();
   const hangup = await hangupServer();
+  const silent = await silentServer();
   const portOf = (server: { address(): unknown }) => (server.address() as { port: number }).port;
 
   project.provide("mailLab", lab);
   project.provide("mailReader", `http://127.0.0.1:${portOf(reader)}`);
-  project.provide("scriptedSmtp", { transient: portOf(transient), hangup: portOf(hangup) });
+  project.provide("scriptedSmtp", { transient: portOf(transient), hangup: portOf(hangup), silent: portOf(silent) });
   return async () => {
-    for (const server of [reader, transient, hangup]) {
+    for (const server of [reader, transient, hangup, silent]) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   };

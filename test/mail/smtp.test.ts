@@ -154,6 +154,18 @@ describe("sendMail against the mail lab", () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  it("gives up on a server that never answers after the timeout, as a connection failure", async () => {
+    const started = Date.now();
+    const result = await sendMail(
+      { host: "127.0.0.1", port: scripted.silent, security: "plain", username: sender.email, password: "x" },
+      { from: sender.email, to: lead.email, subject: "x", text: "x" },
+      { allowPlain: true, timeoutMs: 500 },
+    );
+    expect(result).toMatchObject({ ok: false, failure: { kind: "connection", code: null, text: "timed out after 500 ms waiting for the greeting" } });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
   it("refuses plain SMTP unless the caller allows it, without connecting", async () => {
     const result = await sendMail(settings(lab.smtp_plain), { from: sender.email, to: lead.email, subject: "x", text: "x" }, secure);
     expect(result).toEqual({ ok: false, failure: { kind: "permanent", code: null, text: expect.stringMatching(/unencrypted SMTP is refused/) } });
