@@ -1,5 +1,5 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
@@ -29,6 +29,8 @@ export default defineConfig(async () => {
     ],
     test: {
       include: ["test/**/*.test.ts"],
+      // The mail-lab suite has its own config and runner (npm run test:mail).
+      exclude: [...configDefaults.exclude, "test/mail/**"],
       setupFiles: ["./test/setup.ts"],
       // Node-side receivers the Workers-runtime tests reach over loopback.
       globalSetup: ["./test/webhooks/redirect-receiver.global.ts"],

@@ -1,0 +1,96 @@
+// `node scripts/with-mail-lab.mjs <command...>`: runs a command with the mail lab up (issue 13, item 6).
+// Starts `scripts/mail-lab.mjs` unless a lab is already running (then leaves that one alone), waits for
+// `.mail-lab.json`, runs the command with NODE_EXTRA_CA_CERTS naming the lab's CA (the Workers runtime
+// trusts the lab's certificate only when this is set before it starts; see the README's "Mail lab"),
+// then stops the lab it started, by its process id, whatever the command did.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+
+const root = join(import.meta.dirname, "..");
+const jsonPath = join(root, ".mail-lab.json");
+const lockPath = join(root, ".mail-lab", "lab.pid");
+const command = process.argv.slice(2);
+if (command.length === 0) {
+  console.error("usage: node scripts/with-mail-lab.mjs <command...>");
+  process.exit(2);
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === "EPERM";
+  }
+}
+
+function runningLab() {
+  if (!existsSync(lockPath) || !existsSync(jsonPath)) return false;
+  const pid = Number(readFileSync(lockPath, "utf8"));
+  return pid > 0 && alive(pid);
+}
+
+if (spawnSync("bash", [join(root, "scripts", "ensure-mail-lab.sh")], { stdio: "inherit" }).status !== 0) {
+  console.error("with-mail-lab: could not install Postfix and Dovecot (scripts/ensure-mail-lab.sh).");
+  process.exit(1);
+}
+
+let lab = null;
+let labExited = null;
+if (runningLab()) {
+  console.log("with-mail-lab: using the mail lab that is already running.");
+} else {
+  // A file left by a lab killed hard would be read as the new lab's before it is written.
+  rmSync(jsonPath, { force: true });
+  lab = spawn(process.execPath, [join(root, "scripts", "mail-lab.mjs")], { stdio: ["ignore", "inherit", "inherit"] });
+  labExited = new Promise((resolve) => lab.on("exit", (code, signal) => resolve(signal ?? code)));
+}
+
+function stopLab() {
+  if (!lab || lab.exitCode !== null || lab.signalCode !== null) return Promise.resolve();
+  lab.kill("SIGTERM");
+  // The lab stops its own daemons on SIGTERM; a lab that hangs is killed after its own 10 s grace.
+  const hard = setTimeout(() => lab.kill("SIGKILL"), 15000);
+  return labExited.then(() => clearTimeout(hard));
+}
+
+let child = null;
+let finishing = false;
+async function finish(code) {
+  if (finishing) return;
+  finishing = true;
+  if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+  await stopLab();
+  process.exit(code);
+}
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => finish(130));
+
+async function waitForLab() {
+  const deadline = Date.now() + 60000;
+  while (!existsSync(jsonPath)) {
+    if (lab && (lab.exitCode !== null || lab.signalCode !== null)) throw new Error("the mail lab exited before it was ready");
+    if (Date.now() > deadline) throw new Error("the mail lab did not write .mail-lab.json within 60 s");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return JSON.parse(readFileSync(jsonPath, "utf8"));
+}
+
+try {
+  const config = await waitForLab();
+  child = spawn(command[0], command.slice(1), {
+    stdio: "inherit",
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: config.ca_file, MAIL_LAB_JSON: jsonPath },
+  });
+  const code = await new Promise((resolve) => {
+    child.on("error", (error) => {
+      console.error(`with-mail-lab: ${error.message}`);
+      resolve(1);
+    });
+    child.on("exit", (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
+  });
+  await finish(code);
+} catch (error) {
+  console.error(`with-mail-lab: ${error.message}`);
+  await finish(1);
+}

@@ -1,0 +1,221 @@
+import { readFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
+import { createServer as createTcpServer, type Server, type Socket } from "node:net";
+import { join } from "node:path";
+import { connect as tlsConnect, type TLSSocket } from "node:tls";
+import type { TestProject } from "vitest/node";
+
+export interface LabEndpoint {
+  host: string;
+  port: number;
+  security: "starttls" | "tls" | "plain";
+}
+
+export interface MailLab {
+  smtp: LabEndpoint;
+  smtp_tls: LabEndpoint;
+  smtp_plain: LabEndpoint;
+  imap: LabEndpoint;
+  imap_tls: LabEndpoint;
+  ca_file: string;
+  mailboxes: { email: string; password: string; role: "sender" | "lead" | "seed"; provider_id?: string }[];
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The running lab's `.mail-lab.json`. */
+    mailLab: MailLab;
+    /**
+     * A Node-side reader of lab mailboxes over IMAP (implicit TLS, trusting only the lab's CA):
+     * `GET /message?user=<email>&message_id=<Message-ID>` answers the raw message once it is in the
+     * user's INBOX (polled for up to 10 s), or 404.
+     */
+    mailReader: string;
+    /**
+     * Scripted SMTP servers on loopback (plain) for answers the lab never gives: `transient` greets and
+     * accepts MAIL FROM but answers RCPT with 451 4.3.0; `hangup` greets and closes the connection;
+     * `silent` accepts the connection and never says anything.
+     */
+    scriptedSmtp: { transient: number; hangup: number; silent: number };
+  }
+}
+
+const TIMEOUT_MS = 10_000;
+
+/** One IMAP session with line reads and literal reads, enough to search and fetch one message. */
+class Imap {
+  private buffer = Buffer.alloc(0);
+  private wake: (() => void) | null = null;
+  private failure: Error | null = null;
+  private tag = 0;
+
+  private constructor(private readonly socket: TLSSocket) {
+    socket.on("data", (chunk: Buffer) => {
+      this.buffer = Buffer.concat([this.buffer, chunk]);
+      this.wake?.();
+    });
+    const fail = (error: Error) => {
+      this.failure = error;
+      this.wake?.();
+    };
+    socket.on("error", fail);
+    socket.on("close", () => fail(new Error("IMAP connection closed")));
+  }
+
+  static open(lab: MailLab, ca: Buffer): Promise<Imap> {
+    return new Promise((resolve, reject) => {
+      const socket = tlsConnect({ host: lab.imap_tls.host, port: lab.imap_tls.port, ca, servername: "localhost" }, () =>
+        resolve(new Imap(socket)),
+      );
+      socket.once("error", reject);
+      socket.setTimeout(TIMEOUT_MS, () => socket.destroy(new Error("IMAP timeout")));
+    });
+  }
+
+  private async need(predicate: () => number): Promise<Buffer> {
+    for (;;) {
+      const end = predicate();
+      if (end >= 0) {
+        const taken = this.buffer.subarray(0, end);
+        this.buffer = this.buffer.subarray(end);
+        return taken;
+      }
+      if (this.failure) throw this.failure;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+
+  async line(): Promise<string> {
+    const raw = await this.need(() => {
+      const index = this.buffer.indexOf("\r\n");
+      return index < 0 ? -1 : index + 2;
+    });
+    return raw.subarray(0, raw.length - 2).toString("latin1");
+  }
+
+  async literal(size: number): Promise<string> {
+    return (await this.need(() => (this.buffer.length >= size ? size : -1))).toString("utf8");
+  }
+
+  /** Sends a command; returns untagged lines and any literals; throws unless it ends OK. */
+  async command(text: string): Promise<{ lines: string[]; literals: string[] }> {
+    const tag = `T${++this.tag}`;
+    this.socket.write(`${tag} ${text}\r\n`);
+    const lines: string[] = [];
+    const literals: string[] = [];
+    for (;;) {
+      const line = await this.line();
+      if (line.startsWith(`${tag} `)) {
+        if (!line.startsWith(`${tag} OK`)) throw new Error(`IMAP ${text.split(" ")[0]} answered ${line}`);
+        return { lines, literals };
+      }
+      lines.push(line);
+      const size = /\{(\d+)\}$/.exec(line)?.[1];
+      if (size !== undefined) literals.push(await this.literal(Number(size)));
+    }
+  }
+
+  close() {
+    this.socket.destroy();
+  }
+}
+
+const quote = (text: string) => `"${text.replace(/["\\]/g, "\\$&")}"`;
+
+async function readMessage(lab: MailLab, ca: Buffer, user: string, messageId: string): Promise<string | null> {
+  const mailbox = lab.mailboxes.find((m) => m.email === user);
+  if (!mailbox) throw new Error(`no lab mailbox ${user}`);
+  const imap = await Imap.open(lab, ca);
+  try {
+    await imap.line();
+    await imap.command(`LOGIN ${quote(mailbox.email)} ${quote(mailbox.password)}`);
+    const deadline = Date.now() + TIMEOUT_MS;
+    for (;;) {
+      await imap.command("EXAMINE INBOX");
+      const { lines } = await imap.command(`UID SEARCH HEADER Message-ID ${quote(messageId)}`);
+      const uid = lines.map((line) => /^\* SEARCH (\d+)/.exec(line)?.[1]).find(Boolean);
+      if (uid) {
+        const { literals } = await imap.command(`UID FETCH ${uid} BODY.PEEK[]`);
+        return literals[0] ?? null;
+      }
+      if (Date.now() > deadline) return null;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } finally {
+    imap.close();
+  }
+}
+
+/** A plain SMTP server on a free loopback port, its dialogue given by onConnect. */
+function scriptedServer(onConnect: (socket: Socket) => void): Promise<Server> {
+  const server = createTcpServer(onConnect);
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+function transientServer() {
+  return scriptedServer((socket) => {
+    socket.write("220 scripted.test ESMTP\r\n");
+    let buffer = "";
+    socket.on("data", (chunk) => {
+      buffer += chunk.toString("latin1");
+      let index: number;
+      while ((index = buffer.indexOf("\r\n")) >= 0) {
+        const command = buffer.slice(0, index).toUpperCase();
+        buffer = buffer.slice(index + 2);
+        if (command.startsWith("EHLO")) socket.write("250-scripted.test\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME\r\n");
+        else if (command.startsWith("AUTH")) socket.write("235 2.7.0 Authentication successful\r\n");
+        else if (command.startsWith("MAIL")) socket.write("250 2.1.0 Ok\r\n");
+        else if (command.startsWith("RCPT")) socket.write("451 4.3.0 Try again later: mailbox busy\r\n");
+        else if (command.startsWith("QUIT")) socket.end("221 2.0.0 Bye\r\n");
+        else socket.write("250 2.0.0 Ok\r\n");
+      }
+    });
+    socket.on("error", () => {});
+  });
+}
+
+function hangupServer() {
+  return scriptedServer((socket) => {
+    socket.on("error", () => {});
+    socket.end("220 scripted.test ESMTP\r\n");
+  });
+}
+
+function silentServer() {
+  return scriptedServer((socket) => socket.on("error", () => {}));
+}
+
+export default async function setup(project: TestProject) {
+  const path = process.env.MAIL_LAB_JSON ?? join(import.meta.dirname, "..", "..", ".mail-lab.json");
+  let lab: MailLab;
+  try {
+    lab = JSON.parse(readFileSync(path, "utf8")) as MailLab;
+  } catch {
+    throw new Error(`no running mail lab (${path}): run these tests with \`npm run test:mail\``);
+  }
+  const ca = readFileSync(lab.ca_file);
+
+  const reader = createHttpServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://reader");
+    const user = url.searchParams.get("user") ?? "";
+    const messageId = url.searchParams.get("message_id") ?? "";
+    readMessage(lab, ca, user, messageId).then(
+      (raw) => (raw === null ? response.writeHead(404).end() : response.writeHead(200).end(raw)),
+      (error: Error) => response.writeHead(500).end(error.message),
+    );
+  });
+  await new Promise<void>((resolve) => reader.listen(0, "127.0.0.1", resolve));
+  const transient = await transientServer();
+  const hangup = await hangupServer();
+  const silent = await silentServer();
+  const portOf = (server: { address(): unknown }) => (server.address() as { port: number }).port;
+
+  project.provide("mailLab", lab);
+  project.provide("mailReader", `http://127.0.0.1:${portOf(reader)}`);
+  project.provide("scriptedSmtp", { transient: portOf(transient), hangup: portOf(hangup), silent: portOf(silent) });
+  return async () => {
+    for (const server of [reader, transient, hangup, silent]) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  };
+}

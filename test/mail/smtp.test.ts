@@ -1,0 +1,204 @@
+import { describe, expect, inject, it } from "vitest";
+import { checkSmtp, sendMail, type SmtpSettings } from "../../src/engine/smtp";
+
+const lab = inject("mailLab");
+const reader = inject("mailReader");
+const scripted = inject("scriptedSmtp");
+
+const account = (local: string) => {
+  const found = lab.mailboxes.find((m) => m.email === `${local}@lab.salvo.test`);
+  if (!found) throw new Error(`no lab mailbox ${local}`);
+  return found;
+};
+const sender = account("sender1");
+const lead = account("lead1");
+const secure = { allowPlain: false };
+
+function settings(endpoint: { host: string; port: number; security: SmtpSettings["security"] }, password = sender.password): SmtpSettings {
+  return { host: endpoint.host, port: endpoint.port, security: endpoint.security, username: sender.email, password };
+}
+
+async function readBack(user: string, messageId: string): Promise<string> {
+  const response = await fetch(`${reader}/message?${new URLSearchParams({ user, message_id: messageId })}`);
+  expect(response.status, `message ${messageId} in ${user}'s INBOX`).toBe(200);
+  return response.text();
+}
+
+/** The message's header block, unfolded, as name (lower case) to values. */
+function headersOf(raw: string): Map<string, string[]> {
+  const block = raw.split("\r\n\r\n")[0]!.replace(/\r\n[ \t]+/g, " ");
+  const map = new Map<string, string[]>();
+  for (const line of block.split("\r\n")) {
+    const colon = line.indexOf(":");
+    const name = line.slice(0, colon).toLowerCase();
+    map.set(name, [...(map.get(name) ?? []), line.slice(colon + 1).trim()]);
+  }
+  return map;
+}
+
+/** RFC 2047 B encoded-words back to text (the unfolding above already joined adjacent words with a space). */
+const decodeWords = (value: string) =>
+  value.replace(/=\?UTF-8\?B\?([^?]*)\?=(?: (?==\?))?/g, (_, b64: string) =>
+    new TextDecoder().decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))),
+  );
+
+const unique = () => crypto.randomUUID();
+
+describe("sendMail against the mail lab", () => {
+  it("delivers a multipart message over STARTTLS with our Message-ID, List-Unsubscribe and threading headers", async () => {
+    const id = unique();
+    const messageId = `<${id}@salvo.test>`;
+    const first = `<first-${id}@salvo.test>`;
+    const result = await sendMail(
+      settings(lab.smtp),
+      {
+        from: { email: sender.email, name: "Zoë from Salvo" },
+        to: lead.email,
+        subject: `Re: Quick question ✔ ${id}`,
+        text: "Hi Ann,\n.this line starts with a dot\nBye\n",
+        html: "<p>Hi Ann,</p>\n<p>Ünïcode &amp; a long line " + "x".repeat(200) + "</p>",
+        headers: {
+          "Message-ID": messageId,
+          "List-Unsubscribe": `<https://t.salvo.test/u/${id}>`,
+          "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+          "In-Reply-To": first,
+          References: first,
+        },
+      },
+      secure,
+    );
+    expect(result).toMatchObject({ ok: true, messageId, reply: { code: 250 } });
+
+    const raw = await readBack(lead.email, messageId);
+    const headers = headersOf(raw);
+    expect(headers.get("message-id")).toEqual([messageId]);
+    expect(decodeWords(headers.get("subject")![0]!)).toBe(`Re: Quick question ✔ ${id}`);
+    expect(decodeWords(headers.get("from")![0]!)).toBe(`Zoë from Salvo <${sender.email}>`);
+    expect(headers.get("list-unsubscribe")).toEqual([`<https://t.salvo.test/u/${id}>`]);
+    expect(headers.get("list-unsubscribe-post")).toEqual(["List-Unsubscribe=One-Click"]);
+    expect(headers.get("in-reply-to")).toEqual([first]);
+    expect(headers.get("references")).toEqual([first]);
+    expect(headers.get("content-type")?.[0]).toMatch(/^multipart\/alternative; boundary=/);
+    // Postfix records how the message arrived: ESMTPSA is ESMTP over TLS with AUTH.
+    expect(raw).toMatch(/with ESMTPSA id/);
+    expect(raw).toContain("Content-Type: text/plain; charset=UTF-8");
+    expect(raw).toContain("Content-Type: text/html; charset=UTF-8");
+    // The dot line arrived intact (quoted-printable keeps a leading dot as =2E).
+    expect(raw).toContain("=2Ethis line starts with a dot");
+    expect(raw.split("\r\n").every((line) => line.length <= 998)).toBe(true);
+  });
+
+  it("delivers a text-only message over implicit TLS as a single text/plain part", async () => {
+    const messageId = `<${unique()}@salvo.test>`;
+    const result = await sendMail(
+      settings(lab.smtp_tls),
+      { from: sender.email, to: lead.email, subject: "Plain text only", text: "Just text.", headers: { "Message-ID": messageId } },
+      secure,
+    );
+    expect(result).toMatchObject({ ok: true, messageId });
+    const raw = await readBack(lead.email, messageId);
+    expect(headersOf(raw).get("content-type")).toEqual(["text/plain; charset=UTF-8"]);
+    expect(raw).not.toContain("multipart");
+    expect(raw).toMatch(/with ESMTPSA id/);
+  });
+
+  it("makes a Message-ID on the sender's domain when the caller gives none", async () => {
+    const result = await sendMail(settings(lab.smtp_tls), { from: sender.email, to: lead.email, subject: "No id", text: "x" }, secure);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.messageId).toMatch(/^<[0-9a-f-]{36}@lab\.salvo\.test>$/);
+    expect(headersOf(await readBack(lead.email, result.messageId)).get("message-id")).toEqual([result.messageId]);
+  });
+
+  it("reports a wrong password as auth_failed with the server's 535 text", async () => {
+    const result = await sendMail(settings(lab.smtp, "wrong-password"), { from: sender.email, to: lead.email, subject: "x", text: "x" }, secure);
+    expect(result).toEqual({
+      ok: false,
+      failure: { kind: "auth_failed", code: 535, text: expect.stringMatching(/^535 5\.7\.8 .*authentication failed/) },
+    });
+  });
+
+  it("reports an unknown lab address as recipient_rejected 550", async () => {
+    const result = await sendMail(settings(lab.smtp), { from: sender.email, to: `nobody-${unique()}@lab.salvo.test`, subject: "x", text: "x" }, secure);
+    expect(result).toEqual({
+      ok: false,
+      failure: { kind: "recipient_rejected", code: 550, text: expect.stringMatching(/^550 5\.1\.1 .*User unknown/) },
+    });
+  });
+
+  it("reports relay denied (554) as permanent, not as the recipient's bounce", async () => {
+    const result = await sendMail(settings(lab.smtp), { from: sender.email, to: "someone@example.com", subject: "x", text: "x" }, secure);
+    expect(result).toEqual({
+      ok: false,
+      failure: { kind: "permanent", code: 554, text: expect.stringMatching(/Relay access denied/) },
+    });
+  });
+
+  it("reports a 4xx at RCPT as transient", async () => {
+    const result = await sendMail(
+      { host: "127.0.0.1", port: scripted.transient, security: "plain", username: sender.email, password: "x" },
+      { from: sender.email, to: lead.email, subject: "x", text: "x" },
+      { allowPlain: true },
+    );
+    expect(result).toEqual({ ok: false, failure: { kind: "transient", code: 451, text: "451 4.3.0 Try again later: mailbox busy" } });
+  });
+
+  it("reports a server that hangs up as a connection failure, without hanging", async () => {
+    const started = Date.now();
+    const result = await sendMail(
+      { host: "127.0.0.1", port: scripted.hangup, security: "plain", username: sender.email, password: "x" },
+      { from: sender.email, to: lead.email, subject: "x", text: "x" },
+      { allowPlain: true },
+    );
+    expect(result).toMatchObject({ ok: false, failure: { kind: "connection", code: null, text: expect.stringMatching(/closed the connection/) } });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("gives up on a server that never answers after the timeout, as a connection failure", async () => {
+    const started = Date.now();
+    const result = await sendMail(
+      { host: "127.0.0.1", port: scripted.silent, security: "plain", username: sender.email, password: "x" },
+      { from: sender.email, to: lead.email, subject: "x", text: "x" },
+      { allowPlain: true, timeoutMs: 500 },
+    );
+    expect(result).toMatchObject({ ok: false, failure: { kind: "connection", code: null, text: "timed out after 500 ms waiting for the greeting" } });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("refuses plain SMTP unless the caller allows it, without connecting", async () => {
+    const result = await sendMail(settings(lab.smtp_plain), { from: sender.email, to: lead.email, subject: "x", text: "x" }, secure);
+    expect(result).toEqual({ ok: false, failure: { kind: "permanent", code: null, text: expect.stringMatching(/unencrypted SMTP is refused/) } });
+    const allowed = await sendMail(settings(lab.smtp_plain), { from: sender.email, to: lead.email, subject: "x", text: "x" }, { allowPlain: true });
+    expect(allowed).toMatchObject({ ok: true, reply: { code: 250 } });
+  });
+
+  it("refuses to talk in clear to a STARTTLS endpoint that offers no STARTTLS", async () => {
+    const result = await sendMail(
+      { host: "127.0.0.1", port: lab.smtp_plain.port, security: "starttls", username: sender.email, password: sender.password },
+      { from: sender.email, to: lead.email, subject: "x", text: "x" },
+      secure,
+    );
+    expect(result).toMatchObject({ ok: false, failure: { kind: "connection", code: null, text: expect.stringMatching(/does not offer STARTTLS/) } });
+  });
+});
+
+describe("checkSmtp against the mail lab", () => {
+  it("passes with the right password over STARTTLS and implicit TLS", async () => {
+    for (const endpoint of [lab.smtp, lab.smtp_tls]) {
+      expect(await checkSmtp(settings(endpoint), secure)).toMatchObject({ ok: true, reply: { code: 235 } });
+    }
+  });
+
+  it("fails with a wrong password, carrying the server's reason", async () => {
+    expect(await checkSmtp(settings(lab.smtp, "wrong-password"), secure)).toEqual({
+      ok: false,
+      failure: { kind: "auth_failed", code: 535, text: expect.stringMatching(/^535 5\.7\.8/) },
+    });
+  });
+
+  it("fails as a connection failure when nothing listens", async () => {
+    const result = await checkSmtp({ ...settings(lab.smtp), port: 1 }, secure);
+    expect(result).toMatchObject({ ok: false, failure: { kind: "connection", code: null } });
+  });
+});

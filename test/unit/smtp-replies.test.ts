@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { classifyReply, enhancedStatus, parseReply, type SmtpStage } from "../../src/engine/smtp-replies";
+
+const reply = (text: string) => {
+  const parsed = parseReply(text.split("\n"));
+  if (!parsed) throw new Error(`not a reply: ${text}`);
+  return parsed;
+};
+
+describe("parseReply", () => {
+  it("joins continuation lines and keeps the code", () => {
+    expect(parseReply(["250-mail.lab.salvo.test", "250-AUTH PLAIN LOGIN", "250 8BITMIME"])).toEqual({
+      code: 250,
+      text: "250-mail.lab.salvo.test\n250-AUTH PLAIN LOGIN\n250 8BITMIME",
+    });
+    expect(parseReply(["221"])).toEqual({ code: 221, text: "221" });
+  });
+
+  it("refuses what is not one well-formed reply", () => {
+    expect(parseReply([])).toBeNull();
+    expect(parseReply(["hello"])).toBeNull();
+    expect(parseReply(["600 nope"])).toBeNull();
+    expect(parseReply(["250-first", "251 other code"])).toBeNull();
+    expect(parseReply(["250-first", "250-not last"])).toBeNull();
+    expect(parseReply(["250 first", "250 second"])).toBeNull();
+  });
+});
+
+describe("enhancedStatus", () => {
+  it("reads the RFC 3463 code after the reply code", () => {
+    expect(enhancedStatus(reply("550 5.1.1 <x@y>: User unknown"))).toEqual({ klass: 5, subject: 1, detail: 1 });
+    expect(enhancedStatus(reply("550 User unknown"))).toBeNull();
+  });
+});
+
+describe("classifyReply", () => {
+  const cases: [SmtpStage, string, string][] = [
+    // The lab's (Postfix's) own answers.
+    ["auth", "535 5.7.8 Error: authentication failed: (reason unavailable)", "auth_failed"],
+    ["rcpt", "550 5.1.1 <nobody@lab.salvo.test>: Recipient address rejected: User unknown in virtual mailbox table", "recipient_rejected"],
+    ["rcpt", "554 5.7.1 <someone@example.com>: Relay access denied", "permanent"],
+    // Other providers' usual answers.
+    ["auth", "454 4.7.0 Temporary authentication failure", "transient"],
+    ["auth", "534-5.7.9 Application-specific password required.\n534 5.7.9 Learn more at https://support.google.com", "auth_failed"],
+    ["greeting", "421 4.3.2 Service not available, closing transmission channel", "transient"],
+    ["mail", "530 5.7.0 Authentication required", "auth_failed"],
+    ["mail", "553 5.7.1 Sender address rejected: not owned by user", "permanent"],
+    ["mail", "452 4.3.1 Insufficient system storage", "transient"],
+    ["rcpt", "450 4.2.0 <a@b.test>: Recipient address rejected: Greylisted", "transient"],
+    ["rcpt", "451 4.3.0 Try again later", "transient"],
+    ["rcpt", "550 5.2.1 The email account that you tried to reach is disabled.", "recipient_rejected"],
+    ["rcpt", "550 Requested action not taken: mailbox unavailable", "recipient_rejected"],
+    ["rcpt", "553 5.1.3 Bad recipient address syntax", "recipient_rejected"],
+    ["rcpt", "530 5.7.0 Must issue a STARTTLS command first / authentication required", "auth_failed"],
+    ["message", "550 5.7.1 Message rejected as spam", "permanent"],
+    ["message", "554 5.1.1 Delivery failed: no such user", "recipient_rejected"],
+    ["message", "552 5.2.2 Mailbox full", "recipient_rejected"],
+    ["message", "451 4.7.1 Please try again later", "transient"],
+    ["ehlo", "502 5.5.2 Error: command not recognized", "permanent"],
+    ["starttls", "454 4.7.0 TLS not available due to local problem", "transient"],
+    ["data", "354 End data with <CR><LF>.<CR><LF>", "permanent"],
+  ];
+  it.each(cases)("%s %s -> %s", (stage, text, kind) => {
+    const parsed = reply(text);
+    expect(classifyReply(stage, parsed)).toEqual({ kind, code: parsed.code, text });
+  });
+});
