@@ -20,6 +20,8 @@ export default defineConfig(async () => {
             ALLOW_INSECURE_WEBHOOKS: "false",
             // Production's mail host rules too.
             ALLOW_LOCAL_MAIL_HOSTS: "false",
+            // No mail server here: the connection check runs against the real lab in vitest.mail.config.ts.
+            MAILBOX_CONNECTION_CHECKS: "false",
             MAINTENANCE_MODE: "false",
           },
           // An empty database beside DB, where a test builds a pre-migration state to migrate.

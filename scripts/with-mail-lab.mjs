@@ -4,6 +4,7 @@
 // trusts the lab's certificate only when this is set before it starts; see the README's "Mail lab"),
 // then stops the lab it started, by its process id, whatever the command did.
 import { spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:net";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
@@ -25,6 +26,19 @@ function alive(pid) {
   }
 }
 
+const PORT_VARS = ["MAIL_LAB_SMTP_PORT", "MAIL_LAB_SMTPS_PORT", "MAIL_LAB_SMTP_PLAIN_PORT", "MAIL_LAB_IMAP_PORT", "MAIL_LAB_IMAPS_PORT"];
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 function runningLab() {
   if (!existsSync(lockPath) || !existsSync(jsonPath)) return false;
   const pid = Number(readFileSync(lockPath, "utf8"));
@@ -43,7 +57,13 @@ if (runningLab()) {
 } else {
   // A file left by a lab killed hard would be read as the new lab's before it is written.
   rmSync(jsonPath, { force: true });
-  lab = spawn(process.execPath, [join(root, "scripts", "mail-lab.mjs")], { stdio: ["ignore", "inherit", "inherit"] });
+  // Free ports of its own, so a lab of another checkout (or a developer's) on the defaults is no clash.
+  const ports = {};
+  for (const name of PORT_VARS) ports[name] = process.env[name] ?? String(await freePort());
+  lab = spawn(process.execPath, [join(root, "scripts", "mail-lab.mjs")], {
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...process.env, ...ports },
+  });
   labExited = new Promise((resolve) => lab.on("exit", (code, signal) => resolve(signal ?? code)));
 }
 

@@ -16,6 +16,8 @@ export interface Vars {
   ALLOW_INSECURE_WEBHOOKS?: string;
   /** "true" (local development) admits local and private SMTP/IMAP hosts (a mail sink on 127.0.0.1). */
   ALLOW_LOCAL_MAIL_HOSTS?: string;
+  /** "false" turns off the mailbox connection check on save (a suite or an environment with no mail servers). */
+  MAILBOX_CONNECTION_CHECKS?: string;
   /** Secret: keys for secrets at rest, `kid:base64key[,kid:base64key...]`; the first encrypts (src/platform/crypto.ts). */
   SECRETS_KEY?: string;
 }
@@ -42,6 +44,7 @@ const VarsSchema = z.object({
   ALLOW_INSECURE_WEBHOOKS: flag,
   ALLOW_LOCAL_MAIL_HOSTS: flag,
   SECRETS_KEY: text,
+  MAILBOX_CONNECTION_CHECKS: z.enum(["true", "false"]).default("true").transform((value) => value === "true"),
 });
 
 /** The environment as the code uses it: typed, defaulted, checked. */
@@ -55,6 +58,7 @@ export interface Config {
   allowInsecureWebhooks: boolean;
   allowLocalMailHosts: boolean;
   secretsKey: string | undefined;
+  mailboxConnectionChecks: boolean;
 }
 
 /** A var with a value the Worker cannot run with: named, so the operator can fix it. */
@@ -81,6 +85,7 @@ export function config(env: Vars): Config {
     allowInsecureWebhooks: vars.ALLOW_INSECURE_WEBHOOKS,
     allowLocalMailHosts: vars.ALLOW_LOCAL_MAIL_HOSTS,
     secretsKey: vars.SECRETS_KEY,
+    mailboxConnectionChecks: vars.MAILBOX_CONNECTION_CHECKS,
   };
   parsed.set(env, value);
   return value;

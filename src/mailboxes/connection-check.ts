@@ -1,13 +1,14 @@
 import type { MailboxType, PortType } from "../db/schema";
+import { checkSmtp, type SmtpSettings } from "../engine/smtp";
 import type { Database } from "../platform/db";
 import type { ConnectionOutcome, MailboxRow } from "./rules";
 import { recordConnectionOutcome, type MailboxSecrets } from "./store";
 
 /**
- * The seam for the connection check (SMTP connect + AUTH, IMAP LOGIN + SELECT INBOX, 10 s each).
- * The save, update and reconnect paths call `checkConnection` with what the check needs; until the
- * socket client exists (with the mail lab) it answers "not checked" and the stored outcome stays
- * null, as the contract shows it before a mailbox's first check.
+ * The connection check (SMTP connect + AUTH, IMAP LOGIN + SELECT INBOX, 10 s each). The save,
+ * update and reconnect paths call it with what the check needs. SMTP is checked for real over
+ * `cloudflare:sockets` (src/engine/smtp.ts); IMAP stays "not checked" (null) until the IMAP client
+ * exists, as the contract shows a mailbox before its first check.
  */
 export interface ConnectionTarget {
   mailboxId: number;
@@ -20,7 +21,29 @@ export const NOT_CHECKED: ConnectionOutcome = { smtp: { ok: null, error: null },
 
 export type ConnectionChecker = (target: ConnectionTarget) => Promise<ConnectionOutcome>;
 
-export const checkConnection: ConnectionChecker = () => Promise.resolve(NOT_CHECKED);
+/** SSL is implicit TLS; TLS and STARTTLS both mean an upgrade on the submission port, required. */
+function security(portType: PortType): SmtpSettings["security"] {
+  return portType === "SSL" ? "tls" : "starttls";
+}
+
+/** A checker for this deployment: plain SMTP is never used, whatever the config. */
+export function smtpChecker(): ConnectionChecker {
+  return async (target) => {
+    const { smtp } = target;
+    // OAuth mailboxes hold no password: their check waits for the provider's OAuth client.
+    if (smtp.password === null) return NOT_CHECKED;
+    const result = await checkSmtp(
+      { host: smtp.host, port: smtp.port, security: security(smtp.portType), username: smtp.username, password: smtp.password },
+      { allowPlain: false },
+    );
+    return {
+      smtp: result.ok ? { ok: true, error: null } : { ok: false, error: result.failure.text },
+      imap: NOT_CHECKED.imap,
+    };
+  };
+}
+
+export const checkConnection: ConnectionChecker = smtpChecker();
 
 /**
  * Runs the check for a mailbox just saved and stores its outcome. `secrets` holds what the save
