@@ -256,7 +256,7 @@ const routes = {
     tags: tag,
     summary: "Create a mailbox, or update one (id, or an address the caller already has)",
     description:
-      "Required on create: from_name, from_email, password, smtp_host, smtp_port, imap_host, imap_port. Credentials are write-only. The connection check is not run yet: is_smtp_success/is_imap_success stay null.",
+      "Required on create: from_name, from_email, password, smtp_host, smtp_port, imap_host, imap_port. Credentials are write-only. New credentials start an SMTP login check after the answer (is_smtp_success, smtp_failure_error); IMAP is not checked yet.",
     security,
     request: { body: jsonBody(SaveMailbox) },
     responses: {
