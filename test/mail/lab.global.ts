@@ -147,8 +147,15 @@ async function readMessage(lab: MailLab, ca: Buffer, user: string, messageId: st
 }
 
 /** A plain SMTP server on a free loopback port, its dialogue given by onConnect. */
+/** Every socket a test server accepted, so teardown can end them (a pooled or silent one never ends by itself). */
+const sockets = new Set<Socket>();
+
 function scriptedServer(onConnect: (socket: Socket) => void): Promise<Server> {
-  const server = createTcpServer(onConnect);
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    onConnect(socket);
+  });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
@@ -213,7 +220,12 @@ export default async function setup(project: TestProject) {
   project.provide("mailLab", lab);
   project.provide("mailReader", `http://127.0.0.1:${portOf(reader)}`);
   project.provide("scriptedSmtp", { transient: portOf(transient), hangup: portOf(hangup), silent: portOf(silent) });
+  reader.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
   return async () => {
+    for (const socket of sockets) socket.destroy();
     for (const server of [reader, transient, hangup, silent]) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
