@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { quietAccessLog, testBindings } from "./vitest.shared";
 
 /**
  * Workers-runtime tests against the real mail lab (`npm run test:mail`, which starts the lab and sets
@@ -14,15 +15,11 @@ export default defineConfig(async () => {
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           bindings: {
+            ...testBindings,
             TEST_MIGRATIONS: migrations,
-            ADMIN_TOKEN: "test-admin-token",
-            SECRETS_KEY: "test:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
-            RATE_LIMIT_PER_MINUTE: "100000",
-            RATE_LIMIT_BURST: "10000",
             // The lab listens on 127.0.0.1.
             ALLOW_LOCAL_MAIL_HOSTS: "true",
             MAILBOX_CONNECTION_CHECKS: "true",
-            MAINTENANCE_MODE: "false",
           },
         },
       }),
@@ -32,7 +29,7 @@ export default defineConfig(async () => {
       globalSetup: ["./test/mail/lab.global.ts"],
       setupFiles: ["./test/setup.ts"],
       testTimeout: 30_000,
-      onConsoleLog: (log: string) => !log.includes('"message":"request"'),
+      onConsoleLog: quietAccessLog,
     },
   };
 });

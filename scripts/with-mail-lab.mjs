@@ -4,7 +4,7 @@
 // trusts the lab's certificate only when this is set before it starts; see the README's "Mail lab"),
 // then stops the lab it started, by its process id, whatever the command did.
 import { spawn, spawnSync } from "node:child_process";
-import { createServer } from "node:net";
+import { freePort } from "./lib/dev-server.mjs";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
@@ -27,17 +27,6 @@ function alive(pid) {
 }
 
 const PORT_VARS = ["MAIL_LAB_SMTP_PORT", "MAIL_LAB_SMTPS_PORT", "MAIL_LAB_SMTP_PLAIN_PORT", "MAIL_LAB_IMAP_PORT", "MAIL_LAB_IMAPS_PORT"];
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function runningLab() {
   if (!existsSync(lockPath) || !existsSync(jsonPath)) return false;

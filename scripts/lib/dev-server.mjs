@@ -9,7 +9,8 @@ import { delimiter, join } from "node:path";
 const root = join(import.meta.dirname, "..", "..");
 const STARTUP_TIMEOUT_MS = 120_000;
 
-function freePort() {
+/** A port nothing listens on now (the OS picks it), for a server started next. */
+export function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

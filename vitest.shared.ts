@@ -1,0 +1,18 @@
+/**
+ * Bindings both Workers-runtime suites run with (vitest.config.ts, vitest.mail.config.ts):
+ * production's rules, budgets high enough that only the rate-limit tests (which provision their own)
+ * meet them, and a fixed keyring for secrets at rest (the bytes 0..31).
+ */
+export const testBindings = {
+  ADMIN_TOKEN: "test-admin-token",
+  SECRETS_KEY: "test:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+  RATE_LIMIT_PER_MINUTE: "100000",
+  RATE_LIMIT_BURST: "10000",
+  // Production's webhook URL and mail host rules, whatever a developer's .dev.vars says.
+  ALLOW_INSECURE_WEBHOOKS: "false",
+  ALLOW_LOCAL_MAIL_HOSTS: "false",
+  MAINTENANCE_MODE: "false",
+};
+
+/** Access-log lines would drown the test report; errors and warnings still show. */
+export const quietAccessLog = (log: string) => !log.includes('"message":"request"');
