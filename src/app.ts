@@ -21,6 +21,7 @@ import { deliverabilityRoutes } from "./deliverability/index";
 import { savedSearchRoutes } from "./prospect/routes";
 import { sequenceRoutes } from "./sequences/routes";
 import { mailboxRoutes } from "./mailboxes/routes";
+import { trackingRoutes } from "./tracking/routes";
 import { SecretsKeyError } from "./platform/crypto";
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -75,6 +76,8 @@ export function createApp() {
   app.route("/", savedSearchRoutes);
   app.route("/", sequenceRoutes);
   app.route("/", mailboxRoutes);
+  // The links in emails: outside /api/v1 (no API key) and outside the OpenAPI document.
+  app.route("/", trackingRoutes);
 
   // Three ways to present one key; the headers are recommended, as URLs end up in logs.
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyHeader", {

@@ -18,6 +18,8 @@ export interface Vars {
   ALLOW_LOCAL_MAIL_HOSTS?: string;
   /** "false" turns off the mailbox connection check on save (a suite or an environment with no mail servers). */
   MAILBOX_CONNECTION_CHECKS?: string;
+  /** The Worker's public origin, e.g. `https://salvo.example.com`: tracking and unsubscribe links in emails point here. */
+  PUBLIC_URL?: string;
   /** Secret: keys for secrets at rest, `kid:base64key[,kid:base64key...]`; the first encrypts (src/platform/crypto.ts). */
   SECRETS_KEY?: string;
 }
@@ -34,6 +36,18 @@ const text = z
   .optional()
   .transform((value) => value?.trim() || undefined);
 
+/** `wrangler dev`'s address: a fresh clone runs without configuring PUBLIC_URL. */
+const LOCAL_ORIGIN = "http://127.0.0.1:8787";
+
+/** An http(s) origin (a path would not reach the Worker's routes); a trailing slash is dropped. */
+const origin = z
+  .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+  .refine((value) => {
+    const url = new URL(value);
+    return url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
+  }, "must be an origin only (scheme, host and port; no path, query or credentials)")
+  .transform((value) => new URL(value).origin);
+
 const VarsSchema = z.object({
   MAINTENANCE_MODE: flag,
   ADMIN_TOKEN: text,
@@ -44,6 +58,7 @@ const VarsSchema = z.object({
   ALLOW_INSECURE_WEBHOOKS: flag,
   ALLOW_LOCAL_MAIL_HOSTS: flag,
   SECRETS_KEY: text,
+  PUBLIC_URL: origin.default(LOCAL_ORIGIN),
   MAILBOX_CONNECTION_CHECKS: z.enum(["true", "false"]).default("true").transform((value) => value === "true"),
 });
 
@@ -59,6 +74,8 @@ export interface Config {
   allowLocalMailHosts: boolean;
   secretsKey: string | undefined;
   mailboxConnectionChecks: boolean;
+  /** Where tracking and unsubscribe links point unless a mailbox has its own tracking domain; no trailing slash. */
+  publicUrl: string;
 }
 
 /** A var with a value the Worker cannot run with: named, so the operator can fix it. */
@@ -86,6 +103,7 @@ export function config(env: Vars): Config {
     allowLocalMailHosts: vars.ALLOW_LOCAL_MAIL_HOSTS,
     secretsKey: vars.SECRETS_KEY,
     mailboxConnectionChecks: vars.MAILBOX_CONNECTION_CHECKS,
+    publicUrl: vars.PUBLIC_URL,
   };
   parsed.set(env, value);
   return value;

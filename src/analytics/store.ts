@@ -7,8 +7,12 @@ export interface CampaignCounts {
   unique_sent_count: number;
   open_count: number;
   unique_open_count: number;
+  human_open_count: number;
+  unique_human_open_count: number;
   click_count: number;
   unique_click_count: number;
+  human_click_count: number;
+  unique_human_click_count: number;
   reply_count: number;
   total_reply_count: number;
   non_ooo_reply_count: number;
@@ -20,6 +24,9 @@ export interface CampaignCounts {
 }
 
 /**
+ * The open and click counts are raw (every hit, as the interface defines them); the human_ ones
+ * leave out hits flagged is_machine (proxy prefetches, link scanners).
+ *
  * Every figure is a scan of one event type's window: a contiguous range of
  * events_campaign_type_time_idx, read from the index alone, so no event outside the campaign
  * and the window is ever read. Only replies look up their record's current category.
@@ -28,7 +35,8 @@ export async function campaignCounts(d1: D1Database, campaignId: number, start: 
   const inWindow = (type: EventType): SQL =>
     sql`e.campaign_id = ${campaignId} AND e.type = ${type} AND e.occurred_at >= ${start} AND e.occurred_at < ${end}`;
   const events = sql`events e INDEXED BY events_campaign_type_time_idx`;
-  const total = (type: EventType) => sql`(SELECT count(*) FROM ${events} WHERE ${inWindow(type)})`;
+  const total = (type: EventType, extra: SQL = sql``) => sql`(SELECT count(*) FROM ${events} WHERE ${inWindow(type)} ${extra})`;
+  const human = sql`AND e.is_machine = 0`;
   const distinctLeads = (type: EventType, extra: SQL = sql``) =>
     sql`(SELECT count(DISTINCT e.campaign_lead_id) FROM ${events} WHERE ${inWindow(type)} ${extra})`;
 
@@ -38,8 +46,12 @@ export async function campaignCounts(d1: D1Database, campaignId: number, start: 
           ${distinctLeads("SENT", sql`AND e.sequence_number = 1`)} AS unique_sent_count,
           ${total("OPEN")} AS open_count,
           ${distinctLeads("OPEN")} AS unique_open_count,
+          ${total("OPEN", human)} AS human_open_count,
+          ${distinctLeads("OPEN", human)} AS unique_human_open_count,
           ${total("CLICK")} AS click_count,
           ${distinctLeads("CLICK")} AS unique_click_count,
+          ${total("CLICK", human)} AS human_click_count,
+          ${distinctLeads("CLICK", human)} AS unique_human_click_count,
           ${total("BLOCK")} AS block_count,
           ${total("BOUNCE")} AS bounce_count,
           ${total("UNSUBSCRIBE")} AS unsubscribed_count`,

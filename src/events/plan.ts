@@ -14,6 +14,8 @@ export interface PlannedEvent {
   body: string | null;
   messageId: string | null;
   linkUrl: string | null;
+  /** An open or click made by a machine (src/tracking/machine.ts); absent = not known to be one. */
+  isMachine?: boolean;
 }
 
 /**
@@ -25,7 +27,7 @@ export function planIngestion(
   campaign: CampaignFacts,
   planned: PlannedEvent[],
 ): { rows: EventRow[]; deliveries: NewDelivery[] } {
-  const rows: EventRow[] = planned.map(({ eventId, incoming, record, ...text }) => ({
+  const rows: EventRow[] = planned.map(({ eventId, incoming, record, isMachine, ...text }) => ({
     event_id: eventId,
     campaign_lead_id: record.id,
     type: incoming.type,
@@ -42,6 +44,7 @@ export function planIngestion(
     is_ooo: incoming.isOoo ? 1 : 0,
     category_id: incoming.categoryId,
     ignored: isIgnoredReply(incoming, record.leadEmail, context.ignoreOooReplies) ? 1 : 0,
+    is_machine: isMachine ? 1 : 0,
   }));
   if (context.webhooks.length === 0) return { rows, deliveries: [] };
 
@@ -71,6 +74,7 @@ export function planIngestion(
         subject: item.subject,
         body: item.body,
         linkUrl: item.linkUrl,
+        isMachine: item.isMachine ?? false,
         recordId: item.record.id,
         leadEmail: item.record.leadEmail,
         leadCategoryId: after.get(item.record.id)!.categoryId,

@@ -30,6 +30,8 @@ const EventInput = z
     message_id: text(998),
     link_url: text(2048),
     is_ooo: z.boolean().default(false),
+    /** An open or click the engine knows a machine made (proxy prefetch, link scanner): kept out of the human-only counts. */
+    is_machine: z.boolean().default(false),
     category_id: z.number().int().positive().nullish(),
   })
   .refine((event) => event.email_lead_map_id !== undefined || event.lead_email !== undefined, {
@@ -117,6 +119,7 @@ function planned(events: EventBody[], owners: RecordRow[]): PlannedEvent[] {
       body: event.body ?? null,
       messageId: event.message_id ?? null,
       linkUrl: event.link_url ?? null,
+      isMachine: event.is_machine,
     });
   });
   return out;

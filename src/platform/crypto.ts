@@ -29,6 +29,8 @@ export interface Keyring {
   /** The key id new secrets are encrypted under (the first in SECRETS_KEY). */
   readonly current: string;
   readonly keys: ReadonlyMap<string, CryptoKey>;
+  /** The same keys as HKDF input, so other uses (tracking tokens) derive their own keys instead of reusing these. */
+  readonly material: ReadonlyMap<string, CryptoKey>;
 }
 
 function toBase64(bytes: Uint8Array): string {
@@ -77,8 +79,16 @@ export function loadKeyring(source: string | undefined): Promise<Keyring> {
     return Promise.reject(error);
   }
   const keyring = Promise.all(
-    entries.map(async ({ kid, raw }) => [kid, await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"])] as const),
-  ).then((keys) => ({ current: entries[0]!.kid, keys: new Map(keys) }));
+    entries.map(async ({ kid, raw }) => ({
+      kid,
+      key: await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]),
+      material: await crypto.subtle.importKey("raw", raw, "HKDF", false, ["deriveKey"]),
+    })),
+  ).then((keys) => ({
+    current: entries[0]!.kid,
+    keys: new Map(keys.map(({ kid, key }) => [kid, key])),
+    material: new Map(keys.map(({ kid, material }) => [kid, material])),
+  }));
   cached = { source, keyring };
   return keyring;
 }

@@ -34,6 +34,8 @@ export interface EventFacts {
   subject: string | null;
   body: string | null;
   linkUrl: string | null;
+  /** An open or click a machine made: the payload's `is_bot`. Absent = false. */
+  isMachine?: boolean;
   recordId: number;
   leadEmail: string;
   /** The lead's category once this request's events are applied (category filters read it). */
@@ -100,6 +102,7 @@ export function eventDeliveries(
               ...(event.subject !== null && { subject: event.subject }),
               ...(kind === "EMAIL_REPLY" && { reply_message: event.body }),
               ...(kind === "EMAIL_LINK_CLICK" && { link_clicked: event.linkUrl }),
+              ...((kind === "EMAIL_OPEN" || kind === "EMAIL_LINK_CLICK") && { is_bot: event.isMachine ?? false }),
             },
             guard,
           ),

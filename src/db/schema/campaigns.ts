@@ -228,6 +228,8 @@ export const events = sqliteTable(
     categoryId: integer("category_id"),
     ignored: integer("ignored", { mode: "boolean" }).notNull().default(false),
     ignoredByHand: integer("ignored_by_hand", { mode: "boolean" }).notNull().default(false),
+    /** An open or click a machine made (proxy prefetch, link scanner, HEAD): src/tracking/machine.ts. */
+    isMachine: integer("is_machine", { mode: "boolean" }).notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
@@ -241,6 +243,7 @@ export const events = sqliteTable(
       t.sequenceNumber,
       t.campaignLeadId,
       t.ignored,
+      t.isMachine,
     ),
     index("events_record_time_idx").on(t.campaignLeadId, t.occurredAt),
     // A mailbox's sends of a day (its daily_sent_count) as one range.

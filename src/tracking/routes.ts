@@ -1,0 +1,113 @@
+import { Hono, type Context } from "hono";
+import { config } from "../config";
+import type { AppEnv } from "../env";
+import { loadKeyring } from "../platform/crypto";
+import { log } from "../platform/logging";
+import { classifyHit } from "./machine";
+import { recordTrackedEvent, type TrackedEvent } from "./store";
+import { verifyToken, type TrackKind, type TrackPayload } from "./tokens";
+
+/**
+ * The links inside emails: open pixel, click redirect, unsubscribe. No API key and no cookies (the
+ * token is the only credential), and not part of the API: they are left out of the OpenAPI
+ * document, which describes what integrations call.
+ */
+export const trackingRoutes = new Hono<AppEnv>();
+
+/** A transparent 1x1 GIF (43 bytes). */
+const PIXEL = Uint8Array.from(atob("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw=="), (c) => c.charCodeAt(0));
+
+const NO_STORE = { "Cache-Control": "no-store, no-cache, must-revalidate, private", Pragma: "no-cache" };
+
+async function verified(c: Context<AppEnv>, token: string, kind: TrackKind): Promise<TrackPayload | null> {
+  const payload = await verifyToken(await loadKeyring(config(c.env).secretsKey), token);
+  return payload?.kind === kind ? payload : null;
+}
+
+/** Opens and clicks are recorded after the answer: the reader's mail client or browser never waits on D1. */
+function recordInBackground(c: Context<AppEnv>, type: "OPEN" | "CLICK", payload: TrackPayload): void {
+  const now = Date.now();
+  const verdict = classifyHit({ method: c.req.method, userAgent: c.req.header("User-Agent") ?? null, now, sentAt: payload.sentAt });
+  if (verdict.machine) log("info", "tracking hit by a machine", { type, record_id: payload.recordId, reason: verdict.reason });
+  const event: TrackedEvent = { type, payload, occurredAt: now, isMachine: verdict.machine, eventId: null };
+  c.executionCtx.waitUntil(
+    recordTrackedEvent(c.env, event).catch((error: Error) =>
+      log("error", `tracking ${type} not recorded: ${error.message}`, { record_id: payload.recordId, stack: error.stack }),
+    ),
+  );
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="robots" content="noindex" />
+    <title>${title}</title>
+    <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}button{font-size:1rem;padding:.6rem 1.2rem}</style>
+  </head>
+  <body>
+    ${body}
+  </body>
+</html>
+`;
+}
+
+const NOT_FOUND_PAGE = page("Link not found", "<h1>Link not found</h1><p>This link is not valid. It may have been copied incompletely.</p>");
+
+const UNSUBSCRIBED_PAGE = page("Unsubscribed", "<h1>You are unsubscribed</h1><p>You will receive no more emails from this sequence.</p>");
+
+/** Link scanners follow GETs, so the page only offers the POST that unsubscribes. */
+function confirmPage(token: string): string {
+  return page(
+    "Unsubscribe",
+    `<h1>Unsubscribe?</h1>
+    <p>Confirm to stop receiving emails from this sequence.</p>
+    <form method="post" action="/u/${token}">
+      <input type="hidden" name="List-Unsubscribe" value="One-Click" />
+      <button type="submit">Unsubscribe</button>
+    </form>`,
+  );
+}
+
+// The pixel answers the same whatever the token: a forged one learns nothing and records nothing.
+trackingRoutes.get("/t/o/:file", async (c) => {
+  const file = c.req.param("file");
+  let payload: TrackPayload | null = null;
+  try {
+    payload = file.endsWith(".gif") ? await verified(c, file.slice(0, -".gif".length), "open") : null;
+  } catch (error) {
+    log("error", `open pixel not verified: ${(error as Error).message}`);
+  }
+  if (payload) recordInBackground(c, "OPEN", payload);
+  return c.body(PIXEL, 200, { "Content-Type": "image/gif", ...NO_STORE });
+});
+
+trackingRoutes.get("/t/c/:token", async (c) => {
+  const payload = await verified(c, c.req.param("token"), "click");
+  if (!payload?.url) return c.html(NOT_FOUND_PAGE, 404, NO_STORE);
+  recordInBackground(c, "CLICK", payload);
+  return new Response(null, { status: 302, headers: { Location: payload.url, ...NO_STORE } });
+});
+
+trackingRoutes.get("/u/:token", async (c) => {
+  const payload = await verified(c, c.req.param("token"), "unsubscribe");
+  if (!payload) return c.html(NOT_FOUND_PAGE, 404, NO_STORE);
+  return c.html(confirmPage(c.req.param("token")), 200, NO_STORE);
+});
+
+// RFC 8058 one-click: mail clients POST `List-Unsubscribe=One-Click`; any body is accepted and
+// none is read. The event's id is fixed per record, so a repeated POST records nothing more.
+trackingRoutes.post("/u/:token", async (c) => {
+  const payload = await verified(c, c.req.param("token"), "unsubscribe");
+  if (!payload) return c.html(NOT_FOUND_PAGE, 404, NO_STORE);
+  await recordTrackedEvent(c.env, {
+    type: "UNSUBSCRIBE",
+    payload,
+    occurredAt: Date.now(),
+    isMachine: false,
+    eventId: `salvo-unsubscribe-link:${payload.recordId}`,
+  });
+  return c.html(UNSUBSCRIBED_PAGE, 200, NO_STORE);
+});
