@@ -12,6 +12,7 @@ export const testBindings = {
   ALLOW_INSECURE_WEBHOOKS: "false",
   ALLOW_LOCAL_MAIL_HOSTS: "false",
   MAINTENANCE_MODE: "false",
+  PUBLIC_URL: "https://salvo.test",
 };
 
 /** Access-log lines would drown the test report; errors and warnings still show. */
