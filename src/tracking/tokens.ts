@@ -138,7 +138,8 @@ export async function verifyToken(keyring: Keyring, token: string): Promise<Trac
   const [body, given, ...rest] = token.split(".");
   if (!body || !given || rest.length > 0) return null;
   const expected = fromBase64Url(given);
-  if (expected?.length !== MAC_BYTES) return null;
+  // Canonical only: base64's spare low bits would otherwise let one MAC be written several ways.
+  if (expected?.length !== MAC_BYTES || toBase64Url(expected) !== given) return null;
   let valid = false;
   for (const key of (await trackingKeys(keyring)).values()) {
     if (crypto.subtle.timingSafeEqual(await mac(key, body), expected)) valid = true;
