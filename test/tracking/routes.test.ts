@@ -1,0 +1,276 @@
+import { exports } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import { loadKeyring } from "../../src/platform/crypto";
+import { signToken, type TrackPayload } from "../../src/tracking/tokens";
+import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
+import { call, env, provisionAccount } from "../helpers";
+import { createWebhook, deliveriesOf } from "../webhooks/fixtures";
+
+const PERSON = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15";
+const GIF_HEADER = [0x47, 0x49, 0x46, 0x38, 0x39, 0x61];
+
+interface EventRow {
+  type: string;
+  is_machine: number;
+  link_url: string | null;
+  sequence_number: number;
+  email_account_id: number | null;
+  event_id: string | null;
+}
+
+async function setUp(leadCount = 1) {
+  const account = await provisionAccount();
+  const campaign = await createCampaign(account.apiKey, { name: "Tracked" });
+  const emails = Array.from({ length: leadCount }, (_, i) => `lead${i}-${crypto.randomUUID()}@track.example`);
+  const ids = await addLeads(account.apiKey, campaign, emails);
+  return { account, campaign, records: emails.map((email) => ids[email]!) };
+}
+
+/** Signed exactly as the engine signs the links of an email, with the test env's keyring. */
+async function token(payload: Omit<TrackPayload, "sentAt" | "step" | "mailboxId"> & Partial<TrackPayload>): Promise<string> {
+  const keyring = await loadKeyring(env.SECRETS_KEY);
+  return signToken(keyring, { step: 1, mailboxId: null, sentAt: Date.now() - 60_000, ...payload });
+}
+
+async function eventsOf(recordId: number): Promise<EventRow[]> {
+  const rows = await env.DB.prepare(
+    "SELECT type, is_machine, link_url, sequence_number, email_account_id, event_id FROM events WHERE campaign_lead_id = ? ORDER BY id",
+  )
+    .bind(recordId)
+    .all<EventRow>();
+  return rows.results;
+}
+
+async function recordOf(recordId: number) {
+  return env.DB.prepare("SELECT state, has_opened, has_clicked, has_unsubscribed FROM campaign_leads WHERE id = ?")
+    .bind(recordId)
+    .first<{ state: string; has_opened: number; has_clicked: number; has_unsubscribed: number }>();
+}
+
+/** Opens and clicks are recorded after the answer: wait until `count` have landed. */
+async function eventuallyEvents(recordId: number, count: number): Promise<EventRow[]> {
+  return vi.waitFor(
+    async () => {
+      const rows = await eventsOf(recordId);
+      expect(rows).toHaveLength(count);
+      return rows;
+    },
+    { timeout: 5000, interval: 25 },
+  );
+}
+
+/** A reader's request; redirects are not followed (the runtime would otherwise fetch the link's target). */
+const hit = (path: string, method = "GET", userAgent = PERSON) =>
+  exports.default.fetch(new Request(new URL(path, "https://salvo.test"), { method, headers: { "User-Agent": userAgent }, redirect: "manual" }));
+
+describe("open pixel", () => {
+  it("answers a 43-byte transparent GIF, never cached, and records one OPEN per hit with the machine flag right", async () => {
+    const { records } = await setUp();
+    const record = records[0]!;
+    const pixel = `/t/o/${await token({ kind: "open", recordId: record, step: 2, mailboxId: 9 })}.gif`;
+
+    const first = await hit(pixel);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("Content-Type")).toBe("image/gif");
+    expect(first.headers.get("Cache-Control")).toContain("no-store");
+    const bytes = new Uint8Array(await first.arrayBuffer());
+    expect(bytes.length).toBe(43);
+    expect([...bytes.slice(0, 6)]).toEqual(GIF_HEADER);
+    expect(await eventuallyEvents(record, 1)).toEqual([
+      { type: "OPEN", is_machine: 0, link_url: null, sequence_number: 2, email_account_id: 9, event_id: null },
+    ]);
+
+    await (await hit(pixel, "GET", "Mozilla/5.0")).arrayBuffer();
+    const head = await hit(pixel, "HEAD");
+    expect(head.status).toBe(200);
+    expect(head.headers.get("Content-Type")).toBe("image/gif");
+    const rows = await eventuallyEvents(record, 3);
+    expect(rows.map((row) => [row.type, row.is_machine])).toEqual([
+      ["OPEN", 0],
+      ["OPEN", 1],
+      ["OPEN", 1],
+    ]);
+    expect(await recordOf(record)).toMatchObject({ has_opened: 1 });
+  });
+
+  it("marks an open within seconds of the send as a machine's", async () => {
+    const { records } = await setUp();
+    const pixel = `/t/o/${await token({ kind: "open", recordId: records[0]!, sentAt: Date.now() - 2_000 })}.gif`;
+    await (await hit(pixel)).arrayBuffer();
+    expect((await eventuallyEvents(records[0]!, 1))[0]!.is_machine).toBe(1);
+  });
+
+  it("still answers the GIF to a forged, altered or wrong-kind token, and records nothing for it", async () => {
+    const { records } = await setUp(2);
+    const [victim, witness] = records as [number, number];
+    const good = await token({ kind: "open", recordId: victim });
+    const forged = [
+      `${good.slice(0, -3)}AAA`,
+      (await token({ kind: "unsubscribe", recordId: victim })),
+      (await signToken(await loadKeyring(`other:${btoa(String.fromCharCode(...new Uint8Array(32).fill(7)))}`), {
+        kind: "open",
+        recordId: victim,
+        step: 1,
+        mailboxId: null,
+        sentAt: 0,
+      })),
+      "garbage",
+    ];
+    for (const bad of forged) {
+      const response = await hit(`/t/o/${bad}.gif`);
+      expect(response.status).toBe(200);
+      expect((await response.arrayBuffer()).byteLength).toBe(43);
+    }
+    // A real hit after the forged ones: once it has landed, anything the forged ones caused would have too.
+    await (await hit(`/t/o/${await token({ kind: "open", recordId: witness })}.gif`)).arrayBuffer();
+    await eventuallyEvents(witness, 1);
+    expect(await eventsOf(victim)).toEqual([]);
+    expect(await recordOf(victim)).toMatchObject({ has_opened: 0 });
+  });
+});
+
+describe("click redirect", () => {
+  it("redirects to the signed URL and records a CLICK with link_url", async () => {
+    const { records } = await setUp();
+    const url = "https://acme.example/pricing?plan=pro&ref=mail#top";
+    const response = await hit(`/t/c/${await token({ kind: "click", recordId: records[0]!, url })}`);
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe(url);
+    expect(await eventuallyEvents(records[0]!, 1)).toMatchObject([{ type: "CLICK", is_machine: 0, link_url: url }]);
+    expect(await recordOf(records[0]!)).toMatchObject({ has_clicked: 1 });
+  });
+
+  it("marks a scanner's click (HEAD, or a named scanner) as a machine's", async () => {
+    const { records } = await setUp();
+    const path = `/t/c/${await token({ kind: "click", recordId: records[0]!, url: "https://acme.example/" })}`;
+    expect((await hit(path, "HEAD")).status).toBe(302);
+    expect((await hit(path, "GET", "Mozilla/5.0 (Windows NT; Microsoft Office SafeLinks)")).status).toBe(302);
+    expect((await eventuallyEvents(records[0]!, 2)).map((row) => row.is_machine)).toEqual([1, 1]);
+  });
+
+  it("answers 404 to a forged token or another kind's token, redirecting nowhere and recording nothing", async () => {
+    const { records } = await setUp(2);
+    const [victim, witness] = records as [number, number];
+    const good = await token({ kind: "click", recordId: victim, url: "https://acme.example/" });
+    for (const bad of [`${good.slice(0, -3)}AAA`, await token({ kind: "open", recordId: victim }), "nope"]) {
+      const response = await hit(`/t/c/${bad}`);
+      expect(response.status).toBe(404);
+      expect(response.headers.get("Location")).toBeNull();
+      expect(await response.text()).toContain("Link not found");
+    }
+    await hit(`/t/c/${await token({ kind: "click", recordId: witness, url: "https://acme.example/" })}`);
+    await eventuallyEvents(witness, 1);
+    expect(await eventsOf(victim)).toEqual([]);
+  });
+});
+
+describe("one-click unsubscribe", () => {
+  it("shows a confirmation page on GET that changes nothing", async () => {
+    const { records } = await setUp();
+    const unsubscribe = await token({ kind: "unsubscribe", recordId: records[0]! });
+    const page = await hit(`/u/${unsubscribe}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("Content-Type")).toContain("text/html");
+    const html = await page.text();
+    expect(html).toContain(`<form method="post" action="/u/${unsubscribe}">`);
+    expect(page.headers.get("Set-Cookie")).toBeNull();
+    expect(await eventsOf(records[0]!)).toEqual([]);
+    expect(await recordOf(records[0]!)).toMatchObject({ state: "DRAFTED", has_unsubscribed: 0 });
+    expect((await hit(`/u/${await token({ kind: "open", recordId: records[0]! })}`)).status).toBe(404);
+  });
+
+  it("stops the record at once on POST (RFC 8058 body, no auth), delivers LEAD_UNSUBSCRIBED, and is harmless repeated", async () => {
+    const { account, campaign, records } = await setUp();
+    const record = records[0]!;
+    const hook = await createWebhook(account.apiKey, campaign, { event_types: ["LEAD_UNSUBSCRIBED", "EMAIL_OPEN"] });
+    const path = `/u/${await token({ kind: "unsubscribe", recordId: record, step: 2, mailboxId: 4 })}`;
+    const oneClick = { method: "POST", rawBody: "List-Unsubscribe=One-Click", headers: { "Content-Type": "application/x-www-form-urlencoded" } };
+
+    const response = await call(path, oneClick);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Set-Cookie")).toBeNull();
+    expect(await response.text()).toContain("unsubscribed");
+    expect(await recordOf(record)).toMatchObject({ state: "STOPPED", has_unsubscribed: 1 });
+    expect(await eventsOf(record)).toMatchObject([{ type: "UNSUBSCRIBE", sequence_number: 2, email_account_id: 4 }]);
+    const deliveries = await deliveriesOf(hook.id);
+    expect(deliveries.map((d) => d.event_type)).toEqual(["LEAD_UNSUBSCRIBED"]);
+    expect(JSON.parse(deliveries[0]!.payload)).toMatchObject({ sl_email_lead_map_id: record, campaign_id: campaign });
+
+    expect((await call(path, oneClick)).status).toBe(200);
+    expect((await call(path, { method: "POST", rawBody: "anything at all" })).status).toBe(200);
+    expect(await eventsOf(record)).toHaveLength(1);
+    expect(await deliveriesOf(hook.id)).toHaveLength(1);
+    expect(await recordOf(record)).toMatchObject({ state: "STOPPED", has_unsubscribed: 1 });
+  });
+
+  it("refuses a forged token with 404 and changes nothing", async () => {
+    const { records } = await setUp();
+    const good = await token({ kind: "unsubscribe", recordId: records[0]! });
+    const response = await call(`/u/${good.slice(0, -3)}AAA`, { method: "POST", rawBody: "List-Unsubscribe=One-Click" });
+    expect(response.status).toBe(404);
+    expect(await recordOf(records[0]!)).toMatchObject({ state: "DRAFTED", has_unsubscribed: 0 });
+  });
+});
+
+describe("webhooks from tracking", () => {
+  it("deliver EMAIL_OPEN and EMAIL_LINK_CLICK with is_bot", async () => {
+    const { account, campaign, records } = await setUp();
+    const hook = await createWebhook(account.apiKey, campaign, { event_types: ["EMAIL_OPEN", "EMAIL_LINK_CLICK"] });
+    await (await hit(`/t/o/${await token({ kind: "open", recordId: records[0]! })}.gif`, "HEAD")).arrayBuffer();
+    await eventuallyEvents(records[0]!, 1);
+    await hit(`/t/c/${await token({ kind: "click", recordId: records[0]!, url: "https://acme.example/x" })}`);
+    await eventuallyEvents(records[0]!, 2);
+    const payloads = (await deliveriesOf(hook.id)).map((d) => JSON.parse(d.payload));
+    expect(payloads).toMatchObject([
+      { event_type: "EMAIL_OPEN", is_bot: true, sl_email_lead_map_id: records[0] },
+      { event_type: "EMAIL_LINK_CLICK", is_bot: false, link_clicked: "https://acme.example/x" },
+    ]);
+  });
+});
+
+describe("human-only analytics", () => {
+  it("keeps the raw open and click counts and adds counts without machine hits", async () => {
+    const { account, campaign, records } = await setUp(2);
+    const [a, b] = records as [number, number];
+    const open = async (record: number, method: string, agent: string) =>
+      (await hit(`/t/o/${await token({ kind: "open", recordId: record })}.gif`, method, agent)).arrayBuffer();
+    const click = async (record: number, method: string, agent: string) =>
+      hit(`/t/c/${await token({ kind: "click", recordId: record, url: "https://acme.example/" })}`, method, agent);
+
+    await open(a, "GET", PERSON);
+    await open(a, "GET", PERSON);
+    await open(a, "GET", "Mozilla/5.0");
+    await open(b, "HEAD", PERSON);
+    await click(a, "GET", PERSON);
+    await click(b, "GET", "Proofpoint URL Defense");
+    await eventuallyEvents(a, 4);
+    await eventuallyEvents(b, 2);
+    // The ingestion API takes the flag too.
+    await ingestOk(account.apiKey, campaign, [
+      { type: "CLICK", email_lead_map_id: b, occurred_at: new Date().toISOString(), link_url: "https://acme.example/", is_machine: true },
+      { type: "OPEN", email_lead_map_id: b, occurred_at: new Date().toISOString() },
+    ]);
+
+    const today = new Date().toISOString().slice(0, 10);
+    const { status, body } = await analytics(account.apiKey, campaign, { start_date: today, end_date: today });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      open_count: "5",
+      unique_open_count: "2",
+      human_open_count: "3",
+      unique_human_open_count: "2",
+      click_count: "3",
+      unique_click_count: "2",
+      human_click_count: "1",
+      unique_human_click_count: "1",
+    });
+  });
+
+  it("counts from the covering index alone", async () => {
+    const plan = await env.DB.prepare(
+      `EXPLAIN QUERY PLAN SELECT count(DISTINCT e.campaign_lead_id) FROM events e INDEXED BY events_campaign_type_time_idx
+       WHERE e.campaign_id = 1 AND e.type = 'OPEN' AND e.occurred_at >= 0 AND e.occurred_at < 1 AND e.is_machine = 0`,
+    ).all<{ detail: string }>();
+    expect(plan.results.map((row) => row.detail).join("\n")).toContain("USING COVERING INDEX events_campaign_type_time_idx");
+  });
+});
