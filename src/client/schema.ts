@@ -7317,8 +7317,16 @@ export interface components {
             unique_sent_count: string;
             open_count: string;
             unique_open_count: string;
+            /** @description Opens not made by a machine (proxy prefetch, link scanner, HEAD); extension */
+            human_open_count: string;
+            /** @description Leads with an open not made by a machine; extension */
+            unique_human_open_count: string;
             click_count: string;
             unique_click_count: string;
+            /** @description Clicks not made by a machine (link scanners, HEAD); extension */
+            human_click_count: string;
+            /** @description Leads with a click not made by a machine; extension */
+            unique_human_click_count: string;
             reply_count: string;
             total_reply_count: string;
             non_ooo_reply_count: string;
@@ -7353,6 +7361,11 @@ export interface components {
                 link_url?: string | null;
                 /** @default false */
                 is_ooo: boolean;
+                /**
+                 * @description An open or click a machine made (proxy prefetch, link scanner): left out of the human_ analytics counts; extension
+                 * @default false
+                 */
+                is_machine: boolean;
                 category_id?: number | null;
             }[];
         };

@@ -30,8 +30,10 @@ const EventInput = z
     message_id: text(998),
     link_url: text(2048),
     is_ooo: z.boolean().default(false),
-    /** An open or click the engine knows a machine made (proxy prefetch, link scanner): kept out of the human-only counts. */
-    is_machine: z.boolean().default(false),
+    is_machine: z
+      .boolean()
+      .default(false)
+      .openapi({ description: "An open or click a machine made (proxy prefetch, link scanner): left out of the human_ analytics counts; extension" }),
     category_id: z.number().int().positive().nullish(),
   })
   .refine((event) => event.email_lead_map_id !== undefined || event.lead_email !== undefined, {

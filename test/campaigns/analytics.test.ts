@@ -7,8 +7,12 @@ const ZERO_WINDOW = {
   unique_sent_count: "0",
   open_count: "0",
   unique_open_count: "0",
+  human_open_count: "0",
+  unique_human_open_count: "0",
   click_count: "0",
   unique_click_count: "0",
+  human_click_count: "0",
+  unique_human_click_count: "0",
   reply_count: "0",
   total_reply_count: "0",
   non_ooo_reply_count: "0",
@@ -72,8 +76,12 @@ describe("analytics by date", () => {
       unique_sent_count: "3", // sequence-1 sends: L1, L2, L3
       open_count: "2",
       unique_open_count: "1",
+      human_open_count: "2", // nothing ingested says is_machine
+      unique_human_open_count: "1",
       click_count: "1",
       unique_click_count: "1",
+      human_click_count: "1",
+      unique_human_click_count: "1",
       reply_count: "2", // 5 replies minus the forward (L2) and the one ignored by hand (L1); the OOO one counts (toggle off)
       total_reply_count: "4",
       non_ooo_reply_count: "3", // all but L3's: higher than reply_count (rule 4)

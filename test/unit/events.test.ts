@@ -156,7 +156,7 @@ describe("planIngestion: rows", () => {
         messageId: "<m1>",
       }),
       planned(event("SENT", T - 1, { emailAccountId: 5 }), rec, { body: "Hello", linkUrl: null }),
-      planned(event("CLICK", T + 1), rec, { linkUrl: "https://example.com/x" }),
+      planned(event("CLICK", T + 1), rec, { linkUrl: "https://example.com/x", isMachine: true }),
       planned(event("REPLY", T + 2, { fromEmail: "boss@example.com", categoryId: 2 }), rec, { body: "" }),
     ]);
     expect(deliveries).toEqual([]);
@@ -178,9 +178,10 @@ describe("planIngestion: rows", () => {
         is_ooo: 1,
         category_id: null,
         ignored: 1,
+        is_machine: 0,
       },
       expect.objectContaining({ type: "SENT", body: "Hello", body_folded: null, is_ooo: 0, ignored: 0, email_account_id: 5 }),
-      expect.objectContaining({ type: "CLICK", link_url: "https://example.com/x", body_folded: null, ignored: 0 }),
+      expect.objectContaining({ type: "CLICK", link_url: "https://example.com/x", body_folded: null, ignored: 0, is_machine: 1 }),
       expect.objectContaining({ type: "REPLY", body: "", body_folded: null, category_id: 2, ignored: 1 }),
     ]);
   });
