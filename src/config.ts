@@ -43,6 +43,7 @@ const LOCAL_ORIGIN = "http://127.0.0.1:8787";
 const origin = z
   .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
   .refine((value) => {
+    if (!URL.canParse(value)) return false;
     const url = new URL(value);
     return url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
   }, "must be an origin only (scheme, host and port; no path, query or credentials)")

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { config, ConfigError } from "../../src/config";
 import { loadKeyring } from "../../src/platform/crypto";
 import { classifyHit, SCANNER_WINDOW_MS } from "../../src/tracking/machine";
 import { trackedHtml, trackingBaseUrl, unsubscribeUrl } from "../../src/tracking/links";
@@ -163,5 +164,19 @@ describe("tracked links", () => {
   it("changes nothing when neither opens nor clicks are tracked", async () => {
     const html = `<body><a href="https://acme.example">x</a></body>`;
     expect(await trackedHtml(html, { base, open: null, click: null })).toBe(html);
+  });
+});
+
+describe("PUBLIC_URL", () => {
+  it("is an origin without a trailing slash, wrangler dev's by default", () => {
+    expect(config({}).publicUrl).toBe("http://127.0.0.1:8787");
+    expect(config({ PUBLIC_URL: "https://salvo.example.com/" }).publicUrl).toBe("https://salvo.example.com");
+    expect(config({ PUBLIC_URL: "https://salvo.example.com:8443" }).publicUrl).toBe("https://salvo.example.com:8443");
+  });
+
+  it("refuses what links could not be built on: another scheme, a path, a query, not a URL", () => {
+    for (const value of ["ftp://salvo.example.com", "https://salvo.example.com/t", "https://salvo.example.com/?a=1", "salvo.example.com", ""]) {
+      expect(() => config({ PUBLIC_URL: value }), value).toThrow(ConfigError);
+    }
   });
 });
