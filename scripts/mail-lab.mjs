@@ -30,7 +30,7 @@ const MAIL_USER = "nobody";
 const GTUBE = "XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X";
 
 const MAILBOXES = [
-  ...["sender1", "sender2", "sender3"].map((local) => ({ local, role: "sender" })),
+  ...Array.from({ length: 10 }, (_, i) => ({ local: `sender${i + 1}`, role: "sender" })),
   ...[1, 2, 3, 4, 5].map((n) => ({ local: `lead${n}`, role: "lead" })),
   // provider ids from migrations/0006_provider_catalogue.sql
   ...["gmail", "outlook", "yahoo"].map((id) => ({ local: `seed-${id}`, role: "seed", provider_id: id })),
@@ -157,6 +157,7 @@ ssl_key = <${tls.key}
 ssl_min_protocol = TLSv1.2
 disable_plaintext_auth = no
 auth_mechanisms = plain login
+recipient_delimiter = +
 first_valid_uid = ${uid}
 last_valid_uid = ${uid}
 first_valid_gid = ${gid}
@@ -248,6 +249,8 @@ alias_database =
 biff = no
 virtual_mailbox_domains = ${DOMAIN}
 virtual_mailbox_maps = texthash:${vmailbox}
+# lead1+anything@ lands in lead1's INBOX: benchmarks address thousands of leads with five mailboxes.
+recipient_delimiter = +
 virtual_transport = lmtp:unix:${join(dirs.dovecotRun, "lmtp")}
 # The lab never sends mail out: relaying is refused at RCPT time (554) and anything that slips through
 # is bounced, never handed to a real network.

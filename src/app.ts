@@ -10,6 +10,7 @@ import { accessLog, log } from "./platform/logging";
 import { validationHook } from "./platform/validation";
 import { accountRoutes } from "./accounts/routes";
 import { adminRoutes } from "./accounts/admin-routes";
+import { engineAdminRoutes } from "./engine/admin-routes";
 import { campaignDataRoutes } from "./campaigns/index";
 import { inboxRoutes } from "./inbox/index";
 import { clientKeyRoutes } from "./keys/client-key-routes";
@@ -65,6 +66,7 @@ export function createApp() {
 
   app.route("/", opsRoutes);
   app.route("/", adminRoutes);
+  app.route("/", engineAdminRoutes);
   app.route("/", accountRoutes);
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);

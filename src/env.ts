@@ -11,6 +11,8 @@ export interface Bindings extends Vars {
   KEY_GATE: DurableObjectNamespace<KeyGate>;
   AUTH_FAILURES: DurableObjectNamespace<AuthFailureLimiter>;
   WEBHOOK_QUEUE: Queue<DeliveryMessage>;
+  /** One MailboxSender per mailbox (src/engine/sender.do.ts; typed where it is used, in engine/wake.ts). */
+  MAILBOX_SENDER: DurableObjectNamespace;
 }
 
 /** Per-request values that middleware hands to handlers. */

@@ -5,6 +5,7 @@ import { consumeDeadLetters, consumeWebhookBatch, isDeadLetterQueue } from "./we
 import type { DeliveryMessage } from "./webhooks/queue-message";
 
 export { AuthFailureLimiter, KeyGate } from "./keys/gate.do";
+export { MailboxSender } from "./engine/sender.do";
 
 const app = createApp();
 

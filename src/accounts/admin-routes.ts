@@ -17,7 +17,7 @@ import { ACCOUNT_KEY_NOT_FOUND, AccountApiKeyList, presentAccountKey } from "./r
  * failures count against the caller's IP like API key failures: 429 past the limit, and a caller
  * this isolate knows to be blocked is refused before any comparison.
  */
-const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
+export const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
   const token = config(c.env).adminToken;
   if (!token) throw ApiError.notFound("Not found");
   const bucket = requestBucket(c.req.header("CF-Connecting-IP"));
@@ -60,7 +60,7 @@ const AdminAccount = z
 
 const EMAIL_TAKEN = "An account with this email already exists";
 
-const adminSecurity = [{ AdminBearer: [] }];
+export const adminSecurity = [{ AdminBearer: [] }];
 const AccountParams = z.object({ id: pathId("id") });
 
 const createAccount = createRoute({

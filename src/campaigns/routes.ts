@@ -3,6 +3,8 @@ import { database, type Database } from "../platform/db";
 import { nextCampaignStatus, STATUS_COMMANDS } from "./rules";
 import { iso } from "../platform/time";
 import { statusDeliveries } from "../webhooks/fanout";
+import { wakeCampaign } from "../engine/wake";
+import { campaignSendingStatus, presentSendingStatus } from "../engine/status";
 import { enqueue } from "../webhooks/outbox";
 import { accountHasClient, changeStatus, insertCampaign, loadStatusChange, replaceCampaignTags, tagsOf, campaignsVisibleTo } from "./store";
 import type { Principal } from "../platform/principal";
@@ -140,8 +142,8 @@ campaignRoutes.openapi(listCampaigns, async (c) => {
 campaignRoutes.openapi(getCampaign, async (c) => {
   const db = database(c.env.DB);
   const row = await findCampaign(db, c.get("principal"), c.req.valid("param").campaign_id);
-  const tagMap = await tagsOf(db, [row.id]);
-  return c.json(present(row, tagMap.get(row.id) ?? []), 200);
+  const [tagMap, status] = await Promise.all([tagsOf(db, [row.id]), campaignSendingStatus(db, row, Date.now())]);
+  return c.json({ ...present(row, tagMap.get(row.id) ?? []), sending_status: presentSendingStatus(status) }, 200);
 });
 
 campaignRoutes.openapi(setStatus, async (c) => {
@@ -155,6 +157,7 @@ campaignRoutes.openapi(setStatus, async (c) => {
   const deliveries = statusDeliveries(webhooks, { ...campaign, status: next }, campaign.status, now);
   const deliveryIds = await changeStatus(c.env.DB, campaign, next, deliveries, now);
   await enqueue(c.env, deliveryIds);
+  if (next === "ACTIVE") await wakeCampaign(c.env, campaign.id);
   return c.json({ ok: true }, 200);
 });
 

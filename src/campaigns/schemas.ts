@@ -5,6 +5,11 @@ export const CampaignParams = z.object({ campaign_id: pathId("campaign_id") });
 
 export const Tag = z.object({ id: z.number().int(), name: z.string() }).openapi("Tag");
 
+/** Why nothing goes out, or "sending" (src/engine/why-not-sending.ts); on reads of one campaign or mailbox. */
+export const SendingStatus = z
+  .object({ code: z.string(), message: z.string(), next_send_at: z.string().nullable() })
+  .openapi("SendingStatus");
+
 export const Campaign = z
   .object({
     id: z.number().int(),
@@ -39,6 +44,7 @@ export const Campaign = z
     }),
     parent_campaign_id: z.number().int().nullable(),
     team_member_id: z.number().int().nullable(),
+    sending_status: SendingStatus.optional(),
   })
   .openapi("Campaign");
 

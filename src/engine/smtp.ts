@@ -231,10 +231,10 @@ export function checkSmtp(settings: SmtpSettings, options: SmtpOptions): Promise
 }
 
 /**
- * Sends one message to one recipient. `messageId` is the Message-ID it went out with (the caller's
+ * Sends one message to one recipient (and blind copies, `options.bcc`, on the same transaction). `messageId` is the Message-ID it went out with (the caller's
  * own header, or one made here); `reply` is the server's answer to the message (250 ... queued as ...).
  */
-export async function sendMail(settings: SmtpSettings, message: MimeMessage, options: SmtpOptions): Promise<SendResult> {
+export async function sendMail(settings: SmtpSettings, message: MimeMessage, options: SmtpOptions & { bcc?: string[] }): Promise<SendResult> {
   const to = mailbox(message.to).email;
   if (!isAddress(to)) return { ok: false, failure: { kind: "recipient_rejected", code: null, text: `invalid recipient address ${JSON.stringify(to)}` } };
   let built: { raw: string; messageId: string };
@@ -248,6 +248,12 @@ export async function sendMail(settings: SmtpSettings, message: MimeMessage, opt
     await login(open, settings, options);
     await open.command("mail", `MAIL FROM:<${from}>`, [250]);
     await open.command("rcpt", `RCPT TO:<${to}>`, [250, 251]);
+    // A refused copy (the mailbox's own bcc) must not cost the lead's email: it is left out.
+    for (const copy of (options.bcc ?? []).filter(isAddress)) {
+      await open.command("rcpt", `RCPT TO:<${copy}>`, [250, 251]).catch((error: unknown) => {
+        if (!(error instanceof SmtpError) || error.failure.kind === "connection") throw error;
+      });
+    }
     await open.command("data", "DATA", [354]);
     await open.write(dataBlock(built.raw));
     const reply = await open.expect("message", [250], "the answer to the message");

@@ -138,11 +138,11 @@ const FINAL_FOR_SENT: RecordState[] = ["DRAFTED", "STARTED"];
  * every webhook delivery under its guard, and the mark's removal.
  *
  * Record rules, in SQL: flags and last times only grow; UNSUBSCRIBE stops the record; BOUNCE and
- * BLOCK block it unless it is stopped; SENT moves DRAFTED/STARTED to INPROGRESS and nothing
+ * BLOCK block it unless it is stopped (either way the engine has nothing more due); SENT moves DRAFTED/STARTED to INPROGRESS and nothing
  * else; the categorised reply with the latest occurred_at sets the category (and its time);
  * any new reply marks the conversation unread.
  */
-function ingestStatements(
+export function ingestionStatements(
   campaign: { id: number; accountId: number },
   rows: EventRow[],
   deliveries: NewDelivery[],
@@ -198,6 +198,7 @@ function ingestStatements(
         has_bounced = max(campaign_leads.has_bounced, u.bounced),
         has_unsubscribed = max(campaign_leads.has_unsubscribed, u.unsubscribed),
         is_read = CASE WHEN u.replied THEN 0 ELSE campaign_leads.is_read END,
+        due_at = CASE WHEN u.unsubscribed OR u.blocked THEN NULL ELSE campaign_leads.due_at END,
         updated_at = ${now}
       FROM (SELECT agg.*, cat.at AS cat_at, cat.category_id AS cat_id, sender.at AS sender_at, sender.email_account_id AS sender_id
             FROM agg LEFT JOIN cat ON cat.id = agg.id LEFT JOIN sender ON sender.id = agg.id) AS u
@@ -215,6 +216,11 @@ export async function storeIngestion(
   deliveries: NewDelivery[],
   now: number,
 ): Promise<{ accepted: number; deliveryIds: number[] }> {
-  const results = await rawBatch(d1, ingestStatements(campaign, rows, deliveries, now));
-  return { accepted: results[1]!.length, deliveryIds: deliveries.length > 0 ? deliveryIds(results[3]) : [] };
+  const results = await rawBatch(d1, ingestionStatements(campaign, rows, deliveries, now));
+  return { accepted: results[1]!.length, deliveryIds: ingestedDeliveryIds(results, deliveries) };
+}
+
+/** The delivery ids an ingestion's statements created, from the results of the batch they led. */
+export function ingestedDeliveryIds(results: Record<string, unknown>[][], deliveries: NewDelivery[]): number[] {
+  return deliveries.length > 0 ? deliveryIds(results[3]) : [];
 }

@@ -7,6 +7,7 @@ import { findCampaign, RECORD_NOT_FOUND } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount } from "../platform/openapi";
 import { CampaignParams, Ok } from "../campaigns/schemas";
+import { wakeCampaign } from "../engine/wake";
 import { categoriesOf, countAlreadyInCampaign, recordPage, setRecordStateIn, storeUpload } from "./store";
 
 export const MAX_LEADS_PER_UPLOAD = 400;
@@ -137,6 +138,7 @@ leadRoutes.openapi(addLeads, async (c) => {
   const target = { accountId: principal.accountId, campaignId: campaign.id, clientId: campaign.clientId };
   const alreadyAdded = await countAlreadyInCampaign(db, target, unique.map((lead) => lead.email));
   const mapped = await storeUpload(c.env.DB, target, unique, Date.now());
+  if (campaign.status === "ACTIVE") await wakeCampaign(c.env, campaign.id);
 
   return c.json(
     {

@@ -52,8 +52,8 @@ export async function storeUpload(
       FROM json_each(${jsonList(unique.map((lead) => ({ ...lead, search_folded: foldLeadSearch(lead) })))}) WHERE true
       ON CONFLICT DO NOTHING`,
     sql`
-      INSERT INTO campaign_leads (account_id, campaign_id, lead_id, created_at, updated_at)
-      SELECT ${target.accountId}, ${target.campaignId}, id, ${now}, ${now} FROM leads
+      INSERT INTO campaign_leads (account_id, campaign_id, lead_id, next_step, due_at, created_at, updated_at)
+      SELECT ${target.accountId}, ${target.campaignId}, id, 1, ${now}, ${now}, ${now} FROM leads
       WHERE account_id = ${target.accountId} AND coalesce(client_id, 0) = ${scope}
         AND email IN (SELECT value FROM json_each(${emailsJson}))
       ON CONFLICT (campaign_id, lead_id) DO NOTHING`,

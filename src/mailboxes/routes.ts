@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { config } from "../config";
 import { accountHasClient } from "../campaigns/store";
+import { SendingStatus } from "../campaigns/schemas";
 import { MAILBOX_TYPES, PORT_TYPES } from "../db/schema";
 import type { AppEnv } from "../env";
 import { findCampaign } from "../platform/access";
@@ -12,6 +13,8 @@ import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryBoolean, queryCount, queryId } from "../platform/openapi";
 import type { Principal } from "../platform/principal";
 import { runConnectionCheck } from "./connection-check";
+import { wakeMailboxes } from "../engine/wake";
+import { mailboxSendingStatusOf, presentSendingStatus } from "../engine/status";
 import {
   defaultPortType,
   DEFAULT_TAG_COLOR,
@@ -204,6 +207,7 @@ const EmailAccount = z
     warmup_details: WarmupDetails,
     campaign_ids: z.array(z.number().int()).optional(),
     tags: z.array(Tag).optional(),
+    sending_status: SendingStatus.optional().openapi({ description: "By id only: why the mailbox sends nothing now, or sending" }),
   })
   .openapi("EmailAccount");
 
@@ -592,7 +596,10 @@ async function keyringFor(c: Context<AppEnv>, secrets: MailboxSecrets) {
 /** Starts the connection check after the answer (the save does not wait on the servers). */
 function checkInBackground(c: Context<AppEnv>, db: Database, row: MailboxRow, secrets: MailboxSecrets) {
   if (!config(c.env).mailboxConnectionChecks) return;
-  const check = runConnectionCheck(db, row, secrets).catch((error: Error) =>
+  // A mailbox that passes may have work waiting for it: its sender looks at once.
+  const check = runConnectionCheck(db, row, secrets)
+    .then(() => wakeMailboxes(c.env, [row.id]))
+    .catch((error: Error) =>
     log("error", "mailbox connection check failed", { request_id: c.get("requestId"), mailbox_id: row.id, error: error.message }),
   );
   c.executionCtx.waitUntil(check);
@@ -829,6 +836,7 @@ async function setSuspended(c: Context<AppEnv>, id: number, isSuspended: boolean
   const db = database(c.env.DB);
   const existing = await findMailbox(db, c.get("principal"), id);
   if (existing.isSuspended !== isSuspended) await updateMailbox(db, null, existing.id, { isSuspended, updatedAt: new Date() }, {});
+  if (!isSuspended) await wakeMailboxes(c.env, [existing.id]);
   const message = isSuspended ? "Email account suspended successfully" : "Email account unsuspended successfully";
   return { ...ack(message), data: { accountId: existing.id, isSuspended } };
 }
@@ -843,7 +851,8 @@ mailboxRoutes.openapi(routes.read, async (c) => {
   const row = await findMailbox(db, principal, c.req.valid("param").id);
   const [data] = await presentRows(db, principal, [row], query.fetch_tags === true);
   const campaignIds = query.fetch_campaigns ? { campaign_ids: await campaignIdsOf(db, principal, row.id) } : {};
-  return c.json({ ...data!, ...campaignIds }, 200);
+  const status = await mailboxSendingStatusOf(db, row.id, Date.now());
+  return c.json({ ...data!, ...campaignIds, ...(status && { sending_status: presentSendingStatus(status) }) }, 200);
 });
 
 mailboxRoutes.openapi(routes.update, async (c) => {
@@ -905,6 +914,7 @@ mailboxRoutes.openapi(routes.campaignAttach, async (c) => {
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
   const ids = await namedMailboxes(db, principal, idsOf(c.req.valid("json")), undefined);
   const attached = await attachMailboxes(db, campaign.id, ids);
+  if (campaign.status === "ACTIVE") await wakeMailboxes(c.env, ids);
   return c.json({ ...ack("Email accounts added to the campaign"), data: { email_account_ids: attached } }, 200);
 });
 

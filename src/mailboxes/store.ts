@@ -1,7 +1,7 @@
-import { and, asc, count, eq, gte, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gte, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { campaignEmailAccounts, campaignLeads, campaigns, emailAccounts, emailAccountTags, events, tags } from "../db/schema";
 import { visibleCampaigns, visibleRows } from "../platform/access";
-import { encryptSecret, type Keyring } from "../platform/crypto";
+import { decryptSecret, encryptSecret, type Keyring } from "../platform/crypto";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
@@ -24,6 +24,13 @@ export interface MailboxSecrets {
 const smtpContext = (id: number) => `mailbox-smtp-password:${id}`;
 const imapContext = (id: number) => `mailbox-imap-password:${id}`;
 const oauthContext = (id: number) => `mailbox-oauth-token:${id}`;
+
+/** The stored passwords in clear, for the connection check and the sender (never for an answer). */
+export async function mailboxPasswords(keyring: Keyring, row: MailboxRow): Promise<{ password: string | null; imapPassword: string | null }> {
+  const open = (ciphertext: string | null, context: string) => (ciphertext === null ? null : decryptSecret(keyring, ciphertext, context));
+  const [password, imapPassword] = await Promise.all([open(row.passwordCiphertext, smtpContext(row.id)), open(row.imapPasswordCiphertext, imapContext(row.id))]);
+  return { password, imapPassword: imapPassword ?? password };
+}
 
 const within = (values: readonly unknown[]) => sql`${emailAccounts.id} ${inList(values)}`;
 
@@ -241,10 +248,17 @@ export async function attachMailboxes(db: Database, campaignId: number, ids: num
   return rows.map((row) => row.id);
 }
 
+/** Detaches mailboxes; the campaign's records pinned to them with work left go back to rotation. */
 export async function detachMailboxes(db: Database, campaignId: number, ids: number[]): Promise<void> {
-  await db
-    .delete(campaignEmailAccounts)
-    .where(and(eq(campaignEmailAccounts.campaignId, campaignId), sql`${campaignEmailAccounts.emailAccountId} ${inList(ids)}`));
+  await db.batch([
+    db
+      .delete(campaignEmailAccounts)
+      .where(and(eq(campaignEmailAccounts.campaignId, campaignId), sql`${campaignEmailAccounts.emailAccountId} ${inList(ids)}`)),
+    db
+      .update(campaignLeads)
+      .set({ emailAccountId: null })
+      .where(and(eq(campaignLeads.campaignId, campaignId), sql`${campaignLeads.emailAccountId} ${inList(ids)}`, isNotNull(campaignLeads.dueAt))),
+  ]);
 }
 
 // Tags: the account's catalogue (the one campaign tags use), in client scopes.

@@ -174,10 +174,20 @@ export const campaignLeads = sqliteTable(
     hasReplied: integer("has_replied", { mode: "boolean" }).notNull().default(false),
     hasBounced: integer("has_bounced", { mode: "boolean" }).notNull().default(false),
     hasUnsubscribed: integer("has_unsubscribed", { mode: "boolean" }).notNull().default(false),
+    /** The sequence step the engine sends next (null: nothing more to send). */
+    nextStep: integer("next_step").default(1),
+    /** When that step is due (null: nothing due); a claimed record holds its lease's end here. */
+    dueAt: instant("due_at"),
+    /** The engine pass that holds the record while it sends (src/engine/store.ts). */
+    claimToken: text("claim_token"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
+    // Finding due work: a campaign's records pinned to one mailbox, or not pinned yet (NULL), by
+    // due time, so a pass reads a range and never scans.
+    index("campaign_leads_due_idx").on(t.campaignId, t.emailAccountId, t.dueAt).where(sql`due_at IS NOT NULL`),
+    index("campaign_leads_claim_idx").on(t.claimToken).where(sql`claim_token IS NOT NULL`),
     uniqueIndex("campaign_leads_campaign_lead_idx").on(t.campaignId, t.leadId),
     index("campaign_leads_campaign_state_idx").on(t.campaignId, t.state),
     index("campaign_leads_lead_idx").on(t.leadId),

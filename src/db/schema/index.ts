@@ -5,3 +5,4 @@ export * from "./webhooks";
 export * from "./deliverability";
 export * from "./sequences";
 export * from "./mailboxes";
+export * from "./engine";

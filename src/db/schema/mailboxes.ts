@@ -55,6 +55,8 @@ export const emailAccounts = sqliteTable(
     warmupKeyId: text("warmup_key_id"),
     autoAdjustWarmup: integer("auto_adjust_warmup", { mode: "boolean" }).notNull().default(false),
     isRampupEnabled: integer("is_rampup_enabled", { mode: "boolean" }).notNull().default(false),
+    /** When the mailbox's sender object next wakes (it writes this); the minute cron re-arms one that is late. */
+    engineWakeAt: instant("engine_wake_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

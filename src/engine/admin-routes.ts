@@ -1,0 +1,35 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import { adminAuth, adminSecurity } from "../accounts/admin-routes";
+import { emailAccounts } from "../db/schema";
+import { database } from "../platform/db";
+import { ApiError } from "../platform/errors";
+import { createRouter, errorResponses, json, pathId } from "../platform/openapi";
+import { senderStub } from "./wake";
+
+const SenderPass = z
+  .object({ ok: z.boolean(), sent: z.number().int(), next_wake_at: z.string().nullable() })
+  .openapi("SenderPass");
+
+const runPass = createRoute({
+  method: "post",
+  path: "/admin/v1/email-accounts/{id}/sender-pass",
+  tags: ["Admin"],
+  summary: "Run a mailbox's sender pass now and wait for it (operators: see why a mailbox does not send; benchmarks)",
+  security: adminSecurity,
+  middleware: [adminAuth] as const,
+  request: { params: z.object({ id: pathId("id") }) },
+  responses: { 200: json(SenderPass, "What the pass sent and when the sender wakes next"), ...errorResponses(401, 404, 429) },
+});
+
+export const engineAdminRoutes = createRouter();
+
+engineAdminRoutes.openapi(runPass, async (c) => {
+  const id = c.req.valid("param").id;
+  const mailbox = await database(c.env.DB).select({ id: emailAccounts.id }).from(emailAccounts).where(eq(emailAccounts.id, id)).get();
+  if (!mailbox) throw ApiError.notFound("Email account not found");
+  const stub = senderStub(c.env, id);
+  await stub.wake(id, "if-idle");
+  const result = await stub.runPass(Date.now());
+  return c.json({ ok: true, sent: result.sent, next_wake_at: result.nextWakeAt === null ? null : new Date(result.nextWakeAt).toISOString() }, 200);
+});

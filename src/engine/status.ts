@@ -1,0 +1,109 @@
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { scheduleOf } from "../campaigns/settings";
+import { campaignEmailAccounts, emailAccounts, sequenceSteps, type CampaignStatus } from "../db/schema";
+import type { Database } from "../platform/db";
+import { loadCampaignPlans, loadMailboxWork, mailboxSends } from "./store";
+import { mailboxSendingStatus, sendingStatus, type MailboxSendingStatus, type SendingStatus } from "./why-not-sending";
+import { localDayRange } from "./window";
+
+/**
+ * `sending_status` of a campaign and of a mailbox: the facts why-not-sending.ts reasons on, read
+ * with index seeks only (due work is the earliest `due_at` of each arm of `campaign_leads_due_idx`,
+ * never a count over the records).
+ */
+
+const DAY_MS = 86_400_000;
+
+function utcDayStart(now: number): number {
+  return Math.floor(now / DAY_MS) * DAY_MS;
+}
+
+export async function campaignSendingStatus(
+  db: Database,
+  campaign: { id: number; status: CampaignStatus; schedule: Record<string, unknown> | null },
+  now: number,
+): Promise<SendingStatus> {
+  const schedule = scheduleOf(campaign.schedule);
+  const localStart = schedule ? localDayRange(now, schedule.timezone).start : utcDayStart(now);
+  const attached = sql`${campaignEmailAccounts.emailAccountId}`;
+  const [steps, mailboxes, facts] = await db.batch([
+    db
+      .select({ n: sql<number>`count(*)` })
+      .from(sequenceSteps)
+      .where(and(eq(sequenceSteps.campaignId, campaign.id), isNull(sequenceSteps.deletedAt))),
+    db
+      .select({
+        suspended: emailAccounts.isSuspended,
+        connectionOk: emailAccounts.isSmtpSuccess,
+        maxEmailPerDay: emailAccounts.maxEmailPerDay,
+        gapMinutes: emailAccounts.timeToWaitInMins,
+        ...mailboxSends(attached, utcDayStart(now)),
+        pinnedDue: sql<number | null>`(SELECT min(due_at) FROM campaign_leads WHERE campaign_id = ${campaign.id} AND email_account_id = ${attached} AND due_at IS NOT NULL)`,
+      })
+      .from(campaignEmailAccounts)
+      .innerJoin(emailAccounts, eq(emailAccounts.id, campaignEmailAccounts.emailAccountId))
+      .where(eq(campaignEmailAccounts.campaignId, campaign.id)),
+    db
+      .select({
+        openDue: sql<number | null>`(SELECT min(due_at) FROM campaign_leads WHERE campaign_id = ${campaign.id} AND email_account_id IS NULL AND due_at IS NOT NULL)`,
+        firstSteps: sql<number>`(SELECT count(*) FROM messages WHERE campaign_id = ${campaign.id} AND step = 1 AND created_at >= ${localStart})`,
+      })
+      .from(sql`(SELECT 1)`),
+  ]);
+  const pinned = mailboxes.map((m) => m.pinnedDue).filter((v): v is number => v !== null);
+  const openDue = facts[0]?.openDue ?? null;
+  const all = [...pinned, ...(openDue === null ? [] : [openDue])];
+  const waiting = all.filter((t) => t > now);
+  return sendingStatus({
+    now,
+    status: campaign.status,
+    stepCount: steps[0]?.n ?? 0,
+    schedule,
+    mailboxes: mailboxes.map((m) => ({
+      suspended: m.suspended,
+      connectionOk: m.connectionOk === true,
+      sentToday: m.sentToday,
+      maxEmailPerDay: m.maxEmailPerDay,
+      lastSentAt: m.lastSentAt,
+      gapMinutes: m.gapMinutes,
+    })),
+    firstStepsSentToday: facts[0]?.firstSteps ?? 0,
+    firstStepsDue: openDue !== null && openDue <= now ? 1 : 0,
+    followUpsDue: pinned.some((t) => t <= now) ? 1 : 0,
+    nextDueAt: waiting.length > 0 ? Math.min(...waiting) : null,
+  });
+}
+
+export async function mailboxSendingStatusOf(db: Database, mailboxId: number, now: number): Promise<MailboxSendingStatus | null> {
+  const work = await loadMailboxWork(db, mailboxId, utcDayStart(now));
+  const mailbox = work.mailbox;
+  if (!mailbox) return null;
+  const scheduled = work.campaigns.flatMap((row) => {
+    const schedule = scheduleOf(row.schedule);
+    return schedule ? [{ id: row.id, schedule }] : [];
+  });
+  const plans = await loadCampaignPlans(
+    db,
+    mailboxId,
+    scheduled.map((c) => c.id),
+    new Map(scheduled.map((c) => [c.id, localDayRange(now, c.schedule.timezone).start])),
+  );
+  return mailboxSendingStatus({
+    now,
+    suspended: mailbox.isSuspended,
+    connectionOk: mailbox.isSmtpSuccess === true,
+    sentToday: work.sentToday,
+    maxEmailPerDay: mailbox.maxEmailPerDay,
+    lastSentAt: work.lastSentAt,
+    gapMinutes: mailbox.timeToWaitInMins,
+    campaigns: scheduled
+      .filter((c) => (plans.get(c.id)?.steps.size ?? 0) > 0)
+      .map((c) => ({ schedule: c.schedule, nextDueAt: plans.get(c.id)!.nextDueAt })),
+  });
+}
+
+/** The answer's form: `next_send_at` as ISO text. */
+export function presentSendingStatus(status: SendingStatus | MailboxSendingStatus) {
+  return { code: status.code, message: status.message, next_send_at: status.next_send_at === null ? null : new Date(status.next_send_at).toISOString() };
+}
+

@@ -1,0 +1,353 @@
+import { and, asc, eq, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { campaignEmailAccounts, campaigns, emailAccounts, sequenceSteps, sequenceVariants } from "../db/schema";
+import type { Database } from "../platform/db";
+import type { TemplateLead } from "../sequences/template";
+import { inList, jsonList, rawBatch } from "../platform/sql";
+
+/**
+ * The engine's SQL. A pass of one mailbox's sender reads its work (one batch), claims due records
+ * of one campaign (one batch: lease, message rows, what to send), and stores the outcome of what it
+ * sent (one batch, with the events through the ingestion statements). Records are found through
+ * `campaign_leads_due_idx` (campaign, pinned mailbox or NULL, due time), so no pass scans.
+ */
+
+/** Record states the engine still sends to; the others are final or held by hand (PAUSED). */
+export const LIVE_STATES = ["DRAFTED", "STARTED", "INPROGRESS"] as const;
+const live = sql.raw(`(${LIVE_STATES.map((s) => `'${s}'`).join(", ")})`);
+
+/** How long a claimed record stays out of other passes' reach while its pass sends. */
+export const LEASE_MS = 15 * 60_000;
+
+export type MailboxRow = typeof emailAccounts.$inferSelect;
+export type CampaignRow = Pick<typeof campaigns.$inferSelect, "id" | "accountId" | "clientId" | "name" | "status" | "schedule" | "settings">;
+
+export interface MailboxWork {
+  mailbox: MailboxRow | undefined;
+  campaigns: CampaignRow[];
+  sentToday: number;
+  lastSentAt: number | null;
+}
+
+/**
+ * A mailbox's campaign sends since `dayStart` and its last send, as two seeks of
+ * `events_mailbox_type_time_idx` (never its whole history).
+ */
+export function mailboxSends(mailboxId: SQL, dayStart: number) {
+  return {
+    sentToday: sql<number>`(SELECT count(*) FROM events WHERE email_account_id = ${mailboxId} AND type = 'SENT' AND occurred_at >= ${dayStart})`,
+    lastSentAt: sql<number | null>`(SELECT max(occurred_at) FROM events WHERE email_account_id = ${mailboxId} AND type = 'SENT')`,
+  };
+}
+
+/** The mailbox, its ACTIVE campaigns, its campaign sends of this UTC day and its last send. */
+export async function loadMailboxWork(db: Database, mailboxId: number, dayStart: number): Promise<MailboxWork> {
+  const [mailboxRows, campaignRows, counts] = await db.batch([
+    db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId)),
+    db
+      .select({
+        id: campaigns.id,
+        accountId: campaigns.accountId,
+        clientId: campaigns.clientId,
+        name: campaigns.name,
+        status: campaigns.status,
+        schedule: campaigns.schedule,
+        settings: campaigns.settings,
+      })
+      .from(campaignEmailAccounts)
+      .innerJoin(campaigns, eq(campaigns.id, campaignEmailAccounts.campaignId))
+      .where(and(eq(campaignEmailAccounts.emailAccountId, mailboxId), eq(campaigns.status, "ACTIVE")))
+      .orderBy(asc(campaigns.id)),
+    db.select(mailboxSends(sql`${mailboxId}`, dayStart)).from(sql`(SELECT 1)`),
+  ]);
+  return {
+    mailbox: mailboxRows[0],
+    campaigns: campaignRows,
+    sentToday: counts[0]?.sentToday ?? 0,
+    lastSentAt: counts[0]?.lastSentAt ?? null,
+  };
+}
+
+export type StepRow = typeof sequenceSteps.$inferSelect;
+export type VariantRow = typeof sequenceVariants.$inferSelect;
+
+export interface CampaignPlan {
+  steps: Map<number, { step: StepRow; variants: VariantRow[] }>;
+  /** The earliest due time among the records this mailbox may send (its own and unpinned ones). */
+  nextDueAt: number | null;
+  /** Step-1 messages of the campaign since the start of its local day (in-flight ones included). */
+  firstStepsToday: number;
+}
+
+/** Per campaign: live steps and variants, the next due time for this mailbox, the day's new leads. */
+export async function loadCampaignPlans(
+  db: Database,
+  mailboxId: number,
+  campaignIds: number[],
+  localDayStarts: Map<number, number>,
+): Promise<Map<number, CampaignPlan>> {
+  const plans = new Map<number, CampaignPlan>();
+  if (campaignIds.length === 0) return plans;
+  const [steps, variants, ...perCampaign] = await db.batch([
+    db
+      .select()
+      .from(sequenceSteps)
+      .where(and(inArray(sequenceSteps.campaignId, sql`(SELECT value FROM json_each(${jsonList(campaignIds)}))`), isNull(sequenceSteps.deletedAt))),
+    db
+      .select()
+      .from(sequenceVariants)
+      .innerJoin(sequenceSteps, eq(sequenceSteps.id, sequenceVariants.stepId))
+      .where(
+        and(
+          sql`${sequenceSteps.campaignId} ${inList(campaignIds)}`,
+          isNull(sequenceSteps.deletedAt),
+          isNull(sequenceVariants.deletedAt),
+        ),
+      )
+      .orderBy(asc(sequenceVariants.position)),
+    ...campaignIds.map((id) =>
+      db
+        .select({
+          pinnedDue: sql<number | null>`(SELECT min(due_at) FROM campaign_leads WHERE campaign_id = ${id} AND email_account_id = ${mailboxId} AND due_at IS NOT NULL)`,
+          openDue: sql<number | null>`(SELECT min(due_at) FROM campaign_leads WHERE campaign_id = ${id} AND email_account_id IS NULL AND due_at IS NOT NULL)`,
+          firstSteps: sql<number>`(SELECT count(*) FROM messages WHERE campaign_id = ${id} AND step = 1 AND created_at >= ${localDayStarts.get(id) ?? 0})`,
+        })
+        .from(sql`(SELECT 1)`),
+    ),
+  ]);
+  for (const [index, id] of campaignIds.entries()) {
+    const row = (perCampaign[index] as { pinnedDue: number | null; openDue: number | null; firstSteps: number }[])[0]!;
+    const dues = [row.pinnedDue, row.openDue].filter((v): v is number => v !== null);
+    plans.set(id, { steps: new Map(), nextDueAt: dues.length > 0 ? Math.min(...dues) : null, firstStepsToday: row.firstSteps });
+  }
+  for (const step of steps) plans.get(step.campaignId)!.steps.set(step.seqNumber, { step, variants: [] });
+  for (const { sequence_variants: variant, sequence_steps: step } of variants) {
+    plans.get(step.campaignId)!.steps.get(step.seqNumber)?.variants.push(variant);
+  }
+  return plans;
+}
+
+/** A claimed record as the pass sends it: the lead, the step, its message row and the thread so far. */
+export interface ClaimedRecord {
+  recordId: number;
+  step: number;
+  leadEmail: string;
+  lead: TemplateLead;
+  /** The message row of (record, step); null when the record may not be sent to (see `refusal`). */
+  messageRowId: number | null;
+  messageStatus: string | null;
+  messageId: string | null;
+  attempts: number;
+  /** Earlier messages of the thread, oldest first. */
+  thread: { messageId: string; subject: string | null }[];
+  refusal: "blocked" | "opted_out" | null;
+}
+
+export interface ClaimRequest {
+  campaign: CampaignRow;
+  mailboxId: number;
+  senderDomain: string;
+  now: number;
+  /** At most this many records. */
+  limit: number;
+  /** Step-1 sends the campaign may still start today (its new-leads cap, minus today's). */
+  newLeadsLeft: number;
+}
+
+/**
+ * Claims up to `limit` due records of one campaign for this mailbox, follow-ups first (pinned to
+ * it), then new leads (unpinned, pinned now) within the new-leads cap; writes a `sending` message
+ * row for each record that may be sent to, BEFORE any SMTP; and reads what the pass needs. All in
+ * one batch: a concurrent pass of another mailbox cannot take the same record (the claim is one
+ * UPDATE on rows still unclaimed), and a row left `sending` by a pass that died becomes
+ * `unconfirmed`, so a retried pass never sends a step twice.
+ */
+export async function claimRecords(d1: D1Database, request: ClaimRequest): Promise<{ nonce: string; records: ClaimedRecord[] }> {
+  const { campaign, mailboxId, now, limit } = request;
+  const nonce = crypto.randomUUID();
+  const lease = now + LEASE_MS;
+  const due = (pinned: SQL) =>
+    sql`SELECT id FROM campaign_leads WHERE campaign_id = ${campaign.id} AND ${pinned} AND due_at <= ${now}
+          AND state IN ${live} AND next_step IS NOT NULL ORDER BY due_at`;
+  const claim = (ids: SQL) =>
+    sql`UPDATE campaign_leads SET email_account_id = ${mailboxId}, due_at = ${lease}, claim_token = ${nonce}, updated_at = ${now}
+        WHERE id IN (${ids})`;
+  const claimed = sql`SELECT id FROM campaign_leads WHERE claim_token = ${nonce}`;
+  const scope = campaign.clientId ?? 0;
+  const refusal = sql`CASE
+      WHEN EXISTS (SELECT 1 FROM block_list b WHERE b.account_id = ${campaign.accountId} AND coalesce(b.client_id, 0) IN (0, ${scope})
+                   AND b.email_or_domain IN (l.email, substr(l.email, instr(l.email, '@') + 1))) THEN 'blocked'
+      WHEN EXISTS (SELECT 1 FROM campaign_leads o WHERE o.lead_id = cl.lead_id AND (o.has_unsubscribed = 1 OR o.has_bounced = 1)) THEN 'opted_out'
+    END`;
+  const results = await rawBatch(d1, [
+    claim(sql`${due(sql`email_account_id = ${mailboxId}`)} LIMIT ${limit}`),
+    claim(
+      sql`${due(sql`email_account_id IS NULL`)} LIMIT max(0, min(${request.newLeadsLeft}, ${limit} - (SELECT count(*) FROM campaign_leads WHERE claim_token = ${nonce})))`,
+    ),
+    sql`UPDATE messages SET status = 'unconfirmed', updated_at = ${now}
+        WHERE status = 'sending' AND campaign_lead_id IN (${claimed})
+          AND step = (SELECT next_step FROM campaign_leads WHERE id = messages.campaign_lead_id)`,
+    sql`UPDATE messages SET status = 'sending', attempts = attempts + 1, email_account_id = ${mailboxId}, updated_at = ${now}
+        WHERE status = 'deferred' AND campaign_lead_id IN (${claimed})
+          AND step = (SELECT next_step FROM campaign_leads WHERE id = messages.campaign_lead_id)`,
+    sql`INSERT INTO messages (account_id, campaign_id, campaign_lead_id, step, email_account_id, message_id, status, attempts, to_email, created_at, updated_at)
+        SELECT cl.account_id, cl.campaign_id, cl.id, cl.next_step, ${mailboxId},
+               '<' || lower(hex(randomblob(16))) || '@' || ${request.senderDomain} || '>', 'sending', 1, l.email, ${now}, ${now}
+        FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id
+        WHERE cl.claim_token = ${nonce} AND (${refusal}) IS NULL
+        ON CONFLICT (campaign_lead_id, step) DO NOTHING`,
+    sql`SELECT cl.id AS record_id, cl.next_step AS step, l.email AS lead_email, l.first_name, l.last_name, l.company_name,
+               l.phone_number, l.website, l.location, l.linkedin_profile, l.company_url, l.custom_fields,
+               m.id AS message_row_id, m.status AS message_status, m.message_id AS message_id, m.attempts AS attempts,
+               (${refusal}) AS refusal,
+               (SELECT json_group_array(json_object('messageId', p.message_id, 'subject', p.subject)) FROM
+                  (SELECT message_id, subject FROM messages WHERE campaign_lead_id = cl.id AND step < cl.next_step
+                     AND status IN ('sent', 'unconfirmed') ORDER BY step) AS p) AS thread
+        FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id
+        LEFT JOIN messages m ON m.campaign_lead_id = cl.id AND m.step = cl.next_step
+        WHERE cl.claim_token = ${nonce}`,
+  ]);
+  const records = results[5]!.map((row) => ({
+    recordId: Number(row.record_id),
+    step: Number(row.step),
+    leadEmail: String(row.lead_email),
+    lead: {
+      email: String(row.lead_email),
+      first_name: row.first_name as string | null,
+      last_name: row.last_name as string | null,
+      company_name: row.company_name as string | null,
+      phone_number: row.phone_number as string | null,
+      website: row.website as string | null,
+      location: row.location as string | null,
+      linkedin_profile: row.linkedin_profile as string | null,
+      company_url: row.company_url as string | null,
+      custom_fields: row.custom_fields === null ? null : (JSON.parse(String(row.custom_fields)) as Record<string, unknown>),
+    },
+    messageRowId: row.message_row_id === null ? null : Number(row.message_row_id),
+    messageStatus: (row.message_status as string | null) ?? null,
+    messageId: (row.message_id as string | null) ?? null,
+    attempts: Number(row.attempts ?? 0),
+    thread: JSON.parse(String(row.thread ?? "[]")) as { messageId: string; subject: string | null }[],
+    refusal: (row.refusal as ClaimedRecord["refusal"]) ?? null,
+  }));
+  return { nonce, records };
+}
+
+/** What became of one claimed record, as the outcome batch writes it. */
+export type RecordOutcome =
+  | { kind: "sent"; recordId: number; messageRowId: number; subject: string; sentAt: number; nextStep: number | null; nextDueAt: number | null }
+  /** The step was already sent (or may have been): move on without sending it again. */
+  | { kind: "skipped"; recordId: number; nextStep: number | null; nextDueAt: number | null }
+  | { kind: "deferred"; recordId: number; messageRowId: number; error: string; retryAt: number; unpin: boolean; countAttempt: boolean }
+  | { kind: "failed"; recordId: number; messageRowId: number; error: string }
+  | { kind: "bounced"; recordId: number; messageRowId: number; error: string }
+  | { kind: "refused"; recordId: number; state: "BLOCKED" | "STOPPED" };
+
+/**
+ * The statements that store a claim's outcomes (the caller puts them in the same batch as the
+ * events' ingestion). Every record update is guarded by the claim so a pass whose lease ran
+ * out and was claimed again changes nothing of the newer claim.
+ */
+export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now: number): SQL[] {
+  const statements: SQL[] = [];
+  const messagesJson = jsonList(
+    outcomes.flatMap((o): { id: number; status: string; error: string | null; sent_at: number | null; subject: string | null; attempt: number }[] => {
+      switch (o.kind) {
+        case "sent":
+          return [{ id: o.messageRowId, status: "sent", error: null, sent_at: o.sentAt, subject: o.subject, attempt: 0 }];
+        case "deferred":
+          return [{ id: o.messageRowId, status: "deferred", error: o.error, sent_at: null, subject: null, attempt: o.countAttempt ? 0 : -1 }];
+        case "failed":
+        case "bounced":
+          return [{ id: o.messageRowId, status: o.kind, error: o.error, sent_at: null, subject: null, attempt: 0 }];
+        default:
+          return [];
+      }
+    }),
+  );
+  statements.push(sql`
+    UPDATE messages SET status = v.value ->> '$.status', last_error = v.value ->> '$.error',
+           sent_at = coalesce(v.value ->> '$.sent_at', messages.sent_at), subject = coalesce(v.value ->> '$.subject', messages.subject),
+           attempts = messages.attempts + (v.value ->> '$.attempt'), updated_at = ${now}
+    FROM json_each(${messagesJson}) AS v WHERE messages.id = v.value ->> '$.id'`);
+  const records = jsonList(
+    outcomes.map((o) => {
+      switch (o.kind) {
+        case "sent":
+        case "skipped":
+          return { id: o.recordId, next_step: o.nextStep, due_at: o.nextDueAt, done: o.nextStep === null ? 1 : 0, unpin: 0, state: null };
+        case "deferred":
+          return { id: o.recordId, next_step: -1, due_at: o.retryAt, done: 0, unpin: o.unpin ? 1 : 0, state: null };
+        case "failed":
+          return { id: o.recordId, next_step: -1, due_at: null, done: 0, unpin: 0, state: null };
+        case "bounced":
+          return { id: o.recordId, next_step: -1, due_at: null, done: 0, unpin: 0, state: null };
+        case "refused":
+          return { id: o.recordId, next_step: -1, due_at: null, done: 0, unpin: 0, state: o.state };
+      }
+    }),
+  );
+  // next_step -1 = keep the current one. A finished sequence completes a live record.
+  statements.push(sql`
+    UPDATE campaign_leads SET
+      next_step = CASE WHEN v.value ->> '$.next_step' = -1 THEN campaign_leads.next_step ELSE v.value ->> '$.next_step' END,
+      due_at = CASE WHEN campaign_leads.state IN ${live} THEN v.value ->> '$.due_at' ELSE NULL END,
+      state = CASE
+        WHEN v.value ->> '$.state' IS NOT NULL THEN v.value ->> '$.state'
+        WHEN v.value ->> '$.done' = 1 AND campaign_leads.state IN ${live} THEN 'COMPLETED'
+        ELSE campaign_leads.state END,
+      email_account_id = CASE WHEN v.value ->> '$.unpin' = 1 THEN NULL ELSE campaign_leads.email_account_id END,
+      claim_token = NULL, updated_at = ${now}
+    FROM json_each(${records}) AS v
+    WHERE campaign_leads.id = v.value ->> '$.id' AND campaign_leads.claim_token = ${nonce}`);
+  return statements;
+}
+
+/** Suspends a mailbox whose server refused its login: nothing is sent from it until it is fixed. */
+export function suspendStatement(mailboxId: number, reason: string, now: number): SQL {
+  return sql`UPDATE email_accounts SET is_suspended = 1, is_smtp_success = 0, smtp_failure_error = ${reason}, checked_at = ${now}, updated_at = ${now}
+             WHERE id = ${mailboxId}`;
+}
+
+/** Releases a claim without an outcome (the pass stops before sending): due again at once. */
+export function releaseStatement(nonce: string, now: number): SQL {
+  return sql`UPDATE campaign_leads SET due_at = ${now}, claim_token = NULL WHERE claim_token = ${nonce}`;
+}
+
+/** Writes when the mailbox's sender wakes next, so the minute cron can tell a lost alarm. */
+export async function recordWake(db: Database, mailboxId: number, wakeAt: number | null): Promise<void> {
+  await db
+    .update(emailAccounts)
+    .set({ engineWakeAt: wakeAt === null ? null : new Date(wakeAt) })
+    .where(eq(emailAccounts.id, mailboxId));
+}
+
+/**
+ * Mailboxes the minute cron should wake: usable, attached to an ACTIVE campaign, and late (their
+ * object's next wake passed a minute ago, or was never set). Bounded per minute.
+ */
+export async function lateMailboxes(db: Database, now: number, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectDistinct({ id: emailAccounts.id })
+    .from(emailAccounts)
+    .innerJoin(campaignEmailAccounts, eq(campaignEmailAccounts.emailAccountId, emailAccounts.id))
+    .innerJoin(campaigns, eq(campaigns.id, campaignEmailAccounts.campaignId))
+    .where(
+      and(
+        eq(campaigns.status, "ACTIVE"),
+        eq(emailAccounts.isSuspended, false),
+        eq(emailAccounts.isSmtpSuccess, true),
+        or(isNull(emailAccounts.engineWakeAt), lte(emailAccounts.engineWakeAt, new Date(now - 60_000))),
+      ),
+    )
+    .limit(limit);
+  return rows.map((row) => row.id);
+}
+
+/** The mailboxes attached to a campaign (to wake them when it starts or gains leads). */
+export async function mailboxIdsOfCampaign(db: Database, campaignId: number): Promise<number[]> {
+  const rows = await db
+    .select({ id: campaignEmailAccounts.emailAccountId })
+    .from(campaignEmailAccounts)
+    .where(eq(campaignEmailAccounts.campaignId, campaignId));
+  return rows.map((row) => row.id);
+}

@@ -1,0 +1,106 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { claimRecords, outcomeStatements, type ClaimRequest } from "../../src/engine/store";
+import { rawBatch } from "../../src/platform/sql";
+import { callJson, provisionAccount } from "../helpers";
+
+/** A campaign with `count` leads and two mailboxes, through the API; the engine's SQL is then called directly. */
+async function setUp(count: number) {
+  const account = await provisionAccount();
+  const { body: campaign } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey: account.apiKey, body: { name: "Claims" } });
+  const emails = Array.from({ length: count }, (_, i) => `lead${i}@claims.example`);
+  await callJson(`/api/v1/campaigns/${campaign.id}/leads`, { method: "POST", apiKey: account.apiKey, body: { lead_list: emails.map((email) => ({ email })) } });
+  const mailboxes: number[] = [];
+  for (const name of ["one", "two"]) {
+    const { body } = await callJson<{ id: number }>("/api/v1/email-accounts/save", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { from_name: name, from_email: `${name}@sender.example`, password: "pw", smtp_host: "smtp.sender.example", smtp_port: 587, imap_host: "imap.sender.example", imap_port: 993 },
+    });
+    mailboxes.push(body.id);
+  }
+  const row = await env.DB.prepare("SELECT id, account_id AS accountId, client_id AS clientId, name, status, schedule, settings FROM campaigns WHERE id = ?")
+    .bind(campaign.id)
+    .first<ClaimRequest["campaign"]>();
+  return { account, campaign: row!, mailboxes, emails };
+}
+
+const now = Date.now() + 60_000;
+
+function request(base: Awaited<ReturnType<typeof setUp>>, mailboxId: number, limit: number, newLeadsLeft = 100): ClaimRequest {
+  return { campaign: base.campaign, mailboxId, senderDomain: "sender.example", now, limit, newLeadsLeft };
+}
+
+describe("claiming due records", () => {
+  it("never hands one record to two mailboxes, and pins each to its claimer", async () => {
+    const base = await setUp(6);
+    const [first, second] = await Promise.all([claimRecords(env.DB, request(base, base.mailboxes[0]!, 4)), claimRecords(env.DB, request(base, base.mailboxes[1]!, 4))]);
+    const ids = [...first.records, ...second.records].map((r) => r.recordId);
+    expect(ids).toHaveLength(6);
+    expect(new Set(ids).size).toBe(6);
+    const pinned = await env.DB.prepare("SELECT email_account_id AS m, count(*) AS n FROM campaign_leads WHERE campaign_id = ? GROUP BY m ORDER BY m")
+      .bind(base.campaign.id)
+      .all<{ m: number; n: number }>();
+    expect(pinned.results.map((r) => r.n).reduce((a, b) => a + b, 0)).toBe(6);
+    expect(first.records.every((r) => r.messageStatus === "sending" && r.messageId?.endsWith("@sender.example>"))).toBe(true);
+  });
+
+  it("holds new leads to the campaign's remaining new-leads allowance", async () => {
+    const base = await setUp(5);
+    const { records } = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 10, 2));
+    expect(records).toHaveLength(2);
+  });
+
+  it("refuses block-listed addresses and domains and leads that opted out elsewhere, writing no message for them", async () => {
+    const base = await setUp(3);
+    await env.DB.prepare("INSERT INTO block_list (account_id, email_or_domain) VALUES (?, ?), (?, ?)")
+      .bind(base.account.id, base.emails[0], base.account.id, "unrelated.example")
+      .run();
+    const { body: other } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey: base.account.apiKey, body: { name: "Other" } });
+    await callJson(`/api/v1/campaigns/${other.id}/leads`, { method: "POST", apiKey: base.account.apiKey, body: { lead_list: [{ email: base.emails[1] }] } });
+    await callJson(`/api/v1/campaigns/${other.id}/events`, {
+      method: "POST",
+      apiKey: base.account.apiKey,
+      body: { events: [{ type: "UNSUBSCRIBE", lead_email: base.emails[1], occurred_at: new Date().toISOString() }] },
+    });
+    const { nonce, records } = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 10));
+    const byEmail = Object.fromEntries(records.map((r) => [r.leadEmail, [r.refusal, r.messageRowId === null]]));
+    expect(byEmail).toEqual({ [base.emails[0]!]: ["blocked", true], [base.emails[1]!]: ["opted_out", true], [base.emails[2]!]: [null, false] });
+
+    await rawBatch(
+      env.DB,
+      outcomeStatements(
+        nonce,
+        records.filter((r) => r.refusal).map((r) => ({ kind: "refused" as const, recordId: r.recordId, state: r.refusal === "blocked" ? ("BLOCKED" as const) : ("STOPPED" as const) })),
+        now,
+      ),
+    );
+    const states = await env.DB.prepare("SELECT state, due_at FROM campaign_leads WHERE id IN (?, ?) ORDER BY id")
+      .bind(records[0]!.recordId, records[1]!.recordId)
+      .all<{ state: string; due_at: number | null }>();
+    expect(states.results.map((s) => s.due_at)).toEqual([null, null]);
+  });
+
+  it("never sends a step twice: a send left in flight by a dead pass comes back unconfirmed, not sending", async () => {
+    const base = await setUp(1);
+    const first = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1));
+    expect(first.records[0]!.messageStatus).toBe("sending");
+    // The pass dies mid-SMTP; its lease ends; another pass claims the record again.
+    await env.DB.prepare("UPDATE campaign_leads SET due_at = ? WHERE id = ?").bind(now - 1, first.records[0]!.recordId).run();
+    const second = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1));
+    expect(second.records[0]).toMatchObject({ recordId: first.records[0]!.recordId, messageStatus: "unconfirmed", messageId: first.records[0]!.messageId });
+    const rows = await env.DB.prepare("SELECT count(*) AS n FROM messages WHERE campaign_lead_id = ?").bind(first.records[0]!.recordId).first<{ n: number }>();
+    expect(rows?.n).toBe(1);
+  });
+
+  it("ignores an outcome whose claim was taken over after its lease ran out", async () => {
+    const base = await setUp(1);
+    const stale = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1));
+    const recordId = stale.records[0]!.recordId;
+    await env.DB.prepare("UPDATE campaign_leads SET due_at = ? WHERE id = ?").bind(now - 1, recordId).run();
+    const fresh = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1));
+    await rawBatch(env.DB, outcomeStatements(stale.nonce, [{ kind: "skipped", recordId, nextStep: null, nextDueAt: null }], now));
+    const row = await env.DB.prepare("SELECT state, claim_token FROM campaign_leads WHERE id = ?").bind(recordId).first<{ state: string; claim_token: string }>();
+    expect(row).toEqual({ state: "DRAFTED", claim_token: fresh.nonce });
+  });
+});

@@ -1,0 +1,275 @@
+import { env } from "cloudflare:test";
+import { describe, expect, inject, it } from "vitest";
+import { senderStub } from "../../src/engine/wake";
+import type { Bindings } from "../../src/env";
+import { call, callJson, provisionAccount } from "../helpers";
+
+const lab = inject("mailLab");
+const reader = inject("mailReader");
+const bindings = env as unknown as Bindings;
+const leads = lab.mailboxes.filter((m) => m.role === "lead").slice(0, 3);
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+
+interface MailboxRead {
+  id: number;
+  is_smtp_success: boolean | null;
+  smtp_failure_error: string | null;
+  is_suspended: boolean;
+}
+
+async function saveMailbox(apiKey: string, email: string, password: string): Promise<number> {
+  const { status, body } = await callJson<{ id: number }>("/api/v1/email-accounts/save", {
+    method: "POST",
+    apiKey,
+    body: {
+      from_name: "Sam Sender",
+      from_email: email,
+      password,
+      smtp_host: lab.smtp.host,
+      smtp_port: lab.smtp.port,
+      smtp_port_type: "STARTTLS",
+      imap_host: lab.imap.host,
+      imap_port: lab.imap.port,
+      time_to_wait_in_mins: 0,
+      bcc: null,
+    },
+  });
+  expect(status, JSON.stringify(body)).toBe(200);
+  return body.id;
+}
+
+async function checked(apiKey: string, id: number): Promise<MailboxRead> {
+  for (let i = 0; i < 100; i += 1) {
+    const { body } = await callJson<MailboxRead>(`/api/v1/email-accounts/${id}`, { apiKey });
+    if (body.is_smtp_success !== null) return body;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error("the connection check never finished");
+}
+
+/**
+ * A campaign whose window is open all day, every day, but which starts two days from now: the
+ * sender's own alarms (real time) find nothing to do, and the test drives passes on its own clock.
+ */
+async function campaignWithSequence(apiKey: string, mailboxId: number, startAt: number) {
+  const { body: created } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey, body: { name: "Lab run" } });
+  const id = created.id;
+  const steps = [
+    {
+      seq_number: 1,
+      seq_delay_details: { delay_in_days: 0 },
+      subject: "{Hello|Hi} {{first_name}}",
+      email_body: '<p>Hi {{first_name}},</p><p>See <a href="https://example.com/offer?x=1">our offer</a>.</p>',
+    },
+    { seq_number: 2, seq_delay_details: { delay_in_days: 1 }, subject: "", email_body: "<p>Following up, {{first_name}}.</p>" },
+    { seq_number: 3, seq_delay_details: { delay_in_days: 2 }, subject: "Last note", email_body: "Plain words for {{first_name | there}}." },
+  ];
+  const sequences = await callJson(`/api/v1/campaigns/${id}/sequences`, { method: "POST", apiKey, body: { sequences: steps } });
+  expect(sequences.status, JSON.stringify(sequences.body)).toBe(200);
+  const schedule = await callJson(`/api/v1/campaigns/${id}/schedule`, {
+    method: "POST",
+    apiKey,
+    body: {
+      timezone: "UTC",
+      days_of_the_week: [0, 1, 2, 3, 4, 5, 6],
+      start_hour: "00:00",
+      end_hour: "23:59",
+      min_time_btw_emails: 1,
+      max_new_leads_per_day: 100,
+      schedule_start_time: new Date(startAt).toISOString(),
+    },
+  });
+  expect(schedule.status, JSON.stringify(schedule.body)).toBe(200);
+  await callJson(`/api/v1/campaigns/${id}/settings`, { method: "POST", apiKey, body: { unsubscribe_text: "Stop these emails" } });
+  const upload = await callJson(`/api/v1/campaigns/${id}/leads`, {
+    method: "POST",
+    apiKey,
+    body: { lead_list: leads.map((lead, index) => ({ email: lead.email, first_name: `Lead${index + 1}` })) },
+  });
+  expect(upload.status, JSON.stringify(upload.body)).toBe(200);
+  await callJson(`/api/v1/campaigns/${id}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: [mailboxId] } });
+  await callJson(`/api/v1/campaigns/${id}/webhooks`, {
+    method: "POST",
+    apiKey,
+    body: {
+      name: "All",
+      webhook_url: "https://hooks.example.com/salvo",
+      event_types: ["EMAIL_SENT", "FIRST_EMAIL_SENT", "EMAIL_LINK_CLICK", "LEAD_UNSUBSCRIBED"],
+    },
+  });
+  const started = await callJson(`/api/v1/campaigns/${id}/status`, { method: "POST", apiKey, body: { status: "START" } });
+  expect(started.status).toBe(200);
+  return id;
+}
+
+interface MessageRow {
+  campaign_lead_id: number;
+  step: number;
+  message_id: string;
+  status: string;
+  to_email: string;
+  subject: string | null;
+}
+
+async function messagesOf(campaignId: number): Promise<MessageRow[]> {
+  const rows = await env.DB.prepare("SELECT campaign_lead_id, step, message_id, status, to_email, subject FROM messages WHERE campaign_id = ? ORDER BY step, to_email")
+    .bind(campaignId)
+    .all<MessageRow>();
+  return rows.results;
+}
+
+async function delivered(user: string, messageId: string): Promise<string> {
+  const response = await fetch(`${reader}/message?user=${encodeURIComponent(user)}&message_id=${encodeURIComponent(messageId)}`);
+  expect(response.status, `${messageId} in ${user}'s INBOX`).toBe(200);
+  return response.text();
+}
+
+function header(raw: string, name: string): string | null {
+  const head = raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, " ");
+  const line = head.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
+  return line === undefined ? null : line.slice(name.length + 1).trim();
+}
+
+/** The quoted-printable HTML part, decoded enough to read its links. */
+function htmlOf(raw: string): string {
+  const start = raw.indexOf("Content-Type: text/html");
+  return raw
+    .slice(start)
+    .replace(/=\r?\n/g, "")
+    .replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+describe("the engine sends a campaign into the lab", () => {
+  it("delivers a three-step sequence in order, threaded, stopping an unsubscribed lead, with analytics and webhooks", async () => {
+    const account = await provisionAccount();
+    const sender = lab.mailboxes.find((m) => m.email === "sender1@lab.salvo.test")!;
+    const mailboxId = await saveMailbox(account.apiKey, sender.email, sender.password);
+    expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
+    const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
+    const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
+    const stub = senderStub(bindings, mailboxId);
+
+    // The real-time wake found the campaign not started yet: nothing went out.
+    expect(await messagesOf(campaignId)).toEqual([]);
+
+    // One lead a minute (the campaign's gap), then nothing more that day.
+    expect(await stub.runPass(t0)).toMatchObject({ sent: 1, nextWakeAt: t0 + MINUTE });
+    expect((await stub.runPass(t0 + 30_000)).sent).toBe(0);
+    expect((await stub.runPass(t0 + MINUTE)).sent).toBe(1);
+    expect((await stub.runPass(t0 + 2 * MINUTE)).sent).toBe(1);
+    const firsts = await messagesOf(campaignId);
+    expect(firsts.map((m) => [m.step, m.status])).toEqual([
+      [1, "sent"],
+      [1, "sent"],
+      [1, "sent"],
+    ]);
+    expect((await stub.runPass(t0 + 3 * MINUTE)).nextWakeAt).toBe(t0 + DAY);
+
+    const raws = new Map<string, string>();
+    for (const m of firsts) raws.set(m.to_email, await delivered(m.to_email, m.message_id));
+    const [a, b, c] = leads.map((lead) => raws.get(lead.email)!);
+    expect(header(a!, "Subject")).toMatch(/^(Hello|Hi) Lead1$/);
+    expect(header(a!, "From")).toContain(sender.email);
+    expect(header(a!, "List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
+    const unsubscribeB = /^<(https:\/\/salvo\.test\/u\/[^>]+)>$/.exec(header(b!, "List-Unsubscribe") ?? "")?.[1];
+    expect(unsubscribeB).toBeDefined();
+    expect(c).toContain("Stop these emails");
+
+    // Lead 1 clicks the tracked link; lead 2 unsubscribes in one click (RFC 8058).
+    const tracked = /href="(https:\/\/salvo\.test\/t\/c\/[^"]+)"/.exec(htmlOf(a!))?.[1];
+    expect(tracked).toBeDefined();
+    const click = await call(new URL(tracked!).pathname, { headers: { "User-Agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 Safari/605.1.15" } });
+    expect(click.status).toBe(302);
+    expect(click.headers.get("Location")).toBe("https://example.com/offer?x=1");
+    const unsubscribe = await call(new URL(unsubscribeB!).pathname, {
+      method: "POST",
+      rawBody: "List-Unsubscribe=One-Click",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    });
+    expect(unsubscribe.status).toBe(200);
+
+    // A day later the follow-ups go to leads 1 and 3 only, threaded on their first email.
+    await stub.runPass(t0 + DAY);
+    await stub.runPass(t0 + DAY + MINUTE);
+    expect((await stub.runPass(t0 + DAY + 2 * MINUTE)).sent).toBe(0);
+    const seconds = (await messagesOf(campaignId)).filter((m) => m.step === 2);
+    expect(seconds.map((m) => m.to_email).sort()).toEqual([leads[0]!.email, leads[2]!.email].sort());
+    for (const second of seconds) {
+      const first = firsts.find((m) => m.to_email === second.to_email)!;
+      const raw = await delivered(second.to_email, second.message_id);
+      expect(header(raw, "In-Reply-To")).toBe(first.message_id);
+      expect(header(raw, "References")).toBe(first.message_id);
+      expect(header(raw, "Subject")).toBe(`Re: ${first.subject}`);
+    }
+
+    // Step 3 two days after step 2: plain text with its fallback; then the sequence is over.
+    await stub.runPass(t0 + 3 * DAY + 5 * MINUTE);
+    await stub.runPass(t0 + 3 * DAY + 6 * MINUTE);
+    const thirds = (await messagesOf(campaignId)).filter((m) => m.step === 3);
+    expect(thirds).toHaveLength(2);
+    const third = await delivered(thirds[0]!.to_email, thirds[0]!.message_id);
+    expect(header(third, "References")?.split(" ")).toHaveLength(2);
+    const states = await env.DB.prepare("SELECT l.email, cl.state, cl.due_at FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id WHERE cl.campaign_id = ?")
+      .bind(campaignId)
+      .all<{ email: string; state: string; due_at: number | null }>();
+    expect(Object.fromEntries(states.results.map((r) => [r.email, [r.state, r.due_at]]))).toEqual({
+      [leads[0]!.email]: ["COMPLETED", null],
+      [leads[1]!.email]: ["STOPPED", null],
+      [leads[2]!.email]: ["COMPLETED", null],
+    });
+
+    const day = (offset: number) => new Date(t0 + offset).toISOString().slice(0, 10);
+    const { body: stats } = await callJson<Record<string, string>>(
+      `/api/v1/campaigns/${campaignId}/analytics-by-date?start_date=${day(0)}&end_date=${day(3 * DAY)}`,
+      { apiKey: account.apiKey },
+    );
+    expect(stats).toMatchObject({ sent_count: "7", unique_sent_count: "3", click_count: "1", unique_click_count: "1", unsubscribed_count: "1" });
+
+    const kinds = await env.DB.prepare("SELECT event_type, count(*) AS n FROM webhook_deliveries WHERE campaign_id = ? GROUP BY event_type")
+      .bind(campaignId)
+      .all<{ event_type: string; n: number }>();
+    expect(Object.fromEntries(kinds.results.map((r) => [r.event_type, r.n]))).toMatchObject({
+      EMAIL_SENT: 7,
+      FIRST_EMAIL_SENT: 3,
+      EMAIL_LINK_CLICK: 1,
+      LEAD_UNSUBSCRIBED: 1,
+    });
+  });
+
+  it("suspends a mailbox whose server refuses the login, with the server's reason, and loses nothing", async () => {
+    const account = await provisionAccount();
+    const sender = lab.mailboxes.find((m) => m.email === "sender2@lab.salvo.test")!;
+    const mailboxId = await saveMailbox(account.apiKey, sender.email, "not-the-password");
+    expect((await checked(account.apiKey, mailboxId)).is_smtp_success).toBe(false);
+    // The password changes on the server after a check that passed: the sender meets the refusal first.
+    await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, smtp_failure_error = NULL WHERE id = ?").bind(mailboxId).run();
+    const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
+    const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
+    const stub = senderStub(bindings, mailboxId);
+
+    expect(await stub.runPass(t0)).toEqual({ sent: 0, nextWakeAt: null });
+    const mailbox = (await callJson<MailboxRead>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey })).body;
+    expect(mailbox.is_suspended).toBe(true);
+    expect(mailbox.is_smtp_success).toBe(false);
+    expect(mailbox.smtp_failure_error).toMatch(/^535 /);
+    const sentEvents = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_id = ? AND type = 'SENT'").bind(campaignId).first<{ n: number }>();
+    expect(sentEvents?.n).toBe(0);
+    const records = await env.DB.prepare("SELECT count(*) AS n FROM campaign_leads WHERE campaign_id = ? AND due_at <= ? AND claim_token IS NULL AND email_account_id IS NULL")
+      .bind(campaignId, t0)
+      .first<{ n: number }>();
+    expect(records?.n, "every lead still due, back in rotation").toBe(3);
+
+    // Fixed: the right password passes the check, the mailbox is unsuspended, and the email goes.
+    const update = await callJson(`/api/v1/email-accounts/${mailboxId}`, { method: "POST", apiKey: account.apiKey, body: { password: sender.password } });
+    expect(update.status).toBe(200);
+    for (let i = 0; i < 100 && (await callJson<MailboxRead>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey })).body.is_smtp_success !== true; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await call(`/api/v1/email-accounts/unsuspend/${mailboxId}`, { method: "DELETE", apiKey: account.apiKey });
+    expect((await stub.runPass(t0 + MINUTE)).sent).toBe(1);
+    const [message] = await messagesOf(campaignId);
+    expect(message).toMatchObject({ step: 1, status: "sent" });
+    await delivered(message!.to_email, message!.message_id);
+  });
+});
