@@ -10,6 +10,8 @@ export interface CallOptions {
   rawBody?: BodyInit;
   headers?: Record<string, string>;
   apiKey?: string;
+  /** "manual" to see a redirect (else the runtime follows it, back into this Worker). */
+  redirect?: RequestRedirect;
 }
 
 function randomIp(): string {
@@ -28,7 +30,7 @@ export async function call(path: string, options: CallOptions = {}): Promise<Res
     body = JSON.stringify(options.body);
     headers["Content-Type"] ??= "application/json";
   }
-  return exports.default.fetch(new Request(url, { method: options.method ?? "GET", headers, body }));
+  return exports.default.fetch(new Request(url, { method: options.method ?? "GET", headers, body, redirect: options.redirect }));
 }
 
 export async function callJson<T = Record<string, unknown>>(path: string, options: CallOptions = {}) {
