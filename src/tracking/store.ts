@@ -29,17 +29,17 @@ export interface TrackedEvent {
  * Records what a tracking link saw through the one ingestion path (record flags and state,
  * analytics, inbox, webhooks). A record deleted since the email went out records nothing.
  */
-export async function recordTrackedEvent(env: Bindings, event: TrackedEvent): Promise<boolean> {
+export async function recordTrackedEvent(env: Bindings, event: TrackedEvent): Promise<void> {
   const db = database(env.DB);
   const owner = await recordOwner(db, event.payload.recordId);
-  if (!owner) return false;
+  if (!owner) return;
   const context = await loadIngestContext(db, eq(campaigns.accountId, owner.accountId), owner.accountId, owner.campaignId, {
     recordIds: [event.payload.recordId],
     emails: [],
     categoryIds: [],
   });
   const record = context.records[0];
-  if (!context.campaign || !record) return false;
+  if (!context.campaign || !record) return;
   const { rows, deliveries } = planIngestion(context, context.campaign, [
     {
       eventId: event.eventId,
@@ -63,5 +63,4 @@ export async function recordTrackedEvent(env: Bindings, event: TrackedEvent): Pr
   ]);
   const { deliveryIds } = await storeIngestion(env.DB, context.campaign, rows, deliveries, Date.now());
   await enqueue(env, deliveryIds);
-  return true;
 }

@@ -1,10 +1,10 @@
 import { exports } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { loadKeyring } from "../../src/platform/crypto";
 import { signToken, type TrackPayload } from "../../src/tracking/tokens";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { call, env, provisionAccount } from "../helpers";
-import { createWebhook, deliveriesOf } from "../webhooks/fixtures";
+import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
 
 const PERSON = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15";
 const GIF_HEADER = [0x47, 0x49, 0x46, 0x38, 0x39, 0x61];
@@ -60,6 +60,24 @@ async function eventuallyEvents(recordId: number, count: number): Promise<EventR
 }
 
 /** A reader's request; redirects are not followed (the runtime would otherwise fetch the link's target). */
+// The queue consumer posts webhook deliveries to the test receiver, never the network.
+let receiver: ReturnType<typeof interceptReceiver>;
+beforeEach(() => {
+  receiver = interceptReceiver();
+});
+afterEach(() => receiver.restore());
+
+/** Webhook bodies that reached the receiver, once `count` have. */
+async function received(count: number): Promise<Record<string, unknown>[]> {
+  return vi.waitFor(
+    () => {
+      expect(receiver.received).toHaveLength(count);
+      return receiver.received.map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    },
+    { timeout: 5000, interval: 25 },
+  );
+}
+
 const hit = (path: string, method = "GET", userAgent = PERSON) =>
   exports.default.fetch(new Request(new URL(path, "https://salvo.test"), { method, headers: { "User-Agent": userAgent }, redirect: "manual" }));
 
@@ -195,6 +213,7 @@ describe("one-click unsubscribe", () => {
     const deliveries = await deliveriesOf(hook.id);
     expect(deliveries.map((d) => d.event_type)).toEqual(["LEAD_UNSUBSCRIBED"]);
     expect(JSON.parse(deliveries[0]!.payload)).toMatchObject({ sl_email_lead_map_id: record, campaign_id: campaign });
+    expect(await received(1)).toMatchObject([{ event_type: "LEAD_UNSUBSCRIBED", sl_email_lead_map_id: record }]);
 
     expect((await call(path, oneClick)).status).toBe(200);
     expect((await call(path, { method: "POST", rawBody: "anything at all" })).status).toBe(200);
@@ -225,6 +244,7 @@ describe("webhooks from tracking", () => {
       { event_type: "EMAIL_OPEN", is_bot: true, sl_email_lead_map_id: records[0] },
       { event_type: "EMAIL_LINK_CLICK", is_bot: false, link_clicked: "https://acme.example/x" },
     ]);
+    expect(await received(2)).toHaveLength(2);
   });
 });
 
