@@ -39,6 +39,7 @@ describe("campaigns", () => {
       out_of_office_detection_settings: { ignoreOOOasReply: false, autoReactivateOOO: false, reactivateOOOwithDelay: 7, autoCategorizeOOO: false },
       parent_campaign_id: null,
       team_member_id: null,
+      sending_status: { code: "drafted", message: "The campaign has not been started", next_send_at: null },
     });
   });
 
