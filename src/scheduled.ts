@@ -4,6 +4,7 @@ import { requeueOverdue } from "./webhooks/outbox";
 import { sealLegacySecrets } from "./webhooks/secrets";
 import { releaseDueSnoozes } from "./inbox/snooze-release";
 import { startDueSpamTests } from "./deliverability/scheduler";
+import { recheckMailboxesDaily } from "./mailboxes/recheck";
 
 /** Every job the minute cron runs (see ScheduledJob for what each must promise). */
 export const MINUTE_JOBS: ScheduledJob[] = [
@@ -11,6 +12,7 @@ export const MINUTE_JOBS: ScheduledJob[] = [
   startDueSpamTests,
   (env, at) => requeueOverdue(env, at.getTime()),
   sealLegacySecrets,
+  recheckMailboxesDaily,
 ];
 
 export async function runScheduled(controller: ScheduledController, env: Bindings): Promise<void> {

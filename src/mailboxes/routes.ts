@@ -592,7 +592,7 @@ async function keyringFor(c: Context<AppEnv>, secrets: MailboxSecrets) {
 /** Starts the connection check after the answer (the save does not wait on the servers). */
 function checkInBackground(c: Context<AppEnv>, db: Database, row: MailboxRow, secrets: MailboxSecrets) {
   if (!config(c.env).mailboxConnectionChecks) return;
-  const check = runConnectionCheck(db, row, secrets).catch((error: Error) =>
+  const check = runConnectionCheck(db, row, secrets, config(c.env).secretsKey).catch((error: Error) =>
     log("error", "mailbox connection check failed", { request_id: c.get("requestId"), mailbox_id: row.id, error: error.message }),
   );
   c.executionCtx.waitUntil(check);

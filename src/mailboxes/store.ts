@@ -1,7 +1,7 @@
-import { and, asc, count, eq, gte, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { campaignEmailAccounts, campaignLeads, campaigns, emailAccounts, emailAccountTags, events, tags } from "../db/schema";
 import { visibleCampaigns, visibleRows } from "../platform/access";
-import { encryptSecret, type Keyring } from "../platform/crypto";
+import { decryptSecret, encryptSecret, type Keyring } from "../platform/crypto";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
@@ -100,6 +100,41 @@ export async function updateMailbox(db: Database, keyring: Keyring | null, id: n
     .where(eq(emailAccounts.id, id))
     .returning()
     .get();
+}
+
+/** A stored password, decrypted (null when none is stored): what a check logs in with when the save gave none. */
+export async function storedPassword(keyring: Keyring, row: MailboxRow, which: "smtp" | "imap"): Promise<string | null> {
+  const ciphertext = which === "smtp" ? row.passwordCiphertext : row.imapPasswordCiphertext;
+  if (ciphertext === null) return null;
+  return decryptSecret(keyring, ciphertext, which === "smtp" ? smtpContext(row.id) : imapContext(row.id));
+}
+
+/**
+ * When a mailbox was last checked: its check, or (never checked: saved while checks were off, or
+ * reset by a change) its last change. Indexed as `email_accounts_recheck_idx`, over mailboxes with a
+ * password (OAuth ones have nothing to check yet), so the expression and the condition here must
+ * stay those of the index.
+ */
+const lastChecked = sql`coalesce(${emailAccounts.checkedAt}, ${emailAccounts.updatedAt})`;
+const hasPassword = or(isNotNull(emailAccounts.passwordCiphertext), isNotNull(emailAccounts.imapPasswordCiphertext));
+
+/**
+ * Claims up to `limit` mailboxes last checked before `before`, oldest first, by stamping their
+ * `checked_at` with `now`: a second run in the same minute (a cron fired twice) finds them taken,
+ * and a mailbox whose check then fails for our own reasons waits a day rather than blocking the queue.
+ */
+export async function claimMailboxesToRecheck(db: Database, before: number, now: number, limit: number): Promise<MailboxRow[]> {
+  const due = db
+    .select({ id: emailAccounts.id })
+    .from(emailAccounts)
+    .where(and(hasPassword, sql`${lastChecked} < ${before}`))
+    .orderBy(lastChecked)
+    .limit(limit);
+  return db
+    .update(emailAccounts)
+    .set({ checkedAt: new Date(now) })
+    .where(and(inArray(emailAccounts.id, due), sql`${lastChecked} < ${before}`))
+    .returning();
 }
 
 /** Stores a connection check's outcome. */
