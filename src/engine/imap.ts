@@ -281,7 +281,7 @@ export class ImapSession {
     const greeting = await this.response("the greeting");
     const status = greeting.tag === "*" ? parseStatus(greeting.text) : null;
     if (status?.status === "BYE") throw new ImapError({ kind: "rejected", text: status.text || "BYE" });
-    if (status?.status !== "OK" && status?.status !== "PREAUTH") throw connectionFailure(`not an IMAP greeting: ${greeting.text.slice(0, 200)}`);
+    if (status?.status !== "OK" && status?.status !== "PREAUTH") throw connectionFailure(`not an IMAP greeting: ${`${greeting.tag} ${greeting.text}`.slice(0, 200)}`);
     this.authenticated = status.status === "PREAUTH";
   }
 
