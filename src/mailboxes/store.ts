@@ -118,18 +118,23 @@ export async function storedPassword(keyring: Keyring, row: MailboxRow, which: "
 const lastChecked = sql`coalesce(${emailAccounts.checkedAt}, ${emailAccounts.updatedAt})`;
 const hasPassword = or(isNotNull(emailAccounts.passwordCiphertext), isNotNull(emailAccounts.imapPasswordCiphertext));
 
-/**
- * Claims up to `limit` mailboxes last checked before `before`, oldest first, by stamping their
- * `checked_at` with `now`: a second run in the same minute (a cron fired twice) finds them taken,
- * and a mailbox whose check then fails for our own reasons waits a day rather than blocking the queue.
- */
-export async function claimMailboxesToRecheck(db: Database, before: number, now: number, limit: number): Promise<MailboxRow[]> {
-  const due = db
+/** The ids of up to `limit` mailboxes with a password last checked before `before`, oldest first. */
+export function mailboxesDueForRecheck(db: Database, before: number, limit: number) {
+  return db
     .select({ id: emailAccounts.id })
     .from(emailAccounts)
     .where(and(hasPassword, sql`${lastChecked} < ${before}`))
     .orderBy(lastChecked)
     .limit(limit);
+}
+
+/**
+ * Claims the mailboxes due for a re-check by stamping their `checked_at` with `now`: a second run
+ * in the same minute (a cron fired twice) finds them taken, and a mailbox whose check then fails for
+ * our own reasons waits a day rather than blocking the queue.
+ */
+export async function claimMailboxesToRecheck(db: Database, before: number, now: number, limit: number): Promise<MailboxRow[]> {
+  const due = mailboxesDueForRecheck(db, before, limit);
   return db
     .update(emailAccounts)
     .set({ checkedAt: new Date(now) })
