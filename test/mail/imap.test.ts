@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { checkImap, ImapSession, withImapSession, type ImapSettings } from "../../src/engine/imap";
+import { checkImap, withImapSession, type ImapSettings } from "../../src/engine/imap";
 import { imapString, parseValues } from "../../src/engine/imap-protocol";
 import { sendMail } from "../../src/engine/smtp";
 
@@ -111,7 +111,7 @@ describe("ImapSession against the mail lab", () => {
     );
     expect(sent.ok).toBe(true);
 
-    const result = await withImapSession(settings(lab.imap), secure, async (session: ImapSession) => {
+    const result = await withImapSession(settings(lab.imap), secure, async (session) => {
       await session.login();
       expect(session.capabilities?.has("IMAP4REV1")).toBe(true);
       for (let attempt = 0; attempt < 40; attempt += 1) {
