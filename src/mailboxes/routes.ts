@@ -42,6 +42,7 @@ import {
   mailboxesOfAddresses,
   mailboxOfAddress,
   mailboxUsage,
+  queueRecheck,
   reconnectTargets,
   recordConnectionOutcome,
   removeTags,
@@ -798,8 +799,10 @@ mailboxRoutes.openapi(routes.tagList, async (c) => {
 mailboxRoutes.openapi(routes.reconnect, async (c) => {
   const body = c.req.valid("json") as { email_account_ids?: number[] } | undefined;
   const ids = body?.email_account_ids === undefined ? undefined : distinct(body.email_account_ids);
-  // Nothing runs the check yet (see connection-check.ts): this counts what it would re-check.
-  const targets = await reconnectTargets(database(c.env.DB), c.get("principal"), ids);
+  const db = database(c.env.DB);
+  const targets = await reconnectTargets(db, c.get("principal"), ids);
+  // The minute cron's re-check job (recheck.ts) takes them first, RECHECKS_PER_MINUTE at a time.
+  await queueRecheck(db, targets);
   return c.json({ ...ack("Reconnection queued"), data: { queued: targets.length } }, 200);
 });
 

@@ -142,6 +142,12 @@ export async function claimMailboxesToRecheck(db: Database, before: number, now:
     .returning();
 }
 
+/** Puts mailboxes first in line for the re-check job (a reconnect): as if last checked at the epoch. */
+export async function queueRecheck(db: Database, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.update(emailAccounts).set({ checkedAt: new Date(0) }).where(within(ids));
+}
+
 /** Stores a connection check's outcome. */
 export async function recordConnectionOutcome(db: Database, id: number, outcome: ConnectionOutcome, now: number): Promise<void> {
   await db

@@ -128,6 +128,25 @@ describe("daily mailbox re-check (minute cron)", () => {
     expect(await recheckMailboxes(db, env.SECRETS_KEY, now, check, 5)).toEqual([]);
   });
 
+  it("takes the mailboxes a reconnect named in the next minute, whenever they were last checked", async () => {
+    const account = await provisionAccount();
+    const now = Date.now();
+    await drain(now);
+    const named = await createMailbox(account.apiKey);
+    const other = await createMailbox(account.apiKey);
+    const { status } = await callJson("/api/v1/email-accounts/reconnect-failed-email-accounts", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { email_account_ids: [named.id] },
+    });
+    expect(status).toBe(200);
+    const { targets, check } = recordingChecker();
+    expect(await recheckMailboxes(db, env.SECRETS_KEY, Date.now(), check)).toEqual([named.id]);
+    expect(targets.map((target) => target.mailboxId)).toEqual([named.id]);
+    expect((await readMailbox(account.apiKey, named.id)).body).toMatchObject({ is_smtp_success: true, is_imap_success: false });
+    expect((await readMailbox(account.apiKey, other.id)).body).toMatchObject({ is_smtp_success: null });
+  });
+
   it("finds due mailboxes through its index, not by scanning", async () => {
     const query = mailboxesDueForRecheck(db, Date.now() - RECHECK_AFTER_MS, 20).toSQL();
     const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
