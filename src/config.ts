@@ -16,7 +16,7 @@ export interface Vars {
   ALLOW_INSECURE_WEBHOOKS?: string;
   /** "true" (local development) admits local and private SMTP/IMAP hosts (a mail sink on 127.0.0.1). */
   ALLOW_LOCAL_MAIL_HOSTS?: string;
-  /** "false" turns off the mailbox connection check on save (a suite or an environment with no mail servers). */
+  /** "false" turns off the mailbox connection checks, on save and daily (a suite or an environment with no mail servers). */
   MAILBOX_CONNECTION_CHECKS?: string;
   /** Secret: keys for secrets at rest, `kid:base64key[,kid:base64key...]`; the first encrypts (src/platform/crypto.ts). */
   SECRETS_KEY?: string;
