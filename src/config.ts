@@ -16,7 +16,7 @@ export interface Vars {
   ALLOW_INSECURE_WEBHOOKS?: string;
   /** "true" (local development) admits local and private SMTP/IMAP hosts (a mail sink on 127.0.0.1). */
   ALLOW_LOCAL_MAIL_HOSTS?: string;
-  /** "false" turns off the mailbox connection check on save (a suite or an environment with no mail servers). */
+  /** "false" turns off the mailbox connection checks, on save and daily (a suite or an environment with no mail servers). */
   MAILBOX_CONNECTION_CHECKS?: string;
   /** The Worker's public origin, e.g. `https://salvo.example.com`: tracking and unsubscribe links in emails point here. */
   PUBLIC_URL?: string;

@@ -5,6 +5,7 @@ import { sealLegacySecrets } from "./webhooks/secrets";
 import { releaseDueSnoozes } from "./inbox/snooze-release";
 import { startDueSpamTests } from "./deliverability/scheduler";
 import { rearmLateSenders } from "./engine/wake";
+import { recheckMailboxesDaily } from "./mailboxes/recheck";
 
 /** Every job the minute cron runs (see ScheduledJob for what each must promise). */
 export const MINUTE_JOBS: ScheduledJob[] = [
@@ -13,6 +14,7 @@ export const MINUTE_JOBS: ScheduledJob[] = [
   (env, at) => requeueOverdue(env, at.getTime()),
   sealLegacySecrets,
   rearmLateSenders,
+  recheckMailboxesDaily,
 ];
 
 export async function runScheduled(controller: ScheduledController, env: Bindings): Promise<void> {

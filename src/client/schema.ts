@@ -5578,7 +5578,7 @@ export interface paths {
         put?: never;
         /**
          * Create a mailbox, or update one (id, or an address the caller already has)
-         * @description Required on create: from_name, from_email, password, smtp_host, smtp_port, imap_host, imap_port. Credentials are write-only. New credentials start an SMTP login check after the answer (is_smtp_success, smtp_failure_error); IMAP is not checked yet.
+         * @description Required on create: from_name, from_email, password, smtp_host, smtp_port, imap_host, imap_port. Credentials are write-only. New credentials or servers start a connection check after the answer: SMTP login (is_smtp_success, smtp_failure_error) and IMAP LOGIN + SELECT INBOX (is_imap_success, imap_failure_error), each failure with the server's own text.
          */
         post: {
             parameters: {

@@ -5,7 +5,7 @@ import { campaigns as campaignsTable } from "../db/schema";
 import type { Bindings } from "../env";
 import { planIngestion, type PlannedEvent } from "../events/plan";
 import { ingestedDeliveryIds, ingestionStatements, loadIngestContext } from "../events/store";
-import { mailboxPasswords } from "../mailboxes/store";
+import { storedPassword } from "../mailboxes/store";
 import { loadKeyring } from "../platform/crypto";
 import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
@@ -115,9 +115,9 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
     .filter((c) => c.plan.steps.size > 0)
     .sort((a, b) => (a.plan.nextDueAt ?? Infinity) - (b.plan.nextDueAt ?? Infinity));
 
-  const passwords = await mailboxPasswords(await loadKeyring(settingsOfEnv.secretsKey), mailbox);
-  if (passwords.password === null) return { sent: 0, nextWakeAt: null };
-  const smtp = smtpSettings(mailbox, passwords.password);
+  const password = await storedPassword(await loadKeyring(settingsOfEnv.secretsKey), mailbox, "smtp");
+  if (password === null) return { sent: 0, nextWakeAt: null };
+  const smtp = smtpSettings(mailbox, password);
   const senderDomain = mailbox.fromEmail.split("@")[1]!;
 
   let sent = 0;

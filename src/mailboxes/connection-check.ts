@@ -1,14 +1,17 @@
 import type { MailboxType, PortType } from "../db/schema";
-import { checkSmtp, type SmtpSettings } from "../engine/smtp";
+import { checkImap } from "../engine/imap";
+import { checkSmtp } from "../engine/smtp";
+import { loadKeyring } from "../platform/crypto";
 import type { Database } from "../platform/db";
-import type { ConnectionOutcome, MailboxRow } from "./rules";
-import { recordConnectionOutcome, type MailboxSecrets } from "./store";
+import type { ConnectionOutcome, MailboxRow, ProtocolOutcome } from "./rules";
+import { recordConnectionOutcome, storedPassword, type MailboxSecrets } from "./store";
 
 /**
- * The connection check (SMTP connect + AUTH, IMAP LOGIN + SELECT INBOX, 10 s each). The save,
- * update and reconnect paths call it with what the check needs. SMTP is checked for real over
- * `cloudflare:sockets` (src/engine/smtp.ts); IMAP stays "not checked" (null) until the IMAP client
- * exists, as the contract shows a mailbox before its first check.
+ * The connection check: SMTP (connect, EHLO, STARTTLS or implicit TLS, AUTH; src/engine/smtp.ts) and
+ * IMAP (connect, STARTTLS or implicit TLS, LOGIN, SELECT INBOX; src/engine/imap.ts) side by side, each
+ * step bounded by 10 s, over `cloudflare:sockets`. The save, update and reconnect paths and the daily
+ * re-check (recheck.ts) run it; `is_*_success`/`*_failure_error` record the outcome with the server's
+ * own text. A side without a password (OAuth mailboxes) stays "not checked" (null).
  */
 export interface ConnectionTarget {
   mailboxId: number;
@@ -21,46 +24,49 @@ export const NOT_CHECKED: ConnectionOutcome = { smtp: { ok: null, error: null },
 
 export type ConnectionChecker = (target: ConnectionTarget) => Promise<ConnectionOutcome>;
 
-/** SSL is implicit TLS; TLS and STARTTLS both mean an upgrade on the submission port, required. */
-function security(portType: PortType): SmtpSettings["security"] {
+/** SSL is implicit TLS; TLS and STARTTLS both mean an upgrade on the plain port, required. */
+function security(portType: PortType): "tls" | "starttls" {
   return portType === "SSL" ? "tls" : "starttls";
 }
 
-/** A checker for this deployment: plain SMTP is never used, whatever the config. */
-export function smtpChecker(): ConnectionChecker {
-  return async (target) => {
-    const { smtp } = target;
-    // OAuth mailboxes hold no password: their check waits for the provider's OAuth client.
-    if (smtp.password === null) return NOT_CHECKED;
-    const result = await checkSmtp(
-      { host: smtp.host, port: smtp.port, security: security(smtp.portType), username: smtp.username, password: smtp.password },
-      { allowPlain: false },
-    );
-    return {
-      smtp: result.ok ? { ok: true, error: null } : { ok: false, error: result.failure.text },
-      imap: NOT_CHECKED.imap,
-    };
-  };
-}
+const outcome = (result: { ok: true } | { ok: false; failure: { text: string } }): ProtocolOutcome =>
+  result.ok ? { ok: true, error: null } : { ok: false, error: result.failure.text };
 
-export const checkConnection: ConnectionChecker = smtpChecker();
+/** The check for this deployment: unencrypted SMTP or IMAP is never used, whatever the config. */
+export const checkConnection: ConnectionChecker = async ({ smtp, imap }) => {
+  const secure = { allowPlain: false };
+  const [smtpOutcome, imapOutcome] = await Promise.all([
+    smtp.password === null
+      ? NOT_CHECKED.smtp
+      : checkSmtp({ host: smtp.host, port: smtp.port, security: security(smtp.portType), username: smtp.username, password: smtp.password }, secure).then(outcome),
+    imap.password === null
+      ? NOT_CHECKED.imap
+      : checkImap({ host: imap.host, port: imap.port, security: security(imap.portType), username: imap.username, password: imap.password }, secure).then(outcome),
+  ]);
+  return { smtp: smtpOutcome, imap: imapOutcome };
+};
 
 /**
- * Runs the check for a mailbox just saved and stores its outcome. `secrets` holds what the save
- * wrote; the socket client will decrypt the stored ones it lacks.
+ * Runs the check for a mailbox and stores its outcome. `secrets` holds what a save just wrote; a
+ * password it lacks is the stored one, decrypted under `secretsKey` (a host-only change, or the daily
+ * re-check with none). IMAP logs in with its own password when one is stored, else the SMTP one.
  */
-export async function runConnectionCheck(db: Database, row: MailboxRow, secrets: MailboxSecrets, check: ConnectionChecker = checkConnection): Promise<void> {
+export async function runConnectionCheck(
+  db: Database,
+  row: MailboxRow,
+  secrets: MailboxSecrets,
+  secretsKey: string | undefined,
+  check: ConnectionChecker = checkConnection,
+): Promise<void> {
+  const needsStored = (secrets.password === undefined && row.passwordCiphertext !== null) || (secrets.imapPassword === undefined && row.imapPasswordCiphertext !== null);
+  const keyring = needsStored ? await loadKeyring(secretsKey) : null;
+  const password = secrets.password ?? (keyring ? await storedPassword(keyring, row, "smtp") : null);
+  const imapPassword = secrets.imapPassword ?? (keyring ? await storedPassword(keyring, row, "imap") : null) ?? password;
   const outcome = await check({
     mailboxId: row.id,
     type: row.type,
-    smtp: { host: row.smtpHost, port: row.smtpPort, portType: row.smtpPortType, username: row.username, password: secrets.password ?? null },
-    imap: {
-      host: row.imapHost,
-      port: row.imapPort,
-      portType: row.imapPortType,
-      username: row.imapUsername ?? row.username,
-      password: secrets.imapPassword ?? secrets.password ?? null,
-    },
+    smtp: { host: row.smtpHost, port: row.smtpPort, portType: row.smtpPortType, username: row.username, password },
+    imap: { host: row.imapHost, port: row.imapPort, portType: row.imapPortType, username: row.imapUsername ?? row.username, password: imapPassword },
   });
   if (outcome.smtp.ok === null && outcome.imap.ok === null) return;
   await recordConnectionOutcome(db, row.id, outcome, Date.now());

@@ -45,6 +45,7 @@ import {
   mailboxesOfAddresses,
   mailboxOfAddress,
   mailboxUsage,
+  queueRecheck,
   reconnectTargets,
   recordConnectionOutcome,
   removeTags,
@@ -260,7 +261,7 @@ const routes = {
     tags: tag,
     summary: "Create a mailbox, or update one (id, or an address the caller already has)",
     description:
-      "Required on create: from_name, from_email, password, smtp_host, smtp_port, imap_host, imap_port. Credentials are write-only. New credentials start an SMTP login check after the answer (is_smtp_success, smtp_failure_error); IMAP is not checked yet.",
+      "Required on create: from_name, from_email, password, smtp_host, smtp_port, imap_host, imap_port. Credentials are write-only. New credentials or servers start a connection check after the answer: SMTP login (is_smtp_success, smtp_failure_error) and IMAP LOGIN + SELECT INBOX (is_imap_success, imap_failure_error), each failure with the server's own text.",
     security,
     request: { body: jsonBody(SaveMailbox) },
     responses: {
@@ -597,7 +598,7 @@ async function keyringFor(c: Context<AppEnv>, secrets: MailboxSecrets) {
 function checkInBackground(c: Context<AppEnv>, db: Database, row: MailboxRow, secrets: MailboxSecrets) {
   if (!config(c.env).mailboxConnectionChecks) return;
   // A mailbox that passes may have work waiting for it: its sender looks at once.
-  const check = runConnectionCheck(db, row, secrets)
+  const check = runConnectionCheck(db, row, secrets, config(c.env).secretsKey)
     .then(() => wakeMailboxes(c.env, [row.id]))
     .catch((error: Error) =>
     log("error", "mailbox connection check failed", { request_id: c.get("requestId"), mailbox_id: row.id, error: error.message }),
@@ -805,8 +806,10 @@ mailboxRoutes.openapi(routes.tagList, async (c) => {
 mailboxRoutes.openapi(routes.reconnect, async (c) => {
   const body = c.req.valid("json") as { email_account_ids?: number[] } | undefined;
   const ids = body?.email_account_ids === undefined ? undefined : distinct(body.email_account_ids);
-  // Nothing runs the check yet (see connection-check.ts): this counts what it would re-check.
-  const targets = await reconnectTargets(database(c.env.DB), c.get("principal"), ids);
+  const db = database(c.env.DB);
+  const targets = await reconnectTargets(db, c.get("principal"), ids);
+  // The minute cron's re-check job (recheck.ts) takes them first, RECHECKS_PER_MINUTE at a time.
+  await queueRecheck(db, targets);
   return c.json({ ...ack("Reconnection queued"), data: { queued: targets.length } }, 200);
 });
 

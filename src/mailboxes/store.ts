@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gte, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { campaignEmailAccounts, campaignLeads, campaigns, emailAccounts, emailAccountTags, events, tags } from "../db/schema";
 import { visibleCampaigns, visibleRows } from "../platform/access";
 import { decryptSecret, encryptSecret, type Keyring } from "../platform/crypto";
@@ -24,13 +24,6 @@ export interface MailboxSecrets {
 const smtpContext = (id: number) => `mailbox-smtp-password:${id}`;
 const imapContext = (id: number) => `mailbox-imap-password:${id}`;
 const oauthContext = (id: number) => `mailbox-oauth-token:${id}`;
-
-/** The stored passwords in clear, for the connection check and the sender (never for an answer). */
-export async function mailboxPasswords(keyring: Keyring, row: MailboxRow): Promise<{ password: string | null; imapPassword: string | null }> {
-  const open = (ciphertext: string | null, context: string) => (ciphertext === null ? null : decryptSecret(keyring, ciphertext, context));
-  const [password, imapPassword] = await Promise.all([open(row.passwordCiphertext, smtpContext(row.id)), open(row.imapPasswordCiphertext, imapContext(row.id))]);
-  return { password, imapPassword: imapPassword ?? password };
-}
 
 const within = (values: readonly unknown[]) => sql`${emailAccounts.id} ${inList(values)}`;
 
@@ -107,6 +100,52 @@ export async function updateMailbox(db: Database, keyring: Keyring | null, id: n
     .where(eq(emailAccounts.id, id))
     .returning()
     .get();
+}
+
+/** A stored password, decrypted (null when none is stored): what a check logs in with when the save gave none. */
+export async function storedPassword(keyring: Keyring, row: MailboxRow, which: "smtp" | "imap"): Promise<string | null> {
+  const ciphertext = which === "smtp" ? row.passwordCiphertext : row.imapPasswordCiphertext;
+  if (ciphertext === null) return null;
+  return decryptSecret(keyring, ciphertext, which === "smtp" ? smtpContext(row.id) : imapContext(row.id));
+}
+
+/**
+ * When a mailbox was last checked: its check, or (never checked: saved while checks were off, or
+ * reset by a change) its last change. Indexed as `email_accounts_recheck_idx`, over mailboxes with a
+ * password (OAuth ones have nothing to check yet), so the expression and the condition here must
+ * stay those of the index.
+ */
+const lastChecked = sql`coalesce(${emailAccounts.checkedAt}, ${emailAccounts.updatedAt})`;
+const hasPassword = or(isNotNull(emailAccounts.passwordCiphertext), isNotNull(emailAccounts.imapPasswordCiphertext));
+
+/** The ids of up to `limit` mailboxes with a password last checked before `before`, oldest first. */
+export function mailboxesDueForRecheck(db: Database, before: number, limit: number) {
+  return db
+    .select({ id: emailAccounts.id })
+    .from(emailAccounts)
+    .where(and(hasPassword, sql`${lastChecked} < ${before}`))
+    .orderBy(lastChecked)
+    .limit(limit);
+}
+
+/**
+ * Claims the mailboxes due for a re-check by stamping their `checked_at` with `now`: a second run
+ * in the same minute (a cron fired twice) finds them taken, and a mailbox whose check then fails for
+ * our own reasons waits a day rather than blocking the queue.
+ */
+export async function claimMailboxesToRecheck(db: Database, before: number, now: number, limit: number): Promise<MailboxRow[]> {
+  const due = mailboxesDueForRecheck(db, before, limit);
+  return db
+    .update(emailAccounts)
+    .set({ checkedAt: new Date(now) })
+    .where(and(inArray(emailAccounts.id, due), sql`${lastChecked} < ${before}`))
+    .returning();
+}
+
+/** Puts mailboxes first in line for the re-check job (a reconnect): as if last checked at the epoch. */
+export async function queueRecheck(db: Database, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.update(emailAccounts).set({ checkedAt: new Date(0) }).where(within(ids));
 }
 
 /** Stores a connection check's outcome. */

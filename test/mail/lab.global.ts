@@ -37,6 +37,12 @@ declare module "vitest" {
      * `silent` accepts the connection and never says anything.
      */
     scriptedSmtp: { transient: number; hangup: number; silent: number };
+    /**
+     * Scripted IMAP servers on loopback (plain): `noStarttls` offers no STARTTLS but accepts any LOGIN
+     * (so a client that went on in clear would pass); `bye` greets, then answers any command with an
+     * untagged BYE and closes.
+     */
+    scriptedImap: { noStarttls: number; bye: number };
   }
 }
 
@@ -188,6 +194,46 @@ function hangupServer() {
   });
 }
 
+/** Calls `onLine` with each CRLF-ended line a client sends. */
+function lineServer(greeting: string, onLine: (socket: Socket, line: string) => void) {
+  return scriptedServer((socket) => {
+    socket.on("error", () => {});
+    socket.write(greeting);
+    let buffer = "";
+    socket.on("data", (chunk) => {
+      buffer += chunk.toString("latin1");
+      let index: number;
+      while ((index = buffer.indexOf("\r\n")) >= 0) {
+        const line = buffer.slice(0, index);
+        buffer = buffer.slice(index + 2);
+        onLine(socket, line);
+      }
+    });
+  });
+}
+
+function noStarttlsImapServer() {
+  return lineServer("* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] scripted.test ready\r\n", (socket, line) => {
+    const [tag, command = ""] = line.split(" ");
+    switch (command.toUpperCase()) {
+      case "CAPABILITY":
+        return socket.write(`* CAPABILITY IMAP4rev1 AUTH=PLAIN\r\n${tag} OK done\r\n`);
+      case "LOGIN":
+        return socket.write(`${tag} OK logged in\r\n`);
+      case "SELECT":
+        return socket.write(`* 0 EXISTS\r\n* OK [UIDVALIDITY 7] ok\r\n${tag} OK [READ-WRITE] selected\r\n`);
+      case "LOGOUT":
+        return socket.end(`* BYE see you\r\n${tag} OK done\r\n`);
+      default:
+        return socket.write(`${tag} BAD unknown command\r\n`);
+    }
+  });
+}
+
+function byeImapServer() {
+  return lineServer("* OK scripted.test ready\r\n", (socket) => socket.end("* BYE [UNAVAILABLE] Server shutting down\r\n"));
+}
+
 function silentServer() {
   return scriptedServer((socket) => socket.on("error", () => {}));
 }
@@ -215,18 +261,21 @@ export default async function setup(project: TestProject) {
   const transient = await transientServer();
   const hangup = await hangupServer();
   const silent = await silentServer();
+  const noStarttls = await noStarttlsImapServer();
+  const bye = await byeImapServer();
   const portOf = (server: { address(): unknown }) => (server.address() as { port: number }).port;
 
   project.provide("mailLab", lab);
   project.provide("mailReader", `http://127.0.0.1:${portOf(reader)}`);
   project.provide("scriptedSmtp", { transient: portOf(transient), hangup: portOf(hangup), silent: portOf(silent) });
+  project.provide("scriptedImap", { noStarttls: portOf(noStarttls), bye: portOf(bye) });
   reader.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
   return async () => {
     for (const socket of sockets) socket.destroy();
-    for (const server of [reader, transient, hangup, silent]) {
+    for (const server of [reader, transient, hangup, silent, noStarttls, bye]) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   };

@@ -293,7 +293,7 @@ describe("suspend, warmup, delete", () => {
     expect((await callJson(`/api/v1/campaigns/${campaign}/email-accounts`, { apiKey: account.apiKey })).body).toEqual([]);
   });
 
-  it("counts the mailboxes a reconnect would re-check", async () => {
+  it("counts the mailboxes a reconnect queues for a re-check", async () => {
     const account = await provisionAccount();
     const a = await createMailbox(account.apiKey);
     const b = await createMailbox(account.apiKey);
