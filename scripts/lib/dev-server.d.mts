@@ -3,6 +3,8 @@ export interface DevServer {
   apiKey: string;
   adminToken: string;
   stateDir: string;
+  /** The server's process id, also its process group's. */
+  pid: number;
   stop(): Promise<void>;
 }
 

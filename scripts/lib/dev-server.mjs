@@ -93,5 +93,6 @@ export async function startDevServer(options = {}) {
   }
   const apiKey = log.match(/Demo account API key: (\S+)/)?.[1];
   if (!apiKey) throw new Error(`no demo key in the dev server's output:\n${log}`);
-  return { url, apiKey, adminToken: adminToken(), stateDir, stop, kill };
+  // pid: also the id of the server's process group (it is started detached).
+  return { url, apiKey, adminToken: adminToken(), stateDir, pid: child.pid, stop, kill };
 }

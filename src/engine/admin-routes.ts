@@ -4,11 +4,16 @@ import { adminAuth, adminSecurity } from "../accounts/admin-routes";
 import { emailAccounts } from "../db/schema";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { createRouter, errorResponses, json, pathId } from "../platform/openapi";
+import { createRouter, errorResponses, json, pathId, queryCount } from "../platform/openapi";
 import { senderStub } from "./wake";
 
 const SenderPass = z
-  .object({ ok: z.boolean(), sent: z.number().int(), next_wake_at: z.string().nullable() })
+  .object({
+    ok: z.boolean(),
+    sent: z.number().int(),
+    next_wake_at: z.string().nullable(),
+    timings: z.object({ find_ms: z.number(), claim_ms: z.number(), send_ms: z.number() }),
+  })
   .openapi("SenderPass");
 
 const runPass = createRoute({
@@ -18,7 +23,10 @@ const runPass = createRoute({
   summary: "Run a mailbox's sender pass now and wait for it (operators: see why a mailbox does not send; benchmarks)",
   security: adminSecurity,
   middleware: [adminAuth] as const,
-  request: { params: z.object({ id: pathId("id") }) },
+  request: {
+    params: z.object({ id: pathId("id") }),
+    query: z.object({ max_sends: queryCount(0, 50).optional().openapi({ description: "Send at most this many (0 = only look)" }) }),
+  },
   responses: { 200: json(SenderPass, "What the pass sent and when the sender wakes next"), ...errorResponses(401, 404, 429) },
 });
 
@@ -28,8 +36,15 @@ engineAdminRoutes.openapi(runPass, async (c) => {
   const id = c.req.valid("param").id;
   const mailbox = await database(c.env.DB).select({ id: emailAccounts.id }).from(emailAccounts).where(eq(emailAccounts.id, id)).get();
   if (!mailbox) throw ApiError.notFound("Email account not found");
-  const stub = senderStub(c.env, id);
-  await stub.wake(id, "if-idle");
-  const result = await stub.runPass(Date.now());
-  return c.json({ ok: true, sent: result.sent, next_wake_at: result.nextWakeAt === null ? null : new Date(result.nextWakeAt).toISOString() }, 200);
+  const result = await senderStub(c.env, id).runPass(Date.now(), { mailboxId: id, maxSends: c.req.valid("query").max_sends });
+  const timings = result.timings ?? { findMs: 0, claimMs: 0, sendMs: 0 };
+  return c.json(
+    {
+      ok: true,
+      sent: result.sent,
+      next_wake_at: result.nextWakeAt === null ? null : new Date(result.nextWakeAt).toISOString(),
+      timings: { find_ms: timings.findMs, claim_ms: timings.claimMs, send_ms: timings.sendMs },
+    },
+    200,
+  );
 });

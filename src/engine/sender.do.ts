@@ -5,7 +5,7 @@ import { database } from "../platform/db";
 import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
 import { emailLinks } from "./links";
-import { runSenderPass, type PassResult } from "./sender";
+import { runSenderPass, type PassOptions, type PassResult } from "./sender";
 import { recordWake } from "./store";
 
 /**
@@ -28,21 +28,22 @@ export class MailboxSender extends DurableObject<Bindings> {
     await this.runPass(Date.now());
   }
 
-  /** One pass at `now` (the alarm's time; tests and the benchmark give their own clock). */
-  async runPass(now: number): Promise<PassResult> {
-    if (this.running) return this.running;
-    this.running = this.pass(now).finally(() => (this.running = null));
-    return this.running;
+  /** One pass at `now` (the alarm's time; tests and the operator route give their own clock and bounds). */
+  async runPass(now: number, options: PassOptions & { mailboxId?: number } = {}): Promise<PassResult & { timings: PassOptions["timings"] }> {
+    if (options.mailboxId !== undefined) this.ctx.storage.kv.put("mailbox", options.mailboxId);
+    const timings = { findMs: 0, claimMs: 0, sendMs: 0 };
+    if (!this.running) this.running = this.pass(now, { ...options, timings }).finally(() => (this.running = null));
+    return { ...(await this.running), timings };
   }
 
-  private async pass(now: number): Promise<PassResult> {
+  private async pass(now: number, options: PassOptions): Promise<PassResult> {
     const mailboxId = this.ctx.storage.kv.get<number>("mailbox");
     if (mailboxId === undefined) return { sent: 0, nextWakeAt: null };
     const settings = config(this.env);
     const links = emailLinks(await loadKeyring(settings.secretsKey), settings.publicUrl);
     let result: PassResult;
     try {
-      result = await runSenderPass(this.env, mailboxId, now, links);
+      result = await runSenderPass(this.env, mailboxId, now, links, options);
     } catch (error) {
       // Claims not stored stay leased and come back when the lease ends; try again then.
       log("error", "sender pass failed", { mailbox_id: mailboxId, error: String(error) });

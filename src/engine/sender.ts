@@ -66,6 +66,22 @@ export interface PassResult {
   nextWakeAt: number | null;
 }
 
+/** Where a pass spent its time (wall clock across D1 and SMTP calls): the operator route shows it. */
+export interface PassTimings {
+  /** Reading the mailbox, its campaigns and their due work. */
+  findMs: number;
+  /** Claiming records and writing their message rows. */
+  claimMs: number;
+  /** Composing, SMTP, and storing the outcomes. */
+  sendMs: number;
+}
+
+export interface PassOptions {
+  /** At most this many sends (the operator route's probe); the default is the pass's own bound. */
+  maxSends?: number;
+  timings?: PassTimings;
+}
+
 interface ActiveCampaign {
   row: CampaignRow;
   schedule: Schedule;
@@ -92,7 +108,15 @@ function stepFor(active: ActiveCampaign, next: number) {
   return numbers.length === 0 ? undefined : active.plan.steps.get(numbers[0]!);
 }
 
-export async function runSenderPass(env: Bindings, mailboxId: number, now: number, links: EmailLinks): Promise<PassResult> {
+export async function runSenderPass(env: Bindings, mailboxId: number, now: number, links: EmailLinks, options: PassOptions = {}): Promise<PassResult> {
+  const maxSends = Math.min(options.maxSends ?? PASS_MAX_SENDS, PASS_MAX_SENDS);
+  const timings = options.timings ?? { findMs: 0, claimMs: 0, sendMs: 0 };
+  let clock = Date.now();
+  const lap = (part: keyof PassTimings) => {
+    const at = Date.now();
+    timings[part] += at - clock;
+    clock = at;
+  };
   const db = database(env.DB);
   const settingsOfEnv = config(env);
   const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
@@ -114,6 +138,7 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
     .map((c) => ({ ...c, plan: plans.get(c.row.id)! }))
     .filter((c) => c.plan.steps.size > 0)
     .sort((a, b) => (a.plan.nextDueAt ?? Infinity) - (b.plan.nextDueAt ?? Infinity));
+  lap("findMs");
 
   const password = await storedPassword(await loadKeyring(settingsOfEnv.secretsKey), mailbox, "smtp");
   if (password === null) return { sent: 0, nextWakeAt: null };
@@ -122,6 +147,7 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
 
   let sent = 0;
   let capLeft = mailbox.maxEmailPerDay - work.sentToday;
+  if (capLeft <= 0) return { sent, nextWakeAt: active.some((c) => c.plan.nextDueAt !== null) ? nextMailboxDayStart(now) : null };
   let lastSentAt = work.lastSentAt;
   const wakes: number[] = [];
   const started = Date.now();
@@ -143,7 +169,11 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
       break;
     }
     const keepsGap = Math.max(mailbox.timeToWaitInMins, schedule.min_time_btw_emails) > 0;
-    const limit = Math.min(capLeft, keepsGap ? 1 : BURST, PASS_MAX_SENDS - sent);
+    const limit = Math.min(capLeft, keepsGap ? 1 : BURST, maxSends - sent);
+    if (limit <= 0) {
+      wakes.push(now);
+      break;
+    }
     const { nonce, records } = await claimRecords(env.DB, {
       campaign: campaign.row,
       mailboxId,
@@ -152,12 +182,14 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
       limit,
       newLeadsLeft: Math.max(0, schedule.max_new_leads_per_day - plan.firstStepsToday),
     });
+    lap("claimMs");
     if (records.length === 0) {
       // Only new leads were due and the campaign's new-leads cap is reached for its local day.
       wakes.push(nextWindowOpen(schedule, nextLocalDayStart(now, schedule.timezone)) ?? now + IDLE_RECHECK_MS);
       continue;
     }
     const outcome = await sendClaimed(env, db, { campaign, mailbox, smtp, records, nonce, now, links });
+    lap("sendMs");
     sent += outcome.sent;
     capLeft -= outcome.sent;
     if (outcome.sent > 0) lastSentAt = now;
@@ -165,7 +197,7 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
     const again = gapEndsAt(lastSentAt, mailbox.timeToWaitInMins, schedule.min_time_btw_emails);
     wakes.push(again !== null && again > now ? again : now);
     if (keepsGap && outcome.sent > 0) break;
-    if (sent >= PASS_MAX_SENDS || Date.now() - started > PASS_BUDGET_MS) break;
+    if (sent >= maxSends || Date.now() - started > PASS_BUDGET_MS) break;
   }
   const nextWakeAt = wakes.length > 0 ? Math.min(...wakes) : null;
   // A pass that sent nothing never asks to run again at once: that would spin.

@@ -1,0 +1,250 @@
+// `npm run bench:engine` (inside scripts/with-mail-lab.mjs, which starts the lab and makes workerd trust
+// its CA). Three figures of the sending engine (issue 13, item 8), against a throwaway `npm run dev`:
+//  1. Throughput: 10 lab mailboxes, one campaign, 1,000 leads (lead1..5+N@ addresses), started by the
+//     API; emails per second from START until every message is sent, and the workerd process's CPU
+//     time per email (utime + stime from /proc, so it includes the runtime, TLS and D1 for each send).
+//  2. One scheduler pass over 10k, 100k and 1M enrolled records (records bulk-loaded by SQL): the
+//     operator route runs a pass that sends at most one email; its own timings split finding work and
+//     claiming from sending. Each probe uses a fresh mailbox, so no gap holds it back.
+//  3. Tracking endpoints against /health in the same run (autocannon): the open pixel and the click
+//     redirect of a real email of part 1, read from a lead's Maildir.
+import autocannon from "autocannon";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { api, localD1File, ms, percentile, provisionBenchAccount } from "./lib/bench-tools.mjs";
+import { startDevServer } from "./lib/dev-server.mjs";
+
+const root = join(import.meta.dirname, "..");
+const lab = JSON.parse(readFileSync(process.env.MAIL_LAB_JSON ?? join(root, ".mail-lab.json"), "utf8"));
+const DOMAIN = "lab.salvo.test";
+const LEADS = 1_000;
+const SIZES = [10_000, 100_000, 1_000_000];
+const PROBES = 20;
+const WARMUP = 3;
+const CLOCK_TICKS = 100;
+
+const senders = lab.mailboxes.filter((m) => m.role === "sender");
+const mailboxBody = (from, login, extra = {}) => ({
+  from_name: "Bench",
+  from_email: from,
+  user_name: login.email,
+  password: login.password,
+  smtp_host: lab.smtp.host,
+  smtp_port: lab.smtp.port,
+  smtp_port_type: "STARTTLS",
+  imap_host: lab.imap.host,
+  imap_port: lab.imap.port,
+  max_email_per_day: 10_000,
+  time_to_wait_in_mins: 0,
+  ...extra,
+});
+
+/** CPU seconds used so far by the workerd processes of the dev server's process group. */
+function workerdCpuSeconds(groupId) {
+  let ticks = 0;
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (comm === "workerd" && Number(fields[2]) === groupId) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return ticks / CLOCK_TICKS;
+}
+
+async function waitForChecks(server, apiKey, ids) {
+  for (const id of ids) {
+    for (let i = 0; ; i += 1) {
+      const mailbox = await api(server, apiKey, `/api/v1/email-accounts/${id}`);
+      if (mailbox.is_smtp_success === true) break;
+      if (mailbox.is_smtp_success === false) throw new Error(`mailbox ${id} failed its check: ${mailbox.smtp_failure_error}`);
+      if (i > 200) throw new Error(`mailbox ${id} was never checked`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+async function campaignWithStep(server, apiKey, name) {
+  const { id } = await api(server, apiKey, "/api/v1/campaigns/create", { method: "POST", body: { name } });
+  await api(server, apiKey, `/api/v1/campaigns/${id}/sequences`, {
+    method: "POST",
+    body: {
+      sequences: [
+        {
+          seq_number: 1,
+          seq_delay_details: { delay_in_days: 0 },
+          subject: "{Hello|Hi} {{first_name}}",
+          email_body: '<p>Hi {{first_name}},</p><p>A <a href="https://example.com/offer">link</a>.</p>',
+        },
+      ],
+    },
+  });
+  await api(server, apiKey, `/api/v1/campaigns/${id}/schedule`, {
+    method: "POST",
+    body: { timezone: "UTC", days_of_the_week: [0, 1, 2, 3, 4, 5, 6], start_hour: "00:00", end_hour: "23:59", min_time_btw_emails: 1, max_new_leads_per_day: 10_000 },
+  });
+  return id;
+}
+
+/** The API holds a campaign's gap to 1-1440 minutes; the benchmark measures the engine, so it lifts it. */
+function withoutGap(server, campaignIds) {
+  const db = new DatabaseSync(localD1File(server.stateDir));
+  db.exec("PRAGMA busy_timeout = 5000");
+  const update = db.prepare("UPDATE campaigns SET schedule = json_set(schedule, '$.min_time_btw_emails', 0) WHERE id = ?");
+  for (const id of campaignIds) update.run(id);
+  db.close();
+}
+
+function sentCount(server, campaignId) {
+  const db = new DatabaseSync(localD1File(server.stateDir), { readOnly: true });
+  db.exec("PRAGMA busy_timeout = 5000");
+  const row = db.prepare("SELECT count(*) FILTER (WHERE status = 'sent') AS sent, count(*) FILTER (WHERE status NOT IN ('sent', 'sending')) AS other FROM messages WHERE campaign_id = ?").get(campaignId);
+  db.close();
+  return row;
+}
+
+async function throughput(server, account) {
+  const apiKey = account.api_key;
+  const ids = [];
+  for (const sender of senders.slice(0, 10)) ids.push((await api(server, apiKey, "/api/v1/email-accounts/save", { method: "POST", body: mailboxBody(sender.email, sender) })).id);
+  await waitForChecks(server, apiKey, ids);
+  const campaignId = await campaignWithStep(server, apiKey, "bench-throughput");
+  const leads = Array.from({ length: LEADS }, (_, i) => ({ email: `lead${(i % 5) + 1}+t${i}@${DOMAIN}`, first_name: `L${i}` }));
+  await api(server, apiKey, `/api/v1/campaigns/${campaignId}/leads`, { method: "POST", body: { lead_list: leads } });
+  await api(server, apiKey, `/api/v1/campaigns/${campaignId}/email-accounts`, { method: "POST", body: { email_account_ids: ids } });
+  withoutGap(server, [campaignId]);
+
+  const cpuBefore = workerdCpuSeconds(server.pid);
+  const started = performance.now();
+  await api(server, apiKey, `/api/v1/campaigns/${campaignId}/status`, { method: "POST", body: { status: "START" } });
+  let counts = { sent: 0, other: 0 };
+  while (counts.sent + counts.other < LEADS) {
+    if (performance.now() - started > 15 * 60_000) throw new Error(`only ${counts.sent} of ${LEADS} sent after 15 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    counts = sentCount(server, campaignId);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = workerdCpuSeconds(server.pid) - cpuBefore;
+  console.log(`\n1. ${LEADS} leads, 10 mailboxes, no gap: ${counts.sent} sent (${counts.other} not) in ${seconds.toFixed(1)} s`);
+  console.log(`   ${(counts.sent / seconds).toFixed(1)} emails/s into the lab; workerd CPU ${((cpu * 1000) / counts.sent).toFixed(2)} ms per email (${cpu.toFixed(1)} s in all)`);
+  return campaignId;
+}
+
+/** Creates the probe campaigns and mailboxes through the API, then bulk-loads their records. */
+async function prepareSchedulerDatasets(server, apiKey) {
+  const plan = [];
+  for (const size of SIZES) {
+    const campaignId = await campaignWithStep(server, apiKey, `bench-scheduler-${size}`);
+    const mailboxIds = [];
+    for (let i = 0; i < PROBES + WARMUP; i += 1) {
+      const login = senders[i % senders.length];
+      // A cap of one: after its probe the mailbox's own alarm finds the cap reached and sends nothing more.
+      const body = mailboxBody(`probe-${size}-${i}@${DOMAIN}`, login, { max_email_per_day: 1 });
+      mailboxIds.push((await api(server, apiKey, "/api/v1/email-accounts/save", { method: "POST", body })).id);
+    }
+    await waitForChecks(server, apiKey, mailboxIds);
+    await api(server, apiKey, `/api/v1/campaigns/${campaignId}/email-accounts`, { method: "POST", body: { email_account_ids: mailboxIds } });
+    plan.push({ size, campaignId, mailboxIds });
+  }
+  return plan;
+}
+
+function loadRecords(file, accountId, plan) {
+  const db = new DatabaseSync(file);
+  const now = Date.now();
+  db.exec("BEGIN");
+  for (const { size, campaignId } of plan) {
+    db.prepare(
+      `WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM n WHERE value < ?)
+       INSERT INTO leads (account_id, email, first_name, created_at)
+       SELECT ?, 'lead' || (value % 5 + 1) || '+s' || ? || '-' || value || '@lab.salvo.test', 'P' || value, ? FROM n`,
+    ).run(size, accountId, size, now);
+    db.prepare(
+      `INSERT INTO campaign_leads (account_id, campaign_id, lead_id, next_step, due_at, created_at, updated_at)
+       SELECT ?, ?, id, 1, ? - (id % 86400000), ?, ? FROM leads WHERE account_id = ? AND email LIKE ?`,
+    ).run(accountId, campaignId, now, now, now, accountId, `%+s${size}-%`);
+    db.prepare("UPDATE campaigns SET status = 'ACTIVE', schedule = json_set(schedule, '$.min_time_btw_emails', 0) WHERE id = ?").run(campaignId);
+    console.log(`   loaded ${size} records into campaign ${campaignId}`);
+  }
+  db.exec("COMMIT");
+  db.exec("ANALYZE");
+  db.close();
+}
+
+async function probe(server, mailboxId) {
+  const started = performance.now();
+  const response = await fetch(`${server.url}/admin/v1/email-accounts/${mailboxId}/sender-pass?max_sends=1`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${server.adminToken}` },
+  });
+  const body = await response.json();
+  if (!response.ok || body.sent !== 1) throw new Error(`probe of mailbox ${mailboxId}: ${response.status} ${JSON.stringify(body)}`);
+  return { total: performance.now() - started, scheduling: body.timings.find_ms + body.timings.claim_ms, send: body.timings.send_ms };
+}
+
+async function schedulerPasses(server, plan) {
+  console.log("\n2. One scheduler pass (find due work + claim), per enrolled records; each probe sends one email:");
+  for (const { size, mailboxIds } of plan) {
+    const results = [];
+    for (const [index, id] of mailboxIds.entries()) {
+      const result = await probe(server, id);
+      if (index >= WARMUP) results.push(result);
+    }
+    const p50 = (key) => percentile(results.map((r) => r[key]).sort((a, b) => a - b), 50);
+    console.log(
+      `   ${String(size).padStart(9)} records: scheduling p50 ${ms(p50("scheduling"))}, p95 ${ms(percentile(results.map((r) => r.scheduling).sort((a, b) => a - b), 95))}; whole pass p50 ${ms(p50("total"))} (send ${ms(p50("send"))})`,
+    );
+  }
+}
+
+function newestMessage(user) {
+  const home = join(root, ".mail-lab", "mail", DOMAIN, user, "Maildir");
+  const files = ["new", "cur"].flatMap((dir) => readdirSync(join(home, dir)).map((name) => join(home, dir, name)));
+  return readFileSync(files.sort().at(-1), "utf8").replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+}
+
+function load(url, method = "GET") {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, method, connections: 20, duration: 10, headers: { "User-Agent": "Mozilla/5.0 (Windows NT 10.0) Chrome/131.0" } }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
+  });
+}
+
+async function tracking(server) {
+  const raw = newestMessage("lead1");
+  const pixel = /src="(http[^"]+\/t\/o\/[^"]+\.gif)"/.exec(raw)?.[1];
+  const click = /href="(http[^"]+\/t\/c\/[^"]+)"/.exec(raw)?.[1];
+  if (!pixel || !click) throw new Error("no tracked links in the lab's newest message for lead1");
+  const local = (link) => `${server.url}${new URL(link).pathname}`;
+  console.log("\n3. Tracking endpoints vs /health (autocannon, 20 connections, 10 s each, after a warm-up):");
+  await load(`${server.url}/health`);
+  const results = {};
+  for (const [name, url] of [["/health", `${server.url}/health`], ["open pixel", local(pixel)], ["click redirect", local(click)]]) {
+    const result = await load(url);
+    results[name] = result.requests.average;
+    console.log(`   ${name.padEnd(16)} ${result.requests.average.toFixed(0).padStart(6)} req/s   p50 ${result.latency.p50} ms   p99 ${result.latency.p99} ms   (${result.errors} errors)`);
+  }
+  for (const name of ["open pixel", "click redirect"]) console.log(`   ${name} / health: ${((results[name] / results["/health"]) * 100).toFixed(1)}% (target >= 80%)`);
+}
+
+const stateDir = mkdtempSync(join(tmpdir(), "salvo-bench-engine-"));
+let server = await startDevServer({ stateDir, quiet: true });
+try {
+  const account = await provisionBenchAccount(server, "bench-engine");
+  await throughput(server, account);
+  await tracking(server);
+  const plan = await prepareSchedulerDatasets(server, account.api_key);
+  await server.stop();
+  loadRecords(localD1File(server.stateDir), account.id, plan);
+  server = await startDevServer({ stateDir, quiet: true });
+  await schedulerPasses(server, plan);
+} finally {
+  await server.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+}

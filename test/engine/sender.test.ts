@@ -1,0 +1,140 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { senderStub } from "../../src/engine/wake";
+import type { Bindings } from "../../src/env";
+import { runScheduled } from "../../src/scheduled";
+import { callJson, provisionAccount, type TestAccount } from "../helpers";
+
+/**
+ * The sender's decisions that need no mail server: when it must not send, it claims nothing and
+ * says when to look again. (Sending itself is tested against the lab in test/mail/engine.test.ts.)
+ */
+
+const bindings = env as unknown as Bindings;
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+
+/** A Monday 10:00 UTC, well in the future, so the real clock's wakes find the campaign not started. */
+const MONDAY_10 = Date.parse("2031-03-03T10:00:00Z");
+
+async function activeCampaign(account: TestAccount, schedule: Record<string, unknown>, leads = 2) {
+  const apiKey = account.apiKey;
+  const { body: mailbox } = await callJson<{ id: number }>("/api/v1/email-accounts/save", {
+    method: "POST",
+    apiKey,
+    body: { from_name: "S", from_email: `s-${crypto.randomUUID()}@sender.example`, password: "pw", smtp_host: "smtp.sender.example", smtp_port: 587, imap_host: "imap.sender.example", imap_port: 993, max_email_per_day: 2 },
+  });
+  // The main suite runs no connection checks: the mailbox is marked as having passed one.
+  await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1 WHERE id = ?").bind(mailbox.id).run();
+  const { body: campaign } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey, body: { name: "Pacing" } });
+  await callJson(`/api/v1/campaigns/${campaign.id}/sequences`, {
+    method: "POST",
+    apiKey,
+    body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }] },
+  });
+  const saved = await callJson(`/api/v1/campaigns/${campaign.id}/schedule`, {
+    method: "POST",
+    apiKey,
+    body: { timezone: "Europe/Paris", days_of_the_week: [1, 2, 3, 4, 5], start_hour: "09:00", end_hour: "17:00", ...schedule },
+  });
+  expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+  await callJson(`/api/v1/campaigns/${campaign.id}/leads`, {
+    method: "POST",
+    apiKey,
+    body: { lead_list: Array.from({ length: leads }, (_, i) => ({ email: `p${i}-${crypto.randomUUID()}@lead.example` })) },
+  });
+  await callJson(`/api/v1/campaigns/${campaign.id}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: [mailbox.id] } });
+  await callJson(`/api/v1/campaigns/${campaign.id}/status`, { method: "POST", apiKey, body: { status: "START" } });
+  return { mailboxId: mailbox.id, campaignId: campaign.id };
+}
+
+async function claimedCount(campaignId: number): Promise<number> {
+  const row = await env.DB.prepare("SELECT count(*) AS n FROM messages WHERE campaign_id = ?").bind(campaignId).first<{ n: number }>();
+  return row!.n;
+}
+
+describe("the mailbox sender", () => {
+  it("sends nothing before the start time and wakes when the window first opens after it", async () => {
+    const account = await provisionAccount();
+    const start = MONDAY_10 + 2 * DAY;
+    const { mailboxId, campaignId } = await activeCampaign(account, { schedule_start_time: new Date(start).toISOString() });
+    const result = await senderStub(bindings, mailboxId).runPass(MONDAY_10);
+    expect(result).toMatchObject({ sent: 0, nextWakeAt: start });
+    expect(await claimedCount(campaignId)).toBe(0);
+  });
+
+  it("outside the window (evening, then the weekend), wakes at the next opening in the campaign's zone", async () => {
+    const account = await provisionAccount();
+    const { mailboxId, campaignId } = await activeCampaign(account, {});
+    const friday18Paris = Date.parse("2031-03-07T17:00:00Z");
+    const result = await senderStub(bindings, mailboxId).runPass(friday18Paris);
+    expect(result).toMatchObject({ sent: 0, nextWakeAt: Date.parse("2031-03-10T08:00:00Z") });
+    expect(await claimedCount(campaignId)).toBe(0);
+  });
+
+  it("at its daily cap, claims nothing and wakes at the next UTC day", async () => {
+    const account = await provisionAccount();
+    const { mailboxId, campaignId } = await activeCampaign(account, {});
+    const at = MONDAY_10;
+    const { body: other } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey: account.apiKey, body: { name: "Other" } });
+    await callJson(`/api/v1/campaigns/${other.id}/leads`, { method: "POST", apiKey: account.apiKey, body: { lead_list: [{ email: "x@y.example" }] } });
+    const sent = await callJson(`/api/v1/campaigns/${other.id}/events`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: {
+        events: [0, 1].map((i) => ({ type: "SENT", lead_email: "x@y.example", occurred_at: new Date(at - (i + 1) * MINUTE).toISOString(), email_account_id: mailboxId, event_id: `cap-${i}` })),
+      },
+    });
+    expect(sent.status).toBe(200);
+    const result = await senderStub(bindings, mailboxId).runPass(at);
+    expect(result).toMatchObject({ sent: 0, nextWakeAt: Date.parse("2031-03-04T00:00:00Z") });
+    expect(await claimedCount(campaignId)).toBe(0);
+  });
+
+  it("at the campaign's new-leads cap, claims nothing more and waits for the next local day", async () => {
+    const account = await provisionAccount();
+    const { mailboxId, campaignId } = await activeCampaign(account, { max_new_leads_per_day: 1 }, 3);
+    await env.DB.prepare(
+      `INSERT INTO messages (account_id, campaign_id, campaign_lead_id, step, email_account_id, message_id, status, created_at, updated_at)
+       SELECT account_id, campaign_id, id, 1, ?, '<x@y>', 'sent', ?, ? FROM campaign_leads WHERE campaign_id = ? LIMIT 1`,
+    )
+      .bind(mailboxId, MONDAY_10 - MINUTE, MONDAY_10 - MINUTE, campaignId)
+      .run();
+    await env.DB.prepare("UPDATE campaign_leads SET due_at = NULL WHERE id = (SELECT campaign_lead_id FROM messages WHERE campaign_id = ?)").bind(campaignId).run();
+    const result = await senderStub(bindings, mailboxId).runPass(MONDAY_10);
+    // Paris midnight is 23:00 UTC; the window then opens at 09:00 Paris (08:00 UTC).
+    expect(result).toMatchObject({ sent: 0, nextWakeAt: Date.parse("2031-03-04T08:00:00Z") });
+    expect(await claimedCount(campaignId)).toBe(1);
+  });
+
+  it("sends nothing for a paused campaign, and the minute cron re-arms a mailbox whose wake is late", async () => {
+    const account = await provisionAccount();
+    const { mailboxId, campaignId } = await activeCampaign(account, {});
+    await callJson(`/api/v1/campaigns/${campaignId}/status`, { method: "POST", apiKey: account.apiKey, body: { status: "PAUSED" } });
+    expect(await senderStub(bindings, mailboxId).runPass(MONDAY_10)).toMatchObject({ sent: 0, nextWakeAt: null });
+
+    await callJson(`/api/v1/campaigns/${campaignId}/status`, { method: "POST", apiKey: account.apiKey, body: { status: "START" } });
+    const stub = senderStub(bindings, mailboxId);
+    await stub.runPass(Date.now());
+    await env.DB.prepare("UPDATE email_accounts SET engine_wake_at = ? WHERE id = ?").bind(Date.now() - 5 * MINUTE, mailboxId).run();
+    const { runInDurableObject } = await import("cloudflare:test");
+    await runInDurableObject(stub, (_instance, state) => state.storage.deleteAlarm());
+    await runScheduled({ scheduledTime: Date.now(), cron: "* * * * *", noRetry() {} } as ScheduledController, bindings);
+    // Re-armed, the sender runs at once and writes its next wake (the window's next opening).
+    let wakeAt: number | null = null;
+    for (let i = 0; i < 50 && (wakeAt === null || wakeAt < Date.now()); i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      wakeAt = (await env.DB.prepare("SELECT engine_wake_at AS at FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ at: number | null }>())!.at;
+    }
+    expect(wakeAt).toBeGreaterThan(Date.now());
+  });
+
+  it("reports sending_status for the campaign and the mailbox", async () => {
+    const account = await provisionAccount();
+    const { mailboxId, campaignId } = await activeCampaign(account, { schedule_start_time: new Date(MONDAY_10).toISOString() });
+    const campaign = await callJson<{ sending_status: { code: string; next_send_at: string | null } }>(`/api/v1/campaigns/${campaignId}`, { apiKey: account.apiKey });
+    expect(campaign.body.sending_status).toMatchObject({ code: "before_start_time", next_send_at: new Date(MONDAY_10).toISOString() });
+    const mailbox = await callJson<{ sending_status: { code: string; next_send_at: string | null } }>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey });
+    expect(mailbox.body.sending_status).toMatchObject({ code: "outside_window", next_send_at: new Date(MONDAY_10).toISOString() });
+  });
+});
