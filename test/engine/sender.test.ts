@@ -1,9 +1,11 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { senderStub } from "../../src/engine/wake";
 import type { Bindings } from "../../src/env";
-import { runScheduled } from "../../src/scheduled";
-import { callJson, provisionAccount, type TestAccount } from "../helpers";
+import { lateMailboxes } from "../../src/engine/store";
+import { rearmLateSenders, senderStub } from "../../src/engine/wake";
+import { database } from "../../src/platform/db";
+import { MINUTE_JOBS } from "../../src/scheduled";
+import { call, callJson, provisionAccount, type TestAccount } from "../helpers";
 
 /**
  * The sender's decisions that need no mail server: when it must not send, it claims nothing and
@@ -107,26 +109,34 @@ describe("the mailbox sender", () => {
     expect(await claimedCount(campaignId)).toBe(1);
   });
 
-  it("sends nothing for a paused campaign, and the minute cron re-arms a mailbox whose wake is late", async () => {
+  it("sends nothing for a paused campaign", async () => {
     const account = await provisionAccount();
     const { mailboxId, campaignId } = await activeCampaign(account, {});
     await callJson(`/api/v1/campaigns/${campaignId}/status`, { method: "POST", apiKey: account.apiKey, body: { status: "PAUSED" } });
     expect(await senderStub(bindings, mailboxId).runPass(MONDAY_10)).toMatchObject({ sent: 0, nextWakeAt: null });
+    expect(await claimedCount(campaignId)).toBe(0);
+  });
 
+  it("is re-armed by the minute cron when its wake is late, and only then", async () => {
+    expect(MINUTE_JOBS).toContain(rearmLateSenders);
+    const account = await provisionAccount();
+    const { mailboxId, campaignId } = await activeCampaign(account, {});
+    const late = async () => (await lateMailboxes(database(env.DB), Date.now(), 1000)).includes(mailboxId);
+    const setWake = (at: number | null) => env.DB.prepare("UPDATE email_accounts SET engine_wake_at = ? WHERE id = ?").bind(at, mailboxId).run();
+
+    await setWake(Date.now() + 10 * MINUTE);
+    expect(await late()).toBe(false);
+    await setWake(Date.now() - 5 * MINUTE);
+    expect(await late()).toBe(true);
+    await setWake(null);
+    expect(await late()).toBe(true);
+    await callJson(`/api/v1/campaigns/${campaignId}/status`, { method: "POST", apiKey: account.apiKey, body: { status: "PAUSED" } });
+    await setWake(null);
+    expect(await late(), "no active campaign").toBe(false);
     await callJson(`/api/v1/campaigns/${campaignId}/status`, { method: "POST", apiKey: account.apiKey, body: { status: "START" } });
-    const stub = senderStub(bindings, mailboxId);
-    await stub.runPass(Date.now());
-    await env.DB.prepare("UPDATE email_accounts SET engine_wake_at = ? WHERE id = ?").bind(Date.now() - 5 * MINUTE, mailboxId).run();
-    const { runInDurableObject } = await import("cloudflare:test");
-    await runInDurableObject(stub, (_instance, state) => state.storage.deleteAlarm());
-    await runScheduled({ scheduledTime: Date.now(), cron: "* * * * *", noRetry() {} } as ScheduledController, bindings);
-    // Re-armed, the sender runs at once and writes its next wake (the window's next opening).
-    let wakeAt: number | null = null;
-    for (let i = 0; i < 50 && (wakeAt === null || wakeAt < Date.now()); i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      wakeAt = (await env.DB.prepare("SELECT engine_wake_at AS at FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ at: number | null }>())!.at;
-    }
-    expect(wakeAt).toBeGreaterThan(Date.now());
+    await call(`/api/v1/email-accounts/suspend/${mailboxId}`, { method: "PUT", apiKey: account.apiKey });
+    await setWake(null);
+    expect(await late(), "suspended").toBe(false);
   });
 
   it("reports sending_status for the campaign and the mailbox", async () => {
