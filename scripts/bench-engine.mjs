@@ -115,7 +115,9 @@ async function throughput(server, account) {
   await waitForChecks(server, apiKey, ids);
   const campaignId = await campaignWithStep(server, apiKey, "bench-throughput");
   const leads = Array.from({ length: LEADS }, (_, i) => ({ email: `lead${(i % 5) + 1}+t${i}@${DOMAIN}`, first_name: `L${i}` }));
-  await api(server, apiKey, `/api/v1/campaigns/${campaignId}/leads`, { method: "POST", body: { lead_list: leads } });
+  for (let i = 0; i < leads.length; i += 400) {
+    await api(server, apiKey, `/api/v1/campaigns/${campaignId}/leads`, { method: "POST", body: { lead_list: leads.slice(i, i + 400) } });
+  }
   await api(server, apiKey, `/api/v1/campaigns/${campaignId}/email-accounts`, { method: "POST", body: { email_account_ids: ids } });
   withoutGap(server, [campaignId]);
 

@@ -113,13 +113,16 @@ function ensureCertificates() {
   return { ca, cert, key };
 }
 
-/** Passwords are made once and kept, so .mail-lab.json stays valid across restarts. */
+/**
+ * Passwords are made once and kept, so .mail-lab.json stays valid across restarts; mailboxes added
+ * to the list since a lab was first made get theirs now.
+ */
 function ensureMailboxes() {
   const path = join(state, "mailboxes.json");
-  if (existsSync(path)) return JSON.parse(readFileSync(path, "utf8"));
+  const known = new Map((existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : []).map((m) => [m.email, m.password]));
   const mailboxes = MAILBOXES.map(({ local, role, provider_id }) => ({
     email: `${local}@${DOMAIN}`,
-    password: `lab-${local}-${Math.random().toString(36).slice(2, 10)}`,
+    password: known.get(`${local}@${DOMAIN}`) ?? `lab-${local}-${Math.random().toString(36).slice(2, 10)}`,
     role,
     ...(provider_id ? { provider_id } : {}),
   }));

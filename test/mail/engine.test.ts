@@ -3,6 +3,7 @@ import { describe, expect, inject, it } from "vitest";
 import { senderStub } from "../../src/engine/wake";
 import type { Bindings } from "../../src/env";
 import { call, callJson, provisionAccount } from "../helpers";
+import { checked, saveLabMailbox, type CheckedMailbox as MailboxRead } from "./lab-mailboxes";
 
 const lab = inject("mailLab");
 const reader = inject("mailReader");
@@ -10,43 +11,6 @@ const bindings = env as unknown as Bindings;
 const leads = lab.mailboxes.filter((m) => m.role === "lead").slice(0, 3);
 const MINUTE = 60_000;
 const DAY = 86_400_000;
-
-interface MailboxRead {
-  id: number;
-  is_smtp_success: boolean | null;
-  smtp_failure_error: string | null;
-  is_suspended: boolean;
-}
-
-async function saveMailbox(apiKey: string, email: string, password: string): Promise<number> {
-  const { status, body } = await callJson<{ id: number }>("/api/v1/email-accounts/save", {
-    method: "POST",
-    apiKey,
-    body: {
-      from_name: "Sam Sender",
-      from_email: email,
-      password,
-      smtp_host: lab.smtp.host,
-      smtp_port: lab.smtp.port,
-      smtp_port_type: "STARTTLS",
-      imap_host: lab.imap.host,
-      imap_port: lab.imap.port,
-      time_to_wait_in_mins: 0,
-      bcc: null,
-    },
-  });
-  expect(status, JSON.stringify(body)).toBe(200);
-  return body.id;
-}
-
-async function checked(apiKey: string, id: number): Promise<MailboxRead> {
-  for (let i = 0; i < 100; i += 1) {
-    const { body } = await callJson<MailboxRead>(`/api/v1/email-accounts/${id}`, { apiKey });
-    if (body.is_smtp_success !== null) return body;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("the connection check never finished");
-}
 
 /**
  * A campaign whose window is open all day, every day, but which starts two days from now: the
@@ -144,7 +108,7 @@ describe("the engine sends a campaign into the lab", () => {
   it("delivers a three-step sequence in order, threaded, stopping an unsubscribed lead, with analytics and webhooks", async () => {
     const account = await provisionAccount();
     const sender = lab.mailboxes.find((m) => m.email === "sender1@lab.salvo.test")!;
-    const mailboxId = await saveMailbox(account.apiKey, sender.email, sender.password);
+    const mailboxId = await saveLabMailbox(account.apiKey, sender.email, sender.password, { time_to_wait_in_mins: 0 });
     expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
     const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
@@ -241,7 +205,7 @@ describe("the engine sends a campaign into the lab", () => {
   it("suspends a mailbox whose server refuses the login, with the server's reason, and loses nothing", async () => {
     const account = await provisionAccount();
     const sender = lab.mailboxes.find((m) => m.email === "sender2@lab.salvo.test")!;
-    const mailboxId = await saveMailbox(account.apiKey, sender.email, "not-the-password");
+    const mailboxId = await saveLabMailbox(account.apiKey, sender.email, "not-the-password", { time_to_wait_in_mins: 0 });
     expect((await checked(account.apiKey, mailboxId)).is_smtp_success).toBe(false);
     // The password changes on the server after a check that passed: the sender meets the refusal first.
     await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, smtp_failure_error = NULL WHERE id = ?").bind(mailboxId).run();

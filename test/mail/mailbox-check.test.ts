@@ -1,46 +1,10 @@
 import { describe, expect, inject, it } from "vitest";
 import { callJson, provisionAccount } from "../helpers";
+import { checked, saveLabMailbox as saveFor } from "./lab-mailboxes";
 
 const lab = inject("mailLab");
 const sender = lab.mailboxes.find((m) => m.email === "sender2@lab.salvo.test")!;
-
-interface Mailbox {
-  id: number;
-  is_smtp_success: boolean | null;
-  smtp_failure_error: string | null;
-  is_imap_success: boolean | null;
-  imap_failure_error: string | null;
-}
-
-async function saveLabMailbox(apiKey: string, password: string, extra: Record<string, unknown> = {}) {
-  const { status, body } = await callJson<{ id: number }>("/api/v1/email-accounts/save", {
-    method: "POST",
-    apiKey,
-    body: {
-      from_name: "Lab sender",
-      from_email: sender.email,
-      password,
-      smtp_host: lab.smtp.host,
-      smtp_port: lab.smtp.port,
-      smtp_port_type: "STARTTLS",
-      imap_host: lab.imap.host,
-      imap_port: lab.imap.port,
-      ...extra,
-    },
-  });
-  expect(status, JSON.stringify(body)).toBe(200);
-  return body.id;
-}
-
-/** The check runs after the answer: wait for its outcome (both sides are recorded together). */
-async function checked(apiKey: string, id: number): Promise<Mailbox> {
-  for (let i = 0; i < 100; i += 1) {
-    const { body } = await callJson<Mailbox>(`/api/v1/email-accounts/${id}`, { apiKey });
-    if (body.is_smtp_success !== null) return body;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("the connection check never finished");
-}
+const saveLabMailbox = (apiKey: string, password: string, extra: Record<string, unknown> = {}) => saveFor(apiKey, sender.email, password, extra);
 
 const AUTH_FAILED = "[AUTHENTICATIONFAILED] Authentication failed.";
 
