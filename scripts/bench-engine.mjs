@@ -165,12 +165,14 @@ function loadRecords(file, accountId, plan) {
       `WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM n WHERE value < ?)
        INSERT INTO leads (account_id, email, first_name, created_at)
        SELECT ?, 'lead' || (value % 5 + 1) || '+s' || ? || '-' || value || '@lab.salvo.test', 'P' || value, ? FROM n`,
-    ).run(size, accountId, size, now);
+    ).run(size, accountId, String(size), now);
     db.prepare(
       `INSERT INTO campaign_leads (account_id, campaign_id, lead_id, next_step, due_at, created_at, updated_at)
        SELECT ?, ?, id, 1, ? - (id % 86400000), ?, ? FROM leads WHERE account_id = ? AND email LIKE ?`,
     ).run(accountId, campaignId, now, now, now, accountId, `%+s${size}-%`);
     db.prepare("UPDATE campaigns SET status = 'ACTIVE', schedule = json_set(schedule, '$.min_time_btw_emails', 0) WHERE id = ?").run(campaignId);
+    const { due } = db.prepare("SELECT count(*) AS due FROM campaign_leads WHERE campaign_id = ? AND email_account_id IS NULL AND due_at <= ?").get(campaignId, now);
+    if (due !== size) throw new Error(`campaign ${campaignId}: ${due} records due of ${size}`);
     console.log(`   loaded ${size} records into campaign ${campaignId}`);
   }
   db.exec("COMMIT");
