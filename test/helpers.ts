@@ -11,7 +11,7 @@ export interface CallOptions {
   headers?: Record<string, string>;
   apiKey?: string;
   /** "manual" to see a redirect (else the runtime follows it, back into this Worker). */
-  redirect?: RequestRedirect;
+  redirect?: RequestInit["redirect"];
 }
 
 function randomIp(): string {
