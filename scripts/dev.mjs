@@ -3,8 +3,8 @@
 // gets a demo mailbox in the lab, so a demo campaign really sends.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { runningLab } from "./lib/mail-lab.mjs";
 import { seedDemoAccount } from "./seed.mjs";
 
@@ -86,11 +86,7 @@ const publicUrl = port === "8787" ? [] : ["--var", `PUBLIC_URL:${origin}`];
 // URL and ignores redact_query_string, so an api_key in a query string would be kept there. It
 // stays off unless SALVO_LOCAL_OBSERVABILITY=true (then send keys in the X-API-Key header).
 const localObservability = process.env.SALVO_LOCAL_OBSERVABILITY === "true" ? "true" : "false";
-// workerd trusts the lab's certificate only when miniflare finds its CA here at start (README "Mail lab").
-const labCa = lab && !process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: lab.ca_file } : {};
-if (lab && process.env.NODE_EXTRA_CA_CERTS && process.env.NODE_EXTRA_CA_CERTS !== lab.ca_file) {
-  console.log(`  NODE_EXTRA_CA_CERTS is already set (${process.env.NODE_EXTRA_CA_CERTS}): unless it holds the lab's CA (${lab.ca_file}), TLS to the lab fails.\n`);
-}
+const labCa = lab ? { NODE_EXTRA_CA_CERTS: extraCaWithLab(lab.ca_file) } : {};
 const server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled", ...publicUrl, ...inspector, ...persist], {
   cwd: root,
   stdio: "inherit",
@@ -98,6 +94,24 @@ const server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--t
 });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => process.exit(code ?? 0));
+
+/**
+ * workerd trusts the lab's certificate only when miniflare finds its CA in NODE_EXTRA_CA_CERTS at
+ * start (README "Mail lab"). A file the environment already names (some machines name the system
+ * bundle) is kept: the Worker gets a copy of it with the lab's CA added.
+ */
+function extraCaWithLab(labCaFile) {
+  const given = process.env.NODE_EXTRA_CA_CERTS;
+  if (!given || given === labCaFile) return labCaFile;
+  const labPem = readFileSync(labCaFile, "utf8");
+  const givenPem = existsSync(given) ? readFileSync(given, "utf8") : "";
+  if (givenPem.includes(labPem.trim())) return given;
+  const combined = join(root, ".wrangler", "mail-lab-ca.pem");
+  mkdirSync(dirname(combined), { recursive: true });
+  writeFileSync(combined, `${givenPem.trimEnd()}\n${labPem}`);
+  console.log(`  NODE_EXTRA_CA_CERTS names ${given}: the Worker gets it with the lab's CA added (${combined}).\n`);
+  return combined;
+}
 
 function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,6 +1,7 @@
 // `npm run mail-lab:inbox -- <address> [--show N]`: what a lab mailbox received, read over IMAP with
-// TLS trusting only the lab's CA. Lists INBOX then Junk (date, from, subject, Message-ID, and what a
-// reply answers), numbered; `--show N` prints message N raw. Read-only (EXAMINE): nothing is marked seen.
+// TLS trusting only the lab's CA. Lists INBOX then Junk (date, from, subject, Message-ID, and when
+// present the message a follow-up answers and the unsubscribe link), numbered; `--show N` prints
+// message N raw. Read-only (EXAMINE): nothing is marked seen.
 import { TextDecoder } from "node:util";
 import { LabImap, runningLab } from "./lib/mail-lab.mjs";
 
@@ -59,7 +60,7 @@ async function list(imap, folder) {
   const { lines } = await imap.command(`EXAMINE ${folder}`);
   const exists = Number(lines.map((line) => /^\* (\d+) EXISTS/.exec(line)?.[1]).find(Boolean) ?? 0);
   if (exists === 0) return [];
-  const fetched = await imap.command("UID FETCH 1:* (UID INTERNALDATE BODY.PEEK[HEADER.FIELDS (DATE FROM SUBJECT MESSAGE-ID IN-REPLY-TO)])");
+  const fetched = await imap.command("UID FETCH 1:* (UID INTERNALDATE BODY.PEEK[HEADER.FIELDS (DATE FROM SUBJECT MESSAGE-ID IN-REPLY-TO LIST-UNSUBSCRIBE)])");
   return fetched.literals.map((literal, index) => {
     const line = fetched.lines[fetched.literalAfter[index]];
     return {
@@ -100,6 +101,7 @@ try {
       console.log(`     Subject:    ${field("subject")}`);
       console.log(`     Message-ID: ${field("message-id")}`);
       if (message.fields.has("in-reply-to")) console.log(`     In-Reply-To: ${field("in-reply-to")}`);
+      if (message.fields.has("list-unsubscribe")) console.log(`     List-Unsubscribe: ${field("list-unsubscribe")}`);
     }
     for (const empty of FOLDERS.filter((f) => !messages.some((m) => m.folder === f))) console.log(`\n${empty}: empty`);
   }
