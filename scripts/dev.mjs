@@ -173,8 +173,11 @@ async function setUpDemoMailbox(config) {
       : mailbox.is_smtp_success === false
         ? `its SMTP login check FAILED: ${mailbox.smtp_failure_error} (see the README's "Mail lab")`
         : "its SMTP login check has not finished yet";
+  const suspended = mailbox.is_suspended
+    ? `\n  It is suspended (${mailbox.smtp_failure_error ?? "by hand"}): DELETE /api/v1/email-accounts/unsuspend/${id} lets it send again.`
+    : "";
   console.log(`
-  Mail lab: the demo account's mailbox is ${sender.email}, email account id ${id}; ${check}.
+  Mail lab: the demo account's mailbox is ${sender.email}, email account id ${id}; ${check}.${suspended}
   Start a demo campaign (three lab leads, two steps, one email a minute):
     ${portPrefix}npm run demo:campaign
   Read what was sent (lead1..lead3; --show N prints message N raw):
@@ -182,4 +185,6 @@ async function setUpDemoMailbox(config) {
 `);
 }
 
-if (lab) await setUpDemoMailbox(lab);
+if (lab) {
+  await setUpDemoMailbox(lab).catch((error) => console.log(`\n  Mail lab: setting up the demo mailbox failed: ${error.message}\n`));
+}
