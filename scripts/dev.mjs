@@ -1,8 +1,11 @@
 // `npm run dev`: prepare local secrets, migrate the local D1 database, seed the demo account, then serve.
+// With the mail lab running (npm run mail-lab), the Worker trusts the lab's CA and the demo account
+// gets a demo mailbox in the lab, so a demo campaign really sends.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { runningLab } from "./lib/mail-lab.mjs";
 import { seedDemoAccount } from "./seed.mjs";
 
 const root = join(import.meta.dirname, "..");
@@ -11,6 +14,12 @@ const port = process.env.PORT ?? "8787";
 // SALVO_STATE_DIR keeps D1, Durable Object and queue state apart from the default .wrangler/state,
 // so tests and benchmarks can run a throwaway instance beside a developer's own.
 const persist = process.env.SALVO_STATE_DIR ? ["--persist-to", process.env.SALVO_STATE_DIR] : [];
+const origin = `http://127.0.0.1:${port}`;
+// SALVO_MAIL_LAB=off serves without the lab even while one runs (throwaway instances of the tests).
+const lab = process.env.SALVO_MAIL_LAB === "off" ? null : runningLab();
+const DEMO_SENDER = "sender1@lab.salvo.test";
+const HEALTH_TIMEOUT_MS = 120_000;
+const CHECK_TIMEOUT_MS = 20_000;
 
 /** Local secrets that must never keep the example's placeholder: each gets a fresh random value. */
 const GENERATED = {
@@ -54,23 +63,128 @@ ensureDevVars();
 run(["d1", "migrations", "apply", "DB", "--local"]);
 const apiKey = await seedDemoAccount(run);
 
+const portPrefix = port === "8787" ? "" : `PORT=${port} `;
 console.log(`
-  Salvo is starting on http://127.0.0.1:${port}
+  Salvo is starting on ${origin}
   Demo account: demo@salvo.local
   Demo account API key: ${apiKey}
-  Try: curl -H "X-API-Key: ${apiKey}" http://127.0.0.1:${port}/api/v1/account
+  Try: curl -H "X-API-Key: ${apiKey}" ${origin}/api/v1/account
 `);
+if (lab) {
+  console.log(`  Mail lab found: the demo account gets a lab mailbox (${DEMO_SENDER}) once the server answers.\n`);
+} else {
+  console.log(
+    '  No mail lab: campaigns report sending_status "no_mailboxes". To send for real, run `npm run mail-lab` in another terminal, then restart `npm run dev`.\n',
+  );
+}
 
 // A second instance (tests, benchmarks) must not fight the first over the devtools port.
 const inspector = process.env.INSPECTOR_PORT ? ["--inspector-port", process.env.INSPECTOR_PORT] : [];
+// Tracking and unsubscribe links in the mail sent must point at this server (.dev.vars names :8787).
+const publicUrl = port === "8787" ? [] : ["--var", `PUBLIC_URL:${origin}`];
 // wrangler dev's local trace and log store (<state>/v3/observability) records every request's full
 // URL and ignores redact_query_string, so an api_key in a query string would be kept there. It
 // stays off unless SALVO_LOCAL_OBSERVABILITY=true (then send keys in the X-API-Key header).
 const localObservability = process.env.SALVO_LOCAL_OBSERVABILITY === "true" ? "true" : "false";
-const server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled", ...inspector, ...persist], {
+const labCa = lab ? { NODE_EXTRA_CA_CERTS: extraCaWithLab(lab.ca_file) } : {};
+const server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled", ...publicUrl, ...inspector, ...persist], {
   cwd: root,
   stdio: "inherit",
-  env: { ...process.env, X_LOCAL_OBSERVABILITY: localObservability },
+  env: { ...process.env, ...labCa, X_LOCAL_OBSERVABILITY: localObservability },
 });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => process.exit(code ?? 0));
+
+/**
+ * workerd trusts the lab's certificate only when miniflare finds its CA in NODE_EXTRA_CA_CERTS at
+ * start (README "Mail lab"). A file the environment already names (some machines name the system
+ * bundle) is kept: the Worker gets a copy of it with the lab's CA added.
+ */
+function extraCaWithLab(labCaFile) {
+  const given = process.env.NODE_EXTRA_CA_CERTS;
+  if (!given || given === labCaFile) return labCaFile;
+  const labPem = readFileSync(labCaFile, "utf8");
+  const givenPem = existsSync(given) ? readFileSync(given, "utf8") : "";
+  if (givenPem.includes(labPem.trim())) return given;
+  const combined = join(root, ".wrangler", "mail-lab-ca.pem");
+  mkdirSync(dirname(combined), { recursive: true });
+  writeFileSync(combined, `${givenPem.trimEnd()}\n${labPem}`);
+  console.log(`  NODE_EXTRA_CA_CERTS names ${given}: the Worker gets it with the lab's CA added (${combined}).\n`);
+  return combined;
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function api(path, init = {}) {
+  const response = await fetch(`${origin}${path}`, {
+    ...init,
+    headers: { "X-API-Key": apiKey, ...(init.body ? { "Content-Type": "application/json" } : {}) },
+  });
+  return { status: response.status, body: await response.json().catch(() => null) };
+}
+
+async function waitForHealth() {
+  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${origin}/health`)).ok) return true;
+    } catch {
+      // not listening yet
+    }
+    await sleep(500);
+  }
+  return false;
+}
+
+/** Saves the lab's sender1 as the demo account's mailbox (saving an address again updates it) and reports its check. */
+async function setUpDemoMailbox(config) {
+  const sender = config.mailboxes.find((m) => m.email === DEMO_SENDER);
+  if (!sender) return console.log(`\n  Mail lab: ${DEMO_SENDER} is not in .mail-lab.json; no demo mailbox.\n`);
+  if (!(await waitForHealth())) return console.log(`\n  Mail lab: ${origin}/health did not answer; no demo mailbox.\n`);
+  const saved = await api("/api/v1/email-accounts/save", {
+    method: "POST",
+    body: JSON.stringify({
+      from_name: "Salvo Demo",
+      from_email: sender.email,
+      password: sender.password,
+      smtp_host: config.smtp.host,
+      smtp_port: config.smtp.port,
+      smtp_port_type: "STARTTLS",
+      imap_host: config.imap.host,
+      imap_port: config.imap.port,
+      imap_port_type: "STARTTLS",
+      time_to_wait_in_mins: 0,
+    }),
+  });
+  if (saved.status !== 200) {
+    return console.log(`\n  Mail lab: saving the demo mailbox answered ${saved.status} ${JSON.stringify(saved.body)} (is ALLOW_LOCAL_MAIL_HOSTS=true in .dev.vars?)\n`);
+  }
+  const id = saved.body.id;
+  let mailbox = saved.body.data;
+  for (const deadline = Date.now() + CHECK_TIMEOUT_MS; mailbox.is_smtp_success === null && Date.now() < deadline; ) {
+    await sleep(1000);
+    mailbox = (await api(`/api/v1/email-accounts/${id}`)).body ?? mailbox;
+  }
+  const check =
+    mailbox.is_smtp_success === true
+      ? "its SMTP login check passed"
+      : mailbox.is_smtp_success === false
+        ? `its SMTP login check FAILED: ${mailbox.smtp_failure_error} (see the README's "Mail lab")`
+        : "its SMTP login check has not finished yet";
+  const suspended = mailbox.is_suspended
+    ? `\n  It is suspended (${mailbox.smtp_failure_error ?? "by hand"}): DELETE /api/v1/email-accounts/unsuspend/${id} lets it send again.`
+    : "";
+  console.log(`
+  Mail lab: the demo account's mailbox is ${sender.email}, email account id ${id}; ${check}.${suspended}
+  Start a demo campaign (three lab leads, two steps, one email a minute):
+    ${portPrefix}npm run demo:campaign
+  Read what was sent (lead1..lead3; --show N prints message N raw):
+    npm run mail-lab:inbox -- lead1@lab.salvo.test
+`);
+}
+
+if (lab) {
+  await setUpDemoMailbox(lab).catch((error) => console.log(`\n  Mail lab: setting up the demo mailbox failed: ${error.message}\n`));
+}

@@ -5,34 +5,18 @@
 // then stops the lab it started, by its process id, whatever the command did.
 import { spawn, spawnSync } from "node:child_process";
 import { freePort } from "./lib/dev-server.mjs";
+import { LAB_JSON as jsonPath, runningLab } from "./lib/mail-lab.mjs";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
-const jsonPath = join(root, ".mail-lab.json");
-const lockPath = join(root, ".mail-lab", "lab.pid");
 const command = process.argv.slice(2);
 if (command.length === 0) {
   console.error("usage: node scripts/with-mail-lab.mjs <command...>");
   process.exit(2);
 }
 
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === "EPERM";
-  }
-}
-
 const PORT_VARS = ["MAIL_LAB_SMTP_PORT", "MAIL_LAB_SMTPS_PORT", "MAIL_LAB_SMTP_PLAIN_PORT", "MAIL_LAB_IMAP_PORT", "MAIL_LAB_IMAPS_PORT"];
-
-function runningLab() {
-  if (!existsSync(lockPath) || !existsSync(jsonPath)) return false;
-  const pid = Number(readFileSync(lockPath, "utf8"));
-  return pid > 0 && alive(pid);
-}
 
 if (spawnSync("bash", [join(root, "scripts", "ensure-mail-lab.sh")], { stdio: "inherit" }).status !== 0) {
   console.error("with-mail-lab: could not install Postfix and Dovecot (scripts/ensure-mail-lab.sh).");

@@ -5,7 +5,9 @@ export interface DevServer {
   stateDir: string;
   /** The server's process id, also its process group's. */
   pid: number;
+  /** Everything the instance printed so far (stdout and stderr). */
+  output(): string;
   stop(): Promise<void>;
 }
 
-export function startDevServer(options?: { stateDir?: string; keepState?: boolean; quiet?: boolean }): Promise<DevServer>;
+export function startDevServer(options?: { stateDir?: string; keepState?: boolean; quiet?: boolean; mailLab?: boolean }): Promise<DevServer>;

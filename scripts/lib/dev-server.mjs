@@ -42,8 +42,9 @@ function adminToken() {
 }
 
 /**
- * @param {{ stateDir?: string, keepState?: boolean, quiet?: boolean }} [options]
+ * @param {{ stateDir?: string, keepState?: boolean, quiet?: boolean, mailLab?: boolean }} [options]
  *   stateDir: reuse a state directory (benchmarks keep their datasets); default: a fresh temp dir.
+ *   mailLab: false serves without the mail lab even while one runs (SALVO_MAIL_LAB=off).
  */
 export async function startDevServer(options = {}) {
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), "salvo-state-"));
@@ -54,7 +55,8 @@ export async function startDevServer(options = {}) {
     env: {
       ...process.env,
       PATH: `${join(root, "node_modules", ".bin")}${delimiter}${process.env.PATH}`,
-      PORT: String(port), INSPECTOR_PORT: String(inspectorPort), SALVO_STATE_DIR: stateDir },
+      PORT: String(port), INSPECTOR_PORT: String(inspectorPort), SALVO_STATE_DIR: stateDir,
+      ...(options.mailLab === false ? { SALVO_MAIL_LAB: "off" } : {}) },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -94,5 +96,5 @@ export async function startDevServer(options = {}) {
   const apiKey = log.match(/Demo account API key: (\S+)/)?.[1];
   if (!apiKey) throw new Error(`no demo key in the dev server's output:\n${log}`);
   // pid: also the id of the server's process group (it is started detached).
-  return { url, apiKey, adminToken: adminToken(), stateDir, pid: child.pid, stop, kill };
+  return { url, apiKey, adminToken: adminToken(), stateDir, pid: child.pid, output: () => log, stop, kill };
 }

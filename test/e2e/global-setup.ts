@@ -7,6 +7,8 @@ export interface SalvoInstance {
   url: string;
   apiKey: string;
   adminToken: string;
+  /** What `npm run dev` printed up to the moment it answered /health. */
+  devOutput: string;
 }
 
 declare module "vitest" {
@@ -16,8 +18,9 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
-  const server = await startDevServer({ quiet: true, keepState: true });
-  project.provide("salvo", { url: server.url, apiKey: server.apiKey, adminToken: server.adminToken });
+  // Without the mail lab even when a developer runs one: the suite sees what a fresh clone sees.
+  const server = await startDevServer({ quiet: true, keepState: true, mailLab: false });
+  project.provide("salvo", { url: server.url, apiKey: server.apiKey, adminToken: server.adminToken, devOutput: server.output() });
   // After the run, no API key value may be stored in the instance's state (D1, Durable Objects,
   // the local trace and log store) or in wrangler's log files.
   return async () => {

@@ -2,24 +2,8 @@ import { readFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createTcpServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import { connect as tlsConnect, type TLSSocket } from "node:tls";
 import type { TestProject } from "vitest/node";
-
-export interface LabEndpoint {
-  host: string;
-  port: number;
-  security: "starttls" | "tls" | "plain";
-}
-
-export interface MailLab {
-  smtp: LabEndpoint;
-  smtp_tls: LabEndpoint;
-  smtp_plain: LabEndpoint;
-  imap: LabEndpoint;
-  imap_tls: LabEndpoint;
-  ca_file: string;
-  mailboxes: { email: string; password: string; role: "sender" | "lead" | "seed"; provider_id?: string }[];
-}
+import { LabImap, quote, type MailLab } from "../../scripts/lib/mail-lab.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -48,93 +32,9 @@ declare module "vitest" {
 
 const TIMEOUT_MS = 10_000;
 
-/** One IMAP session with line reads and literal reads, enough to search and fetch one message. */
-class Imap {
-  private buffer = Buffer.alloc(0);
-  private wake: (() => void) | null = null;
-  private failure: Error | null = null;
-  private tag = 0;
-
-  private constructor(private readonly socket: TLSSocket) {
-    socket.on("data", (chunk: Buffer) => {
-      this.buffer = Buffer.concat([this.buffer, chunk]);
-      this.wake?.();
-    });
-    const fail = (error: Error) => {
-      this.failure = error;
-      this.wake?.();
-    };
-    socket.on("error", fail);
-    socket.on("close", () => fail(new Error("IMAP connection closed")));
-  }
-
-  static open(lab: MailLab, ca: Buffer): Promise<Imap> {
-    return new Promise((resolve, reject) => {
-      const socket = tlsConnect({ host: lab.imap_tls.host, port: lab.imap_tls.port, ca, servername: "localhost" }, () =>
-        resolve(new Imap(socket)),
-      );
-      socket.once("error", reject);
-      socket.setTimeout(TIMEOUT_MS, () => socket.destroy(new Error("IMAP timeout")));
-    });
-  }
-
-  private async need(predicate: () => number): Promise<Buffer> {
-    for (;;) {
-      const end = predicate();
-      if (end >= 0) {
-        const taken = this.buffer.subarray(0, end);
-        this.buffer = this.buffer.subarray(end);
-        return taken;
-      }
-      if (this.failure) throw this.failure;
-      await new Promise<void>((resolve) => (this.wake = resolve));
-    }
-  }
-
-  async line(): Promise<string> {
-    const raw = await this.need(() => {
-      const index = this.buffer.indexOf("\r\n");
-      return index < 0 ? -1 : index + 2;
-    });
-    return raw.subarray(0, raw.length - 2).toString("latin1");
-  }
-
-  async literal(size: number): Promise<string> {
-    return (await this.need(() => (this.buffer.length >= size ? size : -1))).toString("utf8");
-  }
-
-  /** Sends a command; returns untagged lines and any literals; throws unless it ends OK. */
-  async command(text: string): Promise<{ lines: string[]; literals: string[] }> {
-    const tag = `T${++this.tag}`;
-    this.socket.write(`${tag} ${text}\r\n`);
-    const lines: string[] = [];
-    const literals: string[] = [];
-    for (;;) {
-      const line = await this.line();
-      if (line.startsWith(`${tag} `)) {
-        if (!line.startsWith(`${tag} OK`)) throw new Error(`IMAP ${text.split(" ")[0]} answered ${line}`);
-        return { lines, literals };
-      }
-      lines.push(line);
-      const size = /\{(\d+)\}$/.exec(line)?.[1];
-      if (size !== undefined) literals.push(await this.literal(Number(size)));
-    }
-  }
-
-  close() {
-    this.socket.destroy();
-  }
-}
-
-const quote = (text: string) => `"${text.replace(/["\\]/g, "\\$&")}"`;
-
 async function readMessage(lab: MailLab, ca: Buffer, user: string, messageId: string): Promise<string | null> {
-  const mailbox = lab.mailboxes.find((m) => m.email === user);
-  if (!mailbox) throw new Error(`no lab mailbox ${user}`);
-  const imap = await Imap.open(lab, ca);
+  const imap = await LabImap.login(lab, user, ca);
   try {
-    await imap.line();
-    await imap.command(`LOGIN ${quote(mailbox.email)} ${quote(mailbox.password)}`);
     const deadline = Date.now() + TIMEOUT_MS;
     for (;;) {
       await imap.command("EXAMINE INBOX");
