@@ -372,6 +372,74 @@ export interface paths {
         };
         trace?: never;
     };
+    "/admin/v1/email-accounts/{id}/sender-pass": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run a mailbox's sender pass now and wait for it (operators: see why a mailbox does not send; benchmarks) */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Send at most this many (0 = only look) */
+                    max_sends?: number;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description What the pass sent and when the sender wakes next */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SenderPass"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account": {
         parameters: {
             query?: never;
@@ -7249,17 +7317,27 @@ export interface components {
         AccountStanding: {
             disabled: boolean;
         };
+        SenderPass: {
+            ok: boolean;
+            sent: number;
+            next_wake_at: string | null;
+            timings: {
+                find_ms: number;
+                claim_ms: number;
+                send_ms: number;
+            };
+        };
+        RateLimitExceeded: {
+            /** @enum {string} */
+            error: "Rate limit exceeded";
+            retry_after: number;
+        };
         Account: {
             id: number;
             email: string;
             name: string;
             ignore_ooo_replies: boolean;
             deliverability_enabled: boolean;
-        };
-        RateLimitExceeded: {
-            /** @enum {string} */
-            error: "Rate limit exceeded";
-            retry_after: number;
         };
         AccountSettings: {
             ignore_ooo_replies: boolean;
@@ -7561,10 +7639,16 @@ export interface components {
             };
             parent_campaign_id: number | null;
             team_member_id: number | null;
+            sending_status?: components["schemas"]["SendingStatus"];
         };
         Tag: {
             id: number;
             name: string;
+        };
+        SendingStatus: {
+            code: string;
+            message: string;
+            next_send_at: string | null;
         };
         SetCampaignStatus: {
             /** @enum {string} */
@@ -8041,6 +8125,7 @@ export interface components {
             };
             campaign_ids?: number[];
             tags?: components["schemas"]["Tag"][];
+            sending_status?: components["schemas"]["SendingStatus"] & unknown;
         };
         SaveEmailAccount: {
             from_name?: string;
