@@ -1,4 +1,4 @@
-import { and, eq, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { accounts, campaignLeads, campaigns, leadCategories, leads, type EventType, type RecordState } from "../db/schema";
 import { visibleCategories } from "../platform/access";
 import type { Database } from "../platform/db";
@@ -19,6 +19,19 @@ export interface IngestContext {
   records: RecordRow[];
   categories: Map<number, string>;
   webhooks: WebhookTarget[];
+}
+
+/**
+ * The ids of the records an ingestion names, by id or by their lead's address: each a seek (the
+ * primary key, or the leads' (account, scope, email) index over each scope of the account, then
+ * the record's (campaign, lead) index). An OR of the two over a join would walk every record of the campaign instead.
+ */
+function namedRecords(accountId: number, campaignId: number, want: { recordIds: number[]; emails: string[] }): SQL {
+  return sql`SELECT value FROM json_each(${jsonList(want.recordIds)})
+    UNION ALL
+    SELECT cl.id FROM leads l JOIN campaign_leads cl ON cl.lead_id = l.id AND cl.campaign_id = ${campaignId}
+    WHERE l.account_id = ${accountId} AND coalesce(l.client_id, 0) IN (SELECT 0 UNION ALL SELECT id FROM clients WHERE account_id = ${accountId})
+      AND l.email ${inList(want.emails)}`;
 }
 
 /**
@@ -54,12 +67,7 @@ export async function loadIngestContext(
       })
       .from(campaignLeads)
       .innerJoin(leads, eq(leads.id, campaignLeads.leadId))
-      .where(
-        and(
-          eq(campaignLeads.campaignId, campaignId),
-          or(sql`${campaignLeads.id} ${inList(want.recordIds)}`, sql`${leads.email} ${inList(want.emails)}`),
-        ),
-      ),
+      .where(and(eq(campaignLeads.campaignId, campaignId), sql`${campaignLeads.id} IN (${namedRecords(accountId, campaignId, want)})`)),
     db
       .select({ id: leadCategories.id, name: leadCategories.name })
       .from(leadCategories)
