@@ -4,7 +4,8 @@ import type { AppEnv } from "../env";
 import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
 import { classifyHit } from "./machine";
-import { recordTrackedEvent, type TrackedEvent } from "./store";
+import type { TrackedEvent } from "./queue-message";
+import { recordTrackedEvents } from "./store";
 import { verifyToken, type TrackKind, type TrackPayload } from "./tokens";
 
 /**
@@ -24,16 +25,20 @@ async function verified(c: Context<AppEnv>, token: string, kind: TrackKind): Pro
   return payload?.kind === kind ? payload : null;
 }
 
-/** Opens and clicks are recorded after the answer: the reader's mail client or browser never waits on D1. */
+/**
+ * Opens and clicks go to the tracking queue after the answer: the reader's mail client or browser
+ * never waits on D1, and a burst of opens after a large send is written in batches. Should the
+ * queue refuse, the hit is recorded directly instead.
+ */
 function recordInBackground(c: Context<AppEnv>, type: "OPEN" | "CLICK", payload: TrackPayload): void {
   const now = Date.now();
   const verdict = classifyHit({ method: c.req.method, userAgent: c.req.header("User-Agent") ?? null, now, sentAt: payload.sentAt });
   if (verdict.machine) log("info", "tracking hit by a machine", { type, record_id: payload.recordId, reason: verdict.reason });
-  const event: TrackedEvent = { type, payload, occurredAt: now, isMachine: verdict.machine, eventId: null };
+  const event: TrackedEvent = { type, payload, occurredAt: now, isMachine: verdict.machine, eventId: `salvo-${type.toLowerCase()}:${crypto.randomUUID()}` };
   c.executionCtx.waitUntil(
-    recordTrackedEvent(c.env, event).catch((error: Error) =>
-      log("error", `tracking ${type} not recorded: ${error.message}`, { record_id: payload.recordId, stack: error.stack }),
-    ),
+    c.env.TRACKING_QUEUE.send(event)
+      .catch(() => recordTrackedEvents(c.env, [event]))
+      .catch((error: Error) => log("error", `tracking ${type} not recorded: ${error.message}`, { record_id: payload.recordId })),
   );
 }
 
@@ -102,12 +107,8 @@ trackingRoutes.get("/u/:token", async (c) => {
 trackingRoutes.post("/u/:token", async (c) => {
   const payload = await verified(c, c.req.param("token"), "unsubscribe");
   if (!payload) return c.html(NOT_FOUND_PAGE, 404, NO_STORE);
-  await recordTrackedEvent(c.env, {
-    type: "UNSUBSCRIBE",
-    payload,
-    occurredAt: Date.now(),
-    isMachine: false,
-    eventId: `salvo-unsubscribe-link:${payload.recordId}`,
-  });
+  await recordTrackedEvents(c.env, [
+    { type: "UNSUBSCRIBE", payload, occurredAt: Date.now(), isMachine: false, eventId: `salvo-unsubscribe-link:${payload.recordId}` },
+  ]);
   return c.html(UNSUBSCRIBED_PAGE, 200, NO_STORE);
 });

@@ -1,66 +1,84 @@
-import { eq } from "drizzle-orm";
-import { campaignLeads, campaigns, type EventType } from "../db/schema";
+import { eq, inArray } from "drizzle-orm";
+import { campaignLeads, campaigns } from "../db/schema";
 import type { Bindings } from "../env";
-import { planIngestion } from "../events/plan";
+import { planIngestion, type PlannedEvent } from "../events/plan";
 import { loadIngestContext, storeIngestion } from "../events/store";
 import { database, type Database } from "../platform/db";
 import { enqueue } from "../webhooks/outbox";
-import type { TrackPayload } from "./tokens";
+import type { TrackedEvent } from "./queue-message";
 
-/** The campaign and account a campaign record belongs to (a token names only the record). */
-export async function recordOwner(db: Database, recordId: number): Promise<{ campaignId: number; accountId: number } | undefined> {
-  const [row] = await db
-    .select({ campaignId: campaignLeads.campaignId, accountId: campaignLeads.accountId })
+/** The campaign and account of each record (a token names only the record). */
+async function recordOwners(db: Database, recordIds: number[]): Promise<Map<number, { campaignId: number; accountId: number }>> {
+  const rows = await db
+    .select({ id: campaignLeads.id, campaignId: campaignLeads.campaignId, accountId: campaignLeads.accountId })
     .from(campaignLeads)
-    .where(eq(campaignLeads.id, recordId));
-  return row;
-}
-
-export interface TrackedEvent {
-  type: Extract<EventType, "OPEN" | "CLICK" | "UNSUBSCRIBE">;
-  payload: TrackPayload;
-  occurredAt: number;
-  isMachine: boolean;
-  /** Set for events that must be recorded once however often the link is used (unsubscribe). */
-  eventId: string | null;
+    .where(inArray(campaignLeads.id, recordIds));
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 /**
- * Records what a tracking link saw through the one ingestion path (record flags and state,
- * analytics, inbox, webhooks). A record deleted since the email went out records nothing.
+ * Records what tracking links saw through the one ingestion path (record flags and state,
+ * analytics, inbox, webhooks): one read and one write batch per campaign, whatever the number of
+ * hits. A record deleted since the email went out records nothing.
  */
-export async function recordTrackedEvent(env: Bindings, event: TrackedEvent): Promise<void> {
+export async function recordTrackedEvents(env: Bindings, events: TrackedEvent[]): Promise<void> {
+  if (events.length === 0) return;
   const db = database(env.DB);
-  const owner = await recordOwner(db, event.payload.recordId);
-  if (!owner) return;
-  const context = await loadIngestContext(db, eq(campaigns.accountId, owner.accountId), owner.accountId, owner.campaignId, {
-    recordIds: [event.payload.recordId],
-    emails: [],
-    categoryIds: [],
-  });
-  const record = context.records[0];
-  if (!context.campaign || !record) return;
-  const { rows, deliveries } = planIngestion(context, context.campaign, [
-    {
-      eventId: event.eventId,
-      record,
-      incoming: {
-        type: event.type,
-        occurredAt: event.occurredAt,
-        sequenceNumber: event.payload.step,
-        emailAccountId: event.payload.mailboxId,
-        fromEmail: null,
-        isOoo: false,
-        categoryId: null,
-      },
-      toEmail: record.leadEmail,
-      subject: null,
-      body: null,
-      messageId: null,
-      linkUrl: event.payload.url ?? null,
-      isMachine: event.isMachine,
-    },
-  ]);
-  const { deliveryIds } = await storeIngestion(env.DB, context.campaign, rows, deliveries, Date.now());
-  await enqueue(env, deliveryIds);
+  const owners = await recordOwners(db, [...new Set(events.map((e) => e.payload.recordId))]);
+  const byCampaign = new Map<number, { accountId: number; events: TrackedEvent[] }>();
+  for (const event of events) {
+    const owner = owners.get(event.payload.recordId);
+    if (!owner) continue;
+    const group = byCampaign.get(owner.campaignId) ?? { accountId: owner.accountId, events: [] };
+    group.events.push(event);
+    byCampaign.set(owner.campaignId, group);
+  }
+  for (const [campaignId, group] of byCampaign) {
+    const context = await loadIngestContext(db, eq(campaigns.accountId, group.accountId), group.accountId, campaignId, {
+      recordIds: [...new Set(group.events.map((e) => e.payload.recordId))],
+      emails: [],
+      categoryIds: [],
+    });
+    if (!context.campaign) continue;
+    const records = new Map(context.records.map((r) => [r.id, r]));
+    const planned: PlannedEvent[] = group.events.flatMap((event) => {
+      const record = records.get(event.payload.recordId);
+      if (!record) return [];
+      return [
+        {
+          eventId: event.eventId,
+          record,
+          incoming: {
+            type: event.type,
+            occurredAt: event.occurredAt,
+            sequenceNumber: event.payload.step,
+            emailAccountId: event.payload.mailboxId,
+            fromEmail: null,
+            isOoo: false,
+            categoryId: null,
+          },
+          toEmail: record.leadEmail,
+          subject: null,
+          body: null,
+          messageId: null,
+          linkUrl: event.payload.url ?? null,
+          isMachine: event.isMachine,
+        },
+      ];
+    });
+    const { rows, deliveries } = planIngestion(context, context.campaign, planned);
+    const { deliveryIds } = await storeIngestion(env.DB, context.campaign, rows, deliveries, Date.now());
+    await enqueue(env, deliveryIds);
+  }
+}
+
+/**
+ * The tracking queue's consumer: a batch of opens and clicks recorded together (each carries an
+ * event id, so a batch delivered twice records nothing twice). A failure retries the whole batch.
+ */
+export async function consumeTrackingBatch(batch: MessageBatch<TrackedEvent>, env: Bindings): Promise<void> {
+  await recordTrackedEvents(
+    env,
+    batch.messages.map((message) => message.body),
+  );
 }

@@ -1,6 +1,8 @@
 import { exports } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { loadKeyring } from "../../src/platform/crypto";
+import type { Bindings } from "../../src/env";
+import { recordTrackedEvents } from "../../src/tracking/store";
 import { signToken, type TrackPayload } from "../../src/tracking/tokens";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { call, env, provisionAccount } from "../helpers";
@@ -95,7 +97,8 @@ describe("open pixel", () => {
     expect(bytes.length).toBe(43);
     expect([...bytes.slice(0, 6)]).toEqual(GIF_HEADER);
     expect(await eventuallyEvents(record, 1)).toEqual([
-      { type: "OPEN", is_machine: 0, link_url: null, sequence_number: 2, email_account_id: 9, event_id: null },
+      // Each hit has an id of its own: a redelivered queue message records nothing twice.
+      { type: "OPEN", is_machine: 0, link_url: null, sequence_number: 2, email_account_id: 9, event_id: expect.stringMatching(/^salvo-open:/) },
     ]);
 
     await (await hit(pixel, "GET", "Mozilla/5.0")).arrayBuffer();
@@ -292,5 +295,16 @@ describe("human-only analytics", () => {
        WHERE e.campaign_id = 1 AND e.type = 'OPEN' AND e.occurred_at >= 0 AND e.occurred_at < 1 AND e.is_machine = 0`,
     ).all<{ detail: string }>();
     expect(plan.results.map((row) => row.detail).join("\n")).toContain("USING COVERING INDEX events_campaign_type_time_idx");
+  });
+});
+
+describe("the tracking queue", () => {
+  it("records a batch of hits once, even when the batch is delivered twice", async () => {
+    const { records } = await setUp(2);
+    const payload = (recordId: number) => ({ kind: "open" as const, recordId, step: 1, mailboxId: null, sentAt: Date.now() - 60_000 });
+    const events = records.map((recordId, i) => ({ type: "OPEN" as const, payload: payload(recordId), occurredAt: Date.now(), isMachine: false, eventId: `salvo-open:batch-${i}` }));
+    await recordTrackedEvents(env as unknown as Bindings, events);
+    await recordTrackedEvents(env as unknown as Bindings, events);
+    for (const recordId of records) expect((await eventsOf(recordId)).map((e) => e.type)).toEqual(["OPEN"]);
   });
 });
