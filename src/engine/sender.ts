@@ -5,6 +5,7 @@ import { campaigns as campaignsTable } from "../db/schema";
 import type { Bindings } from "../env";
 import { planIngestion, type PlannedEvent } from "../events/plan";
 import { ingestedDeliveryIds, ingestionStatements, loadIngestContext } from "../events/store";
+import { connectionUsable } from "../mailboxes/rules";
 import { storedPassword } from "../mailboxes/store";
 import { loadKeyring } from "../platform/crypto";
 import { database, type Database } from "../platform/db";
@@ -122,7 +123,7 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
   const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
   const work = await loadMailboxWork(db, mailboxId, dayStart);
   const mailbox = work.mailbox;
-  if (!mailbox || mailbox.isSuspended || mailbox.isSmtpSuccess !== true) return { sent: 0, nextWakeAt: null };
+  if (!mailbox || mailbox.isSuspended || !connectionUsable(mailbox)) return { sent: 0, nextWakeAt: null };
   const scheduled = work.campaigns.flatMap((row) => {
     const schedule = scheduleOf(row.schedule);
     return schedule ? [{ row, schedule, settings: settingsOf(row.settings) }] : [];

@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { scheduleOf } from "../campaigns/settings";
 import { campaignEmailAccounts, emailAccounts, sequenceSteps, type CampaignStatus } from "../db/schema";
+import { connectionUsable } from "../mailboxes/rules";
 import type { Database } from "../platform/db";
 import { loadCampaignPlans, loadMailboxWork, mailboxSends } from "./store";
 import { mailboxSendingStatus, sendingStatus, type MailboxSendingStatus, type SendingStatus } from "./why-not-sending";
@@ -34,7 +35,8 @@ export async function campaignSendingStatus(
     db
       .select({
         suspended: emailAccounts.isSuspended,
-        connectionOk: emailAccounts.isSmtpSuccess,
+        isSmtpSuccess: emailAccounts.isSmtpSuccess,
+        isImapSuccess: emailAccounts.isImapSuccess,
         maxEmailPerDay: emailAccounts.maxEmailPerDay,
         gapMinutes: emailAccounts.timeToWaitInMins,
         ...mailboxSends(attached, utcDayStart(now)),
@@ -61,7 +63,7 @@ export async function campaignSendingStatus(
     schedule,
     mailboxes: mailboxes.map((m) => ({
       suspended: m.suspended,
-      connectionOk: m.connectionOk === true,
+      connectionOk: connectionUsable(m),
       sentToday: m.sentToday,
       maxEmailPerDay: m.maxEmailPerDay,
       lastSentAt: m.lastSentAt,
@@ -91,7 +93,7 @@ export async function mailboxSendingStatusOf(db: Database, mailboxId: number, no
   return mailboxSendingStatus({
     now,
     suspended: mailbox.isSuspended,
-    connectionOk: mailbox.isSmtpSuccess === true,
+    connectionOk: connectionUsable(mailbox),
     sentToday: work.sentToday,
     maxEmailPerDay: mailbox.maxEmailPerDay,
     lastSentAt: work.lastSentAt,

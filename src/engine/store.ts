@@ -336,6 +336,7 @@ export async function lateMailboxes(db: Database, now: number, limit: number): P
         eq(campaigns.status, "ACTIVE"),
         eq(emailAccounts.isSuspended, false),
         eq(emailAccounts.isSmtpSuccess, true),
+        or(isNull(emailAccounts.isImapSuccess), eq(emailAccounts.isImapSuccess, true)),
         or(isNull(emailAccounts.engineWakeAt), lte(emailAccounts.engineWakeAt, new Date(now - 60_000))),
       ),
     )

@@ -150,7 +150,7 @@ export type MailboxStatusSnapshot = MailboxSnapshot & {
 const MAILBOX_MESSAGES: Record<MailboxSendingCode, string> = {
   sending: "Sending",
   suspended: "The mailbox is suspended",
-  connection_failing: "The mailbox's last connection check failed",
+  connection_failing: "The mailbox has not passed its connection check (SMTP, and IMAP once checked)",
   no_active_campaigns: "The mailbox is in no active campaign",
   daily_cap_reached: "The mailbox has reached its daily cap",
   outside_window: "Outside the sending window of every campaign with leads due",

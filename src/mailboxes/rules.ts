@@ -268,3 +268,11 @@ export function warmupStats(now: number) {
 export function distinct<T>(values: T[]): T[] {
   return [...new Set(values)];
 }
+
+/**
+ * Whether the engine may send from a mailbox: its SMTP check passed, and its IMAP check did not
+ * fail (replies that cannot be read could not stop a sequence). Suspension is checked apart.
+ */
+export function connectionUsable(row: { isSmtpSuccess: boolean | null; isImapSuccess: boolean | null }): boolean {
+  return row.isSmtpSuccess === true && row.isImapSuccess !== false;
+}
