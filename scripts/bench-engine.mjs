@@ -220,7 +220,16 @@ function load(url, method = "GET") {
   });
 }
 
-async function tracking(server) {
+/** Opens and clicks recorded for the campaign (the tracking queue writes them a moment later). */
+function trackedCount(server, campaignId) {
+  const db = new DatabaseSync(localD1File(server.stateDir), { readOnly: true });
+  db.exec("PRAGMA busy_timeout = 5000");
+  const { n } = db.prepare("SELECT count(*) AS n FROM events WHERE campaign_id = ? AND type IN ('OPEN', 'CLICK')").get(campaignId);
+  db.close();
+  return n;
+}
+
+async function tracking(server, campaignId) {
   const raw = newestMessage("lead1");
   const pixel = /src="(http[^"]+\/t\/o\/[^"]+\.gif)"/.exec(raw)?.[1];
   const click = /href="(http[^"]+\/t\/c\/[^"]+)"/.exec(raw)?.[1];
@@ -229,20 +238,28 @@ async function tracking(server) {
   console.log("\n3. Tracking endpoints vs /health (autocannon, 20 connections, 10 s each, after a warm-up):");
   await load(`${server.url}/health`);
   const results = {};
+  let hits = 0;
   for (const [name, url] of [["/health", `${server.url}/health`], ["open pixel", local(pixel)], ["click redirect", local(click)]]) {
     const result = await load(url);
     results[name] = result.requests.average;
+    if (name !== "/health") hits += result["2xx"] + result["3xx"];
     console.log(`   ${name.padEnd(16)} ${result.requests.average.toFixed(0).padStart(6)} req/s   p50 ${result.latency.p50} ms   p99 ${result.latency.p99} ms   (${result.errors} errors)`);
   }
   for (const name of ["open pixel", "click redirect"]) console.log(`   ${name} / health: ${((results[name] / results["/health"]) * 100).toFixed(1)}% (target >= 80%)`);
+  let recorded = trackedCount(server, campaignId);
+  for (let i = 0; i < 100 && recorded < hits; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    recorded = trackedCount(server, campaignId);
+  }
+  console.log(`   recorded ${recorded} OPEN/CLICK events for ${hits} answered hits (the queue writes them in batches)`);
 }
 
 const stateDir = mkdtempSync(join(tmpdir(), "salvo-bench-engine-"));
 let server = await startDevServer({ stateDir, quiet: true });
 try {
   const account = await provisionBenchAccount(server, "bench-engine");
-  await throughput(server, account);
-  await tracking(server);
+  const campaignId = await throughput(server, account);
+  await tracking(server, campaignId);
   const plan = await prepareSchedulerDatasets(server, account.api_key);
   await server.stop();
   loadRecords(localD1File(server.stateDir), account.id, plan);
