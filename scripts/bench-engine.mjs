@@ -7,7 +7,8 @@
 //     operator route runs a pass that sends at most one email; its own timings split finding work and
 //     claiming from sending. Each probe uses a fresh mailbox, so no gap holds it back.
 //  3. Tracking endpoints against /health in the same run (autocannon): the open pixel and the click
-//     redirect of a real email of part 1, read from a lead's Maildir.
+//     redirect of a real email of part 1, read from a lead's Maildir. BENCH_ENGINE_SKIP_SCHEDULER=true stops
+//     after this part.
 import autocannon from "autocannon";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -260,6 +261,7 @@ try {
   const account = await provisionBenchAccount(server, "bench-engine");
   const campaignId = await throughput(server, account);
   await tracking(server, campaignId);
+  if (process.env.BENCH_ENGINE_SKIP_SCHEDULER === "true") process.exit(0);
   const plan = await prepareSchedulerDatasets(server, account.api_key);
   await server.stop();
   loadRecords(localD1File(server.stateDir), account.id, plan);
