@@ -7,6 +7,7 @@ import { deliveryIds, guardValue, insertDeliveries, type NewDelivery } from "../
 import type { WebhookTarget } from "../webhooks/fanout";
 import { activeWebhooks } from "../webhooks/store";
 import type { RecordSnapshot } from "./rules";
+import { settingsOf } from "../campaigns/settings";
 
 /** A campaign record as ingestion sees it: its state and flags, and its lead's address. */
 export interface RecordRow extends RecordSnapshot {
@@ -81,7 +82,8 @@ export async function loadIngestContext(
   ]);
   return {
     campaign: campaignRows[0],
-    ignoreOooReplies: accountRows[0]?.ignoreOoo ?? false,
+    // Analytics rule 3 and CONTRACT section 11: the account's toggle or the campaign's own setting.
+    ignoreOooReplies: (accountRows[0]?.ignoreOoo ?? false) || (campaignRows[0] ? settingsOf(campaignRows[0].settings).outOfOffice.ignoreOOOasReply : false),
     records: recordRows.map((row) => ({
       ...row,
       lastSentAt: row.lastSentAt?.getTime() ?? null,
@@ -146,18 +148,23 @@ const FINAL_FOR_SENT: RecordState[] = ["DRAFTED", "STARTED"];
  * every webhook delivery under its guard, and the mark's removal.
  *
  * Record rules, in SQL: flags and last times only grow; UNSUBSCRIBE stops the record; BOUNCE and
- * BLOCK block it unless it is stopped (either way the engine has nothing more due); SENT moves DRAFTED/STARTED to INPROGRESS and nothing
- * else; the categorised reply with the latest occurred_at sets the category (and its time);
- * any new reply marks the conversation unread.
+ * BLOCK block it unless it is stopped; a counted reply (and a human click or open, when the stop
+ * setting says so) completes a live record; each of these leaves the engine nothing due. SENT moves
+ * DRAFTED/STARTED to INPROGRESS and nothing else; the categorised reply with the latest occurred_at
+ * sets the category (and its time); any new reply marks the conversation unread.
  */
 export function ingestionStatements(
-  campaign: { id: number; accountId: number },
+  campaign: { id: number; accountId: number; settings: Record<string, unknown> | null },
   rows: EventRow[],
   deliveries: NewDelivery[],
   now: number,
 ): SQL[] {
   const nonce = crypto.randomUUID();
   const fresh = freshEvents(nonce);
+  const stopOn = settingsOf(campaign.settings).stopLeadSettings;
+  // CONTRACT section 11: a reply (not an ignored out-of-office one) ends the sequence, and so does a
+  // human click or open when the campaign's stop setting names it.
+  const ends = sql`(u.replied_counted OR (${stopOn === "CLICK_ON_A_LINK" ? 1 : 0} AND u.human_click) OR (${stopOn === "OPEN_AN_EMAIL" ? 1 : 0} AND u.human_open))`;
   return [
     sql`INSERT INTO ingest_marks (nonce, events_before) VALUES (${nonce}, (SELECT coalesce(max(id), 0) FROM events))`,
     sql`
@@ -179,6 +186,8 @@ export function ingestionStatements(
                max(type = 'SENT') AS sent, max(type = 'OPEN') AS opened, max(type = 'CLICK') AS clicked,
                max(type = 'REPLY') AS replied, max(type = 'BOUNCE') AS bounced,
                max(type IN ('BOUNCE', 'BLOCK')) AS blocked, max(type = 'UNSUBSCRIBE') AS unsubscribed,
+               max(type = 'REPLY' AND ignored = 0) AS replied_counted,
+               max(type = 'CLICK' AND is_machine = 0) AS human_click, max(type = 'OPEN' AND is_machine = 0) AS human_open,
                max(CASE WHEN type = 'SENT' THEN occurred_at END) AS sent_at,
                max(CASE WHEN type = 'REPLY' THEN occurred_at END) AS reply_at
         FROM fresh GROUP BY campaign_lead_id),
@@ -192,6 +201,7 @@ export function ingestionStatements(
         state = CASE
           WHEN u.unsubscribed THEN 'STOPPED'
           WHEN u.blocked AND campaign_leads.state <> 'STOPPED' THEN 'BLOCKED'
+          WHEN ${ends} AND campaign_leads.state IN ('DRAFTED', 'STARTED', 'INPROGRESS') THEN 'COMPLETED'
           WHEN u.sent AND campaign_leads.state IN (${sql.join(FINAL_FOR_SENT.map((s) => sql`${s}`), sql`, `)}) THEN 'INPROGRESS'
           ELSE campaign_leads.state END,
         category_id = CASE WHEN u.cat_at > coalesce(campaign_leads.category_set_at, -1) THEN u.cat_id ELSE campaign_leads.category_id END,
@@ -206,7 +216,7 @@ export function ingestionStatements(
         has_bounced = max(campaign_leads.has_bounced, u.bounced),
         has_unsubscribed = max(campaign_leads.has_unsubscribed, u.unsubscribed),
         is_read = CASE WHEN u.replied THEN 0 ELSE campaign_leads.is_read END,
-        due_at = CASE WHEN u.unsubscribed OR u.blocked THEN NULL ELSE campaign_leads.due_at END,
+        due_at = CASE WHEN u.unsubscribed OR u.blocked OR ${ends} THEN NULL ELSE campaign_leads.due_at END,
         updated_at = ${now}
       FROM (SELECT agg.*, cat.at AS cat_at, cat.category_id AS cat_id, sender.at AS sender_at, sender.email_account_id AS sender_id
             FROM agg LEFT JOIN cat ON cat.id = agg.id LEFT JOIN sender ON sender.id = agg.id) AS u
@@ -219,7 +229,7 @@ export function ingestionStatements(
 /** Runs one ingestion as ONE D1 batch; answers how many events were new and the delivery ids to enqueue. */
 export async function storeIngestion(
   d1: D1Database,
-  campaign: { id: number; accountId: number },
+  campaign: { id: number; accountId: number; settings: Record<string, unknown> | null },
   rows: EventRow[],
   deliveries: NewDelivery[],
   now: number,

@@ -1,9 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { env, provisionAccount } from "../helpers";
+import { callJson, env, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingest, ingestOk } from "./fixtures";
 
 async function record(id: number) {
   return env.DB.prepare("SELECT * FROM campaign_leads WHERE id = ?").bind(id).first<Record<string, unknown>>();
+}
+
+async function recordOf(id: number): Promise<Record<string, unknown>> {
+  const row = await record(id);
+  if (!row) throw new Error(`no record ${id}`);
+  return row;
 }
 
 async function eventCount(campaignId: number) {
@@ -61,7 +67,7 @@ describe("event ingestion", () => {
     });
   });
 
-  it("moves record state: SENT -> INPROGRESS, BOUNCE/BLOCK -> BLOCKED, UNSUBSCRIBE -> STOPPED, and keeps the inbox facts", async () => {
+  it("moves record state: SENT -> INPROGRESS, REPLY -> COMPLETED, BOUNCE/BLOCK -> BLOCKED, UNSUBSCRIBE -> STOPPED, and keeps the inbox facts", async () => {
     const account = await provisionAccount();
     const campaign = await createCampaign(account.apiKey);
     const map = await addLeads(account.apiKey, campaign, ["a@st.example", "b@st.example", "c@st.example", "d@st.example"]);
@@ -75,8 +81,9 @@ describe("event ingestion", () => {
       { type: "SENT", lead_email: "d@st.example", occurred_at: "2026-03-01T10:00:00Z" },
       { type: "UNSUBSCRIBE", lead_email: "d@st.example", occurred_at: "2026-03-03T10:00:00Z" },
     ]);
+    // The lead's reply ends its sequence (CONTRACT section 11, stop_lead_settings).
     expect(await record(map["a@st.example"]!)).toMatchObject({
-      state: "INPROGRESS",
+      state: "COMPLETED",
       email_account_id: 42,
       has_sent: 1,
       has_opened: 1,
@@ -135,5 +142,31 @@ describe("event ingestion", () => {
       { type: "REPLY", lead_email: "cat@ev.example", occurred_at: "2026-03-06T10:00:00Z" },
     ]);
     expect(await record(map["cat@ev.example"]!)).toMatchObject({ category_id: 1 });
+  });
+});
+
+describe("stop rules (CONTRACT section 11)", () => {
+  it("ends a sequence on a counted reply, not an ignored one; on a human click only when the campaign says so", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const map = await addLeads(account.apiKey, campaign, ["own@sr.example", "fwd@sr.example", "click@sr.example", "bot@sr.example"]);
+    const at = "2026-03-02T09:00:00Z";
+    await ingestOk(account.apiKey, campaign, [
+      { type: "REPLY", lead_email: "own@sr.example", occurred_at: at, from_email: "own@sr.example" },
+      { type: "REPLY", lead_email: "fwd@sr.example", occurred_at: at, from_email: "colleague@sr.example" },
+      { type: "CLICK", lead_email: "click@sr.example", occurred_at: at },
+    ]);
+    expect((await recordOf(map["own@sr.example"]!)).state).toBe("COMPLETED");
+    expect((await recordOf(map["fwd@sr.example"]!)).state).toBe("DRAFTED");
+    expect((await recordOf(map["click@sr.example"]!)).state, "clicks do not stop by default").toBe("DRAFTED");
+
+    await callJson(`/api/v1/campaigns/${campaign}/settings`, { method: "POST", apiKey: account.apiKey, body: { stop_lead_settings: "CLICK_ON_A_LINK" } });
+    await ingestOk(account.apiKey, campaign, [
+      { type: "CLICK", lead_email: "bot@sr.example", occurred_at: at, is_machine: true },
+      { type: "CLICK", lead_email: "click@sr.example", occurred_at: at, event_id: "human-click" },
+    ]);
+    expect((await recordOf(map["click@sr.example"]!)).state).toBe("COMPLETED");
+    expect((await recordOf(map["bot@sr.example"]!)).state, "a scanner's click stops nothing").toBe("DRAFTED");
+    expect((await recordOf(map["click@sr.example"]!)).due_at).toBeNull();
   });
 });
