@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it, vi } from "vitest";
 import { senderStub } from "../../src/engine/wake";
 import type { Bindings } from "../../src/env";
 import { call, callJson, provisionAccount } from "../helpers";
@@ -152,6 +152,14 @@ describe("the engine sends a campaign into the lab", () => {
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
     });
     expect(unsubscribe.status).toBe(200);
+    // The click goes through the tracking queue: wait until its batch is written.
+    await vi.waitFor(
+      async () => {
+        const row = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_id = ? AND type = 'CLICK'").bind(campaignId).first<{ n: number }>();
+        expect(row?.n).toBe(1);
+      },
+      { timeout: 10_000, interval: 100 },
+    );
 
     // A day after each first email, the follow-ups go to leads 1 and 3 only, threaded on it.
     expect((await stub.runPass(t0 + DAY)).sent).toBe(1);
@@ -208,7 +216,9 @@ describe("the engine sends a campaign into the lab", () => {
     const mailboxId = await saveLabMailbox(account.apiKey, sender.email, "not-the-password", { time_to_wait_in_mins: 0 });
     expect((await checked(account.apiKey, mailboxId)).is_smtp_success).toBe(false);
     // The password changes on the server after a check that passed: the sender meets the refusal first.
-    await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, smtp_failure_error = NULL WHERE id = ?").bind(mailboxId).run();
+    await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, smtp_failure_error = NULL, is_imap_success = 1, imap_failure_error = NULL WHERE id = ?")
+      .bind(mailboxId)
+      .run();
     const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
     const stub = senderStub(bindings, mailboxId);
