@@ -20,6 +20,8 @@ export interface Vars {
   MAILBOX_CONNECTION_CHECKS?: string;
   /** The Worker's public origin, e.g. `https://salvo.example.com`: tracking and unsubscribe links in emails point here. */
   PUBLIC_URL?: string;
+  /** Seconds between two reads of a mailbox's INBOX for replies (default 300; .dev.vars uses 20). */
+  MAILBOX_POLL_SECONDS?: string;
   /** Secret: keys for secrets at rest, `kid:base64key[,kid:base64key...]`; the first encrypts (src/platform/crypto.ts). */
   SECRETS_KEY?: string;
 }
@@ -56,6 +58,7 @@ const VarsSchema = z.object({
   RATE_LIMIT_BURST: positiveInteger(10),
   AUTH_FAILURES_PER_MINUTE: positiveInteger(30),
   KEY_REVALIDATE_SECONDS: positiveInteger(60),
+  MAILBOX_POLL_SECONDS: positiveInteger(300),
   ALLOW_INSECURE_WEBHOOKS: flag,
   ALLOW_LOCAL_MAIL_HOSTS: flag,
   SECRETS_KEY: text,
@@ -71,6 +74,8 @@ export interface Config {
   rateLimit: { perMinute: number; burst: number };
   authFailuresPerMinute: number;
   keyRevalidateMs: number;
+  /** How often each mailbox's INBOX is read for replies, bounces and out-of-office answers. */
+  mailboxPollMs: number;
   allowInsecureWebhooks: boolean;
   allowLocalMailHosts: boolean;
   secretsKey: string | undefined;
@@ -100,6 +105,7 @@ export function config(env: Vars): Config {
     rateLimit: { perMinute: vars.RATE_LIMIT_PER_MINUTE, burst: vars.RATE_LIMIT_BURST },
     authFailuresPerMinute: vars.AUTH_FAILURES_PER_MINUTE,
     keyRevalidateMs: vars.KEY_REVALIDATE_SECONDS * 1000,
+    mailboxPollMs: vars.MAILBOX_POLL_SECONDS * 1000,
     allowInsecureWebhooks: vars.ALLOW_INSECURE_WEBHOOKS,
     allowLocalMailHosts: vars.ALLOW_LOCAL_MAIL_HOSTS,
     secretsKey: vars.SECRETS_KEY,

@@ -36,7 +36,7 @@ engineAdminRoutes.openapi(runPass, async (c) => {
   const id = c.req.valid("param").id;
   const mailbox = await database(c.env.DB).select({ id: emailAccounts.id }).from(emailAccounts).where(eq(emailAccounts.id, id)).get();
   if (!mailbox) throw ApiError.notFound("Email account not found");
-  const result = await senderStub(c.env, id).runPass(Date.now(), { mailboxId: id, maxSends: c.req.valid("query").max_sends });
+  const result = await senderStub(c.env, id).runPass(Date.now(), { mailboxId: id, maxSends: c.req.valid("query").max_sends, read: false });
   const timings = result.timings ?? { findMs: 0, claimMs: 0, sendMs: 0 };
   return c.json(
     {

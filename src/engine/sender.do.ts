@@ -5,20 +5,33 @@ import { database } from "../platform/db";
 import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
 import { emailLinks } from "./links";
+import { runReaderPass, type ReadResult } from "./read-pass";
+import type { ReaderCursor } from "./reader";
 import { runSenderPass, type PassOptions, type PassResult } from "./sender";
 import { recordWake } from "./store";
 
+/** After a read that left messages waiting, the next one comes this soon. */
+const READ_AGAIN_MS = 1_000;
+
+type RunOptions = PassOptions & { mailboxId?: number; read?: boolean };
+
 /**
  * One object per mailbox (named by its id): the only code that sends from that mailbox, so its gap
- * and daily cap hold across all its campaigns without any lock. It works on its alarm; `wake` sets
- * the alarm (START, new leads, a mailbox attached or fixed, the minute cron for a late one).
+ * and daily cap hold across all its campaigns without any lock, and the one that reads its INBOX
+ * (a cursor of UIDVALIDITY and last UID in its storage). It works on its alarm, set to the sooner of
+ * the next send and the next read; `wake` sets it at once (START, new leads, a mailbox attached or
+ * fixed, the minute cron for a late one).
  */
 export class MailboxSender extends DurableObject<Bindings> {
   private running: Promise<PassResult> | null = null;
 
+  private get kv() {
+    return this.ctx.storage.kv;
+  }
+
   /** Runs a pass soon: at once when `now`, else only if no alarm is set (the cron's re-arm). */
   async wake(mailboxId: number, mode: "now" | "if-idle" = "now"): Promise<void> {
-    this.ctx.storage.kv.put("mailbox", mailboxId);
+    this.kv.put("mailbox", mailboxId);
     const alarm = await this.ctx.storage.getAlarm();
     if (mode === "if-idle" && alarm !== null) return;
     if (alarm === null || alarm > Date.now()) await this.ctx.storage.setAlarm(Date.now());
@@ -28,17 +41,39 @@ export class MailboxSender extends DurableObject<Bindings> {
     await this.runPass(Date.now());
   }
 
-  /** One pass at `now` (the alarm's time; tests and the operator route give their own clock and bounds). */
-  async runPass(now: number, options: PassOptions & { mailboxId?: number } = {}): Promise<PassResult & { timings: PassOptions["timings"] }> {
-    if (options.mailboxId !== undefined) this.ctx.storage.kv.put("mailbox", options.mailboxId);
+  /**
+   * One pass at `now` (the alarm's time; tests and the operator route give their own clock and
+   * bounds): a read of the INBOX when one is due (unless `read: false`), then the sending.
+   */
+  async runPass(now: number, options: RunOptions = {}): Promise<PassResult & { timings: PassOptions["timings"] }> {
+    if (options.mailboxId !== undefined) this.kv.put("mailbox", options.mailboxId);
     const timings = { findMs: 0, claimMs: 0, sendMs: 0 };
     if (!this.running) this.running = this.pass(now, { ...options, timings }).finally(() => (this.running = null));
     return { ...(await this.running), timings };
   }
 
-  private async pass(now: number, options: PassOptions): Promise<PassResult> {
-    const mailboxId = this.ctx.storage.kv.get<number>("mailbox");
+  /** Reads the INBOX now, whatever the schedule (tests, the replies benchmark). */
+  async runRead(now: number, mailboxId: number): Promise<ReadResult> {
+    this.kv.put("mailbox", mailboxId);
+    return this.read(mailboxId, now);
+  }
+
+  private async read(mailboxId: number, now: number): Promise<ReadResult> {
+    let result: ReadResult = { cursor: null, more: false, outcome: null };
+    try {
+      result = await runReaderPass(this.env, mailboxId, now, this.kv.get<ReaderCursor>("cursor") ?? null);
+      if (result.cursor) this.kv.put("cursor", result.cursor);
+    } catch (error) {
+      log("error", "mailbox read failed", { mailbox_id: mailboxId, error: String(error) });
+    }
+    this.kv.put("nextReadAt", result.more ? now + READ_AGAIN_MS : now + config(this.env).mailboxPollMs);
+    return result;
+  }
+
+  private async pass(now: number, options: RunOptions): Promise<PassResult> {
+    const mailboxId = this.kv.get<number>("mailbox");
     if (mailboxId === undefined) return { sent: 0, nextWakeAt: null };
+    if (options.read !== false && (this.kv.get<number>("nextReadAt") ?? 0) <= now) await this.read(mailboxId, now);
     const settings = config(this.env);
     const links = emailLinks(await loadKeyring(settings.secretsKey), settings.publicUrl);
     let result: PassResult;
@@ -49,10 +84,11 @@ export class MailboxSender extends DurableObject<Bindings> {
       log("error", "sender pass failed", { mailbox_id: mailboxId, error: String(error) });
       result = { sent: 0, nextWakeAt: now + 60_000 };
     }
-    if (result.nextWakeAt === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(Math.max(result.nextWakeAt, Date.now()));
+    const wakeAt = Math.min(result.nextWakeAt ?? Infinity, this.kv.get<number>("nextReadAt") ?? Infinity);
+    if (wakeAt === Infinity) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(Math.max(wakeAt, Date.now()));
     // With no alarm, the cron looks again in an hour (a lost wake costs at most that).
-    await recordWake(database(this.env.DB), mailboxId, result.nextWakeAt ?? now + 3_600_000);
+    await recordWake(database(this.env.DB), mailboxId, wakeAt === Infinity ? now + 3_600_000 : wakeAt);
     return result;
   }
 }

@@ -322,8 +322,9 @@ export async function recordWake(db: Database, mailboxId: number, wakeAt: number
 }
 
 /**
- * Mailboxes the minute cron should wake: usable, attached to an ACTIVE campaign, and late (their
- * object's next wake passed a minute ago, or was never set). Bounded per minute.
+ * Mailboxes the minute cron should wake: in an ACTIVE campaign (sending) or a PAUSED one (its leads
+ * still reply; a suspended mailbox is still read), and late (their object's next wake passed a
+ * minute ago, or was never set). Bounded per minute.
  */
 export async function lateMailboxes(db: Database, now: number, limit: number): Promise<number[]> {
   const rows = await db
@@ -333,10 +334,7 @@ export async function lateMailboxes(db: Database, now: number, limit: number): P
     .innerJoin(campaigns, eq(campaigns.id, campaignEmailAccounts.campaignId))
     .where(
       and(
-        eq(campaigns.status, "ACTIVE"),
-        eq(emailAccounts.isSuspended, false),
-        eq(emailAccounts.isSmtpSuccess, true),
-        or(isNull(emailAccounts.isImapSuccess), eq(emailAccounts.isImapSuccess, true)),
+        inArray(campaigns.status, ["ACTIVE", "PAUSED"]),
         or(isNull(emailAccounts.engineWakeAt), lte(emailAccounts.engineWakeAt, new Date(now - 60_000))),
       ),
     )

@@ -130,13 +130,14 @@ describe("the mailbox sender", () => {
     expect(await late()).toBe(true);
     await setWake(null);
     expect(await late()).toBe(true);
+    // A paused campaign's leads still reply, and a suspended mailbox is still read.
     await callJson(`/api/v1/campaigns/${campaignId}/status`, { method: "POST", apiKey: account.apiKey, body: { status: "PAUSED" } });
-    await setWake(null);
-    expect(await late(), "no active campaign").toBe(false);
-    await callJson(`/api/v1/campaigns/${campaignId}/status`, { method: "POST", apiKey: account.apiKey, body: { status: "START" } });
     await call(`/api/v1/email-accounts/suspend/${mailboxId}`, { method: "PUT", apiKey: account.apiKey });
     await setWake(null);
-    expect(await late(), "suspended").toBe(false);
+    expect(await late(), "paused campaign, suspended mailbox").toBe(true);
+    await callJson(`/api/v1/campaigns/${campaignId}/status`, { method: "POST", apiKey: account.apiKey, body: { status: "STOPPED" } });
+    await setWake(null);
+    expect(await late(), "only a stopped campaign").toBe(false);
   });
 
   it("reports sending_status for the campaign and the mailbox", async () => {

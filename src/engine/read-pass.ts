@@ -1,0 +1,64 @@
+import { eq } from "drizzle-orm";
+import { config } from "../config";
+import { emailAccounts } from "../db/schema";
+import type { Bindings } from "../env";
+import { storedPassword } from "../mailboxes/store";
+import { loadKeyring } from "../platform/crypto";
+import { database } from "../platform/db";
+import { log } from "../platform/logging";
+import { recordInbound, type InboundOutcome } from "../replies/inbound";
+import { parseMessage, type ParsedMessage } from "../replies/parsed";
+import { fetchNewMessages, type ReaderCursor } from "./reader";
+
+/** Messages read per pass: a pass stays well inside an alarm's time, and the next one goes on. */
+export const READ_LIMIT = 100;
+/** On a first read, mail from a day before the mailbox was added is read; older mail answers nothing of ours. */
+const FIRST_READ_MARGIN_MS = 86_400_000;
+
+export interface ReadResult {
+  cursor: ReaderCursor | null;
+  more: boolean;
+  outcome: InboundOutcome | null;
+}
+
+/**
+ * One read of a mailbox's INBOX (the sender object runs it on its schedule): new messages since the
+ * cursor, parsed, and recorded as replies and bounces. A refused IMAP login marks the mailbox
+ * `is_imap_success: false` with the server's words (the engine stops using it until a check passes).
+ */
+export async function runReaderPass(env: Bindings, mailboxId: number, now: number, cursor: ReaderCursor | null, limit = READ_LIMIT): Promise<ReadResult> {
+  const db = database(env.DB);
+  const mailbox = await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId)).get();
+  if (!mailbox || mailbox.isImapSuccess === false) return { cursor, more: false, outcome: null };
+  const keyring = await loadKeyring(config(env).secretsKey);
+  const password = (await storedPassword(keyring, mailbox, "imap")) ?? (await storedPassword(keyring, mailbox, "smtp"));
+  if (password === null) return { cursor, more: false, outcome: null };
+  const settings = {
+    host: mailbox.imapHost,
+    port: mailbox.imapPort,
+    security: mailbox.imapPortType === "SSL" ? ("tls" as const) : ("starttls" as const),
+    username: mailbox.imapUsername ?? mailbox.username,
+    password,
+  };
+  const fetched = await fetchNewMessages(settings, cursor, mailbox.createdAt.getTime() - FIRST_READ_MARGIN_MS, limit);
+  if (!fetched.ok) {
+    log("warn", "mailbox read failed", { mailbox_id: mailboxId, kind: fetched.failure.kind });
+    if (fetched.failure.kind === "auth_failed") {
+      await db
+        .update(emailAccounts)
+        .set({ isImapSuccess: false, imapFailureError: fetched.failure.text, checkedAt: new Date(now) })
+        .where(eq(emailAccounts.id, mailboxId));
+    }
+    return { cursor, more: false, outcome: null };
+  }
+  const parsed: ParsedMessage[] = [];
+  for (const message of fetched.batch.messages) {
+    try {
+      parsed.push(await parseMessage(message.raw));
+    } catch (error) {
+      log("warn", "unreadable message skipped", { mailbox_id: mailboxId, uid: message.uid, error: String(error) });
+    }
+  }
+  const outcome = await recordInbound(env, { id: mailbox.id, accountId: mailbox.accountId, fromEmail: mailbox.fromEmail }, parsed, now);
+  return { cursor: fetched.batch.cursor, more: fetched.batch.more, outcome };
+}

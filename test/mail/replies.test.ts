@@ -1,0 +1,202 @@
+import { env } from "cloudflare:test";
+import { describe, expect, inject, it, vi } from "vitest";
+import { imapString } from "../../src/engine/imap-protocol";
+import { withImapSession } from "../../src/engine/imap";
+import { sendMail } from "../../src/engine/smtp";
+import { senderStub } from "../../src/engine/wake";
+import type { Bindings } from "../../src/env";
+import { callJson, provisionAccount } from "../helpers";
+import { createWebhook } from "../webhooks/fixtures";
+import { checked, saveLabMailbox } from "./lab-mailboxes";
+
+const lab = inject("mailLab");
+const bindings = env as unknown as Bindings;
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+const account = (local: string) => lab.mailboxes.find((m) => m.email === `${local}@lab.salvo.test`)!;
+const sender = account("sender3");
+const [replier, vacationer, bouncer] = [account("lead3"), account("lead4"), account("lead5")];
+
+interface Sent {
+  to_email: string;
+  message_id: string;
+  subject: string;
+  campaign_lead_id: number;
+}
+
+/** Puts a raw message straight into a lab INBOX (a delivery report cannot be made to happen in the lab). */
+async function append(user: { email: string; password: string }, raw: string) {
+  const result = await withImapSession(
+    { host: lab.imap_tls.host, port: lab.imap_tls.port, security: "tls", username: user.email, password: user.password },
+    { allowPlain: false },
+    async (session) => {
+      await session.login();
+      await session.command(["APPEND", imapString("INBOX"), { literal: new TextEncoder().encode(raw) }]);
+      await session.logout();
+    },
+  );
+  expect(result.ok, JSON.stringify(result)).toBe(true);
+}
+
+function dsn(original: Sent): string {
+  const boundary = "dsn-boundary";
+  return [
+    "From: Mail Delivery System <MAILER-DAEMON@mx.lab.salvo.test>",
+    `To: ${sender.email}`,
+    "Subject: Undelivered Mail Returned to Sender",
+    "Date: " + new Date().toUTCString(),
+    "Message-ID: <dsn-" + crypto.randomUUID() + "@mx.lab.salvo.test>",
+    "Auto-Submitted: auto-replied",
+    "MIME-Version: 1.0",
+    `Content-Type: multipart/report; report-type=delivery-status; boundary="${boundary}"`,
+    "",
+    `--${boundary}`,
+    "Content-Type: text/plain",
+    "",
+    "I'm sorry to have to inform you that your message could not be delivered.",
+    "",
+    `--${boundary}`,
+    "Content-Type: message/delivery-status",
+    "",
+    "Reporting-MTA: dns; mx.lab.salvo.test",
+    "",
+    `Final-Recipient: rfc822; ${original.to_email}`,
+    "Action: failed",
+    "Status: 5.1.1",
+    "Diagnostic-Code: smtp; 550 5.1.1 <" + original.to_email + ">: Recipient address rejected: User unknown",
+    "",
+    `--${boundary}`,
+    "Content-Type: text/rfc822-headers",
+    "",
+    `From: ${sender.email}`,
+    `To: ${original.to_email}`,
+    `Subject: ${original.subject}`,
+    `Message-ID: ${original.message_id}`,
+    "",
+    `--${boundary}--`,
+    "",
+  ].join("\r\n");
+}
+
+describe("the engine reads replies back from the lab", () => {
+  it("records a reply (inbox, stop, webhook, analytics), an out-of-office answer and a bounce, each once", async () => {
+    const owner = await provisionAccount();
+    const apiKey = owner.apiKey;
+    const mailboxId = await saveLabMailbox(apiKey, sender.email, sender.password, { time_to_wait_in_mins: 0 });
+    expect(await checked(apiKey, mailboxId)).toMatchObject({ is_smtp_success: true, is_imap_success: true });
+    const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
+
+    const { body: created } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey, body: { name: "Replies" } });
+    const campaignId = created.id;
+    await callJson(`/api/v1/campaigns/${campaignId}/sequences`, {
+      method: "POST",
+      apiKey,
+      body: {
+        sequences: [
+          { seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Question for {{first_name}}", email_body: "<p>Hi {{first_name}}, a question.</p>" },
+          { seq_number: 2, seq_delay_details: { delay_in_days: 1 }, subject: "", email_body: "<p>Following up.</p>" },
+        ],
+      },
+    });
+    await callJson(`/api/v1/campaigns/${campaignId}/schedule`, {
+      method: "POST",
+      apiKey,
+      body: { timezone: "UTC", days_of_the_week: [0, 1, 2, 3, 4, 5, 6], start_hour: "00:00", end_hour: "23:59", min_time_btw_emails: 1, schedule_start_time: new Date(t0).toISOString() },
+    });
+    await callJson(`/api/v1/campaigns/${campaignId}/settings`, {
+      method: "POST",
+      apiKey,
+      body: { out_of_office_detection_settings: { ignoreOOOasReply: true, autoCategorizeOOO: true } },
+    });
+    await callJson(`/api/v1/campaigns/${campaignId}/leads`, {
+      method: "POST",
+      apiKey,
+      body: { lead_list: [replier, vacationer, bouncer].map((lead, i) => ({ email: lead.email, first_name: ["Rita", "Vic", "Bo"][i] })) },
+    });
+    await callJson(`/api/v1/campaigns/${campaignId}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: [mailboxId] } });
+    const hook = await createWebhook(apiKey, campaignId, { event_types: ["EMAIL_REPLY", "EMAIL_BOUNCE"] });
+    await callJson(`/api/v1/campaigns/${campaignId}/status`, { method: "POST", apiKey, body: { status: "START" } });
+
+    const stub = senderStub(bindings, mailboxId);
+    for (let minute = 0; minute < 3; minute += 1) expect((await stub.runPass(t0 + minute * MINUTE, { read: false })).sent).toBe(1);
+    const sent = (
+      await env.DB.prepare("SELECT to_email, message_id, subject, campaign_lead_id FROM messages WHERE campaign_id = ?").bind(campaignId).all<Sent>()
+    ).results;
+    const to = (lead: { email: string }) => sent.find((m) => m.to_email === lead.email)!;
+
+    // A lead answers from its own mailbox, through the lab's SMTP, quoting our email.
+    const reply = await sendMail(
+      { host: lab.smtp.host, port: lab.smtp.port, security: "starttls", username: replier.email, password: replier.password },
+      {
+        from: replier.email,
+        to: sender.email,
+        subject: `Re: ${to(replier).subject}`,
+        text: `Yes, let's talk on Monday.\n\nOn Mon, 3 Mar 2031 at 09:00, Sam <${sender.email}> wrote:\n> Hi Rita, a question.`,
+        headers: { "In-Reply-To": to(replier).message_id, References: to(replier).message_id },
+      },
+      { allowPlain: false },
+    );
+    expect(reply.ok).toBe(true);
+    await append(
+      sender,
+      [
+        `From: ${vacationer.email}`,
+        `To: ${sender.email}`,
+        `Subject: Automatic reply: ${to(vacationer).subject}`,
+        "Auto-Submitted: auto-replied",
+        `In-Reply-To: ${to(vacationer).message_id}`,
+        `Message-ID: <ooo-${crypto.randomUUID()}@lab.salvo.test>`,
+        `Date: ${new Date().toUTCString()}`,
+        "",
+        "I am out of the office until Monday with limited access to email.",
+        "",
+      ].join("\r\n"),
+    );
+    await append(sender, dsn(to(bouncer)));
+
+    const eventsOf = async () =>
+      (
+        await env.DB.prepare("SELECT e.type, e.body, e.is_ooo, e.ignored, e.campaign_lead_id AS record FROM events e WHERE e.campaign_id = ? AND e.type IN ('REPLY', 'BOUNCE')")
+          .bind(campaignId)
+          .all<{ type: string; body: string; is_ooo: number; ignored: number; record: number }>()
+      ).results;
+    await vi.waitFor(
+      async () => {
+        await stub.runRead(Date.now(), mailboxId);
+        expect(await eventsOf()).toHaveLength(3);
+      },
+      { timeout: 20_000, interval: 500 },
+    );
+    const events = await eventsOf();
+    expect(events.find((e) => e.record === to(replier).campaign_lead_id)).toMatchObject({ type: "REPLY", body: "Yes, let's talk on Monday.", is_ooo: 0, ignored: 0 });
+    expect(events.find((e) => e.record === to(vacationer).campaign_lead_id)).toMatchObject({ type: "REPLY", is_ooo: 1, ignored: 1 });
+    expect(events.find((e) => e.record === to(bouncer).campaign_lead_id)).toMatchObject({ type: "BOUNCE" });
+
+    // Read again: nothing new is recorded.
+    expect((await stub.runRead(Date.now(), mailboxId)).outcome).toMatchObject({ replies: 0, bounces: 0 });
+    expect(await eventsOf()).toHaveLength(3);
+
+    const states = (
+      await env.DB.prepare("SELECT id, state, category_id, due_at FROM campaign_leads WHERE campaign_id = ?").bind(campaignId).all<{ id: number; state: string; category_id: number | null; due_at: number | null }>()
+    ).results;
+    const stateOf = (lead: { email: string }) => states.find((s) => s.id === to(lead).campaign_lead_id)!;
+    expect(stateOf(replier)).toMatchObject({ state: "COMPLETED", due_at: null });
+    expect(stateOf(vacationer)).toMatchObject({ state: "INPROGRESS", category_id: 6 });
+    expect(stateOf(bouncer)).toMatchObject({ state: "BLOCKED", due_at: null });
+
+    // A day later only the out-of-office lead (ignored answer) gets the follow-up.
+    await stub.runPass(t0 + DAY + 5 * MINUTE, { read: false });
+    expect((await stub.runPass(t0 + DAY + 10 * MINUTE, { read: false })).sent).toBe(0);
+    const followUps = (await env.DB.prepare("SELECT to_email FROM messages WHERE campaign_id = ? AND step = 2").bind(campaignId).all<{ to_email: string }>()).results;
+    expect(followUps.map((m) => m.to_email)).toEqual([vacationer.email]);
+
+    const { body: inbox } = await callJson<{ messages: { lead: { email: string } }[] }>("/api/v1/master-inbox/inbox-replies", { method: "POST", apiKey, body: {} });
+    expect(inbox.messages.map((m) => m.lead.email)).toContain(replier.email);
+    const day = new Date().toISOString().slice(0, 10);
+    const { body: stats } = await callJson<Record<string, string>>(`/api/v1/campaigns/${campaignId}/analytics-by-date?start_date=${day}&end_date=${new Date(t0 + DAY).toISOString().slice(0, 10)}`, { apiKey });
+    expect(stats).toMatchObject({ reply_count: "1", bounce_count: "1" });
+    const kinds = (await env.DB.prepare("SELECT event_type, count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? GROUP BY event_type").bind(hook.id).all<{ event_type: string; n: number }>()).results;
+    expect(Object.fromEntries(kinds.map((k) => [k.event_type, k.n]))).toMatchObject({ EMAIL_BOUNCE: 1 });
+    expect(kinds.find((k) => k.event_type === "EMAIL_REPLY")?.n).toBeGreaterThanOrEqual(1);
+  });
+});
