@@ -38,7 +38,7 @@ interface Document {
   components: { schemas: Record<string, Schema> };
 }
 
-type Kind = "campaign" | "tag" | "mailbox" | "lead" | "stat" | "webhook" | "folder" | "spamTest" | "savedSearch" | "client" | "clientKey" | "accountKey";
+type Kind = "campaign" | "tag" | "mailbox" | "lead" | "person" | "stat" | "webhook" | "folder" | "spamTest" | "savedSearch" | "client" | "clientKey" | "accountKey";
 type Objects = Record<Kind, number>;
 
 const MISSING = 999_999_999;
@@ -48,6 +48,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
   campaign_id: "campaign",
   campaignId: "campaign",
   email_lead_map_id: "lead",
+  lead_id: "person",
   stats_id: "stat",
   webhook_id: "webhook",
   folder_id: "folder",
@@ -391,7 +392,9 @@ async function seed(apiKey: string, extra: { client: number; clientKey: number; 
     }),
     "mailbox",
   );
-  return { campaign, tag: tags.tags[0]!.id, mailbox: mailbox.id, lead, stat, webhook: webhook.data.id, folder: folder.id, spamTest: Number(spamTest.id), savedSearch: search.data.id, ...extra };
+  // The person (leads row) behind the record, for the routes that name a lead rather than a record.
+  const person = (await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(lead).first<{ lead_id: number }>())!.lead_id;
+  return { campaign, tag: tags.tags[0]!.id, mailbox: mailbox.id, lead, person, stat, webhook: webhook.data.id, folder: folder.id, spamTest: Number(spamTest.id), savedSearch: search.data.id, ...extra };
 }
 
 async function mintAccountKey(accountId: number) {

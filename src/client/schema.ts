@@ -3263,6 +3263,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/{campaign_id}/leads/{lead_id}/message-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A lead's thread in a campaign: every email sent and every reply, oldest first */
+        get: {
+            parameters: {
+                query?: {
+                    event_time_gt?: string;
+                    show_plain_text_response?: "0" | "1" | "true" | "false";
+                };
+                header?: never;
+                path: {
+                    campaign_id: number;
+                    lead_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The thread (CONTRACT section 12) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MessageHistory"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhook/{id}": {
         parameters: {
             query?: never;
@@ -7774,6 +7852,37 @@ export interface components {
             due_date: string | null;
             description: string | null;
             created_at: string;
+        };
+        MessageHistory: {
+            history: components["schemas"]["HistoryMessage"][];
+            from: string | null;
+            to: string;
+        };
+        HistoryMessage: {
+            stats_id: string;
+            message_id: string | null;
+            /** @enum {string} */
+            type: "SENT" | "REPLY";
+            time: string;
+            from: string | null;
+            to: string | null;
+            cc: string | null;
+            bcc: string | null;
+            subject: string | null;
+            email_body: string | null;
+            email_seq_number: string;
+            open_count?: number;
+            click_count?: number;
+            click_details?: {
+                [key: string]: boolean;
+            };
+            attachments: {
+                file_name: string;
+                file_url: string;
+                file_type: string;
+                file_size: number;
+            }[];
+            ignored: boolean;
         };
         Webhook: {
             id: number;

@@ -1,7 +1,8 @@
 import { createRouter } from "../platform/openapi";
 import { actionRoutes } from "./action-routes";
+import { historyRoutes } from "./history-routes";
 import { listingRoutes } from "./listing-routes";
 import { taskRoutes } from "./task-routes";
 
-/** The master inbox: listings, the actions that move conversations between them, and tasks. */
-export const inboxRoutes = createRouter().route("/", listingRoutes).route("/", actionRoutes).route("/", taskRoutes);
+/** The master inbox: listings, the actions that move conversations between them, tasks, and a lead's thread. */
+export const inboxRoutes = createRouter().route("/", listingRoutes).route("/", actionRoutes).route("/", taskRoutes).route("/", historyRoutes);

@@ -195,3 +195,46 @@ export function insertTask(db: Database, task: Omit<typeof tasks.$inferInsert, "
 export function tasksOf(db: Database, recordId: number) {
   return db.select().from(tasks).where(eq(tasks.campaignLeadId, recordId)).orderBy(asc(tasks.id));
 }
+
+/** A lead's record in a campaign (by lead id), with its address and the mailbox it is pinned to. */
+export async function recordOfLead(d1: D1Database, campaignId: number, leadId: number) {
+  return statement(
+    d1,
+    sql`SELECT cl.id, l.email AS lead_email, ea.from_email AS mailbox_email
+        FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id LEFT JOIN email_accounts ea ON ea.id = cl.email_account_id
+        WHERE cl.campaign_id = ${campaignId} AND cl.lead_id = ${leadId}`,
+  ).first<{ id: number; lead_email: string; mailbox_email: string | null }>();
+}
+
+export interface HistoryRow {
+  id: number;
+  type: "SENT" | "REPLY";
+  message_id: string | null;
+  from_email: string | null;
+  to_email: string | null;
+  subject: string | null;
+  body: string | null;
+  occurred_at: number;
+  sequence_number: number;
+  ignored: number;
+}
+
+/**
+ * A record's thread after `after` (oldest first) with, per step, its opens and clicks and the
+ * links clicked: one read of `events_record_time_idx`.
+ */
+export async function threadOf(d1: D1Database, recordId: number, after: number) {
+  const rows = await statement(
+    d1,
+    sql`SELECT id, type, message_id, from_email, to_email, subject, body, occurred_at, sequence_number, ignored, link_url
+        FROM events WHERE campaign_lead_id = ${recordId} AND occurred_at > ${after} ORDER BY occurred_at, id`,
+  ).all<HistoryRow & { link_url: string | null }>();
+  const opens = new Map<number, number>();
+  const clicks = new Map<number, string[]>();
+  for (const row of rows.results) {
+    if ((row.type as string) === "OPEN") opens.set(row.sequence_number, (opens.get(row.sequence_number) ?? 0) + 1);
+    if ((row.type as string) === "CLICK") clicks.set(row.sequence_number, [...(clicks.get(row.sequence_number) ?? []), row.link_url ?? ""]);
+  }
+  const messages = rows.results.filter((row) => row.type === "SENT" || row.type === "REPLY");
+  return { messages, opens, clicks };
+}

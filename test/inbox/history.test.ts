@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { callJson, env, provisionAccount } from "../helpers";
+import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
+
+async function leadIdOf(recordId: number): Promise<number> {
+  return (await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(recordId).first<{ lead_id: number }>())!.lead_id;
+}
+
+describe("a lead's message history", () => {
+  it("lists the thread oldest first with each email's opens and clicks, in the contract's shape", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const map = await addLeads(account.apiKey, campaign, ["ann@hist.example", "other@hist.example"]);
+    await ingestOk(account.apiKey, campaign, [
+      { type: "SENT", lead_email: "ann@hist.example", occurred_at: "2026-03-01T10:00:00Z", sequence_number: 1, subject: "Hi", body: "<p>Hello <b>Ann</b></p>", from_email: "me@acme.example", to_email: "ann@hist.example", message_id: "<1@acme>" },
+      { type: "OPEN", lead_email: "ann@hist.example", occurred_at: "2026-03-01T11:00:00Z", sequence_number: 1 },
+      { type: "OPEN", lead_email: "ann@hist.example", occurred_at: "2026-03-01T12:00:00Z", sequence_number: 1 },
+      { type: "CLICK", lead_email: "ann@hist.example", occurred_at: "2026-03-01T12:05:00Z", sequence_number: 1, link_url: "https://acme.example/offer" },
+      { type: "REPLY", lead_email: "ann@hist.example", occurred_at: "2026-03-02T09:00:00Z", sequence_number: 1, body: "Sounds good", from_email: "ann@hist.example", message_id: "<r@ann>" },
+      { type: "SENT", lead_email: "other@hist.example", occurred_at: "2026-03-01T10:00:00Z" },
+    ]);
+    const lead = await leadIdOf(map["ann@hist.example"]!);
+    const { status, body } = await callJson<{ history: Record<string, unknown>[]; from: string | null; to: string }>(
+      `/api/v1/campaigns/${campaign}/leads/${lead}/message-history?show_plain_text_response=true`,
+      { apiKey: account.apiKey },
+    );
+    expect(status).toBe(200);
+    expect(body.to).toBe("ann@hist.example");
+    expect(body.from).toBe("me@acme.example");
+    expect(body.history).toEqual([
+      expect.objectContaining({ type: "SENT", message_id: "<1@acme>", email_body: "Hello Ann", email_seq_number: "1", open_count: 2, click_count: 1, click_details: { "https://acme.example/offer": true }, ignored: false }),
+      expect.objectContaining({ type: "REPLY", message_id: "<r@ann>", email_body: "Sounds good", time: "2026-03-02T09:00:00.000Z" }),
+    ]);
+    expect(body.history[1]).not.toHaveProperty("open_count");
+
+    const later = await callJson<{ history: unknown[] }>(`/api/v1/campaigns/${campaign}/leads/${lead}/message-history?event_time_gt=2026-03-01T13:00:00Z`, { apiKey: account.apiKey });
+    expect(later.body.history).toHaveLength(1);
+  });
+
+  it("answers 404 for a lead not in the campaign and for another account's campaign", async () => {
+    const account = await provisionAccount();
+    const stranger = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const other = await createCampaign(account.apiKey);
+    const map = await addLeads(account.apiKey, other, ["x@hist.example"]);
+    const lead = await leadIdOf(map["x@hist.example"]!);
+    expect((await callJson(`/api/v1/campaigns/${campaign}/leads/${lead}/message-history`, { apiKey: account.apiKey })).body).toEqual({ error: "Lead not found in campaign" });
+    expect((await callJson(`/api/v1/campaigns/${other}/leads/${lead}/message-history`, { apiKey: stranger.apiKey })).status).toBe(404);
+  });
+});
