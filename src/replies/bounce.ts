@@ -81,6 +81,10 @@ const DELAY = new RegExp(
     "still (trying|being retried)",
     "delivery (to the following recipients? )?(has been|is) delayed",
     "warning: message .* delayed",
+    "(message|mail) is delayed",
+    "only a temporary failure report",
+    "(do not|don't) need to re-?send",
+    "could not send (mail|message) for (the )?past",
   ].join("|"),
   "i",
 );
@@ -103,6 +107,8 @@ const SOFT_PHRASE = new RegExp(
     "deferred",
     "too many (connections|messages)",
     "rate limit",
+    "timed out",
+    "connection refused",
   ].join("|"),
   "i",
 );
@@ -147,12 +153,13 @@ export function classifyBounce(message: ParsedMessage): Bounce | null {
 
 /** undefined: the report named no recipient, so the notice text has to be read instead. */
 function fromDeliveryStatus(message: ParsedMessage, report: string): Bounce | null | undefined {
-  const [, ...recipients] = deliveryStatusGroups(report);
+  const recipients = recipientGroups(report);
   if (recipients.length === 0) return undefined;
   const failed = recipients.find((fields) => {
     const action = fields.get("action")?.toLowerCase().trim();
     // A report without an Action (seen in the wild) is read from its status.
-    return action ? action === "failed" : /^5/.test(fields.get("status") ?? "");
+    // "expired" (not in RFC 3464, seen in the wild) is a message given up on, like "failed".
+    return action ? action === "failed" || action === "expired" : /^5/.test(fields.get("status") ?? "");
   });
   if (!failed) return null;
   const status = failed.get("status")?.match(STATUS_CODE)?.[0] ?? null;
@@ -171,14 +178,16 @@ function fromDeliveryStatus(message: ParsedMessage, report: string): Bounce | nu
   };
 }
 
-/** The per-message group and the per-recipient groups of a delivery-status report (RFC 3464). */
-function deliveryStatusGroups(report: string): Fields[] {
+/**
+ * The per-recipient groups of a delivery-status report (RFC 3464). Some MTAs leave out the
+ * per-message group, so a group is told by its recipient fields, not by its place.
+ */
+function recipientGroups(report: string): Fields[] {
   return report
     .replace(/\r\n/g, "\n")
     .split(/\n[ \t]*\n/)
     .map((group) => new Map(parseHeaderBlock(group.trim()).map((h) => [h.key, h.value])))
-    .filter((fields) => fields.size > 0)
-    .filter((fields, index) => index === 0 || fields.has("final-recipient") || fields.has("original-recipient"));
+    .filter((fields) => fields.has("final-recipient") || fields.has("original-recipient"));
 }
 
 function reportAddress(value: string | undefined): string | null {
@@ -212,7 +221,9 @@ function fromNotice(message: ParsedMessage): Bounce | null {
 
 function isDaemon(message: ParsedMessage): boolean {
   const local = message.from?.split("@")[0] ?? "";
-  if (DAEMON_LOCAL_PART.test(local) || DAEMON_NAME.test(message.fromName ?? "")) return true;
+  // The display name from the header itself: parseMessage drops it when the address is empty ("MAILER-DAEMON <>").
+  const name = (header(message, "from") ?? "").replace(/<[^<>]*>/g, "").replace(/"/g, "").trim();
+  if (DAEMON_LOCAL_PART.test(local) || DAEMON_LOCAL_PART.test(name) || DAEMON_NAME.test(name)) return true;
   // A bounce is sent with an empty envelope sender (RFC 5321 section 4.5.5).
   return /^\s*<>\s*$/.test(header(message, "return-path") ?? "");
 }

@@ -21,6 +21,7 @@ const EXPECTED: Record<string, Expected> = {
   "handwritten-gmail-address-not-found.eml": { kind: "hard", recipient: "no.such.person@gmail.com", originalMessageId: "<8f1c2d3e-0001-4a5b-9c8d-salvo@sender.example.com>" },
   "handwritten-human-forward-of-bounce.eml": null,
   "handwritten-human-reply-quoting-undeliverable.eml": null,
+  "sisimai-dragonfly-01.eml": { kind: "hard", recipient: "pseudo-local-part@google.example.com", originalMessageId: "<66681288.e06d1.3824794@df.example.jp>" },
   "sisimai-exchange2003-04.eml": { kind: "hard", recipient: "kijitora@example.com", originalMessageId: null },
   "sisimai-exchange2003-05.eml": { kind: "hard", recipient: "kijitora@example.com", originalMessageId: "<0000000000000000000000000000000@example.com>" },
   "sisimai-exchange2007-01.eml": { kind: "hard", recipient: "mikeneko@example.co.jp", originalMessageId: null },
@@ -40,9 +41,11 @@ const EXPECTED: Record<string, Expected> = {
   "sisimai-gmail-16.eml": { kind: "soft", recipient: "mailboxfull@bouncehammer.jp", originalMessageId: "<CAByYQsGrtAMtMPpgjc+VGGj=QWruPrLuUsee_4=ahWTY2KCBcg@mail.google.example.com>" },
   "sisimai-gmail-18.eml": { kind: "hard", recipient: "kijitora@example.or.jp", originalMessageId: "<FFFFFFFF-2222-0000-0000-EEEEEEEE0000@gmail.com>" },
   "sisimai-gmail-19.eml": { kind: "soft", recipient: "neko-nyaan@google.example.com", originalMessageId: "<20170429233445.9C8036C2E7D8@mail.example.com>" },
+  "sisimai-mcafee-01.eml": { kind: "hard", recipient: "kijitora@example.co.jp", originalMessageId: "<000000000000000000000.shironeko@example.jp>" },
   "sisimai-office365-02.eml": { kind: "hard", recipient: "kijitora@example.onmicrosoft.com", originalMessageId: "<c302b7e8-9b97-40ef-90eb-313cc6c25133@NYAAAAN.example.org>" },
   "sisimai-office365-04.eml": { kind: "hard", recipient: "otsu-sakaba-hunter-neko-nyaaaaaaan@ezweb.ne.jp", originalMessageId: "<SLXP216MB0381A8F03A83505296890D11A9950@SLXP216MB0381.KORP216.PROD.OUTLOOK.COM>" },
   "sisimai-office365-12.eml": { kind: "soft", recipient: "kijitora@cr.neko.nyaan.jp", originalMessageId: "<SLXP216MB03814587D983866DA15F34A9A9250@SLXP216MB0381.KORP216.PROD.OUTLOOK.COM>" },
+  "sisimai-opensmtpd-04.eml": null,
   "sisimai-outlook-02.eml": { kind: "hard", recipient: "kijitora@example.jp", originalMessageId: "<BLU436-SMTP6688F46CFBFB4294F252B1BA770@phx.gbl>" },
   "sisimai-outlook-06.eml": null,
   "sisimai-outlook-07.eml": { kind: "soft", recipient: "kijitora@example.com", originalMessageId: "<BAY182-W4180385B0DABF89EB94B34A9300@phx.gbl>" },
@@ -73,11 +76,13 @@ const EXPECTED: Record<string, Expected> = {
   "sisimai-rfc3464-55.eml": null,
   "sisimai-rfc3464-57.eml": { kind: "hard", recipient: "otsu-sakaba-hunter-neko-nyaaaaaaan@ezweb.ne.jp", originalMessageId: "<CAByYQsGNYchW5-rGA6r51tLL-hiL6V-y_KsgPd4LNDvjPWuQww@mail.gmail.com>" },
   "sisimai-rfc3464-63.eml": { kind: "hard", recipient: "libsisimai-2@googlegroups.com", originalMessageId: "<144493c0-8548-4b2b-987f-ae719df82545@Spark>" },
+  "sisimai-sendgrid-03.eml": { kind: "soft", recipient: "kijitora@example.org", originalMessageId: "<1373048289.4959893235684211@mf36.sendgrid.net>" },
   "sisimai-sendmail-01.eml": { kind: "hard", recipient: "userunknown@bouncehammer.jp", originalMessageId: "<E1C50F1B-1C83-4820-BC36-AC6FBFBE8568@example.org>" },
   "sisimai-sendmail-05.eml": { kind: "hard", recipient: "kijitora@example.org", originalMessageId: "<000000B2-9997-8888-8999-000000000356@example.co.jp>" },
   "sisimai-sendmail-07.eml": { kind: "hard", recipient: "kijitora@example.org", originalMessageId: "<FB1BB909-76BD-490F-8A86-98F3B89D92BF@example.ne.jp>" },
   "sisimai-sendmail-08.eml": { kind: "soft", recipient: "neko@example.org", originalMessageId: "<0000000000000000000000000000@example.co.jp>" },
   "sisimai-sendmail-09.eml": { kind: "hard", recipient: "kijitora@example.co.jp", originalMessageId: "<000000000000yyyy.999909@example.jp>" },
+  "sisimai-surfcontrol-01.eml": { kind: "hard", recipient: "kijitora@example.com", originalMessageId: "<20100429233445.00000000000@mx4.example.co.jp>" },
   "sisimai-yahoo-01.eml": { kind: "hard", recipient: "kijitora@example.org", originalMessageId: "<6AE6249A-E7A8-4980-862C-F499F6B8E7C5@y.example.co.jp>" },
   "sisimai-yahoo-02.eml": { kind: "soft", recipient: "kijitora@example.ed.jp", originalMessageId: "<3C1693EF-7886-4E59-BBF9-D3DF3B74820F@y.example.co.jp>" },
   "sisimai-yahoo-03.eml": { kind: "hard", recipient: "kijitora@example.jp", originalMessageId: "<4480863.3669135.1417873350756.JavaMail.yahoo@jws10091.mail.ne1.yahoo.com>" },
@@ -150,5 +155,22 @@ describe("parseMessage and a returned message inside a bounce without a delivery
     const parsed = await parseMessage(bounces["../fixtures/replies/bounces/sisimai-postfix-04.eml"] ?? "");
     expect(parsed.parts.map((p) => p.mimeType)).toEqual(["message/delivery-status", "message/rfc822"]);
     expect(parsed.enclosedMessages[0]!.headers.find((h) => h.key === "message-id")?.value).toBe("<A8F82EDD-E518-4F5C-8C70-BC4EFF24AB9F@example.ne.jp>");
+  });
+});
+
+describe("classifyBounce on a notice the corpus does not cover", () => {
+  it("takes a sender named MAILER-DAEMON with an empty address for a mail delivery agent", async () => {
+    const raw = [
+      "From: MAILER-DAEMON <>",
+      "To: ann@sender.example.com",
+      "Subject: Mail delivery failed",
+      "Message-ID: <notice-1@mta.example.net>",
+      "",
+      "<lead@example.org>: 550 5.1.1 mailbox unavailable",
+      "",
+      "Message-ID: <campaign-1@sender.example.com>",
+      "",
+    ].join("\r\n");
+    expect(classifyBounce(await parseMessage(raw))).toMatchObject({ kind: "hard", recipient: "lead@example.org", status: "5.1.1" });
   });
 });
