@@ -17,7 +17,7 @@ type Fields = Map<string, string>;
 const REPORT_TYPES = new Set(["message/delivery-status", "message/global-delivery-status"]);
 const RETURNED_HEADER_TYPES = new Set(["text/rfc822-headers", "message/global-headers", "message/global"]);
 
-const DAEMON_LOCAL_PART = /^(mailer-daemon|mailer_daemon|mailerdaemon|mail-daemon|postmaster|mdaemon|mail\.daemon)$/i;
+const DAEMON_LOCAL_PART = /^(mailer-daemon|mailer_daemon|mailerdaemon|mail-daemon|postmaster|mdaemon)$/i;
 const DAEMON_NAME = /^mail(er)? delivery (system|subsystem|service)$|^mail ?administrator$|^system administrator$/i;
 
 const BOUNCE_SUBJECT = new RegExp(
