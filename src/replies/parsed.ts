@@ -23,17 +23,45 @@ export interface ParsedMessage {
   html: string | null;
   /** Non-body parts: their MIME type, file name and content as text. */
   parts: { mimeType: string; filename: string | null; content: string }[];
+  /**
+   * The headers of every message/rfc822 part (a forwarded message, a bounce's returned message), in
+   * order. postal-mime renders such a part into the body when it is inline and the message has no
+   * delivery report, keeping only its From, Subject, Date and To, so a returned Message-ID would be lost.
+   */
+  enclosedMessages: { headers: { key: string; value: string }[] }[];
 }
 
 const MESSAGE_ID = /<[^<>\s]+>/g;
+/** The parts that make postal-mime keep message/rfc822 parts whole (see its hasReportParts). */
+const REPORT_TYPES = new Set(["message/delivery-status", "message/feedback-report"]);
 
 function address(value: Address | undefined): { email: string | null; name: string | null } {
   if (!value || !("address" in value) || !value.address) return { email: null, name: null };
   return { email: value.address.toLowerCase(), name: value.name || null };
 }
 
+function partText(content: ArrayBuffer | Uint8Array | string): string {
+  return typeof content === "string" ? content : new TextDecoder().decode(content);
+}
+
+/** A header block (up to the first empty line) as lower-cased names and unfolded values. */
+export function parseHeaderBlock(text: string): { key: string; value: string }[] {
+  const end = text.search(/\r?\n\r?\n/);
+  const block = (end < 0 ? text : text.slice(0, end)).replace(/\r?\n[ \t]+/g, " ");
+  return block.split(/\r?\n/).flatMap((line) => {
+    const colon = line.indexOf(":");
+    if (colon <= 0 || /\s/.test(line.slice(0, colon))) return [];
+    return [{ key: line.slice(0, colon).toLowerCase(), value: line.slice(colon + 1).trim() }];
+  });
+}
+
 export async function parseMessage(raw: string | ArrayBuffer | Uint8Array): Promise<ParsedMessage> {
-  const email = await PostalMime.parse(raw, { attachmentEncoding: "utf8" });
+  // Most messages have no message/rfc822 part, and for them keeping such parts whole changes nothing,
+  // so the plain parse runs a second time only when there is one to render into the body.
+  const whole = await PostalMime.parse(raw, { attachmentEncoding: "utf8", forceRfc822Attachments: true });
+  const enclosed = whole.attachments.filter((a) => a.mimeType === "message/rfc822");
+  const rendered = enclosed.length > 0 && !whole.attachments.some((a) => REPORT_TYPES.has(a.mimeType));
+  const email = rendered ? await PostalMime.parse(raw, { attachmentEncoding: "utf8" }) : whole;
   const from = address(email.from);
   const date = email.date ? Date.parse(email.date) : NaN;
   return {
@@ -51,8 +79,9 @@ export async function parseMessage(raw: string | ArrayBuffer | Uint8Array): Prom
     parts: email.attachments.map((a) => ({
       mimeType: a.mimeType,
       filename: a.filename,
-      content: typeof a.content === "string" ? a.content : new TextDecoder().decode(a.content),
+      content: partText(a.content),
     })),
+    enclosedMessages: enclosed.map((a) => ({ headers: parseHeaderBlock(partText(a.content)) })),
   };
 }
 
