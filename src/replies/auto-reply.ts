@@ -22,9 +22,21 @@ export interface AutoReplyVerdict {
 const AUTO_SUBJECT =
   /^\s*(?:auto(?:matic|matische|matisch|matique|mática|matica|mático|matico)?[\s_-]*(?:reply|response|respon[sd]e?|antwort|antwoord|answer|reposta|resposta|respuesta|risposta|réponse|reponse)|auto(?:reply|response|responder|risposta|antwort)|autorespons|réponse automatique|reponse automatique|automatische antwort|respuesta automática|respuesta automatica|risposta automatica|automatisch antwoord|resposta automática|resposta automatica|odpowiedź automatyczna|auto)\s*:/iu;
 
-// Subjects that are themselves out-of-office notices (first words, before a colon or alone).
-const OOO_SUBJECT =
-  /^\s*(?:\[?(?:out of (?:the )?office|ooo|away from (?:the )?office|on vacation|on holiday|on leave|vacation reply|vacation response|abwesenheitsnotiz|abwesenheitsmeldung|abwesenheit|abwesend|nicht im büro|außer haus|ausser haus|urlaubsbedingt abwesend|absence du bureau|absent du bureau|absent(?:e)? jusqu|en congés?|fuera de (?:la )?oficina|ausencia|ausente|fuori ufficio|fuori sede|assente|afwezig(?:heid)?|niet op kantoor|buiten kantoor|fora do escritório|fora do escritorio|ausência|ausencia|de férias)\]?)\b.{0,80}?(?::|$|\s-\s)/iu;
+// Subjects that are themselves out-of-office notices: the marker opens the subject, bracketed or
+// followed by a separator, the end, or a word of time ("Out of office until 14 April"), so that
+// "On vacation next week?" from a person is not one.
+const OOO_MARKERS =
+  "out of (?:the )?office|ooo|away from (?:the )?office|on vacation|on holiday|on leave|vacation reply|vacation response|" +
+  "abwesenheitsnotiz|abwesenheitsmeldung|abwesenheit|abwesend|nicht im büro|außer haus|ausser haus|urlaubsbedingt abwesend|" +
+  "absence du bureau|absente? du bureau|absente?|en congés?|" +
+  "fuera de (?:la )?oficina|ausencia|ausente|" +
+  "fuori ufficio|fuori sede|assente|" +
+  "afwezig(?:heid)?|niet op kantoor|buiten kantoor|" +
+  "fora do escritório|fora do escritorio|ausência|de férias";
+const OOO_SUBJECT = new RegExp(
+  `^\\s*(?:\\[(?:${OOO_MARKERS})\\]|(?:${OOO_MARKERS})(?=\\s*(?:[:\\-–(|]|$)|\\s+(?:until|till|through|from|bis|vom|ab|jusqu|du|hasta|desde|del|fino|dal|tot|van|vanaf|até|de)(?!\\p{L})))`,
+  "iu",
+);
 
 // Words of absence in the body or subject, by language.
 const ABSENCE: RegExp[] = [
@@ -55,9 +67,11 @@ function vacationHeader(message: ParsedMessage): string | null {
   for (const { key, value } of message.headers) {
     if (key === "x-apple-action" && /vacation/i.test(value)) return `${key}: ${value}`;
     if (key === "auto-submitted" && /vacation|\booo\b|out.of.office/i.test(value)) return `${key}: ${value}`;
-    // Exchange names the message class of its out-of-office template; "suppress" headers ask others not to send one.
-    if (key.startsWith("x-ms-exchange-") && !key.includes("suppress") && /^\s*(?:oof|ipm\.note\.rules\.ooftemplate\.microsoft)\s*$/i.test(value))
-      return `${key}: ${value}`;
+    // Exchange's out-of-office message class, in whichever header a gateway copies it to, and its bare
+    // "OOF" markers; headers naming "suppress" only ask others not to send one.
+    if (/^\s*ipm\.note\.rules\.(?:external)?ooftemplate\.microsoft\s*$/i.test(value)) return `${key}: ${value}`;
+    if (key.startsWith("x-ms-exchange-") && !key.includes("suppress") && /^\s*oof\s*$/i.test(value)) return `${key}: ${value}`;
+    if (key === "x-kopano-vacation") return `${key}: ${value}`;
   }
   return null;
 }

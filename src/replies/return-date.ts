@@ -131,7 +131,11 @@ function resolve(date: Found, lang: Lang, receivedAt: number): number | null {
 // Sentences end at a full stop before a capital or at a blank line (mail wraps lines mid-sentence).
 const SENTENCE_END = /[.!?]\s+(?=\p{Lu})|\n\s*\n/u;
 
-export function parseReturnDate(text: string, receivedAt: number): number | null {
+// Responders state the date near the top; a cap keeps the scan cheap on a long message.
+const SCAN_CHARS = 4000;
+
+export function parseReturnDate(fullText: string, receivedAt: number): number | null {
+  const text = fullText.slice(0, SCAN_CHARS);
   const dates = found(text);
   let previousEnd = 0;
   for (const date of dates) {

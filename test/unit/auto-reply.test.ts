@@ -140,9 +140,41 @@ describe("classifyAutoReply rules", () => {
     expect(suppressOther.autoReply).toBe(false);
   });
 
+  it("takes vacation headers as out-of-office even when the text says little", async () => {
+    for (const marker of [
+      ["X-Apple-Action", "VACATION"],
+      ["Auto-Submitted", "auto-replied (vacation)"],
+      ["X-MS-Exchange-Organization-MessageClass", "IPM.Note.Rules.OofTemplate.Microsoft"],
+      ["X-MS-Exchange-Message-Class", "IPM.Note.Rules.ExternalOofTemplate.Microsoft"],
+      ["X-Kopano-Vacation", "autorespond"],
+    ] as [string, string][]) {
+      const verdict = classifyAutoReply(await message({ text: "Thanks for your note.", headers: [marker] }), MARCH_2);
+      expect(verdict, marker[0]).toMatchObject({ autoReply: true, outOfOffice: true });
+    }
+    const suppress = classifyAutoReply(
+      await message({ text: "Thanks for your note.", headers: [["X-MS-Exchange-Organization-AutoResponseSuppress", "OOF"]] }),
+      MARCH_2,
+    );
+    expect(suppress.outOfOffice).toBe(false);
+  });
+
   it("takes a strong subject marker without headers, in several languages", async () => {
-    for (const subject of ["Out of Office: Quick question", "Abwesenheitsnotiz", "Fuera de la oficina", "Afwezig", "Ausente", "Fuori ufficio: Re: Quick question"]) {
+    for (const subject of [
+      "Out of Office: Quick question",
+      "[Out of office] Re: Quick question",
+      "Out of office until 14 April",
+      "Abwesenheitsnotiz",
+      "Absente jusqu'au 3 mars",
+      "Fuera de la oficina",
+      "Afwezig",
+      "Ausente",
+      "Fuori ufficio: Re: Quick question",
+    ]) {
       expect(classifyAutoReply(await message({ subject, text: "Thanks." }), MARCH_2).outOfOffice, subject).toBe(true);
+    }
+    // A person's own subject that merely opens with such words.
+    for (const subject of ["On vacation next week?", "Ooo that's great news", "Absence of a budget"]) {
+      expect(classifyAutoReply(await message({ subject, text: "I'm on vacation next week." }), MARCH_2).autoReply, subject).toBe(false);
     }
     for (const subject of ["Réponse automatique : Quick question", "Risposta automatica: Quick question", "Automatic reply: Quick question"]) {
       const verdict = classifyAutoReply(await message({ subject, text: "Thanks, we received your message." }), MARCH_2);
