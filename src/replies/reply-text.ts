@@ -37,21 +37,22 @@ const BLOCK_SUBJECT = /^\s*\*?(?:subject|betreff|objet|asunto|oggetto|onderwerp|
 const SIGNATURE = /^--\s?$/;
 const QUOTED = /^\s*>/;
 
-function attributionAt(lines: string[], i: number): boolean {
+/** How many lines the attribution starting at line i spans; 0 when there is none. */
+function attributionAt(lines: string[], i: number): number {
   const first = lines[i]!.trim();
-  if (!first) return false;
+  if (!first) return 0;
   for (let span = 1; span <= 3 && i + span <= lines.length; span++) {
     const joined = lines
       .slice(i, i + span)
       .map((line) => line.trim())
       .join(" ");
-    if (ATTRIBUTION.some((pattern) => pattern.test(joined))) return true;
+    if (ATTRIBUTION.some((pattern) => pattern.test(joined))) return span;
   }
   if (SHORT_ATTRIBUTION.test(first)) {
     const next = lines.slice(i + 1).find((line) => line.trim() !== "");
-    return next !== undefined && QUOTED.test(next);
+    return next !== undefined && QUOTED.test(next) ? 1 : 0;
   }
-  return false;
+  return 0;
 }
 
 function outlookBlockAt(lines: string[], i: number): boolean {
@@ -63,7 +64,7 @@ function outlookBlockAt(lines: string[], i: number): boolean {
 
 function historyStart(lines: string[]): number {
   for (let i = 0; i < lines.length; i++) {
-    if (RULE.test(lines[i]!) || attributionAt(lines, i) || outlookBlockAt(lines, i)) return i;
+    if (RULE.test(lines[i]!) || attributionAt(lines, i) > 0 || outlookBlockAt(lines, i)) return i;
   }
   return lines.length;
 }
@@ -79,17 +80,30 @@ const tidy = (lines: string[]) =>
 /** The body as text, with Gmail's (and other clients') HTML quote container dropped when there is one. */
 function bodyText(message: Pick<ParsedMessage, "text" | "html">): string {
   const html = message.html;
+  const whole = message.text.trim() || !html ? message.text : htmlToText(html);
   if (html) {
     const quote = HTML_QUOTE.exec(html);
-    if (quote) return htmlToText(html.slice(0, quote.index));
-    if (!message.text.trim()) return htmlToText(html);
+    const above = quote ? htmlToText(html.slice(0, quote.index)) : "";
+    // Nothing above the container means an answer written below the quote: the text rules find it.
+    if (above) return above;
   }
-  return message.text;
+  return whole;
+}
+
+function ownWords(text: string): string[] {
+  let lines = text.replace(/\r\n?/g, "\n").split("\n");
+  for (;;) {
+    const start = historyStart(lines);
+    const kept = lines.slice(0, start).filter((line) => !QUOTED.test(line));
+    const span = start < lines.length ? attributionAt(lines, start) : 0;
+    // Bottom-posting: nothing above the attribution, so the answer is what follows the quote.
+    if (tidy(kept) || span === 0) return kept;
+    lines = lines.slice(start + span);
+  }
 }
 
 export function replyText(message: Pick<ParsedMessage, "text" | "html">): string {
-  const lines = bodyText(message).replace(/\r\n?/g, "\n").split("\n");
-  const kept = lines.slice(0, historyStart(lines)).filter((line) => !QUOTED.test(line));
+  const kept = ownWords(bodyText(message));
   const signature = kept.findIndex((line) => SIGNATURE.test(line));
   if (signature >= 0) {
     // A message that is only a signature block keeps it rather than coming out empty.

@@ -35,6 +35,12 @@ describe("replyText: attribution lines", () => {
     expect(plain(`Sure.\n\nOn Mon, 2 Mar 2026 at 09:00, Dana wrote:\n\n${ORIGINAL}`)).toBe("Sure.");
   });
 
+  it("finds a bottom-posted answer below the quote", () => {
+    expect(plain(`On Mon, 2 Mar 2026 at 09:00, Dana wrote:\n${quoted(ORIGINAL)}\n\nYes, Tuesday works.\n\n-- \nSam`)).toBe("Yes, Tuesday works.");
+    expect(plain(`Dana Reyes wrote:\n${quoted(ORIGINAL)}\n\nAgreed.\n\nOn Sun, 1 Mar 2026, Sam wrote:\nolder history`)).toBe("Agreed.");
+    expect(plain(`On Mon, 2 Mar 2026 at 09:00, Dana wrote:\n${quoted(ORIGINAL)}`)).toBe("");
+  });
+
   it("cuts a bare '<name> wrote:' only when quoted lines follow it", () => {
     expect(plain(`Fine by me.\n\nDana Reyes wrote:\n${quoted(ORIGINAL)}`)).toBe("Fine by me.");
     expect(plain("My manager wrote:\nthe budget is approved.")).toBe("My manager wrote:\nthe budget is approved.");
@@ -106,6 +112,15 @@ describe("replyText: HTML", () => {
     expect(
       replyText({ text: "", html: '<p>Sounds good.</p><hr><div id="divRplyFwdMsg"><b>From:</b> Dana<br><b>Sent:</b> Monday<br><b>Subject:</b> Hi</div><div>Hi there</div>' }),
     ).toBe("Sounds good.");
+  });
+
+  it("reads an HTML answer written below the quote container from the text", () => {
+    expect(
+      replyText({
+        text: "On Mon, Dana wrote:\n> Would you have 15 minutes?\n\nYes I would.",
+        html: '<div class="gmail_quote">On Mon, Dana wrote:<blockquote>Would you have 15 minutes?</blockquote></div><div>Yes I would.</div>',
+      }),
+    ).toBe("Yes I would.");
   });
 
   it("converts HTML without a quote container whole", () => {
