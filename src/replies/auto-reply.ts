@@ -12,7 +12,7 @@ import { parseReturnDate } from "./return-date";
 export interface AutoReplyVerdict {
   autoReply: boolean;
   outOfOffice: boolean;
-  /** What decided it, for logs and support: e.g. "auto-submitted: auto-replied; body: out of office". */
+  /** What decided it, for logs and support: e.g. "auto-submitted: auto-replied; text: out of the office". */
   reason: string | null;
   /** 00:00 UTC of the stated return day, epoch ms. */
   returnsAt: number | null;
@@ -51,7 +51,7 @@ const ABSENCE: RegExp[] = [
   // German
   /nicht im büro|außer haus|ausser haus|abwesenheit|abwesend|im urlaub|in urlaub|urlaubsbedingt|nicht erreichbar|nicht im hause|elternzeit|dienstreise|nach meiner rückkehr|wieder im büro|wieder erreichbar/i,
   // French
-  /absent(?:e)? du bureau|hors du bureau|je suis absent|je serai absent|en congés?\b|en vacances|de retour le|à mon retour|pas au bureau|en déplacement|accès limité/i,
+  /absente? du bureau|hors du bureau|je suis absent|je serai absent|en congés?(?!\p{L})|en vacances|de retour le|à mon retour|pas au bureau|en déplacement|accès limité/iu,
   // Spanish
   /fuera de (?:la )?oficina|estoy de vacaciones|de vacaciones|estaré ausente|estoy ausente|me encuentro fuera|a mi regreso|acceso limitado|estaré de vuelta|regresaré el/i,
   // Italian
@@ -84,6 +84,7 @@ function automaticHeader(message: ParsedMessage): string | null {
     if ((key === "x-autoreply" || key === "x-autorespond" || key === "x-autoresponder") && !/^no\b/i.test(v)) return `${key}: ${v}`;
     if (key === "x-auto-response-suppress" && /\b(?:all|oof)\b/i.test(v)) return `${key}: ${v}`;
     if (key === "precedence" && /^(?:auto_reply|bulk|junk)\b/i.test(v)) return `${key}: ${v}`;
+    // Exchange stamps these on what its mailbox rules (out-of-office among them) and agents generate.
     if (key === "x-ms-exchange-inbox-rules-loop" || key === "x-ms-exchange-generated-message-source") return `${key}: ${v}`;
     if ((key === "x-mailer" || key === "user-agent") && /vacation|auto-?reply|auto-?respond|autoresponder|out of office/i.test(v)) return `${key}: ${v}`;
     if (key === "return-path" && /^<\s*>$/.test(v)) return "return-path: <>";

@@ -136,6 +136,11 @@ describe("classifyAutoReply rules", () => {
       const verdict = classifyAutoReply(await message({ text: "Ich bin im Urlaub.", headers: [marker] }), MARCH_2);
       expect(verdict, marker[0]).toMatchObject({ autoReply: true, outOfOffice: true });
     }
+    const exchange = classifyAutoReply(
+      await message({ text: "Je suis en congé.", headers: [["X-MS-Exchange-Generated-Message-Source", "Mailbox Rules Agent"]] }),
+      MARCH_2,
+    );
+    expect(exchange).toMatchObject({ autoReply: true, outOfOffice: true });
     const suppressOther = classifyAutoReply(await message({ text: "Ich bin im Urlaub.", headers: [["X-Auto-Response-Suppress", "DR, RN"]] }), MARCH_2);
     expect(suppressOther.autoReply).toBe(false);
   });
