@@ -8,6 +8,7 @@ import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { setInterval } from "node:timers";
+import { alive } from "./lib/mail-lab.mjs";
 
 const root = join(import.meta.dirname, "..");
 const state = join(root, ".mail-lab");
@@ -62,15 +63,6 @@ function sh(cmd, args, options = {}) {
     fail(`${cmd} ${args.join(" ")} failed:\n${result.stdout ?? ""}${result.stderr ?? ""}${result.error ?? ""}`);
   }
   return result.stdout;
-}
-
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === "EPERM";
-  }
 }
 
 function portFree(p) {

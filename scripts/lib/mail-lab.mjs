@@ -9,7 +9,8 @@ export const LAB_JSON = join(root, ".mail-lab.json");
 export const LAB_PID = join(root, ".mail-lab", "lab.pid");
 const TIMEOUT_MS = 10_000;
 
-function alive(pid) {
+/** Whether a process runs (EPERM: it does, as another user's). */
+export function alive(pid) {
   try {
     process.kill(pid, 0);
     return true;

@@ -206,18 +206,8 @@ export async function recordOfLead(d1: D1Database, campaignId: number, leadId: n
   ).first<{ id: number; lead_email: string; mailbox_email: string | null }>();
 }
 
-export interface HistoryRow {
-  id: number;
-  type: "SENT" | "REPLY";
-  message_id: string | null;
-  from_email: string | null;
-  to_email: string | null;
-  subject: string | null;
-  body: string | null;
-  occurred_at: number;
-  sequence_number: number;
-  ignored: number;
-}
+/** A message of a lead's thread, as the history shows it. */
+export type HistoryRow = Omit<MessageRow, "campaign_lead_id"> & { message_id: string | null };
 
 /**
  * A record's thread after `after` (oldest first) with, per step, its opens and clicks and the
