@@ -11,7 +11,15 @@ export function log(level: LogLevel, message: string, fields: Record<string, unk
   else console.log(line);
 }
 
-/** Access log: the path is logged without its query string, which carries the API key. */
+/**
+ * A path as the access log keeps it: the tracking links' tokens (`/t/o/…`, `/t/c/…`, `/u/…`) are
+ * credentials (a logged unsubscribe token would let anyone reading logs unsubscribe that lead).
+ */
+export function loggedPath(pathname: string): string {
+  return pathname.replace(/^\/(t\/[oc]|u)\/[^/]+/, "/$1/:token");
+}
+
+/** Access log: the path is logged without its query string (which carries the API key) or link tokens. */
 export const accessLog = createMiddleware<AppEnv>(async (c, next) => {
   const started = Date.now();
   await next();
@@ -19,7 +27,7 @@ export const accessLog = createMiddleware<AppEnv>(async (c, next) => {
   log(c.res.status >= 500 ? "error" : "info", "request", {
     request_id: c.get("requestId"),
     method: c.req.method,
-    path: new URL(c.req.url).pathname,
+    path: loggedPath(new URL(c.req.url).pathname),
     status: c.res.status,
     duration_ms: Date.now() - started,
     account_id: principal?.accountId,
