@@ -17,6 +17,7 @@
  * imap-protocol.ts and unit-tested.
  */
 import { connect } from "cloudflare:sockets";
+import { quiet } from "./socket-errors";
 import {
   capabilitiesOf,
   commandSegments,
@@ -131,6 +132,7 @@ export class ImapSession {
     );
     this.reader = this.socket.readable.getReader();
     this.writer = this.socket.writable.getWriter();
+    quiet(this.socket, this.reader, this.writer);
   }
 
   /** Connects, reads the greeting and, for "starttls", upgrades; what is left is LOGIN (or PREAUTH). */
@@ -306,6 +308,7 @@ export class ImapSession {
     this.socket = this.socket.startTls();
     this.reader = this.socket.readable.getReader();
     this.writer = this.socket.writable.getWriter();
+    quiet(this.socket, this.reader, this.writer);
     this.capabilities = null;
   }
 

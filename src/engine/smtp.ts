@@ -10,6 +10,7 @@
  * the bounce reports the engine reads back.
  */
 import { connect } from "cloudflare:sockets";
+import { quiet } from "./socket-errors";
 import { buildMime, isAddress, mailbox, type MimeMessage } from "./mime";
 import { classifyReply, connectionFailure, parseReply, type SmtpFailure, type SmtpReply, type SmtpStage } from "./smtp-replies";
 
@@ -72,6 +73,7 @@ class Session {
     );
     this.reader = this.socket.readable.getReader();
     this.writer = this.socket.writable.getWriter();
+    quiet(this.socket, this.reader, this.writer);
   }
 
   private within<T>(promise: Promise<T>, what: string): Promise<T> {
@@ -132,6 +134,7 @@ class Session {
     this.socket = this.socket.startTls();
     this.reader = this.socket.readable.getReader();
     this.writer = this.socket.writable.getWriter();
+    quiet(this.socket, this.reader, this.writer);
     this.decoder = new TextDecoder();
   }
 
