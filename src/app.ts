@@ -23,6 +23,7 @@ import { savedSearchRoutes } from "./prospect/routes";
 import { sequenceRoutes } from "./sequences/routes";
 import { mailboxRoutes } from "./mailboxes/routes";
 import { trackingRoutes } from "./tracking/routes";
+import { replyRoutes } from "./replies/reply-routes";
 import { SecretsKeyError } from "./platform/crypto";
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -78,6 +79,7 @@ export function createApp() {
   app.route("/", savedSearchRoutes);
   app.route("/", sequenceRoutes);
   app.route("/", mailboxRoutes);
+  app.route("/", replyRoutes);
   // The links in emails: outside /api/v1 (no API key) and outside the OpenAPI document.
   app.route("/", trackingRoutes);
 

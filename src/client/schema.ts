@@ -7332,6 +7332,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/{campaign_id}/reply-email-thread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reply in a lead's thread from the mailbox that wrote to it (threaded, recorded in the thread) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    campaign_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReplyInThread"];
+                };
+            };
+            responses: {
+                /** @description Sent */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReplySent"];
+                    };
+                };
+                /** @description Bad request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+                /** @description A mail server did not take the message (its own words in `error`) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -8360,6 +8456,38 @@ export interface components {
             email_account_ids?: (number | string)[];
             /** @description One mailbox, instead of email_account_ids */
             email_account_id?: number | string;
+        };
+        ReplySent: {
+            ok: boolean;
+            data: string;
+            message: string;
+            message_id: string;
+            email_stats_id: string;
+        };
+        ReplyInThread: {
+            email_stats_id: number | string;
+            email_body: string;
+            reply_message_id?: string;
+            reply_email_time?: string;
+            reply_email_body?: string;
+            /** Format: email */
+            to_email?: string;
+            to_first_name?: string;
+            to_last_name?: string;
+            cc?: string | string[];
+            bcc?: string | string[];
+            /** @default false */
+            add_signature: boolean;
+            /** Format: date-time */
+            scheduled_time?: string;
+            schedule_condition?: unknown;
+            seq_type?: unknown;
+            attachments?: ({
+                /** Format: uri */
+                file_url: string;
+            } & {
+                [key: string]: unknown;
+            })[];
         };
     };
     responses: never;

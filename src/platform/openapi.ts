@@ -25,6 +25,7 @@ const ERROR_RESPONSES = {
   404: { description: "Not found, or not the caller's", schema: ErrorBody },
   422: { description: "Validation failed", schema: ValidationErrorBody },
   429: { description: "Rate limit exceeded", schema: RateLimitBody },
+  502: { description: "A mail server did not take the message (its own words in `error`)", schema: ErrorBody },
   503: { description: "Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored)", schema: ErrorBody },
 } as const;
 

@@ -10,6 +10,7 @@ import { createWebhook } from "../webhooks/fixtures";
 import { checked, saveLabMailbox } from "./lab-mailboxes";
 
 const lab = inject("mailLab");
+const reader = inject("mailReader");
 const bindings = env as unknown as Bindings;
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -195,6 +196,30 @@ describe("the engine reads replies back from the lab", () => {
     const day = new Date().toISOString().slice(0, 10);
     const { body: stats } = await callJson<Record<string, string>>(`/api/v1/campaigns/${campaignId}/analytics-by-date?start_date=${day}&end_date=${new Date(t0 + DAY).toISOString().slice(0, 10)}`, { apiKey });
     expect(stats).toMatchObject({ reply_count: "1", bounce_count: "1" });
+    // Answering from the inbox: threaded on the lead's reply, in the lead's mailbox, and in the thread.
+    const leadReply = (await env.DB.prepare("SELECT id FROM events WHERE campaign_lead_id = ? AND type = 'REPLY'").bind(to(replier).campaign_lead_id).first<{ id: number }>())!;
+    const answer = await callJson<{ ok: boolean; message_id: string; email_stats_id: string }>(`/api/v1/campaigns/${campaignId}/reply-email-thread`, {
+      method: "POST",
+      apiKey,
+      body: { email_stats_id: String(leadReply.id), email_body: "<p>Monday at 10 works. Talk then!</p>", bcc: "archive@lab.salvo.test" },
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body).toMatchObject({ ok: true, data: "success", message: "Email added to the queue, will be sent out soon!" });
+    const arrived = await fetch(`${reader}/message?${new URLSearchParams({ user: replier.email, message_id: answer.body.message_id })}`);
+    expect(arrived.status).toBe(200);
+    const head = (await arrived.text()).split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, " ");
+    expect(head).toContain(`In-Reply-To: ${reply.ok ? reply.messageId : ""}`);
+    expect(head).toContain(`References: ${to(replier).message_id} ${reply.ok ? reply.messageId : ""}`);
+    expect(head).toContain(`Subject: Re: Question for Rita`);
+    expect(head).not.toMatch(/^Bcc:/im);
+    const history = await callJson<{ history: { type: string; stats_id: string }[] }>(
+      `/api/v1/campaigns/${campaignId}/leads/${(await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(to(replier).campaign_lead_id).first<{ lead_id: number }>())!.lead_id}/message-history`,
+      { apiKey },
+    );
+    // Ordered by time: the campaign email went out on the test's clock (days ahead), the rest on the real one.
+    expect(history.body.history.map((m) => m.type).sort()).toEqual(["REPLY", "SENT", "SENT"]);
+    expect(history.body.history.find((m) => m.stats_id === answer.body.email_stats_id)?.type).toBe("SENT");
+
     const kinds = (await env.DB.prepare("SELECT event_type, count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? GROUP BY event_type").bind(hook.id).all<{ event_type: string; n: number }>()).results;
     expect(Object.fromEntries(kinds.map((k) => [k.event_type, k.n]))).toMatchObject({ EMAIL_BOUNCE: 1 });
     expect(kinds.find((k) => k.event_type === "EMAIL_REPLY")?.n).toBeGreaterThanOrEqual(1);

@@ -1,0 +1,55 @@
+import { sql } from "drizzle-orm";
+import { statement } from "../platform/sql";
+
+/** The message a reply from the inbox answers, with its record, lead and the record's mailbox. */
+export interface ThreadAnchor {
+  eventId: number;
+  /** The Message-ID of the message the stats id names (null when it carried none). */
+  messageId: string | null;
+  recordId: number;
+  step: number;
+  leadEmail: string;
+  leadFirstName: string | null;
+  leadLastName: string | null;
+  mailboxId: number | null;
+}
+
+/** A SENT or REPLY event of the campaign, by its stats id (the event's id). */
+export async function threadAnchor(d1: D1Database, campaignId: number, statsId: number): Promise<ThreadAnchor | null> {
+  return statement(
+    d1,
+    sql`SELECT e.id AS eventId, e.message_id AS messageId, e.campaign_lead_id AS recordId, e.sequence_number AS step, l.email AS leadEmail,
+               l.first_name AS leadFirstName, l.last_name AS leadLastName,
+               coalesce(cl.email_account_id, e.email_account_id) AS mailboxId
+        FROM events e JOIN campaign_leads cl ON cl.id = e.campaign_lead_id JOIN leads l ON l.id = cl.lead_id
+        WHERE e.id = ${statsId} AND e.campaign_id = ${campaignId} AND e.type IN ('SENT', 'REPLY')`,
+  ).first<ThreadAnchor>();
+}
+
+/** The thread's messages that carry a Message-ID, oldest first, with their subjects. */
+export async function threadMessages(d1: D1Database, recordId: number): Promise<{ type: string; messageId: string; subject: string | null }[]> {
+  const rows = await statement(
+    d1,
+    sql`SELECT type, message_id AS messageId, subject FROM events
+        WHERE campaign_lead_id = ${recordId} AND type IN ('SENT', 'REPLY') AND message_id IS NOT NULL
+        ORDER BY occurred_at, id`,
+  ).all<{ type: string; messageId: string; subject: string | null }>();
+  return rows.results;
+}
+
+/** Whether an address or its domain is on the account's block list for this client scope. */
+export async function isBlocked(d1: D1Database, accountId: number, clientId: number | null, email: string): Promise<boolean> {
+  const domain = email.slice(email.indexOf("@") + 1);
+  const row = await statement(
+    d1,
+    sql`SELECT 1 AS hit FROM block_list WHERE account_id = ${accountId} AND coalesce(client_id, 0) IN (0, ${clientId ?? 0})
+          AND email_or_domain IN (${email}, ${domain}) LIMIT 1`,
+  ).first<{ hit: number }>();
+  return row !== null;
+}
+
+/** The id of an event by its event_id (the row a reply from the inbox was stored as). */
+export async function eventIdOf(d1: D1Database, campaignId: number, eventKey: string): Promise<number | null> {
+  const row = await statement(d1, sql`SELECT id FROM events WHERE campaign_id = ${campaignId} AND event_id = ${eventKey}`).first<{ id: number }>();
+  return row?.id ?? null;
+}
