@@ -158,8 +158,9 @@ export interface ClaimRequest {
  * it), then new leads (unpinned, pinned now) within the new-leads cap; writes a `sending` message
  * row for each record that may be sent to, BEFORE any SMTP; and reads what the pass needs. All in
  * one batch: a concurrent pass of another mailbox cannot take the same record (the claim is one
- * UPDATE on rows still unclaimed), and a row left `sending` by a pass that died becomes
- * `unconfirmed`, so a retried pass never sends a step twice.
+ * UPDATE on rows still unclaimed), a campaign paused or stopped since the pass began yields nothing,
+ * and a row left `sending` by a pass that died becomes `unconfirmed`, so a retried pass never sends
+ * a step twice.
  */
 export async function claimRecords(d1: D1Database, request: ClaimRequest): Promise<{ nonce: string; records: ClaimedRecord[] }> {
   const { campaign, mailboxId, now, limit } = request;
@@ -167,7 +168,8 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
   const lease = now + LEASE_MS;
   const due = (pinned: SQL) =>
     sql`SELECT id FROM campaign_leads WHERE campaign_id = ${campaign.id} AND ${pinned} AND due_at <= ${now}
-          AND state IN ${live} AND next_step IS NOT NULL ORDER BY due_at`;
+          AND state IN ${live} AND next_step IS NOT NULL
+          AND EXISTS (SELECT 1 FROM campaigns WHERE id = ${campaign.id} AND status = 'ACTIVE') ORDER BY due_at`;
   const claim = (ids: SQL) =>
     sql`UPDATE campaign_leads SET email_account_id = ${mailboxId}, due_at = ${lease}, claim_token = ${nonce}, updated_at = ${now}
         WHERE id IN (${ids})`;

@@ -1,5 +1,6 @@
 import type { NewDelivery } from "../webhooks/outbox";
-import { categoryDeliveries, eventDeliveries, type CampaignFacts } from "../webhooks/fanout";
+import { categoryDeliveries, eventDeliveries, statusDeliveries, type CampaignFacts } from "../webhooks/fanout";
+import { settingsOf } from "../campaigns/settings";
 import { foldText } from "../platform/text-search";
 import { applyEvents, isIgnoredReply, type IncomingEvent } from "./rules";
 import type { EventRow, IngestContext, RecordRow } from "./store";
@@ -24,7 +25,7 @@ export interface PlannedEvent {
  */
 export function planIngestion(
   context: Pick<IngestContext, "ignoreOooReplies" | "categories" | "webhooks">,
-  campaign: CampaignFacts,
+  campaign: CampaignFacts & { settings?: Record<string, unknown> | null },
   planned: PlannedEvent[],
 ): { rows: EventRow[]; deliveries: NewDelivery[] } {
   const rows: EventRow[] = planned.map(({ eventId, incoming, record, isMachine, ...text }) => ({
@@ -102,6 +103,14 @@ export function planIngestion(
         },
         { event_id: setter.eventId, record_id: recordId, category_id: newCategoryId, category_at: setter.incoming.occurredAt },
       ),
+    );
+  }
+  // The campaign's bounce auto-pause: planned here, stored only if the batch's SQL pauses it.
+  const threshold = campaign.settings === undefined ? null : settingsOf(campaign.settings).bounceAutopauseThreshold;
+  if (threshold !== null && campaign.status === "ACTIVE" && planned.some((item) => item.incoming.type === "BOUNCE")) {
+    const at = Math.max(...planned.map((item) => item.incoming.occurredAt));
+    deliveries.push(
+      ...statusDeliveries(context.webhooks, { ...campaign, status: "PAUSED" }, "ACTIVE", at).map((d) => ({ ...d, guard: { paused_campaign: campaign.id } })),
     );
   }
   return { rows, deliveries };

@@ -124,16 +124,32 @@ function freshEvents(nonce: string): SQL {
 }
 
 /**
+ * The campaign's bounce auto-pause (CONTRACT section 11, `bounce_autopause_threshold`): when this
+ * batch inserted a BOUNCE and the campaign's bounces reach the threshold, an ACTIVE campaign turns
+ * PAUSED in the same commit (its `updated_at` set to this batch's instant, which the guard of its
+ * CAMPAIGN_STATUS_CHANGED deliveries reads).
+ */
+function autoPause(campaign: { id: number; settings: Record<string, unknown> | null }, fresh: SQL, now: number): SQL {
+  const threshold = settingsOf(campaign.settings).bounceAutopauseThreshold;
+  return sql`UPDATE campaigns SET status = 'PAUSED', updated_at = ${now}
+      WHERE id = ${campaign.id} AND status = 'ACTIVE' AND ${threshold} IS NOT NULL
+        AND EXISTS (SELECT 1 FROM (${fresh}) WHERE type = 'BOUNCE')
+        AND (SELECT count(*) FROM events WHERE campaign_id = ${campaign.id} AND type = 'BOUNCE') >= ${threshold}`;
+}
+
+/**
  * A delivery guard for ingestion: a delivery caused by an event that carries an event_id is
  * stored only if THIS batch inserted that event (a parallel or repeated copy inserts nothing, so
  * it delivers nothing); one caused by a category change only if the change is what the record
  * holds after the update (a later categorised reply that won leaves an older one undelivered).
  */
-function ingestGuard(campaignId: number, nonce: string): SQL {
+function ingestGuard(campaignId: number, nonce: string, now: number): SQL {
   const eventId = guardValue("event_id");
   return sql`(${eventId} IS NULL OR EXISTS (
       SELECT 1 FROM events e WHERE e.campaign_id = ${campaignId} AND e.event_id = ${eventId}
         AND e.id > (SELECT events_before FROM ingest_marks WHERE nonce = ${nonce})))
+    AND (${guardValue("paused_campaign")} IS NULL OR EXISTS (
+      SELECT 1 FROM campaigns c WHERE c.id = ${campaignId} AND c.status = 'PAUSED' AND c.updated_at = ${now}))
     AND (${guardValue("record_id")} IS NULL OR EXISTS (
       SELECT 1 FROM campaign_leads cl WHERE cl.id = ${guardValue("record_id")}
         AND cl.category_id IS ${guardValue("category_id")} AND cl.category_set_at = ${guardValue("category_at")}))`;
@@ -145,7 +161,7 @@ const FINAL_FOR_SENT: RecordState[] = ["DRAFTED", "STARTED"];
  * The statements of one ingestion, for ONE D1 batch: mark, events (duplicates skipped by the
  * unique (campaign, event_id) index), the records' new state computed in SQL from the events
  * actually inserted and the row's current values (so concurrent batches cannot undo each other),
- * every webhook delivery under its guard, and the mark's removal.
+ * the campaign's bounce auto-pause, every webhook delivery under its guard, and the mark's removal.
  *
  * Record rules, in SQL: flags and last times only grow; UNSUBSCRIBE stops the record; BOUNCE and
  * BLOCK block it unless it is stopped; a counted reply (and a human click or open, when the stop
@@ -221,7 +237,8 @@ export function ingestionStatements(
       FROM (SELECT agg.*, cat.at AS cat_at, cat.category_id AS cat_id, sender.at AS sender_at, sender.email_account_id AS sender_id
             FROM agg LEFT JOIN cat ON cat.id = agg.id LEFT JOIN sender ON sender.id = agg.id) AS u
       WHERE campaign_leads.id = u.id`,
-    ...(deliveries.length > 0 ? [insertDeliveries(deliveries, ingestGuard(campaign.id, nonce), now)] : []),
+    autoPause(campaign, fresh, now),
+    ...(deliveries.length > 0 ? [insertDeliveries(deliveries, ingestGuard(campaign.id, nonce, now), now)] : []),
     sql`DELETE FROM ingest_marks WHERE nonce = ${nonce}`,
   ];
 }
@@ -240,5 +257,5 @@ export async function storeIngestion(
 
 /** The delivery ids an ingestion's statements created, from the results of the batch they led. */
 export function ingestedDeliveryIds(results: Record<string, unknown>[][], deliveries: NewDelivery[]): number[] {
-  return deliveries.length > 0 ? deliveryIds(results[3]) : [];
+  return deliveries.length > 0 ? deliveryIds(results[4]) : [];
 }

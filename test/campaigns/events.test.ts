@@ -170,3 +170,31 @@ describe("stop rules (CONTRACT section 11)", () => {
     expect((await recordOf(map["click@sr.example"]!)).due_at).toBeNull();
   });
 });
+
+describe("bounce auto-pause (CONTRACT section 11)", () => {
+  it("pauses an ACTIVE campaign when its bounces reach the threshold, in the same commit, with its status webhook", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    await addLeads(account.apiKey, campaign, ["b1@ap.example", "b2@ap.example", "b3@ap.example"]);
+    await callJson(`/api/v1/campaigns/${campaign}/settings`, { method: "POST", apiKey: account.apiKey, body: { bounce_autopause_threshold: 2 } });
+    await callJson(`/api/v1/campaigns/${campaign}/webhooks`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { name: "Status", webhook_url: "https://hooks.example.com/ap", event_types: ["CAMPAIGN_STATUS_CHANGED"] },
+    });
+    await callJson(`/api/v1/campaigns/${campaign}/status`, { method: "POST", apiKey: account.apiKey, body: { status: "START" } });
+    const status = async () => (await env.DB.prepare("SELECT status FROM campaigns WHERE id = ?").bind(campaign).first<{ status: string }>())!.status;
+    const pauses = async () =>
+      (await env.DB.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE campaign_id = ? AND event_type = 'CAMPAIGN_STATUS_CHANGED' AND payload LIKE '%PAUSED%'").bind(campaign).first<{ n: number }>())!.n;
+
+    await ingestOk(account.apiKey, campaign, [{ type: "BOUNCE", lead_email: "b1@ap.example", occurred_at: "2026-03-01T10:00:00Z" }]);
+    expect(await status()).toBe("ACTIVE");
+    expect(await pauses()).toBe(0);
+    await ingestOk(account.apiKey, campaign, [{ type: "BOUNCE", lead_email: "b2@ap.example", occurred_at: "2026-03-01T10:05:00Z" }]);
+    expect(await status()).toBe("PAUSED");
+    expect(await pauses()).toBe(1);
+    // Already paused: a further bounce changes nothing and announces nothing.
+    await ingestOk(account.apiKey, campaign, [{ type: "BOUNCE", lead_email: "b3@ap.example", occurred_at: "2026-03-01T10:10:00Z" }]);
+    expect(await pauses()).toBe(1);
+  });
+});

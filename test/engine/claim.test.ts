@@ -19,6 +19,8 @@ async function setUp(count: number) {
     });
     mailboxes.push(body.id);
   }
+  // Started by hand (START through the API would also wake these mailboxes' senders).
+  await env.DB.prepare("UPDATE campaigns SET status = 'ACTIVE' WHERE id = ?").bind(campaign.id).run();
   const row = await env.DB.prepare("SELECT id, account_id AS accountId, client_id AS clientId, name, status, schedule, settings FROM campaigns WHERE id = ?")
     .bind(campaign.id)
     .first<ClaimRequest["campaign"]>();
@@ -102,5 +104,14 @@ describe("claiming due records", () => {
     await rawBatch(env.DB, outcomeStatements(stale.nonce, [{ kind: "skipped", recordId, nextStep: null, nextDueAt: null }], now));
     const row = await env.DB.prepare("SELECT state, claim_token FROM campaign_leads WHERE id = ?").bind(recordId).first<{ state: string; claim_token: string }>();
     expect(row).toEqual({ state: "DRAFTED", claim_token: fresh.nonce });
+  });
+});
+
+describe("claiming for a campaign paused meanwhile", () => {
+  it("yields nothing once the campaign is no longer ACTIVE, even to a pass that began before", async () => {
+    const base = await setUp(2);
+    expect((await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1))).records).toHaveLength(1);
+    await env.DB.prepare("UPDATE campaigns SET status = 'PAUSED' WHERE id = ?").bind(base.campaign.id).run();
+    expect((await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1))).records).toEqual([]);
   });
 });
