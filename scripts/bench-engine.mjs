@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { api, localD1File, ms, percentile, provisionBenchAccount } from "./lib/bench-tools.mjs";
 import { startDevServer } from "./lib/dev-server.mjs";
+import { campaignWithStep, labMailboxBody, waitForChecks, withoutGap } from "./lib/bench-mail.mjs";
 
 const root = join(import.meta.dirname, "..");
 const lab = JSON.parse(readFileSync(process.env.MAIL_LAB_JSON ?? join(root, ".mail-lab.json"), "utf8"));
@@ -27,21 +28,6 @@ const WARMUP = 3;
 const CLOCK_TICKS = 100;
 
 const senders = lab.mailboxes.filter((m) => m.role === "sender");
-const mailboxBody = (from, login, extra = {}) => ({
-  from_name: "Bench",
-  from_email: from,
-  user_name: login.email,
-  password: login.password,
-  smtp_host: lab.smtp.host,
-  smtp_port: lab.smtp.port,
-  smtp_port_type: "STARTTLS",
-  imap_host: lab.imap.host,
-  imap_port: lab.imap.port,
-  max_email_per_day: 10_000,
-  time_to_wait_in_mins: 0,
-  ...extra,
-});
-
 /** CPU seconds used so far by the workerd processes of the dev server's process group. */
 function workerdCpuSeconds(groupId) {
   let ticks = 0;
@@ -58,49 +44,6 @@ function workerdCpuSeconds(groupId) {
   return ticks / CLOCK_TICKS;
 }
 
-async function waitForChecks(server, apiKey, ids) {
-  for (const id of ids) {
-    for (let i = 0; ; i += 1) {
-      const mailbox = await api(server, apiKey, `/api/v1/email-accounts/${id}`);
-      if (mailbox.is_smtp_success === true) break;
-      if (mailbox.is_smtp_success === false) throw new Error(`mailbox ${id} failed its check: ${mailbox.smtp_failure_error}`);
-      if (i > 200) throw new Error(`mailbox ${id} was never checked`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
-async function campaignWithStep(server, apiKey, name) {
-  const { id } = await api(server, apiKey, "/api/v1/campaigns/create", { method: "POST", body: { name } });
-  await api(server, apiKey, `/api/v1/campaigns/${id}/sequences`, {
-    method: "POST",
-    body: {
-      sequences: [
-        {
-          seq_number: 1,
-          seq_delay_details: { delay_in_days: 0 },
-          subject: "{Hello|Hi} {{first_name}}",
-          email_body: '<p>Hi {{first_name}},</p><p>A <a href="https://example.com/offer">link</a>.</p>',
-        },
-      ],
-    },
-  });
-  await api(server, apiKey, `/api/v1/campaigns/${id}/schedule`, {
-    method: "POST",
-    body: { timezone: "UTC", days_of_the_week: [0, 1, 2, 3, 4, 5, 6], start_hour: "00:00", end_hour: "23:59", min_time_btw_emails: 1, max_new_leads_per_day: 10_000 },
-  });
-  return id;
-}
-
-/** The API holds a campaign's gap to 1-1440 minutes; the benchmark measures the engine, so it lifts it. */
-function withoutGap(server, campaignIds) {
-  const db = new DatabaseSync(localD1File(server.stateDir));
-  db.exec("PRAGMA busy_timeout = 5000");
-  const update = db.prepare("UPDATE campaigns SET schedule = json_set(schedule, '$.min_time_btw_emails', 0) WHERE id = ?");
-  for (const id of campaignIds) update.run(id);
-  db.close();
-}
-
 function sentCount(server, campaignId) {
   const db = new DatabaseSync(localD1File(server.stateDir), { readOnly: true });
   db.exec("PRAGMA busy_timeout = 5000");
@@ -112,7 +55,7 @@ function sentCount(server, campaignId) {
 async function throughput(server, account) {
   const apiKey = account.api_key;
   const ids = [];
-  for (const sender of senders.slice(0, 10)) ids.push((await api(server, apiKey, "/api/v1/email-accounts/save", { method: "POST", body: mailboxBody(sender.email, sender) })).id);
+  for (const sender of senders.slice(0, 10)) ids.push((await api(server, apiKey, "/api/v1/email-accounts/save", { method: "POST", body: labMailboxBody(lab, sender.email, sender) })).id);
   await waitForChecks(server, apiKey, ids);
   const campaignId = await campaignWithStep(server, apiKey, "bench-throughput");
   const leads = Array.from({ length: LEADS }, (_, i) => ({ email: `lead${(i % 5) + 1}+t${i}@${DOMAIN}`, first_name: `L${i}` }));
@@ -147,7 +90,7 @@ async function prepareSchedulerDatasets(server, apiKey) {
     for (let i = 0; i < PROBES + WARMUP; i += 1) {
       const login = senders[i % senders.length];
       // A cap of one: after its probe the mailbox's own alarm finds the cap reached and sends nothing more.
-      const body = mailboxBody(`probe-${size}-${i}@${DOMAIN}`, login, { max_email_per_day: 1 });
+      const body = labMailboxBody(lab, `probe-${size}-${i}@${DOMAIN}`, login, { max_email_per_day: 1 });
       mailboxIds.push((await api(server, apiKey, "/api/v1/email-accounts/save", { method: "POST", body })).id);
     }
     await waitForChecks(server, apiKey, mailboxIds);

@@ -372,6 +372,71 @@ export interface paths {
         };
         trace?: never;
     };
+    "/admin/v1/email-accounts/{id}/read-pass": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Read a mailbox's INBOX now (up to 100 new messages) and record what answers our emails */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description What the read found */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReadPass"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Unauthorized"];
+                    };
+                };
+                /** @description Not found, or not the caller's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceeded"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/email-accounts/{id}/sender-pass": {
         parameters: {
             query?: never;
@@ -7491,6 +7556,20 @@ export interface components {
         AccountStanding: {
             disabled: boolean;
         };
+        ReadPass: {
+            ok: boolean;
+            fetched_to_uid: number | null;
+            more: boolean;
+            replies: number;
+            bounces: number;
+            untracked: number;
+            d1_write_batches: number;
+        };
+        RateLimitExceeded: {
+            /** @enum {string} */
+            error: "Rate limit exceeded";
+            retry_after: number;
+        };
         SenderPass: {
             ok: boolean;
             sent: number;
@@ -7500,11 +7579,6 @@ export interface components {
                 claim_ms: number;
                 send_ms: number;
             };
-        };
-        RateLimitExceeded: {
-            /** @enum {string} */
-            error: "Rate limit exceeded";
-            retry_after: number;
         };
         Account: {
             id: number;

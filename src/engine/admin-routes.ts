@@ -30,7 +30,50 @@ const runPass = createRoute({
   responses: { 200: json(SenderPass, "What the pass sent and when the sender wakes next"), ...errorResponses(401, 404, 429) },
 });
 
+const ReadPass = z
+  .object({
+    ok: z.boolean(),
+    fetched_to_uid: z.number().int().nullable(),
+    more: z.boolean(),
+    replies: z.number().int(),
+    bounces: z.number().int(),
+    untracked: z.number().int(),
+    d1_write_batches: z.number().int(),
+  })
+  .openapi("ReadPass");
+
+const runRead = createRoute({
+  method: "post",
+  path: "/admin/v1/email-accounts/{id}/read-pass",
+  tags: ["Admin"],
+  summary: "Read a mailbox's INBOX now (up to 100 new messages) and record what answers our emails",
+  security: adminSecurity,
+  middleware: [adminAuth] as const,
+  request: { params: z.object({ id: pathId("id") }) },
+  responses: { 200: json(ReadPass, "What the read found"), ...errorResponses(401, 404, 429) },
+});
+
 export const engineAdminRoutes = createRouter();
+
+engineAdminRoutes.openapi(runRead, async (c) => {
+  const id = c.req.valid("param").id;
+  const mailbox = await database(c.env.DB).select({ id: emailAccounts.id }).from(emailAccounts).where(eq(emailAccounts.id, id)).get();
+  if (!mailbox) throw ApiError.notFound("Email account not found");
+  const result = await senderStub(c.env, id).runRead(Date.now(), id);
+  const outcome = result.outcome ?? { replies: 0, bounces: 0, untracked: 0, writeBatches: 0 };
+  return c.json(
+    {
+      ok: true,
+      fetched_to_uid: result.cursor?.lastUid ?? null,
+      more: result.more,
+      replies: outcome.replies,
+      bounces: outcome.bounces,
+      untracked: outcome.untracked,
+      d1_write_batches: outcome.writeBatches,
+    },
+    200,
+  );
+});
 
 engineAdminRoutes.openapi(runPass, async (c) => {
   const id = c.req.valid("param").id;

@@ -24,6 +24,7 @@ type RunOptions = PassOptions & { mailboxId?: number; read?: boolean };
  */
 export class MailboxSender extends DurableObject<Bindings> {
   private running: Promise<PassResult> | null = null;
+  private reading: Promise<ReadResult> | null = null;
 
   private get kv() {
     return this.ctx.storage.kv;
@@ -52,13 +53,19 @@ export class MailboxSender extends DurableObject<Bindings> {
     return { ...(await this.running), timings };
   }
 
-  /** Reads the INBOX now, whatever the schedule (tests, the replies benchmark). */
+  /** Reads the INBOX now, whatever the schedule (tests, the operator route, the replies benchmark). */
   async runRead(now: number, mailboxId: number): Promise<ReadResult> {
     this.kv.put("mailbox", mailboxId);
     return this.read(mailboxId, now);
   }
 
-  private async read(mailboxId: number, now: number): Promise<ReadResult> {
+  /** One read at a time: a read asked for while one runs shares it (the cursor moves once). */
+  private read(mailboxId: number, now: number): Promise<ReadResult> {
+    if (!this.reading) this.reading = this.readOnce(mailboxId, now).finally(() => (this.reading = null));
+    return this.reading;
+  }
+
+  private async readOnce(mailboxId: number, now: number): Promise<ReadResult> {
     let result: ReadResult = { cursor: null, more: false, outcome: null };
     try {
       result = await runReaderPass(this.env, mailboxId, now, this.kv.get<ReaderCursor>("cursor") ?? null);

@@ -32,6 +32,8 @@ export interface InboundOutcome {
   bounces: number;
   /** Messages that answer nothing we sent (issue 15's UNTRACKED_REPLIES webhook will carry them). */
   untracked: number;
+  /** D1 write batches the pass committed (one per campaign with news). */
+  writeBatches: number;
 }
 
 interface SentMessage {
@@ -68,7 +70,7 @@ async function inboundId(mailboxId: number, message: ParsedMessage): Promise<str
 
 export async function recordInbound(env: Bindings, mailbox: InboundMailbox, received: ParsedMessage[], now: number): Promise<InboundOutcome> {
   const db = database(env.DB);
-  const outcome: InboundOutcome = { replies: 0, bounces: 0, untracked: 0 };
+  const outcome: InboundOutcome = { replies: 0, bounces: 0, untracked: 0, writeBatches: 0 };
   const bounces = received.map((message) => classifyBounce(message));
   const candidates = received.flatMap((message, i) => [message.inReplyTo, ...message.references, bounces[i]?.originalMessageId].filter((id): id is string => !!id));
   const sent = await sentMessages(db, mailbox.accountId, [...new Set(candidates)]);
@@ -132,6 +134,7 @@ export async function recordInbound(env: Bindings, mailbox: InboundMailbox, rece
     }
     const { rows, deliveries } = planIngestion(context, context.campaign, planned);
     const { deliveryIds } = await storeIngestion(env.DB, context.campaign, rows, deliveries, now);
+    outcome.writeBatches += 1;
     await enqueue(env, deliveryIds);
   }
   if (outcome.untracked > 0) log("info", "received messages that answer no campaign email", { mailbox_id: mailbox.id, count: outcome.untracked });
