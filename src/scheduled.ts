@@ -5,6 +5,7 @@ import { sealLegacySecrets } from "./webhooks/secrets";
 import { releaseDueSnoozes } from "./inbox/snooze-release";
 import { startDueSpamTests } from "./deliverability/scheduler";
 import { rearmLateSenders } from "./engine/wake";
+import { resumePausedRecords } from "./replies/resume";
 import { recheckMailboxesDaily } from "./mailboxes/recheck";
 
 /** Every job the minute cron runs (see ScheduledJob for what each must promise). */
@@ -14,6 +15,7 @@ export const MINUTE_JOBS: ScheduledJob[] = [
   (env, at) => requeueOverdue(env, at.getTime()),
   sealLegacySecrets,
   rearmLateSenders,
+  resumePausedRecords,
   recheckMailboxesDaily,
 ];
 

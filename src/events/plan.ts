@@ -17,6 +17,8 @@ export interface PlannedEvent {
   linkUrl: string | null;
   /** An open or click made by a machine (src/tracking/machine.ts); absent = not known to be one. */
   isMachine?: boolean;
+  /** An out-of-office reply's stated return date (ms), when one was read from it. */
+  resumeAt?: number | null;
 }
 
 /**
@@ -28,7 +30,7 @@ export function planIngestion(
   campaign: CampaignFacts & { settings?: Record<string, unknown> | null },
   planned: PlannedEvent[],
 ): { rows: EventRow[]; deliveries: NewDelivery[] } {
-  const rows: EventRow[] = planned.map(({ eventId, incoming, record, isMachine, ...text }) => ({
+  const rows: EventRow[] = planned.map(({ eventId, incoming, record, isMachine, resumeAt, ...text }) => ({
     event_id: eventId,
     campaign_lead_id: record.id,
     type: incoming.type,
@@ -46,6 +48,7 @@ export function planIngestion(
     category_id: incoming.categoryId,
     ignored: isIgnoredReply(incoming, record.leadEmail, context.ignoreOooReplies) ? 1 : 0,
     is_machine: isMachine ? 1 : 0,
+    resume_at: resumeAt ?? null,
   }));
   if (context.webhooks.length === 0) return { rows, deliveries: [] };
 

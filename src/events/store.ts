@@ -113,6 +113,7 @@ export interface EventRow {
   category_id: number | null;
   ignored: 0 | 1;
   is_machine: 0 | 1;
+  resume_at: number | null;
 }
 
 /**
@@ -177,21 +178,26 @@ export function ingestionStatements(
 ): SQL[] {
   const nonce = crypto.randomUUID();
   const fresh = freshEvents(nonce);
-  const stopOn = settingsOf(campaign.settings).stopLeadSettings;
+  const settings = settingsOf(campaign.settings);
+  const stopOn = settings.stopLeadSettings;
+  const reactivate = settings.outOfOffice.autoReactivateOOO ? 1 : 0;
   // CONTRACT section 11: a reply (not an ignored out-of-office one) ends the sequence, and so does a
-  // human click or open when the campaign's stop setting names it.
-  const ends = sql`(u.replied_counted OR (${stopOn === "CLICK_ON_A_LINK" ? 1 : 0} AND u.human_click) OR (${stopOn === "OPEN_AN_EMAIL" ? 1 : 0} AND u.human_open))`;
+  // human click or open when the campaign's stop setting names it; with autoReactivateOOO a counted
+  // out-of-office reply pauses the record instead, until its stated return date or the set delay.
+  const ends = sql`((u.replied_counted AND NOT (${reactivate} AND u.ooo_only)) OR (${stopOn === "CLICK_ON_A_LINK" ? 1 : 0} AND u.human_click) OR (${stopOn === "OPEN_AN_EMAIL" ? 1 : 0} AND u.human_open))`;
+  const pauses = sql`(${reactivate} AND u.replied_counted AND u.ooo_only AND NOT ${ends})`;
+  const delayMs = settings.outOfOffice.reactivateOOOwithDelay * 86_400_000;
   return [
     sql`INSERT INTO ingest_marks (nonce, events_before) VALUES (${nonce}, (SELECT coalesce(max(id), 0) FROM events))`,
     sql`
       INSERT INTO events (account_id, campaign_id, campaign_lead_id, event_id, type, occurred_at, sequence_number,
                           email_account_id, from_email, to_email, subject, body, body_folded, message_id, link_url,
-                          is_ooo, category_id, ignored, is_machine, created_at)
+                          is_ooo, category_id, ignored, is_machine, resume_at, created_at)
       SELECT ${campaign.accountId}, ${campaign.id}, value ->> '$.campaign_lead_id', value ->> '$.event_id',
              value ->> '$.type', value ->> '$.occurred_at', value ->> '$.sequence_number',
              value ->> '$.email_account_id', value ->> '$.from_email', value ->> '$.to_email', value ->> '$.subject',
              value ->> '$.body', value ->> '$.body_folded', value ->> '$.message_id', value ->> '$.link_url', value ->> '$.is_ooo',
-             value ->> '$.category_id', value ->> '$.ignored', value ->> '$.is_machine', ${now}
+             value ->> '$.category_id', value ->> '$.ignored', value ->> '$.is_machine', value ->> '$.resume_at', ${now}
       FROM json_each(${jsonList(rows)}) WHERE true
       ON CONFLICT (campaign_id, event_id) DO NOTHING
       RETURNING id`,
@@ -203,6 +209,8 @@ export function ingestionStatements(
                max(type = 'REPLY') AS replied, max(type = 'BOUNCE') AS bounced,
                max(type IN ('BOUNCE', 'BLOCK')) AS blocked, max(type = 'UNSUBSCRIBE') AS unsubscribed,
                max(type = 'REPLY' AND ignored = 0) AS replied_counted,
+               NOT max(type = 'REPLY' AND ignored = 0 AND is_ooo = 0) AS ooo_only,
+               max(CASE WHEN type = 'REPLY' AND ignored = 0 AND is_ooo = 1 THEN coalesce(resume_at, occurred_at + ${delayMs}) END) AS ooo_resume,
                max(type = 'CLICK' AND is_machine = 0) AS human_click, max(type = 'OPEN' AND is_machine = 0) AS human_open,
                max(CASE WHEN type = 'SENT' THEN occurred_at END) AS sent_at,
                max(CASE WHEN type = 'REPLY' THEN occurred_at END) AS reply_at
@@ -218,6 +226,7 @@ export function ingestionStatements(
           WHEN u.unsubscribed THEN 'STOPPED'
           WHEN u.blocked AND campaign_leads.state <> 'STOPPED' THEN 'BLOCKED'
           WHEN ${ends} AND campaign_leads.state IN ('DRAFTED', 'STARTED', 'INPROGRESS') THEN 'COMPLETED'
+          WHEN ${pauses} AND campaign_leads.state IN ('DRAFTED', 'STARTED', 'INPROGRESS') THEN 'PAUSED'
           WHEN u.sent AND campaign_leads.state IN (${sql.join(FINAL_FOR_SENT.map((s) => sql`${s}`), sql`, `)}) THEN 'INPROGRESS'
           ELSE campaign_leads.state END,
         category_id = CASE WHEN u.cat_at > coalesce(campaign_leads.category_set_at, -1) THEN u.cat_id ELSE campaign_leads.category_id END,
@@ -233,6 +242,7 @@ export function ingestionStatements(
         has_unsubscribed = max(campaign_leads.has_unsubscribed, u.unsubscribed),
         is_read = CASE WHEN u.replied THEN 0 ELSE campaign_leads.is_read END,
         due_at = CASE WHEN u.unsubscribed OR u.blocked OR ${ends} THEN NULL ELSE campaign_leads.due_at END,
+        resume_at = CASE WHEN ${pauses} AND campaign_leads.state IN ('DRAFTED', 'STARTED', 'INPROGRESS') THEN u.ooo_resume ELSE campaign_leads.resume_at END,
         updated_at = ${now}
       FROM (SELECT agg.*, cat.at AS cat_at, cat.category_id AS cat_id, sender.at AS sender_at, sender.email_account_id AS sender_id
             FROM agg LEFT JOIN cat ON cat.id = agg.id LEFT JOIN sender ON sender.id = agg.id) AS u

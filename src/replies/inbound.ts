@@ -59,6 +59,8 @@ interface Classified {
   thread: SentMessage;
   bounceDiagnostic: string | null;
   outOfOffice: boolean;
+  /** An out-of-office answer's stated return date. */
+  returnsAt: number | null;
 }
 
 /** A stable id per received message: its Message-ID, else a digest of what identifies it. */
@@ -86,10 +88,11 @@ export async function recordInbound(env: Bindings, mailbox: InboundMailbox, rece
       return;
     }
     if (bounce) {
-      if (bounce.kind === "hard") classified.push({ message, kind: "bounce", thread, bounceDiagnostic: bounce.diagnostic ?? bounce.status, outOfOffice: false });
+      if (bounce.kind === "hard") classified.push({ message, kind: "bounce", thread, bounceDiagnostic: bounce.diagnostic ?? bounce.status, outOfOffice: false, returnsAt: null });
       return;
     }
-    classified.push({ message, kind: "reply", thread, bounceDiagnostic: null, outOfOffice: classifyAutoReply(message, now).outOfOffice });
+    const verdict = classifyAutoReply(message, now);
+    classified.push({ message, kind: "reply", thread, bounceDiagnostic: null, outOfOffice: verdict.outOfOffice, returnsAt: verdict.returnsAt });
   });
 
   const byCampaign = new Map<number, Classified[]>();
@@ -128,6 +131,7 @@ export async function recordInbound(env: Bindings, mailbox: InboundMailbox, rece
         messageId: message.messageId,
         linkUrl: null,
         isMachine: false,
+        resumeAt: item.returnsAt,
       });
       if (isReply) outcome.replies += 1;
       else outcome.bounces += 1;

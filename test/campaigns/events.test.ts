@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { Bindings } from "../../src/env";
+import { resumePausedRecords } from "../../src/replies/resume";
 import { callJson, env, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingest, ingestOk } from "./fixtures";
 
@@ -196,5 +198,31 @@ describe("bounce auto-pause (CONTRACT section 11)", () => {
     // Already paused: a further bounce changes nothing and announces nothing.
     await ingestOk(account.apiKey, campaign, [{ type: "BOUNCE", lead_email: "b3@ap.example", occurred_at: "2026-03-01T10:10:00Z" }]);
     expect(await pauses()).toBe(1);
+  });
+});
+
+describe("out-of-office auto-reactivation (CONTRACT section 11)", () => {
+  it("pauses a record on a counted out-of-office reply and the minute job resumes it after the delay; a human reply still completes", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const map = await addLeads(account.apiKey, campaign, ["away@ooo.example", "here@ooo.example"]);
+    await callJson(`/api/v1/campaigns/${campaign}/settings`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { out_of_office_detection_settings: { autoReactivateOOO: true, reactivateOOOwithDelay: 3 } },
+    });
+    const at = Date.parse("2026-03-02T09:00:00Z");
+    await ingestOk(account.apiKey, campaign, [
+      { type: "SENT", lead_email: "away@ooo.example", occurred_at: "2026-03-01T09:00:00Z" },
+      { type: "REPLY", lead_email: "away@ooo.example", occurred_at: new Date(at).toISOString(), from_email: "away@ooo.example", is_ooo: true },
+      { type: "REPLY", lead_email: "here@ooo.example", occurred_at: new Date(at).toISOString(), from_email: "here@ooo.example" },
+    ]);
+    expect(await recordOf(map["away@ooo.example"]!)).toMatchObject({ state: "PAUSED", resume_at: at + 3 * 86_400_000 });
+    expect(await recordOf(map["here@ooo.example"]!)).toMatchObject({ state: "COMPLETED", resume_at: null });
+
+    expect(await resumePausedRecords(env as unknown as Bindings, new Date(at + 2 * 86_400_000))).toBe(0);
+    expect((await recordOf(map["away@ooo.example"]!)).state).toBe("PAUSED");
+    expect(await resumePausedRecords(env as unknown as Bindings, new Date(at + 3 * 86_400_000))).toBeGreaterThanOrEqual(1);
+    expect(await recordOf(map["away@ooo.example"]!)).toMatchObject({ state: "INPROGRESS", resume_at: null });
   });
 });

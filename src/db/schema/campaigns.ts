@@ -180,6 +180,8 @@ export const campaignLeads = sqliteTable(
     dueAt: instant("due_at"),
     /** The engine pass that holds the record while it sends (src/engine/store.ts). */
     claimToken: text("claim_token"),
+    /** A record PAUSED by an out-of-office answer goes on from then (the minute cron resumes it). */
+    resumeAt: instant("resume_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -188,6 +190,7 @@ export const campaignLeads = sqliteTable(
     // due time, so a pass reads a range and never scans.
     index("campaign_leads_due_idx").on(t.campaignId, t.emailAccountId, t.dueAt).where(sql`due_at IS NOT NULL`),
     index("campaign_leads_claim_idx").on(t.claimToken).where(sql`claim_token IS NOT NULL`),
+    index("campaign_leads_resume_idx").on(t.resumeAt).where(sql`resume_at IS NOT NULL`),
     uniqueIndex("campaign_leads_campaign_lead_idx").on(t.campaignId, t.leadId),
     index("campaign_leads_campaign_state_idx").on(t.campaignId, t.state),
     index("campaign_leads_lead_idx").on(t.leadId),
@@ -238,6 +241,8 @@ export const events = sqliteTable(
     categoryId: integer("category_id"),
     ignored: integer("ignored", { mode: "boolean" }).notNull().default(false),
     ignoredByHand: integer("ignored_by_hand", { mode: "boolean" }).notNull().default(false),
+    /** An out-of-office reply's stated return date, when one was read from it. */
+    resumeAt: instant("resume_at"),
     /** An open or click a machine made (proxy prefetch, link scanner, HEAD): src/tracking/machine.ts. */
     isMachine: integer("is_machine", { mode: "boolean" }).notNull().default(false),
     createdAt: createdAt(),
