@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { config } from "../config";
 import { emailAccounts } from "../db/schema";
 import type { Bindings } from "../env";
+import { imapTarget } from "../mailboxes/rules";
 import { storedPassword } from "../mailboxes/store";
 import { loadKeyring } from "../platform/crypto";
 import { database } from "../platform/db";
@@ -33,14 +34,7 @@ export async function runReaderPass(env: Bindings, mailboxId: number, now: numbe
   const keyring = await loadKeyring(config(env).secretsKey);
   const password = (await storedPassword(keyring, mailbox, "imap")) ?? (await storedPassword(keyring, mailbox, "smtp"));
   if (password === null) return { cursor, more: false, outcome: null };
-  const settings = {
-    host: mailbox.imapHost,
-    port: mailbox.imapPort,
-    security: mailbox.imapPortType === "SSL" ? ("tls" as const) : ("starttls" as const),
-    username: mailbox.imapUsername ?? mailbox.username,
-    password,
-  };
-  const fetched = await fetchNewMessages(settings, cursor, mailbox.createdAt.getTime() - FIRST_READ_MARGIN_MS, limit);
+  const fetched = await fetchNewMessages(imapTarget(mailbox, password), cursor, mailbox.createdAt.getTime() - FIRST_READ_MARGIN_MS, limit);
   if (!fetched.ok) {
     log("warn", "mailbox read failed", { mailbox_id: mailboxId, kind: fetched.failure.kind });
     if (fetched.failure.kind === "auth_failed") {

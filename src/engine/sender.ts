@@ -5,7 +5,7 @@ import { campaigns as campaignsTable } from "../db/schema";
 import type { Bindings } from "../env";
 import { planIngestion, type PlannedEvent } from "../events/plan";
 import { ingestedDeliveryIds, ingestionStatements, loadIngestContext } from "../events/store";
-import { connectionUsable } from "../mailboxes/rules";
+import { connectionUsable, smtpTarget, utcDayStart } from "../mailboxes/rules";
 import { storedPassword } from "../mailboxes/store";
 import { loadKeyring } from "../platform/crypto";
 import { database, type Database } from "../platform/db";
@@ -48,7 +48,6 @@ import {
  * the records' next step) commit in one D1 batch.
  */
 
-const DAY_MS = 86_400_000;
 /** Sends per claim when the mailbox has no gap to keep (it would otherwise send one per wake). */
 const BURST = 10;
 /** A pass stops after this long or this many sends and wakes again at once (alarm handlers are bounded). */
@@ -90,11 +89,6 @@ interface ActiveCampaign {
   plan: CampaignPlan;
 }
 
-/** SSL is implicit TLS; TLS and STARTTLS both mean a required upgrade. Mail never goes out in clear. */
-function smtpSettings(mailbox: MailboxRow, password: string): SmtpSettings {
-  return { host: mailbox.smtpHost, port: mailbox.smtpPort, security: mailbox.smtpPortType === "SSL" ? "tls" : "starttls", username: mailbox.username, password };
-}
-
 /** The step after `step` that this record gets, with its due time; null when the sequence ends. */
 function following(active: ActiveCampaign, recordId: number, step: number, sentAt: number): { nextStep: number | null; nextDueAt: number | null } {
   const later = [...active.plan.steps.keys()].filter((n) => n > step).sort((a, b) => a - b)[0];
@@ -120,7 +114,7 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
   };
   const db = database(env.DB);
   const settingsOfEnv = config(env);
-  const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
+  const dayStart = utcDayStart(now);
   const work = await loadMailboxWork(db, mailboxId, dayStart);
   const mailbox = work.mailbox;
   if (!mailbox || mailbox.isSuspended || !connectionUsable(mailbox)) return { sent: 0, nextWakeAt: null };
@@ -143,7 +137,7 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
 
   const password = await storedPassword(await loadKeyring(settingsOfEnv.secretsKey), mailbox, "smtp");
   if (password === null) return { sent: 0, nextWakeAt: null };
-  const smtp = smtpSettings(mailbox, password);
+  const smtp = smtpTarget(mailbox, password);
   const senderDomain = mailbox.fromEmail.split("@")[1]!;
 
   let sent = 0;

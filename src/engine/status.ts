@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { scheduleOf } from "../campaigns/settings";
 import { campaignEmailAccounts, emailAccounts, sequenceSteps, type CampaignStatus } from "../db/schema";
-import { connectionUsable } from "../mailboxes/rules";
+import { connectionUsable, utcDayStart } from "../mailboxes/rules";
 import type { Database } from "../platform/db";
 import { loadCampaignPlans, loadMailboxWork, mailboxSends } from "./store";
 import { mailboxSendingStatus, sendingStatus, type MailboxSendingStatus, type SendingStatus } from "./why-not-sending";
@@ -12,12 +12,6 @@ import { localDayRange } from "./window";
  * with index seeks only (due work is the earliest `due_at` of each arm of `campaign_leads_due_idx`,
  * never a count over the records).
  */
-
-const DAY_MS = 86_400_000;
-
-function utcDayStart(now: number): number {
-  return Math.floor(now / DAY_MS) * DAY_MS;
-}
 
 export async function campaignSendingStatus(
   db: Database,

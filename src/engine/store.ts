@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNull, lte, or, sql, type SQL } from "drizzle-o
 import { campaignEmailAccounts, campaigns, emailAccounts, sequenceSteps, sequenceVariants } from "../db/schema";
 import type { Database } from "../platform/db";
 import type { TemplateLead } from "../sequences/template";
+import { blockListed } from "../leads/block-list";
 import { inList, jsonList, rawBatch } from "../platform/sql";
 
 /**
@@ -174,10 +175,8 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
     sql`UPDATE campaign_leads SET email_account_id = ${mailboxId}, due_at = ${lease}, claim_token = ${nonce}, updated_at = ${now}
         WHERE id IN (${ids})`;
   const claimed = sql`SELECT id FROM campaign_leads WHERE claim_token = ${nonce}`;
-  const scope = campaign.clientId ?? 0;
   const refusal = sql`CASE
-      WHEN EXISTS (SELECT 1 FROM block_list b WHERE b.account_id = ${campaign.accountId} AND coalesce(b.client_id, 0) IN (0, ${scope})
-                   AND b.email_or_domain IN (l.email, substr(l.email, instr(l.email, '@') + 1))) THEN 'blocked'
+      WHEN ${blockListed(campaign.accountId, campaign.clientId, sql`l.email`)} THEN 'blocked'
       WHEN EXISTS (SELECT 1 FROM campaign_leads o WHERE o.lead_id = cl.lead_id AND (o.has_unsubscribed = 1 OR o.has_bounced = 1)) THEN 'opted_out'
     END`;
   const results = await rawBatch(d1, [

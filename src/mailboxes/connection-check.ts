@@ -3,7 +3,7 @@ import { checkImap } from "../engine/imap";
 import { checkSmtp } from "../engine/smtp";
 import { loadKeyring } from "../platform/crypto";
 import type { Database } from "../platform/db";
-import type { ConnectionOutcome, MailboxRow, ProtocolOutcome } from "./rules";
+import { transportSecurity, type ConnectionOutcome, type MailboxRow, type ProtocolOutcome } from "./rules";
 import { recordConnectionOutcome, storedPassword, type MailboxSecrets } from "./store";
 
 /**
@@ -24,11 +24,6 @@ export const NOT_CHECKED: ConnectionOutcome = { smtp: { ok: null, error: null },
 
 export type ConnectionChecker = (target: ConnectionTarget) => Promise<ConnectionOutcome>;
 
-/** SSL is implicit TLS; TLS and STARTTLS both mean an upgrade on the plain port, required. */
-function security(portType: PortType): "tls" | "starttls" {
-  return portType === "SSL" ? "tls" : "starttls";
-}
-
 const outcome = (result: { ok: true } | { ok: false; failure: { text: string } }): ProtocolOutcome =>
   result.ok ? { ok: true, error: null } : { ok: false, error: result.failure.text };
 
@@ -38,10 +33,10 @@ export const checkConnection: ConnectionChecker = async ({ smtp, imap }) => {
   const [smtpOutcome, imapOutcome] = await Promise.all([
     smtp.password === null
       ? NOT_CHECKED.smtp
-      : checkSmtp({ host: smtp.host, port: smtp.port, security: security(smtp.portType), username: smtp.username, password: smtp.password }, secure).then(outcome),
+      : checkSmtp({ host: smtp.host, port: smtp.port, security: transportSecurity(smtp.portType), username: smtp.username, password: smtp.password }, secure).then(outcome),
     imap.password === null
       ? NOT_CHECKED.imap
-      : checkImap({ host: imap.host, port: imap.port, security: security(imap.portType), username: imap.username, password: imap.password }, secure).then(outcome),
+      : checkImap({ host: imap.host, port: imap.port, security: transportSecurity(imap.portType), username: imap.username, password: imap.password }, secure).then(outcome),
   ]);
   return { smtp: smtpOutcome, imap: imapOutcome };
 };

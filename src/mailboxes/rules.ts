@@ -6,6 +6,20 @@ import { normaliseHost } from "../webhooks/url-rules";
 export const SECRET_MASK = "********";
 export const DEFAULT_TAG_COLOR = "#9E9E9E";
 
+/** SSL is implicit TLS; TLS and STARTTLS both mean an upgrade on the plain port, required (never clear). */
+export function transportSecurity(portType: PortType): "tls" | "starttls" {
+  return portType === "SSL" ? "tls" : "starttls";
+}
+
+/** Where and as whom a mailbox sends (SMTP) and reads (IMAP), given its password in clear. */
+export function smtpTarget(row: MailboxRow, password: string) {
+  return { host: row.smtpHost, port: row.smtpPort, security: transportSecurity(row.smtpPortType), username: row.username, password };
+}
+
+export function imapTarget(row: MailboxRow, password: string) {
+  return { host: row.imapHost, port: row.imapPort, security: transportSecurity(row.imapPortType), username: row.imapUsername ?? row.username, password };
+}
+
 /** 465 (SMTPS) and 993 (IMAPS) speak TLS from the first byte; anything else is taken to upgrade. */
 export function defaultPortType(port: number): PortType {
   return port === 465 || port === 993 ? "SSL" : "TLS";

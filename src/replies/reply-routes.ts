@@ -1,12 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { config } from "../config";
-import { campaigns, emailAccounts } from "../db/schema";
+import { campaigns } from "../db/schema";
 import { htmlToText } from "../engine/html-text";
 import { sendMail } from "../engine/smtp";
 import { planIngestion } from "../events/plan";
 import { loadIngestContext, storeIngestion } from "../events/store";
-import { connectionUsable } from "../mailboxes/rules";
+import { connectionUsable, smtpTarget } from "../mailboxes/rules";
 import { storedPassword } from "../mailboxes/store";
 import { findCampaign } from "../platform/access";
 import { loadKeyring } from "../platform/crypto";
@@ -14,7 +14,8 @@ import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { enqueue } from "../webhooks/outbox";
-import { eventIdOf, isBlocked, threadAnchor, threadMessages } from "./thread-store";
+import { threadOf } from "../inbox/store";
+import { eventIdOf, isBlocked, threadAnchor, threadMailbox } from "./thread-store";
 
 const Addresses = z
   .union([z.string().max(2000), z.array(z.email().max(320)).max(20)])
@@ -73,14 +74,14 @@ replyRoutes.openapi(replyInThread, async (c) => {
   if (body.attachments?.length) throw ApiError.badRequest("Attachments are not supported yet");
   const now = Date.now();
   if (body.scheduled_time && Date.parse(body.scheduled_time) > now + 60_000) throw ApiError.badRequest("Scheduled replies are not supported yet: send it now");
-  const mailbox = anchor.mailboxId === null ? undefined : await db.select().from(emailAccounts).where(eq(emailAccounts.id, anchor.mailboxId)).get();
-  if (!mailbox || mailbox.accountId !== principal.accountId || mailbox.isSuspended || !connectionUsable(mailbox)) throw ApiError.badRequest("Email account not found!");
+  const mailbox = await threadMailbox(db, principal, anchor.mailboxId);
+  if (!mailbox || mailbox.isSuspended || !connectionUsable(mailbox)) throw ApiError.badRequest("Email account not found!");
   const to = (body.to_email ?? anchor.leadEmail).toLowerCase();
   if (await isBlocked(c.env.DB, principal.accountId, campaign.clientId, to)) throw ApiError.badRequest("The recipient is on the block list");
   const password = await storedPassword(await loadKeyring(config(c.env).secretsKey), mailbox, "smtp");
   if (password === null) throw ApiError.badRequest("Email account not found!");
 
-  const thread = await threadMessages(c.env.DB, anchor.recordId);
+  const thread = (await threadOf(c.env.DB, anchor.recordId, -1)).messages.flatMap((m) => (m.message_id ? [{ type: m.type, messageId: m.message_id, subject: m.subject }] : []));
   // The message the stats id names is the one answered, unless the caller names another.
   const answered = body.reply_message_id ?? anchor.messageId ?? thread.at(-1)?.messageId;
   const messageId = `<${crypto.randomUUID().replaceAll("-", "")}@${mailbox.fromEmail.split("@")[1]}>`;
@@ -95,7 +96,7 @@ replyRoutes.openapi(replyInThread, async (c) => {
   if (mailbox.differentReplyToAddress) headers["Reply-To"] = mailbox.differentReplyToAddress;
   const name = [body.to_first_name ?? anchor.leadFirstName, body.to_last_name ?? anchor.leadLastName].filter(Boolean).join(" ").replace(/[\r\n]+/g, " ");
   const result = await sendMail(
-    { host: mailbox.smtpHost, port: mailbox.smtpPort, security: mailbox.smtpPortType === "SSL" ? "tls" : "starttls", username: mailbox.username, password },
+    smtpTarget(mailbox, password),
     { from: { email: mailbox.fromEmail, name: mailbox.fromName }, to: { email: to, name: name || undefined }, subject, text: htmlToText(html), html, headers },
     { allowPlain: false, bcc: [...(body.cc ?? []), ...(body.bcc ?? []), ...(mailbox.bccEmail ? [mailbox.bccEmail] : [])] },
   );

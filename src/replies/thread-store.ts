@@ -1,4 +1,9 @@
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { emailAccounts } from "../db/schema";
+import { visibleRows } from "../platform/access";
+import type { Database } from "../platform/db";
+import type { Principal } from "../platform/principal";
+import { blockListed } from "../leads/block-list";
 import { statement } from "../platform/sql";
 
 /** The message a reply from the inbox answers, with its record, lead and the record's mailbox. */
@@ -26,26 +31,16 @@ export async function threadAnchor(d1: D1Database, campaignId: number, statsId: 
   ).first<ThreadAnchor>();
 }
 
-/** The thread's messages that carry a Message-ID, oldest first, with their subjects. */
-export async function threadMessages(d1: D1Database, recordId: number): Promise<{ type: string; messageId: string; subject: string | null }[]> {
-  const rows = await statement(
-    d1,
-    sql`SELECT type, message_id AS messageId, subject FROM events
-        WHERE campaign_lead_id = ${recordId} AND type IN ('SENT', 'REPLY') AND message_id IS NOT NULL
-        ORDER BY occurred_at, id`,
-  ).all<{ type: string; messageId: string; subject: string | null }>();
-  return rows.results;
+/** The mailbox a reply from the inbox goes out from, if the caller may see it (the one tenancy rule). */
+export async function threadMailbox(db: Database, principal: Principal, mailboxId: number | null) {
+  if (mailboxId === null) return undefined;
+  return db.select().from(emailAccounts).where(and(eq(emailAccounts.id, mailboxId), visibleRows(principal, emailAccounts))).get();
 }
 
 /** Whether an address or its domain is on the account's block list for this client scope. */
 export async function isBlocked(d1: D1Database, accountId: number, clientId: number | null, email: string): Promise<boolean> {
-  const domain = email.slice(email.indexOf("@") + 1);
-  const row = await statement(
-    d1,
-    sql`SELECT 1 AS hit FROM block_list WHERE account_id = ${accountId} AND coalesce(client_id, 0) IN (0, ${clientId ?? 0})
-          AND email_or_domain IN (${email}, ${domain}) LIMIT 1`,
-  ).first<{ hit: number }>();
-  return row !== null;
+  const row = await statement(d1, sql`SELECT ${blockListed(accountId, clientId, sql`${email}`)} AS hit`).first<{ hit: number }>();
+  return row?.hit === 1;
 }
 
 /** The id of an event by its event_id (the row a reply from the inbox was stored as). */
