@@ -12,7 +12,7 @@ import { accountRoutes } from "./accounts/routes";
 import { adminRoutes } from "./accounts/admin-routes";
 import { engineAdminRoutes } from "./engine/admin-routes";
 import { campaignDataRoutes } from "./campaigns/index";
-import { inboxRoutes } from "./inbox/index";
+import { conversationRoutes, inboxRoutes } from "./inbox/index";
 import { clientKeyRoutes } from "./keys/client-key-routes";
 import { clientRoutes } from "./clients/routes";
 import { opsRoutes, VERSION } from "./ops/routes";
@@ -80,6 +80,7 @@ export function createApp() {
   app.route("/", sequenceRoutes);
   app.route("/", mailboxRoutes);
   app.route("/", replyRoutes);
+  app.route("/", conversationRoutes);
   // The links in emails: outside /api/v1 (no API key) and outside the OpenAPI document.
   app.route("/", trackingRoutes);
 

@@ -1,14 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
 import { database } from "../platform/db";
-import { categoryDeliveries } from "../webhooks/fanout";
-import { enqueue } from "../webhooks/outbox";
-import { changeRecord, ignoreReplyByHand, loadCategoryChange, setCategory, type RecordChange } from "./store";
-import { findCampaignRecord } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
-import type { AppEnv } from "../env";
-import type { Context } from "hono";
-import { EmailLeadMapId } from "./schemas";
+import { categoryDeliveries } from "../webhooks/fanout";
+import { enqueue } from "../webhooks/outbox";
+import { changeRecord, ignoreReplyByHand, loadCategoryChange, resolveCategory, setCategory, type RecordChange } from "./store";
+import { RecordTarget, given, targetRecord, type RecordTargetInput } from "./target";
 
 const Ok = z.object({ ok: z.boolean() });
 
@@ -18,9 +17,10 @@ function action<T extends z.ZodRawShape>(method: "post" | "patch", path: string,
     path: `/api/v1/master-inbox/${path}`,
     tags: ["Master inbox"],
     summary,
+    description: "The record is `email_lead_map_id`, or the lead's record in a campaign given as `lead_id` + `campaign_id`.",
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(z.object({ email_lead_map_id: EmailLeadMapId, ...fields })) },
-    responses: { 200: json(Ok, "Done"), ...errorResponses(401, 404, 422, 429) },
+    request: { body: jsonBody(z.object({ ...RecordTarget, ...fields })) },
+    responses: { 200: json(Ok, "Done"), ...errorResponses(400, 401, 404, 422, 429) },
   });
 }
 
@@ -28,10 +28,17 @@ const futureInstant = z.iso
   .datetime({ offset: true })
   .refine((value) => Date.parse(value) > Date.now(), "snoozed_until must be in the future");
 
+/** A category id, a decimal string, a category name (BC), or "" / null to clear it (compat rule C8). */
+export const CategoryInput = z.union([z.number().int().positive(), z.string().max(255)]).nullable();
+
 const routes = {
-  readStatus: action("patch", "change-read-status", "Mark a conversation read or unread", { read_status: z.boolean() }),
-  category: action("patch", "update-category", "Categorise a lead (null clears)", {
-    category_id: z.number().int().positive().nullable(),
+  readStatus: action("patch", "change-read-status", "Mark a conversation read or unread", {
+    read_status: z.boolean().optional(),
+    is_read: z.boolean().optional().describe("Alias of read_status"),
+  }),
+  category: action("patch", "update-category", "Categorise a lead (null or \"\" clears)", {
+    category_id: CategoryInput.optional(),
+    category: CategoryInput.optional().describe("Alias of category_id; also a category name"),
   }),
   teamMember: action("post", "update-team-member", "Assign a team member (null clears)", {
     team_member_id: z.number().int().positive().nullable(),
@@ -43,12 +50,15 @@ const routes = {
   ignoreReply: action("post", "ignore-reply", "Flag one reply as ignored (excluded from reply_count)", {
     stats_id: z.union([z.string().regex(/^\d+$/), z.number().int().positive()]).transform(Number),
   }),
+  important: action("patch", "mark-important", "Mark a conversation important (or not): the important view", {
+    is_important: z.boolean().default(true),
+  }),
 };
 
 /** Loads the caller's record (404 otherwise) and applies one change to it. */
-async function updateRecord(c: Context<AppEnv>, emailLeadMapId: number, change: RecordChange) {
+async function updateRecord(c: Context<AppEnv>, target: RecordTargetInput, change: RecordChange) {
   const db = database(c.env.DB);
-  const record = await findCampaignRecord(db, c.get("principal"), emailLeadMapId);
+  const record = await targetRecord(db, c.get("principal"), target);
   await changeRecord(db, record.id, change);
   return record;
 }
@@ -57,61 +67,70 @@ export const actionRoutes = createRouter();
 
 actionRoutes.openapi(routes.readStatus, async (c) => {
   const body = c.req.valid("json");
-  await updateRecord(c, body.email_lead_map_id, { isRead: body.read_status });
+  await updateRecord(c, body, { isRead: given(body.read_status, body.is_read, "read_status") });
   return c.json({ ok: true }, 200);
 });
 
 actionRoutes.openapi(routes.category, async (c) => {
-  const { email_lead_map_id, category_id } = c.req.valid("json");
+  const body = c.req.valid("json");
   const principal = c.get("principal");
-  const { record, category, webhooks } = await loadCategoryChange(database(c.env.DB), principal, email_lead_map_id, category_id);
-  if (category_id !== null && !category) throw ApiError.validation([{ path: "category_id", message: "Unknown lead category" }]);
-  if (record.categoryId === category_id) return c.json({ ok: true }, 200);
+  const db = database(c.env.DB);
+  const target = await targetRecord(db, principal, body);
+  const categoryId = await resolveCategory(db, principal.accountId, given(body.category_id, body.category, "category_id"));
+  const { record, category, webhooks } = await loadCategoryChange(db, principal, target.id, categoryId);
+  if (categoryId !== null && !category) throw ApiError.validation([{ path: "category_id", message: "Unknown lead category" }]);
+  if (record.categoryId === categoryId) return c.json({ ok: true }, 200);
   const now = Date.now();
   const deliveries = categoryDeliveries(webhooks, record.campaign, {
     recordId: record.id,
     leadEmail: record.leadEmail,
     oldCategoryId: record.categoryId,
-    newCategoryId: category_id,
+    newCategoryId: categoryId,
     newCategoryName: category?.name ?? null,
     occurredAt: now,
   });
-  await enqueue(c.env, await setCategory(c.env.DB, record.id, category_id, deliveries, now));
+  await enqueue(c.env, await setCategory(c.env.DB, record.id, categoryId, deliveries, now));
   return c.json({ ok: true }, 200);
 });
 
 actionRoutes.openapi(routes.teamMember, async (c) => {
   const body = c.req.valid("json");
-  await updateRecord(c, body.email_lead_map_id, { teamMemberId: body.team_member_id });
+  await updateRecord(c, body, { teamMemberId: body.team_member_id });
   return c.json({ ok: true }, 200);
 });
 
 // Archived and snoozed are exclusive states: entering one leaves the other.
 actionRoutes.openapi(routes.snooze, async (c) => {
   const body = c.req.valid("json");
-  await updateRecord(c, body.email_lead_map_id, { snoozedUntil: new Date(body.snoozed_until), isArchived: false });
+  await updateRecord(c, body, { snoozedUntil: new Date(body.snoozed_until), isArchived: false });
   return c.json({ ok: true }, 200);
 });
 
 actionRoutes.openapi(routes.unsnooze, async (c) => {
-  await updateRecord(c, c.req.valid("json").email_lead_map_id, { snoozedUntil: null });
+  await updateRecord(c, c.req.valid("json"), { snoozedUntil: null });
   return c.json({ ok: true }, 200);
 });
 
 actionRoutes.openapi(routes.archive, async (c) => {
-  await updateRecord(c, c.req.valid("json").email_lead_map_id, { isArchived: true, snoozedUntil: null });
+  await updateRecord(c, c.req.valid("json"), { isArchived: true, snoozedUntil: null });
   return c.json({ ok: true }, 200);
 });
 
 actionRoutes.openapi(routes.unarchive, async (c) => {
-  await updateRecord(c, c.req.valid("json").email_lead_map_id, { isArchived: false });
+  await updateRecord(c, c.req.valid("json"), { isArchived: false });
+  return c.json({ ok: true }, 200);
+});
+
+actionRoutes.openapi(routes.important, async (c) => {
+  const body = c.req.valid("json");
+  await updateRecord(c, body, { isImportant: body.is_important });
   return c.json({ ok: true }, 200);
 });
 
 actionRoutes.openapi(routes.ignoreReply, async (c) => {
-  const { email_lead_map_id, stats_id } = c.req.valid("json");
+  const body = c.req.valid("json");
   const db = database(c.env.DB);
-  const record = await findCampaignRecord(db, c.get("principal"), email_lead_map_id);
-  if (!(await ignoreReplyByHand(db, record.id, stats_id))) throw ApiError.notFound("Reply not found");
+  const record = await targetRecord(db, c.get("principal"), body);
+  if (!(await ignoreReplyByHand(db, record.id, body.stats_id))) throw ApiError.notFound("Reply not found");
   return c.json({ ok: true }, 200);
 });

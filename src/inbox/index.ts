@@ -1,8 +1,12 @@
 import { createRouter } from "../platform/openapi";
 import { actionRoutes } from "./action-routes";
+import { crmRoutes } from "./crm-routes";
 import { historyRoutes } from "./history-routes";
-import { listingRoutes } from "./listing-routes";
+import { conversationRoutes, listingRoutes } from "./listing-routes";
 import { taskRoutes } from "./task-routes";
 
+export { conversationRoutes };
+
 /** The master inbox: listings, the actions that move conversations between them, tasks, and a lead's thread. */
-export const inboxRoutes = createRouter().route("/", listingRoutes).route("/", actionRoutes).route("/", taskRoutes).route("/", historyRoutes);
+export const inboxRoutes = createRouter().route("/", listingRoutes).route("/", actionRoutes).route("/", taskRoutes).route("/", historyRoutes)
+  .route("/", crmRoutes);

@@ -14,10 +14,32 @@ import type { RecordFlags } from "../events/rules";
 export const EMAIL_STATUSES = ["Opened", "Clicked", "Replied", "Unsubscribed", "Bounced", "Accepted", "Not Replied"] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 
-export const SORTS = ["REPLY_TIME_DESC", "SENT_TIME_DESC"] as const;
+export const SORTS = [
+  "REPLY_TIME_DESC",
+  "SENT_TIME_DESC",
+  "SCHEDULED_TIME_ASC",
+  "SCHEDULED_TIME_DESC",
+  "REMINDER_TIME_ASC",
+  "REMINDER_TIME_DESC",
+] as const;
 export type Sort = (typeof SORTS)[number];
 
-export type Listing = "inbox" | "archived" | "snoozed";
+/** Section 4's three listings and section 15's views. */
+export type Listing = "inbox" | "archived" | "snoozed" | "unread" | "important" | "scheduled" | "reminders" | "sent" | "assigned" | "views";
+
+/** The sorts each listing takes and the one it uses when none is given. */
+export const LISTING_SORTS: Record<Listing, { sorts: readonly Sort[]; default: Sort }> = {
+  inbox: { sorts: ["REPLY_TIME_DESC", "SENT_TIME_DESC"], default: "REPLY_TIME_DESC" },
+  archived: { sorts: ["REPLY_TIME_DESC", "SENT_TIME_DESC"], default: "REPLY_TIME_DESC" },
+  snoozed: { sorts: ["REPLY_TIME_DESC", "SENT_TIME_DESC"], default: "REPLY_TIME_DESC" },
+  unread: { sorts: ["REPLY_TIME_DESC", "SENT_TIME_DESC"], default: "REPLY_TIME_DESC" },
+  important: { sorts: ["REPLY_TIME_DESC", "SENT_TIME_DESC"], default: "REPLY_TIME_DESC" },
+  scheduled: { sorts: ["SCHEDULED_TIME_ASC", "SCHEDULED_TIME_DESC", "REPLY_TIME_DESC", "SENT_TIME_DESC"], default: "SCHEDULED_TIME_ASC" },
+  reminders: { sorts: ["REMINDER_TIME_ASC", "REMINDER_TIME_DESC", "REPLY_TIME_DESC", "SENT_TIME_DESC"], default: "REMINDER_TIME_ASC" },
+  sent: { sorts: ["SENT_TIME_DESC", "REPLY_TIME_DESC"], default: "SENT_TIME_DESC" },
+  assigned: { sorts: ["REPLY_TIME_DESC", "SENT_TIME_DESC"], default: "REPLY_TIME_DESC" },
+  views: { sorts: ["REPLY_TIME_DESC", "SENT_TIME_DESC"], default: "REPLY_TIME_DESC" },
+};
 
 export interface InboxFilters {
   search?: string;
@@ -30,6 +52,8 @@ export interface InboxFilters {
   campaignClientId?: number[];
   /** [from, to) in ms */
   replyTimeBetween?: [number, number];
+  /** The views listing: records of these subsequence campaigns. */
+  subSequenceId?: number[];
 }
 
 const within = (column: SQL, ids: number[]) => sql`${column} ${inList(ids)}`;
@@ -54,11 +78,34 @@ export function emailStatusOf(record: RecordFlags): EmailStatus | null {
   return record.hasSent ? "Accepted" : null;
 }
 
+/** The first time a record's reply is queued for (the scheduled view's order and its rows). */
+export const SCHEDULED_AT = sql`(SELECT min(o.scheduled_at) FROM outbound_replies o WHERE o.campaign_lead_id = cl.id AND o.status = 'SCHEDULED')`;
+export const REMINDER_AT = sql`(SELECT r.remind_at FROM reminders r WHERE r.campaign_lead_id = cl.id)`;
+
 function listingCondition(listing: Listing, now: number): SQL {
   const snoozed = sql`(cl.snoozed_until IS NOT NULL AND cl.snoozed_until > ${now})`;
-  if (listing === "archived") return sql`cl.is_archived = 1`;
-  if (listing === "snoozed") return sql`cl.is_archived = 0 AND ${snoozed}`;
-  return sql`cl.is_archived = 0 AND NOT ${snoozed}`;
+  const active = sql`cl.has_replied = 1 AND cl.is_archived = 0 AND NOT ${snoozed}`;
+  switch (listing) {
+    case "archived":
+      return sql`cl.has_replied = 1 AND cl.is_archived = 1`;
+    case "snoozed":
+      return sql`cl.has_replied = 1 AND cl.is_archived = 0 AND ${snoozed}`;
+    case "unread":
+      return sql`${active} AND cl.is_read = 0`;
+    // Marked by hand, so a record without a reply may be important too.
+    case "important":
+      return sql`cl.is_important = 1 AND cl.is_archived = 0`;
+    case "scheduled":
+      return sql`cl.id IN (SELECT campaign_lead_id FROM outbound_replies WHERE account_id = cl.account_id AND status = 'SCHEDULED')`;
+    case "reminders":
+      return sql`cl.id IN (SELECT campaign_lead_id FROM reminders WHERE account_id = cl.account_id)`;
+    case "sent":
+      return sql`cl.has_sent = 1`;
+    case "assigned":
+      return sql`cl.has_replied = 1 AND cl.is_archived = 0 AND cl.team_member_id IS NOT NULL`;
+    default:
+      return active;
+  }
 }
 
 function categoryCondition(categories: NonNullable<InboxFilters["leadCategories"]>): SQL[] {
@@ -85,7 +132,7 @@ export function inboxConditions(
   const account = scope.accountId;
   const campaignsWhere = (condition: SQL) =>
     sql`cl.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${account} AND ${condition})`;
-  const conditions: SQL[] = [visibleRecordsAliased(scope), sql`cl.has_replied = 1`, listingCondition(listing, now)];
+  const conditions: SQL[] = [visibleRecordsAliased(scope), listingCondition(listing, now)];
   if (filters.search) {
     const needle = filters.search;
     conditions.push(sql`(cl.lead_id IN (SELECT id FROM leads WHERE account_id = ${account} AND ${containsFolded(sql`search_folded`, needle)})
@@ -108,12 +155,27 @@ export function inboxConditions(
     const [from, to] = filters.replyTimeBetween;
     conditions.push(sql`cl.last_reply_at >= ${from} AND cl.last_reply_at < ${to}`);
   }
+  if (filters.subSequenceId?.length) conditions.push(within(sql`cl.campaign_id`, filters.subSequenceId));
   return sql.join(conditions, sql` AND `);
 }
 
-/** Newest first; ties broken by id so pages never overlap or skip. */
-export function inboxOrder(sort: Sort): SQL {
-  return sort === "SENT_TIME_DESC"
-    ? sql`cl.last_sent_at DESC, cl.id DESC` // SQLite sorts NULL lowest, so never-sent ones come last
-    : sql`cl.last_reply_at DESC, cl.id DESC`;
+/** Ties broken by id so pages never overlap or skip; SQLite sorts NULL lowest, so DESC puts them last. */
+export function inboxOrder(sort: Sort, listing: Listing): SQL {
+  switch (sort) {
+    case "SENT_TIME_DESC":
+      return sql`cl.last_sent_at DESC, cl.id DESC`;
+    case "SCHEDULED_TIME_ASC":
+      return sql`${SCHEDULED_AT} ASC, cl.id ASC`;
+    case "SCHEDULED_TIME_DESC":
+      return sql`${SCHEDULED_AT} DESC, cl.id DESC`;
+    case "REMINDER_TIME_ASC":
+      return sql`${REMINDER_AT} ASC, cl.id ASC`;
+    case "REMINDER_TIME_DESC":
+      return sql`${REMINDER_AT} DESC, cl.id DESC`;
+    default:
+      // The sent view holds unreplied records too: they come last, newest send first.
+      return listing === "sent"
+        ? sql`cl.last_reply_at DESC, cl.last_sent_at DESC, cl.id DESC`
+        : sql`cl.last_reply_at DESC, cl.id DESC`;
+  }
 }

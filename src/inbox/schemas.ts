@@ -42,14 +42,27 @@ export const InboxFilters = z
   })
   .openapi("InboxFilters");
 
+/** Section 4's listing body (inbox, archived, snoozed). */
 export const ListingBody = z
   .object({
     offset: z.number().int().min(0).default(0),
     limit: z.number().int().min(1).max(20).default(20),
     filters: InboxFilters.optional(),
-    sortBy: z.enum(SORTS).default("REPLY_TIME_DESC"),
+    sortBy: z.enum(["REPLY_TIME_DESC", "SENT_TIME_DESC"]).optional(),
   })
   .openapi("InboxListingRequest");
+
+/** Section 15's views: section 4's body, wider caps on the sent view, and BC's top-level scope keys. */
+export const ViewBody = ListingBody.extend({
+  filters: InboxFilters.extend({
+    campaignId: oneOrMany(15).optional(),
+    emailAccountId: oneOrMany(100).optional(),
+    subSequenceId: oneOrMany(15).optional(),
+  }).optional(),
+  sortBy: z.enum(SORTS).optional(),
+  campaign_id: z.number().int().optional(),
+  client_id: z.number().int().optional(),
+}).openapi("InboxViewRequest");
 
 export const HistoryMessage = z
   .object({
@@ -82,6 +95,15 @@ export const InboxMessage = z
     snoozed_until: z.string().nullable(),
     last_sent_time: z.string().nullable(),
     last_reply_time: z.string().nullable(),
+    revenue: z.string(),
+    is_pushed_to_sub_sequence: z.boolean(),
+    sub_sequence_id: z.number().int().nullable(),
+    current_sequence_number: z.number().int().nullable(),
+    scheduled_time: z.string().nullable().optional(),
+    scheduled_message: z.object({ email_stats_id: z.string(), subject: z.string(), email_body: z.string() }).nullable().optional(),
+    reminder_time: z.string().nullable().optional(),
+    reminder_message: z.string().nullable().optional(),
+    is_overdue: z.boolean().optional(),
     email_history: z.array(HistoryMessage).optional(),
   })
   .openapi("InboxMessage");
@@ -90,4 +112,3 @@ export const InboxPage = z
   .object({ messages: z.array(InboxMessage), total_count: z.number().int(), offset: z.number().int(), limit: z.number().int() })
   .openapi("InboxPage");
 
-export const EmailLeadMapId = z.number().int().positive();

@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { campaignLeads, campaigns, events, leadCategories, leads, tasks } from "../db/schema";
-import { RECORD_NOT_FOUND, visibleCampaigns, visibleCategories } from "../platform/access";
+import { RECORD_NOT_FOUND, visibleCampaigns, visibleCategories, visibleRecordsAliased } from "../platform/access";
 import type { Principal } from "../platform/principal";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
@@ -27,6 +27,9 @@ export interface ConversationRow extends RecordFlagColumns {
   snoozed_until: number | null;
   last_sent_at: number | null;
   last_reply_at: number | null;
+  revenue_cents: number;
+  sub_sequence_id: number | null;
+  current_sequence_number: number | null;
 }
 
 export interface MessageRow {
@@ -56,22 +59,76 @@ export interface ListingQuery {
  * One page of a listing and its total. A short, non-empty page already tells the total, so the
  * count (a second pass over every match) runs only when the page cannot.
  */
+const CONVERSATION_COLUMNS = sql`cl.id, cl.campaign_id, c.name AS campaign_name, cl.lead_id, l.email, l.first_name, l.last_name,
+  cl.email_account_id, cl.category_id, cl.team_member_id, cl.is_read, cl.is_important, cl.is_archived,
+  cl.snoozed_until, cl.last_sent_at, cl.last_reply_at, cl.has_sent, cl.has_opened, cl.has_clicked,
+  cl.has_replied, cl.has_bounced, cl.has_unsubscribed, cl.revenue_cents, cl.sub_sequence_id,
+  (SELECT max(sequence_number) FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'SENT') AS current_sequence_number`;
+
+/**
+ * One page of a listing and its total. A short, non-empty page already tells the total, so the
+ * count (a second pass over every match) runs only when the page cannot.
+ */
 export async function listConversations(d1: D1Database, query: ListingQuery) {
   const where = inboxConditions(query.scope, query.listing, query.filters, query.now);
   const page = await statement(
     d1,
-    sql`SELECT cl.id, cl.campaign_id, c.name AS campaign_name, cl.lead_id, l.email, l.first_name, l.last_name,
-               cl.email_account_id, cl.category_id, cl.team_member_id, cl.is_read, cl.is_important, cl.is_archived,
-               cl.snoozed_until, cl.last_sent_at, cl.last_reply_at, cl.has_sent, cl.has_opened, cl.has_clicked,
-               cl.has_replied, cl.has_bounced, cl.has_unsubscribed
+    sql`SELECT ${CONVERSATION_COLUMNS}
         FROM campaign_leads cl JOIN campaigns c ON c.id = cl.campaign_id JOIN leads l ON l.id = cl.lead_id
         WHERE ${where}
-        ORDER BY ${inboxOrder(query.sort)} LIMIT ${query.limit} OFFSET ${query.offset}`,
+        ORDER BY ${inboxOrder(query.sort, query.listing)} LIMIT ${query.limit} OFFSET ${query.offset}`,
   ).all<ConversationRow>();
   const rows = page.results;
   if (rows.length > 0 && rows.length < query.limit) return { rows, total: query.offset + rows.length };
   const total = await statement(d1, sql`SELECT count(*) AS n FROM campaign_leads cl WHERE ${where}`).first<{ n: number }>();
   return { rows, total: total?.n ?? 0 };
+}
+
+/** One record as a conversation, if the caller may see it (any state: replied or not). */
+export async function conversationOf(d1: D1Database, scope: { accountId: number; clientId: number | null }, recordId: number) {
+  return statement(
+    d1,
+    sql`SELECT ${CONVERSATION_COLUMNS}
+        FROM campaign_leads cl JOIN campaigns c ON c.id = cl.campaign_id JOIN leads l ON l.id = cl.lead_id
+        WHERE cl.id = ${recordId} AND ${visibleRecordsAliased(scope)}`,
+  ).first<ConversationRow>();
+}
+
+export interface ScheduledReplyRow {
+  campaign_lead_id: number;
+  scheduled_at: number;
+  answers_stats_id: number;
+  subject: string;
+  html: string;
+}
+
+/** The first reply queued for later of each record (the scheduled view's extra members). */
+export async function scheduledRepliesOf(d1: D1Database, recordIds: number[]): Promise<Map<number, ScheduledReplyRow>> {
+  if (recordIds.length === 0) return new Map();
+  const result = await statement(
+    d1,
+    sql`SELECT campaign_lead_id, scheduled_at, answers_stats_id, subject, html FROM outbound_replies
+        WHERE campaign_lead_id IN (SELECT value FROM json_each(${JSON.stringify(recordIds)})) AND status = 'SCHEDULED'
+        ORDER BY scheduled_at DESC, id DESC`,
+  ).all<ScheduledReplyRow>();
+  return new Map(result.results.map((row) => [row.campaign_lead_id, row]));
+}
+
+export interface ReminderRow {
+  id: number;
+  campaign_lead_id: number;
+  remind_at: number;
+  message: string;
+}
+
+export async function remindersOf(d1: D1Database, recordIds: number[]): Promise<Map<number, ReminderRow>> {
+  if (recordIds.length === 0) return new Map();
+  const result = await statement(
+    d1,
+    sql`SELECT id, campaign_lead_id, remind_at, message FROM reminders
+        WHERE campaign_lead_id IN (SELECT value FROM json_each(${JSON.stringify(recordIds)}))`,
+  ).all<ReminderRow>();
+  return new Map(result.results.map((row) => [row.campaign_lead_id, row]));
 }
 
 /** The SENT and REPLY messages of some conversations, oldest first. */
@@ -161,9 +218,26 @@ export async function setCategory(
   return deliveryIds(results[1]);
 }
 
+/**
+ * A category as the caller gave it: an id (number or decimal string), a name of one of the
+ * account's categories (any case; unknown → 400 "Invalid category - <value>"), or null / "" to clear.
+ */
+export async function resolveCategory(db: Database, accountId: number, given: number | string | null): Promise<number | null> {
+  if (given === null || given === "") return null;
+  if (typeof given === "number") return given;
+  if (/^\d{1,15}$/.test(given)) return Number(given);
+  const row = await db
+    .select({ id: leadCategories.id })
+    .from(leadCategories)
+    .where(and(sql`lower(${leadCategories.name}) = ${given.trim().toLowerCase()}`, visibleCategories(accountId)))
+    .get();
+  if (!row) throw ApiError.badRequest(`Invalid category - ${given}`);
+  return row.id;
+}
+
 /** The inbox fields a plain action may change on a record. */
 export type RecordChange = Partial<
-  Pick<typeof campaignLeads.$inferInsert, "isRead" | "teamMemberId" | "snoozedUntil" | "isArchived">
+  Pick<typeof campaignLeads.$inferInsert, "isRead" | "teamMemberId" | "snoozedUntil" | "isArchived" | "isImportant">
 >;
 
 export async function changeRecord(db: Database, recordId: number, change: RecordChange): Promise<void> {

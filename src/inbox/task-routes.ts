@@ -5,12 +5,13 @@ import { TASK_PRIORITIES } from "../db/schema";
 import { iso } from "../platform/time";
 import { findCampaignRecord } from "../platform/access";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, queryId } from "../platform/openapi";
-import { EmailLeadMapId } from "./schemas";
+import { RecordTarget, given, targetRecord } from "./target";
 
 const CreateTask = z
   .object({
-    email_lead_map_id: EmailLeadMapId,
-    name: z.string().trim().min(1).max(255),
+    ...RecordTarget,
+    name: z.string().trim().min(1).max(255).optional(),
+    title: z.string().trim().min(1).max(255).optional().describe("Alias of name"),
     description: z.string().max(10_000).optional(),
     priority: z.enum(TASK_PRIORITIES).default("MEDIUM"),
     due_date: z.union([z.iso.date(), z.iso.datetime({ offset: true })]).optional(),
@@ -55,12 +56,13 @@ export const taskRoutes = createRouter();
 
 taskRoutes.openapi(createTask, async (c) => {
   const body = c.req.valid("json");
+  const name = given(body.name, body.title, "name");
   const db = database(c.env.DB);
-  const record = await findCampaignRecord(db, c.get("principal"), body.email_lead_map_id);
+  const record = await targetRecord(db, c.get("principal"), body);
   const row = await insertTask(db, {
     accountId: record.accountId,
     campaignLeadId: record.id,
-    name: body.name,
+    name,
     description: body.description ?? null,
     priority: body.priority,
     dueDate: body.due_date ? new Date(body.due_date) : null,

@@ -1,7 +1,7 @@
 import { and, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "./db";
-import { campaignLeads, campaigns, leadCategories } from "../db/schema";
+import { campaignLeads, campaigns, leadCategories, leads } from "../db/schema";
 import type { Principal } from "../platform/principal";
 import { ApiError } from "./errors";
 
@@ -51,15 +51,45 @@ export async function findCampaign(db: Database, principal: Principal, id: numbe
 }
 
 export type CampaignRecordRow = typeof campaignLeads.$inferSelect;
+export type LeadRow = typeof leads.$inferSelect;
+
+/** A lead (one per person per account) the caller may see, or 404 `notFound`. */
+export async function findLead(db: Database, principal: Principal, id: number, notFound = RECORD_NOT_FOUND): Promise<LeadRow> {
+  const row = await db
+    .select()
+    .from(leads)
+    .where(and(eq(leads.id, id), visibleRows(principal, leads)))
+    .get();
+  if (!row) throw ApiError.notFound(notFound);
+  return row;
+}
+
+/** A lead's record in a campaign the caller may see (at most one exists), or 404 with `notFound`. */
+export async function findRecordOfLead(
+  db: Database,
+  principal: Principal,
+  campaignId: number,
+  leadId: number,
+  notFound = RECORD_NOT_FOUND,
+): Promise<CampaignRecordRow> {
+  const row = await db
+    .select({ record: campaignLeads })
+    .from(campaignLeads)
+    .innerJoin(campaigns, eq(campaigns.id, campaignLeads.campaignId))
+    .where(and(eq(campaignLeads.campaignId, campaignId), eq(campaignLeads.leadId, leadId), visibleCampaigns(principal)))
+    .get();
+  if (!row) throw ApiError.notFound(notFound);
+  return row.record;
+}
 
 /** A campaign record (`email_lead_map_id`) in a campaign the caller may see, or 404. */
-export async function findCampaignRecord(db: Database, principal: Principal, id: number): Promise<CampaignRecordRow> {
+export async function findCampaignRecord(db: Database, principal: Principal, id: number, notFound = RECORD_NOT_FOUND): Promise<CampaignRecordRow> {
   const row = await db
     .select({ record: campaignLeads })
     .from(campaignLeads)
     .innerJoin(campaigns, eq(campaigns.id, campaignLeads.campaignId))
     .where(and(eq(campaignLeads.id, id), visibleCampaigns(principal)))
     .get();
-  if (!row) throw ApiError.notFound(RECORD_NOT_FOUND);
+  if (!row) throw ApiError.notFound(notFound);
   return row.record;
 }

@@ -1,70 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { callJson, createClientKey, env, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
-import { emails, list } from "./fixtures";
-
-const at = (day: number, hour = 10) => new Date(Date.UTC(2026, 2, day, hour)).toISOString();
-
-/**
- * Two campaigns (B tagged "vip" and owned by a client). Replies (and so conversations):
- * ann (A; sent 1st, opened, clicked, replied 5th, category 1, account 11)
- * bob (A; sent 2nd, replied 4th "pricing please", uncategorised, account 12)
- * cat (A; sent 1st, bounced, replied 3rd, category 6)
- * dan (B; sent 3rd, unsubscribed, replied 6th, category 3, account 11)
- * eve (B; replied 2nd without any send)
- * and zed (A) who was only sent to: not a conversation.
- */
-async function world() {
-  const account = await provisionAccount();
-  const k = account.apiKey;
-  const clientId = await createClient(k);
-  const a = await createCampaign(k, { name: "Alpha" });
-  const b = await createCampaign(k, { name: "Beta", client_id: clientId });
-  await callJson(`/api/v1/campaigns/${b}/tags`, { method: "POST", apiKey: k, body: { tags: ["vip"] } });
-  const tag = await env.DB.prepare("SELECT id FROM tags WHERE account_id = ? AND name = 'vip'").bind(account.id).first<{ id: number }>();
-  const ids = {
-    ...(await addLeads(k, a, ["ann@in.example", "bob@in.example", "cat@in.example", "zed@in.example"])),
-    ...(await addLeads(k, b, ["dan@in.example", "eve@in.example"])),
-  };
-  await callJson(`/api/v1/campaigns/${a}/leads`, {
-    method: "POST",
-    apiKey: k,
-    body: { lead_list: [{ email: "ann@in.example", first_name: "Annabel", last_name: "Smythe" }] },
-  });
-  // The upload above keeps an existing lead as it is, so the names are set here, folded copy included.
-  await env.DB.prepare(
-    "UPDATE leads SET first_name = 'Annabel', last_name = 'Smythe', search_folded = 'ann@in.example' || char(10) || 'annabel' || char(10) || 'smythe' WHERE email = 'ann@in.example' AND account_id = ?",
-  )
-    .bind(account.id)
-    .run();
-  const reply = (email: string, day: number, extra: Record<string, unknown> = {}) => ({
-    type: "REPLY",
-    lead_email: email,
-    occurred_at: at(day),
-    from_email: email,
-    ...extra,
-  });
-  await ingestOk(k, a, [
-    { type: "SENT", lead_email: "ann@in.example", occurred_at: at(1), email_account_id: 11 },
-    { type: "OPEN", lead_email: "ann@in.example", occurred_at: at(1, 12) },
-    { type: "CLICK", lead_email: "ann@in.example", occurred_at: at(1, 13) },
-    reply("ann@in.example", 5, { category_id: 1, body: "Sounds good" }),
-    { type: "SENT", lead_email: "bob@in.example", occurred_at: at(2), email_account_id: 12 },
-    reply("bob@in.example", 4, { body: "Pricing please, and the onboarding timeline for a team of forty people" }),
-    { type: "SENT", lead_email: "cat@in.example", occurred_at: at(1) },
-    { type: "BOUNCE", lead_email: "cat@in.example", occurred_at: at(1, 11) },
-    reply("cat@in.example", 3, { category_id: 6, is_ooo: true }),
-    { type: "SENT", lead_email: "zed@in.example", occurred_at: at(1) },
-  ]);
-  await ingestOk(k, b, [
-    { type: "SENT", lead_email: "dan@in.example", occurred_at: at(3), email_account_id: 11 },
-    { type: "UNSUBSCRIBE", lead_email: "dan@in.example", occurred_at: at(3, 12) },
-    reply("dan@in.example", 6, { category_id: 3 }),
-    reply("eve@in.example", 2),
-  ]);
-  await env.DB.prepare("UPDATE campaign_leads SET team_member_id = 7 WHERE id IN (?, ?)").bind(ids["ann@in.example"], ids["dan@in.example"]).run();
-  return { account, k, a, b, clientId, tagId: tag!.id, ids };
-}
+import { at, emails, list, world } from "./fixtures";
 
 describe("master inbox listings", () => {
   it("lists conversations newest reply first with every field of a message", async () => {
@@ -93,6 +30,10 @@ describe("master inbox listings", () => {
       snoozed_until: null,
       last_sent_time: at(1),
       last_reply_time: at(5),
+      revenue: "0.00",
+      is_pushed_to_sub_sequence: false,
+      sub_sequence_id: null,
+      current_sequence_number: 1,
     });
     expect(body.messages.map((m) => m.email_status)).toEqual(["Unsubscribed", "Replied", "Replied", "Bounced", "Replied"]);
   });

@@ -135,7 +135,11 @@ describe("inboxConditions", () => {
 
 describe("inboxOrder", () => {
   it("sorts newest first by reply or send time, ties broken by id", () => {
-    expect(compile(inboxOrder("REPLY_TIME_DESC"))).toEqual({ sql: "cl.last_reply_at DESC, cl.id DESC", params: [] });
-    expect(compile(inboxOrder("SENT_TIME_DESC"))).toEqual({ sql: "cl.last_sent_at DESC, cl.id DESC", params: [] });
+    expect(compile(inboxOrder("REPLY_TIME_DESC", "inbox"))).toEqual({ sql: "cl.last_reply_at DESC, cl.id DESC", params: [] });
+    expect(compile(inboxOrder("SENT_TIME_DESC", "inbox"))).toEqual({ sql: "cl.last_sent_at DESC, cl.id DESC", params: [] });
+  });
+
+  it("puts the sent view's unreplied records after the replied ones, newest send first", () => {
+    expect(compile(inboxOrder("REPLY_TIME_DESC", "sent"))).toEqual({ sql: "cl.last_reply_at DESC, cl.last_sent_at DESC, cl.id DESC", params: [] });
   });
 });

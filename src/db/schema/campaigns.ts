@@ -182,6 +182,14 @@ export const campaignLeads = sqliteTable(
     claimToken: text("claim_token"),
     /** A record PAUSED by an out-of-office answer goes on from then (the minute cron resumes it). */
     resumeAt: instant("resume_at"),
+    /** Revenue set from the inbox, in cents (answers show two decimals). */
+    revenueCents: integer("revenue_cents").notNull().default(0),
+    /** The subsequence campaign this record was pushed to (it then stops here, COMPLETED). */
+    subSequenceId: integer("sub_sequence_id"),
+    /** In a subsequence: the parent campaign's record this one was pushed from. */
+    parentRecordId: integer("parent_record_id"),
+    /** A reply on the parent record's thread STOPs this (subsequence) record. */
+    stopOnParentReply: integer("stop_on_parent_reply", { mode: "boolean" }).notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -203,6 +211,9 @@ export const campaignLeads = sqliteTable(
     index("campaign_leads_inbox_sent_idx")
       .on(t.accountId, t.isArchived, t.lastSentAt, t.id, t.lastReplyAt, ...inboxFilterColumns(t))
       .where(sql`has_replied = 1`),
+    // The sent view: every record one of the account's emails went to, newest send first.
+    index("campaign_leads_sent_view_idx").on(t.accountId, t.lastSentAt, t.id).where(sql`has_sent = 1`),
+    index("campaign_leads_parent_idx").on(t.parentRecordId).where(sql`parent_record_id IS NOT NULL`),
     index("campaign_leads_snoozed_idx").on(t.snoozedUntil).where(sql`snoozed_until IS NOT NULL`),
   ],
 );
