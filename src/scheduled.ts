@@ -6,6 +6,7 @@ import { releaseDueSnoozes } from "./inbox/snooze-release";
 import { startDueSpamTests } from "./deliverability/scheduler";
 import { rearmLateSenders } from "./engine/wake";
 import { resumePausedRecords } from "./replies/resume";
+import { wakeForScheduledReplies } from "./replies/scheduled-replies";
 import { recheckMailboxesDaily } from "./mailboxes/recheck";
 
 /** Every job the minute cron runs (see ScheduledJob for what each must promise). */
@@ -16,6 +17,7 @@ export const MINUTE_JOBS: ScheduledJob[] = [
   sealLegacySecrets,
   rearmLateSenders,
   resumePausedRecords,
+  wakeForScheduledReplies,
   recheckMailboxesDaily,
 ];
 

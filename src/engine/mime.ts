@@ -19,6 +19,14 @@ export interface MimeMessage {
   html?: string;
   /** Extra headers, e.g. Message-ID, List-Unsubscribe, List-Unsubscribe-Post, In-Reply-To, References. */
   headers?: Record<string, string>;
+  /** Files sent with the message (replies from the inbox): the body then goes in multipart/mixed. */
+  attachments?: MimeAttachment[];
+}
+
+export interface MimeAttachment {
+  filename: string;
+  contentType: string;
+  content: Uint8Array;
 }
 
 /** Headers the MIME structure owns; a caller setting them would corrupt the message. */
@@ -144,16 +152,39 @@ export function buildMime(message: MimeMessage, now = new Date()): { raw: string
 
   const part = (type: string, body: string) =>
     `Content-Type: ${type}; charset=UTF-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n${quotedPrintable(body)}`;
-  let body: string;
+  let content: { type: string | null; body: string };
   if (message.html === undefined) {
-    body = part("text/plain", message.text);
+    content = { type: null, body: part("text/plain", message.text) };
   } else {
     const mark = boundary();
-    headers.push(`Content-Type: multipart/alternative; boundary="${mark}"`);
-    body =
-      `\r\n--${mark}\r\n${part("text/plain", message.text)}\r\n` +
-      `--${mark}\r\n${part("text/html", message.html)}\r\n--${mark}--\r\n`;
-    return { raw: `${headers.join("\r\n")}\r\n${body}`, messageId };
+    content = {
+      type: `multipart/alternative; boundary="${mark}"`,
+      body: `--${mark}\r\n${part("text/plain", message.text)}\r\n--${mark}\r\n${part("text/html", message.html)}\r\n--${mark}--`,
+    };
   }
-  return { raw: `${headers.join("\r\n")}\r\n${body}\r\n`, messageId };
+  if (message.attachments?.length) {
+    const mark = boundary();
+    const first = content.type ? `Content-Type: ${content.type}\r\n\r\n${content.body}` : content.body;
+    const parts = [first, ...message.attachments.map(attachmentPart)];
+    content = { type: `multipart/mixed; boundary="${mark}"`, body: `${parts.map((p) => `--${mark}\r\n${p}`).join("\r\n")}\r\n--${mark}--` };
+  }
+  if (content.type === null) return { raw: `${headers.join("\r\n")}\r\n${content.body}\r\n`, messageId };
+  headers.push(`Content-Type: ${content.type}`);
+  return { raw: `${headers.join("\r\n")}\r\n\r\n${content.body}\r\n`, messageId };
+}
+
+/** A quoted parameter value, or RFC 2047 words for a name outside ASCII (what mail clients read). */
+function parameter(value: string): string {
+  const clean = value.replace(/[\r\n"\\]/g, "_");
+  return /^[\x20-\x7e]*$/.test(clean) ? `"${clean}"` : `"${encodeWords(clean).replace(/\r\n /g, " ")}"`;
+}
+
+function attachmentPart(file: MimeAttachment): string {
+  const type = /^[\w.+-]+\/[\w.+-]+$/.test(file.contentType) ? file.contentType : "application/octet-stream";
+  const lines = base64(file.content).match(/.{1,76}/g) ?? [];
+  return (
+    `Content-Type: ${type}; name=${parameter(file.filename)}\r\n` +
+    `Content-Disposition: attachment; filename=${parameter(file.filename)}\r\n` +
+    `Content-Transfer-Encoding: base64\r\n\r\n${lines.join("\r\n")}`
+  );
 }

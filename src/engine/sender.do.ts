@@ -9,6 +9,7 @@ import { runReaderPass, type ReadResult } from "./read-pass";
 import type { ReaderCursor } from "./reader";
 import { runSenderPass, type PassOptions, type PassResult } from "./sender";
 import { recordWake } from "./store";
+import { sendDueReplies } from "../replies/outbound";
 
 /** After a read that left messages waiting, the next one comes this soon. */
 const READ_AGAIN_MS = 1_000;
@@ -44,7 +45,8 @@ export class MailboxSender extends DurableObject<Bindings> {
 
   /**
    * One pass at `now` (the alarm's time; tests and the operator route give their own clock and
-   * bounds): a read of the INBOX when one is due (unless `read: false`), then the sending.
+   * bounds): a read of the INBOX when one is due (unless `read: false`), the replies scheduled from
+   * the inbox that are due, then the campaign sending.
    */
   async runPass(now: number, options: RunOptions = {}): Promise<PassResult & { timings: PassOptions["timings"] }> {
     if (options.mailboxId !== undefined) this.kv.put("mailbox", options.mailboxId);
@@ -81,6 +83,13 @@ export class MailboxSender extends DurableObject<Bindings> {
     const mailboxId = this.kv.get<number>("mailbox");
     if (mailboxId === undefined) return { sent: 0, nextWakeAt: null };
     if (options.read !== false && (this.kv.get<number>("nextReadAt") ?? 0) <= now) await this.read(mailboxId, now);
+    let nextReplyAt: number | null = null;
+    try {
+      nextReplyAt = await sendDueReplies(this.env, mailboxId, now);
+    } catch (error) {
+      // Claimed replies stay QUEUED; the minute cron marks them failed rather than send twice.
+      log("error", "scheduled replies failed", { mailbox_id: mailboxId, error: String(error) });
+    }
     const settings = config(this.env);
     const links = emailLinks(await loadKeyring(settings.secretsKey), settings.publicUrl);
     let result: PassResult;
@@ -91,7 +100,7 @@ export class MailboxSender extends DurableObject<Bindings> {
       log("error", "sender pass failed", { mailbox_id: mailboxId, error: String(error) });
       result = { sent: 0, nextWakeAt: now + 60_000 };
     }
-    const wakeAt = Math.min(result.nextWakeAt ?? Infinity, this.kv.get<number>("nextReadAt") ?? Infinity);
+    const wakeAt = Math.min(result.nextWakeAt ?? Infinity, this.kv.get<number>("nextReadAt") ?? Infinity, nextReplyAt ?? Infinity);
     if (wakeAt === Infinity) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.max(wakeAt, Date.now()));
     // With no alarm, the cron looks again in an hour (a lost wake costs at most that).

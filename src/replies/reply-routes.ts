@@ -1,21 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
-import { config } from "../config";
-import { campaigns } from "../db/schema";
-import { htmlToText } from "../engine/html-text";
-import { sendMail } from "../engine/smtp";
-import { planIngestion } from "../events/plan";
-import { loadIngestContext, storeIngestion } from "../events/store";
-import { connectionUsable, smtpTarget } from "../mailboxes/rules";
-import { storedPassword } from "../mailboxes/store";
+import { threadOf } from "../inbox/store";
+import { connectionUsable } from "../mailboxes/rules";
 import { findCampaign } from "../platform/access";
-import { loadKeyring } from "../platform/crypto";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
+import { iso } from "../platform/time";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
-import { enqueue } from "../webhooks/outbox";
-import { threadOf } from "../inbox/store";
-import { eventIdOf, isBlocked, threadAnchor, threadMailbox } from "./thread-store";
+import { MAILBOX_UNUSABLE, sendReply, type ReplyToSend } from "./outbound";
+import { insertOutboundReply, replyByMessageId } from "./outbound-store";
+import { isBlocked, threadAnchor, threadMailbox } from "./thread-store";
 
 const Addresses = z
   .union([z.string().max(2000), z.array(z.email().max(320)).max(20)])
@@ -38,7 +31,17 @@ const ReplyInThread = z
     scheduled_time: z.iso.datetime({ offset: true }).optional(),
     schedule_condition: z.unknown().optional(),
     seq_type: z.unknown().optional(),
-    attachments: z.array(z.object({ file_url: z.url().max(2048) }).passthrough()).max(5).optional(),
+    attachments: z
+      .array(
+        z.object({
+          file_url: z.url({ protocol: /^https$/, error: "file_url must be an https URL" }).max(2048),
+          file_name: z.string().trim().min(1).max(255).optional(),
+          file_type: z.string().max(255).optional(),
+          file_size: z.number().int().min(0).optional(),
+        }),
+      )
+      .max(5)
+      .optional(),
   })
   .openapi("ReplyInThread");
 
@@ -51,9 +54,36 @@ const replyInThread = createRoute({
   path: "/api/v1/campaigns/{campaign_id}/reply-email-thread",
   tags: ["Master inbox"],
   summary: "Reply in a lead's thread from the mailbox that wrote to it (threaded, recorded in the thread)",
+  description:
+    "Sent at once, or at `scheduled_time` when that is in the future (the mailbox's object sends it; `GET /master-inbox/reply-status` follows it). " +
+    "Attachments are fetched at send time (https, at most 10 MB each). A scheduled reply's `email_stats_id` is the message it answers until it is sent.",
   security: API_KEY_SECURITY,
   request: { params: z.object({ campaign_id: pathId("campaign_id") }), body: jsonBody(ReplyInThread) },
-  responses: { 200: json(ReplySent, "Sent"), ...errorResponses(400, 401, 404, 422, 429, 502) },
+  responses: { 200: json(ReplySent, "Sent, or queued for its time"), ...errorResponses(400, 401, 404, 422, 429, 502) },
+});
+
+const ReplyStatus = z
+  .object({
+    ok: z.boolean(),
+    data: z.object({
+      message_id: z.string(),
+      status: z.enum(["SCHEDULED", "QUEUED", "COMPLETED", "FAILED"]),
+      status_message: z.string().nullable(),
+      event_time: z.string(),
+      scheduled_time: z.string().nullable(),
+      email_stats_id: z.string().nullable(),
+    }),
+  })
+  .openapi("ReplyStatus");
+
+const replyStatus = createRoute({
+  method: "get",
+  path: "/api/v1/master-inbox/reply-status",
+  tags: ["Master inbox"],
+  summary: "Where a reply sent through reply-email-thread stands",
+  security: API_KEY_SECURITY,
+  request: { query: z.object({ message_id: z.string().min(1).max(998) }) },
+  responses: { 200: json(ReplyStatus, "The reply's status"), ...errorResponses(401, 404, 422, 429) },
 });
 
 /** `Re: <subject>` of the thread's first email, whatever prefixes it had. */
@@ -61,6 +91,9 @@ function replySubject(subject: string | null): string {
   const bare = (subject ?? "").replace(/^\s*((re|aw|sv|fwd?|wg)\s*:\s*)+/i, "").trim();
   return `Re: ${bare}`;
 }
+
+/** Replies due within this margin go out at once rather than through the schedule. */
+const SCHEDULE_MARGIN_MS = 60_000;
 
 export const replyRoutes = createRouter();
 
@@ -71,56 +104,68 @@ replyRoutes.openapi(replyInThread, async (c) => {
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
   const anchor = await threadAnchor(c.env.DB, campaign.id, body.email_stats_id);
   if (!anchor) throw ApiError.notFound("Email stats not found");
-  if (body.attachments?.length) throw ApiError.badRequest("Attachments are not supported yet");
-  const now = Date.now();
-  if (body.scheduled_time && Date.parse(body.scheduled_time) > now + 60_000) throw ApiError.badRequest("Scheduled replies are not supported yet: send it now");
   const mailbox = await threadMailbox(db, principal, anchor.mailboxId);
-  if (!mailbox || mailbox.isSuspended || !connectionUsable(mailbox)) throw ApiError.badRequest("Email account not found!");
+  if (!mailbox || mailbox.isSuspended || !connectionUsable(mailbox)) throw ApiError.badRequest(MAILBOX_UNUSABLE);
   const to = (body.to_email ?? anchor.leadEmail).toLowerCase();
   if (await isBlocked(c.env.DB, principal.accountId, campaign.clientId, to)) throw ApiError.badRequest("The recipient is on the block list");
-  const password = await storedPassword(await loadKeyring(config(c.env).secretsKey), mailbox, "smtp");
-  if (password === null) throw ApiError.badRequest("Email account not found!");
 
+  const now = Date.now();
+  const scheduledAt = body.scheduled_time ? Date.parse(body.scheduled_time) : null;
+  const later = scheduledAt !== null && scheduledAt > now + SCHEDULE_MARGIN_MS;
   const thread = (await threadOf(c.env.DB, anchor.recordId, -1)).messages.flatMap((m) => (m.message_id ? [{ type: m.type, messageId: m.message_id, subject: m.subject }] : []));
   // The message the stats id names is the one answered, unless the caller names another.
-  const answered = body.reply_message_id ?? anchor.messageId ?? thread.at(-1)?.messageId;
-  const messageId = `<${crypto.randomUUID().replaceAll("-", "")}@${mailbox.fromEmail.split("@")[1]}>`;
-  const html = body.add_signature && mailbox.signature ? `${body.email_body}\n${mailbox.signature}` : body.email_body;
-  const subject = replySubject(thread.find((m) => m.type === "SENT")?.subject ?? thread[0]?.subject ?? null);
-  const headers: Record<string, string> = { "Message-ID": messageId };
-  if (answered) {
-    headers["In-Reply-To"] = answered;
-    headers.References = [...new Set(thread.map((m) => m.messageId).filter((id) => id !== answered)), answered].join(" ");
-  }
-  if (body.cc?.length) headers.Cc = body.cc.join(", ");
-  if (mailbox.differentReplyToAddress) headers["Reply-To"] = mailbox.differentReplyToAddress;
+  const answered = body.reply_message_id ?? anchor.messageId ?? thread.at(-1)?.messageId ?? null;
   const name = [body.to_first_name ?? anchor.leadFirstName, body.to_last_name ?? anchor.leadLastName].filter(Boolean).join(" ").replace(/[\r\n]+/g, " ");
-  const result = await sendMail(
-    smtpTarget(mailbox, password),
-    { from: { email: mailbox.fromEmail, name: mailbox.fromName }, to: { email: to, name: name || undefined }, subject, text: htmlToText(html), html, headers },
-    { allowPlain: false, bcc: [...(body.cc ?? []), ...(body.bcc ?? []), ...(mailbox.bccEmail ? [mailbox.bccEmail] : [])] },
+  const reply: ReplyToSend = {
+    accountId: principal.accountId,
+    campaignId: campaign.id,
+    campaignLeadId: anchor.recordId,
+    emailAccountId: mailbox.id,
+    answersStatsId: anchor.eventId,
+    messageId: `<${crypto.randomUUID().replaceAll("-", "")}@${mailbox.fromEmail.split("@")[1]}>`,
+    toEmail: to,
+    toName: name || null,
+    cc: body.cc ?? [],
+    bcc: body.bcc ?? [],
+    subject: replySubject(thread.find((m) => m.type === "SENT")?.subject ?? thread[0]?.subject ?? null),
+    html: body.add_signature && mailbox.signature ? `${body.email_body}\n${mailbox.signature}` : body.email_body,
+    inReplyTo: answered,
+    references: answered ? [...new Set(thread.map((m) => m.messageId).filter((id) => id !== answered)), answered].join(" ") : null,
+    attachments: body.attachments ?? [],
+  };
+  const extra = body.schedule_condition !== undefined || body.seq_type !== undefined ? { schedule_condition: body.schedule_condition, seq_type: body.seq_type } : null;
+  let statsId = anchor.eventId;
+  if (later) {
+    await insertOutboundReply(db, { ...reply, extra, status: "SCHEDULED", scheduledAt: new Date(scheduledAt) });
+  } else {
+    // Stored once it went out: a refused send leaves nothing behind but its error.
+    const outcome = await sendReply(c.env, reply, now);
+    if (!outcome.ok) throw outcome.kind === "server" ? new ApiError(502, { error: outcome.message }) : ApiError.badRequest(outcome.message);
+    statsId = outcome.statsId;
+    await insertOutboundReply(db, { ...reply, extra, status: "COMPLETED", sentEventId: statsId, scheduledAt: null });
+  }
+  return c.json(
+    { ok: true, data: "success", message: "Email added to the queue, will be sent out soon!", message_id: reply.messageId, email_stats_id: String(statsId) },
+    200,
   );
-  if (!result.ok) throw new ApiError(502, { error: `The mail server did not take the reply: ${result.failure.text}` });
+});
 
-  // Recorded as a SENT message of the thread (its step and the record's state do not move).
-  const eventKey = `inbox-reply:${messageId}`;
-  const context = await loadIngestContext(db, eq(campaigns.accountId, principal.accountId), principal.accountId, campaign.id, { recordIds: [anchor.recordId], emails: [], categoryIds: [] });
-  const record = context.records[0]!;
-  const { rows, deliveries } = planIngestion(context, context.campaign!, [
+replyRoutes.openapi(replyStatus, async (c) => {
+  const found = await replyByMessageId(database(c.env.DB), c.get("principal"), c.req.valid("query").message_id);
+  if (!found) throw ApiError.notFound("Reply not found");
+  const { reply } = found;
+  return c.json(
     {
-      eventId: eventKey,
-      record,
-      incoming: { type: "SENT", occurredAt: now, sequenceNumber: anchor.step, emailAccountId: mailbox.id, fromEmail: mailbox.fromEmail, isOoo: false, categoryId: null },
-      toEmail: to,
-      subject,
-      body: html,
-      messageId,
-      linkUrl: null,
-      isMachine: false,
+      ok: true,
+      data: {
+        message_id: reply.messageId,
+        status: reply.status,
+        status_message: reply.statusMessage,
+        event_time: iso(reply.updatedAt),
+        scheduled_time: reply.scheduledAt ? iso(reply.scheduledAt) : null,
+        email_stats_id: reply.sentEventId === null ? null : String(reply.sentEventId),
+      },
     },
-  ]);
-  const stored = await storeIngestion(c.env.DB, context.campaign!, rows, deliveries, now);
-  await enqueue(c.env, stored.deliveryIds);
-  const statsId = await eventIdOf(c.env.DB, campaign.id, eventKey);
-  return c.json({ ok: true, data: "success", message: "Email added to the queue, will be sent out soon!", message_id: messageId, email_stats_id: String(statsId) }, 200);
+    200,
+  );
 });

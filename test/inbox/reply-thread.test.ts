@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { callJson, env, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
+import { createMailbox } from "../mailboxes/fixtures";
 
 /** A thread pushed in through the events API (no mailbox of ours sent it), and its reply's stats id. */
 async function thread() {
@@ -32,5 +33,67 @@ describe("replying in a thread from the inbox", () => {
 
     const after = (await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_id = ?").bind(campaign).first<{ n: number }>())!.n;
     expect(after).toBe(before);
+  });
+});
+
+describe("replies scheduled from the inbox", () => {
+  /** The thread's record pinned to a mailbox whose last check passed (no server runs here: nothing is sent). */
+  async function threadWithMailbox() {
+    const world = await thread();
+    const mailbox = await createMailbox(world.account.apiKey);
+    await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, is_imap_success = 1 WHERE id = ?").bind(mailbox.id).run();
+    await env.DB.prepare("UPDATE campaign_leads SET email_account_id = ? WHERE campaign_id = ?").bind(mailbox.id, world.campaign).run();
+    return { ...world, mailboxId: mailbox.id };
+  }
+
+  it("queues a reply for its time, shows it in the scheduled view and in reply-status, and sends nothing yet", async () => {
+    const { account, campaign, statsId, mailboxId } = await threadWithMailbox();
+    const when = new Date(Date.now() + 3 * 86_400_000);
+    when.setUTCMilliseconds(0);
+    const answer = await post(account.apiKey, campaign, {
+      email_stats_id: statsId,
+      email_body: "<p>Following up on Monday</p>",
+      scheduled_time: when.toISOString(),
+      cc: ["boss@reply.example"],
+      schedule_condition: { if: "no reply" },
+      attachments: [{ file_url: "https://files.example/deck.pdf", file_name: "deck.pdf" }],
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const { message_id, email_stats_id } = answer.body as { message_id: string; email_stats_id: string };
+    // Until it goes out, the stats id is the message it answers.
+    expect(email_stats_id).toBe(String(statsId));
+    const status = await callJson(`/api/v1/master-inbox/reply-status?message_id=${encodeURIComponent(message_id)}`, { apiKey: account.apiKey });
+    expect(status.body).toMatchObject({ ok: true, data: { message_id, status: "SCHEDULED", scheduled_time: when.toISOString(), email_stats_id: null, status_message: null } });
+    const view = await callJson<{ messages: { email_lead_map_id: number; scheduled_time: string; scheduled_message: unknown }[] }>("/api/v1/master-inbox/scheduled", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: {},
+    });
+    expect(view.body.messages).toEqual([
+      expect.objectContaining({
+        scheduled_time: when.toISOString(),
+        scheduled_message: { email_stats_id: String(statsId), subject: "Re: ", email_body: "<p>Following up on Monday</p>" },
+      }),
+    ]);
+    const stored = await env.DB.prepare("SELECT email_account_id, in_reply_to, cc, attachments, extra FROM outbound_replies WHERE message_id = ?").bind(message_id).first<Record<string, string | number>>();
+    expect(stored).toMatchObject({ email_account_id: mailboxId, in_reply_to: "<r@t>", cc: '["boss@reply.example"]' });
+    expect(JSON.parse(String(stored!.extra))).toEqual({ schedule_condition: { if: "no reply" } });
+    const sent = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_id = ? AND type = 'SENT'").bind(campaign).first<{ n: number }>();
+    expect(sent!.n).toBe(1);
+    // Another tenant cannot read its status.
+    const stranger = await provisionAccount();
+    expect((await callJson(`/api/v1/master-inbox/reply-status?message_id=${encodeURIComponent(message_id)}`, { apiKey: stranger.apiKey })).status).toBe(404);
+  });
+
+  it("refuses attachments that are not https, too many, and a mailbox that fails its checks", async () => {
+    const { account, campaign, statsId, mailboxId } = await threadWithMailbox();
+    const later = new Date(Date.now() + 86_400_000).toISOString();
+    const file = { file_url: "https://files.example/a.pdf" };
+    expect((await post(account.apiKey, campaign, { email_stats_id: statsId, email_body: "x", scheduled_time: later, attachments: [{ file_url: "http://files.example/a.pdf" }] })).status).toBe(422);
+    expect((await post(account.apiKey, campaign, { email_stats_id: statsId, email_body: "x", scheduled_time: later, attachments: Array(6).fill(file) })).status).toBe(422);
+    await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 0 WHERE id = ?").bind(mailboxId).run();
+    expect(await post(account.apiKey, campaign, { email_stats_id: statsId, email_body: "x", scheduled_time: later })).toMatchObject({ status: 400, body: { error: "Email account not found!" } });
+    const rows = await env.DB.prepare("SELECT count(*) AS n FROM outbound_replies WHERE campaign_id = ?").bind(campaign).first<{ n: number }>();
+    expect(rows!.n).toBe(0);
   });
 });

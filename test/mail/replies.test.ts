@@ -220,6 +220,44 @@ describe("the engine reads replies back from the lab", () => {
     expect(history.body.history.map((m) => m.type).sort()).toEqual(["REPLY", "SENT", "SENT"]);
     expect(history.body.history.find((m) => m.stats_id === answer.body.email_stats_id)?.type).toBe("SENT");
 
+    // A reply scheduled for later, with a file: the mailbox's object sends it on its first pass after that time.
+    const realFetch = globalThis.fetch;
+    const files = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if (url.hostname !== "files.lab.example") return realFetch(input, init);
+      return new Response("agenda: pricing, onboarding", { headers: { "Content-Type": "text/plain" } });
+    });
+    const at = Date.now() + 2 * DAY;
+    const scheduled = await callJson<{ message_id: string }>(`/api/v1/campaigns/${campaignId}/reply-email-thread`, {
+      method: "POST",
+      apiKey,
+      body: {
+        email_stats_id: leadReply.id,
+        email_body: "<p>The agenda is attached.</p>",
+        scheduled_time: new Date(at).toISOString(),
+        attachments: [{ file_url: "https://files.lab.example/docs/agenda.txt" }],
+      },
+    });
+    expect(scheduled.status, JSON.stringify(scheduled.body)).toBe(200);
+    const replyStatus = () => callJson<{ data: { status: string; email_stats_id: string | null } }>(`/api/v1/master-inbox/reply-status?message_id=${encodeURIComponent(scheduled.body.message_id)}`, { apiKey });
+    await stub.runPass(at - MINUTE, { read: false });
+    expect((await replyStatus()).body.data).toMatchObject({ status: "SCHEDULED", email_stats_id: null });
+    await stub.runPass(at + MINUTE, { read: false });
+    files.mockRestore();
+    const done = (await replyStatus()).body.data;
+    expect(done).toMatchObject({ status: "COMPLETED", email_stats_id: expect.stringMatching(/^\d+$/) });
+    const withFile = await fetch(`${reader}/message?${new URLSearchParams({ user: replier.email, message_id: scheduled.body.message_id })}`);
+    expect(withFile.status).toBe(200);
+    const raw = await withFile.text();
+    expect(raw.replace(/\r?\n[ \t]+/g, " ")).toContain(`In-Reply-To: ${reply.ok ? reply.messageId : ""}`);
+    expect(raw).toContain('Content-Disposition: attachment; filename="agenda.txt"');
+    expect(raw).toContain(btoa("agenda: pricing, onboarding"));
+    const history2 = await callJson<{ history: { stats_id: string }[] }>(
+      `/api/v1/campaigns/${campaignId}/leads/${(await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(to(replier).campaign_lead_id).first<{ lead_id: number }>())!.lead_id}/message-history`,
+      { apiKey },
+    );
+    expect(history2.body.history.map((m) => m.stats_id)).toContain(done.email_stats_id);
+
     const kinds = (await env.DB.prepare("SELECT event_type, count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? GROUP BY event_type").bind(hook.id).all<{ event_type: string; n: number }>()).results;
     expect(Object.fromEntries(kinds.map((k) => [k.event_type, k.n]))).toMatchObject({ EMAIL_BOUNCE: 1 });
     expect(kinds.find((k) => k.event_type === "EMAIL_REPLY")?.n).toBeGreaterThanOrEqual(1);

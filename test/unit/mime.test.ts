@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import PostalMime from "postal-mime";
 import { buildMime, encodeWords, quotedPrintable, rfc5322Date } from "../../src/engine/mime";
 
 const decodeWords = (value: string) =>
@@ -67,5 +68,32 @@ describe("buildMime", () => {
     expect(head).toContain("List-Unsubscribe-Post: List-Unsubscribe=One-Click");
     expect(head).toContain("Content-Type: text/plain; charset=UTF-8");
     expect(rfc5322Date(new Date(0))).toBe("Thu, 01 Jan 1970 00:00:00 +0000");
+  });
+});
+
+describe("buildMime with attachments", () => {
+  it("wraps the alternative body and each file in multipart/mixed, which a MIME parser reads back whole", async () => {
+    const bytes = new Uint8Array(300).map((_, i) => (i * 7) % 256);
+    const { raw } = buildMime({
+      from: "sam@salvo.example",
+      to: "rita@lead.example",
+      subject: "Re: Pricing",
+      text: "See attached.",
+      html: "<p>See attached.</p>",
+      attachments: [
+        { filename: "prices.bin", contentType: "application/octet-stream", content: bytes },
+        { filename: "Übersicht \"Q3\".txt", contentType: "text/plain", content: new TextEncoder().encode("Zeile 1") },
+      ],
+    });
+    expect(raw).toMatch(/^Content-Type: multipart\/mixed; boundary="/m);
+    expect(raw.split("\r\n").every((line) => line.length <= 998)).toBe(true);
+    const parsed = await PostalMime.parse(raw);
+    expect(parsed.text?.trim()).toBe("See attached.");
+    expect(parsed.html).toContain("<p>See attached.</p>");
+    expect(parsed.attachments.map((a) => [a.filename, a.mimeType])).toEqual([
+      ["prices.bin", "application/octet-stream"],
+      ["Übersicht _Q3_.txt", "text/plain"],
+    ]);
+    expect(new Uint8Array(parsed.attachments[0]!.content as ArrayBuffer)).toEqual(bytes);
   });
 });

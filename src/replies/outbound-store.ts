@@ -1,0 +1,92 @@
+import { and, eq, inArray, lte, sql } from "drizzle-orm";
+import { campaigns, emailAccounts, outboundReplies, type OutboundReplyStatus } from "../db/schema";
+import { visibleCampaigns } from "../platform/access";
+import type { Database } from "../platform/db";
+import type { Principal } from "../platform/principal";
+
+export type OutboundReplyRow = typeof outboundReplies.$inferSelect;
+export type NewOutboundReply = Omit<typeof outboundReplies.$inferInsert, "id" | "createdAt" | "updatedAt">;
+
+/** Scheduled replies sent per pass of one mailbox's object (the rest wait for the next pass). */
+const DUE_PER_PASS = 20;
+
+/** A reply left QUEUED this long was interrupted mid-send: it is FAILED, never sent twice. */
+export const STALE_QUEUED_MS = 10 * 60_000;
+
+export function insertOutboundReply(db: Database, reply: NewOutboundReply): Promise<OutboundReplyRow> {
+  const now = new Date();
+  return db
+    .insert(outboundReplies)
+    .values({ ...reply, createdAt: now, updatedAt: now })
+    .returning()
+    .get();
+}
+
+/** Takes the mailbox's due scheduled replies (SCHEDULED → QUEUED, so no other pass takes them too). */
+export async function claimDueReplies(db: Database, mailboxId: number, now: number): Promise<OutboundReplyRow[]> {
+  return db
+    .update(outboundReplies)
+    .set({ status: "QUEUED", updatedAt: new Date(now) })
+    .where(
+      inArray(
+        outboundReplies.id,
+        db
+          .select({ id: outboundReplies.id })
+          .from(outboundReplies)
+          .where(and(eq(outboundReplies.status, "SCHEDULED"), lte(outboundReplies.scheduledAt, new Date(now)), eq(outboundReplies.emailAccountId, mailboxId)))
+          .orderBy(outboundReplies.scheduledAt)
+          .limit(DUE_PER_PASS),
+      ),
+    )
+    .returning();
+}
+
+/** When the mailbox's next scheduled reply is due (null: none waits). */
+export async function nextScheduledReplyAt(db: Database, mailboxId: number): Promise<number | null> {
+  const row = await db
+    .select({ at: sql<number | null>`min(${outboundReplies.scheduledAt})` })
+    .from(outboundReplies)
+    .where(and(eq(outboundReplies.status, "SCHEDULED"), eq(outboundReplies.emailAccountId, mailboxId)))
+    .get();
+  return row?.at ?? null;
+}
+
+export function settleReply(db: Database, id: number, status: OutboundReplyStatus, statusMessage: string | null, sentEventId: number | null, now: number) {
+  return db
+    .update(outboundReplies)
+    .set({ status, statusMessage, sentEventId, updatedAt: new Date(now) })
+    .where(eq(outboundReplies.id, id));
+}
+
+/** Mailboxes with a scheduled reply due (the minute cron wakes their objects). */
+export async function mailboxesWithDueReplies(db: Database, now: number, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectDistinct({ id: outboundReplies.emailAccountId })
+    .from(outboundReplies)
+    .where(and(eq(outboundReplies.status, "SCHEDULED"), lte(outboundReplies.scheduledAt, new Date(now))))
+    .limit(limit);
+  return rows.map((row) => row.id);
+}
+
+/** Replies whose send was interrupted (the pass died between QUEUED and its outcome). */
+export function failInterruptedReplies(db: Database, now: number) {
+  return db
+    .update(outboundReplies)
+    .set({ status: "FAILED", statusMessage: "Sending was interrupted; the reply may not have gone out", updatedAt: new Date(now) })
+    .where(and(eq(outboundReplies.status, "QUEUED"), lte(outboundReplies.updatedAt, new Date(now - STALE_QUEUED_MS))))
+    .returning({ id: outboundReplies.id });
+}
+
+/** A reply sent through the inbox, by its Message-ID, in a campaign the caller may see. */
+export function replyByMessageId(db: Database, principal: Principal, messageId: string) {
+  return db
+    .select({ reply: outboundReplies })
+    .from(outboundReplies)
+    .innerJoin(campaigns, eq(campaigns.id, outboundReplies.campaignId))
+    .where(and(eq(outboundReplies.accountId, principal.accountId), eq(outboundReplies.messageId, messageId), visibleCampaigns(principal)))
+    .get();
+}
+
+export function mailboxOfReply(db: Database, mailboxId: number) {
+  return db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId)).get();
+}
