@@ -3,7 +3,8 @@ import { findLead } from "../platform/access";
 import { database } from "../platform/db";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { iso } from "../platform/time";
-import { insertNote, notesOfLead, setRevenue, tasksOfLead, upsertReminder } from "./crm-store";
+import { insertNote, isMessageOf, notesOfLead, setRevenue, tasksOfLead, upsertReminder } from "./crm-store";
+import { ApiError } from "../platform/errors";
 import { IdInput, LEAD_MAPPING_NOT_FOUND, RecordTarget, given, targetRecord } from "./target";
 
 const ack = <T extends z.ZodType>(data: T) => z.object({ ok: z.boolean(), success: z.boolean(), message: z.string(), data });
@@ -139,6 +140,7 @@ crmRoutes.openapi(setReminder, async (c) => {
   const at = new Date(given(body.reminder_time, body.reminder_date, "reminder_time"));
   const db = database(c.env.DB);
   const record = await targetRecord(db, c.get("principal"), body, LEAD_MAPPING_NOT_FOUND);
+  if (body.email_stats_id !== undefined && !(await isMessageOf(db, record.id, body.email_stats_id))) throw ApiError.notFound("Email stats not found");
   const reminder = await upsertReminder(db, {
     accountId: record.accountId,
     campaignLeadId: record.id,

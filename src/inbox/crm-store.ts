@@ -1,5 +1,5 @@
-import { and, asc, eq, sql } from "drizzle-orm";
-import { campaignLeads, campaigns, notes, reminders, tasks } from "../db/schema";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { campaignLeads, campaigns, events, notes, reminders, tasks } from "../db/schema";
 import { visibleCampaigns } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
@@ -52,4 +52,14 @@ export function tasksOfLead(db: Database, principal: Principal, leadId: number) 
     .innerJoin(campaignLeads, eq(campaignLeads.id, tasks.campaignLeadId))
     .where(and(eq(tasks.accountId, principal.accountId), sql`${tasks.campaignLeadId} IN ${recordsOfLead(principal, leadId)}`))
     .orderBy(asc(tasks.id));
+}
+
+/** Whether a stats id is a message (SENT or REPLY) of the record's thread. */
+export async function isMessageOf(db: Database, recordId: number, statsId: number): Promise<boolean> {
+  const row = await db
+    .select({ id: events.id })
+    .from(events)
+    .where(and(eq(events.id, statsId), eq(events.campaignLeadId, recordId), inArray(events.type, ["SENT", "REPLY"])))
+    .get();
+  return row !== undefined;
 }

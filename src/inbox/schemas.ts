@@ -14,8 +14,7 @@ function upperBound(value: string): number {
   return value.length === 10 ? Date.parse(`${value}T00:00:00Z`) + 86_400_000 : Date.parse(value) + 1;
 }
 
-export const InboxFilters = z
-  .object({
+const filterFields = {
     search: z.string().max(100).optional(),
     campaignId: oneOrMany(5).optional(),
     emailAccountId: oneOrMany(10).optional(),
@@ -39,30 +38,44 @@ export const InboxFilters = z
       .refine(([from, to]) => Date.parse(from) <= Date.parse(to), "The first date must not be after the second")
       .transform(([from, to]) => [Date.parse(from), upperBound(to)] as [number, number])
       .optional(),
+};
+
+export const InboxFilters = z.object(filterFields).openapi("InboxFilters");
+
+/** The views' filters: the sent view takes more campaigns and mailboxes, and views a subsequence. */
+const ViewFilters = z
+  .object({
+    ...filterFields,
+    campaignId: oneOrMany(15).optional(),
+    emailAccountId: oneOrMany(100).optional(),
+    subSequenceId: oneOrMany(15).optional(),
   })
-  .openapi("InboxFilters");
+  .openapi("InboxViewFilters");
+
+const page = {
+  offset: z.number().int().min(0).default(0),
+  limit: z.number().int().min(1).max(20).default(20),
+};
 
 /** Section 4's listing body (inbox, archived, snoozed). */
 export const ListingBody = z
   .object({
-    offset: z.number().int().min(0).default(0),
-    limit: z.number().int().min(1).max(20).default(20),
+    ...page,
     filters: InboxFilters.optional(),
     sortBy: z.enum(["REPLY_TIME_DESC", "SENT_TIME_DESC"]).optional(),
   })
   .openapi("InboxListingRequest");
 
 /** Section 15's views: section 4's body, wider caps on the sent view, and BC's top-level scope keys. */
-export const ViewBody = ListingBody.extend({
-  filters: InboxFilters.extend({
-    campaignId: oneOrMany(15).optional(),
-    emailAccountId: oneOrMany(100).optional(),
-    subSequenceId: oneOrMany(15).optional(),
-  }).optional(),
-  sortBy: z.enum(SORTS).optional(),
-  campaign_id: z.number().int().optional(),
-  client_id: z.number().int().optional(),
-}).openapi("InboxViewRequest");
+export const ViewBody = z
+  .object({
+    ...page,
+    filters: ViewFilters.optional(),
+    sortBy: z.enum(SORTS).optional(),
+    campaign_id: z.number().int().optional().describe("Read as filters.campaignId"),
+    client_id: z.number().int().optional().describe("Read as filters.campaignClientId"),
+  })
+  .openapi("InboxViewRequest");
 
 export const HistoryMessage = z
   .object({
