@@ -12,6 +12,7 @@ import { accountRoutes } from "./accounts/routes";
 import { adminRoutes } from "./accounts/admin-routes";
 import { engineAdminRoutes } from "./engine/admin-routes";
 import { campaignDataRoutes } from "./campaigns/index";
+import { leadLiteralRoutes, leadOperationRoutes } from "./leads/index";
 import { inboxRoutes } from "./inbox/index";
 import { clientKeyRoutes } from "./keys/client-key-routes";
 import { clientRoutes } from "./clients/routes";
@@ -71,6 +72,7 @@ export function createApp() {
   app.route("/", accountRoutes);
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);
+  app.route("/", leadLiteralRoutes);
   app.route("/", campaignDataRoutes);
   app.route("/", rateLimitRoutes);
   app.route("/", inboxRoutes);
@@ -80,6 +82,8 @@ export function createApp() {
   app.route("/", sequenceRoutes);
   app.route("/", mailboxRoutes);
   app.route("/", replyRoutes);
+  // Last: its `/leads/{lead_id}` routes must not catch the literal `/leads/<name>` paths above (C9).
+  app.route("/", leadOperationRoutes);
   // The links in emails: outside /api/v1 (no API key) and outside the OpenAPI document.
   app.route("/", trackingRoutes);
 
