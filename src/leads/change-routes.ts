@@ -101,23 +101,24 @@ const StatusBody = z
   .object({ status: z.string().transform((value) => value.toLowerCase()).pipe(z.enum(["unsubscribed", "paused", "active"])) })
   .openapi("LeadStatus");
 
+/** The aliases (`campaign_id`, `lead_id`) fill the canonical fields when those are absent. */
 const RepinBody = z
-  .object({
-    email_account_id: BodyId,
-    email_campaign_id: BodyId.optional(),
-    campaign_id: BodyId.optional(),
-    email_lead_id: BodyId.optional(),
-    lead_id: BodyId.optional(),
-    override_lead_email_account: z.boolean().default(false),
-  })
-  .superRefine((body, ctx) => {
-    if (body.email_campaign_id === undefined && body.campaign_id === undefined) {
-      ctx.addIssue({ code: "custom", path: ["email_campaign_id"], message: "email_campaign_id is required" });
-    }
-    if (body.email_lead_id === undefined && body.lead_id === undefined) {
-      ctx.addIssue({ code: "custom", path: ["email_lead_id"], message: "email_lead_id is required" });
-    }
-  })
+  .preprocess(
+    (body) =>
+      body !== null && typeof body === "object"
+        ? {
+            ...body,
+            email_campaign_id: (body as Record<string, unknown>).email_campaign_id ?? (body as Record<string, unknown>).campaign_id,
+            email_lead_id: (body as Record<string, unknown>).email_lead_id ?? (body as Record<string, unknown>).lead_id,
+          }
+        : body,
+    z.object({
+      email_account_id: BodyId,
+      email_campaign_id: BodyId,
+      email_lead_id: BodyId,
+      override_lead_email_account: z.boolean().default(false),
+    }),
+  )
   .openapi("RepinLeadMailbox");
 
 const InboxResumeBody = z
@@ -437,7 +438,7 @@ leadLiteralChangeRoutes.openapi(routes.repin, async (c) => {
   const body = c.req.valid("json");
   const principal = c.get("principal");
   const db = database(c.env.DB);
-  const { campaign, record } = await findLeadRecord(db, principal, (body.email_campaign_id ?? body.campaign_id)!, (body.email_lead_id ?? body.lead_id)!);
+  const { campaign, record } = await findLeadRecord(db, principal, body.email_campaign_id, body.email_lead_id);
   if (!(await mailboxAttached(db, campaign.id, body.email_account_id))) {
     throw ApiError.badRequest("Email account is not attached to this campaign");
   }
