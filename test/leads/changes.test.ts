@@ -1,7 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { claimRecords, type ClaimRequest } from "../../src/engine/store";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
-import { createWebhook, deliveriesOf } from "../webhooks/fixtures";
+import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
 import { call, callJson, env, provisionAccount } from "../helpers";
 import { attach, mailbox, post, recordRow, setUp } from "./fixtures";
 
@@ -9,6 +9,13 @@ const DAY_MS = 86_400_000;
 const ANN = "ann@leads.example";
 const BOB = "bob@leads.example";
 const today = new Date().toISOString().slice(0, 10);
+
+// Webhook deliveries these tests cause go to the test receiver, never out.
+let receiver: ReturnType<typeof interceptReceiver>;
+beforeEach(() => {
+  receiver = interceptReceiver();
+});
+afterEach(() => receiver.restore());
 
 async function activate(campaign: number) {
   await env.DB.prepare("UPDATE campaigns SET status = 'ACTIVE' WHERE id = ?").bind(campaign).run();
