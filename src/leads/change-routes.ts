@@ -52,8 +52,8 @@ const BodyId = z
   .union([z.number().int().positive(), z.string().regex(/^[1-9][0-9]{0,15}$/, "Must be a decimal integer").transform(Number)])
   .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
 
-const Ack = z.object({ ok: z.boolean(), success: z.boolean(), message: z.string() }).openapi("Ack");
-const AckData = Ack.extend({ data: z.string() }).openapi("AckSuccess");
+const Ack = z.object({ ok: z.boolean(), success: z.boolean(), message: z.string() }).openapi("LeadAck");
+const AckData = Ack.extend({ data: z.string() }).openapi("LeadAckSuccess");
 const Resumed = Ack.extend({ data: z.string(), will_resume_at: z.string() }).openapi("LeadResumed");
 const InboxResumed = Ack.extend({
   data: z.object({

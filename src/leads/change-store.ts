@@ -154,7 +154,7 @@ export async function findCategory(db: Database, accountId: number, value: numbe
 /** The records of a lead the caller may see, with their campaigns. */
 export function recordsOfLead(db: Database, principal: Principal, leadId: number) {
   return db
-    .select({ id: campaignLeads.id, campaignId: campaignLeads.campaignId, state: campaignLeads.state, nextStep: campaignLeads.nextStep })
+    .select({ id: campaignLeads.id, campaignId: campaignLeads.campaignId, state: campaignLeads.state })
     .from(campaignLeads)
     .innerJoin(campaigns, eq(campaigns.id, campaignLeads.campaignId))
     .where(and(eq(campaignLeads.leadId, leadId), visibleCampaigns(principal)))

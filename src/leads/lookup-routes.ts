@@ -25,6 +25,7 @@ import {
 } from "./lookup-store";
 import { LeadWithCampaigns, presentLeadWithCampaigns } from "./present";
 import { normaliseEmail } from "./rules";
+import { FINAL_STATES } from "./change-store";
 import { CampaignRecordOut, presentRecord } from "./routes";
 
 const DAY_MS = 86_400_000;
@@ -362,8 +363,6 @@ leadLookupRoutes.openapi(routes.overview, async (c) => {
   );
 });
 
-const LIVE = new Set(["DRAFTED", "STARTED", "INPROGRESS", "PAUSED"]);
-
 leadLookupRoutes.openapi(routes.sequence, async (c) => {
   const db = database(c.env.DB);
   const { campaignId } = c.req.valid("query");
@@ -374,7 +373,7 @@ leadLookupRoutes.openapi(routes.sequence, async (c) => {
   const eventByStep = new Map(eventSends.map((row) => [row.sequence_number, row]));
   // The step the engine sends next: the record's next_step, or the first live one after it.
   const upcoming = record.nextStep === null ? undefined : steps.find((step) => step.seqNumber >= record.nextStep!)?.seqNumber;
-  const live = LIVE.has(record.state);
+  const live = !FINAL_STATES.includes(record.state);
   return c.json(
     {
       ok: true,

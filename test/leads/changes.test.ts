@@ -127,7 +127,7 @@ describe("unsubscribe", () => {
   });
 
   it("unsubscribes a lead everywhere, and later uploads skip it unless told to ignore the list", async () => {
-    const { apiKey, campaign, records, leads } = await setUp();
+    const { apiKey, records, leads } = await setUp();
     const second = await createCampaign(apiKey);
     const secondRecords = await addLeads(apiKey, second, [ANN]);
     const done = await post(apiKey, `/api/v1/leads/${leads[ANN]}/unsubscribe`);
@@ -145,7 +145,7 @@ describe("unsubscribe", () => {
   });
 
   it("sets a lead's status everywhere: paused, active, unsubscribed", async () => {
-    const { apiKey, campaign, records, leads } = await setUp();
+    const { apiKey, records, leads } = await setUp();
     expect((await post(apiKey, `/api/v1/leads/${leads[ANN]}/status`, { status: "paused" }, "PUT")).status).toBe(200);
     expect((await recordRow(records[ANN]!)).state).toBe("PAUSED");
     expect((await post(apiKey, `/api/v1/leads/${leads[ANN]}/status`, { status: "active" }, "PUT")).status).toBe(200);
@@ -153,7 +153,6 @@ describe("unsubscribe", () => {
     expect((await post(apiKey, `/api/v1/leads/${leads[ANN]}/status`, { status: "unsubscribed" }, "PUT")).status).toBe(200);
     expect((await recordRow(records[ANN]!)).state).toBe("STOPPED");
     expect((await post(apiKey, `/api/v1/leads/${leads[ANN]}/status`, { status: "gone" }, "PUT")).status).toBe(422);
-    expect(campaign).toBeGreaterThan(0);
   });
 });
 
