@@ -187,8 +187,9 @@ export async function unsubscribeRecords(
       categoryIds: [],
     });
     if (!context.campaign) continue;
+    // The event id names the source, as the unsubscribe link's does.
     const planned = context.records.map((record) => ({
-      eventId: null,
+      eventId: `salvo-unsubscribe-api:${record.id}:${now}`,
       record,
       incoming: {
         type: "UNSUBSCRIBE" as const,

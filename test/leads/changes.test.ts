@@ -118,6 +118,8 @@ describe("unsubscribe", () => {
     expect(done).toMatchObject({ status: 200, body: { ok: true, message: "Lead unsubscribed successfully" } });
     expect(await recordRow(records[ANN]!)).toMatchObject({ state: "STOPPED", has_unsubscribed: 1, due_at: null });
     expect((await recordRow(records[BOB]!)).state).toBe("DRAFTED");
+    const event = await env.DB.prepare("SELECT event_id FROM events WHERE campaign_lead_id = ? AND type = 'UNSUBSCRIBE'").bind(records[ANN]).first();
+    expect(String(event!.event_id)).toMatch(new RegExp(`^salvo-unsubscribe-api:${records[ANN]}:`));
     const report = await analytics(apiKey, campaign, { start_date: today, end_date: today });
     expect(report.body.unsubscribed_count).toBe("1");
     expect((await deliveriesOf(hook.id)).map((d) => d.event_type)).toEqual(["LEAD_UNSUBSCRIBED"]);
