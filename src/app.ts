@@ -13,6 +13,7 @@ import { adminRoutes } from "./accounts/admin-routes";
 import { engineAdminRoutes } from "./engine/admin-routes";
 import { campaignDataRoutes } from "./campaigns/index";
 import { conversationRoutes, inboxRoutes } from "./inbox/index";
+import { leadLiteralRoutes, leadOperationRoutes } from "./leads/index";
 import { clientKeyRoutes } from "./keys/client-key-routes";
 import { clientRoutes } from "./clients/routes";
 import { opsRoutes, VERSION } from "./ops/routes";
@@ -71,6 +72,7 @@ export function createApp() {
   app.route("/", accountRoutes);
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);
+  app.route("/", leadLiteralRoutes);
   app.route("/", campaignDataRoutes);
   app.route("/", rateLimitRoutes);
   app.route("/", inboxRoutes);
@@ -81,6 +83,8 @@ export function createApp() {
   app.route("/", mailboxRoutes);
   app.route("/", replyRoutes);
   app.route("/", conversationRoutes);
+  // Last: its `/leads/{lead_id}` routes must not catch the literal `/leads/<name>` paths above (C9).
+  app.route("/", leadOperationRoutes);
   // The links in emails: outside /api/v1 (no API key) and outside the OpenAPI document.
   app.route("/", trackingRoutes);
 

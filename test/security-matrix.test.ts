@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createCampaign, addLeads, ingestOk } from "./campaigns/fixtures";
+import { createCampaign, ingestOk } from "./campaigns/fixtures";
 import { ADMIN_TOKEN, call, callJson, createClient, createClientKey, env, provisionAccount } from "./helpers";
 
 /**
@@ -51,6 +51,8 @@ const KIND_BY_NAME: Record<string, Kind> = {
   sub_sequence_id: "campaign",
   email_lead_map_id: "lead",
   lead_id: "person",
+  email_lead_id: "person",
+  email_campaign_id: "campaign",
   stats_id: "stat",
   email_stats_id: "stat",
   webhook_id: "webhook",
@@ -76,6 +78,11 @@ const KIND_BY_NAME: Record<string, Kind> = {
  */
 const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string }> = {
   "POST /api/v1/campaigns/{campaign_id}/reply-email-thread": { status: 400, error: "Email account not found!" },
+  // Likewise operations that need a record in another state than the seeded one: they get as far as that refusal.
+  "POST /api/v1/campaigns/{campaign_id}/leads/{lead_id}/resume": { status: 400, error: "Lead is not paused" },
+  // The seeded lead replied, which completed its record.
+  "POST /api/v1/campaigns/{campaign_id}/leads/{lead_id}/pause": { status: 400, error: "Lead is COMPLETED" },
+  "PATCH /api/v1/master-inbox/resume-lead": { status: 400, error: "Lead is not paused" },
 };
 
 /** A bare `id` (path or body) names the row of the route it is on. */
@@ -105,6 +112,8 @@ const NOT_TENANT: Record<string, unknown> = {
   reply_message_id: "<matrix@example.com>",
   warmup_key_id: "matrix-key",
   email_ids: ["matrix@example.com"],
+  // A paging cursor: ids above it, of the caller's own rows only.
+  lastSeenLeadId: 0,
 };
 
 /**
@@ -143,6 +152,8 @@ const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
     events: [{ event_id: "matrix-1", type: "OPEN", occurred_at: "2026-11-02T09:00:00.000Z", lead_email: "first@matrix.example" }],
   },
   "POST /api/v1/campaigns/{campaign_id}/webhooks": { name: "Matrix" },
+  "POST /api/v1/campaigns/{campaign_id}/leads": { lead_list: [{ email: "new-lead@matrix.example" }] },
+  "PUT /api/v1/leads/{lead_id}/status": { status: "paused" },
   "POST /api/v1/campaigns/{campaign_id}/schedule": { timezone: "Europe/Paris" },
   "POST /api/v1/campaigns/{campaign_id}/reply-email-thread": { email_body: "<p>Matrix</p>" },
   // Fields that may come under an alias, so the schema cannot require them.
@@ -370,7 +381,14 @@ async function ok<T>(promise: Promise<{ status: number; body: T }>, what: string
 async function seed(apiKey: string, extra: { client: number; clientKey: number; accountKey: number }, fileTheTest = true): Promise<Objects> {
   const campaign = await createCampaign(apiKey, { name: "Matrix" });
   const tags = await ok(api<{ tags: { id: number }[] }>(apiKey, `/api/v1/campaigns/${campaign}/tags`, { tags: ["Matrix tag"] }), "tags");
-  const leads = await addLeads(apiKey, campaign, ["first@matrix.example", "second@matrix.example"]);
+  // The own-ids pass unsubscribes these leads everywhere on the way; each seed adds them again regardless.
+  const { emailToLeadIdMap: leads } = await ok(
+    api<{ emailToLeadIdMap: Record<string, number> }>(apiKey, `/api/v1/campaigns/${campaign}/leads`, {
+      lead_list: [{ email: "first@matrix.example" }, { email: "second@matrix.example" }],
+      settings: { return_lead_ids: true, ignore_unsubscribe_list: true },
+    }),
+    "leads",
+  );
   const lead = leads["first@matrix.example"]!;
   await ingestOk(apiKey, campaign, [
     { event_id: "sent-1", type: "SENT", email_lead_map_id: lead, occurred_at: "2026-11-01T09:00:00Z" },
@@ -419,6 +437,7 @@ async function seed(apiKey: string, extra: { client: number; clientKey: number; 
     }),
     "mailbox",
   );
+  await ok(api(apiKey, `/api/v1/campaigns/${campaign}/email-accounts`, { email_account_ids: [mailbox.id] }), "attaching the mailbox");
   // The person (leads row) behind the record, for the routes that name a lead rather than a record.
   const person = (await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(lead).first<{ lead_id: number }>())!.lead_id;
   return { campaign, tag: tags.tags[0]!.id, mailbox: mailbox.id, lead, person, stat, webhook: webhook.data.id, folder: folder.id, spamTest: Number(spamTest.id), savedSearch: search.data.id, ...extra };

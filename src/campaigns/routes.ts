@@ -99,7 +99,7 @@ async function owningClient(db: Database, principal: Principal, requested: numbe
   return requested;
 }
 
-function present(row: CampaignRow, campaignTagList: { id: number; name: string }[]) {
+export function presentCampaign(row: CampaignRow, campaignTagList: { id: number; name: string }[]) {
   return {
     id: row.id,
     user_id: row.accountId,
@@ -134,7 +134,7 @@ campaignRoutes.openapi(listCampaigns, async (c) => {
     rows.map((row) => row.id),
   );
   return c.json(
-    rows.map((row) => present(row, tagMap.get(row.id) ?? [])),
+    rows.map((row) => presentCampaign(row, tagMap.get(row.id) ?? [])),
     200,
   );
 });
@@ -143,7 +143,7 @@ campaignRoutes.openapi(getCampaign, async (c) => {
   const db = database(c.env.DB);
   const row = await findCampaign(db, c.get("principal"), c.req.valid("param").campaign_id);
   const [tagMap, status] = await Promise.all([tagsOf(db, [row.id]), campaignSendingStatus(db, row, Date.now())]);
-  return c.json({ ...present(row, tagMap.get(row.id) ?? []), sending_status: presentSendingStatus(status) }, 200);
+  return c.json({ ...presentCampaign(row, tagMap.get(row.id) ?? []), sending_status: presentSendingStatus(status) }, 200);
 });
 
 campaignRoutes.openapi(setStatus, async (c) => {

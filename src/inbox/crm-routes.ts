@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { findLead } from "../platform/access";
+import { requireLead } from "../platform/access";
 import { database } from "../platform/db";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { iso } from "../platform/time";
@@ -180,7 +180,7 @@ crmRoutes.openapi(updateRevenue, async (c) => {
 crmRoutes.openapi(leadNotes, async (c) => {
   const principal = c.get("principal");
   const db = database(c.env.DB);
-  const lead = await findLead(db, principal, c.req.valid("param").lead_id);
+  const lead = await requireLead(db, principal, c.req.valid("param").lead_id);
   const rows = await notesOfLead(db, principal, lead.id);
   return c.json(
     {
@@ -201,7 +201,7 @@ crmRoutes.openapi(leadNotes, async (c) => {
 crmRoutes.openapi(leadTasks, async (c) => {
   const principal = c.get("principal");
   const db = database(c.env.DB);
-  const lead = await findLead(db, principal, c.req.valid("param").lead_id);
+  const lead = await requireLead(db, principal, c.req.valid("param").lead_id);
   const rows = await tasksOfLead(db, principal, lead.id);
   return c.json(
     {

@@ -58,7 +58,7 @@ export interface InboxFilters {
 
 const within = (column: SQL, ids: number[]) => sql`${column} ${inList(ids)}`;
 
-const STATUS_CONDITIONS: Record<EmailStatus, SQL> = {
+export const STATUS_CONDITIONS: Record<EmailStatus, SQL> = {
   Opened: sql`cl.has_opened = 1`,
   Clicked: sql`cl.has_clicked = 1`,
   Replied: sql`cl.has_replied = 1`,

@@ -3,12 +3,14 @@ import { database } from "../platform/db";
 import { RECORD_STATES } from "../db/schema";
 import { sortUpload } from "./rules";
 import { iso } from "../platform/time";
-import { findCampaign, RECORD_NOT_FOUND } from "../platform/access";
+import { findCampaign, RECORD_NOT_FOUND, type CampaignRecordRow, type LeadRow } from "../platform/access";
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount } from "../platform/openapi";
 import { CampaignParams, Ok } from "../campaigns/schemas";
 import { wakeCampaign } from "../engine/wake";
-import { categoriesOf, countAlreadyInCampaign, recordPage, setRecordStateIn, storeUpload } from "./store";
+import { categoriesOf, countAlreadyInCampaign, recordPage, setRecordStateIn, skippedAddresses, storeUpload } from "./store";
 
 export const MAX_LEADS_PER_UPLOAD = 400;
 
@@ -27,12 +29,43 @@ const LeadInput = z.object({
   custom_fields: z.record(z.string(), z.unknown()).nullish(),
 });
 
-const AddLeads = z
-  .object({
-    lead_list: z.array(LeadInput).min(1).max(MAX_LEADS_PER_UPLOAD),
-    settings: z.object({ return_lead_ids: z.boolean().optional() }).optional(),
+const UploadSettings = z.object({
+  return_lead_ids: z.boolean().optional(),
+  ignore_global_block_list: z.boolean().optional(),
+  ignore_unsubscribe_list: z.boolean().optional(),
+  ignore_duplicate_leads_in_other_campaign: z.boolean().optional(),
+  ignore_community_bounce_list: z.boolean().optional(),
+});
+
+type Upload = { lead_list: z.infer<typeof LeadInput>[]; settings: z.infer<typeof UploadSettings> };
+
+/**
+ * Section 2's body, plus what other clients send: settings keys at the top level (their `settings`
+ * object wins) and one flat lead in place of `lead_list` (compat rule C7).
+ */
+const AddLeads = LeadInput.partial()
+  .extend(UploadSettings.shape)
+  .extend({
+    lead_list: z.array(LeadInput).min(1).max(MAX_LEADS_PER_UPLOAD).optional(),
+    settings: UploadSettings.optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.lead_list === undefined && body.email === undefined) {
+      ctx.addIssue({ code: "custom", path: ["lead_list"], message: "lead_list is required (or one lead's email)" });
+    }
+  })
+  .transform((body): Upload => {
+    const { lead_list, settings, return_lead_ids, ignore_global_block_list, ignore_unsubscribe_list, ignore_duplicate_leads_in_other_campaign, ignore_community_bounce_list, ...flat } = body;
+    const topLevel = { return_lead_ids, ignore_global_block_list, ignore_unsubscribe_list, ignore_duplicate_leads_in_other_campaign, ignore_community_bounce_list };
+    const defined = Object.fromEntries(Object.entries(topLevel).filter(([, value]) => value !== undefined));
+    return { lead_list: lead_list ?? [flat as z.infer<typeof LeadInput>], settings: { ...defined, ...settings } };
   })
   .openapi("AddLeads");
+
+const BulkLeads = z
+  .object({ leads: z.array(LeadInput).min(1).max(MAX_LEADS_PER_UPLOAD), settings: UploadSettings.optional() })
+  .transform((body): Upload => ({ lead_list: body.leads, settings: body.settings ?? {} }))
+  .openapi("AddLeadsBulk");
 
 const AddedLeads = z
   .object({
@@ -42,6 +75,8 @@ const AddedLeads = z
     already_added_to_campaign: z.number().int(),
     duplicate_count: z.number().int(),
     invalid_email_count: z.number().int(),
+    block_count: z.number().int(),
+    unsubscribed_leads: z.number().int(),
     emailToLeadIdMap: z.record(z.string(), z.number().int()).optional(),
   })
   .openapi("AddedLeads");
@@ -62,7 +97,7 @@ const Lead = z
   })
   .openapi("Lead");
 
-const CampaignRecord = z
+export const CampaignRecordOut = z
   .object({
     campaign_lead_map_id: z.number().int(),
     status: z.enum(RECORD_STATES),
@@ -73,13 +108,14 @@ const CampaignRecord = z
   .openapi("CampaignLead");
 
 const LeadPage = z
-  .object({ total_leads: z.string(), offset: z.number().int(), limit: z.number().int(), data: z.array(CampaignRecord) })
+  .object({ total_leads: z.string(), offset: z.number().int(), limit: z.number().int(), data: z.array(CampaignRecordOut) })
   .openapi("CampaignLeadPage");
 
 const ListQuery = z.object({
   offset: queryCount(0).default(0),
   limit: queryCount(1, 100).default(100),
   status: z.enum(RECORD_STATES).optional(),
+  starting_after: queryCount(0).optional(),
 });
 
 const RecordParams = z.object({ campaign_id: pathId("campaign_id"), email_lead_map_id: pathId("email_lead_map_id") });
@@ -95,6 +131,16 @@ const addLeads = createRoute({
   summary: "Add up to 400 leads to a campaign (deduplicated by email per account)",
   security: API_KEY_SECURITY,
   request: { params: CampaignParams, body: jsonBody(AddLeads) },
+  responses: { 200: json(AddedLeads, "Upload counts"), ...errorResponses(401, 404, 422, 429) },
+});
+
+const addLeadsBulk = createRoute({
+  method: "post",
+  path: "/api/v1/campaigns/{campaign_id}/leads/bulk",
+  tags: ["Leads"],
+  summary: "Add up to 400 leads to a campaign (the `leads` form of add-leads)",
+  security: API_KEY_SECURITY,
+  request: { params: CampaignParams, body: jsonBody(BulkLeads) },
   responses: { 200: json(AddedLeads, "Upload counts"), ...errorResponses(401, 404, 422, 429) },
 });
 
@@ -129,67 +175,75 @@ const fetchCategories = createRoute({
 
 export const leadRoutes = createRouter();
 
-leadRoutes.openapi(addLeads, async (c) => {
+/** Stores an upload: block-listed and unsubscribed addresses are skipped unless its settings say otherwise. */
+async function upload(c: Context<AppEnv>, campaignId: number, body: Upload) {
   const principal = c.get("principal");
   const db = database(c.env.DB);
-  const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
-  const body = c.req.valid("json");
+  const campaign = await findCampaign(db, principal, campaignId);
   const { unique, duplicateCount, invalidEmailCount } = sortUpload(body.lead_list);
   const target = { accountId: principal.accountId, campaignId: campaign.id, clientId: campaign.clientId };
-  const alreadyAdded = await countAlreadyInCampaign(db, target, unique.map((lead) => lead.email));
-  const mapped = await storeUpload(c.env.DB, target, unique, Date.now());
+  const skipped = await skippedAddresses(c.env.DB, target, unique.map((lead) => lead.email), {
+    blockList: !body.settings.ignore_global_block_list,
+    unsubscribed: !body.settings.ignore_unsubscribe_list,
+  });
+  const kept = unique.filter((lead) => !skipped.blocked.has(lead.email) && !skipped.unsubscribed.has(lead.email));
+  const alreadyAdded = await countAlreadyInCampaign(db, target, kept.map((lead) => lead.email));
+  const mapped = kept.length > 0 ? await storeUpload(c.env.DB, target, kept, Date.now()) : [];
   if (campaign.status === "ACTIVE") await wakeCampaign(c.env, campaign.id);
 
   return c.json(
     {
       ok: true,
-      upload_count: unique.length - alreadyAdded,
+      upload_count: kept.length - alreadyAdded,
       total_leads: body.lead_list.length,
       already_added_to_campaign: alreadyAdded,
       duplicate_count: duplicateCount,
       invalid_email_count: invalidEmailCount,
-      ...(body.settings?.return_lead_ids
+      block_count: skipped.blocked.size,
+      unsubscribed_leads: skipped.unsubscribed.size,
+      ...(body.settings.return_lead_ids
         ? { emailToLeadIdMap: Object.fromEntries(mapped.map((row) => [row.email, row.id])) }
         : {}),
     },
     200,
   );
-});
+}
+
+leadRoutes.openapi(addLeads, async (c) => upload(c, c.req.valid("param").campaign_id, c.req.valid("json")));
+
+leadRoutes.openapi(addLeadsBulk, async (c) => upload(c, c.req.valid("param").campaign_id, c.req.valid("json")));
 
 leadRoutes.openapi(listLeads, async (c) => {
   const principal = c.get("principal");
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
-  const { offset, limit, status } = c.req.valid("query");
-  const { total, rows } = await recordPage(db, campaign.id, status, { offset, limit });
-  return c.json(
-    {
-      total_leads: String(total),
-      offset,
-      limit,
-      data: rows.map(({ record, lead }) => ({
-        campaign_lead_map_id: record.id,
-        status: record.state,
-        lead_category_id: record.categoryId,
-        created_at: iso(record.createdAt),
-        lead: {
-          id: lead.id,
-          email: lead.email,
-          first_name: lead.firstName,
-          last_name: lead.lastName,
-          company_name: lead.companyName,
-          phone_number: lead.phoneNumber,
-          website: lead.website,
-          location: lead.location,
-          linkedin_profile: lead.linkedinProfile,
-          company_url: lead.companyUrl,
-          custom_fields: lead.customFields ?? null,
-        },
-      })),
-    },
-    200,
-  );
+  const { offset, limit, status, starting_after } = c.req.valid("query");
+  const { total, rows } = await recordPage(db, campaign.id, status, { offset, limit, after: starting_after ?? 0 });
+  return c.json({ total_leads: String(total), offset, limit, data: rows.map(({ record, lead }) => presentRecord(record, lead)) }, 200);
 });
+
+/** One item of the campaign lead listing. */
+export function presentRecord(record: CampaignRecordRow, lead: LeadRow) {
+  return {
+    campaign_lead_map_id: record.id,
+    status: record.state,
+    lead_category_id: record.categoryId,
+    created_at: iso(record.createdAt),
+    lead: {
+      id: lead.id,
+      email: lead.email,
+      first_name: lead.firstName,
+      last_name: lead.lastName,
+      company_name: lead.companyName,
+      phone_number: lead.phoneNumber,
+      website: lead.website,
+      location: lead.location,
+      linkedin_profile: lead.linkedinProfile,
+      company_url: lead.companyUrl,
+      custom_fields: lead.customFields ?? null,
+    },
+  };
+}
 
 leadRoutes.openapi(setRecordState, async (c) => {
   const principal = c.get("principal");

@@ -1,4 +1,5 @@
-import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, sql } from "drizzle-orm";
+import { blockListed } from "./block-list";
 import type { Database } from "../platform/db";
 import { jsonList, rawBatch } from "../platform/sql";
 import { foldLeadSearch } from "../platform/text-search";
@@ -64,14 +65,42 @@ export async function storeUpload(
   return mapped as { email: string; id: number }[];
 }
 
+/**
+ * Of these (normalised) addresses, those an upload skips: on the block list of the campaign's
+ * scope (account-wide entries included), and leads of that scope unsubscribed from everything.
+ */
+export async function skippedAddresses(
+  d1: D1Database,
+  target: UploadTarget,
+  emails: string[],
+  check: { blockList: boolean; unsubscribed: boolean },
+): Promise<{ blocked: Set<string>; unsubscribed: Set<string> }> {
+  if (emails.length === 0 || (!check.blockList && !check.unsubscribed)) return { blocked: new Set(), unsubscribed: new Set() };
+  const emailsJson = JSON.stringify(emails);
+  const [blocked, unsubscribed] = await rawBatch(d1, [
+    check.blockList
+      ? sql`SELECT value AS email FROM json_each(${emailsJson}) WHERE ${blockListed(target.accountId, target.clientId, sql`value`)}`
+      : sql`SELECT NULL AS email WHERE false`,
+    check.unsubscribed
+      ? sql`SELECT email FROM leads WHERE account_id = ${target.accountId} AND coalesce(client_id, 0) = ${target.clientId ?? 0}
+              AND is_unsubscribed = 1 AND email IN (SELECT value FROM json_each(${emailsJson}))`
+      : sql`SELECT NULL AS email WHERE false`,
+  ]);
+  const blockedSet = new Set(blocked!.map((row) => String(row.email)));
+  // An address both blocked and unsubscribed counts once, as blocked.
+  return { blocked: blockedSet, unsubscribed: new Set(unsubscribed!.map((row) => String(row.email)).filter((email) => !blockedSet.has(email))) };
+}
+
 /** One page of a campaign's records with their leads, oldest first, and the total. */
 export async function recordPage(
   db: Database,
   campaignId: number,
   state: RecordState | undefined,
-  page: { offset: number; limit: number },
+  page: { offset: number; limit: number; after: number },
 ) {
   const where = and(eq(campaignLeads.campaignId, campaignId), state ? eq(campaignLeads.state, state) : undefined);
+  // The `starting_after` cursor narrows the page, not the total: rows added meanwhile never shift it.
+  const pageWhere = and(where, page.after > 0 ? gt(campaignLeads.id, page.after) : undefined);
   // Not db.batch: drizzle maps batched rows by column name, and the join repeats id/account_id/created_at.
   const [total, rows] = await Promise.all([
     db.select({ n: count() }).from(campaignLeads).where(where),
@@ -79,7 +108,7 @@ export async function recordPage(
       .select({ record: campaignLeads, lead: leads })
       .from(campaignLeads)
       .innerJoin(leads, eq(leads.id, campaignLeads.leadId))
-      .where(where)
+      .where(pageWhere)
       .orderBy(asc(campaignLeads.id))
       .limit(page.limit)
       .offset(page.offset),

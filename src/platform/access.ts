@@ -51,18 +51,6 @@ export async function findCampaign(db: Database, principal: Principal, id: numbe
 }
 
 export type CampaignRecordRow = typeof campaignLeads.$inferSelect;
-export type LeadRow = typeof leads.$inferSelect;
-
-/** A lead (one per person per account) the caller may see, or 404 `notFound`. */
-export async function findLead(db: Database, principal: Principal, id: number, notFound = RECORD_NOT_FOUND): Promise<LeadRow> {
-  const row = await db
-    .select()
-    .from(leads)
-    .where(and(eq(leads.id, id), visibleRows(principal, leads)))
-    .get();
-  if (!row) throw ApiError.notFound(notFound);
-  return row;
-}
 
 /** A lead's record in a campaign the caller may see (at most one exists), or 404 with `notFound`. */
 export async function findRecordOfLead(
@@ -92,4 +80,70 @@ export async function findCampaignRecord(db: Database, principal: Principal, id:
     .get();
   if (!row) throw ApiError.notFound(notFound);
   return row.record;
+}
+
+export const LEAD_NOT_IN_CAMPAIGN = "Lead not found in campaign";
+
+export type LeadRow = typeof leads.$inferSelect;
+
+/** The leads a principal may see: its account's, and for a client key only its client's. */
+export function visibleLeads(principal: Principal): SQL {
+  return visibleRows(principal, leads);
+}
+
+/** A lead the caller may see, or null (lookups answer `{}` for a missing lead, changes 404). */
+export async function findLead(db: Database, principal: Principal, id: number): Promise<LeadRow | null> {
+  const row = await db
+    .select()
+    .from(leads)
+    .where(and(eq(leads.id, id), visibleLeads(principal)))
+    .get();
+  return row ?? null;
+}
+
+/** A lead the caller may see, or the contract's 404. */
+export async function requireLead(db: Database, principal: Principal, id: number): Promise<LeadRow> {
+  const row = await findLead(db, principal, id);
+  if (!row) throw ApiError.notFound(RECORD_NOT_FOUND);
+  return row;
+}
+
+/**
+ * A lead's record in a campaign the caller may see (`/campaigns/{id}/leads/{lead_id}/...`): the
+ * campaign's 404 when the campaign is not the caller's, else "Lead not found in campaign".
+ */
+export async function findLeadRecord(
+  db: Database,
+  principal: Principal,
+  campaignId: number,
+  leadId: number,
+): Promise<{ campaign: CampaignRow; record: CampaignRecordRow }> {
+  const campaign = await findCampaign(db, principal, campaignId);
+  const record = await db
+    .select()
+    .from(campaignLeads)
+    .where(and(eq(campaignLeads.campaignId, campaign.id), eq(campaignLeads.leadId, leadId)))
+    .get();
+  if (!record) throw ApiError.notFound(LEAD_NOT_IN_CAMPAIGN);
+  return { campaign, record };
+}
+
+/**
+ * A campaign's record named by record id, or (shared rules, "Lead or record") by lead id when the
+ * campaign has no record with that id.
+ */
+export async function findRecordOrLeadRecord(
+  db: Database,
+  principal: Principal,
+  campaignId: number,
+  id: number,
+): Promise<{ campaign: CampaignRow; record: CampaignRecordRow }> {
+  const campaign = await findCampaign(db, principal, campaignId);
+  const rows = await db
+    .select()
+    .from(campaignLeads)
+    .where(and(eq(campaignLeads.campaignId, campaign.id), or(eq(campaignLeads.id, id), eq(campaignLeads.leadId, id))));
+  const record = rows.find((row) => row.id === id) ?? rows.find((row) => row.leadId === id);
+  if (!record) throw ApiError.notFound(LEAD_NOT_IN_CAMPAIGN);
+  return { campaign, record };
 }

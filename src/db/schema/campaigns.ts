@@ -105,6 +105,9 @@ export const leads = sqliteTable(
     customFields: text("custom_fields", { mode: "json" }).$type<Record<string, unknown>>(),
     /** Email, first and last name, case-folded in code (see foldText), for inbox search. */
     searchFolded: text("search_folded"),
+    /** Unsubscribed from everything: later uploads skip the lead unless told to ignore the list. */
+    isUnsubscribed: integer("is_unsubscribed", { mode: "boolean" }).notNull().default(false),
+    unsubscribedAt: instant("unsubscribed_at"),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("leads_account_scope_email_idx").on(t.accountId, scopeKey(t.clientId), t.email)],
@@ -190,6 +193,9 @@ export const campaignLeads = sqliteTable(
     parentRecordId: integer("parent_record_id"),
     /** A reply on the parent record's thread STOPs this (subsequence) record. */
     stopOnParentReply: integer("stop_on_parent_reply", { mode: "boolean" }).notNull().default(false),
+    /** A record paused by hand: the state it resumes to, and when it was paused (the resume's delay counts from it). */
+    pausedFrom: text("paused_from", { enum: RECORD_STATES }),
+    pausedAt: instant("paused_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -232,9 +238,8 @@ export const events = sqliteTable(
     campaignId: integer("campaign_id")
       .notNull()
       .references(() => campaigns.id, { onDelete: "cascade" }),
-    campaignLeadId: integer("campaign_lead_id")
-      .notNull()
-      .references(() => campaignLeads.id, { onDelete: "cascade" }),
+    /** Not a foreign key: a record deleted from its campaign leaves its events to the windowed counts. */
+    campaignLeadId: integer("campaign_lead_id").notNull(),
     eventId: text("event_id"),
     type: text("type", { enum: EVENT_TYPES }).notNull(),
     occurredAt: instant("occurred_at").notNull(),

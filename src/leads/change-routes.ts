@@ -1,0 +1,453 @@
+import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { database, type Database } from "../platform/db";
+import type { AppEnv } from "../env";
+import type { RecordState } from "../db/schema";
+import {
+  findCampaign,
+  findCampaignRecord,
+  findLeadRecord,
+  findRecordOrLeadRecord,
+  requireLead,
+  type CampaignRecordRow,
+  type CampaignRow,
+  type LeadRow,
+} from "../platform/access";
+import type { Principal } from "../platform/principal";
+import { ApiError } from "../platform/errors";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
+import { iso } from "../platform/time";
+import { wakeCampaign } from "../engine/wake";
+import { stepDueAt } from "../engine/window";
+import { scheduleOf } from "../campaigns/settings";
+import { categoryDeliveries } from "../webhooks/fanout";
+import { enqueue } from "../webhooks/outbox";
+import { loadCategoryChange, setCategory } from "../inbox/store";
+import {
+  FINAL_STATES,
+  PAUSABLE_STATES,
+  completeRecord,
+  deleteLead,
+  deleteRecord,
+  findCategory,
+  leadWithEmail,
+  mailboxAttached,
+  pauseRecords,
+  pinRecord,
+  recordsOfLead,
+  resumeRecord,
+  stepToResume,
+  unsubscribeRecords,
+  updateLeadFields,
+  type LeadFieldChange,
+} from "./change-store";
+import { isValidEmail, normaliseEmail } from "./rules";
+
+const DAY_MS = 86_400_000;
+const MAX_CUSTOM_FIELDS = 200;
+const LAST_STEP = "This is the last sequence. You cannot resume this lead.";
+
+/** Ids in bodies: a number or its decimal string (shared rules). */
+const BodyId = z
+  .union([z.number().int().positive(), z.string().regex(/^[1-9][0-9]{0,15}$/, "Must be a decimal integer").transform(Number)])
+  .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
+
+const Ack = z.object({ ok: z.boolean(), success: z.boolean(), message: z.string() }).openapi("LeadAck");
+const AckData = Ack.extend({ data: z.string() }).openapi("LeadAckSuccess");
+const Resumed = Ack.extend({ data: z.string(), will_resume_at: z.string() }).openapi("LeadResumed");
+const InboxResumed = Ack.extend({
+  data: z.object({
+    campaign_id: z.number().int(),
+    email_lead_map_id: z.number().int(),
+    resume_delay_days: z.number().int().nullable(),
+    will_resume_at: z.string(),
+  }),
+}).openapi("InboxLeadResumed");
+
+function ack<T extends Record<string, unknown>>(message: string, extra?: T) {
+  return { ok: true, success: true, message, ...(extra as T) };
+}
+
+const optionalText = z.string().max(500).nullish();
+
+const LeadUpdate = z
+  .object({
+    email: z.string().max(320).optional(),
+    first_name: optionalText,
+    last_name: optionalText,
+    phone_number: optionalText,
+    company_name: optionalText,
+    website: optionalText,
+    location: optionalText,
+    linkedin_profile: optionalText,
+    company_url: optionalText,
+    custom_fields: z.record(z.string(), z.unknown()).nullish(),
+  })
+  .openapi("LeadUpdate");
+
+const ResumeBody = z
+  .object({
+    resume_lead_with_delay_days: z.number().int().min(0).max(365).optional(),
+    resume_delay_days: z.number().int().min(0).max(365).optional(),
+  })
+  .openapi("ResumeLead");
+
+const CategoryValue = z.union([z.number().int(), z.string().max(100)]).nullable();
+const CategoryBody = z
+  .object({ category_id: CategoryValue.optional(), category: CategoryValue.optional(), pause_lead: z.boolean().default(false) })
+  .openapi("CampaignLeadCategory");
+
+const StatusBody = z
+  .object({ status: z.string().transform((value) => value.toLowerCase()).pipe(z.enum(["unsubscribed", "paused", "active"])) })
+  .openapi("LeadStatus");
+
+/** The aliases (`campaign_id`, `lead_id`) fill the canonical fields when those are absent. */
+const RepinBody = z
+  .preprocess(
+    (body) =>
+      body !== null && typeof body === "object"
+        ? {
+            ...body,
+            email_campaign_id: (body as Record<string, unknown>).email_campaign_id ?? (body as Record<string, unknown>).campaign_id,
+            email_lead_id: (body as Record<string, unknown>).email_lead_id ?? (body as Record<string, unknown>).lead_id,
+          }
+        : body,
+    z.object({
+      email_account_id: BodyId,
+      email_campaign_id: BodyId,
+      email_lead_id: BodyId,
+      override_lead_email_account: z.boolean().default(false),
+    }),
+  )
+  .openapi("RepinLeadMailbox");
+
+const InboxResumeBody = z
+  .object({ campaign_id: BodyId, email_lead_map_id: BodyId, resume_delay_days: z.number().int().min(0).max(365).optional() })
+  .openapi("InboxResumeLead");
+
+const LeadParams = z.object({ lead_id: pathId("lead_id") });
+const CampaignLeadParams = z.object({ campaign_id: pathId("campaign_id"), lead_id: pathId("lead_id") });
+const CampaignRecordParams = z.object({ campaign_id: pathId("campaign_id"), email_lead_map_id: pathId("email_lead_map_id") });
+
+function route<const M extends "post" | "put" | "patch" | "delete", const P extends string, const R extends RouteConfig["request"], S extends z.ZodType>(
+  method: M,
+  path: P,
+  summary: string,
+  request: R,
+  schema: S,
+) {
+  return createRoute({
+    method,
+    path,
+    tags: ["Leads"],
+    summary,
+    security: API_KEY_SECURITY,
+    request,
+    responses: { 200: json(schema, "Done"), ...errorResponses(400, 401, 404, 422, 429) },
+  });
+}
+
+const routes = {
+  update: route("post", "/api/v1/campaigns/{campaign_id}/leads/{lead_id}", "Update a lead (every campaign shows the change)", {
+    params: CampaignLeadParams,
+    body: jsonBody(LeadUpdate),
+  }, Ack),
+  updateLead: route("put", "/api/v1/leads/{lead_id}", "Update a lead", { params: LeadParams, body: jsonBody(LeadUpdate) }, Ack),
+  pause: route("post", "/api/v1/campaigns/{campaign_id}/leads/{lead_id}/pause", "Pause a lead in a campaign", { params: CampaignLeadParams }, AckData),
+  resume: route(
+    "post",
+    "/api/v1/campaigns/{campaign_id}/leads/{lead_id}/resume",
+    "Resume a paused lead, optionally after a delay in days",
+    { params: CampaignLeadParams, body: { required: false, content: { "application/json": { schema: ResumeBody } } } },
+    Resumed,
+  ),
+  complete: route(
+    "post",
+    "/api/v1/campaigns/{campaign_id}/leads/{email_lead_map_id}/manual-complete",
+    "Mark a lead's record complete (a record id, or a lead id)",
+    { params: CampaignRecordParams },
+    Ack,
+  ),
+  unsubscribe: route(
+    "post",
+    "/api/v1/campaigns/{campaign_id}/leads/{lead_id}/unsubscribe",
+    "Unsubscribe a lead from one campaign",
+    { params: CampaignLeadParams },
+    Ack,
+  ),
+  unsubscribeEverywhere: route(
+    "post",
+    "/api/v1/leads/{lead_id}/unsubscribe",
+    "Unsubscribe a lead from every campaign, and from later uploads",
+    { params: LeadParams },
+    z.object({ ok: z.boolean() }),
+  ),
+  status: route("put", "/api/v1/leads/{lead_id}/status", "Unsubscribe, pause or resume a lead everywhere", {
+    params: LeadParams,
+    body: jsonBody(StatusBody),
+  }, Ack),
+  remove: route("delete", "/api/v1/campaigns/{campaign_id}/leads/{lead_id}", "Delete a lead from a campaign (its events stay)", { params: CampaignLeadParams }, Ack),
+  removeLead: route("delete", "/api/v1/leads/{lead_id}", "Delete a lead from every campaign, then the lead", { params: LeadParams }, Ack),
+  category: route("post", "/api/v1/campaigns/{campaign_id}/leads/{lead_id}/category", "Categorise a lead in a campaign (id or name; null clears)", {
+    params: CampaignLeadParams,
+    body: jsonBody(CategoryBody),
+  }, Ack),
+  repin: route("post", "/api/v1/campaigns/update-lead-email-account", "Pin a lead's record to another mailbox of the campaign", {
+    body: jsonBody(RepinBody),
+  }, Ack),
+  inboxResume: route("patch", "/api/v1/master-inbox/resume-lead", "Resume a paused lead from the master inbox", { body: jsonBody(InboxResumeBody) }, InboxResumed),
+};
+
+function refuseFinal(record: CampaignRecordRow): void {
+  if (FINAL_STATES.includes(record.state)) throw ApiError.badRequest(`Lead is ${record.state}`);
+}
+
+/** The fields a lead update writes: a new address (free in the lead's scope), and custom fields merged. */
+async function leadChange(db: Database, lead: LeadRow, body: z.infer<typeof LeadUpdate>): Promise<LeadFieldChange> {
+  const change: LeadFieldChange = {};
+  if (body.email !== undefined) {
+    const email = normaliseEmail(body.email);
+    if (!isValidEmail(email)) throw ApiError.validation([{ path: "email", message: "Invalid email address" }]);
+    const owner = email === lead.email ? null : await leadWithEmail(db, lead, email);
+    if (owner !== null) throw ApiError.badRequest(`Email already belongs to lead ${owner}`);
+    change.email = email;
+  }
+  const text = {
+    firstName: body.first_name,
+    lastName: body.last_name,
+    phoneNumber: body.phone_number,
+    companyName: body.company_name,
+    website: body.website,
+    location: body.location,
+    linkedinProfile: body.linkedin_profile,
+    companyUrl: body.company_url,
+  };
+  for (const [key, value] of Object.entries(text)) {
+    if (value !== undefined) (change as Record<string, unknown>)[key] = value;
+  }
+  if (body.custom_fields === null) change.customFields = null;
+  else if (body.custom_fields !== undefined) {
+    // A key set to null is removed; the others merge into what is stored.
+    const merged: Record<string, unknown> = { ...(lead.customFields ?? {}) };
+    for (const [key, value] of Object.entries(body.custom_fields)) {
+      if (value === null) delete merged[key];
+      else merged[key] = value;
+    }
+    if (Object.keys(merged).length > MAX_CUSTOM_FIELDS) {
+      throw ApiError.validation([{ path: "custom_fields", message: `At most ${MAX_CUSTOM_FIELDS} custom fields` }]);
+    }
+    change.customFields = merged;
+  }
+  return change;
+}
+
+async function update(c: Context<AppEnv>, lead: LeadRow, body: z.infer<typeof LeadUpdate>) {
+  const db = database(c.env.DB);
+  await updateLeadFields(db, lead, await leadChange(db, lead, body));
+  return c.json(ack("Lead updated successfully"), 200);
+}
+
+/**
+ * Resumes a PAUSED record into the state it was paused from; the next step is due after `days`,
+ * or when absent after that step's own delay counted from the pause. Wakes the campaign's senders.
+ */
+async function resume(c: Context<AppEnv>, campaign: CampaignRow, record: CampaignRecordRow, days: number | undefined): Promise<number> {
+  if (record.state !== "PAUSED") throw ApiError.badRequest("Lead is not paused");
+  const db = database(c.env.DB);
+  const { step, hasSteps } = await stepToResume(db, campaign.id, record.nextStep);
+  // A campaign whose sequence is not written yet still has everything to send.
+  if (record.nextStep === null || (hasSteps && step === null)) throw ApiError.badRequest(LAST_STEP);
+  const now = Date.now();
+  const pausedAt = record.pausedAt?.getTime() ?? now;
+  const dueAt =
+    days !== undefined ? now + days * DAY_MS : step ? stepDueAt(pausedAt, step.delayInDays, scheduleOf(campaign.schedule)?.timezone ?? "UTC") : pausedAt;
+  const state: RecordState = record.pausedFrom ?? (record.hasSent ? "INPROGRESS" : "DRAFTED");
+  if (!(await resumeRecord(db, record.id, state, dueAt, now))) throw ApiError.badRequest("Lead is not paused");
+  if (campaign.status === "ACTIVE") await wakeCampaign(c.env, campaign.id);
+  return dueAt;
+}
+
+async function unsubscribeEverywhere(c: Context<AppEnv>, principal: Principal, lead: LeadRow): Promise<void> {
+  const db = database(c.env.DB);
+  const records = await recordsOfLead(db, principal, lead.id);
+  const live = records.filter((record) => !FINAL_STATES.includes(record.state));
+  await enqueue(c.env, await unsubscribeRecords(c.env.DB, db, principal, lead.id, live, true, Date.now()));
+}
+
+export const leadChangeRoutes = createRouter();
+
+/** Routes under literal segments that parameter routes elsewhere would otherwise catch (C9): registered first. */
+export const leadLiteralChangeRoutes = createRouter();
+
+leadChangeRoutes.openapi(routes.update, async (c) => {
+  const { campaign_id, lead_id } = c.req.valid("param");
+  const db = database(c.env.DB);
+  const principal = c.get("principal");
+  await findLeadRecord(db, principal, campaign_id, lead_id);
+  return update(c, await requireLead(db, principal, lead_id), c.req.valid("json"));
+});
+
+leadChangeRoutes.openapi(routes.updateLead, async (c) => {
+  const lead = await requireLead(database(c.env.DB), c.get("principal"), c.req.valid("param").lead_id);
+  return update(c, lead, c.req.valid("json"));
+});
+
+leadChangeRoutes.openapi(routes.pause, async (c) => {
+  const { campaign_id, lead_id } = c.req.valid("param");
+  const { record } = await findLeadRecord(database(c.env.DB), c.get("principal"), campaign_id, lead_id);
+  refuseFinal(record);
+  await pauseRecords(c.env.DB, [record.id], Date.now());
+  return c.json(ack("Lead paused successfully", { data: "success" }), 200);
+});
+
+leadChangeRoutes.openapi(routes.resume, async (c) => {
+  const { campaign_id, lead_id } = c.req.valid("param");
+  const body = c.req.valid("json") ?? {};
+  const { campaign, record } = await findLeadRecord(database(c.env.DB), c.get("principal"), campaign_id, lead_id);
+  const dueAt = await resume(c, campaign, record, body.resume_lead_with_delay_days ?? body.resume_delay_days);
+  return c.json(ack("Lead resumed successfully", { data: "success", will_resume_at: iso(dueAt) }), 200);
+});
+
+leadLiteralChangeRoutes.openapi(routes.inboxResume, async (c) => {
+  const body = c.req.valid("json");
+  const db = database(c.env.DB);
+  const record = await findCampaignRecord(db, c.get("principal"), body.email_lead_map_id);
+  if (record.campaignId !== body.campaign_id) throw ApiError.notFound("Lead mapping not found");
+  const campaign = await findCampaign(db, c.get("principal"), record.campaignId);
+  const dueAt = await resume(c, campaign, record, body.resume_delay_days);
+  return c.json(
+    ack("Lead resumed successfully", {
+      data: {
+        campaign_id: campaign.id,
+        email_lead_map_id: record.id,
+        resume_delay_days: body.resume_delay_days ?? null,
+        will_resume_at: iso(dueAt),
+      },
+    }),
+    200,
+  );
+});
+
+leadChangeRoutes.openapi(routes.complete, async (c) => {
+  const { campaign_id, email_lead_map_id } = c.req.valid("param");
+  const { record } = await findRecordOrLeadRecord(database(c.env.DB), c.get("principal"), campaign_id, email_lead_map_id);
+  if (record.state !== "COMPLETED") {
+    refuseFinal(record);
+    await completeRecord(database(c.env.DB), record.id, Date.now());
+  }
+  return c.json(ack("Lead marked as complete"), 200);
+});
+
+leadChangeRoutes.openapi(routes.unsubscribe, async (c) => {
+  const { campaign_id, lead_id } = c.req.valid("param");
+  const principal = c.get("principal");
+  const db = database(c.env.DB);
+  const { record } = await findLeadRecord(db, principal, campaign_id, lead_id);
+  // Unsubscribing twice records one opt-out.
+  if (!(record.state === "STOPPED" && record.hasUnsubscribed)) {
+    await enqueue(c.env, await unsubscribeRecords(c.env.DB, db, principal, lead_id, [record], false, Date.now()));
+  }
+  return c.json(ack("Lead unsubscribed successfully"), 200);
+});
+
+leadChangeRoutes.openapi(routes.unsubscribeEverywhere, async (c) => {
+  const principal = c.get("principal");
+  const lead = await requireLead(database(c.env.DB), principal, c.req.valid("param").lead_id);
+  await unsubscribeEverywhere(c, principal, lead);
+  return c.json({ ok: true }, 200);
+});
+
+leadChangeRoutes.openapi(routes.status, async (c) => {
+  const principal = c.get("principal");
+  const db = database(c.env.DB);
+  const lead = await requireLead(db, principal, c.req.valid("param").lead_id);
+  const { status } = c.req.valid("json");
+  if (status === "unsubscribed") await unsubscribeEverywhere(c, principal, lead);
+  const records = await recordsOfLead(db, principal, lead.id);
+  if (status === "paused") {
+    await pauseRecords(
+      c.env.DB,
+      records.filter((record) => PAUSABLE_STATES.includes(record.state)).map((record) => record.id),
+      Date.now(),
+    );
+  }
+  if (status === "active") {
+    // Every paused record resumes where it can; one with nothing left to send stays paused.
+    for (const paused of records.filter((record) => record.state === "PAUSED")) {
+      const [campaign, record] = await Promise.all([findCampaign(db, principal, paused.campaignId), findCampaignRecord(db, principal, paused.id)]);
+      await resume(c, campaign, record, undefined).catch((error: unknown) => {
+        if (!(error instanceof ApiError && error.status === 400)) throw error;
+      });
+    }
+  }
+  return c.json(ack("Lead status updated successfully"), 200);
+});
+
+leadChangeRoutes.openapi(routes.remove, async (c) => {
+  const { campaign_id, lead_id } = c.req.valid("param");
+  const db = database(c.env.DB);
+  const { record } = await findLeadRecord(db, c.get("principal"), campaign_id, lead_id);
+  await deleteRecord(db, record.id);
+  return c.json(ack("Lead deleted from campaign successfully"), 200);
+});
+
+leadChangeRoutes.openapi(routes.removeLead, async (c) => {
+  const db = database(c.env.DB);
+  const lead = await requireLead(db, c.get("principal"), c.req.valid("param").lead_id);
+  await deleteLead(db, lead.id);
+  return c.json(ack("Lead deleted successfully"), 200);
+});
+
+/** `category_id` wins over `category`; either may be an id, a decimal string or a name, and "" clears. */
+async function categoryOf(db: Database, accountId: number, body: z.infer<typeof CategoryBody>) {
+  const value = body.category_id !== undefined ? body.category_id : body.category;
+  if (value === undefined) throw ApiError.validation([{ path: "category_id", message: "category_id is required" }]);
+  if (value === null || value === "") return null;
+  const key = typeof value === "string" && /^[0-9]+$/.test(value) ? Number(value) : value;
+  const category = await findCategory(db, accountId, typeof key === "string" ? key.trim() : key);
+  if (!category) throw ApiError.badRequest(`Invalid category - ${value}`);
+  return category;
+}
+
+leadChangeRoutes.openapi(routes.category, async (c) => {
+  const { campaign_id, lead_id } = c.req.valid("param");
+  const principal = c.get("principal");
+  const db = database(c.env.DB);
+  const body = c.req.valid("json");
+  const { record: found } = await findLeadRecord(db, principal, campaign_id, lead_id);
+  const category = await categoryOf(db, principal.accountId, body);
+  const categoryId = category?.id ?? null;
+  const { record, webhooks } = await loadCategoryChange(db, principal, found.id, categoryId);
+  if (record.categoryId !== categoryId) {
+    const now = Date.now();
+    const deliveries = categoryDeliveries(webhooks, record.campaign, {
+      recordId: record.id,
+      leadEmail: record.leadEmail,
+      oldCategoryId: record.categoryId,
+      newCategoryId: categoryId,
+      newCategoryName: category?.name ?? null,
+      occurredAt: now,
+    });
+    await enqueue(c.env, await setCategory(c.env.DB, record.id, categoryId, deliveries, now));
+  }
+  if (body.pause_lead) await pauseRecords(c.env.DB, [found.id], Date.now());
+  return c.json(ack("Lead category updated"), 200);
+});
+
+leadLiteralChangeRoutes.openapi(routes.repin, async (c) => {
+  const body = c.req.valid("json");
+  const principal = c.get("principal");
+  const db = database(c.env.DB);
+  const { campaign, record } = await findLeadRecord(db, principal, body.email_campaign_id, body.email_lead_id);
+  if (!(await mailboxAttached(db, campaign.id, body.email_account_id))) {
+    throw ApiError.badRequest("Email account is not attached to this campaign");
+  }
+  if (record.emailAccountId !== body.email_account_id) {
+    if (record.emailAccountId !== null && !body.override_lead_email_account) {
+      throw ApiError.badRequest("Lead already has an email account; set override_lead_email_account to change it");
+    }
+    await pinRecord(db, record.id, body.email_account_id, Date.now());
+    if (campaign.status === "ACTIVE" && record.dueAt !== null) await wakeCampaign(c.env, campaign.id);
+  }
+  return c.json(ack("Lead email account updated"), 200);
+});

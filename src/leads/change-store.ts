@@ -1,0 +1,221 @@
+import { and, asc, eq, gte, isNull, ne, sql, type SQL } from "drizzle-orm";
+import { campaignEmailAccounts, campaignLeads, campaigns, leadCategories, leads, sequenceSteps, type RecordState } from "../db/schema";
+import { visibleCampaigns, visibleCategories } from "../platform/access";
+import type { Database } from "../platform/db";
+import type { Principal } from "../platform/principal";
+import { rawBatch } from "../platform/sql";
+import { foldLeadSearch } from "../platform/text-search";
+import { ingestedDeliveryIds, ingestionStatements, loadIngestContext } from "../events/store";
+import { planIngestion } from "../events/plan";
+
+/** Record states a pause may start from (PAUSED itself is a no-op). */
+export const PAUSABLE_STATES: RecordState[] = ["DRAFTED", "STARTED", "INPROGRESS"];
+/** Shared rules: an action that needs a live record refuses these. */
+export const FINAL_STATES: RecordState[] = ["COMPLETED", "STOPPED", "BLOCKED"];
+
+export type LeadFieldChange = Partial<{
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  phoneNumber: string | null;
+  companyName: string | null;
+  website: string | null;
+  location: string | null;
+  linkedinProfile: string | null;
+  companyUrl: string | null;
+  customFields: Record<string, unknown> | null;
+}>;
+
+/** Another lead of the same scope that already has this address, if any. */
+export async function leadWithEmail(db: Database, lead: { id: number; accountId: number; clientId: number | null }, email: string) {
+  const row = await db
+    .select({ id: leads.id })
+    .from(leads)
+    .where(
+      and(
+        eq(leads.accountId, lead.accountId),
+        lead.clientId === null ? isNull(leads.clientId) : eq(leads.clientId, lead.clientId),
+        eq(leads.email, email),
+        ne(leads.id, lead.id),
+      ),
+    )
+    .get();
+  return row?.id ?? null;
+}
+
+/** Writes a lead's new fields (and its search text, which folds email and names). */
+export async function updateLeadFields(
+  db: Database,
+  lead: { id: number; email: string; firstName: string | null; lastName: string | null },
+  change: LeadFieldChange,
+): Promise<void> {
+  const merged = { ...lead, ...change };
+  await db
+    .update(leads)
+    .set({ ...change, searchFolded: foldLeadSearch({ email: merged.email, first_name: merged.firstName, last_name: merged.lastName }) })
+    .where(eq(leads.id, lead.id));
+}
+
+/** Pauses these records where they are live, remembering the state each was paused from; answers the ids paused. */
+export async function pauseRecords(d1: D1Database, recordIds: number[], now: number): Promise<number[]> {
+  if (recordIds.length === 0) return [];
+  const [rows] = await rawBatch(d1, [pauseStatement(recordIds, now)]);
+  return rows!.map((row) => Number(row.id));
+}
+
+function pauseStatement(recordIds: number[], now: number): SQL {
+  return sql`UPDATE campaign_leads SET paused_from = state, paused_at = ${now}, state = 'PAUSED', resume_at = NULL, updated_at = ${now}
+      WHERE id IN (SELECT value FROM json_each(${JSON.stringify(recordIds)}))
+        AND state IN ('DRAFTED', 'STARTED', 'INPROGRESS')
+      RETURNING id`;
+}
+
+/** The live step a record would send next (its `next_step`, or the first live one after it), and whether the campaign has any. */
+export async function stepToResume(db: Database, campaignId: number, nextStep: number | null) {
+  const [next, any] = await db.batch([
+    db
+      .select({ seqNumber: sequenceSteps.seqNumber, delayInDays: sequenceSteps.delayInDays })
+      .from(sequenceSteps)
+      .where(and(eq(sequenceSteps.campaignId, campaignId), isNull(sequenceSteps.deletedAt), gte(sequenceSteps.seqNumber, nextStep ?? 1)))
+      .orderBy(asc(sequenceSteps.seqNumber))
+      .limit(1),
+    db
+      .select({ id: sequenceSteps.id })
+      .from(sequenceSteps)
+      .where(and(eq(sequenceSteps.campaignId, campaignId), isNull(sequenceSteps.deletedAt)))
+      .limit(1),
+  ]);
+  return { step: next[0] ?? null, hasSteps: any.length > 0 };
+}
+
+/**
+ * Resumes a PAUSED record into `state`, due at `dueAt`. Guarded on PAUSED, so a concurrent resume
+ * (or a change that ended the record) wins; answers whether this one did.
+ */
+export async function resumeRecord(db: Database, recordId: number, state: RecordState, dueAt: number, now: number): Promise<boolean> {
+  const row = await db
+    .update(campaignLeads)
+    .set({ state, dueAt: new Date(dueAt), pausedFrom: null, pausedAt: null, resumeAt: null, updatedAt: new Date(now) })
+    .where(and(eq(campaignLeads.id, recordId), eq(campaignLeads.state, "PAUSED")))
+    .returning({ id: campaignLeads.id })
+    .get();
+  return row !== undefined;
+}
+
+/** Marks a record COMPLETED: the engine has nothing more to send it. */
+export async function completeRecord(db: Database, recordId: number, now: number): Promise<void> {
+  await db
+    .update(campaignLeads)
+    .set({ state: "COMPLETED", dueAt: null, pausedFrom: null, pausedAt: null, resumeAt: null, updatedAt: new Date(now) })
+    .where(eq(campaignLeads.id, recordId));
+}
+
+/** Removes a record with its conversation (messages, tasks, notes); its events stay for the windowed counts. */
+export async function deleteRecord(db: Database, recordId: number): Promise<void> {
+  await db.delete(campaignLeads).where(eq(campaignLeads.id, recordId));
+}
+
+/** Removes a lead from every campaign and list, then the lead itself. */
+export async function deleteLead(db: Database, leadId: number): Promise<void> {
+  await db.delete(leads).where(eq(leads.id, leadId));
+}
+
+/** Whether a mailbox is attached to the campaign. */
+export async function mailboxAttached(db: Database, campaignId: number, mailboxId: number): Promise<boolean> {
+  const row = await db
+    .select({ id: campaignEmailAccounts.emailAccountId })
+    .from(campaignEmailAccounts)
+    .where(and(eq(campaignEmailAccounts.campaignId, campaignId), eq(campaignEmailAccounts.emailAccountId, mailboxId)))
+    .get();
+  return row !== undefined;
+}
+
+/** Pins a record to a mailbox: its next sends go from there. */
+export async function pinRecord(db: Database, recordId: number, mailboxId: number, now: number): Promise<void> {
+  await db
+    .update(campaignLeads)
+    .set({ emailAccountId: mailboxId, updatedAt: new Date(now) })
+    .where(eq(campaignLeads.id, recordId));
+}
+
+/** A category the account may use, by id or by name (case-insensitive). */
+export async function findCategory(db: Database, accountId: number, value: number | string) {
+  const match =
+    typeof value === "number" ? eq(leadCategories.id, value) : sql`lower(${leadCategories.name}) = lower(${value})`;
+  const row = await db
+    .select({ id: leadCategories.id, name: leadCategories.name })
+    .from(leadCategories)
+    .where(and(match, visibleCategories(accountId)))
+    .orderBy(asc(leadCategories.id))
+    .get();
+  return row ?? null;
+}
+
+/** The records of a lead the caller may see, with their campaigns. */
+export function recordsOfLead(db: Database, principal: Principal, leadId: number) {
+  return db
+    .select({ id: campaignLeads.id, campaignId: campaignLeads.campaignId, state: campaignLeads.state })
+    .from(campaignLeads)
+    .innerJoin(campaigns, eq(campaigns.id, campaignLeads.campaignId))
+    .where(and(eq(campaignLeads.leadId, leadId), visibleCampaigns(principal)))
+    .orderBy(asc(campaignLeads.id));
+}
+
+/**
+ * Unsubscribes records through the ingestion path (one UNSUBSCRIBE event each, so STOPPED, the
+ * campaign's `unsubscribed_count` and LEAD_UNSUBSCRIBED deliveries follow), and, for `everywhere`,
+ * flags the lead itself: every campaign's statements and the lead's flag in ONE batch. Answers the
+ * delivery ids to enqueue.
+ */
+export async function unsubscribeRecords(
+  d1: D1Database,
+  db: Database,
+  principal: Principal,
+  leadId: number,
+  records: { id: number; campaignId: number }[],
+  everywhere: boolean,
+  now: number,
+): Promise<number[]> {
+  const byCampaign = new Map<number, number[]>();
+  for (const record of records) byCampaign.set(record.campaignId, [...(byCampaign.get(record.campaignId) ?? []), record.id]);
+  const statements: SQL[] = [];
+  const ingestions: { start: number; deliveries: Parameters<typeof ingestedDeliveryIds>[1] }[] = [];
+  for (const [campaignId, recordIds] of byCampaign) {
+    const context = await loadIngestContext(db, visibleCampaigns(principal), principal.accountId, campaignId, {
+      recordIds,
+      emails: [],
+      categoryIds: [],
+    });
+    if (!context.campaign) continue;
+    // The event id names the source, as the unsubscribe link's does.
+    const planned = context.records.map((record) => ({
+      eventId: `salvo-unsubscribe-api:${record.id}:${now}`,
+      record,
+      incoming: {
+        type: "UNSUBSCRIBE" as const,
+        occurredAt: now,
+        sequenceNumber: 1,
+        emailAccountId: record.emailAccountId,
+        fromEmail: null,
+        isOoo: false,
+        categoryId: null,
+      },
+      toEmail: null,
+      subject: null,
+      body: null,
+      messageId: null,
+      linkUrl: null,
+    }));
+    const { rows, deliveries } = planIngestion(context, context.campaign, planned);
+    ingestions.push({ start: statements.length, deliveries });
+    statements.push(...ingestionStatements(context.campaign, rows, deliveries, now));
+  }
+  if (everywhere) {
+    statements.push(
+      sql`UPDATE leads SET is_unsubscribed = 1, unsubscribed_at = coalesce(unsubscribed_at, ${now}) WHERE id = ${leadId}`,
+    );
+  }
+  if (statements.length === 0) return [];
+  const results = await rawBatch(d1, statements);
+  return ingestions.flatMap(({ start, deliveries }) => ingestedDeliveryIds(results.slice(start), deliveries));
+}

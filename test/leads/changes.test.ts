@@ -1,0 +1,278 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { claimRecords, type ClaimRequest } from "../../src/engine/store";
+import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
+import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
+import { call, callJson, env, provisionAccount } from "../helpers";
+import { attach, mailbox, post, recordRow, setUp } from "./fixtures";
+
+const DAY_MS = 86_400_000;
+const ANN = "ann@leads.example";
+const BOB = "bob@leads.example";
+const today = new Date().toISOString().slice(0, 10);
+
+// Webhook deliveries these tests cause go to the test receiver, never out.
+let receiver: ReturnType<typeof interceptReceiver>;
+beforeEach(() => {
+  receiver = interceptReceiver();
+});
+afterEach(() => receiver.restore());
+
+async function activate(campaign: number) {
+  await env.DB.prepare("UPDATE campaigns SET status = 'ACTIVE' WHERE id = ?").bind(campaign).run();
+}
+
+async function claim(campaign: number, mailboxId: number, at: number) {
+  const row = await env.DB.prepare("SELECT id, account_id AS accountId, client_id AS clientId, name, status, schedule, settings FROM campaigns WHERE id = ?")
+    .bind(campaign)
+    .first<ClaimRequest["campaign"]>();
+  const { records } = await claimRecords(env.DB, { campaign: row!, mailboxId, senderDomain: "sender.example", now: at, limit: 10, newLeadsLeft: 10 });
+  return records.map((r) => r.recordId);
+}
+
+describe("pause and resume", () => {
+  it("pauses a live record so the engine skips it, and resumes it into the state it was paused from, due after the delay", async () => {
+    const { apiKey, campaign, records, leads } = await setUp();
+    await ingestOk(apiKey, campaign, [{ type: "SENT", email_lead_map_id: records[ANN], occurred_at: new Date().toISOString() }]);
+    const box = await mailbox(apiKey, "pause");
+    await activate(campaign);
+
+    const paused = await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/pause`);
+    expect(paused.status).toBe(200);
+    expect(paused.body).toEqual({ ok: true, success: true, message: expect.any(String), data: "success" });
+    expect(await recordRow(records[ANN]!)).toMatchObject({ state: "PAUSED", paused_from: "INPROGRESS" });
+    // Pausing again is a no-op, and the paused record is never claimed.
+    expect((await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/pause`)).status).toBe(200);
+    expect(await claim(campaign, box, Date.now() + 60_000)).toEqual([records[BOB]]);
+
+    const before = Date.now();
+    const resumed = await post<{ will_resume_at: string; data: string }>(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/resume`, {
+      resume_lead_with_delay_days: 2,
+    });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.data).toBe("success");
+    const row = await recordRow(records[ANN]!);
+    expect(row).toMatchObject({ state: "INPROGRESS", paused_from: null });
+    expect(row.due_at).toBeGreaterThanOrEqual(before + 2 * DAY_MS);
+    expect(row.due_at).toBeLessThan(Date.now() + 2 * DAY_MS + 1);
+    expect(Date.parse(resumed.body.will_resume_at)).toBe(row.due_at);
+    // Not due yet; due once the delay has passed.
+    expect(await claim(campaign, box, Date.now() + DAY_MS)).not.toContain(records[ANN]);
+    expect(await claim(campaign, box, Date.now() + 3 * DAY_MS)).toContain(records[ANN]);
+  });
+
+  it("answers 400 for a record that is not paused, or a final one, or one with nothing left to send", async () => {
+    const { apiKey, campaign, records, leads } = await setUp();
+    const notPaused = await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/resume`);
+    expect(notPaused).toMatchObject({ status: 400, body: { error: "Lead is not paused" } });
+
+    await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[BOB]}/manual-complete`);
+    expect(await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[BOB]}/pause`)).toMatchObject({ status: 400, body: { error: "Lead is COMPLETED" } });
+
+    await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/pause`);
+    await env.DB.prepare("UPDATE campaign_leads SET next_step = NULL WHERE id = ?").bind(records[ANN]).run();
+    expect(await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/resume`)).toMatchObject({
+      status: 400,
+      body: { error: "This is the last sequence. You cannot resume this lead." },
+    });
+  });
+
+  it("resumes without a delay after the next step's own delay, counted from the pause", async () => {
+    const { apiKey, campaign, records, leads } = await setUp();
+    const steps = [
+      { seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "One" },
+      { seq_number: 2, seq_delay_details: { delay_in_days: 3 }, email_body: "Two" },
+    ];
+    expect((await post(apiKey, `/api/v1/campaigns/${campaign}/sequences`, { sequences: steps })).status).toBe(200);
+    await env.DB.prepare("UPDATE campaign_leads SET next_step = 2 WHERE id = ?").bind(records[ANN]).run();
+    await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/pause`);
+    const pausedAt = (await env.DB.prepare("SELECT paused_at FROM campaign_leads WHERE id = ?").bind(records[ANN]).first<{ paused_at: number }>())!.paused_at;
+    const resumed = await post<{ will_resume_at: string }>(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/resume`);
+    expect(resumed.status).toBe(200);
+    expect(Date.parse(resumed.body.will_resume_at)).toBe(pausedAt + 3 * DAY_MS);
+    expect((await recordRow(records[ANN]!)).state).toBe("DRAFTED");
+  });
+
+  it("resumes from the master inbox, refusing a campaign that is not the record's", async () => {
+    const { apiKey, campaign, records, leads } = await setUp();
+    const other = await createCampaign(apiKey);
+    await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/pause`);
+    const wrong = await post(apiKey, "/api/v1/master-inbox/resume-lead", { campaign_id: other, email_lead_map_id: records[ANN] }, "PATCH");
+    expect(wrong).toMatchObject({ status: 404, body: { error: "Lead mapping not found" } });
+    const done = await post<{ data: Record<string, unknown> }>(
+      apiKey,
+      "/api/v1/master-inbox/resume-lead",
+      { campaign_id: String(campaign), email_lead_map_id: records[ANN], resume_delay_days: 1 },
+      "PATCH",
+    );
+    expect(done.status).toBe(200);
+    expect(done.body.data).toMatchObject({ campaign_id: campaign, email_lead_map_id: records[ANN], resume_delay_days: 1 });
+    expect((await recordRow(records[ANN]!)).state).toBe("DRAFTED");
+  });
+});
+
+describe("unsubscribe", () => {
+  it("stops the record through an UNSUBSCRIBE event: unsubscribed_count and LEAD_UNSUBSCRIBED follow", async () => {
+    const { apiKey, campaign, records, leads } = await setUp();
+    const hook = await createWebhook(apiKey, campaign, { event_types: ["LEAD_UNSUBSCRIBED"] });
+    const done = await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/unsubscribe`);
+    expect(done).toMatchObject({ status: 200, body: { ok: true, message: "Lead unsubscribed successfully" } });
+    expect(await recordRow(records[ANN]!)).toMatchObject({ state: "STOPPED", has_unsubscribed: 1, due_at: null });
+    expect((await recordRow(records[BOB]!)).state).toBe("DRAFTED");
+    const event = await env.DB.prepare("SELECT event_id FROM events WHERE campaign_lead_id = ? AND type = 'UNSUBSCRIBE'").bind(records[ANN]).first();
+    expect(String(event!.event_id)).toMatch(new RegExp(`^salvo-unsubscribe-api:${records[ANN]}:`));
+    const report = await analytics(apiKey, campaign, { start_date: today, end_date: today });
+    expect(report.body.unsubscribed_count).toBe("1");
+    expect((await deliveriesOf(hook.id)).map((d) => d.event_type)).toEqual(["LEAD_UNSUBSCRIBED"]);
+    // Once only.
+    await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/unsubscribe`);
+    expect(await deliveriesOf(hook.id)).toHaveLength(1);
+  });
+
+  it("unsubscribes a lead everywhere, and later uploads skip it unless told to ignore the list", async () => {
+    const { apiKey, records, leads } = await setUp();
+    const second = await createCampaign(apiKey);
+    const secondRecords = await addLeads(apiKey, second, [ANN]);
+    const done = await post(apiKey, `/api/v1/leads/${leads[ANN]}/unsubscribe`);
+    expect(done).toMatchObject({ status: 200, body: { ok: true } });
+    expect((await recordRow(records[ANN]!)).state).toBe("STOPPED");
+    expect((await recordRow(secondRecords[ANN]!)).state).toBe("STOPPED");
+    expect((await callJson(`/api/v1/leads/${leads[ANN]}`, { apiKey })).body).toMatchObject({ is_unsubscribed: true });
+    expect((await post(apiKey, `/api/v1/leads/${leads[ANN]}/unsubscribe`)).body).toEqual({ ok: true });
+
+    const third = await createCampaign(apiKey);
+    const skipped = await post(apiKey, `/api/v1/campaigns/${third}/leads`, { lead_list: [{ email: ANN }, { email: "new@leads.example" }] });
+    expect(skipped.body).toMatchObject({ upload_count: 1, unsubscribed_leads: 1 });
+    const forced = await post(apiKey, `/api/v1/campaigns/${third}/leads`, { lead_list: [{ email: ANN }], settings: { ignore_unsubscribe_list: true } });
+    expect(forced.body).toMatchObject({ upload_count: 1, unsubscribed_leads: 0 });
+  });
+
+  it("sets a lead's status everywhere: paused, active, unsubscribed", async () => {
+    const { apiKey, records, leads } = await setUp();
+    expect((await post(apiKey, `/api/v1/leads/${leads[ANN]}/status`, { status: "paused" }, "PUT")).status).toBe(200);
+    expect((await recordRow(records[ANN]!)).state).toBe("PAUSED");
+    expect((await post(apiKey, `/api/v1/leads/${leads[ANN]}/status`, { status: "active" }, "PUT")).status).toBe(200);
+    expect((await recordRow(records[ANN]!)).state).toBe("DRAFTED");
+    expect((await post(apiKey, `/api/v1/leads/${leads[ANN]}/status`, { status: "unsubscribed" }, "PUT")).status).toBe(200);
+    expect((await recordRow(records[ANN]!)).state).toBe("STOPPED");
+    expect((await post(apiKey, `/api/v1/leads/${leads[ANN]}/status`, { status: "gone" }, "PUT")).status).toBe(422);
+  });
+});
+
+describe("delete", () => {
+  it("deletes a record from a campaign: listings drop it and lifetime counts fall, while its events stay in windowed counts", async () => {
+    const { apiKey, campaign, records, leads } = await setUp();
+    await ingestOk(apiKey, campaign, [
+      { type: "SENT", email_lead_map_id: records[ANN], occurred_at: new Date().toISOString() },
+      { type: "REPLY", email_lead_map_id: records[ANN], occurred_at: new Date().toISOString(), from_email: ANN, body: "hi" },
+    ]);
+    const done = await call(`/api/v1/campaigns/${campaign}/leads/${leads[ANN]}`, { method: "DELETE", apiKey });
+    expect(done.status).toBe(200);
+    const listing = await callJson<{ data: { campaign_lead_map_id: number }[] }>(`/api/v1/campaigns/${campaign}/leads`, { apiKey });
+    expect(listing.body.data.map((r) => r.campaign_lead_map_id)).toEqual([records[BOB]]);
+    const report = await analytics(apiKey, campaign, { start_date: today, end_date: today });
+    expect(report.body).toMatchObject({ sent_count: "1", reply_count: "1", total_count: "1" });
+    const inbox = await callJson<{ messages: unknown[] }>("/api/v1/master-inbox/inbox-replies", { method: "POST", apiKey, body: {} });
+    expect(inbox.body.messages).toEqual([]);
+    expect((await call(`/api/v1/campaigns/${campaign}/leads/${leads[ANN]}`, { method: "DELETE", apiKey })).status).toBe(404);
+  });
+
+  it("deletes a lead from every campaign, then the lead", async () => {
+    const { apiKey, campaign, leads } = await setUp();
+    expect((await call(`/api/v1/leads/${leads[ANN]}`, { method: "DELETE", apiKey })).status).toBe(200);
+    expect((await callJson(`/api/v1/leads/${leads[ANN]}`, { apiKey })).body).toEqual({});
+    expect((await callJson<{ total_leads: string }>(`/api/v1/campaigns/${campaign}/leads`, { apiKey })).body.total_leads).toBe("1");
+  });
+});
+
+describe("update, complete, category, re-pin", () => {
+  it("updates a lead: merges custom fields (null removes one) and readdresses it, refusing an address another lead has", async () => {
+    const { apiKey, campaign, leads } = await setUp();
+    const path = `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}`;
+    expect((await post(apiKey, path, { first_name: "Ann", custom_fields: { plan: "pro", seats: 3 } })).body).toMatchObject({
+      ok: true,
+      message: "Lead updated successfully",
+    });
+    await post(apiKey, `/api/v1/leads/${leads[ANN]}`, { email: "Ann.New@Leads.example", custom_fields: { seats: null, team: "x" } }, "PUT");
+    const lead = await callJson(`/api/v1/leads/${leads[ANN]}`, { apiKey });
+    expect(lead.body).toMatchObject({ email: "ann.new@leads.example", first_name: "Ann", custom_fields: { plan: "pro", team: "x" } });
+    expect(await post(apiKey, path, { email: BOB })).toMatchObject({ status: 400, body: { error: `Email already belongs to lead ${leads[BOB]}` } });
+    const tooMany = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`k${i}`, i]));
+    expect((await post(apiKey, path, { custom_fields: tooMany })).status).toBe(422);
+  });
+
+  it("marks a record complete by record id, or by lead id when the campaign has no such record", async () => {
+    const { apiKey, campaign, records, leads } = await setUp();
+    expect((await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${records[ANN]}/manual-complete`)).body).toMatchObject({ message: "Lead marked as complete" });
+    expect((await recordRow(records[ANN]!)).state).toBe("COMPLETED");
+    expect((await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[BOB]}/manual-complete`)).status).toBe(200);
+    expect(await recordRow(records[BOB]!)).toMatchObject({ state: "COMPLETED", due_at: null });
+  });
+
+  it("categorises by id or name with LEAD_CATEGORY_UPDATED, clears with an empty string, and refuses unknown names", async () => {
+    const { apiKey, campaign, records, leads } = await setUp();
+    const hook = await createWebhook(apiKey, campaign, { event_types: ["LEAD_CATEGORY_UPDATED"] });
+    const path = `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/category`;
+    expect((await post(apiKey, path, { category: "interested", pause_lead: true })).body).toMatchObject({ message: "Lead category updated" });
+    const row = await env.DB.prepare("SELECT category_id, state FROM campaign_leads WHERE id = ?").bind(records[ANN]).first();
+    expect(row).toEqual({ category_id: 1, state: "PAUSED" });
+    expect((await deliveriesOf(hook.id)).map((d) => d.event_type)).toEqual(["LEAD_CATEGORY_UPDATED"]);
+    await post(apiKey, path, { category_id: "" });
+    expect(await env.DB.prepare("SELECT category_id FROM campaign_leads WHERE id = ?").bind(records[ANN]).first()).toEqual({ category_id: null });
+    expect(await post(apiKey, path, { category: "Nope" })).toMatchObject({ status: 400, body: { error: "Invalid category - Nope" } });
+  });
+
+  it("re-pins a record to a mailbox of the campaign; a pinned record needs the override", async () => {
+    const { apiKey, campaign, records, leads } = await setUp();
+    const [one, two, stray] = [await mailbox(apiKey, "one"), await mailbox(apiKey, "two"), await mailbox(apiKey, "stray")];
+    await attach(apiKey, campaign, [one, two]);
+    const path = "/api/v1/campaigns/update-lead-email-account";
+    expect((await post(apiKey, path, { email_account_id: stray, email_campaign_id: campaign, email_lead_id: leads[ANN] })).status).toBe(400);
+    expect((await post(apiKey, path, { email_account_id: one, campaign_id: campaign, lead_id: leads[ANN] })).body).toMatchObject({ message: "Lead email account updated" });
+    expect((await recordRow(records[ANN]!)).email_account_id).toBe(one);
+    expect((await post(apiKey, path, { email_account_id: two, email_campaign_id: campaign, email_lead_id: leads[ANN] })).status).toBe(400);
+    await post(apiKey, path, { email_account_id: two, email_campaign_id: campaign, email_lead_id: leads[ANN], override_lead_email_account: true });
+    expect((await recordRow(records[ANN]!)).email_account_id).toBe(two);
+    await activate(campaign);
+    expect(await claim(campaign, one, Date.now() + 60_000)).toEqual([records[BOB]]);
+  });
+});
+
+describe("adding leads", () => {
+  it("takes one flat lead, top-level settings, the bulk form, and skips block-listed addresses", async () => {
+    const account = await provisionAccount();
+    const apiKey = account.apiKey;
+    const campaign = await createCampaign(apiKey);
+    const flat = await post(apiKey, `/api/v1/campaigns/${campaign}/leads`, { email: "flat@leads.example", first_name: "Flat", return_lead_ids: true, campaign_id: 999 });
+    expect(flat.body).toMatchObject({ ok: true, upload_count: 1, emailToLeadIdMap: { "flat@leads.example": expect.any(Number) } });
+    await env.DB.prepare("INSERT INTO block_list (account_id, email_or_domain) VALUES (?, ?)").bind(account.id, "blocked.example").run();
+    const bulk = await post(apiKey, `/api/v1/campaigns/${campaign}/leads/bulk`, { leads: [{ email: "a@blocked.example" }, { email: "b@fine.example" }] });
+    expect(bulk.body).toMatchObject({ upload_count: 1, block_count: 1, total_leads: 2 });
+    const forced = await post(apiKey, `/api/v1/campaigns/${campaign}/leads`, { lead_list: [{ email: "a@blocked.example" }], ignore_global_block_list: true });
+    expect(forced.body).toMatchObject({ upload_count: 1, block_count: 0 });
+    expect((await post(apiKey, `/api/v1/campaigns/${campaign}/leads`, {})).status).toBe(422);
+  });
+
+  it("pages a campaign's leads with a starting_after cursor that rows added meanwhile do not shift", async () => {
+    const { apiKey, campaign, records } = await setUp(["a@page.example", "b@page.example", "c@page.example"]);
+    const first = await callJson<{ data: { campaign_lead_map_id: number }[] }>(`/api/v1/campaigns/${campaign}/leads?limit=2`, { apiKey });
+    const last = first.body.data[1]!.campaign_lead_map_id;
+    await addLeads(apiKey, campaign, ["d@page.example"]);
+    const next = await callJson<{ data: { campaign_lead_map_id: number }[]; total_leads: string }>(
+      `/api/v1/campaigns/${campaign}/leads?limit=2&starting_after=${last}`,
+      { apiKey },
+    );
+    expect(next.body.data.map((r) => r.campaign_lead_map_id)).toEqual([records["c@page.example"], expect.any(Number)]);
+    expect(next.body.total_leads).toBe("4");
+  });
+});
+
+describe("tenancy", () => {
+  it("treats another account's lead as missing", async () => {
+    const { campaign, leads } = await setUp();
+    const other = await provisionAccount();
+    expect((await post(other.apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/pause`)).status).toBe(404);
+    expect((await post(other.apiKey, `/api/v1/leads/${leads[ANN]}/unsubscribe`)).status).toBe(404);
+    expect((await call(`/api/v1/leads/${leads[ANN]}`, { method: "DELETE", apiKey: other.apiKey })).status).toBe(404);
+    expect((await callJson(`/api/v1/leads/${leads[ANN]}`, { apiKey: other.apiKey })).body).toEqual({});
+  });
+});

@@ -1,0 +1,61 @@
+import { addLeads, createCampaign } from "../campaigns/fixtures";
+import { callJson, env, provisionAccount } from "../helpers";
+
+export interface Record {
+  id: number;
+  lead_id: number;
+  state: string;
+  next_step: number | null;
+  due_at: number | null;
+  email_account_id: number | null;
+  paused_from: string | null;
+  has_unsubscribed: number;
+}
+
+/** A campaign with leads; answers each email's record id and lead id. */
+export async function setUp(emails: string[] = ["ann@leads.example", "bob@leads.example"]) {
+  const account = await provisionAccount();
+  const campaign = await createCampaign(account.apiKey, { name: "Leads" });
+  const records = await addLeads(account.apiKey, campaign, emails);
+  const leads: { [email: string]: number } = {};
+  for (const email of emails) leads[email] = (await recordRow(records[email]!)).lead_id;
+  return { account, apiKey: account.apiKey, campaign, records, leads };
+}
+
+/** The stored record, to check what the engine will see. */
+export async function recordRow(id: number): Promise<Record> {
+  const row = await env.DB.prepare(
+    "SELECT id, lead_id, state, next_step, due_at, email_account_id, paused_from, has_unsubscribed FROM campaign_leads WHERE id = ?",
+  )
+    .bind(id)
+    .first<Record>();
+  if (!row) throw new Error(`no record ${id}`);
+  return row;
+}
+
+export function post<T = { [key: string]: unknown }>(apiKey: string, path: string, body: unknown = {}, method = "POST") {
+  return callJson<T>(path, { method, apiKey, body });
+}
+
+export async function mailbox(apiKey: string, name: string): Promise<number> {
+  const { status, body } = await callJson<{ id: number }>("/api/v1/email-accounts/save", {
+    method: "POST",
+    apiKey,
+    body: {
+      from_name: name,
+      from_email: `${name}@sender.example`,
+      password: "pw",
+      smtp_host: "smtp.sender.example",
+      smtp_port: 587,
+      imap_host: "imap.sender.example",
+      imap_port: 993,
+    },
+  });
+  if (status !== 200) throw new Error(`mailbox creation failed with ${status}`);
+  return body.id;
+}
+
+export async function attach(apiKey: string, campaign: number, mailboxIds: number[]) {
+  const { status } = await callJson(`/api/v1/campaigns/${campaign}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: mailboxIds } });
+  if (status !== 200) throw new Error(`attaching failed with ${status}`);
+}
