@@ -1,6 +1,7 @@
 import { createRouter } from "../platform/openapi";
 import { analyticsRoutes } from "../analytics/routes";
 import { campaignRoutes } from "./routes";
+import { lifecycleRoutes } from "./lifecycle-routes";
 import { sendingRoutes } from "./sending-routes";
 import { eventRoutes } from "../events/routes";
 import { leadRoutes } from "../leads/routes";
@@ -11,4 +12,5 @@ export const campaignDataRoutes = createRouter()
   .route("/", eventRoutes)
   .route("/", leadRoutes)
   .route("/", sendingRoutes)
+  .route("/", lifecycleRoutes)
   .route("/", campaignRoutes);

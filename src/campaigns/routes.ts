@@ -1,4 +1,5 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../env";
 import { database, type Database } from "../platform/db";
 import { nextCampaignStatus, STATUS_COMMANDS } from "./rules";
 import { iso } from "../platform/time";
@@ -65,15 +66,20 @@ const getCampaign = createRoute({
   responses: { 200: json(Campaign, "The campaign"), ...errorResponses(401, 404, 422, 429) },
 });
 
-const setStatus = createRoute({
-  method: "post",
-  path: "/api/v1/campaigns/{campaign_id}/status",
-  tags: ["Campaigns"],
-  summary: "Start, pause or stop a campaign (STOPPED is final)",
-  security: API_KEY_SECURITY,
-  request: { params: CampaignParams, body: jsonBody(SetStatus) },
-  responses: { 200: json(Ok, "Status changed"), ...errorResponses(400, 401, 404, 422, 429) },
-});
+function statusRoute(method: "post" | "patch") {
+  return createRoute({
+    method,
+    path: "/api/v1/campaigns/{campaign_id}/status",
+    tags: ["Campaigns"],
+    summary: "Start, pause or stop a campaign (STOPPED is final); PAUSE, STOP, ACTIVE and RESUME are read too",
+    security: API_KEY_SECURITY,
+    request: { params: CampaignParams, body: jsonBody(SetStatus) },
+    responses: { 200: json(Ok, "Status changed"), ...errorResponses(400, 401, 404, 422, 429) },
+  });
+}
+
+const setStatus = statusRoute("post");
+const patchStatus = statusRoute("patch");
 
 const setTags = createRoute({
   method: "post",
@@ -110,6 +116,8 @@ function present(row: CampaignRow, campaignTagList: { id: number; name: string }
     updated_at: iso(row.updatedAt),
     tags: campaignTagList,
     ...presentSending(scheduleOf(row.schedule), settingsOf(row.settings)),
+    parent_campaign_id: row.parentCampaignId,
+    team_member_id: row.teamMemberId,
   };
 }
 
@@ -146,7 +154,7 @@ campaignRoutes.openapi(getCampaign, async (c) => {
   return c.json({ ...present(row, tagMap.get(row.id) ?? []), sending_status: presentSendingStatus(status) }, 200);
 });
 
-campaignRoutes.openapi(setStatus, async (c) => {
+const changeCampaignStatus: RouteHandler<typeof setStatus, AppEnv> = async (c) => {
   const principal = c.get("principal");
   const db = database(c.env.DB);
   const { campaign, webhooks } = await loadStatusChange(db, principal, c.req.valid("param").campaign_id);
@@ -159,7 +167,10 @@ campaignRoutes.openapi(setStatus, async (c) => {
   await enqueue(c.env, deliveryIds);
   if (next === "ACTIVE") await wakeCampaign(c.env, campaign.id);
   return c.json({ ok: true }, 200);
-});
+};
+
+campaignRoutes.openapi(setStatus, changeCampaignStatus);
+campaignRoutes.openapi(patchStatus, changeCampaignStatus);
 
 campaignRoutes.openapi(setTags, async (c) => {
   const principal = c.get("principal");

@@ -49,3 +49,13 @@ export const Campaign = z
   .openapi("Campaign");
 
 export const Ok = z.object({ ok: z.boolean() }).openapi("Ok");
+
+/** An id in a body: a number or its decimal string (contract, rules shared by sections 10-16). */
+export const bodyId = z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d{0,15}$/).transform(Number)]);
+
+/** The shared "nothing else to say" answer of a mutation (contract, rules shared by sections 10-16). */
+export const Ack = z.object({ ok: z.boolean(), success: z.boolean(), message: z.string() });
+
+export function ack(message: string) {
+  return { ok: true, success: true, message };
+}
