@@ -12,6 +12,7 @@ import { accountRoutes } from "./accounts/routes";
 import { adminRoutes } from "./accounts/admin-routes";
 import { engineAdminRoutes } from "./engine/admin-routes";
 import { campaignDataRoutes } from "./campaigns/index";
+import { blockListRoutes } from "./leads/block-list-routes";
 import { inboxRoutes } from "./inbox/index";
 import { clientKeyRoutes } from "./keys/client-key-routes";
 import { clientRoutes } from "./clients/routes";
@@ -71,6 +72,8 @@ export function createApp() {
   app.route("/", accountRoutes);
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);
+  // Before campaignDataRoutes: `/leads/get-domain-block-list` and its siblings are literal segments, never a lead id.
+  app.route("/", blockListRoutes);
   app.route("/", campaignDataRoutes);
   app.route("/", rateLimitRoutes);
   app.route("/", inboxRoutes);
