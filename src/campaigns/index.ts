@@ -2,6 +2,7 @@ import { createRouter } from "../platform/openapi";
 import { analyticsRoutes } from "../analytics/routes";
 import { campaignRoutes } from "./routes";
 import { lifecycleRoutes } from "./lifecycle-routes";
+import { exportRoutes } from "./export-routes";
 import { sendingRoutes } from "./sending-routes";
 import { eventRoutes } from "../events/routes";
 import { leadRoutes } from "../leads/routes";
@@ -13,4 +14,5 @@ export const campaignDataRoutes = createRouter()
   .route("/", leadRoutes)
   .route("/", sendingRoutes)
   .route("/", lifecycleRoutes)
+  .route("/", exportRoutes)
   .route("/", campaignRoutes);
