@@ -14,6 +14,7 @@ import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, queryId } from "../platform/openapi";
 
 import { Campaign, CampaignParams, Ok, Tag } from "./schemas";
+import { PageQuery } from "./paging";
 import { presentSending, scheduleOf, settingsOf } from "./settings";
 
 const CreateCampaign = z
@@ -34,7 +35,7 @@ const SetTags = z
   .object({ tags: z.array(z.string().trim().min(1).max(64)).max(MAX_TAGS) })
   .openapi("SetCampaignTags");
 
-const ListQuery = z.object({ client_id: queryId().optional() });
+const ListQuery = z.object({ client_id: queryId().optional(), ...PageQuery });
 
 const createCampaign = createRoute({
   method: "post",
@@ -134,9 +135,9 @@ campaignRoutes.openapi(createCampaign, async (c) => {
 
 campaignRoutes.openapi(listCampaigns, async (c) => {
   const principal = c.get("principal");
-  const { client_id } = c.req.valid("query");
+  const { client_id, ...page } = c.req.valid("query");
   const db = database(c.env.DB);
-  const rows = await campaignsVisibleTo(db, principal, client_id);
+  const rows = await campaignsVisibleTo(db, principal, client_id, page);
   const tagMap = await tagsOf(
     db,
     rows.map((row) => row.id),

@@ -9,6 +9,7 @@ import type { CampaignSettings } from "./settings";
 import { inList, jsonList, rawBatch } from "../platform/sql";
 import { deliveryIds, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
 import { activeWebhooks } from "../webhooks/store";
+import { afterCursor, pageWindow, type Page } from "./paging";
 
 /** The campaign (or the contract's 404) and its live webhooks, in one round trip. */
 export async function loadStatusChange(db: Database, principal: Principal, campaignId: number) {
@@ -60,13 +61,16 @@ export function insertCampaign(db: Database, values: { accountId: number; client
     .get();
 }
 
-/** The campaigns the caller may see, optionally one client's, oldest first. */
-export function campaignsVisibleTo(db: Database, principal: Principal, clientId: number | undefined) {
+/** The campaigns the caller may see, optionally one client's, oldest first, one page. */
+export function campaignsVisibleTo(db: Database, principal: Principal, clientId: number | undefined, page: Page = {}) {
+  const { limit, offset } = pageWindow(page);
   return db
     .select()
     .from(campaigns)
-    .where(and(visibleCampaigns(principal), clientId === undefined ? undefined : eq(campaigns.clientId, clientId)))
-    .orderBy(asc(campaigns.id));
+    .where(and(visibleCampaigns(principal), clientId === undefined ? undefined : eq(campaigns.clientId, clientId), afterCursor(campaigns.id, page)))
+    .orderBy(asc(campaigns.id))
+    .limit(limit)
+    .offset(offset);
 }
 
 export type CampaignTag = { id: number; name: string };
