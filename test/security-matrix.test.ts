@@ -38,7 +38,21 @@ interface Document {
   components: { schemas: Record<string, Schema> };
 }
 
-type Kind = "campaign" | "tag" | "mailbox" | "lead" | "person" | "stat" | "webhook" | "folder" | "spamTest" | "savedSearch" | "client" | "clientKey" | "accountKey";
+type Kind =
+  | "campaign"
+  | "tag"
+  | "mailbox"
+  | "lead"
+  | "person"
+  | "stat"
+  | "webhook"
+  | "folder"
+  | "spamTest"
+  | "savedSearch"
+  | "client"
+  | "clientKey"
+  | "accountKey"
+  | "blockEntry";
 type Objects = Record<Kind, number>;
 
 const MISSING = 999_999_999;
@@ -47,6 +61,9 @@ const MISSING = 999_999_999;
 const KIND_BY_NAME: Record<string, Kind> = {
   campaign_id: "campaign",
   campaignId: "campaign",
+  parent_campaign_id: "campaign",
+  lead_ids: "person",
+  filter_client_id: "client",
   email_lead_map_id: "lead",
   lead_id: "person",
   stats_id: "stat",
@@ -83,6 +100,7 @@ const KIND_OF_BARE_ID: [RegExp, Kind][] = [
   [/^\/api\/v1\/client\/save$/, "client"],
   [/^\/api\/v1\/webhook\/|\/webhooks$/, "webhook"],
   [/\/save-search\//, "savedSearch"],
+  [/^\/api\/v1\/leads\/(delete|remove)-domain-block-list/, "blockEntry"],
   [/^\/api\/v1\/email-accounts\/tag-manager$/, "tag"],
   [/^\/api\/v1\/email-accounts\//, "mailbox"],
 ];
@@ -94,6 +112,8 @@ const KIND_OF_BARE_ID: [RegExp, Kind][] = [
 const NOT_TENANT: Record<string, unknown> = {
   category_id: 1,
   team_member_id: 7,
+  teamMemberId: 7,
+  token: "matrix-token",
   sequence_mapping_id: 77,
   provider_ids: ["gmail"],
   provider_id: "gmail",
@@ -129,6 +149,7 @@ const VALUE_OVERRIDES: Record<string, unknown> = {
   email: "new-lead@matrix.example",
   sender_email: "sender@matrix.example",
   sender_accounts: ["sender@matrix.example"],
+  domain: "matrix-block.example",
 };
 
 /** Optional fields an operation needs that its schema cannot say are required (a choice of one among several). */
@@ -137,6 +158,9 @@ const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
     events: [{ event_id: "matrix-1", type: "OPEN", occurred_at: "2026-11-02T09:00:00.000Z", lead_email: "first@matrix.example" }],
   },
   "POST /api/v1/campaigns/{campaign_id}/webhooks": { name: "Matrix" },
+  "POST /api/v1/leads/add-domain-block-list": { domain_block_list: ["matrix-add.example"] },
+  // Optional since the top-level form (compat rule C3), but one of the two forms is needed.
+  "POST /api/v1/spam-test/schedule": { scheduler_cron_value: "0 9 * * *" },
   "POST /api/v1/campaigns/{campaign_id}/schedule": { timezone: "Europe/Paris" },
   "POST /api/v1/campaigns/{campaign_id}/reply-email-thread": { email_body: "<p>Matrix</p>" },
   "POST /api/v1/campaigns/{campaign_id}/sequences": {
@@ -403,9 +427,12 @@ async function seed(apiKey: string, extra: { client: number; clientKey: number; 
     }),
     "mailbox",
   );
+  // A block-list entry in the seed's client scope (a client key's own client), so deleting it by value with that client_id finds it.
+  await ok(api(apiKey, "/api/v1/leads/add-domain-block-list", { domain_block_list: [VALUE_OVERRIDES.domain], client_id: extra.client }), "block list");
+  const entries = await ok(api<{ id: number }[]>(apiKey, `/api/v1/leads/get-domain-block-list?filter_email_or_domain=matrix-block&filter_client_id=${extra.client}`), "block list read");
   // The person (leads row) behind the record, for the routes that name a lead rather than a record.
   const person = (await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(lead).first<{ lead_id: number }>())!.lead_id;
-  return { campaign, tag: tags.tags[0]!.id, mailbox: mailbox.id, lead, person, stat, webhook: webhook.data.id, folder: folder.id, spamTest: Number(spamTest.id), savedSearch: search.data.id, ...extra };
+  return { campaign, tag: tags.tags[0]!.id, mailbox: mailbox.id, lead, person, stat, webhook: webhook.data.id, folder: folder.id, spamTest: Number(spamTest.id), savedSearch: search.data.id, blockEntry: entries[0]!.id, ...extra };
 }
 
 async function mintAccountKey(accountId: number) {
@@ -538,5 +565,5 @@ describe("tenancy security matrix (from the OpenAPI document)", () => {
       if (response.status >= 300 && !reachedTheServer) ownFailures.push(`${plan.label}: ${response.status} ${JSON.stringify(body)}`);
     }
     expect(ownFailures, "requests that fail even with the caller's own ids").toEqual([]);
-  }, 120_000);
+  }, 400_000);
 });
