@@ -7,7 +7,7 @@ import { statusDeliveries } from "../webhooks/fanout";
 import { wakeCampaign } from "../engine/wake";
 import { campaignSendingStatus, presentSendingStatus } from "../engine/status";
 import { enqueue } from "../webhooks/outbox";
-import { accountHasClient, changeStatus, insertCampaign, loadStatusChange, replaceCampaignTags, tagsOf, campaignsVisibleTo } from "./store";
+import { accountHasClient, changeStatus, insertCampaign, loadStatusChange, replaceCampaignTags, tagsOf, campaignsVisibleTo, type CampaignTag } from "./store";
 import type { Principal } from "../platform/principal";
 import { findCampaign, type CampaignRow } from "../platform/access";
 import { ApiError } from "../platform/errors";
@@ -106,7 +106,7 @@ async function owningClient(db: Database, principal: Principal, requested: numbe
   return requested;
 }
 
-function present(row: CampaignRow, campaignTagList: { id: number; name: string }[]) {
+function present(row: CampaignRow, campaignTagList: CampaignTag[]) {
   return {
     id: row.id,
     user_id: row.accountId,

@@ -3,7 +3,9 @@ import { pathId } from "../platform/openapi";
 
 export const CampaignParams = z.object({ campaign_id: pathId("campaign_id") });
 
-export const Tag = z.object({ id: z.number().int(), name: z.string() }).openapi("Tag");
+export const Tag = z
+  .object({ id: z.number().int(), name: z.string(), tag_id: z.number().int(), tag_name: z.string(), tag_color: z.string() })
+  .openapi("Tag");
 
 /** Why nothing goes out, or "sending" (src/engine/why-not-sending.ts); on reads of one campaign or mailbox. */
 export const SendingStatus = z

@@ -73,19 +73,22 @@ export function campaignsVisibleTo(db: Database, principal: Principal, clientId:
     .offset(offset);
 }
 
-export type CampaignTag = { id: number; name: string };
+/** A campaign tag; `tag_id`, `tag_name` and `tag_color` repeat it for the vendor CLI's TagSchema (section 11, C11). */
+export type CampaignTag = { id: number; name: string; tag_id: number; tag_name: string; tag_color: string };
 
 /** Each campaign's tags, by name. */
 export async function tagsOf(db: Database, campaignIds: number[]): Promise<Map<number, CampaignTag[]>> {
   const byCampaign = new Map<number, CampaignTag[]>(campaignIds.map((id) => [id, []]));
   if (campaignIds.length === 0) return byCampaign;
   const rows = await db
-    .select({ campaignId: campaignTags.campaignId, id: tags.id, name: tags.name })
+    .select({ campaignId: campaignTags.campaignId, id: tags.id, name: tags.name, color: tags.color })
     .from(campaignTags)
     .innerJoin(tags, eq(tags.id, campaignTags.tagId))
     .where(sql`${campaignTags.campaignId} ${inList(campaignIds)}`)
     .orderBy(asc(tags.name));
-  for (const row of rows) byCampaign.get(row.campaignId)?.push({ id: row.id, name: row.name });
+  for (const row of rows) {
+    byCampaign.get(row.campaignId)?.push({ id: row.id, name: row.name, tag_id: row.id, tag_name: row.name, tag_color: row.color });
+  }
   return byCampaign;
 }
 

@@ -51,6 +51,8 @@ describe("DELETE /campaigns/{id}", () => {
   it("removes the campaign with its records, events, sequence, webhooks and mailbox links; the leads stay", async () => {
     const account = await provisionAccount();
     const { campaign, mailbox, webhook } = await fullCampaign(account.apiKey);
+    expect(await count("webhook_deliveries", "webhook_id = ?", webhook.id)).toBeGreaterThan(0);
+    expect(await count("events", "campaign_id = ?", campaign)).toBe(2);
     const { status, body } = await callJson(`/api/v1/campaigns/${campaign}`, { method: "DELETE", apiKey: account.apiKey });
     expect(status).toBe(200);
     expect(body).toEqual({ ok: true, success: true, message: "Campaign deleted successfully" });
@@ -114,7 +116,7 @@ describe("POST /campaigns/{id}/duplicate", () => {
       client_id: null,
       follow_up_percentage: 40,
       scheduler_cron_value: { tz: "Europe/Paris", days: [1, 2] },
-      tags: [expect.objectContaining({ name: "q1" })],
+      tags: [{ id: expect.any(Number), name: "q1", tag_id: expect.any(Number), tag_name: "q1", tag_color: "#9E9E9E" }],
     });
     const original = (await callJson<Record<string, unknown>[]>(`/api/v1/campaigns/${campaign}/sequences`, { apiKey: account.apiKey })).body;
     const copied = (await callJson<Record<string, unknown>[]>(`/api/v1/campaigns/${body.id}/sequences`, { apiKey: account.apiKey })).body;
