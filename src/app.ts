@@ -14,6 +14,7 @@ import { engineAdminRoutes } from "./engine/admin-routes";
 import { campaignDataRoutes } from "./campaigns/index";
 import { conversationRoutes, inboxRoutes } from "./inbox/index";
 import { leadLiteralRoutes, leadOperationRoutes } from "./leads/index";
+import { blockListRoutes } from "./leads/block-list-routes";
 import { clientKeyRoutes } from "./keys/client-key-routes";
 import { clientRoutes } from "./clients/routes";
 import { opsRoutes, VERSION } from "./ops/routes";
@@ -73,6 +74,8 @@ export function createApp() {
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);
   app.route("/", leadLiteralRoutes);
+  // Before campaignDataRoutes: `/leads/get-domain-block-list` and its siblings are literal segments, never a lead id.
+  app.route("/", blockListRoutes);
   app.route("/", campaignDataRoutes);
   app.route("/", rateLimitRoutes);
   app.route("/", inboxRoutes);

@@ -38,7 +38,21 @@ interface Document {
   components: { schemas: Record<string, Schema> };
 }
 
-type Kind = "campaign" | "tag" | "mailbox" | "lead" | "person" | "stat" | "webhook" | "folder" | "spamTest" | "savedSearch" | "client" | "clientKey" | "accountKey";
+type Kind =
+  | "campaign"
+  | "tag"
+  | "mailbox"
+  | "lead"
+  | "person"
+  | "stat"
+  | "webhook"
+  | "folder"
+  | "spamTest"
+  | "savedSearch"
+  | "client"
+  | "clientKey"
+  | "accountKey"
+  | "blockEntry";
 type Objects = Record<Kind, number>;
 
 const MISSING = 999_999_999;
@@ -49,6 +63,9 @@ const KIND_BY_NAME: Record<string, Kind> = {
   campaignId: "campaign",
   subSequenceId: "campaign",
   sub_sequence_id: "campaign",
+  parent_campaign_id: "campaign",
+  lead_ids: "person",
+  filter_client_id: "client",
   email_lead_map_id: "lead",
   lead_id: "person",
   email_lead_id: "person",
@@ -92,6 +109,7 @@ const KIND_OF_BARE_ID: [RegExp, Kind][] = [
   [/^\/api\/v1\/client\/save$/, "client"],
   [/^\/api\/v1\/webhook\/|\/webhooks$/, "webhook"],
   [/\/save-search\//, "savedSearch"],
+  [/^\/api\/v1\/leads\/(delete|remove)-domain-block-list/, "blockEntry"],
   [/^\/api\/v1\/email-accounts\/tag-manager$/, "tag"],
   [/^\/api\/v1\/email-accounts\//, "mailbox"],
 ];
@@ -103,6 +121,8 @@ const KIND_OF_BARE_ID: [RegExp, Kind][] = [
 const NOT_TENANT: Record<string, unknown> = {
   category_id: 1,
   team_member_id: 7,
+  teamMemberId: 7,
+  token: "matrix-token",
   sequence_mapping_id: 77,
   provider_ids: ["gmail"],
   provider_id: "gmail",
@@ -144,6 +164,7 @@ const VALUE_OVERRIDES: Record<string, unknown> = {
   email: "new-lead@matrix.example",
   sender_email: "sender@matrix.example",
   sender_accounts: ["sender@matrix.example"],
+  domain: "matrix-block.example",
 };
 
 /** Optional fields an operation needs that its schema cannot say are required (a choice of one among several). */
@@ -154,6 +175,9 @@ const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   "POST /api/v1/campaigns/{campaign_id}/webhooks": { name: "Matrix" },
   "POST /api/v1/campaigns/{campaign_id}/leads": { lead_list: [{ email: "new-lead@matrix.example" }] },
   "PUT /api/v1/leads/{lead_id}/status": { status: "paused" },
+  "POST /api/v1/leads/add-domain-block-list": { domain_block_list: ["matrix-add.example"] },
+  // Optional since the top-level form (compat rule C3), but one of the two forms is needed.
+  "POST /api/v1/spam-test/schedule": { scheduler_cron_value: "0 9 * * *" },
   "POST /api/v1/campaigns/{campaign_id}/schedule": { timezone: "Europe/Paris" },
   "POST /api/v1/campaigns/{campaign_id}/reply-email-thread": { email_body: "<p>Matrix</p>" },
   // Fields that may come under an alias, so the schema cannot require them.
@@ -438,9 +462,12 @@ async function seed(apiKey: string, extra: { client: number; clientKey: number; 
     "mailbox",
   );
   await ok(api(apiKey, `/api/v1/campaigns/${campaign}/email-accounts`, { email_account_ids: [mailbox.id] }), "attaching the mailbox");
+  // A block-list entry in the seed's client scope (a client key's own client), so deleting it by value with that client_id finds it.
+  await ok(api(apiKey, "/api/v1/leads/add-domain-block-list", { domain_block_list: [VALUE_OVERRIDES.domain], client_id: extra.client }), "block list");
+  const entries = await ok(api<{ id: number }[]>(apiKey, `/api/v1/leads/get-domain-block-list?filter_email_or_domain=matrix-block&filter_client_id=${extra.client}`), "block list read");
   // The person (leads row) behind the record, for the routes that name a lead rather than a record.
   const person = (await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(lead).first<{ lead_id: number }>())!.lead_id;
-  return { campaign, tag: tags.tags[0]!.id, mailbox: mailbox.id, lead, person, stat, webhook: webhook.data.id, folder: folder.id, spamTest: Number(spamTest.id), savedSearch: search.data.id, ...extra };
+  return { campaign, tag: tags.tags[0]!.id, mailbox: mailbox.id, lead, person, stat, webhook: webhook.data.id, folder: folder.id, spamTest: Number(spamTest.id), savedSearch: search.data.id, blockEntry: entries[0]!.id, ...extra };
 }
 
 async function mintAccountKey(accountId: number) {

@@ -1,6 +1,8 @@
 import { createRouter } from "../platform/openapi";
 import { analyticsRoutes } from "../analytics/routes";
 import { campaignRoutes } from "./routes";
+import { lifecycleRoutes } from "./lifecycle-routes";
+import { exportRoutes } from "./export-routes";
 import { sendingRoutes } from "./sending-routes";
 import { eventRoutes } from "../events/routes";
 import { leadRoutes } from "../leads/routes";
@@ -11,4 +13,6 @@ export const campaignDataRoutes = createRouter()
   .route("/", eventRoutes)
   .route("/", leadRoutes)
   .route("/", sendingRoutes)
+  .route("/", lifecycleRoutes)
+  .route("/", exportRoutes)
   .route("/", campaignRoutes);

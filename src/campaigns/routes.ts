@@ -1,4 +1,5 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../env";
 import { database, type Database } from "../platform/db";
 import { nextCampaignStatus, STATUS_COMMANDS } from "./rules";
 import { iso } from "../platform/time";
@@ -6,13 +7,14 @@ import { statusDeliveries } from "../webhooks/fanout";
 import { wakeCampaign } from "../engine/wake";
 import { campaignSendingStatus, presentSendingStatus } from "../engine/status";
 import { enqueue } from "../webhooks/outbox";
-import { accountHasClient, changeStatus, insertCampaign, loadStatusChange, replaceCampaignTags, tagsOf, campaignsVisibleTo } from "./store";
+import { accountHasClient, changeStatus, insertCampaign, loadStatusChange, replaceCampaignTags, tagsOf, campaignsVisibleTo, type CampaignTag } from "./store";
 import type { Principal } from "../platform/principal";
 import { findCampaign, type CampaignRow } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, queryId } from "../platform/openapi";
 
 import { Campaign, CampaignParams, Ok, Tag } from "./schemas";
+import { PageQuery } from "./paging";
 import { presentSending, scheduleOf, settingsOf } from "./settings";
 
 const CreateCampaign = z
@@ -33,7 +35,7 @@ const SetTags = z
   .object({ tags: z.array(z.string().trim().min(1).max(64)).max(MAX_TAGS) })
   .openapi("SetCampaignTags");
 
-const ListQuery = z.object({ client_id: queryId().optional() });
+const ListQuery = z.object({ client_id: queryId().optional(), ...PageQuery });
 
 const createCampaign = createRoute({
   method: "post",
@@ -65,15 +67,20 @@ const getCampaign = createRoute({
   responses: { 200: json(Campaign, "The campaign"), ...errorResponses(401, 404, 422, 429) },
 });
 
-const setStatus = createRoute({
-  method: "post",
-  path: "/api/v1/campaigns/{campaign_id}/status",
-  tags: ["Campaigns"],
-  summary: "Start, pause or stop a campaign (STOPPED is final)",
-  security: API_KEY_SECURITY,
-  request: { params: CampaignParams, body: jsonBody(SetStatus) },
-  responses: { 200: json(Ok, "Status changed"), ...errorResponses(400, 401, 404, 422, 429) },
-});
+function statusRoute(method: "post" | "patch") {
+  return createRoute({
+    method,
+    path: "/api/v1/campaigns/{campaign_id}/status",
+    tags: ["Campaigns"],
+    summary: "Start, pause or stop a campaign (STOPPED is final); PAUSE, STOP, ACTIVE and RESUME are read too",
+    security: API_KEY_SECURITY,
+    request: { params: CampaignParams, body: jsonBody(SetStatus) },
+    responses: { 200: json(Ok, "Status changed"), ...errorResponses(400, 401, 404, 422, 429) },
+  });
+}
+
+const setStatus = statusRoute("post");
+const patchStatus = statusRoute("patch");
 
 const setTags = createRoute({
   method: "post",
@@ -99,7 +106,7 @@ async function owningClient(db: Database, principal: Principal, requested: numbe
   return requested;
 }
 
-export function presentCampaign(row: CampaignRow, campaignTagList: { id: number; name: string }[]) {
+export function presentCampaign(row: CampaignRow, campaignTagList: CampaignTag[]) {
   return {
     id: row.id,
     user_id: row.accountId,
@@ -110,6 +117,8 @@ export function presentCampaign(row: CampaignRow, campaignTagList: { id: number;
     updated_at: iso(row.updatedAt),
     tags: campaignTagList,
     ...presentSending(scheduleOf(row.schedule), settingsOf(row.settings)),
+    parent_campaign_id: row.parentCampaignId,
+    team_member_id: row.teamMemberId,
   };
 }
 
@@ -126,9 +135,9 @@ campaignRoutes.openapi(createCampaign, async (c) => {
 
 campaignRoutes.openapi(listCampaigns, async (c) => {
   const principal = c.get("principal");
-  const { client_id } = c.req.valid("query");
+  const { client_id, ...page } = c.req.valid("query");
   const db = database(c.env.DB);
-  const rows = await campaignsVisibleTo(db, principal, client_id);
+  const rows = await campaignsVisibleTo(db, principal, client_id, page);
   const tagMap = await tagsOf(
     db,
     rows.map((row) => row.id),
@@ -146,7 +155,7 @@ campaignRoutes.openapi(getCampaign, async (c) => {
   return c.json({ ...presentCampaign(row, tagMap.get(row.id) ?? []), sending_status: presentSendingStatus(status) }, 200);
 });
 
-campaignRoutes.openapi(setStatus, async (c) => {
+const changeCampaignStatus: RouteHandler<typeof setStatus, AppEnv> = async (c) => {
   const principal = c.get("principal");
   const db = database(c.env.DB);
   const { campaign, webhooks } = await loadStatusChange(db, principal, c.req.valid("param").campaign_id);
@@ -159,7 +168,10 @@ campaignRoutes.openapi(setStatus, async (c) => {
   await enqueue(c.env, deliveryIds);
   if (next === "ACTIVE") await wakeCampaign(c.env, campaign.id);
   return c.json({ ok: true }, 200);
-});
+};
+
+campaignRoutes.openapi(setStatus, changeCampaignStatus);
+campaignRoutes.openapi(patchStatus, changeCampaignStatus);
 
 campaignRoutes.openapi(setTags, async (c) => {
   const principal = c.get("principal");

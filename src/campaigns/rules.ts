@@ -1,13 +1,24 @@
 import type { CampaignStatus } from "../db/schema";
 
-/** What a caller may ask of a campaign, and the status each request leads to. */
-export const STATUS_COMMANDS = ["START", "PAUSED", "STOPPED"] as const;
+/**
+ * What a caller may ask of a campaign, and the status each request leads to. The hosted words are
+ * START, PAUSED and STOPPED; the vendor CLI's help writes PAUSE and STOP, other clients ACTIVE and RESUME.
+ */
+export const STATUS_COMMANDS = ["START", "PAUSED", "STOPPED", "PAUSE", "STOP", "ACTIVE", "RESUME"] as const;
 export type StatusCommand = (typeof STATUS_COMMANDS)[number];
 
-const TARGET: Record<StatusCommand, CampaignStatus> = { START: "ACTIVE", PAUSED: "PAUSED", STOPPED: "STOPPED" };
+const TARGET: Record<StatusCommand, CampaignStatus> = {
+  START: "ACTIVE",
+  ACTIVE: "ACTIVE",
+  RESUME: "ACTIVE",
+  PAUSED: "PAUSED",
+  PAUSE: "PAUSED",
+  STOPPED: "STOPPED",
+  STOP: "STOPPED",
+};
 
 /** The status after a command, or null when the move is not allowed (STOPPED is final). */
 export function nextCampaignStatus(current: CampaignStatus, command: StatusCommand): CampaignStatus | null {
-  if (current === "STOPPED") return command === "STOPPED" ? "STOPPED" : null;
+  if (current === "STOPPED") return TARGET[command] === "STOPPED" ? "STOPPED" : null;
   return TARGET[command];
 }

@@ -3,7 +3,9 @@ import { pathId } from "../platform/openapi";
 
 export const CampaignParams = z.object({ campaign_id: pathId("campaign_id") });
 
-export const Tag = z.object({ id: z.number().int(), name: z.string() }).openapi("Tag");
+export const Tag = z
+  .object({ id: z.number().int(), name: z.string(), tag_id: z.number().int(), tag_name: z.string(), tag_color: z.string() })
+  .openapi("Tag");
 
 /** Why nothing goes out, or "sending" (src/engine/why-not-sending.ts); on reads of one campaign or mailbox. */
 export const SendingStatus = z
@@ -49,3 +51,13 @@ export const Campaign = z
   .openapi("Campaign");
 
 export const Ok = z.object({ ok: z.boolean() }).openapi("Ok");
+
+/** An id in a body: a number or its decimal string (contract, rules shared by sections 10-16). */
+export const bodyId = z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d{0,15}$/).transform(Number)]);
+
+/** The shared "nothing else to say" answer of a mutation (contract, rules shared by sections 10-16). */
+export const Ack = z.object({ ok: z.boolean(), success: z.boolean(), message: z.string() });
+
+export function ack(message: string) {
+  return { ok: true, success: true, message };
+}

@@ -101,7 +101,5 @@ export function presentSending(schedule: Schedule | null, settings: CampaignSett
     auto_pause_domain_leads_on_reply: settings.autoPauseDomainLeadsOnReply,
     bounce_autopause_threshold: settings.bounceAutopauseThreshold,
     out_of_office_detection_settings: settings.outOfOffice,
-    parent_campaign_id: null,
-    team_member_id: null,
   };
 }

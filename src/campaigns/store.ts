@@ -9,6 +9,7 @@ import type { CampaignSettings } from "./settings";
 import { inList, jsonList, rawBatch } from "../platform/sql";
 import { deliveryIds, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
 import { activeWebhooks } from "../webhooks/store";
+import { afterCursor, pageWindow, type Page } from "./paging";
 
 /** The campaign (or the contract's 404) and its live webhooks, in one round trip. */
 export async function loadStatusChange(db: Database, principal: Principal, campaignId: number) {
@@ -60,28 +61,34 @@ export function insertCampaign(db: Database, values: { accountId: number; client
     .get();
 }
 
-/** The campaigns the caller may see, optionally one client's, oldest first. */
-export function campaignsVisibleTo(db: Database, principal: Principal, clientId: number | undefined) {
+/** The campaigns the caller may see, optionally one client's, oldest first, one page. */
+export function campaignsVisibleTo(db: Database, principal: Principal, clientId: number | undefined, page: Page = {}) {
+  const { limit, offset } = pageWindow(page);
   return db
     .select()
     .from(campaigns)
-    .where(and(visibleCampaigns(principal), clientId === undefined ? undefined : eq(campaigns.clientId, clientId)))
-    .orderBy(asc(campaigns.id));
+    .where(and(visibleCampaigns(principal), clientId === undefined ? undefined : eq(campaigns.clientId, clientId), afterCursor(campaigns.id, page)))
+    .orderBy(asc(campaigns.id))
+    .limit(limit)
+    .offset(offset);
 }
 
-export type CampaignTag = { id: number; name: string };
+/** A campaign tag; `tag_id`, `tag_name` and `tag_color` repeat it for the vendor CLI's TagSchema (section 11, C11). */
+export type CampaignTag = { id: number; name: string; tag_id: number; tag_name: string; tag_color: string };
 
 /** Each campaign's tags, by name. */
 export async function tagsOf(db: Database, campaignIds: number[]): Promise<Map<number, CampaignTag[]>> {
   const byCampaign = new Map<number, CampaignTag[]>(campaignIds.map((id) => [id, []]));
   if (campaignIds.length === 0) return byCampaign;
   const rows = await db
-    .select({ campaignId: campaignTags.campaignId, id: tags.id, name: tags.name })
+    .select({ campaignId: campaignTags.campaignId, id: tags.id, name: tags.name, color: tags.color })
     .from(campaignTags)
     .innerJoin(tags, eq(tags.id, campaignTags.tagId))
     .where(sql`${campaignTags.campaignId} ${inList(campaignIds)}`)
     .orderBy(asc(tags.name));
-  for (const row of rows) byCampaign.get(row.campaignId)?.push({ id: row.id, name: row.name });
+  for (const row of rows) {
+    byCampaign.get(row.campaignId)?.push({ id: row.id, name: row.name, tag_id: row.id, tag_name: row.name, tag_color: row.color });
+  }
   return byCampaign;
 }
 

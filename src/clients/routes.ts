@@ -5,6 +5,7 @@ import { iso } from "../platform/time";
 import { requireAccountKey } from "../platform/principal";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+import { PageQuery } from "../campaigns/paging";
 
 const SaveClient = z
   .object({
@@ -42,9 +43,10 @@ const listClients = createRoute({
   method: "get",
   path: "/api/v1/client",
   tags: ["Clients"],
-  summary: "List the account's clients",
+  summary: "List the account's clients, by id",
   security: API_KEY_SECURITY,
-  responses: { 200: json(z.array(Client), "Every client of the account"), ...errorResponses(401, 429) },
+  request: { query: z.object(PageQuery) },
+  responses: { 200: json(z.array(Client), "The account's clients (one page when paged)"), ...errorResponses(401, 422, 429) },
 });
 
 export const clientRoutes = createRouter();
@@ -65,7 +67,7 @@ clientRoutes.openapi(saveClient, async (c) => {
 clientRoutes.openapi(listClients, async (c) => {
   const principal = c.get("principal");
   requireAccountKey(principal);
-  const rows = await clientsOf(database(c.env.DB), principal.accountId);
+  const rows = await clientsOf(database(c.env.DB), principal.accountId, c.req.valid("query"));
   return c.json(
     rows.map((row) => ({
       id: row.id,

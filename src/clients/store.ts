@@ -1,5 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import { clients } from "../db/schema";
+import { afterCursor, pageWindow, type Page } from "../campaigns/paging";
 import type { Database } from "../platform/db";
 
 type ClientFields = { name: string; email: string };
@@ -22,6 +23,14 @@ export function insertClient(db: Database, accountId: number, fields: ClientFiel
     .get();
 }
 
-export function clientsOf(db: Database, accountId: number) {
-  return db.select().from(clients).where(eq(clients.accountId, accountId)).orderBy(asc(clients.id));
+/** The account's clients by id, one page. */
+export function clientsOf(db: Database, accountId: number, page: Page = {}) {
+  const { limit, offset } = pageWindow(page);
+  return db
+    .select()
+    .from(clients)
+    .where(and(eq(clients.accountId, accountId), afterCursor(clients.id, page)))
+    .orderBy(asc(clients.id))
+    .limit(limit)
+    .offset(offset);
 }

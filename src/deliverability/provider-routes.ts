@@ -11,7 +11,14 @@ const Region = z
       z.object({
         group_id: z.string(),
         group_name: z.string(),
-        providers: z.array(z.object({ provider_id: z.string(), provider_name: z.string(), seed_email: z.string() })),
+        providers: z.array(
+          z.object({
+            provider_id: z.string(),
+            provider_num: z.number().int().openapi({ description: "Salvo's stable integer for the provider; accepted wherever provider ids are" }),
+            provider_name: z.string(),
+            seed_email: z.string(),
+          }),
+        ),
       }),
     ),
   })
@@ -36,7 +43,7 @@ providerRoutes.openapi(catalogueRoute, async (c) => {
     regions.set(row.regionId, region);
     let group = region.groups.find((g) => g.group_id === row.groupId);
     if (!group) region.groups.push((group = { group_id: row.groupId, group_name: row.groupName, providers: [] }));
-    group.providers.push({ provider_id: row.id, provider_name: row.name, seed_email: row.seedEmail });
+    group.providers.push({ provider_id: row.id, provider_num: row.providerNum!, provider_name: row.name, seed_email: row.seedEmail });
   }
   return c.json([...regions.values()], 200);
 });

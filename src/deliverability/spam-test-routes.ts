@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { database } from "../platform/db";
 import { TIME_UNITS } from "../db/schema";
 import { cronFromObject, firstSlotWithin, isFiveFieldCron } from "./schedule";
-import { isTimeZone } from "../platform/zoned-time";
+import { isTimeZone, zoneOffset } from "../platform/zoned-time";
 import type { AppEnv } from "../env";
 import { findCampaign } from "../platform/access";
 import { ApiError, type ValidationIssue } from "../platform/errors";
@@ -31,8 +31,13 @@ const manualFields = {
   link_checker: z.boolean().default(false),
   campaign_id: numericId,
   sequence_mapping_id: z.union([z.string().trim().min(1).max(64), z.number().int().nonnegative()]).transform(String),
-  provider_ids: z.array(z.string().min(1).max(64)).min(1).max(50).optional(),
-  provider_id: z.string().min(1).max(2000).optional(),
+  provider_ids: z
+    .array(z.union([z.string().min(1).max(64), z.number().int().positive()]))
+    .min(1)
+    .max(50)
+    .optional()
+    .openapi({ description: "String provider ids, their provider_num, or its decimal string, mixed freely" }),
+  provider_id: z.union([z.string().min(1).max(2000), z.number().int().positive()]).optional(),
   sender_accounts: z.array(z.email()).min(1).max(50),
   all_email_sent_without_time_gap: z.boolean().default(false),
   min_time_btwn_emails: z.number().int().min(1).max(100_000).default(10),
@@ -42,18 +47,25 @@ const manualFields = {
 };
 
 const providersGiven = {
-  check: (body: { provider_ids?: string[]; provider_id?: string }) => body.provider_ids !== undefined || body.provider_id !== undefined,
+  check: (body: { provider_ids?: unknown[]; provider_id?: unknown }) => body.provider_ids !== undefined || body.provider_id !== undefined,
   message: { message: "provider_ids is required", path: ["provider_ids"] },
 };
 
 const ManualTest = z.object(manualFields).refine(providersGiven.check, providersGiven.message).openapi("CreateManualSpamTest");
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
+/** Weekdays 0-6 with 0 = Sunday; 7 is also read as Sunday (jean documents 1-7 with 1 = Monday). */
+const weekdays = z
+  .array(z.number().int().min(0).max(7))
+  .min(1)
+  .max(8)
+  .transform((days) => [...new Set(days.map((day) => day % 7))]);
+const clock = z.string().regex(HH_MM, "Must be HH:MM");
 const ScheduleObject = z.object({
   tz: z.string().refine(isTimeZone, "Must be an IANA time zone name").optional(),
-  days: z.array(z.number().int().min(0).max(6)).min(1).max(7),
-  startHour: z.string().regex(HH_MM, "Must be HH:MM"),
-  endHour: z.string().regex(HH_MM, "Must be HH:MM").optional(),
+  days: weekdays.optional(),
+  startHour: clock.optional(),
+  endHour: clock.optional(),
 });
 
 const ScheduledTest = z
@@ -64,8 +76,12 @@ const ScheduledTest = z
       .refine((value) => Date.parse(value) >= Date.now() - 60_000, "schedule_start_time must not be in the past"),
     test_end_date: z.union([z.iso.datetime({ offset: true }), z.iso.date()]),
     every_days: z.number().int().min(1).max(30).default(1),
-    scheduler_cron_value: z.union([z.string().refine(isFiveFieldCron, "Must be a five-field cron expression"), ScheduleObject]),
+    scheduler_cron_value: z.union([z.string().refine(isFiveFieldCron, "Must be a five-field cron expression"), ScheduleObject]).optional(),
     tz: z.string().refine(isTimeZone, "Must be an IANA time zone name").optional(),
+    days: weekdays.optional().openapi({ description: "Read when scheduler_cron_value is absent or has no startHour (compat rule C3)" }),
+    startHour: clock.optional().openapi({ description: "As days" }),
+    starHour: clock.optional().openapi({ description: "The old reference's spelling of startHour" }),
+    endHour: clock.optional().openapi({ description: "As days" }),
   })
   .refine(providersGiven.check, providersGiven.message)
   .refine((body) => Date.parse(body.test_end_date) > Date.parse(body.schedule_start_time), {
@@ -114,7 +130,13 @@ const routes = {
     summary: "List spam tests, newest first",
     security: API_KEY_SECURITY,
     request: {
-      query: z.object({ testType: z.enum(["manual", "automated"]).optional() }),
+      query: z.object({
+        testType: z
+          .enum(["manual", "automated", "auto"])
+          .transform((value) => (value === "auto" ? "automated" : value))
+          .optional()
+          .openapi({ description: "`auto` (the hosted list's word) reads as automated" }),
+      }),
       body: jsonBody(
         z.object({ limit: z.number().int().min(1).max(100).default(20), offset: z.number().int().min(0).default(0) }).openapi("ListSpamTests"),
       ),
@@ -150,17 +172,28 @@ const routes = {
   }),
 };
 
-/** Provider ids from the list (or the comma-separated `provider_id`), all of them in the catalogue. */
+/**
+ * Provider ids from the list (or the comma-separated `provider_id`), all of them in the catalogue. A
+ * number, or a string of digits, is a `provider_num` (compat rule C2); answers carry the string ids.
+ */
 function chosenProviders(body: ManualBody, catalogue: ProviderRow[]): string[] {
   const field = body.provider_ids ? "provider_ids" : "provider_id";
-  const ids = [...new Set(body.provider_ids ?? body.provider_id!.split(",").map((id) => id.trim()).filter(Boolean))];
-  const known = new Set(catalogue.map((row) => row.id));
-  const issues: ValidationIssue[] = ids.flatMap((id, index) =>
-    known.has(id) ? [] : [{ path: field === "provider_ids" ? `provider_ids.${index}` : "provider_id", message: `Unknown provider ${id}` }],
-  );
-  if (ids.length === 0) issues.push({ path: field, message: "At least one provider is required" });
-  if (issues.length) throw ApiError.validation(issues);
-  return ids;
+  const given = body.provider_ids ?? String(body.provider_id!).split(",").map((id) => id.trim()).filter(Boolean);
+  const byId = new Map(catalogue.map((row) => [row.id, row.id]));
+  const byNum = new Map(catalogue.flatMap((row) => (row.providerNum === null ? [] : [[String(row.providerNum), row.id] as const])));
+  const issues: ValidationIssue[] = [];
+  const ids = given.map((raw, index) => {
+    const key = String(raw);
+    const id = byId.get(key) ?? byNum.get(key);
+    if (id === undefined) issues.push({ path: field === "provider_ids" ? `provider_ids.${index}` : "provider_id", message: `Unknown provider ${key}` });
+    return id;
+  });
+  if (issues.length) {
+    const valid = catalogue.map((row) => `${row.id} (${row.providerNum})`).join(", ");
+    throw ApiError.validation(issues.map((issue) => ({ ...issue, message: `${issue.message}; valid providers: ${valid}` })));
+  }
+  if (ids.length === 0) throw ApiError.validation([{ path: field, message: "At least one provider is required" }]);
+  return [...new Set(ids as string[])];
 }
 
 interface Schedule {
@@ -235,10 +268,33 @@ spamTestRoutes.openapi(routes.manual, async (c) => {
   return c.json(withSeeds(await createTest(c, c.req.valid("json"), null)), 200);
 });
 
+type ScheduledBody = z.infer<typeof ScheduledTest>;
+
+/**
+ * The cron and zone of a scheduled test. A string `scheduler_cron_value` is the cron; otherwise the
+ * object's fields, then the top-level ones (compat rule C3), build it: no hour = the hour and minute of
+ * `schedule_start_time` in the zone, no days = every day, no zone = UTC.
+ */
+function cronOf(body: ScheduledBody): { cron: string; timeZone: string } {
+  const given = body.scheduler_cron_value;
+  const object = typeof given === "object" ? given : {};
+  const timeZone = body.tz ?? object.tz ?? "UTC";
+  if (typeof given === "string") return { cron: given.trim(), timeZone };
+  const startHour = object.startHour ?? body.startHour ?? body.starHour;
+  const days = object.days ?? body.days;
+  const endHour = object.endHour ?? body.endHour;
+  if (given === undefined && body.tz === undefined && days === undefined && startHour === undefined && endHour === undefined) {
+    throw ApiError.validation([{ path: "scheduler_cron_value", message: "scheduler_cron_value is required (or tz, days and startHour)" }]);
+  }
+  const start = Date.parse(body.schedule_start_time);
+  const wall = new Date(start + zoneOffset(start, timeZone));
+  const fromStart = `${String(wall.getUTCHours()).padStart(2, "0")}:${String(wall.getUTCMinutes()).padStart(2, "0")}`;
+  return { cron: cronFromObject({ days: days ?? [0, 1, 2, 3, 4, 5, 6], startHour: startHour ?? fromStart, endHour }), timeZone };
+}
+
 spamTestRoutes.openapi(routes.schedule, async (c) => {
   const body = c.req.valid("json");
-  const cron = typeof body.scheduler_cron_value === "string" ? body.scheduler_cron_value.trim() : cronFromObject(body.scheduler_cron_value);
-  const timeZone = body.tz ?? (typeof body.scheduler_cron_value === "object" ? body.scheduler_cron_value.tz : undefined) ?? "UTC";
+  const { cron, timeZone } = cronOf(body);
   const created = await createTest(c, body, {
     start: Date.parse(body.schedule_start_time),
     end: Date.parse(body.test_end_date),

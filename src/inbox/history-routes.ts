@@ -5,7 +5,7 @@ import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, pathId, queryBoolean } from "../platform/openapi";
 import { iso } from "../platform/time";
-import { recordOfLead, threadOf } from "./store";
+import { recordOfLead, recordsOfLeads, threadOf, threadsOf, type Thread } from "./store";
 
 const HistoryMessage = z
   .object({
@@ -43,6 +43,47 @@ const messageHistory = createRoute({
   responses: { 200: json(MessageHistory, "The thread (CONTRACT section 12)"), ...errorResponses(401, 404, 422, 429) },
 });
 
+/** Without lead_ids the whole campaign is read, up to this many leads (contract section 12, inferred cap). */
+const MAX_WHOLE_CAMPAIGN = 500;
+const MAX_LEAD_IDS = 100;
+
+const bulkHistory = createRoute({
+  method: "post",
+  path: "/api/v1/campaigns/{campaign_id}/message-history-for-leads/{token}",
+  tags: ["Master inbox"],
+  summary: "Several leads' threads in a campaign, keyed by lead id (leads not in the campaign are left out)",
+  security: API_KEY_SECURITY,
+  request: {
+    params: z.object({
+      campaign_id: pathId("campaign_id"),
+      token: z.string().max(200).openapi({ param: { name: "token", in: "path" }, description: "Any segment (the hosted docs put a fixed string here)" }),
+    }),
+    query: z.object({ event_time_gt: z.iso.datetime({ offset: true }).optional() }),
+    body: {
+      required: false,
+      content: {
+        "application/json": {
+          schema: z
+            .object({
+              lead_ids: z
+                .array(z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d{0,15}$/).transform(Number)]))
+                .min(1)
+                .max(MAX_LEAD_IDS)
+                .nullable()
+                .optional()
+                .openapi({ description: `null or absent: every lead of the campaign (at most ${MAX_WHOLE_CAMPAIGN})` }),
+            })
+            .openapi("BulkMessageHistoryRequest"),
+        },
+      },
+    },
+  },
+  responses: {
+    200: json(z.record(z.string(), z.object({ history: z.array(HistoryMessage) })), "Each lead's thread, by lead id"),
+    ...errorResponses(400, 401, 404, 422, 429),
+  },
+});
+
 export const historyRoutes = createRouter();
 
 historyRoutes.openapi(messageHistory, async (c) => {
@@ -51,9 +92,32 @@ historyRoutes.openapi(messageHistory, async (c) => {
   const campaign = await findCampaign(database(c.env.DB), c.get("principal"), campaign_id);
   const record = await recordOfLead(c.env.DB, campaign.id, lead_id);
   if (!record) throw ApiError.notFound("Lead not found in campaign");
-  const { messages, opens, clicks } = await threadOf(c.env.DB, record.id, query.event_time_gt ? Date.parse(query.event_time_gt) : -1);
-  const plain = query.show_plain_text_response ?? false;
-  const history = messages.map((m) => ({
+  const thread = await threadOf(c.env.DB, record.id, query.event_time_gt ? Date.parse(query.event_time_gt) : -1);
+  const history = presentHistory(thread, query.show_plain_text_response ?? false);
+  return c.json({ history, from: record.mailbox_email ?? history.find((m) => m.type === "SENT")?.from ?? null, to: record.lead_email }, 200);
+});
+
+historyRoutes.openapi(bulkHistory, async (c) => {
+  const { campaign_id } = c.req.valid("param");
+  const after = c.req.valid("query").event_time_gt;
+  const leadIds = c.req.valid("json").lead_ids ?? null;
+  const campaign = await findCampaign(database(c.env.DB), c.get("principal"), campaign_id);
+  const records = await recordsOfLeads(c.env.DB, campaign.id, leadIds === null ? null : [...new Set(leadIds)], MAX_WHOLE_CAMPAIGN + 1);
+  if (records.length > MAX_WHOLE_CAMPAIGN) {
+    throw ApiError.badRequest(`The campaign has more than ${MAX_WHOLE_CAMPAIGN} leads: send lead_ids (at most ${MAX_LEAD_IDS})`);
+  }
+  const threads = await threadsOf(
+    c.env.DB,
+    records.map((record) => record.id),
+    after ? Date.parse(after) : -1,
+  );
+  const answer = Object.fromEntries(records.map((record) => [String(record.lead_id), { history: presentHistory(threads.get(record.id)!, false) }]));
+  return c.json(answer, 200);
+});
+
+/** A thread's messages as the history shows them (contract section 12's Message). */
+function presentHistory({ messages, opens, clicks }: Thread, plain: boolean) {
+  return messages.map((m) => ({
     stats_id: String(m.id),
     message_id: m.message_id,
     type: m.type,
@@ -73,5 +137,4 @@ historyRoutes.openapi(messageHistory, async (c) => {
     attachments: [] as { file_name: string; file_url: string; file_type: string; file_size: number }[],
     ignored: m.ignored === 1,
   }));
-  return c.json({ history, from: record.mailbox_email ?? history.find((m) => m.type === "SENT")?.from ?? null, to: record.lead_email }, 200);
-});
+}

@@ -7,7 +7,7 @@ import { ApiError } from "../platform/errors";
 import { deliveryIds, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
 import { activeWebhooks } from "../webhooks/store";
 import { inboxConditions, inboxOrder, type InboxFilters, type Listing, type Sort } from "./query";
-import { rawBatch, statement } from "../platform/sql";
+import { inList, rawBatch, statement } from "../platform/sql";
 import type { RecordFlagColumns } from "../events/record-flags";
 
 export interface ConversationRow extends RecordFlagColumns {
@@ -283,22 +283,45 @@ export async function recordOfLead(d1: D1Database, campaignId: number, leadId: n
 /** A message of a lead's thread, as the history shows it. */
 export type HistoryRow = Omit<MessageRow, "campaign_lead_id"> & { message_id: string | null };
 
+/** A record's thread: its messages oldest first, and per step its opens and the links clicked. */
+export interface Thread {
+  messages: HistoryRow[];
+  opens: Map<number, number>;
+  clicks: Map<number, string[]>;
+}
+
+/** A record's thread after `after` (oldest first). */
+export async function threadOf(d1: D1Database, recordId: number, after: number): Promise<Thread> {
+  return (await threadsOf(d1, [recordId], after)).get(recordId)!;
+}
+
 /**
- * A record's thread after `after` (oldest first) with, per step, its opens and clicks and the
- * links clicked: one read of `events_record_time_idx`.
+ * The threads of several records after `after`, each as `threadOf` gives it: one read of
+ * `events_record_time_idx` for them all.
  */
-export async function threadOf(d1: D1Database, recordId: number, after: number) {
+export async function threadsOf(d1: D1Database, recordIds: number[], after: number): Promise<Map<number, Thread>> {
   const rows = await statement(
     d1,
-    sql`SELECT id, type, message_id, from_email, to_email, subject, body, occurred_at, sequence_number, ignored, link_url
-        FROM events WHERE campaign_lead_id = ${recordId} AND occurred_at > ${after} ORDER BY occurred_at, id`,
-  ).all<HistoryRow & { link_url: string | null }>();
-  const opens = new Map<number, number>();
-  const clicks = new Map<number, string[]>();
-  for (const row of rows.results) {
-    if ((row.type as string) === "OPEN") opens.set(row.sequence_number, (opens.get(row.sequence_number) ?? 0) + 1);
-    if ((row.type as string) === "CLICK") clicks.set(row.sequence_number, [...(clicks.get(row.sequence_number) ?? []), row.link_url ?? ""]);
+    sql`SELECT id, campaign_lead_id, type, message_id, from_email, to_email, subject, body, occurred_at, sequence_number, ignored, link_url
+        FROM events WHERE campaign_lead_id ${inList(recordIds)} AND occurred_at > ${after} ORDER BY campaign_lead_id, occurred_at, id`,
+  ).all<HistoryRow & { campaign_lead_id: number; link_url: string | null }>();
+  const threads = new Map<number, Thread>(recordIds.map((id) => [id, { messages: [], opens: new Map(), clicks: new Map() }]));
+  for (const { campaign_lead_id, link_url, ...row } of rows.results) {
+    const thread = threads.get(campaign_lead_id)!;
+    if ((row.type as string) === "OPEN") thread.opens.set(row.sequence_number, (thread.opens.get(row.sequence_number) ?? 0) + 1);
+    if ((row.type as string) === "CLICK") thread.clicks.set(row.sequence_number, [...(thread.clicks.get(row.sequence_number) ?? []), link_url ?? ""]);
+    if (row.type === "SENT" || row.type === "REPLY") thread.messages.push(row);
   }
-  const messages = rows.results.filter((row) => row.type === "SENT" || row.type === "REPLY");
-  return { messages, opens, clicks };
+  return threads;
+}
+
+/** The records of these leads in a campaign (every record when `leadIds` is null), by id, at most `limit`. */
+export async function recordsOfLeads(d1: D1Database, campaignId: number, leadIds: number[] | null, limit: number) {
+  const rows = await statement(
+    d1,
+    sql`SELECT id, lead_id FROM campaign_leads
+        WHERE campaign_id = ${campaignId} ${leadIds === null ? sql`` : sql`AND lead_id ${inList(leadIds)}`}
+        ORDER BY id LIMIT ${limit}`,
+  ).all<{ id: number; lead_id: number }>();
+  return rows.results;
 }

@@ -25,15 +25,26 @@ const ClientApiKey = z
 
 const KeyEnvelope = z.object({ ok: z.boolean(), data: ClientApiKey }).openapi("ClientApiKeyResponse");
 
+/** snake_case spellings (compat rule C5), read only where the camelCase name is absent, so camelCase wins. */
+function withCamelCaseNames(body: unknown): unknown {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
+  const { client_id, key_name, ...rest } = body as Record<string, unknown>;
+  return { clientId: client_id, keyName: key_name, ...rest };
+}
+
 const CreateKey = z
-  .object({
-    clientId: z.number().int().positive(),
-    keyName: z
-      .string()
-      .min(1)
-      .max(100)
-      .regex(/^[A-Za-z0-9 _-]+$/, "keyName may hold only letters, digits, spaces, hyphens and underscores"),
-  })
+  .preprocess(
+    withCamelCaseNames,
+    z.object({
+      clientId: z.number().int().positive().openapi({ description: "Alias client_id" }),
+      keyName: z
+        .string()
+        .min(1)
+        .max(100)
+        .regex(/^[A-Za-z0-9 _-]+$/, "keyName may hold only letters, digits, spaces, hyphens and underscores")
+        .openapi({ description: "Alias key_name" }),
+    }),
+  )
   .openapi("CreateClientApiKey");
 
 const ListQuery = z.object({

@@ -1,7 +1,7 @@
 import { and, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "./db";
-import { campaignLeads, campaigns, leadCategories, leads } from "../db/schema";
+import { blockList, campaignLeads, campaigns, leadCategories, leads } from "../db/schema";
 import type { Principal } from "../platform/principal";
 import { ApiError } from "./errors";
 
@@ -146,4 +146,20 @@ export async function findRecordOrLeadRecord(
   const record = rows.find((row) => row.id === id) ?? rows.find((row) => row.leadId === id);
   if (!record) throw ApiError.notFound(LEAD_NOT_IN_CAMPAIGN);
   return { campaign, record };
+}
+
+export const BLOCK_LIST_ENTRY_NOT_FOUND = "Block list entry not found";
+
+/**
+ * The block-list entries a principal reads: a client key also reads the account-wide ones (they
+ * apply to its campaigns too), though it writes only its client's (`visibleRows`).
+ */
+export function readableBlockList(principal: Principal): SQL {
+  const account = eq(blockList.accountId, principal.accountId);
+  return principal.clientId === null ? account : and(account, or(isNull(blockList.clientId), eq(blockList.clientId, principal.clientId)))!;
+}
+
+/** The block-list entries a principal may change or delete. */
+export function writableBlockList(principal: Principal): SQL {
+  return visibleRows(principal, blockList);
 }

@@ -9,6 +9,7 @@ import type { AppEnv } from "../env";
 import { findCampaign } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
+import { PageQuery } from "../campaigns/paging";
 import { insertWebhook, rotateSigningSecret, sealSecretKey } from "./secrets";
 import {
   campaignWebhooks,
@@ -80,9 +81,9 @@ const routes = {
     method: "get",
     path: "/api/v1/campaigns/{campaign_id}/webhooks",
     tags: tag,
-    summary: "A campaign's webhooks",
+    summary: "A campaign's webhooks, by id",
     security: API_KEY_SECURITY,
-    request: { params: CampaignParams },
+    request: { params: CampaignParams, query: z.object(PageQuery) },
     responses: { 200: json(z.array(Webhook), "Bare array of webhooks"), ...errorResponses(401, 404, 422, 429) },
   }),
   save: createRoute({
@@ -203,7 +204,7 @@ webhookRoutes.openapi(routes.list, async (c) => {
   const db = database(c.env.DB);
   const principal = c.get("principal");
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
-  const rows = await campaignWebhooks(db, campaign.id);
+  const rows = await campaignWebhooks(db, campaign.id, c.req.valid("query"));
   const names = await categoryNames(db, principal.accountId);
   return c.json(
     rows.map((row) => present(row, names)),

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { afterCursor, pageWindow, type Page } from "../campaigns/paging";
 import { campaigns, leadCategories, webhookDeliveries, webhooks } from "../db/schema";
 import type { Bindings } from "../env";
 import { visibleCampaigns, visibleCategories } from "../platform/access";
@@ -51,8 +52,16 @@ export async function findWebhook(db: Database, principal: Principal, id: number
 }
 
 /** A campaign's webhooks, oldest first. */
-export function campaignWebhooks(db: Database, campaignId: number): Promise<WebhookRow[]> {
-  return db.select().from(webhooks).where(eq(webhooks.campaignId, campaignId)).orderBy(asc(webhooks.id));
+/** A campaign's webhooks by id, one page. */
+export function campaignWebhooks(db: Database, campaignId: number, page: Page = {}): Promise<WebhookRow[]> {
+  const { limit, offset } = pageWindow(page);
+  return db
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.campaignId, campaignId), afterCursor(webhooks.id, page)))
+    .orderBy(asc(webhooks.id))
+    .limit(limit)
+    .offset(offset);
 }
 
 export type WebhookChanges = Pick<typeof webhooks.$inferInsert, "name" | "url" | "eventTypes" | "categoryIds" | "secretKeyCiphertext" | "updatedAt">;

@@ -106,7 +106,7 @@ describe("scheduled spam tests", () => {
       [{ every_days: 31 }, "every_days"],
       [{ scheduler_cron_value: "0 9 * *" }, "scheduler_cron_value"],
       [{ scheduler_cron_value: "0 0 9 * * *" }, "scheduler_cron_value"],
-      [{ scheduler_cron_value: { days: [7], startHour: "09:00" } }, "scheduler_cron_value.days.0"],
+      [{ scheduler_cron_value: { days: [8], startHour: "09:00" } }, "scheduler_cron_value.days.0"],
       [{ scheduler_cron_value: { days: [1], startHour: "9am" } }, "scheduler_cron_value.startHour"],
       [{ tz: "Mars/Olympus" }, "tz"],
     ];

@@ -13,7 +13,24 @@ describe("nextCampaignStatus", () => {
     }
   });
 
-  it("keeps STOPPED final: only STOPPED again is allowed", () => {
-    expect(STATUS_COMMANDS.map((command) => nextCampaignStatus("STOPPED", command))).toEqual([null, null, "STOPPED"]);
+  it("reads PAUSE, STOP, ACTIVE and RESUME as the hosted words", () => {
+    expect(["PAUSE", "STOP", "ACTIVE", "RESUME"].map((command) => nextCampaignStatus("DRAFTED", command as never))).toEqual([
+      "PAUSED",
+      "STOPPED",
+      "ACTIVE",
+      "ACTIVE",
+    ]);
+  });
+
+  it("keeps STOPPED final: only STOPPED (or STOP) again is allowed", () => {
+    expect(Object.fromEntries(STATUS_COMMANDS.map((command) => [command, nextCampaignStatus("STOPPED", command)]))).toEqual({
+      START: null,
+      PAUSED: null,
+      STOPPED: "STOPPED",
+      PAUSE: null,
+      STOP: "STOPPED",
+      ACTIVE: null,
+      RESUME: null,
+    });
   });
 });

@@ -37,10 +37,17 @@ export const campaigns = sqliteTable(
     schedule: text("schedule", { mode: "json" }).$type<Record<string, unknown>>(),
     /** Sending settings (src/campaigns/settings.ts); null = every default. */
     settings: text("settings", { mode: "json" }).$type<Record<string, unknown>>(),
+    /** Set on a subsequence: the campaign its leads are pushed from. A deleted parent leaves it standalone. */
+    parentCampaignId: integer("parent_campaign_id").references((): AnySQLiteColumn => campaigns.id, { onDelete: "set null" }),
+    /** The team member the campaign is assigned to (section 11); keys carry no user, so it is a bare number. */
+    teamMemberId: integer("team_member_id"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index("campaigns_account_client_idx").on(t.accountId, t.clientId)],
+  (t) => [
+    index("campaigns_account_client_idx").on(t.accountId, t.clientId),
+    index("campaigns_parent_idx").on(t.parentCampaignId).where(sql`parent_campaign_id IS NOT NULL`),
+  ],
 );
 
 /** A tag belongs to the account and, optionally, one client; names are unique within that scope. */

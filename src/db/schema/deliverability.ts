@@ -10,15 +10,24 @@ export const PLACEMENT_FOLDERS = ["inbox", "tab", "spam", "not_received"] as con
 export const TIME_UNITS = ["minutes", "hours", "days"] as const;
 
 /** The mailbox providers tests place seed inboxes with (seeded by a migration). */
-export const spamProviders = sqliteTable("spam_providers", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  groupId: text("group_id").notNull(),
-  groupName: text("group_name").notNull(),
-  regionId: text("region_id").notNull(),
-  regionName: text("region_name").notNull(),
-  seedEmail: text("seed_email").notNull(),
-});
+export const spamProviders = sqliteTable(
+  "spam_providers",
+  {
+    id: text("id").primaryKey(),
+    /**
+     * Salvo's stable integer for the provider (compat rule C2): 1-25 in the order of migration 0006, a
+     * new provider takes the next number, and numbers are never reused.
+     */
+    providerNum: integer("provider_num"),
+    name: text("name").notNull(),
+    groupId: text("group_id").notNull(),
+    groupName: text("group_name").notNull(),
+    regionId: text("region_id").notNull(),
+    regionName: text("region_name").notNull(),
+    seedEmail: text("seed_email").notNull(),
+  },
+  (t) => [uniqueIndex("spam_providers_num_idx").on(t.providerNum)],
+);
 
 export const spamTestFolders = sqliteTable(
   "spam_test_folders",

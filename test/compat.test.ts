@@ -1,0 +1,153 @@
+import { describe, expect, it } from "vitest";
+import { call, callJson, createClient, provisionAccount } from "./helpers";
+import { createCampaign } from "./campaigns/fixtures";
+import { manualBody } from "./deliverability/fixtures";
+
+type Provider = { provider_id: string; provider_num: number };
+
+async function providers(apiKey: string): Promise<Provider[]> {
+  const { body } = await callJson<{ groups: { providers: Provider[] }[] }[]>("/api/v1/spam-test/seed/providers", { apiKey });
+  return body.flatMap((region) => region.groups.flatMap((group) => group.providers));
+}
+
+describe("C2: numeric provider ids", () => {
+  it("numbers every provider 1-25 in the catalogue migration's order", async () => {
+    const account = await provisionAccount();
+    const byId = Object.fromEntries((await providers(account.apiKey)).map((p) => [p.provider_id, p.provider_num]));
+    expect(Object.values(byId).sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    expect([byId.gmail, byId["google-workspace"], byId.outlook, byId.office365, byId.uol]).toEqual([1, 2, 3, 4, 25]);
+  });
+
+  it("accepts the string id, the integer and its decimal string, mixed; answers string ids", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const create = (overrides: Record<string, unknown>) =>
+      callJson<Record<string, unknown>>("/api/v1/spam-test/manual", { method: "POST", apiKey: account.apiKey, body: manualBody(campaign, overrides) });
+    const mixed = await create({ provider_ids: [1, "3", "yahoo"] });
+    expect(mixed.status).toBe(200);
+    expect(mixed.body.provider_id).toBe("gmail,outlook,yahoo");
+    expect((await create({ provider_ids: undefined, provider_id: "1,office365" })).body.provider_id).toBe("gmail,office365");
+    expect((await create({ provider_ids: undefined, provider_id: 2 })).body.provider_id).toBe("google-workspace");
+    const unknown = await create({ provider_ids: [1, 99] });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body).toMatchObject({ details: [{ path: "provider_ids.1", message: expect.stringMatching(/^Unknown provider 99; valid providers: .*gmail \(1\)/) }] });
+  });
+});
+
+describe("C3: spam-test schedule from top-level fields", () => {
+  const base = (campaign: number) => ({
+    ...manualBody(campaign, { provider_ids: ["gmail"] }),
+    schedule_start_time: "2026-12-01T10:00:00Z",
+    test_end_date: "2026-12-31T00:00:00Z",
+  });
+
+  it("builds scheduler_cron_value from tz, days and startHour (or starHour), with defaults", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const schedule = (extra: Record<string, unknown>) =>
+      callJson<Record<string, unknown>>("/api/v1/spam-test/schedule", { method: "POST", apiKey: account.apiKey, body: { ...base(campaign), ...extra } });
+    expect((await schedule({ tz: "UTC", days: [1, 3] })).body).toMatchObject({ scheduler_cron_value: "0 10 * * 1,3" });
+    expect((await schedule({ tz: "Asia/Kolkata", days: [7, 1], starHour: "06:50" })).body).toMatchObject({ scheduler_cron_value: "50 6 * * 0,1" });
+    expect((await schedule({ tz: "Europe/Paris", startHour: "08:15", endHour: "18:00" })).body).toMatchObject({ scheduler_cron_value: "15 8 * * 0,1,2,3,4,5,6" });
+    // No hour anywhere: the start time's wall clock in the zone (10:00Z is 11:00 in Paris in December).
+    expect((await schedule({ scheduler_cron_value: { tz: "Europe/Paris", days: [2] } })).body).toMatchObject({ scheduler_cron_value: "0 11 * * 2" });
+    expect((await schedule({ scheduler_cron_value: "5 4 * * *", days: [1], startHour: "09:00" })).body).toMatchObject({ scheduler_cron_value: "5 4 * * *" });
+  });
+
+  it("says what is missing when nothing usable is given", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const { status, body } = await callJson("/api/v1/spam-test/schedule", { method: "POST", apiKey: account.apiKey, body: base(campaign) });
+    expect(status).toBe(422);
+    expect(body).toMatchObject({ details: [{ path: "scheduler_cron_value", message: "scheduler_cron_value is required (or tz, days and startHour)" }] });
+  });
+});
+
+describe("C4: testType=auto", () => {
+  it("reads auto as automated", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    await callJson("/api/v1/spam-test/manual", { method: "POST", apiKey: account.apiKey, body: manualBody(campaign) });
+    await callJson("/api/v1/spam-test/schedule", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { ...manualBody(campaign), schedule_start_time: "2026-12-01T10:00:00Z", test_end_date: "2026-12-31T00:00:00Z", scheduler_cron_value: "0 9 * * *" },
+    });
+    const { status, body } = await callJson<{ data: { test_type: string }[] }>("/api/v1/spam-test/report?testType=auto", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { limit: 10, offset: 0 },
+    });
+    expect(status).toBe(200);
+    expect(body.data.map((test) => test.test_type)).toEqual(["automated"]);
+  });
+});
+
+describe("C5: snake_case client-key create", () => {
+  it("reads client_id and key_name; camelCase wins when both are sent", async () => {
+    const account = await provisionAccount();
+    const clientId = await createClient(account.apiKey);
+    const create = (body: unknown) => callJson<{ ok: boolean; data: { client_id: number; key_name: string } }>("/api/v1/client/api-key", { method: "POST", apiKey: account.apiKey, body });
+    expect(await create({ client_id: clientId, key_name: "k-snake" })).toMatchObject({ status: 200, body: { ok: true, data: { client_id: clientId, key_name: "k-snake" } } });
+    expect((await create({ clientId, client_id: 999999, keyName: "camel", key_name: "bad name!" })).body).toMatchObject({ data: { client_id: clientId, key_name: "camel" } });
+    expect(await create({ client_id: clientId, key_name: "bad name!" })).toMatchObject({ status: 422, body: { details: [{ path: "keyName" }] } });
+    expect(await create({ key_name: "x" })).toMatchObject({ status: 422, body: { details: [{ path: "clientId", message: "Required" }] } });
+  });
+});
+
+describe("C9: literal segments before parameters; unknown paths answer 404", () => {
+  it("answers a route-like word where a route has an id as an unknown path, a malformed id still as 422", async () => {
+    const account = await provisionAccount();
+    expect(await callJson("/api/v1/campaigns/no-such-route", { apiKey: account.apiKey })).toMatchObject({ status: 404, body: { error: "Not found" } });
+    expect(await callJson("/api/v1/campaigns/no_such_route/leads", { apiKey: account.apiKey })).toMatchObject({ status: 404, body: { error: "Not found" } });
+    expect((await callJson("/api/v1/campaigns/abc", { apiKey: account.apiKey })).status).toBe(422);
+    expect((await callJson("/api/v1/campaigns/12abc", { apiKey: account.apiKey })).status).toBe(422);
+  });
+
+  it("never lets a parameter route answer for a literal route of the same shape", async () => {
+    const account = await provisionAccount();
+    const { body: document } = await callJson<{ paths: Record<string, Record<string, unknown>> }>("/openapi.json");
+    const operations = Object.entries(document.paths)
+      .filter(([path]) => path.startsWith("/api/v1/"))
+      .flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ method, path, segments: path.split("/") })));
+    const isParam = (segment: string) => segment.startsWith("{");
+    const shadowing = operations.flatMap((literal) =>
+      operations
+        .filter(
+          (other) =>
+            other !== literal &&
+            other.method === literal.method &&
+            other.segments.length === literal.segments.length &&
+            other.segments.every((segment, i) => segment === literal.segments[i] || (isParam(segment) && !isParam(literal.segments[i]!))),
+        )
+        .map((other) => ({ literal, other })),
+    );
+    expect(shadowing.length).toBeGreaterThan(0);
+    for (const { literal, other } of shadowing) {
+      const path = literal.path.replace(/\{[^}]+\}/g, "1");
+      const response = await call(`${path}`, { method: literal.method.toUpperCase(), apiKey: account.apiKey, ...(literal.method === "get" ? {} : { body: {} }) });
+      const body = (await response.json()) as { error?: string; details?: { path: string }[] };
+      const label = `${literal.method} ${literal.path} (beside ${other.path})`;
+      expect(response.status === 404 && body.error === "Not found", label).toBe(false);
+      const params = other.segments.filter((segment, i) => isParam(segment) && !isParam(literal.segments[i]!)).map((s) => s.slice(1, -1));
+      expect(body.details?.map((d) => d.path).filter((p) => params.includes(p)) ?? [], label).toEqual([]);
+    }
+  });
+});
+
+describe("a missing field answers Required", () => {
+  it("says Required for absent fields, also where a field takes several forms", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const { body } = await callJson<{ details: { path: string; message: string }[] }>(`/api/v1/campaigns/${campaign}/events`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: {},
+    });
+    expect(body.details).toEqual([{ path: "events", message: "Required" }]);
+    const client = await callJson<{ details: { path: string; message: string }[] }>("/api/v1/client/save", { method: "POST", apiKey: account.apiKey, body: { name: "x" } });
+    expect(client.body.details).toEqual([{ path: "email", message: "Required" }]);
+    const wrongType = await callJson<{ details: { path: string; message: string }[] }>("/api/v1/client/save", { method: "POST", apiKey: account.apiKey, body: { name: 5, email: "a@b.example" } });
+    expect(wrongType.body.details[0]!.message).not.toBe("Required");
+  });
+});
