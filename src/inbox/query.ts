@@ -102,7 +102,8 @@ function listingCondition(listing: Listing, now: number): SQL {
     case "sent":
       return sql`cl.has_sent = 1`;
     case "assigned":
-      return sql`cl.has_replied = 1 AND cl.is_archived = 0 AND cl.team_member_id IS NOT NULL`;
+      return sql`cl.has_replied = 1 AND cl.is_archived = 0
+        AND (cl.team_member_id IS NOT NULL OR cl.campaign_id IN (SELECT id FROM campaigns WHERE account_id = cl.account_id AND team_member_id IS NOT NULL))`;
     default:
       return active;
   }
@@ -146,7 +147,10 @@ export function inboxConditions(
     conditions.push(sql`(${sql.join([...new Set(filters.emailStatus)].map((s) => STATUS_CONDITIONS[s]), sql` OR `)})`);
   }
   if (filters.leadCategories) conditions.push(...categoryCondition(filters.leadCategories));
-  if (filters.campaignTeamMemberId?.length) conditions.push(within(sql`cl.team_member_id`, filters.campaignTeamMemberId));
+  // A conversation's own team member, or its campaign's (POST /campaigns/{id}/team-member).
+  if (filters.campaignTeamMemberId?.length) {
+    conditions.push(sql`(${within(sql`cl.team_member_id`, filters.campaignTeamMemberId)} OR ${campaignsWhere(within(sql`team_member_id`, filters.campaignTeamMemberId))})`);
+  }
   if (filters.campaignTagId?.length) {
     conditions.push(sql`cl.campaign_id IN (SELECT campaign_id FROM campaign_tags WHERE ${within(sql`tag_id`, filters.campaignTagId)})`);
   }

@@ -124,11 +124,11 @@ describe("inboxConditions", () => {
       sql:
         " AND cl.campaign_id IN (SELECT value FROM json_each(?))" +
         " AND cl.email_account_id IN (SELECT value FROM json_each(?))" +
-        " AND cl.team_member_id IN (SELECT value FROM json_each(?))" +
+        " AND (cl.team_member_id IN (SELECT value FROM json_each(?)) OR cl.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ? AND team_member_id IN (SELECT value FROM json_each(?))))" +
         " AND cl.campaign_id IN (SELECT campaign_id FROM campaign_tags WHERE tag_id IN (SELECT value FROM json_each(?)))" +
         " AND cl.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ? AND client_id IN (SELECT value FROM json_each(?)))" +
         " AND cl.last_reply_at >= ? AND cl.last_reply_at < ?",
-      params: ["[1,2]", "[8]", "[30]", "[40,41]", 3, "[50]", 100, 200],
+      params: ["[1,2]", "[8]", "[30]", 3, "[30]", "[40,41]", 3, "[50]", 100, 200],
     });
   });
 });
