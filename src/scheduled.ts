@@ -7,6 +7,7 @@ import { startDueSpamTests } from "./deliverability/scheduler";
 import { rearmLateSenders } from "./engine/wake";
 import { resumePausedRecords } from "./replies/resume";
 import { recheckMailboxesDaily } from "./mailboxes/recheck";
+import { continueCsvImports } from "./lead-lists/import";
 
 /** Every job the minute cron runs (see ScheduledJob for what each must promise). */
 export const MINUTE_JOBS: ScheduledJob[] = [
@@ -17,6 +18,7 @@ export const MINUTE_JOBS: ScheduledJob[] = [
   rearmLateSenders,
   resumePausedRecords,
   recheckMailboxesDaily,
+  continueCsvImports,
 ];
 
 export async function runScheduled(controller: ScheduledController, env: Bindings): Promise<void> {
