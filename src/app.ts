@@ -25,6 +25,7 @@ import { mailboxRoutes } from "./mailboxes/routes";
 import { trackingRoutes } from "./tracking/routes";
 import { replyRoutes } from "./replies/reply-routes";
 import { leadListRoutes } from "./lead-lists/routes";
+import { crmTagRoutes } from "./lead-lists/crm-tag-routes";
 import { SecretsKeyError } from "./platform/crypto";
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -73,6 +74,7 @@ export function createApp() {
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);
   app.route("/", leadListRoutes);
+  app.route("/", crmTagRoutes);
   app.route("/", campaignDataRoutes);
   app.route("/", rateLimitRoutes);
   app.route("/", inboxRoutes);

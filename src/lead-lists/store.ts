@@ -5,7 +5,7 @@ import { visibleRows, type LeadListRow } from "../platform/access";
 import { inList, jsonList, rawBatch, type Statement } from "../platform/sql";
 import { containsText, foldLeadSearch } from "../platform/text-search";
 import { blockListed } from "../leads/block-list";
-import { campaignLeads, leadListMembers, leadLists, leadListTags, leads, tags } from "../db/schema";
+import { campaignLeads, leadListMembers, leadLists, leadListTags, leads, leadTagMappings, tags } from "../db/schema";
 
 /** How many leads one statement group handles: whole lists travel as one JSON parameter each. */
 export const LEAD_CHUNK = 500;
@@ -372,4 +372,40 @@ export async function recordIdsIn(db: Database, campaignId: number, ids: number[
     .from(campaignLeads)
     .where(and(eq(campaignLeads.campaignId, campaignId), sql`${campaignLeads.id} ${inList(ids)}`));
   return rows.map((row) => row.id);
+}
+
+// CRM lead tags.
+
+/** A lead's tags with their mapping ids (the id DELETE /crm/leads/tags/{id} takes). */
+export function tagsOfLead(db: Database, leadId: number) {
+  return db
+    .select({ id: tags.id, tag_mapping_id: leadTagMappings.id, name: tags.name, color: tags.color })
+    .from(leadTagMappings)
+    .innerJoin(tags, eq(tags.id, leadTagMappings.tagId))
+    .where(eq(leadTagMappings.leadId, leadId))
+    .orderBy(asc(tags.name), asc(tags.id));
+}
+
+/** Puts tags on a lead; a tag it already has stays as it is (same mapping id). */
+export async function tagLead(db: Database, leadId: number, tagIds: number[]): Promise<void> {
+  const now = new Date();
+  await db
+    .insert(leadTagMappings)
+    .values(tagIds.map((tagId) => ({ leadId, tagId, createdAt: now })))
+    .onConflictDoNothing();
+}
+
+/** Removes one mapping when its lead is one the caller may see; false when there is no such mapping. */
+export async function untagLead(db: Database, principal: Principal, mappingId: number): Promise<boolean> {
+  const deleted = await db
+    .delete(leadTagMappings)
+    .where(
+      and(
+        eq(leadTagMappings.id, mappingId),
+        sql`${leadTagMappings.leadId} IN (SELECT ${leads.id} FROM ${leads} WHERE ${visibleRows(principal, leads)})`,
+      ),
+    )
+    .returning({ id: leadTagMappings.id })
+    .get();
+  return deleted !== undefined;
 }
