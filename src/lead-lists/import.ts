@@ -135,7 +135,10 @@ async function importChunk(d1: D1Database, job: ImportRow, list: LeadListRow): P
   const upload = rows.map((row) => rowToLead(job.columns, fields, row) as LeadFields);
   const { kept, duplicateCount, invalidEmailCount, blocked } = await sortForList(d1, list, upload, job.settings);
   const now = Date.now();
-  const statements = await importStatements(db, list, kept, now);
+  // Only the worker whose cursor is current adds members, so a second worker on the same chunk
+  // (after a lapsed lease) neither adds nor counts anything.
+  const current = sql`EXISTS (SELECT 1 FROM lead_list_imports WHERE id = ${job.id} AND cursor = ${job.cursor})`;
+  const statements = await importStatements(db, list, kept, now, current);
   // changes() is the row count of the batch's previous statement: the membership insert.
   const added = statements.length > 0 ? sql`changes()` : sql`0`;
   const done = next >= csv.length;

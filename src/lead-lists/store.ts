@@ -284,9 +284,10 @@ function isEmpty(value: unknown): boolean {
 /**
  * The statements that put these (unique, valid, screened) leads into a list in its client scope:
  * new leads are created; known ones get their empty fields filled and custom fields merged. The
- * membership insert answers the lead ids it added (the others were in the list already).
+ * membership insert answers the lead ids it added (the others were in the list already); `guard`,
+ * when given, must hold for it to insert anything.
  */
-export async function importStatements(db: Database, list: LeadListRow, upload: LeadFields[], now: number): Promise<Statement[]> {
+export async function importStatements(db: Database, list: LeadListRow, upload: LeadFields[], now: number, guard: SQL = sql`true`): Promise<Statement[]> {
   if (upload.length === 0) return [];
   const emails = upload.map((lead) => lead.email);
   const existing = await db
@@ -346,7 +347,7 @@ export async function importStatements(db: Database, list: LeadListRow, upload: 
   statements.push(sql`
     INSERT INTO lead_list_members (list_id, lead_id, created_at)
     SELECT ${list.id}, id, ${now} FROM leads
-    WHERE account_id = ${list.accountId} AND coalesce(client_id, 0) = ${list.clientId ?? 0} AND email ${inList(emails)}
+    WHERE account_id = ${list.accountId} AND coalesce(client_id, 0) = ${list.clientId ?? 0} AND email ${inList(emails)} AND ${guard}
     ON CONFLICT DO NOTHING RETURNING lead_id`);
   return statements;
 }
