@@ -166,7 +166,7 @@ export type LeadSource =
 /** The source's lead ids as a sub-select (only leads the caller may see). */
 function sourceLeadIds(source: LeadSource): SQL {
   if (source.kind === "list") {
-    return sql`SELECT lead_id FROM lead_list_members WHERE list_id = ${source.listId}${
+    return sql`SELECT lead_id AS id FROM lead_list_members WHERE list_id = ${source.listId}${
       source.leadIds ? sql` AND lead_id ${inList(source.leadIds)}` : sql``
     }`;
   }
