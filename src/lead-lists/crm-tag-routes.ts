@@ -82,13 +82,14 @@ crmTagRoutes.openapi(routes.add, async (c) => {
   const db = database(c.env.DB);
   const body = c.req.valid("json");
   const leadId = body.leadId ?? body.lead_id;
-  if (leadId === undefined) throw ApiError.validation([{ path: "leadId", message: "leadId is required" }]);
   const tagIds = body.tagIds ?? body.tag_ids;
-  if (tagIds === undefined) throw ApiError.validation([{ path: "tagIds", message: "tagIds is required" }]);
-  if (!(await visibleLead(db, principal, leadId))) throw ApiError.notFound(LEAD_NOT_FOUND);
-  const visible = new Set(await visibleTagIds(db, principal, tagIds));
-  const unknown = tagIds.find((id) => !visible.has(id));
+  // Present ids are resolved before a missing one is refused, so a foreign id answers as a missing one.
+  if (leadId !== undefined && !(await visibleLead(db, principal, leadId))) throw ApiError.notFound(LEAD_NOT_FOUND);
+  const visible = new Set(tagIds ? await visibleTagIds(db, principal, tagIds) : []);
+  const unknown = tagIds?.find((id) => !visible.has(id));
   if (unknown !== undefined) throw ApiError.badRequest(`Tag not found: ${unknown}`);
+  if (leadId === undefined) throw ApiError.validation([{ path: "leadId", message: "leadId is required" }]);
+  if (tagIds === undefined) throw ApiError.validation([{ path: "tagIds", message: "tagIds is required" }]);
   await tagLead(db, leadId, [...visible]);
   return c.json({ ok: true, success: true, message: "Tags added to lead successfully" }, 200);
 });

@@ -477,19 +477,17 @@ async function requireTags(db: Database, principal: Principal, ids: number[]): P
 }
 
 /**
- * The campaign a push goes to: by id, or by name (the caller's oldest of that name); a name no
- * campaign has creates a DRAFTED one, in the caller's client or else the source list's.
+ * The campaign a push names by name: the caller's oldest of that name; none creates a DRAFTED one,
+ * in the caller's client or else the source list's.
  */
-async function pushTarget(db: Database, principal: Principal, id: number | undefined, name: string | undefined, list: LeadListRow | null): Promise<CampaignRow> {
-  if (id !== undefined) return findCampaign(db, principal, id);
+async function campaignNamed(db: Database, principal: Principal, name: string, list: LeadListRow | null): Promise<CampaignRow> {
   const named = await db
     .select()
     .from(campaigns)
-    .where(and(eq(campaigns.name, name!), visibleCampaigns(principal)))
+    .where(and(eq(campaigns.name, name), visibleCampaigns(principal)))
     .orderBy(asc(campaigns.id))
     .get();
-  if (named) return named;
-  return insertCampaign(db, { accountId: principal.accountId, clientId: principal.clientId ?? list?.clientId ?? null, name: name! });
+  return named ?? insertCampaign(db, { accountId: principal.accountId, clientId: principal.clientId ?? list?.clientId ?? null, name });
 }
 
 function queryFlag(value: string | undefined): boolean | undefined {
@@ -521,11 +519,12 @@ leadListRoutes.openapi(routes.assignTags, async (c) => {
   const principal = c.get("principal");
   const db = database(c.env.DB);
   const body = c.req.valid("json");
-  const listIds = body.listIds ?? (body.id !== undefined ? [body.id] : required("listIds", "listIds (or id) is required"));
+  const listIds = body.listIds ?? (body.id !== undefined ? [body.id] : undefined);
   const add = body.tagIds ?? body.tag_ids ?? [];
   const remove = body.removeTagIds ?? [];
-  await requireLists(db, principal, listIds);
+  if (listIds) await requireLists(db, principal, listIds);
   await requireTags(db, principal, [...add, ...remove]);
+  if (!listIds) required("listIds", "listIds (or id) is required");
   await changeListTags(c.env.DB, listIds, add, remove);
   return c.json({ ok: true, success: true, message: "Tags updated successfully" }, 200);
 });
@@ -637,6 +636,9 @@ leadListRoutes.openapi(routes.importProgress, async (c) => {
   return c.json({ ok: true, data: presentImport(job) }, 200);
 });
 
+// Ids that are present are resolved (404) before a missing choice is refused (422), so another
+// tenant's id always answers as a missing one, whatever else the body lacks.
+
 leadListRoutes.openapi(routes.pushToCampaign, async (c) => {
   const principal = c.get("principal");
   const db = database(c.env.DB);
@@ -644,11 +646,12 @@ leadListRoutes.openapi(routes.pushToCampaign, async (c) => {
   const listId = body.leadList?.listId ?? body.id;
   const leadIds = body.leadList?.leadIds;
   const allLeads = body.leadList?.allLeads ?? false;
-  if (listId === undefined && leadIds === undefined && !allLeads) required("leadList", "leadList needs listId, leadIds or allLeads");
   const campaignId = body.campaignId ?? body.campaign_id;
-  if (campaignId === undefined && body.campaignName === undefined) required("campaignId", "campaignId or campaignName is required");
   const list = listId === undefined ? null : await findLeadList(db, principal, listId);
-  const campaign = await pushTarget(db, principal, campaignId, body.campaignName, list);
+  const byId = campaignId === undefined ? null : await findCampaign(db, principal, campaignId);
+  if (listId === undefined && leadIds === undefined && !allLeads) required("leadList", "leadList needs listId, leadIds or allLeads");
+  if (!byId && body.campaignName === undefined) required("campaignId", "campaignId or campaignName is required");
+  const campaign = byId ?? (await campaignNamed(db, principal, body.campaignName!, list));
   const source: LeadSource = list
     ? { kind: "list", listId: list.id, leadIds: allLeads ? undefined : leadIds }
     : { kind: "leads", principal, leadIds: allLeads ? undefined : leadIds };
@@ -661,12 +664,13 @@ leadListRoutes.openapi(routes.pushBetweenLists, async (c) => {
   const principal = c.get("principal");
   const db = database(c.env.DB);
   const body = c.req.valid("json");
-  const toId = body.toListId ?? body.to_list_id ?? required("toListId", "toListId is required");
+  const toId = body.toListId ?? body.to_list_id;
   const fromId = body.fromListId ?? body.from_list_id;
   const leadIds = body.leadIds ?? body.lead_ids;
-  if (fromId === undefined && leadIds === undefined) required("fromListId", "fromListId or leadIds is required");
-  const to = await findLeadList(db, principal, toId);
+  const to = toId === undefined ? null : await findLeadList(db, principal, toId);
   const from = fromId === undefined ? null : await findLeadList(db, principal, fromId);
+  if (!to) required("toListId", "toListId is required");
+  if (!from && leadIds === undefined) required("fromListId", "fromListId or leadIds is required");
   const move = body.action ? body.action === "move" : (body.move ?? false);
   const source: LeadSource = from ? { kind: "list", listId: from.id, leadIds } : { kind: "leads", principal, leadIds };
   const moved = await copyLeadsToList(c.env.DB, principal, source, to.id, move ? (from?.id ?? "others") : null);
@@ -677,8 +681,8 @@ leadListRoutes.openapi(routes.pushToList, async (c) => {
   const principal = c.get("principal");
   const db = database(c.env.DB);
   const body = c.req.valid("json");
-  if (!body.leadIds && !body.allLeads) required("leadIds", "leadIds or allLeads is required");
   const list = await findLeadList(db, principal, body.listId);
+  if (!body.leadIds && !body.allLeads) required("leadIds", "leadIds or allLeads is required");
   const source: LeadSource = { kind: "leads", principal, leadIds: body.allLeads ? undefined : body.leadIds };
   const total = await copyLeadsToList(c.env.DB, principal, source, list.id, body.action === "move" ? "others" : null);
   return c.json({ ok: true, data: { total_leads: total } }, 200);
@@ -688,9 +692,9 @@ leadListRoutes.openapi(routes.campaignToList, async (c) => {
   const principal = c.get("principal");
   const db = database(c.env.DB);
   const body = c.req.valid("json");
-  if (!body.leadMapIds && !body.allLeads) required("leadMapIds", "leadMapIds or allLeads is required");
   const campaign = await findCampaign(db, principal, body.campaignId);
   const list = await findLeadList(db, principal, body.listId);
+  if (!body.leadMapIds && !body.allLeads) required("leadMapIds", "leadMapIds or allLeads is required");
   const total = await moveRecordsToList(c.env.DB, campaign.id, body.allLeads ? null : body.leadMapIds!, list.id);
   return c.json({ ok: true, data: { total_leads: total } }, 200);
 });

@@ -210,7 +210,6 @@ export async function copyLeadsToList(
   } else if (moveFrom !== null && moveFrom !== targetListId) {
     statements.push(sql`DELETE FROM lead_list_members WHERE list_id = ${moveFrom} AND lead_id IN (${ids})`);
   }
-  statements.push(sql`UPDATE lead_lists SET updated_at = ${now} WHERE id IN (${targetListId}, ${typeof moveFrom === "number" ? moveFrom : targetListId})`);
   const [counted] = await rawBatch(d1, statements);
   return Number(counted?.[0]?.n ?? 0);
 }
@@ -241,7 +240,6 @@ export async function moveRecordsToList(d1: D1Database, campaignId: number, reco
     sql`INSERT INTO lead_list_members (list_id, lead_id, created_at) SELECT ${listId}, lead_id, ${now} FROM (${records}) WHERE true
         ON CONFLICT DO NOTHING`,
     sql`DELETE FROM campaign_leads WHERE campaign_id = ${campaignId}${recordIds ? sql` AND id ${inList(recordIds)}` : sql``}`,
-    sql`UPDATE lead_lists SET updated_at = ${now} WHERE id = ${listId}`,
   ]);
   return Number(counted?.[0]?.n ?? 0);
 }
