@@ -4,6 +4,7 @@ CREATE TABLE `lead_lists` (
 	`account_id` integer NOT NULL,
 	`client_id` integer,
 	`name` text NOT NULL,
+	`custom_fields` text,
 	`created_at` integer DEFAULT (CAST(unixepoch('subsec') * 1000 AS INTEGER)) NOT NULL,
 	`updated_at` integer DEFAULT (CAST(unixepoch('subsec') * 1000 AS INTEGER)) NOT NULL,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade,

@@ -23,6 +23,7 @@ import {
   listMemberPage,
   moveRecordsToList,
   renameLeadList,
+  saveListCustomFields,
   visibleListIds,
   type LeadSource,
 } from "./store";
@@ -614,6 +615,7 @@ leadListRoutes.openapi(routes.import, async (c) => {
   const list = await findLeadList(db, c.get("principal"), c.req.valid("param").id);
   const body = c.req.valid("json");
   const upload = body.leadList ?? body.leads ?? body.lead_list ?? required("leadList", "leadList is required");
+  if (body.customFields !== undefined) await saveListCustomFields(db, list.id, body.customFields);
   const counts = await importLeads(c.env.DB, list, upload, skipSettings(body));
   return c.json({ ok: true, data: counts }, 200);
 });

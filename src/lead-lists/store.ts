@@ -60,6 +60,11 @@ export function renameLeadList(db: Database, id: number, name: string) {
   return db.update(leadLists).set({ name, updatedAt: new Date() }).where(eq(leadLists.id, id)).returning().get();
 }
 
+/** Keeps the custom field declaration an import sent. */
+export async function saveListCustomFields(db: Database, id: number, customFields: unknown): Promise<void> {
+  await db.update(leadLists).set({ customFields, updatedAt: new Date() }).where(eq(leadLists.id, id));
+}
+
 /** Deletes the list, its memberships, tags and imports; the leads stay. */
 export async function deleteLeadList(db: Database, id: number): Promise<void> {
   await db.delete(leadLists).where(eq(leadLists.id, id));

@@ -163,15 +163,21 @@ describe("lead lists", () => {
     expect(none.status).toBe(422);
   });
 
-  it("imports a full 1000-lead call in one request", async () => {
+  it("imports a full 1000-lead call in one request and keeps the customFields it declares", async () => {
     const account = await provisionAccount();
     const list = await createList(account.apiKey);
     const result = await callJson<{ data: unknown }>(`/api/v1/lead-list/${list}/import`, {
       method: "POST",
       apiKey: account.apiKey,
-      body: { lead_list: Array.from({ length: 1000 }, (_, i) => ({ email: `lead${i}@bulk.example`, first_name: `N${i}` })), fileName: "bulk.csv" },
+      body: {
+        lead_list: Array.from({ length: 1000 }, (_, i) => ({ email: `lead${i}@bulk.example`, first_name: `N${i}` })),
+        fileName: "bulk.csv",
+        customFields: { Plan: "plan" },
+      },
     });
     expect(result.body.data).toEqual({ total_leads: 1000, imported: 1000, duplicates: 0, blocked: 0, invalid: 0 });
+    const stored = await env.DB.prepare("SELECT custom_fields FROM lead_lists WHERE id = ?").bind(list).first<{ custom_fields: string }>();
+    expect(JSON.parse(stored!.custom_fields)).toEqual({ Plan: "plan" });
     expect((await callJson<ListBody>(`/api/v1/lead-list/${list}`, { apiKey: account.apiKey })).body.data.lead_count).toBe(1000);
   });
 });

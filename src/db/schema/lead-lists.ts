@@ -16,6 +16,8 @@ export const leadLists = sqliteTable(
       .references(() => accounts.id, { onDelete: "cascade" }),
     clientId: integer("client_id").references(() => clients.id),
     name: text("name").notNull(),
+    /** The `customFields` the latest import declared (the hosted import's column mapping), kept as sent. */
+    customFields: text("custom_fields", { mode: "json" }).$type<unknown>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
