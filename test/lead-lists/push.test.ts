@@ -94,6 +94,38 @@ describe("pushing list leads to campaigns", () => {
     expect(nothing.status).toBe(422);
   });
 
+  it("wakes an ACTIVE campaign's senders when the push adds records", async () => {
+    const account = await provisionAccount();
+    const apiKey = account.apiKey;
+    const { body: mailbox } = await callJson<{ id: number }>("/api/v1/email-accounts/save", {
+      method: "POST",
+      apiKey,
+      body: { from_name: "S", from_email: `s-${crypto.randomUUID()}@sender.example`, password: "pw", smtp_host: "smtp.sender.example", smtp_port: 587, imap_host: "imap.sender.example", imap_port: 993 },
+    });
+    await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1 WHERE id = ?").bind(mailbox.id).run();
+    const campaign = await createCampaign(apiKey);
+    await callJson(`/api/v1/campaigns/${campaign}/sequences`, { method: "POST", apiKey, body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }] } });
+    // Nothing may go out: the campaign starts years from now.
+    await callJson(`/api/v1/campaigns/${campaign}/schedule`, {
+      method: "POST",
+      apiKey,
+      body: { timezone: "UTC", days_of_the_week: [1, 2, 3, 4, 5], start_hour: "09:00", end_hour: "17:00", schedule_start_time: "2031-03-03T10:00:00Z" },
+    });
+    await addLeads(apiKey, campaign, ["first@example.com"]);
+    await callJson(`/api/v1/campaigns/${campaign}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: [mailbox.id] } });
+    expect((await callJson(`/api/v1/campaigns/${campaign}/status`, { method: "POST", apiKey, body: { status: "START" } })).status).toBe(200);
+    const wakeAt = async () => (await env.DB.prepare("SELECT engine_wake_at AS at FROM email_accounts WHERE id = ?").bind(mailbox.id).first<{ at: number | null }>())!.at;
+    for (let i = 0; i < 100 && (await wakeAt()) === null; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    // The start's pass has run and armed the next wake for years ahead; forget it, then push.
+    await env.DB.prepare("UPDATE email_accounts SET engine_wake_at = NULL WHERE id = ?").bind(mailbox.id).run();
+
+    const list = await createList(apiKey);
+    await importInto(apiKey, list, [{ email: "second@example.com" }]);
+    expect((await push(apiKey, { campaignId: campaign, leadList: { listId: list } })).body.data.pushed).toBe(1);
+    for (let i = 0; i < 100 && (await wakeAt()) === null; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await wakeAt()).not.toBeNull();
+  });
+
   it("answers 404 for another tenant's list or campaign and pushes nothing", async () => {
     const owner = await provisionAccount();
     const stranger = await provisionAccount();
