@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
+import { Ack, BodyId } from "./schemas";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryId } from "../platform/openapi";
 import { visibleTagIds, visibleTags } from "../mailboxes/store";
 import { tagLead, tagsOfLead, untagLead, visibleLead } from "./store";
@@ -11,12 +12,6 @@ import { tagLead, tagsOfLead, untagLead, visibleLead } from "./store";
  */
 
 const LEAD_NOT_FOUND = "Lead not found";
-
-const BodyId = z
-  .union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^[1-9][0-9]{0,15}$/, "Must be a decimal integer").transform(Number)])
-  .openapi({ description: "A number or its decimal string" });
-
-const Ack = z.object({ ok: z.boolean(), success: z.boolean(), message: z.string() });
 
 const LeadTag = z.object({ id: z.number().int(), tag_mapping_id: z.number().int().optional(), name: z.string(), color: z.string() }).openapi("LeadTag");
 

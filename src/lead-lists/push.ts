@@ -56,7 +56,7 @@ export async function pushToCampaign(
     const already = await countAlreadyInCampaign(db, target, emails);
     if (kept.length > 0) await storeUpload(env.DB, target, kept, Date.now());
     counts.pushed += kept.length - already;
-    // Stored leads only ever hold valid addresses, so invalid ones (none expected) count as duplicates of nothing: dropped.
+    // A stored address add-leads would refuse (older data) is not pushed; counted here so the counts add up to total_leads.
     counts.duplicates += already + duplicateCount + invalidEmailCount;
     if (moveFrom !== null) {
       const inCampaign = new Set(emails);

@@ -6,6 +6,7 @@ import type { Principal } from "../platform/principal";
 import { iso } from "../platform/time";
 import { ApiError } from "../platform/errors";
 import { findCampaign, findLeadList, LEAD_LIST_NOT_FOUND, visibleCampaigns, type CampaignRow, type LeadListRow } from "../platform/access";
+import { Ack, BodyId } from "./schemas";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount, queryId } from "../platform/openapi";
 import { accountHasClient, insertCampaign } from "../campaigns/store";
 import { visibleTagIds } from "../mailboxes/store";
@@ -30,11 +31,6 @@ import {
 
 // Schemas.
 
-/** An id in a body: a number or its decimal string (shared rules of sections 10-16). */
-const BodyId = z
-  .union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^[1-9][0-9]{0,15}$/, "Must be a decimal integer").transform(Number)])
-  .openapi({ description: "A number or its decimal string" });
-
 const MAX_PUSH_IDS = 10_000;
 const LeadIds = z.array(BodyId).min(1).max(MAX_PUSH_IDS);
 
@@ -53,8 +49,6 @@ const LeadList = z
     updated_at: z.string(),
   })
   .openapi("LeadList");
-
-const Ack = z.object({ ok: z.boolean(), success: z.boolean(), message: z.string() });
 
 const ListParams = z.object({ id: pathId("id") });
 

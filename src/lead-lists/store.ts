@@ -5,7 +5,7 @@ import { visibleRows, type LeadListRow } from "../platform/access";
 import { inList, jsonList, rawBatch, type Statement } from "../platform/sql";
 import { containsText, foldLeadSearch } from "../platform/text-search";
 import { blockListed } from "../leads/block-list";
-import { campaignLeads, leadListMembers, leadLists, leadListTags, leads, leadTagMappings, tags } from "../db/schema";
+import { leadListMembers, leadLists, leadListTags, leads, leadTagMappings, tags } from "../db/schema";
 
 /** How many leads one statement group handles: whole lists travel as one JSON parameter each. */
 export const LEAD_CHUNK = 500;
@@ -40,8 +40,9 @@ const TEXT_FIELDS = [
 
 /** A stored lead as the add-lead object storeUpload takes. */
 export function leadFieldsOf(row: LeadRow): LeadFields {
-  const fields: LeadFields = { email: row.email, custom_fields: row.customFields ?? null };
+  const fields: LeadFields = { email: row.email };
   for (const [wire, column] of TEXT_FIELDS) fields[wire] = row[column];
+  if (row.customFields) fields.custom_fields = row.customFields;
   return fields;
 }
 
@@ -175,9 +176,8 @@ function sourceLeadIds(source: LeadSource): SQL {
       source.leadIds ? sql` AND lead_id ${inList(source.leadIds)}` : sql``
     }`;
   }
-  const { accountId, clientId } = source.principal;
-  return sql`SELECT id FROM leads WHERE account_id = ${accountId}${clientId === null ? sql`` : sql` AND client_id = ${clientId}`}${
-    source.leadIds ? sql` AND id ${inList(source.leadIds)}` : sql``
+  return sql`SELECT ${leads.id} FROM ${leads} WHERE ${visibleRows(source.principal, leads)}${
+    source.leadIds ? sql` AND ${leads.id} ${inList(source.leadIds)}` : sql``
   }`;
 }
 
@@ -211,18 +211,12 @@ export async function copyLeadsToList(
   ];
   if (moveFrom === "others") {
     statements.push(sql`DELETE FROM lead_list_members WHERE list_id <> ${targetListId} AND lead_id IN (${ids})
-      AND list_id IN (SELECT id FROM lead_lists WHERE ${visibleLeadListsRaw(principal)})`);
+      AND list_id IN (SELECT ${leadLists.id} FROM ${leadLists} WHERE ${visibleRows(principal, leadLists)})`);
   } else if (moveFrom !== null && moveFrom !== targetListId) {
     statements.push(sql`DELETE FROM lead_list_members WHERE list_id = ${moveFrom} AND lead_id IN (${ids})`);
   }
   const [counted] = await rawBatch(d1, statements);
   return Number(counted?.[0]?.n ?? 0);
-}
-
-function visibleLeadListsRaw(principal: Principal): SQL {
-  return principal.clientId === null
-    ? sql`account_id = ${principal.accountId}`
-    : sql`account_id = ${principal.accountId} AND client_id = ${principal.clientId}`;
 }
 
 /** Removes these leads from one list. */
@@ -334,7 +328,7 @@ export async function importStatements(db: Database, list: LeadListRow, upload: 
       SELECT ${list.accountId}, ${list.clientId}, value ->> '$.email', value ->> '$.first_name',
              value ->> '$.last_name', value ->> '$.company_name', value ->> '$.phone_number', value ->> '$.website',
              value ->> '$.location', value ->> '$.linkedin_profile', value ->> '$.company_url',
-             value -> '$.custom_fields', value ->> '$.search_folded', ${now}
+             nullif(value -> '$.custom_fields', 'null'), value ->> '$.search_folded', ${now}
       FROM json_each(${jsonList(fresh)}) WHERE true
       ON CONFLICT DO NOTHING`);
   }
@@ -344,7 +338,7 @@ export async function importStatements(db: Database, list: LeadListRow, upload: 
         company_name = f.value ->> '$.company_name', phone_number = f.value ->> '$.phone_number',
         website = f.value ->> '$.website', location = f.value ->> '$.location',
         linkedin_profile = f.value ->> '$.linkedin_profile', company_url = f.value ->> '$.company_url',
-        custom_fields = f.value -> '$.custom_fields', search_folded = f.value ->> '$.search_folded'
+        custom_fields = nullif(f.value -> '$.custom_fields', 'null'), search_folded = f.value ->> '$.search_folded'
       FROM json_each(${jsonList(filled)}) f WHERE leads.id = f.value ->> '$.id'`);
   }
   statements.push(sql`
@@ -367,15 +361,6 @@ export function visibleLead(db: Database, principal: Principal, leadId: number) 
     .from(leads)
     .where(and(eq(leads.id, leadId), visibleRows(principal, leads)))
     .get();
-}
-
-/** The records of these ids in a campaign (the ones that exist). */
-export async function recordIdsIn(db: Database, campaignId: number, ids: number[]): Promise<number[]> {
-  const rows = await db
-    .select({ id: campaignLeads.id })
-    .from(campaignLeads)
-    .where(and(eq(campaignLeads.campaignId, campaignId), sql`${campaignLeads.id} ${inList(ids)}`));
-  return rows.map((row) => row.id);
 }
 
 // CRM lead tags.
