@@ -51,6 +51,7 @@ CREATE TABLE `lead_list_imports` (
 	`blocked` integer DEFAULT 0 NOT NULL,
 	`invalid` integer DEFAULT 0 NOT NULL,
 	`error` text,
+	`failed_passes` integer DEFAULT 0 NOT NULL,
 	`lease_until` integer,
 	`finished_at` integer,
 	`created_at` integer DEFAULT (CAST(unixepoch('subsec') * 1000 AS INTEGER)) NOT NULL,

@@ -72,6 +72,8 @@ const LEASE_MS = 60_000;
 const PASS_BUDGET_MS = 20_000;
 /** Imports one cron run takes up. */
 const IMPORTS_PER_CRON = 3;
+/** Passes that may fail before an import is given up (a transient D1 error heals; a bad row would loop forever). */
+const MAX_FAILED_PASSES = 5;
 
 export type ImportRow = typeof leadListImports.$inferSelect;
 
@@ -152,7 +154,7 @@ async function importChunk(d1: D1Database, job: ImportRow, list: LeadListRow): P
           processed = processed + ${rows.length},
           cursor = ${next},
           state = ${done ? "done" : "running"},
-          csv = ${done ? null : csv},
+          csv = ${done ? sql`NULL` : sql`csv`},
           finished_at = ${done ? now : null},
           lease_until = ${done ? null : now + LEASE_MS},
           updated_at = ${now}
@@ -175,11 +177,31 @@ export async function runImport(env: Bindings, importId: number, budgetMs = PASS
       if ((await importChunk(env.DB, job, list)).done) return;
     }
   } catch (error) {
-    log("warn", "lead list import pass failed; the minute cron retries it", { import_id: importId, error: String(error) });
+    log("warn", "lead list import pass failed", { import_id: importId, error: String(error) });
+    await recordFailedPass(db, importId);
+    return;
   }
   await db
     .update(leadListImports)
     .set({ leaseUntil: null })
+    .where(and(eq(leadListImports.id, importId), eq(leadListImports.state, "running")));
+}
+
+/** Counts a failed pass and frees the import for the next one; after too many, the import ends as failed. */
+async function recordFailedPass(db: Database, importId: number): Promise<void> {
+  const now = new Date();
+  await db
+    .update(leadListImports)
+    .set({
+      failedPasses: sql`${leadListImports.failedPasses} + 1`,
+      state: sql`CASE WHEN ${leadListImports.failedPasses} + 1 >= ${MAX_FAILED_PASSES} THEN 'failed' ELSE ${leadListImports.state} END`,
+      error: sql`CASE WHEN ${leadListImports.failedPasses} + 1 >= ${MAX_FAILED_PASSES}
+        THEN ${`The import failed ${MAX_FAILED_PASSES} times and was stopped after `} || ${leadListImports.processed} || ' rows' ELSE NULL END`,
+      finishedAt: sql`CASE WHEN ${leadListImports.failedPasses} + 1 >= ${MAX_FAILED_PASSES} THEN ${now.getTime()} ELSE NULL END`,
+      csv: sql`CASE WHEN ${leadListImports.failedPasses} + 1 >= ${MAX_FAILED_PASSES} THEN NULL ELSE ${leadListImports.csv} END`,
+      leaseUntil: null,
+      updatedAt: now,
+    })
     .where(and(eq(leadListImports.id, importId), eq(leadListImports.state, "running")));
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, callJson, env, provisionAccount } from "../helpers";
-import { continueCsvImports } from "../../src/lead-lists/import";
+import { continueCsvImports, runImport } from "../../src/lead-lists/import";
+import type { Bindings } from "../../src/env";
 import { MINUTE_JOBS } from "../../src/scheduled";
 import { countCsvRows, readCsvRows } from "../../src/lead-lists/csv";
 import { blockListEntry, createList, listEmails } from "./fixtures";
@@ -93,6 +94,27 @@ describe("CSV import into a lead list", () => {
     expect((await listEmails(account.apiKey, list)).length).toBe(1000);
     const count = await env.DB.prepare("SELECT count(*) AS n FROM lead_list_members WHERE list_id = ?").bind(list).first<{ n: number }>();
     expect(count!.n).toBe(1200);
+  });
+
+  it("gives up an import whose passes keep failing, saying so in its progress", async () => {
+    const account = await provisionAccount();
+    const list = await createList(account.apiKey);
+    // A stored import whose column list no longer names an email column: every pass throws.
+    const row = await env.DB.prepare(
+      "INSERT INTO lead_list_imports (account_id, list_id, file_name, csv, columns, settings, cursor, total) VALUES (?, ?, 'bad.csv', 'name\nAnn\n', '[\"name\"]', '{\"ignoreGlobalBlockList\":false,\"ignoreUnsubscribeList\":false}', 5, 1) RETURNING id",
+    )
+      .bind(account.id, list)
+      .first<{ id: number }>();
+    for (let pass = 1; pass <= 4; pass++) await runImport(env as unknown as Bindings, row!.id);
+    expect((await progress(account.apiKey, list, row!.id)).body.data).toMatchObject({ state: "running", error: null });
+    await runImport(env as unknown as Bindings, row!.id);
+    expect((await progress(account.apiKey, list, row!.id)).body.data).toMatchObject({
+      state: "failed",
+      error: "The import failed 5 times and was stopped after 0 rows",
+      finished_at: expect.any(String),
+    });
+    await runImport(env as unknown as Bindings, row!.id);
+    expect((await progress(account.apiKey, list, row!.id)).body.data.state).toBe("failed");
   });
 
   it("refuses a CSV without an email column (400) or without a body (422), and a foreign list's import (404)", async () => {

@@ -84,6 +84,8 @@ export const leadListImports = sqliteTable(
     blocked: integer("blocked").notNull().default(0),
     invalid: integer("invalid").notNull().default(0),
     error: text("error"),
+    /** Passes that ended in an error; at the cap the import is given up as failed. */
+    failedPasses: integer("failed_passes").notNull().default(0),
     /** While a worker holds the import: until when (another may take it over after). */
     leaseUntil: instant("lease_until"),
     finishedAt: instant("finished_at"),
