@@ -5,13 +5,11 @@ import { database, type Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 import { iso } from "../platform/time";
 import { ApiError } from "../platform/errors";
-import { findCampaign, findLeadList, LEAD_LIST_NOT_FOUND, visibleCampaigns, type CampaignRow, type LeadListRow } from "../platform/access";
+import { findCampaign, findLeadList, LEAD_LIST_NOT_FOUND, type CampaignRow, type LeadListRow } from "../platform/access";
 import { Ack, BodyId } from "./schemas";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount, queryId } from "../platform/openapi";
 import { accountHasClient, insertCampaign } from "../campaigns/store";
 import { visibleTagIds } from "../mailboxes/store";
-import { campaigns } from "../db/schema";
-import { and, asc, eq } from "drizzle-orm";
 import { createCsvImport, findImport, importLeads, runImport, type ImportRow, type ImportSettings } from "./import";
 import { pushToCampaign } from "./push";
 import {
@@ -23,6 +21,7 @@ import {
   listDetails,
   listMemberPage,
   moveRecordsToList,
+  oldestCampaignNamed,
   renameLeadList,
   saveListCustomFields,
   visibleListIds,
@@ -476,12 +475,7 @@ async function requireTags(db: Database, principal: Principal, ids: number[]): P
  * in the caller's client or else the source list's.
  */
 async function campaignNamed(db: Database, principal: Principal, name: string, list: LeadListRow | null): Promise<CampaignRow> {
-  const named = await db
-    .select()
-    .from(campaigns)
-    .where(and(eq(campaigns.name, name), visibleCampaigns(principal)))
-    .orderBy(asc(campaigns.id))
-    .get();
+  const named = await oldestCampaignNamed(db, principal, name);
   return named ?? insertCampaign(db, { accountId: principal.accountId, clientId: principal.clientId ?? list?.clientId ?? null, name });
 }
 

@@ -1,11 +1,11 @@
 import { and, asc, count, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
-import { visibleRows, type LeadListRow } from "../platform/access";
+import { visibleCampaigns, visibleRows, type CampaignRow, type LeadListRow } from "../platform/access";
 import { inList, jsonList, rawBatch, type Statement } from "../platform/sql";
 import { containsText, foldLeadSearch } from "../platform/text-search";
 import { blockListed } from "../leads/block-list";
-import { leadListMembers, leadLists, leadListTags, leads, leadTagMappings, tags } from "../db/schema";
+import { campaigns, leadListMembers, leadLists, leadListTags, leads, leadTagMappings, tags } from "../db/schema";
 
 /** How many leads one statement group handles: whole lists travel as one JSON parameter each. */
 export const LEAD_CHUNK = 500;
@@ -241,6 +241,16 @@ export async function moveRecordsToList(d1: D1Database, campaignId: number, reco
     sql`DELETE FROM campaign_leads WHERE campaign_id = ${campaignId}${recordIds ? sql` AND id ${inList(recordIds)}` : sql``}`,
   ]);
   return Number(counted?.[0]?.n ?? 0);
+}
+
+/** The caller's oldest campaign of this name (a push may name its campaign so). */
+export function oldestCampaignNamed(db: Database, principal: Principal, name: string): Promise<CampaignRow | undefined> {
+  return db
+    .select()
+    .from(campaigns)
+    .where(and(eq(campaigns.name, name), visibleCampaigns(principal)))
+    .orderBy(asc(campaigns.id))
+    .get();
 }
 
 // What an add skips.
