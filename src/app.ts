@@ -26,6 +26,8 @@ import { sequenceRoutes } from "./sequences/routes";
 import { mailboxRoutes } from "./mailboxes/routes";
 import { trackingRoutes } from "./tracking/routes";
 import { replyRoutes } from "./replies/reply-routes";
+import { leadListRoutes } from "./lead-lists/routes";
+import { crmTagRoutes } from "./lead-lists/crm-tag-routes";
 import { SecretsKeyError } from "./platform/crypto";
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -76,6 +78,8 @@ export function createApp() {
   app.route("/", leadLiteralRoutes);
   // Before campaignDataRoutes: `/leads/get-domain-block-list` and its siblings are literal segments, never a lead id.
   app.route("/", blockListRoutes);
+  app.route("/", leadListRoutes);
+  app.route("/", crmTagRoutes);
   app.route("/", campaignDataRoutes);
   app.route("/", rateLimitRoutes);
   app.route("/", inboxRoutes);

@@ -8,6 +8,7 @@ import { rearmLateSenders } from "./engine/wake";
 import { resumePausedRecords } from "./replies/resume";
 import { wakeForScheduledReplies } from "./replies/scheduled-replies";
 import { recheckMailboxesDaily } from "./mailboxes/recheck";
+import { continueCsvImports } from "./lead-lists/import";
 
 /** Every job the minute cron runs (see ScheduledJob for what each must promise). */
 export const MINUTE_JOBS: ScheduledJob[] = [
@@ -19,6 +20,7 @@ export const MINUTE_JOBS: ScheduledJob[] = [
   resumePausedRecords,
   wakeForScheduledReplies,
   recheckMailboxesDaily,
+  continueCsvImports,
 ];
 
 export async function runScheduled(controller: ScheduledController, env: Bindings): Promise<void> {

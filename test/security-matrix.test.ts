@@ -52,7 +52,10 @@ type Kind =
   | "client"
   | "clientKey"
   | "accountKey"
-  | "blockEntry";
+  | "blockEntry"
+  | "leadList"
+  | "leadImport"
+  | "tagMapping";
 type Objects = Record<Kind, number>;
 
 const MISSING = 999_999_999;
@@ -87,6 +90,21 @@ const KIND_BY_NAME: Record<string, Kind> = {
   email_account_id: "mailbox",
   email_account_ids: "mailbox",
   emailAccountId: "mailbox",
+  listId: "leadList",
+  listIds: "leadList",
+  sourceListId: "leadList",
+  targetListId: "leadList",
+  toListId: "leadList",
+  to_list_id: "leadList",
+  fromListId: "leadList",
+  from_list_id: "leadList",
+  import_id: "leadImport",
+  tagIds: "tag",
+  removeTagIds: "tag",
+  tagMappingId: "tagMapping",
+  leadId: "person",
+  leadIds: "person",
+  leadMapIds: "lead",
 };
 
 /**
@@ -112,6 +130,7 @@ const KIND_OF_BARE_ID: [RegExp, Kind][] = [
   [/^\/api\/v1\/leads\/(delete|remove)-domain-block-list/, "blockEntry"],
   [/^\/api\/v1\/email-accounts\/tag-manager$/, "tag"],
   [/^\/api\/v1\/email-accounts\//, "mailbox"],
+  [/^\/api\/v1\/lead-list\/|^\/api\/v1\/leads\/push-to-campaign$/, "leadList"],
 ];
 
 /**
@@ -167,6 +186,21 @@ const VALUE_OVERRIDES: Record<string, unknown> = {
   domain: "matrix-block.example",
 };
 
+/**
+ * Id fields of which a request needs one (aliases, or a choice of sources) that the schema cannot
+ * make required: unless the slot under test is in a group, the group's first field carries the
+ * caller's own id.
+ */
+const ONE_OF_IDS: Record<string, string[][]> = {
+  "POST /api/v1/lead-list/assign-tags": [["listIds", "id"]],
+  "POST /api/v1/lead-list/move-leads": [["leadIds"]],
+  "POST /api/v1/leads/push-to-campaign": [["campaignId", "campaign_id"], ["leadList.listId", "id", "leadList.leadIds"]],
+  "POST /api/v1/leads/leads/push-between-lists": [["toListId", "to_list_id"], ["fromListId", "from_list_id", "leadIds", "lead_ids"]],
+  "POST /api/v1/leads/push-to-list": [["leadIds"]],
+  "POST /api/v1/leads/campaign/push-to-list": [["leadMapIds"]],
+  "POST /api/v1/crm/leads/tags": [["leadId", "lead_id"], ["tagIds", "tag_ids"]],
+};
+
 /** Optional fields an operation needs that its schema cannot say are required (a choice of one among several). */
 const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   "POST /api/v1/campaigns/{campaign_id}/events": {
@@ -189,6 +223,10 @@ const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   "POST /api/v1/campaigns/{campaign_id}/sequences": {
     sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }],
   },
+  "POST /api/v1/lead-list": { listName: "Matrix list" },
+  "PUT /api/v1/lead-list/{id}": { listName: "Matrix list renamed" },
+  "POST /api/v1/lead-list/{id}/import": { leadList: [{ email: "matrix-import@example.com" }] },
+  "POST /api/v1/lead-list/{id}/import-csv": { csv: "email\nmatrix-csv@example.com\n" },
   // A name no other request gives a tag, so the rename does not collide.
   "POST /api/v1/email-accounts/tag-manager": { name: "Matrix renamed" },
   // Everything a create needs, so a request naming no mailbox reaches the client check.
@@ -359,7 +397,9 @@ function buildAttempt(document: Document, plan: Case, tested: Slot[], target: Ob
   const companions = tested.flatMap((slot) => (slot.in === "body" && COMPANION_IDS[slot.name] ? [COMPANION_IDS[slot.name]] : []));
   // A record named one of two ways: when the test names it neither way, the caller's own record is given.
   if (!tested.some((slot) => RECORD_IDS.includes(slot.name))) companions.push("email_lead_map_id");
-  const present = plan.slots.filter((slot) => slot.required || slot.in === "path" || tested.includes(slot) || (slot.in === "body" && companions.includes(slot.name)));
+    const testedNames = new Set(tested.map((slot) => slot.name));
+  const chosen = (ONE_OF_IDS[plan.label] ?? []).filter((group) => !group.some((name) => testedNames.has(name))).map((group) => group[0]);
+  const present = plan.slots.filter((slot) => slot.required || slot.in === "path" || tested.includes(slot) || chosen.includes(slot.name) || (slot.in === "body" && companions.includes(slot.name)));
   let url = plan.path;
   const search = new URLSearchParams(Object.entries(plan.query).map(([k, v]) => [k, String(v)]));
   const body = plan.body ? structuredClone(plan.body) : undefined;
@@ -467,7 +507,37 @@ async function seed(apiKey: string, extra: { client: number; clientKey: number; 
   const entries = await ok(api<{ id: number }[]>(apiKey, `/api/v1/leads/get-domain-block-list?filter_email_or_domain=matrix-block&filter_client_id=${extra.client}`), "block list read");
   // The person (leads row) behind the record, for the routes that name a lead rather than a record.
   const person = (await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(lead).first<{ lead_id: number }>())!.lead_id;
-  return { campaign, tag: tags.tags[0]!.id, mailbox: mailbox.id, lead, person, stat, webhook: webhook.data.id, folder: folder.id, spamTest: Number(spamTest.id), savedSearch: search.data.id, blockEntry: entries[0]!.id, ...extra };
+  const leadList = (await ok(api<{ data: { id: number } }>(apiKey, "/api/v1/lead-list", { listName: "Matrix list" }), "lead list")).data.id;
+  await ok(api(apiKey, `/api/v1/lead-list/${leadList}/import`, { leadList: [{ email: "first@matrix.example" }] }), "list import");
+  const queued = await api<{ data: { id: number } }>(apiKey, `/api/v1/lead-list/${leadList}/import-csv`, { csv: "email\nfirst@matrix.example\n" });
+  if (queued.status !== 202) throw new Error(`csv import failed with ${queued.status}`);
+  const leadImport = queued.body.data.id;
+  // The import works in the background: let it end before the matrix compares snapshots.
+  for (let i = 0; i < 100; i++) {
+    const { data } = await ok(api<{ data: { state: string } }>(apiKey, `/api/v1/lead-list/${leadList}/imports/${leadImport}`), "import progress");
+    if (data.state === "done") break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const tag = tags.tags[0]!.id;
+  await ok(api(apiKey, "/api/v1/crm/leads/tags", { leadId: person, tagIds: [tag] }), "lead tag");
+  const tagMapping = (await ok(api<{ data: { tag_mapping_id: number }[] }>(apiKey, `/api/v1/crm/leads/tags?leadId=${person}`), "lead tags")).data[0]!.tag_mapping_id;
+  return {
+    campaign,
+    tag,
+    mailbox: mailbox.id,
+    lead,
+    person,
+    stat,
+    webhook: webhook.data.id,
+    folder: folder.id,
+    spamTest: Number(spamTest.id),
+    savedSearch: search.data.id,
+    leadList,
+    leadImport,
+    tagMapping,
+    blockEntry: entries[0]!.id,
+    ...extra,
+  };
 }
 
 async function mintAccountKey(accountId: number) {

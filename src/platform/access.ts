@@ -1,12 +1,13 @@
 import { and, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "./db";
-import { blockList, campaignLeads, campaigns, leadCategories, leads } from "../db/schema";
+import { blockList, campaignLeads, campaigns, leadCategories, leadLists, leads } from "../db/schema";
 import type { Principal } from "../platform/principal";
 import { ApiError } from "./errors";
 
 export const CAMPAIGN_NOT_FOUND = "Campaign not found";
 export const RECORD_NOT_FOUND = "Lead not found";
+export const LEAD_LIST_NOT_FOUND = "Lead list not found";
 
 /**
  * The rows of a tenant-scoped table a principal may see: its account's, and for a client key
@@ -162,4 +163,17 @@ export function readableBlockList(principal: Principal): SQL {
 /** The block-list entries a principal may change or delete. */
 export function writableBlockList(principal: Principal): SQL {
   return visibleRows(principal, blockList);
+}
+
+export type LeadListRow = typeof leadLists.$inferSelect;
+
+/** A lead list the caller may see (the account's, for a client key only its client's), or 404. */
+export async function findLeadList(db: Database, principal: Principal, id: number): Promise<LeadListRow> {
+  const row = await db
+    .select()
+    .from(leadLists)
+    .where(and(eq(leadLists.id, id), visibleRows(principal, leadLists)))
+    .get();
+  if (!row) throw ApiError.notFound(LEAD_LIST_NOT_FOUND);
+  return row;
 }

@@ -1,0 +1,410 @@
+import { and, asc, count, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import type { Database } from "../platform/db";
+import type { Principal } from "../platform/principal";
+import { visibleCampaigns, visibleRows, type CampaignRow, type LeadListRow } from "../platform/access";
+import { inList, jsonList, rawBatch, type Statement } from "../platform/sql";
+import { containsText, foldLeadSearch } from "../platform/text-search";
+import { blockListed } from "../leads/block-list";
+import { campaigns, leadListMembers, leadLists, leadListTags, leads, leadTagMappings, tags } from "../db/schema";
+
+/** How many leads one statement group handles: whole lists travel as one JSON parameter each. */
+export const LEAD_CHUNK = 500;
+
+export type LeadRow = typeof leads.$inferSelect;
+
+/** The lead fields an import or a push carries (section 2's add-lead object). */
+export interface LeadFields {
+  email: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  company_name?: string | null;
+  phone_number?: string | null;
+  website?: string | null;
+  location?: string | null;
+  linkedin_profile?: string | null;
+  company_url?: string | null;
+  custom_fields?: Record<string, unknown> | null;
+  [field: string]: unknown;
+}
+
+const TEXT_FIELDS = [
+  ["first_name", "firstName"],
+  ["last_name", "lastName"],
+  ["company_name", "companyName"],
+  ["phone_number", "phoneNumber"],
+  ["website", "website"],
+  ["location", "location"],
+  ["linkedin_profile", "linkedinProfile"],
+  ["company_url", "companyUrl"],
+] as const;
+
+/** A stored lead as the add-lead object storeUpload takes. */
+export function leadFieldsOf(row: LeadRow): LeadFields {
+  const fields: LeadFields = { email: row.email };
+  for (const [wire, column] of TEXT_FIELDS) fields[wire] = row[column];
+  if (row.customFields) fields.custom_fields = row.customFields;
+  return fields;
+}
+
+// Lists.
+
+export function insertLeadList(db: Database, values: { accountId: number; clientId: number | null; name: string }) {
+  const now = new Date();
+  return db
+    .insert(leadLists)
+    .values({ ...values, createdAt: now, updatedAt: now })
+    .returning()
+    .get();
+}
+
+export function renameLeadList(db: Database, id: number, name: string) {
+  return db.update(leadLists).set({ name, updatedAt: new Date() }).where(eq(leadLists.id, id)).returning().get();
+}
+
+/** Keeps the custom field declaration an import sent. */
+export async function saveListCustomFields(db: Database, id: number, customFields: unknown): Promise<void> {
+  await db.update(leadLists).set({ customFields, updatedAt: new Date() }).where(eq(leadLists.id, id));
+}
+
+/** Deletes the list, its memberships, tags and imports; the leads stay. */
+export async function deleteLeadList(db: Database, id: number): Promise<void> {
+  await db.delete(leadLists).where(eq(leadLists.id, id));
+}
+
+export interface ListFilters {
+  listName?: string;
+  tagIds?: number[];
+  clientId?: number;
+}
+
+/**
+ * One page of the caller's lists by id. `startingAfter` (a list id) is a cursor that stays right
+ * while lists are added or deleted; `offset` then skips within what follows it.
+ */
+export function leadListPage(
+  db: Database,
+  principal: Principal,
+  filters: ListFilters,
+  page: { offset: number; limit: number; startingAfter?: number },
+): Promise<LeadListRow[]> {
+  const conditions: (SQL | undefined)[] = [
+    visibleRows(principal, leadLists),
+    filters.clientId === undefined ? undefined : eq(leadLists.clientId, filters.clientId),
+    filters.listName ? containsText(leadLists.name, filters.listName) : undefined,
+    filters.tagIds?.length
+      ? sql`${leadLists.id} IN (SELECT list_id FROM lead_list_tags WHERE tag_id ${inList(filters.tagIds)})`
+      : undefined,
+    page.startingAfter === undefined ? undefined : gt(leadLists.id, page.startingAfter),
+  ];
+  return db
+    .select()
+    .from(leadLists)
+    .where(and(...conditions))
+    .orderBy(asc(leadLists.id))
+    .limit(page.limit)
+    .offset(page.offset);
+}
+
+export type ListTag = { id: number; name: string; color: string };
+
+/** Each list's lead count and tags. */
+export async function listDetails(db: Database, listIds: number[]) {
+  if (listIds.length === 0) return { counts: new Map<number, number>(), tagsOf: new Map<number, ListTag[]>() };
+  const [countRows, tagRows] = await Promise.all([
+    db
+      .select({ listId: leadListMembers.listId, n: count() })
+      .from(leadListMembers)
+      .where(inArray(leadListMembers.listId, sql`(SELECT value FROM json_each(${jsonList(listIds)}))`))
+      .groupBy(leadListMembers.listId),
+    db
+      .select({ listId: leadListTags.listId, id: tags.id, name: tags.name, color: tags.color })
+      .from(leadListTags)
+      .innerJoin(tags, eq(tags.id, leadListTags.tagId))
+      .where(inArray(leadListTags.listId, sql`(SELECT value FROM json_each(${jsonList(listIds)}))`))
+      .orderBy(asc(tags.name), asc(tags.id)),
+  ]);
+  const counts = new Map(countRows.map((row) => [row.listId, row.n]));
+  const tagsOf = new Map<number, ListTag[]>();
+  for (const { listId, ...tag } of tagRows) tagsOf.set(listId, [...(tagsOf.get(listId) ?? []), tag]);
+  return { counts, tagsOf };
+}
+
+/** Which of these list ids the caller may see. */
+export async function visibleListIds(db: Database, principal: Principal, ids: number[]): Promise<Set<number>> {
+  const rows = await db
+    .select({ id: leadLists.id })
+    .from(leadLists)
+    .where(and(visibleRows(principal, leadLists), sql`${leadLists.id} ${inList(ids)}`));
+  return new Set(rows.map((row) => row.id));
+}
+
+/** Adds and removes tags on lists in one batch (adding a tag twice is a no-op). */
+export async function changeListTags(d1: D1Database, listIds: number[], add: number[], remove: number[]): Promise<void> {
+  const now = Date.now();
+  await rawBatch(d1, [
+    sql`INSERT INTO lead_list_tags (list_id, tag_id)
+        SELECT l.value, t.value FROM json_each(${jsonList(listIds)}) l, json_each(${jsonList(add)}) t WHERE true
+        ON CONFLICT DO NOTHING`,
+    sql`DELETE FROM lead_list_tags WHERE list_id ${inList(listIds)} AND tag_id ${inList(remove)}`,
+    sql`UPDATE lead_lists SET updated_at = ${now} WHERE id ${inList(listIds)}`,
+  ]);
+}
+
+// Members.
+
+/** One page of a list's leads by lead id, after `afterLeadId`. */
+export function listMemberPage(db: Database, listId: number, page: { afterLeadId: number; offset: number; limit: number }) {
+  return db
+    .select({ lead: leads, addedAt: leadListMembers.createdAt })
+    .from(leadListMembers)
+    .innerJoin(leads, eq(leads.id, leadListMembers.leadId))
+    .where(and(eq(leadListMembers.listId, listId), gt(leadListMembers.leadId, page.afterLeadId)))
+    .orderBy(asc(leadListMembers.leadId))
+    .limit(page.limit)
+    .offset(page.offset);
+}
+
+/** Where a push or copy takes its leads from: one list's members (optionally only some), or leads by id. */
+export type LeadSource =
+  | { kind: "list"; listId: number; leadIds?: number[] }
+  | { kind: "leads"; principal: Principal; leadIds?: number[] };
+
+/** The source's lead ids as a sub-select (only leads the caller may see). */
+function sourceLeadIds(source: LeadSource): SQL {
+  if (source.kind === "list") {
+    return sql`SELECT lead_id AS id FROM lead_list_members WHERE list_id = ${source.listId}${
+      source.leadIds ? sql` AND lead_id ${inList(source.leadIds)}` : sql``
+    }`;
+  }
+  return sql`SELECT ${leads.id} FROM ${leads} WHERE ${visibleRows(source.principal, leads)}${
+    source.leadIds ? sql` AND ${leads.id} ${inList(source.leadIds)}` : sql``
+  }`;
+}
+
+/** The next chunk of the source's leads, by id, after `afterLeadId`. */
+export function sourceLeadChunk(db: Database, source: LeadSource, afterLeadId: number): Promise<LeadRow[]> {
+  return db
+    .select()
+    .from(leads)
+    .where(and(sql`${leads.id} IN (${sourceLeadIds(source)})`, gt(leads.id, afterLeadId)))
+    .orderBy(asc(leads.id))
+    .limit(LEAD_CHUNK);
+}
+
+/**
+ * Copies the source's leads into a list, and for a move takes them out of `moveFrom` (a list id,
+ * or "others": every other list of the caller's). One batch; answers how many source leads there were.
+ */
+export async function copyLeadsToList(
+  d1: D1Database,
+  principal: Principal,
+  source: LeadSource,
+  targetListId: number,
+  moveFrom: number | "others" | null,
+): Promise<number> {
+  const now = Date.now();
+  const ids = sourceLeadIds(source);
+  const statements: Statement[] = [
+    sql`SELECT count(*) AS n FROM (${ids})`,
+    sql`INSERT INTO lead_list_members (list_id, lead_id, created_at) SELECT ${targetListId}, id, ${now} FROM (${ids}) WHERE true
+        ON CONFLICT DO NOTHING`,
+  ];
+  if (moveFrom === "others") {
+    statements.push(sql`DELETE FROM lead_list_members WHERE list_id <> ${targetListId} AND lead_id IN (${ids})
+      AND list_id IN (SELECT ${leadLists.id} FROM ${leadLists} WHERE ${visibleRows(principal, leadLists)})`);
+  } else if (moveFrom !== null && moveFrom !== targetListId) {
+    statements.push(sql`DELETE FROM lead_list_members WHERE list_id = ${moveFrom} AND lead_id IN (${ids})`);
+  }
+  const [counted] = await rawBatch(d1, statements);
+  return Number(counted?.[0]?.n ?? 0);
+}
+
+/** Removes these leads from one list. */
+export async function removeFromList(db: Database, listId: number, leadIds: number[]): Promise<void> {
+  if (leadIds.length === 0) return;
+  await db
+    .delete(leadListMembers)
+    .where(and(eq(leadListMembers.listId, listId), sql`${leadListMembers.leadId} ${inList(leadIds)}`));
+}
+
+/**
+ * The campaign's records (all, or these record ids) go to the list as their leads, and leave the
+ * campaign. One batch; answers how many records moved.
+ */
+export async function moveRecordsToList(d1: D1Database, campaignId: number, recordIds: number[] | null, listId: number): Promise<number> {
+  const now = Date.now();
+  const records = sql`SELECT lead_id FROM campaign_leads WHERE campaign_id = ${campaignId}${recordIds ? sql` AND id ${inList(recordIds)}` : sql``}`;
+  const [counted] = await rawBatch(d1, [
+    sql`SELECT count(*) AS n FROM (${records})`,
+    sql`INSERT INTO lead_list_members (list_id, lead_id, created_at) SELECT ${listId}, lead_id, ${now} FROM (${records}) WHERE true
+        ON CONFLICT DO NOTHING`,
+    sql`DELETE FROM campaign_leads WHERE campaign_id = ${campaignId}${recordIds ? sql` AND id ${inList(recordIds)}` : sql``}`,
+  ]);
+  return Number(counted?.[0]?.n ?? 0);
+}
+
+/** The caller's oldest campaign of this name (a push may name its campaign so). */
+export function oldestCampaignNamed(db: Database, principal: Principal, name: string): Promise<CampaignRow | undefined> {
+  return db
+    .select()
+    .from(campaigns)
+    .where(and(eq(campaigns.name, name), visibleCampaigns(principal)))
+    .orderBy(asc(campaigns.id))
+    .get();
+}
+
+// What an add skips.
+
+export interface Screening {
+  blocked: Set<string>;
+  unsubscribed: Set<string>;
+}
+
+/**
+ * Which of these (normalised) emails are on the block list of a client scope, and which belong to a
+ * lead of that scope that has unsubscribed (a record with has_unsubscribed, the engine's opt-out rule).
+ */
+export async function screenEmails(d1: D1Database, accountId: number, clientId: number | null, emails: string[]): Promise<Screening> {
+  const screening: Screening = { blocked: new Set(), unsubscribed: new Set() };
+  if (emails.length === 0) return screening;
+  const [rows] = await rawBatch(d1, [
+    sql`SELECT e.value AS email, ${blockListed(accountId, clientId, sql`e.value`)} AS blocked,
+          EXISTS (SELECT 1 FROM leads l JOIN campaign_leads o ON o.lead_id = l.id
+                  WHERE l.account_id = ${accountId} AND coalesce(l.client_id, 0) = ${clientId ?? 0} AND l.email = e.value
+                    AND o.has_unsubscribed = 1) AS unsubscribed
+        FROM json_each(${jsonList(emails)}) e`,
+  ]);
+  for (const row of rows ?? []) {
+    if (row.blocked) screening.blocked.add(String(row.email));
+    if (row.unsubscribed) screening.unsubscribed.add(String(row.email));
+  }
+  return screening;
+}
+
+// Importing into a list.
+
+/** Empty means absent: null, undefined or a blank string. */
+function isEmpty(value: unknown): boolean {
+  return value === null || value === undefined || (typeof value === "string" && value.trim() === "");
+}
+
+/**
+ * The statements that put these (unique, valid, screened) leads into a list in its client scope:
+ * new leads are created; known ones get their empty fields filled and custom fields merged. The
+ * membership insert answers the lead ids it added (the others were in the list already); `guard`,
+ * when given, must hold for it to insert anything.
+ */
+export async function importStatements(db: Database, list: LeadListRow, upload: LeadFields[], now: number, guard: SQL = sql`true`): Promise<Statement[]> {
+  if (upload.length === 0) return [];
+  const emails = upload.map((lead) => lead.email);
+  const existing = await db
+    .select()
+    .from(leads)
+    .where(
+      and(
+        eq(leads.accountId, list.accountId),
+        sql`coalesce(${leads.clientId}, 0) = ${list.clientId ?? 0}`,
+        sql`${leads.email} ${inList(emails)}`,
+      ),
+    );
+  const byEmail = new Map(existing.map((row) => [row.email, row]));
+  const fresh: (LeadFields & { search_folded: string })[] = [];
+  const filled: (LeadFields & { id: number; search_folded: string })[] = [];
+  for (const lead of upload) {
+    const known = byEmail.get(lead.email);
+    if (!known) {
+      fresh.push({ ...lead, search_folded: foldLeadSearch(lead) });
+      continue;
+    }
+    const merged = leadFieldsOf(known);
+    let changed = false;
+    for (const [wire] of TEXT_FIELDS) {
+      if (isEmpty(merged[wire]) && !isEmpty(lead[wire])) {
+        merged[wire] = lead[wire];
+        changed = true;
+      }
+    }
+    if (lead.custom_fields && Object.keys(lead.custom_fields).length > 0) {
+      merged.custom_fields = { ...(known.customFields ?? {}), ...lead.custom_fields };
+      changed = true;
+    }
+    if (changed) filled.push({ ...merged, id: known.id, search_folded: foldLeadSearch(merged) });
+  }
+  const statements: Statement[] = [];
+  if (fresh.length > 0) {
+    statements.push(sql`
+      INSERT INTO leads (account_id, client_id, email, first_name, last_name, company_name, phone_number, website,
+                         location, linkedin_profile, company_url, custom_fields, search_folded, created_at)
+      SELECT ${list.accountId}, ${list.clientId}, value ->> '$.email', value ->> '$.first_name',
+             value ->> '$.last_name', value ->> '$.company_name', value ->> '$.phone_number', value ->> '$.website',
+             value ->> '$.location', value ->> '$.linkedin_profile', value ->> '$.company_url',
+             nullif(value -> '$.custom_fields', 'null'), value ->> '$.search_folded', ${now}
+      FROM json_each(${jsonList(fresh)}) WHERE true
+      ON CONFLICT DO NOTHING`);
+  }
+  if (filled.length > 0) {
+    statements.push(sql`
+      UPDATE leads SET first_name = f.value ->> '$.first_name', last_name = f.value ->> '$.last_name',
+        company_name = f.value ->> '$.company_name', phone_number = f.value ->> '$.phone_number',
+        website = f.value ->> '$.website', location = f.value ->> '$.location',
+        linkedin_profile = f.value ->> '$.linkedin_profile', company_url = f.value ->> '$.company_url',
+        custom_fields = nullif(f.value -> '$.custom_fields', 'null'), search_folded = f.value ->> '$.search_folded'
+      FROM json_each(${jsonList(filled)}) f WHERE leads.id = f.value ->> '$.id'`);
+  }
+  statements.push(sql`
+    INSERT INTO lead_list_members (list_id, lead_id, created_at)
+    SELECT ${list.id}, id, ${now} FROM leads
+    WHERE account_id = ${list.accountId} AND coalesce(client_id, 0) = ${list.clientId ?? 0} AND email ${inList(emails)} AND ${guard}
+    ON CONFLICT DO NOTHING RETURNING lead_id`);
+  return statements;
+}
+
+/** A list by id, for background work that acts for no caller. */
+export function leadListById(db: Database, id: number) {
+  return db.select().from(leadLists).where(eq(leadLists.id, id)).get();
+}
+
+/** Whether this lead id names a lead the caller may see. */
+export function visibleLead(db: Database, principal: Principal, leadId: number) {
+  return db
+    .select({ id: leads.id, accountId: leads.accountId, clientId: leads.clientId })
+    .from(leads)
+    .where(and(eq(leads.id, leadId), visibleRows(principal, leads)))
+    .get();
+}
+
+// CRM lead tags.
+
+/** A lead's tags with their mapping ids (the id DELETE /crm/leads/tags/{id} takes). */
+export function tagsOfLead(db: Database, leadId: number) {
+  return db
+    .select({ id: tags.id, tag_mapping_id: leadTagMappings.id, name: tags.name, color: tags.color })
+    .from(leadTagMappings)
+    .innerJoin(tags, eq(tags.id, leadTagMappings.tagId))
+    .where(eq(leadTagMappings.leadId, leadId))
+    .orderBy(asc(tags.name), asc(tags.id));
+}
+
+/** Puts tags on a lead; a tag it already has stays as it is (same mapping id). */
+export async function tagLead(db: Database, leadId: number, tagIds: number[]): Promise<void> {
+  const now = new Date();
+  await db
+    .insert(leadTagMappings)
+    .values(tagIds.map((tagId) => ({ leadId, tagId, createdAt: now })))
+    .onConflictDoNothing();
+}
+
+/** Removes one mapping when its lead is one the caller may see; false when there is no such mapping. */
+export async function untagLead(db: Database, principal: Principal, mappingId: number): Promise<boolean> {
+  const deleted = await db
+    .delete(leadTagMappings)
+    .where(
+      and(
+        eq(leadTagMappings.id, mappingId),
+        sql`${leadTagMappings.leadId} IN (SELECT ${leads.id} FROM ${leads} WHERE ${visibleRows(principal, leads)})`,
+      ),
+    )
+    .returning({ id: leadTagMappings.id })
+    .get();
+  return deleted !== undefined;
+}
