@@ -66,6 +66,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
   campaignId: "campaign",
   subSequenceId: "campaign",
   sub_sequence_id: "campaign",
+  subsequence_id: "campaign",
   parent_campaign_id: "campaign",
   lead_ids: "person",
   filter_client_id: "client",
@@ -118,6 +119,8 @@ const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string }> = {
   // The seeded lead replied, which completed its record.
   "POST /api/v1/campaigns/{campaign_id}/leads/{lead_id}/pause": { status: 400, error: "Lead is COMPLETED" },
   "PATCH /api/v1/master-inbox/resume-lead": { status: 400, error: "Lead is not paused" },
+  // The seed's own campaign is no subsequence of itself.
+  "POST /api/v1/master-inbox/push-to-subsequence": { status: 400, error: "sub_sequence_id must be a subsequence of the lead's campaign" },
 };
 
 /** A bare `id` (path or body) names the row of the route it is on. */
@@ -199,6 +202,7 @@ const ONE_OF_IDS: Record<string, string[][]> = {
   "POST /api/v1/leads/push-to-list": [["leadIds"]],
   "POST /api/v1/leads/campaign/push-to-list": [["leadMapIds"]],
   "POST /api/v1/crm/leads/tags": [["leadId", "lead_id"], ["tagIds", "tag_ids"]],
+  "POST /api/v1/master-inbox/push-to-subsequence": [["sub_sequence_id", "subsequence_id"]],
 };
 
 /** Optional fields an operation needs that its schema cannot say are required (a choice of one among several). */

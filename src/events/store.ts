@@ -249,6 +249,11 @@ export function ingestionStatements(
       WHERE campaign_leads.id = u.id`,
     autoPause(campaign, fresh, now),
     ...(deliveries.length > 0 ? [insertDeliveries(deliveries, ingestGuard(campaign.id, nonce, now), now)] : []),
+    // CONTRACT section 15, push-to-subsequence: a counted reply on the parent thread stops the records
+    // pushed from it with stop_lead_on_parent_campaign_reply.
+    sql`UPDATE campaign_leads SET state = 'STOPPED', due_at = NULL, resume_at = NULL, updated_at = ${now}
+        WHERE parent_record_id IN (SELECT campaign_lead_id FROM (${fresh}) WHERE type = 'REPLY' AND ignored = 0)
+          AND stop_on_parent_reply = 1 AND state IN ('DRAFTED', 'STARTED', 'INPROGRESS', 'PAUSED')`,
     sql`DELETE FROM ingest_marks WHERE nonce = ${nonce}`,
   ];
 }

@@ -1,6 +1,7 @@
 import { createRouter } from "../platform/openapi";
 import { actionRoutes } from "./action-routes";
 import { crmRoutes } from "./crm-routes";
+import { subsequenceRoutes } from "./subsequence-routes";
 import { historyRoutes } from "./history-routes";
 import { conversationRoutes, listingRoutes } from "./listing-routes";
 import { taskRoutes } from "./task-routes";
@@ -9,4 +10,5 @@ export { conversationRoutes };
 
 /** The master inbox: listings, the actions that move conversations between them, tasks, and a lead's thread. */
 export const inboxRoutes = createRouter().route("/", listingRoutes).route("/", actionRoutes).route("/", taskRoutes).route("/", historyRoutes)
-  .route("/", crmRoutes);
+  .route("/", crmRoutes)
+  .route("/", subsequenceRoutes);
