@@ -18,6 +18,7 @@ import { clientRoutes } from "./clients/routes";
 import { opsRoutes, VERSION } from "./ops/routes";
 import { rateLimitRoutes } from "./keys/rate-limit-routes";
 import { webhookRoutes } from "./webhooks/routes";
+import { globalWebhookRoutes } from "./webhooks/global-routes";
 import { deliverabilityRoutes } from "./deliverability/index";
 import { savedSearchRoutes } from "./prospect/routes";
 import { sequenceRoutes } from "./sequences/routes";
@@ -75,6 +76,7 @@ export function createApp() {
   app.route("/", rateLimitRoutes);
   app.route("/", inboxRoutes);
   app.route("/", webhookRoutes);
+  app.route("/", globalWebhookRoutes);
   app.route("/", deliverabilityRoutes);
   app.route("/", savedSearchRoutes);
   app.route("/", sequenceRoutes);
