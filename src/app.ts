@@ -25,6 +25,7 @@ import { sequenceRoutes } from "./sequences/routes";
 import { mailboxRoutes } from "./mailboxes/routes";
 import { trackingRoutes } from "./tracking/routes";
 import { replyRoutes } from "./replies/reply-routes";
+import { untrackedReplyRoutes } from "./replies/untracked-routes";
 import { SecretsKeyError } from "./platform/crypto";
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -74,6 +75,8 @@ export function createApp() {
   app.route("/", clientKeyRoutes);
   app.route("/", campaignDataRoutes);
   app.route("/", rateLimitRoutes);
+  // Literal before the inbox's `/master-inbox/{id}` (C9).
+  app.route("/", untrackedReplyRoutes);
   app.route("/", inboxRoutes);
   app.route("/", webhookRoutes);
   app.route("/", globalWebhookRoutes);

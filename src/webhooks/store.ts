@@ -54,8 +54,8 @@ export function activeWebhooks(db: Database, campaignId: number | SQL) {
  * The live webhooks that hear an event without a campaign (an untracked reply, a disconnected
  * mailbox): the account's user-scope ones and the client-scope ones of the mailbox's client.
  */
-export function campaignlessWebhooks(db: Database, accountId: number, clientId: number | null) {
-  const client = clientId === null ? sql`false` : and(eq(webhooks.associationType, "client"), eq(webhooks.clientId, clientId))!;
+export function campaignlessWebhooks(db: Database, accountId: number, clientId: number | null | SQL) {
+  const client = clientId === null ? sql`false` : and(eq(webhooks.associationType, "client"), sql`${webhooks.clientId} = ${clientId}`)!;
   return db
     .select(targetColumns)
     .from(webhooks)
