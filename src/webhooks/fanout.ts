@@ -194,7 +194,7 @@ function eventFields(kind: WebhookEventKind, event: EventFacts): Record<string, 
         reply_message: message(messageId, event.body, event.body, event.occurredAt),
         sent_message: null,
         reply_body: event.body,
-        preview_text: (event.body ?? "").slice(0, PREVIEW_LENGTH),
+        preview_text: (event.body ?? "").trim().slice(0, PREVIEW_LENGTH),
         cc_emails: [],
         stats_thread_id: null,
         is_ooo: event.isOoo ?? false,
@@ -327,7 +327,7 @@ export function untrackedReplyDeliveries(webhooks: WebhookTarget[], reply: Untra
     message_id: reply.messageId,
     time_replied: iso(reply.receivedAt),
     reply_body: reply.html ?? reply.text,
-    preview_text: reply.text.slice(0, PREVIEW_LENGTH),
+    preview_text: reply.text.trim().slice(0, PREVIEW_LENGTH),
   };
   return webhooks
     .filter((webhook) => webhook.associationType !== "campaign" && wants(webhook, "UNTRACKED_REPLIES", null))
