@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createCampaign, addLeads, ingestOk } from "./campaigns/fixtures";
 import { ADMIN_TOKEN, call, callJson, createClient, createClientKey, env, provisionAccount } from "./helpers";
+import { insertDelivery } from "./webhooks/fixtures";
 
 /**
  * The tenancy matrix: every /api/v1/ operation of the served OpenAPI document that takes an id is
@@ -38,7 +39,21 @@ interface Document {
   components: { schemas: Record<string, Schema> };
 }
 
-type Kind = "campaign" | "tag" | "mailbox" | "lead" | "person" | "stat" | "webhook" | "folder" | "spamTest" | "savedSearch" | "client" | "clientKey" | "accountKey";
+type Kind =
+  | "campaign"
+  | "tag"
+  | "mailbox"
+  | "lead"
+  | "person"
+  | "stat"
+  | "webhook"
+  | "delivery"
+  | "folder"
+  | "spamTest"
+  | "savedSearch"
+  | "client"
+  | "clientKey"
+  | "accountKey";
 type Objects = Record<Kind, number>;
 
 const MISSING = 999_999_999;
@@ -46,12 +61,14 @@ const MISSING = 999_999_999;
 /** Id names that mean the same kind of row wherever they appear. */
 const KIND_BY_NAME: Record<string, Kind> = {
   campaign_id: "campaign",
+  email_campaign_id: "campaign",
   campaignId: "campaign",
   email_lead_map_id: "lead",
   lead_id: "person",
   stats_id: "stat",
   email_stats_id: "stat",
   webhook_id: "webhook",
+  delivery_id: "delivery",
   folder_id: "folder",
   folderId: "folder",
   spamTestId: "spamTest",
@@ -81,7 +98,7 @@ const KIND_OF_BARE_ID: [RegExp, Kind][] = [
   [/^\/api\/v1\/account\/api-keys\//, "accountKey"],
   [/^\/api\/v1\/client\/api-key\//, "clientKey"],
   [/^\/api\/v1\/client\/save$/, "client"],
-  [/^\/api\/v1\/webhook\/|\/webhooks$/, "webhook"],
+  [/^\/api\/v1\/webhooks?\/|\/webhooks$/, "webhook"],
   [/\/save-search\//, "savedSearch"],
   [/^\/api\/v1\/email-accounts\/tag-manager$/, "tag"],
   [/^\/api\/v1\/email-accounts\//, "mailbox"],
@@ -137,6 +154,9 @@ const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
     events: [{ event_id: "matrix-1", type: "OPEN", occurred_at: "2026-11-02T09:00:00.000Z", lead_email: "first@matrix.example" }],
   },
   "POST /api/v1/campaigns/{campaign_id}/webhooks": { name: "Matrix" },
+  // Campaign scope: every id the body names is checked, the scope's own first.
+  "POST /api/v1/webhook/create": { association_type: "campaign", event_types: ["EMAIL_REPLY"], force_create: true },
+  "POST /api/v1/webhooks": { url: "https://hooks.example.com/matrix", events: ["EMAIL_REPLY"] },
   "POST /api/v1/campaigns/{campaign_id}/schedule": { timezone: "Europe/Paris" },
   "POST /api/v1/campaigns/{campaign_id}/reply-email-thread": { email_body: "<p>Matrix</p>" },
   "POST /api/v1/campaigns/{campaign_id}/sequences": {
@@ -379,6 +399,9 @@ async function seed(apiKey: string, extra: { client: number; clientKey: number; 
     }),
     "webhook",
   );
+  // A settled delivery of it (a failed one, so nothing is in flight and it may be sent again).
+  const owner = (await env.DB.prepare("SELECT account_id FROM webhooks WHERE id = ?").bind(webhook.data.id).first<{ account_id: number }>())!.account_id;
+  const { deliveryId: delivery } = await insertDelivery({ accountId: owner, webhookId: webhook.data.id, campaignId: campaign, eventType: "EMAIL_REPLY", payload: {}, status: "failed", nextAttemptAt: null });
   const folder = await ok(api<{ id: number }>(apiKey, "/api/v1/spam-test/folder", { name: "Matrix folder" }), "folder");
   const spamTest = await ok(
     api<{ id: string }>(apiKey, "/api/v1/spam-test/manual", {
@@ -405,7 +428,7 @@ async function seed(apiKey: string, extra: { client: number; clientKey: number; 
   );
   // The person (leads row) behind the record, for the routes that name a lead rather than a record.
   const person = (await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(lead).first<{ lead_id: number }>())!.lead_id;
-  return { campaign, tag: tags.tags[0]!.id, mailbox: mailbox.id, lead, person, stat, webhook: webhook.data.id, folder: folder.id, spamTest: Number(spamTest.id), savedSearch: search.data.id, ...extra };
+  return { campaign, tag: tags.tags[0]!.id, mailbox: mailbox.id, lead, person, stat, webhook: webhook.data.id, delivery, folder: folder.id, spamTest: Number(spamTest.id), savedSearch: search.data.id, ...extra };
 }
 
 async function mintAccountKey(accountId: number) {
@@ -538,5 +561,5 @@ describe("tenancy security matrix (from the OpenAPI document)", () => {
       if (response.status >= 300 && !reachedTheServer) ownFailures.push(`${plan.label}: ${response.status} ${JSON.stringify(body)}`);
     }
     expect(ownFailures, "requests that fail even with the caller's own ids").toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });

@@ -215,12 +215,12 @@ const routes = {
       params: IdParams,
       query: z.object({
         limit: queryCount(1, 100).optional(),
-        before_id: queryId().optional().openapi({ description: "Only deliveries with a smaller id (the previous page's next_before_id)" }),
+        before: queryId().optional().openapi({ description: "Paging cursor: only deliveries older than this delivery id (the previous page's next_before)" }),
         status: z.enum(["pending", "delivered", "failed"]).optional(),
       }),
     },
     responses: {
-      200: json(z.object({ ok: z.boolean(), data: z.array(Delivery), next_before_id: z.number().int().nullable() }), "Deliveries"),
+      200: json(z.object({ ok: z.boolean(), data: z.array(Delivery), next_before: z.number().int().nullable() }), "Deliveries"),
       ...errorResponses(401, 404, 422, 429),
     },
   }),
@@ -269,29 +269,34 @@ function checkUrl(c: Context<AppEnv>, url: string, path: string): string {
   return url;
 }
 
-/** The scope's target, checked against the caller: who may create what (CONTRACT section 14). */
+/** A client id the caller may name: a client key's own, or one of the account's clients; else 400. */
+async function callersClient(db: Database, principal: Principal, requested: number): Promise<number> {
+  const known = principal.clientId === null ? await accountHasClient(db, principal.accountId, requested) : requested === principal.clientId;
+  if (!known) throw ApiError.badRequest("Client not found");
+  return requested;
+}
+
+/**
+ * The scope's target, checked against the caller (CONTRACT section 14). Every id the body names is
+ * checked, even one the scope does not use, so a foreign id is refused rather than silently dropped.
+ */
 async function targetOf(db: Database, principal: Principal, body: CreateInput): Promise<WebhookTargetKey> {
+  const requestedCampaign = body.email_campaign_id ?? body.campaign_id;
+  const campaign = requestedCampaign === undefined ? null : await findCampaign(db, principal, requestedCampaign);
+  const named = body.client_id == null ? null : await callersClient(db, principal, body.client_id);
   const key = { accountId: principal.accountId, associationType: body.association_type, clientId: null, campaignId: null };
   switch (body.association_type) {
     case "user":
       if (principal.clientId !== null) throw ApiError.unauthorized(UNAUTHORIZED_USER_SCOPE);
       return key;
     case "client": {
-      const requested = body.client_id ?? null;
-      if (principal.clientId !== null) {
-        if (requested !== null && requested !== principal.clientId) throw ApiError.badRequest("Client not found");
-        return { ...key, clientId: principal.clientId };
-      }
-      if (requested === null) throw ApiError.validation([{ path: "client_id", message: "client_id is required for a client webhook" }]);
-      if (!(await accountHasClient(db, principal.accountId, requested))) throw ApiError.badRequest("Client not found");
-      return { ...key, clientId: requested };
+      const clientId = named ?? principal.clientId;
+      if (clientId === null) throw ApiError.validation([{ path: "client_id", message: "client_id is required for a client webhook" }]);
+      return { ...key, clientId };
     }
-    case "campaign": {
-      const requested = body.email_campaign_id ?? body.campaign_id;
-      if (requested === undefined) throw ApiError.validation([{ path: "email_campaign_id", message: "email_campaign_id is required for a campaign webhook" }]);
-      const campaign = await findCampaign(db, principal, requested);
+    case "campaign":
+      if (campaign === null) throw ApiError.validation([{ path: "email_campaign_id", message: "email_campaign_id is required for a campaign webhook" }]);
       return { ...key, campaignId: campaign.id };
-    }
   }
 }
 
@@ -464,13 +469,13 @@ globalWebhookRoutes.openapi(routes.deliveries, async (c) => {
   const webhook = await findWebhook(db, c.get("principal"), c.req.valid("param").id);
   const query = c.req.valid("query");
   const limit = query.limit ?? DEFAULT_LOG_PAGE;
-  const rows = await webhookDeliveryLog(db, webhook.id, { limit, before: query.before_id, status: query.status });
+  const rows = await webhookDeliveryLog(db, webhook.id, { limit, before: query.before, status: query.status });
   const attempts = await attemptsOf(
     db,
     rows.map((row) => row.id),
   );
   const data = rows.map((row) => presentDelivery(row, attempts));
-  return c.json({ ok: true, data, next_before_id: rows.length === limit ? rows[rows.length - 1]!.id : null }, 200);
+  return c.json({ ok: true, data, next_before: rows.length === limit ? rows[rows.length - 1]!.id : null }, 200);
 });
 
 globalWebhookRoutes.openapi(routes.delivery, async (c) => {

@@ -60,7 +60,7 @@ export const EventKindName = z
     }
     return kind;
   })
-  .openapi({ type: "string", description: "An event kind (CONTRACT section 14) or one of its aliases (LEAD_REPLIED, EMAIL_OPENED, …)" });
+  .openapi({ type: "string", example: "EMAIL_REPLY", description: "An event kind (CONTRACT section 14) or one of its aliases (LEAD_REPLIED, EMAIL_OPENED, …)" });
 
 /** `{KIND: boolean}`: the kinds switched on; unknown kinds are the same 422 as in lists. */
 export const EventTypeMap = z.record(z.string().max(64), z.boolean()).transform((map, ctx) => {

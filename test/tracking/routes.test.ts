@@ -245,7 +245,7 @@ describe("webhooks from tracking", () => {
     const payloads = (await deliveriesOf(hook.id)).map((d) => JSON.parse(d.payload));
     expect(payloads).toMatchObject([
       { event_type: "EMAIL_OPEN", is_bot: true, sl_email_lead_map_id: records[0] },
-      { event_type: "EMAIL_LINK_CLICK", is_bot: false, link_clicked: "https://acme.example/x" },
+      { event_type: "EMAIL_LINK_CLICK", is_bot: false, link_clicked: ["https://acme.example/x"] },
     ]);
     expect(await received(2)).toHaveLength(2);
   });

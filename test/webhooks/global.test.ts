@@ -239,10 +239,10 @@ describe("delivery log and redelivery", () => {
     receiver.respondWith(() => new Response("down", { status: 503 }));
     await consumeDelivery(delivery!.id);
 
-    type Log = { data: { id: number; status: string; attempts: number; next_retry_at: string | null; attempt_log: { status_code: number; outcome: string; response_time_ms: number }[] }[]; next_before_id: number | null };
+    type Log = { data: { id: number; status: string; attempts: number; next_retry_at: string | null; attempt_log: { status_code: number; outcome: string; response_time_ms: number }[] }[]; next_before: number | null };
     const log = await callJson<Log>(`/api/v1/webhook/${hook.id}/deliveries`, { apiKey: k });
     expect(log.status).toBe(200);
-    expect(log.body.next_before_id).toBeNull();
+    expect(log.body.next_before).toBeNull();
     expect(log.body.data).toEqual([
       expect.objectContaining({ id: delivery!.id, status: "pending", last_status_code: 503, next_retry_at: expect.stringMatching(/Z$/) }),
     ]);
