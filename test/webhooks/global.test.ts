@@ -178,6 +178,21 @@ describe("webhook/create, update, delete and read for every scope", () => {
   });
 });
 
+describe("section 5's campaign route", () => {
+  it("creates on `\"id\": null` (C1) and stores the docs' aliases as their kinds", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const saved = await callJson<{ ok: boolean; data: { event_types: string[] }; secret?: string }>(`/api/v1/campaigns/${campaign}/webhooks`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { id: null, name: "acc-hook", webhook_url: RECEIVER, event_types: ["LEAD_REPLIED", "LEAD_OPENED"], categories: [] },
+    });
+    expect(saved.status).toBe(200);
+    expect(saved.body.secret).toMatch(/^whsec_/);
+    expect(saved.body.data.event_types).toEqual(["EMAIL_OPEN", "EMAIL_REPLY"]);
+  });
+});
+
 describe("who receives an event", () => {
   it("delivers to the account's user webhooks, the campaign's client's and the campaign's, one each even on one URL, with category filters per webhook", async () => {
     const account = await provisionAccount();
