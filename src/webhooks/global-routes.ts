@@ -11,7 +11,7 @@ import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId,
 import type { Principal } from "../platform/principal";
 import { iso } from "../platform/time";
 import type { WebhookEventKind } from "./event-kinds";
-import { insertWebhook, sealSecretKey } from "./secrets";
+import { insertWebhook, rotateSigningSecret, sealSecretKey } from "./secrets";
 import {
   AssociationType,
   bodyId,
@@ -204,6 +204,15 @@ const routes = {
     security: API_KEY_SECURITY,
     request: { params: IdParams },
     responses: { 200: json(Ok, "Deleted"), ...errorResponses(401, 404, 422, 429) },
+  }),
+  rotateSecret: createRoute({
+    method: "post",
+    path: "/api/v1/webhook/{id}/rotate-secret",
+    tags: tag,
+    summary: "Replace a webhook's signing secret, any scope (shown once); for 24 h deliveries carry the old signature beside the new",
+    security: API_KEY_SECURITY,
+    request: { params: IdParams },
+    responses: { 200: json(z.object({ ok: z.boolean(), secret: z.string() }), "The new signing secret"), ...errorResponses(401, 404, 422, 429, 503) },
   }),
   deliveries: createRoute({
     method: "get",
@@ -463,6 +472,12 @@ globalWebhookRoutes.openapi(routes.bcUpdate, async (c) => {
 });
 
 globalWebhookRoutes.openapi(routes.bcDelete, async (c) => c.json(await removeWebhook(c, c.req.valid("param").id), 200));
+
+globalWebhookRoutes.openapi(routes.rotateSecret, async (c) => {
+  const db = database(c.env.DB);
+  const webhook = await findWebhook(db, c.get("principal"), c.req.valid("param").id);
+  return c.json({ ok: true, secret: await rotateSigningSecret(db, config(c.env).secretsKey, webhook.id, Date.now()) }, 200);
+});
 
 globalWebhookRoutes.openapi(routes.deliveries, async (c) => {
   const db = database(c.env.DB);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { call, callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
-import { consumeDelivery, createWebhook, deliveriesOf, interceptReceiver, RECEIVER } from "./fixtures";
+import { consumeDelivery, createWebhook, deliveriesOf, interceptReceiver, RECEIVER, signedBy } from "./fixtures";
 
 let receiver: ReturnType<typeof interceptReceiver>;
 beforeEach(() => {
@@ -281,6 +281,25 @@ describe("delivery log and redelivery", () => {
     const after = await deliveriesOf(hook.id);
     expect(after.map((d) => [d.status, d.message_id])).toEqual([["delivered", delivery!.message_id]]);
     expect((await callJson(`/api/v1/webhook/${hook.id}/deliveries/999999`, { apiKey: k })).status).toBe(404);
+  });
+
+  it("rotates the signing secret of a user-scope webhook: deliveries verify with the new one", async () => {
+    const account = await provisionAccount();
+    const k = account.apiKey;
+    const campaign = await createCampaign(k);
+    await addLeads(k, campaign, ["rot@who.example"]);
+    const hook = await createOk(k, { webhook_url: RECEIVER, association_type: "user", event_types: ["EMAIL_SENT"] });
+    const rotated = await callJson<{ ok: boolean; secret: string }>(`/api/v1/webhook/${hook.id}/rotate-secret`, { method: "POST", apiKey: k });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(hook.secret);
+    await ingestOk(k, campaign, [{ type: "SENT", lead_email: "rot@who.example", occurred_at: "2026-03-04T10:00:00Z" }]);
+    const [delivery] = await deliveriesOf(hook.id);
+    await consumeDelivery(delivery!.id);
+    const { request, body } = receiver.received.at(-1)!;
+    expect(await signedBy([rotated.body.secret, hook.secret!], request.headers, body)).toEqual([rotated.body.secret, hook.secret]);
+    const stranger = await provisionAccount();
+    expect((await callJson(`/api/v1/webhook/${hook.id}/rotate-secret`, { method: "POST", apiKey: stranger.apiKey })).status).toBe(404);
   });
 
   it("serves POST campaigns/{id}/retrigger-webhooks as retrigger-failed-events, body optional", async () => {
