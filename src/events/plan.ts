@@ -19,6 +19,8 @@ export interface PlannedEvent {
   isMachine?: boolean;
   /** An out-of-office reply's stated return date (ms), when one was read from it. */
   resumeAt?: number | null;
+  /** Where an UNSUBSCRIBE came from (the payload's `source`); absent = the API. */
+  unsubscribeSource?: "link" | "api" | "reply";
 }
 
 /**
@@ -82,6 +84,7 @@ export function planIngestion(
         isMachine: item.isMachine ?? false,
         isOoo: item.incoming.isOoo,
         ignored: isIgnoredReply(item.incoming, item.record.leadEmail, context.ignoreOooReplies),
+        unsubscribeSource: item.unsubscribeSource,
         recordId: item.record.id,
         leadId: item.record.leadId ?? null,
         leadEmail: item.record.leadEmail,

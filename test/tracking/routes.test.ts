@@ -215,7 +215,7 @@ describe("one-click unsubscribe", () => {
     expect(await eventsOf(record)).toMatchObject([{ type: "UNSUBSCRIBE", sequence_number: 2, email_account_id: 4 }]);
     const deliveries = await deliveriesOf(hook.id);
     expect(deliveries.map((d) => d.event_type)).toEqual(["LEAD_UNSUBSCRIBED"]);
-    expect(JSON.parse(deliveries[0]!.payload)).toMatchObject({ sl_email_lead_map_id: record, campaign_id: campaign });
+    expect(JSON.parse(deliveries[0]!.payload)).toMatchObject({ sl_email_lead_map_id: record, campaign_id: campaign, source: "link", time_unsubscribed: expect.stringMatching(/Z$/) });
     expect(await received(1)).toMatchObject([{ event_type: "LEAD_UNSUBSCRIBED", sl_email_lead_map_id: record }]);
 
     expect((await call(path, oneClick)).status).toBe(200);
