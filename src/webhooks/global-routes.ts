@@ -26,10 +26,10 @@ import {
   type KindAndCategoryInput,
 } from "./shapes";
 import {
-  attemptsOf,
   categoryNames,
   deleteWebhook,
   findDelivery,
+  findDeliveryWithAttempts,
   findSimilarWebhook,
   findWebhook,
   listWebhooks,
@@ -390,7 +390,7 @@ async function removeWebhook(c: Context<AppEnv>, id: number) {
 }
 
 type DeliveryRow = Awaited<ReturnType<typeof findDelivery>>;
-type AttemptRow = Awaited<ReturnType<typeof attemptsOf>>[number];
+type AttemptRow = Awaited<ReturnType<typeof webhookDeliveryLog>>["attempts"][number];
 
 function presentDelivery(row: DeliveryRow, attempts: AttemptRow[]) {
   const at = (value: Date | null) => (value === null ? null : iso(value.getTime()));
@@ -484,21 +484,17 @@ globalWebhookRoutes.openapi(routes.deliveries, async (c) => {
   const webhook = await findWebhook(db, c.get("principal"), c.req.valid("param").id);
   const query = c.req.valid("query");
   const limit = query.limit ?? DEFAULT_LOG_PAGE;
-  const rows = await webhookDeliveryLog(db, webhook.id, { limit, before: query.before, status: query.status });
-  const attempts = await attemptsOf(
-    db,
-    rows.map((row) => row.id),
-  );
-  const data = rows.map((row) => presentDelivery(row, attempts));
-  return c.json({ ok: true, data, next_before: rows.length === limit ? rows[rows.length - 1]!.id : null }, 200);
+  const { deliveries, attempts } = await webhookDeliveryLog(db, webhook.id, { limit, before: query.before, status: query.status });
+  const data = deliveries.map((row) => presentDelivery(row, attempts));
+  return c.json({ ok: true, data, next_before: deliveries.length === limit ? deliveries[deliveries.length - 1]!.id : null }, 200);
 });
 
 globalWebhookRoutes.openapi(routes.delivery, async (c) => {
   const db = database(c.env.DB);
   const { id, delivery_id } = c.req.valid("param");
   const webhook = await findWebhook(db, c.get("principal"), id);
-  const row = await findDelivery(db, webhook.id, delivery_id);
-  return c.json({ ok: true, data: { ...presentDelivery(row, await attemptsOf(db, [row.id])), payload: row.payload } }, 200);
+  const { delivery, attempts } = await findDeliveryWithAttempts(db, webhook.id, delivery_id);
+  return c.json({ ok: true, data: { ...presentDelivery(delivery, attempts), payload: delivery.payload } }, 200);
 });
 
 globalWebhookRoutes.openapi(routes.redeliver, async (c) => {

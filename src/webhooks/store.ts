@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import { leadCategories, webhookAttempts, webhookDeliveries, webhooks, type WebhookScope } from "../db/schema";
 import type { Bindings } from "../env";
 import { visibleCategories, visibleWebhooks } from "../platform/access";
@@ -179,10 +179,13 @@ export function retryFailedDeliveries(env: Bindings, campaignId: number, window:
   return revive(env, and(eq(webhookDeliveries.campaignId, campaignId), createdWithin(window), liveWebhook)!);
 }
 
-/** A webhook's deliveries, newest first, paged by id (`before`: only ids below it). */
-export function webhookDeliveryLog(db: Database, webhookId: number, page: { limit: number; before?: number; status?: string }) {
-  return db
-    .select()
+/**
+ * A page of a webhook's deliveries, newest first, paged by id (`before`: only ids below it), with
+ * their attempts oldest first: one batch, so rows and attempts are read at the same instant.
+ */
+export async function webhookDeliveryLog(db: Database, webhookId: number, page: { limit: number; before?: number; status?: string }) {
+  const pageRows = db
+    .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
     .where(
       and(
@@ -193,16 +196,24 @@ export function webhookDeliveryLog(db: Database, webhookId: number, page: { limi
     )
     .orderBy(desc(webhookDeliveries.id))
     .limit(page.limit);
+  const [deliveries, attempts] = await db.batch([
+    db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, pageRows)).orderBy(desc(webhookDeliveries.id)),
+    db.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, pageRows)).orderBy(asc(webhookAttempts.id)),
+  ]);
+  return { deliveries, attempts };
 }
 
-/** The attempts of some deliveries, oldest first. */
-export function attemptsOf(db: Database, deliveryIds: number[]) {
-  if (deliveryIds.length === 0) return Promise.resolve([]);
-  return db
-    .select()
-    .from(webhookAttempts)
-    .where(sql`${webhookAttempts.deliveryId} IN (SELECT value FROM json_each(${JSON.stringify(deliveryIds)}))`)
-    .orderBy(asc(webhookAttempts.id));
+/** One delivery of one webhook with its attempts (one batch), or 404. */
+export async function findDeliveryWithAttempts(db: Database, webhookId: number, deliveryId: number) {
+  const [rows, attempts] = await db.batch([
+    db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhookId))),
+    db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(asc(webhookAttempts.id)),
+  ]);
+  if (!rows[0]) throw ApiError.notFound("Delivery not found");
+  return { delivery: rows[0], attempts };
 }
 
 /** One delivery of one webhook, or 404. */
