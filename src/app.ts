@@ -20,6 +20,7 @@ import { clientRoutes } from "./clients/routes";
 import { opsRoutes, VERSION } from "./ops/routes";
 import { rateLimitRoutes } from "./keys/rate-limit-routes";
 import { webhookRoutes } from "./webhooks/routes";
+import { globalWebhookRoutes } from "./webhooks/global-routes";
 import { deliverabilityRoutes } from "./deliverability/index";
 import { savedSearchRoutes } from "./prospect/routes";
 import { sequenceRoutes } from "./sequences/routes";
@@ -28,6 +29,7 @@ import { trackingRoutes } from "./tracking/routes";
 import { replyRoutes } from "./replies/reply-routes";
 import { leadListRoutes } from "./lead-lists/routes";
 import { crmTagRoutes } from "./lead-lists/crm-tag-routes";
+import { untrackedReplyRoutes } from "./replies/untracked-routes";
 import { SecretsKeyError } from "./platform/crypto";
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -82,8 +84,11 @@ export function createApp() {
   app.route("/", crmTagRoutes);
   app.route("/", campaignDataRoutes);
   app.route("/", rateLimitRoutes);
+  // Literal before the inbox's `/master-inbox/{id}` (C9).
+  app.route("/", untrackedReplyRoutes);
   app.route("/", inboxRoutes);
   app.route("/", webhookRoutes);
+  app.route("/", globalWebhookRoutes);
   app.route("/", deliverabilityRoutes);
   app.route("/", savedSearchRoutes);
   app.route("/", sequenceRoutes);

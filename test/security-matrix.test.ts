@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createCampaign, ingestOk } from "./campaigns/fixtures";
 import { ADMIN_TOKEN, call, callJson, createClient, createClientKey, env, provisionAccount } from "./helpers";
+import { insertDelivery } from "./webhooks/fixtures";
 
 /**
  * The tenancy matrix: every /api/v1/ operation of the served OpenAPI document that takes an id is
@@ -46,6 +47,7 @@ type Kind =
   | "person"
   | "stat"
   | "webhook"
+  | "delivery"
   | "folder"
   | "spamTest"
   | "savedSearch"
@@ -63,6 +65,7 @@ const MISSING = 999_999_999;
 /** Id names that mean the same kind of row wherever they appear. */
 const KIND_BY_NAME: Record<string, Kind> = {
   campaign_id: "campaign",
+  email_campaign_id: "campaign",
   campaignId: "campaign",
   subSequenceId: "campaign",
   sub_sequence_id: "campaign",
@@ -73,10 +76,10 @@ const KIND_BY_NAME: Record<string, Kind> = {
   email_lead_map_id: "lead",
   lead_id: "person",
   email_lead_id: "person",
-  email_campaign_id: "campaign",
   stats_id: "stat",
   email_stats_id: "stat",
   webhook_id: "webhook",
+  delivery_id: "delivery",
   folder_id: "folder",
   folderId: "folder",
   spamTestId: "spamTest",
@@ -128,7 +131,7 @@ const KIND_OF_BARE_ID: [RegExp, Kind][] = [
   [/^\/api\/v1\/account\/api-keys\//, "accountKey"],
   [/^\/api\/v1\/client\/api-key\//, "clientKey"],
   [/^\/api\/v1\/client\/save$/, "client"],
-  [/^\/api\/v1\/webhook\/|\/webhooks$/, "webhook"],
+  [/^\/api\/v1\/webhooks?\/|\/webhooks$/, "webhook"],
   [/\/save-search\//, "savedSearch"],
   [/^\/api\/v1\/leads\/(delete|remove)-domain-block-list/, "blockEntry"],
   [/^\/api\/v1\/email-accounts\/tag-manager$/, "tag"],
@@ -216,6 +219,9 @@ const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   "POST /api/v1/leads/add-domain-block-list": { domain_block_list: ["matrix-add.example"] },
   // Optional since the top-level form (compat rule C3), but one of the two forms is needed.
   "POST /api/v1/spam-test/schedule": { scheduler_cron_value: "0 9 * * *" },
+  // Campaign scope: every id the body names is checked, the scope's own first.
+  "POST /api/v1/webhook/create": { association_type: "campaign", event_types: ["EMAIL_REPLY"], force_create: true },
+  "POST /api/v1/webhooks": { url: "https://hooks.example.com/matrix", events: ["EMAIL_REPLY"] },
   "POST /api/v1/campaigns/{campaign_id}/schedule": { timezone: "Europe/Paris" },
   "POST /api/v1/campaigns/{campaign_id}/reply-email-thread": { email_body: "<p>Matrix</p>" },
   // Fields that may come under an alias, so the schema cannot require them.
@@ -481,6 +487,9 @@ async function seed(apiKey: string, extra: { client: number; clientKey: number; 
     }),
     "webhook",
   );
+  // A settled delivery of it (a failed one, so nothing is in flight and it may be sent again).
+  const owner = (await env.DB.prepare("SELECT account_id FROM webhooks WHERE id = ?").bind(webhook.data.id).first<{ account_id: number }>())!.account_id;
+  const { deliveryId: delivery } = await insertDelivery({ accountId: owner, webhookId: webhook.data.id, campaignId: campaign, eventType: "EMAIL_REPLY", payload: {}, status: "failed", nextAttemptAt: null });
   const folder = await ok(api<{ id: number }>(apiKey, "/api/v1/spam-test/folder", { name: "Matrix folder" }), "folder");
   const spamTest = await ok(
     api<{ id: string }>(apiKey, "/api/v1/spam-test/manual", {
@@ -539,6 +548,7 @@ async function seed(apiKey: string, extra: { client: number; clientKey: number; 
     leadList,
     leadImport,
     tagMapping,
+    delivery,
     blockEntry: entries[0]!.id,
     ...extra,
   };

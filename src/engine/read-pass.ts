@@ -7,6 +7,9 @@ import { storedPassword } from "../mailboxes/store";
 import { loadKeyring } from "../platform/crypto";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
+import { rawBatch } from "../platform/sql";
+import { disconnectAnnouncement } from "../webhooks/disconnect";
+import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { recordInbound, type InboundOutcome } from "../replies/inbound";
 import { parseMessage, type ParsedMessage } from "../replies/parsed";
 import { fetchNewMessages, type ReaderCursor } from "./reader";
@@ -38,10 +41,13 @@ export async function runReaderPass(env: Bindings, mailboxId: number, now: numbe
   if (!fetched.ok) {
     log("warn", "mailbox read failed", { mailbox_id: mailboxId, kind: fetched.failure.kind });
     if (fetched.failure.kind === "auth_failed") {
-      await db
+      const announce = await disconnectAnnouncement(db, mailbox, { smtp: null, imap: fetched.failure.text }, now);
+      const update = db
         .update(emailAccounts)
         .set({ isImapSuccess: false, imapFailureError: fetched.failure.text, checkedAt: new Date(now) })
         .where(eq(emailAccounts.id, mailboxId));
+      const results = await rawBatch(env.DB, announce === null ? [update] : [announce, update]);
+      if (announce !== null) await enqueue(env, deliveryIds(results[0]));
     }
     return { cursor, more: false, outcome: null };
   }

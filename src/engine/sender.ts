@@ -12,7 +12,8 @@ import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
 import { rawBatch } from "../platform/sql";
 import { getsFollowUps } from "../sequences/variants";
-import { enqueue } from "../webhooks/outbox";
+import { disconnectAnnouncement } from "../webhooks/disconnect";
+import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { composeEmail } from "./compose";
 import type { EmailLinks } from "./links";
 import { sendMail, type SmtpSettings } from "./smtp";
@@ -340,9 +341,13 @@ async function sendClaimed(
   }
   const ingestionCount = statements.length;
   statements.push(...outcomeStatements(nonce, outcomes, now));
+  const announce = suspendReason === null ? null : await disconnectAnnouncement(db, mailbox, { smtp: suspendReason, imap: null }, now);
+  const announceAt = statements.length;
+  if (announce !== null) statements.push(announce);
   if (suspendReason !== null) statements.push(suspendStatement(mailbox.id, suspendReason, now));
   const results = await rawBatch(env.DB, statements);
   if (ingestionCount > 0) await enqueue(env, ingestedDeliveryIds(results, deliveries));
+  if (announce !== null) await enqueue(env, deliveryIds(results[announceAt]));
   if (suspendReason !== null) log("warn", "mailbox suspended: its server refused the login", { mailbox_id: mailbox.id });
   return { sent: events.filter((e) => e.type === "SENT").length, stop, retryAt: suspendReason !== null ? null : retryAt };
 }

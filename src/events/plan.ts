@@ -19,6 +19,8 @@ export interface PlannedEvent {
   isMachine?: boolean;
   /** An out-of-office reply's stated return date (ms), when one was read from it. */
   resumeAt?: number | null;
+  /** Where an UNSUBSCRIBE came from (the payload's `source`); absent = the API. */
+  unsubscribeSource?: "link" | "api" | "reply";
 }
 
 /**
@@ -78,8 +80,13 @@ export function planIngestion(
         subject: item.subject,
         body: item.body,
         linkUrl: item.linkUrl,
+        messageId: item.messageId,
         isMachine: item.isMachine ?? false,
+        isOoo: item.incoming.isOoo,
+        ignored: isIgnoredReply(item.incoming, item.record.leadEmail, context.ignoreOooReplies),
+        unsubscribeSource: item.unsubscribeSource,
         recordId: item.record.id,
+        leadId: item.record.leadId ?? null,
         leadEmail: item.record.leadEmail,
         leadCategoryId: after.get(item.record.id)!.categoryId,
       },
@@ -98,8 +105,10 @@ export function planIngestion(
         campaign,
         {
           recordId,
+          leadId: before.leadId ?? null,
           leadEmail: before.leadEmail,
           oldCategoryId: before.categoryId,
+          oldCategoryName: before.categoryId === null ? null : (context.categories.get(before.categoryId) ?? null),
           newCategoryId,
           newCategoryName: newCategoryId === null ? null : (context.categories.get(newCategoryId) ?? null),
           occurredAt: setter.incoming.occurredAt,

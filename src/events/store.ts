@@ -12,6 +12,8 @@ import { settingsOf } from "../campaigns/settings";
 /** A campaign record as ingestion sees it: its state and flags, and its lead's address. */
 export interface RecordRow extends RecordSnapshot {
   id: number;
+  /** The lead's id (payloads' `sl_email_lead_id`), where the loader read it. */
+  leadId?: number;
 }
 
 export interface IngestContext {
@@ -53,6 +55,7 @@ export async function loadIngestContext(
     db
       .select({
         id: campaignLeads.id,
+        leadId: campaignLeads.leadId,
         state: campaignLeads.state,
         leadEmail: leads.email,
         categoryId: campaignLeads.categoryId,
@@ -74,7 +77,9 @@ export async function loadIngestContext(
       .from(leadCategories)
       .where(
         and(
-          sql`${leadCategories.id} ${inList(want.categoryIds)}`,
+          // The named categories and the named records' current ones (payloads name the old category).
+          sql`(${leadCategories.id} ${inList(want.categoryIds)} OR ${leadCategories.id} IN (
+            SELECT category_id FROM campaign_leads WHERE campaign_id = ${campaignId} AND id IN (${namedRecords(accountId, campaignId, want)})))`,
           visibleCategories(accountId),
         ),
       ),

@@ -83,6 +83,7 @@ actionRoutes.openapi(routes.category, async (c) => {
   const now = Date.now();
   const deliveries = categoryDeliveries(webhooks, record.campaign, {
     recordId: record.id,
+    leadId: record.leadId,
     leadEmail: record.leadEmail,
     oldCategoryId: record.categoryId,
     newCategoryId: categoryId,

@@ -164,10 +164,12 @@ export async function loadCategoryChange(db: Database, principal: Principal, rec
       .select({
         id: campaignLeads.id,
         categoryId: campaignLeads.categoryId,
+        leadId: campaignLeads.leadId,
         leadEmail: leads.email,
         campaignId: campaignLeads.campaignId,
         campaignName: campaigns.name,
         campaignStatus: campaigns.status,
+        campaignClientId: campaigns.clientId,
       })
       .from(campaignLeads)
       .innerJoin(campaigns, eq(campaigns.id, campaignLeads.campaignId))
@@ -187,7 +189,7 @@ export async function loadCategoryChange(db: Database, principal: Principal, rec
   const row = records[0];
   if (!row) throw ApiError.notFound(RECORD_NOT_FOUND);
   // Flat columns above: drizzle's batch maps result rows by column name, so two "id"s would collide.
-  const record = { ...row, campaign: { id: row.campaignId, name: row.campaignName, status: row.campaignStatus } };
+  const record = { ...row, campaign: { id: row.campaignId, name: row.campaignName, status: row.campaignStatus, clientId: row.campaignClientId } };
   return { record, category: categories[0] ?? null, webhooks };
 }
 

@@ -5,6 +5,7 @@ import { loadKeyring } from "../platform/crypto";
 import type { Database } from "../platform/db";
 import { transportSecurity, type ConnectionOutcome, type MailboxRow, type ProtocolOutcome } from "./rules";
 import { recordConnectionOutcome, storedPassword, type MailboxSecrets } from "./store";
+import { disconnectAnnouncement } from "../webhooks/disconnect";
 
 /**
  * The connection check: SMTP (connect, EHLO, STARTTLS or implicit TLS, AUTH; src/engine/smtp.ts) and
@@ -64,5 +65,8 @@ export async function runConnectionCheck(
     imap: { host: row.imapHost, port: row.imapPort, portType: row.imapPortType, username: row.imapUsername ?? row.username, password: imapPassword },
   });
   if (outcome.smtp.ok === null && outcome.imap.ok === null) return;
-  await recordConnectionOutcome(db, row.id, outcome, Date.now());
+  const now = Date.now();
+  const failing = outcome.smtp.ok === false || outcome.imap.ok === false;
+  const announce = failing ? await disconnectAnnouncement(db, row, { smtp: outcome.smtp.error, imap: outcome.imap.error }, now) : null;
+  await recordConnectionOutcome(db, row.id, outcome, now, announce);
 }

@@ -5,7 +5,7 @@ import { decryptSecret, encryptSecret, type Keyring } from "../platform/crypto";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
-import { inList, jsonList } from "../platform/sql";
+import { inList, jsonList, rawBatch } from "../platform/sql";
 import type { ConnectionOutcome, MailboxRow, MailboxUsage, TagRow } from "./rules";
 
 export const MAILBOX_NOT_FOUND = "Email account not found";
@@ -148,9 +148,12 @@ export async function queueRecheck(db: Database, ids: number[]): Promise<void> {
   await db.update(emailAccounts).set({ checkedAt: new Date(0) }).where(within(ids));
 }
 
-/** Stores a connection check's outcome. */
-export async function recordConnectionOutcome(db: Database, id: number, outcome: ConnectionOutcome, now: number): Promise<void> {
-  await db
+/**
+ * Stores a connection check's outcome, after `announce` (webhook deliveries a failure causes) in the
+ * same D1 batch. Their ids are left to the minute cron to enqueue.
+ */
+export async function recordConnectionOutcome(db: Database, id: number, outcome: ConnectionOutcome, now: number, announce: SQL | null = null): Promise<void> {
+  const update = db
     .update(emailAccounts)
     .set({
       isSmtpSuccess: outcome.smtp.ok,
@@ -160,6 +163,7 @@ export async function recordConnectionOutcome(db: Database, id: number, outcome:
       checkedAt: new Date(now),
     })
     .where(eq(emailAccounts.id, id));
+  await rawBatch(db.$client, announce === null ? [update] : [announce, update]);
 }
 
 /** Deletes a mailbox: it leaves its campaigns and tags (cascade) and records pinned to it go back to rotation. */

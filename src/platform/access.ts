@@ -1,7 +1,7 @@
 import { and, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "./db";
-import { blockList, campaignLeads, campaigns, leadCategories, leadLists, leads } from "../db/schema";
+import { blockList, campaignLeads, campaigns, leadCategories, leadLists, leads, webhooks } from "../db/schema";
 import type { Principal } from "../platform/principal";
 import { ApiError } from "./errors";
 
@@ -176,4 +176,24 @@ export async function findLeadList(db: Database, principal: Principal, id: numbe
     .get();
   if (!row) throw ApiError.notFound(LEAD_LIST_NOT_FOUND);
   return row;
+}
+
+/**
+ * The webhooks a principal may see: all of its account's for an account key; for a client key its
+ * client's `client`-scope webhooks and the `campaign`-scope ones of its client's campaigns (never
+ * the account-level `user` scope).
+ */
+export function visibleWebhooks(principal: Principal): SQL {
+  const account = eq(webhooks.accountId, principal.accountId);
+  if (principal.clientId === null) return account;
+  return and(
+    account,
+    or(
+      and(eq(webhooks.associationType, "client"), eq(webhooks.clientId, principal.clientId)),
+      and(
+        eq(webhooks.associationType, "campaign"),
+        sql`${webhooks.campaignId} IN (SELECT id FROM campaigns WHERE account_id = ${principal.accountId} AND client_id = ${principal.clientId})`,
+      ),
+    ),
+  )!;
 }

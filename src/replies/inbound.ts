@@ -12,6 +12,7 @@ import { classifyAutoReply } from "./auto-reply";
 import { classifyBounce } from "./bounce";
 import type { ParsedMessage } from "./parsed";
 import { replyText } from "./reply-text";
+import { loadUntrackedContext, storeUntracked } from "./untracked";
 
 /**
  * What a mailbox received, turned into events: a reply to one of our emails (its In-Reply-To or
@@ -30,7 +31,7 @@ export interface InboundMailbox {
 export interface InboundOutcome {
   replies: number;
   bounces: number;
-  /** Messages that answer nothing we sent (issue 15's UNTRACKED_REPLIES webhook will carry them). */
+  /** Messages that answer nothing we sent (kept, and announced as UNTRACKED_REPLIES; a stray bounce is only counted). */
   untracked: number;
   /** D1 write batches the pass committed (one per campaign with news). */
   writeBatches: number;
@@ -78,6 +79,7 @@ export async function recordInbound(env: Bindings, mailbox: InboundMailbox, rece
   const sent = await sentMessages(db, mailbox.accountId, [...new Set(candidates)]);
 
   const classified: Classified[] = [];
+  const untracked: ParsedMessage[] = [];
   received.forEach((message, i) => {
     const bounce = bounces[i];
     const ids = bounce ? [bounce.originalMessageId, message.inReplyTo, ...message.references] : [message.inReplyTo, ...message.references];
@@ -85,6 +87,7 @@ export async function recordInbound(env: Bindings, mailbox: InboundMailbox, rece
     const thread = threads.sort((a, b) => b.step - a.step)[0];
     if (!thread) {
       outcome.untracked += 1;
+      if (!bounce) untracked.push(message);
       return;
     }
     if (bounce) {
@@ -140,6 +143,12 @@ export async function recordInbound(env: Bindings, mailbox: InboundMailbox, rece
     const { deliveryIds } = await storeIngestion(env.DB, context.campaign, rows, deliveries, now);
     outcome.writeBatches += 1;
     await enqueue(env, deliveryIds);
+  }
+  if (untracked.length > 0) {
+    const context = await loadUntrackedContext(db, mailbox);
+    const keyed = await Promise.all(untracked.map(async (message) => ({ key: await inboundId(mailbox.id, message), message })));
+    await enqueue(env, await storeUntracked(env.DB, mailbox, context, keyed, now));
+    outcome.writeBatches += 1;
   }
   if (outcome.untracked > 0) log("info", "received messages that answer no campaign email", { mailbox_id: mailbox.id, count: outcome.untracked });
   return outcome;

@@ -63,6 +63,7 @@ export async function recordTrackedEvents(env: Bindings, events: TrackedEvent[])
           messageId: null,
           linkUrl: event.payload.url ?? null,
           isMachine: event.isMachine,
+          unsubscribeSource: "link",
         },
       ];
     });

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { jsonList, rawBatch, statement } from "../platform/sql";
 import { log } from "../platform/logging";
-import { DELIVERY_TIMEOUT_MS, judge, signatureHeader, type Verdict } from "./delivery-rules";
+import { DELIVERY_TIMEOUT_MS, judge, signatureHeader, smartleadSignature, type Verdict } from "./delivery-rules";
 import { deliverySecrets } from "./secrets";
 import type { DeliveryMessage } from "./queue-message";
 
@@ -24,6 +24,7 @@ interface DeliveryRow {
   url: string;
   disabled_at: number | null;
   webhook_id: number;
+  association_type: string;
 }
 
 /** Every delivery of a queue batch, with its webhook, in one query. */
@@ -31,7 +32,8 @@ async function loadAll(env: Bindings, ids: number[]): Promise<Map<number, Delive
   const rows = await statement(
     env.DB,
     sql`SELECT d.id, d.message_id, d.payload, d.status, w.secret_ciphertext, w.legacy_secret, w.previous_secret_ciphertext,
-               w.previous_secret_expires_at, w.secret_key_ciphertext, w.url, w.disabled_at, w.id AS webhook_id
+               w.previous_secret_expires_at, w.secret_key_ciphertext, w.url, w.disabled_at, w.id AS webhook_id,
+               w.association_type
         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
         WHERE d.id IN (SELECT value FROM json_each(${jsonList(ids)}))`,
   ).all<DeliveryRow>();
@@ -73,6 +75,10 @@ async function post(row: DeliveryRow, secrets: Secrets, now: number) {
         "webhook-id": row.message_id,
         "webhook-timestamp": String(timestamp),
         "webhook-signature": await signatureHeader(secrets.signing, row.message_id, timestamp, body),
+        // The hosted service's headers (CONTRACT section 14), for receivers written against it.
+        "X-Webhook-Level": row.association_type,
+        "X-Request-Id": row.message_id,
+        "X-Smartlead-Signature": await smartleadSignature(secrets.signing[0]!, body),
       },
       body,
     });

@@ -32,6 +32,16 @@ export async function signatureHeader(secrets: readonly string[], messageId: str
   return signatures.join(" ");
 }
 
+/**
+ * `X-Smartlead-Signature`: `sha256=<hex HMAC-SHA256 of the raw body>`, keyed by the current signing
+ * secret as written (`whsec_…`, its UTF-8 bytes), which is what a receiver handed that string uses.
+ */
+export async function smartleadSignature(secret: string, body: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(body)));
+  return `sha256=${[...mac].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+}
+
 /** How long the previous signing secret still signs after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 

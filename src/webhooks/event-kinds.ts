@@ -10,8 +10,34 @@ export const WEBHOOK_EVENT_KINDS = [
   "LEAD_UNSUBSCRIBED",
   "LEAD_CATEGORY_UPDATED",
   "CAMPAIGN_STATUS_CHANGED",
+  "UNTRACKED_REPLIES",
+  // Accepted and stored, never sent: Salvo has no manual steps.
+  "MANUAL_STEP_REACHED",
+  "EMAIL_ACCOUNT_DISCONNECTED",
 ] as const;
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
+
+/** Names some docs pages use, stored as their canonical kind (CONTRACT section 14). */
+const KIND_ALIASES: Record<string, WebhookEventKind> = {
+  EMAIL_OPENED: "EMAIL_OPEN",
+  LEAD_OPENED: "EMAIL_OPEN",
+  EMAIL_REPLIED: "EMAIL_REPLY",
+  LEAD_REPLIED: "EMAIL_REPLY",
+  EMAIL_CLICKED: "EMAIL_LINK_CLICK",
+  LEAD_CLICKED: "EMAIL_LINK_CLICK",
+  EMAIL_BOUNCED: "EMAIL_BOUNCE",
+};
+
+const KNOWN: ReadonlySet<string> = new Set(WEBHOOK_EVENT_KINDS);
+
+/** A kind or one of its aliases as the canonical kind; null when it is neither. */
+export function canonicalKind(name: string): WebhookEventKind | null {
+  if (KNOWN.has(name)) return name as WebhookEventKind;
+  return KIND_ALIASES[name] ?? null;
+}
+
+/** Events that name no campaign: only `user`- and `client`-scope webhooks can hear them. */
+export const CAMPAIGNLESS_KINDS: ReadonlySet<WebhookEventKind> = new Set(["UNTRACKED_REPLIES", "EMAIL_ACCOUNT_DISCONNECTED"]);
 
 /** The webhook kinds one stored event produces (a first sequence-1 send is also FIRST_EMAIL_SENT). */
 export function kindsOf(type: EventType, firstSend: boolean): WebhookEventKind[] {

@@ -1,4 +1,4 @@
-import type { CampaignStatus, EventType } from "../db/schema";
+import type { CampaignStatus, EventType, WebhookScope } from "../db/schema";
 import { iso } from "../platform/time";
 import { kindsOf, wants, type WebhookEventKind } from "./event-kinds";
 import type { NewDelivery } from "./outbox";
@@ -6,21 +6,25 @@ import type { NewDelivery } from "./outbox";
 /**
  * Fan-out, pure: the deliveries a change causes, built from what the producing request already
  * holds (no re-reads). The producer stores them in its own D1 batch, each under a guard.
+ * Payload keys follow CONTRACT section 14: a common part, then each kind's own keys.
  */
 
 export interface WebhookTarget {
   id: number;
   accountId: number;
-  campaignId: number;
+  associationType: WebhookScope;
   name: string;
+  url: string;
   eventTypes: string[];
   categoryIds: number[];
+  createdAt: Date;
 }
 
 export interface CampaignFacts {
   id: number;
   name: string;
   status: CampaignStatus;
+  clientId?: number | null;
 }
 
 export interface EventFacts {
@@ -34,9 +38,16 @@ export interface EventFacts {
   subject: string | null;
   body: string | null;
   linkUrl: string | null;
+  /** The message's own Message-ID (a sent email's, a reply's), when known. */
+  messageId?: string | null;
   /** An open or click a machine made: the payload's `is_bot`. Absent = false. */
   isMachine?: boolean;
+  isOoo?: boolean;
+  ignored?: boolean;
+  /** How an unsubscribe came: the email's link, the API (the default) or a reply. */
+  unsubscribeSource?: "link" | "api" | "reply";
   recordId: number;
+  leadId?: number | null;
   leadEmail: string;
   /** The lead's category once this request's events are applied (category filters read it). */
   leadCategoryId: number | null;
@@ -44,36 +55,186 @@ export interface EventFacts {
 
 export interface CategoryChange {
   recordId: number;
+  leadId?: number | null;
   leadEmail: string;
   oldCategoryId: number | null;
+  oldCategoryName?: string | null;
   newCategoryId: number | null;
   newCategoryName: string | null;
   occurredAt: number;
 }
 
-function delivery(
-  webhook: WebhookTarget,
-  kind: WebhookEventKind,
-  fields: Record<string, unknown>,
-  guard: Record<string, unknown> | undefined,
-): NewDelivery {
+/** A received message that answers none of our emails (stored in `untracked_replies`). */
+export interface UntrackedReplyFacts {
+  accountId: number;
+  clientId: number | null;
+  emailAccountId: number;
+  fromEmail: string | null;
+  toEmail: string;
+  subject: string;
+  messageId: string | null;
+  receivedAt: number;
+  text: string;
+  html: string | null;
+}
+
+/** A mailbox whose connection check failed after it had worked. */
+export interface DisconnectFacts {
+  accountId: number;
+  clientId: number | null;
+  emailAccountId: number;
+  fromEmail: string;
+  smtpFailureError: string | null;
+  imapFailureError: string | null;
+  occurredAt: number;
+}
+
+const DESCRIPTIONS: Record<WebhookEventKind, string> = {
+  EMAIL_SENT: "Email sent",
+  FIRST_EMAIL_SENT: "First email of the sequence sent",
+  EMAIL_OPEN: "Email opened",
+  EMAIL_LINK_CLICK: "Link clicked",
+  EMAIL_REPLY: "Reply received",
+  EMAIL_BOUNCE: "Email bounced",
+  LEAD_UNSUBSCRIBED: "Lead unsubscribed",
+  LEAD_CATEGORY_UPDATED: "Lead category updated",
+  CAMPAIGN_STATUS_CHANGED: "Campaign status changed",
+  UNTRACKED_REPLIES: "Reply received that answers no campaign email",
+  MANUAL_STEP_REACHED: "Manual step reached",
+  EMAIL_ACCOUNT_DISCONNECTED: "Email account disconnected",
+};
+
+const PREVIEW_LENGTH = 200;
+
+interface Subject {
+  campaign: CampaignFacts | null;
+  clientId: number | null;
+  at: number;
+  lead: { id: number | null; recordId: number | null; email: string | null };
+  toEmail: string | null;
+  fromEmail: string | null;
+  sequenceNumber: number | null;
+}
+
+function delivery(webhook: WebhookTarget, kind: WebhookEventKind, subject: Subject, fields: Record<string, unknown>, guard: Record<string, unknown> | undefined): NewDelivery {
+  const { campaign } = subject;
   return {
     accountId: webhook.accountId,
     webhookId: webhook.id,
-    campaignId: webhook.campaignId,
+    campaignId: campaign?.id ?? null,
     eventType: kind,
     payload: {
       webhook_id: webhook.id,
       webhook_name: webhook.name,
+      webhook_url: webhook.url,
       event_type: kind,
+      event_timestamp: iso(subject.at),
+      campaign_id: campaign?.id ?? null,
+      campaign_name: campaign?.name ?? null,
+      campaign_status: campaign?.status ?? null,
+      client_id: subject.clientId,
+      sl_email_lead_id: subject.lead.id,
+      sl_email_lead_map_id: subject.lead.recordId,
+      sl_lead_email: subject.lead.email,
+      to_email: subject.toEmail,
+      to_name: null,
+      from_email: subject.fromEmail,
+      sequence_number: subject.sequenceNumber,
+      // An ingested event's id is known only once its row exists: the insert fills it in (outbox.ts).
+      stats_id: null,
+      description: DESCRIPTIONS[kind],
+      metadata: { webhook_created_at: iso(webhook.createdAt.getTime()) },
       ...fields,
     },
     guard,
   };
 }
 
-function campaignFields(campaign: CampaignFacts) {
-  return { campaign_id: campaign.id, campaign_name: campaign.name, campaign_status: campaign.status };
+function message(messageId: string | null, html: string | null, text: string | null, at: number) {
+  return { message_id: messageId, html, text, time: iso(at) };
+}
+
+function domainOf(email: string | null): string | null {
+  const at = email?.lastIndexOf("@") ?? -1;
+  return at < 0 ? null : email!.slice(at + 1).toLowerCase();
+}
+
+/** Whether a reply came from the lead's own company (the hosted `leadCorrespondence`). */
+function correspondence(leadEmail: string, from: string | null) {
+  const lead = domainOf(leadEmail);
+  const sender = domainOf(from);
+  const repliedCompanyDomain = lead === null || sender === null ? "Unknown" : lead === sender ? "SameCompany" : "DifferentCompany";
+  return { targetLeadEmail: leadEmail, replyReceivedFrom: from, repliedCompanyDomain };
+}
+
+/** The keys one kind adds for one ingested event. */
+function eventFields(kind: WebhookEventKind, event: EventFacts): Record<string, unknown> {
+  const at = iso(event.occurredAt);
+  const messageId = event.messageId ?? null;
+  switch (kind) {
+    case "EMAIL_SENT":
+    case "FIRST_EMAIL_SENT":
+      return {
+        subject: event.subject,
+        time_sent: at,
+        message_id: messageId,
+        custom_subject: event.subject,
+        custom_email_message: event.body,
+        sent_message: message(messageId, event.body, event.body, event.occurredAt),
+      };
+    case "EMAIL_OPEN":
+      return { time_opened: at, is_bot: event.isMachine ?? false };
+    case "EMAIL_LINK_CLICK":
+      return { time_clicked: at, link_clicked: event.linkUrl === null ? [] : [event.linkUrl], is_bot: event.isMachine ?? false };
+    case "EMAIL_REPLY":
+      return {
+        subject: event.subject,
+        time_replied: at,
+        message_id: messageId,
+        reply_message: message(messageId, event.body, event.body, event.occurredAt),
+        sent_message: null,
+        reply_body: event.body,
+        preview_text: (event.body ?? "").trim().slice(0, PREVIEW_LENGTH),
+        cc_emails: [],
+        stats_thread_id: null,
+        is_ooo: event.isOoo ?? false,
+        ignored: event.ignored ?? false,
+        leadCorrespondence: correspondence(event.leadEmail, event.fromEmail),
+      };
+    case "EMAIL_BOUNCE":
+      return {
+        subject: event.subject,
+        bounce_message: message(messageId, event.body, event.body, event.occurredAt),
+        time_sent: null,
+        custom_subject: event.subject,
+        custom_email_message: null,
+        is_bounced: true,
+        // Only hard bounces become events (a soft one is retried by the sending server).
+        bounce_type: "hard",
+      };
+    case "LEAD_UNSUBSCRIBED":
+      return {
+        lead_email: event.leadEmail,
+        lead_name: null,
+        unsubscribed_client_id_map: {},
+        time_unsubscribed: at,
+        source: event.unsubscribeSource ?? "api",
+      };
+    default:
+      return {};
+  }
+}
+
+function eventSubject(campaign: CampaignFacts, event: EventFacts): Subject {
+  return {
+    campaign,
+    clientId: campaign.clientId ?? null,
+    at: event.occurredAt,
+    lead: { id: event.leadId ?? null, recordId: event.recordId, email: event.leadEmail },
+    toEmail: event.toEmail,
+    fromEmail: event.fromEmail,
+    sequenceNumber: event.sequenceNumber,
+  };
 }
 
 /** One delivery per (event, kind it produces, webhook that wants it). */
@@ -87,26 +248,7 @@ export function eventDeliveries(
     for (const kind of kindsOf(event.type, event.firstSend)) {
       for (const webhook of webhooks) {
         if (!wants(webhook, kind, event.leadCategoryId)) continue;
-        out.push(
-          delivery(
-            webhook,
-            kind,
-            {
-              event_timestamp: iso(event.occurredAt),
-              ...campaignFields(campaign),
-              sl_email_lead_map_id: event.recordId,
-              sl_lead_email: event.leadEmail,
-              to_email: event.toEmail,
-              from_email: event.fromEmail,
-              sequence_number: event.sequenceNumber,
-              ...(event.subject !== null && { subject: event.subject }),
-              ...(kind === "EMAIL_REPLY" && { reply_message: event.body }),
-              ...(kind === "EMAIL_LINK_CLICK" && { link_clicked: event.linkUrl }),
-              ...((kind === "EMAIL_OPEN" || kind === "EMAIL_LINK_CLICK") && { is_bot: event.isMachine ?? false }),
-            },
-            guard,
-          ),
-        );
+        out.push(delivery(webhook, kind, eventSubject(campaign, event), eventFields(kind, event), guard));
       }
     }
   }
@@ -119,25 +261,37 @@ export function categoryDeliveries(
   change: CategoryChange,
   guard?: Record<string, unknown>,
 ): NewDelivery[] {
+  const subject: Subject = {
+    campaign,
+    clientId: campaign.clientId ?? null,
+    at: change.occurredAt,
+    lead: { id: change.leadId ?? null, recordId: change.recordId, email: change.leadEmail },
+    toEmail: null,
+    fromEmail: null,
+    sequenceNumber: null,
+  };
+  const fields = {
+    lead_id: change.leadId ?? null,
+    lead_email: change.leadEmail,
+    lead_name: null,
+    lead_category: {
+      old_id: change.oldCategoryId,
+      old_name: change.oldCategoryName ?? null,
+      new_id: change.newCategoryId,
+      new_name: change.newCategoryName,
+    },
+    category: change.newCategoryName,
+    lead_category_id: change.newCategoryId,
+    lead_data: { email: change.leadEmail },
+    history: [],
+    last_reply: null,
+    lastReply: null,
+    from: null,
+    to: null,
+  };
   return webhooks
     .filter((webhook) => wants(webhook, "LEAD_CATEGORY_UPDATED", change.newCategoryId))
-    .map((webhook) =>
-      delivery(
-        webhook,
-        "LEAD_CATEGORY_UPDATED",
-        {
-          event_timestamp: iso(change.occurredAt),
-          ...campaignFields(campaign),
-          sl_email_lead_map_id: change.recordId,
-          sl_lead_email: change.leadEmail,
-          to_email: null,
-          from_email: null,
-          sequence_number: null,
-          lead_category: { old_id: change.oldCategoryId, new_id: change.newCategoryId, new_name: change.newCategoryName },
-        },
-        guard,
-      ),
-    );
+    .map((webhook) => delivery(webhook, "LEAD_CATEGORY_UPDATED", subject, fields, guard));
 }
 
 export function statusDeliveries(
@@ -146,23 +300,53 @@ export function statusDeliveries(
   oldStatus: CampaignStatus,
   occurredAt: number,
 ): NewDelivery[] {
+  const subject: Subject = {
+    campaign,
+    clientId: campaign.clientId ?? null,
+    at: occurredAt,
+    lead: { id: null, recordId: null, email: null },
+    toEmail: null,
+    fromEmail: null,
+    sequenceNumber: null,
+  };
+  const fields = { old_status: oldStatus, new_status: campaign.status, old_campaign_status: oldStatus };
   return webhooks
     .filter((webhook) => wants(webhook, "CAMPAIGN_STATUS_CHANGED", null))
+    .map((webhook) => delivery(webhook, "CAMPAIGN_STATUS_CHANGED", subject, fields, undefined));
+}
+
+function campaignlessSubject(facts: { clientId: number | null }, at: number, fromEmail: string | null, toEmail: string | null): Subject {
+  return { campaign: null, clientId: facts.clientId, at, lead: { id: null, recordId: null, email: null }, toEmail, fromEmail, sequenceNumber: null };
+}
+
+/** UNTRACKED_REPLIES to the user- and client-scope webhooks that want it. */
+export function untrackedReplyDeliveries(webhooks: WebhookTarget[], reply: UntrackedReplyFacts, guard?: Record<string, unknown>): NewDelivery[] {
+  const fields = {
+    email_account_id: reply.emailAccountId,
+    subject: reply.subject,
+    message_id: reply.messageId,
+    time_replied: iso(reply.receivedAt),
+    reply_body: reply.html ?? reply.text,
+    preview_text: reply.text.trim().slice(0, PREVIEW_LENGTH),
+  };
+  return webhooks
+    .filter((webhook) => webhook.associationType !== "campaign" && wants(webhook, "UNTRACKED_REPLIES", null))
     .map((webhook) =>
-      delivery(
-        webhook,
-        "CAMPAIGN_STATUS_CHANGED",
-        {
-          event_timestamp: iso(occurredAt),
-          ...campaignFields(campaign),
-          old_campaign_status: oldStatus,
-          sl_email_lead_map_id: null,
-          sl_lead_email: null,
-          to_email: null,
-          from_email: null,
-          sequence_number: null,
-        },
-        undefined,
-      ),
+      delivery(webhook, "UNTRACKED_REPLIES", campaignlessSubject(reply, reply.receivedAt, reply.fromEmail, reply.toEmail), fields, guard),
+    );
+}
+
+/** EMAIL_ACCOUNT_DISCONNECTED to the user- and client-scope webhooks that want it. */
+export function disconnectDeliveries(webhooks: WebhookTarget[], facts: DisconnectFacts): NewDelivery[] {
+  const fields = {
+    email_account_id: facts.emailAccountId,
+    smtp_failure_error: facts.smtpFailureError,
+    imap_failure_error: facts.imapFailureError,
+    time: iso(facts.occurredAt),
+  };
+  return webhooks
+    .filter((webhook) => webhook.associationType !== "campaign" && wants(webhook, "EMAIL_ACCOUNT_DISCONNECTED", null))
+    .map((webhook) =>
+      delivery(webhook, "EMAIL_ACCOUNT_DISCONNECTED", campaignlessSubject(facts, facts.occurredAt, facts.fromEmail, null), fields, undefined),
     );
 }

@@ -8,7 +8,8 @@ import type { DeliveryMessage } from "./queue-message";
 export interface NewDelivery {
   accountId: number;
   webhookId: number;
-  campaignId: number;
+  /** The event's campaign; null for events without one. */
+  campaignId: number | null;
   eventType: string;
   payload: Record<string, unknown>;
   /** Values the caller's guard reads from the row (`d.value ->> '$.guard.<name>'`). */
@@ -32,7 +33,8 @@ export function guardValue(name: string): SQL {
 /**
  * One statement that stores every delivery whose guard holds, for the producer's own D1 batch:
  * the deliveries commit with the change that caused them, or not at all. RETURNING gives the
- * ids to enqueue once the batch has committed.
+ * ids to enqueue once the batch has committed. A delivery guarded by an event id gets that
+ * event's row id as the payload's `stats_id` (the events were inserted earlier in the batch).
  */
 export function insertDeliveries(deliveries: NewDelivery[], guard: SQL = sql`true`, now = Date.now()): SQL {
   const rows = deliveries.map((d) => ({
@@ -47,7 +49,12 @@ export function insertDeliveries(deliveries: NewDelivery[], guard: SQL = sql`tru
   return sql`
     INSERT INTO webhook_deliveries (account_id, webhook_id, campaign_id, message_id, event_type, payload, next_attempt_at, created_at)
     SELECT d.value ->> '$.account_id', d.value ->> '$.webhook_id', d.value ->> '$.campaign_id', d.value ->> '$.message_id',
-           d.value ->> '$.event_type', d.value ->> '$.payload', ${now}, ${now}
+           d.value ->> '$.event_type',
+           CASE WHEN d.value ->> '$.guard.event_id' IS NULL THEN d.value ->> '$.payload'
+                ELSE json_set(d.value ->> '$.payload', '$.stats_id',
+                       (SELECT CAST(e.id AS TEXT) FROM events e
+                        WHERE e.campaign_id = d.value ->> '$.campaign_id' AND e.event_id = d.value ->> '$.guard.event_id')) END,
+           ${now}, ${now}
     FROM json_each(${jsonList(rows)}) AS d
     WHERE ${guard}
     RETURNING id`;

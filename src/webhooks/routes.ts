@@ -2,8 +2,6 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { config } from "../config";
 import type { Context } from "hono";
 import { database } from "../platform/db";
-import { iso } from "../platform/time";
-import { eventTypeMap, WEBHOOK_EVENT_KINDS } from "./event-kinds";
 import { webhookUrlProblem } from "./url-rules";
 import type { AppEnv } from "../env";
 import { findCampaign } from "../platform/access";
@@ -11,6 +9,7 @@ import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { PageQuery } from "../campaigns/paging";
 import { insertWebhook, rotateSigningSecret, sealSecretKey } from "./secrets";
+import { checkKinds, EventKindName, presentWebhook, resolveCategories, Webhook } from "./shapes";
 import {
   campaignWebhooks,
   categoryNames,
@@ -20,29 +19,16 @@ import {
   retryFailedDeliveries,
   updateWebhook,
   type TimeWindow,
-  type WebhookRow,
 } from "./store";
-
-const Webhook = z
-  .object({
-    id: z.number().int(),
-    email_campaign_id: z.number().int(),
-    name: z.string(),
-    webhook_url: z.string(),
-    event_type_map: z.record(z.string(), z.boolean()),
-    category_id_map: z.record(z.string(), z.string()),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .openapi("Webhook");
 
 const SaveWebhook = z
   .object({
-    id: z.number().int().positive().optional(),
+    // C1: `"id": null` is a create, like no id.
+    id: z.number().int().positive().nullable().optional(),
     name: z.string().trim().min(1).max(255).optional(),
     webhook_name: z.string().trim().min(1).max(255).optional(),
     webhook_url: z.string().max(4096),
-    event_types: z.array(z.enum(WEBHOOK_EVENT_KINDS)).min(1).max(WEBHOOK_EVENT_KINDS.length),
+    event_types: z.array(EventKindName).min(1).max(50),
     categories: z.array(z.union([z.number().int().positive(), z.string().trim().min(1).max(100)])).max(50).optional(),
     secret_key: z
       .string()
@@ -149,33 +135,16 @@ const routes = {
     request: { params: CampaignParams, body: jsonBody(TimeRange) },
     responses: { 200: json(z.object({ ok: z.boolean(), requeued: z.number().int() }), "Requeued"), ...errorResponses(401, 404, 422, 429) },
   }),
+  retriggerAlias: createRoute({
+    method: "post",
+    path: "/api/v1/campaigns/{campaign_id}/retrigger-webhooks",
+    tags: tag,
+    summary: "Alias of webhooks/retrigger-failed-events (the body may be left out: every failed delivery)",
+    security: API_KEY_SECURITY,
+    request: { params: CampaignParams, body: { required: false, content: { "application/json": { schema: TimeRange } } } },
+    responses: { 200: json(z.object({ ok: z.boolean(), requeued: z.number().int() }), "Requeued"), ...errorResponses(401, 404, 422, 429) },
+  }),
 };
-
-function present(row: WebhookRow, names: Map<number, string>) {
-  return {
-    id: row.id,
-    email_campaign_id: row.campaignId,
-    name: row.name,
-    webhook_url: row.url,
-    event_type_map: eventTypeMap(row.eventTypes),
-    category_id_map: Object.fromEntries(row.categoryIds.map((id) => [String(id), names.get(id) ?? ""])),
-    created_at: iso(row.createdAt),
-    updated_at: iso(row.updatedAt),
-  };
-}
-
-/** Category ids from ids or (case-insensitive) names; anything unknown is a 422. */
-function resolveCategories(given: (number | string)[], names: Map<number, string>): number[] {
-  const byName = new Map([...names].map(([id, name]) => [name.toLowerCase(), id]));
-  const issues: { path: string; message: string }[] = [];
-  const ids = given.map((value, index) => {
-    const id = typeof value === "number" ? (names.has(value) ? value : undefined) : byName.get(value.toLowerCase());
-    if (id === undefined) issues.push({ path: `categories.${index}`, message: "Unknown lead category" });
-    return id ?? 0;
-  });
-  if (issues.length) throw ApiError.validation(issues);
-  return [...new Set(ids)];
-}
 
 function timeWindow(range: z.infer<typeof TimeRange>): TimeWindow {
   return {
@@ -197,7 +166,7 @@ webhookRoutes.openapi(routes.read, async (c) => {
   const db = database(c.env.DB);
   const principal = c.get("principal");
   const row = await findWebhook(db, principal, c.req.valid("param").id);
-  return c.json({ ok: true, data: present(row, await categoryNames(db, principal.accountId)) }, 200);
+  return c.json({ ok: true, data: presentWebhook(row, await categoryNames(db, principal.accountId)) }, 200);
 });
 
 webhookRoutes.openapi(routes.list, async (c) => {
@@ -207,7 +176,7 @@ webhookRoutes.openapi(routes.list, async (c) => {
   const rows = await campaignWebhooks(db, campaign.id, c.req.valid("query"));
   const names = await categoryNames(db, principal.accountId);
   return c.json(
-    rows.map((row) => present(row, names)),
+    rows.map((row) => presentWebhook(row, names)),
     200,
   );
 });
@@ -223,24 +192,24 @@ webhookRoutes.openapi(routes.save, async (c) => {
   const fields = {
     name: (body.name ?? body.webhook_name)!,
     url: body.webhook_url,
-    eventTypes: [...new Set(body.event_types)],
+    eventTypes: checkKinds([...new Set(body.event_types)], "campaign"),
     categoryIds: resolveCategories(body.categories ?? [], names),
   };
   const now = new Date();
-  if (body.id !== undefined) {
+  if (body.id != null) {
     const existing = await findWebhook(db, principal, body.id, campaign.id);
     // Left out, the stored secret_key stays.
     const secretKey = body.secret_key === undefined ? {} : { secretKeyCiphertext: await sealSecretKey(config(c.env).secretsKey, existing.id, body.secret_key) };
     const row = await updateWebhook(db, existing.id, { ...fields, ...secretKey, updatedAt: now });
-    return c.json({ ok: true, data: present(row, names) }, 200);
+    return c.json({ ok: true, data: presentWebhook(row, names) }, 200);
   }
   const { row, secret } = await insertWebhook(
     db,
     config(c.env).secretsKey,
-    { ...fields, accountId: principal.accountId, campaignId: campaign.id, createdAt: now, updatedAt: now },
+    { ...fields, accountId: principal.accountId, associationType: "campaign", campaignId: campaign.id, createdAt: now, updatedAt: now },
     body.secret_key ?? null,
   );
-  return c.json({ ok: true, data: present(row, names), secret }, 200);
+  return c.json({ ok: true, data: presentWebhook(row, names), secret }, 200);
 });
 
 webhookRoutes.openapi(routes.deleteByBody, async (c) => {
@@ -281,10 +250,17 @@ webhookRoutes.openapi(routes.summary, async (c) => {
   return c.json({ ok: true, data: { ...totals, by_event_type: byType } }, 200);
 });
 
-webhookRoutes.openapi(routes.retrigger, async (c) => {
-  const db = database(c.env.DB);
-  const campaign = await findCampaign(db, c.get("principal"), c.req.valid("param").campaign_id);
+async function retrigger(c: Context<AppEnv>, campaignId: number, range: z.infer<typeof TimeRange>) {
+  const campaign = await findCampaign(database(c.env.DB), c.get("principal"), campaignId);
   // Same rows, same webhook-id: a receiver that did get an earlier attempt can still drop the repeat.
-  const ids = await retryFailedDeliveries(c.env, campaign.id, timeWindow(c.req.valid("json")));
-  return c.json({ ok: true, requeued: ids.length }, 200);
+  const ids = await retryFailedDeliveries(c.env, campaign.id, timeWindow(range));
+  return ids.length;
+}
+
+webhookRoutes.openapi(routes.retrigger, async (c) => {
+  return c.json({ ok: true, requeued: await retrigger(c, c.req.valid("param").campaign_id, c.req.valid("json")) }, 200);
+});
+
+webhookRoutes.openapi(routes.retriggerAlias, async (c) => {
+  return c.json({ ok: true, requeued: await retrigger(c, c.req.valid("param").campaign_id, c.req.valid("json") ?? {}) }, 200);
 });

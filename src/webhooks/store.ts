@@ -1,30 +1,66 @@
-import { and, asc, count, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import { afterCursor, pageWindow, type Page } from "../campaigns/paging";
-import { campaigns, leadCategories, webhookDeliveries, webhooks } from "../db/schema";
+import { leadCategories, webhookAttempts, webhookDeliveries, webhooks, type WebhookScope } from "../db/schema";
 import type { Bindings } from "../env";
-import { visibleCampaigns, visibleCategories } from "../platform/access";
+import { visibleCategories, visibleWebhooks } from "../platform/access";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
-import { revive } from "./outbox";
+import { enqueue, revive } from "./outbox";
+import { statement } from "../platform/sql";
 
 export const WEBHOOK_NOT_FOUND = "Webhook not found";
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 
-/** A campaign's live webhooks as fan-out needs them (a query, so producers can put it in their read batch). */
+const targetColumns = {
+  id: webhooks.id,
+  accountId: webhooks.accountId,
+  associationType: webhooks.associationType,
+  name: webhooks.name,
+  url: webhooks.url,
+  eventTypes: webhooks.eventTypes,
+  categoryIds: webhooks.categoryIds,
+  createdAt: webhooks.createdAt,
+};
+
+/**
+ * Every live webhook that hears a campaign's events (CONTRACT section 14, "who receives an event"):
+ * the campaign's own, its client's and its account's user-scope ones, all of them. A query, so
+ * producers can put it in their read batch; `campaignId` may be a subquery.
+ */
 export function activeWebhooks(db: Database, campaignId: number | SQL) {
+  const owner = (column: string) => sql`(SELECT ${sql.raw(column)} FROM campaigns WHERE id = ${campaignId})`;
   return db
-    .select({
-      id: webhooks.id,
-      accountId: webhooks.accountId,
-      campaignId: webhooks.campaignId,
-      name: webhooks.name,
-      eventTypes: webhooks.eventTypes,
-      categoryIds: webhooks.categoryIds,
-    })
+    .select(targetColumns)
     .from(webhooks)
-    .where(and(eq(webhooks.campaignId, campaignId), isNull(webhooks.disabledAt)));
+    .where(
+      and(
+        isNull(webhooks.disabledAt),
+        or(
+          eq(webhooks.campaignId, campaignId),
+          and(
+            sql`${webhooks.accountId} = ${owner("account_id")}`,
+            or(
+              eq(webhooks.associationType, "user"),
+              and(eq(webhooks.associationType, "client"), sql`${webhooks.clientId} = ${owner("client_id")}`),
+            ),
+          ),
+        ),
+      ),
+    );
+}
+
+/**
+ * The live webhooks that hear an event without a campaign (an untracked reply, a disconnected
+ * mailbox): the account's user-scope ones and the client-scope ones of the mailbox's client.
+ */
+export function campaignlessWebhooks(db: Database, accountId: number, clientId: number | null | SQL) {
+  const client = clientId === null ? sql`false` : and(eq(webhooks.associationType, "client"), sql`${webhooks.clientId} = ${clientId}`)!;
+  return db
+    .select(targetColumns)
+    .from(webhooks)
+    .where(and(eq(webhooks.accountId, accountId), isNull(webhooks.disabledAt), or(eq(webhooks.associationType, "user"), client)));
 }
 
 /** The names of the lead categories an account may use, by id. */
@@ -37,22 +73,20 @@ export async function categoryNames(db: Database, accountId: number): Promise<Ma
 }
 
 /**
- * A webhook of a campaign the caller may see (of that campaign, when given), or 404: another
- * tenant's looks the same as none.
+ * A webhook the caller may see (a `campaign`-scope one of that campaign, when given), or 404:
+ * another tenant's looks the same as none.
  */
 export async function findWebhook(db: Database, principal: Principal, id: number, campaignId?: number): Promise<WebhookRow> {
   const row = await db
-    .select({ webhook: webhooks })
+    .select()
     .from(webhooks)
-    .innerJoin(campaigns, eq(campaigns.id, webhooks.campaignId))
-    .where(and(eq(webhooks.id, id), visibleCampaigns(principal), campaignId === undefined ? undefined : eq(webhooks.campaignId, campaignId)))
+    .where(and(eq(webhooks.id, id), visibleWebhooks(principal), campaignId === undefined ? undefined : eq(webhooks.campaignId, campaignId)))
     .get();
   if (!row) throw ApiError.notFound(WEBHOOK_NOT_FOUND);
-  return row.webhook;
+  return row;
 }
 
-/** A campaign's webhooks, oldest first. */
-/** A campaign's webhooks by id, one page. */
+/** A campaign's `campaign`-scope webhooks by id, one page. */
 export function campaignWebhooks(db: Database, campaignId: number, page: Page = {}): Promise<WebhookRow[]> {
   const { limit, offset } = pageWindow(page);
   return db
@@ -64,7 +98,57 @@ export function campaignWebhooks(db: Database, campaignId: number, page: Page = 
     .offset(offset);
 }
 
-export type WebhookChanges = Pick<typeof webhooks.$inferInsert, "name" | "url" | "eventTypes" | "categoryIds" | "secretKeyCiphertext" | "updatedAt">;
+export interface WebhookFilters {
+  associationType?: WebhookScope;
+  clientId?: number;
+  campaignId?: number;
+}
+
+/** The webhooks a caller may see, narrowed by scope and target, oldest first. */
+export function listWebhooks(db: Database, principal: Principal, filters: WebhookFilters): Promise<WebhookRow[]> {
+  return db
+    .select()
+    .from(webhooks)
+    .where(
+      and(
+        visibleWebhooks(principal),
+        filters.associationType === undefined ? undefined : eq(webhooks.associationType, filters.associationType),
+        filters.clientId === undefined ? undefined : eq(webhooks.clientId, filters.clientId),
+        filters.campaignId === undefined ? undefined : eq(webhooks.campaignId, filters.campaignId),
+      ),
+    )
+    .orderBy(asc(webhooks.id));
+}
+
+export interface WebhookTargetKey {
+  accountId: number;
+  associationType: WebhookScope;
+  clientId: number | null;
+  campaignId: number | null;
+}
+
+/** A webhook with the same scope, target and URL (the one `webhook/create` updates without force_create). */
+export function findSimilarWebhook(db: Database, key: WebhookTargetKey, url: string): Promise<WebhookRow | undefined> {
+  return db
+    .select()
+    .from(webhooks)
+    .where(
+      and(
+        eq(webhooks.accountId, key.accountId),
+        eq(webhooks.associationType, key.associationType),
+        key.clientId === null ? isNull(webhooks.clientId) : eq(webhooks.clientId, key.clientId),
+        key.campaignId === null ? isNull(webhooks.campaignId) : eq(webhooks.campaignId, key.campaignId),
+        eq(webhooks.url, url),
+      ),
+    )
+    .orderBy(asc(webhooks.id))
+    .get();
+}
+
+export type WebhookChanges = Partial<
+  Pick<typeof webhooks.$inferInsert, "name" | "url" | "eventTypes" | "categoryIds" | "webhookType" | "secretKeyCiphertext">
+> &
+  Pick<typeof webhooks.$inferInsert, "updatedAt">;
 
 export function updateWebhook(db: Database, id: number, changes: WebhookChanges): Promise<WebhookRow> {
   return db.update(webhooks).set(changes).where(eq(webhooks.id, id)).returning().get();
@@ -95,10 +179,75 @@ export function deliveryCounts(db: Database, campaignId: number, window: TimeWin
 }
 
 /**
- * Sends a campaign's failed deliveries created in the window again, those of its live webhooks
- * only; returns the revived delivery ids.
+ * Sends the failed deliveries of a campaign's events created in the window again (whatever the
+ * scope of their webhook), those of live webhooks only; returns the revived delivery ids.
  */
 export function retryFailedDeliveries(env: Bindings, campaignId: number, window: TimeWindow): Promise<number[]> {
-  const liveWebhook = sql`${webhookDeliveries.webhookId} IN (SELECT ${webhooks.id} FROM ${webhooks} WHERE ${webhooks.campaignId} = ${campaignId} AND ${webhooks.disabledAt} IS NULL)`;
+  const liveWebhook = sql`EXISTS (SELECT 1 FROM webhooks w WHERE w.id = ${webhookDeliveries.webhookId} AND w.disabled_at IS NULL)`;
   return revive(env, and(eq(webhookDeliveries.campaignId, campaignId), createdWithin(window), liveWebhook)!);
+}
+
+/**
+ * A page of a webhook's deliveries, newest first, paged by id (`before`: only ids below it), with
+ * their attempts oldest first: one batch, so rows and attempts are read at the same instant.
+ */
+export async function webhookDeliveryLog(db: Database, webhookId: number, page: { limit: number; before?: number; status?: string }) {
+  const pageRows = db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.webhookId, webhookId),
+        page.before === undefined ? undefined : lt(webhookDeliveries.id, page.before),
+        page.status === undefined ? undefined : sql`${webhookDeliveries.status} = ${page.status}`,
+      ),
+    )
+    .orderBy(desc(webhookDeliveries.id))
+    .limit(page.limit);
+  const [deliveries, attempts] = await db.batch([
+    db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, pageRows)).orderBy(desc(webhookDeliveries.id)),
+    db.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, pageRows)).orderBy(asc(webhookAttempts.id)),
+  ]);
+  return { deliveries, attempts };
+}
+
+/** One delivery of one webhook with its attempts (one batch), or 404. */
+export async function findDeliveryWithAttempts(db: Database, webhookId: number, deliveryId: number) {
+  const [rows, attempts] = await db.batch([
+    db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhookId))),
+    db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(asc(webhookAttempts.id)),
+  ]);
+  if (!rows[0]) throw ApiError.notFound("Delivery not found");
+  return { delivery: rows[0], attempts };
+}
+
+/** One delivery of one webhook, or 404. */
+export async function findDelivery(db: Database, webhookId: number, deliveryId: number) {
+  const row = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhookId)))
+    .get();
+  if (!row) throw ApiError.notFound("Delivery not found");
+  return row;
+}
+
+/**
+ * Sends one settled delivery again, as the same row (same `webhook-id`, so a receiver that got an
+ * earlier attempt can drop the repeat), due now; a pending one is left to its schedule. Returns
+ * whether it was revived.
+ */
+export async function redeliver(env: Bindings, deliveryId: number): Promise<boolean> {
+  const now = Date.now();
+  const rows = await statement(
+    env.DB,
+    sql`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${now}, delivered_at = NULL
+        WHERE id = ${deliveryId} AND status <> 'pending'
+          AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id AND w.disabled_at IS NULL) RETURNING id`,
+  ).all<{ id: number }>();
+  await enqueue(env, rows.results.map((row) => row.id));
+  return rows.results.length > 0;
 }

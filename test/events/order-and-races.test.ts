@@ -107,7 +107,7 @@ describe("deliveries follow what was stored", () => {
     await ingestOk(k, campaign, [reply("lost@order.example", T(5), 2)]);
     await ingestOk(k, campaign, [reply("lost@order.example", T(3), 6)]);
     const payloads = (await deliveriesOf(hook.id)).map((d) => JSON.parse(d.payload));
-    expect(payloads.map((p) => p.lead_category)).toEqual([{ old_id: null, new_id: 2, new_name: "Meeting Request" }]);
+    expect(payloads.map((p) => p.lead_category)).toEqual([{ old_id: null, old_name: null, new_id: 2, new_name: "Meeting Request" }]);
   });
 
   it("names the old category in an ingested category change", async () => {
@@ -117,8 +117,8 @@ describe("deliveries follow what was stored", () => {
     await ingestOk(k, campaign, [reply("old@order.example", T(5), 1)]);
     const payloads = (await deliveriesOf(hook.id)).map((d) => JSON.parse(d.payload));
     expect(payloads.map((p) => p.lead_category)).toEqual([
-      { old_id: null, new_id: 2, new_name: "Meeting Request" },
-      { old_id: 2, new_id: 1, new_name: "Interested" },
+      { old_id: null, old_name: null, new_id: 2, new_name: "Meeting Request" },
+      { old_id: 2, old_name: "Meeting Request", new_id: 1, new_name: "Interested" },
     ]);
   });
 

@@ -215,7 +215,7 @@ describe("one-click unsubscribe", () => {
     expect(await eventsOf(record)).toMatchObject([{ type: "UNSUBSCRIBE", sequence_number: 2, email_account_id: 4 }]);
     const deliveries = await deliveriesOf(hook.id);
     expect(deliveries.map((d) => d.event_type)).toEqual(["LEAD_UNSUBSCRIBED"]);
-    expect(JSON.parse(deliveries[0]!.payload)).toMatchObject({ sl_email_lead_map_id: record, campaign_id: campaign });
+    expect(JSON.parse(deliveries[0]!.payload)).toMatchObject({ sl_email_lead_map_id: record, campaign_id: campaign, source: "link", time_unsubscribed: expect.stringMatching(/Z$/) });
     expect(await received(1)).toMatchObject([{ event_type: "LEAD_UNSUBSCRIBED", sl_email_lead_map_id: record }]);
 
     expect((await call(path, oneClick)).status).toBe(200);
@@ -245,7 +245,7 @@ describe("webhooks from tracking", () => {
     const payloads = (await deliveriesOf(hook.id)).map((d) => JSON.parse(d.payload));
     expect(payloads).toMatchObject([
       { event_type: "EMAIL_OPEN", is_bot: true, sl_email_lead_map_id: records[0] },
-      { event_type: "EMAIL_LINK_CLICK", is_bot: false, link_clicked: "https://acme.example/x" },
+      { event_type: "EMAIL_LINK_CLICK", is_bot: false, link_clicked: ["https://acme.example/x"] },
     ]);
     expect(await received(2)).toHaveLength(2);
   });

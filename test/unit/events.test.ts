@@ -131,7 +131,7 @@ const campaign: CampaignFacts = { id: 11, name: "Spring", status: "ACTIVE" };
 const ALL_KINDS = ["EMAIL_SENT", "FIRST_EMAIL_SENT", "EMAIL_OPEN", "EMAIL_LINK_CLICK", "EMAIL_REPLY", "EMAIL_BOUNCE", "LEAD_UNSUBSCRIBED", "LEAD_CATEGORY_UPDATED"];
 
 function webhook(more: Partial<WebhookTarget> = {}): WebhookTarget {
-  return { id: 21, accountId: 1, campaignId: 11, name: "hook", eventTypes: ALL_KINDS, categoryIds: [], ...more };
+  return { id: 21, accountId: 1, associationType: "campaign", name: "hook", url: "https://hooks.example.com/h", eventTypes: ALL_KINDS, categoryIds: [], createdAt: new Date(T), ...more };
 }
 
 function planned(incoming: IncomingEvent, rec: RecordRow, more: Partial<PlannedEvent> = {}): PlannedEvent {
@@ -234,18 +234,35 @@ describe("planIngestion: deliveries", () => {
         payload: {
           webhook_id: 21,
           webhook_name: "hook",
+          webhook_url: "https://hooks.example.com/h",
           event_type: "EMAIL_REPLY",
           event_timestamp: "2026-05-01T12:00:00.000Z",
           campaign_id: 11,
           campaign_name: "Spring",
           campaign_status: "ACTIVE",
+          client_id: null,
+          sl_email_lead_id: null,
           sl_email_lead_map_id: 7,
           sl_lead_email: "Ann@Example.com",
           to_email: "me@sender.com",
+          to_name: null,
           from_email: "ann@example.com",
           sequence_number: 3,
+          stats_id: null,
+          description: "Reply received",
+          metadata: { webhook_created_at: "2026-05-01T12:00:00.000Z" },
           subject: "Re: Hi",
-          reply_message: "Sounds good",
+          time_replied: "2026-05-01T12:00:00.000Z",
+          message_id: null,
+          reply_message: { message_id: null, html: "Sounds good", text: "Sounds good", time: "2026-05-01T12:00:00.000Z" },
+          sent_message: null,
+          reply_body: "Sounds good",
+          preview_text: "Sounds good",
+          cc_emails: [],
+          stats_thread_id: null,
+          is_ooo: false,
+          ignored: false,
+          leadCorrespondence: { targetLeadEmail: "Ann@Example.com", replyReceivedFrom: "ann@example.com", repliedCompanyDomain: "SameCompany" },
         },
       },
     ]);
@@ -287,8 +304,8 @@ describe("planIngestion: deliveries", () => {
     ]);
     const changes = deliveries.filter((d) => d.eventType === "LEAD_CATEGORY_UPDATED").map((d) => d.payload.lead_category);
     expect(changes).toEqual([
-      { old_id: null, new_id: 99, new_name: null },
-      { old_id: null, new_id: 1, new_name: "Interested" },
+      { old_id: null, old_name: null, new_id: 99, new_name: null },
+      { old_id: null, old_name: null, new_id: 1, new_name: "Interested" },
     ]);
   });
 

@@ -6,7 +6,7 @@ const T = Date.parse("2026-05-01T12:00:00.000Z");
 const campaign = { id: 11, name: "Spring", status: "PAUSED" as const };
 
 function hook(id: number, eventTypes: string[], categoryIds: number[] = []): WebhookTarget {
-  return { id, accountId: 1, campaignId: 11, name: `hook ${id}`, eventTypes, categoryIds };
+  return { id, accountId: 1, associationType: "campaign", name: `hook ${id}`, url: "https://hooks.example.com/h", eventTypes, categoryIds, createdAt: new Date(T) };
 }
 
 function facts(more: Partial<EventFacts> = {}): EventFacts {
@@ -41,10 +41,10 @@ describe("kindsOf", () => {
 });
 
 describe("eventTypeMap", () => {
-  it("lists all nine kinds in order, true only for the subscribed ones (unknown names ignored)", () => {
+  it("lists all twelve kinds in order, true only for the subscribed ones (unknown names ignored)", () => {
     const map = eventTypeMap(["EMAIL_REPLY", "CAMPAIGN_STATUS_CHANGED", "NOT_A_KIND"]);
     expect(Object.keys(map)).toEqual([...WEBHOOK_EVENT_KINDS]);
-    expect(Object.keys(map)).toHaveLength(9);
+    expect(Object.keys(map)).toHaveLength(12);
     expect(Object.entries(map).filter(([, on]) => on).map(([kind]) => kind)).toEqual(["EMAIL_REPLY", "CAMPAIGN_STATUS_CHANGED"]);
     expect(Object.values(eventTypeMap([])).every((on) => on === false)).toBe(true);
   });
@@ -105,24 +105,42 @@ describe("eventDeliveries", () => {
       payload: {
         webhook_id: 1,
         webhook_name: "hook 1",
+        webhook_url: "https://hooks.example.com/h",
         event_type: "EMAIL_REPLY",
         event_timestamp: "2026-05-01T12:00:00.000Z",
         campaign_id: 11,
         campaign_name: "Spring",
         campaign_status: "PAUSED",
+        client_id: null,
+        sl_email_lead_id: null,
         sl_email_lead_map_id: 7,
         sl_lead_email: "ann@example.com",
         to_email: "ann@example.com",
+        to_name: null,
         from_email: "me@sender.com",
         sequence_number: 2,
+        stats_id: null,
+        description: "Reply received",
+        metadata: { webhook_created_at: "2026-05-01T12:00:00.000Z" },
         subject: "Re: Hi",
-        reply_message: "the body",
+        time_replied: "2026-05-01T12:00:00.000Z",
+        message_id: null,
+        reply_message: { message_id: null, html: "the body", text: "the body", time: "2026-05-01T12:00:00.000Z" },
+        sent_message: null,
+        reply_body: "the body",
+        preview_text: "the body",
+        cc_emails: [],
+        stats_thread_id: null,
+        is_ooo: false,
+        ignored: false,
+        leadCorrespondence: { targetLeadEmail: "ann@example.com", replyReceivedFrom: "me@sender.com", repliedCompanyDomain: "DifferentCompany" },
       },
     });
-    expect(click!.payload.link_clicked).toBe("https://example.com/l");
+    expect(click!.payload.link_clicked).toEqual(["https://example.com/l"]);
+    expect(click!.payload).toMatchObject({ time_clicked: "2026-05-01T12:00:00.000Z", is_bot: false });
     expect(click!.payload).not.toHaveProperty("subject");
     expect(click!.payload).not.toHaveProperty("reply_message");
-    expect(sent!.payload.subject).toBe("Hi");
+    expect(sent!.payload).toMatchObject({ subject: "Hi", custom_subject: "Hi", custom_email_message: "the body", time_sent: "2026-05-01T12:00:00.000Z" });
     expect(sent!.payload).not.toHaveProperty("link_clicked");
     expect(sent!.payload).not.toHaveProperty("reply_message");
   });
@@ -146,7 +164,7 @@ describe("categoryDeliveries", () => {
         campaignId: 11,
         eventType: "LEAD_CATEGORY_UPDATED",
         guard: { event_id: "r1" },
-        payload: {
+        payload: expect.objectContaining({
           webhook_id: 1,
           webhook_name: "hook 1",
           event_type: "LEAD_CATEGORY_UPDATED",
@@ -159,8 +177,11 @@ describe("categoryDeliveries", () => {
           to_email: null,
           from_email: null,
           sequence_number: null,
-          lead_category: { old_id: 1, new_id: 2, new_name: "Meeting" },
-        },
+          lead_email: "ann@example.com",
+          category: "Meeting",
+          lead_category_id: 2,
+          lead_category: { old_id: 1, old_name: null, new_id: 2, new_name: "Meeting" },
+        }),
       },
     ]);
   });
@@ -177,7 +198,7 @@ describe("statusDeliveries", () => {
       campaignId: 11,
       eventType: "CAMPAIGN_STATUS_CHANGED",
       guard: undefined,
-      payload: {
+      payload: expect.objectContaining({
         webhook_id: 1,
         webhook_name: "hook 1",
         event_type: "CAMPAIGN_STATUS_CHANGED",
@@ -185,13 +206,15 @@ describe("statusDeliveries", () => {
         campaign_id: 11,
         campaign_name: "Spring",
         campaign_status: "STOPPED",
+        old_status: "ACTIVE",
+        new_status: "STOPPED",
         old_campaign_status: "ACTIVE",
         sl_email_lead_map_id: null,
         sl_lead_email: null,
         to_email: null,
         from_email: null,
         sequence_number: null,
-      },
+      }),
     });
   });
 });

@@ -13,6 +13,9 @@ const ALL_KINDS = [
   "LEAD_UNSUBSCRIBED",
   "LEAD_CATEGORY_UPDATED",
   "CAMPAIGN_STATUS_CHANGED",
+  "UNTRACKED_REPLIES",
+  "MANUAL_STEP_REACHED",
+  "EMAIL_ACCOUNT_DISCONNECTED",
 ];
 
 let receiver: ReturnType<typeof interceptReceiver>;
@@ -39,6 +42,11 @@ describe("webhook management", () => {
       webhook_url: RECEIVER,
       event_type_map: Object.fromEntries(ALL_KINDS.map((kind) => [kind, kind === "EMAIL_REPLY" || kind === "EMAIL_SENT"])),
       category_id_map: { "1": "Interested", "2": "Meeting Request" },
+      association_type: "campaign",
+      client_id: null,
+      webhook_type: null,
+      event_types: ["EMAIL_SENT", "EMAIL_REPLY"],
+      categories: ["Interested", "Meeting Request"],
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
     };
@@ -148,14 +156,14 @@ describe("fan-out", () => {
     const k = account.apiKey;
     const campaign = await createCampaign(k, { name: "Fanout" });
     const ids = await addLeads(k, campaign, ["keen@fan.example", "meh@fan.example"]);
-    const everything = await createWebhook(k, campaign, { event_types: ALL_KINDS });
+    const everything = await createWebhook(k, campaign, { event_types: ALL_KINDS.filter((kind) => kind !== "EMAIL_ACCOUNT_DISCONNECTED") });
     const interestedReplies = await createWebhook(k, campaign, { event_types: ["EMAIL_REPLY"], categories: [1] });
     await ingestOk(k, campaign, [
       { type: "SENT", lead_email: "keen@fan.example", occurred_at: "2026-03-01T10:00:00Z", sequence_number: 1, to_email: "keen@fan.example", subject: "Hi" },
       { type: "SENT", lead_email: "keen@fan.example", occurred_at: "2026-03-03T10:00:00Z", sequence_number: 2 },
       { type: "CLICK", lead_email: "keen@fan.example", occurred_at: "2026-03-03T11:00:00Z", link_url: "https://salvo.example/x" },
       { type: "BLOCK", lead_email: "meh@fan.example", occurred_at: "2026-03-03T11:00:00Z" },
-      { type: "REPLY", lead_email: "keen@fan.example", occurred_at: "2026-03-04T10:00:00Z", from_email: "keen@fan.example", body: "Yes!", category_id: 1 },
+      { type: "REPLY", event_id: "reply-keen", lead_email: "keen@fan.example", occurred_at: "2026-03-04T10:00:00Z", from_email: "keen@fan.example", body: "Yes!", category_id: 1 },
       { type: "REPLY", lead_email: "meh@fan.example", occurred_at: "2026-03-04T10:00:00Z", from_email: "meh@fan.example", category_id: 3 },
     ]);
     const all = await deliveriesOf(everything.id);
@@ -174,23 +182,45 @@ describe("fan-out", () => {
     );
     expect(new Set(all.map((d) => d.message_id)).size).toBe(all.length);
     const reply = all.find((d) => d.event_type === "EMAIL_REPLY" && JSON.parse(d.payload).sl_lead_email === "keen@fan.example")!;
-    expect(JSON.parse(reply.payload)).toEqual({
+    const replyPayload = JSON.parse(reply.payload);
+    expect(replyPayload).toEqual({
       webhook_id: everything.id,
       webhook_name: "CRM",
+      webhook_url: RECEIVER,
       event_type: "EMAIL_REPLY",
       event_timestamp: "2026-03-04T10:00:00.000Z",
       campaign_id: campaign,
       campaign_name: "Fanout",
       campaign_status: "DRAFTED",
+      client_id: null,
+      sl_email_lead_id: expect.any(Number),
       sl_email_lead_map_id: ids["keen@fan.example"],
       sl_lead_email: "keen@fan.example",
       to_email: null,
+      to_name: null,
       from_email: "keen@fan.example",
       sequence_number: 1,
-      reply_message: "Yes!",
+      stats_id: expect.stringMatching(/^\d+$/),
+      description: "Reply received",
+      metadata: { webhook_created_at: expect.stringMatching(/Z$/) },
+      subject: null,
+      time_replied: "2026-03-04T10:00:00.000Z",
+      message_id: null,
+      reply_message: { message_id: null, html: "Yes!", text: "Yes!", time: "2026-03-04T10:00:00.000Z" },
+      sent_message: null,
+      reply_body: "Yes!",
+      preview_text: "Yes!",
+      cc_emails: [],
+      stats_thread_id: null,
+      is_ooo: false,
+      ignored: false,
+      leadCorrespondence: { targetLeadEmail: "keen@fan.example", replyReceivedFrom: "keen@fan.example", repliedCompanyDomain: "SameCompany" },
     });
+    // stats_id is the reply's event row id, as the inbox's stats ids are (known for events that carry an event_id).
+    const event = await env.DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND type = 'REPLY' AND from_email = ?").bind(campaign, "keen@fan.example").first<{ id: number }>();
+    expect(replyPayload.stats_id).toBe(String(event!.id));
     const click = all.find((d) => d.event_type === "EMAIL_LINK_CLICK")!;
-    expect(JSON.parse(click.payload)).toMatchObject({ link_clicked: "https://salvo.example/x" });
+    expect(JSON.parse(click.payload)).toMatchObject({ link_clicked: ["https://salvo.example/x"] });
 
     const filtered = await deliveriesOf(interestedReplies.id);
     expect(filtered.map((d) => JSON.parse(d.payload).sl_lead_email)).toEqual(["keen@fan.example"]);
@@ -214,9 +244,9 @@ describe("fan-out", () => {
         event_type: "LEAD_CATEGORY_UPDATED",
         sl_email_lead_map_id: ids["cat@fan.example"],
         sl_lead_email: "cat@fan.example",
-        lead_category: { old_id: 1, new_id: 2, new_name: "Meeting Request" },
+        lead_category: { old_id: 1, old_name: null, new_id: 2, new_name: "Meeting Request" },
       }),
-      expect.objectContaining({ event_type: "CAMPAIGN_STATUS_CHANGED", campaign_status: "ACTIVE", old_campaign_status: "DRAFTED" }),
+      expect.objectContaining({ event_type: "CAMPAIGN_STATUS_CHANGED", campaign_status: "ACTIVE", old_status: "DRAFTED", new_status: "ACTIVE" }),
     ]);
   });
 

@@ -1,11 +1,16 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { accounts } from "./accounts";
+import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { accounts, clients } from "./accounts";
 import { campaigns } from "./campaigns";
 import { createdAt, instant, updatedAt } from "./columns";
+import { emailAccounts } from "./mailboxes";
 
 export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** What a webhook hears: the whole account, every campaign of one client, or one campaign. */
+export const WEBHOOK_SCOPES = ["user", "client", "campaign"] as const;
+export type WebhookScope = (typeof WEBHOOK_SCOPES)[number];
 
 export const webhooks = sqliteTable(
   "webhooks",
@@ -14,9 +19,13 @@ export const webhooks = sqliteTable(
     accountId: integer("account_id")
       .notNull()
       .references(() => accounts.id, { onDelete: "cascade" }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => campaigns.id, { onDelete: "cascade" }),
+    associationType: text("association_type", { enum: WEBHOOK_SCOPES }).notNull().default("campaign"),
+    /** The client of a `client`-scope webhook (null for the other scopes). */
+    clientId: integer("client_id").references(() => clients.id),
+    /** The campaign of a `campaign`-scope webhook (null for the other scopes). */
+    campaignId: integer("campaign_id").references(() => campaigns.id, { onDelete: "cascade" }),
+    /** The caller's own label (`webhook_type` of the hosted API), stored and answered as given. */
+    webhookType: text("webhook_type"),
     name: text("name").notNull(),
     url: text("url").notNull(),
     eventTypes: text("event_types", { mode: "json" }).$type<string[]>().notNull(),
@@ -46,7 +55,14 @@ export const webhooks = sqliteTable(
   },
   (t) => [
     index("webhooks_campaign_idx").on(t.campaignId),
+    index("webhooks_account_scope_idx").on(t.accountId, t.associationType, t.clientId),
     index("webhooks_legacy_secret_idx").on(t.id).where(sql`legacy_secret IS NOT NULL`),
+    check(
+      "webhooks_scope_target",
+      sql`(association_type = 'user' AND client_id IS NULL AND campaign_id IS NULL)
+        OR (association_type = 'client' AND client_id IS NOT NULL AND campaign_id IS NULL)
+        OR (association_type = 'campaign' AND client_id IS NULL AND campaign_id IS NOT NULL)`,
+    ),
   ],
 );
 
@@ -61,7 +77,8 @@ export const webhookDeliveries = sqliteTable(
     webhookId: integer("webhook_id")
       .notNull()
       .references(() => webhooks.id, { onDelete: "cascade" }),
-    campaignId: integer("campaign_id").notNull(),
+    /** The event's campaign; null for events without one (UNTRACKED_REPLIES, EMAIL_ACCOUNT_DISCONNECTED). */
+    campaignId: integer("campaign_id"),
     /** The `webhook-id` header: the same on every attempt, so receivers can drop repeats. */
     messageId: text("message_id").notNull(),
     eventType: text("event_type").notNull(),
@@ -83,6 +100,7 @@ export const webhookDeliveries = sqliteTable(
   (t) => [
     uniqueIndex("webhook_deliveries_message_idx").on(t.messageId),
     index("webhook_deliveries_campaign_time_idx").on(t.campaignId, t.createdAt),
+    index("webhook_deliveries_webhook_idx").on(t.webhookId, t.id),
     index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`status = 'pending'`),
   ],
 );
@@ -102,3 +120,45 @@ export const webhookAttempts = sqliteTable(
   },
   (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId)],
 );
+
+/**
+ * A message a mailbox received that answers none of our emails (the UNTRACKED_REPLIES event), kept
+ * for `GET master-inbox/untracked-replies`. `message_key` is the reader's stable id of the message,
+ * so a message read twice is stored (and announced) once.
+ */
+export const untrackedReplies = sqliteTable(
+  "untracked_replies",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** The mailbox's client when it was received (null = the account's own mailbox). */
+    clientId: integer("client_id").references(() => clients.id),
+    emailAccountId: integer("email_account_id")
+      .notNull()
+      .references(() => emailAccounts.id, { onDelete: "cascade" }),
+    messageKey: text("message_key").notNull(),
+    fromEmail: text("from_email"),
+    fromName: text("from_name"),
+    toEmail: text("to_email").notNull(),
+    subject: text("subject").notNull(),
+    messageId: text("message_id"),
+    receivedAt: instant("received_at").notNull(),
+    textBody: text("text_body").notNull(),
+    htmlBody: text("html_body"),
+    /** `[{filename, content_type, size}]` of the message's non-body parts (their content is not kept). */
+    attachments: text("attachments", { mode: "json" }).$type<UntrackedAttachment[]>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("untracked_replies_message_idx").on(t.emailAccountId, t.messageKey),
+    index("untracked_replies_account_time_idx").on(t.accountId, t.receivedAt),
+  ],
+);
+
+export interface UntrackedAttachment {
+  filename: string | null;
+  content_type: string;
+  size: number;
+}
