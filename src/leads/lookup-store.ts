@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, gte, isNull, lt, sql, type SQL } from "drizzle-orm";
-import { campaignLeads, campaigns, clients, leadCategories, leads, messages, sequenceSteps, sequenceVariants, type RecordState } from "../db/schema";
+import { campaignLeads, campaigns, clients, leadCategories, leadListMembers, leads, messages, sequenceSteps, sequenceVariants, type RecordState } from "../db/schema";
 import { visibleCampaigns, visibleLeads, visibleRecordsAliased, type LeadRow } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
@@ -67,6 +67,8 @@ export interface AllLeadsFilters {
   status?: RecordState;
   emailStatus?: EmailStatus;
   clientId?: number;
+  /** Members of this lead list (another tenant's list has none the caller may see). */
+  listId?: number;
   search?: string;
   createdFrom?: number;
   createdBefore?: number;
@@ -90,6 +92,9 @@ export async function leadPage(db: Database, principal: Principal, filters: AllL
         visibleLeads(principal),
         gt(leads.id, after),
         filters.clientId === undefined ? undefined : eq(leads.clientId, filters.clientId),
+        filters.listId === undefined
+          ? undefined
+          : sql`EXISTS (SELECT 1 FROM ${leadListMembers} m WHERE m.list_id = ${filters.listId} AND m.lead_id = ${leads.id})`,
         filters.search === undefined ? undefined : containsFolded(leads.searchFolded, filters.search),
         filters.createdFrom === undefined ? undefined : gte(leads.createdAt, new Date(filters.createdFrom)),
         filters.createdBefore === undefined ? undefined : lt(leads.createdAt, new Date(filters.createdBefore)),

@@ -50,6 +50,14 @@ describe("lead lookup", () => {
     expect(paused.body.data.leads.map((l) => l.email)).toEqual(["b@all.example"]);
     const search = await callJson<{ data: { leads: LeadBody[] } }>("/api/v1/leads/all?search=C@ALL", { apiKey });
     expect(search.body.data.leads.map((l) => l.email)).toEqual(["c@all.example"]);
+
+    const list = await callJson<{ data: { id: number } }>("/api/v1/lead-list", { method: "POST", apiKey, body: { listName: "Shortlist" } });
+    await callJson(`/api/v1/lead-list/${list.body.data.id}/import`, { method: "POST", apiKey, body: { leadList: [{ email: "a@all.example" }, { email: "c@all.example" }] } });
+    const members = await callJson<{ data: { leads: LeadBody[] } }>(`/api/v1/leads/all?list_id=${list.body.data.id}`, { apiKey });
+    expect(members.body.data.leads.map((l) => l.email)).toEqual(["a@all.example", "c@all.example"]);
+    const stranger = await provisionAccount();
+    const theirs = await callJson<{ data: { leads: LeadBody[] } }>(`/api/v1/leads/all?list_id=${list.body.data.id}`, { apiKey: stranger.apiKey });
+    expect(theirs.body.data.leads).toEqual([]);
   });
 
   it("reads a lead by id with its newest state and category; a campaign's record of it; its campaigns and overview", async () => {
