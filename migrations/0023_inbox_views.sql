@@ -77,3 +77,6 @@ CREATE UNIQUE INDEX `outbound_replies_message_id_idx` ON `outbound_replies` (`ac
 CREATE INDEX `outbound_replies_due_idx` ON `outbound_replies` (`scheduled_at`,`email_account_id`) WHERE status = 'SCHEDULED';
 --> statement-breakpoint
 CREATE INDEX `outbound_replies_record_idx` ON `outbound_replies` (`campaign_lead_id`,`status`);
+--> statement-breakpoint
+UPDATE `leads` SET `is_unsubscribed` = 1, `unsubscribed_at` = coalesce(`unsubscribed_at`, CAST(unixepoch('subsec') * 1000 AS INTEGER))
+WHERE `id` IN (SELECT `lead_id` FROM `campaign_leads` WHERE `has_unsubscribed` = 1);

@@ -3,6 +3,7 @@ import { campaignEmailAccounts, campaigns, emailAccounts, sequenceSteps, sequenc
 import type { Database } from "../platform/db";
 import type { TemplateLead } from "../sequences/template";
 import { blockListed } from "../leads/block-list";
+import { optedOut } from "../leads/opt-out";
 import { inList, jsonList, rawBatch } from "../platform/sql";
 
 /**
@@ -177,7 +178,7 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
   const claimed = sql`SELECT id FROM campaign_leads WHERE claim_token = ${nonce}`;
   const refusal = sql`CASE
       WHEN ${blockListed(campaign.accountId, campaign.clientId, sql`l.email`)} THEN 'blocked'
-      WHEN EXISTS (SELECT 1 FROM campaign_leads o WHERE o.lead_id = cl.lead_id AND (o.has_unsubscribed = 1 OR o.has_bounced = 1)) THEN 'opted_out'
+      WHEN ${optedOut(sql`cl.lead_id`)} THEN 'opted_out'
     END`;
   const results = await rawBatch(d1, [
     claim(sql`${due(sql`email_account_id = ${mailboxId}`)} LIMIT ${limit}`),

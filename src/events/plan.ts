@@ -32,7 +32,7 @@ export function planIngestion(
   campaign: CampaignFacts & { settings?: Record<string, unknown> | null },
   planned: PlannedEvent[],
 ): { rows: EventRow[]; deliveries: NewDelivery[] } {
-  const rows: EventRow[] = planned.map(({ eventId, incoming, record, isMachine, resumeAt, ...text }) => ({
+  const rows: EventRow[] = planned.map(({ eventId, incoming, record, isMachine, resumeAt, unsubscribeSource, ...text }) => ({
     event_id: eventId,
     campaign_lead_id: record.id,
     type: incoming.type,
@@ -51,6 +51,7 @@ export function planIngestion(
     ignored: isIgnoredReply(incoming, record.leadEmail, context.ignoreOooReplies) ? 1 : 0,
     is_machine: isMachine ? 1 : 0,
     resume_at: resumeAt ?? null,
+    opts_out_lead: incoming.type === "UNSUBSCRIBE" && unsubscribeSource !== "api" ? 1 : 0,
   }));
   if (context.webhooks.length === 0) return { rows, deliveries: [] };
 

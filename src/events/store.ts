@@ -119,6 +119,8 @@ export interface EventRow {
   ignored: 0 | 1;
   is_machine: 0 | 1;
   resume_at: number | null;
+  /** An UNSUBSCRIBE by the person (link, reply, a sender's report), not an operator's per-campaign one: the lead opts out of the account. */
+  opts_out_lead: 0 | 1;
 }
 
 /**
@@ -254,6 +256,10 @@ export function ingestionStatements(
       WHERE campaign_leads.id = u.id`,
     autoPause(campaign, fresh, now),
     ...(deliveries.length > 0 ? [insertDeliveries(deliveries, ingestGuard(campaign.id, nonce, now), now)] : []),
+    // The person asked to hear no more: the lead is unsubscribed everywhere (src/leads/opt-out.ts).
+    sql`UPDATE leads SET is_unsubscribed = 1, unsubscribed_at = coalesce(unsubscribed_at, ${now})
+        WHERE id IN (SELECT lead_id FROM campaign_leads WHERE id IN (
+          SELECT value ->> '$.campaign_lead_id' FROM json_each(${jsonList(rows)}) WHERE value ->> '$.opts_out_lead' = 1))`,
     // CONTRACT section 15, push-to-subsequence: a counted reply on the parent thread stops the records
     // pushed from it with stop_lead_on_parent_campaign_reply.
     sql`UPDATE campaign_leads SET state = 'STOPPED', due_at = NULL, resume_at = NULL, updated_at = ${now}

@@ -5,6 +5,7 @@ import { visibleCampaigns, visibleRows, type CampaignRow, type LeadListRow } fro
 import { inList, jsonList, rawBatch, type Statement } from "../platform/sql";
 import { containsText, foldLeadSearch } from "../platform/text-search";
 import { blockListed } from "../leads/block-list";
+import { optedOut } from "../leads/opt-out";
 import { campaigns, leadListMembers, leadLists, leadListTags, leads, leadTagMappings, tags } from "../db/schema";
 
 /** How many leads one statement group handles: whole lists travel as one JSON parameter each. */
@@ -262,16 +263,16 @@ export interface Screening {
 
 /**
  * Which of these (normalised) emails are on the block list of a client scope, and which belong to a
- * lead of that scope that has unsubscribed (a record with has_unsubscribed, the engine's opt-out rule).
+ * lead of that scope that opted out (the engine's rule, src/leads/opt-out.ts).
  */
 export async function screenEmails(d1: D1Database, accountId: number, clientId: number | null, emails: string[]): Promise<Screening> {
   const screening: Screening = { blocked: new Set(), unsubscribed: new Set() };
   if (emails.length === 0) return screening;
   const [rows] = await rawBatch(d1, [
     sql`SELECT e.value AS email, ${blockListed(accountId, clientId, sql`e.value`)} AS blocked,
-          EXISTS (SELECT 1 FROM leads l JOIN campaign_leads o ON o.lead_id = l.id
+          EXISTS (SELECT 1 FROM leads l
                   WHERE l.account_id = ${accountId} AND coalesce(l.client_id, 0) = ${clientId ?? 0} AND l.email = e.value
-                    AND o.has_unsubscribed = 1) AS unsubscribed
+                    AND ${optedOut(sql`l.id`)}) AS unsubscribed
         FROM json_each(${jsonList(emails)}) e`,
   ]);
   for (const row of rows ?? []) {

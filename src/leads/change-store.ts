@@ -205,6 +205,7 @@ export async function unsubscribeRecords(
       body: null,
       messageId: null,
       linkUrl: null,
+      unsubscribeSource: "api" as const,
     }));
     const { rows, deliveries } = planIngestion(context, context.campaign, planned);
     ingestions.push({ start: statements.length, deliveries });

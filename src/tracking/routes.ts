@@ -61,7 +61,7 @@ function page(title: string, body: string): string {
 
 const NOT_FOUND_PAGE = page("Link not found", "<h1>Link not found</h1><p>This link is not valid. It may have been copied incompletely.</p>");
 
-const UNSUBSCRIBED_PAGE = page("Unsubscribed", "<h1>You are unsubscribed</h1><p>You will receive no more emails from this sequence.</p>");
+const UNSUBSCRIBED_PAGE = page("Unsubscribed", "<h1>You are unsubscribed</h1><p>You will receive no more emails from us.</p>");
 
 /** Link scanners follow GETs, so the page only offers the POST that unsubscribes. */
 function confirmPage(token: string): string {

@@ -128,6 +128,18 @@ describe("unsubscribe", () => {
     expect(await deliveriesOf(hook.id)).toHaveLength(1);
   });
 
+  it("keeps an operator's per-campaign unsubscribe to that campaign, while the person's own (a reported UNSUBSCRIBE) covers the account", async () => {
+    const { apiKey, campaign, leads } = await setUp();
+    await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/unsubscribe`);
+    expect((await callJson(`/api/v1/leads/${leads[ANN]}`, { apiKey })).body).toMatchObject({ is_unsubscribed: false });
+    const second = await createCampaign(apiKey);
+    expect((await post(apiKey, `/api/v1/campaigns/${second}/leads`, { lead_list: [{ email: ANN }] })).body).toMatchObject({ upload_count: 1, unsubscribed_leads: 0 });
+
+    await ingestOk(apiKey, campaign, [{ type: "UNSUBSCRIBE", lead_email: BOB, occurred_at: new Date().toISOString() }]);
+    expect((await callJson(`/api/v1/leads/${leads[BOB]}`, { apiKey })).body).toMatchObject({ is_unsubscribed: true });
+    expect((await post(apiKey, `/api/v1/campaigns/${second}/leads`, { lead_list: [{ email: BOB }] })).body).toMatchObject({ upload_count: 0, unsubscribed_leads: 1 });
+  });
+
   it("unsubscribes a lead everywhere, and later uploads skip it unless told to ignore the list", async () => {
     const { apiKey, records, leads } = await setUp();
     const second = await createCampaign(apiKey);

@@ -180,6 +180,7 @@ describe("planIngestion: rows", () => {
         ignored: 1,
         is_machine: 0,
         resume_at: null,
+        opts_out_lead: 0,
       },
       expect.objectContaining({ type: "SENT", body: "Hello", body_folded: null, is_ooo: 0, ignored: 0, email_account_id: 5 }),
       expect.objectContaining({ type: "CLICK", link_url: "https://example.com/x", body_folded: null, ignored: 0, is_machine: 1 }),
