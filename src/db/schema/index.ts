@@ -6,3 +6,4 @@ export * from "./deliverability";
 export * from "./sequences";
 export * from "./mailboxes";
 export * from "./engine";
+export * from "./analytics";
