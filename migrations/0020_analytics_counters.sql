@@ -30,9 +30,7 @@ CREATE TABLE `event_spans` (
 	PRIMARY KEY(`campaign_lead_id`, `kind`)
 );
 --> statement-breakpoint
-CREATE INDEX `event_spans_first_idx` ON `event_spans` (`campaign_id`,`kind`,`first_at`);
---> statement-breakpoint
-CREATE INDEX `event_spans_last_idx` ON `event_spans` (`campaign_id`,`kind`,`last_at`,`first_at`);
+CREATE INDEX `event_spans_last_idx` ON `event_spans` (`campaign_id`,`kind`,`last_at`,`first_at`,`campaign_lead_id`);
 --> statement-breakpoint
 CREATE INDEX `campaign_leads_campaign_category_idx` ON `campaign_leads` (`campaign_id`,`category_id`);
 --> statement-breakpoint

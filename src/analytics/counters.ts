@@ -75,7 +75,7 @@ export function readTotals(rows: Record<string, unknown>[], campaignIds: number[
 }
 
 /** Whether event `e` is of the span kind `sp.kind` (event_span_kinds `k` says what the kind holds). */
-const KIND_MATCH = sql`e.type = k.type AND (k.seq1 = 0 OR e.sequence_number = 1) AND (k.human = 0 OR e.is_machine = 0)`;
+const KIND_MATCH = sql`k.kind = sp.kind AND e.type = k.type AND (k.seq1 = 0 OR e.sequence_number = 1) AND (k.human = 0 OR e.is_machine = 0)`;
 
 /**
  * Per campaign and kind, the records with such an event in the window, exactly: a record whose
@@ -85,11 +85,11 @@ const KIND_MATCH = sql`e.type = k.type AND (k.seq1 = 0 OR e.sequence_number = 1)
  */
 export function distinctQuery(campaignIds: number[], window: Window, kinds: readonly SpanKind[] = SPAN_KINDS): SQL {
   return sql`SELECT sp.campaign_id, sp.kind, count(*) AS n
-    FROM event_spans sp INDEXED BY event_spans_last_idx JOIN event_span_kinds k ON k.kind = sp.kind
+    FROM event_spans sp INDEXED BY event_spans_last_idx
     WHERE sp.campaign_id ${inList(campaignIds)} AND sp.kind ${inList([...kinds])}
       AND sp.last_at >= ${window.start} AND sp.first_at < ${window.end}
       AND (sp.first_at >= ${window.start} OR EXISTS (
-        SELECT 1 FROM events e INDEXED BY events_record_time_idx
+        SELECT 1 FROM event_span_kinds k JOIN events e INDEXED BY events_record_time_idx
         WHERE e.campaign_lead_id = sp.campaign_lead_id AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}
           AND ${KIND_MATCH}))
     GROUP BY sp.campaign_id, sp.kind`;

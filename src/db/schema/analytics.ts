@@ -53,7 +53,7 @@ export const eventSpans = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.campaignLeadId, t.kind] }),
-    index("event_spans_first_idx").on(t.campaignId, t.kind, t.firstAt),
-    index("event_spans_last_idx").on(t.campaignId, t.kind, t.lastAt, t.firstAt),
+    // Covers the distinct counts: the records active since a window's start are one range of it.
+    index("event_spans_last_idx").on(t.campaignId, t.kind, t.lastAt, t.firstAt, t.campaignLeadId),
   ],
 );
