@@ -12,6 +12,8 @@ import { accountRoutes } from "./accounts/routes";
 import { adminRoutes } from "./accounts/admin-routes";
 import { engineAdminRoutes } from "./engine/admin-routes";
 import { campaignDataRoutes } from "./campaigns/index";
+import { campaignAnalyticsRoutes } from "./analytics/campaign-routes";
+import { globalAnalyticsRoutes } from "./analytics/global-routes";
 import { inboxRoutes } from "./inbox/index";
 import { clientKeyRoutes } from "./keys/client-key-routes";
 import { clientRoutes } from "./clients/routes";
@@ -71,6 +73,8 @@ export function createApp() {
   app.route("/", accountRoutes);
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);
+  app.route("/", campaignAnalyticsRoutes);
+  app.route("/", globalAnalyticsRoutes);
   app.route("/", campaignDataRoutes);
   app.route("/", rateLimitRoutes);
   app.route("/", inboxRoutes);

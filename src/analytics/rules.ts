@@ -56,3 +56,15 @@ export const REPLY_TIME_BUCKETS: { time_range: string; below: number }[] = [
 export function replyTimeBucket(elapsedMs: number): string {
   return REPLY_TIME_BUCKETS.find((bucket) => elapsedMs < bucket.below)!.time_range;
 }
+
+/** Items by key, in their order (Map.groupBy is not in this build's library). */
+export function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
