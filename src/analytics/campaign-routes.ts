@@ -289,13 +289,11 @@ campaignAnalyticsRoutes.openapi(routes.lifetime, async (c) => {
     campaignCounts(c.env.DB, campaign.id, LIFETIME.start, LIFETIME.end),
     lifetimeExtras(c.env.DB, campaign),
   ]);
-  const {
-    human_open_count: _humanOpens,
-    unique_human_open_count: _uniqueHumanOpens,
-    human_click_count: _humanClicks,
-    unique_human_click_count: _uniqueHumanClicks,
-    ...figures
-  } = counts;
+  const lifetime = [
+    "sent_count", "unique_sent_count", "open_count", "unique_open_count", "click_count", "unique_click_count", "reply_count",
+    "total_reply_count", "non_ooo_reply_count", "block_count", "bounce_count", "unsubscribed_count", "total_count", "drafted_count",
+  ] as const;
+  const figures = Object.fromEntries(lifetime.map((field) => [field, counts[field]]));
   return c.json(
     {
       id: campaign.id,
