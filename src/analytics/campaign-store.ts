@@ -72,15 +72,18 @@ export async function sequenceFigures(d1: D1Database, campaignId: number, window
     sql`SELECT step AS seq, count(*) AS n FROM messages
         WHERE campaign_id = ${campaignId} AND status = 'failed' AND updated_at >= ${window.start} AND updated_at < ${window.end}
         GROUP BY step`,
+    // Driven by the campaign's variant messages (CROSS JOIN keeps that order): a campaign the
+    // engine never sent for reads none of its events here.
     sql`SELECT m.step AS seq, m.variant_id, v.label, e.type, count(*) AS total, coalesce(sum(e.ignored = 0), 0) AS counted,
           coalesce(sum(e.type = 'REPLY' AND e.ignored = 0 AND cl.category_id ${inList(POSITIVE_CATEGORY_IDS)}), 0) AS positive
-        FROM events e INDEXED BY events_campaign_type_time_idx
-        JOIN events s ON s.id = CASE WHEN e.type = 'SENT' THEN e.id ELSE ${ANSWERED_SEND("e")} END
-        JOIN messages m ON m.id = (SELECT max(id) FROM messages WHERE campaign_lead_id = s.campaign_lead_id AND step = s.sequence_number)
-          AND m.variant_id IS NOT NULL
-        LEFT JOIN sequence_variants v ON v.id = m.variant_id
+        FROM messages m
+        CROSS JOIN events e INDEXED BY events_record_time_idx
         JOIN campaign_leads cl ON cl.id = e.campaign_lead_id
-        WHERE ${inWindow} AND e.type IN ('SENT', 'OPEN', 'CLICK', 'REPLY')
+        LEFT JOIN sequence_variants v ON v.id = m.variant_id
+        WHERE m.campaign_id = ${campaignId} AND m.variant_id IS NOT NULL
+          AND m.id = (SELECT max(id) FROM messages WHERE campaign_lead_id = m.campaign_lead_id AND step = m.step)
+          AND e.campaign_lead_id = m.campaign_lead_id AND ${inWindow} AND e.type IN ('SENT', 'OPEN', 'CLICK', 'REPLY')
+          AND (SELECT sequence_number FROM events WHERE id = CASE WHEN e.type = 'SENT' THEN e.id ELSE ${ANSWERED_SEND("e")} END) = m.step
         GROUP BY m.step, m.variant_id, e.type`,
   ]);
   return { stepRows: stepRows!, figureRows: figureRows!, positiveRows: positiveRows!, failedRows: failedRows!, variantRows: variantRows! };
