@@ -50,7 +50,9 @@ CREATE TRIGGER `events_analytics_insert` AFTER INSERT ON `events` BEGIN
   INSERT INTO event_spans (campaign_lead_id, kind, campaign_id, first_at, last_at)
     SELECT NEW.campaign_lead_id, k.kind, NEW.campaign_id, NEW.occurred_at, NEW.occurred_at
     FROM event_span_kinds k WHERE k.type = NEW.type AND (k.seq1 = 0 OR NEW.sequence_number = 1) AND (k.human = 0 OR NEW.is_machine = 0)
-    ON CONFLICT (campaign_lead_id, kind) DO UPDATE SET first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at);
+    ON CONFLICT (campaign_lead_id, kind) DO UPDATE SET first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)
+      -- An event inside the span changes nothing: leave the row and its index entry alone.
+      WHERE excluded.first_at < first_at OR excluded.last_at > last_at;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `events_analytics_delete` AFTER DELETE ON `events` BEGIN
