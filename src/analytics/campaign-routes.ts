@@ -488,6 +488,7 @@ campaignAnalyticsRoutes.openapi(routes.sequenceAnalytics, async (c) => {
   const seqNumbers = [...new Set([...stepRows.map((row) => Number(row.seq_number)), ...figureRows.map((row) => Number(row.seq))])].sort((a, b) => a - b);
   const figure = (seq: number, type: string, field: "total" | "counted" = "total") =>
     Number(figureRows.find((row) => Number(row.seq) === seq && row.type === type)?.[field] ?? 0);
+  const stepIds = new Map(stepRows.map((row) => [Number(row.seq_number), Number(row.id)]));
   const bySeq = (rows: Record<string, unknown>[], seq: number) => Number(rows.find((row) => Number(row.seq) === seq)?.n ?? 0);
   return c.json(
     {
@@ -498,7 +499,7 @@ campaignAnalyticsRoutes.openapi(routes.sequenceAnalytics, async (c) => {
           (row) => Number(row.variant_id),
         );
         return {
-          email_campaign_seq_id: stepRows.find((row) => Number(row.seq_number) === seq)?.id === undefined ? null : Number(stepRows.find((row) => Number(row.seq_number) === seq)!.id),
+          email_campaign_seq_id: stepIds.get(seq) ?? null,
           seq_number: seq,
           sent_count: figure(seq, "SENT"),
           skipped_count: 0,
