@@ -485,9 +485,9 @@ campaignAnalyticsRoutes.openapi(routes.sequenceAnalytics, async (c) => {
   const campaign = await findCampaign(database(c.env.DB), c.get("principal"), c.req.valid("param").campaign_id);
   const window = familyWindow(c.req.valid("query"));
   const { stepRows, figureRows, positiveRows, failedRows, variantRows } = await sequenceFigures(c.env.DB, campaign.id, window);
-  const seqNumbers = [...new Set([...stepRows.map((row) => Number(row.seq_number)), ...figureRows.map((row) => Number(row.seq))])].sort((a, b) => a - b);
+  const seqNumbers = [...new Set([...stepRows.map((row) => Number(row.seq_number)), ...figureRows.map((row) => Number(row.sequence_number))])].sort((a, b) => a - b);
   const figure = (seq: number, type: string, field: "total" | "counted" = "total") =>
-    Number(figureRows.find((row) => Number(row.seq) === seq && row.type === type)?.[field] ?? 0);
+    Number(figureRows.find((row) => Number(row.sequence_number) === seq && row.type === type)?.[field] ?? 0);
   const stepIds = new Map(stepRows.map((row) => [Number(row.seq_number), Number(row.id)]));
   const bySeq = (rows: Record<string, unknown>[], seq: number) => Number(rows.find((row) => Number(row.seq) === seq)?.n ?? 0);
   return c.json(

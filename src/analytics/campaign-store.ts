@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { inList, rawBatch } from "../platform/sql";
 import { POSITIVE_CATEGORY_IDS } from "./rules";
-import { readCategoryReplies, repliesFromCategoriesQuery, type Window } from "./counters";
+import { readCategoryReplies, repliesFromCategoriesQuery, totalsQuery, type Window } from "./counters";
 
 type Row = Record<string, unknown>;
 
@@ -52,17 +52,14 @@ export async function windowExtras(d1: D1Database, campaignId: number, window: W
 
 /**
  * 13.6: per sequence step (the live steps, and any step number events name) the window's
- * figures by the events' sequence_number; per variant, the sends its messages made and the
+ * figures by the events' sequence_number (from the hour counters); per variant, the sends its messages made and the
  * outcomes credited to them.
  */
 export async function sequenceFigures(d1: D1Database, campaignId: number, window: Window) {
   const inWindow = sql`e.campaign_id = ${campaignId} AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}`;
   const [stepRows, figureRows, positiveRows, failedRows, variantRows] = await rawBatch(d1, [
     sql`SELECT id, seq_number FROM sequence_steps WHERE campaign_id = ${campaignId} AND deleted_at IS NULL ORDER BY seq_number`,
-    sql`SELECT e.sequence_number AS seq, e.type, count(*) AS total, coalesce(sum(e.ignored = 0), 0) AS counted
-        FROM events e INDEXED BY events_campaign_type_time_idx
-        WHERE ${inWindow} AND e.type IN ('SENT', 'OPEN', 'CLICK', 'REPLY', 'BOUNCE', 'UNSUBSCRIBE')
-        GROUP BY e.sequence_number, e.type`,
+    totalsQuery([campaignId], window, true),
     sql`SELECT e.sequence_number AS seq, count(*) AS n
         FROM campaign_leads cl INDEXED BY campaign_leads_campaign_category_idx
         JOIN events e INDEXED BY events_record_time_idx ON e.campaign_lead_id = cl.id

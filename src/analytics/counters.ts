@@ -47,20 +47,21 @@ function emptyTotals(): CampaignTotals {
  * Per campaign and event type, the window's totals: the hour counters for its whole hours plus a
  * range scan of events for the rest. `type IN (...)` makes each type's hours one index range.
  */
-export function totalsQuery(campaignIds: number[], window: Window): SQL {
+export function totalsQuery(campaignIds: number[], window: Window, bySequence = false): SQL {
   const { hours, edges } = splitWindow(window);
   const types = inList([...EVENT_TYPES]);
   const parts: SQL[] = [];
   if (hours) {
-    parts.push(sql`SELECT campaign_id, type, total, human, counted FROM event_hour_counts
+    parts.push(sql`SELECT campaign_id, type, sequence_number, total, human, counted FROM event_hour_counts
       WHERE campaign_id ${inList(campaignIds)} AND type ${types} AND hour >= ${hours.start} AND hour < ${hours.end}`);
   }
   for (const edge of edges) {
-    parts.push(sql`SELECT campaign_id, type, 1, is_machine = 0, ignored = 0 FROM events INDEXED BY events_campaign_type_time_idx
+    parts.push(sql`SELECT campaign_id, type, sequence_number, 1, is_machine = 0, ignored = 0 FROM events INDEXED BY events_campaign_type_time_idx
       WHERE campaign_id ${inList(campaignIds)} AND type ${types} AND occurred_at >= ${edge.start} AND occurred_at < ${edge.end}`);
   }
-  return sql`SELECT campaign_id, type, sum(total) AS total, sum(human) AS human, sum(counted) AS counted
-    FROM (${sql.join(parts, sql` UNION ALL `)}) GROUP BY campaign_id, type`;
+  const keys = bySequence ? sql`campaign_id, type, sequence_number` : sql`campaign_id, type`;
+  return sql`SELECT ${keys}, sum(total) AS total, sum(human) AS human, sum(counted) AS counted
+    FROM (${sql.join(parts, sql` UNION ALL `)}) GROUP BY ${keys}`;
 }
 
 /** The rows of totalsQuery by campaign id (campaigns without events get zeros). */

@@ -2,7 +2,7 @@ import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlit
 import { EVENT_TYPES } from "./campaigns";
 
 /**
- * Per campaign, event type and UTC hour: how many events, how many a human made (is_machine = 0)
+ * Per campaign, event type, UTC hour and sequence step: how many events, how many a human made (is_machine = 0)
  * and how many count (ignored = 0). Kept exact by the triggers of migration 0020 on every insert,
  * update and delete of `events` (whatever path writes them, in the same statement), so a window's
  * totals are a sum over its hours instead of a scan of its events. No foreign keys: the triggers
@@ -14,11 +14,12 @@ export const eventHourCounts = sqliteTable(
     campaignId: integer("campaign_id").notNull(),
     type: text("type", { enum: EVENT_TYPES }).notNull(),
     hour: integer("hour").notNull(),
+    sequenceNumber: integer("sequence_number").notNull(),
     total: integer("total").notNull().default(0),
     human: integer("human").notNull().default(0),
     counted: integer("counted").notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.campaignId, t.type, t.hour] })],
+  (t) => [primaryKey({ columns: [t.campaignId, t.type, t.hour, t.sequenceNumber] })],
 );
 
 /** The kinds of event whose distinct leads analytics count (SENT1: a sequence-1 send). */
