@@ -117,7 +117,8 @@ export function sumFigures(figures: Iterable<Figures>): Figures {
 
 /**
  * Totals per day (several windows at once): each day's whole hours from the counters and its
- * partial hours from events, joined to the days as one JSON parameter.
+ * partial hours from events, joined to the days as one JSON parameter (CROSS JOIN keeps the days
+ * outermost, so each day is one index range and no campaign's events are scanned whole).
  */
 export async function dailyTotals(d1: D1Database, ids: number[], days: Window[]) {
   const hours: { key: number; start: number; end: number }[] = [];
@@ -131,13 +132,13 @@ export async function dailyTotals(d1: D1Database, ids: number[], days: Window[])
   const [rows] = await rawBatch(d1, [
     sql`SELECT w.value ->> '$.key' AS day, c.type, sum(c.total) AS total, sum(c.counted) AS counted
         FROM json_each(${jsonList(hours)}) w
-        JOIN event_hour_counts c ON c.campaign_id ${inList(ids)} AND c.type ${types}
+        CROSS JOIN event_hour_counts c ON c.campaign_id ${inList(ids)} AND c.type ${types}
           AND c.hour >= w.value ->> '$.start' AND c.hour < w.value ->> '$.end'
         GROUP BY 1, 2
         UNION ALL
         SELECT w.value ->> '$.key', e.type, count(*), coalesce(sum(e.ignored = 0), 0)
         FROM json_each(${jsonList(edges)}) w
-        JOIN events e INDEXED BY events_campaign_type_time_idx ON e.campaign_id ${inList(ids)} AND e.type ${types}
+        CROSS JOIN events e INDEXED BY events_campaign_type_time_idx ON e.campaign_id ${inList(ids)} AND e.type ${types}
           AND e.occurred_at >= w.value ->> '$.start' AND e.occurred_at < w.value ->> '$.end'
         GROUP BY 1, 2`,
   ]);
