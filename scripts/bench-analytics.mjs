@@ -1,6 +1,9 @@
 // `npm run bench:analytics`: analytics-by-date latency over 10k, 100k and 1M events (one campaign
-// each, 50k leads, a 30-day window; bulk-loaded by SQL into the local D1 file), then ingestion
-// throughput through the events endpoint. Datasets persist in .wrangler/bench-analytics.
+// each, 50k leads, a 30-day window; bulk-loaded by SQL into the local D1 file, where the triggers of
+// migration 0020 keep the counters as they do for every write), the same statements run straight on
+// the SQLite file (node:sqlite: the floor, no Worker or HTTP), a few analytics families on the 1M
+// campaign, then ingestion throughput through the events endpoint. Datasets persist in
+// .wrangler/bench-analytics (delete it to reload).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -57,6 +60,52 @@ function loadDatasets(file, accountId) {
   db.close();
 }
 
+/**
+ * analytics-by-date's statements for one campaign and the 30-day window, as src/analytics/store.ts
+ * campaignCounts builds them (hour counters, record spans, out-of-office replies, records).
+ */
+function countStatements(db, campaignId) {
+  const start = WINDOW_START;
+  const end = WINDOW_START + WINDOW_MS;
+  const ids = JSON.stringify([campaignId]);
+  const types = JSON.stringify(["SENT", "OPEN", "CLICK", "REPLY", "BOUNCE", "BLOCK", "UNSUBSCRIBE"]);
+  const kinds = JSON.stringify(["SENT1", "OPEN", "OPEN_HUMAN", "CLICK", "CLICK_HUMAN"]);
+  const bound = (text, ...params) => {
+    const statement = db.prepare(text);
+    return { all: () => statement.all(...params) };
+  };
+  return [
+    bound(
+      `SELECT campaign_id, type, sum(total), sum(human), sum(counted) FROM event_hour_counts
+       WHERE campaign_id IN (SELECT value FROM json_each(?)) AND type IN (SELECT value FROM json_each(?)) AND hour >= ? AND hour < ?
+       GROUP BY campaign_id, type`,
+      ids, types, start, end,
+    ),
+    bound(
+      `SELECT sp.campaign_id, sp.kind, count(*) FROM event_spans sp INDEXED BY event_spans_last_idx
+       WHERE sp.campaign_id IN (SELECT value FROM json_each(?)) AND sp.kind IN (SELECT value FROM json_each(?))
+         AND sp.last_at >= ? AND sp.first_at < ?
+         AND (sp.first_at >= ? OR EXISTS (SELECT 1 FROM event_span_kinds k JOIN events e INDEXED BY events_record_time_idx
+           WHERE e.campaign_lead_id = sp.campaign_lead_id AND e.occurred_at >= ? AND e.occurred_at < ?
+             AND k.kind = sp.kind AND e.type = k.type AND (k.seq1 = 0 OR e.sequence_number = 1) AND (k.human = 0 OR e.is_machine = 0)))
+       GROUP BY sp.campaign_id, sp.kind`,
+      ids, kinds, start, end, start, start, end,
+    ),
+    bound(
+      `SELECT cl.campaign_id, count(*), sum(e.ignored = 0) FROM campaign_leads cl INDEXED BY campaign_leads_campaign_category_idx
+       JOIN events e INDEXED BY events_record_time_idx ON e.campaign_lead_id = cl.id
+       WHERE cl.campaign_id IN (SELECT value FROM json_each(?)) AND cl.category_id IN (SELECT value FROM json_each('[6]'))
+         AND e.occurred_at >= ? AND e.occurred_at < ? AND e.type = 'REPLY' GROUP BY cl.campaign_id`,
+      ids, start, end,
+    ),
+    bound(
+      `SELECT campaign_id, sum(state <> 'STOPPED'), sum(state = 'DRAFTED') FROM campaign_leads INDEXED BY campaign_leads_campaign_state_idx
+       WHERE campaign_id IN (SELECT value FROM json_each(?)) GROUP BY campaign_id`,
+      ids,
+    ),
+  ];
+}
+
 /** Campaign id by dataset size. */
 function datasetCampaigns(file) {
   const db = new DatabaseSync(file, { readOnly: true });
@@ -85,6 +134,29 @@ try {
   }
   const [small, , large] = results;
   console.log(`  growth 10k -> 1M events (x100): p50 x${(large.p50 / small.p50).toFixed(1)}`);
+
+  console.log("\nfloor: analytics-by-date's statements straight on the SQLite file (node:sqlite), same runs:");
+  const floor = new DatabaseSync(localD1File(stateDir), { readOnly: true });
+  for (const size of SIZES) {
+    const statements = countStatements(floor, campaigns[size]);
+    const { p50, p95 } = await measure(async () => statements.forEach((statement) => statement.all()));
+    console.log(`  ${String(size).padStart(9)} events: p50 ${ms(p50)}  p95 ${ms(p95)}`);
+  }
+  floor.close();
+
+  console.log("\nanalytics families on the 1M-event campaign (same window; p50 against analytics-by-date's):");
+  const big = campaigns[1_000_000];
+  const families = [
+    ["top-level-analytics-by-date", `/api/v1/campaigns/${big}/top-level-analytics-by-date?${query}`],
+    ["analytics (lifetime)", `/api/v1/campaigns/${big}/analytics?`],
+    ["analytics/overall-stats-v2", `/api/v1/analytics/overall-stats-v2?${query}&campaign_ids=${big}`],
+    ["analytics/day-wise-overall-stats", `/api/v1/analytics/day-wise-overall-stats?${query}&campaign_ids=${big}`],
+    ["sequence-analytics", `/api/v1/campaigns/${big}/sequence-analytics?${query}`],
+  ];
+  for (const [name, path] of families) {
+    const { p50, p95 } = await measure(() => api(server, account.api_key, path), { runs: 10, warmup: 2 });
+    console.log(`  ${name.padEnd(34)} p50 ${ms(p50)}  p95 ${ms(p95)}  (x${(p50 / large.p50).toFixed(1)})`);
+  }
 
   const campaign = await api(server, account.api_key, "/api/v1/campaigns/create", { method: "POST", body: { name: "ingest" } });
   const emails = Array.from({ length: 2000 }, (_, i) => `ingest${i}@bench.example`);

@@ -15,6 +15,8 @@ import { campaignDataRoutes } from "./campaigns/index";
 import { conversationRoutes, inboxRoutes } from "./inbox/index";
 import { leadLiteralRoutes, leadOperationRoutes } from "./leads/index";
 import { blockListRoutes } from "./leads/block-list-routes";
+import { campaignAnalyticsRoutes } from "./analytics/campaign-routes";
+import { globalAnalyticsRoutes } from "./analytics/global-routes";
 import { clientKeyRoutes } from "./keys/client-key-routes";
 import { clientRoutes } from "./clients/routes";
 import { opsRoutes, VERSION } from "./ops/routes";
@@ -82,6 +84,8 @@ export function createApp() {
   app.route("/", blockListRoutes);
   app.route("/", leadListRoutes);
   app.route("/", crmTagRoutes);
+  app.route("/", campaignAnalyticsRoutes);
+  app.route("/", globalAnalyticsRoutes);
   app.route("/", campaignDataRoutes);
   app.route("/", rateLimitRoutes);
   // Literal before the inbox's `/master-inbox/{id}` (C9).

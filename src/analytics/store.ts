@@ -1,6 +1,14 @@
 import { sql, type SQL } from "drizzle-orm";
-import { OUT_OF_OFFICE_CATEGORY_ID, type EventType } from "../db/schema";
-import { rawBatch } from "../platform/sql";
+import { inList, rawBatch } from "../platform/sql";
+import {
+  distinctQuery,
+  OUT_OF_OFFICE,
+  readCategoryReplies,
+  readDistinct,
+  readTotals,
+  repliesFromCategoriesQuery,
+  totalsQuery,
+} from "./counters";
 
 export interface CampaignCounts {
   sent_count: number;
@@ -27,42 +35,46 @@ export interface CampaignCounts {
  * The open and click counts are raw (every hit, as the interface defines them); the human_ ones
  * leave out hits flagged is_machine (proxy prefetches, link scanners).
  *
- * Every figure is a scan of one event type's window: a contiguous range of
- * events_campaign_type_time_idx, read from the index alone, so no event outside the campaign
- * and the window is ever read. Only replies look up their record's current category.
+ * Totals come from the hour counters (plus the events of a window's partial hours), distinct
+ * counts from the records' spans (src/analytics/counters.ts), out-of-office replies from the
+ * records currently in that category: nothing here reads every event of the window.
  */
 export async function campaignCounts(d1: D1Database, campaignId: number, start: number, end: number): Promise<CampaignCounts> {
-  const inWindow = (type: EventType): SQL =>
-    sql`e.campaign_id = ${campaignId} AND e.type = ${type} AND e.occurred_at >= ${start} AND e.occurred_at < ${end}`;
-  const events = sql`events e INDEXED BY events_campaign_type_time_idx`;
-  const total = (type: EventType, extra: SQL = sql``) => sql`(SELECT count(*) FROM ${events} WHERE ${inWindow(type)} ${extra})`;
-  const human = sql`AND e.is_machine = 0`;
-  const distinctLeads = (type: EventType, extra: SQL = sql``) =>
-    sql`(SELECT count(DISTINCT e.campaign_lead_id) FROM ${events} WHERE ${inWindow(type)} ${extra})`;
-
-  const [window, replies, records] = await rawBatch(d1, [
-    sql`SELECT
-          ${total("SENT")} AS sent_count,
-          ${distinctLeads("SENT", sql`AND e.sequence_number = 1`)} AS unique_sent_count,
-          ${total("OPEN")} AS open_count,
-          ${distinctLeads("OPEN")} AS unique_open_count,
-          ${total("OPEN", human)} AS human_open_count,
-          ${distinctLeads("OPEN", human)} AS unique_human_open_count,
-          ${total("CLICK")} AS click_count,
-          ${distinctLeads("CLICK")} AS unique_click_count,
-          ${total("CLICK", human)} AS human_click_count,
-          ${distinctLeads("CLICK", human)} AS unique_human_click_count,
-          ${total("BLOCK")} AS block_count,
-          ${total("BOUNCE")} AS bounce_count,
-          ${total("UNSUBSCRIBE")} AS unsubscribed_count`,
-    sql`SELECT
-          count(*) AS total_reply_count,
-          coalesce(sum(e.ignored = 0), 0) AS reply_count,
-          coalesce(sum((SELECT coalesce(cl.category_id, 0) <> ${OUT_OF_OFFICE_CATEGORY_ID}
-                        FROM campaign_leads cl WHERE cl.id = e.campaign_lead_id)), 0) AS non_ooo_reply_count
-        FROM ${events} WHERE ${inWindow("REPLY")}`,
-    sql`SELECT coalesce(sum(state <> 'STOPPED'), 0) AS total_count, coalesce(sum(state = 'DRAFTED'), 0) AS drafted_count
-        FROM campaign_leads WHERE campaign_id = ${campaignId}`,
+  const window = { start, end };
+  const ids = [campaignId];
+  const [totalRows, distinctRows, oooRows, records] = await rawBatch(d1, [
+    totalsQuery(ids, window),
+    distinctQuery(ids, window, ["SENT1", "OPEN", "OPEN_HUMAN", "CLICK", "CLICK_HUMAN"]),
+    repliesFromCategoriesQuery(ids, window, OUT_OF_OFFICE),
+    recordCountsQuery(ids),
   ]);
-  return { ...window![0], ...replies![0], ...records![0] } as unknown as CampaignCounts;
+  const totals = readTotals(totalRows!, ids).get(campaignId)!;
+  const distinct = readDistinct(distinctRows!, ids).get(campaignId)!;
+  const ooo = readCategoryReplies(oooRows!).get(campaignId)?.n ?? 0;
+  return {
+    sent_count: totals.SENT.total,
+    unique_sent_count: distinct.SENT1,
+    open_count: totals.OPEN.total,
+    unique_open_count: distinct.OPEN,
+    human_open_count: totals.OPEN.human,
+    unique_human_open_count: distinct.OPEN_HUMAN,
+    click_count: totals.CLICK.total,
+    unique_click_count: distinct.CLICK,
+    human_click_count: totals.CLICK.human,
+    unique_human_click_count: distinct.CLICK_HUMAN,
+    reply_count: totals.REPLY.counted,
+    total_reply_count: totals.REPLY.total,
+    non_ooo_reply_count: totals.REPLY.total - ooo,
+    block_count: totals.BLOCK.total,
+    bounce_count: totals.BOUNCE.total,
+    unsubscribed_count: totals.UNSUBSCRIBE.total,
+    total_count: Number(records![0]?.total_count ?? 0),
+    drafted_count: Number(records![0]?.drafted_count ?? 0),
+  };
+}
+
+/** Lifetime figures of campaign records: not STOPPED (`total_count`) and DRAFTED (`drafted_count`). */
+export function recordCountsQuery(campaignIds: number[]): SQL {
+  return sql`SELECT campaign_id, coalesce(sum(state <> 'STOPPED'), 0) AS total_count, coalesce(sum(state = 'DRAFTED'), 0) AS drafted_count
+    FROM campaign_leads INDEXED BY campaign_leads_campaign_state_idx WHERE campaign_id ${inList(campaignIds)} GROUP BY campaign_id`;
 }

@@ -1,3 +1,4 @@
+import { SENTIMENTS, sentimentOf } from "../analytics/rules";
 import { createRoute, z } from "@hono/zod-openapi";
 import { database } from "../platform/db";
 import { RECORD_STATES } from "../db/schema";
@@ -121,7 +122,12 @@ const ListQuery = z.object({
 const RecordParams = z.object({ campaign_id: pathId("campaign_id"), email_lead_map_id: pathId("email_lead_map_id") });
 
 const LeadCategory = z
-  .object({ id: z.number().int(), name: z.string(), created_at: z.string() })
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    created_at: z.string(),
+    sentiment_type: z.enum(SENTIMENTS).openapi({ description: "positive, negative or neutral (CONTRACT section 13)" }),
+  })
   .openapi("LeadCategory");
 
 const addLeads = createRoute({
@@ -259,7 +265,12 @@ leadRoutes.openapi(fetchCategories, async (c) => {
   const principal = c.get("principal");
   const rows = await categoriesOf(database(c.env.DB), principal.accountId);
   return c.json(
-    rows.map((row) => ({ id: row.id, name: row.name, created_at: iso(row.createdAt) })),
+    rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      created_at: iso(row.createdAt),
+      sentiment_type: sentimentOf(row.accountId === null ? row.id : null),
+    })),
     200,
   );
 });

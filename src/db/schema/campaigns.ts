@@ -215,6 +215,8 @@ export const campaignLeads = sqliteTable(
     uniqueIndex("campaign_leads_campaign_lead_idx").on(t.campaignId, t.leadId),
     index("campaign_leads_campaign_state_idx").on(t.campaignId, t.state),
     index("campaign_leads_lead_idx").on(t.leadId),
+    // Analytics: a campaign's records in one category (its out-of-office or positive replies).
+    index("campaign_leads_campaign_category_idx").on(t.campaignId, t.categoryId),
     // Inbox listings walk one account's conversations (records with a reply) in either sort
     // order. These partial indexes hold exactly those rows and every column the filters test,
     // so a page and its total_count are answered from the index alone.

@@ -7,3 +7,4 @@ export * from "./sequences";
 export * from "./mailboxes";
 export * from "./engine";
 export * from "./lead-lists";
+export * from "./analytics";

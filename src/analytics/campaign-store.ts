@@ -1,0 +1,199 @@
+import { sql, type SQL } from "drizzle-orm";
+import { inList, rawBatch } from "../platform/sql";
+import { POSITIVE_CATEGORY_IDS } from "./rules";
+import { readCategoryReplies, repliesFromCategoriesQuery, totalsQuery, type Window } from "./counters";
+
+type Row = Record<string, unknown>;
+
+/**
+ * The send an outcome answers: the record's latest SENT at or before it (ties by id). Outcomes are
+ * credited to that send only (CONTRACT 13.2), and to the mailbox that sent it (13.5).
+ */
+const ANSWERED_SEND = (outcome: string) => sql.raw(`(SELECT s.id FROM events s INDEXED BY events_record_time_idx
+  WHERE s.campaign_lead_id = ${outcome}.campaign_lead_id AND s.occurred_at <= ${outcome}.occurred_at AND s.type = 'SENT'
+  ORDER BY s.occurred_at DESC, s.id DESC LIMIT 1)`);
+
+/** 13.1's extras: client, live steps, tags with colours, and the records by state and sentiment. */
+export async function lifetimeExtras(d1: D1Database, campaign: { id: number; clientId: number | null }) {
+  const [clientRows, stepRows, tagRows, stateRows] = await rawBatch(d1, [
+    sql`SELECT name, email FROM clients WHERE id = ${campaign.clientId}`,
+    sql`SELECT count(*) AS n FROM sequence_steps WHERE campaign_id = ${campaign.id} AND deleted_at IS NULL`,
+    sql`SELECT t.id, t.name, t.color FROM campaign_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.campaign_id = ${campaign.id} ORDER BY t.name`,
+    sql`SELECT count(*) AS total,
+          coalesce(sum(state = 'BLOCKED'), 0) AS blocked, coalesce(sum(state = 'STOPPED'), 0) AS stopped,
+          coalesce(sum(state = 'COMPLETED'), 0) AS completed, coalesce(sum(state IN ('STARTED', 'INPROGRESS')), 0) AS inprogress,
+          coalesce(sum(state = 'DRAFTED'), 0) AS notStarted, coalesce(sum(state = 'PAUSED'), 0) AS paused,
+          coalesce(sum(category_id ${inList(POSITIVE_CATEGORY_IDS)}), 0) AS interested
+        FROM campaign_leads WHERE campaign_id = ${campaign.id}`,
+  ]);
+  return {
+    client: (clientRows![0] as { name: string; email: string } | undefined) ?? null,
+    sequenceCount: Number(stepRows![0]!.n),
+    tags: tagRows!.map((row) => ({ id: Number(row.id), name: String(row.name), color: String(row.color) })),
+    leadStats: Object.fromEntries(Object.entries(stateRows![0]!).map(([key, value]) => [key, Number(value)])),
+  };
+}
+
+/** 13.3's extras: positive replies in the window, sends refused at SMTP, records stopped in it. */
+export async function windowExtras(d1: D1Database, campaignId: number, window: Window) {
+  const [positive, failed, stopped] = await rawBatch(d1, [
+    repliesFromCategoriesQuery([campaignId], window, POSITIVE_CATEGORY_IDS),
+    sql`SELECT count(*) AS n FROM messages WHERE campaign_id = ${campaignId} AND status = 'failed'
+          AND updated_at >= ${window.start} AND updated_at < ${window.end}`,
+    sql`SELECT count(*) AS n FROM campaign_leads INDEXED BY campaign_leads_campaign_state_idx
+          WHERE campaign_id = ${campaignId} AND state = 'STOPPED' AND updated_at >= ${window.start} AND updated_at < ${window.end}`,
+  ]);
+  return {
+    positive_reply_count: readCategoryReplies(positive!).get(campaignId)?.counted ?? 0,
+    failed_count: Number(failed![0]!.n),
+    stopped_count: Number(stopped![0]!.n),
+  };
+}
+
+/**
+ * 13.6: per sequence step (the live steps, and any step number events name) the window's
+ * figures by the events' sequence_number (from the hour counters); per variant, the sends its messages made and the
+ * outcomes credited to them.
+ */
+export async function sequenceFigures(d1: D1Database, campaignId: number, window: Window) {
+  const inWindow = sql`e.campaign_id = ${campaignId} AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}`;
+  const [stepRows, figureRows, positiveRows, failedRows, variantRows] = await rawBatch(d1, [
+    sql`SELECT id, seq_number FROM sequence_steps WHERE campaign_id = ${campaignId} AND deleted_at IS NULL ORDER BY seq_number`,
+    totalsQuery([campaignId], window, true),
+    sql`SELECT e.sequence_number AS seq, count(*) AS n
+        FROM campaign_leads cl INDEXED BY campaign_leads_campaign_category_idx
+        JOIN events e INDEXED BY events_record_time_idx ON e.campaign_lead_id = cl.id
+        WHERE cl.campaign_id = ${campaignId} AND cl.category_id ${inList(POSITIVE_CATEGORY_IDS)} AND e.type = 'REPLY' AND e.ignored = 0
+          AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}
+        GROUP BY e.sequence_number`,
+    sql`SELECT step AS seq, count(*) AS n FROM messages
+        WHERE campaign_id = ${campaignId} AND status = 'failed' AND updated_at >= ${window.start} AND updated_at < ${window.end}
+        GROUP BY step`,
+    // Driven by the campaign's variant messages (CROSS JOIN keeps that order): a campaign the
+    // engine never sent for reads none of its events here.
+    sql`SELECT m.step AS seq, m.variant_id, v.label, e.type, count(*) AS total, coalesce(sum(e.ignored = 0), 0) AS counted,
+          coalesce(sum(e.type = 'REPLY' AND e.ignored = 0 AND cl.category_id ${inList(POSITIVE_CATEGORY_IDS)}), 0) AS positive
+        FROM messages m
+        CROSS JOIN events e INDEXED BY events_record_time_idx
+        JOIN campaign_leads cl ON cl.id = e.campaign_lead_id
+        LEFT JOIN sequence_variants v ON v.id = m.variant_id
+        WHERE m.campaign_id = ${campaignId} AND m.variant_id IS NOT NULL
+          AND m.id = (SELECT max(id) FROM messages WHERE campaign_lead_id = m.campaign_lead_id AND step = m.step)
+          AND e.campaign_lead_id = m.campaign_lead_id AND ${inWindow} AND e.type IN ('SENT', 'OPEN', 'CLICK', 'REPLY')
+          AND (SELECT sequence_number FROM events WHERE id = CASE WHEN e.type = 'SENT' THEN e.id ELSE ${ANSWERED_SEND("e")} END) = m.step
+        GROUP BY m.step, m.variant_id, e.type`,
+  ]);
+  return { stepRows: stepRows!, figureRows: figureRows!, positiveRows: positiveRows!, failedRows: failedRows!, variantRows: variantRows! };
+}
+
+/**
+ * 13.5 and the global mailbox reports: per sending mailbox, the sends (by the SENT event's
+ * mailbox) and the outcomes credited to the send they answer. `campaignIds` limits the campaigns.
+ */
+export function mailboxFiguresQuery(campaignIds: number[], window: Window | null): SQL {
+  const inWindow = window ? sql`AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}` : sql``;
+  return sql`SELECT s.email_account_id AS mailbox_id, min(s.from_email) AS from_email,
+        coalesce(sum(e.type = 'SENT'), 0) AS sent, count(DISTINCT CASE WHEN e.type = 'SENT' THEN e.campaign_lead_id END) AS unique_sent,
+        coalesce(sum(e.type = 'OPEN'), 0) AS opened, count(DISTINCT CASE WHEN e.type = 'OPEN' THEN e.campaign_lead_id END) AS unique_opened,
+        coalesce(sum(e.type = 'CLICK'), 0) AS clicked, count(DISTINCT CASE WHEN e.type = 'CLICK' THEN e.campaign_lead_id END) AS unique_clicked,
+        coalesce(sum(e.type = 'REPLY' AND e.ignored = 0), 0) AS replied, coalesce(sum(e.type = 'BOUNCE'), 0) AS bounced,
+        coalesce(sum(e.type = 'UNSUBSCRIBE'), 0) AS unsubscribed
+      FROM events e INDEXED BY events_campaign_type_time_idx
+      JOIN events s ON s.id = CASE WHEN e.type = 'SENT' THEN e.id ELSE ${ANSWERED_SEND("e")} END
+      WHERE e.campaign_id ${inList(campaignIds)} AND e.type IN ('SENT', 'OPEN', 'CLICK', 'REPLY', 'BOUNCE', 'UNSUBSCRIBE') ${inWindow}
+        AND s.email_account_id IS NOT NULL
+      GROUP BY s.email_account_id`;
+}
+
+/** The mailboxes of mailboxFiguresQuery's rows: sender name, address, provider type. */
+export function mailboxesQuery(ids: number[]): SQL {
+  return sql`SELECT id, from_email, from_name, type FROM email_accounts WHERE id ${inList(ids)}`;
+}
+
+export interface StatisticsFilter {
+  sequenceNumber?: number;
+  emailStatus?: "opened" | "clicked" | "replied" | "unsubscribed" | "bounced";
+  sentFrom?: number;
+  sentTo?: number;
+}
+
+const STATUS_TEST: Record<NonNullable<StatisticsFilter["emailStatus"]>, SQL> = {
+  opened: sql`open_count > 0`,
+  clicked: sql`click_count > 0`,
+  replied: sql`reply_time IS NOT NULL`,
+  unsubscribed: sql`is_unsubscribed = 1`,
+  bounced: sql`is_bounced = 1`,
+};
+
+/**
+ * 13.2: one row per SENT event of the campaign, by send time, each with the outcomes credited to
+ * it (the record's events from it up to the record's next send), its lead and its step.
+ */
+export async function statisticsPage(d1: D1Database, campaignId: number, filter: StatisticsFilter, page: { offset: number; limit: number }) {
+  const conditions: SQL[] = [sql`e.campaign_id = ${campaignId}`, sql`e.type = 'SENT'`];
+  if (filter.sequenceNumber !== undefined) conditions.push(sql`e.sequence_number = ${filter.sequenceNumber}`);
+  if (filter.sentFrom !== undefined) conditions.push(sql`e.occurred_at >= ${filter.sentFrom}`);
+  if (filter.sentTo !== undefined) conditions.push(sql`e.occurred_at <= ${filter.sentTo}`);
+  const statusTest = filter.emailStatus ? sql`WHERE ${STATUS_TEST[filter.emailStatus]}` : sql``;
+  const rowsOf = sql`WITH sends AS (
+          SELECT e.id, e.campaign_lead_id, e.occurred_at, e.sequence_number, e.subject, e.body,
+                 (SELECT min(n.occurred_at) FROM events n INDEXED BY events_record_time_idx
+                  WHERE n.campaign_lead_id = e.campaign_lead_id AND n.type = 'SENT'
+                    AND (n.occurred_at > e.occurred_at OR (n.occurred_at = e.occurred_at AND n.id > e.id))) AS next_at
+          FROM events e INDEXED BY events_campaign_type_time_idx WHERE ${sql.join(conditions, sql` AND `)}),
+        rows AS (
+          SELECT s.*,
+                 min(CASE WHEN o.type = 'OPEN' THEN o.occurred_at END) AS open_time,
+                 min(CASE WHEN o.type = 'CLICK' THEN o.occurred_at END) AS click_time,
+                 min(CASE WHEN o.type = 'REPLY' THEN o.occurred_at END) AS reply_time,
+                 coalesce(sum(o.type = 'OPEN'), 0) AS open_count, coalesce(sum(o.type = 'CLICK'), 0) AS click_count,
+                 coalesce(max(o.type = 'UNSUBSCRIBE'), 0) AS is_unsubscribed, coalesce(max(o.type = 'BOUNCE'), 0) AS is_bounced,
+                 coalesce(min(CASE WHEN o.type = 'REPLY' THEN o.ignored END), 0) AS ignore_reply
+          FROM sends s
+          LEFT JOIN events o INDEXED BY events_record_time_idx ON o.campaign_lead_id = s.campaign_lead_id
+            AND o.occurred_at >= s.occurred_at AND (s.next_at IS NULL OR o.occurred_at < s.next_at)
+            AND o.type IN ('OPEN', 'CLICK', 'REPLY', 'BOUNCE', 'UNSUBSCRIBE')
+          GROUP BY s.id)`;
+  const [totalRows, rows] = await rawBatch(d1, [
+    sql`${rowsOf} SELECT count(*) AS total FROM rows ${statusTest}`,
+    sql`${rowsOf}
+        SELECT r.*, l.id AS lead_id, l.email AS lead_email, l.first_name, l.last_name, lc.name AS lead_category,
+               (SELECT st.id FROM sequence_steps st WHERE st.campaign_id = ${campaignId} AND st.seq_number = r.sequence_number
+                ORDER BY st.deleted_at IS NOT NULL, st.id DESC LIMIT 1) AS step_id,
+               (SELECT m.variant_id FROM messages m WHERE m.campaign_lead_id = r.campaign_lead_id AND m.step = r.sequence_number
+                ORDER BY m.id DESC LIMIT 1) AS variant_id
+        FROM rows r
+        JOIN campaign_leads cl ON cl.id = r.campaign_lead_id
+        JOIN leads l ON l.id = cl.lead_id
+        LEFT JOIN lead_categories lc ON lc.id = cl.category_id
+        ${statusTest}
+        ORDER BY r.occurred_at, r.id
+        LIMIT ${page.limit} OFFSET ${page.offset}`,
+  ]);
+  return { total: Number(totalRows![0]!.total), rows: rows! };
+}
+
+/**
+ * 13.4: a page of the campaign's records (by id) with their counts and history; with `after`,
+ * only records whose newest event is later.
+ */
+export async function leadStatisticsPage(d1: D1Database, campaignId: number, after: number | undefined, page: { offset: number; limit: number }) {
+  const newer = after === undefined ? sql`` : sql`AND (SELECT max(occurred_at) FROM events WHERE campaign_lead_id = cl.id) > ${after}`;
+  const [records] = await rawBatch(d1, [
+    sql`SELECT cl.id, cl.state, cl.category_id, l.id AS lead_id, l.email, l.first_name, l.last_name
+        FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id
+        WHERE cl.campaign_id = ${campaignId} ${newer}
+        ORDER BY cl.id LIMIT ${page.limit + 1} OFFSET ${page.offset}`,
+  ]);
+  const shown = records!.slice(0, page.limit);
+  const ids = shown.map((row) => Number(row.id));
+  const [history] = ids.length
+    ? await rawBatch(d1, [
+        sql`SELECT campaign_lead_id, type, occurred_at, sequence_number, subject, body, ignored FROM events INDEXED BY events_record_time_idx
+            WHERE campaign_lead_id ${inList(ids)} ORDER BY campaign_lead_id, occurred_at, id`,
+      ])
+    : [[]];
+  return { records: shown, history: history!, hasMore: records!.length > page.limit };
+}
+
+export type { Row };

@@ -1,0 +1,240 @@
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { campaigns, clients, emailAccounts, EVENT_TYPES } from "../db/schema";
+import { visibleCampaigns, visibleRows } from "../platform/access";
+import type { Database } from "../platform/db";
+import type { Principal } from "../platform/principal";
+import { inList, jsonList, rawBatch } from "../platform/sql";
+import {
+  distinctQuery,
+  readCategoryReplies,
+  readDistinct,
+  readTotals,
+  repliesFromCategoriesQuery,
+  splitWindow,
+  totalsQuery,
+  type Window,
+} from "./counters";
+import { POSITIVE_CATEGORY_IDS } from "./rules";
+
+export interface CampaignSelection {
+  clientIds: number[] | null;
+  campaignIds: number[] | null;
+}
+
+/** The caller's campaigns, narrowed to the given clients and campaigns (ids not the caller's match nothing). */
+export function selectedCampaigns(db: Database, principal: Principal, selection: CampaignSelection) {
+  return db
+    .select({ id: campaigns.id, name: campaigns.name, status: campaigns.status, clientId: campaigns.clientId })
+    .from(campaigns)
+    .where(
+      and(
+        visibleCampaigns(principal),
+        selection.clientIds ? sql`${campaigns.clientId} ${inList(selection.clientIds)}` : undefined,
+        selection.campaignIds ? sql`${campaigns.id} ${inList(selection.campaignIds)}` : undefined,
+      ),
+    )
+    .orderBy(asc(campaigns.id));
+}
+
+/** The caller's clients (a client key sees its own), optionally by name substring. */
+export function visibleClients(db: Database, principal: Principal, nameContains?: string) {
+  return db
+    .select({ id: clients.id, name: clients.name, createdAt: clients.createdAt })
+    .from(clients)
+    .where(
+      and(
+        eq(clients.accountId, principal.accountId),
+        principal.clientId === null ? undefined : eq(clients.id, principal.clientId),
+        nameContains ? sql`instr(lower(${clients.name}), lower(${nameContains})) > 0` : undefined,
+      ),
+    )
+    .orderBy(asc(clients.id));
+}
+
+/** The caller's mailboxes with whether an ACTIVE campaign uses them. */
+export function visibleMailboxes(db: Database, principal: Principal) {
+  return db
+    .select({
+      id: emailAccounts.id,
+      isSmtpSuccess: emailAccounts.isSmtpSuccess,
+      isImapSuccess: emailAccounts.isImapSuccess,
+      isSuspended: emailAccounts.isSuspended,
+      warmupEnabled: emailAccounts.warmupEnabled,
+      inUse: sql<number>`EXISTS (SELECT 1 FROM campaign_email_accounts cea JOIN campaigns c ON c.id = cea.campaign_id
+        WHERE cea.email_account_id = ${emailAccounts.id} AND c.status = 'ACTIVE')`,
+    })
+    .from(emailAccounts)
+    .where(visibleRows(principal, emailAccounts));
+}
+
+export interface Figures {
+  sent: number;
+  opened: number;
+  replied: number;
+  bounced: number;
+  unique_lead_count: number;
+  unique_open_count: number;
+  positive_replied: number;
+  new_leads: number;
+}
+
+/** Per campaign, the window's figures of CONTRACT 13.7 (from the counters and spans). */
+export async function campaignFigures(d1: D1Database, ids: number[], window: Window): Promise<Map<number, Figures>> {
+  const [totalRows, distinctRows, positiveRows] = await rawBatch(d1, [
+    totalsQuery(ids, window),
+    distinctQuery(ids, window, ["SENT", "SENT1", "OPEN"]),
+    repliesFromCategoriesQuery(ids, window, POSITIVE_CATEGORY_IDS),
+  ]);
+  const totals = readTotals(totalRows!, ids);
+  const distinct = readDistinct(distinctRows!, ids);
+  const positive = readCategoryReplies(positiveRows!);
+  return new Map(
+    ids.map((id) => {
+      const t = totals.get(id)!;
+      const d = distinct.get(id)!;
+      return [
+        id,
+        {
+          sent: t.SENT.total,
+          opened: t.OPEN.total,
+          replied: t.REPLY.counted,
+          bounced: t.BOUNCE.total,
+          unique_lead_count: d.SENT,
+          unique_open_count: d.OPEN,
+          positive_replied: positive.get(id)?.counted ?? 0,
+          new_leads: d.SENT1,
+        },
+      ];
+    }),
+  );
+}
+
+export function sumFigures(figures: Iterable<Figures>): Figures {
+  const sum: Figures = { sent: 0, opened: 0, replied: 0, bounced: 0, unique_lead_count: 0, unique_open_count: 0, positive_replied: 0, new_leads: 0 };
+  for (const figure of figures) for (const key of Object.keys(sum) as (keyof Figures)[]) sum[key] += figure[key];
+  return sum;
+}
+
+/**
+ * Totals per day (several windows at once): each day's whole hours from the counters and its
+ * partial hours from events, joined to the days as one JSON parameter (CROSS JOIN keeps the days
+ * outermost, so each day is one index range and no campaign's events are scanned whole).
+ */
+export async function dailyTotals(d1: D1Database, ids: number[], days: Window[]) {
+  const hours: { key: number; start: number; end: number }[] = [];
+  const edges: { key: number; start: number; end: number }[] = [];
+  days.forEach((day, key) => {
+    const split = splitWindow(day);
+    if (split.hours) hours.push({ key, ...split.hours });
+    for (const edge of split.edges) edges.push({ key, ...edge });
+  });
+  const types = inList([...EVENT_TYPES]);
+  const [rows] = await rawBatch(d1, [
+    sql`SELECT w.value ->> '$.key' AS day, c.type, sum(c.total) AS total, sum(c.counted) AS counted
+        FROM json_each(${jsonList(hours)}) w
+        CROSS JOIN event_hour_counts c ON c.campaign_id ${inList(ids)} AND c.type ${types}
+          AND c.hour >= w.value ->> '$.start' AND c.hour < w.value ->> '$.end'
+        GROUP BY 1, 2
+        UNION ALL
+        SELECT w.value ->> '$.key', e.type, count(*), coalesce(sum(e.ignored = 0), 0)
+        FROM json_each(${jsonList(edges)}) w
+        CROSS JOIN events e INDEXED BY events_campaign_type_time_idx ON e.campaign_id ${inList(ids)} AND e.type ${types}
+          AND e.occurred_at >= w.value ->> '$.start' AND e.occurred_at < w.value ->> '$.end'
+        GROUP BY 1, 2`,
+  ]);
+  return rows!;
+}
+
+const QUARTER_MS = 900_000;
+
+/**
+ * Quarter-hours (UTC) of the window's events of `types`, counted: every zone's offset is a whole
+ * number of quarter-hours, so each quarter lies in one local day. With `bySend`, opens, replies
+ * and bounces are dated by the send they answer (sends in the window, outcomes at any later time).
+ * `positiveOnly` keeps replies from records in a positive category.
+ */
+export async function quarterCounts(
+  d1: D1Database,
+  ids: number[],
+  window: Window,
+  options: { bySend: boolean; positiveOnly: boolean },
+) {
+  const types = options.positiveOnly ? ["REPLY"] : ["SENT", "OPEN", "REPLY", "BOUNCE"];
+  const positive = options.positiveOnly
+    ? sql`AND (SELECT category_id FROM campaign_leads WHERE id = e.campaign_lead_id) ${inList(POSITIVE_CATEGORY_IDS)}`
+    : sql``;
+  const counted = sql`(e.type <> 'REPLY' OR e.ignored = 0)`;
+  const quarter = (column: SQL) => sql`(${column} - ((${column} % ${QUARTER_MS}) + ${QUARTER_MS}) % ${QUARTER_MS})`;
+  const query = options.bySend
+    ? sql`SELECT ${quarter(sql`s.occurred_at`)} AS quarter, e.type, count(*) AS n
+        FROM events e INDEXED BY events_campaign_type_time_idx
+        JOIN events s ON s.id = CASE WHEN e.type = 'SENT' THEN e.id ELSE (
+          SELECT x.id FROM events x INDEXED BY events_record_time_idx
+          WHERE x.campaign_lead_id = e.campaign_lead_id AND x.occurred_at <= e.occurred_at AND x.type = 'SENT'
+          ORDER BY x.occurred_at DESC, x.id DESC LIMIT 1) END
+        WHERE e.campaign_id ${inList(ids)} AND e.type ${inList(types)} AND e.occurred_at >= ${window.start} AND ${counted} ${positive}
+          AND s.occurred_at >= ${window.start} AND s.occurred_at < ${window.end}
+        GROUP BY 1, 2`
+    : sql`SELECT ${quarter(sql`e.occurred_at`)} AS quarter, e.type, count(*) AS n
+        FROM events e INDEXED BY events_campaign_type_time_idx
+        WHERE e.campaign_id ${inList(ids)} AND e.type ${inList(types)} AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}
+          AND ${counted} ${positive}
+        GROUP BY 1, 2`;
+  const [rows] = await rawBatch(d1, [query]);
+  return rows!.map((row) => ({ quarter: Number(row.quarter), type: String(row.type), n: Number(row.n) }));
+}
+
+/** Per campaign and current category of the replying record, the window's counted replies. */
+export function repliesByCategoryQuery(ids: number[], window: Window): SQL {
+  return sql`SELECT e.campaign_id, cl.category_id, count(*) AS replies, count(DISTINCT cl.id) AS records
+    FROM events e INDEXED BY events_campaign_type_time_idx JOIN campaign_leads cl ON cl.id = e.campaign_lead_id
+    WHERE e.campaign_id ${inList(ids)} AND e.type = 'REPLY' AND e.ignored = 0
+      AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}
+    GROUP BY e.campaign_id, cl.category_id`;
+}
+
+/** Sends and counted replies of steps 2 and later in the window. */
+export function followUpQuery(ids: number[], window: Window): SQL {
+  return sql`SELECT coalesce(sum(type = 'SENT'), 0) AS sent, coalesce(sum(type = 'REPLY' AND ignored = 0), 0) AS replied
+    FROM events INDEXED BY events_campaign_type_time_idx
+    WHERE campaign_id ${inList(ids)} AND type IN ('SENT', 'REPLY') AND occurred_at >= ${window.start} AND occurred_at < ${window.end}
+      AND sequence_number >= 2`;
+}
+
+/** For records whose first reply is in the window: first reply minus first send (from the spans). */
+export function firstReplyDelaysQuery(ids: number[], window: Window): SQL {
+  return sql`SELECT r.first_at - s.first_at AS delay
+    FROM event_spans r INDEXED BY event_spans_last_idx
+    JOIN event_spans s ON s.campaign_lead_id = r.campaign_lead_id AND s.kind = 'SENT'
+    WHERE r.campaign_id ${inList(ids)} AND r.kind = 'REPLY' AND r.last_at >= ${window.start}
+      AND r.first_at >= ${window.start} AND r.first_at < ${window.end} AND s.first_at <= r.first_at`;
+}
+
+/** Each mailbox's tags, for the provider report's tag breakdown. */
+export function mailboxTagsQuery(ids: number[]): SQL {
+  return sql`SELECT eat.email_account_id, t.name FROM email_account_tags eat JOIN tags t ON t.id = eat.tag_id
+    WHERE eat.email_account_id ${inList(ids)}`;
+}
+
+/**
+ * Per team member (records' team_member_id) of the campaigns: records, campaigns, and in the
+ * window sends, counted replies, positive replies, distinct openers and the mean first-send-to-
+ * first-reply time of the records that replied.
+ */
+export function teamBoardQuery(ids: number[], window: Window): SQL {
+  return sql`SELECT cl.team_member_id AS id, count(*) AS lead_count, count(DISTINCT cl.campaign_id) AS campaign_count,
+      coalesce(sum((SELECT count(*) FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'SENT'
+        AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end})), 0) AS sent,
+      coalesce(sum((SELECT count(*) FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'REPLY' AND e.ignored = 0
+        AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end})), 0) AS replied,
+      coalesce(sum(CASE WHEN cl.category_id ${inList(POSITIVE_CATEGORY_IDS)} THEN (SELECT count(*) FROM events e
+        WHERE e.campaign_lead_id = cl.id AND e.type = 'REPLY' AND e.ignored = 0
+        AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}) ELSE 0 END), 0) AS positive,
+      coalesce(sum(EXISTS (SELECT 1 FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'OPEN'
+        AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end})), 0) AS unique_open_count,
+      avg((SELECT r.first_at - s.first_at FROM event_spans r JOIN event_spans s ON s.campaign_lead_id = r.campaign_lead_id AND s.kind = 'SENT'
+        WHERE r.campaign_lead_id = cl.id AND r.kind = 'REPLY' AND r.first_at >= ${window.start} AND r.first_at < ${window.end})) AS reply_ms
+    FROM campaign_leads cl
+    WHERE cl.campaign_id ${inList(ids)} AND cl.team_member_id IS NOT NULL
+    GROUP BY cl.team_member_id ORDER BY cl.team_member_id`;
+}

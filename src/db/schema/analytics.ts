@@ -1,0 +1,60 @@
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { EVENT_TYPES } from "./campaigns";
+
+/**
+ * Per campaign, event type, UTC hour and sequence step: how many events, how many a human made (is_machine = 0)
+ * and how many count (ignored = 0). Kept exact by the triggers of migration 0020 on every insert,
+ * update and delete of `events` (whatever path writes them, in the same statement), so a window's
+ * totals are a sum over its hours instead of a scan of its events. No foreign keys: the triggers
+ * follow the events (a cascade that deletes events updates these rows too).
+ */
+export const eventHourCounts = sqliteTable(
+  "event_hour_counts",
+  {
+    campaignId: integer("campaign_id").notNull(),
+    type: text("type", { enum: EVENT_TYPES }).notNull(),
+    hour: integer("hour").notNull(),
+    sequenceNumber: integer("sequence_number").notNull(),
+    total: integer("total").notNull().default(0),
+    human: integer("human").notNull().default(0),
+    counted: integer("counted").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.type, t.hour, t.sequenceNumber] })],
+);
+
+/** The kinds of event whose distinct leads analytics count (SENT1: a sequence-1 send). */
+export const SPAN_KINDS = ["SENT", "SENT1", "OPEN", "OPEN_HUMAN", "CLICK", "CLICK_HUMAN", "REPLY"] as const;
+export type SpanKind = (typeof SPAN_KINDS)[number];
+
+/**
+ * What each span kind holds: events of `type`, only sequence-1 ones when `seq1`, only those a
+ * human made when `human` (seeded by migration 0020; the triggers and the queries read it).
+ */
+export const eventSpanKinds = sqliteTable("event_span_kinds", {
+  kind: text("kind", { enum: SPAN_KINDS }).primaryKey(),
+  type: text("type", { enum: EVENT_TYPES }).notNull(),
+  seq1: integer("seq1", { mode: "boolean" }).notNull(),
+  human: integer("human", { mode: "boolean" }).notNull(),
+});
+
+/**
+ * Per campaign record and kind: the first and last time it had such an event (triggers of
+ * migration 0020). A record whose first event falls in a window is in that window's distinct
+ * count without reading its events; only records active on both sides of the window's start are
+ * checked against their events.
+ */
+export const eventSpans = sqliteTable(
+  "event_spans",
+  {
+    campaignLeadId: integer("campaign_lead_id").notNull(),
+    kind: text("kind", { enum: SPAN_KINDS }).notNull(),
+    campaignId: integer("campaign_id").notNull(),
+    firstAt: integer("first_at").notNull(),
+    lastAt: integer("last_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.campaignLeadId, t.kind] }),
+    // Covers the distinct counts: the records active since a window's start are one range of it.
+    index("event_spans_last_idx").on(t.campaignId, t.kind, t.lastAt, t.firstAt, t.campaignLeadId),
+  ],
+);

@@ -1,0 +1,140 @@
+import { describe, expect, it } from "vitest";
+import { env, provisionAccount } from "../helpers";
+import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
+import { zonedDayRange, parseCalendarDate } from "../../src/platform/zoned-time";
+
+/**
+ * analytics-by-date reads hour counters and record spans that triggers keep beside `events`.
+ * These tests hold its answer to the figures counted straight from the events (the query the
+ * counters replaced), for events ingested out of order, re-ingested, ignored by hand, deleted,
+ * and for zones 30 and 45 minutes off UTC whose days do not start on a UTC hour.
+ */
+async function fromEvents(campaignId: number, start: number, end: number): Promise<Record<string, string>> {
+  const w = "campaign_id = ?1 AND occurred_at >= ?2 AND occurred_at < ?3";
+  const row = await env.DB.prepare(
+    `SELECT
+       (SELECT count(*) FROM events WHERE ${w} AND type = 'SENT') AS sent_count,
+       (SELECT count(DISTINCT campaign_lead_id) FROM events WHERE ${w} AND type = 'SENT' AND sequence_number = 1) AS unique_sent_count,
+       (SELECT count(*) FROM events WHERE ${w} AND type = 'OPEN') AS open_count,
+       (SELECT count(DISTINCT campaign_lead_id) FROM events WHERE ${w} AND type = 'OPEN') AS unique_open_count,
+       (SELECT count(*) FROM events WHERE ${w} AND type = 'OPEN' AND is_machine = 0) AS human_open_count,
+       (SELECT count(DISTINCT campaign_lead_id) FROM events WHERE ${w} AND type = 'OPEN' AND is_machine = 0) AS unique_human_open_count,
+       (SELECT count(*) FROM events WHERE ${w} AND type = 'CLICK') AS click_count,
+       (SELECT count(DISTINCT campaign_lead_id) FROM events WHERE ${w} AND type = 'CLICK') AS unique_click_count,
+       (SELECT count(*) FROM events WHERE ${w} AND type = 'CLICK' AND is_machine = 0) AS human_click_count,
+       (SELECT count(DISTINCT campaign_lead_id) FROM events WHERE ${w} AND type = 'CLICK' AND is_machine = 0) AS unique_human_click_count,
+       (SELECT count(*) FROM events WHERE ${w} AND type = 'REPLY' AND ignored = 0) AS reply_count,
+       (SELECT count(*) FROM events WHERE ${w} AND type = 'REPLY') AS total_reply_count,
+       (SELECT count(*) FROM events e WHERE ${w} AND type = 'REPLY'
+          AND (SELECT coalesce(category_id, 0) FROM campaign_leads WHERE id = e.campaign_lead_id) <> 6) AS non_ooo_reply_count,
+       (SELECT count(*) FROM events WHERE ${w} AND type = 'BLOCK') AS block_count,
+       (SELECT count(*) FROM events WHERE ${w} AND type = 'BOUNCE') AS bounce_count,
+       (SELECT count(*) FROM events WHERE ${w} AND type = 'UNSUBSCRIBE') AS unsubscribed_count`,
+  )
+    .bind(campaignId, start, end)
+    .first<Record<string, number>>();
+  return Object.fromEntries(Object.entries(row!).map(([key, value]) => [key, String(value)]));
+}
+
+const FIELDS = [
+  "sent_count", "unique_sent_count", "open_count", "unique_open_count", "human_open_count", "unique_human_open_count",
+  "click_count", "unique_click_count", "human_click_count", "unique_human_click_count", "reply_count", "total_reply_count",
+  "non_ooo_reply_count", "block_count", "bounce_count", "unsubscribed_count",
+];
+
+function pick(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(FIELDS.map((field) => [field, body[field]]));
+}
+
+/** Deterministic pseudo-random numbers, so a failure replays. */
+function random(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const TYPES = ["SENT", "SENT", "OPEN", "OPEN", "CLICK", "REPLY", "BOUNCE", "BLOCK", "UNSUBSCRIBE"];
+const ZONES = ["UTC", "Asia/Kathmandu", "Asia/Kolkata", "America/St_Johns", "Australia/Eucla", "Pacific/Chatham", "America/New_York"];
+
+async function expectAgreement(apiKey: string, campaign: number, window: { start_date: string; end_date: string }) {
+  for (const time_zone of ZONES) {
+    const { status, body } = await analytics(apiKey, campaign, { ...window, time_zone });
+    expect(status).toBe(200);
+    const { start, end } = zonedDayRange(parseCalendarDate(window.start_date)!, parseCalendarDate(window.end_date)!, time_zone);
+    expect({ time_zone, ...pick(body) }).toEqual({ time_zone, ...(await fromEvents(campaign, start, end)) });
+  }
+}
+
+describe("analytics-by-date from counters", () => {
+  it("agrees with the events for out-of-order, repeated and edge-of-day events in zones off the hour", async () => {
+    const { apiKey } = await provisionAccount();
+    const campaign = await createCampaign(apiKey);
+    const emails = Array.from({ length: 12 }, (_, i) => `c${i}@counters.example`);
+    await addLeads(apiKey, campaign, emails);
+    const next = random(7);
+    // Instants cluster around local midnights of the window's edges (2026-03-01 and 2026-03-10)
+    // in every zone, where a UTC-hour bucket straddles the window's start or end.
+    const edges = ["2026-03-01", "2026-03-11", "2026-02-20", "2026-03-05"].flatMap((day) =>
+      ZONES.map((zone) => zonedDayRange(parseCalendarDate(day)!, parseCalendarDate(day)!, zone).start),
+    );
+    const events = Array.from({ length: 240 }, (_, i) => {
+      const type = TYPES[Math.floor(next() * TYPES.length)]!;
+      const base = edges[Math.floor(next() * edges.length)]!;
+      return {
+        event_id: `e${i}`,
+        type,
+        lead_email: emails[Math.floor(next() * emails.length)],
+        occurred_at: new Date(base + Math.floor((next() - 0.5) * 2 * 3_600_000)).toISOString(),
+        sequence_number: 1 + Math.floor(next() * 2),
+        is_machine: (type === "OPEN" || type === "CLICK") && next() < 0.3,
+        ...(type === "REPLY" ? { category_id: next() < 0.4 ? 6 : 1, from_email: next() < 0.2 ? "colleague@counters.example" : undefined } : {}),
+      };
+    });
+    // Newest first (out of order), in two calls, then the first call again (all duplicates).
+    const shuffled = [...events].reverse();
+    await ingestOk(apiKey, campaign, shuffled.slice(0, 120));
+    await ingestOk(apiKey, campaign, shuffled.slice(120));
+    const again = await ingestOk(apiKey, campaign, shuffled.slice(0, 120));
+    expect(again.duplicates).toBe(120);
+
+    await expectAgreement(apiKey, campaign, { start_date: "2026-03-01", end_date: "2026-03-10" });
+    await expectAgreement(apiKey, campaign, { start_date: "2026-02-25", end_date: "2026-03-05" });
+  });
+
+  it("follows replies ignored by hand and events deleted with their record", async () => {
+    const { apiKey } = await provisionAccount();
+    const campaign = await createCampaign(apiKey);
+    const ids = await addLeads(apiKey, campaign, ["a@counters.example", "b@counters.example"]);
+    await ingestOk(apiKey, campaign, [
+      { type: "SENT", lead_email: "a@counters.example", occurred_at: "2026-02-27T10:00:00Z" },
+      { type: "SENT", lead_email: "a@counters.example", occurred_at: "2026-03-02T10:00:00Z" },
+      { type: "OPEN", lead_email: "a@counters.example", occurred_at: "2026-02-28T10:00:00Z" },
+      { type: "OPEN", lead_email: "a@counters.example", occurred_at: "2026-03-03T10:00:00Z" },
+      { type: "REPLY", lead_email: "a@counters.example", from_email: "a@counters.example", occurred_at: "2026-03-04T10:00:00Z" },
+      { type: "SENT", lead_email: "b@counters.example", occurred_at: "2026-03-02T11:00:00Z" },
+      { type: "OPEN", lead_email: "b@counters.example", occurred_at: "2026-03-02T12:00:00Z" },
+    ]);
+    const window = { start_date: "2026-03-01", end_date: "2026-03-10" };
+    const before = (await analytics(apiKey, campaign, window)).body;
+    expect(pick(before)).toMatchObject({ sent_count: "2", unique_sent_count: "2", unique_open_count: "2", reply_count: "1" });
+
+    const reply = await env.DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND type = 'REPLY'").bind(campaign).first<{ id: number }>();
+    await env.DB.prepare("UPDATE events SET ignored = 1, ignored_by_hand = 1 WHERE id = ?").bind(reply!.id).run();
+    expect((await analytics(apiKey, campaign, window)).body).toMatchObject({ reply_count: "0", total_reply_count: "1" });
+
+    // Lead a's March open goes: its span still starts in February, so its window figure must come
+    // from its events, and the record's deletion must take all its figures away.
+    await env.DB.prepare("DELETE FROM events WHERE campaign_lead_id = ? AND type = 'OPEN' AND occurred_at > ?")
+      .bind(ids["a@counters.example"], Date.parse("2026-03-01T00:00:00Z"))
+      .run();
+    expect((await analytics(apiKey, campaign, window)).body).toMatchObject({ open_count: "1", unique_open_count: "1" });
+    await env.DB.prepare("DELETE FROM campaign_leads WHERE id = ?").bind(ids["a@counters.example"]).run();
+    expect(pick((await analytics(apiKey, campaign, window)).body)).toEqual(
+      await fromEvents(campaign, Date.parse("2026-03-01T00:00:00Z"), Date.parse("2026-03-11T00:00:00Z")),
+    );
+    expect((await analytics(apiKey, campaign, window)).body).toMatchObject({ sent_count: "1", unique_sent_count: "1", open_count: "1" });
+  });
+});

@@ -1,0 +1,227 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
+import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
+
+type Body = Record<string, unknown>;
+const WINDOW = { start_date: "2026-03-01", end_date: "2026-03-10" };
+const MAILBOX = 424242;
+
+async function get(apiKey: string, path: string, query: Record<string, string> = {}) {
+  return callJson<Body>(`/api/v1/${path}?${new URLSearchParams(query)}`, { apiKey });
+}
+
+/**
+ * One campaign, worked out by hand (all March 2026, UTC):
+ * L1 step 1 sent 03-01, opened twice, clicked, replied 03-03 (Interested); step 2 sent 03-04, opened.
+ * L2 step 1 sent 03-01, bounced. L3 step 1 sent 02-20 (before the window), out-of-office reply
+ * 03-02 (category 6), unsubscribed 03-06. L4 drafted.
+ */
+async function seed(apiKey: string, body: Body = {}) {
+  const campaign = await createCampaign(apiKey, { name: "Families", ...body });
+  const ids = await addLeads(apiKey, campaign, ["l1@fam.example", "l2@fam.example", "l3@fam.example", "l4@fam.example"]);
+  const sent = (lead: string, at: string, seq = 1) => ({
+    type: "SENT", lead_email: lead, occurred_at: at, sequence_number: seq, email_account_id: MAILBOX, from_email: "sender@out.example",
+    subject: `Step ${seq}`, body: `Hello ${lead}`,
+  });
+  await ingestOk(apiKey, campaign, [
+    sent("l1@fam.example", "2026-03-01T10:00:00Z"),
+    { type: "OPEN", lead_email: "l1@fam.example", occurred_at: "2026-03-01T11:00:00Z" },
+    { type: "OPEN", lead_email: "l1@fam.example", occurred_at: "2026-03-02T09:00:00Z" },
+    { type: "CLICK", lead_email: "l1@fam.example", occurred_at: "2026-03-02T09:05:00Z" },
+    { type: "REPLY", lead_email: "l1@fam.example", from_email: "l1@fam.example", occurred_at: "2026-03-03T08:00:00Z", category_id: 1 },
+    sent("l1@fam.example", "2026-03-04T10:00:00Z", 2),
+    { type: "OPEN", lead_email: "l1@fam.example", occurred_at: "2026-03-05T10:00:00Z", sequence_number: 2 },
+    sent("l2@fam.example", "2026-03-01T12:00:00Z"),
+    { type: "BOUNCE", lead_email: "l2@fam.example", occurred_at: "2026-03-01T12:05:00Z" },
+    sent("l3@fam.example", "2026-02-20T10:00:00Z"),
+    { type: "REPLY", lead_email: "l3@fam.example", from_email: "l3@fam.example", occurred_at: "2026-03-02T10:00:00Z", is_ooo: true, category_id: 6 },
+    { type: "UNSUBSCRIBE", lead_email: "l3@fam.example", occurred_at: "2026-03-06T10:00:00Z" },
+  ]);
+  return { campaign, ids };
+}
+
+describe("analytics families (CONTRACT section 13)", () => {
+  let apiKey: string;
+  let campaign: number;
+  let ids: Record<string, number>;
+
+  beforeAll(async () => {
+    ({ apiKey } = await provisionAccount());
+    ({ campaign, ids } = await seed(apiKey));
+  });
+
+  it("agree with analytics-by-date on the same window", async () => {
+    const byDate = (await analytics(apiKey, campaign, WINDOW)).body;
+    expect(byDate).toMatchObject({ sent_count: "3", unique_sent_count: "2", open_count: "3", unique_open_count: "1", reply_count: "2", bounce_count: "1" });
+
+    const top = await get(apiKey, `campaigns/${campaign}/top-level-analytics-by-date`, WINDOW);
+    expect(top.status).toBe(200);
+    for (const field of ["sent_count", "unique_sent_count", "open_count", "unique_open_count", "click_count", "unique_click_count", "reply_count", "bounce_count", "unsubscribed_count", "total_count"]) {
+      expect({ field, value: top.body[field] }).toEqual({ field, value: byDate[field] });
+    }
+    expect(top.body).toMatchObject({ positive_reply_count: "1", skipped_count: "0", start_date: WINDOW.start_date });
+
+    const sequences = await get(apiKey, `campaigns/${campaign}/sequence-analytics`, WINDOW);
+    expect(sequences.status).toBe(200);
+    const steps = sequences.body.data as Body[];
+    const sum = (rows: Body[], field: string) => rows.reduce((total, row) => total + Number(row[field]), 0);
+    expect(steps.map((row) => row.seq_number)).toEqual([1, 2]);
+    expect(String(sum(steps, "sent_count"))).toBe(byDate.sent_count);
+    expect(String(sum(steps, "open_count"))).toBe(byDate.open_count);
+    expect(String(sum(steps, "reply_count"))).toBe(byDate.reply_count);
+    expect(String(sum(steps, "bounce_count"))).toBe(byDate.bounce_count);
+    expect(sum(steps, "positive_reply_count")).toBe(1);
+
+    const mailboxes = await get(apiKey, `campaigns/${campaign}/mailbox-statistics`, WINDOW);
+    expect(mailboxes.body).toEqual({
+      ok: true,
+      data: [
+        {
+          email_account_id: MAILBOX, from_email: "sender@out.example", from_name: null,
+          // The window's 3 sends; L3's reply answers its February send, so it counts too.
+          sent_count: 3, unique_sent_count: 2, open_count: 3, unique_open_count: 1, click_count: 1, unique_click_count: 1,
+          reply_count: 2, bounce_count: 1, unsubscribed_count: 1,
+        },
+      ],
+    });
+
+    const stats = await get(apiKey, `campaigns/${campaign}/statistics`, { sent_time_start_date: "2026-03-01 00:00:00", sent_time_end_date: "2026-03-10 23:59:59" });
+    expect(stats.body.total_stats).toBe(byDate.sent_count);
+
+    const overall = await get(apiKey, "analytics/overall-stats-v2", { ...WINDOW, campaign_ids: String(campaign) });
+    expect(overall.body).toEqual({
+      ok: true,
+      data: {
+        overall_stats: {
+          sent: 3, opened: 3, replied: 2, bounced: 1, unique_lead_count: 2, unique_open_count: 1, positive_replied: 1,
+          open_rate: "100%", reply_rate: "66.67%", positive_reply_rate: "33.33%", bounce_rate: "33.33%",
+        },
+      },
+    });
+    const days = ((await get(apiKey, "analytics/day-wise-overall-stats", { ...WINDOW, campaign_ids: String(campaign) })).body.data as Body)
+      .day_wise_stats as Body[];
+    expect(days).toHaveLength(10);
+    expect(days[0]).toEqual({ date: "2026-03-01", sent: 2, opened: 1, replied: 0, bounced: 1 });
+    for (const field of ["sent", "opened", "replied", "bounced"]) {
+      expect(sum(days, field)).toBe((overall.body.data as { overall_stats: Body }).overall_stats[field]);
+    }
+  });
+
+  it("answers lifetime analytics with records by state and tags", async () => {
+    const { status, body } = await get(apiKey, `campaigns/${campaign}/analytics`);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      id: campaign, name: "Families", client_company_name: null, parent_campaign_id: null, send_as_plain_text: false,
+      sent_count: "4", unique_sent_count: "3", reply_count: "2", total_reply_count: "2", non_ooo_reply_count: "1",
+      unsubscribed_count: "1", total_count: "3", drafted_count: "1", sequence_count: "0", tags: [],
+      campaign_lead_stats: { total: 4, blocked: 1, stopped: 1, completed: 1, inprogress: 0, notStarted: 1, paused: 0, interested: 1, revenue: 0 },
+    });
+  });
+
+  it("credits each outcome to the send it answers, one row per send (13.2)", async () => {
+    const { body } = await get(apiKey, `campaigns/${campaign}/statistics`);
+    const rows = body.data as Body[];
+    expect(body.total_stats).toBe("4");
+    expect(rows.map((row) => [row.lead_email, row.sequence_number])).toEqual([
+      ["l3@fam.example", 1], ["l1@fam.example", 1], ["l2@fam.example", 1], ["l1@fam.example", 2],
+    ]);
+    expect(rows[1]).toMatchObject({ open_count: 2, click_count: 1, reply_time: "2026-03-03T08:00:00.000Z", lead_category: "Interested", email_subject: "Step 1" });
+    expect(rows[3]).toMatchObject({ open_count: 1, reply_time: null, open_time: "2026-03-05T10:00:00.000Z" });
+    const replied = await get(apiKey, `campaigns/${campaign}/statistics`, { email_status: "replied", limit: "1", offset: "1" });
+    expect(replied.body).toMatchObject({ total_stats: "2", offset: 1, limit: 1 });
+    expect((replied.body.data as Body[]).map((row) => row.lead_email)).toEqual(["l1@fam.example"]);
+  });
+
+  it("pages records with history, also under /lead-statistics (13.4)", async () => {
+    const first = await get(apiKey, `campaigns/${campaign}/leads-statistics`, { limit: "1" });
+    expect(first.body).toMatchObject({ hasMore: true, skip: 0, offset: 0, limit: 1 });
+    const [l1] = first.body.data as Body[];
+    expect(l1).toMatchObject({ email_lead_map_id: ids["l1@fam.example"], to: "l1@fam.example", sent_count: 2, open_count: 3, reply_count: 1, status: "COMPLETED" });
+    expect((l1!.history as Body[])[0]).toMatchObject({ type: "SENT", email_seq_number: 1, subject: "Step 1" });
+    const after = await get(apiKey, `campaigns/${campaign}/lead-statistics`, { event_time_gt: "2026-03-05" });
+    expect((after.body.data as Body[]).map((row) => row.lead_email)).toEqual(["l1@fam.example", "l3@fam.example"]);
+  });
+
+  it("validates windows and hides other tenants' campaigns", async () => {
+    expect((await get(apiKey, `campaigns/${campaign}/top-level-analytics-by-date`, { start_date: "2026-03-10", end_date: "2026-03-01" })).status).toBe(400);
+    expect((await get(apiKey, `campaigns/${campaign}/top-level-analytics-by-date`, { start_date: "2025-01-01", end_date: "2026-03-01" })).status).toBe(400);
+    expect((await get(apiKey, `campaigns/${campaign}/top-level-analytics-by-date`, { start_date: "2025-03-02", end_date: "2026-03-01" })).status).toBe(200);
+    expect((await get(apiKey, `campaigns/${campaign}/mailbox-statistics`, { start_date: "2026-03-01" })).status).toBe(400);
+    expect((await get(apiKey, "analytics/overall-stats-v2", { start_date: "2026-03-01" })).status).toBe(422);
+    const other = await provisionAccount();
+    for (const path of ["analytics", "statistics", "leads-statistics", "mailbox-statistics"]) {
+      expect((await get(other.apiKey, `campaigns/${campaign}/${path}`)).body).toEqual({ error: "Campaign not found" });
+    }
+    const theirs = await get(other.apiKey, "analytics/overall-stats-v2", { ...WINDOW, campaign_ids: String(campaign) });
+    expect((theirs.body.data as { overall_stats: Body }).overall_stats.sent).toBe(0);
+  });
+
+  it("gives a client key its client's campaigns only", async () => {
+    const { apiKey: owner } = await provisionAccount();
+    const clientId = await createClient(owner);
+    await seed(owner, { client_id: clientId });
+    await seed(owner);
+    const clientKey = await createClientKey(owner, clientId);
+    const all = await get(owner, "analytics/overall-stats-v2", WINDOW);
+    const mine = await get(clientKey.api_key, "analytics/overall-stats-v2", WINDOW);
+    expect((all.body.data as { overall_stats: Body }).overall_stats.sent).toBe(6);
+    expect((mine.body.data as { overall_stats: Body }).overall_stats.sent).toBe(3);
+    const list = await get(clientKey.api_key, "analytics/campaign/list");
+    expect((list.body.data as { campaign_list: Body[] }).campaign_list).toHaveLength(1);
+    const clients = await get(clientKey.api_key, "analytics/client/overall-stats", WINDOW);
+    expect((clients.body.data as { client_wise_performance: Body[] }).client_wise_performance).toMatchObject([
+      { client_id: clientId, total_campaigns_count: 1, campaign_stats: { sent: 3, replied: 2, positive_replied: 1, client_health: "66.67%" } },
+    ]);
+  });
+
+  it("answers every global report in the docs' envelope", async () => {
+    const query = { ...WINDOW, campaign_ids: String(campaign) };
+    const data = async (path: string, extra: Record<string, string> = {}) => {
+      const { status, body } = await get(apiKey, `analytics/${path}`, { ...query, ...extra });
+      expect({ path, status, ok: body.ok }).toEqual({ path, status: 200, ok: true });
+      return body.data as Body;
+    };
+    expect(await data("campaign/response-stats")).toEqual({
+      campaign_wise_response_stats: [{ campaign_id: campaign, campaign_name: "Families", positive_reply: 1, neutral_reply: 1, negative_reply: 0 }],
+    });
+    expect(await data("campaign/follow-up-reply-rate")).toEqual({ followup_reply_rate: 0 });
+    expect(await data("campaign/leads-take-for-first-reply")).toEqual({ leads_take_for_first_reply: 1 });
+    expect(await data("campaign/lead-to-reply-time")).toEqual({
+      lead_to_reply_time: [
+        { time_range: "0-1h", count: 0 }, { time_range: "1-6h", count: 0 }, { time_range: "6-24h", count: 0 },
+        { time_range: "1-3d", count: 1 }, { time_range: "3-7d", count: 0 }, { time_range: "7d+", count: 1 },
+      ],
+    });
+    expect(await data("lead/overall-stats")).toEqual({
+      lead_stats: { count: { total: 2, new: 2, follow_up: 0 }, percentage: { new: "100%", follow_up: "0%" } },
+    });
+    expect(await data("lead/category-wise-response")).toEqual({
+      lead_responses_by_category: [
+        { category: "Interested", total_response: 1, percentage: "50%" },
+        { category: "Out Of Office", total_response: 1, percentage: "50%" },
+      ],
+    });
+    expect(await data("day-wise-positive-reply-stats", { timezone: "Asia/Kathmandu" })).toMatchObject({
+      day_wise_stats: expect.arrayContaining([{ date: "2026-03-03", positive_replied: 1 }]),
+    });
+    const bySend = (await data("day-wise-overall-stats-by-sent-time")).day_wise_stats as Body[];
+    expect(bySend[0]).toEqual({ date: "2026-03-01", sent: 2, opened: 2, replied: 1, bounced: 1 });
+    expect(await data("mailbox/domain-wise-health-metrics")).toEqual({
+      domain_health_metrics: [{ domain: "out.example", sent: 3, opened: 3, replied: 2, bounced: 1 }],
+    });
+    expect(await data("mailbox/name-wise-health-metrics", { is_bounced: "true" })).toEqual({
+      email_health_metrics: [{ email_account: "sender@out.example", sent: 3, opened: 3, replied: 2, bounced: 1 }],
+    });
+    expect(await data("campaign/status-stats")).toEqual({ campaign_status_stats: [{ status: "DRAFTED", count: 1 }] });
+    for (const path of ["overview", "campaign/overall-stats", "client/list", "client/month-wise-count", "mailbox/provider-wise-overall-performance", "mailbox/overall-stats", "team-board/overall-stats", "day-wise-positive-reply-stats-by-sent-time"]) {
+      await data(path);
+    }
+  });
+
+  it("adds sentiment_type to every lead category", async () => {
+    const { body } = await callJson<Body[]>("/api/v1/leads/fetch-categories", { apiKey });
+    expect(body.slice(0, 7).map((row) => [row.id, row.sentiment_type])).toEqual([
+      [1, "positive"], [2, "positive"], [3, "negative"], [4, "negative"], [5, "positive"], [6, "neutral"], [7, "negative"],
+    ]);
+  });
+});
