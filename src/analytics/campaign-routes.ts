@@ -310,8 +310,7 @@ campaignAnalyticsRoutes.openapi(routes.lifetime, async (c) => {
       ...strings(figures),
       sequence_count: String(extras.sequenceCount),
       tags: extras.tags.map((tag) => ({ ...tag, tag_id: tag.id, tag_name: tag.name, tag_color: tag.color })),
-      // No revenue is recorded on campaign records yet.
-      campaign_lead_stats: { ...extras.leadStats, revenue: 0 },
+      campaign_lead_stats: extras.leadStats,
     } as z.infer<typeof LifetimeAnalytics>,
     200,
   );

@@ -23,7 +23,8 @@ export async function lifetimeExtras(d1: D1Database, campaign: { id: number; cli
           coalesce(sum(state = 'BLOCKED'), 0) AS blocked, coalesce(sum(state = 'STOPPED'), 0) AS stopped,
           coalesce(sum(state = 'COMPLETED'), 0) AS completed, coalesce(sum(state IN ('STARTED', 'INPROGRESS')), 0) AS inprogress,
           coalesce(sum(state = 'DRAFTED'), 0) AS notStarted, coalesce(sum(state = 'PAUSED'), 0) AS paused,
-          coalesce(sum(category_id ${inList(POSITIVE_CATEGORY_IDS)}), 0) AS interested
+          coalesce(sum(category_id ${inList(POSITIVE_CATEGORY_IDS)}), 0) AS interested,
+          coalesce(sum(revenue_cents), 0) / 100.0 AS revenue
         FROM campaign_leads WHERE campaign_id = ${campaign.id}`,
   ]);
   return {

@@ -107,14 +107,18 @@ describe("analytics families (CONTRACT section 13)", () => {
     }
   });
 
-  it("answers lifetime analytics with records by state and tags", async () => {
+  it("answers lifetime analytics with records by state, revenue and tags", async () => {
+    const revenue = async (email: string, value: string) =>
+      callJson("/api/v1/master-inbox/update-revenue", { method: "PATCH", apiKey, body: { email_lead_map_id: ids[email], revenue: value } });
+    expect((await revenue("l1@fam.example", "1200.50")).status).toBe(200);
+    expect((await revenue("l2@fam.example", "99.25")).status).toBe(200);
     const { status, body } = await get(apiKey, `campaigns/${campaign}/analytics`);
     expect(status).toBe(200);
     expect(body).toMatchObject({
       id: campaign, name: "Families", client_company_name: null, parent_campaign_id: null, send_as_plain_text: false,
       sent_count: "4", unique_sent_count: "3", reply_count: "2", total_reply_count: "2", non_ooo_reply_count: "1",
       unsubscribed_count: "1", total_count: "3", drafted_count: "1", sequence_count: "0", tags: [],
-      campaign_lead_stats: { total: 4, blocked: 1, stopped: 1, completed: 1, inprogress: 0, notStarted: 1, paused: 0, interested: 1, revenue: 0 },
+      campaign_lead_stats: { total: 4, blocked: 1, stopped: 1, completed: 1, inprogress: 0, notStarted: 1, paused: 0, interested: 1, revenue: 1299.75 },
     });
   });
 
