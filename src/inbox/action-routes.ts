@@ -4,9 +4,8 @@ import type { AppEnv } from "../env";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
-import { categoryDeliveries } from "../webhooks/fanout";
-import { enqueue } from "../webhooks/outbox";
-import { changeRecord, ignoreReplyByHand, loadCategoryChange, resolveCategory, setCategory, type RecordChange } from "./store";
+import { changeCategory } from "./category-change";
+import { changeRecord, ignoreReplyByHand, resolveCategory, type RecordChange } from "./store";
 import { RecordTarget, given, targetRecord, type RecordTargetInput } from "./target";
 
 const Ok = z.object({ ok: z.boolean() });
@@ -77,20 +76,9 @@ actionRoutes.openapi(routes.category, async (c) => {
   const db = database(c.env.DB);
   const target = await targetRecord(db, principal, body);
   const categoryId = await resolveCategory(db, principal.accountId, given(body.category_id, body.category, "category_id"));
-  const { record, category, webhooks } = await loadCategoryChange(db, principal, target.id, categoryId);
-  if (categoryId !== null && !category) throw ApiError.validation([{ path: "category_id", message: "Unknown lead category" }]);
-  if (record.categoryId === categoryId) return c.json({ ok: true }, 200);
-  const now = Date.now();
-  const deliveries = categoryDeliveries(webhooks, record.campaign, {
-    recordId: record.id,
-    leadId: record.leadId,
-    leadEmail: record.leadEmail,
-    oldCategoryId: record.categoryId,
-    newCategoryId: categoryId,
-    newCategoryName: category?.name ?? null,
-    occurredAt: now,
-  });
-  await enqueue(c.env, await setCategory(c.env.DB, record.id, categoryId, deliveries, now));
+  if (!(await changeCategory(c.env, principal, target.id, categoryId))) {
+    throw ApiError.validation([{ path: "category_id", message: "Unknown lead category" }]);
+  }
   return c.json({ ok: true }, 200);
 });
 

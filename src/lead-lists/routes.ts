@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { LeadInput } from "../leads/lead-input";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { database, type Database } from "../platform/db";
@@ -51,20 +52,6 @@ const LeadList = z
 
 const ListParams = z.object({ id: pathId("id") });
 
-const optionalText = z.string().max(500).nullish();
-const ImportLead = z.object({
-  email: z.string().max(320),
-  first_name: optionalText,
-  last_name: optionalText,
-  company_name: optionalText,
-  phone_number: optionalText,
-  website: optionalText,
-  location: optionalText,
-  linkedin_profile: optionalText,
-  company_url: optionalText,
-  custom_fields: z.record(z.string(), z.unknown()).nullish(),
-});
-
 /** Skipping rules, read from `csvSettings` or from the top level (DL, BC); csvSettings wins. */
 const SkipSettings = {
   csvSettings: z.object({ ignoreGlobalBlockList: z.boolean().optional(), ignoreUnsubscribeList: z.boolean().optional() }).optional(),
@@ -86,9 +73,9 @@ function skipSettings(body: SkipInput): ImportSettings {
 const MAX_IMPORT_LEADS = 1000;
 const ImportBody = z
   .object({
-    leadList: z.array(ImportLead).min(1).max(MAX_IMPORT_LEADS).optional(),
-    leads: z.array(ImportLead).min(1).max(MAX_IMPORT_LEADS).optional().openapi({ description: "Alias of leadList (BC)" }),
-    lead_list: z.array(ImportLead).min(1).max(MAX_IMPORT_LEADS).optional().openapi({ description: "Alias of leadList" }),
+    leadList: z.array(LeadInput).min(1).max(MAX_IMPORT_LEADS).optional(),
+    leads: z.array(LeadInput).min(1).max(MAX_IMPORT_LEADS).optional().openapi({ description: "Alias of leadList (BC)" }),
+    lead_list: z.array(LeadInput).min(1).max(MAX_IMPORT_LEADS).optional().openapi({ description: "Alias of leadList" }),
     fileName: z.string().max(255).optional(),
     emailFieldsAdded: z.unknown().optional(),
     customFields: z.unknown().optional(),

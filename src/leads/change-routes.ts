@@ -20,9 +20,8 @@ import { iso } from "../platform/time";
 import { wakeCampaign } from "../engine/wake";
 import { stepDueAt } from "../engine/window";
 import { scheduleOf } from "../campaigns/settings";
-import { categoryDeliveries } from "../webhooks/fanout";
 import { enqueue } from "../webhooks/outbox";
-import { loadCategoryChange, setCategory } from "../inbox/store";
+import { changeCategory } from "../inbox/category-change";
 import {
   FINAL_STATES,
   PAUSABLE_STATES,
@@ -417,19 +416,7 @@ leadChangeRoutes.openapi(routes.category, async (c) => {
   const { record: found } = await findLeadRecord(db, principal, campaign_id, lead_id);
   const category = await categoryOf(db, principal.accountId, body);
   const categoryId = category?.id ?? null;
-  const { record, webhooks } = await loadCategoryChange(db, principal, found.id, categoryId);
-  if (record.categoryId !== categoryId) {
-    const now = Date.now();
-    const deliveries = categoryDeliveries(webhooks, record.campaign, {
-      recordId: record.id,
-      leadEmail: record.leadEmail,
-      oldCategoryId: record.categoryId,
-      newCategoryId: categoryId,
-      newCategoryName: category?.name ?? null,
-      occurredAt: now,
-    });
-    await enqueue(c.env, await setCategory(c.env.DB, record.id, categoryId, deliveries, now));
-  }
+  await changeCategory(c.env, principal, found.id, categoryId);
   if (body.pause_lead) await pauseRecords(c.env.DB, [found.id], Date.now());
   return c.json(ack("Lead category updated"), 200);
 });

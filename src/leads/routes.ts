@@ -11,24 +11,10 @@ import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount } from "../platform/openapi";
 import { CampaignParams, Ok } from "../campaigns/schemas";
 import { wakeCampaign } from "../engine/wake";
+import { LeadInput } from "./lead-input";
 import { categoriesOf, countAlreadyInCampaign, recordPage, setRecordStateIn, skippedAddresses, storeUpload } from "./store";
 
 export const MAX_LEADS_PER_UPLOAD = 400;
-
-const optionalText = z.string().max(500).nullish();
-
-const LeadInput = z.object({
-  email: z.string().max(320),
-  first_name: optionalText,
-  last_name: optionalText,
-  company_name: optionalText,
-  phone_number: optionalText,
-  website: optionalText,
-  location: optionalText,
-  linkedin_profile: optionalText,
-  company_url: optionalText,
-  custom_fields: z.record(z.string(), z.unknown()).nullish(),
-});
 
 const UploadSettings = z.object({
   return_lead_ids: z.boolean().optional(),
