@@ -127,9 +127,10 @@ async function recordAll(env: Bindings, outcomes: Outcome[]): Promise<void> {
   const list = jsonList(rows);
   const disabled = rows.filter((row) => row.outcome === "disabled");
   await rawBatch(env.DB, [
+    // A delivery deleted meanwhile (its campaign or webhook went) keeps no attempt.
     sql`INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error, outcome, duration_ms)
         SELECT value ->> '$.id', value ->> '$.at', value ->> '$.code', value ->> '$.error', value ->> '$.outcome', value ->> '$.ms'
-        FROM json_each(${list})`,
+        FROM json_each(${list}) WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = value ->> '$.id')`,
     sql`UPDATE webhook_deliveries SET status = r.value ->> '$.status', attempts = attempts + 1,
           last_attempt_at = r.value ->> '$.at', last_status_code = r.value ->> '$.code', last_error = r.value ->> '$.error',
           delivered_at = r.value ->> '$.delivered_at', next_attempt_at = r.value ->> '$.next_at'

@@ -80,6 +80,19 @@ async function verify(secret: string, headers: Headers, body: string): Promise<b
 }
 
 describe("webhook delivery", () => {
+  it("records nothing, and does not fail the batch, for a delivery whose campaign was deleted while it was being sent", async () => {
+    const { campaign, deliveryId } = await pendingDelivery();
+    receiver.respondWith(async () => {
+      await env.DB.prepare("UPDATE campaigns SET status = 'PAUSED' WHERE id = ?").bind(campaign).run();
+      await env.DB.prepare("DELETE FROM campaigns WHERE id = ?").bind(campaign).run();
+      return new Response("ok");
+    });
+    const result = await consume(deliveryId);
+    expect(result.explicitAcks).toEqual([`m-${deliveryId}-1`]);
+    expect(await delivery(deliveryId)).toBeNull();
+    expect(await attemptsOf(deliveryId)).toEqual([]);
+  });
+
   it("POSTs the payload signed the Standard Webhooks way, and a 2xx marks it delivered", async () => {
     const { hook, deliveryId, messageId, payload } = await pendingDelivery();
     const result = await consume(deliveryId);
