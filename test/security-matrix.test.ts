@@ -97,6 +97,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
   email_account_ids: "mailbox",
   emailAccountId: "mailbox",
   listId: "leadList",
+  list_id: "leadList",
   listIds: "leadList",
   sourceListId: "leadList",
   targetListId: "leadList",
