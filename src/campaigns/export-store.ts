@@ -45,8 +45,10 @@ export async function exportPage(d1: D1Database, campaignId: number, afterId: nu
                coalesce(cl.category_id IN (SELECT value FROM json_each(${JSON.stringify(INTERESTED_CATEGORIES)})), 0) AS is_interested,
                cl.created_at, l.first_name, l.last_name, l.email, l.phone_number, l.company_name, l.website, l.location,
                l.custom_fields, l.linkedin_profile, l.company_url,
-               EXISTS (SELECT 1 FROM campaign_leads o WHERE o.lead_id = l.id AND o.has_unsubscribed = 1) AS is_unsubscribed,
-               NULL AS unsubscribed_client_id_map,
+               l.is_unsubscribed,
+               -- As the lead routes show it: a lead belongs to one client scope, so its unsubscription is that client's.
+               CASE WHEN l.is_unsubscribed = 1 AND l.client_id IS NOT NULL THEN json_object(CAST(l.client_id AS TEXT), json('true')) END
+                 AS unsubscribed_client_id_map,
                (SELECT max(e.sequence_number) FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'SENT') AS last_email_sequence_sent,
                ${counted("OPEN", sql`AND e.is_machine = 0`)} AS open_count,
                ${counted("CLICK", sql`AND e.is_machine = 0`)} AS click_count,
