@@ -152,6 +152,12 @@ try {
     ["analytics/overall-stats-v2", `/api/v1/analytics/overall-stats-v2?${query}&campaign_ids=${big}`],
     ["analytics/day-wise-overall-stats", `/api/v1/analytics/day-wise-overall-stats?${query}&campaign_ids=${big}`],
     ["sequence-analytics", `/api/v1/campaigns/${big}/sequence-analytics?${query}`],
+    ["statistics (first 100 sends)", `/api/v1/campaigns/${big}/statistics?limit=100`],
+    ["leads-statistics (first 100)", `/api/v1/campaigns/${big}/leads-statistics?limit=100`],
+    ["mailbox-statistics", `/api/v1/campaigns/${big}/mailbox-statistics?${query}`],
+    ["analytics/campaign/overall-stats", `/api/v1/analytics/campaign/overall-stats?${query}&campaign_ids=${big}`],
+    ["analytics/lead/overall-stats", `/api/v1/analytics/lead/overall-stats?${query}&campaign_ids=${big}`],
+    ["day-wise-overall-stats-by-sent-time", `/api/v1/analytics/day-wise-overall-stats-by-sent-time?${query}&campaign_ids=${big}`],
   ];
   for (const [name, path] of families) {
     const { p50, p95 } = await measure(() => api(server, account.api_key, path), { runs: 10, warmup: 2 });

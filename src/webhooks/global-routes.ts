@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { PageQuery } from "../campaigns/paging";
 import type { Context } from "hono";
 import { accountHasClient } from "../campaigns/store";
 import { config } from "../config";
@@ -174,6 +175,7 @@ const routes = {
         association_type: AssociationType.optional(),
         client_id: queryId().optional(),
         email_campaign_id: queryId().optional(),
+        ...PageQuery,
       }),
     },
     responses: { 200: json(z.array(Webhook), "Bare array of webhooks"), ...errorResponses(401, 422, 429) },
@@ -436,11 +438,12 @@ globalWebhookRoutes.openapi(routes.list, async (c) => {
   const db = database(c.env.DB);
   const principal = c.get("principal");
   const query = c.req.valid("query");
-  const rows = await listWebhooks(db, principal, {
-    associationType: query.association_type,
-    clientId: query.client_id,
-    campaignId: query.email_campaign_id,
-  });
+  const rows = await listWebhooks(
+    db,
+    principal,
+    { associationType: query.association_type, clientId: query.client_id, campaignId: query.email_campaign_id },
+    query,
+  );
   const names = await categoryNames(db, principal.accountId);
   return c.json(
     rows.map((row) => presentWebhook(row, names)),

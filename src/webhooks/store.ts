@@ -104,8 +104,9 @@ export interface WebhookFilters {
   campaignId?: number;
 }
 
-/** The webhooks a caller may see, narrowed by scope and target, oldest first. */
-export function listWebhooks(db: Database, principal: Principal, filters: WebhookFilters): Promise<WebhookRow[]> {
+/** The webhooks a caller may see, narrowed by scope and target, by id (one page). */
+export function listWebhooks(db: Database, principal: Principal, filters: WebhookFilters, page: Page = {}): Promise<WebhookRow[]> {
+  const { limit, offset } = pageWindow(page);
   return db
     .select()
     .from(webhooks)
@@ -115,9 +116,12 @@ export function listWebhooks(db: Database, principal: Principal, filters: Webhoo
         filters.associationType === undefined ? undefined : eq(webhooks.associationType, filters.associationType),
         filters.clientId === undefined ? undefined : eq(webhooks.clientId, filters.clientId),
         filters.campaignId === undefined ? undefined : eq(webhooks.campaignId, filters.campaignId),
+        afterCursor(webhooks.id, page),
       ),
     )
-    .orderBy(asc(webhooks.id));
+    .orderBy(asc(webhooks.id))
+    .limit(limit)
+    .offset(offset);
 }
 
 export interface WebhookTargetKey {

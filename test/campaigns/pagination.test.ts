@@ -60,4 +60,20 @@ describe("paged bare-array listings", () => {
     const { seen, added } = await walk(path, account.apiKey, async () => (await createWebhook(account.apiKey, campaign)).id);
     expect(seen).toEqual([...created, ...added]);
   });
+
+  it("pages the global webhook list (every scope) the same way", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const create = async (name: string) =>
+      (await callJson<{ id: number }>("/api/v1/webhook/create", {
+        method: "POST",
+        apiKey: account.apiKey,
+        body: { name, webhook_url: "https://hooks.example.com/paged", association_type: "user", event_types: ["EMAIL_REPLY"], force_create: true },
+      })).body.id;
+    const created = [await create("a"), (await createWebhook(account.apiKey, campaign)).id, await create("c")];
+    expect(await ids("/api/v1/webhooks", account.apiKey)).toEqual(created);
+    expect(await ids("/api/v1/webhooks?offset=1&limit=1", account.apiKey)).toEqual([created[1]]);
+    const { seen, added } = await walk("/api/v1/webhooks", account.apiKey, () => create("added"));
+    expect(seen).toEqual([...created, ...added]);
+  });
 });
