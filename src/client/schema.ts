@@ -11416,6 +11416,12 @@ export interface paths {
                     association_type?: string | number;
                     client_id?: number;
                     email_campaign_id?: number;
+                    /** @description Rows to skip (after starting_after, when given) */
+                    offset?: number;
+                    /** @description 1-1000; absent: every row */
+                    limit?: number;
+                    /** @description Cursor: only rows with an id above it (the last id of the previous page) */
+                    starting_after?: number;
                 };
                 header?: never;
                 path?: never;
