@@ -165,6 +165,26 @@ function ingestGuard(campaignId: number, nonce: string, now: number): SQL {
 
 const FINAL_FOR_SENT: RecordState[] = ["DRAFTED", "STARTED"];
 
+/** The person asked to hear no more: the lead is unsubscribed everywhere (src/leads/opt-out.ts). */
+function personOptOuts(rows: EventRow[], now: number): SQL[] {
+  const recordIds = [...new Set(rows.filter((row) => row.opts_out_lead === 1).map((row) => row.campaign_lead_id))];
+  if (recordIds.length === 0) return [];
+  return [
+    sql`UPDATE leads SET is_unsubscribed = 1, unsubscribed_at = coalesce(unsubscribed_at, ${now})
+        WHERE id IN (SELECT lead_id FROM campaign_leads WHERE id ${inList(recordIds)})`,
+  ];
+}
+
+/**
+ * CONTRACT section 15, push-to-subsequence: a counted reply on the parent thread stops the records
+ * pushed from it with stop_lead_on_parent_campaign_reply.
+ */
+function stopPushedRecords(fresh: SQL, now: number): SQL {
+  return sql`UPDATE campaign_leads SET state = 'STOPPED', due_at = NULL, resume_at = NULL, updated_at = ${now}
+      WHERE parent_record_id IN (SELECT campaign_lead_id FROM (${fresh}) WHERE type = 'REPLY' AND ignored = 0)
+        AND stop_on_parent_reply = 1 AND state IN ('DRAFTED', 'STARTED', 'INPROGRESS', 'PAUSED')`;
+}
+
 /**
  * The statements of one ingestion, for ONE D1 batch: mark, events (duplicates skipped by the
  * unique (campaign, event_id) index), the records' new state computed in SQL from the events
@@ -256,15 +276,8 @@ export function ingestionStatements(
       WHERE campaign_leads.id = u.id`,
     autoPause(campaign, fresh, now),
     ...(deliveries.length > 0 ? [insertDeliveries(deliveries, ingestGuard(campaign.id, nonce, now), now)] : []),
-    // The person asked to hear no more: the lead is unsubscribed everywhere (src/leads/opt-out.ts).
-    sql`UPDATE leads SET is_unsubscribed = 1, unsubscribed_at = coalesce(unsubscribed_at, ${now})
-        WHERE id IN (SELECT lead_id FROM campaign_leads WHERE id IN (
-          SELECT value ->> '$.campaign_lead_id' FROM json_each(${jsonList(rows)}) WHERE value ->> '$.opts_out_lead' = 1))`,
-    // CONTRACT section 15, push-to-subsequence: a counted reply on the parent thread stops the records
-    // pushed from it with stop_lead_on_parent_campaign_reply.
-    sql`UPDATE campaign_leads SET state = 'STOPPED', due_at = NULL, resume_at = NULL, updated_at = ${now}
-        WHERE parent_record_id IN (SELECT campaign_lead_id FROM (${fresh}) WHERE type = 'REPLY' AND ignored = 0)
-          AND stop_on_parent_reply = 1 AND state IN ('DRAFTED', 'STARTED', 'INPROGRESS', 'PAUSED')`,
+    ...personOptOuts(rows, now),
+    ...(rows.some((row) => row.type === "REPLY") ? [stopPushedRecords(fresh, now)] : []),
     sql`DELETE FROM ingest_marks WHERE nonce = ${nonce}`,
   ];
 }

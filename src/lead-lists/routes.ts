@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { LeadInput } from "../leads/lead-input";
+import { LeadInput, leadOutputFields } from "../leads/lead-input";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { database, type Database } from "../platform/db";
@@ -288,20 +288,7 @@ const routes = {
         z.object({
           ok: z.boolean(),
           data: z.array(
-            z.object({
-              id: z.number().int(),
-              email: z.string(),
-              first_name: z.string().nullable(),
-              last_name: z.string().nullable(),
-              company_name: z.string().nullable(),
-              phone_number: z.string().nullable(),
-              website: z.string().nullable(),
-              location: z.string().nullable(),
-              linkedin_profile: z.string().nullable(),
-              company_url: z.string().nullable(),
-              custom_fields: z.record(z.string(), z.unknown()).nullable(),
-              added_at: z.string(),
-            }),
+            z.object({ ...leadOutputFields, added_at: z.string() }),
           ),
           has_more: z.boolean(),
         }),

@@ -15,3 +15,18 @@ export const LeadInput = z.object({
   company_url: optionalText,
   custom_fields: z.record(z.string(), z.unknown()).nullish(),
 });
+
+/** A lead's stored fields as answers show them (the listing's `Lead`, a list's members). */
+export const leadOutputFields = {
+  id: z.number().int(),
+  email: z.string(),
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  company_name: z.string().nullable(),
+  phone_number: z.string().nullable(),
+  website: z.string().nullable(),
+  location: z.string().nullable(),
+  linkedin_profile: z.string().nullable(),
+  company_url: z.string().nullable(),
+  custom_fields: z.record(z.string(), z.unknown()).nullable(),
+};

@@ -11,7 +11,7 @@ import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount } from "../platform/openapi";
 import { CampaignParams, Ok } from "../campaigns/schemas";
 import { wakeCampaign } from "../engine/wake";
-import { LeadInput } from "./lead-input";
+import { LeadInput, leadOutputFields } from "./lead-input";
 import { categoriesOf, countAlreadyInCampaign, recordPage, setRecordStateIn, skippedAddresses, storeUpload } from "./store";
 
 export const MAX_LEADS_PER_UPLOAD = 400;
@@ -69,19 +69,7 @@ const AddedLeads = z
   .openapi("AddedLeads");
 
 const Lead = z
-  .object({
-    id: z.number().int(),
-    email: z.string(),
-    first_name: z.string().nullable(),
-    last_name: z.string().nullable(),
-    company_name: z.string().nullable(),
-    phone_number: z.string().nullable(),
-    website: z.string().nullable(),
-    location: z.string().nullable(),
-    linkedin_profile: z.string().nullable(),
-    company_url: z.string().nullable(),
-    custom_fields: z.record(z.string(), z.unknown()).nullable(),
-  })
+  .object(leadOutputFields)
   .openapi("Lead");
 
 export const CampaignRecordOut = z

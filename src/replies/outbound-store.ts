@@ -22,33 +22,35 @@ export function insertOutboundReply(db: Database, reply: NewOutboundReply): Prom
     .get();
 }
 
-/** Takes the mailbox's due scheduled replies (SCHEDULED → QUEUED, so no other pass takes them too). */
-export async function claimDueReplies(db: Database, mailboxId: number, now: number): Promise<OutboundReplyRow[]> {
-  return db
-    .update(outboundReplies)
-    .set({ status: "QUEUED", updatedAt: new Date(now) })
-    .where(
-      inArray(
-        outboundReplies.id,
-        db
-          .select({ id: outboundReplies.id })
-          .from(outboundReplies)
-          .where(and(eq(outboundReplies.status, "SCHEDULED"), lte(outboundReplies.scheduledAt, new Date(now)), eq(outboundReplies.emailAccountId, mailboxId)))
-          .orderBy(outboundReplies.scheduledAt)
-          .limit(DUE_PER_PASS),
-      ),
-    )
-    .returning();
-}
-
-/** When the mailbox's next scheduled reply is due (null: none waits). */
-export async function nextScheduledReplyAt(db: Database, mailboxId: number): Promise<number | null> {
-  const row = await db
-    .select({ at: sql<number | null>`min(${outboundReplies.scheduledAt})` })
-    .from(outboundReplies)
-    .where(and(eq(outboundReplies.status, "SCHEDULED"), eq(outboundReplies.emailAccountId, mailboxId)))
-    .get();
-  return row?.at ?? null;
+/**
+ * One round trip per mailbox pass: takes the mailbox's due scheduled replies (SCHEDULED → QUEUED, so
+ * no other pass takes them too) and, read after the claim in the same batch, when the next one still
+ * waiting is due (null: none; a past time when more were due than one pass takes).
+ */
+export async function takeDueReplies(db: Database, mailboxId: number, now: number): Promise<{ due: OutboundReplyRow[]; nextAt: number | null }> {
+  const scheduled = and(eq(outboundReplies.status, "SCHEDULED"), eq(outboundReplies.emailAccountId, mailboxId));
+  const [due, next] = await db.batch([
+    db
+      .update(outboundReplies)
+      .set({ status: "QUEUED", updatedAt: new Date(now) })
+      .where(
+        inArray(
+          outboundReplies.id,
+          db
+            .select({ id: outboundReplies.id })
+            .from(outboundReplies)
+            .where(and(scheduled, lte(outboundReplies.scheduledAt, new Date(now))))
+            .orderBy(outboundReplies.scheduledAt)
+            .limit(DUE_PER_PASS),
+        ),
+      )
+      .returning(),
+    db
+      .select({ at: sql<number | null>`min(${outboundReplies.scheduledAt})` })
+      .from(outboundReplies)
+      .where(scheduled),
+  ]);
+  return { due, nextAt: next[0]?.at ?? null };
 }
 
 export function settleReply(db: Database, id: number, status: OutboundReplyStatus, statusMessage: string | null, sentEventId: number | null, now: number) {

@@ -13,7 +13,7 @@ import { database } from "../platform/db";
 import { log } from "../platform/logging";
 import { enqueue } from "../webhooks/outbox";
 import { AttachmentError, fetchAttachments } from "./attachments";
-import { claimDueReplies, mailboxOfReply, nextScheduledReplyAt, settleReply, type OutboundReplyRow } from "./outbound-store";
+import { mailboxOfReply, settleReply, takeDueReplies, type OutboundReplyRow } from "./outbound-store";
 import { eventIdOf, stepOfEvent } from "./thread-store";
 
 export const MAILBOX_UNUSABLE = "Email account not found!";
@@ -99,7 +99,8 @@ async function recordSent(env: Bindings, reply: ReplyToSend, fromEmail: string, 
  */
 export async function sendDueReplies(env: Bindings, mailboxId: number, now: number): Promise<number | null> {
   const db = database(env.DB);
-  for (const reply of await claimDueReplies(db, mailboxId, now)) {
+  const { due, nextAt } = await takeDueReplies(db, mailboxId, now);
+  for (const reply of due) {
     const outcome = await sendReply(env, reply, now);
     if (outcome.ok) {
       await settleReply(db, reply.id, "COMPLETED", null, outcome.statsId, Date.now());
@@ -108,5 +109,5 @@ export async function sendDueReplies(env: Bindings, mailboxId: number, now: numb
       log("warn", "scheduled reply not sent", { mailbox_id: mailboxId, reply_id: reply.id, reason: outcome.message });
     }
   }
-  return nextScheduledReplyAt(db, mailboxId);
+  return nextAt;
 }
