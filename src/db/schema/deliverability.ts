@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts, clients } from "./accounts";
 import { campaigns } from "./campaigns";
 import { createdAt, instant, updatedAt } from "./columns";
@@ -8,6 +8,23 @@ export const SPAM_TEST_TYPES = ["manual", "automated"] as const;
 export const SPAM_TEST_STATUSES = ["active", "completed", "stopped"] as const;
 export const PLACEMENT_FOLDERS = ["inbox", "tab", "spam", "not_received"] as const;
 export const TIME_UNITS = ["minutes", "hours", "days"] as const;
+
+/** One rule a spam filter matched on a test message. */
+export interface SpamSymbol {
+  name: string;
+  score: number;
+  description?: string;
+}
+
+/** What following one link of a test message found. */
+export interface LinkCheck {
+  url: string;
+  status: number | null;
+  final_url: string | null;
+  redirects: number;
+  ok: boolean;
+  error?: string;
+}
 
 /** The mailbox providers tests place seed inboxes with (seeded by a migration). */
 export const spamProviders = sqliteTable(
@@ -133,6 +150,25 @@ export const spamTestResults = sqliteTable(
     seedEmail: text("seed_email").notNull(),
     folder: text("folder", { enum: [...PLACEMENT_FOLDERS, "pending"] }).notNull().default("pending"),
     receivedAt: instant("received_at"),
+    /** The folder's own name in the seed mailbox (e.g. "[Gmail]/Spam"), as the checker found it. */
+    mailboxFolder: text("mailbox_folder"),
+    /** The received message's Message-ID, so a report can point at the exact copy. */
+    messageId: text("message_id"),
+    /** Spam filter verdict (Rspamd's /checkv2 when configured): score, required score, action, symbols. */
+    spamScore: real("spam_score"),
+    spamRequired: real("spam_required"),
+    spamAction: text("spam_action"),
+    /** JSON array of {name, score, description?} as the filter reported them. */
+    spamSymbols: text("spam_symbols", { mode: "json" }).$type<SpamSymbol[]>(),
+    /** Authentication-Results verdicts of the seed's copy (pass, fail, softfail, neutral, none, temperror, permerror). */
+    spf: text("spf"),
+    dkim: text("dkim"),
+    dmarc: text("dmarc"),
+    /** The connecting IP and HELO/host of the first hop outside the sender, from Received headers. */
+    senderIp: text("sender_ip"),
+    senderHost: text("sender_host"),
+    /** JSON array of {url, status, final_url, redirects, ok, error?} from the link checker. */
+    linkReport: text("link_report", { mode: "json" }).$type<LinkCheck[]>(),
     updatedAt: updatedAt(),
   },
   (t) => [uniqueIndex("spam_test_results_cell_idx").on(t.spamTestId, t.runNo, t.providerId, t.senderEmail)],
