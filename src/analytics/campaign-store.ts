@@ -1,17 +1,10 @@
 import { sql, type SQL } from "drizzle-orm";
 import { inList, rawBatch } from "../platform/sql";
 import { POSITIVE_CATEGORY_IDS } from "./rules";
-import { readCategoryReplies, repliesFromCategoriesQuery, totalsQuery, type Window } from "./counters";
+import { OUTCOME_TYPES } from "../db/schema";
+import { LIFETIME, readCategoryReplies, repliesFromCategoriesQuery, splitWindow, totalsQuery, type Window } from "./counters";
 
 type Row = Record<string, unknown>;
-
-/**
- * The send an outcome answers: the record's latest SENT at or before it (ties by id). Outcomes are
- * credited to that send only (CONTRACT 13.2), and to the mailbox that sent it (13.5).
- */
-const ANSWERED_SEND = (outcome: string) => sql.raw(`(SELECT s.id FROM events s INDEXED BY events_record_time_idx
-  WHERE s.campaign_lead_id = ${outcome}.campaign_lead_id AND s.occurred_at <= ${outcome}.occurred_at AND s.type = 'SENT'
-  ORDER BY s.occurred_at DESC, s.id DESC LIMIT 1)`);
 
 /** 13.1's extras: client, live steps, tags with colours, and the records by state and sentiment. */
 export async function lifetimeExtras(d1: D1Database, campaign: { id: number; clientId: number | null }) {
@@ -81,29 +74,51 @@ export async function sequenceFigures(d1: D1Database, campaignId: number, window
         WHERE m.campaign_id = ${campaignId} AND m.variant_id IS NOT NULL
           AND m.id = (SELECT max(id) FROM messages WHERE campaign_lead_id = m.campaign_lead_id AND step = m.step)
           AND e.campaign_lead_id = m.campaign_lead_id AND ${inWindow} AND e.type IN ('SENT', 'OPEN', 'CLICK', 'REPLY')
-          AND (SELECT sequence_number FROM events WHERE id = CASE WHEN e.type = 'SENT' THEN e.id ELSE ${ANSWERED_SEND("e")} END) = m.step
+          AND (SELECT sequence_number FROM events WHERE id = e.send_id) = m.step
         GROUP BY m.step, m.variant_id, e.type`,
   ]);
   return { stepRows: stepRows!, figureRows: figureRows!, positiveRows: positiveRows!, failedRows: failedRows!, variantRows: variantRows! };
 }
 
 /**
- * 13.5 and the global mailbox reports: per sending mailbox, the sends (by the SENT event's
- * mailbox) and the outcomes credited to the send they answer. `campaignIds` limits the campaigns.
+ * 13.5 and the global mailbox reports: per sending mailbox, the window's sends and the outcomes
+ * credited to the send they answer (by the event's time), from the credit counters of migration
+ * 0027 over the window's whole hours plus its edges' events; distinct records from credit_spans
+ * the way distinctQuery reads event_spans. `campaignIds` limits the campaigns.
  */
 export function mailboxFiguresQuery(campaignIds: number[], window: Window | null): SQL {
-  const inWindow = window ? sql`AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}` : sql``;
-  return sql`SELECT s.email_account_id AS mailbox_id, min(s.from_email) AS from_email,
-        coalesce(sum(e.type = 'SENT'), 0) AS sent, count(DISTINCT CASE WHEN e.type = 'SENT' THEN e.campaign_lead_id END) AS unique_sent,
-        coalesce(sum(e.type = 'OPEN'), 0) AS opened, count(DISTINCT CASE WHEN e.type = 'OPEN' THEN e.campaign_lead_id END) AS unique_opened,
-        coalesce(sum(e.type = 'CLICK'), 0) AS clicked, count(DISTINCT CASE WHEN e.type = 'CLICK' THEN e.campaign_lead_id END) AS unique_clicked,
-        coalesce(sum(e.type = 'REPLY' AND e.ignored = 0), 0) AS replied, coalesce(sum(e.type = 'BOUNCE'), 0) AS bounced,
-        coalesce(sum(e.type = 'UNSUBSCRIBE'), 0) AS unsubscribed
-      FROM events e INDEXED BY events_campaign_type_time_idx
-      JOIN events s ON s.id = CASE WHEN e.type = 'SENT' THEN e.id ELSE ${ANSWERED_SEND("e")} END
-      WHERE e.campaign_id ${inList(campaignIds)} AND e.type IN ('SENT', 'OPEN', 'CLICK', 'REPLY', 'BOUNCE', 'UNSUBSCRIBE') ${inWindow}
-        AND s.email_account_id IS NOT NULL
-      GROUP BY s.email_account_id`;
+  const { start, end } = window ?? LIFETIME;
+  const { hours, edges } = splitWindow({ start, end });
+  const ids = inList(campaignIds);
+  const types = inList(["SENT", ...OUTCOME_TYPES]);
+  const parts: SQL[] = [];
+  if (hours) {
+    parts.push(sql`SELECT mailbox_id, type, total, counted FROM credit_mailbox_hours
+      WHERE campaign_id ${ids} AND type ${types} AND hour >= ${hours.start} AND hour < ${hours.end}`);
+  }
+  for (const edge of edges) {
+    parts.push(sql`SELECT send_mailbox_id AS mailbox_id, type, 1 AS total, ignored = 0 AS counted FROM events INDEXED BY events_campaign_type_time_idx
+      WHERE campaign_id ${ids} AND type ${types} AND occurred_at >= ${edge.start} AND occurred_at < ${edge.end} AND send_mailbox_id IS NOT NULL`);
+  }
+  const sum = (type: string, column = "total") => sql.raw(`coalesce(sum(CASE WHEN type = '${type}' THEN ${column} END), 0)`);
+  return sql`WITH totals AS (
+        SELECT mailbox_id, ${sum("SENT")} AS sent, ${sum("OPEN")} AS opened, ${sum("CLICK")} AS clicked,
+               ${sum("REPLY", "counted")} AS replied, ${sum("BOUNCE")} AS bounced, ${sum("UNSUBSCRIBE")} AS unsubscribed
+        FROM (${sql.join(parts, sql` UNION ALL `)})
+        GROUP BY mailbox_id HAVING sum(total) > 0),
+      uniques AS (
+        SELECT sp.mailbox_id, ${sum("SENT", "1")} AS unique_sent, ${sum("OPEN", "1")} AS unique_opened, ${sum("CLICK", "1")} AS unique_clicked
+        FROM credit_spans sp INDEXED BY credit_spans_last_idx
+        WHERE sp.campaign_id ${ids} AND sp.type IN ('SENT', 'OPEN', 'CLICK') AND sp.last_at >= ${start} AND sp.first_at < ${end}
+          AND (sp.first_at >= ${start} OR EXISTS (
+            SELECT 1 FROM events e INDEXED BY events_record_time_idx
+            WHERE e.campaign_lead_id = sp.campaign_lead_id AND e.occurred_at >= ${start} AND e.occurred_at < ${end}
+              AND e.type = sp.type AND e.send_mailbox_id = sp.mailbox_id))
+        GROUP BY sp.mailbox_id)
+    SELECT t.*, coalesce(u.unique_sent, 0) AS unique_sent, coalesce(u.unique_opened, 0) AS unique_opened,
+           coalesce(u.unique_clicked, 0) AS unique_clicked,
+           (SELECT from_email FROM events INDEXED BY events_mailbox_type_time_idx WHERE email_account_id = t.mailbox_id AND type = 'SENT' LIMIT 1) AS from_email
+    FROM totals t LEFT JOIN uniques u ON u.mailbox_id = t.mailbox_id`;
 }
 
 /** The mailboxes of mailboxFiguresQuery's rows: sender name, address, provider type. */
@@ -118,34 +133,33 @@ export interface StatisticsFilter {
   sentTo?: number;
 }
 
-const STATUS_TEST: Record<NonNullable<StatisticsFilter["emailStatus"]>, SQL> = {
-  opened: sql`open_count > 0`,
-  clicked: sql`click_count > 0`,
-  replied: sql`reply_time IS NOT NULL`,
-  unsubscribed: sql`is_unsubscribed = 1`,
-  bounced: sql`is_bounced = 1`,
+const STATUS_OUTCOME: Record<NonNullable<StatisticsFilter["emailStatus"]>, (typeof OUTCOME_TYPES)[number]> = {
+  opened: "OPEN",
+  clicked: "CLICK",
+  replied: "REPLY",
+  unsubscribed: "UNSUBSCRIBE",
+  bounced: "BOUNCE",
 };
 
 /**
  * 13.2: one row per SENT event of the campaign, by send time, each with the outcomes credited to
- * it (the record's events from it up to the record's next send), its lead and its step.
+ * it (events whose send_id is the send), its lead and its step. The page of sends is taken first,
+ * so only its rows read their outcomes; an outcome filter is a probe of events_send_idx per send.
  */
 export async function statisticsPage(d1: D1Database, campaignId: number, filter: StatisticsFilter, page: { offset: number; limit: number }) {
   const conditions: SQL[] = [sql`e.campaign_id = ${campaignId}`, sql`e.type = 'SENT'`];
   if (filter.sequenceNumber !== undefined) conditions.push(sql`e.sequence_number = ${filter.sequenceNumber}`);
   if (filter.sentFrom !== undefined) conditions.push(sql`e.occurred_at >= ${filter.sentFrom}`);
   if (filter.sentTo !== undefined) conditions.push(sql`e.occurred_at <= ${filter.sentTo}`);
-  const statusTest = filter.emailStatus ? sql`WHERE ${STATUS_TEST[filter.emailStatus]}` : sql``;
-  // Without an outcome filter the page is a page of sends: take it first, so only its rows are
-  // credited their outcomes, and count the sends from the index alone.
-  const pageFirst = filter.emailStatus === undefined;
-  const sendsPage = pageFirst ? sql`ORDER BY e.occurred_at, e.id LIMIT ${page.limit} OFFSET ${page.offset}` : sql``;
-  const rowsOf = sql`WITH sends AS (
-          SELECT e.id, e.campaign_lead_id, e.occurred_at, e.sequence_number, e.subject, e.body,
-                 (SELECT min(n.occurred_at) FROM events n INDEXED BY events_record_time_idx
-                  WHERE n.campaign_lead_id = e.campaign_lead_id AND n.type = 'SENT'
-                    AND (n.occurred_at > e.occurred_at OR (n.occurred_at = e.occurred_at AND n.id > e.id))) AS next_at
-          FROM events e INDEXED BY events_campaign_type_time_idx WHERE ${sql.join(conditions, sql` AND `)} ${sendsPage}),
+  const outcome = filter.emailStatus && STATUS_OUTCOME[filter.emailStatus];
+  if (outcome) conditions.push(sql`EXISTS (SELECT 1 FROM events o INDEXED BY events_send_idx WHERE o.send_id = e.id AND o.type = ${outcome})`);
+  const where = sql.join(conditions, sql` AND `);
+  const [totalRows, rows] = await rawBatch(d1, [
+    sql`SELECT count(*) AS total FROM events e INDEXED BY events_campaign_type_time_idx WHERE ${where}`,
+    sql`WITH sends AS (
+          SELECT e.id, e.campaign_lead_id, e.occurred_at, e.sequence_number, e.subject, e.body
+          FROM events e INDEXED BY events_campaign_type_time_idx WHERE ${where}
+          ORDER BY e.occurred_at, e.id LIMIT ${page.limit} OFFSET ${page.offset}),
         rows AS (
           SELECT s.*,
                  min(CASE WHEN o.type = 'OPEN' THEN o.occurred_at END) AS open_time,
@@ -155,15 +169,8 @@ export async function statisticsPage(d1: D1Database, campaignId: number, filter:
                  coalesce(max(o.type = 'UNSUBSCRIBE'), 0) AS is_unsubscribed, coalesce(max(o.type = 'BOUNCE'), 0) AS is_bounced,
                  coalesce(min(CASE WHEN o.type = 'REPLY' THEN o.ignored END), 0) AS ignore_reply
           FROM sends s
-          LEFT JOIN events o INDEXED BY events_record_time_idx ON o.campaign_lead_id = s.campaign_lead_id
-            AND o.occurred_at >= s.occurred_at AND (s.next_at IS NULL OR o.occurred_at < s.next_at)
-            AND o.type IN ('OPEN', 'CLICK', 'REPLY', 'BOUNCE', 'UNSUBSCRIBE')
-          GROUP BY s.id)`;
-  const [totalRows, rows] = await rawBatch(d1, [
-    pageFirst
-      ? sql`SELECT count(*) AS total FROM events e INDEXED BY events_campaign_type_time_idx WHERE ${sql.join(conditions, sql` AND `)}`
-      : sql`${rowsOf} SELECT count(*) AS total FROM rows ${statusTest}`,
-    sql`${rowsOf}
+          LEFT JOIN events o INDEXED BY events_send_idx ON o.send_id = s.id AND o.type ${inList([...OUTCOME_TYPES])}
+          GROUP BY s.id)
         SELECT r.*, l.id AS lead_id, l.email AS lead_email, l.first_name, l.last_name, lc.name AS lead_category,
                (SELECT st.id FROM sequence_steps st WHERE st.campaign_id = ${campaignId} AND st.seq_number = r.sequence_number
                 ORDER BY st.deleted_at IS NOT NULL, st.id DESC LIMIT 1) AS step_id,
@@ -173,9 +180,7 @@ export async function statisticsPage(d1: D1Database, campaignId: number, filter:
         JOIN campaign_leads cl ON cl.id = r.campaign_lead_id
         JOIN leads l ON l.id = cl.lead_id
         LEFT JOIN lead_categories lc ON lc.id = cl.category_id
-        ${statusTest}
-        ORDER BY r.occurred_at, r.id
-        ${pageFirst ? sql`` : sql`LIMIT ${page.limit} OFFSET ${page.offset}`}`,
+        ORDER BY r.occurred_at, r.id`,
   ]);
   return { total: Number(totalRows![0]!.total), rows: rows! };
 }

@@ -15,9 +15,10 @@ import {
   firstReplyDelaysQuery,
   followUpQuery,
   mailboxTagsQuery,
-  quarterCounts,
+  positiveReplyQuarters,
   repliesByCategoryQuery,
   selectedCampaigns,
+  sendQuarterCounts,
   sumFigures,
   teamBoardQuery,
   visibleClients,
@@ -415,7 +416,7 @@ r.openapi(routes.dayWiseBySent, async (c) => {
   const query = c.req.valid("query");
   const { campaigns, window, zone } = await scope(c, query);
   const days = localDays(query.start_date, query.end_date, zone);
-  const rows = await quarterCounts(c.env.DB, campaigns.map((row) => row.id), window, { bySend: true, positiveOnly: false });
+  const rows = await sendQuarterCounts(c.env.DB, campaigns.map((row) => row.id), window);
   const out = days.map((day) => ({ date: day.date, sent: 0, opened: 0, replied: 0, bounced: 0 }));
   const field = { SENT: "sent", OPEN: "opened", REPLY: "replied", BOUNCE: "bounced" } as const;
   for (const row of rows) {
@@ -434,7 +435,7 @@ for (const [route, bySend] of [
     const query = c.req.valid("query");
     const { campaigns, window, zone } = await scope(c, query);
     const days = localDays(query.start_date, query.end_date, zone);
-    const rows = await quarterCounts(c.env.DB, campaigns.map((row) => row.id), window, { bySend, positiveOnly: true });
+    const rows = await positiveReplyQuarters(c.env.DB, campaigns.map((row) => row.id), window, bySend);
     const out = days.map((day) => ({ date: day.date, positive_replied: 0 }));
     for (const row of rows) {
       const index = dayIndex(days, row.quarter);

@@ -147,41 +147,42 @@ export async function dailyTotals(d1: D1Database, ids: number[], days: Window[])
 
 const QUARTER_MS = 900_000;
 
+const quarterOf = (column: SQL) => sql`(${column} - ((${column} % ${QUARTER_MS}) + ${QUARTER_MS}) % ${QUARTER_MS})`;
+
+function readQuarters(rows: Record<string, unknown>[]) {
+  return rows.map((row) => ({ quarter: Number(row.quarter), type: String(row.type), n: Number(row.n) }));
+}
+
 /**
- * Quarter-hours (UTC) of the window's events of `types`, counted: every zone's offset is a whole
- * number of quarter-hours, so each quarter lies in one local day. With `bySend`, opens, replies
- * and bounces are dated by the send they answer (sends in the window, outcomes at any later time).
- * `positiveOnly` keeps replies from records in a positive category.
+ * Per UTC quarter-hour of the sends in the window (every zone's offset is whole quarter-hours, so
+ * each lies in one local day): the sends, and the opens, counted replies and bounces that answer
+ * them at any later time, from credit_send_quarters (migration 0027).
  */
-export async function quarterCounts(
-  d1: D1Database,
-  ids: number[],
-  window: Window,
-  options: { bySend: boolean; positiveOnly: boolean },
-) {
-  const types = options.positiveOnly ? ["REPLY"] : ["SENT", "OPEN", "REPLY", "BOUNCE"];
-  const positive = options.positiveOnly
-    ? sql`AND (SELECT category_id FROM campaign_leads WHERE id = e.campaign_lead_id) ${inList(POSITIVE_CATEGORY_IDS)}`
-    : sql``;
-  const counted = sql`(e.type <> 'REPLY' OR e.ignored = 0)`;
-  const quarter = (column: SQL) => sql`(${column} - ((${column} % ${QUARTER_MS}) + ${QUARTER_MS}) % ${QUARTER_MS})`;
-  const query = options.bySend
-    ? sql`SELECT ${quarter(sql`s.occurred_at`)} AS quarter, e.type, count(*) AS n
-        FROM events e INDEXED BY events_campaign_type_time_idx
-        JOIN events s ON s.id = CASE WHEN e.type = 'SENT' THEN e.id ELSE (
-          SELECT x.id FROM events x INDEXED BY events_record_time_idx
-          WHERE x.campaign_lead_id = e.campaign_lead_id AND x.occurred_at <= e.occurred_at AND x.type = 'SENT'
-          ORDER BY x.occurred_at DESC, x.id DESC LIMIT 1) END
-        WHERE e.campaign_id ${inList(ids)} AND e.type ${inList(types)} AND e.occurred_at >= ${window.start} AND ${counted} ${positive}
-          AND s.occurred_at >= ${window.start} AND s.occurred_at < ${window.end}
-        GROUP BY 1, 2`
-    : sql`SELECT ${quarter(sql`e.occurred_at`)} AS quarter, e.type, count(*) AS n
-        FROM events e INDEXED BY events_campaign_type_time_idx
-        WHERE e.campaign_id ${inList(ids)} AND e.type ${inList(types)} AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}
-          AND ${counted} ${positive}
-        GROUP BY 1, 2`;
-  const [rows] = await rawBatch(d1, [query]);
-  return rows!.map((row) => ({ quarter: Number(row.quarter), type: String(row.type), n: Number(row.n) }));
+export async function sendQuarterCounts(d1: D1Database, ids: number[], window: Window) {
+  const [rows] = await rawBatch(d1, [
+    sql`SELECT quarter, type, sum(CASE WHEN type = 'REPLY' THEN counted ELSE total END) AS n
+        FROM credit_send_quarters
+        WHERE campaign_id ${inList(ids)} AND type IN ('SENT', 'OPEN', 'REPLY', 'BOUNCE') AND quarter >= ${window.start} AND quarter < ${window.end}
+        GROUP BY 1, 2`,
+  ]);
+  return readQuarters(rows!);
+}
+
+/**
+ * Per UTC quarter-hour, the counted replies from records in a positive category: dated by the
+ * reply, or with `bySend` by the send it answers (records found by their category, then their replies).
+ */
+export async function positiveReplyQuarters(d1: D1Database, ids: number[], window: Window, bySend: boolean) {
+  const time = bySend ? sql`e.send_at` : sql`e.occurred_at`;
+  const [rows] = await rawBatch(d1, [
+    sql`SELECT ${quarterOf(time)} AS quarter, e.type, count(*) AS n
+        FROM campaign_leads cl INDEXED BY campaign_leads_campaign_category_idx
+        JOIN events e INDEXED BY events_record_time_idx ON e.campaign_lead_id = cl.id
+        WHERE cl.campaign_id ${inList(ids)} AND cl.category_id ${inList(POSITIVE_CATEGORY_IDS)} AND e.type = 'REPLY' AND e.ignored = 0
+          AND ${time} >= ${window.start} AND ${time} < ${window.end}
+        GROUP BY 1, 2`,
+  ]);
+  return readQuarters(rows!);
 }
 
 /** Per campaign and current category of the replying record, the window's counted replies. */

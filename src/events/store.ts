@@ -193,7 +193,7 @@ function stopPushedRecords(fresh: SQL, now: number): SQL {
  *
  * Record rules, in SQL: flags and last times only grow; UNSUBSCRIBE stops the record; BOUNCE and
  * BLOCK block it unless it is stopped; a counted reply (and a human click or open, when the stop
- * setting says so) completes a live record; each of these leaves the engine nothing due. SENT moves
+ * setting says so) completes a live or paused record; each of these leaves the engine nothing due. SENT moves
  * DRAFTED/STARTED to INPROGRESS and nothing else; the categorised reply with the latest occurred_at
  * sets the category (and its time); any new reply marks the conversation unread.
  */
@@ -213,6 +213,8 @@ export function ingestionStatements(
   // out-of-office reply pauses the record instead, until its stated return date or the set delay.
   const ends = sql`((u.replied_counted AND NOT (${reactivate} AND u.ooo_only)) OR (${stopOn === "CLICK_ON_A_LINK" ? 1 : 0} AND u.human_click) OR (${stopOn === "OPEN_AN_EMAIL" ? 1 : 0} AND u.human_open))`;
   const pauses = sql`(${reactivate} AND u.replied_counted AND u.ooo_only AND NOT ${ends})`;
+  // A paused record ends too: a lead who replied while paused must not get the rest on resume.
+  const endsPaused = sql`(${ends} AND campaign_leads.state = 'PAUSED')`;
   const delayMs = settings.outOfOffice.reactivateOOOwithDelay * 86_400_000;
   return [
     sql`INSERT INTO ingest_marks (nonce, events_before) VALUES (${nonce}, (SELECT coalesce(max(id), 0) FROM events))`,
@@ -252,7 +254,7 @@ export function ingestionStatements(
         state = CASE
           WHEN u.unsubscribed THEN 'STOPPED'
           WHEN u.blocked AND campaign_leads.state <> 'STOPPED' THEN 'BLOCKED'
-          WHEN ${ends} AND campaign_leads.state IN ('DRAFTED', 'STARTED', 'INPROGRESS') THEN 'COMPLETED'
+          WHEN ${ends} AND campaign_leads.state IN ('DRAFTED', 'STARTED', 'INPROGRESS', 'PAUSED') THEN 'COMPLETED'
           WHEN ${pauses} AND campaign_leads.state IN ('DRAFTED', 'STARTED', 'INPROGRESS') THEN 'PAUSED'
           WHEN u.sent AND campaign_leads.state IN (${sql.join(FINAL_FOR_SENT.map((s) => sql`${s}`), sql`, `)}) THEN 'INPROGRESS'
           ELSE campaign_leads.state END,
@@ -269,7 +271,10 @@ export function ingestionStatements(
         has_unsubscribed = max(campaign_leads.has_unsubscribed, u.unsubscribed),
         is_read = CASE WHEN u.replied THEN 0 ELSE campaign_leads.is_read END,
         due_at = CASE WHEN u.unsubscribed OR u.blocked OR ${ends} THEN NULL ELSE campaign_leads.due_at END,
-        resume_at = CASE WHEN ${pauses} AND campaign_leads.state IN ('DRAFTED', 'STARTED', 'INPROGRESS') THEN u.ooo_resume ELSE campaign_leads.resume_at END,
+        resume_at = CASE WHEN ${pauses} AND campaign_leads.state IN ('DRAFTED', 'STARTED', 'INPROGRESS') THEN u.ooo_resume
+          WHEN ${endsPaused} THEN NULL ELSE campaign_leads.resume_at END,
+        paused_from = CASE WHEN ${endsPaused} THEN NULL ELSE campaign_leads.paused_from END,
+        paused_at = CASE WHEN ${endsPaused} THEN NULL ELSE campaign_leads.paused_at END,
         updated_at = ${now}
       FROM (SELECT agg.*, cat.at AS cat_at, cat.category_id AS cat_id, sender.at AS sender_at, sender.email_account_id AS sender_id
             FROM agg LEFT JOIN cat ON cat.id = agg.id LEFT JOIN sender ON sender.id = agg.id) AS u

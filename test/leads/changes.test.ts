@@ -60,6 +60,18 @@ describe("pause and resume", () => {
     expect(await claim(campaign, box, Date.now() + 3 * DAY_MS)).toContain(records[ANN]);
   });
 
+  it("ends a paused record when its lead replies, so a resume cannot send them the rest", async () => {
+    const { apiKey, campaign, records, leads } = await setUp();
+    await ingestOk(apiKey, campaign, [{ type: "SENT", email_lead_map_id: records[ANN], occurred_at: new Date().toISOString() }]);
+    await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/pause`);
+    await ingestOk(apiKey, campaign, [{ type: "REPLY", email_lead_map_id: records[ANN], from_email: ANN, occurred_at: new Date().toISOString() }]);
+    expect(await recordRow(records[ANN]!)).toMatchObject({ state: "COMPLETED", paused_from: null, due_at: null });
+    expect(await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/resume`)).toMatchObject({
+      status: 400,
+      body: { error: "Lead is not paused" },
+    });
+  });
+
   it("answers 400 for a record that is not paused, or a final one, or one with nothing left to send", async () => {
     const { apiKey, campaign, records, leads } = await setUp();
     const notPaused = await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/resume`);

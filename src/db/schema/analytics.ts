@@ -58,3 +58,60 @@ export const eventSpans = sqliteTable(
     index("event_spans_last_idx").on(t.campaignId, t.kind, t.lastAt, t.firstAt, t.campaignLeadId),
   ],
 );
+
+/** Event types credited to a send (besides the send itself). */
+export const OUTCOME_TYPES = ["OPEN", "CLICK", "REPLY", "BOUNCE", "UNSUBSCRIBE"] as const;
+
+/**
+ * Per campaign, event type, UTC hour of the event and the mailbox of the send it is credited to:
+ * how many events, how many count (ignored = 0). Migration 0027's triggers keep it exact, also when
+ * a late send takes over outcomes or a send is deleted, so per-mailbox figures are sums over hours.
+ */
+export const creditMailboxHours = sqliteTable(
+  "credit_mailbox_hours",
+  {
+    campaignId: integer("campaign_id").notNull(),
+    type: text("type", { enum: EVENT_TYPES }).notNull(),
+    hour: integer("hour").notNull(),
+    mailboxId: integer("mailbox_id").notNull(),
+    total: integer("total").notNull().default(0),
+    counted: integer("counted").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.type, t.hour, t.mailboxId] })],
+);
+
+/**
+ * Per campaign, event type and UTC quarter-hour of the send an event is credited to: every zone's
+ * offset is whole quarter-hours, so the by-sent-time days are sums over these (migration 0027).
+ */
+export const creditSendQuarters = sqliteTable(
+  "credit_send_quarters",
+  {
+    campaignId: integer("campaign_id").notNull(),
+    type: text("type", { enum: EVENT_TYPES }).notNull(),
+    quarter: integer("quarter").notNull(),
+    total: integer("total").notNull().default(0),
+    counted: integer("counted").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.type, t.quarter] })],
+);
+
+/**
+ * Per record, sending mailbox and type (SENT, OPEN, CLICK): the first and last such event credited
+ * to that mailbox, for per-mailbox distinct counts the way event_spans serves per-campaign ones.
+ */
+export const creditSpans = sqliteTable(
+  "credit_spans",
+  {
+    campaignLeadId: integer("campaign_lead_id").notNull(),
+    mailboxId: integer("mailbox_id").notNull(),
+    type: text("type", { enum: EVENT_TYPES }).notNull(),
+    campaignId: integer("campaign_id").notNull(),
+    firstAt: integer("first_at").notNull(),
+    lastAt: integer("last_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.campaignLeadId, t.mailboxId, t.type] }),
+    index("credit_spans_last_idx").on(t.campaignId, t.type, t.lastAt, t.firstAt, t.mailboxId, t.campaignLeadId),
+  ],
+);

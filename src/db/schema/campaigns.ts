@@ -270,6 +270,14 @@ export const events = sqliteTable(
     resumeAt: instant("resume_at"),
     /** An open or click a machine made (proxy prefetch, link scanner, HEAD): src/tracking/machine.ts. */
     isMachine: integer("is_machine", { mode: "boolean" }).notNull().default(false),
+    /**
+     * The send this event is credited to (a SENT to itself; an open, click, reply, bounce or
+     * unsubscribe to the record's latest send at or before it), with that send's time and mailbox.
+     * Kept by the triggers of migration 0027 whatever path writes events, late sends included.
+     */
+    sendId: integer("send_id"),
+    sendAt: integer("send_at"),
+    sendMailboxId: integer("send_mailbox_id"),
     createdAt: createdAt(),
   },
   (t) => [
@@ -288,6 +296,8 @@ export const events = sqliteTable(
     index("events_record_time_idx").on(t.campaignLeadId, t.occurredAt),
     // A mailbox's sends of a day (its daily_sent_count) as one range.
     index("events_mailbox_type_time_idx").on(t.emailAccountId, t.type, t.occurredAt),
+    // A send's outcomes (statistics rows, outcome filters) without a range search per record.
+    index("events_send_idx").on(t.sendId, t.type).where(sql`send_id IS NOT NULL`),
   ],
 );
 

@@ -1,0 +1,186 @@
+import { describe, expect, it } from "vitest";
+import { callJson, env, provisionAccount } from "../helpers";
+import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
+import { parseCalendarDate, zonedDayRange } from "../../src/platform/zoned-time";
+
+type Body = Record<string, unknown>;
+
+/**
+ * The per-mailbox, by-sent-time and per-send figures read the send each event is credited to
+ * (events.send_id/send_at/send_mailbox_id and the counters of migration 0027, kept by triggers).
+ * These tests hold them to the definition — an outcome belongs to the record's latest send at or
+ * before it, ties to the later id — searched straight from the events, after sends that arrive
+ * late, replies ignored after the fact and sends deleted.
+ */
+const ANSWERED = `(SELECT s.id FROM events s WHERE s.campaign_lead_id = e.campaign_lead_id AND s.occurred_at <= e.occurred_at
+  AND s.type = 'SENT' ORDER BY s.occurred_at DESC, s.id DESC LIMIT 1)`;
+const CREDITED = `JOIN events s ON s.id = CASE WHEN e.type = 'SENT' THEN e.id ELSE ${ANSWERED} END`;
+
+async function all<T = Body>(query: string, ...binds: unknown[]): Promise<T[]> {
+  return (await env.DB.prepare(query).bind(...binds).all<T>()).results;
+}
+
+/** Per mailbox, the window's figures searched from events (the query the counters replaced). */
+async function mailboxOracle(campaign: number, start: number, end: number) {
+  const rows = await all(
+    `SELECT s.email_account_id AS email_account_id,
+       sum(e.type = 'SENT') AS sent_count, count(DISTINCT CASE WHEN e.type = 'SENT' THEN e.campaign_lead_id END) AS unique_sent_count,
+       sum(e.type = 'OPEN') AS open_count, count(DISTINCT CASE WHEN e.type = 'OPEN' THEN e.campaign_lead_id END) AS unique_open_count,
+       sum(e.type = 'CLICK') AS click_count, count(DISTINCT CASE WHEN e.type = 'CLICK' THEN e.campaign_lead_id END) AS unique_click_count,
+       sum(e.type = 'REPLY' AND e.ignored = 0) AS reply_count, sum(e.type = 'BOUNCE') AS bounce_count,
+       sum(e.type = 'UNSUBSCRIBE') AS unsubscribed_count
+     FROM events e ${CREDITED}
+     WHERE e.campaign_id = ?1 AND e.type IN ('SENT', 'OPEN', 'CLICK', 'REPLY', 'BOUNCE', 'UNSUBSCRIBE')
+       AND e.occurred_at >= ?2 AND e.occurred_at < ?3 AND s.email_account_id IS NOT NULL
+     GROUP BY s.email_account_id ORDER BY s.email_account_id`,
+    campaign,
+    start,
+    end,
+  );
+  return rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, Number(value)])));
+}
+
+/** The sends in [start, end) and the opens, counted replies and bounces answering them. */
+async function bySendOracle(campaign: number, start: number, end: number) {
+  const [row] = await all<Record<string, number>>(
+    `SELECT coalesce(sum(e.type = 'SENT'), 0) AS sent, coalesce(sum(e.type = 'OPEN'), 0) AS opened,
+       coalesce(sum(e.type = 'REPLY' AND e.ignored = 0), 0) AS replied, coalesce(sum(e.type = 'BOUNCE'), 0) AS bounced
+     FROM events e ${CREDITED}
+     WHERE e.campaign_id = ?1 AND e.type IN ('SENT', 'OPEN', 'REPLY', 'BOUNCE') AND s.occurred_at >= ?2 AND s.occurred_at < ?3`,
+    campaign,
+    start,
+    end,
+  );
+  return row!;
+}
+
+function random(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const TYPES = ["SENT", "SENT", "SENT", "OPEN", "OPEN", "CLICK", "REPLY", "BOUNCE", "UNSUBSCRIBE"];
+const MAILBOXES = [7001, 7002, 7003];
+const ZONES = ["UTC", "Asia/Kathmandu", "America/St_Johns", "Pacific/Chatham"];
+const WINDOW = { start_date: "2026-03-01", end_date: "2026-03-06" };
+
+async function expectAgreement(apiKey: string, campaign: number) {
+  for (const time_zone of ZONES) {
+    const { start, end } = zonedDayRange(parseCalendarDate(WINDOW.start_date)!, parseCalendarDate(WINDOW.end_date)!, time_zone);
+    const stats = await callJson<Body>(`/api/v1/campaigns/${campaign}/mailbox-statistics?${new URLSearchParams({ ...WINDOW, time_zone })}`, { apiKey });
+    expect(stats.status).toBe(200);
+    const figures = (stats.body.data as Body[]).map(({ from_email: _from, from_name: _name, ...rest }) => rest);
+    expect({ time_zone, figures }).toEqual({ time_zone, figures: await mailboxOracle(campaign, start, end) });
+
+    const days = await callJson<{ data: { day_wise_stats: Body[] } }>(
+      `/api/v1/analytics/day-wise-overall-stats-by-sent-time?${new URLSearchParams({ ...WINDOW, timezone: time_zone, campaign_ids: String(campaign) })}`,
+      { apiKey },
+    );
+    expect(days.status).toBe(200);
+    for (const day of days.body.data.day_wise_stats) {
+      const date = parseCalendarDate(String(day.date))!;
+      const range = zonedDayRange(date, date, time_zone);
+      expect({ time_zone, ...day }).toEqual({ time_zone, date: day.date, ...(await bySendOracle(campaign, range.start, range.end)) });
+    }
+  }
+  // Every event names the send the definition gives it, and the counters are the events' sums.
+  expect(await all(`SELECT e.id FROM events e WHERE e.campaign_id = ? AND e.type <> 'SENT' AND e.type <> 'BLOCK' AND e.send_id IS NOT ${ANSWERED}`, campaign)).toEqual([]);
+  expect(await all(`SELECT * FROM credit_mailbox_hours WHERE campaign_id = ?1 AND total <> 0 ORDER BY type, hour, mailbox_id`, campaign)).toEqual(
+    await all(
+      `SELECT campaign_id, type, occurred_at - ((occurred_at % 3600000) + 3600000) % 3600000 AS hour, send_mailbox_id AS mailbox_id,
+         count(*) AS total, sum(ignored = 0) AS counted
+       FROM events WHERE campaign_id = ?1 AND send_mailbox_id IS NOT NULL GROUP BY 2, 3, 4 ORDER BY type, hour, mailbox_id`,
+      campaign,
+    ),
+  );
+  expect(await all(`SELECT * FROM credit_spans WHERE campaign_id = ?1 ORDER BY campaign_lead_id, mailbox_id, type`, campaign)).toEqual(
+    await all(
+      `SELECT campaign_lead_id, send_mailbox_id AS mailbox_id, type, campaign_id, min(occurred_at) AS first_at, max(occurred_at) AS last_at
+       FROM events WHERE campaign_id = ?1 AND send_mailbox_id IS NOT NULL AND type IN ('SENT', 'OPEN', 'CLICK')
+       GROUP BY 1, 2, 3 ORDER BY campaign_lead_id, mailbox_id, type`,
+      campaign,
+    ),
+  );
+}
+
+describe("send credit", () => {
+  it("credits every outcome to the send it answers, through late sends, ignored replies and deleted sends", async () => {
+    const { apiKey } = await provisionAccount();
+    const campaign = await createCampaign(apiKey);
+    const emails = Array.from({ length: 8 }, (_, i) => `k${i}@credit.example`);
+    await addLeads(apiKey, campaign, emails);
+    const next = random(11);
+    const base = Date.parse("2026-02-28T18:00:00Z");
+    const events = Array.from({ length: 260 }, (_, i) => {
+      const type = TYPES[Math.floor(next() * TYPES.length)]!;
+      return {
+        event_id: `k${i}`,
+        type,
+        lead_email: emails[Math.floor(next() * emails.length)],
+        // Whole seconds in a few buckets, so sends and outcomes often share an instant.
+        occurred_at: new Date(base + Math.floor(next() * 7 * 24) * 3_600_000 + Math.floor(next() * 4) * 900_000).toISOString(),
+        sequence_number: 1 + Math.floor(next() * 3),
+        ...(type === "SENT" ? { email_account_id: MAILBOXES[Math.floor(next() * MAILBOXES.length)] } : {}),
+        ...(type === "REPLY" ? { from_email: emails[0] } : {}),
+      };
+    });
+    // Outcomes first, sends last: every send arrives after outcomes it answers.
+    const sends = events.filter((event) => event.type === "SENT");
+    const outcomes = events.filter((event) => event.type !== "SENT");
+    await ingestOk(apiKey, campaign, outcomes);
+    await ingestOk(apiKey, campaign, sends.slice(0, 40));
+    await ingestOk(apiKey, campaign, sends.slice(40).reverse());
+    await expectAgreement(apiKey, campaign);
+
+    await env.DB.prepare(
+      "UPDATE events SET ignored = 1, ignored_by_hand = 1 WHERE id IN (SELECT id FROM events WHERE campaign_id = ? AND type = 'REPLY' ORDER BY id LIMIT 4)",
+    )
+      .bind(campaign)
+      .run();
+    await env.DB.prepare("DELETE FROM events WHERE id IN (SELECT id FROM events WHERE campaign_id = ? AND type = 'SENT' ORDER BY occurred_at LIMIT 25 OFFSET 5)")
+      .bind(campaign)
+      .run();
+    await env.DB.prepare("DELETE FROM events WHERE id IN (SELECT id FROM events WHERE campaign_id = ? AND type = 'OPEN' ORDER BY id LIMIT 10)")
+      .bind(campaign)
+      .run();
+    await expectAgreement(apiKey, campaign);
+  });
+
+  it("filters statistics rows by the outcome credited to each send", async () => {
+    const { apiKey } = await provisionAccount();
+    const campaign = await createCampaign(apiKey);
+    await addLeads(apiKey, campaign, ["a@credit.example", "b@credit.example"]);
+    await ingestOk(apiKey, campaign, [
+      { type: "OPEN", lead_email: "a@credit.example", occurred_at: "2026-03-02T09:00:00Z" },
+      { type: "SENT", lead_email: "a@credit.example", occurred_at: "2026-03-01T09:00:00Z", email_account_id: 1 },
+      { type: "SENT", lead_email: "a@credit.example", occurred_at: "2026-03-03T09:00:00Z", sequence_number: 2, email_account_id: 1 },
+      { type: "REPLY", lead_email: "a@credit.example", from_email: "a@credit.example", occurred_at: "2026-03-04T09:00:00Z" },
+      { type: "SENT", lead_email: "b@credit.example", occurred_at: "2026-03-01T10:00:00Z", email_account_id: 2 },
+      { type: "OPEN", lead_email: "b@credit.example", occurred_at: "2026-03-05T10:00:00Z" },
+    ]);
+    // A send written late, between b's send and its open, takes the open over.
+    await ingestOk(apiKey, campaign, [{ type: "SENT", lead_email: "b@credit.example", occurred_at: "2026-03-02T10:00:00Z", sequence_number: 2, email_account_id: 3 }]);
+    const rows = async (status: string) => {
+      const { body } = await callJson<{ total_stats: string; data: Body[] }>(`/api/v1/campaigns/${campaign}/statistics?email_status=${status}`, { apiKey });
+      return { total: body.total_stats, rows: body.data.map((row) => [row.lead_email, row.sequence_number, row.open_count, row.reply_time !== null]) };
+    };
+    expect(await rows("opened")).toEqual({
+      total: "2",
+      rows: [
+        ["a@credit.example", 1, 1, false],
+        ["b@credit.example", 2, 1, false],
+      ],
+    });
+    expect(await rows("replied")).toEqual({ total: "1", rows: [["a@credit.example", 2, 0, true]] });
+    const mailboxes = await callJson<{ data: Body[] }>(`/api/v1/campaigns/${campaign}/mailbox-statistics`, { apiKey });
+    expect(mailboxes.body.data.map((row) => [row.email_account_id, row.sent_count, row.open_count, row.reply_count])).toEqual([
+      [1, 2, 1, 1],
+      [2, 1, 0, 0],
+      [3, 1, 1, 0],
+    ]);
+  });
+});
