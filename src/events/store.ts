@@ -14,6 +14,8 @@ export interface RecordRow extends RecordSnapshot {
   id: number;
   /** The lead's id (payloads' `sl_email_lead_id`), where the loader read it. */
   leadId?: number;
+  /** The lead's first and last name (payloads' `to_name`, `lead_name`), where the loader read it. */
+  leadName?: string | null;
 }
 
 export interface IngestContext {
@@ -58,6 +60,7 @@ export async function loadIngestContext(
         leadId: campaignLeads.leadId,
         state: campaignLeads.state,
         leadEmail: leads.email,
+        leadName: sql<string | null>`nullif(trim(coalesce(${leads.firstName}, '') || ' ' || coalesce(${leads.lastName}, '')), '')`,
         categoryId: campaignLeads.categoryId,
         emailAccountId: campaignLeads.emailAccountId,
         lastSentAt: campaignLeads.lastSentAt,

@@ -49,6 +49,7 @@ export interface EventFacts {
   recordId: number;
   leadId?: number | null;
   leadEmail: string;
+  leadName?: string | null;
   /** The lead's category once this request's events are applied (category filters read it). */
   leadCategoryId: number | null;
 }
@@ -57,6 +58,7 @@ export interface CategoryChange {
   recordId: number;
   leadId?: number | null;
   leadEmail: string;
+  leadName?: string | null;
   oldCategoryId: number | null;
   oldCategoryName?: string | null;
   newCategoryId: number | null;
@@ -112,6 +114,7 @@ interface Subject {
   at: number;
   lead: { id: number | null; recordId: number | null; email: string | null };
   toEmail: string | null;
+  toName: string | null;
   fromEmail: string | null;
   sequenceNumber: number | null;
 }
@@ -137,7 +140,7 @@ function delivery(webhook: WebhookTarget, kind: WebhookEventKind, subject: Subje
       sl_email_lead_map_id: subject.lead.recordId,
       sl_lead_email: subject.lead.email,
       to_email: subject.toEmail,
-      to_name: null,
+      to_name: subject.toName,
       from_email: subject.fromEmail,
       sequence_number: subject.sequenceNumber,
       // An ingested event's id is known only once its row exists: the insert fills it in (outbox.ts).
@@ -192,6 +195,7 @@ function eventFields(kind: WebhookEventKind, event: EventFacts): Record<string, 
         time_replied: at,
         message_id: messageId,
         reply_message: message(messageId, event.body, event.body, event.occurredAt),
+        // The send it answers: filled in from the event's credited send as the delivery is stored (outbox.ts).
         sent_message: null,
         reply_body: event.body,
         preview_text: (event.body ?? "").trim().slice(0, PREVIEW_LENGTH),
@@ -205,6 +209,7 @@ function eventFields(kind: WebhookEventKind, event: EventFacts): Record<string, 
       return {
         subject: event.subject,
         bounce_message: message(messageId, event.body, event.body, event.occurredAt),
+        // Filled in from the event's credited send as the delivery is stored (outbox.ts).
         time_sent: null,
         custom_subject: event.subject,
         custom_email_message: null,
@@ -215,7 +220,7 @@ function eventFields(kind: WebhookEventKind, event: EventFacts): Record<string, 
     case "LEAD_UNSUBSCRIBED":
       return {
         lead_email: event.leadEmail,
-        lead_name: null,
+        lead_name: event.leadName ?? null,
         unsubscribed_client_id_map: {},
         time_unsubscribed: at,
         source: event.unsubscribeSource ?? "api",
@@ -232,6 +237,8 @@ function eventSubject(campaign: CampaignFacts, event: EventFacts): Subject {
     at: event.occurredAt,
     lead: { id: event.leadId ?? null, recordId: event.recordId, email: event.leadEmail },
     toEmail: event.toEmail,
+    // Every kind but a reply is about a message to the lead.
+    toName: event.type === "REPLY" ? null : (event.leadName ?? null),
     fromEmail: event.fromEmail,
     sequenceNumber: event.sequenceNumber,
   };
@@ -267,13 +274,14 @@ export function categoryDeliveries(
     at: change.occurredAt,
     lead: { id: change.leadId ?? null, recordId: change.recordId, email: change.leadEmail },
     toEmail: null,
+    toName: null,
     fromEmail: null,
     sequenceNumber: null,
   };
   const fields = {
     lead_id: change.leadId ?? null,
     lead_email: change.leadEmail,
-    lead_name: null,
+    lead_name: change.leadName ?? null,
     lead_category: {
       old_id: change.oldCategoryId,
       old_name: change.oldCategoryName ?? null,
@@ -306,6 +314,7 @@ export function statusDeliveries(
     at: occurredAt,
     lead: { id: null, recordId: null, email: null },
     toEmail: null,
+    toName: null,
     fromEmail: null,
     sequenceNumber: null,
   };
@@ -316,7 +325,7 @@ export function statusDeliveries(
 }
 
 function campaignlessSubject(facts: { clientId: number | null }, at: number, fromEmail: string | null, toEmail: string | null): Subject {
-  return { campaign: null, clientId: facts.clientId, at, lead: { id: null, recordId: null, email: null }, toEmail, fromEmail, sequenceNumber: null };
+  return { campaign: null, clientId: facts.clientId, at, lead: { id: null, recordId: null, email: null }, toEmail, toName: null, fromEmail, sequenceNumber: null };
 }
 
 /** UNTRACKED_REPLIES to the user- and client-scope webhooks that want it. */

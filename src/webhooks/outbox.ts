@@ -33,9 +33,25 @@ export function guardValue(name: string): SQL {
 /**
  * One statement that stores every delivery whose guard holds, for the producer's own D1 batch:
  * the deliveries commit with the change that caused them, or not at all. RETURNING gives the
- * ids to enqueue once the batch has committed. A delivery guarded by an event id gets that
- * event's row id as the payload's `stats_id` (the events were inserted earlier in the batch).
+ * ids to enqueue once the batch has committed. A delivery guarded by an event id is completed
+ * from that event's row (`eventPayload`; the events were inserted earlier in the batch).
  */
+const ISO = (column: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${column} / 1000.0, 'unixepoch')`;
+
+/**
+ * The payload of a delivery guarded by an event id, completed from the event's row: its id as
+ * `stats_id`, and for a reply the send it answers (`sent_message`), for a bounce that send's
+ * time (`time_sent`), from the send the row is credited to (migration 0027).
+ */
+const eventPayload = sql.raw(`SELECT json_set(d.value ->> '$.payload', '$.stats_id', CAST(e.id AS TEXT),
+    CASE d.value ->> '$.event_type' WHEN 'EMAIL_REPLY' THEN '$.sent_message' WHEN 'EMAIL_BOUNCE' THEN '$.time_sent' ELSE '$.stats_id' END,
+    CASE d.value ->> '$.event_type'
+      WHEN 'EMAIL_REPLY' THEN (SELECT json_object('message_id', s.message_id, 'html', s.body, 'text', s.body, 'time', ${ISO("s.occurred_at")})
+                               FROM events s WHERE s.id = e.send_id)
+      WHEN 'EMAIL_BOUNCE' THEN (SELECT ${ISO("s.occurred_at")} FROM events s WHERE s.id = e.send_id)
+      ELSE CAST(e.id AS TEXT) END)
+  FROM events e WHERE e.campaign_id = d.value ->> '$.campaign_id' AND e.event_id = d.value ->> '$.guard.event_id'`);
+
 export function insertDeliveries(deliveries: NewDelivery[], guard: SQL = sql`true`, now = Date.now()): SQL {
   const rows = deliveries.map((d) => ({
     account_id: d.accountId,
@@ -51,9 +67,7 @@ export function insertDeliveries(deliveries: NewDelivery[], guard: SQL = sql`tru
     SELECT d.value ->> '$.account_id', d.value ->> '$.webhook_id', d.value ->> '$.campaign_id', d.value ->> '$.message_id',
            d.value ->> '$.event_type',
            CASE WHEN d.value ->> '$.guard.event_id' IS NULL THEN d.value ->> '$.payload'
-                ELSE json_set(d.value ->> '$.payload', '$.stats_id',
-                       (SELECT CAST(e.id AS TEXT) FROM events e
-                        WHERE e.campaign_id = d.value ->> '$.campaign_id' AND e.event_id = d.value ->> '$.guard.event_id')) END,
+                ELSE coalesce((${eventPayload}), json_set(d.value ->> '$.payload', '$.stats_id', NULL)) END,
            ${now}, ${now}
     FROM json_each(${jsonList(rows)}) AS d
     WHERE ${guard}

@@ -160,7 +160,7 @@ describe("fan-out", () => {
     const interestedReplies = await createWebhook(k, campaign, { event_types: ["EMAIL_REPLY"], categories: [1] });
     await ingestOk(k, campaign, [
       { type: "SENT", lead_email: "keen@fan.example", occurred_at: "2026-03-01T10:00:00Z", sequence_number: 1, to_email: "keen@fan.example", subject: "Hi" },
-      { type: "SENT", lead_email: "keen@fan.example", occurred_at: "2026-03-03T10:00:00Z", sequence_number: 2 },
+      { type: "SENT", lead_email: "keen@fan.example", occurred_at: "2026-03-03T10:00:00Z", sequence_number: 2, body: "<p>Any news?</p>" },
       { type: "CLICK", lead_email: "keen@fan.example", occurred_at: "2026-03-03T11:00:00Z", link_url: "https://salvo.example/x" },
       { type: "BLOCK", lead_email: "meh@fan.example", occurred_at: "2026-03-03T11:00:00Z" },
       { type: "REPLY", event_id: "reply-keen", lead_email: "keen@fan.example", occurred_at: "2026-03-04T10:00:00Z", from_email: "keen@fan.example", body: "Yes!", category_id: 1 },
@@ -207,7 +207,8 @@ describe("fan-out", () => {
       time_replied: "2026-03-04T10:00:00.000Z",
       message_id: null,
       reply_message: { message_id: null, html: "Yes!", text: "Yes!", time: "2026-03-04T10:00:00.000Z" },
-      sent_message: null,
+      // The send the reply answers: step 2, the latest before it.
+      sent_message: { message_id: null, html: "<p>Any news?</p>", text: "<p>Any news?</p>", time: "2026-03-03T10:00:00.000Z" },
       reply_body: "Yes!",
       preview_text: "Yes!",
       cc_emails: [],
@@ -224,6 +225,28 @@ describe("fan-out", () => {
 
     const filtered = await deliveriesOf(interestedReplies.id);
     expect(filtered.map((d) => JSON.parse(d.payload).sl_lead_email)).toEqual(["keen@fan.example"]);
+  });
+
+  it("names the lead and, for a bounce, the time of the send it answers", async () => {
+    const { apiKey } = await provisionAccount();
+    const campaign = await createCampaign(apiKey);
+    await callJson(`/api/v1/campaigns/${campaign}/leads`, {
+      method: "POST",
+      apiKey,
+      body: { lead_list: [{ email: "named@fan.example", first_name: "Nora", last_name: "Quill" }] },
+    });
+    const hook = await createWebhook(apiKey, campaign, { event_types: ["EMAIL_SENT", "EMAIL_BOUNCE", "LEAD_UNSUBSCRIBED"] });
+    await ingestOk(apiKey, campaign, [
+      { type: "SENT", lead_email: "named@fan.example", occurred_at: "2026-03-01T10:00:00Z" },
+      { type: "SENT", lead_email: "named@fan.example", occurred_at: "2026-03-02T10:00:00Z", sequence_number: 2 },
+      { type: "UNSUBSCRIBE", lead_email: "named@fan.example", occurred_at: "2026-03-02T10:30:00Z" },
+    ]);
+    await ingestOk(apiKey, campaign, [{ type: "BOUNCE", event_id: "b1", lead_email: "named@fan.example", occurred_at: "2026-03-02T11:00:00Z" }]);
+    const payloads = (await deliveriesOf(hook.id)).map((d) => JSON.parse(d.payload) as Record<string, unknown>);
+    const of = (kind: string) => payloads.filter((p) => p.event_type === kind);
+    expect(of("EMAIL_SENT").map((p) => p.to_name)).toEqual(["Nora Quill", "Nora Quill"]);
+    expect(of("LEAD_UNSUBSCRIBED")[0]).toMatchObject({ lead_name: "Nora Quill" });
+    expect(of("EMAIL_BOUNCE")[0]).toMatchObject({ to_name: "Nora Quill", time_sent: "2026-03-02T10:00:00.000Z" });
   });
 
   it("delivers category changes and campaign status changes to webhooks that want them", async () => {
