@@ -14,7 +14,7 @@ UPDATE events SET (send_id, send_at, send_mailbox_id) = (SELECT s.id, s.occurred
     ORDER BY s.occurred_at DESC, s.id DESC LIMIT 1)
 WHERE type IN ('OPEN', 'CLICK', 'REPLY', 'BOUNCE', 'UNSUBSCRIBE');
 --> statement-breakpoint
-CREATE INDEX `events_send_idx` ON `events` (`send_id`,`type`) WHERE send_id IS NOT NULL;
+CREATE INDEX `events_campaign_send_idx` ON `events` (`campaign_id`,`type`,`send_id`,`send_at`) WHERE send_id IS NOT NULL;
 --> statement-breakpoint
 CREATE TABLE `credit_mailbox_hours` (
 	`campaign_id` integer NOT NULL,

@@ -84,9 +84,10 @@ export async function sequenceFigures(d1: D1Database, campaignId: number, window
  * 13.5 and the global mailbox reports: per sending mailbox, the window's sends and the outcomes
  * credited to the send they answer (by the event's time), from the credit counters of migration
  * 0027 over the window's whole hours plus its edges' events; distinct records from credit_spans
- * the way distinctQuery reads event_spans. `campaignIds` limits the campaigns.
+ * the way distinctQuery reads event_spans (only when `uniques`: the health reports need none).
+ * `campaignIds` limits the campaigns.
  */
-export function mailboxFiguresQuery(campaignIds: number[], window: Window | null): SQL {
+export function mailboxFiguresQuery(campaignIds: number[], window: Window | null, options: { uniques: boolean } = { uniques: true }): SQL {
   const { start, end } = window ?? LIFETIME;
   const { hours, edges } = splitWindow({ start, end });
   const ids = inList(campaignIds);
@@ -101,20 +102,22 @@ export function mailboxFiguresQuery(campaignIds: number[], window: Window | null
       WHERE campaign_id ${ids} AND type ${types} AND occurred_at >= ${edge.start} AND occurred_at < ${edge.end} AND send_mailbox_id IS NOT NULL`);
   }
   const sum = (type: string, column = "total") => sql.raw(`coalesce(sum(CASE WHEN type = '${type}' THEN ${column} END), 0)`);
-  return sql`WITH totals AS (
-        SELECT mailbox_id, ${sum("SENT")} AS sent, ${sum("OPEN")} AS opened, ${sum("CLICK")} AS clicked,
-               ${sum("REPLY", "counted")} AS replied, ${sum("BOUNCE")} AS bounced, ${sum("UNSUBSCRIBE")} AS unsubscribed
-        FROM (${sql.join(parts, sql` UNION ALL `)})
-        GROUP BY mailbox_id HAVING sum(total) > 0),
-      uniques AS (
-        SELECT sp.mailbox_id, ${sum("SENT", "1")} AS unique_sent, ${sum("OPEN", "1")} AS unique_opened, ${sum("CLICK", "1")} AS unique_clicked
+  const uniques = options.uniques
+    ? sql`SELECT sp.mailbox_id, ${sum("SENT", "1")} AS unique_sent, ${sum("OPEN", "1")} AS unique_opened, ${sum("CLICK", "1")} AS unique_clicked
         FROM credit_spans sp INDEXED BY credit_spans_last_idx
         WHERE sp.campaign_id ${ids} AND sp.type IN ('SENT', 'OPEN', 'CLICK') AND sp.last_at >= ${start} AND sp.first_at < ${end}
           AND (sp.first_at >= ${start} OR EXISTS (
             SELECT 1 FROM events e INDEXED BY events_record_time_idx
             WHERE e.campaign_lead_id = sp.campaign_lead_id AND e.occurred_at >= ${start} AND e.occurred_at < ${end}
               AND e.type = sp.type AND e.send_mailbox_id = sp.mailbox_id))
-        GROUP BY sp.mailbox_id)
+        GROUP BY sp.mailbox_id`
+    : sql`SELECT NULL AS mailbox_id, 0 AS unique_sent, 0 AS unique_opened, 0 AS unique_clicked WHERE false`;
+  return sql`WITH totals AS (
+        SELECT mailbox_id, ${sum("SENT")} AS sent, ${sum("OPEN")} AS opened, ${sum("CLICK")} AS clicked,
+               ${sum("REPLY", "counted")} AS replied, ${sum("BOUNCE")} AS bounced, ${sum("UNSUBSCRIBE")} AS unsubscribed
+        FROM (${sql.join(parts, sql` UNION ALL `)})
+        GROUP BY mailbox_id HAVING sum(total) > 0),
+      uniques AS (${uniques})
     SELECT t.*, coalesce(u.unique_sent, 0) AS unique_sent, coalesce(u.unique_opened, 0) AS unique_opened,
            coalesce(u.unique_clicked, 0) AS unique_clicked,
            (SELECT from_email FROM events INDEXED BY events_mailbox_type_time_idx WHERE email_account_id = t.mailbox_id AND type = 'SENT' LIMIT 1) AS from_email
@@ -144,7 +147,7 @@ const STATUS_OUTCOME: Record<NonNullable<StatisticsFilter["emailStatus"]>, (type
 /**
  * 13.2: one row per SENT event of the campaign, by send time, each with the outcomes credited to
  * it (events whose send_id is the send), its lead and its step. The page of sends is taken first,
- * so only its rows read their outcomes; an outcome filter is a probe of events_send_idx per send.
+ * so only its rows read their outcomes; an outcome filter is a probe of events_campaign_send_idx per send.
  */
 export async function statisticsPage(d1: D1Database, campaignId: number, filter: StatisticsFilter, page: { offset: number; limit: number }) {
   const conditions: SQL[] = [sql`e.campaign_id = ${campaignId}`, sql`e.type = 'SENT'`];
@@ -152,10 +155,20 @@ export async function statisticsPage(d1: D1Database, campaignId: number, filter:
   if (filter.sentFrom !== undefined) conditions.push(sql`e.occurred_at >= ${filter.sentFrom}`);
   if (filter.sentTo !== undefined) conditions.push(sql`e.occurred_at <= ${filter.sentTo}`);
   const outcome = filter.emailStatus && STATUS_OUTCOME[filter.emailStatus];
-  if (outcome) conditions.push(sql`EXISTS (SELECT 1 FROM events o INDEXED BY events_send_idx WHERE o.send_id = e.id AND o.type = ${outcome})`);
+  if (outcome) {
+    conditions.push(sql`EXISTS (SELECT 1 FROM events o INDEXED BY events_campaign_send_idx
+      WHERE o.campaign_id = ${campaignId} AND o.type = ${outcome} AND o.send_id = e.id)`);
+  }
   const where = sql.join(conditions, sql` AND `);
   const [totalRows, rows] = await rawBatch(d1, [
-    sql`SELECT count(*) AS total FROM events e INDEXED BY events_campaign_type_time_idx WHERE ${where}`,
+    // With an outcome filter and no step filter, the sends that have one are the distinct send ids
+    // of that outcome's range of events_campaign_send_idx (send times are on the index too).
+    outcome && filter.sequenceNumber === undefined
+      ? sql`SELECT count(DISTINCT send_id) AS total FROM events INDEXED BY events_campaign_send_idx
+          WHERE campaign_id = ${campaignId} AND type = ${outcome} AND send_id IS NOT NULL
+            ${filter.sentFrom === undefined ? sql`` : sql`AND send_at >= ${filter.sentFrom}`}
+            ${filter.sentTo === undefined ? sql`` : sql`AND send_at <= ${filter.sentTo}`}`
+      : sql`SELECT count(*) AS total FROM events e INDEXED BY events_campaign_type_time_idx WHERE ${where}`,
     sql`WITH sends AS (
           SELECT e.id, e.campaign_lead_id, e.occurred_at, e.sequence_number, e.subject, e.body
           FROM events e INDEXED BY events_campaign_type_time_idx WHERE ${where}
@@ -169,7 +182,8 @@ export async function statisticsPage(d1: D1Database, campaignId: number, filter:
                  coalesce(max(o.type = 'UNSUBSCRIBE'), 0) AS is_unsubscribed, coalesce(max(o.type = 'BOUNCE'), 0) AS is_bounced,
                  coalesce(min(CASE WHEN o.type = 'REPLY' THEN o.ignored END), 0) AS ignore_reply
           FROM sends s
-          LEFT JOIN events o INDEXED BY events_send_idx ON o.send_id = s.id AND o.type ${inList([...OUTCOME_TYPES])}
+          LEFT JOIN events o INDEXED BY events_campaign_send_idx
+            ON o.campaign_id = ${campaignId} AND o.type ${inList([...OUTCOME_TYPES])} AND o.send_id = s.id
           GROUP BY s.id)
         SELECT r.*, l.id AS lead_id, l.email AS lead_email, l.first_name, l.last_name, lc.name AS lead_category,
                (SELECT st.id FROM sequence_steps st WHERE st.campaign_id = ${campaignId} AND st.seq_number = r.sequence_number

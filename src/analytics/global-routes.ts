@@ -617,7 +617,7 @@ r.openapi(routes.leadCategories, async (c) => {
 /** The window's mailbox figures over the selected campaigns, with each mailbox's row. */
 async function mailboxRows(c: Ctx, query: AnyQuery) {
   const { campaigns, window } = await scope(c, query);
-  const [figures] = await rawBatch(c.env.DB, [mailboxFiguresQuery(campaigns.map((row) => row.id), window)]);
+  const [figures] = await rawBatch(c.env.DB, [mailboxFiguresQuery(campaigns.map((row) => row.id), window, { uniques: false })]);
   const [mailboxes] = await rawBatch(c.env.DB, [mailboxesQuery(figures!.map((row) => Number(row.mailbox_id)))]);
   const byId = new Map(mailboxes!.map((row) => [Number(row.id), row]));
   return figures!

@@ -176,6 +176,8 @@ describe("send credit", () => {
       ],
     });
     expect(await rows("replied")).toEqual({ total: "1", rows: [["a@credit.example", 2, 0, true]] });
+    expect(await rows("opened&sent_time_start_date=2026-03-01 09:30:00")).toEqual({ total: "1", rows: [["b@credit.example", 2, 1, false]] });
+    expect(await rows("opened&email_sequence_number=1")).toEqual({ total: "1", rows: [["a@credit.example", 1, 1, false]] });
     const mailboxes = await callJson<{ data: Body[] }>(`/api/v1/campaigns/${campaign}/mailbox-statistics`, { apiKey });
     expect(mailboxes.body.data.map((row) => [row.email_account_id, row.sent_count, row.open_count, row.reply_count])).toEqual([
       [1, 2, 1, 1],
