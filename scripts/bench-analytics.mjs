@@ -172,8 +172,10 @@ try {
     console.log(`  ${name.padEnd(44)} p50 ${ms(p50)}  p95 ${ms(p95)}  (x${(p50 / large.p50).toFixed(1)})`);
   }
 
+  // Fresh addresses per run: an earlier run's UNSUBSCRIBE events opted its leads out everywhere.
+  const RUN = Date.now().toString(36);
   const campaign = await api(server, account.api_key, "/api/v1/campaigns/create", { method: "POST", body: { name: "ingest" } });
-  const emails = Array.from({ length: 2000 }, (_, i) => `ingest${i}@bench.example`);
+  const emails = Array.from({ length: 2000 }, (_, i) => `ingest${i}-${RUN}@bench.example`);
   for (let i = 0; i < emails.length; i += 400) {
     await api(server, account.api_key, `/api/v1/campaigns/${campaign.id}/leads`, {
       method: "POST",
