@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { env, provisionAccount } from "../helpers";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { zonedDayRange, parseCalendarDate } from "../../src/platform/zoned-time";
+import { seededRandom } from "./seeded-random";
 
 /**
  * analytics-by-date reads hour counters and record spans that triggers keep beside `events`.
@@ -46,16 +47,6 @@ function pick(body: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(FIELDS.map((field) => [field, body[field]]));
 }
 
-/** Deterministic pseudo-random numbers, so a failure replays. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const TYPES = ["SENT", "SENT", "OPEN", "OPEN", "CLICK", "REPLY", "BOUNCE", "BLOCK", "UNSUBSCRIBE"];
 const ZONES = ["UTC", "Asia/Kathmandu", "Asia/Kolkata", "America/St_Johns", "Australia/Eucla", "Pacific/Chatham", "America/New_York"];
 
@@ -74,7 +65,7 @@ describe("analytics-by-date from counters", () => {
     const campaign = await createCampaign(apiKey);
     const emails = Array.from({ length: 12 }, (_, i) => `c${i}@counters.example`);
     await addLeads(apiKey, campaign, emails);
-    const next = random(7);
+    const next = seededRandom(7);
     // Instants cluster around local midnights of the window's edges (2026-03-01 and 2026-03-10)
     // in every zone, where a UTC-hour bucket straddles the window's start or end.
     const edges = ["2026-03-01", "2026-03-11", "2026-02-20", "2026-03-05"].flatMap((day) =>

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { callJson, env, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { parseCalendarDate, zonedDayRange } from "../../src/platform/zoned-time";
+import { seededRandom } from "./seeded-random";
 
 type Body = Record<string, unknown>;
 
@@ -54,15 +55,6 @@ async function bySendOracle(campaign: number, start: number, end: number) {
   return row!;
 }
 
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const TYPES = ["SENT", "SENT", "SENT", "OPEN", "OPEN", "CLICK", "REPLY", "BOUNCE", "UNSUBSCRIBE"];
 const MAILBOXES = [7001, 7002, 7003];
 const ZONES = ["UTC", "Asia/Kathmandu", "America/St_Johns", "Pacific/Chatham"];
@@ -113,7 +105,7 @@ describe("send credit", () => {
     const campaign = await createCampaign(apiKey);
     const emails = Array.from({ length: 8 }, (_, i) => `k${i}@credit.example`);
     await addLeads(apiKey, campaign, emails);
-    const next = random(11);
+    const next = seededRandom(11);
     const base = Date.parse("2026-02-28T18:00:00Z");
     const events = Array.from({ length: 260 }, (_, i) => {
       const type = TYPES[Math.floor(next() * TYPES.length)]!;
