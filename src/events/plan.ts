@@ -115,6 +115,13 @@ export function planIngestion(
           newCategoryId,
           newCategoryName: newCategoryId === null ? null : (context.categories.get(newCategoryId) ?? null),
           occurredAt: setter.incoming.occurredAt,
+          reply: {
+            messageId: setter.messageId,
+            body: setter.body,
+            at: setter.incoming.occurredAt,
+            fromEmail: setter.incoming.fromEmail,
+            toEmail: setter.toEmail,
+          },
         },
         { event_id: setter.eventId, record_id: recordId, category_id: newCategoryId, category_at: setter.incoming.occurredAt },
       ),

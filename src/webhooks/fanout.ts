@@ -55,6 +55,8 @@ export interface EventFacts {
 }
 
 export interface CategoryChange {
+  /** The reply that set the category, when a reply did (ingestion); a change by hand has none. */
+  reply?: { messageId: string | null; body: string | null; at: number; fromEmail: string | null; toEmail: string | null } | null;
   recordId: number;
   leadId?: number | null;
   leadEmail: string;
@@ -278,6 +280,7 @@ export function categoryDeliveries(
     fromEmail: null,
     sequenceNumber: null,
   };
+  const lastReply = change.reply ? message(change.reply.messageId, change.reply.body, change.reply.body, change.reply.at) : null;
   const fields = {
     lead_id: change.leadId ?? null,
     lead_email: change.leadEmail,
@@ -292,10 +295,10 @@ export function categoryDeliveries(
     lead_category_id: change.newCategoryId,
     lead_data: { email: change.leadEmail },
     history: [],
-    last_reply: null,
-    lastReply: null,
-    from: null,
-    to: null,
+    last_reply: lastReply,
+    lastReply,
+    from: change.reply?.fromEmail ?? null,
+    to: change.reply?.toEmail ?? null,
   };
   return webhooks
     .filter((webhook) => wants(webhook, "LEAD_CATEGORY_UPDATED", change.newCategoryId))

@@ -220,6 +220,12 @@ describe("fan-out", () => {
     // stats_id is the reply's event row id, as the inbox's stats ids are (known for events that carry an event_id).
     const event = await env.DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND type = 'REPLY' AND from_email = ?").bind(campaign, "keen@fan.example").first<{ id: number }>();
     expect(replyPayload.stats_id).toBe(String(event!.id));
+    // The category change names the reply that made it.
+    const keenCategory = all.find((d) => d.event_type === "LEAD_CATEGORY_UPDATED" && JSON.parse(d.payload).sl_lead_email === "keen@fan.example")!;
+    expect(JSON.parse(keenCategory.payload)).toMatchObject({
+      last_reply: { message_id: null, html: "Yes!", text: "Yes!", time: "2026-03-04T10:00:00.000Z" },
+      from: "keen@fan.example",
+    });
     const click = all.find((d) => d.event_type === "EMAIL_LINK_CLICK")!;
     expect(JSON.parse(click.payload)).toMatchObject({ link_clicked: ["https://salvo.example/x"] });
 
