@@ -5,6 +5,7 @@ import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, pathId, queryBoolean } from "../platform/openapi";
 import { iso } from "../platform/time";
+import type { OutboundAttachment } from "../db/schema";
 import { recordOfLead, recordsOfLeads, threadOf, threadsOf, type Thread } from "./store";
 
 const HistoryMessage = z
@@ -115,6 +116,17 @@ historyRoutes.openapi(bulkHistory, async (c) => {
   return c.json(answer, 200);
 });
 
+/** The files a reply sent from the inbox carried, as the writer gave them (name from the URL when not given). */
+function attachmentsOf(json: string | null): { file_name: string; file_url: string; file_type: string; file_size: number }[] {
+  const files = json === null ? [] : (JSON.parse(json) as OutboundAttachment[]);
+  return files.map((file) => ({
+    file_name: file.file_name ?? decodeURIComponent(new URL(file.file_url).pathname.split("/").pop() ?? ""),
+    file_url: file.file_url,
+    file_type: file.file_type ?? "",
+    file_size: file.file_size ?? 0,
+  }));
+}
+
 /** A thread's messages as the history shows them (contract section 12's Message). */
 function presentHistory({ messages, opens, clicks }: Thread, plain: boolean) {
   return messages.map((m) => ({
@@ -134,7 +146,7 @@ function presentHistory({ messages, opens, clicks }: Thread, plain: boolean) {
       click_count: clicks.get(m.sequence_number)?.length ?? 0,
       click_details: Object.fromEntries((clicks.get(m.sequence_number) ?? []).map((url) => [url, true])),
     }),
-    attachments: [] as { file_name: string; file_url: string; file_type: string; file_size: number }[],
+    attachments: attachmentsOf(m.attachments),
     ignored: m.ignored === 1,
   }));
 }

@@ -283,7 +283,11 @@ export async function recordOfLead(d1: D1Database, campaignId: number, leadId: n
 }
 
 /** A message of a lead's thread, as the history shows it. */
-export type HistoryRow = Omit<MessageRow, "campaign_lead_id"> & { message_id: string | null };
+export type HistoryRow = Omit<MessageRow, "campaign_lead_id"> & {
+  message_id: string | null;
+  /** A reply sent from the inbox: the files it carried (outbound_replies.attachments, JSON). */
+  attachments: string | null;
+};
 
 /** A record's thread: its messages oldest first, and per step its opens and the links clicked. */
 export interface Thread {
@@ -304,7 +308,9 @@ export async function threadOf(d1: D1Database, recordId: number, after: number):
 export async function threadsOf(d1: D1Database, recordIds: number[], after: number): Promise<Map<number, Thread>> {
   const rows = await statement(
     d1,
-    sql`SELECT id, campaign_lead_id, type, message_id, from_email, to_email, subject, body, occurred_at, sequence_number, ignored, link_url
+    sql`SELECT id, campaign_lead_id, type, message_id, from_email, to_email, subject, body, occurred_at, sequence_number, ignored, link_url,
+          CASE WHEN type = 'SENT' THEN (SELECT r.attachments FROM outbound_replies r INDEXED BY outbound_replies_record_idx
+                                        WHERE r.campaign_lead_id = events.campaign_lead_id AND r.sent_event_id = events.id) END AS attachments
         FROM events WHERE campaign_lead_id ${inList(recordIds)} AND occurred_at > ${after} ORDER BY campaign_lead_id, occurred_at, id`,
   ).all<HistoryRow & { campaign_lead_id: number; link_url: string | null }>();
   const threads = new Map<number, Thread>(recordIds.map((id) => [id, { messages: [], opens: new Map(), clicks: new Map() }]));

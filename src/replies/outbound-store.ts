@@ -1,5 +1,5 @@
 import { and, eq, inArray, lte, sql } from "drizzle-orm";
-import { campaigns, emailAccounts, outboundReplies, type OutboundReplyStatus } from "../db/schema";
+import { campaigns, emailAccounts, outboundReplies, type OutboundAttachment, type OutboundReplyStatus } from "../db/schema";
 import { visibleCampaigns } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
@@ -53,10 +53,18 @@ export async function takeDueReplies(db: Database, mailboxId: number, now: numbe
   return { due, nextAt: next[0]?.at ?? null };
 }
 
-export function settleReply(db: Database, id: number, status: OutboundReplyStatus, statusMessage: string | null, sentEventId: number | null, now: number) {
+export function settleReply(
+  db: Database,
+  id: number,
+  status: OutboundReplyStatus,
+  statusMessage: string | null,
+  sentEventId: number | null,
+  now: number,
+  attachments?: OutboundAttachment[],
+) {
   return db
     .update(outboundReplies)
-    .set({ status, statusMessage, sentEventId, updatedAt: new Date(now) })
+    .set({ status, statusMessage, sentEventId, updatedAt: new Date(now), ...(attachments && { attachments }) })
     .where(eq(outboundReplies.id, id));
 }
 

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { config } from "../config";
-import { campaigns } from "../db/schema";
+import { campaigns, type OutboundAttachment } from "../db/schema";
 import type { Bindings } from "../env";
 import { htmlToText } from "../engine/html-text";
 import { sendMail } from "../engine/smtp";
@@ -18,7 +18,10 @@ import { eventIdOf, stepOfEvent } from "./thread-store";
 
 export const MAILBOX_UNUSABLE = "Email account not found!";
 
-export type Delivery = { ok: true; statsId: number } | { ok: false; message: string; kind: "mailbox" | "attachment" | "server" };
+/** A sent reply gives its stats id and the files as they went (name, type and size as fetched). */
+export type Delivery =
+  | { ok: true; statsId: number; attachments: OutboundAttachment[] }
+  | { ok: false; message: string; kind: "mailbox" | "attachment" | "server" };
 
 /** A reply to send: a stored scheduled one, or one the route is about to store once it went out. */
 export type ReplyToSend = Omit<OutboundReplyRow, "id" | "createdAt" | "updatedAt" | "status" | "statusMessage" | "sentEventId" | "scheduledAt" | "extra">;
@@ -59,7 +62,13 @@ export async function sendReply(env: Bindings, reply: ReplyToSend, now: number):
     { allowPlain: false, bcc: [...reply.cc, ...reply.bcc, ...(mailbox.bccEmail ? [mailbox.bccEmail] : [])] },
   );
   if (!result.ok) return { ok: false, kind: "server", message: `The mail server did not take the reply: ${result.failure.text}` };
-  return { ok: true, statsId: await recordSent(env, reply, mailbox.fromEmail, now) };
+  const sent = reply.attachments.map((file, i) => ({
+    file_url: file.file_url,
+    file_name: attachments[i]!.filename,
+    file_type: attachments[i]!.contentType,
+    file_size: attachments[i]!.content.byteLength,
+  }));
+  return { ok: true, statsId: await recordSent(env, reply, mailbox.fromEmail, now), attachments: sent };
 }
 
 /** The reply as a SENT message of its thread, through the one event path (webhooks included). */
@@ -103,7 +112,7 @@ export async function sendDueReplies(env: Bindings, mailboxId: number, now: numb
   for (const reply of due) {
     const outcome = await sendReply(env, reply, now);
     if (outcome.ok) {
-      await settleReply(db, reply.id, "COMPLETED", null, outcome.statsId, Date.now());
+      await settleReply(db, reply.id, "COMPLETED", null, outcome.statsId, Date.now(), outcome.attachments);
     } else {
       await settleReply(db, reply.id, "FAILED", outcome.message, null, Date.now());
       log("warn", "scheduled reply not sent", { mailbox_id: mailboxId, reply_id: reply.id, reason: outcome.message });

@@ -142,7 +142,7 @@ replyRoutes.openapi(replyInThread, async (c) => {
     const outcome = await sendReply(c.env, reply, now);
     if (!outcome.ok) throw outcome.kind === "server" ? new ApiError(502, { error: outcome.message }) : ApiError.badRequest(outcome.message);
     statsId = outcome.statsId;
-    await insertOutboundReply(db, { ...reply, extra, status: "COMPLETED", sentEventId: statsId, scheduledAt: null });
+    await insertOutboundReply(db, { ...reply, attachments: outcome.attachments, extra, status: "COMPLETED", sentEventId: statsId, scheduledAt: null });
   }
   return c.json(
     { ok: true, data: "success", message: "Email added to the queue, will be sent out soon!", message_id: reply.messageId, email_stats_id: String(statsId) },

@@ -252,11 +252,13 @@ describe("the engine reads replies back from the lab", () => {
     expect(raw.replace(/\r?\n[ \t]+/g, " ")).toContain(`In-Reply-To: ${reply.ok ? reply.messageId : ""}`);
     expect(raw).toContain('Content-Disposition: attachment; filename="agenda.txt"');
     expect(raw).toContain(btoa("agenda: pricing, onboarding"));
-    const history2 = await callJson<{ history: { stats_id: string }[] }>(
+    const history2 = await callJson<{ history: { stats_id: string; attachments: unknown[] }[] }>(
       `/api/v1/campaigns/${campaignId}/leads/${(await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(to(replier).campaign_lead_id).first<{ lead_id: number }>())!.lead_id}/message-history`,
       { apiKey },
     );
-    expect(history2.body.history.map((m) => m.stats_id)).toContain(done.email_stats_id);
+    expect(history2.body.history.find((m) => m.stats_id === done.email_stats_id)?.attachments).toEqual([
+      { file_name: "agenda.txt", file_url: "https://files.lab.example/docs/agenda.txt", file_type: "text/plain", file_size: 27 },
+    ]);
 
     const kinds = (await env.DB.prepare("SELECT event_type, count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? GROUP BY event_type").bind(hook.id).all<{ event_type: string; n: number }>()).results;
     expect(Object.fromEntries(kinds.map((k) => [k.event_type, k.n]))).toMatchObject({ EMAIL_BOUNCE: 1 });
