@@ -329,6 +329,8 @@ const hostedName = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
 
 export const findingsRoutes = createRouter();
 
+// Each report's schema and builder are checked together where `reports` lists them (`satisfies`);
+// this loop sees them as any schema, so its answers are cast.
 for (const report of reports) {
   const hosted = createRoute({
     method: report.method,

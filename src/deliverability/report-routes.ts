@@ -33,7 +33,7 @@ const SpamSymbolInput = z.object({
 });
 
 const LinkCheckInput = z.object({
-  url: z.url().max(2048),
+  url: z.url({ protocol: /^https?$/ }).max(2048),
   status: z.number().int().min(100).max(599).nullable(),
   final_url: z.string().max(2048).nullable(),
   redirects: z.number().int().min(0).max(50),

@@ -469,6 +469,7 @@ describe("findings on the results route", () => {
       [{ spam_symbols: [{ name: "", score: 1 }] }, "results.0.spam_symbols.0.name"],
       [{ link_report: [{ url: "not a url", status: 200, final_url: null, redirects: 0, ok: true }] }, "results.0.link_report.0.url"],
       [{ link_report: [{ url: "https://x.example/", status: 200, final_url: null, redirects: -1, ok: true }] }, "results.0.link_report.0.redirects"],
+      [{ link_report: [{ url: "mailto:someone@x.example", status: null, final_url: null, redirects: 0, ok: true }] }, "results.0.link_report.0.url"],
       [{ folder: "not_received", spam_score: 3 }, "results.0.spam_score"],
       [{ folder: "not_received", dkim: "pass" }, "results.0.dkim"],
     ];
