@@ -225,7 +225,7 @@ interface Report<S extends z.ZodType> {
 }
 
 const NO_OUTSIDE_DATA =
-  "Block lists come only from the spam filter's DNS list rules on each copy (Rspamd RBL_*/RECEIVED_*, SpamAssassin RCVD_IN_*; allow lists and failed lookups left out): `blacklist_count` is null where no copy was scored, and a list the filter does not query is never reported.";
+  "Block lists come only from the spam filter's DNS list rules on each copy (Rspamd RBL_*/RECEIVED_*, SpamAssassin RCVD_IN_*; allow lists, failed or refused lookups and rules scored below zero left out): `blacklist_count` is null where no copy was scored, and a list the filter does not query is never reported.";
 
 const authReport = (method: AuthMethod, name: string, delivery?: Report<typeof AuthRow>["delivery"]): Report<z.ZodArray<typeof AuthRow>> => ({
   key: `${method}Details`,

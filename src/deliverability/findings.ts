@@ -3,6 +3,7 @@
  * results, sending hop, link checks): pure functions over one run's results.
  */
 import type { LinkCheck, SpamSymbol } from "../db/schema";
+import { iso } from "../platform/time";
 import { adjustedTotal, countByProvider, sumCounts, type Folder, type ProviderCounts } from "./placement-report";
 
 /**
@@ -49,18 +50,19 @@ export function received(row: ResultRow): boolean {
 
 /**
  * Block-list hits among a spam filter's symbols. Rspamd names its DNS list rules RBL_*, RECEIVED_*
- * (lists of relays), DBL_*, URIBL_*, SURBL_*, MSBL_*, SEM_*; SpamAssassin names them RCVD_IN_* and
- * URIBL_*. Allow lists (DNSWL, *_WL*, whitelists) and failed lookups (*_FAIL) are not hits.
+ * (lists of relays), DBL_*, URIBL_*, SURBL_*, MSBL_*, SEM_URIBL*; SpamAssassin names them RCVD_IN_*
+ * and URIBL_*. Not hits: allow lists (DNSWL, *_WL, whitelists), lookups that failed or that the
+ * list refused (*_FAIL, *_BLOCKED*), and good-reputation answers (a list rule scored below zero).
  */
 const IP_LIST = /^(RBL_|RECEIVED_|RCVD_IN_)/;
 const DOMAIN_LIST = /^(DBL_|URIBL_|SURBL_|MSBL_|SEM_URIBL|RSPAMD_URIBL)/;
-const NOT_A_HIT = /DNSWL|_WL(_|$)|WHITELIST|ALLOWLIST|_FAIL$|_CHECK$/;
+const NOT_A_HIT = /DNSWL|_WL(_|$)|WHITELIST|ALLOWLIST|_FAIL$|_BLOCKED/;
 
 export type ListKind = "ip" | "domain";
 
 export function blockListHits(symbols: SpamSymbol[] | null, kind: ListKind): SpamSymbol[] {
   const pattern = kind === "ip" ? IP_LIST : DOMAIN_LIST;
-  return (symbols ?? []).filter((s) => pattern.test(s.name) && !NOT_A_HIT.test(s.name));
+  return (symbols ?? []).filter((s) => pattern.test(s.name) && !NOT_A_HIT.test(s.name) && s.score >= 0);
 }
 
 /** Whether a received result was scored by a spam filter (so its block lists are known, possibly none). */
@@ -81,7 +83,7 @@ function countsOf(rows: ResultRow[]): ProviderCounts {
   return sumCounts(countByProvider(rows.map((r) => ({ providerId: r.providerId, folder: r.folder, n: 1 }))).values());
 }
 
-const iso = (value: Date | null) => (value === null ? null : value.toISOString());
+const time = (value: Date | null) => (value === null ? null : iso(value));
 
 function seedOf(row: ResultRow) {
   return { id: String(row.id), provider_id: row.providerId, provider_name: row.providerName, email: row.seedEmail, folder: row.folder };
@@ -95,7 +97,7 @@ function replyOf(row: ResultRow) {
     mail_folder: row.folder,
     mailbox_folder: row.mailboxFolder,
     message_id: row.messageId,
-    received_at: iso(row.receivedAt),
+    received_at: time(row.receivedAt),
     spam_score: row.spamScore,
     spf_result: { status: row.spf },
     dkim_result: { status: row.dkim },

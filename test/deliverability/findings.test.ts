@@ -30,6 +30,7 @@ const RESULTS = [
       { name: "RCVD_IN_DNSWL_NONE", score: 0 },
       { name: "MIME_GOOD", score: -0.1, description: "Known content-type" },
       { name: "DBL_SPAM", score: 6.5 },
+      { name: "URIBL_BLOCKED", score: 0 },
     ],
     spf: "PASS",
     dkim: "pass",
@@ -52,6 +53,7 @@ const RESULTS = [
     spam_symbols: [
       { name: "RECEIVED_SPAMCOP", score: 2 },
       { name: "RBL_SENDERSCORE_FAIL", score: 0 },
+      { name: "RCVD_IN_MSPIKE_H2", score: -0.5 },
     ],
     spf: "softfail",
     dkim: "fail",
@@ -190,7 +192,7 @@ describe("spam-test reports from recorded findings", () => {
               dkim_result: { status: "fail" },
               dmarc_result: { status: "fail" },
               rdns_result: { ip: "198.51.100.9", rdns: "smtp.other.example" },
-              // A failed lookup (…_FAIL) is no hit.
+              // A failed lookup (…_FAIL) and a good-reputation answer (scored below zero) are no hits.
               blacklist_status: { totalBlacklist: 1, blacklists: ["RECEIVED_SPAMCOP"] },
             },
           },
@@ -255,6 +257,7 @@ describe("spam-test reports from recorded findings", () => {
               { name: "RCVD_IN_DNSWL_NONE", score: 0, description: null },
               { name: "MIME_GOOD", score: -0.1, description: "Known content-type" },
               { name: "DBL_SPAM", score: 6.5, description: null },
+              { name: "URIBL_BLOCKED", score: 0, description: null },
             ],
           },
         ],
@@ -277,6 +280,7 @@ describe("spam-test reports from recorded findings", () => {
             symbols: [
               { name: "RECEIVED_SPAMCOP", score: 2, description: null },
               { name: "RBL_SENDERSCORE_FAIL", score: 0, description: null },
+              { name: "RCVD_IN_MSPIKE_H2", score: -0.5, description: null },
             ],
           },
         ],
@@ -395,6 +399,7 @@ describe("spam-test reports from recorded findings", () => {
         dmarc: { pass_count: 1, fail_count: 1 },
         link_domains: ["sender.example", "bit.example"],
         checked_count: 1,
+        // A lookup the list refused (URIBL_BLOCKED) is no hit.
         blacklist_count: 1,
         blacklists: [{ name: "DBL_SPAM", description: null, count: 1 }],
       },
