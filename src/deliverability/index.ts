@@ -1,5 +1,6 @@
 import { deliverabilityGate } from "./gate";
 import { createRouter } from "../platform/openapi";
+import { findingsRoutes } from "./findings-routes";
 import { folderRoutes } from "./folder-routes";
 import { providerRoutes } from "./provider-routes";
 import { reportRoutes } from "./report-routes";
@@ -16,4 +17,5 @@ deliverabilityRoutes
   .route("/", providerRoutes)
   .route("/", folderRoutes)
   .route("/", reportRoutes)
+  .route("/", findingsRoutes)
   .route("/", spamTestRoutes);

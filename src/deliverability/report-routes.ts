@@ -7,7 +7,8 @@ import type { Principal } from "../platform/principal";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
 import { SpamTestParams, type SpamTestRow } from "./shared";
-import { folderCounts, listRuns, recordPlacements, runExists } from "./report-store";
+import { DKIM_RESULTS, DMARC_RESULTS, SPF_RESULTS } from "./findings";
+import { folderCounts, listRuns, recordPlacements, runExists, type Findings } from "./report-store";
 import { findSpamTest, listProviders, listSenders } from "./store";
 
 const SenderAccount = z
@@ -22,6 +23,40 @@ const SenderAccount = z
   })
   .openapi("SenderAccount");
 
+/** An Authentication-Results verdict: one of the method's words, in any case (RFC 8601 result keywords are case-insensitive). */
+const verdict = (words: readonly [string, ...string[]]) => z.string().trim().toLowerCase().pipe(z.enum(words)).optional();
+
+const SpamSymbolInput = z.object({
+  name: z.string().trim().min(1).max(128),
+  score: z.number().min(-10_000).max(10_000),
+  description: z.string().max(1000).optional(),
+});
+
+const LinkCheckInput = z.object({
+  url: z.url({ protocol: /^https?$/ }).max(2048),
+  status: z.number().int().min(100).max(599).nullable(),
+  final_url: z.string().max(2048).nullable(),
+  redirects: z.number().int().min(0).max(50),
+  ok: z.boolean(),
+  error: z.string().max(500).optional(),
+});
+
+/** The findings a result may carry: what the checker (Salvo's or an operator's) saw on the seed's copy. */
+const findingFields = {
+  mailbox_folder: z.string().trim().min(1).max(255).optional().openapi({ description: "The seed mailbox's own folder name, e.g. [Gmail]/Spam" }),
+  message_id: z.string().trim().min(1).max(998).optional(),
+  spam_score: z.number().min(-10_000).max(10_000).optional(),
+  spam_required: z.number().min(-10_000).max(10_000).optional().openapi({ description: "The filter's spam threshold" }),
+  spam_action: z.string().trim().min(1).max(64).optional().openapi({ description: "The filter's action, e.g. Rspamd's `no action` or `add header`" }),
+  spam_symbols: z.array(SpamSymbolInput).max(500).optional(),
+  spf: verdict(SPF_RESULTS),
+  dkim: verdict(DKIM_RESULTS),
+  dmarc: verdict(DMARC_RESULTS),
+  sender_ip: z.union([z.ipv4(), z.ipv6()]).optional().openapi({ description: "The connecting IP of the first hop outside the sender" }),
+  sender_host: z.string().trim().min(1).max(255).optional(),
+  link_report: z.array(LinkCheckInput).max(200).optional(),
+};
+
 const RecordResults = z
   .object({
     run_no: z.number().int().positive().optional(),
@@ -33,6 +68,7 @@ const RecordResults = z
           seed_email: z.string().max(320).optional(),
           folder: z.enum(PLACEMENT_FOLDERS),
           received_at: z.iso.datetime({ offset: true }).optional(),
+          ...findingFields,
         }),
       )
       .min(1)
@@ -40,8 +76,11 @@ const RecordResults = z
   })
   .openapi("RecordPlacementResults");
 
+type ResultInput = z.infer<typeof RecordResults>["results"][number];
+
 const testIdField = z.union([z.string(), z.number()]);
-const ProviderReportRequest = z
+/** A report request naming its test in the body (any of the clients' three spellings) and optionally a run. */
+export const ProviderReportRequest = z
   .object({
     spam_test_id: testIdField.optional(),
     spamTestId: testIdField.optional(),
@@ -81,6 +120,8 @@ const routes = {
     path: "/api/v1/spam-test/{spamTestId}/results",
     tags,
     summary: "Record where test emails landed (placement checker)",
+    description:
+      "Where each sender's message landed at each provider in a run (default: the latest), with what the checker found on the seed's copy: spam filter score and symbols, SPF/DKIM/DMARC verdicts, the sending hop, the links followed. A later result for the same provider and sender replaces the earlier one, findings included.",
     security: API_KEY_SECURITY,
     request: { params: SpamTestParams, body: jsonBody(RecordResults) },
     responses: { 200: json(z.object({ ok: z.boolean(), recorded: z.number().int() }), "Recorded"), ...errorResponses(400, 401, 404, 422, 429) },
@@ -181,6 +222,10 @@ async function providerReport(db: Database, principal: Principal, id: string | n
   return { test, run, providers };
 }
 
+export function requestedTestId(body: z.infer<typeof ProviderReportRequest>): string | number {
+  return (body.spam_test_id ?? body.spamTestId ?? body.test_id)!;
+}
+
 export const reportRoutes = createRouter();
 
 reportRoutes.openapi(routes.senders, async (c) => {
@@ -208,9 +253,28 @@ async function checkResults(db: Database, test: SpamTestRow, body: z.infer<typeo
   body.results.forEach((result, index) => {
     if (!test.providerIds.includes(result.provider_id)) issues.push({ path: `results.${index}.provider_id`, message: "Not a provider of this test" });
     if (!senders.has(result.sender_email.toLowerCase())) issues.push({ path: `results.${index}.sender_email`, message: "Not a sender of this test" });
+    const finding = Object.keys(findingFields).find((key) => result[key as keyof typeof findingFields] !== undefined);
+    if (result.folder === "not_received" && finding) issues.push({ path: `results.${index}.${finding}`, message: "A message that was not received has no findings" });
   });
   if (issues.length) throw ApiError.validation(issues);
   if (!(await runExists(db, test.id, run))) throw ApiError.badRequest(`Run ${run} of this test has not started`);
+}
+
+function findingsOf(r: ResultInput): Findings {
+  return {
+    mailboxFolder: r.mailbox_folder,
+    messageId: r.message_id,
+    spamScore: r.spam_score,
+    spamRequired: r.spam_required,
+    spamAction: r.spam_action,
+    spamSymbols: r.spam_symbols,
+    spf: r.spf,
+    dkim: r.dkim,
+    dmarc: r.dmarc,
+    senderIp: r.sender_ip,
+    senderHost: r.sender_host,
+    linkReport: r.link_report,
+  };
 }
 
 reportRoutes.openapi(routes.results, async (c) => {
@@ -225,6 +289,7 @@ reportRoutes.openapi(routes.results, async (c) => {
     seedEmail: r.seed_email ?? null,
     folder: r.folder,
     receivedAt: r.received_at ? Date.parse(r.received_at) : null,
+    ...findingsOf(r),
   }));
   await recordPlacements(c.env.DB, test.id, run, placements, Date.now());
   return c.json({ ok: true, recorded: placements.length }, 200);
@@ -232,7 +297,7 @@ reportRoutes.openapi(routes.results, async (c) => {
 
 reportRoutes.openapi(routes.providerReport, async (c) => {
   const body = c.req.valid("json");
-  const id = (body.spam_test_id ?? body.spamTestId ?? body.test_id)!;
+  const id = requestedTestId(body);
   const { test, run, providers } = await providerReport(database(c.env.DB), c.get("principal"), id, body.run_no);
   return c.json(
     {
