@@ -44,3 +44,14 @@ export async function callTool(client: Client, name: string, args: Record<string
   const text = first?.type === "text" ? first.text : "";
   return { result, isError: result.isError === true, text, data: JSON.parse(text) as unknown };
 }
+
+/** One JSON-RPC message POSTed to /mcp by hand (stateless: no initialize needed), for exact request counts. */
+export function mcpPost(apiKey: string | undefined, message: Record<string, unknown>): Promise<Response> {
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    "CF-Connecting-IP": randomIp(),
+  };
+  if (apiKey !== undefined) headers["X-API-Key"] = apiKey;
+  return exports.default.fetch(new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, ...message }) }));
+}
