@@ -169,6 +169,7 @@ function apiTool(method: string, path: string, operation: OpenApiOperation, comp
   return {
     tool: {
       name: toolName(method, path, operation),
+      title: operation.summary,
       description: describe(method, path, operation),
       inputSchema,
       annotations: annotationsOf(key, method, operation.summary),
