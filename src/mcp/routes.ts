@@ -31,14 +31,7 @@ function catalogueOf(document: OpenApiDocument): Catalogue {
   };
   for (const task of taskTools(document)) add(task.tool, task.run);
   for (const { tool, operation } of apiTools(document)) {
-    add(tool, async (caller, args) => {
-      try {
-        return toolResultOf(await callRoute(caller, routeCallOf(operation, args)));
-      } catch (error) {
-        if (error instanceof ArgumentError) return toolError({ error: error.message });
-        throw error;
-      }
-    });
+    add(tool, async (caller, args) => toolResultOf(await callRoute(caller, routeCallOf(operation, args))));
   }
   return { tools, run };
 }
@@ -46,10 +39,15 @@ function catalogueOf(document: OpenApiDocument): Catalogue {
 function mcpServer(catalogue: Catalogue, caller: Caller): Server {
   const server = new Server({ name: "salvo", version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalogue.tools }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const run = catalogue.run.get(request.params.name);
     if (!run) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    return run(caller, request.params.arguments ?? {});
+    try {
+      return await run(caller, request.params.arguments ?? {});
+    } catch (error) {
+      if (error instanceof ArgumentError) return toolError({ error: error.message });
+      throw error;
+    }
   });
   return server;
 }

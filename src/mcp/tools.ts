@@ -195,9 +195,14 @@ function queryValue(value: unknown): string {
   return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 
-/** A path parameter's value; dots encoded too, so `..` stays a value and never walks to another path. */
+/**
+ * A path parameter's value as one segment. `.` and `..` are refused: URL parsing reads them (and
+ * their %2E spellings) as steps to another path, and no operation's parameter takes them.
+ */
 export function pathSegment(value: unknown): string {
-  return encodeURIComponent(String(value)).replace(/\./g, "%2E");
+  const text = String(value);
+  if (text === "." || text === "..") throw new ArgumentError(`Not a path value: ${text}`);
+  return encodeURIComponent(text);
 }
 
 /** An argument that cannot be placed (not a parameter, and the operation takes no flat body). */

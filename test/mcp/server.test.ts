@@ -131,6 +131,19 @@ describe("MCP tool calls go through the REST routes", () => {
     expect(missing.data).toEqual({ error: "Missing required argument: campaign_id" });
   });
 
+  it("never let a path argument walk to another route (`..` in a webhook id must not delete the campaign)", async () => {
+    const campaignId = await createCampaign(owner.apiKey, { name: "Stays" });
+    const deleteWebhook = toolFor(tools, "DELETE /api/v1/campaigns/{campaign_id}/webhooks/{webhook_id}").name;
+    for (const webhookId of ["..", "."]) {
+      const result = await callTool(client, deleteWebhook, { campaign_id: campaignId, webhook_id: webhookId });
+      expect(result.isError).toBe(true);
+      expect(result.data).toEqual({ error: `Not a path value: ${webhookId}` });
+    }
+    const week = await callTool(client, "summarize_campaign_week", { campaign_id: ".." });
+    expect(week.data).toEqual({ error: "Not a path value: .." });
+    expect((await callJson(`/api/v1/campaigns/${campaignId}`, { apiKey: owner.apiKey })).status).toBe(200);
+  });
+
   it("answer another tenant's id with the same 404 as REST, and change nothing of theirs", async () => {
     const campaignId = await createCampaign(owner.apiKey, { name: "Not yours" });
     const stranger = await provisionAccount();
