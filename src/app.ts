@@ -33,6 +33,7 @@ import { leadListRoutes } from "./lead-lists/routes";
 import { crmTagRoutes } from "./lead-lists/crm-tag-routes";
 import { untrackedReplyRoutes } from "./replies/untracked-routes";
 import { SecretsKeyError } from "./platform/crypto";
+import { mcpRoutes } from "./mcp/routes";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAINTENANCE_RETRY_AFTER_SECONDS = 300;
@@ -72,6 +73,7 @@ export function createApp() {
   app.use("/api/*", maintenance, limitBody);
   app.use("/admin/*", maintenance, limitBody);
   app.use("/api/v1/*", apiKeyAuth);
+  app.use("/mcp", maintenance, limitBody, apiKeyAuth);
 
   app.route("/", opsRoutes);
   app.route("/", adminRoutes);
@@ -103,6 +105,8 @@ export function createApp() {
   app.route("/", leadOperationRoutes);
   // The links in emails: outside /api/v1 (no API key) and outside the OpenAPI document.
   app.route("/", trackingRoutes);
+  // The API as MCP tools; each tool call is a request to this app, through the routes above.
+  app.route("/", mcpRoutes(app.fetch));
 
   // Three ways to present one key; the headers are recommended, as URLs end up in logs.
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyHeader", {
