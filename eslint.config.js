@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".wrangler/", "public/", "migrations/", "bench/data/", "test-results/", "src/client/schema.ts"] },
+  { ignores: ["node_modules/", ".wrangler/", "public/", "migrations/", "bench/data/", "test-results/", "src/client/schema.ts", "packages/client/dist/", "worker-configuration.d.ts"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -22,8 +22,8 @@ export default defineConfig(async () => {
     ],
     test: {
       include: ["test/**/*.test.ts"],
-      // The mail-lab suite has its own config and runner (npm run test:mail).
-      exclude: [...configDefaults.exclude, "test/mail/**"],
+      // The mail-lab suite has its own config and runner (npm run test:mail); test/node runs in Node (npm run test:node).
+      exclude: [...configDefaults.exclude, "test/mail/**", "test/node/**"],
       setupFiles: ["./test/setup.ts"],
       // Node-side receivers the Workers-runtime tests reach over loopback.
       globalSetup: ["./test/webhooks/redirect-receiver.global.ts"],

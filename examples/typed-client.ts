@@ -1,4 +1,4 @@
-import { createSalvoClient } from "salvo/client";
+import { createSalvoClient } from "@salvo/client";
 
 const salvo = createSalvoClient({ baseUrl: "http://127.0.0.1:8787", apiKey: process.env.SALVO_API_KEY ?? "" });
 

@@ -11,6 +11,7 @@ import { validationHook } from "./platform/validation";
 import { accountRoutes } from "./accounts/routes";
 import { adminRoutes } from "./accounts/admin-routes";
 import { engineAdminRoutes } from "./engine/admin-routes";
+import { metricsRoutes } from "./ops/metrics-routes";
 import { campaignDataRoutes } from "./campaigns/index";
 import { conversationRoutes, inboxRoutes } from "./inbox/index";
 import { leadLiteralRoutes, leadOperationRoutes } from "./leads/index";
@@ -78,6 +79,7 @@ export function createApp() {
   app.route("/", opsRoutes);
   app.route("/", adminRoutes);
   app.route("/", engineAdminRoutes);
+  app.route("/", metricsRoutes);
   app.route("/", accountRoutes);
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);

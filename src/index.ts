@@ -1,5 +1,6 @@
 import { createApp } from "./app";
 import type { Bindings } from "./env";
+import { consumeLogged } from "./platform/queue-log";
 import { runScheduled } from "./scheduled";
 import { consumeDeadLetters, consumeWebhookBatch, isDeadLetterQueue } from "./webhooks/consumer";
 import type { DeliveryMessage } from "./webhooks/queue-message";
@@ -14,9 +15,10 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   scheduled: (controller, env) => runScheduled(controller, env),
-  queue: (batch: MessageBatch<DeliveryMessage | TrackedEvent>, env: Bindings) => {
-    if (isTrackingQueue(batch.queue)) return consumeTrackingBatch(batch as MessageBatch<TrackedEvent>, env);
-    const deliveries = batch as MessageBatch<DeliveryMessage>;
-    return isDeadLetterQueue(batch.queue) ? consumeDeadLetters(deliveries, env) : consumeWebhookBatch(deliveries, env);
-  },
+  queue: (batch: MessageBatch<DeliveryMessage | TrackedEvent>, env: Bindings) =>
+    consumeLogged(batch, (counted) => {
+      if (isTrackingQueue(counted.queue)) return consumeTrackingBatch(counted as MessageBatch<TrackedEvent>, env);
+      const deliveries = counted as MessageBatch<DeliveryMessage>;
+      return isDeadLetterQueue(counted.queue) ? consumeDeadLetters(deliveries, env) : consumeWebhookBatch(deliveries, env);
+    }),
 } satisfies ExportedHandler<Bindings, DeliveryMessage | TrackedEvent>;

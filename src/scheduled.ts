@@ -1,5 +1,6 @@
 import type { Bindings } from "./env";
 import type { ScheduledJob } from "./platform/jobs";
+import { log } from "./platform/logging";
 import { requeueOverdue } from "./webhooks/outbox";
 import { sealLegacySecrets } from "./webhooks/secrets";
 import { releaseDueSnoozes } from "./inbox/snooze-release";
@@ -10,22 +11,52 @@ import { wakeForScheduledReplies } from "./replies/scheduled-replies";
 import { recheckMailboxesDaily } from "./mailboxes/recheck";
 import { continueCsvImports } from "./lead-lists/import";
 
-/** Every job the minute cron runs (see ScheduledJob for what each must promise). */
-export const MINUTE_JOBS: ScheduledJob[] = [
-  releaseDueSnoozes,
-  startDueSpamTests,
-  (env, at) => requeueOverdue(env, at.getTime()),
-  sealLegacySecrets,
-  rearmLateSenders,
-  resumePausedRecords,
-  wakeForScheduledReplies,
-  recheckMailboxesDaily,
-  continueCsvImports,
-];
+/** Every job the minute cron runs, by the name its log line gives it (see ScheduledJob for what each must promise). */
+export const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
+  release_snoozes: releaseDueSnoozes,
+  start_spam_tests: startDueSpamTests,
+  requeue_webhook_deliveries: (env, at) => requeueOverdue(env, at.getTime()),
+  seal_legacy_secrets: sealLegacySecrets,
+  rearm_late_senders: rearmLateSenders,
+  resume_paused_records: resumePausedRecords,
+  wake_scheduled_replies: wakeForScheduledReplies,
+  recheck_mailboxes: recheckMailboxesDaily,
+  continue_csv_imports: continueCsvImports,
+};
 
+export const MINUTE_JOBS: ScheduledJob[] = Object.values(MINUTE_JOBS_BY_NAME);
+
+type JobOutcome = { count: number; duration_ms: number } | { error: string; duration_ms: number };
+
+async function runJob(job: ScheduledJob, env: Bindings, scheduledAt: Date): Promise<{ outcome: JobOutcome; failure?: unknown }> {
+  const started = Date.now();
+  try {
+    const count = await job(env, scheduledAt);
+    return { outcome: { count, duration_ms: Date.now() - started } };
+  } catch (failure) {
+    // The message only: a stack or the error object could carry a request's values.
+    const error = failure instanceof Error ? failure.message : String(failure);
+    return { outcome: { error, duration_ms: Date.now() - started }, failure };
+  }
+}
+
+/**
+ * Runs every job side by side, then logs ONE line for the firing (each job's count or error, and
+ * the durations), and fails the invocation with the first failure so the platform records it too.
+ */
 export async function runScheduled(controller: ScheduledController, env: Bindings): Promise<void> {
+  const started = Date.now();
   const scheduledAt = new Date(controller.scheduledTime);
-  const results = await Promise.allSettled(MINUTE_JOBS.map((job) => job(env, scheduledAt)));
-  const failure = results.find((result): result is PromiseRejectedResult => result.status === "rejected");
-  if (failure) throw failure.reason;
+  const names = Object.keys(MINUTE_JOBS_BY_NAME);
+  const results = await Promise.all(names.map((name) => runJob(MINUTE_JOBS_BY_NAME[name]!, env, scheduledAt)));
+  const failed = names.filter((_, index) => "failure" in results[index]!);
+  log(failed.length > 0 ? "error" : "info", "cron run", {
+    cron: controller.cron,
+    scheduled_at: scheduledAt.toISOString(),
+    duration_ms: Date.now() - started,
+    jobs: Object.fromEntries(names.map((name, index) => [name, results[index]!.outcome])),
+    failed,
+  });
+  const failure = results.find((result) => "failure" in result);
+  if (failure) throw failure.failure;
 }

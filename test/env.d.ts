@@ -4,7 +4,8 @@ import type * as mainModule from "../src/index";
 
 declare global {
   namespace Cloudflare {
-    interface Env extends Bindings {
+    // Merges with the generated Env (worker-configuration.d.ts): the vars only config() knows, and the suite's own bindings.
+    interface Env extends Omit<Bindings, keyof SalvoEnv> {
       TEST_MIGRATIONS: D1Migration[];
       MIGRATION_DB: D1Database;
     }

@@ -14,4 +14,5 @@ export const startDueSpamTests: ScheduledJob = async (env, scheduledAt) => {
   const now = scheduledAt.getTime();
   const due = await dueSpamTests(database(env.DB), now, TESTS_PER_FIRING);
   await startDueRuns(env.DB, due.map((test) => ({ testId: test.id, slots: dueSlots(test, now) })), now);
+  return due.length;
 };

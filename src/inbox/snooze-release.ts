@@ -2,6 +2,4 @@ import { releaseSnoozes } from "./store";
 import type { ScheduledJob } from "../platform/jobs";
 
 /** Every snooze whose time has come ends, so its conversation is back in the active inbox. */
-export const releaseDueSnoozes: ScheduledJob = async (env, scheduledAt) => {
-  await releaseSnoozes(env.DB, scheduledAt.getTime());
-};
+export const releaseDueSnoozes: ScheduledJob = (env, scheduledAt) => releaseSnoozes(env.DB, scheduledAt.getTime());

@@ -41,6 +41,6 @@ export async function recheckMailboxes(
 /** The minute cron's part of "run daily": a bounded batch of the mailboxes due, when checks are on. */
 export const recheckMailboxesDaily: ScheduledJob = async (env, scheduledAt) => {
   const settings = config(env);
-  if (!settings.mailboxConnectionChecks) return;
-  await recheckMailboxes(database(env.DB), settings.secretsKey, scheduledAt.getTime());
+  if (!settings.mailboxConnectionChecks) return 0;
+  return (await recheckMailboxes(database(env.DB), settings.secretsKey, scheduledAt.getTime())).length;
 };

@@ -135,14 +135,14 @@ export async function deliverySecrets(env: Bindings, stored: StoredSecrets, now:
  * Minute job: encrypts signing secrets still stored in plain text (rows from before migration 0009)
  * and clears the plain text. Without a valid SECRETS_KEY it fails loudly while such rows remain.
  */
-export async function sealLegacySecrets(env: Bindings): Promise<void> {
+export async function sealLegacySecrets(env: Bindings): Promise<number> {
   const db = database(env.DB);
   const legacy = await db
     .select({ id: webhooks.id, legacySecret: webhooks.legacySecret })
     .from(webhooks)
     .where(isNotNull(webhooks.legacySecret))
     .limit(LEGACY_BATCH);
-  if (legacy.length === 0) return;
+  if (legacy.length === 0) return 0;
   const keyring = await loadKeyring(config(env).secretsKey);
   const sealed = await Promise.all(legacy.map(({ id, legacySecret }) => encryptSecret(keyring, legacySecret!, signingContext(id))));
   const [first, ...rest] = legacy.map(({ id, legacySecret }, index) =>
@@ -153,4 +153,5 @@ export async function sealLegacySecrets(env: Bindings): Promise<void> {
   );
   await db.batch([first!, ...rest]);
   log("info", "encrypted legacy webhook signing secrets", { webhooks: legacy.length });
+  return legacy.length;
 }

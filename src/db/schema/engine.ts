@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts, clients } from "./accounts";
 import { campaignLeads, campaigns } from "./campaigns";
@@ -44,6 +45,8 @@ export const messages = sqliteTable(
     // A campaign's step-1 messages of a local day: the new-leads cap, in-flight sends included.
     index("messages_campaign_step_time_idx").on(t.campaignId, t.step, t.createdAt),
     index("messages_message_id_idx").on(t.messageId),
+    // Sends of the day across accounts: the operator's metrics (src/ops/metrics-store.ts).
+    index("messages_sent_at_idx").on(t.sentAt).where(sql`sent_at IS NOT NULL`),
   ],
 );
 

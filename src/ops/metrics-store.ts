@@ -1,0 +1,85 @@
+import { and, count, eq, gte, inArray, isNotNull, isNull, lt, lte, min, or, sql } from "drizzle-orm";
+import { campaignLeads, emailAccounts, leadListImports, messages, outboundReplies, spamTests, webhookDeliveries } from "../db/schema";
+import type { Database } from "../platform/db";
+import { OVERDUE_AFTER_MS } from "../webhooks/outbox";
+
+export interface OperatorMetrics {
+  webhookDeliveries: { pending: number; overdue: number; oldestPendingAt: Date | null };
+  sends: { since: Date; sent: number };
+  mailboxes: { total: number; suspended: number; failing: number };
+  dueJobs: { snoozes: number; scheduledReplies: number; pausedRecords: number; spamTests: number; csvImports: number };
+}
+
+/** Midnight UTC of the day `now` falls in: "today" for the operator, whatever the accounts' time zones. */
+export function startOfUtcDay(now: number): Date {
+  const day = new Date(now);
+  day.setUTCHours(0, 0, 0, 0);
+  return day;
+}
+
+/**
+ * The operator's summary, every figure counted in D1 in one round trip, each from an index (the
+ * pending-delivery, sent-at, snooze, resume, due-reply, due-test and pending-import indexes),
+ * except the mailbox counts, whose table holds one row per mailbox.
+ */
+export async function readMetrics(db: Database, now: number): Promise<OperatorMetrics> {
+  const at = new Date(now);
+  const since = startOfUtcDay(now);
+  const [deliveries, overdue, sent, mailboxes, snoozes, replies, paused, tests, imports] = await db.batch([
+    db
+      .select({ pending: count(), oldest: min(webhookDeliveries.nextAttemptAt) })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.status, "pending")),
+    db
+      .select({ n: count() })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, new Date(now - OVERDUE_AFTER_MS)))),
+    db.select({ n: count() }).from(messages).where(gte(messages.sentAt, since)),
+    db
+      .select({
+        total: count(),
+        suspended: sql<number>`coalesce(sum(${emailAccounts.isSuspended}), 0)`,
+        failing: sql<number>`coalesce(sum(${emailAccounts.isSmtpSuccess} = 0 OR ${emailAccounts.isImapSuccess} = 0), 0)`,
+      })
+      .from(emailAccounts),
+    db
+      .select({ n: count() })
+      .from(campaignLeads)
+      .where(and(isNotNull(campaignLeads.snoozedUntil), lte(campaignLeads.snoozedUntil, at))),
+    db
+      .select({ n: count() })
+      .from(outboundReplies)
+      .where(and(eq(outboundReplies.status, "SCHEDULED"), lte(outboundReplies.scheduledAt, at))),
+    db
+      .select({ n: count() })
+      .from(campaignLeads)
+      .where(and(isNotNull(campaignLeads.resumeAt), lte(campaignLeads.resumeAt, at))),
+    db
+      .select({ n: count() })
+      .from(spamTests)
+      .where(and(sql`${spamTests.status} = 'active' AND ${spamTests.testType} = 'automated'`, lte(spamTests.nextRunAt, at))),
+    db
+      .select({ n: count() })
+      .from(leadListImports)
+      .where(
+        and(
+          inArray(leadListImports.state, ["queued", "running"]),
+          or(isNull(leadListImports.leaseUntil), lt(leadListImports.leaseUntil, at)),
+        ),
+      ),
+  ]);
+  const pending = deliveries[0];
+  const mailboxRow = mailboxes[0];
+  return {
+    webhookDeliveries: { pending: pending?.pending ?? 0, overdue: overdue[0]?.n ?? 0, oldestPendingAt: pending?.oldest ?? null },
+    sends: { since, sent: sent[0]?.n ?? 0 },
+    mailboxes: { total: mailboxRow?.total ?? 0, suspended: Number(mailboxRow?.suspended ?? 0), failing: Number(mailboxRow?.failing ?? 0) },
+    dueJobs: {
+      snoozes: snoozes[0]?.n ?? 0,
+      scheduledReplies: replies[0]?.n ?? 0,
+      pausedRecords: paused[0]?.n ?? 0,
+      spamTests: tests[0]?.n ?? 0,
+      csvImports: imports[0]?.n ?? 0,
+    },
+  };
+}
