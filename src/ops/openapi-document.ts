@@ -151,6 +151,7 @@ function explain(key: string, operation: Operation): void {
   operation.operationId ??= doc?.operationId;
   operation.summary ??= doc?.summary;
   operation.description ??= doc?.description;
+  if (doc?.extension) operation["x-salvo-extension"] = true;
 }
 
 export function completeDocument(document: ApiDocument): ApiDocument {

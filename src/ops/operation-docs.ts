@@ -12,6 +12,8 @@ export interface OperationDoc {
   operationId: string;
   summary?: string;
   description: string;
+  /** A route the hosted service does not have (CONTRACT's "extension"): `x-salvo-extension` in the document. */
+  extension?: boolean;
   example?: unknown;
 }
 
@@ -80,19 +82,19 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 
   // Account and keys
   "GET /api/v1/account": {
-    operationId: "getAccount",
+    operationId: "getAccount", extension: true,
     description: "The calling account's settings `{id, email, name, ignore_ooo_replies, deliverability_enabled}`. Account key only.",
   },
   "PATCH /api/v1/account": {
-    operationId: "updateAccount",
+    operationId: "updateAccount", extension: true,
     description:
       "Sets `ignore_ooo_replies`: when on, out-of-office replies (`is_ooo`, or category 6) are flagged ignored and leave `reply_count`. " +
       "Account key only; a client key → 401.",
     example: { ignore_ooo_replies: true },
   },
-  "GET /api/v1/account/api-keys": { operationId: "listAccountKeys", description: "The account's own account keys, values masked. Account key only." },
+  "GET /api/v1/account/api-keys": { operationId: "listAccountKeys", extension: true, description: "The account's own account keys, values masked. Account key only." },
   "DELETE /api/v1/account/api-keys/{id}": {
-    operationId: "revokeAccountKey",
+    operationId: "revokeAccountKey", extension: true,
     description: "Revokes one of the account's keys, the calling one included, but never the last (400). It stops working on the next request.",
   },
   "POST /api/v1/client/save": {
@@ -124,12 +126,12 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     description: "Gives the key a new value (same id and status) and answers it once; the old value stops working at once. Unknown id → 400.",
   },
   "PUT /api/v1/client/api-key/{id}/status": {
-    operationId: "setClientKeyStatus",
+    operationId: "setClientKeyStatus", extension: true,
     description: "`{status: active|inactive}`. An inactive key answers 401 until activated again. Unknown id → 400.",
     example: { status: "inactive" },
   },
   "GET /api/v1/rate-limit": {
-    operationId: "getRateLimit",
+    operationId: "getRateLimit", extension: true,
     description:
       "The calling key's budget after this request: `{limit, remaining, reset, burst}`. The same numbers ride on every authenticated " +
       "answer as `X-RateLimit-*` and `RateLimit`/`RateLimit-Policy` headers.",
@@ -170,7 +172,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     example: { status: "PAUSED" },
   },
   "POST /api/v1/campaigns/{campaign_id}/tags": {
-    operationId: "setCampaignTags",
+    operationId: "setCampaignTags", extension: true,
     description: "Replaces the campaign's tags with the names given (created in the account's tag catalogue when new); `[]` clears them.",
     example: { tags: ["q1", "enterprise"] },
   },
@@ -242,12 +244,12 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     description: "The campaign's records, paged by `offset` and `limit` (1–100), narrowed by `status`: `{total_leads, offset, limit, data: [{campaign_lead_map_id, status, lead_category_id, created_at, lead}]}`.",
   },
   "PATCH /api/v1/campaigns/{campaign_id}/leads/{email_lead_map_id}": {
-    operationId: "setCampaignLeadState",
+    operationId: "setCampaignLeadState", extension: true,
     description: "Sets a record's `state` directly (an extension for engines that send elsewhere). Foreign record → 404.",
     example: { state: "PAUSED" },
   },
   "POST /api/v1/campaigns/{campaign_id}/events": {
-    operationId: "ingestCampaignEvents",
+    operationId: "ingestCampaignEvents", extension: true,
     description:
       "Reports what a sending engine did: 1–1000 events (`SENT, OPEN, CLICK, REPLY, BOUNCE, BLOCK, UNSUBSCRIBE`), each naming its record " +
       "by `email_lead_map_id` or `lead_email`. All or nothing: one bad event → 422 with its index. A repeated `event_id` is a no-op " +
@@ -441,7 +443,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   "GET /api/v1/lead-list/{id}": { operationId: "getLeadList", description: "One list with `lead_count` and tags. Missing or foreign → 404 `Lead list not found`." },
   "PUT /api/v1/lead-list/{id}": { operationId: "renameLeadList", description: "Renames the list (`listName` or `name`).", example: { listName: "Trade show 2026 (Berlin)" } },
   "DELETE /api/v1/lead-list/{id}": { operationId: "deleteLeadList", description: "Deletes the list; its leads remain in the account and their campaigns. " + ACK },
-  "GET /api/v1/lead-list/{id}/leads": { operationId: "listLeadListLeads", description: "The list's leads by lead id, paged by `offset` and `limit`." },
+  "GET /api/v1/lead-list/{id}/leads": { operationId: "listLeadListLeads", extension: true, description: "The list's leads by lead id, paged by `offset` and `limit`." },
   "POST /api/v1/lead-list/{id}/import": {
     operationId: "importLeadListLeads",
     description:
@@ -654,12 +656,12 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   "POST /api/v1/master-inbox/archive": { operationId: "archiveConversation", description: "Moves the conversation to the archive. " + INBOX_TARGET, example: { email_lead_map_id: 1 } },
   "POST /api/v1/master-inbox/unarchive": { operationId: "unarchiveConversation", description: "Back from the archive. " + INBOX_TARGET, example: { email_lead_map_id: 1 } },
   "PATCH /api/v1/master-inbox/mark-important": {
-    operationId: "markConversationImportant",
+    operationId: "markConversationImportant", extension: true,
     description: "`is_important` (default true): the important view. " + INBOX_TARGET,
     example: { email_lead_map_id: 1, is_important: true },
   },
   "POST /api/v1/master-inbox/ignore-reply": {
-    operationId: "ignoreReply",
+    operationId: "ignoreReply", extension: true,
     description: "Flags one reply (`stats_id`) ignored by hand, so it leaves `reply_count`. " + INBOX_TARGET,
     example: { email_lead_map_id: 1, stats_id: "1" },
   },
@@ -668,7 +670,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     description: "A task on a lead's record: `name` (or `title`), `priority`, `due_date` (any ISO date), `description?`. " + INBOX_TARGET,
     example: { email_lead_map_id: 1, name: "Call back", priority: "HIGH", due_date: "2030-01-26T10:00:00Z" },
   },
-  "GET /api/v1/master-inbox/tasks": { operationId: "listRecordTasks", description: "The tasks of one record (`email_lead_map_id`), oldest first. Foreign → 404." },
+  "GET /api/v1/master-inbox/tasks": { operationId: "listRecordTasks", extension: true, description: "The tasks of one record (`email_lead_map_id`), oldest first. Foreign → 404." },
   "POST /api/v1/master-inbox/create-note": {
     operationId: "createNote",
     description: "A note on the conversation: `note_message` 1–5000 chars (or `note`). Read back with `/crm/leads/notes/{lead_id}`. " + INBOX_TARGET,
@@ -721,7 +723,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   "DELETE /api/v1/campaigns/{campaign_id}/webhooks": { operationId: "deleteCampaignWebhookByBody", description: "Deletes the campaign webhook `{id}` named in the body.", example: { id: 1 } },
   "DELETE /api/v1/campaigns/{campaign_id}/webhooks/{webhook_id}": { operationId: "deleteCampaignWebhook", description: "Deletes a campaign webhook; deliveries already queued are still tried." },
   "POST /api/v1/campaigns/{campaign_id}/webhooks/{webhook_id}/rotate-secret": {
-    operationId: "rotateCampaignWebhookSecret",
+    operationId: "rotateCampaignWebhookSecret", extension: true,
     description: "Replaces the signing secret and answers the new one once; for 24 h deliveries carry both signatures, space-separated.",
   },
   "GET /api/v1/campaigns/{campaign_id}/webhooks/summary": {
@@ -754,7 +756,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   "DELETE /api/v1/webhook/delete": { operationId: "deleteWebhookByBody", description: "Deletes the webhook `{id}` named in the body; queued deliveries are still tried.", example: { id: 1 } },
   "DELETE /api/v1/webhook/delete/{id}": { operationId: "deleteWebhookById", description: "Deletes a webhook of any scope." },
   "GET /api/v1/webhooks": {
-    operationId: "listWebhooks",
+    operationId: "listWebhooks", extension: true,
     description: "Every webhook the key sees, of every scope, narrowed by `association_type`, `client_id`, `email_campaign_id`; paged by `offset`/`limit` or `starting_after`.",
   },
   "POST /api/v1/webhooks": {
@@ -765,16 +767,16 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   "PATCH /api/v1/webhooks/{id}": { operationId: "updateWebhookShort", description: "`{name?, url?, events?}`, `webhook/update`'s rules.", example: { events: ["EMAIL_REPLY", "EMAIL_OPEN"] } },
   "DELETE /api/v1/webhooks/{id}": { operationId: "deleteWebhook", description: "Deletes a webhook of any scope." },
   "POST /api/v1/webhook/{id}/rotate-secret": {
-    operationId: "rotateWebhookSecret",
+    operationId: "rotateWebhookSecret", extension: true,
     description: "Replaces any webhook's signing secret (answered once); for 24 h deliveries carry the old signature beside the new.",
   },
   "GET /api/v1/webhook/{id}/deliveries": {
-    operationId: "listWebhookDeliveries",
+    operationId: "listWebhookDeliveries", extension: true,
     description: "The webhook's deliveries, newest first, each with its attempts (status code, response time, error) and next retry: `limit` (1–100), `before` cursor, `status`.",
   },
-  "GET /api/v1/webhook/{id}/deliveries/{delivery_id}": { operationId: "getWebhookDelivery", description: "One delivery with its payload and every attempt." },
+  "GET /api/v1/webhook/{id}/deliveries/{delivery_id}": { operationId: "getWebhookDelivery", extension: true, description: "One delivery with its payload and every attempt." },
   "POST /api/v1/webhook/{id}/deliveries/{delivery_id}/redeliver": {
-    operationId: "redeliverWebhookDelivery",
+    operationId: "redeliverWebhookDelivery", extension: true,
     description: "Sends a settled (delivered or failed) delivery again now with the same `webhook-id`. Still pending, or the webhook disabled → 400.",
   },
 
@@ -794,7 +796,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   "DELETE /api/v1/spam-test/folder/{folder_id}": { operationId: "deleteSpamTestFolder", description: "Deletes an empty folder; one holding tests → 400. " + DELIVERABILITY },
   "GET /api/v1/spam-test/report/{spamTestId}/sender-accounts": { operationId: "listSpamTestSenderAccounts", description: "The sender accounts of a test. " + DELIVERABILITY },
   "POST /api/v1/spam-test/{spamTestId}/results": {
-    operationId: "recordSpamTestResults",
+    operationId: "recordSpamTestResults", extension: true,
     description:
       "Records where test emails landed (for a placement checker): per provider and sender, `folder` inbox|tab|spam|not_received. A " +
       "provider or sender not in the test → 400. " + DELIVERABILITY,
