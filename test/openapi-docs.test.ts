@@ -82,8 +82,11 @@ describe("the reference explains every operation", () => {
   it("sends those rate-limit headers for real", async () => {
     const account = await provisionAccount();
     const response = await call("/api/v1/campaigns", { apiKey: account.apiKey });
+    const missing = await call("/api/v1/campaigns/999999999", { apiKey: account.apiKey });
+    expect(missing.status).toBe(404);
     for (const name of Object.keys(document.components.headers as object).filter((header) => header !== "Retry-After")) {
       expect(response.headers.get(name), name).not.toBeNull();
+      expect(missing.headers.get(name), `${name} on a 404`).not.toBeNull();
     }
   });
 

@@ -42,17 +42,19 @@ export interface ApiDocument {
 
 export const HTTP_METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"] as const;
 
+const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit"];
+
 /** The shared error answers, by status: one component each, with the one body schema of that status. */
 const ERROR_COMPONENTS: Record<string, { name: string; description: string; schema: string; headers: string[] }> = {
   "400": {
     name: "BadRequest",
     description: "Bad request: malformed JSON, a body over 1 MiB, or parameters that are valid one by one but not together (the message says which).",
     schema: "Error",
-    headers: ["X-Request-Id"],
+    headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS],
   },
   "401": {
     name: "Unauthorized",
-    description: 'No API key ("API key is required"), or an unknown, deleted, reset-away or inactive one ("Invalid API Key"); a client key on an account-only route says so.',
+    description: 'No API key ("API key is required"), or an unknown, deleted, reset-away or inactive one ("Invalid API Key"); a client key on an account-only route says so. Admin routes: a wrong or missing admin token.',
     schema: "Unauthorized",
     headers: ["X-Request-Id"],
   },
@@ -60,25 +62,26 @@ const ERROR_COMPONENTS: Record<string, { name: string; description: string; sche
     name: "NotFound",
     description: "The resource does not exist or is not the caller's (the two are indistinguishable), or the path matches no route.",
     schema: "Error",
-    headers: ["X-Request-Id"],
+    headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS],
   },
   "422": {
     name: "ValidationFailed",
     description: "The request breaks the schema (type, required field, enum, pattern, size or range); `details` names each failing path.",
     schema: "ValidationError",
-    headers: ["X-Request-Id"],
+    headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS],
   },
   "429": {
     name: "RateLimited",
     description: "Over the key's budget (or too many failed authentications from this IP); retry after `Retry-After` seconds.",
     schema: "RateLimitExceeded",
-    headers: ["X-Request-Id", "Retry-After"],
+    headers: ["X-Request-Id", "Retry-After", ...RATE_LIMIT_HEADERS],
   },
 };
 
-const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit"];
-
-/** Header names as src/platform/rate-limit.ts and src/app.ts set them. */
+/**
+ * Header names as src/platform/rate-limit.ts and src/app.ts set them. The rate-limit ones ride on
+ * every answer to an authenticated /api/v1 request, errors included (not on 401s, nor on admin routes).
+ */
 const HEADERS: Record<string, { description: string; schema: JsonSchema }> = {
   "X-Request-Id": { description: "This request's id (the caller's own when it sent a sane one); quote it when reporting a problem.", schema: { type: "string" } },
   "X-RateLimit-Limit": { description: "Requests the key may make per 60 seconds.", schema: { type: "integer" } },
@@ -121,17 +124,20 @@ function sharedStatuses(path: string, operation: Operation): string[] {
   return statuses;
 }
 
+function errorRef(status: string): Json {
+  return { $ref: `#/components/responses/${ERROR_COMPONENTS[status]!.name}` };
+}
+
 function completeResponses(path: string, operation: Operation): void {
   const responses = operation.responses;
-  for (const status of sharedStatuses(path, operation)) responses[status] ??= { $ref: "" };
   for (const [status, response] of Object.entries(responses)) {
-    const shared = ERROR_COMPONENTS[status];
-    if (shared && (response.$ref === "" || isStandardError(status, response))) {
-      responses[status] = { $ref: `#/components/responses/${shared.name}` };
+    if (ERROR_COMPONENTS[status] && isStandardError(status, response)) {
+      responses[status] = errorRef(status);
     } else if (status.startsWith("2") && path.startsWith("/api/v1/")) {
       response.headers = { ...headerRefs(["X-Request-Id", ...RATE_LIMIT_HEADERS]), ...(response.headers as Json | undefined) };
     }
   }
+  for (const status of sharedStatuses(path, operation)) responses[status] ??= errorRef(status);
 }
 
 function resolve(schema: JsonSchema | undefined, schemas: Record<string, JsonSchema>): JsonSchema | undefined {

@@ -32,8 +32,8 @@ const DELIVERABILITY =
   "Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.";
 
 const ANALYTICS_WINDOW =
-  "Window: `start_date`/`end_date` (`YYYY-MM-DD`, both or neither) in `time_zone` (IANA, default UTC), DST-correct; narrow with " +
-  "`campaign_ids`/`client_ids`. A client key sees its client's campaigns only.";
+  "Window: `start_date`..`end_date` (`YYYY-MM-DD`) as local days in `time_zone` (or `timezone`; IANA, default UTC), DST-correct; " +
+  "`campaign_ids`/`client_ids` narrow it to some campaigns or clients. A client key sees its client's campaigns only.";
 
 const CAMPAIGN_ANALYTICS = "Unknown or foreign campaign → 404 `Campaign not found`.";
 
