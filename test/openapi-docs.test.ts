@@ -174,6 +174,9 @@ describe("webhook payloads", () => {
       expect(payloadMembers(kind as WebhookEventKind).sort(), kind).toEqual(Object.keys(built.get(kind)!).sort());
       const schema = document.components.schemas![`Webhook${kind.toLowerCase().split("_").map((w) => w[0]!.toUpperCase() + w.slice(1)).join("")}Payload`]!;
       expect(Object.keys(schema.properties!).sort(), kind).toEqual(Object.keys(built.get(kind)!).sort());
+      const example = (document.webhooks![kind] as { post: { requestBody: { content: Record<string, { example: Record<string, unknown> }> } } }).post.requestBody.content["application/json"]!.example;
+      expect(Object.keys(example).sort(), `${kind} example`).toEqual(Object.keys(built.get(kind)!).sort());
+      expect(example.event_type, `${kind} example`).toBe(kind);
     }
   });
 });

@@ -1,10 +1,20 @@
 import { WEBHOOK_EVENT_KINDS, type WebhookEventKind } from "../webhooks/event-kinds";
+import {
+  categoryDeliveries,
+  disconnectDeliveries,
+  eventDeliveries,
+  statusDeliveries,
+  untrackedReplyDeliveries,
+  type EventFacts,
+  type WebhookTarget,
+} from "../webhooks/fanout";
 import type { JsonSchema } from "./schema-example";
 
 /**
  * The webhook payloads as OpenAPI 3.1 `webhooks`, one per event kind. The payloads themselves are
  * built in src/webhooks/fanout.ts (and `secret_key` added at delivery, src/webhooks/consumer.ts);
  * test/openapi-docs.test.ts builds one of each and holds these schemas to exactly its members.
+ * The examples are made by those same builders from sample facts, so they show what is really sent.
  */
 
 const string: JsonSchema = { type: "string" };
@@ -206,6 +216,70 @@ export function webhookComponents(): Record<string, JsonSchema> {
   );
 }
 
+const SAMPLE_AT = Date.parse("2026-01-25T09:00:00.000Z");
+
+const SAMPLE_WEBHOOK: WebhookTarget = {
+  id: 12,
+  accountId: 1,
+  associationType: "campaign",
+  name: "CRM sync",
+  url: "https://hooks.example.com/salvo",
+  eventTypes: [...WEBHOOK_EVENT_KINDS],
+  categoryIds: [],
+  createdAt: new Date("2026-01-20T08:00:00.000Z"),
+};
+
+const SAMPLE_CAMPAIGN = { id: 3, name: "Q1 outreach", status: "ACTIVE" as const, clientId: null };
+
+function sampleEvent(type: EventFacts["type"], minutes: number, fields: Partial<EventFacts> = {}): { facts: EventFacts } {
+  return {
+    facts: {
+      type,
+      occurredAt: SAMPLE_AT + minutes * 60_000,
+      sequenceNumber: 1,
+      firstSend: type === "SENT",
+      toEmail: "ann@acme.example",
+      fromEmail: "sales@yourdomain.example",
+      subject: "Quick question, Ann",
+      body: "<p>Hi Ann, ...</p>",
+      linkUrl: null,
+      messageId: "<c3f1@yourdomain.example>",
+      recordId: 41,
+      leadId: 17,
+      leadEmail: "ann@acme.example",
+      leadCategoryId: null,
+      ...fields,
+    },
+  };
+}
+
+/** One payload of each kind, as the builders make it and the consumer completes it (`secret_key`). */
+function samplePayloads(): Map<string, Record<string, unknown>> {
+  const reply = { fromEmail: "ann@acme.example", toEmail: "sales@yourdomain.example", subject: "Re: Quick question, Ann", body: "Sounds good, call me Tuesday.", messageId: "<9a2e@acme.example>" };
+  const deliveries = [
+    ...eventDeliveries([SAMPLE_WEBHOOK], SAMPLE_CAMPAIGN, [
+      sampleEvent("SENT", 0),
+      sampleEvent("OPEN", 30, { isMachine: false }),
+      sampleEvent("CLICK", 31, { linkUrl: "https://yourdomain.example/pricing" }),
+      sampleEvent("REPLY", 90, reply),
+      sampleEvent("BOUNCE", 1, { body: "550 5.1.1 user unknown" }),
+      sampleEvent("UNSUBSCRIBE", 120, { unsubscribeSource: "link" }),
+    ]),
+    ...categoryDeliveries([SAMPLE_WEBHOOK], SAMPLE_CAMPAIGN, {
+      recordId: 41, leadId: 17, leadEmail: "ann@acme.example", oldCategoryId: null, newCategoryId: 1, newCategoryName: "Interested", occurredAt: SAMPLE_AT + 95 * 60_000,
+    }),
+    ...statusDeliveries([SAMPLE_WEBHOOK], SAMPLE_CAMPAIGN, "PAUSED", SAMPLE_AT),
+    ...untrackedReplyDeliveries([{ ...SAMPLE_WEBHOOK, associationType: "user" }], {
+      accountId: 1, clientId: null, emailAccountId: 5, fromEmail: "someone@elsewhere.example", toEmail: "sales@yourdomain.example",
+      subject: "Partnership", messageId: "<77b0@elsewhere.example>", receivedAt: SAMPLE_AT, text: "Hello, are you open to a partnership?", html: null,
+    }),
+    ...disconnectDeliveries([{ ...SAMPLE_WEBHOOK, associationType: "user" }], {
+      accountId: 1, clientId: null, emailAccountId: 5, fromEmail: "sales@yourdomain.example", smtpFailureError: "535 5.7.8 authentication failed", imapFailureError: null, occurredAt: SAMPLE_AT,
+    }),
+  ];
+  return new Map(deliveries.map((delivery) => [delivery.eventType, { ...delivery.payload, stats_id: delivery.campaignId === null ? null : 1001, secret_key: null }]));
+}
+
 const DELIVERY_RULES =
   "Delivered as a POST of JSON with Standard Webhooks headers (`webhook-id`, stable across retries; `webhook-timestamp`; " +
   "`webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body keyed by the base64-decoded whsec_ secret>`, two signatures " +
@@ -218,9 +292,11 @@ function headerParameter(name: string, description: string) {
 }
 
 export function webhookOperations(): Record<string, unknown> {
+  const samples = samplePayloads();
   return Object.fromEntries(
     WEBHOOK_EVENT_KINDS.map((kind) => {
       const own = PER_KIND[kind];
+      const example = samples.get(kind);
       return [
         kind,
         {
@@ -238,7 +314,9 @@ export function webhookOperations(): Record<string, unknown> {
             ],
             requestBody: {
               required: true,
-              content: { "application/json": { schema: { $ref: `#/components/schemas/${componentName(kind)}` } } },
+              content: {
+                "application/json": { schema: { $ref: `#/components/schemas/${componentName(kind)}` }, ...(example && { example }) },
+              },
             },
             responses: {
               "2XX": { description: "Delivered" },
