@@ -71,13 +71,13 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     operationId: "adminRunReadPass",
     description:
       "Reads the mailbox's INBOX now (up to 100 new messages): replies, bounces and untracked messages are recorded as the scheduled " +
-      "reader would. 429 while a pass of that mailbox is already running.",
+      "reader would. Unknown mailbox → 404. Wrong admin tokens count as failed authentications of the caller's IP (429 past the limit).",
   },
   "POST /admin/v1/email-accounts/{id}/sender-pass": {
     operationId: "adminRunSenderPass",
     description:
       "Runs the mailbox's sender now and waits for it (`max_sends` 0–50; 0 only looks). Answers what was sent, when it wakes next and the " +
-      "time spent, to see why a mailbox does not send. 429 while a pass is running.",
+      "time spent, to see why a mailbox does not send. Unknown mailbox → 404.",
   },
 
   // Account and keys
@@ -799,7 +799,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     operationId: "recordSpamTestResults", extension: true,
     description:
       "Records where test emails landed (for a placement checker): per provider and sender, `folder` inbox|tab|spam|not_received. A " +
-      "provider or sender not in the test → 400. " + DELIVERABILITY,
+      "provider or sender not in the test → 422 naming the result; a `run_no` that has not started → 400. " + DELIVERABILITY,
     example: { results: [{ provider_id: "gmail", sender_email: "sender@yourdomain.example", folder: "inbox" }] },
   },
   "POST /api/v1/smart-delivery/provider-report": {
@@ -914,7 +914,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     },
   },
   "POST /api/v1/tags": { operationId: "createTag", description: "Creates a tag `{name (1–50), color? #RRGGBB}` in the account's catalogue; an existing name answers that tag.", example: { name: "warm", color: "#4CAF50" } },
-  "POST /api/v1/email-accounts/tag-manager": { operationId: "saveTag", description: "Updates the tag `id`, or creates one without it. Foreign id → 404.", example: { name: "warm", color: "#4CAF50" } },
+  "POST /api/v1/email-accounts/tag-manager": { operationId: "saveTag", description: "Updates the tag `id`, or creates one without it. Foreign id → 404 `Tag not found`; a name another tag has → 400.", example: { name: "warm", color: "#4CAF50" } },
   "GET /api/v1/email-accounts/tags": { operationId: "listTags", description: "The account's tag catalogue (shared by mailboxes and campaigns)." },
   "POST /api/v1/email-accounts/tag-mapping": {
     operationId: "tagEmailAccounts",
