@@ -40,6 +40,32 @@ function bodyFields(operation, document) {
   return [...fields].map(([name, required]) => (name === "[…]" ? "a bare array" : `\`${name}\`${required ? "*" : ""}`)).join(", ");
 }
 
+function members(schema, document) {
+  const resolved = resolve(schema, document);
+  const variants = [resolved, ...(resolved?.anyOf ?? []), ...(resolved?.oneOf ?? []), ...(resolved?.allOf ?? [])].map((v) => resolve(v, document));
+  return [...new Set(variants.flatMap((variant) => Object.keys(variant?.properties ?? {})))];
+}
+
+/** The success answer's top-level members; one level into `data`, and into a bare array's items. */
+function answerFields(operation, document) {
+  const success = Object.entries(operation.responses ?? {}).find(([status]) => status.startsWith("2"))?.[1];
+  const content = success?.content ?? {};
+  const json = content["application/json"];
+  if (!json) return Object.keys(content).join(", ");
+  const schema = resolve(json.schema, document);
+  if (schema?.type === "array") return `array of {${members(schema.items, document).join(", ")}}`;
+  const properties = resolve(schema, document)?.properties ?? {};
+  return members(schema, document)
+    .map((name) => {
+      if (name !== "data" || !properties.data) return `\`${name}\``;
+      const data = resolve(properties.data, document);
+      const inner = data?.type === "array" ? members(data.items, document) : members(data, document);
+      if (inner.length === 0) return "`data`";
+      return data?.type === "array" ? `\`data\`: [{${inner.join(", ")}}]` : `\`data\`: {${inner.join(", ")}}`;
+    })
+    .join(", ");
+}
+
 function queryFields(operation) {
   return (operation.parameters ?? [])
     .filter((parameter) => parameter.in === "query")
@@ -70,15 +96,16 @@ function endpointSection(document) {
     `${total} operations, listed from the route definitions (the same ones that validate requests and build \`/openapi.json\`).`,
     "Paths are Salvo's; **host** says which of the hosted service's hosts the path belongs to (`server`, `delivery`,",
     "`prospect`; in Salvo all three are one origin), or `Salvo only` for routes the hosted service does not have.",
-    "**Body** lists the JSON body's top-level fields and **query** the query parameters; `*` marks a required one.",
+    "**Body** lists the JSON body's top-level fields and **query** the query parameters (`*` marks a required one);",
+    "**answer** the success answer's top-level members (one level into `data`).",
     "Every path also answers with a trailing slash. The reference page (`/docs`) has each operation's rules, errors and examples.",
     "",
   ];
   for (const [tag, list] of groups) {
-    lines.push(`### ${tag}`, "", "| method | path | host | what it does | body | query |", "|---|---|---|---|---|---|");
+    lines.push(`### ${tag}`, "", "| method | path | host | what it does | body | query | answer |", "|---|---|---|---|---|---|---|");
     for (const { method, path, operation } of list) {
       lines.push(
-        `| ${method.toUpperCase()} | \`${path}\` | ${hostOf(path, operation)} | ${cell(operation.summary)} | ${cell(bodyFields(operation, document))} | ${cell(queryFields(operation))} |`,
+        `| ${method.toUpperCase()} | \`${path}\` | ${hostOf(path, operation)} | ${cell(operation.summary)} | ${cell(bodyFields(operation, document))} | ${cell(queryFields(operation))} | ${cell(answerFields(operation, document))} |`,
       );
     }
     lines.push("");
