@@ -20,7 +20,8 @@ import { campaignAnalyticsRoutes } from "./analytics/campaign-routes";
 import { globalAnalyticsRoutes } from "./analytics/global-routes";
 import { clientKeyRoutes } from "./keys/client-key-routes";
 import { clientRoutes } from "./clients/routes";
-import { opsRoutes, VERSION } from "./ops/routes";
+import { opsRoutes } from "./ops/routes";
+import { apiDocument } from "./ops/openapi-document";
 import { rateLimitRoutes } from "./keys/rate-limit-routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { globalWebhookRoutes } from "./webhooks/global-routes";
@@ -128,15 +129,8 @@ export function createApp() {
     name: "api_key",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "AdminBearer", { type: "http", scheme: "bearer" });
-  app.doc31("/openapi.json", (c) => ({
-    openapi: "3.1.0",
-    info: {
-      title: "Salvo API",
-      version: VERSION,
-      description: "Outbound email campaign API: client keys, analytics, master inbox, webhooks, prospect searches and deliverability tests.",
-    },
-    servers: [{ url: new URL(c.req.url).origin }],
-  }));
+  // Built per request from the registry (cheap), so the servers entry is the caller's own origin.
+  app.get("/openapi.json", (c) => c.json(apiDocument(app, new URL(c.req.url).origin)));
 
   app.notFound((c) => c.json({ error: "Not found" }, 404));
 

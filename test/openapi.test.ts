@@ -1,9 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { createApp } from "../src/app";
 import { callJson } from "./helpers";
 
-/** Routes that serve the documentation itself, and the links inside emails (src/tracking/routes.ts): not the API. */
-const UNDOCUMENTED = new Set(["GET /docs", "GET /openapi.json", "GET /t/o/{file}", "GET /t/c/{token}", "GET /u/{token}", "POST /u/{token}"]);
+/** Routes that serve the documentation itself (and `/`, a redirect to it), and the links inside emails (src/tracking/routes.ts): not the API. */
+const UNDOCUMENTED = new Set(["GET /", "GET /docs", "GET /openapi.json", "GET /t/o/{file}", "GET /t/c/{token}", "GET /u/{token}", "POST /u/{token}"]);
 
 function toOpenApiPath(path: string): string {
   return path.replace(/:(\w+)/g, "{$1}");
@@ -32,5 +32,14 @@ describe("OpenAPI document", () => {
         if (path.startsWith("/api/v1/")) expect(statuses, `${method} ${path} errors`).toContain("401");
       }
     }
+  });
+
+  it("is a valid OpenAPI 3.1 document (checked by the schema validator, in Node)", async () => {
+    const { body } = await callJson("/openapi.json");
+    const response = await fetch(inject("openApiValidator"), { method: "POST", body: JSON.stringify(body) });
+    const result = (await response.json()) as { valid: boolean; version: string; errors: unknown };
+    expect(result.errors).toBeNull();
+    expect(result.valid).toBe(true);
+    expect(result.version).toBe("3.1");
   });
 });

@@ -47,4 +47,7 @@ export const opsRoutes = createRouter();
 
 opsRoutes.openapi(health, (c) => c.json({ ok: true, version: VERSION }, 200));
 
+// A person who opens the bare origin lands on the reference; 302, so a later home page can take `/` over.
+opsRoutes.get("/", (c) => c.redirect("/docs", 302));
+
 opsRoutes.get("/docs", (c) => c.html(DOCS_PAGE));

@@ -39,7 +39,7 @@ import {
   webhookDeliveryLog,
   type WebhookTargetKey,
 } from "./store";
-import { webhookUrlProblem } from "./url-rules";
+import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from "./url-rules";
 
 /**
  * Webhooks of every scope (CONTRACT section 14): the hosted API's create/update/delete forms, BC's
@@ -50,7 +50,7 @@ const UNAUTHORIZED_USER_SCOPE = "This API key cannot manage account-level webhoo
 
 const CreateWebhook = z
   .object({
-    webhook_url: z.string().max(4096),
+    webhook_url: z.string().max(MAX_WEBHOOK_URL_LENGTH),
     association_type: AssociationType,
     email_campaign_id: bodyId.optional(),
     campaign_id: bodyId.optional(),
@@ -68,7 +68,7 @@ const UpdateWebhook = z
   .object({
     name: z.string().trim().min(1).max(255).optional(),
     webhook_name: z.string().trim().min(1).max(255).optional(),
-    webhook_url: z.string().max(4096).optional(),
+    webhook_url: z.string().max(MAX_WEBHOOK_URL_LENGTH).optional(),
     webhook_type: z.string().max(100).nullable().optional(),
     secret_key: z.string().max(255).nullable().optional(),
     ...kindAndCategoryFields,
@@ -78,7 +78,7 @@ const UpdateWebhook = z
 const BcCreate = z
   .object({
     name: z.string().trim().min(1).max(255).optional(),
-    url: z.string().max(4096),
+    url: z.string().max(MAX_WEBHOOK_URL_LENGTH),
     events: z.array(EventKindName).max(50),
     client_id: bodyId.nullable().optional(),
     force_create: z.boolean().optional(),
@@ -88,7 +88,7 @@ const BcCreate = z
 const BcUpdate = z
   .object({
     name: z.string().trim().min(1).max(255).optional(),
-    url: z.string().max(4096).optional(),
+    url: z.string().max(MAX_WEBHOOK_URL_LENGTH).optional(),
     events: z.array(EventKindName).max(50).optional(),
   })
   .openapi("UpdateWebhookShort");

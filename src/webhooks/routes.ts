@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { config } from "../config";
 import type { Context } from "hono";
 import { database } from "../platform/db";
-import { webhookUrlProblem } from "./url-rules";
+import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from "./url-rules";
 import type { AppEnv } from "../env";
 import { findCampaign } from "../platform/access";
 import { ApiError } from "../platform/errors";
@@ -27,7 +27,7 @@ const SaveWebhook = z
     id: z.number().int().positive().nullable().optional(),
     name: z.string().trim().min(1).max(255).optional(),
     webhook_name: z.string().trim().min(1).max(255).optional(),
-    webhook_url: z.string().max(4096),
+    webhook_url: z.string().max(MAX_WEBHOOK_URL_LENGTH),
     event_types: z.array(EventKindName).min(1).max(50),
     categories: z.array(z.union([z.number().int().positive(), z.string().trim().min(1).max(100)])).max(50).optional(),
     secret_key: z

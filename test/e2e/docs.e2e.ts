@@ -20,9 +20,13 @@ const OFFLINE_FLAGS = [
 
 const HTTP_METHODS = ["get", "post", "put", "patch", "delete"];
 
+/** The operations of `paths`, and of `webhooks` (Swagger UI draws those too, the event kind as the path). */
 async function documentedOperations(): Promise<string[]> {
-  const document = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
-  return Object.entries(document.paths).flatMap(([path, item]) =>
+  const document = (await (await fetch(`${url}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+    webhooks?: Record<string, Record<string, unknown>>;
+  };
+  return [...Object.entries(document.paths), ...Object.entries(document.webhooks ?? {})].flatMap(([path, item]) =>
     Object.keys(item)
       .filter((method) => HTTP_METHODS.includes(method))
       .map((method) => `${method.toUpperCase()} ${path}`),
