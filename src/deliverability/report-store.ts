@@ -47,18 +47,25 @@ export async function runExists(db: Database, testId: number, runNo: number): Pr
 
 /**
  * Records placements of one run in one statement whatever their count (the list travels as one
- * JSON parameter); a later result for the same cell replaces the earlier one, and a placement
- * without a seed email takes its provider's.
+ * JSON parameter); a later result for the same cell (provider x sender x seed) replaces the earlier
+ * one. A placement without a seed email takes the seed of the run's first cell for that provider and
+ * sender, else the provider's first seed mailbox.
  */
 export async function recordPlacements(d1: D1Database, testId: number, runNo: number, placements: Placement[], now: number): Promise<void> {
   await statement(
     d1,
     sql`INSERT INTO spam_test_results (spam_test_id, run_no, provider_id, sender_email, seed_email, folder, received_at, updated_at)
         SELECT ${testId}, ${runNo}, value ->> '$.providerId', value ->> '$.senderEmail',
-               coalesce(value ->> '$.seedEmail', (SELECT seed_email FROM spam_providers WHERE id = value ->> '$.providerId')),
+               coalesce(
+                 value ->> '$.seedEmail',
+                 (SELECT seed_email FROM spam_test_results c
+                   WHERE c.spam_test_id = ${testId} AND c.run_no = ${runNo} AND c.provider_id = value ->> '$.providerId'
+                     AND c.sender_email = value ->> '$.senderEmail' ORDER BY c.id LIMIT 1),
+                 (SELECT email FROM seed_mailboxes WHERE provider_id = value ->> '$.providerId' ORDER BY id LIMIT 1),
+                 (SELECT seed_email FROM spam_providers WHERE id = value ->> '$.providerId')),
                value ->> '$.folder', value ->> '$.receivedAt', ${now}
         FROM json_each(${jsonList(placements)}) WHERE true
-        ON CONFLICT (spam_test_id, run_no, provider_id, sender_email) DO UPDATE SET
-          folder = excluded.folder, received_at = excluded.received_at, seed_email = excluded.seed_email, updated_at = excluded.updated_at`,
+        ON CONFLICT (spam_test_id, run_no, provider_id, sender_email, seed_email) DO UPDATE SET
+          folder = excluded.folder, received_at = excluded.received_at, updated_at = excluded.updated_at`,
   ).run();
 }
