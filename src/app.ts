@@ -11,6 +11,7 @@ import { validationHook } from "./platform/validation";
 import { accountRoutes } from "./accounts/routes";
 import { adminRoutes } from "./accounts/admin-routes";
 import { engineAdminRoutes } from "./engine/admin-routes";
+import { seedMailboxRoutes } from "./deliverability/seed-routes";
 import { campaignDataRoutes } from "./campaigns/index";
 import { conversationRoutes, inboxRoutes } from "./inbox/index";
 import { leadLiteralRoutes, leadOperationRoutes } from "./leads/index";
@@ -76,6 +77,7 @@ export function createApp() {
   app.route("/", opsRoutes);
   app.route("/", adminRoutes);
   app.route("/", engineAdminRoutes);
+  app.route("/", seedMailboxRoutes);
   app.route("/", accountRoutes);
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);

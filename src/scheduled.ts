@@ -4,6 +4,7 @@ import { requeueOverdue } from "./webhooks/outbox";
 import { sealLegacySecrets } from "./webhooks/secrets";
 import { releaseDueSnoozes } from "./inbox/snooze-release";
 import { startDueSpamTests } from "./deliverability/scheduler";
+import { checkPlacements } from "./deliverability/checker";
 import { rearmLateSenders } from "./engine/wake";
 import { resumePausedRecords } from "./replies/resume";
 import { wakeForScheduledReplies } from "./replies/scheduled-replies";
@@ -14,6 +15,7 @@ import { continueCsvImports } from "./lead-lists/import";
 export const MINUTE_JOBS: ScheduledJob[] = [
   releaseDueSnoozes,
   startDueSpamTests,
+  checkPlacements,
   (env, at) => requeueOverdue(env, at.getTime()),
   sealLegacySecrets,
   rearmLateSenders,

@@ -1,7 +1,7 @@
 import { and, asc, isNotNull, lte, sql, type SQL } from "drizzle-orm";
 import { spamTests } from "../db/schema";
 import type { Database } from "../platform/db";
-import { rawBatch } from "../platform/sql";
+import { inList, rawBatch, statement } from "../platform/sql";
 import type { DueSlot, DueTest } from "./schedule";
 
 /**
@@ -82,4 +82,17 @@ export async function startDueRuns(d1: D1Database, due: { testId: number; slots:
   for (let i = 0; i < statements.length; i += STATEMENTS_PER_BATCH) {
     await rawBatch(d1, statements.slice(i, i + STATEMENTS_PER_BATCH));
   }
+}
+
+/** The mailboxes that send the given tests' emails: their account's mailboxes whose address is a sender. */
+export async function senderMailboxesOf(d1: D1Database, testIds: number[]): Promise<number[]> {
+  if (testIds.length === 0) return [];
+  const rows = await statement(
+    d1,
+    sql`SELECT DISTINCT e.id FROM spam_tests t
+        JOIN spam_test_senders s ON s.spam_test_id = t.id
+        JOIN email_accounts e ON e.account_id = t.account_id AND lower(e.from_email) = s.from_email
+        WHERE t.id ${inList(testIds)}`,
+  ).all<{ id: number }>();
+  return rows.results.map((row) => row.id);
 }

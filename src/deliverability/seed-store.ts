@@ -1,6 +1,7 @@
 import { asc, eq, isNotNull, sql } from "drizzle-orm";
 import { seedMailboxes, spamProviders, type SeedCursor } from "../db/schema";
 import type { Database } from "../platform/db";
+import { inList } from "../platform/sql";
 import type { ProviderRow } from "./shared";
 
 export type SeedMailboxRow = typeof seedMailboxes.$inferSelect;
@@ -72,6 +73,6 @@ export function seedsOfProviders(db: Database, providerIds: string[]): Promise<{
   return db
     .select({ providerId: seedMailboxes.providerId, email: seedMailboxes.email })
     .from(seedMailboxes)
-    .where(sql`${seedMailboxes.providerId} IN (SELECT value FROM json_each(${JSON.stringify(providerIds)}))`)
+    .where(sql`${seedMailboxes.providerId} ${inList(providerIds)}`)
     .orderBy(asc(seedMailboxes.providerId), asc(seedMailboxes.id));
 }
