@@ -43,7 +43,7 @@ export function seedsToCheck(db: Database): Promise<SeedMailboxRow[]> {
     .where(
       and(
         isNotNull(seedMailboxes.imapHost),
-        sql`EXISTS (SELECT 1 FROM spam_test_results r WHERE r.seed_email = ${seedMailboxes.email} AND r.folder = 'pending')`,
+        sql`EXISTS (SELECT 1 FROM spam_test_results r WHERE r.seed_email = seed_mailboxes.email AND r.folder = 'pending')`,
       ),
     )
     .orderBy(asc(seedMailboxes.id));

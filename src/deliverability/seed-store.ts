@@ -50,7 +50,8 @@ export async function saveSeedCheck(db: Database, id: number, cursor: SeedCursor
  * with its first seed's address as the catalogue's `seed_email`.
  */
 export function offeredProviders(db: Database): Promise<ProviderRow[]> {
-  const firstSeed = sql<string>`(SELECT email FROM seed_mailboxes m WHERE m.provider_id = ${spamProviders.id} ORDER BY m.id LIMIT 1)`;
+  // Written out: drizzle leaves a selected field's columns unqualified, and inside the subquery `id` would be the seed's.
+  const firstSeed = sql<string>`(SELECT m.email FROM seed_mailboxes m WHERE m.provider_id = spam_providers.id ORDER BY m.id LIMIT 1)`;
   return db
     .select({
       id: spamProviders.id,
@@ -63,7 +64,7 @@ export function offeredProviders(db: Database): Promise<ProviderRow[]> {
       seedEmail: firstSeed,
     })
     .from(spamProviders)
-    .where(sql`EXISTS (SELECT 1 FROM seed_mailboxes m WHERE m.provider_id = ${spamProviders.id})`)
+    .where(sql`EXISTS (SELECT 1 FROM seed_mailboxes m WHERE m.provider_id = spam_providers.id)`)
     .orderBy(asc(spamProviders.regionId), asc(spamProviders.groupId), asc(spamProviders.name));
 }
 

@@ -16,7 +16,7 @@ export interface ClaimedSend {
 
 /**
  * Takes up to `limit` cells due at `now` that this mailbox sends (its account's automated tests with
- * it as a sender, still active), marking them sent in the same statement so a second pass never
+ * it as a sender, not stopped: a test that completed with its last run still sends that run), marking them sent in the same statement so a second pass never
  * sends one twice; answers them, earliest first.
  */
 export async function claimDueSends(d1: D1Database, mailbox: { accountId: number; fromEmail: string }, now: number, limit: number): Promise<ClaimedSend[]> {
@@ -26,7 +26,7 @@ export async function claimDueSends(d1: D1Database, mailbox: { accountId: number
         WHERE id IN (
           SELECT r.id FROM spam_test_results r JOIN spam_tests t ON t.id = r.spam_test_id
           WHERE r.sender_email = ${mailbox.fromEmail.toLowerCase()} AND r.sent_at IS NULL AND r.send_at IS NOT NULL AND r.send_at <= ${now}
-            AND t.account_id = ${mailbox.accountId} AND t.status = 'active'
+            AND t.account_id = ${mailbox.accountId} AND t.status <> 'stopped'
           ORDER BY r.send_at, r.id LIMIT ${limit})
         RETURNING id, spam_test_id AS testId, run_no AS runNo, seed_email AS seedEmail,
           (SELECT email_track_id FROM spam_tests WHERE id = spam_test_id) AS trackId,
@@ -42,7 +42,7 @@ export async function nextSendAt(d1: D1Database, mailbox: { accountId: number; f
     d1,
     sql`SELECT min(r.send_at) AS at FROM spam_test_results r JOIN spam_tests t ON t.id = r.spam_test_id
         WHERE r.sender_email = ${mailbox.fromEmail.toLowerCase()} AND r.sent_at IS NULL AND r.send_at IS NOT NULL
-          AND t.account_id = ${mailbox.accountId} AND t.status = 'active'`,
+          AND t.account_id = ${mailbox.accountId} AND t.status <> 'stopped'`,
   ).first<{ at: number | null }>();
   return row?.at ?? null;
 }
