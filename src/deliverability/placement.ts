@@ -70,24 +70,34 @@ export interface SenderHop {
 
 const ADDRESS = /\[?(?:IPv6:)?((?:\d{1,3}\.){3}\d{1,3}|[0-9a-f]*:[0-9a-f:.]+)\]?/i;
 
+/** Loopback, private and link-local addresses: a sender's own network, not the hop that reached the provider. */
+function isPrivate(ip: string): boolean {
+  if (ip.includes(":")) return /^(::1$|f[cd]|fe[89ab])/i.test(ip);
+  const [a, b] = ip.split(".").map(Number) as [number, number];
+  return a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+}
+
 /**
- * The connecting IP and host of the hop that handed the message to the seed's provider: the last
- * Received header in order (the first added) whose `from` clause names an address. The host is
- * the HELO name, or the reverse name in parentheses when given.
+ * The connecting IP and host of the hop that handed the message on from the sender's side: of the
+ * Received headers with a `from` address, the oldest (the last in order) with a public address, or
+ * the oldest of all when every one is private (a lab on loopback). The host is the reverse name in
+ * parentheses when given, else the HELO name.
  */
 export function senderHopOf(headers: { key: string; value: string }[]): SenderHop {
-  const received = headers.filter((header) => header.key === "received").map((header) => header.value);
-  for (const value of received.reverse()) {
-    const from = /^\s*from\s+(\S+)(?:\s+\(([^)]*)\))?/i.exec(value);
+  const hops: SenderHop[] = [];
+  for (const header of headers) {
+    if (header.key !== "received") continue;
+    const from = /^\s*from\s+(\S+)(?:\s+\(([^)]*)\))?/i.exec(header.value);
     if (!from) continue;
     const comment = from[2] ?? "";
     const ip = ADDRESS.exec(comment)?.[1] ?? ADDRESS.exec(from[1]!)?.[1] ?? null;
     if (ip === null) continue;
-    const reverse = /^([a-z0-9.-]+\.[a-z]{2,})\s/i.exec(comment)?.[1] ?? null;
+    const reverse = /^([a-z0-9.-]+\.[a-z]{2,}|localhost)\s/i.exec(comment)?.[1] ?? null;
     const helo = from[1]!.replace(/^\[|\]$/g, "");
-    return { ip, host: reverse ?? (helo === ip ? null : helo) };
+    hops.push({ ip, host: reverse ?? (helo === ip ? null : helo) });
   }
-  return { ip: null, host: null };
+  const oldestFirst = hops.reverse();
+  return oldestFirst.find((hop) => !isPrivate(hop.ip!)) ?? oldestFirst[0] ?? { ip: null, host: null };
 }
 
 /** The live tokens (tests' `email_track_id`) that occur in the message's text; quoted-printable soft breaks are undone first. */
