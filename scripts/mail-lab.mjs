@@ -36,6 +36,10 @@ const GTUBE = "XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.
 /** A subject carrying this lands in the seeds' Promotions folder: the lab's stand-in for a provider's tab. */
 const PROMO_MARK = "[promo]";
 
+/** The provider ids of migrations/0006_provider_catalogue.sql, in its order. */
+const CATALOGUE = ["gmail", "google-workspace", "outlook", "office365", "yahoo", "aol", "icloud", "zoho", "proton", "fastmail", "comcast",
+  "att", "gmx", "webde", "tonline", "orange", "libero", "seznam", "mailru", "yandex", "qq", "netease163", "naver", "rediffmail", "uol"];
+
 const MAILBOXES = [
   ...Array.from({ length: 10 }, (_, i) => ({ local: `sender${i + 1}`, role: "sender" })),
   ...[1, 2, 3, 4, 5].map((n) => ({ local: `lead${n}`, role: "lead" })),
@@ -43,6 +47,15 @@ const MAILBOXES = [
   ...["gmail", "outlook", "yahoo"].map((id) => ({
     local: `seed-${id}`,
     role: "seed",
+    provider_id: id,
+    inbox_folders: ["INBOX"],
+    tab_folders: ["Promotions"],
+    spam_folders: ["Junk"],
+  })),
+  // One seed per catalogue provider for `npm run bench:deliverability` (25 seeds read in one checker pass).
+  ...CATALOGUE.map((id) => ({
+    local: `bench-seed-${id}`,
+    role: "bench-seed",
     provider_id: id,
     inbox_folders: ["INBOX"],
     tab_folders: ["Promotions"],
