@@ -16,6 +16,8 @@ import { scoreWithRspamd, type SpamVerdict } from "./spam-filter";
 const MESSAGES_PER_FOLDER = 200;
 /** Seeds read side by side (each is one IMAP session). */
 const SEEDS_AT_ONCE = 6;
+/** Messages of one seed scored and link-checked side by side. */
+const FINDINGS_AT_ONCE = 8;
 /** A seed read for the first time is searched from a day before its oldest pending run. */
 const FIRST_READ_MARGIN_MS = 86_400_000;
 /** The header Salvo's own test sends carry the run in (the token goes in X-Salvo-Test-Id and the body). */
@@ -99,7 +101,7 @@ async function checkSeed(env: Bindings, keyring: Keyring, seed: SeedMailboxRow, 
   }
   const liveTokens = new Set(cells.map((cell) => cell.trackId));
   const taken = new Set<number>();
-  const findings: Finding[] = [];
+  const matched: { cell: PendingCell; message: SeedMessage; parsed: ParsedMessage }[] = [];
   for (const message of read.read.messages) {
     let parsed;
     try {
@@ -112,11 +114,15 @@ async function checkSeed(env: Bindings, keyring: Keyring, seed: SeedMailboxRow, 
     const tokens = tokensIn([header(TEST_ID_HEADER), parsed.subject, parsed.text, parsed.html ?? ""].join("\n"), liveTokens).map((t) => t.toLowerCase());
     const run = /^\d+$/.test(header(TEST_RUN_HEADER).trim()) ? Number(header(TEST_RUN_HEADER).trim()) : null;
     const cell = cellFor(cells, taken, tokens, parsed.from, run);
-    if (cell === null) continue;
-    const finding = await findingFor(env, seed, cell, message, parsed, now);
-    if (finding === null) continue;
+    if (cell === null || placementOf(message.folder, seed) === null) continue;
     taken.add(cell.id);
-    findings.push(finding);
+    matched.push({ cell, message, parsed });
+  }
+  // Scoring and link checks wait on the network: a few messages at a time rather than one by one.
+  const findings: Finding[] = [];
+  for (let i = 0; i < matched.length; i += FINDINGS_AT_ONCE) {
+    const batch = await Promise.all(matched.slice(i, i + FINDINGS_AT_ONCE).map((m) => findingFor(env, seed, m.cell, m.message, m.parsed, now)));
+    findings.push(...batch.filter((finding): finding is Finding => finding !== null));
   }
   await storeSeedPass(env.DB, db, seed.id, findings, read.read.cursor, now);
   return { messages: read.read.messages.length, recorded: findings.length, error: null };
