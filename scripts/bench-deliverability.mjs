@@ -6,7 +6,7 @@
 //  2. The provider report over one run of 10,000 results (25 providers x 50 senders x 8 seeds each),
 //     the results typed in through the results route: p50/p95.
 //  3. The minute cron starting 200 due scheduled tests (as before).
-import { chownSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chownSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { api, measure, ms, provisionBenchAccount } from "./lib/bench-tools.mjs";
 import { startDevServer } from "./lib/dev-server.mjs";
@@ -17,6 +17,12 @@ const DOMAIN = "lab.salvo.test";
 const SENDERS = 50;
 const benchSeeds = lab.mailboxes.filter((m) => m.role === "bench-seed");
 if (benchSeeds.length !== 25) throw new Error(`the lab has ${benchSeeds.length} bench seeds, not 25: restart it (npm run mail-lab)`);
+
+/** Empties a bench seed, so a run reads only its own messages (Dovecot notices files gone from a Maildir). */
+function emptyMaildir(local) {
+  const maildir = join(root, ".mail-lab", "mail", DOMAIN, local, "Maildir");
+  for (const sub of ["new", "cur"]) rmSync(join(maildir, sub), { recursive: true, force: true });
+}
 
 /** Writes messages into a lab mailbox's Maildir/new, owned like the lab's own mail. */
 function fillMaildir(local, messages) {
@@ -69,6 +75,7 @@ try {
   const key = account.api_key;
   const campaign = await api(server, key, "/api/v1/campaigns/create", { method: "POST", body: { name: "placement bench" } });
 
+  for (const seed of benchSeeds) emptyMaildir(seed.email.split("@")[0]);
   // The operator's part: the catalogue's unread defaults replaced by the lab's 25 bench seeds.
   const { data: defaults } = await admin("/admin/v1/seed-mailboxes");
   for (const seed of defaults) await admin(`/admin/v1/seed-mailboxes/${seed.id}`, { method: "DELETE" });

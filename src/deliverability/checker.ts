@@ -7,7 +7,7 @@ import { log } from "../platform/logging";
 import { parseMessage, type ParsedMessage } from "../replies/parsed";
 import { expireOverdueCells, pendingCellsOf, seedsToCheck, storeSeedPass, type Finding, type PendingCell } from "./checker-store";
 import { checkLinks, linksOf } from "./link-checker";
-import { arrivalOf, authenticationOf, foldersToRead, placementOf, senderHopOf, tokensIn } from "./placement";
+import { arrivalOf, authenticationOf, foldersToRead, placementOf, senderHopOf, TEST_ID_HEADER, TEST_RUN_HEADER, tokensIn, type Placement } from "./placement";
 import { readSeedFolders, type SeedMessage } from "./seed-reader";
 import { saveSeedCheck, seedPasswordContext, type SeedMailboxRow } from "./seed-store";
 import { scoreWithRspamd, type SpamVerdict } from "./spam-filter";
@@ -20,9 +20,14 @@ const SEEDS_AT_ONCE = 6;
 const FINDINGS_AT_ONCE = 8;
 /** A seed read for the first time is searched from a day before its oldest pending run. */
 const FIRST_READ_MARGIN_MS = 86_400_000;
-/** The header Salvo's own test sends carry the run in (the token goes in X-Salvo-Test-Id and the body). */
-export const TEST_ID_HEADER = "X-Salvo-Test-Id";
-export const TEST_RUN_HEADER = "X-Salvo-Test-Run";
+
+/** A message of a seed matched to the cell it answers, in the placement its folder means. */
+interface Matched {
+  cell: PendingCell;
+  message: SeedMessage;
+  parsed: ParsedMessage;
+  placement: Placement;
+}
 
 export interface CheckReport {
   seeds: number;
@@ -57,9 +62,7 @@ async function verdict(rspamdUrl: string | undefined, message: SeedMessage, hop:
   }
 }
 
-async function findingFor(env: Bindings, seed: SeedMailboxRow, cell: PendingCell, message: SeedMessage, parsed: ParsedMessage, now: number): Promise<Finding | null> {
-  const placement = placementOf(message.folder, seed);
-  if (placement === null) return null;
+async function findingFor(env: Bindings, { cell, message, parsed, placement }: Matched, now: number): Promise<Finding> {
   const hop = senderHopOf(parsed.headers);
   const auth = authenticationOf(parsed.headers);
   const spam = cell.spamFilters ? await verdict(config(env).rspamdUrl, message, hop) : null;
@@ -101,7 +104,7 @@ async function checkSeed(env: Bindings, keyring: Keyring, seed: SeedMailboxRow, 
   }
   const liveTokens = new Set(cells.map((cell) => cell.trackId));
   const taken = new Set<number>();
-  const matched: { cell: PendingCell; message: SeedMessage; parsed: ParsedMessage }[] = [];
+  const matched: Matched[] = [];
   for (const message of read.read.messages) {
     let parsed;
     try {
@@ -114,15 +117,15 @@ async function checkSeed(env: Bindings, keyring: Keyring, seed: SeedMailboxRow, 
     const tokens = tokensIn([header(TEST_ID_HEADER), parsed.subject, parsed.text, parsed.html ?? ""].join("\n"), liveTokens).map((t) => t.toLowerCase());
     const run = /^\d+$/.test(header(TEST_RUN_HEADER).trim()) ? Number(header(TEST_RUN_HEADER).trim()) : null;
     const cell = cellFor(cells, taken, tokens, parsed.from, run);
-    if (cell === null || placementOf(message.folder, seed) === null) continue;
+    const placement = placementOf(message.folder, seed);
+    if (cell === null || placement === null) continue;
     taken.add(cell.id);
-    matched.push({ cell, message, parsed });
+    matched.push({ cell, message, parsed, placement });
   }
   // Scoring and link checks wait on the network: a few messages at a time rather than one by one.
   const findings: Finding[] = [];
   for (let i = 0; i < matched.length; i += FINDINGS_AT_ONCE) {
-    const batch = await Promise.all(matched.slice(i, i + FINDINGS_AT_ONCE).map((m) => findingFor(env, seed, m.cell, m.message, m.parsed, now)));
-    findings.push(...batch.filter((finding): finding is Finding => finding !== null));
+    findings.push(...(await Promise.all(matched.slice(i, i + FINDINGS_AT_ONCE).map((m) => findingFor(env, m, now)))));
   }
   await storeSeedPass(env.DB, db, seed.id, findings, read.read.cursor, now);
   return { messages: read.read.messages.length, recorded: findings.length, error: null };

@@ -6,6 +6,10 @@
 
 export type Placement = "inbox" | "tab" | "spam";
 
+/** The headers Salvo's own test emails carry the token and the run in (the token is in the body too). */
+export const TEST_ID_HEADER = "X-Salvo-Test-Id";
+export const TEST_RUN_HEADER = "X-Salvo-Test-Run";
+
 export interface SeedFolders {
   inboxFolders: string[];
   tabFolders: string[];

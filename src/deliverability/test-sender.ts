@@ -11,7 +11,7 @@ import { loadKeyring } from "../platform/crypto";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
 import { escapeHtml } from "../sequences/template";
-import { TEST_ID_HEADER, TEST_RUN_HEADER } from "./checker";
+import { TEST_ID_HEADER, TEST_RUN_HEADER } from "./placement";
 import { claimDueSends, nextSendAt, recordSendError, testStep, type ClaimedSend } from "./test-send-store";
 
 /** Test emails sent per mailbox pass; more due ones go on the next pass, at once. */

@@ -8,6 +8,7 @@ import { createCampaign } from "../campaigns/fixtures";
 import { checked, saveLabMailbox } from "./lab-mailboxes";
 
 const lab = inject("mailLab");
+const reader = inject("mailReader");
 const bindings = env as unknown as Bindings;
 const GTUBE = "XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X";
 const seeds = lab.mailboxes.filter((m) => m.role === "seed");
@@ -38,6 +39,7 @@ interface Cell {
   spam_required: number | null;
   spam_action: string | null;
   spam_symbols: string | null;
+  link_report: string | null;
   sender_ip: string | null;
   sent_at: number | null;
   send_error: string | null;
@@ -74,7 +76,7 @@ async function registerLabSeeds() {
 
 async function cellsOf(testId: string | number): Promise<Cell[]> {
   const rows = await env.DB.prepare(
-    `SELECT provider_id, seed_email, folder, mailbox_folder, spam_score, spam_required, spam_action, spam_symbols, sender_ip, sent_at, send_error
+    `SELECT provider_id, seed_email, folder, mailbox_folder, spam_score, spam_required, spam_action, spam_symbols, link_report, sender_ip, sent_at, send_error
      FROM spam_test_results WHERE spam_test_id = ? ORDER BY provider_id`,
   )
     .bind(Number(testId))
@@ -127,6 +129,7 @@ describe("placement tests against the lab's seed mailboxes", () => {
       body: {
         test_name: "lab manual",
         spam_filters: true,
+        link_checker: true,
         campaign_id: campaign,
         sequence_mapping_id: 1,
         provider_ids: ["gmail", "outlook", "yahoo"],
@@ -139,7 +142,7 @@ describe("placement tests against the lab's seed mailboxes", () => {
 
     // What the user does: the token in the email, one to each seed.
     const bodies: Record<string, { subject: string; text: string }> = {
-      gmail: { subject: "Quarterly numbers", text: `Hi, the numbers are attached in spirit.\n\n${token}` },
+      gmail: { subject: "Quarterly numbers", text: `Hi, the numbers are here: ${reader}/numbers\n\n${token}` },
       outlook: { subject: "[promo] Spring offer", text: `Our spring offer.\n\n${token}` },
       yahoo: { subject: "Hello", text: `${GTUBE}\n\n${token}` },
     };
@@ -163,7 +166,11 @@ describe("placement tests against the lab's seed mailboxes", () => {
       expect(JSON.parse(cell.spam_symbols ?? "[]").length, cell.provider_id).toBeGreaterThan(0);
       expect(cell.sender_ip).toBe("127.0.0.1");
     }
-    expect(cells.find((c) => c.provider_id === "yahoo")).toMatchObject({ spam_action: "reject" });
+    expect(cells.find((c) => c.provider_id === "yahoo")).toMatchObject({ spam_action: "reject", link_report: "[]" });
+    // The reader answers a path it does not know with an error: the link checker reports it broken.
+    expect(JSON.parse(cells.find((c) => c.provider_id === "gmail")!.link_report!)).toEqual([
+      expect.objectContaining({ url: `${reader}/numbers`, redirects: 0, ok: false }),
+    ]);
     expect(cells.find((c) => c.provider_id === "gmail")!.spam_action).not.toBe("reject");
 
     const report = await providerReport(account.apiKey, id);
