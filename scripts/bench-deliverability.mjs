@@ -112,6 +112,7 @@ try {
         `${pass.d1_write_batches} D1 write batches (one per seed + the deadline sweep); failures ${pass.failures.length}`,
     );
   }
+  console.log("  (the lab's Rspamd is one scanner process on this shared machine: its scoring, not the reading, sets the second pass's time)");
   const again = performance.now();
   const idle = await admin("/admin/v1/seed-mailboxes/check", { method: "POST" });
   console.log(`next pass with nothing pending: ${idle.seeds} seeds read in ${ms(performance.now() - again)}`);
