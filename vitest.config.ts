@@ -26,7 +26,7 @@ export default defineConfig(async () => {
       exclude: [...configDefaults.exclude, "test/mail/**", "test/node/**"],
       setupFiles: ["./test/setup.ts"],
       // Node-side receivers the Workers-runtime tests reach over loopback.
-      globalSetup: ["./test/webhooks/redirect-receiver.global.ts", "./test/openapi-validator.global.ts"],
+      globalSetup: ["./test/webhooks/redirect-receiver.global.ts", "./test/openapi-validator.global.ts", "./test/deliverability/link-stub.global.ts"],
       onConsoleLog: quietAccessLog,
     },
   };

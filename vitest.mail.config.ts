@@ -20,6 +20,8 @@ export default defineConfig(async () => {
             // The lab listens on 127.0.0.1.
             ALLOW_LOCAL_MAIL_HOSTS: "true",
             MAILBOX_CONNECTION_CHECKS: "true",
+            // The lab's Rspamd, exported by scripts/with-mail-lab.mjs like the lab's CA.
+            RSPAMD_URL: process.env.RSPAMD_URL ?? "",
           },
         },
       }),

@@ -82,12 +82,14 @@ if (lab) {
 const inspector = process.env.INSPECTOR_PORT ? ["--inspector-port", process.env.INSPECTOR_PORT] : [];
 // Tracking and unsubscribe links in the mail sent must point at this server (.dev.vars names :8787).
 const publicUrl = port === "8787" ? [] : ["--var", `PUBLIC_URL:${origin}`];
+// The lab's Rspamd scores spam tests (RSPAMD_URL) unless .dev.vars names another.
+const rspamd = lab?.rspamd && !/^RSPAMD_URL=\S/m.test(readFileSync(join(root, ".dev.vars"), "utf8")) ? ["--var", `RSPAMD_URL:${lab.rspamd.url}`] : [];
 // wrangler dev's local trace and log store (<state>/v3/observability) records every request's full
 // URL and ignores redact_query_string, so an api_key in a query string would be kept there. It
 // stays off unless SALVO_LOCAL_OBSERVABILITY=true (then send keys in the X-API-Key header).
 const localObservability = process.env.SALVO_LOCAL_OBSERVABILITY === "true" ? "true" : "false";
 const labCa = lab ? { NODE_EXTRA_CA_CERTS: extraCaWithLab(lab.ca_file) } : {};
-const server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled", ...publicUrl, ...inspector, ...persist], {
+const server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled", ...publicUrl, ...rspamd, ...inspector, ...persist], {
   cwd: root,
   stdio: "inherit",
   env: { ...process.env, ...labCa, X_LOCAL_OBSERVABILITY: localObservability },

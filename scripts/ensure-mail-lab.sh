@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The mail lab (npm run mail-lab) runs Debian's Postfix and Dovecot as plain processes with their own
-# config under .mail-lab/; this only installs the packages. Postfix is preseeded "No configuration" so
+# The mail lab (npm run mail-lab) runs Debian's Postfix, Dovecot and Rspamd as plain processes with
+# their own config under .mail-lab/; this only installs the packages. Postfix is preseeded "No configuration" so
 # the package neither prompts nor writes /etc/postfix/main.cf, and no system service is started here.
 set -euo pipefail
 need=()
@@ -10,6 +10,7 @@ command -v /usr/sbin/dovecot >/dev/null 2>&1 || need+=(dovecot-core)
 [ -x /usr/lib/dovecot/lmtp ] || need+=(dovecot-lmtpd)
 [ -e /usr/lib/dovecot/modules/lib90_sieve_plugin.so ] || need+=(dovecot-sieve)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+[ -x /usr/bin/rspamd ] || need+=(rspamd)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

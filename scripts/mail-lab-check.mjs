@@ -265,5 +265,20 @@ await check("mail to any other domain is refused (the lab never relays)", async 
   return sent.reply.text;
 });
 
+await check("Rspamd answers /checkv2: a clean message is not rejected, GTUBE is", async () => {
+  if (!lab.rspamd) throw new Error(".mail-lab.json has no rspamd: restart the lab");
+  const score = async (body) => {
+    const message = `From: ${sender1.email}\r\nTo: ${seedGmail.email}\r\nSubject: lab check ${run} rspamd\r\nMessage-ID: <rspamd-${run}@lab.salvo.test>\r\n\r\n${body}\r\n`;
+    const response = await fetch(`${lab.rspamd.url}/checkv2`, { method: "POST", body: message });
+    if (!response.ok) throw new Error(`rspamd answered ${response.status}`);
+    return response.json();
+  };
+  const clean = await score("Hello, a plain note between colleagues.");
+  const gtube = await score(`Spam by definition.\r\n${GTUBE}`);
+  if (clean.action === "reject") throw new Error(`the clean message was rejected (score ${clean.score})`);
+  if (gtube.action !== "reject") throw new Error(`GTUBE got action ${gtube.action}`);
+  return `clean ${clean.score}/${clean.required_score} ${clean.action}; GTUBE ${gtube.action}`;
+});
+
 console.log(failures === 0 ? "mail lab: all checks passed" : `mail lab: ${failures} check(s) failed`);
 process.exit(failures === 0 ? 0 : 1);

@@ -1,8 +1,11 @@
 // `npm run mail-lab`: a real mail system on loopback for development and tests (issue 13, item 6).
 // Debian's Postfix (SMTP submission, STARTTLS and implicit TLS, AUTH through Dovecot) delivers over
-// LMTP into Dovecot (IMAP), which files GTUBE messages into Junk with a Sieve rule. Everything the
-// daemons read or write lives under .mail-lab/; nothing in /etc or any system service is touched.
-// Runs in the foreground; Ctrl-C or SIGTERM stops both daemons by their process ids.
+// LMTP into Dovecot (IMAP), which files GTUBE messages into Junk and "[promo]" subjects into the
+// Promotions tab with Sieve rules; Debian's Rspamd answers its HTTP API (/checkv2) on loopback for
+// spam-test scoring. Everything the daemons read or write lives under .mail-lab/; nothing in /etc or
+// any system service is touched (Rspamd reads the package's stock rules from /etc/rspamd and our
+// overrides from .mail-lab/rspamd). Runs in the foreground; Ctrl-C or SIGTERM stops the daemons by
+// their process ids.
 import { spawn, spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
@@ -23,18 +26,41 @@ const PORTS = {
   plain: port("MAIL_LAB_SMTP_PLAIN_PORT", 2525),
   imap: port("MAIL_LAB_IMAP_PORT", 2143),
   imaps: port("MAIL_LAB_IMAPS_PORT", 2993),
+  rspamd: port("MAIL_LAB_RSPAMD_PORT", 2333),
 };
 
 // The machine's rule: lab mail is owned by nobody (and nobody's group). Postfix and Dovecot keep
 // their own system users (created by the packages) for their unprivileged processes.
 const MAIL_USER = "nobody";
 const GTUBE = "XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X";
+/** A subject carrying this lands in the seeds' Promotions folder: the lab's stand-in for a provider's tab. */
+const PROMO_MARK = "[promo]";
+
+/** The provider ids of migrations/0006_provider_catalogue.sql, in its order. */
+const CATALOGUE = ["gmail", "google-workspace", "outlook", "office365", "yahoo", "aol", "icloud", "zoho", "proton", "fastmail", "comcast",
+  "att", "gmx", "webde", "tonline", "orange", "libero", "seznam", "mailru", "yandex", "qq", "netease163", "naver", "rediffmail", "uol"];
 
 const MAILBOXES = [
   ...Array.from({ length: 10 }, (_, i) => ({ local: `sender${i + 1}`, role: "sender" })),
   ...[1, 2, 3, 4, 5].map((n) => ({ local: `lead${n}`, role: "lead" })),
-  // provider ids from migrations/0006_provider_catalogue.sql
-  ...["gmail", "outlook", "yahoo"].map((id) => ({ local: `seed-${id}`, role: "seed", provider_id: id })),
+  // provider ids from migrations/0006_provider_catalogue.sql; every seed has INBOX, a Promotions tab and Junk.
+  ...["gmail", "outlook", "yahoo"].map((id) => ({
+    local: `seed-${id}`,
+    role: "seed",
+    provider_id: id,
+    inbox_folders: ["INBOX"],
+    tab_folders: ["Promotions"],
+    spam_folders: ["Junk"],
+  })),
+  // One seed per catalogue provider for `npm run bench:deliverability` (25 seeds read in one checker pass).
+  ...CATALOGUE.map((id) => ({
+    local: `bench-seed-${id}`,
+    role: "bench-seed",
+    provider_id: id,
+    inbox_folders: ["INBOX"],
+    tab_folders: ["Promotions"],
+    spam_folders: ["Junk"],
+  })),
 ];
 
 const dirs = {
@@ -49,6 +75,11 @@ const dirs = {
   queue: join(state, "postfix", "spool"),
   data: join(state, "postfix", "data"),
   dovecotConf: join(state, "dovecot"),
+  rspamd: join(state, "rspamd"),
+  rspamdLocal: join(state, "rspamd", "local.d"),
+  // Written by Rspamd's unprivileged workers: its compiled regex cache lives here, so only the first start is slow.
+  rspamdDb: join(state, "rspamd", "db"),
+  rspamdRun: join(state, "rspamd", "run"),
 };
 const lockPath = join(state, "lab.pid");
 
@@ -112,11 +143,11 @@ function ensureCertificates() {
 function ensureMailboxes() {
   const path = join(state, "mailboxes.json");
   const known = new Map((existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : []).map((m) => [m.email, m.password]));
-  const mailboxes = MAILBOXES.map(({ local, role, provider_id }) => ({
+  const mailboxes = MAILBOXES.map(({ local, role, ...seed }) => ({
     email: `${local}@${DOMAIN}`,
     password: known.get(`${local}@${DOMAIN}`) ?? `lab-${local}-${Math.random().toString(36).slice(2, 10)}`,
     role,
-    ...(provider_id ? { provider_id } : {}),
+    ...seed,
   }));
   writeFileSync(path, `${JSON.stringify(mailboxes, null, 2)}\n`, { mode: 0o600 });
   return mailboxes;
@@ -134,6 +165,11 @@ function writeDovecot(tls, mailboxes, uid, gid) {
 # GTUBE anywhere in the subject or the raw body is the lab's stand-in for "the provider's spam filter".
 if anyof (header :contains "subject" "${GTUBE}", body :raw :contains "${GTUBE}") {
   fileinto :create "Junk";
+  stop;
+}
+# A seed's tab (Gmail's Promotions and the like): a subject marked "${PROMO_MARK}".
+if header :contains "subject" "${PROMO_MARK}" {
+  fileinto :create "Promotions";
   stop;
 }
 `,
@@ -176,6 +212,9 @@ namespace inbox {
   mailbox Sent {
     auto = subscribe
     special_use = \\Sent
+  }
+  mailbox Promotions {
+    auto = subscribe
   }
 }
 service imap-login {
@@ -306,6 +345,46 @@ postlog   unix-dgram n  -       n       -       1       postlogd
   writeFileSync(join(dirs.postfix, "master.cf"), master);
 }
 
+/** Rspamd modules that need the network or Redis: off, so the lab scores offline and starts without Redis. */
+const RSPAMD_OFF = ["rbl", "spf", "dkim", "dmarc", "arc", "dkim_signing", "asn", "fuzzy_check", "neural", "ratelimit", "greylist",
+  "replies", "url_reputation", "reputation", "phishing", "history_redis", "metadata_exporter", "mx_check", "emails", "multimap"];
+
+/** Rspamd's top config: the package's stock rules, one scanner worker on loopback, no controller or proxy. */
+function writeRspamd(uid, gid) {
+  const conf = `# Generated by scripts/mail-lab.mjs; rewritten on every start.
+.include "$CONFDIR/common.conf"
+options {
+    pidfile = "$RUNDIR/rspamd.pid";
+    .include "$CONFDIR/options.inc"
+    dns { timeout = 1s; retransmits = 1; }
+}
+logging {
+    type = "file";
+    filename = "$LOGDIR/rspamd.log";
+    level = "warning";
+}
+worker "normal" {
+    bind_socket = "${host}:${PORTS.rspamd}";
+    .include "$CONFDIR/worker-normal.inc"
+    count = 1;
+}
+`;
+  writeFileSync(join(dirs.rspamd, "rspamd.conf"), conf);
+  for (const module of RSPAMD_OFF) writeFileSync(join(dirs.rspamdLocal, `${module}.conf`), "enabled = false;\n");
+  for (const dir of [dirs.rspamdDb, dirs.rspamdRun]) chownSync(dir, uid, gid);
+}
+
+/** Rspamd answers /ping once its rules are loaded (the first start compiles its regex cache: allow for it). */
+async function waitForRspamd(timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answer = await fetch(`http://${host}:${PORTS.rspamd}/ping`).then((r) => r.text(), () => "");
+    if (answer.trim() === "pong") return;
+    if (Date.now() > deadline) throw new Error(`rspamd did not answer /ping on ${host}:${PORTS.rspamd}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /** Connects rather than binds: a probe that binds could take the port just as a daemon wants it. */
 function waitForPort(p, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
@@ -328,7 +407,7 @@ function waitForPort(p, timeoutMs) {
 if (process.getuid?.() !== 0) fail("run as root: Postfix and Dovecot start as root and drop privileges themselves.");
 // Installed from here rather than chained in package.json, so that npm's SIGTERM reaches this process.
 if (spawnSync("bash", [join(root, "scripts", "ensure-mail-lab.sh")], { stdio: "inherit" }).status !== 0) {
-  fail("could not install Postfix and Dovecot (scripts/ensure-mail-lab.sh).");
+  fail("could not install Postfix, Dovecot and Rspamd (scripts/ensure-mail-lab.sh).");
 }
 for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
 if (existsSync(lockPath)) {
@@ -356,6 +435,7 @@ const tls = ensureCertificates();
 const mailboxes = ensureMailboxes();
 writeDovecot(tls, mailboxes, uid, gid);
 writePostfix(tls, mailboxes);
+writeRspamd(uid, gid);
 // Creates the queue's subdirectories with Postfix's own owners and modes, and checks the config.
 sh("/usr/sbin/postfix", ["-c", dirs.postfix, "check"]);
 
@@ -411,8 +491,13 @@ setInterval(() => {
 
 const dovecot = start("dovecot", "/usr/sbin/dovecot", ["-F", "-c", join(dirs.dovecotConf, "dovecot.conf")]);
 const postfix = start("postfix", "/usr/lib/postfix/sbin/master", ["-d", "-c", dirs.postfix]);
+const rspamd = start("rspamd", "/usr/bin/rspamd", [
+  "-f", "-u", MAIL_USER, "-g", sh("id", ["-gn", MAIL_USER]).trim(), "-c", join(dirs.rspamd, "rspamd.conf"),
+  `--var=LOCAL_CONFDIR=${dirs.rspamd}`, `--var=DBDIR=${dirs.rspamdDb}`, `--var=RUNDIR=${dirs.rspamdRun}`, `--var=LOGDIR=${dirs.log}`,
+]);
 
-const ready = await Promise.all(Object.values(PORTS).map((p) => waitForPort(p, 15000))).then(
+const { rspamd: rspamdPort, ...mailPorts } = PORTS;
+const ready = await Promise.all([...Object.values(mailPorts).map((p) => waitForPort(p, 15000)), waitForRspamd(120000)]).then(
   () => true,
   (error) => {
     console.error(`mail-lab: ${error.message}; see ${dirs.log}`);
@@ -431,15 +516,18 @@ function announce() {
     smtp_tls: { host, port: PORTS.submissions, security: "tls" },
     smtp_plain: { host, port: PORTS.plain, security: "plain" },
     imap_tls: { host, port: PORTS.imaps, security: "tls" },
+    rspamd: { url: `http://${host}:${rspamdPort}` },
     ca_file: tls.ca,
     mailboxes,
   };
   writeFileSync(jsonPath, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
 
   console.log(`
-  Salvo mail lab is running (Postfix pid ${postfix.pid}, Dovecot pid ${dovecot.pid}). Ctrl-C stops it.
+  Salvo mail lab is running (Postfix pid ${postfix.pid}, Dovecot pid ${dovecot.pid}, Rspamd pid ${rspamd.pid}). Ctrl-C stops it.
   SMTP submission  ${host}:${PORTS.submission} STARTTLS + AUTH   (implicit TLS ${PORTS.submissions}, plaintext ${PORTS.plain})
   IMAP             ${host}:${PORTS.imap} STARTTLS          (implicit TLS ${PORTS.imaps})
+  Rspamd           http://${host}:${rspamdPort}/checkv2   (RSPAMD_URL)
+  Seeds            ${mailboxes.filter((m) => m.role === "seed").map((m) => `${m.email.split("@")[0]} (${m.provider_id})`).join(", ")}: INBOX, Promotions (tab), Junk (spam)
   Domain           ${DOMAIN}: ${mailboxes.map((m) => m.email.split("@")[0]).join(", ")}
   Accounts         .mail-lab.json     Local CA  ${tls.ca}
   Logs             ${dirs.log}/postfix.log, ${dirs.log}/dovecot.log

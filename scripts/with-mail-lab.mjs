@@ -1,7 +1,8 @@
 // `node scripts/with-mail-lab.mjs <command...>`: runs a command with the mail lab up (issue 13, item 6).
 // Starts `scripts/mail-lab.mjs` unless a lab is already running (then leaves that one alone), waits for
 // `.mail-lab.json`, runs the command with NODE_EXTRA_CA_CERTS naming the lab's CA (the Workers runtime
-// trusts the lab's certificate only when this is set before it starts; see the README's "Mail lab"),
+// trusts the lab's certificate only when this is set before it starts; see the README's "Mail lab")
+// and RSPAMD_URL naming the lab's Rspamd,
 // then stops the lab it started, by its process id, whatever the command did.
 import { spawn, spawnSync } from "node:child_process";
 import { freePort } from "./lib/dev-server.mjs";
@@ -16,10 +17,10 @@ if (command.length === 0) {
   process.exit(2);
 }
 
-const PORT_VARS = ["MAIL_LAB_SMTP_PORT", "MAIL_LAB_SMTPS_PORT", "MAIL_LAB_SMTP_PLAIN_PORT", "MAIL_LAB_IMAP_PORT", "MAIL_LAB_IMAPS_PORT"];
+const PORT_VARS = ["MAIL_LAB_SMTP_PORT", "MAIL_LAB_SMTPS_PORT", "MAIL_LAB_SMTP_PLAIN_PORT", "MAIL_LAB_IMAP_PORT", "MAIL_LAB_IMAPS_PORT", "MAIL_LAB_RSPAMD_PORT"];
 
 if (spawnSync("bash", [join(root, "scripts", "ensure-mail-lab.sh")], { stdio: "inherit" }).status !== 0) {
-  console.error("with-mail-lab: could not install Postfix and Dovecot (scripts/ensure-mail-lab.sh).");
+  console.error("with-mail-lab: could not install Postfix, Dovecot and Rspamd (scripts/ensure-mail-lab.sh).");
   process.exit(1);
 }
 
@@ -73,7 +74,7 @@ try {
   const config = await waitForLab();
   child = spawn(command[0], command.slice(1), {
     stdio: "inherit",
-    env: { ...process.env, NODE_EXTRA_CA_CERTS: config.ca_file, MAIL_LAB_JSON: jsonPath },
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: config.ca_file, MAIL_LAB_JSON: jsonPath, ...(config.rspamd ? { RSPAMD_URL: config.rspamd.url } : {}) },
   });
   const code = await new Promise((resolve) => {
     child.on("error", (error) => {

@@ -12,6 +12,7 @@ import { accountRoutes } from "./accounts/routes";
 import { adminRoutes } from "./accounts/admin-routes";
 import { engineAdminRoutes } from "./engine/admin-routes";
 import { metricsRoutes } from "./ops/metrics-routes";
+import { seedMailboxRoutes } from "./deliverability/seed-routes";
 import { campaignDataRoutes } from "./campaigns/index";
 import { conversationRoutes, inboxRoutes } from "./inbox/index";
 import { leadLiteralRoutes, leadOperationRoutes } from "./leads/index";
@@ -81,6 +82,7 @@ export function createApp() {
   app.route("/", adminRoutes);
   app.route("/", engineAdminRoutes);
   app.route("/", metricsRoutes);
+  app.route("/", seedMailboxRoutes);
   app.route("/", accountRoutes);
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);

@@ -22,6 +22,10 @@ export interface Vars {
   PUBLIC_URL?: string;
   /** Seconds between two reads of a mailbox's INBOX for replies (default 300; .dev.vars uses 20). */
   MAILBOX_POLL_SECONDS?: string;
+  /** Rspamd's HTTP address (e.g. `http://127.0.0.1:11333`): spam tests with `spam_filters` on are scored by its `/checkv2`. Unset: no scores. */
+  RSPAMD_URL?: string;
+  /** Minutes a spam test's email may take to reach a seed before its cell counts as not received (default 60). */
+  SPAM_TEST_DEADLINE_MINUTES?: string;
   /** Secret: keys for secrets at rest, `kid:base64key[,kid:base64key...]`; the first encrypts (src/platform/crypto.ts). */
   SECRETS_KEY?: string;
 }
@@ -59,6 +63,11 @@ const VarsSchema = z.object({
   AUTH_FAILURES_PER_MINUTE: positiveInteger(30),
   KEY_REVALIDATE_SECONDS: positiveInteger(60),
   MAILBOX_POLL_SECONDS: positiveInteger(300),
+  RSPAMD_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  SPAM_TEST_DEADLINE_MINUTES: positiveInteger(60),
   ALLOW_INSECURE_WEBHOOKS: flag,
   ALLOW_LOCAL_MAIL_HOSTS: flag,
   SECRETS_KEY: text,
@@ -80,6 +89,10 @@ export interface Config {
   allowLocalMailHosts: boolean;
   secretsKey: string | undefined;
   mailboxConnectionChecks: boolean;
+  /** Rspamd's base URL for spam-test scoring; undefined when not configured. */
+  rspamdUrl: string | undefined;
+  /** How long a spam test's cell waits for its email before it is not_received. */
+  spamTestDeadlineMinutes: number;
   /** Where tracking and unsubscribe links point unless a mailbox has its own tracking domain; no trailing slash. */
   publicUrl: string;
 }
@@ -111,6 +124,8 @@ export function config(env: Vars): Config {
     secretsKey: vars.SECRETS_KEY,
     mailboxConnectionChecks: vars.MAILBOX_CONNECTION_CHECKS,
     publicUrl: vars.PUBLIC_URL,
+    rspamdUrl: vars.RSPAMD_URL,
+    spamTestDeadlineMinutes: vars.SPAM_TEST_DEADLINE_MINUTES,
   };
   parsed.set(env, value);
   return value;

@@ -5,6 +5,7 @@ import { requeueOverdue } from "./webhooks/outbox";
 import { sealLegacySecrets } from "./webhooks/secrets";
 import { releaseDueSnoozes } from "./inbox/snooze-release";
 import { startDueSpamTests } from "./deliverability/scheduler";
+import { checkPlacements } from "./deliverability/checker";
 import { rearmLateSenders } from "./engine/wake";
 import { resumePausedRecords } from "./replies/resume";
 import { wakeForScheduledReplies } from "./replies/scheduled-replies";
@@ -15,6 +16,7 @@ import { continueCsvImports } from "./lead-lists/import";
 export const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
   release_snoozes: releaseDueSnoozes,
   start_spam_tests: startDueSpamTests,
+  check_placements: checkPlacements,
   requeue_webhook_deliveries: (env, at) => requeueOverdue(env, at.getTime()),
   seal_legacy_secrets: sealLegacySecrets,
   rearm_late_senders: rearmLateSenders,

@@ -13,8 +13,19 @@ export interface MailLab {
   smtp_plain: LabEndpoint;
   imap: LabEndpoint;
   imap_tls: LabEndpoint;
+  /** The lab's Rspamd (HTTP API on loopback). */
+  rspamd: { url: string };
   ca_file: string;
-  mailboxes: { email: string; password: string; role: "sender" | "lead" | "seed"; provider_id?: string }[];
+  mailboxes: {
+    email: string;
+    password: string;
+    role: "sender" | "lead" | "seed" | "bench-seed";
+    /** Seeds only: the catalogue provider and the folders that mean inbox, tab and spam. */
+    provider_id?: string;
+    inbox_folders?: string[];
+    tab_folders?: string[];
+    spam_folders?: string[];
+  }[];
 }
 
 export const LAB_JSON: string;

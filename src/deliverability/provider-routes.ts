@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { database } from "../platform/db";
 import { API_KEY_SECURITY, createRouter, errorResponses, json } from "../platform/openapi";
-import { listProviders } from "./store";
+import { offeredProviders } from "./seed-store";
 
 const Region = z
   .object({
@@ -29,6 +29,7 @@ const catalogueRoute = createRoute({
   path: "/api/v1/spam-test/seed/providers",
   tags: ["Deliverability"],
   summary: "The provider catalogue: regions, their provider groups, and the providers",
+  description: "Only providers with at least one seed mailbox (registered by the operator) are offered; `seed_email` is the provider's first seed.",
   security: API_KEY_SECURITY,
   responses: { 200: json(z.array(Region), "Regions"), ...errorResponses(401, 404, 429) },
 });
@@ -36,7 +37,7 @@ const catalogueRoute = createRoute({
 export const providerRoutes = createRouter();
 
 providerRoutes.openapi(catalogueRoute, async (c) => {
-  const rows = await listProviders(database(c.env.DB));
+  const rows = await offeredProviders(database(c.env.DB));
   const regions = new Map<string, z.infer<typeof Region>>();
   for (const row of rows) {
     const region = regions.get(row.regionId) ?? { region_id: row.regionId, region_name: row.regionName, groups: [] };

@@ -98,8 +98,9 @@ export function listResults(db: Database, testId: number, runNo: number): Promis
 
 /**
  * Records placements of one run in one statement whatever their count (the list travels as one
- * JSON parameter); a later result for the same cell replaces the earlier one, findings included,
- * and a placement without a seed email takes its provider's.
+ * JSON parameter); a later result for the same cell (provider x sender x seed) replaces the earlier
+ * one, findings included. A placement without a seed email takes the seed of the run's first cell for
+ * that provider and sender, else the provider's first seed mailbox.
  */
 export async function recordPlacements(d1: D1Database, testId: number, runNo: number, placements: Placement[], now: number): Promise<void> {
   await statement(
@@ -107,14 +108,20 @@ export async function recordPlacements(d1: D1Database, testId: number, runNo: nu
     sql`INSERT INTO spam_test_results (spam_test_id, run_no, provider_id, sender_email, seed_email, folder, received_at,
           mailbox_folder, message_id, spam_score, spam_required, spam_action, spam_symbols, spf, dkim, dmarc, sender_ip, sender_host, link_report, updated_at)
         SELECT ${testId}, ${runNo}, value ->> '$.providerId', value ->> '$.senderEmail',
-               coalesce(value ->> '$.seedEmail', (SELECT seed_email FROM spam_providers WHERE id = value ->> '$.providerId')),
+               coalesce(
+                 value ->> '$.seedEmail',
+                 (SELECT seed_email FROM spam_test_results c
+                   WHERE c.spam_test_id = ${testId} AND c.run_no = ${runNo} AND c.provider_id = value ->> '$.providerId'
+                     AND c.sender_email = value ->> '$.senderEmail' ORDER BY c.id LIMIT 1),
+                 (SELECT email FROM seed_mailboxes WHERE provider_id = value ->> '$.providerId' ORDER BY id LIMIT 1),
+                 (SELECT seed_email FROM spam_providers WHERE id = value ->> '$.providerId')),
                value ->> '$.folder', value ->> '$.receivedAt',
                value ->> '$.mailboxFolder', value ->> '$.messageId', value ->> '$.spamScore', value ->> '$.spamRequired', value ->> '$.spamAction',
                value -> '$.spamSymbols', value ->> '$.spf', value ->> '$.dkim', value ->> '$.dmarc', value ->> '$.senderIp', value ->> '$.senderHost',
                value -> '$.linkReport', ${now}
         FROM json_each(${jsonList(placements)}) WHERE true
-        ON CONFLICT (spam_test_id, run_no, provider_id, sender_email) DO UPDATE SET
-          folder = excluded.folder, received_at = excluded.received_at, seed_email = excluded.seed_email,
+        ON CONFLICT (spam_test_id, run_no, provider_id, sender_email, seed_email) DO UPDATE SET
+          folder = excluded.folder, received_at = excluded.received_at,
           mailbox_folder = excluded.mailbox_folder, message_id = excluded.message_id, spam_score = excluded.spam_score,
           spam_required = excluded.spam_required, spam_action = excluded.spam_action, spam_symbols = excluded.spam_symbols,
           spf = excluded.spf, dkim = excluded.dkim, dmarc = excluded.dmarc, sender_ip = excluded.sender_ip,

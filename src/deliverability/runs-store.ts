@@ -1,12 +1,14 @@
 import { and, asc, isNotNull, lte, sql, type SQL } from "drizzle-orm";
 import { spamTests } from "../db/schema";
 import type { Database } from "../platform/db";
-import { rawBatch } from "../platform/sql";
+import { inList, rawBatch, statement } from "../platform/sql";
 import type { DueSlot, DueTest } from "./schedule";
 
 /**
  * The statements that start one run of a test at a slot: the run (numbered after the last one),
- * one pending result per provider x sender, and the test's run count and next slot. Every
+ * one pending result per provider x sender x seed mailbox, and the test's run count and next slot.
+ * An automated test's cells get the time Salvo sends them: all at the slot without a gap, else each
+ * sender's emails `min_time_btwn_emails` apart (the gap is the sending mailbox's, so it runs per sender). Every
  * statement is idempotent for the slot, so two firings for the same slot start one run.
  * `test` is an SQL expression for the test id (a literal, or a lookup inside the same batch).
  */
@@ -15,12 +17,17 @@ export function startRun(test: SQL, slot: number, next: { at: number | null; sta
     sql`INSERT INTO spam_test_runs (spam_test_id, run_no, slot_at, started_at)
         SELECT ${test}, coalesce(max(run_no), 0) + 1, ${slot}, ${now} FROM spam_test_runs WHERE spam_test_id = ${test}
         ON CONFLICT DO NOTHING`,
-    sql`INSERT INTO spam_test_results (spam_test_id, run_no, provider_id, sender_email, seed_email, updated_at)
-        SELECT r.spam_test_id, r.run_no, p.id, s.from_email, p.seed_email, ${now}
+    sql`INSERT INTO spam_test_results (spam_test_id, run_no, provider_id, sender_email, seed_email, send_at, updated_at)
+        SELECT r.spam_test_id, r.run_no, p.id, s.from_email, m.email,
+               CASE WHEN t.test_type = 'automated' THEN r.slot_at + CASE WHEN t.all_email_sent_without_time_gap THEN 0
+                 ELSE (row_number() OVER (PARTITION BY s.from_email ORDER BY chosen.key, m.id) - 1) * t.min_time_btwn_emails
+                      * CASE t.min_time_unit WHEN 'minutes' THEN 60000 WHEN 'hours' THEN 3600000 ELSE 86400000 END END END,
+               ${now}
         FROM spam_test_runs r
         JOIN spam_tests t ON t.id = r.spam_test_id
         JOIN json_each(t.provider_ids) chosen
         JOIN spam_providers p ON p.id = chosen.value
+        JOIN seed_mailboxes m ON m.provider_id = p.id
         JOIN spam_test_senders s ON s.spam_test_id = r.spam_test_id
         WHERE r.spam_test_id = ${test} AND r.slot_at = ${slot}
         ON CONFLICT DO NOTHING`,
@@ -75,4 +82,17 @@ export async function startDueRuns(d1: D1Database, due: { testId: number; slots:
   for (let i = 0; i < statements.length; i += STATEMENTS_PER_BATCH) {
     await rawBatch(d1, statements.slice(i, i + STATEMENTS_PER_BATCH));
   }
+}
+
+/** The mailboxes that send the given tests' emails: their account's mailboxes whose address is a sender. */
+export async function senderMailboxesOf(d1: D1Database, testIds: number[]): Promise<number[]> {
+  if (testIds.length === 0) return [];
+  const rows = await statement(
+    d1,
+    sql`SELECT DISTINCT e.id FROM spam_tests t
+        JOIN spam_test_senders s ON s.spam_test_id = t.id
+        JOIN email_accounts e ON e.account_id = t.account_id AND lower(e.from_email) = s.from_email
+        WHERE t.id ${inList(testIds)}`,
+  ).all<{ id: number }>();
+  return rows.results.map((row) => row.id);
 }

@@ -20,7 +20,8 @@ import {
   type ProviderRow,
   type SpamTestRow,
 } from "./shared";
-import { deleteSpamTests, findFolder, findSpamTest, insertSpamTest, listProviders, listSpamTests, stopSpamTest } from "./store";
+import { offeredProviders, seedsOfProviders } from "./seed-store";
+import { deleteSpamTests, findFolder, findSpamTest, insertSpamTest, listSpamTests, stopSpamTest } from "./store";
 
 const numericId = z.union([z.number().int().positive(), z.string().regex(/^\d{1,15}$/).transform(Number)]);
 
@@ -206,7 +207,8 @@ interface Schedule {
 
 /**
  * Stores a test with its senders (a manual test with its one run, an automated one with its first
- * slot, or completed when its window holds none); answers it with the catalogue it was checked against.
+ * slot, or completed when its window holds none); answers it with its providers' seed addresses.
+ * Only providers with a seed mailbox are offered (the same list as `spam-test/seed/providers`).
  */
 async function createTest(c: Context<AppEnv>, body: ManualBody, schedule: Schedule | null) {
   const principal = c.get("principal");
@@ -214,7 +216,7 @@ async function createTest(c: Context<AppEnv>, body: ManualBody, schedule: Schedu
   const campaign = await findCampaign(db, principal, body.campaign_id);
   const folder = body.folder_id == null ? null : await findFolder(db, principal, body.folder_id);
   if (folder && !folderMayHold(folder, campaign.clientId)) throw ApiError.badRequest(FOLDER_OF_ANOTHER_CLIENT);
-  const catalogue = await listProviders(db);
+  const catalogue = await offeredProviders(db);
   const providerIds = chosenProviders(body, catalogue);
   const now = Date.now();
   const firstSlot = schedule && firstSlotWithin(schedule.cron, schedule.timeZone, schedule.start, schedule.end);
@@ -254,12 +256,13 @@ async function createTest(c: Context<AppEnv>, body: ManualBody, schedule: Schedu
     schedule === null,
     now,
   );
-  return { row: await findSpamTest(db, principal, id), catalogue };
+  const row = await findSpamTest(db, principal, id);
+  return { row, seeds: await seedsOfProviders(db, row.providerIds) };
 }
 
-function withSeeds({ row, catalogue }: { row: SpamTestRow; catalogue: ProviderRow[] }) {
-  const seeds = new Map(catalogue.map((p) => [p.id, p.seedEmail]));
-  return { ...presentCreated(row), seed_emails: row.providerIds.map((id) => ({ provider_id: id, email: seeds.get(id)! })) };
+/** The creation answer: the test, and every seed address of its providers (where the user sends it, with the token). */
+function withSeeds({ row, seeds }: { row: SpamTestRow; seeds: { providerId: string; email: string }[] }) {
+  return { ...presentCreated(row), seed_emails: seeds.map((seed) => ({ provider_id: seed.providerId, email: seed.email })) };
 }
 
 export const spamTestRoutes = createRouter();

@@ -28,12 +28,12 @@ export interface InboxBatch {
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /** IMAP's date form for SEARCH SINCE (RFC 3501: d-Mon-yyyy). */
-function imapDate(at: number): string {
+export function imapDate(at: number): string {
   const date = new Date(at);
   return `${date.getUTCDate()}-${MONTHS[date.getUTCMonth()]}-${date.getUTCFullYear()}`;
 }
 
-function searchUids(untagged: { text: string }[]): number[] {
+export function searchUids(untagged: { text: string }[]): number[] {
   return untagged
     .filter((response) => /^SEARCH\b/i.test(response.text))
     .flatMap((response) => response.text.split(/\s+/).slice(1).map(Number))
@@ -41,7 +41,7 @@ function searchUids(untagged: { text: string }[]): number[] {
 }
 
 /** A FETCH response's UID and BODY[] bytes. */
-function fetched(values: ImapValue[]): FetchedMessage | null {
+export function fetched(values: ImapValue[]): FetchedMessage | null {
   const items = values[2];
   if (!Array.isArray(items)) return null;
   let uid: number | null = null;

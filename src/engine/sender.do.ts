@@ -10,6 +10,7 @@ import type { ReaderCursor } from "./reader";
 import { runSenderPass, type PassOptions, type PassResult } from "./sender";
 import { recordWake } from "./store";
 import { sendDueReplies } from "../replies/outbound";
+import { sendDueTestEmails } from "../deliverability/test-sender";
 
 /** After a read that left messages waiting, the next one comes this soon. */
 const READ_AGAIN_MS = 1_000;
@@ -46,7 +47,8 @@ export class MailboxSender extends DurableObject<Bindings> {
   /**
    * One pass at `now` (the alarm's time; tests and the operator route give their own clock and
    * bounds): a read of the INBOX when one is due (unless `read: false`), the replies scheduled from
-   * the inbox that are due, then the campaign sending.
+   * the inbox that are due, the spam-test emails that are due (so a mailbox's sending, test emails
+   * included, stays in this one object), then the campaign sending.
    */
   async runPass(now: number, options: RunOptions = {}): Promise<PassResult & { timings: PassOptions["timings"] }> {
     if (options.mailboxId !== undefined) this.kv.put("mailbox", options.mailboxId);
@@ -90,6 +92,14 @@ export class MailboxSender extends DurableObject<Bindings> {
       // Claimed replies stay QUEUED; the minute cron marks them failed rather than send twice.
       log("error", "scheduled replies failed", { mailbox_id: mailboxId, error: String(error) });
     }
+    let nextTestSendAt: number | null;
+    try {
+      nextTestSendAt = await sendDueTestEmails(this.env, mailboxId, now);
+    } catch (error) {
+      // Claimed test emails count as sent; their cells reach the deadline as not_received.
+      log("error", "spam test emails failed", { mailbox_id: mailboxId, error: String(error) });
+      nextTestSendAt = now + 60_000;
+    }
     const settings = config(this.env);
     const links = emailLinks(await loadKeyring(settings.secretsKey), settings.publicUrl);
     let result: PassResult;
@@ -100,7 +110,7 @@ export class MailboxSender extends DurableObject<Bindings> {
       log("error", "sender pass failed", { mailbox_id: mailboxId, error: String(error) });
       result = { sent: 0, nextWakeAt: now + 60_000 };
     }
-    const wakeAt = Math.min(result.nextWakeAt ?? Infinity, this.kv.get<number>("nextReadAt") ?? Infinity, nextReplyAt ?? Infinity);
+    const wakeAt = Math.min(result.nextWakeAt ?? Infinity, this.kv.get<number>("nextReadAt") ?? Infinity, nextReplyAt ?? Infinity, nextTestSendAt ?? Infinity);
     if (wakeAt === Infinity) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.max(wakeAt, Date.now()));
     // With no alarm, the cron looks again in an hour (a lost wake costs at most that).

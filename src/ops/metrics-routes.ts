@@ -38,6 +38,7 @@ const Metrics = z
 const getMetrics = createRoute({
   method: "get",
   path: "/admin/metrics",
+  operationId: "getOperatorMetrics",
   tags: ["Admin"],
   summary: "Operator summary: pending webhook deliveries, sends today, mailboxes suspended or failing, due cron work",
   description:

@@ -807,6 +807,16 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     description: "Placement per provider for a run of a test (default: the latest): `spam_test_id` (or `spamTestId`, `test_id`), `run_no?`. " + DELIVERABILITY,
     example: { spam_test_id: 1 },
   },
+  "POST /api/v1/smart-delivery/geo-report": {
+    operationId: "smartDeliveryGroupWise",
+    description: "Placement per provider group and region, in the /smart-delivery form. " + DELIVERABILITY,
+    example: { spam_test_id: 1 },
+  },
+  "POST /api/v1/smart-delivery/spam-filter": {
+    operationId: "smartDeliverySpamFilterDetails",
+    description: "Spam filter scores per sender, in the /smart-delivery form. " + DELIVERABILITY,
+    example: { spam_test_id: 1 },
+  },
   "POST /api/v1/spam-test/report/{spamTestId}/providerwise": { operationId: "getProviderwiseReport", description: "Placement per provider in the hosted service's report form. " + DELIVERABILITY },
   "GET /api/v1/spam-test/report/{spamTestId}/schedule-history": { operationId: "getSpamTestScheduleHistory", description: "Every run of a test with its placement counts. " + DELIVERABILITY },
   "POST /api/v1/spam-test/manual": {

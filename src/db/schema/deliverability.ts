@@ -101,6 +101,7 @@ export const spamTests = sqliteTable(
   (t) => [
     index("spam_tests_account_idx").on(t.accountId, t.testType, t.id),
     index("spam_tests_due_idx").on(t.nextRunAt).where(sql`status = 'active' AND test_type = 'automated'`),
+    uniqueIndex("spam_tests_track_idx").on(t.emailTrackId),
   ],
 );
 
@@ -169,9 +170,54 @@ export const spamTestResults = sqliteTable(
     senderHost: text("sender_host"),
     /** JSON array of {url, status, final_url, redirects, ok, error?} from the link checker. */
     linkReport: text("link_report", { mode: "json" }).$type<LinkCheck[]>(),
+    /** When Salvo sends this cell's email (automated runs); null for manual tests, which the user sends. */
+    sendAt: instant("send_at"),
+    /** When the sending mailbox took the cell (claimed, then sent or failed). */
+    sentAt: instant("sent_at"),
+    /** Why Salvo could not send the cell's email (the mail server's words, or a missing mailbox or step). */
+    sendError: text("send_error"),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex("spam_test_results_cell_idx").on(t.spamTestId, t.runNo, t.providerId, t.senderEmail)],
+  (t) => [
+    uniqueIndex("spam_test_results_cell_idx").on(t.spamTestId, t.runNo, t.providerId, t.senderEmail, t.seedEmail),
+    index("spam_test_results_send_idx").on(t.senderEmail, t.sendAt).where(sql`sent_at IS NULL AND send_at IS NOT NULL`),
+    index("spam_test_results_pending_idx").on(t.seedEmail, t.spamTestId).where(sql`folder = 'pending'`),
+  ],
+);
+
+export const IMAP_SECURITY = ["tls", "starttls", "plain"] as const;
+
+/** Where one seed mailbox's folder cursor stands (UIDVALIDITY and the last UID read). */
+export type SeedCursor = Record<string, { uidValidity: number; lastUid: number }>;
+
+/**
+ * A provider's test inbox. With IMAP settings the placement checker reads it; without (the
+ * catalogue's defaults) its results come from an external checker through the results route.
+ */
+export const seedMailboxes = sqliteTable(
+  "seed_mailboxes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    providerId: text("provider_id")
+      .notNull()
+      .references(() => spamProviders.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    imapHost: text("imap_host"),
+    imapPort: integer("imap_port"),
+    imapSecurity: text("imap_security", { enum: IMAP_SECURITY }),
+    imapUsername: text("imap_username"),
+    /** Encrypted with the secrets keyring (context `seed-mailbox:<email>`); never returned. */
+    imapPassword: text("imap_password"),
+    inboxFolders: text("inbox_folders", { mode: "json" }).$type<string[]>().notNull().default(["INBOX"]),
+    tabFolders: text("tab_folders", { mode: "json" }).$type<string[]>().notNull().default([]),
+    spamFolders: text("spam_folders", { mode: "json" }).$type<string[]>().notNull().default([]),
+    cursor: text("cursor", { mode: "json" }).$type<SeedCursor>(),
+    checkedAt: instant("checked_at"),
+    checkError: text("check_error"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("seed_mailboxes_email_idx").on(t.email), index("seed_mailboxes_provider_idx").on(t.providerId, t.id)],
 );
 
 export const savedSearches = sqliteTable(

@@ -1,0 +1,74 @@
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { campaigns, sequenceSteps, sequenceVariants } from "../db/schema";
+import type { Database } from "../platform/db";
+import { statement } from "../platform/sql";
+
+/** A cell whose email the sending mailbox has just taken. */
+export interface ClaimedSend {
+  id: number;
+  testId: number;
+  runNo: number;
+  seedEmail: string;
+  trackId: string;
+  campaignId: number;
+  sequenceMappingId: string;
+}
+
+/**
+ * Takes up to `limit` cells due at `now` that this mailbox sends (its account's automated tests with
+ * it as a sender, not stopped: a test that completed with its last run still sends that run), marking them sent in the same statement so a second pass never
+ * sends one twice; answers them, earliest first.
+ */
+export async function claimDueSends(d1: D1Database, mailbox: { accountId: number; fromEmail: string }, now: number, limit: number): Promise<ClaimedSend[]> {
+  const rows = await statement(
+    d1,
+    sql`UPDATE spam_test_results SET sent_at = ${now}, updated_at = ${now}
+        WHERE id IN (
+          SELECT r.id FROM spam_test_results r JOIN spam_tests t ON t.id = r.spam_test_id
+          WHERE r.sender_email = ${mailbox.fromEmail.toLowerCase()} AND r.sent_at IS NULL AND r.send_at IS NOT NULL AND r.send_at <= ${now}
+            AND t.account_id = ${mailbox.accountId} AND t.status <> 'stopped'
+          ORDER BY r.send_at, r.id LIMIT ${limit})
+        RETURNING id, spam_test_id AS testId, run_no AS runNo, seed_email AS seedEmail,
+          (SELECT email_track_id FROM spam_tests WHERE id = spam_test_id) AS trackId,
+          (SELECT campaign_id FROM spam_tests WHERE id = spam_test_id) AS campaignId,
+          (SELECT sequence_mapping_id FROM spam_tests WHERE id = spam_test_id) AS sequenceMappingId`,
+  ).all<ClaimedSend>();
+  return rows.results.sort((a, b) => a.id - b.id);
+}
+
+/** When this mailbox's next test email is due (null: none waits). */
+export async function nextSendAt(d1: D1Database, mailbox: { accountId: number; fromEmail: string }): Promise<number | null> {
+  const row = await statement(
+    d1,
+    sql`SELECT min(r.send_at) AS at FROM spam_test_results r JOIN spam_tests t ON t.id = r.spam_test_id
+        WHERE r.sender_email = ${mailbox.fromEmail.toLowerCase()} AND r.sent_at IS NULL AND r.send_at IS NOT NULL
+          AND t.account_id = ${mailbox.accountId} AND t.status <> 'stopped'`,
+  ).first<{ at: number | null }>();
+  return row?.at ?? null;
+}
+
+/** A send that did not go out keeps its cell pending (the deadline makes it not_received) with the reason. */
+export async function recordSendError(d1: D1Database, cellId: number, error: string, now: number): Promise<void> {
+  await statement(d1, sql`UPDATE spam_test_results SET send_error = ${error}, updated_at = ${now} WHERE id = ${cellId}`).run();
+}
+
+/**
+ * The campaign step a test sends: `sequence_mapping_id` as the id of one of the campaign's live
+ * steps, else as its step number; with its live variants. Null: the campaign has no such step.
+ */
+export async function testStep(db: Database, campaignId: number, mappingId: string) {
+  const id = /^\d{1,15}$/.test(mappingId) ? Number(mappingId) : null;
+  if (id === null) return null;
+  const live = and(eq(sequenceSteps.campaignId, campaignId), isNull(sequenceSteps.deletedAt));
+  const step =
+    (await db.select().from(sequenceSteps).where(and(live, eq(sequenceSteps.id, id))).get()) ??
+    (await db.select().from(sequenceSteps).where(and(live, eq(sequenceSteps.seqNumber, id))).get());
+  if (!step) return null;
+  const variants = await db
+    .select()
+    .from(sequenceVariants)
+    .where(and(eq(sequenceVariants.stepId, step.id), isNull(sequenceVariants.deletedAt)))
+    .orderBy(asc(sequenceVariants.position));
+  const campaign = await db.select({ settings: campaigns.settings }).from(campaigns).where(eq(campaigns.id, campaignId)).get();
+  return { step, variants, settings: campaign?.settings ?? null };
+}

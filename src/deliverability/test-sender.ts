@@ -1,0 +1,76 @@
+import { eq } from "drizzle-orm";
+import { settingsOf } from "../campaigns/settings";
+import { config } from "../config";
+import { emailAccounts } from "../db/schema";
+import { composeEmail } from "../engine/compose";
+import { sendMail } from "../engine/smtp";
+import type { Bindings } from "../env";
+import { connectionUsable, smtpTarget } from "../mailboxes/rules";
+import { storedPassword } from "../mailboxes/store";
+import { loadKeyring } from "../platform/crypto";
+import { database } from "../platform/db";
+import { log } from "../platform/logging";
+import { escapeHtml } from "../sequences/template";
+import { TEST_ID_HEADER, TEST_RUN_HEADER } from "./placement";
+import { claimDueSends, nextSendAt, recordSendError, testStep, type ClaimedSend } from "./test-send-store";
+
+/** Test emails sent per mailbox pass; more due ones go on the next pass, at once. */
+const SENDS_PER_PASS = 25;
+
+/** The token's line in the body: the checker finds the token here when a provider strips our headers. */
+export function tokenLine(token: string): string {
+  return `Salvo placement test ${token}`;
+}
+
+async function sendOne(env: Bindings, mailbox: typeof emailAccounts.$inferSelect, password: string, cell: ClaimedSend, now: number): Promise<string | null> {
+  const db = database(env.DB);
+  const content = await testStep(db, cell.campaignId, cell.sequenceMappingId);
+  if (content === null) return `The campaign has no live step ${cell.sequenceMappingId} (sequence_mapping_id)`;
+  const domain = mailbox.fromEmail.split("@")[1] ?? "salvo.invalid";
+  const composed = await composeEmail({
+    recordId: cell.id,
+    step: {
+      seqNumber: content.step.seqNumber,
+      subject: content.step.subject,
+      emailBody: content.step.emailBody,
+      variants: content.variants.map((v) => ({ id: v.id, subject: v.subject, emailBody: v.emailBody, percentage: v.percentage })),
+    },
+    lead: { email: cell.seedEmail },
+    sender: { fromName: mailbox.fromName, fromEmail: mailbox.fromEmail, signature: mailbox.signature, replyTo: mailbox.differentReplyToAddress },
+    settings: { ...settingsOf(content.settings), unsubscribeText: "", addUnsubscribeTag: false },
+    thread: [],
+    messageId: `<spam-test-${cell.testId}-${cell.runNo}-${cell.id}.${now}@${domain}>`,
+    unsubscribeUrl: `mailto:${mailbox.fromEmail}?subject=unsubscribe`,
+    track: async (html) => html,
+  });
+  const message = composed.message;
+  message.headers = { ...message.headers, [TEST_ID_HEADER]: cell.trackId, [TEST_RUN_HEADER]: String(cell.runNo) };
+  message.text = `${message.text}\n\n${tokenLine(cell.trackId)}`;
+  if (message.html !== undefined) message.html = `${message.html}\n<p style="font-size:10px;color:#999">${escapeHtml(tokenLine(cell.trackId))}</p>`;
+  const result = await sendMail(smtpTarget(mailbox, password), message, { allowPlain: false });
+  return result.ok ? null : `The mail server did not take the test email: ${result.failure.text}`;
+}
+
+/**
+ * The mailbox object's share of spam tests: sends this mailbox's due test emails (the step
+ * rendered as the engine renders it, with no tracking so the link checker sees the real links, the
+ * token in a header and in the body) and tells when the next one is due (null: none waits).
+ */
+export async function sendDueTestEmails(env: Bindings, mailboxId: number, now: number): Promise<number | null> {
+  const db = database(env.DB);
+  const mailbox = await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId)).get();
+  if (!mailbox) return null;
+  const due = await claimDueSends(env.DB, mailbox, now, SENDS_PER_PASS);
+  if (due.length > 0) {
+    const usable = !mailbox.isSuspended && connectionUsable(mailbox);
+    const password = usable ? await storedPassword(await loadKeyring(config(env).secretsKey), mailbox, "smtp") : null;
+    for (const cell of due) {
+      const error = password === null ? "The sender mailbox cannot send (suspended, failing its connection check, or no password)" : await sendOne(env, mailbox, password, cell, now);
+      if (error !== null) {
+        await recordSendError(env.DB, cell.id, error, Date.now());
+        log("warn", "spam test email not sent", { mailbox_id: mailboxId, cell_id: cell.id, reason: error });
+      }
+    }
+  }
+  return nextSendAt(env.DB, mailbox);
+}

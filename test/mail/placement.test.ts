@@ -1,0 +1,241 @@
+import { createScheduledController, env } from "cloudflare:test";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import worker from "../../src/index";
+import { sendMail } from "../../src/engine/smtp";
+import type { Bindings } from "../../src/env";
+import { ADMIN_TOKEN, callJson, provisionAccount } from "../helpers";
+import { createCampaign } from "../campaigns/fixtures";
+import { checked, saveLabMailbox } from "./lab-mailboxes";
+
+const lab = inject("mailLab");
+const reader = inject("mailReader");
+const bindings = env as unknown as Bindings;
+const GTUBE = "XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X";
+const seeds = lab.mailboxes.filter((m) => m.role === "seed");
+const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+
+interface SeedRead {
+  id: number;
+  provider_id: string;
+  email: string;
+  polled: boolean;
+}
+
+interface ProviderCounts {
+  provider_id: string;
+  inbox_count: number;
+  tab_count: number;
+  spam_count: number;
+  not_received_count: number;
+  total_count: number;
+}
+
+interface Cell {
+  provider_id: string;
+  seed_email: string;
+  folder: string;
+  mailbox_folder: string | null;
+  spam_score: number | null;
+  spam_required: number | null;
+  spam_action: string | null;
+  spam_symbols: string | null;
+  link_report: string | null;
+  sender_ip: string | null;
+  sent_at: number | null;
+  send_error: string | null;
+}
+
+/** The operator's part: the catalogue's unread default seeds of the lab's providers replaced by the lab's seeds. */
+async function registerLabSeeds() {
+  const { body } = await callJson<{ data: SeedRead[] }>("/admin/v1/seed-mailboxes", { headers: admin });
+  for (const seed of body.data.filter((s) => seeds.some((lab) => lab.provider_id === s.provider_id) && !s.polled)) {
+    expect((await callJson(`/admin/v1/seed-mailboxes/${seed.id}`, { method: "DELETE", headers: admin })).status).toBe(200);
+  }
+  for (const seed of seeds) {
+    if (body.data.some((s) => s.email === seed.email)) continue;
+    const created = await callJson<SeedRead & { password?: string }>("/admin/v1/seed-mailboxes", {
+      method: "POST",
+      headers: admin,
+      body: {
+        provider_id: seed.provider_id,
+        email: seed.email,
+        imap_host: lab.imap.host,
+        imap_port: lab.imap.port,
+        imap_security: "starttls",
+        password: seed.password,
+        inbox_folders: seed.inbox_folders,
+        tab_folders: seed.tab_folders,
+        spam_folders: seed.spam_folders,
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body).toMatchObject({ provider_id: seed.provider_id, email: seed.email, polled: true });
+    expect(JSON.stringify(created.body)).not.toContain(seed.password);
+  }
+}
+
+async function cellsOf(testId: string | number): Promise<Cell[]> {
+  const rows = await env.DB.prepare(
+    `SELECT provider_id, seed_email, folder, mailbox_folder, spam_score, spam_required, spam_action, spam_symbols, link_report, sender_ip, sent_at, send_error
+     FROM spam_test_results WHERE spam_test_id = ? ORDER BY provider_id`,
+  )
+    .bind(Number(testId))
+    .all<Cell>();
+  return rows.results;
+}
+
+/** Runs the checker until no cell of the test is pending (mail takes a moment through Postfix and LMTP). */
+async function checkUntilPlaced(testId: string | number): Promise<Cell[]> {
+  for (let i = 0; i < 60; i += 1) {
+    const pass = await callJson<{ ok: boolean; failures: unknown[] }>("/admin/v1/seed-mailboxes/check", { method: "POST", headers: admin });
+    expect(pass.status).toBe(200);
+    expect(pass.body.failures).toEqual([]);
+    const cells = await cellsOf(testId);
+    if (cells.every((cell) => cell.folder !== "pending")) return cells;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`cells still pending: ${JSON.stringify(await cellsOf(testId))}`);
+}
+
+async function providerReport(apiKey: string, testId: string | number) {
+  const { status, body } = await callJson<{ data: { providers: ProviderCounts[] } }>("/api/v1/smart-delivery/provider-report", {
+    method: "POST",
+    apiKey,
+    body: { spam_test_id: testId },
+  });
+  expect(status).toBe(200);
+  return Object.fromEntries(body.data.providers.map((p) => [p.provider_id, p]));
+}
+
+beforeAll(registerLabSeeds);
+
+describe("placement tests against the lab's seed mailboxes", () => {
+  it("offers the lab's providers with the lab's seeds", async () => {
+    const account = await provisionAccount();
+    const { body } = await callJson<{ groups: { providers: { provider_id: string; seed_email: string }[] }[] }[]>("/api/v1/spam-test/seed/providers", {
+      apiKey: account.apiKey,
+    });
+    const offered = Object.fromEntries(body.flatMap((r) => r.groups.flatMap((g) => g.providers)).map((p) => [p.provider_id, p.seed_email]));
+    for (const seed of seeds) expect(offered[seed.provider_id!]).toBe(seed.email);
+  });
+
+  it("a manual test sent by the user lands inbox for a clean email, tab for a promotion and spam for GTUBE, scored by Rspamd, in the provider report", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const sender = lab.mailboxes.find((m) => m.email === "sender2@lab.salvo.test")!;
+    const created = await callJson<{ id: string; email_track_id: string; seed_emails: { provider_id: string; email: string }[] }>("/api/v1/spam-test/manual", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: {
+        test_name: "lab manual",
+        spam_filters: true,
+        link_checker: true,
+        campaign_id: campaign,
+        sequence_mapping_id: 1,
+        provider_ids: ["gmail", "outlook", "yahoo"],
+        sender_accounts: [sender.email],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const { id, email_track_id: token, seed_emails } = created.body;
+    expect(seed_emails).toEqual(seeds.map((seed) => ({ provider_id: seed.provider_id, email: seed.email })));
+
+    // What the user does: the token in the email, one to each seed.
+    const bodies: Record<string, { subject: string; text: string }> = {
+      gmail: { subject: "Quarterly numbers", text: `Hi, the numbers are here: ${reader}/numbers\n\n${token}` },
+      outlook: { subject: "[promo] Spring offer", text: `Our spring offer.\n\n${token}` },
+      yahoo: { subject: "Hello", text: `${GTUBE}\n\n${token}` },
+    };
+    for (const seed of seed_emails) {
+      const sent = await sendMail(
+        { host: lab.smtp.host, port: lab.smtp.port, security: "starttls", username: sender.email, password: sender.password },
+        { from: { email: sender.email, name: "Lab sender" }, to: seed.email, ...bodies[seed.provider_id]! },
+        { allowPlain: false },
+      );
+      expect(sent.ok, JSON.stringify(sent)).toBe(true);
+    }
+
+    const cells = await checkUntilPlaced(id);
+    expect(cells.map((c) => [c.provider_id, c.folder, c.mailbox_folder])).toEqual([
+      ["gmail", "inbox", "INBOX"],
+      ["outlook", "tab", "Promotions"],
+      ["yahoo", "spam", "Junk"],
+    ]);
+    for (const cell of cells) {
+      expect(cell.spam_score, cell.provider_id).not.toBeNull();
+      expect(JSON.parse(cell.spam_symbols ?? "[]").length, cell.provider_id).toBeGreaterThan(0);
+      expect(cell.sender_ip).toBe("127.0.0.1");
+    }
+    expect(cells.find((c) => c.provider_id === "yahoo")).toMatchObject({ spam_action: "reject", link_report: "[]" });
+    // The reader answers a path it does not know with an error: the link checker reports it broken.
+    expect(JSON.parse(cells.find((c) => c.provider_id === "gmail")!.link_report!)).toEqual([
+      expect.objectContaining({ url: `${reader}/numbers`, redirects: 0, ok: false }),
+    ]);
+    expect(cells.find((c) => c.provider_id === "gmail")!.spam_action).not.toBe("reject");
+
+    const report = await providerReport(account.apiKey, id);
+    expect(report.gmail).toMatchObject({ inbox_count: 1, tab_count: 0, spam_count: 0, total_count: 1 });
+    expect(report.outlook).toMatchObject({ inbox_count: 0, tab_count: 1, spam_count: 0, total_count: 1 });
+    expect(report.yahoo).toMatchObject({ inbox_count: 0, tab_count: 0, spam_count: 1, total_count: 1 });
+  });
+
+  it("an automated test's run sends the campaign step from the sender mailbox by itself and is checked", { timeout: 120_000 }, async () => {
+    const account = await provisionAccount();
+    const sender = lab.mailboxes.find((m) => m.email === "sender3@lab.salvo.test")!;
+    const mailboxId = await saveLabMailbox(account.apiKey, sender.email, sender.password);
+    expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
+    const campaign = await createCampaign(account.apiKey);
+    const steps = await callJson(`/api/v1/campaigns/${campaign}/sequences`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hello {{first_name | there}}", email_body: "<p>A short note.</p>" }] },
+    });
+    expect(steps.status, JSON.stringify(steps.body)).toBe(200);
+
+    // The first slot of "every minute" from 55 s ago is already due (skip the last seconds of a minute).
+    while (new Date().getUTCSeconds() >= 50) await new Promise((resolve) => setTimeout(resolve, 500));
+    const start = Date.now() - 55_000;
+    const created = await callJson<{ id: string }>("/api/v1/spam-test/schedule", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: {
+        test_name: "lab automated",
+        spam_filters: true,
+        campaign_id: campaign,
+        sequence_mapping_id: 1,
+        provider_ids: ["gmail", "yahoo"],
+        sender_accounts: [sender.email],
+        all_email_sent_without_time_gap: true,
+        schedule_start_time: new Date(start).toISOString(),
+        test_end_date: new Date(start + 86_400_000).toISOString(),
+        scheduler_cron_value: "* * * * *",
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(await cellsOf(created.body.id)).toEqual([]);
+
+    // The minute cron starts the run and wakes the sender mailbox's object, which sends on its own.
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), bindings);
+    let cells: Cell[] = [];
+    for (let i = 0; i < 100; i += 1) {
+      cells = await cellsOf(created.body.id);
+      if (cells.length === 2 && cells.every((c) => c.sent_at !== null)) break;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    expect(cells.map((c) => [c.seed_email, c.send_error])).toEqual([
+      ["seed-gmail@lab.salvo.test", null],
+      ["seed-yahoo@lab.salvo.test", null],
+    ]);
+    expect(cells.every((c) => c.sent_at !== null)).toBe(true);
+
+    const placed = await checkUntilPlaced(created.body.id);
+    expect(placed.map((c) => [c.provider_id, c.folder])).toEqual([
+      ["gmail", "inbox"],
+      ["yahoo", "inbox"],
+    ]);
+    expect(placed.every((c) => c.spam_score !== null)).toBe(true);
+    const report = await providerReport(account.apiKey, created.body.id);
+    expect(report.gmail).toMatchObject({ inbox_count: 1, total_count: 1 });
+    expect(report.yahoo).toMatchObject({ inbox_count: 1, total_count: 1 });
+  });
+});
