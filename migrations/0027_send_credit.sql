@@ -45,7 +45,7 @@ CREATE TABLE `credit_spans` (
 	PRIMARY KEY(`campaign_lead_id`, `mailbox_id`, `type`)
 );
 --> statement-breakpoint
-CREATE INDEX `credit_spans_last_idx` ON `credit_spans` (`campaign_id`,`type`,`last_at`,`first_at`,`mailbox_id`,`campaign_lead_id`);
+CREATE INDEX `credit_spans_mailbox_idx` ON `credit_spans` (`campaign_id`,`type`,`mailbox_id`,`last_at`,`first_at`,`campaign_lead_id`);
 --> statement-breakpoint
 INSERT INTO credit_mailbox_hours (campaign_id, type, hour, mailbox_id, total, counted)
   SELECT campaign_id, type, (occurred_at - ((occurred_at % 3600000) + 3600000) % 3600000), send_mailbox_id, count(*), sum(ignored = 0)

@@ -103,14 +103,18 @@ export function mailboxFiguresQuery(campaignIds: number[], window: Window | null
   }
   const sum = (type: string, column = "total") => sql.raw(`coalesce(sum(CASE WHEN type = '${type}' THEN ${column} END), 0)`);
   const uniques = options.uniques
-    ? sql`SELECT sp.mailbox_id, ${sum("SENT", "1")} AS unique_sent, ${sum("OPEN", "1")} AS unique_opened, ${sum("CLICK", "1")} AS unique_clicked
-        FROM credit_spans sp INDEXED BY credit_spans_last_idx
-        WHERE sp.campaign_id ${ids} AND sp.type IN ('SENT', 'OPEN', 'CLICK') AND sp.last_at >= ${start} AND sp.first_at < ${end}
+    ? sql`SELECT mailbox_id, ${sum("SENT", "n")} AS unique_sent, ${sum("OPEN", "n")} AS unique_opened, ${sum("CLICK", "n")} AS unique_clicked
+      FROM (
+        SELECT sp.type, sp.mailbox_id, count(*) AS n
+        FROM credit_spans sp INDEXED BY credit_spans_mailbox_idx
+        WHERE sp.campaign_id ${ids} AND sp.type IN ('SENT', 'OPEN', 'CLICK') AND sp.mailbox_id IN (SELECT mailbox_id FROM totals)
+          AND sp.last_at >= ${start} AND sp.first_at < ${end}
           AND (sp.first_at >= ${start} OR EXISTS (
             SELECT 1 FROM events e INDEXED BY events_record_time_idx
             WHERE e.campaign_lead_id = sp.campaign_lead_id AND e.occurred_at >= ${start} AND e.occurred_at < ${end}
               AND e.type = sp.type AND e.send_mailbox_id = sp.mailbox_id))
-        GROUP BY sp.mailbox_id`
+        GROUP BY sp.type, sp.mailbox_id)
+      GROUP BY mailbox_id`
     : sql`SELECT NULL AS mailbox_id, 0 AS unique_sent, 0 AS unique_opened, 0 AS unique_clicked WHERE false`;
   return sql`WITH totals AS (
         SELECT mailbox_id, ${sum("SENT")} AS sent, ${sum("OPEN")} AS opened, ${sum("CLICK")} AS clicked,

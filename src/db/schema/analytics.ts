@@ -112,6 +112,8 @@ export const creditSpans = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.campaignLeadId, t.mailboxId, t.type] }),
-    index("credit_spans_last_idx").on(t.campaignId, t.type, t.lastAt, t.firstAt, t.mailboxId, t.campaignLeadId),
+    // Per mailbox, the records active since a window's start are one range: the count for the
+    // mailboxes a window has comes out grouped, without sorting the spans.
+    index("credit_spans_mailbox_idx").on(t.campaignId, t.type, t.mailboxId, t.lastAt, t.firstAt, t.campaignLeadId),
   ],
 );
