@@ -124,6 +124,7 @@ describe("structured job logs", () => {
     const jobs = run!.jobs as Record<string, { count?: number; duration_ms: number; error?: string }>;
     expect(Object.keys(jobs).sort()).toEqual(
       [
+        "check_placements",
         "continue_csv_imports",
         "rearm_late_senders",
         "recheck_mailboxes",
