@@ -1,5 +1,5 @@
 import { and, asc, eq, isNotNull, sql, type SQL } from "drizzle-orm";
-import { seedMailboxes, type LinkCheck, type SeedCursor, type SpamSymbol } from "../db/schema";
+import { seedMailboxes, type ResultFindings, type SeedCursor } from "../db/schema";
 import type { Database } from "../platform/db";
 import { rawBatch, statement } from "../platform/sql";
 import type { SeedMailboxRow } from "./seed-store";
@@ -17,22 +17,11 @@ export interface PendingCell {
 }
 
 /** What the checker found for one cell. */
-export interface Finding {
+export interface Finding extends ResultFindings {
   cellId: number;
   folder: "inbox" | "tab" | "spam";
   mailboxFolder: string;
-  messageId: string | null;
   receivedAt: number;
-  spamScore: number | null;
-  spamRequired: number | null;
-  spamAction: string | null;
-  spamSymbols: SpamSymbol[] | null;
-  spf: string | null;
-  dkim: string | null;
-  dmarc: string | null;
-  senderIp: string | null;
-  senderHost: string | null;
-  linkReport: LinkCheck[] | null;
 }
 
 /** The seeds the checker reads now: those with IMAP settings and at least one pending cell. */

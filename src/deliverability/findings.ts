@@ -2,7 +2,7 @@
  * The spam-test reports that read the findings of each result (spam filter verdict, authentication
  * results, sending hop, link checks): pure functions over one run's results.
  */
-import type { LinkCheck, SpamSymbol } from "../db/schema";
+import type { LinkCheck, ResultFindings, SpamSymbol } from "../db/schema";
 import { iso } from "../platform/time";
 import { adjustedTotal, countByProvider, sumCounts, type Folder, type ProviderCounts } from "./placement-report";
 
@@ -17,7 +17,7 @@ export const DMARC_RESULTS = ["none", "pass", "fail", "temperror", "permerror"] 
 export type AuthMethod = "spf" | "dkim" | "dmarc";
 
 /** One result of a run with its provider and findings, as the reports read it. */
-export interface ResultRow {
+export interface ResultRow extends ResultFindings {
   id: number;
   providerId: string;
   providerName: string;
@@ -29,18 +29,6 @@ export interface ResultRow {
   seedEmail: string;
   folder: Folder;
   receivedAt: Date | null;
-  mailboxFolder: string | null;
-  messageId: string | null;
-  spamScore: number | null;
-  spamRequired: number | null;
-  spamAction: string | null;
-  spamSymbols: SpamSymbol[] | null;
-  spf: string | null;
-  dkim: string | null;
-  dmarc: string | null;
-  senderIp: string | null;
-  senderHost: string | null;
-  linkReport: LinkCheck[] | null;
 }
 
 /** A result whose message reached the seed (the only ones with findings). */

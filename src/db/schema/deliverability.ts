@@ -185,6 +185,12 @@ export const spamTestResults = sqliteTable(
   ],
 );
 
+/** A result's findings on the seed's copy (null: not found, or not checked). */
+export type ResultFindings = Pick<
+  typeof spamTestResults.$inferSelect,
+  "mailboxFolder" | "messageId" | "spamScore" | "spamRequired" | "spamAction" | "spamSymbols" | "spf" | "dkim" | "dmarc" | "senderIp" | "senderHost" | "linkReport"
+>;
+
 export const IMAP_SECURITY = ["tls", "starttls", "plain"] as const;
 
 /** Where one seed mailbox's folder cursor stands (UIDVALIDITY and the last UID read). */
