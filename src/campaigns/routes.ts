@@ -1,15 +1,14 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
-import { database, type Database } from "../platform/db";
+import { database } from "../platform/db";
 import { nextCampaignStatus, STATUS_COMMANDS } from "./rules";
 import { iso } from "../platform/time";
 import { statusDeliveries } from "../webhooks/fanout";
 import { wakeCampaign } from "../engine/wake";
 import { campaignSendingStatus, presentSendingStatus } from "../engine/status";
 import { enqueue } from "../webhooks/outbox";
-import { accountHasClient, changeStatus, insertCampaign, loadStatusChange, replaceCampaignTags, tagsOf, campaignsVisibleTo, type CampaignTag } from "./store";
-import type { Principal } from "../platform/principal";
-import { findCampaign, type CampaignRow } from "../platform/access";
+import { changeStatus, insertCampaign, loadStatusChange, replaceCampaignTags, tagsOf, campaignsVisibleTo, type CampaignTag } from "./store";
+import { findCampaign, owningClient, type CampaignRow } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, queryId } from "../platform/openapi";
 
@@ -94,17 +93,6 @@ const setTags = createRoute({
     ...errorResponses(401, 404, 422, 429),
   },
 });
-
-/** The client a new campaign belongs to: a client key's own, or one of the account's clients. */
-async function owningClient(db: Database, principal: Principal, requested: number | null | undefined) {
-  if (principal.clientId !== null) {
-    if (requested != null && requested !== principal.clientId) throw ApiError.badRequest("Client not found");
-    return principal.clientId;
-  }
-  if (requested == null) return null;
-  if (!(await accountHasClient(db, principal.accountId, requested))) throw ApiError.badRequest("Client not found");
-  return requested;
-}
 
 export function presentCampaign(row: CampaignRow, campaignTagList: CampaignTag[]) {
   return {

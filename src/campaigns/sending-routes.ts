@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { isTimeZone } from "../platform/zoned-time";
-import { findCampaign } from "../platform/access";
+import { accountHasClient, findCampaign } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
@@ -15,7 +15,7 @@ import {
   trackSetting,
   type CampaignSettings,
 } from "./settings";
-import { accountHasClient, saveSchedule, saveSettings } from "./store";
+import { saveSchedule, saveSettings } from "./store";
 
 const clock = z.string().refine((value) => parseClock(value) !== null, "must be HH:MM (24 h)");
 const timezone = z.string().refine(isTimeZone, "must be an IANA time zone name");

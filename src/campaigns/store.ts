@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from "drizzle-orm";
-import { campaignTags, campaigns, clients, tags, type CampaignStatus } from "../db/schema";
+import { campaignTags, campaigns, tags, type CampaignStatus } from "../db/schema";
 import { visibleCampaigns, CAMPAIGN_NOT_FOUND } from "../platform/access";
 import type { Principal } from "../platform/principal";
 import type { Database } from "../platform/db";
@@ -41,15 +41,6 @@ export async function changeStatus(
       : []),
   ]);
   return deliveryIds(results[1]);
-}
-
-export async function accountHasClient(db: Database, accountId: number, clientId: number): Promise<boolean> {
-  const client = await db
-    .select({ id: clients.id })
-    .from(clients)
-    .where(and(eq(clients.id, clientId), eq(clients.accountId, accountId)))
-    .get();
-  return client !== undefined;
 }
 
 export function insertCampaign(db: Database, values: { accountId: number; clientId: number | null; name: string }) {

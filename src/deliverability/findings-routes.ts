@@ -17,7 +17,7 @@ import {
 } from "./findings";
 import { ProviderReportRequest, requestedTestId } from "./report-routes";
 import { listResults } from "./report-store";
-import { SpamTestParams, type SpamTestRow } from "./shared";
+import { placementCounts, SpamTestParams, type SpamTestRow } from "./shared";
 import { findSpamTest, listProviders, listSenders } from "./store";
 
 /** One run of a test (the latest by default) with its results in the test's provider order. */
@@ -64,10 +64,7 @@ const SenderAccountWiseRow = z
   .object({
     id: z.string(),
     email: z.string(),
-    inbox_count: z.number().int(),
-    tab_count: z.number().int(),
-    spam_count: z.number().int(),
-    not_received_count: z.number().int(),
+    ...placementCounts,
     pending_count: z.number().int(),
     total_count: z.number().int(),
     details: z.array(
@@ -102,10 +99,7 @@ const GroupWiseReport = z
         group_name: z.string(),
         region_id: z.string(),
         region_name: z.string(),
-        inbox_count: z.number().int(),
-        tab_count: z.number().int(),
-        spam_count: z.number().int(),
-        not_received_count: z.number().int(),
+        ...placementCounts,
         adjusted_total_email_count: z.number().int(),
       }),
     ),

@@ -6,7 +6,7 @@ import { iso } from "../platform/time";
 import type { Principal } from "../platform/principal";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
-import { SpamTestParams, type SpamTestRow } from "./shared";
+import { placementCounts, SpamTestParams, type SpamTestRow } from "./shared";
 import { DKIM_RESULTS, DMARC_RESULTS, SPF_RESULTS } from "./findings";
 import { folderCounts, listRuns, recordPlacements, runExists, type Findings } from "./report-store";
 import { findSpamTest, listProviders, listSenders } from "./store";
@@ -97,10 +97,7 @@ const ProviderRow = z.object({
   provider_id: z.string(),
   provider_name: z.string(),
   region: z.string(),
-  inbox_count: z.number().int(),
-  tab_count: z.number().int(),
-  spam_count: z.number().int(),
-  not_received_count: z.number().int(),
+  ...placementCounts,
   total_count: z.number().int(),
 });
 
@@ -196,10 +193,7 @@ const routes = {
               run_no: z.number().int(),
               scheduled_at: z.string(),
               started_at: z.string(),
-              inbox_count: z.number().int(),
-              tab_count: z.number().int(),
-              spam_count: z.number().int(),
-              not_received_count: z.number().int(),
+              ...placementCounts,
               pending_count: z.number().int(),
               total_count: z.number().int(),
             }),

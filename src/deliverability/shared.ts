@@ -6,6 +6,14 @@ export type SpamTestRow = typeof spamTests.$inferSelect;
 export type FolderRow = typeof spamTestFolders.$inferSelect;
 export type ProviderRow = typeof spamProviders.$inferSelect;
 
+/** The placement counts every report gives, per provider, group, sender or run. */
+export const placementCounts = {
+  inbox_count: z.number().int(),
+  tab_count: z.number().int(),
+  spam_count: z.number().int(),
+  not_received_count: z.number().int(),
+};
+
 export const TEST_NOT_FOUND = "Spam test not found";
 export const FOLDER_NOT_FOUND = "Folder not found";
 export const FOLDER_OF_ANOTHER_CLIENT = "Folder belongs to another client than the test's campaign";

@@ -1,15 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { LeadInput, leadOutputFields } from "../leads/lead-input";
+import { LeadInput, leadOutput, leadOutputFields } from "../leads/lead-input";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { database, type Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 import { iso } from "../platform/time";
 import { ApiError } from "../platform/errors";
-import { findCampaign, findLeadList, LEAD_LIST_NOT_FOUND, type CampaignRow, type LeadListRow } from "../platform/access";
+import { findCampaign, findLeadList, LEAD_LIST_NOT_FOUND, owningClient, type CampaignRow, type LeadListRow } from "../platform/access";
 import { Ack, BodyId } from "./schemas";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount, queryId } from "../platform/openapi";
-import { accountHasClient, insertCampaign } from "../campaigns/store";
+import { insertCampaign } from "../campaigns/store";
 import { visibleTagIds } from "../mailboxes/store";
 import { createCsvImport, findImport, importLeads, runImport, type ImportRow, type ImportSettings } from "./import";
 import { pushToCampaign } from "./push";
@@ -419,17 +419,6 @@ function required(path: string, message: string): never {
   throw ApiError.validation([{ path, message }]);
 }
 
-/** The client a new list belongs to: a client key's own, or one of the account's clients. */
-async function owningClient(db: Database, principal: Principal, requested: number | null | undefined) {
-  if (principal.clientId !== null) {
-    if (requested != null && requested !== principal.clientId) throw ApiError.badRequest("Client not found");
-    return principal.clientId;
-  }
-  if (requested == null) return null;
-  if (!(await accountHasClient(db, principal.accountId, requested))) throw ApiError.badRequest("Client not found");
-  return requested;
-}
-
 /** Every list named must be the caller's, else the section 16 404. */
 async function requireLists(db: Database, principal: Principal, ids: number[]): Promise<void> {
   const visible = await visibleListIds(db, principal, ids);
@@ -556,17 +545,7 @@ leadListRoutes.openapi(routes.members, async (c) => {
   const query = c.req.valid("query");
   const rows = await listMemberPage(db, list.id, { afterLeadId: query.starting_after ?? 0, offset: query.offset, limit: query.limit + 1 });
   const data = rows.slice(0, query.limit).map(({ lead, addedAt }) => ({
-    id: lead.id,
-    email: lead.email,
-    first_name: lead.firstName,
-    last_name: lead.lastName,
-    company_name: lead.companyName,
-    phone_number: lead.phoneNumber,
-    website: lead.website,
-    location: lead.location,
-    linkedin_profile: lead.linkedinProfile,
-    company_url: lead.companyUrl,
-    custom_fields: lead.customFields ?? null,
+    ...leadOutput(lead),
     added_at: iso(addedAt),
   }));
   return c.json({ ok: true, data, has_more: rows.length > query.limit }, 200);

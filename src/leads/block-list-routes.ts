@@ -1,11 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { accountHasClient } from "../campaigns/store";
 import { Ack, ack, bodyId } from "../campaigns/schemas";
-import { BLOCK_LIST_ENTRY_NOT_FOUND } from "../platform/access";
-import { database, type Database } from "../platform/db";
+import { BLOCK_LIST_ENTRY_NOT_FOUND, owningClient } from "../platform/access";
+import { database } from "../platform/db";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount, queryId } from "../platform/openapi";
-import type { Principal } from "../platform/principal";
 import { iso } from "../platform/time";
 import { BLOCK_LIST_SOURCES, blockListValue } from "./block-list";
 import { addBlockListEntries, blockListPage, deleteBlockListEntry, deleteBlockListValue, type BlockListRow } from "./block-list-store";
@@ -135,17 +133,6 @@ function storedValues(items: string[], field: string): string[] {
   return [...new Set(values as string[])];
 }
 
-/** The scope entries are written in: a client key's own client, or the account (null) or one of its clients. */
-async function writeScope(db: Database, principal: Principal, requested: number | null | undefined): Promise<number | null> {
-  if (principal.clientId !== null) {
-    if (requested != null && requested !== principal.clientId) throw ApiError.badRequest("Client not found");
-    return principal.clientId;
-  }
-  if (requested == null) return null;
-  if (!(await accountHasClient(db, principal.accountId, requested))) throw ApiError.badRequest("Client not found");
-  return requested;
-}
-
 export const blockListRoutes = createRouter();
 
 blockListRoutes.openapi(listEntries, async (c) => {
@@ -167,7 +154,7 @@ blockListRoutes.openapi(addEntries, async (c) => {
   if (items === undefined) throw ApiError.validation([{ path: "domain_block_list", message: "Required" }]);
   const values = storedValues(items, body.domain_block_list ? "domain_block_list" : "domain");
   const db = database(c.env.DB);
-  const clientId = await writeScope(db, principal, body.client_id);
+  const clientId = await owningClient(db, principal, body.client_id);
   const added = await addBlockListEntries(c.env.DB, { accountId: principal.accountId, clientId, values, source: "manual" }, Date.now());
   return c.json(
     { ...ack(`${added.length} entries added to block list`), data: { added: added.length, skipped: items.length - added.length } },
@@ -190,7 +177,7 @@ blockListRoutes.openapi(removeByValue, async (c) => {
   const body = c.req.valid("json");
   const [value] = storedValues([body.domain], "domain");
   const db = database(c.env.DB);
-  const clientId = await writeScope(db, principal, body.client_id);
+  const clientId = await owningClient(db, principal, body.client_id);
   if (!(await deleteBlockListValue(db, principal, value!, clientId))) throw ApiError.notFound(BLOCK_LIST_ENTRY_NOT_FOUND);
   return c.json(ack("Entry deleted successfully"), 200);
 });

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import type { LeadRow } from "../platform/access";
 
 const optionalText = z.string().max(500).nullish();
 
@@ -30,3 +31,20 @@ export const leadOutputFields = {
   company_url: z.string().nullable(),
   custom_fields: z.record(z.string(), z.unknown()).nullable(),
 };
+
+/** A lead's own fields as every lead output gives them (leadOutputFields' members). */
+export function leadOutput(lead: LeadRow) {
+  return {
+    id: lead.id,
+    email: lead.email,
+    first_name: lead.firstName,
+    last_name: lead.lastName,
+    company_name: lead.companyName,
+    phone_number: lead.phoneNumber,
+    website: lead.website,
+    location: lead.location,
+    linkedin_profile: lead.linkedinProfile,
+    company_url: lead.companyUrl,
+    custom_fields: lead.customFields ?? null,
+  };
+}

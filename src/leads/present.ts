@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { RECORD_STATES } from "../db/schema";
 import type { LeadRow } from "../platform/access";
 import { iso } from "../platform/time";
+import { leadOutput } from "./lead-input";
 import type { CampaignDataRow } from "./lookup-store";
 
 /** CONTRACT section 12's Lead (the vendor CLI's LeadSchema). */
@@ -41,17 +42,7 @@ export const LeadWithCampaigns = LeadOut.extend({ lead_campaign_data: z.array(Le
 
 export function presentLead(lead: LeadRow) {
   return {
-    id: lead.id,
-    email: lead.email,
-    first_name: lead.firstName,
-    last_name: lead.lastName,
-    phone_number: lead.phoneNumber,
-    company_name: lead.companyName,
-    website: lead.website,
-    location: lead.location,
-    linkedin_profile: lead.linkedinProfile,
-    company_url: lead.companyUrl,
-    custom_fields: lead.customFields ?? null,
+    ...leadOutput(lead),
     is_unsubscribed: lead.isUnsubscribed,
     // A lead belongs to one client scope, so its unsubscription is that client's.
     unsubscribed_client_id_map: lead.isUnsubscribed && lead.clientId !== null ? { [String(lead.clientId)]: true } : {},

@@ -11,7 +11,7 @@ import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount } from "../platform/openapi";
 import { CampaignParams, Ok } from "../campaigns/schemas";
 import { wakeCampaign } from "../engine/wake";
-import { LeadInput, leadOutputFields } from "./lead-input";
+import { LeadInput, leadOutput, leadOutputFields } from "./lead-input";
 import { categoriesOf, countAlreadyInCampaign, recordPage, setRecordStateIn, skippedAddresses, storeUpload } from "./store";
 
 export const MAX_LEADS_PER_UPLOAD = 400;
@@ -209,19 +209,7 @@ export function presentRecord(record: CampaignRecordRow, lead: LeadRow) {
     status: record.state,
     lead_category_id: record.categoryId,
     created_at: iso(record.createdAt),
-    lead: {
-      id: lead.id,
-      email: lead.email,
-      first_name: lead.firstName,
-      last_name: lead.lastName,
-      company_name: lead.companyName,
-      phone_number: lead.phoneNumber,
-      website: lead.website,
-      location: lead.location,
-      linkedin_profile: lead.linkedinProfile,
-      company_url: lead.companyUrl,
-      custom_fields: lead.customFields ?? null,
-    },
+    lead: leadOutput(lead),
   };
 }
 

@@ -1,11 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { config } from "../config";
-import { accountHasClient } from "../campaigns/store";
 import { SendingStatus } from "../campaigns/schemas";
 import { MAILBOX_TYPES, PORT_TYPES } from "../db/schema";
 import type { AppEnv } from "../env";
-import { findCampaign } from "../platform/access";
+import { findCampaign, owningClient } from "../platform/access";
 import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
 import { database, type Database } from "../platform/db";
@@ -534,15 +533,9 @@ function checkedHosts(body: Written, allowLocal: boolean) {
   return { smtpHost, imapHost, tracking };
 }
 
-/** The client a mailbox belongs to: a client key's own, or one of the account's clients (null = the account). */
-async function owningClient(db: Database, principal: Principal, requested: number | null | undefined): Promise<number | null | undefined> {
-  if (principal.clientId !== null) {
-    if (requested != null && requested !== principal.clientId) throw ApiError.badRequest("Client not found");
-    return principal.clientId;
-  }
-  if (requested == null) return requested;
-  if (!(await accountHasClient(db, principal.accountId, requested))) throw ApiError.badRequest("Client not found");
-  return requested;
+/** The client a mailbox write sets: the shared rule, or unchanged (undefined) when an account key names none. */
+function mailboxClient(db: Database, principal: Principal, requested: number | null | undefined): Promise<number | null> | undefined {
+  return requested === undefined && principal.clientId === null ? undefined : owningClient(db, principal, requested);
 }
 
 const emptyToNull = (value: string | null | undefined) => (value === undefined ? undefined : value || null);
@@ -620,7 +613,7 @@ async function presentRows(db: Database, principal: Principal, rows: MailboxRow[
 async function applyUpdate(c: Context<AppEnv>, db: Database, principal: Principal, existing: MailboxRow, body: Written, oauthToken?: string): Promise<MailboxRow> {
   const hosts = checkedHosts(body, config(c.env).allowLocalMailHosts);
   const changes = changesOf(body, hosts);
-  if (body.client_id !== undefined) changes.clientId = await owningClient(db, principal, body.client_id);
+  if (body.client_id !== undefined) changes.clientId = await mailboxClient(db, principal, body.client_id);
   if (changes.fromEmail !== undefined && changes.fromEmail !== existing.fromEmail) {
     const holder = await mailboxOfAddress(db, principal.accountId, changes.fromEmail);
     if (holder && holder.id !== existing.id) throw ApiError.badRequest("Email account already exists");
@@ -640,7 +633,7 @@ async function createMailbox(c: Context<AppEnv>, db: Database, principal: Princi
   const missing = required.filter((field) => body[field] === undefined || (field === "password" && newSecret(body.password) === undefined));
   if (missing.length) throw ApiError.validation(missing.map((field) => ({ path: field, message: `${field} is required to create an email account` })));
   const hosts = checkedHosts(body, config(c.env).allowLocalMailHosts);
-  const clientId = await owningClient(db, principal, body.client_id);
+  const clientId = await mailboxClient(db, principal, body.client_id);
   const fromEmail = body.from_email!.toLowerCase();
   const values: NewMailbox = {
     ...changesOf(body, hosts),

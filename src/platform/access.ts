@@ -1,7 +1,7 @@
 import { and, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "./db";
-import { blockList, campaignLeads, campaigns, leadCategories, leadLists, leads, webhooks } from "../db/schema";
+import { blockList, campaignLeads, campaigns, clients, leadCategories, leadLists, leads, webhooks } from "../db/schema";
 import type { Principal } from "../platform/principal";
 import { ApiError } from "./errors";
 
@@ -196,4 +196,28 @@ export function visibleWebhooks(principal: Principal): SQL {
       ),
     ),
   )!;
+}
+
+/** Whether `clientId` is one of the account's clients. */
+export async function accountHasClient(db: Database, accountId: number, clientId: number): Promise<boolean> {
+  const client = await db
+    .select({ id: clients.id })
+    .from(clients)
+    .where(and(eq(clients.id, clientId), eq(clients.accountId, accountId)))
+    .get();
+  return client !== undefined;
+}
+
+/**
+ * The client a new object belongs to: a client key's own (another one named → 400), else the
+ * account's client named (not the account's → 400), else the account itself (null).
+ */
+export async function owningClient(db: Database, principal: Principal, requested: number | null | undefined): Promise<number | null> {
+  if (principal.clientId !== null) {
+    if (requested != null && requested !== principal.clientId) throw ApiError.badRequest("Client not found");
+    return principal.clientId;
+  }
+  if (requested == null) return null;
+  if (!(await accountHasClient(db, principal.accountId, requested))) throw ApiError.badRequest("Client not found");
+  return requested;
 }

@@ -1,11 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { PageQuery } from "../campaigns/paging";
 import type { Context } from "hono";
-import { accountHasClient } from "../campaigns/store";
 import { config } from "../config";
 import type { WebhookScope } from "../db/schema";
 import type { AppEnv } from "../env";
-import { findCampaign } from "../platform/access";
+import { accountHasClient, findCampaign } from "../platform/access";
 import { database, type Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount, queryId } from "../platform/openapi";
