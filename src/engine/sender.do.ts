@@ -53,8 +53,12 @@ export class MailboxSender extends DurableObject<Bindings> {
   async runPass(now: number, options: RunOptions = {}): Promise<PassResult & { timings: PassOptions["timings"] }> {
     if (options.mailboxId !== undefined) this.kv.put("mailbox", options.mailboxId);
     const timings = { findMs: 0, claimMs: 0, sendMs: 0 };
-    if (!this.running) this.running = this.pass(now, { ...options, timings }).finally(() => (this.running = null));
-    return { ...(await this.running), timings };
+    // One pass at a time, each at its own clock: a pass asked for while another runs waits for it
+    // (sharing it would answer with the other pass's clock, e.g. an alarm's real time).
+    while (this.running) await this.running.catch(() => undefined);
+    const pass = this.pass(now, { ...options, timings }).finally(() => (this.running = null));
+    this.running = pass;
+    return { ...(await pass), timings };
   }
 
   /** Reads the INBOX now, whatever the schedule (tests, the operator route, the replies benchmark). */

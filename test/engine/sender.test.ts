@@ -1,6 +1,7 @@
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Bindings } from "../../src/env";
+import type { MailboxSender } from "../../src/engine/sender.do";
 import { lateMailboxes } from "../../src/engine/store";
 import { rearmLateSenders, senderStub } from "../../src/engine/wake";
 import { database } from "../../src/platform/db";
@@ -16,7 +17,7 @@ const bindings = env as unknown as Bindings;
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 
-/** A Monday 10:00 UTC, well in the future, so the real clock's wakes find the campaign not started. */
+/** A Monday 10:00 UTC, well in the future, after every campaign's start. */
 const MONDAY_10 = Date.parse("2031-03-03T10:00:00Z");
 
 async function activeCampaign(account: TestAccount, schedule: Record<string, unknown>, leads = 2) {
@@ -37,7 +38,8 @@ async function activeCampaign(account: TestAccount, schedule: Record<string, unk
   const saved = await callJson(`/api/v1/campaigns/${campaign.id}/schedule`, {
     method: "POST",
     apiKey,
-    body: { timezone: "Europe/Paris", days_of_the_week: [1, 2, 3, 4, 5], start_hour: "09:00", end_hour: "17:00", ...schedule },
+    // Started after the real clock, so the object's own wakes (real time) never send during a test.
+    body: { timezone: "Europe/Paris", days_of_the_week: [1, 2, 3, 4, 5], start_hour: "09:00", end_hour: "17:00", schedule_start_time: "2031-03-01T00:00:00Z", ...schedule },
   });
   expect(saved.status, JSON.stringify(saved.body)).toBe(200);
   await callJson(`/api/v1/campaigns/${campaign.id}/leads`, {
@@ -63,6 +65,19 @@ describe("the mailbox sender", () => {
     const result = await senderStub(bindings, mailboxId).runPass(MONDAY_10);
     expect(result).toMatchObject({ sent: 0, nextWakeAt: start });
     expect(await claimedCount(campaignId)).toBe(0);
+  });
+
+  it("runs a pass asked for while another runs after it, at its own clock, not the other's", async () => {
+    const account = await provisionAccount();
+    const start = MONDAY_10 + 2 * DAY;
+    const { mailboxId } = await activeCampaign(account, { schedule_start_time: new Date(start).toISOString() });
+    const friday18Paris = Date.parse("2031-03-07T17:00:00Z");
+    // Called inside the object, the second call surely arrives while the first pass runs.
+    const [early, late] = await runInDurableObject(senderStub(bindings, mailboxId), (sender: MailboxSender) =>
+      Promise.all([sender.runPass(MONDAY_10, { mailboxId, read: false }), sender.runPass(friday18Paris, { read: false })]),
+    );
+    expect(early).toMatchObject({ sent: 0, nextWakeAt: start });
+    expect(late).toMatchObject({ sent: 0, nextWakeAt: Date.parse("2031-03-10T08:00:00Z") });
   });
 
   it("outside the window (evening, then the weekend), wakes at the next opening in the campaign's zone", async () => {
