@@ -7551,10 +7551,42 @@ export interface components {
             };
             category: string | null;
             lead_category_id: number | null;
+            /** @description The lead's own fields as they are when the category changes */
             lead_data: {
                 email: string;
+                first_name?: string | null;
+                last_name?: string | null;
+                phone_number?: string | null;
+                company_name?: string | null;
+                website?: string | null;
+                location?: string | null;
+                company_url?: string | null;
+                linkedin_profile?: string | null;
+                custom_fields?: Record<string, never>;
+                category: {
+                    name: string;
+                    /** @enum {string} */
+                    sentiment_type: "positive" | "negative" | "neutral";
+                } | null;
             };
-            history: Record<string, never>[];
+            /** @description The thread up to the change, oldest first: every email sent and every reply, as message-history gives them (without the per-send open and click counts) */
+            history: {
+                stats_id: string;
+                message_id: string | null;
+                /** @enum {string} */
+                type: "SENT" | "REPLY";
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                time: string;
+                from: string | null;
+                to: string | null;
+                subject: string | null;
+                email_body: string | null;
+                email_seq_number: string;
+                ignored: boolean;
+            }[];
             last_reply: Record<string, never> | null;
             lastReply: Record<string, never> | null;
             from: string | null;
@@ -18257,9 +18289,49 @@ export interface operations {
                  *       "category": "Interested",
                  *       "lead_category_id": 1,
                  *       "lead_data": {
-                 *         "email": "ann@acme.example"
+                 *         "email": "ann@acme.example",
+                 *         "first_name": "Ann",
+                 *         "last_name": "Lee",
+                 *         "phone_number": null,
+                 *         "company_name": "Acme",
+                 *         "website": "acme.example",
+                 *         "location": null,
+                 *         "company_url": null,
+                 *         "linkedin_profile": null,
+                 *         "custom_fields": {
+                 *           "role": "CTO"
+                 *         },
+                 *         "category": {
+                 *           "name": "Interested",
+                 *           "sentiment_type": "positive"
+                 *         }
                  *       },
-                 *       "history": [],
+                 *       "history": [
+                 *         {
+                 *           "stats_id": "1000",
+                 *           "message_id": "<1000@yourdomain.example>",
+                 *           "type": "SENT",
+                 *           "time": "2026-01-25T09:00:00.000Z",
+                 *           "from": "sales@yourdomain.example",
+                 *           "to": "ann@acme.example",
+                 *           "subject": "Quick question, Ann",
+                 *           "email_body": "<p>Hi Ann, ...</p>",
+                 *           "email_seq_number": "1",
+                 *           "ignored": false
+                 *         },
+                 *         {
+                 *           "stats_id": "1004",
+                 *           "message_id": "<1004@acme.example>",
+                 *           "type": "REPLY",
+                 *           "time": "2026-01-25T10:30:00.000Z",
+                 *           "from": "ann@acme.example",
+                 *           "to": "sales@yourdomain.example",
+                 *           "subject": "Re: Quick question, Ann",
+                 *           "email_body": "Sounds good, call me Tuesday.",
+                 *           "email_seq_number": "1",
+                 *           "ignored": false
+                 *         }
+                 *       ],
                  *       "last_reply": null,
                  *       "lastReply": null,
                  *       "from": null,

@@ -148,8 +148,48 @@ const PER_KIND: Record<WebhookEventKind, { summary: string; description: string;
       },
       category: nullableString,
       lead_category_id: nullableInteger,
-      lead_data: { type: "object", properties: { email: string }, required: ["email"] },
-      history: { type: "array", items: { type: "object" } },
+      lead_data: {
+        type: "object",
+        description: "The lead's own fields as they are when the category changes",
+        properties: {
+          email: string,
+          first_name: nullableString,
+          last_name: nullableString,
+          phone_number: nullableString,
+          company_name: nullableString,
+          website: nullableString,
+          location: nullableString,
+          company_url: nullableString,
+          linkedin_profile: nullableString,
+          custom_fields: { type: "object" },
+          category: {
+            type: ["object", "null"],
+            properties: { name: string, sentiment_type: { type: "string", enum: ["positive", "negative", "neutral"] } },
+            required: ["name", "sentiment_type"],
+          },
+        },
+        required: ["email", "category"],
+      },
+      history: {
+        type: "array",
+        description: "The thread up to the change, oldest first: every email sent and every reply, as message-history gives them (without the per-send open and click counts)",
+        items: {
+          type: "object",
+          properties: {
+            stats_id: string,
+            message_id: nullableString,
+            type: { type: "string", enum: ["SENT", "REPLY"] },
+            time: timestamp,
+            from: nullableString,
+            to: nullableString,
+            subject: nullableString,
+            email_body: nullableString,
+            email_seq_number: string,
+            ignored: { type: "boolean" },
+          },
+          required: ["stats_id", "message_id", "type", "time", "from", "to", "subject", "email_body", "email_seq_number", "ignored"],
+        },
+      },
       last_reply: { type: ["object", "null"] },
       lastReply: { type: ["object", "null"] },
       from: nullableString,
@@ -277,7 +317,48 @@ function samplePayloads(): Map<string, Record<string, unknown>> {
       accountId: 1, clientId: null, emailAccountId: 5, fromEmail: "sales@yourdomain.example", smtpFailureError: "535 5.7.8 authentication failed", imapFailureError: null, occurredAt: SAMPLE_AT,
     }),
   ];
-  return new Map(deliveries.map((delivery) => [delivery.eventType, { ...delivery.payload, stats_id: delivery.campaignId === null ? null : 1001, secret_key: null }]));
+  return new Map(
+    deliveries.map((delivery) => [
+      delivery.eventType,
+      { ...delivery.payload, ...storedFields(delivery.payload), stats_id: delivery.campaignId === null ? null : 1001, secret_key: null },
+    ]),
+  );
+}
+
+/** What the outbox reads from the record as it stores a category delivery (src/webhooks/outbox.ts), for the sample. */
+function storedFields(payload: Record<string, unknown>): Record<string, unknown> {
+  if (payload.event_type !== "LEAD_CATEGORY_UPDATED") return {};
+  const message = (statsId: string, type: "SENT" | "REPLY", minutes: number, from: string, to: string, subject: string, body: string) => ({
+    stats_id: statsId,
+    message_id: `<${statsId}@${from.split("@")[1]}>`,
+    type,
+    time: new Date(SAMPLE_AT + minutes * 60_000).toISOString(),
+    from,
+    to,
+    subject,
+    email_body: body,
+    email_seq_number: "1",
+    ignored: false,
+  });
+  return {
+    lead_data: {
+      email: "ann@acme.example",
+      first_name: "Ann",
+      last_name: "Lee",
+      phone_number: null,
+      company_name: "Acme",
+      website: "acme.example",
+      location: null,
+      company_url: null,
+      linkedin_profile: null,
+      custom_fields: { role: "CTO" },
+      ...(payload.lead_data as Record<string, unknown>),
+    },
+    history: [
+      message("1000", "SENT", 0, "sales@yourdomain.example", "ann@acme.example", "Quick question, Ann", "<p>Hi Ann, ...</p>"),
+      message("1004", "REPLY", 90, "ann@acme.example", "sales@yourdomain.example", "Re: Quick question, Ann", "Sounds good, call me Tuesday."),
+    ],
+  };
 }
 
 const DELIVERY_RULES =

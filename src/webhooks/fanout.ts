@@ -1,4 +1,5 @@
 import type { CampaignStatus, EventType, WebhookScope } from "../db/schema";
+import { sentimentOf } from "../analytics/rules";
 import { iso } from "../platform/time";
 import { kindsOf, wants, type WebhookEventKind } from "./event-kinds";
 import type { NewDelivery } from "./outbox";
@@ -293,7 +294,11 @@ export function categoryDeliveries(
     },
     category: change.newCategoryName,
     lead_category_id: change.newCategoryId,
-    lead_data: { email: change.leadEmail },
+    // The lead's own fields and the thread are read from the record as the delivery is stored (outbox.ts).
+    lead_data: {
+      email: change.leadEmail,
+      category: change.newCategoryId === null ? null : { name: change.newCategoryName, sentiment_type: sentimentOf(change.newCategoryId) },
+    },
     history: [],
     last_reply: lastReply,
     lastReply,
@@ -302,7 +307,7 @@ export function categoryDeliveries(
   };
   return webhooks
     .filter((webhook) => wants(webhook, "LEAD_CATEGORY_UPDATED", change.newCategoryId))
-    .map((webhook) => delivery(webhook, "LEAD_CATEGORY_UPDATED", subject, fields, guard));
+    .map((webhook) => delivery(webhook, "LEAD_CATEGORY_UPDATED", subject, fields, { category_at: change.occurredAt, ...guard }));
 }
 
 export function statusDeliveries(

@@ -52,6 +52,24 @@ const eventPayload = sql.raw(`SELECT json_set(d.value ->> '$.payload', '$.stats_
       ELSE CAST(e.id AS TEXT) END)
   FROM events e WHERE e.campaign_id = d.value ->> '$.campaign_id' AND e.event_id = d.value ->> '$.guard.event_id'`);
 
+/**
+ * A LEAD_CATEGORY_UPDATED payload (`p`, already completed by `eventPayload`) completed from the
+ * record: the lead's own fields under `lead_data` (beside the category the producer put there), and
+ * the thread up to the change (`guard.category_at`) as `history`, in message-history's Message shape.
+ */
+const categoryPayload = sql.raw(`SELECT json_set(p,
+    '$.lead_data', json_set(json_object('email', l.email, 'first_name', l.first_name, 'last_name', l.last_name,
+        'phone_number', l.phone_number, 'company_name', l.company_name, 'website', l.website, 'location', l.location,
+        'company_url', l.company_url, 'linkedin_profile', l.linkedin_profile, 'custom_fields', json(coalesce(l.custom_fields, '{}'))),
+      '$.category', p -> '$.lead_data.category'),
+    '$.history', (SELECT json_group_array(json_object('stats_id', CAST(e.id AS TEXT), 'message_id', e.message_id, 'type', e.type,
+                    'time', ${ISO("e.occurred_at")}, 'from', e.from_email, 'to', e.to_email, 'subject', e.subject,
+                    'email_body', e.body, 'email_seq_number', CAST(e.sequence_number AS TEXT),
+                    'ignored', json(CASE e.ignored WHEN 1 THEN 'true' ELSE 'false' END)) ORDER BY e.occurred_at, e.id)
+                  FROM events e INDEXED BY events_record_time_idx
+                  WHERE e.campaign_lead_id = cl.id AND e.occurred_at <= guard ->> '$.category_at' AND e.type IN ('SENT', 'REPLY')))
+  FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id WHERE cl.id = p ->> '$.sl_email_lead_map_id'`);
+
 export function insertDeliveries(deliveries: NewDelivery[], guard: SQL = sql`true`, now = Date.now()): SQL {
   const rows = deliveries.map((d) => ({
     account_id: d.accountId,
@@ -64,13 +82,16 @@ export function insertDeliveries(deliveries: NewDelivery[], guard: SQL = sql`tru
   }));
   return sql`
     INSERT INTO webhook_deliveries (account_id, webhook_id, campaign_id, message_id, event_type, payload, next_attempt_at, created_at)
-    SELECT d.value ->> '$.account_id', d.value ->> '$.webhook_id', d.value ->> '$.campaign_id', d.value ->> '$.message_id',
-           d.value ->> '$.event_type',
-           CASE WHEN d.value ->> '$.guard.event_id' IS NULL THEN d.value ->> '$.payload'
-                ELSE coalesce((${eventPayload}), json_set(d.value ->> '$.payload', '$.stats_id', NULL)) END,
+    SELECT account_id, webhook_id, campaign_id, message_id, event_type,
+           CASE event_type WHEN 'LEAD_CATEGORY_UPDATED' THEN coalesce((${categoryPayload}), p) ELSE p END,
            ${now}, ${now}
-    FROM json_each(${jsonList(rows)}) AS d
-    WHERE ${guard}
+    FROM (SELECT d.value ->> '$.account_id' AS account_id, d.value ->> '$.webhook_id' AS webhook_id,
+                 d.value ->> '$.campaign_id' AS campaign_id, d.value ->> '$.message_id' AS message_id,
+                 d.value ->> '$.event_type' AS event_type, d.value -> '$.guard' AS guard,
+                 CASE WHEN d.value ->> '$.guard.event_id' IS NULL THEN d.value ->> '$.payload'
+                      ELSE coalesce((${eventPayload}), json_set(d.value ->> '$.payload', '$.stats_id', NULL)) END AS p
+          FROM json_each(${jsonList(rows)}) AS d
+          WHERE ${guard})
     RETURNING id`;
 }
 

@@ -163,7 +163,8 @@ describe("categoryDeliveries", () => {
         webhookId: 1,
         campaignId: 11,
         eventType: "LEAD_CATEGORY_UPDATED",
-        guard: { event_id: "r1" },
+        // The change's instant bounds the thread the outbox reads into `history`.
+        guard: { event_id: "r1", category_at: T },
         payload: expect.objectContaining({
           webhook_id: 1,
           webhook_name: "hook 1",
@@ -181,6 +182,7 @@ describe("categoryDeliveries", () => {
           category: "Meeting",
           lead_category_id: 2,
           lead_category: { old_id: 1, old_name: null, new_id: 2, new_name: "Meeting" },
+          lead_data: { email: "ann@example.com", category: { name: "Meeting", sentiment_type: "positive" } },
         }),
       },
     ]);

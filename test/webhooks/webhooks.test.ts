@@ -222,10 +222,19 @@ describe("fan-out", () => {
     expect(replyPayload.stats_id).toBe(String(event!.id));
     // The category change names the reply that made it.
     const keenCategory = all.find((d) => d.event_type === "LEAD_CATEGORY_UPDATED" && JSON.parse(d.payload).sl_lead_email === "keen@fan.example")!;
-    expect(JSON.parse(keenCategory.payload)).toMatchObject({
+    const keenChange = JSON.parse(keenCategory.payload);
+    expect(keenChange).toMatchObject({
       last_reply: { message_id: null, html: "Yes!", text: "Yes!", time: "2026-03-04T10:00:00.000Z" },
       from: "keen@fan.example",
+      lead_data: { email: "keen@fan.example", first_name: null, custom_fields: {}, category: { name: "Interested", sentiment_type: "positive" } },
     });
+    // The thread up to the reply that set the category, the reply itself included (the click is no message).
+    expect(keenChange.history.map((m: { type: string; time: string; email_seq_number: string }) => [m.type, m.time, m.email_seq_number])).toEqual([
+      ["SENT", "2026-03-01T10:00:00.000Z", "1"],
+      ["SENT", "2026-03-03T10:00:00.000Z", "2"],
+      ["REPLY", "2026-03-04T10:00:00.000Z", "1"],
+    ]);
+    expect(keenChange.history[2]).toMatchObject({ stats_id: String(event!.id), from: "keen@fan.example", email_body: "Yes!", ignored: false });
     const click = all.find((d) => d.event_type === "EMAIL_LINK_CLICK")!;
     expect(JSON.parse(click.payload)).toMatchObject({ link_clicked: ["https://salvo.example/x"] });
 
@@ -276,6 +285,44 @@ describe("fan-out", () => {
         lead_category: { old_id: 1, old_name: null, new_id: 2, new_name: "Meeting Request" },
       }),
       expect.objectContaining({ event_type: "CAMPAIGN_STATUS_CHANGED", campaign_status: "ACTIVE", old_status: "DRAFTED", new_status: "ACTIVE" }),
+    ]);
+  });
+
+  it("a category changed by hand carries the lead's own fields and the thread up to the change", async () => {
+    const { apiKey } = await provisionAccount();
+    const campaign = await createCampaign(apiKey);
+    await callJson(`/api/v1/campaigns/${campaign}/leads`, {
+      method: "POST",
+      apiKey,
+      body: { lead_list: [{ email: "crm@fan.example", first_name: "Cleo", last_name: "Marsh", company_name: "Marsh & Co", custom_fields: { role: "CTO" } }] },
+    });
+    const hook = await createWebhook(apiKey, campaign, { event_types: ["LEAD_CATEGORY_UPDATED"] });
+    await ingestOk(apiKey, campaign, [
+      { type: "SENT", lead_email: "crm@fan.example", occurred_at: "2026-03-01T10:00:00Z", subject: "Hello Cleo" },
+      { type: "REPLY", lead_email: "crm@fan.example", occurred_at: "2026-03-02T10:00:00Z", from_email: "crm@fan.example", body: "Let's talk" },
+      // Recorded now, dated after the change: not part of the thread the change saw.
+      { type: "SENT", lead_email: "crm@fan.example", occurred_at: "2099-01-01T10:00:00Z", sequence_number: 2 },
+    ]);
+    const { body: lead } = await callJson<{ id: number }>(`/api/v1/leads?email=crm@fan.example`, { apiKey });
+    const changed = await callJson(`/api/v1/campaigns/${campaign}/leads/${lead.id}/category`, { method: "POST", apiKey, body: { category_id: 2 } });
+    expect(changed.status).toBe(200);
+    const [payload] = (await deliveriesOf(hook.id)).map((d) => JSON.parse(d.payload));
+    expect(payload.lead_data).toEqual({
+      email: "crm@fan.example",
+      first_name: "Cleo",
+      last_name: "Marsh",
+      phone_number: null,
+      company_name: "Marsh & Co",
+      website: null,
+      location: null,
+      company_url: null,
+      linkedin_profile: null,
+      custom_fields: { role: "CTO" },
+      category: { name: "Meeting Request", sentiment_type: "positive" },
+    });
+    expect(payload.history).toEqual([
+      expect.objectContaining({ type: "SENT", time: "2026-03-01T10:00:00.000Z", subject: "Hello Cleo", email_seq_number: "1", ignored: false }),
+      expect.objectContaining({ type: "REPLY", time: "2026-03-02T10:00:00.000Z", from: "crm@fan.example", email_body: "Let's talk" }),
     ]);
   });
 
