@@ -5622,6 +5622,8 @@ export interface components {
                 body?: string | null;
                 message_id?: string | null;
                 link_url?: string | null;
+                /** @description A REPLY's Cc addresses (kept for replies only) */
+                cc_emails?: string[];
                 /** @default false */
                 is_ooo: boolean;
                 /**
@@ -7387,6 +7389,7 @@ export interface components {
             /** @description HTML (or text) of the reply */
             reply_body: string | null;
             preview_text: string;
+            /** @description The Cc addresses of the reply, lower-cased */
             cc_emails: string[];
             stats_thread_id: string | null;
             is_ooo: boolean;

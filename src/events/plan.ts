@@ -15,6 +15,8 @@ export interface PlannedEvent {
   body: string | null;
   messageId: string | null;
   linkUrl: string | null;
+  /** A reply's Cc addresses. */
+  cc?: string[];
   /** An open or click made by a machine (src/tracking/machine.ts); absent = not known to be one. */
   isMachine?: boolean;
   /** An out-of-office reply's stated return date (ms), when one was read from it. */
@@ -46,6 +48,7 @@ export function planIngestion(
     body_folded: incoming.type === "REPLY" && text.body ? foldText(text.body) : null,
     message_id: text.messageId,
     link_url: text.linkUrl,
+    cc_emails: incoming.type === "REPLY" && text.cc?.length ? text.cc : null,
     is_ooo: incoming.isOoo ? 1 : 0,
     category_id: incoming.categoryId,
     ignored: isIgnoredReply(incoming, record.leadEmail, context.ignoreOooReplies) ? 1 : 0,
@@ -82,6 +85,7 @@ export function planIngestion(
         body: item.body,
         linkUrl: item.linkUrl,
         messageId: item.messageId,
+        ccEmails: item.cc ?? [],
         isMachine: item.isMachine ?? false,
         isOoo: item.incoming.isOoo,
         ignored: isIgnoredReply(item.incoming, item.record.leadEmail, context.ignoreOooReplies),

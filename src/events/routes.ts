@@ -29,6 +29,7 @@ const EventInput = z
     body: text(200_000),
     message_id: text(998),
     link_url: text(2048),
+    cc_emails: z.array(z.string().max(320)).max(100).optional().openapi({ description: "A REPLY's Cc addresses (kept for replies only)" }),
     is_ooo: z.boolean().default(false),
     is_machine: z
       .boolean()
@@ -121,6 +122,7 @@ function planned(events: EventBody[], owners: RecordRow[]): PlannedEvent[] {
       body: event.body ?? null,
       messageId: event.message_id ?? null,
       linkUrl: event.link_url ?? null,
+      cc: event.cc_emails?.map((address) => address.toLowerCase()),
       isMachine: event.is_machine,
     });
   });

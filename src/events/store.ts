@@ -117,6 +117,7 @@ export interface EventRow {
   body_folded: string | null;
   message_id: string | null;
   link_url: string | null;
+  cc_emails: string[] | null;
   is_ooo: 0 | 1;
   category_id: number | null;
   ignored: 0 | 1;
@@ -224,11 +225,11 @@ export function ingestionStatements(
     sql`
       INSERT INTO events (account_id, campaign_id, campaign_lead_id, event_id, type, occurred_at, sequence_number,
                           email_account_id, from_email, to_email, subject, body, body_folded, message_id, link_url,
-                          is_ooo, category_id, ignored, is_machine, resume_at, created_at)
+                          cc_emails, is_ooo, category_id, ignored, is_machine, resume_at, created_at)
       SELECT ${campaign.accountId}, ${campaign.id}, value ->> '$.campaign_lead_id', value ->> '$.event_id',
              value ->> '$.type', value ->> '$.occurred_at', value ->> '$.sequence_number',
              value ->> '$.email_account_id', value ->> '$.from_email', value ->> '$.to_email', value ->> '$.subject',
-             value ->> '$.body', value ->> '$.body_folded', value ->> '$.message_id', value ->> '$.link_url', value ->> '$.is_ooo',
+             value ->> '$.body', value ->> '$.body_folded', value ->> '$.message_id', value ->> '$.link_url', value ->> '$.cc_emails', value ->> '$.is_ooo',
              value ->> '$.category_id', value ->> '$.ignored', value ->> '$.is_machine', value ->> '$.resume_at', ${now}
       FROM json_each(${jsonList(rows)}) WHERE true
       ON CONFLICT (campaign_id, event_id) DO NOTHING

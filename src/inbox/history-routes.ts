@@ -127,6 +127,12 @@ function attachmentsOf(json: string | null): { file_name: string; file_url: stri
   }));
 }
 
+/** A stored address list (JSON array) as the history's comma-separated string; null when empty. */
+function addressList(json: string | null): string | null {
+  const addresses = json === null ? [] : (JSON.parse(json) as string[]);
+  return addresses.length === 0 ? null : addresses.join(", ");
+}
+
 /** A thread's messages as the history shows them (contract section 12's Message). */
 function presentHistory({ messages, opens, clicks }: Thread, plain: boolean) {
   return messages.map((m) => ({
@@ -136,8 +142,8 @@ function presentHistory({ messages, opens, clicks }: Thread, plain: boolean) {
     time: iso(new Date(m.occurred_at)),
     from: m.from_email,
     to: m.to_email,
-    cc: null,
-    bcc: null,
+    cc: addressList(m.cc),
+    bcc: addressList(m.bcc),
     subject: m.subject,
     email_body: m.body === null || !plain ? m.body : htmlToText(m.body),
     email_seq_number: String(m.sequence_number),

@@ -287,6 +287,10 @@ export type HistoryRow = Omit<MessageRow, "campaign_lead_id"> & {
   message_id: string | null;
   /** A reply sent from the inbox: the files it carried (outbound_replies.attachments, JSON). */
   attachments: string | null;
+  /** Cc addresses (JSON array): a received reply's own, or those a reply sent from the inbox was given. */
+  cc: string | null;
+  /** A reply sent from the inbox: its Bcc addresses (JSON array). */
+  bcc: string | null;
 };
 
 /** A record's thread: its messages oldest first, and per step its opens and the links clicked. */
@@ -308,10 +312,12 @@ export async function threadOf(d1: D1Database, recordId: number, after: number):
 export async function threadsOf(d1: D1Database, recordIds: number[], after: number): Promise<Map<number, Thread>> {
   const rows = await statement(
     d1,
-    sql`SELECT id, campaign_lead_id, type, message_id, from_email, to_email, subject, body, occurred_at, sequence_number, ignored, link_url,
-          CASE WHEN type = 'SENT' THEN (SELECT r.attachments FROM outbound_replies r INDEXED BY outbound_replies_record_idx
-                                        WHERE r.campaign_lead_id = events.campaign_lead_id AND r.sent_event_id = events.id) END AS attachments
-        FROM events WHERE campaign_lead_id ${inList(recordIds)} AND occurred_at > ${after} ORDER BY campaign_lead_id, occurred_at, id`,
+    sql`SELECT e.id, e.campaign_lead_id, e.type, e.message_id, e.from_email, e.to_email, e.subject, e.body, e.occurred_at, e.sequence_number,
+               e.ignored, e.link_url, r.attachments, coalesce(e.cc_emails, r.cc) AS cc, r.bcc
+        FROM events e
+        LEFT JOIN outbound_replies r INDEXED BY outbound_replies_record_idx
+          ON e.type = 'SENT' AND r.campaign_lead_id = e.campaign_lead_id AND r.sent_event_id = e.id
+        WHERE e.campaign_lead_id ${inList(recordIds)} AND e.occurred_at > ${after} ORDER BY e.campaign_lead_id, e.occurred_at, e.id`,
   ).all<HistoryRow & { campaign_lead_id: number; link_url: string | null }>();
   const threads = new Map<number, Thread>(recordIds.map((id) => [id, { messages: [], opens: new Map(), clicks: new Map() }]));
   for (const { campaign_lead_id, link_url, ...row } of rows.results) {

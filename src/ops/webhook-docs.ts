@@ -95,7 +95,7 @@ const PER_KIND: Record<WebhookEventKind, { summary: string; description: string;
       sent_message: messageSchema,
       reply_body: { ...nullableString, description: "HTML (or text) of the reply" },
       preview_text: { type: "string", maxLength: 200 },
-      cc_emails: { type: "array", items: string },
+      cc_emails: { type: "array", items: string, description: "The Cc addresses of the reply, lower-cased" },
       stats_thread_id: nullableString,
       is_ooo: { type: "boolean" },
       ignored: { type: "boolean" },

@@ -132,6 +132,7 @@ export async function recordInbound(env: Bindings, mailbox: InboundMailbox, rece
         subject: message.subject,
         body: isReply ? replyText(message) : item.bounceDiagnostic,
         messageId: message.messageId,
+        cc: isReply ? message.cc : undefined,
         linkUrl: null,
         isMachine: false,
         resumeAt: item.returnsAt,

@@ -13,6 +13,8 @@ export interface ParsedMessage {
   from: string | null;
   fromName: string | null;
   to: string[];
+  /** The Cc addresses, lower-cased. */
+  cc: string[];
   messageId: string | null;
   inReplyTo: string | null;
   /** Message-IDs of References, oldest first, angle brackets kept. */
@@ -38,6 +40,11 @@ const REPORT_TYPES = new Set(["message/delivery-status", "message/feedback-repor
 function address(value: Address | undefined): { email: string | null; name: string | null } {
   if (!value || !("address" in value) || !value.address) return { email: null, name: null };
   return { email: value.address.toLowerCase(), name: value.name || null };
+}
+
+/** The plain addresses of an address list, lower-cased (a group's members are not listed). */
+function addresses(list: Address[] | undefined): string[] {
+  return (list ?? []).flatMap((a) => ("address" in a && a.address ? [a.address.toLowerCase()] : []));
 }
 
 function partText(content: ArrayBuffer | Uint8Array | string): string {
@@ -69,7 +76,8 @@ export async function parseMessage(raw: string | ArrayBuffer | Uint8Array): Prom
     subject: email.subject ?? "",
     from: from.email,
     fromName: from.name,
-    to: (email.to ?? []).flatMap((a) => ("address" in a && a.address ? [a.address.toLowerCase()] : [])),
+    to: addresses(email.to),
+    cc: addresses(email.cc),
     messageId: email.messageId?.match(MESSAGE_ID)?.[0] ?? null,
     inReplyTo: email.inReplyTo?.match(MESSAGE_ID)?.[0] ?? null,
     references: email.references?.match(MESSAGE_ID) ?? [],

@@ -41,6 +41,8 @@ export interface EventFacts {
   linkUrl: string | null;
   /** The message's own Message-ID (a sent email's, a reply's), when known. */
   messageId?: string | null;
+  /** A reply's Cc addresses. Absent = none. */
+  ccEmails?: string[];
   /** An open or click a machine made: the payload's `is_bot`. Absent = false. */
   isMachine?: boolean;
   isOoo?: boolean;
@@ -202,7 +204,7 @@ function eventFields(kind: WebhookEventKind, event: EventFacts): Record<string, 
         sent_message: null,
         reply_body: event.body,
         preview_text: (event.body ?? "").trim().slice(0, PREVIEW_LENGTH),
-        cc_emails: [],
+        cc_emails: event.ccEmails ?? [],
         stats_thread_id: null,
         is_ooo: event.isOoo ?? false,
         ignored: event.ignored ?? false,

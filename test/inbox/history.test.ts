@@ -16,7 +16,7 @@ describe("a lead's message history", () => {
       { type: "OPEN", lead_email: "ann@hist.example", occurred_at: "2026-03-01T11:00:00Z", sequence_number: 1 },
       { type: "OPEN", lead_email: "ann@hist.example", occurred_at: "2026-03-01T12:00:00Z", sequence_number: 1 },
       { type: "CLICK", lead_email: "ann@hist.example", occurred_at: "2026-03-01T12:05:00Z", sequence_number: 1, link_url: "https://acme.example/offer" },
-      { type: "REPLY", lead_email: "ann@hist.example", occurred_at: "2026-03-02T09:00:00Z", sequence_number: 1, body: "Sounds good", from_email: "ann@hist.example", message_id: "<r@ann>" },
+      { type: "REPLY", lead_email: "ann@hist.example", occurred_at: "2026-03-02T09:00:00Z", sequence_number: 1, body: "Sounds good", from_email: "ann@hist.example", message_id: "<r@ann>", cc_emails: ["cfo@hist.example", "Ops@Hist.example"] },
       { type: "SENT", lead_email: "other@hist.example", occurred_at: "2026-03-01T10:00:00Z" },
     ]);
     const lead = await leadIdOf(map["ann@hist.example"]!);
@@ -28,8 +28,8 @@ describe("a lead's message history", () => {
     expect(body.to).toBe("ann@hist.example");
     expect(body.from).toBe("me@acme.example");
     expect(body.history).toEqual([
-      expect.objectContaining({ type: "SENT", message_id: "<1@acme>", email_body: "Hello Ann", email_seq_number: "1", open_count: 2, click_count: 1, click_details: { "https://acme.example/offer": true }, ignored: false }),
-      expect.objectContaining({ type: "REPLY", message_id: "<r@ann>", email_body: "Sounds good", time: "2026-03-02T09:00:00.000Z" }),
+      expect.objectContaining({ type: "SENT", message_id: "<1@acme>", email_body: "Hello Ann", email_seq_number: "1", open_count: 2, click_count: 1, click_details: { "https://acme.example/offer": true }, ignored: false, cc: null, bcc: null }),
+      expect.objectContaining({ type: "REPLY", message_id: "<r@ann>", email_body: "Sounds good", time: "2026-03-02T09:00:00.000Z", cc: "cfo@hist.example, ops@hist.example" }),
     ]);
     expect(body.history[1]).not.toHaveProperty("open_count");
 

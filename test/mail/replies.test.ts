@@ -133,7 +133,8 @@ describe("the engine reads replies back from the lab", () => {
         to: sender.email,
         subject: `Re: ${to(replier).subject}`,
         text: `Yes, let's talk on Monday.\n\nOn Mon, 3 Mar 2031 at 09:00, Sam <${sender.email}> wrote:\n> Hi Rita, a question.`,
-        headers: { "In-Reply-To": to(replier).message_id, References: to(replier).message_id },
+        // Copying a colleague (named in the header only): the inbox and the webhook show who else saw it.
+        headers: { "In-Reply-To": to(replier).message_id, References: to(replier).message_id, Cc: "Rita's Boss <Boss@Lab.Salvo.test>" },
       },
       { allowPlain: false },
     );
@@ -212,13 +213,17 @@ describe("the engine reads replies back from the lab", () => {
     expect(head).toContain(`References: ${to(replier).message_id} ${reply.ok ? reply.messageId : ""}`);
     expect(head).toContain(`Subject: Re: Question for Rita`);
     expect(head).not.toMatch(/^Bcc:/im);
-    const history = await callJson<{ history: { type: string; stats_id: string }[] }>(
+    const history = await callJson<{ history: { type: string; stats_id: string; cc: string | null; bcc: string | null }[] }>(
       `/api/v1/campaigns/${campaignId}/leads/${(await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(to(replier).campaign_lead_id).first<{ lead_id: number }>())!.lead_id}/message-history`,
       { apiKey },
     );
     // Ordered by time: the campaign email went out on the test's clock (days ahead), the rest on the real one.
     expect(history.body.history.map((m) => m.type).sort()).toEqual(["REPLY", "SENT", "SENT"]);
-    expect(history.body.history.find((m) => m.stats_id === answer.body.email_stats_id)?.type).toBe("SENT");
+    expect(history.body.history.find((m) => m.stats_id === answer.body.email_stats_id)).toMatchObject({ type: "SENT", cc: null, bcc: "archive@lab.salvo.test" });
+    expect(history.body.history.find((m) => m.type === "REPLY")).toMatchObject({ stats_id: String(leadReply.id), cc: "boss@lab.salvo.test" });
+    const replyDelivery = await env.DB.prepare("SELECT payload FROM webhook_deliveries WHERE webhook_id = ? AND event_type = 'EMAIL_REPLY'").bind(hook.id).all<{ payload: string }>();
+    const replied = replyDelivery.results.map((d) => JSON.parse(d.payload) as { sl_lead_email: string; cc_emails: string[] });
+    expect(replied.find((p) => p.sl_lead_email === replier.email)?.cc_emails).toEqual(["boss@lab.salvo.test"]);
 
     // A reply scheduled for later, with a file: the mailbox's object sends it on its first pass after that time.
     const realFetch = globalThis.fetch;

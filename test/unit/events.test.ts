@@ -154,6 +154,7 @@ describe("planIngestion: rows", () => {
         subject: "Re: Hi",
         body: "Ｈｅｌｌｏ THERE",
         messageId: "<m1>",
+        cc: ["boss@example.com"],
       }),
       planned(event("SENT", T - 1, { emailAccountId: 5 }), rec, { body: "Hello", linkUrl: null }),
       planned(event("CLICK", T + 1), rec, { linkUrl: "https://example.com/x", isMachine: true }),
@@ -175,6 +176,7 @@ describe("planIngestion: rows", () => {
         body_folded: "hello there",
         message_id: "<m1>",
         link_url: null,
+        cc_emails: ["boss@example.com"],
         is_ooo: 1,
         category_id: null,
         ignored: 1,
@@ -182,7 +184,8 @@ describe("planIngestion: rows", () => {
         resume_at: null,
         opts_out_lead: 0,
       },
-      expect.objectContaining({ type: "SENT", body: "Hello", body_folded: null, is_ooo: 0, ignored: 0, email_account_id: 5 }),
+      // Only a reply keeps its Cc.
+      expect.objectContaining({ type: "SENT", body: "Hello", body_folded: null, is_ooo: 0, ignored: 0, email_account_id: 5, cc_emails: null }),
       expect.objectContaining({ type: "CLICK", link_url: "https://example.com/x", body_folded: null, ignored: 0, is_machine: 1 }),
       expect.objectContaining({ type: "REPLY", body: "", body_folded: null, category_id: 2, ignored: 1 }),
     ]);

@@ -163,7 +163,7 @@ describe("fan-out", () => {
       { type: "SENT", lead_email: "keen@fan.example", occurred_at: "2026-03-03T10:00:00Z", sequence_number: 2, body: "<p>Any news?</p>" },
       { type: "CLICK", lead_email: "keen@fan.example", occurred_at: "2026-03-03T11:00:00Z", link_url: "https://salvo.example/x" },
       { type: "BLOCK", lead_email: "meh@fan.example", occurred_at: "2026-03-03T11:00:00Z" },
-      { type: "REPLY", event_id: "reply-keen", lead_email: "keen@fan.example", occurred_at: "2026-03-04T10:00:00Z", from_email: "keen@fan.example", body: "Yes!", category_id: 1 },
+      { type: "REPLY", event_id: "reply-keen", lead_email: "keen@fan.example", occurred_at: "2026-03-04T10:00:00Z", from_email: "keen@fan.example", body: "Yes!", category_id: 1, cc_emails: ["Boss@Fan.example"] },
       { type: "REPLY", lead_email: "meh@fan.example", occurred_at: "2026-03-04T10:00:00Z", from_email: "meh@fan.example", category_id: 3 },
     ]);
     const all = await deliveriesOf(everything.id);
@@ -211,7 +211,7 @@ describe("fan-out", () => {
       sent_message: { message_id: null, html: "<p>Any news?</p>", text: "<p>Any news?</p>", time: "2026-03-03T10:00:00.000Z" },
       reply_body: "Yes!",
       preview_text: "Yes!",
-      cc_emails: [],
+      cc_emails: ["boss@fan.example"],
       stats_thread_id: null,
       is_ooo: false,
       ignored: false,

@@ -262,6 +262,8 @@ export const events = sqliteTable(
     bodyFolded: text("body_folded"),
     messageId: text("message_id"),
     linkUrl: text("link_url"),
+    /** A reply's Cc addresses, lower-cased. */
+    ccEmails: text("cc_emails", { mode: "json" }).$type<string[]>(),
     isOoo: integer("is_ooo", { mode: "boolean" }).notNull().default(false),
     categoryId: integer("category_id"),
     ignored: integer("ignored", { mode: "boolean" }).notNull().default(false),
