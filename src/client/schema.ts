@@ -1523,7 +1523,7 @@ export interface paths {
         put?: never;
         /**
          * Report what the sending engine did (1-1000 events, idempotent by event_id, all or nothing)
-         * @description Reports what a sending engine did: 1–1000 events (`SENT, OPEN, CLICK, REPLY, BOUNCE, BLOCK, UNSUBSCRIBE`), each naming its record by `email_lead_map_id` or `lead_email`. All or nothing: one bad event → 422 with its index. A repeated `event_id` is a no-op (counted in `duplicates`). Records follow (SENT → INPROGRESS, BOUNCE/BLOCK → BLOCKED, UNSUBSCRIBE → STOPPED), replies join the conversation, and each event fans out to webhooks in the same batch.
+         * @description Reports what a sending engine did: 1–1000 events (`SENT, OPEN, CLICK, REPLY, BOUNCE, BLOCK, UNSUBSCRIBE`), each naming its record by `email_lead_map_id` or `lead_email`. All or nothing: one bad event → 422 with its index. A repeated `event_id` is a no-op (counted in `duplicates`); an event without one is stored each time it is sent. Records follow (SENT → INPROGRESS, BOUNCE/BLOCK → BLOCKED, UNSUBSCRIBE → STOPPED), replies join the conversation, and each event fans out to webhooks in the same batch.
          */
         post: operations["ingestCampaignEvents"];
         delete?: never;

@@ -106,7 +106,9 @@ function planned(events: EventBody[], owners: RecordRow[]): PlannedEvent[] {
       seen.add(event.event_id);
     }
     out.push({
-      eventId: event.event_id ?? null,
+      // An event sent without an id gets one of its own (never repeated, so nothing is deduplicated):
+      // its webhook payloads can then name the stored row (`stats_id`) like every other event's.
+      eventId: event.event_id ?? `salvo:api:${crypto.randomUUID()}`,
       record: owners[index]!,
       incoming: {
         type: event.type,

@@ -217,9 +217,12 @@ describe("fan-out", () => {
       ignored: false,
       leadCorrespondence: { targetLeadEmail: "keen@fan.example", replyReceivedFrom: "keen@fan.example", repliedCompanyDomain: "SameCompany" },
     });
-    // stats_id is the reply's event row id, as the inbox's stats ids are (known for events that carry an event_id).
+    // stats_id is the reply's event row id, as the inbox's stats ids are.
     const event = await env.DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND type = 'REPLY' AND from_email = ?").bind(campaign, "keen@fan.example").first<{ id: number }>();
     expect(replyPayload.stats_id).toBe(String(event!.id));
+    // An event given without an event_id is named by its row all the same.
+    const click = await env.DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND type = 'CLICK'").bind(campaign).first<{ id: number }>();
+    expect(JSON.parse(all.find((d) => d.event_type === "EMAIL_LINK_CLICK")!.payload).stats_id).toBe(String(click!.id));
     // The category change names the reply that made it.
     const keenCategory = all.find((d) => d.event_type === "LEAD_CATEGORY_UPDATED" && JSON.parse(d.payload).sl_lead_email === "keen@fan.example")!;
     const keenChange = JSON.parse(keenCategory.payload);
@@ -235,8 +238,8 @@ describe("fan-out", () => {
       ["REPLY", "2026-03-04T10:00:00.000Z", "1"],
     ]);
     expect(keenChange.history[2]).toMatchObject({ stats_id: String(event!.id), from: "keen@fan.example", email_body: "Yes!", ignored: false });
-    const click = all.find((d) => d.event_type === "EMAIL_LINK_CLICK")!;
-    expect(JSON.parse(click.payload)).toMatchObject({ link_clicked: ["https://salvo.example/x"] });
+    const clickDelivery = all.find((d) => d.event_type === "EMAIL_LINK_CLICK")!;
+    expect(JSON.parse(clickDelivery.payload)).toMatchObject({ link_clicked: ["https://salvo.example/x"] });
 
     const filtered = await deliveriesOf(interestedReplies.id);
     expect(filtered.map((d) => JSON.parse(d.payload).sl_lead_email)).toEqual(["keen@fan.example"]);
