@@ -7572,7 +7572,7 @@ export interface components {
                     sentiment_type: "positive" | "negative" | "neutral";
                 } | null;
             };
-            /** @description The thread up to the change, oldest first: every email sent and every reply, as message-history gives them (without the per-send open and click counts) */
+            /** @description The thread up to the change, oldest first: every email sent and every reply, as message-history gives them (without the per-send open and click counts and the attachments) */
             history: {
                 stats_id: string;
                 message_id: string | null;
@@ -7585,6 +7585,8 @@ export interface components {
                 time: string;
                 from: string | null;
                 to: string | null;
+                cc: string | null;
+                bcc: string | null;
                 subject: string | null;
                 email_body: string | null;
                 email_seq_number: string;
@@ -18317,6 +18319,8 @@ export interface operations {
                  *           "time": "2026-01-25T09:00:00.000Z",
                  *           "from": "sales@yourdomain.example",
                  *           "to": "ann@acme.example",
+                 *           "cc": null,
+                 *           "bcc": null,
                  *           "subject": "Quick question, Ann",
                  *           "email_body": "<p>Hi Ann, ...</p>",
                  *           "email_seq_number": "1",
@@ -18329,6 +18333,8 @@ export interface operations {
                  *           "time": "2026-01-25T10:30:00.000Z",
                  *           "from": "ann@acme.example",
                  *           "to": "sales@yourdomain.example",
+                 *           "cc": null,
+                 *           "bcc": null,
                  *           "subject": "Re: Quick question, Ann",
                  *           "email_body": "Sounds good, call me Tuesday.",
                  *           "email_seq_number": "1",

@@ -172,7 +172,7 @@ const PER_KIND: Record<WebhookEventKind, { summary: string; description: string;
       },
       history: {
         type: "array",
-        description: "The thread up to the change, oldest first: every email sent and every reply, as message-history gives them (without the per-send open and click counts)",
+        description: "The thread up to the change, oldest first: every email sent and every reply, as message-history gives them (without the per-send open and click counts and the attachments)",
         items: {
           type: "object",
           properties: {
@@ -182,12 +182,14 @@ const PER_KIND: Record<WebhookEventKind, { summary: string; description: string;
             time: timestamp,
             from: nullableString,
             to: nullableString,
+            cc: nullableString,
+            bcc: nullableString,
             subject: nullableString,
             email_body: nullableString,
             email_seq_number: string,
             ignored: { type: "boolean" },
           },
-          required: ["stats_id", "message_id", "type", "time", "from", "to", "subject", "email_body", "email_seq_number", "ignored"],
+          required: ["stats_id", "message_id", "type", "time", "from", "to", "cc", "bcc", "subject", "email_body", "email_seq_number", "ignored"],
         },
       },
       last_reply: { type: ["object", "null"] },
@@ -335,6 +337,8 @@ function storedFields(payload: Record<string, unknown>): Record<string, unknown>
     time: new Date(SAMPLE_AT + minutes * 60_000).toISOString(),
     from,
     to,
+    cc: null,
+    bcc: null,
     subject,
     email_body: body,
     email_seq_number: "1",

@@ -63,10 +63,14 @@ const categoryPayload = sql.raw(`SELECT json_set(p,
         'company_url', l.company_url, 'linkedin_profile', l.linkedin_profile, 'custom_fields', json(coalesce(l.custom_fields, '{}'))),
       '$.category', p -> '$.lead_data.category'),
     '$.history', (SELECT json_group_array(json_object('stats_id', CAST(e.id AS TEXT), 'message_id', e.message_id, 'type', e.type,
-                    'time', ${ISO("e.occurred_at")}, 'from', e.from_email, 'to', e.to_email, 'subject', e.subject,
+                    'time', ${ISO("e.occurred_at")}, 'from', e.from_email, 'to', e.to_email,
+                    'cc', (SELECT group_concat(value, ', ') FROM json_each(coalesce(e.cc_emails, r.cc))),
+                    'bcc', (SELECT group_concat(value, ', ') FROM json_each(r.bcc)), 'subject', e.subject,
                     'email_body', e.body, 'email_seq_number', CAST(e.sequence_number AS TEXT),
                     'ignored', json(CASE e.ignored WHEN 1 THEN 'true' ELSE 'false' END)) ORDER BY e.occurred_at, e.id)
                   FROM events e INDEXED BY events_record_time_idx
+                  LEFT JOIN outbound_replies r INDEXED BY outbound_replies_record_idx
+                    ON e.type = 'SENT' AND r.campaign_lead_id = e.campaign_lead_id AND r.sent_event_id = e.id
                   WHERE e.campaign_lead_id = cl.id AND e.occurred_at <= guard ->> '$.category_at' AND e.type IN ('SENT', 'REPLY')))
   FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id WHERE cl.id = p ->> '$.sl_email_lead_map_id'`);
 

@@ -302,7 +302,7 @@ describe("fan-out", () => {
     const hook = await createWebhook(apiKey, campaign, { event_types: ["LEAD_CATEGORY_UPDATED"] });
     await ingestOk(apiKey, campaign, [
       { type: "SENT", lead_email: "crm@fan.example", occurred_at: "2026-03-01T10:00:00Z", subject: "Hello Cleo" },
-      { type: "REPLY", lead_email: "crm@fan.example", occurred_at: "2026-03-02T10:00:00Z", from_email: "crm@fan.example", body: "Let's talk" },
+      { type: "REPLY", lead_email: "crm@fan.example", occurred_at: "2026-03-02T10:00:00Z", from_email: "crm@fan.example", body: "Let's talk", cc_emails: ["cfo@fan.example", "ops@fan.example"] },
       // Recorded now, dated after the change: not part of the thread the change saw.
       { type: "SENT", lead_email: "crm@fan.example", occurred_at: "2099-01-01T10:00:00Z", sequence_number: 2 },
     ]);
@@ -324,8 +324,8 @@ describe("fan-out", () => {
       category: { name: "Meeting Request", sentiment_type: "positive" },
     });
     expect(payload.history).toEqual([
-      expect.objectContaining({ type: "SENT", time: "2026-03-01T10:00:00.000Z", subject: "Hello Cleo", email_seq_number: "1", ignored: false }),
-      expect.objectContaining({ type: "REPLY", time: "2026-03-02T10:00:00.000Z", from: "crm@fan.example", email_body: "Let's talk" }),
+      expect.objectContaining({ type: "SENT", time: "2026-03-01T10:00:00.000Z", subject: "Hello Cleo", email_seq_number: "1", cc: null, bcc: null, ignored: false }),
+      expect.objectContaining({ type: "REPLY", time: "2026-03-02T10:00:00.000Z", from: "crm@fan.example", email_body: "Let's talk", cc: "cfo@fan.example, ops@fan.example" }),
     ]);
   });
 
