@@ -237,9 +237,10 @@ describe("the engine sends a campaign into the lab", () => {
     // Fixed: the right password passes the check, the mailbox is unsuspended, and the email goes.
     const update = await callJson(`/api/v1/email-accounts/${mailboxId}`, { method: "POST", apiKey: account.apiKey, body: { password: sender.password } });
     expect(update.status).toBe(200);
-    for (let i = 0; i < 100 && (await callJson<MailboxRead>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey })).body.is_smtp_success !== true; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await vi.waitFor(
+      async () => expect((await callJson<MailboxRead>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey })).body.is_smtp_success).toBe(true),
+      { timeout: 20_000, interval: 100 },
+    );
     await call(`/api/v1/email-accounts/unsuspend/${mailboxId}`, { method: "DELETE", apiKey: account.apiKey });
     for (let minute = 1; minute <= 3; minute += 1) expect((await stub.runPass(t0 + minute * MINUTE, { read: false })).sent).toBe(1);
     const messages = await messagesOf(campaignId);
