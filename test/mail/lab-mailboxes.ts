@@ -36,7 +36,8 @@ export async function saveLabMailbox(apiKey: string, email: string, password: st
 
 /** The check runs after the answer: wait for its outcome (both sides are recorded together). */
 export async function checked(apiKey: string, id: number): Promise<CheckedMailbox> {
-  for (let i = 0; i < 100; i += 1) {
+  // Up to 20 s: a loaded machine and Dovecot's delay after a refused login both slow the check.
+  for (let i = 0; i < 200; i += 1) {
     const { body } = await callJson<CheckedMailbox>(`/api/v1/email-accounts/${id}`, { apiKey });
     if (body.is_smtp_success !== null) return body;
     await new Promise((resolve) => setTimeout(resolve, 100));
