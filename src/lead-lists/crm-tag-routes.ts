@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { Ack, BodyId } from "./schemas";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryId } from "../platform/openapi";
+import { Ack } from "./schemas";
+import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody, pathId, queryId } from "../platform/openapi";
 import { visibleTagIds, visibleTags } from "../mailboxes/store";
 import { tagLead, tagsOfLead, untagLead, visibleLead } from "./store";
 

@@ -9,7 +9,7 @@ import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
 import { database, type Database } from "../platform/db";
 import { ApiError, type ValidationIssue } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryBoolean, queryCount, queryId } from "../platform/openapi";
+import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody, pathId, queryBoolean, queryCount, queryId } from "../platform/openapi";
 import type { Principal } from "../platform/principal";
 import { runConnectionCheck } from "./connection-check";
 import { wakeMailboxes } from "../engine/wake";
@@ -61,11 +61,6 @@ import {
 } from "./store";
 
 // Schemas.
-
-/** An id in a body: a number or its decimal string. */
-const BodyId = z
-  .union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^[1-9][0-9]{0,15}$/, "Must be a decimal integer").transform(Number)])
-  .openapi({ description: "A number or its decimal string" });
 
 /** An optional address that may also be cleared with "" or null. */
 const OptionalEmail = z.union([z.email().max(320), z.literal("")]).nullable().optional();

@@ -77,6 +77,11 @@ export function queryId() {
   return decimalInteger().pipe(z.number().positive()).openapi({ type: "integer", minimum: 1 });
 }
 
+/** An id in a JSON body: a number or its decimal string (the hosted service's clients send either). */
+export const BodyId = z
+  .union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^[1-9][0-9]{0,15}$/, "Must be a decimal integer").transform(Number)])
+  .openapi({ description: "A number or its decimal string" });
+
 /** A query-string count (offset, limit) in [min, max]: digits only. */
 export function queryCount(min: number, max = Number.MAX_SAFE_INTEGER) {
   return decimalInteger().pipe(z.number().min(min).max(max)).openapi({ type: "integer", minimum: min, maximum: max });
