@@ -32,6 +32,7 @@ import { sequenceRoutes } from "./sequences/routes";
 import { mailboxRoutes } from "./mailboxes/routes";
 import { trackingRoutes } from "./tracking/routes";
 import { replyRoutes } from "./replies/reply-routes";
+import { testEmailRoutes } from "./test-email/routes";
 import { leadListRoutes } from "./lead-lists/routes";
 import { crmTagRoutes } from "./lead-lists/crm-tag-routes";
 import { untrackedReplyRoutes } from "./replies/untracked-routes";
@@ -105,6 +106,7 @@ export function createApp() {
   app.route("/", sequenceRoutes);
   app.route("/", mailboxRoutes);
   app.route("/", replyRoutes);
+  app.route("/", testEmailRoutes);
   app.route("/", conversationRoutes);
   // Last: its `/leads/{lead_id}` routes must not catch the literal `/leads/<name>` paths above (C9).
   app.route("/", leadOperationRoutes);

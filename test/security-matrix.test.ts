@@ -96,6 +96,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
   email_account_id: "mailbox",
   email_account_ids: "mailbox",
   emailAccountId: "mailbox",
+  selectedEmailAccountId: "mailbox",
   listId: "leadList",
   list_id: "leadList",
   listIds: "leadList",
@@ -120,6 +121,10 @@ const KIND_BY_NAME: Record<string, Kind> = {
  */
 const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string }> = {
   "POST /api/v1/campaigns/{campaign_id}/reply-email-thread": { status: 400, error: "Email account not found!" },
+  "POST /api/v1/campaigns/{campaign_id}/send-test-email": {
+    status: 400,
+    error: "The email account cannot send: it is suspended, failing its connection check, or has no password",
+  },
   // Likewise operations that need a record in another state than the seeded one: they get as far as that refusal.
   "POST /api/v1/campaigns/{campaign_id}/leads/{lead_id}/resume": { status: 400, error: "Lead is not paused" },
   // The seeded lead replied, which completed its record.

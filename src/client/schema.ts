@@ -3976,6 +3976,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/{campaign_id}/send-test-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one step of the sequence, filled with a lead's fields, as a test (nothing is recorded)
+         * @description Sends step `sequenceNumber` as the lead `leadId` would get it (their variant, spintax and fields, the mailbox's signature, threaded on what they were already sent) to `customEmailAddress`, or to the lead. Nothing is recorded: no message, event, webhook or analytics, no tracking, and the unsubscribe link is a mailto. From `selectedEmailAccountId`, else the lead's mailbox in the campaign, else its first that can send (none → 400). Unknown step → 404; the lead unsubscribed (with no `customEmailAddress`) or the recipient block-listed → 400; the mail server refusing → 502 with its words.
+         */
+        post: operations["sendCampaignTestEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/master-inbox/{email_lead_map_id}": {
         parameters: {
             query?: never;
@@ -6989,6 +7009,28 @@ export interface components {
                 scheduled_time: string | null;
                 email_stats_id: string | null;
             };
+        };
+        TestEmailSent: {
+            ok: boolean;
+            success: boolean;
+            message: string;
+            message_id: string;
+            from_email: string;
+            to_email: string;
+            subject: string;
+        };
+        SendTestEmail: {
+            /** @description The lead whose fields fill the email: a lead of the campaign (a number or its decimal string) */
+            leadId: number | string;
+            /** @description The step to send (1 for the first email) */
+            sequenceNumber: number;
+            /** @description The mailbox to send from; absent: the lead's own mailbox in the campaign, else the campaign's first that can send */
+            selectedEmailAccountId?: number | string | null;
+            /**
+             * Format: email
+             * @description Where to send the test; absent: the lead's own address
+             */
+            customEmailAddress?: string | null;
         };
         LeadWithCampaigns: components["schemas"]["LeadDetails"] & {
             lead_campaign_data: components["schemas"]["LeadCampaignData"][];
@@ -17002,6 +17044,59 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
+        };
+    };
+    sendCampaignTestEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "leadId": 17,
+                 *       "sequenceNumber": 1,
+                 *       "customEmailAddress": "me@yourdomain.example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SendTestEmail"];
+            };
+        };
+        responses: {
+            /** @description The mail server took the test email */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestEmailSent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description A mail server did not take the message (its own words in `error`) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getConversation: {

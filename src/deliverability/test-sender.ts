@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { settingsOf } from "../campaigns/settings";
 import { config } from "../config";
 import { emailAccounts } from "../db/schema";
-import { composeEmail } from "../engine/compose";
+import { composeEmail, stepContent } from "../engine/compose";
 import { sendMail } from "../engine/smtp";
 import type { Bindings } from "../env";
 import { connectionUsable, smtpTarget } from "../mailboxes/rules";
@@ -29,12 +29,7 @@ async function sendOne(env: Bindings, mailbox: typeof emailAccounts.$inferSelect
   const domain = mailbox.fromEmail.split("@")[1] ?? "salvo.invalid";
   const composed = await composeEmail({
     recordId: cell.id,
-    step: {
-      seqNumber: content.step.seqNumber,
-      subject: content.step.subject,
-      emailBody: content.step.emailBody,
-      variants: content.variants.map((v) => ({ id: v.id, subject: v.subject, emailBody: v.emailBody, percentage: v.percentage })),
-    },
+    step: stepContent(content.step, content.variants),
     lead: { email: cell.seedEmail },
     sender: { fromName: mailbox.fromName, fromEmail: mailbox.fromEmail, signature: mailbox.signature, replyTo: mailbox.differentReplyToAddress },
     settings: { ...settingsOf(content.settings), unsubscribeText: "", addUnsubscribeTag: false },

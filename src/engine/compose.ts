@@ -20,6 +20,19 @@ export interface StepContent {
   variants: { id: number; subject: string; emailBody: string; percentage: number | null }[];
 }
 
+/** A stored step and its live variants, as the composer takes them. */
+export function stepContent(
+  step: { seqNumber: number; subject: string; emailBody: string | null },
+  variants: { id: number; subject: string; emailBody: string; percentage: number | null }[],
+): StepContent {
+  return {
+    seqNumber: step.seqNumber,
+    subject: step.subject,
+    emailBody: step.emailBody,
+    variants: variants.map((v) => ({ id: v.id, subject: v.subject, emailBody: v.emailBody, percentage: v.percentage })),
+  };
+}
+
 export interface SenderIdentity {
   fromName: string;
   fromEmail: string;

@@ -703,6 +703,16 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
       "recipient block-listed → 400; the mail server refusing → 502 with its words. Progress: `master-inbox/reply-status`.",
     example: { email_stats_id: "1", email_body: "<p>Thanks Ann, does Tuesday work?</p>", add_signature: true },
   },
+  "POST /api/v1/campaigns/{campaign_id}/send-test-email": {
+    operationId: "sendCampaignTestEmail",
+    description:
+      "Sends step `sequenceNumber` as the lead `leadId` would get it (their variant, spintax and fields, the mailbox's signature, " +
+      "threaded on what they were already sent) to `customEmailAddress`, or to the lead. Nothing is recorded: no message, event, " +
+      "webhook or analytics, no tracking, and the unsubscribe link is a mailto. From `selectedEmailAccountId`, else the lead's " +
+      "mailbox in the campaign, else its first that can send (none → 400). Unknown step → 404; the lead unsubscribed (with no " +
+      "`customEmailAddress`) or the recipient block-listed → 400; the mail server refusing → 502 with its words.",
+    example: { leadId: 17, sequenceNumber: 1, customEmailAddress: "me@yourdomain.example" },
+  },
   "GET /api/v1/master-inbox/reply-status": {
     operationId: "getReplyStatus",
     description: "Where a reply sent through `reply-email-thread` stands (`SCHEDULED`, `QUEUED`, `COMPLETED`, `FAILED`), by its `message_id`. Unknown → 404.",

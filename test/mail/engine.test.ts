@@ -4,9 +4,9 @@ import { senderStub } from "../../src/engine/wake";
 import type { Bindings } from "../../src/env";
 import { call, callJson, provisionAccount } from "../helpers";
 import { checked, saveLabMailbox, type CheckedMailbox as MailboxRead } from "./lab-mailboxes";
+import { delivered, header, htmlOf } from "./lab-messages";
 
 const lab = inject("mailLab");
-const reader = inject("mailReader");
 const bindings = env as unknown as Bindings;
 const leads = lab.mailboxes.filter((m) => m.role === "lead").slice(0, 3);
 const MINUTE = 60_000;
@@ -81,27 +81,6 @@ async function messagesOf(campaignId: number): Promise<MessageRow[]> {
     .bind(campaignId)
     .all<MessageRow>();
   return rows.results;
-}
-
-async function delivered(user: string, messageId: string): Promise<string> {
-  const response = await fetch(`${reader}/message?user=${encodeURIComponent(user)}&message_id=${encodeURIComponent(messageId)}`);
-  expect(response.status, `${messageId} in ${user}'s INBOX`).toBe(200);
-  return response.text();
-}
-
-function header(raw: string, name: string): string | null {
-  const head = raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, " ");
-  const line = head.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
-  return line === undefined ? null : line.slice(name.length + 1).trim();
-}
-
-/** The quoted-printable HTML part, decoded enough to read its links. */
-function htmlOf(raw: string): string {
-  const start = raw.indexOf("Content-Type: text/html");
-  return raw
-    .slice(start)
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
 describe("the engine sends a campaign into the lab", () => {

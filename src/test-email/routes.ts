@@ -1,0 +1,127 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { settingsOf } from "../campaigns/settings";
+import { config } from "../config";
+import { composeEmail, stepContent } from "../engine/compose";
+import { sendMail } from "../engine/smtp";
+import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rules";
+import { findMailbox, storedPassword } from "../mailboxes/store";
+import { findLeadRecord } from "../platform/access";
+import { loadKeyring } from "../platform/crypto";
+import { database, type Database } from "../platform/db";
+import { ApiError } from "../platform/errors";
+import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
+import type { Principal } from "../platform/principal";
+import { isBlocked } from "../replies/thread-store";
+import { loadSequence } from "../sequences/store";
+import { campaignSenders, earlierSends, leadFields } from "./store";
+
+const CANNOT_SEND = "The email account cannot send: it is suspended, failing its connection check, or has no password";
+const NO_SENDER =
+  "No email account of the campaign can send: attach one that passes its connection check, or name one in selectedEmailAccountId";
+
+const SendTestEmail = z
+  .object({
+    leadId: BodyId.openapi({ description: "The lead whose fields fill the email: a lead of the campaign (a number or its decimal string)" }),
+    sequenceNumber: z.number().int().min(1).max(1000).openapi({ description: "The step to send (1 for the first email)" }),
+    selectedEmailAccountId: BodyId.nullish().openapi({
+      description: "The mailbox to send from; absent: the lead's own mailbox in the campaign, else the campaign's first that can send",
+    }),
+    customEmailAddress: z.email().max(320).nullish().openapi({ description: "Where to send the test; absent: the lead's own address" }),
+  })
+  .openapi("SendTestEmail");
+
+const TestEmailSent = z
+  .object({
+    ok: z.boolean(),
+    success: z.boolean(),
+    message: z.string(),
+    message_id: z.string(),
+    from_email: z.string(),
+    to_email: z.string(),
+    subject: z.string(),
+  })
+  .openapi("TestEmailSent");
+
+const sendTestEmail = createRoute({
+  method: "post",
+  path: "/api/v1/campaigns/{campaign_id}/send-test-email",
+  tags: ["Campaigns"],
+  summary: "Send one step of the sequence, filled with a lead's fields, as a test (nothing is recorded)",
+  security: API_KEY_SECURITY,
+  request: { params: z.object({ campaign_id: pathId("campaign_id") }), body: jsonBody(SendTestEmail) },
+  responses: {
+    200: json(TestEmailSent, "The mail server took the test email"),
+    ...errorResponses(400, 401, 404, 422, 429, 502),
+  },
+});
+
+function canSend(mailbox: MailboxRow): boolean {
+  return !mailbox.isSuspended && connectionUsable(mailbox);
+}
+
+/** The named mailbox (any the caller may see), else the record's own one in the campaign, else the campaign's first that can send. */
+async function chooseSender(db: Database, principal: Principal, campaignId: number, pinned: number | null, selected: number | null): Promise<MailboxRow> {
+  if (selected !== null) {
+    const mailbox = await findMailbox(db, principal, selected);
+    if (!canSend(mailbox)) throw ApiError.badRequest(CANNOT_SEND);
+    return mailbox;
+  }
+  const usable = (await campaignSenders(db, campaignId)).filter(canSend);
+  const mailbox = usable.find((m) => m.id === pinned) ?? usable[0];
+  if (!mailbox) throw ApiError.badRequest(NO_SENDER);
+  return mailbox;
+}
+
+export const testEmailRoutes = createRouter();
+
+testEmailRoutes.openapi(sendTestEmail, async (c) => {
+  const principal = c.get("principal");
+  const body = c.req.valid("json");
+  const db = database(c.env.DB);
+  const { campaign, record } = await findLeadRecord(db, principal, c.req.valid("param").campaign_id, body.leadId);
+  const mailbox = await chooseSender(db, principal, campaign.id, record.emailAccountId, body.selectedEmailAccountId ?? null);
+  const [sequence, lead] = await Promise.all([loadSequence(db, campaign.id), leadFields(db, record.leadId)]);
+  const content = sequence.find((s) => s.step.seqNumber === body.sequenceNumber);
+  if (!content) throw ApiError.notFound(`The campaign has no step ${body.sequenceNumber}`);
+  if (!lead) throw ApiError.notFound("Lead not found in campaign");
+  const custom = body.customEmailAddress?.toLowerCase() ?? null;
+  // A test to the lead's own address is still an email to that person: their opt-out and the block list hold.
+  if (custom === null && lead.isUnsubscribed) throw ApiError.badRequest("The lead has unsubscribed: send the test to customEmailAddress instead");
+  const to = custom ?? lead.fields.email;
+  if (await isBlocked(c.env.DB, principal.accountId, campaign.clientId, to)) throw ApiError.badRequest("The recipient is on the block list");
+  const password = await storedPassword(await loadKeyring(config(c.env).secretsKey), mailbox, "smtp");
+  if (password === null) throw ApiError.badRequest(CANNOT_SEND);
+
+  const domain = mailbox.fromEmail.split("@")[1]!;
+  const shared = {
+    recordId: record.id,
+    lead: lead.fields,
+    sender: { fromName: mailbox.fromName, fromEmail: mailbox.fromEmail, signature: mailbox.signature, replyTo: mailbox.differentReplyToAddress },
+    settings: settingsOf(campaign.settings),
+    // No tracking and a mailto unsubscribe: a test must not count as an open, a click or an opt-out.
+    unsubscribeUrl: `mailto:${mailbox.fromEmail}?subject=unsubscribe`,
+    track: async (html: string) => html,
+  };
+  const messageId = `<test-email-${crypto.randomUUID().replaceAll("-", "")}@${domain}>`;
+  let thread = (await earlierSends(db, record.id, content.step.seqNumber)).map((m) => ({ messageId: m.messageId, subject: m.subject }));
+  const first = sequence[0]!;
+  const preview = thread.length === 0 && first !== content;
+  if (preview) {
+    // Nothing was sent to this lead yet: a follow-up without a subject shows "Re: <the first step's subject>" all the same.
+    const opening = await composeEmail({ ...shared, step: stepContent(first.step, first.variants), thread: [], messageId });
+    thread = [{ messageId, subject: opening.subject }];
+  }
+  const composed = await composeEmail({ ...shared, step: stepContent(content.step, content.variants), thread, messageId });
+  const message = composed.message;
+  if (preview) {
+    delete message.headers?.["In-Reply-To"];
+    delete message.headers?.References;
+  }
+  if (custom !== null) message.to = { email: custom };
+  const result = await sendMail(smtpTarget(mailbox, password), message, { allowPlain: false });
+  if (!result.ok) throw new ApiError(502, { error: `The mail server did not take the test email: ${result.failure.text}` });
+  return c.json(
+    { ok: true, success: true, message: "Test email sent successfully", message_id: messageId, from_email: mailbox.fromEmail, to_email: to, subject: composed.subject },
+    200,
+  );
+});
