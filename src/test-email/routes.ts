@@ -4,7 +4,7 @@ import { config } from "../config";
 import { composeEmail, stepContent } from "../engine/compose";
 import { sendMail } from "../engine/smtp";
 import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rules";
-import { findMailbox, storedPassword } from "../mailboxes/store";
+import { campaignMailboxes, findMailbox, storedPassword } from "../mailboxes/store";
 import { findLeadRecord } from "../platform/access";
 import { loadKeyring } from "../platform/crypto";
 import { database, type Database } from "../platform/db";
@@ -13,7 +13,7 @@ import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody,
 import type { Principal } from "../platform/principal";
 import { isBlocked } from "../replies/thread-store";
 import { loadSequence } from "../sequences/store";
-import { campaignSenders, earlierSends, leadFields } from "./store";
+import { earlierSends, leadFields } from "./store";
 
 const CANNOT_SEND = "The email account cannot send: it is suspended, failing its connection check, or has no password";
 const NO_SENDER =
@@ -66,7 +66,7 @@ async function chooseSender(db: Database, principal: Principal, campaignId: numb
     if (!canSend(mailbox)) throw ApiError.badRequest(CANNOT_SEND);
     return mailbox;
   }
-  const usable = (await campaignSenders(db, campaignId)).filter(canSend);
+  const usable = (await campaignMailboxes(db, campaignId)).filter(canSend);
   const mailbox = usable.find((m) => m.id === pinned) ?? usable[0];
   if (!mailbox) throw ApiError.badRequest(NO_SENDER);
   return mailbox;

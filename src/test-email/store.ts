@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, lt } from "drizzle-orm";
-import { campaignEmailAccounts, emailAccounts, leads, messages } from "../db/schema";
+import { leads, messages } from "../db/schema";
 import type { Database } from "../platform/db";
 
 /** The lead's own fields, as a campaign email renders them, and whether the person opted out. */
@@ -28,21 +28,9 @@ export async function leadFields(db: Database, leadId: number) {
 
 /** The emails already sent to a record before `step`, oldest first: a follow-up threads on them. */
 export async function earlierSends(db: Database, recordId: number, step: number) {
-  const rows = await db
+  return db
     .select({ messageId: messages.messageId, subject: messages.subject })
     .from(messages)
     .where(and(eq(messages.campaignLeadId, recordId), lt(messages.step, step), inArray(messages.status, ["sent", "unconfirmed"])))
     .orderBy(asc(messages.step));
-  return rows;
-}
-
-/** The mailboxes attached to a campaign, oldest first. */
-export async function campaignSenders(db: Database, campaignId: number) {
-  const rows = await db
-    .select({ mailbox: emailAccounts })
-    .from(campaignEmailAccounts)
-    .innerJoin(emailAccounts, eq(emailAccounts.id, campaignEmailAccounts.emailAccountId))
-    .where(eq(campaignEmailAccounts.campaignId, campaignId))
-    .orderBy(asc(emailAccounts.id));
-  return rows.map((row) => row.mailbox);
 }
