@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createCampaign, ingestOk } from "./campaigns/fixtures";
 import { ADMIN_TOKEN, call, callJson, createClient, createClientKey, env, provisionAccount } from "./helpers";
+import { firstType, type JsonSchema } from "../src/ops/schema-example";
 import { insertDelivery } from "./webhooks/fixtures";
 
 /**
@@ -9,21 +10,7 @@ import { insertDelivery } from "./webhooks/fixtures";
  * nothing. The operations come from the document, so a new route is covered (or fails here) at once.
  */
 
-interface Schema {
-  $ref?: string;
-  type?: string | string[];
-  properties?: Record<string, Schema>;
-  required?: string[];
-  items?: Schema;
-  anyOf?: Schema[];
-  enum?: unknown[];
-  example?: unknown;
-  default?: unknown;
-  format?: string;
-  pattern?: string;
-  minimum?: number;
-  exclusiveMinimum?: number;
-}
+type Schema = JsonSchema;
 interface Parameter {
   name: string;
   in: "path" | "query" | "header";
@@ -270,11 +257,6 @@ function kindOf(path: string, name: string): Kind | undefined {
 
 function resolve(document: Document, schema: Schema): Schema {
   return schema.$ref ? resolve(document, document.components.schemas[schema.$ref.split("/").pop()!]!) : schema;
-}
-
-function firstType(schema: Schema): string | undefined {
-  const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
-  return types.find((t) => t !== "null");
 }
 
 /** A plausible valid value for a schema: its example, default or first enum value, else one shaped by its type. */

@@ -45,7 +45,8 @@ function byName(name: string): string | undefined {
   return undefined;
 }
 
-function firstType(schema: JsonSchema): string | undefined {
+/** The schema's first type other than null. */
+export function firstType(schema: JsonSchema): string | undefined {
   return Array.isArray(schema.type) ? schema.type.find((type) => type !== "null") : schema.type;
 }
 
