@@ -3,17 +3,20 @@ import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { config } from "./config";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./platform/env";
 import { apiKeyAuth } from "./keys/auth";
 import { ApiError } from "./platform/errors";
 import { accessLog, log } from "./platform/logging";
 import { validationHook } from "./platform/validation";
 import { accountRoutes } from "./accounts/routes";
 import { adminRoutes } from "./accounts/admin-routes";
-import { engineAdminRoutes } from "./engine/admin-routes";
+import { engineAdminRoutes } from "./mailbox-agent/admin-routes";
 import { metricsRoutes } from "./ops/metrics-routes";
 import { seedMailboxRoutes } from "./deliverability/seed-routes";
-import { campaignDataRoutes } from "./campaigns/index";
+import { campaignFeatureRoutes } from "./campaigns/index";
+import { analyticsRoutes } from "./analytics/routes";
+import { eventRoutes } from "./events/routes";
+import { leadRoutes } from "./leads/routes";
 import { conversationRoutes, inboxRoutes } from "./inbox/index";
 import { leadLiteralRoutes, leadOperationRoutes } from "./leads/index";
 import { blockListRoutes } from "./leads/block-list-routes";
@@ -88,13 +91,17 @@ export function createApp() {
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);
   app.route("/", leadLiteralRoutes);
-  // Before campaignDataRoutes: `/leads/get-domain-block-list` and its siblings are literal segments, never a lead id.
+  // Before the campaign routes: `/leads/get-domain-block-list` and its siblings are literal segments, never a lead id.
   app.route("/", blockListRoutes);
   app.route("/", leadListRoutes);
   app.route("/", crmTagRoutes);
   app.route("/", campaignAnalyticsRoutes);
   app.route("/", globalAnalyticsRoutes);
-  app.route("/", campaignDataRoutes);
+  // Campaigns and what hangs off them: analytics, events, leads, then the campaign itself.
+  app.route("/", analyticsRoutes);
+  app.route("/", eventRoutes);
+  app.route("/", leadRoutes);
+  app.route("/", campaignFeatureRoutes);
   app.route("/", rateLimitRoutes);
   // Literal before the inbox's `/master-inbox/{id}` (C9).
   app.route("/", untrackedReplyRoutes);

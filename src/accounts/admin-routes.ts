@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { config } from "../config";
 import { createMiddleware } from "hono/factory";
 import { digestKey, mintKey } from "../keys/rules";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { accountKeyHashes, deleteAccountKey, insertAccountKey, listAccountKeys } from "../keys/store";

@@ -7,7 +7,7 @@ import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, queryCount, queryId } from "../platform/openapi";
 import { rawBatch } from "../platform/sql";
 import { CampaignParams } from "../campaigns/schemas";
-import { settingsOf } from "../campaigns/settings";
+import { settingsOf } from "../schedule/settings";
 import { campaignCounts } from "./store";
 import { LIFETIME, type Window } from "./counters";
 import { dateWindow, groupBy } from "./rules";

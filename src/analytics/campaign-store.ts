@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { inList, rawBatch } from "../platform/sql";
-import { POSITIVE_CATEGORY_IDS } from "./rules";
+import { POSITIVE_CATEGORY_IDS } from "../categories/rules";
 import { OUTCOME_TYPES } from "../db/schema";
 import { LIFETIME, readCategoryReplies, repliesFromCategoriesQuery, splitWindow, totalsQuery, type Window } from "./counters";
 

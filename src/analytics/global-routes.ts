@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { database } from "../platform/db";
 import { isTimeZone, parseCalendarDate } from "../platform/zoned-time";
 import { ApiError } from "../platform/errors";
@@ -25,7 +25,8 @@ import {
   visibleMailboxes,
   type Figures,
 } from "./global-store";
-import { dateWindow, groupBy, localDays, percent, REPLY_TIME_BUCKETS, replyTimeBucket, sentimentOf } from "./rules";
+import { sentimentOf } from "../categories/rules";
+import { dateWindow, groupBy, localDays, percent, REPLY_TIME_BUCKETS, replyTimeBucket } from "./rules";
 
 /** CONTRACT 13.7: a year at most (inferred cap). */
 const MAX_GLOBAL_RANGE_DAYS = 366;

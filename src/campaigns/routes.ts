@@ -1,10 +1,10 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { database } from "../platform/db";
 import { nextCampaignStatus, STATUS_COMMANDS } from "./rules";
 import { iso } from "../platform/time";
 import { statusDeliveries } from "../webhooks/fanout";
-import { wakeCampaign } from "../engine/wake";
+import { wakeCampaign } from "../mailboxes/wake";
 import { campaignSendingStatus, presentSendingStatus } from "../engine/status";
 import { enqueue } from "../webhooks/outbox";
 import { changeStatus, insertCampaign, loadStatusChange, replaceCampaignTags, tagsOf, campaignsVisibleTo, type CampaignTag } from "./store";
@@ -13,8 +13,8 @@ import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, queryId } from "../platform/openapi";
 
 import { Campaign, CampaignParams, Ok, Tag } from "./schemas";
-import { PageQuery } from "./paging";
-import { presentSending, scheduleOf, settingsOf } from "./settings";
+import { PageQuery } from "../platform/paging";
+import { presentSending, scheduleOf, settingsOf } from "../schedule/settings";
 
 const CreateCampaign = z
   .object({

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { SendingStatusAnswer } from "../engine/status";
 import { pathId } from "../platform/openapi";
 
 export const CampaignParams = z.object({ campaign_id: pathId("campaign_id") });
@@ -6,11 +7,6 @@ export const CampaignParams = z.object({ campaign_id: pathId("campaign_id") });
 export const Tag = z
   .object({ id: z.number().int(), name: z.string(), tag_id: z.number().int(), tag_name: z.string(), tag_color: z.string() })
   .openapi("Tag");
-
-/** Why nothing goes out, or "sending" (src/engine/why-not-sending.ts); on reads of one campaign or mailbox. */
-export const SendingStatus = z
-  .object({ code: z.string(), message: z.string(), next_send_at: z.string().nullable() })
-  .openapi("SendingStatus");
 
 export const Campaign = z
   .object({
@@ -46,7 +42,7 @@ export const Campaign = z
     }),
     parent_campaign_id: z.number().int().nullable(),
     team_member_id: z.number().int().nullable(),
-    sending_status: SendingStatus.optional(),
+    sending_status: SendingStatusAnswer.optional(),
   })
   .openapi("Campaign");
 

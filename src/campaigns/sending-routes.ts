@@ -4,7 +4,7 @@ import { accountHasClient, findCampaign } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
-import { normalizeDays, parseClock } from "../engine/window";
+import { normalizeDays, parseClock } from "../schedule/window";
 import { CampaignParams } from "./schemas";
 import {
   scheduleOf,
@@ -14,7 +14,7 @@ import {
   TRACK_SETTINGS,
   trackSetting,
   type CampaignSettings,
-} from "./settings";
+} from "../schedule/settings";
 import { saveSchedule, saveSettings } from "./store";
 
 const clock = z.string().refine((value) => parseClock(value) !== null, "must be HH:MM (24 h)");

@@ -5,7 +5,7 @@ import { iso } from "../platform/time";
 import { requireAccountKey } from "../platform/principal";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
-import { PageQuery } from "../campaigns/paging";
+import { PageQuery } from "../platform/paging";
 
 const SaveClient = z
   .object({

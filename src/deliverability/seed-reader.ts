@@ -1,7 +1,7 @@
 import type { SeedCursor } from "../db/schema";
-import { withImapSession, type ImapFailure, type ImapSettings } from "../engine/imap";
-import { imapString, parseValues } from "../engine/imap-protocol";
-import { fetched, imapDate, searchUids, type FetchedMessage } from "../engine/reader";
+import { withImapSession, type ImapFailure, type ImapSettings } from "../mail/imap";
+import { imapString, parseValues } from "../mail/imap-protocol";
+import { fetched, imapDate, searchUids, type FetchedMessage } from "../mail/reader";
 
 export interface SeedMessage extends FetchedMessage {
   folder: string;

@@ -4,7 +4,7 @@ import { database } from "../platform/db";
 import { TIME_UNITS } from "../db/schema";
 import { cronFromObject, firstSlotWithin, isFiveFieldCron } from "./schedule";
 import { isTimeZone, zoneOffset } from "../platform/zoned-time";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { findCampaign } from "../platform/access";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";

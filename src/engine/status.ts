@@ -1,11 +1,12 @@
+import { z } from "@hono/zod-openapi";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { scheduleOf } from "../campaigns/settings";
+import { scheduleOf } from "../schedule/settings";
 import { campaignEmailAccounts, emailAccounts, sequenceSteps, type CampaignStatus } from "../db/schema";
 import { connectionUsable, utcDayStart } from "../mailboxes/rules";
 import type { Database } from "../platform/db";
 import { loadCampaignPlans, loadMailboxWork, mailboxSends } from "./store";
 import { mailboxSendingStatus, sendingStatus, type MailboxSendingStatus, type SendingStatus } from "./why-not-sending";
-import { localDayRange } from "./window";
+import { localDayRange } from "../schedule/window";
 
 /**
  * `sending_status` of a campaign and of a mailbox: the facts why-not-sending.ts reasons on, read
@@ -97,6 +98,11 @@ export async function mailboxSendingStatusOf(db: Database, mailboxId: number, no
       .map((c) => ({ schedule: c.schedule, nextDueAt: plans.get(c.id)!.nextDueAt })),
   });
 }
+
+/** Why nothing goes out, or "sending" (src/engine/why-not-sending.ts); on reads of one campaign or mailbox. */
+export const SendingStatusAnswer = z
+  .object({ code: z.string(), message: z.string(), next_send_at: z.string().nullable() })
+  .openapi("SendingStatus");
 
 /** The answer's form: `next_send_at` as ISO text. */
 export function presentSendingStatus(status: SendingStatus | MailboxSendingStatus) {

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import { campaignEmailAccounts, campaigns, emailAccounts, sequenceSteps, sequenceVariants } from "../db/schema";
 import type { Database } from "../platform/db";
 import type { TemplateLead } from "../sequences/template";
@@ -313,42 +313,4 @@ export function suspendStatement(mailboxId: number, reason: string, now: number)
 /** Releases a claim without an outcome (the pass stops before sending): due again at once. */
 export function releaseStatement(nonce: string, now: number): SQL {
   return sql`UPDATE campaign_leads SET due_at = ${now}, claim_token = NULL WHERE claim_token = ${nonce}`;
-}
-
-/** Writes when the mailbox's sender wakes next, so the minute cron can tell a lost alarm. */
-export async function recordWake(db: Database, mailboxId: number, wakeAt: number | null): Promise<void> {
-  await db
-    .update(emailAccounts)
-    .set({ engineWakeAt: wakeAt === null ? null : new Date(wakeAt) })
-    .where(eq(emailAccounts.id, mailboxId));
-}
-
-/**
- * Mailboxes the minute cron should wake: in an ACTIVE campaign (sending) or a PAUSED one (its leads
- * still reply; a suspended mailbox is still read), and late (their object's next wake passed a
- * minute ago, or was never set). Bounded per minute.
- */
-export async function lateMailboxes(db: Database, now: number, limit: number): Promise<number[]> {
-  const rows = await db
-    .selectDistinct({ id: emailAccounts.id })
-    .from(emailAccounts)
-    .innerJoin(campaignEmailAccounts, eq(campaignEmailAccounts.emailAccountId, emailAccounts.id))
-    .innerJoin(campaigns, eq(campaigns.id, campaignEmailAccounts.campaignId))
-    .where(
-      and(
-        inArray(campaigns.status, ["ACTIVE", "PAUSED"]),
-        or(isNull(emailAccounts.engineWakeAt), lte(emailAccounts.engineWakeAt, new Date(now - 60_000))),
-      ),
-    )
-    .limit(limit);
-  return rows.map((row) => row.id);
-}
-
-/** The mailboxes attached to a campaign (to wake them when it starts or gains leads). */
-export async function mailboxIdsOfCampaign(db: Database, campaignId: number): Promise<number[]> {
-  const rows = await db
-    .select({ id: campaignEmailAccounts.emailAccountId })
-    .from(campaignEmailAccounts)
-    .where(eq(campaignEmailAccounts.campaignId, campaignId));
-  return rows.map((row) => row.id);
 }

@@ -9,7 +9,7 @@ import {
   nextWindowOpen,
   scheduleStartAt,
   type Schedule,
-} from "./window";
+} from "../schedule/window";
 
 /**
  * A campaign's `sending_status` (issue 13, "why not sending"): the first reason, in a fixed order,

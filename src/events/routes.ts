@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { EVENT_TYPES } from "../db/schema";
-import { normaliseEmail } from "../leads/rules";
+import { normaliseEmail } from "../mail/address";
 import { CAMPAIGN_NOT_FOUND, visibleCampaigns } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError, type ValidationIssue } from "../platform/errors";

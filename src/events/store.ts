@@ -7,7 +7,7 @@ import { deliveryIds, guardValue, insertDeliveries, type NewDelivery } from "../
 import type { WebhookTarget } from "../webhooks/fanout";
 import { activeWebhooks } from "../webhooks/store";
 import type { RecordSnapshot } from "./rules";
-import { settingsOf } from "../campaigns/settings";
+import { settingsOf } from "../schedule/settings";
 
 /** A campaign record as ingestion sees it: its state and flags, and its lead's address. */
 export interface RecordRow extends RecordSnapshot {

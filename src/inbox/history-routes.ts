@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { htmlToText } from "../engine/html-text";
+import { htmlToText } from "../mail/html-text";
 import { findCampaign } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { recordFlags } from "../events/record-flags";
 import { ApiError } from "../platform/errors";
 import { iso } from "../platform/time";

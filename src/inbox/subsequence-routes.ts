@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { wakeCampaign } from "../engine/wake";
+import { wakeCampaign } from "../mailboxes/wake";
 import { findCampaign } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";

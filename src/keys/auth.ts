@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import { digestKey, keyKindOf } from "../keys/rules";
 import { rateLimitHeaders } from "../platform/rate-limit";
-import type { AppEnv, Bindings } from "../env";
+import type { AppEnv, Bindings } from "../platform/env";
 import { refuseAuthentication, refuseIfBlocked, requestBucket } from "./auth-failures";
 import { ApiError } from "../platform/errors";
 

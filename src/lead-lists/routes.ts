@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { LeadInput, leadOutput, leadOutputFields } from "../leads/lead-input";
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { database, type Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 import { iso } from "../platform/time";

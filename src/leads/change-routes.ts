@@ -1,7 +1,7 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { database, type Database } from "../platform/db";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import type { RecordState } from "../db/schema";
 import {
   findCampaign,
@@ -17,9 +17,9 @@ import type { Principal } from "../platform/principal";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { iso } from "../platform/time";
-import { wakeCampaign } from "../engine/wake";
-import { stepDueAt } from "../engine/window";
-import { scheduleOf } from "../campaigns/settings";
+import { wakeCampaign } from "../mailboxes/wake";
+import { stepDueAt } from "../schedule/window";
+import { scheduleOf } from "../schedule/settings";
 import { enqueue } from "../webhooks/outbox";
 import { changeCategory } from "../inbox/category-change";
 import {
@@ -40,7 +40,7 @@ import {
   updateLeadFields,
   type LeadFieldChange,
 } from "./change-store";
-import { isValidEmail, normaliseEmail } from "./rules";
+import { isValidEmail, normaliseEmail } from "../mail/address";
 
 const DAY_MS = 86_400_000;
 const MAX_CUSTOM_FIELDS = 200;

@@ -2,7 +2,7 @@ import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { database } from "../platform/db";
 import { RECORD_STATES } from "../db/schema";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { findLead, findLeadRecord, findRecordOrLeadRecord } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, pathId, queryCount, queryId } from "../platform/openapi";
@@ -24,7 +24,7 @@ import {
   type ActivityEventRow,
 } from "./lookup-store";
 import { LeadWithCampaigns, presentLeadWithCampaigns } from "./present";
-import { normaliseEmail } from "./rules";
+import { normaliseEmail } from "../mail/address";
 import { FINAL_STATES } from "./change-store";
 import { CampaignRecordOut, presentRecord } from "./routes";
 

@@ -1,4 +1,4 @@
-import { SENTIMENTS, sentimentOf } from "../analytics/rules";
+import { SENTIMENTS, sentimentOf } from "../categories/rules";
 import { createRoute, z } from "@hono/zod-openapi";
 import { database } from "../platform/db";
 import { RECORD_STATES } from "../db/schema";
@@ -6,11 +6,11 @@ import { sortUpload } from "./rules";
 import { iso } from "../platform/time";
 import { findCampaign, RECORD_NOT_FOUND, type CampaignRecordRow, type LeadRow } from "../platform/access";
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount } from "../platform/openapi";
 import { CampaignParams, Ok } from "../campaigns/schemas";
-import { wakeCampaign } from "../engine/wake";
+import { wakeCampaign } from "../mailboxes/wake";
 import { LeadInput, leadOutput, leadOutputFields } from "./lead-input";
 import { categoriesOf, countAlreadyInCampaign, recordPage, setRecordStateIn, skippedAddresses, storeUpload } from "./store";
 

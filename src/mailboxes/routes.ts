@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { config } from "../config";
-import { SendingStatus } from "../campaigns/schemas";
 import { MAILBOX_TYPES, PORT_TYPES } from "../db/schema";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { findCampaign, owningClient } from "../platform/access";
 import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
@@ -12,8 +11,8 @@ import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody, pathId, queryBoolean, queryCount, queryId } from "../platform/openapi";
 import type { Principal } from "../platform/principal";
 import { runConnectionCheck } from "./connection-check";
-import { wakeMailboxes } from "../engine/wake";
-import { mailboxSendingStatusOf, presentSendingStatus } from "../engine/status";
+import { wakeMailboxes } from "./wake";
+import { mailboxSendingStatusOf, presentSendingStatus, SendingStatusAnswer } from "../engine/status";
 import {
   defaultPortType,
   DEFAULT_TAG_COLOR,
@@ -202,7 +201,7 @@ const EmailAccount = z
     warmup_details: WarmupDetails,
     campaign_ids: z.array(z.number().int()).optional(),
     tags: z.array(Tag).optional(),
-    sending_status: SendingStatus.optional().openapi({ description: "By id only: why the mailbox sends nothing now, or sending" }),
+    sending_status: SendingStatusAnswer.optional().openapi({ description: "By id only: why the mailbox sends nothing now, or sending" }),
   })
   .openapi("EmailAccount");
 

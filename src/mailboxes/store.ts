@@ -373,3 +373,12 @@ export async function tagsOfMailboxes(db: Database, mailboxIds: number[]): Promi
   for (const { mailboxId, ...tag } of rows) byMailbox.get(mailboxId)?.push(tag);
   return byMailbox;
 }
+
+/** The mailboxes attached to a campaign (to wake them when it starts or gains leads). */
+export async function mailboxIdsOfCampaign(db: Database, campaignId: number): Promise<number[]> {
+  const rows = await db
+    .select({ id: campaignEmailAccounts.emailAccountId })
+    .from(campaignEmailAccounts)
+    .where(eq(campaignEmailAccounts.campaignId, campaignId));
+  return rows.map((row) => row.id);
+}

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { VERSION } from "./routes";
 import { OPERATION_DOCS, type OperationDoc } from "./operation-docs";
 import { exampleFromSchema, type JsonSchema } from "./schema-example";

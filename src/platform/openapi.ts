@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "./env";
 import { validationHook } from "./validation";
 
 /** Every route module builds on this, so all of them validate and fail the same way. */

@@ -1,4 +1,4 @@
-import { header, parseHeaderBlock, type ParsedMessage } from "./parsed";
+import { header, parseHeaderBlock, type ParsedMessage } from "../mail/parsed";
 
 export interface Bounce {
   /** hard: the address will not take mail (the lead is blocked); soft: a condition that may clear. */

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
-import { settingsOf } from "../campaigns/settings";
+import { settingsOf } from "../schedule/settings";
 import { campaigns, messages, OUT_OF_OFFICE_CATEGORY_ID } from "../db/schema";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { planIngestion, type PlannedEvent } from "../events/plan";
 import { loadIngestContext, storeIngestion } from "../events/store";
 import { database, type Database } from "../platform/db";
@@ -10,7 +10,7 @@ import { inList } from "../platform/sql";
 import { enqueue } from "../webhooks/outbox";
 import { classifyAutoReply } from "./auto-reply";
 import { classifyBounce } from "./bounce";
-import type { ParsedMessage } from "./parsed";
+import type { ParsedMessage } from "../mail/parsed";
 import { replyText } from "./reply-text";
 import { loadUntrackedContext, storeUntracked } from "./untracked";
 

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { config } from "../config";
 import { campaigns, type OutboundAttachment } from "../db/schema";
-import type { Bindings } from "../env";
-import { htmlToText } from "../engine/html-text";
-import { sendMail } from "../engine/smtp";
+import type { Bindings } from "../platform/env";
+import { htmlToText } from "../mail/html-text";
+import { sendMail } from "../mail/smtp";
 import { planIngestion } from "../events/plan";
 import { loadIngestContext, storeIngestion } from "../events/store";
 import { connectionUsable, smtpTarget } from "../mailboxes/rules";

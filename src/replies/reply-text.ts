@@ -1,5 +1,5 @@
-import { htmlToText } from "../engine/html-text";
-import type { ParsedMessage } from "./parsed";
+import { htmlToText } from "../mail/html-text";
+import type { ParsedMessage } from "../mail/parsed";
 
 /**
  * The new text of a reply: what the sender wrote above the quoted history and the signature.

@@ -8,7 +8,7 @@ import { containsText } from "../platform/text-search";
 import { untrackedReplyDeliveries, type WebhookTarget } from "../webhooks/fanout";
 import { deliveryIds, guardValue, insertDeliveries } from "../webhooks/outbox";
 import { campaignlessWebhooks } from "../webhooks/store";
-import type { ParsedMessage } from "./parsed";
+import type { ParsedMessage } from "../mail/parsed";
 
 /**
  * Messages a mailbox received that answer none of our emails: kept (`untracked_replies`), announced

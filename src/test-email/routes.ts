@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { settingsOf } from "../campaigns/settings";
+import { settingsOf } from "../schedule/settings";
 import { config } from "../config";
 import { composeEmail, stepContent } from "../engine/compose";
-import { sendMail } from "../engine/smtp";
+import { sendMail } from "../mail/smtp";
 import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rules";
 import { campaignMailboxes, findMailbox, storedPassword } from "../mailboxes/store";
 import { findLeadRecord } from "../platform/access";

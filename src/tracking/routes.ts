@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import { config } from "../config";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
 import { classifyHit } from "./machine";

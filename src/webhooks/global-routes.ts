@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { PageQuery } from "../campaigns/paging";
+import { PageQuery } from "../platform/paging";
 import type { Context } from "hono";
 import { config } from "../config";
 import type { WebhookScope } from "../db/schema";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { accountHasClient, findCampaign } from "../platform/access";
 import { database, type Database } from "../platform/db";
 import { ApiError } from "../platform/errors";

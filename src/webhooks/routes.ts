@@ -3,11 +3,11 @@ import { config } from "../config";
 import type { Context } from "hono";
 import { database } from "../platform/db";
 import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from "./url-rules";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { findCampaign } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
-import { PageQuery } from "../campaigns/paging";
+import { PageQuery } from "../platform/paging";
 import { insertWebhook, rotateSigningSecret, sealSecretKey } from "./secrets";
 import { checkKinds, EventKindName, presentWebhook, resolveCategories, Webhook } from "./shapes";
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Bindings } from "../../src/env";
+import type { Bindings } from "../../src/platform/env";
 import { resumePausedRecords } from "../../src/replies/resume";
 import { callJson, env, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingest, ingestOk } from "./fixtures";

@@ -1,9 +1,10 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Bindings } from "../../src/env";
-import type { MailboxSender } from "../../src/engine/sender.do";
-import { lateMailboxes } from "../../src/engine/store";
-import { rearmLateSenders, senderStub } from "../../src/engine/wake";
+import type { Bindings } from "../../src/platform/env";
+import type { MailboxSender } from "../../src/mailbox-agent/mailbox.do";
+import { lateMailboxes } from "../../src/mailbox-agent/store";
+import { rearmLateSenders } from "../../src/mailbox-agent/rearm";
+import { senderStub } from "../../src/mailbox-agent/stub";
 import { database } from "../../src/platform/db";
 import { MINUTE_JOBS } from "../../src/scheduled";
 import { call, callJson, provisionAccount, type TestAccount } from "../helpers";

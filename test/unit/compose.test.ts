@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS } from "../../src/campaigns/settings";
+import { DEFAULT_SETTINGS } from "../../src/schedule/settings";
 import { composeEmail, type ComposeInput } from "../../src/engine/compose";
-import { htmlToText } from "../../src/engine/html-text";
-import { buildMime } from "../../src/engine/mime";
+import { htmlToText } from "../../src/mail/html-text";
+import { buildMime } from "../../src/mail/mime";
 
 function input(overrides: Partial<ComposeInput> = {}): ComposeInput {
   return {

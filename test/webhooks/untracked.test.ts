@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseMessage } from "../../src/replies/parsed";
+import { parseMessage } from "../../src/mail/parsed";
 import { recordInbound } from "../../src/replies/inbound";
 import { createCampaign } from "../campaigns/fixtures";
 import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";

@@ -5,7 +5,7 @@ import { emailAccounts } from "../db/schema";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { createRouter, errorResponses, json, pathId, queryCount } from "../platform/openapi";
-import { senderStub } from "./wake";
+import { senderStub } from "./stub";
 
 const SenderPass = z
   .object({

@@ -11,7 +11,8 @@
  */
 import { connect } from "cloudflare:sockets";
 import { quiet } from "./socket-errors";
-import { buildMime, isAddress, mailbox, type MimeMessage } from "./mime";
+import { isAddress } from "./address";
+import { buildMime, mailbox, type MimeMessage } from "./mime";
 import { classifyReply, connectionFailure, parseReply, type SmtpFailure, type SmtpReply, type SmtpStage } from "./smtp-replies";
 
 export interface SmtpSettings {

@@ -1,6 +1,6 @@
 import { gt, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import { queryCount, queryId } from "../platform/openapi";
+import { queryCount, queryId } from "./openapi";
 
 const MAX_LIMIT = 1000;
 

@@ -1,4 +1,4 @@
-import type { Schedule } from "../engine/window";
+import type { Schedule } from "./window";
 
 /**
  * A campaign's sending settings (contract section 11), stored as one JSON value: the engine reads

@@ -1,13 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
 import { config } from "../config";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { database } from "../platform/db";
 import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
-import { emailLinks } from "./links";
+import { emailLinks } from "../engine/links";
 import { runReaderPass, type ReadResult } from "./read-pass";
-import type { ReaderCursor } from "./reader";
-import { runSenderPass, type PassOptions, type PassResult } from "./sender";
+import type { ReaderCursor } from "../mail/reader";
+import { runSenderPass, type PassOptions, type PassResult } from "../engine/sender";
 import { recordWake } from "./store";
 import { sendDueReplies } from "../replies/outbound";
 import { sendDueTestEmails } from "../deliverability/test-sender";

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { config } from "../config";
 import { emailAccounts } from "../db/schema";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { imapTarget } from "../mailboxes/rules";
 import { storedPassword } from "../mailboxes/store";
 import { loadKeyring } from "../platform/crypto";
@@ -11,8 +11,8 @@ import { rawBatch } from "../platform/sql";
 import { disconnectAnnouncement } from "../webhooks/disconnect";
 import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { recordInbound, type InboundOutcome } from "../replies/inbound";
-import { parseMessage, type ParsedMessage } from "../replies/parsed";
-import { fetchNewMessages, type ReaderCursor } from "./reader";
+import { parseMessage, type ParsedMessage } from "../mail/parsed";
+import { fetchNewMessages, type ReaderCursor } from "../mail/reader";
 
 /** Messages read per pass: a pass stays well inside an alarm's time, and the next one goes on. */
 export const READ_LIMIT = 100;

@@ -5,6 +5,7 @@
  * ASCII are RFC 2047 encoded-words; the caller's own headers (Message-ID, List-Unsubscribe,
  * In-Reply-To, ...) go out as given, after a check that none could inject a line.
  */
+import { isAddress } from "./address";
 
 export interface Mailbox {
   email: string;
@@ -35,12 +36,6 @@ const STRUCTURAL = new Set(["mime-version", "content-type", "content-transfer-en
 const FROM_FIELDS = new Set(["from", "to", "subject"]);
 
 const HEADER_NAME = /^[!-9;-~]+$/;
-const ADDRESS = /^[^\s<>()[\],;:"@\\]+@[^\s<>()[\],;:"@\\]+$/;
-
-export function isAddress(email: string): boolean {
-  return ADDRESS.test(email);
-}
-
 export function mailbox(value: Mailbox | string): Mailbox {
   return typeof value === "string" ? { email: value } : value;
 }
