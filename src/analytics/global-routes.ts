@@ -4,7 +4,7 @@ import type { AppEnv } from "../platform/env";
 import { database } from "../platform/db";
 import { isTimeZone, parseCalendarDate } from "../platform/zoned-time";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, queryBoolean, queryCount } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, queryBoolean, queryCount, operationWords, type OperationWords } from "../platform/openapi";
 import { rawBatch } from "../platform/sql";
 import { categoriesOf } from "../leads/store";
 import { mailboxesQuery, mailboxFiguresQuery } from "./campaign-store";
@@ -71,19 +71,24 @@ const overall = {
 const DayRow = z.object({ date: z.string(), ...overall });
 const PositiveDayRow = z.object({ date: z.string(), positive_replied: z.number().int() });
 
+/** What every account-wide analytics route says about its window (the reference's words). */
+const ANALYTICS_WINDOW =
+  "Window: `start_date`..`end_date` (`YYYY-MM-DD`) as local days in `time_zone` (or `timezone`; IANA, default UTC), DST-correct; " +
+  "`campaign_ids`/`client_ids` narrow it to some campaigns or clients. A client key sees its client's campaigns only.";
+
 function envelope<S extends z.ZodType>(key: string, schema: S, name: string) {
   return z.object({ ok: z.literal(true), data: z.object({ [key]: schema }) }).openapi(name);
 }
 
-function globalRoute<Q extends z.ZodObject, R extends z.ZodType>(path: string, summary: string, query: Q, response: R) {
+function globalRoute<Q extends z.ZodObject, R extends z.ZodType>(path: string, words: OperationWords, query: Q, response: R) {
   return createRoute({
     method: "get",
     path: `/api/v1/analytics/${path}`,
+    ...operationWords(words),
     tags: ["Analytics"],
-    summary,
     security: API_KEY_SECURITY,
     request: { query },
-    responses: { 200: json(response, summary), ...errorResponses(400, 401, 422, 429) },
+    responses: { 200: json(response, words.summary), ...errorResponses(400, 401, 422, 429) },
   });
 }
 
@@ -100,36 +105,68 @@ const OverallStats = z.object({
 const overallResponse = envelope("overall_stats", OverallStats, "AnalyticsOverallStats");
 
 const routes = {
-  overallV2: globalRoute("overall-stats-v2", "Sent, opened, replied, bounced and rates over the caller's campaigns", Dated, overallResponse),
-  overview: globalRoute("overview", "Alias of overall-stats-v2", Dated, overallResponse),
-  dayWise: globalRoute("day-wise-overall-stats", "Per local day: sent, opened, replied, bounced", Dated, envelope("day_wise_stats", z.array(DayRow), "AnalyticsDayWise")),
+  overallV2: globalRoute("overall-stats-v2", {
+    operationId: "getOverallStats",
+    summary: "Sent, opened, replied, bounced and rates over the caller's campaigns",
+    description: "Sent, opened, replied, bounced, positive replies and their rates (`\"12.5%\"`) over the caller's campaigns. " + ANALYTICS_WINDOW,
+  }, Dated, overallResponse),
+  overview: globalRoute("overview", {
+    operationId: "getOverallStatsOverview",
+    summary: "Alias of overall-stats-v2",
+    description: "Alias of `overall-stats-v2`. " + ANALYTICS_WINDOW,
+  }, Dated, overallResponse),
+  dayWise: globalRoute("day-wise-overall-stats", {
+    operationId: "getDayWiseOverallStats",
+    summary: "Per local day: sent, opened, replied, bounced",
+    description: "Per local day: sent, opened, replied, bounced. " + ANALYTICS_WINDOW,
+  }, Dated, envelope("day_wise_stats", z.array(DayRow), "AnalyticsDayWise")),
   dayWiseBySent: globalRoute(
     "day-wise-overall-stats-by-sent-time",
-    "Per local day of the send: its sends and the opens, replies and bounces that answer them",
+    {
+      operationId: "getDayWiseOverallStatsBySentTime",
+      summary: "Per local day of the send: its sends and the opens, replies and bounces that answer them",
+      description: "Per local day of the send: its sends and the opens, replies and bounces that answer them. " + ANALYTICS_WINDOW,
+    },
     Dated,
     envelope("day_wise_stats", z.array(DayRow), "AnalyticsDayWiseBySentTime"),
   ),
   positiveDayWise: globalRoute(
     "day-wise-positive-reply-stats",
-    "Per local day: replies from records in a positive category",
+    {
+      operationId: "getDayWisePositiveReplyStats",
+      summary: "Per local day: replies from records in a positive category",
+      description: "Per local day: replies from records in a positive category (Interested, Meeting Request, Information Request). " + ANALYTICS_WINDOW,
+    },
     Dated,
     envelope("day_wise_stats", z.array(PositiveDayRow), "AnalyticsPositiveDayWise"),
   ),
   positiveDayWiseBySent: globalRoute(
     "day-wise-positive-reply-stats-by-sent-time",
-    "Per local day of the send: the positive replies that answer it",
+    {
+      operationId: "getDayWisePositiveReplyStatsBySentTime",
+      summary: "Per local day of the send: the positive replies that answer it",
+      description: "Per local day of the send: the positive replies that answer it. " + ANALYTICS_WINDOW,
+    },
     Dated,
     envelope("day_wise_stats", z.array(PositiveDayRow), "AnalyticsPositiveDayWiseBySentTime"),
   ),
   campaignList: globalRoute(
     "campaign/list",
-    "The caller's campaigns",
+    {
+      operationId: "listAnalyticsCampaigns",
+      summary: "The caller's campaigns",
+      description: "The caller's campaigns as `{id, name}`, for pickers.",
+    },
     Undated.extend(paging),
     envelope("campaign_list", z.array(z.object({ id: z.number().int(), name: z.string() })), "AnalyticsCampaignList"),
   ),
   campaignOverall: globalRoute(
     "campaign/overall-stats",
-    "Per campaign: the window's figures and rates",
+    {
+      operationId: "getCampaignWisePerformance",
+      summary: "Per campaign: the window's figures and rates",
+      description: "Per campaign: the window's figures and rates. " + ANALYTICS_WINDOW,
+    },
     DatedPaged,
     envelope(
       "campaign_wise_performance",
@@ -139,7 +176,11 @@ const routes = {
   ),
   campaignResponse: globalRoute(
     "campaign/response-stats",
-    "Per campaign: replies by sentiment of the replying record's category",
+    {
+      operationId: "getCampaignResponseStats",
+      summary: "Per campaign: replies by sentiment of the replying record's category",
+      description: "Per campaign: replies by sentiment of the replying record's category (uncategorised counts as neutral). " + ANALYTICS_WINDOW,
+    },
     DatedPaged,
     envelope(
       "campaign_wise_response_stats",
@@ -157,43 +198,71 @@ const routes = {
   ),
   campaignStatus: globalRoute(
     "campaign/status-stats",
-    "How many campaigns are in each status",
+    {
+      operationId: "getCampaignStatusStats",
+      summary: "How many campaigns are in each status",
+      description: "How many of the caller's campaigns are in each status present.",
+    },
     Undated,
     envelope("campaign_status_stats", z.array(z.object({ status: z.string(), count: z.number().int() })), "AnalyticsCampaignStatuses"),
   ),
   followUp: globalRoute(
     "campaign/follow-up-reply-rate",
-    "Replies to steps 2 and later per 100 of their sends (1 decimal)",
+    {
+      operationId: "getFollowUpReplyRate",
+      summary: "Replies to steps 2 and later per 100 of their sends (1 decimal)",
+      description: "Replies to steps 2 and later per 100 of their sends, one decimal. " + ANALYTICS_WINDOW,
+    },
     Dated,
     envelope("followup_reply_rate", z.number(), "AnalyticsFollowUpReplyRate"),
   ),
   leadToReply: globalRoute(
     "campaign/lead-to-reply-time",
-    "Records whose first reply is in the window, by time from first send to first reply",
+    {
+      operationId: "getLeadToReplyTime",
+      summary: "Records whose first reply is in the window, by time from first send to first reply",
+      description: "Records whose first reply falls in the window, bucketed by time from first send to first reply (0-1h … 7d+). " + ANALYTICS_WINDOW,
+    },
     Dated,
     envelope("lead_to_reply_time", z.array(z.object({ time_range: z.string(), count: z.number().int() })), "AnalyticsLeadToReplyTime"),
   ),
   leadsForFirstReply: globalRoute(
     "campaign/leads-take-for-first-reply",
-    "Leads sent to per lead that replied, rounded",
+    {
+      operationId: "getLeadsTakeForFirstReply",
+      summary: "Leads sent to per lead that replied, rounded",
+      description: "Leads sent to per lead that replied, rounded. " + ANALYTICS_WINDOW,
+    },
     Dated,
     envelope("leads_take_for_first_reply", z.number().int(), "AnalyticsLeadsForFirstReply"),
   ),
   clientList: globalRoute(
     "client/list",
-    "The caller's clients",
+    {
+      operationId: "listAnalyticsClients",
+      summary: "The caller's clients",
+      description: "The caller's clients as `{id, name}`.",
+    },
     Undated.extend(paging),
     envelope("client_list", z.array(z.object({ id: z.number().int(), name: z.string() })), "AnalyticsClientList"),
   ),
   clientMonthly: globalRoute(
     "client/month-wise-count",
-    "Clients created per month",
+    {
+      operationId: "getClientMonthWiseCount",
+      summary: "Clients created per month",
+      description: "Clients created per month (`YYYY-MM`).",
+    },
     Undated,
     envelope("monthly_stats", z.array(z.object({ month: z.string(), count: z.number().int() })), "AnalyticsClientMonthly"),
   ),
   clientOverall: globalRoute(
     "client/overall-stats",
-    "Per client: its campaigns' figures in the window",
+    {
+      operationId: "getClientWisePerformance",
+      summary: "Per client: its campaigns' figures in the window",
+      description: "Per client: its campaigns' figures in the window and `client_health` (100 % minus the bounce rate); `filter` matches client names. " + ANALYTICS_WINDOW,
+    },
     ClientStatsQuery,
     envelope(
       "client_wise_performance",
@@ -221,7 +290,11 @@ const routes = {
   ),
   leadOverall: globalRoute(
     "lead/overall-stats",
-    "Leads emailed in the window: new (step 1 in it) and follow-up",
+    {
+      operationId: "getLeadOverallStats",
+      summary: "Leads emailed in the window: new (step 1 in it) and follow-up",
+      description: "Leads emailed in the window: `new` (got step 1 in it) and `follow_up`, with percentages. " + ANALYTICS_WINDOW,
+    },
     Dated,
     envelope(
       "lead_stats",
@@ -234,7 +307,11 @@ const routes = {
   ),
   leadCategories: globalRoute(
     "lead/category-wise-response",
-    "Records that replied in the window, by their current category",
+    {
+      operationId: "getLeadCategoryWiseResponse",
+      summary: "Records that replied in the window, by their current category",
+      description: "Records that replied in the window, by their current category, with percentages. " + ANALYTICS_WINDOW,
+    },
     Dated,
     envelope(
       "lead_responses_by_category",
@@ -244,19 +321,31 @@ const routes = {
   ),
   mailboxNames: globalRoute(
     "mailbox/name-wise-health-metrics",
-    "Per sending mailbox: sent, opened, replied, bounced",
+    {
+      operationId: "getMailboxHealthMetrics",
+      summary: "Per sending mailbox: sent, opened, replied, bounced",
+      description: "Per sending mailbox: sent, opened, replied, bounced; `is_bounced=true` keeps mailboxes with bounces. " + ANALYTICS_WINDOW,
+    },
     MailboxHealthQuery,
     envelope("email_health_metrics", z.array(z.object({ email_account: z.string(), ...overall })), "AnalyticsMailboxHealth"),
   ),
   mailboxDomains: globalRoute(
     "mailbox/domain-wise-health-metrics",
-    "Per sending domain: sent, opened, replied, bounced",
+    {
+      operationId: "getDomainHealthMetrics",
+      summary: "Per sending domain: sent, opened, replied, bounced",
+      description: "Per sending domain: sent, opened, replied, bounced. " + ANALYTICS_WINDOW,
+    },
     DatedPaged,
     envelope("domain_health_metrics", z.array(z.object({ domain: z.string(), ...overall })), "AnalyticsDomainHealth"),
   ),
   mailboxProviders: globalRoute(
     "mailbox/provider-wise-overall-performance",
-    "Per mailbox provider (type), overall and by mailbox tag",
+    {
+      operationId: "getProviderWisePerformance",
+      summary: "Per mailbox provider (type), overall and by mailbox tag",
+      description: "Per mailbox provider (the mailbox `type`), overall and by mailbox tag. " + ANALYTICS_WINDOW,
+    },
     DatedPaged,
     envelope(
       "email_providers_performance_overview",
@@ -269,7 +358,11 @@ const routes = {
   ),
   mailboxOverall: globalRoute(
     "mailbox/overall-stats",
-    "The caller's mailboxes: connected, in use, disconnected, enabled without warmup",
+    {
+      operationId: "getMailboxOverallStats",
+      summary: "The caller's mailboxes: connected, in use, disconnected, enabled without warmup",
+      description: "The caller's current mailboxes: connected, in use by a campaign, disconnected, enabled without warmup.",
+    },
     Undated,
     envelope(
       "overall_mailbox_stats",
@@ -284,7 +377,11 @@ const routes = {
   ),
   teamBoard: globalRoute(
     "team-board/overall-stats",
-    "Per team member of the campaigns' records: leads, replies and rates",
+    {
+      operationId: "getTeamBoardStats",
+      summary: "Per team member of the campaigns' records: leads, replies and rates",
+      description: "Per campaign team member: leads, campaigns, replies, positive replies, rates and average reply time. " + ANALYTICS_WINDOW,
+    },
     DatedPaged,
     envelope(
       "team_board_stats",

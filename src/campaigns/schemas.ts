@@ -52,6 +52,7 @@ export const Ok = z.object({ ok: z.boolean() }).openapi("Ok");
 export const bodyId = z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d{0,15}$/).transform(Number)]);
 
 /** The shared "nothing else to say" answer of a mutation (contract, rules shared by sections 10-16). */
+export const ACK = "Answers the Ack `{ok: true, success: true, message}`.";
 export const Ack = z.object({ ok: z.boolean(), success: z.boolean(), message: z.string() });
 
 export function ack(message: string) {

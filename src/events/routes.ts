@@ -55,10 +55,21 @@ const Ingested = z
 const ingestEvents = createRoute({
   method: "post",
   path: "/api/v1/campaigns/{campaign_id}/events",
+  operationId: "ingestCampaignEvents",
+  description: "Reports what a sending engine did: 1–1000 events (`SENT, OPEN, CLICK, REPLY, BOUNCE, BLOCK, UNSUBSCRIBE`), each naming its record " +
+    "by `email_lead_map_id` or `lead_email`. All or nothing: one bad event → 422 with its index. A repeated `event_id` is a no-op " +
+    "(counted in `duplicates`); an event without one is stored each time it is sent. Records follow (SENT → INPROGRESS, BOUNCE/BLOCK → BLOCKED, UNSUBSCRIBE → STOPPED), replies join the " +
+    "conversation, and each event fans out to webhooks in the same batch.",
+  "x-salvo-extension": true,
   tags: ["Events"],
   summary: "Report what the sending engine did (1-1000 events, idempotent by event_id, all or nothing)",
   security: API_KEY_SECURITY,
-  request: { params: CampaignParams, body: jsonBody(IngestEvents) },
+  request: { params: CampaignParams, body: jsonBody(IngestEvents, {
+        events: [
+          { event_id: "esp-123", type: "SENT", lead_email: "ann@example.com", occurred_at: "2026-01-25T09:00:00Z", sequence_number: 1, subject: "Quick question" },
+          { event_id: "esp-124", type: "REPLY", lead_email: "ann@example.com", occurred_at: "2026-01-25T11:30:00Z", from_email: "ann@example.com", body: "Interested!" },
+        ],
+      }) },
   responses: { 200: json(Ingested, "Stored events and skipped duplicates"), ...errorResponses(401, 404, 422, 429) },
 });
 

@@ -28,6 +28,7 @@ import {
   visibleListIds,
   type LeadSource,
 } from "./store";
+import { ACK } from "../campaigns/schemas";
 
 // Schemas.
 
@@ -201,24 +202,30 @@ const routes = {
   assignTags: createRoute({
     method: "post",
     path: "/api/v1/lead-list/assign-tags",
+    operationId: "assignLeadListTags",
+    description: "Adds `tagIds` (0–10) and removes `removeTagIds` on 1–10 lists (`{id, tag_ids}` for one list is read too). Unknown tag → 400.",
     tags: tag,
     summary: "Add and remove tags on lists",
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(AssignTagsBody) },
+    request: { body: jsonBody(AssignTagsBody, { listIds: [1], tagIds: [1] }) },
     responses: { 200: json(Ack, "Tags updated"), ...errorResponses(400, 401, 404, 422, 429) },
   }),
   moveLeads: createRoute({
     method: "post",
     path: "/api/v1/lead-list/move-leads",
+    operationId: "moveLeadListLeads",
+    description: "Moves leads from `sourceListId` to `targetListId`: `leadIds`, or `allLeads: true`. Foreign list → 404.",
     tags: tag,
     summary: "Move leads from one list to another (DL)",
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(MoveLeadsBody) },
+    request: { body: jsonBody(MoveLeadsBody, { sourceListId: 1, targetListId: 2, allLeads: true }) },
     responses: { 200: json(z.object({ ok: z.boolean(), data: z.object({ total_leads_moved: z.number().int() }) }), "Moved"), ...errorResponses(401, 404, 422, 429) },
   }),
   list: createRoute({
     method: "get",
     path: "/api/v1/lead-list",
+    operationId: "listLeadLists",
+    description: "The caller's lead lists by id: `listName` (substring), `tagIds` (comma-separated), `client_id`, `limit` (1–1000), `offset`.",
     tags: tag,
     summary: "The caller's lead lists by id",
     security: API_KEY_SECURITY,
@@ -228,6 +235,8 @@ const routes = {
   create: createRoute({
     method: "post",
     path: "/api/v1/lead-list",
+    operationId: "createLeadList",
+    description: "Creates a named list of leads (`listName` 1–255, or `name`). Foreign `client_id` → 400.",
     tags: tag,
     summary: "Create a lead list",
     security: API_KEY_SECURITY,
@@ -235,7 +244,7 @@ const routes = {
       body: jsonBody(
         z
           .object({ listName: ListName.optional(), name: ListName.optional().openapi({ description: "Alias of listName (BC)" }), client_id: BodyId.nullable().optional() })
-          .openapi("CreateLeadList"),
+          .openapi("CreateLeadList"), { listName: "Trade show 2026" },
       ),
     },
     responses: {
@@ -246,6 +255,8 @@ const routes = {
   get: createRoute({
     method: "get",
     path: "/api/v1/lead-list/{id}",
+    operationId: "getLeadList",
+    description: "One list with `lead_count` and tags. Missing or foreign → 404 `Lead list not found`.",
     tags: tag,
     summary: "One lead list",
     security: API_KEY_SECURITY,
@@ -255,12 +266,14 @@ const routes = {
   rename: createRoute({
     method: "put",
     path: "/api/v1/lead-list/{id}",
+    operationId: "renameLeadList",
+    description: "Renames the list (`listName` or `name`).",
     tags: tag,
     summary: "Rename a lead list",
     security: API_KEY_SECURITY,
     request: {
       params: ListParams,
-      body: jsonBody(z.object({ listName: ListName.optional(), name: ListName.optional() }).openapi("RenameLeadList")),
+      body: jsonBody(z.object({ listName: ListName.optional(), name: ListName.optional() }).openapi("RenameLeadList"), { listName: "Trade show 2026 (Berlin)" }),
     },
     responses: {
       200: json(z.object({ ok: z.boolean(), data: z.object({ id: z.number().int(), name: z.string() }) }), "The renamed list"),
@@ -270,6 +283,8 @@ const routes = {
   delete: createRoute({
     method: "delete",
     path: "/api/v1/lead-list/{id}",
+    operationId: "deleteLeadList",
+    description: "Deletes the list; its leads remain in the account and their campaigns. " + ACK,
     tags: tag,
     summary: "Delete a lead list (its leads stay)",
     security: API_KEY_SECURITY,
@@ -279,6 +294,9 @@ const routes = {
   members: createRoute({
     method: "get",
     path: "/api/v1/lead-list/{id}/leads",
+    operationId: "listLeadListLeads",
+    description: "The list's leads by lead id, paged by `offset` and `limit`.",
+    "x-salvo-extension": true,
     tags: tag,
     summary: "A list's leads by lead id (extension)",
     security: API_KEY_SECURITY,
@@ -300,15 +318,19 @@ const routes = {
   import: createRoute({
     method: "post",
     path: "/api/v1/lead-list/{id}/import",
+    operationId: "importLeadListLeads",
+    description: "Imports 1–1000 leads into the list (`leadList`, or `leads`/`lead_list`). New emails create leads; known ones get empty fields " +
+      "filled and `custom_fields` merged. Block-listed and invalid addresses are counted, not added, unless the `csvSettings` say otherwise.",
     tags: tag,
     summary: "Import up to 1000 leads into a list",
     security: API_KEY_SECURITY,
-    request: { params: ListParams, body: jsonBody(ImportBody) },
+    request: { params: ListParams, body: jsonBody(ImportBody, { leadList: [{ email: "ann@example.com", first_name: "Ann" }], fileName: "api-import" }) },
     responses: { 200: json(z.object({ ok: z.boolean(), data: ImportCounts }), "What the import did"), ...errorResponses(401, 404, 422, 429) },
   }),
   importCsv: createRoute({
     method: "post",
     path: "/api/v1/lead-list/{id}/import-csv",
+    operationId: "importLeadListCsv",
     tags: tag,
     summary: "Import a CSV (header row with an email column) in the background; read progress from imports/{import_id}",
     description:
@@ -331,6 +353,8 @@ const routes = {
   importProgress: createRoute({
     method: "get",
     path: "/api/v1/lead-list/{id}/imports/{import_id}",
+    operationId: "getLeadListImport",
+    description: "A CSV import's state and counts (rows read, imported, duplicates, invalid).",
     tags: tag,
     summary: "A CSV import's progress",
     security: API_KEY_SECURITY,
@@ -340,37 +364,47 @@ const routes = {
   pushToCampaign: createRoute({
     method: "post",
     path: "/api/v1/leads/push-to-campaign",
+    operationId: "pushLeadsToCampaign",
+    description: "Adds a list's leads (`leadList.listId`), chosen leads (`leadIds`, 1–10000) or every lead (`allLeads`) to a campaign given by " +
+      "`campaignId` or `campaignName` (a new name creates a DRAFTED campaign), as add-leads would, without its 400 cap. `move` takes them " +
+      "out of the source list. None of listId/leadIds/allLeads → 422.",
     tags: tag,
     summary: "Add a list's leads (or leads by id) to a campaign, as add-leads would",
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(PushToCampaignBody) },
+    request: { body: jsonBody(PushToCampaignBody, { campaignId: 1, action: "copy", leadList: { listId: 1 } }) },
     responses: { 200: json(z.object({ ok: z.boolean(), data: PushCounts }), "What the push did"), ...errorResponses(400, 401, 404, 422, 429) },
   }),
   pushBetweenLists: createRoute({
     method: "post",
     path: "/api/v1/leads/leads/push-between-lists",
+    operationId: "pushLeadsBetweenLists",
+    description: "Copies or moves leads to `toListId`, from `fromListId` or by `leadIds` (one of them required). Answers `{total_leads_moved}`.",
     tags: tag,
     summary: "Copy or move leads between lists",
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(PushBetweenListsBody) },
+    request: { body: jsonBody(PushBetweenListsBody, { action: "copy", toListId: 2, fromListId: 1 }) },
     responses: { 200: json(z.object({ ok: z.boolean(), data: z.object({ total_leads_moved: z.number().int() }) }), "Copied or moved"), ...errorResponses(401, 404, 422, 429) },
   }),
   pushToList: createRoute({
     method: "post",
     path: "/api/v1/leads/push-to-list",
+    operationId: "pushLeadsToList",
+    description: "Adds leads (`leadIds` or `allLeads`) to a list; `move` also takes them out of their other lists.",
     tags: tag,
     summary: "Add leads to a list (move: out of their other lists)",
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(PushToListBody) },
+    request: { body: jsonBody(PushToListBody, { listId: 1, leadIds: [1, 2] }) },
     responses: { 200: json(z.object({ ok: z.boolean(), data: z.object({ total_leads: z.number().int() }) }), "Added"), ...errorResponses(401, 404, 422, 429) },
   }),
   campaignToList: createRoute({
     method: "post",
     path: "/api/v1/leads/campaign/push-to-list",
+    operationId: "pushCampaignLeadsToList",
+    description: "Adds the leads of the given records (`leadMapIds` or `allLeads`) to a list and deletes those records from the campaign.",
     tags: tag,
     summary: "Move a campaign's leads to a list (their records leave the campaign)",
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(CampaignToListBody) },
+    request: { body: jsonBody(CampaignToListBody, { campaignId: 1, listId: 1, allLeads: true }) },
     responses: { 200: json(z.object({ ok: z.boolean(), data: z.object({ total_leads: z.number().int() }) }), "Moved"), ...errorResponses(401, 404, 422, 429) },
   }),
 };

@@ -19,6 +19,9 @@ const SenderPass = z
 const runPass = createRoute({
   method: "post",
   path: "/admin/v1/email-accounts/{id}/sender-pass",
+  operationId: "adminRunSenderPass",
+  description: "Runs the mailbox's sender now and waits for it (`max_sends` 0–50; 0 only looks). Answers what was sent, when it wakes next and the " +
+    "time spent, to see why a mailbox does not send. Unknown mailbox → 404.",
   tags: ["Admin"],
   summary: "Run a mailbox's sender pass now and wait for it (operators: see why a mailbox does not send; benchmarks)",
   security: adminSecurity,
@@ -45,6 +48,9 @@ const ReadPass = z
 const runRead = createRoute({
   method: "post",
   path: "/admin/v1/email-accounts/{id}/read-pass",
+  operationId: "adminRunReadPass",
+  description: "Reads the mailbox's INBOX now (up to 100 new messages): replies, bounces and untracked messages are recorded as the scheduled " +
+    "reader would. Unknown mailbox → 404. Wrong admin tokens count as failed authentications of the caller's IP (429 past the limit).",
   tags: ["Admin"],
   summary: "Read a mailbox's INBOX now (up to 100 new messages) and record what answers our emails",
   security: adminSecurity,

@@ -8,7 +8,7 @@ import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
 import { database, type Database } from "../platform/db";
 import { ApiError, type ValidationIssue } from "../platform/errors";
-import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody, pathId, queryBoolean, queryCount, queryId } from "../platform/openapi";
+import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody, pathId, queryBoolean, queryCount, queryId, optionalJsonBody } from "../platform/openapi";
 import type { Principal } from "../platform/principal";
 import { runConnectionCheck } from "./connection-check";
 import { wakeMailboxes } from "./wake";
@@ -251,12 +251,23 @@ const routes = {
   save: createRoute({
     method: "post",
     path: "/api/v1/email-accounts/save",
+    operationId: "saveEmailAccount",
     tags: tag,
     summary: "Create a mailbox, or update one (id, or an address the caller already has)",
     description:
       "Required on create: from_name, from_email, password, smtp_host, smtp_port, imap_host, imap_port. Credentials are write-only. New credentials or servers start a connection check after the answer: SMTP login (is_smtp_success, smtp_failure_error) and IMAP LOGIN + SELECT INBOX (is_imap_success, imap_failure_error), each failure with the server's own text.",
     security,
-    request: { body: jsonBody(SaveMailbox) },
+    request: { body: jsonBody(SaveMailbox, {
+          from_name: "Ann from Acme",
+          from_email: "ann@acme.example",
+          user_name: "ann@acme.example",
+          password: "app-password",
+          smtp_host: "smtp.acme.example",
+          smtp_port: 465,
+          imap_host: "imap.acme.example",
+          imap_port: 993,
+          max_email_per_day: 100,
+        }) },
     responses: {
       200: json(Ack.extend({ id: z.number().int(), data: EmailAccount }), "The saved mailbox"),
       ...errorResponses(400, 401, 404, 422, 429, 503),
@@ -265,12 +276,19 @@ const routes = {
   saveOAuth: createRoute({
     method: "post",
     path: "/api/v1/email-accounts/save-oauth",
+    operationId: "saveOauthEmailAccount",
     tags: tag,
     summary: "Create or update a Gmail/Outlook mailbox from OAuth material",
     description:
       "The token is stored encrypted and never answered. Salvo holds no provider OAuth client yet, so the mailbox is kept with is_smtp_success false and smtp_failure_error \"OAuth client not configured\".",
     security,
-    request: { body: jsonBody(SaveOAuthMailbox) },
+    request: { body: jsonBody(SaveOAuthMailbox, {
+          from_name: "Ann from Acme",
+          from_email: "ann@acme.example",
+          username: "ann@acme.example",
+          type: "GMAIL",
+          token: { refresh_token: "1//0g-refresh-token", expiry_date: 1769331600000, scope: "https://mail.google.com/", token_type: "Bearer" },
+        }) },
     responses: {
       200: json(Ack.extend({ id: z.number().int(), data: EmailAccount }), "The saved mailbox"),
       ...errorResponses(400, 401, 404, 422, 429, 503),
@@ -279,26 +297,32 @@ const routes = {
   createTag: createRoute({
     method: "post",
     path: "/api/v1/tags",
+    operationId: "createTag",
+    description: "Creates a tag `{name (1–50), color? #RRGGBB}` in the account's catalogue; an existing name answers that tag.",
     tags: tag,
     summary: "Create a tag (an existing name answers that tag)",
     security,
-    request: { body: jsonBody(z.object({ name: z.string().trim().min(1).max(50), color: z.string().regex(/^#[0-9A-Fa-f]{6}$/).optional() })) },
+    request: { body: jsonBody(z.object({ name: z.string().trim().min(1).max(50), color: z.string().regex(/^#[0-9A-Fa-f]{6}$/).optional() }), { name: "warm", color: "#4CAF50" }) },
     responses: { 200: json(TagResponse, "The tag"), ...errorResponses(401, 422, 429) },
   }),
   tagManager: createRoute({
     method: "post",
     path: "/api/v1/email-accounts/tag-manager",
+    operationId: "saveTag",
+    description: "Updates the tag `id`, or creates one without it. Foreign id → 404 `Tag not found`; a name another tag has → 400.",
     tags: tag,
     summary: "Update a tag (id) or create one",
     security,
     request: {
-      body: jsonBody(z.object({ id: BodyId.optional(), name: z.string().trim().min(1).max(50), color: z.string().regex(/^#[0-9A-Fa-f]{6}$/).optional() })),
+      body: jsonBody(z.object({ id: BodyId.optional(), name: z.string().trim().min(1).max(50), color: z.string().regex(/^#[0-9A-Fa-f]{6}$/).optional() }), { name: "warm", color: "#4CAF50" }),
     },
     responses: { 200: json(TagResponse, "The tag"), ...errorResponses(400, 401, 404, 422, 429) },
   }),
   listTags: createRoute({
     method: "get",
     path: "/api/v1/email-accounts/tags",
+    operationId: "listTags",
+    description: "The account's tag catalogue (shared by mailboxes and campaigns).",
     tags: tag,
     summary: "The tag catalogue",
     security,
@@ -307,28 +331,34 @@ const routes = {
   assignTags: createRoute({
     method: "post",
     path: "/api/v1/email-accounts/tag-mapping",
+    operationId: "tagEmailAccounts",
+    description: "Gives mailboxes (`email_account_ids` 1–25, or `emails`) tags; idempotent. An unknown mailbox or tag → 400 naming it.",
     tags: tag,
     summary: "Give mailboxes tags",
     security,
-    request: { body: jsonBody(TagMapping) },
+    request: { body: jsonBody(TagMapping, { email_account_ids: [1], tag_ids: [1] }) },
     responses: { 200: json(Ack, "Assigned"), ...errorResponses(400, 401, 422, 429) },
   }),
   removeTags: createRoute({
     method: "delete",
     path: "/api/v1/email-accounts/tag-mapping",
+    operationId: "untagEmailAccounts",
+    description: "Takes tags off mailboxes; idempotent.",
     tags: tag,
     summary: "Take tags from mailboxes",
     security,
-    request: { body: jsonBody(TagMapping) },
+    request: { body: jsonBody(TagMapping, { email_account_ids: [1], tag_ids: [1] }) },
     responses: { 200: json(Ack, "Removed"), ...errorResponses(400, 401, 422, 429) },
   }),
   tagList: createRoute({
     method: "post",
     path: "/api/v1/email-accounts/tag-list",
+    operationId: "listEmailAccountTags",
+    description: "The tags of mailboxes named by address (`email_ids`, 1–100); addresses without a mailbox are left out.",
     tags: tag,
     summary: "The tags of mailboxes named by address",
     security,
-    request: { body: jsonBody(z.object({ email_ids: z.array(z.email().max(320)).min(1).max(100) })) },
+    request: { body: jsonBody(z.object({ email_ids: z.array(z.email().max(320)).min(1).max(100) }), { email_ids: ["ann@acme.example"] }) },
     responses: {
       200: json(
         z.object({ ok: z.boolean(), data: z.array(z.object({ email_account_id: z.number().int(), from_email: z.string(), tags: z.array(Tag) })) }),
@@ -340,15 +370,19 @@ const routes = {
   reconnect: createRoute({
     method: "post",
     path: "/api/v1/email-accounts/reconnect-failed-email-accounts",
+    operationId: "reconnectEmailAccounts",
+    description: "Queues a connection check for the given mailboxes, or every one whose last check failed; answers how many.",
     tags: tag,
     summary: "Re-check these mailboxes, or every one whose last check failed",
     security,
-    request: { body: { required: false, content: { "application/json": { schema: z.object({ email_account_ids: z.array(BodyId).max(1000).optional() }) } } } },
+    request: { body: optionalJsonBody(z.object({ email_account_ids: z.array(BodyId).max(1000).optional() })) },
     responses: { 200: json(Ack.extend({ data: z.object({ queued: z.number().int() }) }), "Queued"), ...errorResponses(401, 422, 429) },
   }),
   list: createRoute({
     method: "get",
     path: "/api/v1/email-accounts",
+    operationId: "listEmailAccounts",
+    description: "The caller's mailboxes by id, paged (`offset`, `limit` 1–100), with send counts and warmup settings; passwords masked.",
     tags: tag,
     summary: "The mailboxes, by id",
     security,
@@ -358,6 +392,8 @@ const routes = {
   suspend: createRoute({
     method: "put",
     path: "/api/v1/email-accounts/suspend/{id}",
+    operationId: "suspendEmailAccount",
+    description: "Suspends a mailbox: it sends nothing and rotation skips it.",
     tags: tag,
     summary: "Suspend a mailbox (it sends nothing)",
     security,
@@ -367,6 +403,8 @@ const routes = {
   unsuspend: createRoute({
     method: "delete",
     path: "/api/v1/email-accounts/unsuspend/{id}",
+    operationId: "unsuspendEmailAccount",
+    description: "Lifts a suspension: the mailbox sends again and rotation may pick it.",
     tags: tag,
     summary: "Unsuspend a mailbox",
     security,
@@ -376,6 +414,8 @@ const routes = {
   read: createRoute({
     method: "get",
     path: "/api/v1/email-accounts/{id}",
+    operationId: "getEmailAccount",
+    description: "A mailbox; `fetch_campaigns` and `fetch_tags` add its campaign ids and tags.",
     tags: tag,
     summary: "A mailbox",
     security,
@@ -385,15 +425,19 @@ const routes = {
   update: createRoute({
     method: "post",
     path: "/api/v1/email-accounts/{id}",
+    operationId: "updateEmailAccount",
+    description: "Updates a mailbox (absent fields unchanged; `********` keeps a password). A credential change re-runs the connection check.",
     tags: tag,
     summary: "Update a mailbox (absent fields unchanged)",
     security,
-    request: { params: IdParams, body: jsonBody(UpdateMailbox) },
+    request: { params: IdParams, body: jsonBody(UpdateMailbox, { max_email_per_day: 150, signature: "<p>Ann</p>" }) },
     responses: { 200: json(Ack, "Updated"), ...errorResponses(400, 401, 404, 422, 429, 503) },
   }),
   remove: createRoute({
     method: "delete",
     path: "/api/v1/email-accounts/{id}",
+    operationId: "deleteEmailAccount",
+    description: "Deletes a mailbox: it leaves its campaigns and records pinned to it go back to rotation.",
     tags: tag,
     summary: "Delete a mailbox (it leaves its campaigns; pinned records go back to rotation)",
     security,
@@ -403,6 +447,8 @@ const routes = {
   warmup: createRoute({
     method: "post",
     path: "/api/v1/email-accounts/{id}/warmup",
+    operationId: "setEmailAccountWarmup",
+    description: "Stores warmup settings (shown in `warmup_details`); Salvo runs no warmup network, so they change nothing sent.",
     tags: tag,
     summary: "Warmup settings (stored and shown; Salvo runs no warmup network)",
     security,
@@ -417,7 +463,7 @@ const routes = {
           warmup_key_id: z.string().trim().max(100).nullable().optional(),
           auto_adjust_warmup: z.boolean().optional(),
           is_rampup_enabled: z.boolean().optional(),
-        }),
+        }), { warmup_enabled: true, total_warmup_per_day: 20, daily_rampup: 2 },
       ),
     },
     responses: { 200: json(Ack, "Stored"), ...errorResponses(401, 404, 422, 429) },
@@ -425,6 +471,8 @@ const routes = {
   warmupStats: createRoute({
     method: "get",
     path: "/api/v1/email-accounts/{id}/warmup-stats",
+    operationId: "getEmailAccountWarmupStats",
+    description: "Warmup statistics of the last 7 UTC days; all 0, as Salvo runs no warmup network.",
     tags: tag,
     summary: "Warmup statistics of the last 7 UTC days (all 0: no warmup network)",
     security,
@@ -448,6 +496,8 @@ const routes = {
   campaignList: createRoute({
     method: "get",
     path: "/api/v1/campaigns/{campaign_id}/email-accounts",
+    operationId: "listCampaignEmailAccounts",
+    description: "The mailboxes the campaign sends through (bare array); `include_tags` adds tags.",
     tags: tag,
     summary: "The mailboxes a campaign sends through",
     security,
@@ -457,10 +507,12 @@ const routes = {
   campaignAttach: createRoute({
     method: "post",
     path: "/api/v1/campaigns/{campaign_id}/email-accounts",
+    operationId: "attachCampaignEmailAccounts",
+    description: "Attaches mailboxes (`email_account_ids` 1–100, or one `email_account_id`); already attached is a no-op. A mailbox the caller cannot see → 400.",
     tags: tag,
     summary: "Attach mailboxes to a campaign",
     security,
-    request: { params: CampaignParams, body: jsonBody(CampaignMailboxes) },
+    request: { params: CampaignParams, body: jsonBody(CampaignMailboxes, { email_account_ids: [1] }) },
     responses: {
       200: json(Ack.extend({ data: z.object({ email_account_ids: z.array(z.number().int()) }) }), "Every mailbox now attached"),
       ...errorResponses(400, 401, 404, 422, 429),
@@ -469,15 +521,19 @@ const routes = {
   campaignDetach: createRoute({
     method: "delete",
     path: "/api/v1/campaigns/{campaign_id}/email-accounts",
+    operationId: "detachCampaignEmailAccounts",
+    description: "Detaches the mailboxes named in the body; not attached is a no-op.",
     tags: tag,
     summary: "Detach mailboxes from a campaign",
     security,
-    request: { params: CampaignParams, body: jsonBody(CampaignMailboxes) },
+    request: { params: CampaignParams, body: jsonBody(CampaignMailboxes, { email_account_ids: [1] }) },
     responses: { 200: json(Ack, "Detached"), ...errorResponses(401, 404, 422, 429) },
   }),
   campaignDetachOne: createRoute({
     method: "delete",
     path: "/api/v1/campaigns/{campaign_id}/email-accounts/{email_account_id}",
+    operationId: "detachCampaignEmailAccount",
+    description: "Detaches one mailbox; not attached is a no-op.",
     tags: tag,
     summary: "Detach one mailbox from a campaign",
     security,

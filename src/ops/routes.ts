@@ -7,6 +7,8 @@ export const VERSION = pkg.version;
 const health = createRoute({
   method: "get",
   path: "/health",
+  operationId: "getHealth",
+  description: "No API key. Answers `{ok: true, version}` while the Worker runs, even in maintenance mode.",
   tags: ["Operations"],
   summary: "Liveness check",
   responses: { 200: json(z.object({ ok: z.boolean(), version: z.string() }).openapi("Health"), "The service is up") },

@@ -52,13 +52,14 @@ const ReplySent = z
 const replyInThread = createRoute({
   method: "post",
   path: "/api/v1/campaigns/{campaign_id}/reply-email-thread",
+  operationId: "replyEmailThread",
   tags: ["Master inbox"],
   summary: "Reply in a lead's thread from the mailbox that wrote to it (threaded, recorded in the thread)",
   description:
     "Sent at once, or at `scheduled_time` when that is in the future (the mailbox's object sends it; `GET /master-inbox/reply-status` follows it). " +
     "Attachments are fetched at send time (https, at most 10 MB each). A scheduled reply's `email_stats_id` is the message it answers until it is sent.",
   security: API_KEY_SECURITY,
-  request: { params: z.object({ campaign_id: pathId("campaign_id") }), body: jsonBody(ReplyInThread) },
+  request: { params: z.object({ campaign_id: pathId("campaign_id") }), body: jsonBody(ReplyInThread, { email_stats_id: "1", email_body: "<p>Thanks Ann, does Tuesday work?</p>", add_signature: true }) },
   responses: { 200: json(ReplySent, "Sent, or queued for its time"), ...errorResponses(400, 401, 404, 422, 429, 502) },
 });
 
@@ -79,6 +80,8 @@ const ReplyStatus = z
 const replyStatus = createRoute({
   method: "get",
   path: "/api/v1/master-inbox/reply-status",
+  operationId: "getReplyStatus",
+  description: "Where a reply sent through `reply-email-thread` stands (`SCHEDULED`, `QUEUED`, `COMPLETED`, `FAILED`), by its `message_id`. Unknown → 404.",
   tags: ["Master inbox"],
   summary: "Where a reply sent through reply-email-thread stands",
   security: API_KEY_SECURITY,

@@ -45,10 +45,16 @@ const TestEmailSent = z
 const sendTestEmail = createRoute({
   method: "post",
   path: "/api/v1/campaigns/{campaign_id}/send-test-email",
+  operationId: "sendCampaignTestEmail",
+  description: "Sends step `sequenceNumber` as the lead `leadId` would get it (their variant, spintax and fields, the mailbox's signature, " +
+    "threaded on what they were already sent) to `customEmailAddress`, or to the lead. Nothing is recorded: no message, event, " +
+    "webhook or analytics, no tracking, and the unsubscribe link is a mailto. From `selectedEmailAccountId`, else the lead's " +
+    "mailbox in the campaign, else its first that can send (none → 400). Unknown step → 404; the lead unsubscribed (with no " +
+    "`customEmailAddress`) or the recipient block-listed → 400; the mail server refusing → 502 with its words.",
   tags: ["Campaigns"],
   summary: "Send one step of the sequence, filled with a lead's fields, as a test (nothing is recorded)",
   security: API_KEY_SECURITY,
-  request: { params: z.object({ campaign_id: pathId("campaign_id") }), body: jsonBody(SendTestEmail) },
+  request: { params: z.object({ campaign_id: pathId("campaign_id") }), body: jsonBody(SendTestEmail, { leadId: 17, sequenceNumber: 1, customEmailAddress: "me@yourdomain.example" }) },
   responses: {
     200: json(TestEmailSent, "The mail server took the test email"),
     ...errorResponses(400, 401, 404, 422, 429, 502),
