@@ -22,6 +22,7 @@ import { leadLiteralRoutes, leadOperationRoutes } from "./leads/index";
 import { blockListRoutes } from "./leads/block-list-routes";
 import { campaignAnalyticsRoutes } from "./analytics/campaign-routes";
 import { globalAnalyticsRoutes } from "./analytics/global-routes";
+import { peopleAnalyticsRoutes } from "./analytics/people-routes";
 import { clientKeyRoutes } from "./keys/client-key-routes";
 import { clientRoutes } from "./clients/routes";
 import { opsRoutes } from "./ops/routes";
@@ -32,11 +33,11 @@ import { globalWebhookRoutes } from "./webhooks/global-routes";
 import { deliverabilityRoutes } from "./deliverability/index";
 import { savedSearchRoutes } from "./prospect/routes";
 import { sequenceRoutes } from "./sequences/routes";
-import { mailboxRoutes } from "./mailboxes/routes";
+import { mailboxFeatureRoutes } from "./mailboxes/index";
 import { trackingRoutes } from "./tracking/routes";
 import { replyRoutes } from "./replies/reply-routes";
 import { testEmailRoutes } from "./test-email/routes";
-import { leadListRoutes } from "./lead-lists/routes";
+import { leadListFeatureRoutes } from "./lead-lists/index";
 import { crmTagRoutes } from "./lead-lists/crm-tag-routes";
 import { untrackedReplyRoutes } from "./replies/untracked-routes";
 import { SecretsKeyError } from "./platform/crypto";
@@ -93,10 +94,11 @@ export function createApp() {
   app.route("/", leadLiteralRoutes);
   // Before the campaign routes: `/leads/get-domain-block-list` and its siblings are literal segments, never a lead id.
   app.route("/", blockListRoutes);
-  app.route("/", leadListRoutes);
+  app.route("/", leadListFeatureRoutes);
   app.route("/", crmTagRoutes);
   app.route("/", campaignAnalyticsRoutes);
   app.route("/", globalAnalyticsRoutes);
+  app.route("/", peopleAnalyticsRoutes);
   // Campaigns and what hangs off them: analytics, events, leads, then the campaign itself.
   app.route("/", analyticsRoutes);
   app.route("/", eventRoutes);
@@ -111,7 +113,7 @@ export function createApp() {
   app.route("/", deliverabilityRoutes);
   app.route("/", savedSearchRoutes);
   app.route("/", sequenceRoutes);
-  app.route("/", mailboxRoutes);
+  app.route("/", mailboxFeatureRoutes);
   app.route("/", replyRoutes);
   app.route("/", testEmailRoutes);
   app.route("/", conversationRoutes);

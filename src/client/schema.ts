@@ -3596,46 +3596,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/email-accounts/save": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a mailbox, or update one (id, or an address the caller already has)
-         * @description Required on create: from_name, from_email, password, smtp_host, smtp_port, imap_host, imap_port. Credentials are write-only. New credentials or servers start a connection check after the answer: SMTP login (is_smtp_success, smtp_failure_error) and IMAP LOGIN + SELECT INBOX (is_imap_success, imap_failure_error), each failure with the server's own text.
-         */
-        post: operations["saveEmailAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/email-accounts/save-oauth": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create or update a Gmail/Outlook mailbox from OAuth material
-         * @description The token is stored encrypted and never answered. Salvo holds no provider OAuth client yet, so the mailbox is kept with is_smtp_success false and smtp_failure_error "OAuth client not configured".
-         */
-        post: operations["saveOauthEmailAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/tags": {
         parameters: {
             query?: never;
@@ -3734,6 +3694,46 @@ export interface paths {
          * @description The tags of mailboxes named by address (`email_ids`, 1–100); addresses without a mailbox are left out.
          */
         post: operations["listEmailAccountTags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/save": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a mailbox, or update one (id, or an address the caller already has)
+         * @description Required on create: from_name, from_email, password, smtp_host, smtp_port, imap_host, imap_port. Credentials are write-only. New credentials or servers start a connection check after the answer: SMTP login (is_smtp_success, smtp_failure_error) and IMAP LOGIN + SELECT INBOX (is_imap_success, imap_failure_error), each failure with the server's own text.
+         */
+        post: operations["saveEmailAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/save-oauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update a Gmail/Outlook mailbox from OAuth material
+         * @description The token is stored encrypted and never answered. Salvo holds no provider OAuth client yet, so the mailbox is kept with is_smtp_success false and smtp_failure_error "OAuth client not configured".
+         */
+        post: operations["saveOauthEmailAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6778,6 +6778,12 @@ export interface components {
             distribution?: number;
             variant_distribution?: number;
         };
+        TagMapping: {
+            email_account_ids?: (number | string)[];
+            /** @description Mailboxes by address, instead of email_account_ids */
+            emails?: string[];
+            tag_ids: (number | string)[];
+        };
         EmailAccount: {
             id: number;
             created_at: string;
@@ -6912,12 +6918,6 @@ export interface components {
             signature?: string | null;
             /** @description A number or its decimal string */
             client_id?: number | string | null;
-        };
-        TagMapping: {
-            email_account_ids?: (number | string)[];
-            /** @description Mailboxes by address, instead of email_account_ids */
-            emails?: string[];
-            tag_ids: (number | string)[];
         };
         UpdateEmailAccount: {
             from_name?: string;
@@ -16043,127 +16043,6 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    saveEmailAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "from_name": "Ann from Acme",
-                 *       "from_email": "ann@acme.example",
-                 *       "user_name": "ann@acme.example",
-                 *       "password": "app-password",
-                 *       "smtp_host": "smtp.acme.example",
-                 *       "smtp_port": 465,
-                 *       "imap_host": "imap.acme.example",
-                 *       "imap_port": 993,
-                 *       "max_email_per_day": 100
-                 *     }
-                 */
-                "application/json": components["schemas"]["SaveEmailAccount"];
-            };
-        };
-        responses: {
-            /** @description The saved mailbox */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Ack"] & {
-                        id: number;
-                        data: components["schemas"]["EmailAccount"];
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["ValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    saveOauthEmailAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "from_name": "Ann from Acme",
-                 *       "from_email": "ann@acme.example",
-                 *       "username": "ann@acme.example",
-                 *       "type": "GMAIL",
-                 *       "token": {
-                 *         "refresh_token": "1//0g-refresh-token",
-                 *         "expiry_date": 1769331600000,
-                 *         "scope": "https://mail.google.com/",
-                 *         "token_type": "Bearer"
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["SaveOAuthEmailAccount"];
-            };
-        };
-        responses: {
-            /** @description The saved mailbox */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Ack"] & {
-                        id: number;
-                        data: components["schemas"]["EmailAccount"];
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["ValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     createTag: {
         parameters: {
             query?: never;
@@ -16426,6 +16305,127 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
+        };
+    };
+    saveEmailAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from_name": "Ann from Acme",
+                 *       "from_email": "ann@acme.example",
+                 *       "user_name": "ann@acme.example",
+                 *       "password": "app-password",
+                 *       "smtp_host": "smtp.acme.example",
+                 *       "smtp_port": 465,
+                 *       "imap_host": "imap.acme.example",
+                 *       "imap_port": 993,
+                 *       "max_email_per_day": 100
+                 *     }
+                 */
+                "application/json": components["schemas"]["SaveEmailAccount"];
+            };
+        };
+        responses: {
+            /** @description The saved mailbox */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ack"] & {
+                        id: number;
+                        data: components["schemas"]["EmailAccount"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    saveOauthEmailAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from_name": "Ann from Acme",
+                 *       "from_email": "ann@acme.example",
+                 *       "username": "ann@acme.example",
+                 *       "type": "GMAIL",
+                 *       "token": {
+                 *         "refresh_token": "1//0g-refresh-token",
+                 *         "expiry_date": 1769331600000,
+                 *         "scope": "https://mail.google.com/",
+                 *         "token_type": "Bearer"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SaveOAuthEmailAccount"];
+            };
+        };
+        responses: {
+            /** @description The saved mailbox */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ack"] & {
+                        id: number;
+                        data: components["schemas"]["EmailAccount"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     reconnectEmailAccounts: {
