@@ -1,3 +1,4 @@
+/* global TextEncoder */
 // Measures what each MCP toolset costs an agent (the tools/list answer of /mcp?toolsets=<name>:
 // tools, bytes, tokens at 4 bytes a token) and writes that table into README's MCP section. Pure
 // apart from the `listTools` it is given: `npm run docs:mcp` passes one that POSTs to a throwaway

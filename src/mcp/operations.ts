@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { callRoute, toolError, toolResultOf, toolSuccess, type Caller } from "./dispatch";
-import { rankByKeywords } from "./search";
+import { nearestNames, rankByKeywords } from "./search";
 import type { TaskTool } from "./task-tools";
 import { ArgumentError, routeCallOf, type ApiTool } from "./tools";
 import type { Toolset } from "./toolsets";
@@ -55,8 +55,8 @@ function lookUp(index: Index, name: string): ApiTool | undefined {
 }
 
 function unknownOperation(index: Index, name: string): CallToolResult {
-  const near = rankByKeywords(index.operations, searchable, name).slice(0, 3);
-  return toolError({ error: `Unknown operation: ${name}`, did_you_mean: near.map((operation) => operation.tool.name) });
+  const near = nearestNames(index.operations, (operation) => operation.tool.name, searchable, name, 3);
+  return toolError({ error: `Unknown operation: ${name}`, did_you_mean: near });
 }
 
 function searchable(operation: ApiTool) {

@@ -45,8 +45,8 @@ interface Indexed<T> {
 
 /**
  * The items that match a query, best first: most query words found, then the highest score (each
- * query word counts the heaviest field it is found in, times how rare the word is among the items,
- * so "pause" decides more than "campaign"), then the items' own order.
+ * query word counts the weights of the fields it is found in, times how rare the word is among the
+ * items, so "pause" decides more than "campaign"), then the items' own order.
  */
 export function rankByKeywords<T>(items: T[], searchable: (item: T) => Searchable, query: string): T[] {
   const queryWords = [...new Set(wordsOf(query))];
@@ -66,7 +66,7 @@ export function rankByKeywords<T>(items: T[], searchable: (item: T) => Searchabl
     };
   });
   const weights = indexed.map((entry) =>
-    queryWords.map((queryWord) => Math.max(0, ...entry.fields.filter(([, words]) => words.some((word) => wordMatches(queryWord, word))).map(([field]) => WEIGHTS[field]))),
+    queryWords.map((queryWord) => entry.fields.reduce((sum, [field, words]) => sum + (words.some((word) => wordMatches(queryWord, word)) ? WEIGHTS[field] : 0), 0)),
   );
   const rarity = queryWords.map((_word, index) => Math.log(1 + items.length / Math.max(1, weights.filter((row) => row[index]! > 0).length)));
   return indexed
@@ -77,4 +77,28 @@ export function rankByKeywords<T>(items: T[], searchable: (item: T) => Searchabl
     .filter((entry) => entry.found > 0)
     .sort((a, b) => b.found - a.found || b.score - a.score || a.order - b.order)
     .map((entry) => entry.item);
+}
+
+/** How many single-character edits turn one name into the other (case ignored). */
+function editDistance(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  let previous = Array.from({ length: y.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= x.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= y.length; j += 1) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[y.length]!;
+}
+
+/** The names a mistyped one most likely meant: within a few edits first, then by its words. */
+export function nearestNames<T>(items: T[], nameOf: (item: T) => string, searchable: (item: T) => Searchable, typed: string, count: number): string[] {
+  const close = items
+    .map((item) => ({ name: nameOf(item), distance: editDistance(nameOf(item), typed) }))
+    .filter((entry) => entry.distance <= Math.max(2, Math.floor(typed.length / 4)))
+    .sort((a, b) => a.distance - b.distance)
+    .map((entry) => entry.name);
+  const byWords = rankByKeywords(items, searchable, typed).map(nameOf);
+  return [...new Set([...close, ...byWords])].slice(0, count);
 }
