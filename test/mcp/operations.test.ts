@@ -5,7 +5,7 @@ import { callJson, provisionAccount, type TestAccount } from "../helpers";
 import { addLeads, createCampaign } from "../campaigns/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
 import { createWebhook } from "../webhooks/fixtures";
-import { ALL_TOOLS_URL, callTool, connect } from "./fixtures";
+import { ALL_TOOLS_URL, callTool, connect, mcpPost } from "./fixtures";
 
 const NO_SUCH_ID = 987654321;
 
@@ -260,10 +260,10 @@ describe("call_operation's own refusals", () => {
 
   it("spends the caller's rate budget as the operation's own tool does: the MCP request and the route call", async () => {
     const limited = await provisionAccount({ rate_limit_per_minute: 10, rate_limit_burst: 10 });
-    const limitedClient = await connect(limited.apiKey);
     const remaining = async () => (await callJson<{ remaining: number }>("/api/v1/rate-limit", { apiKey: limited.apiKey })).body.remaining;
     const before = await remaining();
-    await run("getAccount", {}, limitedClient);
+    const response = await mcpPost(limited.apiKey, { method: "tools/call", params: { name: "call_operation", arguments: { operation: "getAccount" } } });
+    expect(response.status).toBe(200);
     expect(await remaining()).toBe(before - 3);
   });
 
