@@ -97,7 +97,7 @@ const localObservability = process.env.SALVO_LOCAL_OBSERVABILITY === "true" ? "t
 
 /** What the Worker takes from the lab when it starts: a lab that differs in these needs a restart. */
 function labTerms(config) {
-  return config ? JSON.stringify([readFileSync(config.ca_file, "utf8"), config.rspamd?.url ?? null]) : null;
+  return config ? JSON.stringify([readFileSync(config.ca_file, "utf8"), config.rspamd?.url ?? null, config.oauth?.salvo_vars ?? null]) : null;
 }
 
 let server = null;
@@ -105,14 +105,18 @@ let servedTerms = null;
 let restarting = false;
 let stopping = false;
 
-/** Starts `wrangler dev`, trusting the lab's CA and scoring with its Rspamd when a lab is given. */
+/** Starts `wrangler dev`, trusting the lab's CA and using its Rspamd and OAuth provider when a lab is given. */
 function serve(config) {
-  // The lab's Rspamd scores spam tests (RSPAMD_URL) unless .dev.vars names another.
-  const rspamd =
-    config?.rspamd && !/^RSPAMD_URL=\S/m.test(readFileSync(join(root, ".dev.vars"), "utf8")) ? ["--var", `RSPAMD_URL:${config.rspamd.url}`] : [];
+  // The lab's Rspamd scores spam tests (RSPAMD_URL) and its OAuth provider stands for Google's and
+  // Microsoft's (CONTRACT 18.1's settings), unless .dev.vars names its own.
+  const devVars = readFileSync(join(root, ".dev.vars"), "utf8");
+  const fromLab = { ...(config?.rspamd ? { RSPAMD_URL: config.rspamd.url } : {}), ...config?.oauth?.salvo_vars };
+  const labVars = Object.entries(fromLab)
+    .filter(([name]) => !new RegExp(`^${name}=\\S`, "m").test(devVars))
+    .flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   const labCa = config ? { NODE_EXTRA_CA_CERTS: extraCaWithLab(config.ca_file) } : {};
   servedTerms = labTerms(config);
-  server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled", ...publicUrl, ...rspamd, ...inspector, ...persist], {
+  server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled", ...publicUrl, ...labVars, ...inspector, ...persist], {
     cwd: root,
     stdio: "inherit",
     env: { ...process.env, ...labCa, X_LOCAL_OBSERVABILITY: localObservability },

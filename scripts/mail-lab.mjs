@@ -9,14 +9,17 @@
 // /etc/rspamd and our overrides from the runtime directory). Runs in the foreground; Ctrl-C or
 // SIGTERM stops the daemons by their process ids.
 import { spawn, spawnSync } from "node:child_process";
-import { chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { setInterval } from "node:timers";
 import { LAB_DIR, LAB_JSON as jsonPath, LAB_PID as lockPath, RUNTIME_BASE, RUNTIME_PREFIX, alive, runtimeDirFor } from "./lib/mail-lab.mjs";
 import { writeDovecot, writePostfix, writeRspamd } from "./lib/mail-lab-config.mjs";
+import { prepareOAuth } from "./lib/mail-lab-oauth.mjs";
 
 const root = join(import.meta.dirname, "..");
+// The OAuth provider (oidc-provider) wants Node 22: the project's own, whatever Node runs this script.
+const NODE = existsSync(join(root, "node_modules", ".bin", "node")) ? join(root, "node_modules", ".bin", "node") : process.execPath;
 // Files the daemons read must be readable by their own users whatever umask the caller had.
 process.umask(0o022);
 const host = "127.0.0.1";
@@ -30,6 +33,7 @@ const PORTS = {
   imap: port("MAIL_LAB_IMAP_PORT", 2143),
   imaps: port("MAIL_LAB_IMAPS_PORT", 2993),
   rspamd: port("MAIL_LAB_RSPAMD_PORT", 2333),
+  oauth: port("MAIL_LAB_OAUTH_PORT", 2443),
 };
 // MAIL_LAB_RSPAMD=off starts no Rspamd (faster: its first start compiles its rules; only spam tests need it).
 const RSPAMD = process.env.MAIL_LAB_RSPAMD !== "off";
@@ -70,6 +74,8 @@ const MAILBOXES = [
 function runtimeDirs(runtime) {
   return {
     run: join(runtime, "run"),
+    // The lab's CA certificate, for daemons that check the OAuth provider's (Dovecot's auth process).
+    tls: join(runtime, "tls"),
     dovecotRun: join(runtime, "run", "dovecot"),
     mail: join(runtime, "mail"),
     log: join(runtime, "log"),
@@ -268,7 +274,15 @@ chownSync(dirs.mail, uid, gid);
 chownSync(dirs.data, userId("postfix", "-u"), userId("postfix", "-g"));
 const tls = ensureCertificates();
 const mailboxes = ensureMailboxes();
-const lab = { host, domain: DOMAIN, ports: PORTS, dirs, tls, mailboxes, uid, gid, dovecotGid: userId("dovecot", "-g"), instance: runtime.slice(RUNTIME_BASE.length + 1) };
+const caForDaemons = join(dirs.tls, "ca.pem");
+copyFileSync(tls.ca, caForDaemons);
+let oauth;
+try {
+  oauth = prepareOAuth({ labDir: LAB_DIR, host, port: PORTS.oauth, domain: DOMAIN, mailboxes, tls, caForDaemons, logDir: dirs.log, ports: PORTS });
+} catch (error) {
+  fail(error.message);
+}
+const lab = { host, domain: DOMAIN, ports: PORTS, dirs, tls, mailboxes, uid, gid, dovecotGid: userId("dovecot", "-g"), instance: runtime.slice(RUNTIME_BASE.length + 1), oauth: oauth.dovecot };
 try {
   writeDovecot(lab);
   writePostfix(lab);
@@ -338,6 +352,8 @@ const rspamd = RSPAMD
     ])
   : null;
 
+const provider = start("oauth", NODE, [join(root, "scripts", "mail-lab-oauth.mjs"), oauth.providerConfig]);
+
 const { rspamd: rspamdPort, ...mailPorts } = PORTS;
 const ready = await Promise.all([...Object.values(mailPorts).map((p) => waitForPort(p, 15000)), ...(RSPAMD ? [waitForRspamd(120000)] : [])]).then(
   () => true,
@@ -367,21 +383,26 @@ function announce() {
       postfix: join(dirs.log, "postfix.log"),
       dovecot: join(dirs.log, "dovecot.log"),
       ...(RSPAMD ? { rspamd: join(dirs.log, "rspamd.log") } : {}),
+      oauth: oauth.log,
     },
     mailboxes,
+    // The lab's OAuth 2.0 / OpenID Connect provider; Dovecot (IMAP, and Postfix's submission through it) accepts its access tokens with XOAUTH2 and OAUTHBEARER.
+    oauth: oauth.published,
   };
   writeFileSync(jsonPath, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
 
   console.log(`
-  Salvo mail lab is running (Postfix pid ${postfix.pid}, Dovecot pid ${dovecot.pid}, ${rspamd ? `Rspamd pid ${rspamd.pid}` : "no Rspamd"}). Ctrl-C stops it.
+  Salvo mail lab is running (Postfix pid ${postfix.pid}, Dovecot pid ${dovecot.pid}, ${rspamd ? `Rspamd pid ${rspamd.pid}` : "no Rspamd"}, OAuth provider pid ${provider.pid}). Ctrl-C stops it.
   SMTP submission  ${host}:${PORTS.submission} STARTTLS + AUTH   (implicit TLS ${PORTS.submissions}, plaintext ${PORTS.plain})
   IMAP             ${host}:${PORTS.imap} STARTTLS          (implicit TLS ${PORTS.imaps})
   Rspamd           ${RSPAMD ? `http://${host}:${rspamdPort}/checkv2   (RSPAMD_URL)` : "off (MAIL_LAB_RSPAMD=off)"}
+  OAuth provider   ${oauth.published.issuer} (OpenID Connect; users: every lab address, one password; apps ${Object.values(oauth.published.clients).map((c) => c.client_id).join(", ")})
+  SMTP/IMAP AUTH   PLAIN, LOGIN, and XOAUTH2 / OAUTHBEARER with the provider's access tokens
   Seeds            ${mailboxes.filter((m) => m.role === "seed").map((m) => `${m.email.split("@")[0]} (${m.provider_id})`).join(", ")}: INBOX, Promotions (tab), Junk (spam)
   Domain           ${DOMAIN}: ${mailboxes.map((m) => m.email.split("@")[0]).join(", ")}
   Accounts         ${jsonPath}     Local CA  ${tls.ca}
   Runtime          ${runtime} (also ${link})
-  Logs             ${dirs.log}/postfix.log, ${dirs.log}/dovecot.log
+  Logs             ${dirs.log}/: postfix.log, dovecot.log (each login's mechanism), oauth.log
   Check it         npm run mail-lab:check
   `);
 }

@@ -58,8 +58,8 @@ export function runningLab() {
 }
 
 export const PORT_VARS = ["MAIL_LAB_SMTP_PORT", "MAIL_LAB_SMTPS_PORT", "MAIL_LAB_SMTP_PLAIN_PORT", "MAIL_LAB_IMAP_PORT", "MAIL_LAB_IMAPS_PORT",
-  "MAIL_LAB_RSPAMD_PORT"];
-// The project's Node 22, whatever Node runs the caller.
+  "MAIL_LAB_RSPAMD_PORT", "MAIL_LAB_OAUTH_PORT"];
+// The project's Node 22 (the lab's OAuth provider wants it), whatever Node runs the caller.
 const NODE = existsSync(join(root, "node_modules", ".bin", "node")) ? join(root, "node_modules", ".bin", "node") : process.execPath;
 
 /**
