@@ -172,11 +172,14 @@ export default async function setup(project: TestProject) {
     let body = "";
     request.on("data", (chunk: Buffer) => (body += chunk));
     request.on("end", () => {
-      const asked = JSON.parse(body || "{}") as { auth_url: string; email: string; allow?: boolean; mail_scopes?: string[] };
-      consent(lab, asked.auth_url, { email: asked.email, allow: asked.allow, mailScopes: asked.mail_scopes }).then(
-        (redirect) => response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ redirect })),
-        (error: Error) => response.writeHead(400).end(error.message),
-      );
+      type Asked = { auth_url: string; email: string; allow?: boolean; mail_scopes?: string[] };
+      Promise.resolve()
+        .then(() => JSON.parse(body) as Asked)
+        .then((asked) => consent(lab, asked.auth_url, { email: asked.email, allow: asked.allow, mailScopes: asked.mail_scopes }))
+        .then(
+          (redirect) => response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ redirect })),
+          (error: Error) => response.writeHead(400).end(error.message),
+        );
     });
   });
   await new Promise<void>((resolve) => person.listen(0, "127.0.0.1", resolve));
