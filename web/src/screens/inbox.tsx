@@ -279,7 +279,7 @@ function Conversation({ id, categories, onChange }: { id: number; categories: Ca
         </div>
         <div class="actions">
           <label class="visually-hidden" for="category">
-            Category
+            Category of this conversation
           </label>
           <select id="category" ref={categoryRef} value={m.lead_category_id ?? ""} onChange={(e) => categorise((e.target as HTMLSelectElement).value)}>
             <option value="">Uncategorised</option>
@@ -364,7 +364,7 @@ function Reply({ campaignId, statsId, textRef, onSent }: { campaignId: number; s
   return (
     <form
       class="reply card"
-      aria-label="Reply"
+      aria-label="Reply to this conversation"
       onSubmit={(e) => {
         e.preventDefault();
         void send();

@@ -165,7 +165,9 @@ export default function CampaignSequence({ campaign }: { campaign: Campaign }) {
         {lead && (
           <ol class="preview" aria-label="Rendered emails">
             {steps.map((step, i) => {
-              const shown = previewStep(step, i + 1, lead.campaign_lead_map_id, lead.lead, steps[0]!.subject);
+              // A follow-up without a subject answers the first email as the lead received it.
+              const first = previewStep(steps[0]!, 1, lead.campaign_lead_map_id, lead.lead, "").subject;
+              const shown = previewStep(step, i + 1, lead.campaign_lead_map_id, lead.lead, first);
               return (
                 <li key={i} class="card">
                   <p class="small muted">
