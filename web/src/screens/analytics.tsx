@@ -4,7 +4,8 @@ import "uplot/dist/uPlot.min.css";
 import { api, must } from "../api";
 import { Failed, Field, Loading, Section, useLoad } from "../ui";
 
-const ZONES = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : ["UTC"];
+/** Every IANA zone the browser knows, with UTC (which Chromium leaves out of the list) first. */
+const ZONES = ["UTC", ...(typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : []).filter((z) => z !== "UTC")];
 const DAY_MS = 86_400_000;
 /** analytics-by-date takes at most 30 days between start and end. */
 const MAX_DAYS = 31;
@@ -220,7 +221,8 @@ function Chart({ days: data }: { days: Day[] }) {
         width,
         height: 280,
         scales: { x: { time: true } },
-        axes: [{}, { label: "Emails" }],
+        // One tick per day at most, labelled by its date (the data are daily).
+        axes: [{ incrs: [DAY_MS / 1000, (7 * DAY_MS) / 1000], values: (_u, ticks) => ticks.map((t) => new Date(t * 1000).toISOString().slice(5, 10)) }, { label: "Emails" }],
         series: [{ label: "Day" }, ...SERIES.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: true, size: 6 } }))],
       },
       [data.map((d) => Date.parse(`${d.date}T12:00:00Z`) / 1000), ...SERIES.map((s) => data.map((d) => d[s.key]))],

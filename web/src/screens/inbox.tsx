@@ -113,7 +113,7 @@ export default function Inbox({ path }: { path: string[] }) {
         ))}
       </nav>
       <section class="list-pane" aria-label="Conversations">
-        <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+        <form class="inbox-filters" role="search" onSubmit={(e) => e.preventDefault()}>
           <Field label="Search">{(id) => <input id={id} ref={searchRef} type="search" value={filters.search} onChange={setFilter("search")} placeholder="Name, email or reply text" maxLength={100} />}</Field>
           <Field label="Campaign">
             {(id) => (

@@ -4,7 +4,8 @@ import { Field, Section, useAction } from "../ui";
 
 type Campaign = Schemas["Campaign"];
 const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const ZONES = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : ["UTC"];
+/** Every IANA zone the browser knows, with UTC (which Chromium leaves out of the list) first. */
+const ZONES = ["UTC", ...(typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : []).filter((z) => z !== "UTC")];
 
 export default function CampaignSchedule({ campaign, onSaved }: { campaign: Campaign; onSaved: () => Promise<void> }) {
   const cron = campaign.scheduler_cron_value;
