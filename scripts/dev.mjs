@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { setInterval } from "node:timers";
 import { runningLab } from "./lib/mail-lab.mjs";
 import { seedDemoAccount } from "./seed.mjs";
+import { buildWeb, webIsStale } from "./build-web.mjs";
 
 const root = join(import.meta.dirname, "..");
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
@@ -66,6 +67,8 @@ function run(args) {
 }
 
 ensureDevVars();
+// The web app at / is built from web/ (postinstall builds it; a change since then is built here).
+if (webIsStale()) await buildWeb({ quiet: true });
 run(["d1", "migrations", "apply", "DB", "--local"]);
 const apiKey = await seedDemoAccount(run);
 

@@ -5,6 +5,8 @@ import { HTTPException } from "hono/http-exception";
 import { config } from "./config";
 import type { AppEnv } from "./platform/env";
 import { apiKeyAuth } from "./keys/auth";
+import { apiAuth } from "./sessions/auth";
+import { sessionRoutes } from "./sessions/routes";
 import { ApiError } from "./platform/errors";
 import { accessLog, log } from "./platform/logging";
 import { validationHook } from "./platform/validation";
@@ -80,7 +82,8 @@ export function createApp() {
   app.use("*", requestId, accessLog);
   app.use("/api/*", maintenance, limitBody);
   app.use("/admin/*", maintenance, limitBody);
-  app.use("/api/v1/*", apiKeyAuth);
+  // An API key, or a web app session cookie on requests from the app's own pages (src/sessions/).
+  app.use("/api/v1/*", apiAuth);
   app.use("/mcp", maintenance, limitBody, apiKeyAuth);
 
   app.route("/", opsRoutes);
@@ -88,6 +91,7 @@ export function createApp() {
   app.route("/", engineAdminRoutes);
   app.route("/", metricsRoutes);
   app.route("/", seedMailboxRoutes);
+  app.route("/", sessionRoutes);
   app.route("/", accountRoutes);
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);
@@ -140,6 +144,12 @@ export function createApp() {
     type: "apiKey",
     in: "query",
     name: "api_key",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "SessionCookie", {
+    type: "apiKey",
+    in: "cookie",
+    name: "__Host-salvo_session",
+    description: "The web app's session (POST /api/v1/sessions), on requests from the app's own pages only; `salvo_session` on plain http to loopback.",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "AdminBearer", { type: "http", scheme: "bearer" });
   // Built per request from the registry (cheap), so the servers entry is the caller's own origin.

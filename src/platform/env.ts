@@ -15,6 +15,8 @@ export interface Variables {
   requestId: string;
   principal: Principal;
   rateLimit: RateLimitInfo;
+  /** Set when the request was authenticated by a web app session cookie (src/sessions/auth.ts) rather than a key. */
+  sessionId?: number;
 }
 
 export interface AppEnv {
