@@ -13,6 +13,11 @@ export const testBindings = {
   ALLOW_LOCAL_MAIL_HOSTS: "false",
   MAINTENANCE_MODE: "false",
   PUBLIC_URL: "https://salvo.test",
+  // A deployment Google app (Microsoft has none, so its refusal is tested); its token endpoint answers nothing here,
+  // so a consent ends in token_exchange_failed. The mail-lab suite points both at the lab's real provider.
+  GOOGLE_OAUTH_CLIENT_ID: "deployment-google-app",
+  GOOGLE_OAUTH_CLIENT_SECRET: "deployment-google-secret",
+  GOOGLE_OAUTH_TOKEN_URL: "https://oauth.invalid/token",
 };
 
 /** Access-log lines would drown the test report; errors and warnings still show. */

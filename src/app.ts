@@ -36,6 +36,8 @@ import { deliverabilityRoutes } from "./deliverability/index";
 import { savedSearchRoutes } from "./prospect/routes";
 import { sequenceRoutes } from "./sequences/routes";
 import { mailboxFeatureRoutes } from "./mailboxes/index";
+import { oauthRoutes } from "./oauth/routes";
+import { oauthCallbackRoutes } from "./oauth/callback-routes";
 import { trackingRoutes } from "./tracking/routes";
 import { replyRoutes } from "./replies/reply-routes";
 import { testEmailRoutes } from "./test-email/routes";
@@ -117,6 +119,8 @@ export function createApp() {
   app.route("/", deliverabilityRoutes);
   app.route("/", savedSearchRoutes);
   app.route("/", sequenceRoutes);
+  // Before the mailbox routes: `/email-accounts/save-oauth` and `/email-accounts/oauth/...` are literal paths.
+  app.route("/", oauthRoutes);
   app.route("/", mailboxFeatureRoutes);
   app.route("/", replyRoutes);
   app.route("/", testEmailRoutes);
@@ -125,6 +129,8 @@ export function createApp() {
   app.route("/", leadOperationRoutes);
   // The links in emails: outside /api/v1 (no API key) and outside the OpenAPI document.
   app.route("/", trackingRoutes);
+  // The OAuth consent's callback: a page for the person's browser, outside /api/v1 and the document.
+  app.route("/", oauthCallbackRoutes);
   // The API as MCP tools; each tool call is a request to this app, through the routes above.
   app.route("/", mcpRoutes(app.fetch));
 

@@ -13,12 +13,14 @@ export const MAILBOX_NOT_FOUND = "Email account not found";
 export type NewMailbox = Omit<typeof emailAccounts.$inferInsert, "id" | "passwordCiphertext" | "imapPasswordCiphertext" | "oauthTokenCiphertext">;
 export type MailboxChanges = Partial<Omit<NewMailbox, "accountId">>;
 
-/** Secrets to store: a value replaces the stored one; undefined keeps it. */
+/** Secrets to store: a value replaces the stored one; undefined keeps it; null (passwords) removes it. */
 export interface MailboxSecrets {
-  password?: string;
-  imapPassword?: string;
-  /** OAuth material as JSON. */
+  password?: string | null;
+  imapPassword?: string | null;
+  /** OAuth material as JSON (`{refresh_token}`). */
   oauthToken?: string;
+  /** An OAuth access token the caller holds (a consent just gave it): the check logs in with it. Never stored here. */
+  accessToken?: string;
 }
 
 const smtpContext = (id: number) => `mailbox-smtp-password:${id}`;
@@ -36,6 +38,15 @@ export async function findMailbox(db: Database, principal: Principal, id: number
     .get();
   if (!row) throw ApiError.notFound(MAILBOX_NOT_FOUND);
   return row;
+}
+
+/** A mailbox of the account, whichever client holds it (paths without a caller: the OAuth callback). */
+export async function findMailboxOfAccount(db: Database, accountId: number, id: number): Promise<MailboxRow | undefined> {
+  return db
+    .select()
+    .from(emailAccounts)
+    .where(and(eq(emailAccounts.id, id), eq(emailAccounts.accountId, accountId)))
+    .get();
 }
 
 /** The account's mailbox with this (lower-cased) address, whichever client holds it. */
@@ -68,9 +79,10 @@ export async function mailboxesOfAddresses(db: Database, principal: Principal, a
 }
 
 async function sealSecrets(keyring: Keyring, id: number, secrets: MailboxSecrets) {
+  const seal = async (value: string | null, context: string) => (value === null ? null : encryptSecret(keyring, value, context));
   return {
-    ...(secrets.password === undefined ? {} : { passwordCiphertext: await encryptSecret(keyring, secrets.password, smtpContext(id)) }),
-    ...(secrets.imapPassword === undefined ? {} : { imapPasswordCiphertext: await encryptSecret(keyring, secrets.imapPassword, imapContext(id)) }),
+    ...(secrets.password === undefined ? {} : { passwordCiphertext: await seal(secrets.password, smtpContext(id)) }),
+    ...(secrets.imapPassword === undefined ? {} : { imapPasswordCiphertext: await seal(secrets.imapPassword, imapContext(id)) }),
     ...(secrets.oauthToken === undefined ? {} : { oauthTokenCiphertext: await encryptSecret(keyring, secrets.oauthToken, oauthContext(id)) }),
   };
 }
@@ -100,6 +112,23 @@ export async function updateMailbox(db: Database, keyring: Keyring | null, id: n
     .where(eq(emailAccounts.id, id))
     .returning()
     .get();
+}
+
+/** The refresh token an OAuth mailbox holds (its sealed material is JSON `{refresh_token}`), or null. */
+export async function storedRefreshToken(keyring: Keyring, row: { id: number; oauthTokenCiphertext: string | null }): Promise<string | null> {
+  if (row.oauthTokenCiphertext === null) return null;
+  try {
+    const material = JSON.parse(await decryptSecret(keyring, row.oauthTokenCiphertext, oauthContext(row.id))) as { refresh_token?: unknown };
+    return typeof material.refresh_token === "string" ? material.refresh_token : null;
+  } catch (error) {
+    if (error instanceof SyntaxError) return null;
+    throw error;
+  }
+}
+
+/** The sealed form of a refresh token, for the same statement that uses it (a rotation is stored before its access token is used). */
+export function sealRefreshToken(keyring: Keyring, mailboxId: number, refreshToken: string): Promise<string> {
+  return encryptSecret(keyring, JSON.stringify({ refresh_token: refreshToken }), oauthContext(mailboxId));
 }
 
 /** A stored password, decrypted (null when none is stored): what a check logs in with when the save gave none. */
@@ -185,7 +214,16 @@ export interface MailboxFilters {
   type?: string;
   username?: string;
   clientId?: number;
+  connectionState?: "unchecked" | "connected" | "failing" | "disconnected";
+  needsReconnect?: boolean;
 }
+
+/** rules.ts `connectionStateOf` in SQL, for the list filter. */
+const CONNECTION_STATE = sql`CASE
+  WHEN ${emailAccounts.disconnectCode} IS NOT NULL THEN 'disconnected'
+  WHEN ${emailAccounts.isSmtpSuccess} = 0 OR ${emailAccounts.isImapSuccess} = 0 THEN 'failing'
+  WHEN ${emailAccounts.isSmtpSuccess} = 1 AND ${emailAccounts.isImapSuccess} IS NOT NULL THEN 'connected'
+  ELSE 'unchecked' END`;
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -202,6 +240,8 @@ export async function listMailboxes(db: Database, principal: Principal, filters:
   if (filters.isWarmupBlocked === true) conditions.push(sql`0`);
   if (filters.type !== undefined) conditions.push(eq(emailAccounts.type, filters.type as MailboxRow["type"]));
   if (filters.clientId !== undefined) conditions.push(eq(emailAccounts.clientId, filters.clientId));
+  if (filters.connectionState !== undefined) conditions.push(sql`${CONNECTION_STATE} = ${filters.connectionState}`);
+  if (filters.needsReconnect !== undefined) conditions.push(filters.needsReconnect ? isNotNull(emailAccounts.disconnectCode) : isNull(emailAccounts.disconnectCode));
   if (filters.username !== undefined) {
     // Addresses and logins are ASCII in practice; SQLite's LIKE folds ASCII case.
     const pattern = `%${escapeLike(filters.username)}%`;
