@@ -8,6 +8,9 @@ import { createMailbox, readMailbox } from "../mailboxes/fixtures";
  * mailbox. A consent that reaches a real provider runs in test/mail/oauth.test.ts against the lab's.
  */
 
+/** An answer read loosely: the tests check its members. */
+type Loose = Record<string, Record<string, unknown> & { [key: string]: unknown }> & { id?: number };
+
 interface Started {
   ok: true;
   session_id: string;
@@ -165,7 +168,7 @@ describe("the callback", () => {
 describe("OAuth apps per account and client", () => {
   it("registers the account's app (secret sealed, never answered) and consents use it; a client's app wins for that client", async () => {
     const account = await provisionAccount();
-    const put = await callJson<Record<string, any>>("/api/v1/email-accounts/oauth/google/app", {
+    const put = await callJson<Loose>("/api/v1/email-accounts/oauth/google/app", {
       method: "PUT",
       apiKey: account.apiKey,
       body: { oauth_client_id: "agency-app", oauth_client_secret: "agency-secret" },
@@ -184,7 +187,7 @@ describe("OAuth apps per account and client", () => {
     expect(refused.body).toEqual({ message: "This API key cannot manage OAuth apps" });
     await callJson("/api/v1/email-accounts/oauth/google/app", { method: "PUT", apiKey: account.apiKey, body: { oauth_client_id: "client-app", oauth_client_secret: "s", client_id: client } });
     expect(new URL((await init(clientKey)).body.auth_url).searchParams.get("client_id")).toBe("client-app");
-    const read = await callJson<Record<string, any>>(`/api/v1/email-accounts/oauth/google/app`, { apiKey: clientKey });
+    const read = await callJson<Loose>(`/api/v1/email-accounts/oauth/google/app`, { apiKey: clientKey });
     expect(read.body.data).toMatchObject({ level: "client", oauth_client_id: "client-app" });
     expect(read.body.effective).toMatchObject({ level: "client", oauth_client_id: "client-app" });
 
@@ -195,7 +198,7 @@ describe("OAuth apps per account and client", () => {
   it("keeps an app mailboxes use unless forced", async () => {
     const account = await provisionAccount();
     await callJson("/api/v1/email-accounts/oauth/google/app", { method: "PUT", apiKey: account.apiKey, body: { oauth_client_id: "in-use", oauth_client_secret: "s" } });
-    const saved = await callJson<Record<string, any>>("/api/v1/email-accounts/save-oauth", {
+    const saved = await callJson<Loose>("/api/v1/email-accounts/save-oauth", {
       method: "POST",
       apiKey: account.apiKey,
       body: { from_name: "Ann", from_email: "ann@acme.example", username: "ann@acme.example", type: "GMAIL", token: { refresh_token: "r", expiry_date: 0, scope: "https://mail.google.com/" } },
@@ -211,14 +214,14 @@ describe("OAuth apps per account and client", () => {
 describe("save-oauth (tokens the caller holds)", () => {
   it("stores an OAuth mailbox: the refresh token sealed, no password, its app recorded", async () => {
     const account = await provisionAccount();
-    const { status, body } = await callJson<Record<string, any>>("/api/v1/email-accounts/save-oauth", {
+    const { status, body } = await callJson<Loose>("/api/v1/email-accounts/save-oauth", {
       method: "POST",
       apiKey: account.apiKey,
       body: { from_name: "Ann", from_email: "ann@acme.example", username: "ann@acme.example", type: "GMAIL", token: { refresh_token: "the-refresh-token", expiry_date: 0, scope: "https://mail.google.com/" } },
     });
     expect(status).toBe(200);
     expect(body.data).toMatchObject({ auth_type: "OAUTH", password: null, type: "GMAIL", smtp_host: "smtp.gmail.com", connection_state: "unchecked", needs_reconnect: false });
-    expect(body.data.oauth).toMatchObject({ provider: "google", app_level: "deployment", scopes: ["https://mail.google.com/"] });
+    expect(body.data!.oauth).toMatchObject({ provider: "google", app_level: "deployment", scopes: ["https://mail.google.com/"] });
     expect(JSON.stringify(body)).not.toContain("the-refresh-token");
     const row = await env.DB.prepare("SELECT oauth_token_ciphertext, password_ciphertext FROM email_accounts WHERE id = ?").bind(body.id).first<Record<string, string | null>>();
     expect(row!.oauth_token_ciphertext).toMatch(/^v1\./);
