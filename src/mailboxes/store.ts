@@ -7,6 +7,10 @@ import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
 import { inList, jsonList, rawBatch } from "../platform/sql";
 import type { ConnectionOutcome, MailboxRow, MailboxUsage, TagRow } from "./rules";
+import type { DisconnectReason } from "./disconnect";
+import type { Bindings } from "../platform/env";
+import { disconnectAnnouncement } from "../webhooks/disconnect";
+import { deliveryIds, enqueue } from "../webhooks/outbox";
 
 export const MAILBOX_NOT_FOUND = "Email account not found";
 
@@ -421,4 +425,33 @@ export async function mailboxIdsOfCampaign(db: Database, campaignId: number): Pr
     .from(campaignEmailAccounts)
     .where(eq(campaignEmailAccounts.campaignId, campaignId));
   return rows.map((row) => row.id);
+}
+
+/**
+ * Marks a mailbox disconnected (CONTRACT 18.5: a person must act) in one batch: its reason, the side
+ * that failed, EMAIL_ACCOUNT_DISCONNECTED when it was still usable, and the records whose first email
+ * is unsent back in rotation (started ones stay pinned: moving them would break their threads).
+ */
+export async function disconnectMailbox(env: Bindings, db: Database, mailbox: MailboxRow, side: "smtp" | "imap", reason: DisconnectReason, now: number): Promise<void> {
+  const failure = side === "smtp" ? { smtp: reason.message, imap: null } : { smtp: null, imap: reason.message };
+  const announce = mailbox.disconnectCode === null ? await disconnectAnnouncement(db, mailbox, failure, now) : null;
+  const statements = [
+    ...(announce === null ? [] : [announce]),
+    sql`UPDATE email_accounts SET disconnect_code = ${reason.code}, disconnect_message = ${reason.message}, disconnected_at = coalesce(disconnected_at, ${now}),
+               ${side === "smtp" ? sql`is_smtp_success = 0, smtp_failure_error = ${reason.message}` : sql`is_imap_success = 0, imap_failure_error = ${reason.message}`},
+               checked_at = ${now}, updated_at = ${now}
+        WHERE id = ${mailbox.id}`,
+    sql`UPDATE campaign_leads SET email_account_id = NULL
+        WHERE account_id = ${mailbox.accountId} AND email_account_id = ${mailbox.id} AND has_sent = 0 AND claim_token IS NULL`,
+  ];
+  const results = await rawBatch(db.$client, statements);
+  if (announce !== null) await enqueue(env, deliveryIds(results[0]));
+}
+
+/** A refresh's trace on the mailbox: when, and the rotated refresh token (sealed) when the provider sent one. */
+export async function recordRefresh(db: Database, mailboxId: number, rotatedCiphertext: string | null, now: number): Promise<void> {
+  await db
+    .update(emailAccounts)
+    .set({ oauthLastRefreshAt: new Date(now), ...(rotatedCiphertext === null ? {} : { oauthTokenCiphertext: rotatedCiphertext }) })
+    .where(eq(emailAccounts.id, mailboxId));
 }
