@@ -89,7 +89,7 @@ export function manualPace(day: MailboxDay, deliveries: number): Pace {
         `this email needs ${deliveries}: the allowance renews at ${iso(day.dayEnd)}`,
     };
   }
-  const gapEnd = day.lastSentAt === null ? null : day.lastSentAt + day.gapMinutes * 60_000;
+  const gapEnd = day.lastSentAt === null || day.gapMinutes === 0 ? null : day.lastSentAt + day.gapMinutes * 60_000;
   if (gapEnd !== null && gapEnd > day.now) {
     // The words are for a send that cannot be queued (a test email); a reply is queued for `until`.
     const minutes = `${day.gapMinutes} minute${day.gapMinutes === 1 ? "" : "s"}`;
