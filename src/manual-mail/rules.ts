@@ -76,7 +76,7 @@ export interface MailboxDay {
   lastSentAt: number | null;
 }
 
-export type Pace = { kind: "now" } | { kind: "refused"; message: string } | { kind: "wait"; until: number; message: string };
+type Pace = { kind: "now" } | { kind: "refused"; message: string } | { kind: "wait"; until: number; message: string };
 
 /** Whether a manual email to `deliveries` recipients may go now, must wait for the gap, or exceeds the day's allowance. */
 export function manualPace(day: MailboxDay, deliveries: number): Pace {

@@ -35,7 +35,7 @@ export type ManualOutcome =
   /** The mailbox's gap runs until `until`: nothing was sent. */
   | { ok: false; kind: "wait"; until: number; message: string };
 
-export interface ManualHooks {
+interface ManualHooks {
   /** Files fetched once the rule allows the send (a reply's attachments, fetched at send time); a string refuses it. */
   attachments?: () => Promise<MimeAttachment[] | string>;
   /**
