@@ -59,6 +59,6 @@ export async function runReaderPass(env: Bindings, mailboxId: number, now: numbe
       log("warn", "unreadable message skipped", { mailbox_id: mailboxId, uid: message.uid, error: String(error) });
     }
   }
-  const outcome = await recordInbound(env, { id: mailbox.id, accountId: mailbox.accountId, fromEmail: mailbox.fromEmail }, parsed, now);
+  const outcome = await recordInbound(env, { id: mailbox.id, accountId: mailbox.accountId, clientId: mailbox.clientId, fromEmail: mailbox.fromEmail }, parsed, now);
   return { cursor: fetched.batch.cursor, more: fetched.batch.more, outcome };
 }

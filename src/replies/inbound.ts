@@ -1,9 +1,10 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, or, sql } from "drizzle-orm";
 import { settingsOf } from "../schedule/settings";
 import { campaigns, messages, OUT_OF_OFFICE_CATEGORY_ID } from "../db/schema";
 import type { Bindings } from "../platform/env";
 import { planIngestion, type PlannedEvent } from "../events/plan";
 import { loadIngestContext, storeIngestion } from "../events/store";
+import { visibleCampaigns } from "../platform/access";
 import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
 import { inList } from "../platform/sql";
@@ -19,12 +20,14 @@ import { loadUntrackedContext, storeUntracked } from "./untracked";
  * References names a Message-ID we sent) becomes a REPLY of that lead's record, a delivery report
  * for one of them a BOUNCE (hard ones only: a soft bounce is retried by the sender's server), both
  * through the one ingestion path (inbox, analytics, stop rules, webhooks). Matching is by our own
- * Message-IDs within the mailbox's account only.
+ * Message-IDs (sentMessages says which).
  */
 
 export interface InboundMailbox {
   id: number;
   accountId: number;
+  /** The client the mailbox belongs to; null: the account's own. */
+  clientId: number | null;
   fromEmail: string;
 }
 
@@ -44,12 +47,27 @@ interface SentMessage {
   step: number;
 }
 
-async function sentMessages(db: Database, accountId: number, ids: string[]): Promise<Map<string, SentMessage>> {
+/**
+ * Our emails among these Message-IDs that mail received by `mailbox` may answer: those the mailbox
+ * sent itself, and those of campaigns within its scope (the one tenancy rule, the mailbox reading as
+ * its client would: an account-wide mailbox any campaign of the account, a client's mailbox only that
+ * client's). So mail that reached client Y's mailbox never joins client X's thread, while a reply to
+ * another mailbox of the same scope (a shared Reply-To, a re-pinned record) and a mailbox the owner
+ * attached to another scope's campaign still thread.
+ */
+async function sentMessages(db: Database, mailbox: InboundMailbox, ids: string[]): Promise<Map<string, SentMessage>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .select({ messageId: messages.messageId, recordId: messages.campaignLeadId, campaignId: messages.campaignId, step: messages.step })
     .from(messages)
-    .where(and(eq(messages.accountId, accountId), sql`${messages.messageId} ${inList(ids)}`));
+    .innerJoin(campaigns, eq(campaigns.id, messages.campaignId))
+    .where(
+      and(
+        eq(messages.accountId, mailbox.accountId),
+        sql`${messages.messageId} ${inList(ids)}`,
+        or(eq(messages.emailAccountId, mailbox.id), visibleCampaigns(mailbox)),
+      ),
+    );
   return new Map(rows.map((row) => [row.messageId, row]));
 }
 
@@ -76,7 +94,7 @@ export async function recordInbound(env: Bindings, mailbox: InboundMailbox, rece
   const outcome: InboundOutcome = { replies: 0, bounces: 0, untracked: 0, writeBatches: 0 };
   const bounces = received.map((message) => classifyBounce(message));
   const candidates = received.flatMap((message, i) => [message.inReplyTo, ...message.references, bounces[i]?.originalMessageId].filter((id): id is string => !!id));
-  const sent = await sentMessages(db, mailbox.accountId, [...new Set(candidates)]);
+  const sent = await sentMessages(db, mailbox, [...new Set(candidates)]);
 
   const classified: Classified[] = [];
   const untracked: ParsedMessage[] = [];
