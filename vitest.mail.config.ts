@@ -7,6 +7,24 @@ import { quietAccessLog, testBindings } from "./vitest.shared";
  * NODE_EXTRA_CA_CERTS so workerd trusts the lab's CA). Kept apart from the main suite: these need
  * Postfix and Dovecot on the machine.
  */
+const OAUTH_VARS = [
+  "GOOGLE_OAUTH_CLIENT_ID",
+  "GOOGLE_OAUTH_CLIENT_SECRET",
+  "GOOGLE_OAUTH_AUTHORIZE_URL",
+  "GOOGLE_OAUTH_TOKEN_URL",
+  "GOOGLE_OAUTH_ISSUER",
+  "MICROSOFT_OAUTH_CLIENT_ID",
+  "MICROSOFT_OAUTH_CLIENT_SECRET",
+  "MICROSOFT_OAUTH_AUTHORITY",
+  "MICROSOFT_OAUTH_ISSUER",
+  "GOOGLE_MAIL_SERVERS",
+  "MICROSOFT_MAIL_SERVERS",
+];
+
+function labOAuthVars(): Record<string, string> {
+  return Object.fromEntries(OAUTH_VARS.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
+}
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   return {
@@ -22,6 +40,8 @@ export default defineConfig(async () => {
             MAILBOX_CONNECTION_CHECKS: "true",
             // The lab's Rspamd, exported by scripts/with-mail-lab.mjs like the lab's CA.
             RSPAMD_URL: process.env.RSPAMD_URL ?? "",
+            // The lab's OAuth provider as the deployment's Google and Microsoft (exported by scripts/with-mail-lab.mjs).
+            ...labOAuthVars(),
           },
         },
       }),
