@@ -40,6 +40,7 @@ import {
   stepDueAt,
   type Schedule,
 } from "../schedule/window";
+import { MailboxLogins } from "../mailboxes/login";
 
 /**
  * One pass of a mailbox's sender (its Durable Object runs it on its alarm): send what is due for
@@ -104,7 +105,7 @@ function stepFor(active: ActiveCampaign, next: number) {
   return numbers.length === 0 ? undefined : active.plan.steps.get(numbers[0]!);
 }
 
-export async function runSenderPass(env: Bindings, mailboxId: number, now: number, links: EmailLinks, options: PassOptions = {}): Promise<PassResult> {
+export async function runSenderPass(env: Bindings, mailboxId: number, now: number, links: EmailLinks, logins: MailboxLogins, options: PassOptions = {}): Promise<PassResult> {
   const maxSends = Math.min(options.maxSends ?? PASS_MAX_SENDS, PASS_MAX_SENDS);
   const timings = options.timings ?? { findMs: 0, claimMs: 0, sendMs: 0 };
   let clock = Date.now();
@@ -136,9 +137,9 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
     .sort((a, b) => (a.plan.nextDueAt ?? Infinity) - (b.plan.nextDueAt ?? Infinity));
   lap("findMs");
 
-  const password = await storedPassword(await loadKeyring(settingsOfEnv.secretsKey), mailbox, "smtp");
-  if (password === null) return { sent: 0, nextWakeAt: null };
-  const smtp = smtpTarget(mailbox, password);
+  const login = await logins.for(mailbox, "smtp", now);
+  if (!login.ok) return { sent: 0, nextWakeAt: login.kind === "unavailable" ? now + CONNECTION_RETRY_MS : null };
+  const smtp = smtpTarget(mailbox, login.credential);
   const senderDomain = mailbox.fromEmail.split("@")[1]!;
 
   let sent = 0;

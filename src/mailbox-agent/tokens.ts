@@ -7,6 +7,7 @@
  */
 import { config } from "../config";
 import { refreshRefusal, type DisconnectReason } from "../mailboxes/disconnect";
+import type { AccessResult, TokenSource } from "../mailboxes/login";
 import type { MailboxRow } from "../mailboxes/rules";
 import { disconnectMailbox, recordRefresh, sealRefreshToken, storedRefreshToken } from "../mailboxes/store";
 import { mailboxApp } from "../oauth/store";
@@ -26,15 +27,9 @@ interface StoredToken {
   grant: number | null;
 }
 
-export type AccessResult =
-  | { ok: true; accessToken: string }
-  /** `disconnected`: a person must act (the mailbox is now marked). `unavailable`: the provider could not be reached; try later. */
-  | { ok: false; kind: "disconnected"; reason: DisconnectReason }
-  | { ok: false; kind: "unavailable"; message: string };
-
 const context = (mailboxId: number) => `mailbox-access-token:${mailboxId}`;
 
-export class TokenKeeper {
+export class TokenKeeper implements TokenSource {
   private refreshing: Promise<AccessResult> | null = null;
 
   constructor(
@@ -48,7 +43,7 @@ export class TokenKeeper {
     const stored = this.storage.get<StoredToken>("access");
     const grant = mailbox.oauthConnectedAt?.getTime() ?? null;
     if (stored && stored.grant === grant && stored.expiresAt - now > REFRESH_AHEAD_MS) {
-      return { ok: true, accessToken: await decryptSecret(keyring, stored.ciphertext, context(mailbox.id)) };
+      return { ok: true, accessToken: await decryptSecret(keyring, stored.ciphertext, context(mailbox.id)), fresh: false };
     }
     // One refresh at a time: a second caller waits for the first and shares its token.
     if (!this.refreshing) this.refreshing = this.refresh(mailbox, now).finally(() => (this.refreshing = null));
@@ -56,7 +51,7 @@ export class TokenKeeper {
   }
 
   /** Forgets the held token (a login refused it: the next use refreshes). */
-  forget(): void {
+  async forget(): Promise<void> {
     this.storage.delete("access");
   }
 
@@ -67,7 +62,7 @@ export class TokenKeeper {
     const provider = mailbox.oauthProvider!;
     const providerConfig = settings.oauth[provider];
     const disconnect = async (reason: DisconnectReason): Promise<AccessResult> => {
-      this.forget();
+      await this.forget();
       await disconnectMailbox(this.env, db, mailbox, "smtp", reason, now);
       return { ok: false, kind: "disconnected", reason };
     };
@@ -93,6 +88,6 @@ export class TokenKeeper {
       expiresAt: tokens.expiresAt,
       grant: mailbox.oauthConnectedAt?.getTime() ?? null,
     } satisfies StoredToken);
-    return { ok: true, accessToken: tokens.accessToken };
+    return { ok: true, accessToken: tokens.accessToken, fresh: true };
   }
 }

@@ -1,3 +1,4 @@
+import type { MailCredential } from "../mail/sasl";
 import type { MailboxType, PortType } from "../db/schema";
 import { iso } from "../platform/time";
 import { normaliseHost } from "../webhooks/url-rules";
@@ -12,12 +13,12 @@ export function transportSecurity(portType: PortType): "tls" | "starttls" {
 }
 
 /** Where and as whom a mailbox sends (SMTP) and reads (IMAP), given its password in clear. */
-export function smtpTarget(row: MailboxRow, password: string) {
-  return { host: row.smtpHost, port: row.smtpPort, security: transportSecurity(row.smtpPortType), username: row.username, password };
+export function smtpTarget(row: MailboxRow, credential: MailCredential) {
+  return { host: row.smtpHost, port: row.smtpPort, security: transportSecurity(row.smtpPortType), username: row.username, ...credential };
 }
 
-export function imapTarget(row: MailboxRow, password: string) {
-  return { host: row.imapHost, port: row.imapPort, security: transportSecurity(row.imapPortType), username: row.imapUsername ?? row.username, password };
+export function imapTarget(row: MailboxRow, credential: MailCredential) {
+  return { host: row.imapHost, port: row.imapPort, security: transportSecurity(row.imapPortType), username: row.imapUsername ?? row.username, ...credential };
 }
 
 /** 465 (SMTPS) and 993 (IMAPS) speak TLS from the first byte; anything else is taken to upgrade. */

@@ -34,6 +34,11 @@ const oauthContext = (id: number) => `mailbox-oauth-token:${id}`;
 
 const within = (values: readonly unknown[]) => sql`${emailAccounts.id} ${inList(values)}`;
 
+/** A mailbox by id, for its own agent (named by that id, so no caller's tenancy applies). */
+export function mailboxById(db: Database, id: number): Promise<MailboxRow | undefined> {
+  return db.select().from(emailAccounts).where(eq(emailAccounts.id, id)).get();
+}
+
 /** A mailbox the caller may see, or the contract's 404 (another tenant's looks the same as none). */
 export async function findMailbox(db: Database, principal: Principal, id: number): Promise<MailboxRow> {
   const row = await db

@@ -13,6 +13,7 @@ import type { Bindings } from "../platform/env";
 import { rawBatch } from "../platform/sql";
 import { allRecipients, collapseRecipients, manualPace, recipientProblem } from "./rules";
 import { manualFacts, manualSendStatement } from "./store";
+import { MailboxLogins } from "../mailboxes/login";
 
 /** An email a person has a mailbox send outside its campaigns. */
 export interface ManualEmail {
@@ -63,13 +64,13 @@ const UNUSABLE = "The mailbox cannot send: it is deleted, suspended, failing its
  * Sends one manual email after the rule of src/manual-mail/rules.ts (recipients, gap, allowance),
  * then stores its row (and `hooks.record`) in one batch. Runs inside the mailbox's object only.
  */
-export async function deliverManualEmail(env: Bindings, email: ManualEmail, now: number, hooks: ManualHooks = {}): Promise<ManualOutcome> {
+export async function deliverManualEmail(env: Bindings, logins: MailboxLogins, email: ManualEmail, now: number, hooks: ManualHooks = {}): Promise<ManualOutcome> {
   const mailbox = await database(env.DB).select().from(emailAccounts).where(eq(emailAccounts.id, email.mailboxId)).get();
   if (!mailbox || mailbox.accountId !== email.scope.accountId || mailbox.isSuspended || !connectionUsable(mailbox)) {
     return { ok: false, kind: "mailbox", message: UNUSABLE };
   }
-  const password = await storedPassword(await loadKeyring(config(env).secretsKey), mailbox, "smtp");
-  if (password === null) return { ok: false, kind: "mailbox", message: UNUSABLE };
+  const login = await logins.for(mailbox, "smtp", now);
+  if (!login.ok) return { ok: false, kind: "mailbox", message: `${UNUSABLE} (${login.message})` };
 
   const to = addressOf(email.message.to);
   const recipients = collapseRecipients({ to: to.email, cc: email.cc, bcc: email.bcc });
@@ -87,11 +88,14 @@ export async function deliverManualEmail(env: Bindings, email: ManualEmail, now:
   if (mailbox.differentReplyToAddress && headers["Reply-To"] === undefined) headers["Reply-To"] = mailbox.differentReplyToAddress;
   const copies = [...recipients.cc, ...recipients.bcc, ...(email.ownBcc && mailbox.bccEmail ? [mailbox.bccEmail] : [])];
   const result = await sendMail(
-    smtpTarget(mailbox, password),
+    smtpTarget(mailbox, login.credential),
     { ...email.message, from: { email: mailbox.fromEmail, name: mailbox.fromName }, to: { ...to, email: recipients.to }, headers, attachments },
     { allowPlain: false, bcc: copies },
   );
-  if (!result.ok) return { ok: false, kind: "server", message: result.failure.text };
+  if (!result.ok) {
+    if (result.failure.kind === "auth_failed") await logins.refused(mailbox, "smtp", login, result.failure.text, now);
+    return { ok: false, kind: "server", message: result.failure.text };
+  }
 
   const statements = hooks.record?.({ at: now, mailbox }) ?? [];
   const row = manualSendStatement({
