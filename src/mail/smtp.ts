@@ -14,6 +14,7 @@ import { quiet } from "./socket-errors";
 import { isAddress } from "./address";
 import { buildMime, mailbox, type MimeMessage } from "./mime";
 import { classifyReply, connectionFailure, parseReply, type SmtpFailure, type SmtpReply, type SmtpStage } from "./smtp-replies";
+import { utf8Base64 } from "../platform/bytes";
 
 export interface SmtpSettings {
   host: string;
@@ -166,25 +167,19 @@ async function login(session: Session, settings: SmtpSettings, options: SmtpOpti
   }
   const offered = /^250[ -]AUTH[ =](.*)$/im.exec(ehlo.text)?.[1]?.toUpperCase().split(/\s+/) ?? [];
   if (offered.includes("PLAIN")) {
-    const token = base64Utf8(`\0${settings.username}\0${settings.password}`);
+    const token = utf8Base64(`\0${settings.username}\0${settings.password}`);
     return session.command("auth", `AUTH PLAIN ${token}`, [235], "AUTH PLAIN");
   }
   if (offered.includes("LOGIN")) {
     await session.command("auth", "AUTH LOGIN", [334]);
-    await session.command("auth", base64Utf8(settings.username), [334], "the AUTH LOGIN username");
-    return session.command("auth", base64Utf8(settings.password), [235], "the AUTH LOGIN password");
+    await session.command("auth", utf8Base64(settings.username), [334], "the AUTH LOGIN username");
+    return session.command("auth", utf8Base64(settings.password), [235], "the AUTH LOGIN password");
   }
   throw new SmtpError({
     kind: "auth_failed",
     code: null,
     text: `the server offers no AUTH PLAIN or LOGIN${offered.length ? ` (it offers ${offered.join(" ")})` : ""}`,
   });
-}
-
-function base64Utf8(text: string): string {
-  let binary = "";
-  for (const byte of encoder.encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary);
 }
 
 /** Dot-stuffing (RFC 5321 4.5.2) and the end-of-data line. */
