@@ -13,6 +13,7 @@
  * elements is cut. Both are linear to find.
  */
 import { compile } from "html-to-text";
+import { Parser } from "htmlparser2";
 
 const MAX_ELEMENTS = 5_000;
 const MAX_DEPTH = 64;
@@ -50,4 +51,25 @@ export function htmlToText(html: string): string {
   const end = elementsEnd(html);
   const text = convert(end < html.length ? html.slice(0, end) : html).trim();
   return end < html.length ? `${text}\n...` : text;
+}
+
+/**
+ * Where the first element that `matches` starts (its "<"), or null; read with htmlparser2 within the
+ * same bounds as htmlToText, so the time is linear in the input.
+ */
+export function firstElementAt(html: string, matches: (name: string, attributes: Record<string, string>) => boolean): number | null {
+  let found: number | null = null;
+  const parser = new Parser(
+    {
+      onopentag(name, attributes) {
+        if (found === null && matches(name, attributes)) {
+          found = parser.startIndex;
+          parser.pause();
+        }
+      },
+    },
+    { decodeEntities: true },
+  );
+  parser.end(html.slice(0, elementsEnd(html)));
+  return found;
 }
