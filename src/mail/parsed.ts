@@ -33,6 +33,8 @@ export interface ParsedMessage {
   enclosedMessages: { headers: { key: string; value: string }[] }[];
   /** Something was left out: the message was larger than what is read, or its text or HTML was cut (the limits below). */
   truncated: boolean;
+  /** The parser failed on it: only its header block was read (unparsedMessage). */
+  unparsed?: boolean;
 }
 
 /**
@@ -159,4 +161,35 @@ export async function parseMessage(input: string | ArrayBuffer | Uint8Array, { f
 export function header(message: Pick<ParsedMessage, "headers">, name: string): string | null {
   const key = name.toLowerCase();
   return message.headers.find((h) => h.key === key)?.value ?? null;
+}
+
+/**
+ * What is left of a message the parser failed on: its header block (within HEADER_LIMIT_BYTES),
+ * read by parseHeaderBlock, so it is still matched to our emails by In-Reply-To and References and
+ * kept as unparsed rather than lost or retried for ever.
+ */
+export function unparsedMessage(raw: Uint8Array): ParsedMessage {
+  const headers = parseHeaderBlock(new TextDecoder().decode(boundedRaw(raw).bytes.subarray(0, HEADER_LIMIT_BYTES)));
+  const value = (name: string) => headers.find((h) => h.key === name)?.value ?? null;
+  const ids = (name: string) => value(name)?.match(MESSAGE_ID) ?? [];
+  const addressIn = (text: string | null) => text?.match(/[^\s<>",;:]+@[^\s<>",;:]+/g)?.map((a) => a.toLowerCase()) ?? [];
+  const date = Date.parse(value("date") ?? "");
+  return {
+    headers,
+    subject: value("subject") ?? "",
+    from: addressIn(value("from"))[0] ?? null,
+    fromName: null,
+    to: addressIn(value("to")),
+    cc: addressIn(value("cc")),
+    messageId: ids("message-id")[0] ?? null,
+    inReplyTo: ids("in-reply-to")[0] ?? null,
+    references: ids("references"),
+    date: Number.isFinite(date) ? date : null,
+    text: "",
+    html: null,
+    parts: [],
+    enclosedMessages: [],
+    truncated: true,
+    unparsed: true,
+  };
 }
