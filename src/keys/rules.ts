@@ -1,3 +1,5 @@
+import { toHex } from "../platform/bytes";
+
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const RANDOM_LENGTH = 40;
 
@@ -27,7 +29,7 @@ export function keyKindOf(value: string): KeyKind | null {
 
 export async function digestKey(value: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return toHex(digest);
 }
 
 export function lastFour(value: string): string {

@@ -14,6 +14,7 @@ import { classifyBounce } from "./bounce";
 import type { ParsedMessage } from "../mail/parsed";
 import { replyText } from "./reply-text";
 import { loadUntrackedContext, storeUntracked } from "./untracked";
+import { toHex } from "../platform/bytes";
 
 /**
  * What a mailbox received, turned into events: a reply to one of our emails (its In-Reply-To or
@@ -86,7 +87,7 @@ interface Classified {
 async function inboundId(mailboxId: number, message: ParsedMessage): Promise<string> {
   const key = message.messageId ?? `${message.from}|${message.date}|${message.subject}|${message.text.slice(0, 200)}`;
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
-  return `imap:${mailboxId}:${[...digest.slice(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+  return `imap:${mailboxId}:${toHex(digest.subarray(0, 12))}`;
 }
 
 export async function recordInbound(env: Bindings, mailbox: InboundMailbox, received: ParsedMessage[], now: number): Promise<InboundOutcome> {

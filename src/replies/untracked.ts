@@ -36,7 +36,7 @@ function attachmentsOf(message: ParsedMessage): UntrackedAttachment[] {
   return message.parts.map((part) => ({
     filename: part.filename,
     content_type: part.mimeType,
-    size: new TextEncoder().encode(part.content).byteLength,
+    size: part.size,
   }));
 }
 
