@@ -62,3 +62,9 @@ SET auth_type = 'OAUTH',
     oauth_provider = CASE type WHEN 'OUTLOOK' THEN 'microsoft' ELSE 'google' END,
     oauth_app_level = 'deployment'
 WHERE oauth_token_ciphertext IS NOT NULL AND type IN ('GMAIL', 'OUTLOOK');
+
+-- The daily re-check covers OAuth mailboxes too (their agent's token logs in): the index's condition
+-- takes their refresh token as it takes a password.
+DROP INDEX email_accounts_recheck_idx;
+CREATE INDEX email_accounts_recheck_idx ON email_accounts (coalesce("checked_at", "updated_at"))
+  WHERE password_ciphertext IS NOT NULL OR imap_password_ciphertext IS NOT NULL OR oauth_token_ciphertext IS NOT NULL;

@@ -149,7 +149,7 @@ describe("webhook payloads", () => {
       ...categoryDeliveries([webhook], campaign, { recordId: 1, leadId: 1, leadEmail: "a@x.example", oldCategoryId: null, newCategoryId: 1, newCategoryName: "Interested", occurredAt: 0 }),
       ...statusDeliveries([webhook], campaign, "PAUSED", 0),
       ...untrackedReplyDeliveries([webhook], { accountId: 1, clientId: null, emailAccountId: 1, fromEmail: "x@y.example", toEmail: "me@z.example", subject: "s", messageId: null, receivedAt: 0, text: "t", html: null }),
-      ...disconnectDeliveries([webhook], { accountId: 1, clientId: null, emailAccountId: 1, fromEmail: "me@z.example", smtpFailureError: "x", imapFailureError: null, occurredAt: 0 }),
+      ...disconnectDeliveries([webhook], { accountId: 1, clientId: null, emailAccountId: 1, fromEmail: "me@z.example", smtpFailureError: "x", imapFailureError: null, disconnectReason: { code: "auth_rejected", message: "x", at: 0 }, occurredAt: 0 }),
     ];
     return new Map(deliveries.map((delivery) => [delivery.eventType, { ...delivery.payload, secret_key: null }]));
   }

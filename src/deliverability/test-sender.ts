@@ -1,19 +1,17 @@
 import { eq } from "drizzle-orm";
 import { settingsOf } from "../schedule/settings";
-import { config } from "../config";
 import { emailAccounts } from "../db/schema";
 import { composeEmail, stepContent } from "../engine/compose";
 import { sendMail } from "../mail/smtp";
 import type { Bindings } from "../platform/env";
-import { connectionUsable, smtpTarget, MailboxRow } from "../mailboxes/rules";
-import { storedPassword } from "../mailboxes/store";
-import { loadKeyring } from "../platform/crypto";
+import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rules";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
 import { escapeHtml } from "../sequences/template";
 import { TEST_ID_HEADER, TEST_RUN_HEADER } from "./placement";
 import { claimDueSends, nextSendAt, recordSendError, testStep, type ClaimedSend } from "./test-send-store";
-import { MailboxLogins, MailboxLogin } from "../mailboxes/login";
+import type { MailboxLogins } from "../mailboxes/login";
+import { type MailboxLogin } from "../mailboxes/login";
 
 /** Test emails sent per mailbox pass; more due ones go on the next pass, at once. */
 const SENDS_PER_PASS = 25;

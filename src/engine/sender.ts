@@ -1,13 +1,10 @@
 import { eq } from "drizzle-orm";
 import { scheduleOf, settingsOf, type CampaignSettings } from "../schedule/settings";
-import { config } from "../config";
 import { campaigns as campaignsTable } from "../db/schema";
 import type { Bindings } from "../platform/env";
 import { planIngestion, type PlannedEvent } from "../events/plan";
 import { ingestedDeliveryIds, ingestionStatements, loadIngestContext } from "../events/store";
 import { connectionUsable, smtpTarget, utcDayStart } from "../mailboxes/rules";
-import { storedPassword } from "../mailboxes/store";
-import { loadKeyring } from "../platform/crypto";
 import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
 import { rawBatch } from "../platform/sql";
@@ -17,30 +14,9 @@ import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { composeEmail } from "./compose";
 import type { EmailLinks } from "./links";
 import { sendMail, type SmtpSettings } from "../mail/smtp";
-import {
-  claimRecords,
-  loadCampaignPlans,
-  loadMailboxWork,
-  outcomeStatements,
-  suspendStatement,
-  type CampaignPlan,
-  type CampaignRow,
-  type ClaimedRecord,
-  type MailboxRow,
-  type RecordOutcome,
-} from "./store";
-import {
-  gapEndsAt,
-  isInWindow,
-  localDayRange,
-  nextLocalDayStart,
-  nextMailboxDayStart,
-  nextWindowOpen,
-  scheduleStartAt,
-  stepDueAt,
-  type Schedule,
-} from "../schedule/window";
-import { MailboxLogins } from "../mailboxes/login";
+import { claimRecords, loadCampaignPlans, loadMailboxWork, outcomeStatements, suspendStatement, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow, type RecordOutcome } from "./store";
+import { gapEndsAt, isInWindow, localDayRange, nextLocalDayStart, nextMailboxDayStart, nextWindowOpen, scheduleStartAt, stepDueAt, type Schedule } from "../schedule/window";
+import type { MailboxLogins } from "../mailboxes/login";
 
 /**
  * One pass of a mailbox's sender (its Durable Object runs it on its alarm): send what is due for
@@ -59,6 +35,8 @@ const PASS_MAX_SENDS = 50;
 const RETRY_DELAYS_MS = [5, 15, 60, 240, 720].map((m) => m * 60_000);
 /** A mailbox whose server cannot be reached is tried again after this long. */
 const CONNECTION_RETRY_MS = 5 * 60_000;
+/** After a held OAuth token was refused, the next pass (with a refreshed one) comes this soon. */
+const TOKEN_RETRY_MS = 5_000;
 /** A pass that sent nothing and found nothing to do soon looks again no sooner than this. */
 const IDLE_RECHECK_MS = 60 * 60_000;
 
@@ -115,7 +93,6 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
     clock = at;
   };
   const db = database(env.DB);
-  const settingsOfEnv = config(env);
   const dayStart = utcDayStart(now);
   const work = await loadMailboxWork(db, mailboxId, dayStart);
   const mailbox = work.mailbox;
@@ -185,11 +162,16 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
       wakes.push(nextWindowOpen(schedule, nextLocalDayStart(now, schedule.timezone)) ?? now + IDLE_RECHECK_MS);
       continue;
     }
-    const outcome = await sendClaimed(env, db, { campaign, mailbox, smtp, records, nonce, now, links });
+    const outcome = await sendClaimed(env, db, { campaign, mailbox, smtp, login, records, nonce, now, links });
     lap("sendMs");
     sent += outcome.sent;
     capLeft -= outcome.sent;
     if (outcome.sent > 0) lastSentAt = now;
+    if (outcome.oauthRefusal !== null) {
+      // A held token refused: the next pass refreshes it; a fresh one refused disconnects the mailbox.
+      const disconnected = await logins.refused(mailbox, "smtp", login, outcome.oauthRefusal, now);
+      return { sent, nextWakeAt: disconnected ? null : now + TOKEN_RETRY_MS };
+    }
     if (outcome.stop) return { sent, nextWakeAt: outcome.retryAt };
     const again = gapEndsAt(lastSentAt, mailbox.timeToWaitInMins, schedule.min_time_btw_emails);
     wakes.push(again !== null && again > now ? again : now);
@@ -206,6 +188,8 @@ interface ClaimContext {
   campaign: ActiveCampaign;
   mailbox: MailboxRow;
   smtp: SmtpSettings;
+  /** How `smtp` logs in: an OAuth login refused is not a suspension (CONTRACT 18.5). */
+  login: { oauth: boolean; fresh: boolean };
   records: ClaimedRecord[];
   nonce: string;
   now: number;
@@ -217,11 +201,12 @@ async function sendClaimed(
   env: Bindings,
   db: Database,
   claim: ClaimContext,
-): Promise<{ sent: number; stop: boolean; retryAt: number | null }> {
+): Promise<{ sent: number; stop: boolean; retryAt: number | null; oauthRefusal: string | null }> {
   const { campaign, mailbox, smtp, records, nonce, now } = claim;
   const outcomes: RecordOutcome[] = [];
   const events: { record: ClaimedRecord; type: "SENT" | "BOUNCE"; messageRowId: number; subject: string | null; body: string | null; messageId: string | null }[] = [];
   let suspendReason: string | null = null;
+  let oauthRefusal: string | null = null;
   let stop = false;
   let retryAt: number | null = null;
 
@@ -275,7 +260,8 @@ async function sendClaimed(
     log("warn", "campaign email not sent", { mailbox_id: mailbox.id, campaign_id: campaign.row.id, record_id: record.recordId, kind: failure.kind, code: failure.code });
     switch (failure.kind) {
       case "auth_failed":
-        suspendReason = failure.text;
+        if (claim.login.oauth) oauthRefusal = failure.text;
+        else suspendReason = failure.text;
         stop = true;
         outcomes.push({ kind: "deferred", recordId: record.recordId, messageRowId: rowId, error: failure.text, retryAt: now, unpin: record.step === 1, countAttempt: false });
         break;
@@ -350,5 +336,5 @@ async function sendClaimed(
   if (ingestionCount > 0) await enqueue(env, ingestedDeliveryIds(results, deliveries));
   if (announce !== null) await enqueue(env, deliveryIds(results[announceAt]));
   if (suspendReason !== null) log("warn", "mailbox suspended: its server refused the login", { mailbox_id: mailbox.id });
-  return { sent: events.filter((e) => e.type === "SENT").length, stop, retryAt: suspendReason !== null ? null : retryAt };
+  return { sent: events.filter((e) => e.type === "SENT").length, stop, retryAt: suspendReason !== null ? null : retryAt, oauthRefusal };
 }

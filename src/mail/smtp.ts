@@ -14,14 +14,14 @@ import { isAddress } from "./address";
 import { buildMime, mailbox, type MimeMessage } from "./mime";
 import { classifyReply, connectionFailure, parseReply, type SmtpFailure, type SmtpReply, type SmtpStage } from "./smtp-replies";
 import { utf8Base64 } from "../platform/bytes";
+import { oauthErrorAcknowledgement, oauthInitialResponse, oauthMechanism, type MailCredential } from "./sasl";
 
-export interface SmtpSettings {
+export type SmtpSettings = {
   host: string;
   port: number;
   security: "starttls" | "tls" | "plain";
   username: string;
-  password: string;
-}
+} & MailCredential;
 
 export interface SmtpOptions {
   /** Plain (unencrypted) SMTP is refused unless the caller's config allows it (local development only). */
@@ -148,6 +148,17 @@ async function login(session: Session, settings: SmtpSettings, options: SmtpOpti
     ehlo = await session.command("ehlo", `EHLO ${helo}`, [250]);
   }
   const offered = /^250[ -]AUTH[ =](.*)$/im.exec(ehlo.text)?.[1]?.toUpperCase().split(/\s+/) ?? [];
+  if (settings.accessToken !== undefined) {
+    const mechanism = oauthMechanism(offered);
+    if (!mechanism) {
+      throw new SmtpError({ kind: "auth_failed", code: null, text: `the server offers no AUTH XOAUTH2 or OAUTHBEARER${offered.length ? ` (it offers ${offered.join(" ")})` : ""}` });
+    }
+    const initial = utf8Base64(oauthInitialResponse(mechanism, settings.username, settings.accessToken, settings));
+    const reply = await session.command("auth", `AUTH ${mechanism} ${initial}`, [235, 334], `AUTH ${mechanism}`);
+    // 334: the token was refused and the server sends its error as a challenge; the acknowledgement brings its 5xx.
+    if (reply.code === 334) return session.command("auth", utf8Base64(oauthErrorAcknowledgement(mechanism)), [235], `the ${mechanism} error acknowledgement`);
+    return reply;
+  }
   if (offered.includes("PLAIN")) {
     const token = utf8Base64(`\0${settings.username}\0${settings.password}`);
     return session.command("auth", `AUTH PLAIN ${token}`, [235], "AUTH PLAIN");

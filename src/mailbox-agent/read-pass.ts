@@ -1,10 +1,7 @@
 import { eq } from "drizzle-orm";
-import { config } from "../config";
 import { emailAccounts } from "../db/schema";
 import type { Bindings } from "../platform/env";
 import { imapTarget } from "../mailboxes/rules";
-import { storedPassword } from "../mailboxes/store";
-import { loadKeyring } from "../platform/crypto";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
 import { rawBatch } from "../platform/sql";
@@ -13,7 +10,7 @@ import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { recordInbound, type InboundOutcome } from "../replies/inbound";
 import { PARSE_LIMIT_BYTES, parseMessage, unparsedMessage, type ParsedMessage } from "../mail/parsed";
 import { fetchNewMessages, type ReaderCursor } from "../mail/reader";
-import { MailboxLogins } from "../mailboxes/login";
+import type { MailboxLogins } from "../mailboxes/login";
 
 /** Messages read per pass: a pass stays well inside an alarm's time, and the next one goes on. */
 export const READ_LIMIT = 100;

@@ -227,10 +227,10 @@ async function keyringFor(c: Context<AppEnv>, secrets: MailboxSecrets) {
 }
 
 /** Starts the connection check after the answer (the save does not wait on the servers). */
-function checkInBackground(c: Context<AppEnv>, db: Database, row: MailboxRow, secrets: MailboxSecrets) {
+function checkInBackground(c: Context<AppEnv>, row: MailboxRow, secrets: MailboxSecrets) {
   if (!config(c.env).mailboxConnectionChecks) return;
   // A mailbox that passes may have work waiting for it: its sender looks at once.
-  const check = runConnectionCheck(db, row, secrets, config(c.env).secretsKey)
+  const check = runConnectionCheck(c.env, row, secrets)
     .then(() => wakeMailboxes(c.env, [row.id]))
     .catch((error: Error) =>
     log("error", "mailbox connection check failed", { request_id: c.get("requestId"), mailbox_id: row.id, error: error.message }),
@@ -255,7 +255,7 @@ export async function applyUpdate(c: Context<AppEnv>, db: Database, principal: P
   const keyring = await keyringFor(c, secrets);
   const recheck = touchesConnection(existing, changes, secrets);
   const row = await updateMailbox(db, keyring, existing.id, { ...changes, ...(recheck ? UNCHECKED : {}), updatedAt: new Date() }, secrets);
-  if (recheck) checkInBackground(c, db, row, secrets);
+  if (recheck) checkInBackground(c, row, secrets);
   return row;
 }
 
@@ -286,7 +286,7 @@ export async function createMailbox(c: Context<AppEnv>, db: Database, principal:
     : { password: newSecret(body.password), imapPassword: newSecret(body.imap_password) };
   const keyring = await loadKeyring(config(c.env).secretsKey);
   const row = await insertMailbox(db, keyring, values, secrets);
-  checkInBackground(c, db, row, secrets);
+  checkInBackground(c, row, secrets);
   return row;
 }
 

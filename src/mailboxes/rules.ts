@@ -172,6 +172,8 @@ export interface MailboxRow {
 export interface ProtocolOutcome {
   ok: boolean | null;
   error: string | null;
+  /** The server refused the login (not a passing fault): the mailbox is disconnected (CONTRACT 18.5). */
+  refused?: boolean;
 }
 
 export interface ConnectionOutcome {

@@ -151,18 +151,17 @@ export async function storedPassword(keyring: Keyring, row: MailboxRow, which: "
 /**
  * When a mailbox was last checked: its check, or (never checked: saved while checks were off, or
  * reset by a change) its last change. Indexed as `email_accounts_recheck_idx`, over mailboxes with a
- * password (OAuth ones have nothing to check yet), so the expression and the condition here must
- * stay those of the index.
+ * password or a refresh token, so the expression and the condition here must stay those of the index.
  */
 const lastChecked = sql`coalesce(${emailAccounts.checkedAt}, ${emailAccounts.updatedAt})`;
-const hasPassword = or(isNotNull(emailAccounts.passwordCiphertext), isNotNull(emailAccounts.imapPasswordCiphertext));
+const hasSecret = or(isNotNull(emailAccounts.passwordCiphertext), isNotNull(emailAccounts.imapPasswordCiphertext), isNotNull(emailAccounts.oauthTokenCiphertext));
 
-/** The ids of up to `limit` mailboxes with a password last checked before `before`, oldest first. */
+/** The ids of up to `limit` mailboxes with a password or refresh token last checked before `before`, oldest first. */
 export function mailboxesDueForRecheck(db: Database, before: number, limit: number) {
   return db
     .select({ id: emailAccounts.id })
     .from(emailAccounts)
-    .where(and(hasPassword, sql`${lastChecked} < ${before}`))
+    .where(and(hasSecret, sql`${lastChecked} < ${before}`))
     .orderBy(lastChecked)
     .limit(limit);
 }
@@ -191,7 +190,21 @@ export async function queueRecheck(db: Database, ids: number[]): Promise<void> {
  * Stores a connection check's outcome, after `announce` (webhook deliveries a failure causes) in the
  * same D1 batch. Their ids are left to the minute cron to enqueue.
  */
-export async function recordConnectionOutcome(db: Database, id: number, outcome: ConnectionOutcome, now: number, announce: SQL | null = null): Promise<void> {
+export async function recordConnectionOutcome(
+  db: Database,
+  id: number,
+  outcome: ConnectionOutcome,
+  now: number,
+  announce: SQL | null = null,
+  refusal: DisconnectReason | null = null,
+): Promise<void> {
+  const passed = outcome.smtp.ok !== false && outcome.imap.ok !== false;
+  // A refused login disconnects (a person must act); a passing check ends a disconnect; a passing fault changes neither.
+  const disconnect = refusal
+    ? { disconnectCode: refusal.code, disconnectMessage: refusal.message, disconnectedAt: sql`coalesce(${emailAccounts.disconnectedAt}, ${now})` }
+    : passed
+      ? { disconnectCode: null, disconnectMessage: null, disconnectedAt: null }
+      : {};
   const update = db
     .update(emailAccounts)
     .set({
@@ -200,6 +213,7 @@ export async function recordConnectionOutcome(db: Database, id: number, outcome:
       isImapSuccess: outcome.imap.ok,
       imapFailureError: outcome.imap.error,
       checkedAt: new Date(now),
+      ...disconnect,
     })
     .where(eq(emailAccounts.id, id));
   await rawBatch(db.$client, announce === null ? [update] : [announce, update]);
@@ -432,7 +446,7 @@ export async function mailboxIdsOfCampaign(db: Database, campaignId: number): Pr
  */
 export async function disconnectMailbox(env: Bindings, db: Database, mailbox: MailboxRow, side: "smtp" | "imap", reason: DisconnectReason, now: number): Promise<void> {
   const failure = side === "smtp" ? { smtp: reason.message, imap: null } : { smtp: null, imap: reason.message };
-  const announce = mailbox.disconnectCode === null ? await disconnectAnnouncement(db, mailbox, failure, now) : null;
+  const announce = await disconnectAnnouncement(db, mailbox, failure, now, reason);
   const statements = [
     ...(announce === null ? [] : [announce]),
     sql`UPDATE email_accounts SET disconnect_code = ${reason.code}, disconnect_message = ${reason.message}, disconnected_at = coalesce(disconnected_at, ${now}),

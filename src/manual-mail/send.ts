@@ -1,19 +1,16 @@
 import { eq, type SQL } from "drizzle-orm";
-import { config } from "../config";
 import { emailAccounts, type ManualSendKind } from "../db/schema";
 import { mailbox as addressOf, type MimeAttachment, type MimeMessage } from "../mail/mime";
 import { sendMail } from "../mail/smtp";
 import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rules";
-import { storedPassword } from "../mailboxes/store";
 import { mailboxObject } from "../mailboxes/wake";
 import type { Scope } from "../platform/access";
-import { loadKeyring } from "../platform/crypto";
 import { database } from "../platform/db";
 import type { Bindings } from "../platform/env";
 import { rawBatch } from "../platform/sql";
 import { allRecipients, collapseRecipients, manualPace, recipientProblem } from "./rules";
 import { manualFacts, manualSendStatement } from "./store";
-import { MailboxLogins } from "../mailboxes/login";
+import type { MailboxLogins } from "../mailboxes/login";
 
 /** An email a person has a mailbox send outside its campaigns. */
 export interface ManualEmail {

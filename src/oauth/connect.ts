@@ -145,7 +145,7 @@ export async function completeConsent(env: Bindings, db: Database, session: OAut
     );
   }
   if (settings.mailboxConnectionChecks) {
-    await runConnectionCheck(db, mailbox, { accessToken: tokens.accessToken }, settings.secretsKey);
+    await runConnectionCheck(env, mailbox, { accessToken: tokens.accessToken });
     await wakeMailboxes(env, [mailbox.id]);
   }
   return { ok: true, mailbox: (await findMailboxOfAccount(db, session.accountId, mailbox.id)) ?? mailbox, email, name, reconnect: session.mailboxId !== null };

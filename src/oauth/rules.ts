@@ -6,6 +6,7 @@
  */
 import type { OAuthProvider, OAuthProviderConfig } from "../config";
 import type { OAuthAppLevel } from "../db/schema";
+import { toBase64Url, fromBase64Url } from "../platform/bytes";
 
 export const GOOGLE_MAIL_SCOPE = "https://mail.google.com/";
 export const MICROSOFT_SMTP_SCOPE = "https://outlook.office.com/SMTP.Send";
@@ -88,16 +89,14 @@ export function authorizationUrl(request: AuthorizationRequest): string {
   return url.toString();
 }
 
-const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-
 /** Random bytes as base64url: the state (32 bytes) and the PKCE verifier (48 bytes: 64 characters). */
 export function randomToken(bytes: number): string {
-  return base64url(crypto.getRandomValues(new Uint8Array(bytes)));
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
 /** The S256 challenge of a PKCE verifier (RFC 7636 4.2). */
 export async function codeChallenge(verifier: string): Promise<string> {
-  return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+  return toBase64Url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
 }
 
 /** A state as stored: its SHA-256 digest in hex (the state itself is never kept). */
@@ -120,8 +119,8 @@ function payloadOf(idToken: string): Record<string, unknown> | null {
   const part = idToken.split(".")[1];
   if (!part) return null;
   try {
-    const json = atob(part.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(part.length / 4) * 4, "="));
-    const bytes = Uint8Array.from(json, (c) => c.charCodeAt(0));
+    const bytes = fromBase64Url(part);
+    if (!bytes) return null;
     const value = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
     return value && typeof value === "object" ? (value as Record<string, unknown>) : null;
   } catch {

@@ -221,12 +221,19 @@ const PER_KIND: Record<WebhookEventKind, { summary: string; description: string;
     members: {},
   },
   EMAIL_ACCOUNT_DISCONNECTED: {
-    summary: "A mailbox that worked failed its connection check",
-    description: "Only `user`- and `client`-scope webhooks hear it. Campaign and lead members are null.",
+    summary: "A mailbox that worked failed, or a failing one became disconnected",
+    description:
+      "Only `user`- and `client`-scope webhooks hear it. Campaign and lead members are null. Sent once when a mailbox leaves `connected`, and once more when a `failing` mailbox becomes `disconnected` (a person must act: `needs_reconnect` true, `disconnect_reason` says why); never again until a check passes.",
     members: {
       email_account_id: { type: "integer" },
       smtp_failure_error: nullableString,
       imap_failure_error: nullableString,
+      disconnect_reason: {
+        type: ["object", "null"],
+        properties: { code: string, message: string, at: timestamp },
+        required: ["code", "message", "at"],
+      },
+      needs_reconnect: { type: "boolean" },
       time: timestamp,
     },
   },
@@ -316,7 +323,8 @@ function samplePayloads(): Map<string, Record<string, unknown>> {
       subject: "Partnership", messageId: "<77b0@elsewhere.example>", receivedAt: SAMPLE_AT, text: "Hello, are you open to a partnership?", html: null,
     }),
     ...disconnectDeliveries([{ ...SAMPLE_WEBHOOK, associationType: "user" }], {
-      accountId: 1, clientId: null, emailAccountId: 5, fromEmail: "sales@yourdomain.example", smtpFailureError: "535 5.7.8 authentication failed", imapFailureError: null, occurredAt: SAMPLE_AT,
+      accountId: 1, clientId: null, emailAccountId: 5, fromEmail: "sales@yourdomain.example", smtpFailureError: "535 5.7.8 authentication failed", imapFailureError: null,
+      disconnectReason: { code: "auth_rejected", message: "535 5.7.8 authentication failed", at: SAMPLE_AT }, occurredAt: SAMPLE_AT,
     }),
   ];
   return new Map(

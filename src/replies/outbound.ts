@@ -13,7 +13,7 @@ import { enqueue, type NewDelivery } from "../webhooks/outbox";
 import { AttachmentError, fetchAttachments } from "./attachments";
 import { rescheduleReply, settleReply, takeDueReplies, type OutboundReplyRow } from "./outbound-store";
 import { eventIdOf, stepOfEvent } from "./thread-store";
-import { MailboxLogins } from "../mailboxes/login";
+import type { MailboxLogins } from "../mailboxes/login";
 
 export const MAILBOX_UNUSABLE = "Email account not found!";
 

@@ -93,6 +93,8 @@ export interface DisconnectFacts {
   fromEmail: string;
   smtpFailureError: string | null;
   imapFailureError: string | null;
+  /** Set when a person must act (CONTRACT 18.5). */
+  disconnectReason: { code: string; message: string; at: number } | null;
   occurredAt: number;
 }
 
@@ -361,6 +363,8 @@ export function disconnectDeliveries(webhooks: WebhookTarget[], facts: Disconnec
     email_account_id: facts.emailAccountId,
     smtp_failure_error: facts.smtpFailureError,
     imap_failure_error: facts.imapFailureError,
+    disconnect_reason: facts.disconnectReason === null ? null : { ...facts.disconnectReason, at: iso(facts.disconnectReason.at) },
+    needs_reconnect: facts.disconnectReason !== null,
     time: iso(facts.occurredAt),
   };
   return webhooks

@@ -24,7 +24,7 @@ async function age(id: number, checkedDaysAgo: number | null, changedDaysAgo: nu
 
 /** Takes whatever an earlier test left due, so a test sees only its own mailboxes. */
 async function drain(now: number) {
-  await recheckMailboxes(db, env.SECRETS_KEY, now, recordingChecker().check, 1000);
+  await recheckMailboxes(env, now, recordingChecker().check, 1000);
 }
 
 /** A checker that records what it was asked and answers SMTP ok, IMAP refused. */
@@ -72,12 +72,12 @@ describe("daily mailbox re-check (minute cron)", () => {
     await env.DB.prepare("UPDATE email_accounts SET checked_at = ? WHERE id = ?").bind(now - RECHECK_AFTER_MS + 3_600_000, fresh.id).run();
 
     const { targets, check } = recordingChecker();
-    const first = await recheckMailboxes(db, env.SECRETS_KEY, now, check, 2);
+    const first = await recheckMailboxes(env, now, check, 2);
     expect(sorted(first)).toEqual(sorted([oldest.id, stale.id]));
-    const second = await recheckMailboxes(db, env.SECRETS_KEY, now, check, 2);
+    const second = await recheckMailboxes(env, now, check, 2);
     expect(second).toEqual([never.id]);
     // Claimed: a second firing in the same minute takes nothing.
-    expect(await recheckMailboxes(db, env.SECRETS_KEY, now, check, 2)).toEqual([]);
+    expect(await recheckMailboxes(env, now, check, 2)).toEqual([]);
 
     // The stored passwords, decrypted; IMAP with its own login and password where they are set.
     expect(targets.find((target) => target.mailboxId === stale.id)).toMatchObject({
@@ -108,8 +108,8 @@ describe("daily mailbox re-check (minute cron)", () => {
     await age(newer.id, 1, 1, now);
     await age(older.id, 100, 100, now);
     const { check } = recordingChecker();
-    expect(await recheckMailboxes(db, env.SECRETS_KEY, now, check, 1)).toEqual([older.id]);
-    expect(await recheckMailboxes(db, env.SECRETS_KEY, now, check, 1)).toEqual([newer.id]);
+    expect(await recheckMailboxes(env, now, check, 1)).toEqual([older.id]);
+    expect(await recheckMailboxes(env, now, check, 1)).toEqual([newer.id]);
   });
 
   it("goes on past a mailbox whose password no longer decrypts, which waits for the next day", async () => {
@@ -122,10 +122,10 @@ describe("daily mailbox re-check (minute cron)", () => {
     await age(sound.id, 40, 40, now);
     await env.DB.prepare("UPDATE email_accounts SET password_ciphertext = ? WHERE id = ?").bind("v1.test.AAAAAAAAAAAAAAAA.AAAA", broken.id).run();
     const { targets, check } = recordingChecker();
-    expect(sorted(await recheckMailboxes(db, env.SECRETS_KEY, now, check, 5))).toEqual(sorted([broken.id, sound.id]));
+    expect(sorted(await recheckMailboxes(env, now, check, 5))).toEqual(sorted([broken.id, sound.id]));
     expect(targets.map((target) => target.mailboxId)).toEqual([sound.id]);
     expect(Number((await storedMailbox(broken.id)).checked_at)).toBe(now);
-    expect(await recheckMailboxes(db, env.SECRETS_KEY, now, check, 5)).toEqual([]);
+    expect(await recheckMailboxes(env, now, check, 5)).toEqual([]);
   });
 
   it("takes the mailboxes a reconnect named in the next minute, whenever they were last checked", async () => {
@@ -141,7 +141,7 @@ describe("daily mailbox re-check (minute cron)", () => {
     });
     expect(status).toBe(200);
     const { targets, check } = recordingChecker();
-    expect(await recheckMailboxes(db, env.SECRETS_KEY, Date.now(), check)).toEqual([named.id]);
+    expect(await recheckMailboxes(env, Date.now(), check)).toEqual([named.id]);
     expect(targets.map((target) => target.mailboxId)).toEqual([named.id]);
     expect((await readMailbox(account.apiKey, named.id)).body).toMatchObject({ is_smtp_success: true, is_imap_success: false });
     expect((await readMailbox(account.apiKey, other.id)).body).toMatchObject({ is_smtp_success: null });

@@ -35,9 +35,9 @@ describe("EMAIL_ACCOUNT_DISCONNECTED", () => {
     await db.update(emailAccounts).set({ isSmtpSuccess: true, isImapSuccess: true }).where(eq(emailAccounts.id, mailbox.id));
     const working = (await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailbox.id)).get())!;
 
-    await runConnectionCheck(db, working, { password: "p", imapPassword: "p" }, undefined, refused);
+    await runConnectionCheck(env, working, { password: "p", imapPassword: "p" }, refused);
     // A second failing check (from the stale row, as a racing check would have it) announces nothing more.
-    await runConnectionCheck(db, working, { password: "p", imapPassword: "p" }, undefined, refused);
+    await runConnectionCheck(env, working, { password: "p", imapPassword: "p" }, refused);
 
     for (const id of [user, forA]) {
       const deliveries = await deliveriesOf(id);
@@ -64,7 +64,7 @@ describe("EMAIL_ACCOUNT_DISCONNECTED", () => {
     const user = await hook(account.apiKey, { association_type: "user", event_types: ["EMAIL_ACCOUNT_DISCONNECTED"] });
     const db = database(env.DB);
     const row = (await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailbox.id)).get())!;
-    await runConnectionCheck(db, row, { password: "p", imapPassword: "p" }, undefined, refused);
+    await runConnectionCheck(env, row, { password: "p", imapPassword: "p" }, refused);
     expect(await deliveriesOf(user)).toEqual([]);
   });
 });

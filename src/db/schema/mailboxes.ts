@@ -80,10 +80,10 @@ export const emailAccounts = sqliteTable(
   (t) => [
     uniqueIndex("email_accounts_account_email_idx").on(t.accountId, t.fromEmail),
     index("email_accounts_account_client_idx").on(t.accountId, t.clientId),
-    // The daily connection re-check takes the longest-unchecked mailboxes with a password (store.ts).
+    // The daily connection re-check takes the longest-unchecked mailboxes with a password or refresh token (store.ts).
     index("email_accounts_recheck_idx")
       .on(sql`coalesce(${t.checkedAt}, ${t.updatedAt})`)
-      .where(sql`password_ciphertext IS NOT NULL OR imap_password_ciphertext IS NOT NULL`),
+      .where(sql`password_ciphertext IS NOT NULL OR imap_password_ciphertext IS NOT NULL OR oauth_token_ciphertext IS NOT NULL`),
   ],
 );
 
