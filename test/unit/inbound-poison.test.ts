@@ -10,7 +10,7 @@ import { parseReturnDate } from "../../src/replies/return-date";
  * A stranger's email must not stall a mailbox's reading (issue 23): every parser and classifier of
  * inbound mail is linear, or bounded in what it reads. Each poison here took from seconds to hours
  * with the code before (600 KB of blank lines in a bounce: 91 s); now each ends, and the read pass's
- * CPU per message is measured by `npm run chaos:poison` (bench/RESULTS.md), not here.
+ * CPU per message is measured by `npm run bench:poison` (bench/RESULTS.md), not here.
  */
 
 const KB = 1_000;
