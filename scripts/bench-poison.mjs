@@ -8,6 +8,7 @@
 //     each pass's wall time and the dev server's CPU time (user + system of its whole process group,
 //     from /proc), per message read. The target: well under 1 s of CPU per message.
 import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -45,7 +46,7 @@ function groupCpuSeconds(pgid) {
 }
 
 const date = () => new Date().toUTCString();
-const head = (from, subject, extra = []) => [`From: ${from}`, `To: ${sender.email}`, `Subject: ${subject}`, `Date: ${date()}`, `Message-ID: <${crypto.randomUUID()}@poison.example>`, "MIME-Version: 1.0", ...extra];
+const head = (from, subject, extra = []) => [`From: ${from}`, `To: ${sender.email}`, `Subject: ${subject}`, `Date: ${date()}`, `Message-ID: <${randomUUID()}@poison.example>`, "MIME-Version: 1.0", ...extra];
 const bouncePoison = () =>
   [...head("Mail Delivery System <MAILER-DAEMON@mx.poison.example>", "Undelivered Mail Returned to Sender", ["Content-Type: text/plain"]), "",
     "This is the mail system at host mx.poison.example.", "", "I'm sorry to have to inform you that your message could not be delivered.", "",
@@ -89,7 +90,7 @@ try {
   await waitForChecks(server, apiKey, [mailboxId]);
   const { id: campaignId } = await api(server, apiKey, "/api/v1/campaigns/create", { method: "POST", body: { name: "bench-poison" } });
   await api(server, apiKey, `/api/v1/campaigns/${campaignId}/leads`, { method: "POST", body: { lead_list: [{ email: lead.email }] } });
-  const ours = `<bench-poison-${crypto.randomUUID()}@${DOMAIN}>`;
+  const ours = `<bench-poison-${randomUUID()}@${DOMAIN}>`;
   const db = database(server, true);
   const at = Date.now() - 3_600_000;
   db.prepare(
