@@ -1,4 +1,5 @@
 import PostalMime, { type Address } from "postal-mime";
+import { utf8Prefix } from "../platform/bytes";
 
 /**
  * A message read back from a mailbox, as the reply, out-of-office and bounce rules see it:
@@ -41,14 +42,16 @@ export interface ParsedMessage {
  * What is read of a message, so that one stranger's email costs a bounded time whatever it holds
  * (postal-mime's header, address and line handling grow faster than linearly on hostile input):
  * its first PARSE_LIMIT_BYTES (the reader fetches no more), of which at most HEADER_LIMIT_BYTES of
- * header block; its text and HTML cut at TEXT_LIMIT_CHARS and HTML_LIMIT_CHARS; a part's content
- * kept only for the report types the bounce rules read, cut at PART_LIMIT_CHARS. A message over
- * any of them is `truncated`; what was left out is not stored anywhere yet (R2, later).
+ * header block; its text and HTML cut at TEXT_LIMIT_BYTES and HTML_LIMIT_BYTES of UTF-8 (so a
+ * stored message stays far below D1's 2,000,000-byte row, whatever its script), with control
+ * characters other than tab and line breaks dropped (JSON would write each as six bytes); a part's
+ * content kept only for the report types the bounce rules read, cut at PART_LIMIT_CHARS. A message
+ * over any of them is `truncated`; what was left out is not stored anywhere yet (R2, later).
  */
 export const PARSE_LIMIT_BYTES = 256 * 1024;
 export const HEADER_LIMIT_BYTES = 32 * 1024;
-export const TEXT_LIMIT_CHARS = 64 * 1024;
-export const HTML_LIMIT_CHARS = 256 * 1024;
+export const TEXT_LIMIT_BYTES = 64 * 1024;
+export const HTML_LIMIT_BYTES = 256 * 1024;
 const PART_LIMIT_CHARS = 64 * 1024;
 /** Parts whose text a rule reads (bounce.ts, auto-reply.ts); every other part keeps only its type, name and size. */
 const READ_PART = /^(message\/|text\/rfc822-headers$)/i;
@@ -101,8 +104,12 @@ export function boundedRaw(raw: Uint8Array): { bytes: Uint8Array; truncated: boo
   return { bytes: joined, truncated };
 }
 
-function cut(text: string, limit: number): { text: string; cut: boolean } {
-  return text.length > limit ? { text: text.slice(0, limit), cut: true } : { text, cut: false };
+// eslint-disable-next-line no-control-regex -- these are the characters removed
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
+function cut(text: string, limitBytes: number): { text: string; cut: boolean } {
+  const kept = utf8Prefix(text, limitBytes);
+  return { text: kept.replace(CONTROL, ""), cut: kept.length < text.length };
 }
 
 /** A header block (up to the first empty line) as lower-cased names and unfolded values. */
@@ -130,8 +137,8 @@ export async function parseMessage(input: string | ArrayBuffer | Uint8Array, { f
   const rendered = enclosed.length > 0 && !whole.attachments.some((a) => REPORT_TYPES.has(a.mimeType));
   const email = rendered ? await PostalMime.parse(raw, { attachmentEncoding: "utf8" }) : whole;
   const from = address(email.from);
-  const text = cut(email.text ?? "", TEXT_LIMIT_CHARS);
-  const html = email.html == null ? null : cut(email.html, HTML_LIMIT_CHARS);
+  const text = cut(email.text ?? "", TEXT_LIMIT_BYTES);
+  const html = email.html == null ? null : cut(email.html, HTML_LIMIT_BYTES);
   const date = email.date ? Date.parse(email.date) : NaN;
   return {
     headers: email.headers.map((h) => ({ key: h.key, value: h.value })),

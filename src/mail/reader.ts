@@ -1,5 +1,5 @@
 import { imapString, parseValues, type ImapValue } from "./imap-protocol";
-import { withImapSession, type ImapFailure, type ImapSettings } from "./imap";
+import { withImapSession, type ImapFailure, type ImapSession, type ImapSettings } from "./imap";
 import { PARSE_LIMIT_BYTES } from "./parsed";
 
 /**
@@ -57,12 +57,6 @@ export function searchUids(untagged: { text: string }[]): number[] {
     .filter((uid) => Number.isSafeInteger(uid) && uid > 0);
 }
 
-/** A FETCH response's UID and BODY[] bytes. */
-export function fetched(values: ImapValue[]): { uid: number; raw: Uint8Array } | null {
-  const item = fetchItems(values);
-  return item?.uid != null && item.raw !== null ? { uid: item.uid, raw: item.raw } : null;
-}
-
 /** A FETCH response's UID, RFC822.SIZE and BODY[] (or partial `BODY[]<0>`) bytes; null for what a response lacks. */
 function fetchItems(values: ImapValue[]): { uid: number | null; size: number | null; raw: Uint8Array | null } | null {
   const items = values[2];
@@ -80,16 +74,43 @@ function fetchItems(values: ImapValue[]): { uid: number | null; size: number | n
   return { uid, size, raw };
 }
 
-/** The first UIDs whose (capped) sizes fit in PASS_BYTES; at least one. */
-export function withinPassBudget(uids: number[], sizes: Map<number, number>): number[] {
+/** The first UIDs whose sizes (each cut at `maxBodyBytes`) fit in PASS_BYTES together; at least one. */
+export function withinPassBudget(uids: number[], sizes: Map<number, number>, maxBodyBytes: number): number[] {
   let total = 0;
   const chosen: number[] = [];
   for (const uid of uids) {
-    total += Math.min(sizes.get(uid) ?? PARSE_LIMIT_BYTES, PARSE_LIMIT_BYTES);
+    total += Math.min(sizes.get(uid) ?? maxBodyBytes, maxBodyBytes);
     if (chosen.length > 0 && total > PASS_BYTES) break;
     chosen.push(uid);
   }
   return chosen;
+}
+
+/**
+ * The bodies of the first of `uids` (ascending) that fit in PASS_BYTES, with BODY.PEEK so nothing is
+ * marked seen: their sizes first, then one FETCH of each body's first `maxBodyBytes` (a partial
+ * FETCH; the whole body when it is smaller). The FETCH's byte budget is what was asked for, whatever
+ * the sizes said, and its one deadline FETCH_TIMEOUT_MS. `chosen`: the UIDs read (the rest wait).
+ */
+export async function fetchBodies(session: ImapSession, uids: number[], maxBodyBytes: number): Promise<{ messages: InboxMessage[]; chosen: number[] }> {
+  if (uids.length === 0) return { messages: [], chosen: [] };
+  const sizes = new Map<number, number>();
+  for (const response of (await session.command(["UID", "FETCH", uids.join(","), "(UID RFC822.SIZE)"])).untagged) {
+    const item = /^\d+ FETCH /i.test(response.text) ? fetchItems(parseValues(response)) : null;
+    if (item?.uid != null && item.size !== null) sizes.set(item.uid, item.size);
+  }
+  const chosen = withinPassBudget(uids, sizes, maxBodyBytes);
+  const answer = await session.command(["UID", "FETCH", chosen.join(","), `(UID BODY.PEEK[]<0.${maxBodyBytes}>)`], "rejected", {
+    timeoutMs: FETCH_TIMEOUT_MS,
+    maxBytes: chosen.reduce((sum, uid) => sum + Math.min(sizes.get(uid) ?? maxBodyBytes, maxBodyBytes) + FETCH_LINE_BYTES, 0),
+  });
+  const messages: InboxMessage[] = [];
+  for (const response of answer.untagged) {
+    if (!/^\d+ FETCH /i.test(response.text)) continue;
+    const item = fetchItems(parseValues(response));
+    if (item?.uid != null && item.raw !== null) messages.push({ uid: item.uid, raw: item.raw, size: sizes.get(item.uid) ?? item.raw.length });
+  }
+  return { messages: messages.sort((a, b) => a.uid - b.uid), chosen };
 }
 
 /**
@@ -118,30 +139,8 @@ export async function fetchNewMessages(
       : await session.command(["UID", "SEARCH", "SINCE", imapString(imapDate(since))]);
     // `n:*` always names the highest UID, even one below n.
     const uids = [...new Set(searchUids(search.untagged))].filter((uid) => uid > after).sort((a, b) => a - b);
-    const candidates = uids.slice(0, limit);
-    const messages: InboxMessage[] = [];
-    let chosen: number[] = [];
-    if (candidates.length > 0) {
-      // Sizes first, then each body's first PARSE_LIMIT_BYTES (a partial FETCH), as many as PASS_BYTES allows.
-      const sizes = new Map<number, number>();
-      for (const response of (await session.command(["UID", "FETCH", candidates.join(","), "(UID RFC822.SIZE)"])).untagged) {
-        const item = /^\d+ FETCH /i.test(response.text) ? fetchItems(parseValues(response)) : null;
-        if (item?.uid != null && item.size !== null) sizes.set(item.uid, item.size);
-      }
-      chosen = withinPassBudget(candidates, sizes);
-      // The answer's byte budget is what was asked for (each body capped), whatever the sizes said.
-      const answer = await session.command(["UID", "FETCH", chosen.join(","), `(UID BODY.PEEK[]<0.${PARSE_LIMIT_BYTES}>)`], "rejected", {
-        timeoutMs: FETCH_TIMEOUT_MS,
-        maxBytes: chosen.length * (PARSE_LIMIT_BYTES + FETCH_LINE_BYTES),
-      });
-      for (const response of answer.untagged) {
-        if (!/^\d+ FETCH /i.test(response.text)) continue;
-        const item = fetchItems(parseValues(response));
-        if (item?.uid != null && item.raw !== null) messages.push({ uid: item.uid, raw: item.raw, size: sizes.get(item.uid) ?? item.raw.length });
-      }
-    }
+    const { messages, chosen } = await fetchBodies(session, uids.slice(0, limit), PARSE_LIMIT_BYTES);
     await session.logout();
-    messages.sort((a, b) => a.uid - b.uid);
     const lastUid = chosen.length > 0 ? chosen.at(-1)! : Math.max(after, (box.uidNext ?? 1) - 1);
     return { messages, cursor: { uidValidity, lastUid }, more: uids.length > chosen.length };
   });

@@ -61,3 +61,31 @@ export function toHex(bytes: Bytes): string {
   for (const byte of view(bytes)) out += HEX[byte];
   return out;
 }
+
+const encoder = new TextEncoder();
+
+/** How many bytes `text` takes in UTF-8 (a lone surrogate counts as U+FFFD's three), without encoding it. */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i += 1;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/**
+ * The longest start of `text` that takes at most `maxBytes` in UTF-8, never splitting a surrogate
+ * pair: what is stored of a stranger's text when a column or a D1 row has a size limit.
+ */
+export function utf8Prefix(text: string, maxBytes: number): string {
+  // Each UTF-16 unit takes at most 3 bytes: a text this short fits without counting.
+  if (text.length * 3 <= maxBytes) return text;
+  const { read } = encoder.encodeInto(text, new Uint8Array(maxBytes));
+  return text.slice(0, read);
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fromBase64, fromBase64Url, toBase64, toBase64Url, toHex, utf8Base64 } from "../../src/platform/bytes";
+import { fromBase64, fromBase64Url, toBase64, toBase64Url, toHex, utf8Base64, utf8Length, utf8Prefix } from "../../src/platform/bytes";
 
 const ascii = (text: string) => new TextEncoder().encode(text);
 
@@ -50,5 +50,17 @@ describe("the one bytes helper", () => {
   it("base64s text as its UTF-8 bytes (SASL strings, encoded words)", () => {
     expect(utf8Base64("\0ada@x.test\0pässword")).toBe(toBase64(ascii("\0ada@x.test\0pässword")));
     expect(atob(utf8Base64("é"))).toBe("\xc3\xa9");
+  });
+
+  it("measures and cuts text by its UTF-8 bytes, never inside a character", () => {
+    for (const text of ["", "abc", "é€😀", "a\ud800b", "😀".repeat(1000)]) expect(utf8Length(text)).toBe(ascii(text).length);
+    expect(utf8Prefix("aé€😀b", 1)).toBe("a");
+    expect(utf8Prefix("aé€😀b", 4)).toBe("aé");
+    expect(utf8Prefix("aé€😀b", 9)).toBe("aé€");
+    expect(utf8Prefix("aé€😀b", 10)).toBe("aé€😀");
+    expect(utf8Prefix("aé€😀b", 100)).toBe("aé€😀b");
+    const long = "€".repeat(100_000);
+    expect(ascii(utf8Prefix(long, 64 * 1024)).length).toBeLessThanOrEqual(64 * 1024);
+    expect(utf8Prefix(long, 64 * 1024).length).toBe(Math.floor((64 * 1024) / 3));
   });
 });

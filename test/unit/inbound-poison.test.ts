@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseValues } from "../../src/mail/imap-protocol";
-import { parseMessage, type ParsedMessage } from "../../src/mail/parsed";
+import { parseMessage, unparsedMessage, type ParsedMessage } from "../../src/mail/parsed";
+import { PASS_BYTES, withinPassBudget } from "../../src/mail/reader";
 import { classifyAutoReply } from "../../src/replies/auto-reply";
 import { classifyBounce } from "../../src/replies/bounce";
 import { replyText } from "../../src/replies/reply-text";
@@ -10,7 +11,7 @@ import { parseReturnDate } from "../../src/replies/return-date";
  * A stranger's email must not stall a mailbox's reading (issue 23): every parser and classifier of
  * inbound mail is linear, or bounded in what it reads. Each poison here took from seconds to hours
  * with the code before (600 KB of blank lines in a bounce: 91 s); now each ends, and the read pass's
- * CPU per message is measured by `npm run chaos:poison` (bench/RESULTS.md), not here.
+ * CPU per message is measured by `npm run bench:poison` (bench/RESULTS.md), not here.
  */
 
 const KB = 1_000;
@@ -116,5 +117,36 @@ describe("IMAP values over a hostile line", () => {
   it("reads a 1 MiB response of atoms", () => {
     const text = `1 FETCH (${"A ".repeat(512 * 1024)})`;
     expect((parseValues({ text, literals: [] })[2] as unknown[]).length).toBe(512 * 1024);
+  });
+});
+
+describe("what a read pass takes and keeps", () => {
+  it("fetches as many messages as fit in the pass's bytes, each counted at most at its cut, and always one", () => {
+    const uids = [1, 2, 3, 4, 5];
+    const cut = 256 * 1024;
+    expect(withinPassBudget(uids, new Map(uids.map((uid) => [uid, 10 * 1024 * 1024])), cut)).toEqual(uids);
+    expect(withinPassBudget(uids, new Map(uids.map((uid) => [uid, PASS_BYTES / 2])), PASS_BYTES)).toEqual([1, 2]);
+    expect(withinPassBudget(uids, new Map([[1, 3 * PASS_BYTES]]), 4 * PASS_BYTES)).toEqual([1]);
+    expect(withinPassBudget(uids, new Map(), cut)).toEqual(uids);
+  });
+
+  it("keeps a message the parser failed on from its header block, so it still threads", () => {
+    const raw = new TextEncoder().encode(
+      "From: Rita Lead <Rita@Lead.example>\r\nTo: sam@sender.example, Kim <kim@sender.example>\r\nSubject: Re: hello\r\n" +
+        "In-Reply-To: <ours@sender.example>\r\nReferences: <a@x> <ours@sender.example>\r\nMessage-ID: <theirs@lead.example>\r\n" +
+        "Date: Thu, 02 Apr 2026 09:30:00 +0000\r\n\r\nbody",
+    );
+    expect(unparsedMessage(raw)).toMatchObject({
+      from: "rita@lead.example",
+      to: ["sam@sender.example", "kim@sender.example"],
+      subject: "Re: hello",
+      messageId: "<theirs@lead.example>",
+      inReplyTo: "<ours@sender.example>",
+      references: ["<a@x>", "<ours@sender.example>"],
+      date: Date.parse("2026-04-02T09:30:00Z"),
+      text: "",
+      unparsed: true,
+      truncated: true,
+    });
   });
 });
