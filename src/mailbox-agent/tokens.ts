@@ -17,11 +17,12 @@ import { database } from "../platform/db";
 import type { Bindings } from "../platform/env";
 import { log } from "../platform/logging";
 
-/** A token with less than this left is refreshed before use. */
+/** A token with less than this left (or half its life, for short-lived ones) is refreshed before use. */
 const REFRESH_AHEAD_MS = 5 * 60_000;
 
 interface StoredToken {
   ciphertext: string;
+  issuedAt: number;
   expiresAt: number;
   /** The mailbox's connection time it was issued under: a reconnect makes older tokens stale. */
   grant: number | null;
@@ -42,7 +43,8 @@ export class TokenKeeper implements TokenSource {
     const keyring = await loadKeyring(config(this.env).secretsKey);
     const stored = this.storage.get<StoredToken>("access");
     const grant = mailbox.oauthConnectedAt?.getTime() ?? null;
-    if (stored && stored.grant === grant && stored.expiresAt - now > REFRESH_AHEAD_MS) {
+    const ahead = stored ? Math.min(REFRESH_AHEAD_MS, (stored.expiresAt - stored.issuedAt) / 2) : 0;
+    if (stored && stored.grant === grant && stored.expiresAt - now > ahead) {
       return { ok: true, accessToken: await decryptSecret(keyring, stored.ciphertext, context(mailbox.id)), fresh: false };
     }
     // One refresh at a time: a second caller waits for the first and shares its token.
@@ -85,6 +87,7 @@ export class TokenKeeper implements TokenSource {
     await recordRefresh(db, mailbox.id, rotated, now);
     this.storage.put("access", {
       ciphertext: await encryptSecret(keyring, tokens.accessToken, context(mailbox.id)),
+      issuedAt: now,
       expiresAt: tokens.expiresAt,
       grant: mailbox.oauthConnectedAt?.getTime() ?? null,
     } satisfies StoredToken);

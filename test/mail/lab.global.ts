@@ -13,7 +13,8 @@ declare module "vitest" {
     /**
      * A Node-side reader of lab mailboxes over IMAP (implicit TLS, trusting only the lab's CA):
      * `GET /message?user=<email>&message_id=<Message-ID>` answers the raw message once it is in the
-     * user's INBOX (polled for up to 10 s), or 404.
+     * user's INBOX (polled for up to 10 s), or 404. `GET /log?name=dovecot` (or postfix, oauth) answers
+     * that daemon's log as it stands.
      */
     mailReader: string;
     /**
@@ -160,6 +161,12 @@ export default async function setup(project: TestProject) {
 
   const reader = createHttpServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://reader");
+    if (url.pathname === "/log") {
+      const name = url.searchParams.get("name") as keyof MailLab["logs"];
+      const file = lab.logs[name];
+      if (!file) return response.writeHead(404).end();
+      return response.writeHead(200).end(readFileSync(file));
+    }
     const user = url.searchParams.get("user") ?? "";
     const messageId = url.searchParams.get("message_id") ?? "";
     readMessage(lab, ca, user, messageId).then(
