@@ -79,7 +79,7 @@ describe("inbound bodies within D1's limits", () => {
     expect(status).toBe(200);
     const messages = await Promise.all(Array.from({ length: 100 }, (_, i) => parseMessage(big(mailbox.from_email, i))));
     const parameters = watchParameters();
-    const outcome = await recordInbound(env, { id: mailbox.id, accountId: account.id, fromEmail: mailbox.from_email }, messages, RECEIVED).finally(parameters.restore);
+    const outcome = await recordInbound(env, { id: mailbox.id, accountId: account.id, clientId: null, fromEmail: mailbox.from_email }, messages, RECEIVED).finally(parameters.restore);
     expect(outcome).toMatchObject({ untracked: 100 });
     expect(parameters.largest()).toBeLessThan(D1_LIMIT);
     const rows = await env.DB.prepare("SELECT length(CAST(text_body AS BLOB)) AS text, length(CAST(html_body AS BLOB)) AS html FROM untracked_replies WHERE email_account_id = ?")
@@ -115,7 +115,7 @@ describe("inbound bodies within D1's limits", () => {
     }
     const replies = await Promise.all(emails.map((email, i) => parseMessage(big(mailbox.from_email, i, [`In-Reply-To: <ours-${email}>`]).replace("pat@prospect.example", email))));
     const parameters = watchParameters();
-    const outcome = await recordInbound(env, { id: mailbox.id, accountId: account.id, fromEmail: mailbox.from_email }, replies, RECEIVED).finally(parameters.restore);
+    const outcome = await recordInbound(env, { id: mailbox.id, accountId: account.id, clientId: null, fromEmail: mailbox.from_email }, replies, RECEIVED).finally(parameters.restore);
     expect(outcome).toMatchObject({ replies: 30, untracked: 0 });
     expect(parameters.largest()).toBeLessThan(D1_LIMIT);
     expect(outcome.writeBatches).toBeGreaterThan(1);
