@@ -112,7 +112,12 @@ describe("the request examples are requests the server accepts", () => {
     for (const [method, path, operation] of operations()) {
       const example = operation.requestBody?.content?.["application/json"]?.example;
       if (example === undefined) continue;
-      const url = path.replace(/\{[^}]+\}/g, "1");
+      // A path parameter takes its documented example (a provider name), else an id.
+      const parameters = (operation.parameters ?? []) as { name: string; in: string; example?: unknown; schema?: { example?: unknown } }[];
+      const url = path.replace(/\{([^}]+)\}/g, (_match, name: string) => {
+        const parameter = parameters.find((p) => p.in === "path" && p.name === name);
+        return String(parameter?.example ?? parameter?.schema?.example ?? "1");
+      });
       const admin = path.startsWith("/admin/");
       const response = await call(url, {
         method: method.toUpperCase(),

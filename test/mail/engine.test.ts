@@ -194,9 +194,12 @@ describe("the engine sends a campaign into the lab", () => {
     const sender = lab.mailboxes.find((m) => m.email === "sender2@lab.salvo.test")!;
     // A wrong SMTP password (IMAP has its own, right one, so the object's reads of the INBOX go on).
     const mailboxId = await saveLabMailbox(account.apiKey, sender.email, "not-the-password", { time_to_wait_in_mins: 0, imap_password: sender.password });
-    expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: false, is_imap_success: true });
+    // The check's refusal disconnects the mailbox with the server's words (CONTRACT 18.5).
+    expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: false, is_imap_success: true, connection_state: "disconnected" });
     // The password changes on the server after a check that passed: the sender meets the refusal first.
-    await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, smtp_failure_error = NULL WHERE id = ?").bind(mailboxId).run();
+    await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, smtp_failure_error = NULL, disconnect_code = NULL, disconnect_message = NULL, disconnected_at = NULL WHERE id = ?")
+      .bind(mailboxId)
+      .run();
     const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
     const stub = senderStub(bindings, mailboxId);

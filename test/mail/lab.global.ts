@@ -1,7 +1,9 @@
+import { createHash, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createTcpServer, type Server, type Socket } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { chromium } from "playwright-core";
 import type { TestProject } from "vitest/node";
 import { consent } from "../../scripts/lib/lab-oauth-client.mjs";
 import { LabImap, quote, type MailLab } from "../../scripts/lib/mail-lab.mjs";
@@ -60,6 +62,41 @@ async function readMessage(lab: MailLab, ca: Buffer, user: string, messageId: st
     }
   } finally {
     imap.close();
+  }
+}
+
+/**
+ * The person's part in Chromium: the provider's sign-in and consent pages as a browser shows them,
+ * up to the redirect to the app's callback, which is caught rather than followed (the app under test
+ * runs in the Workers runtime, not behind a URL this browser could reach).
+ */
+async function consentInChromium(lab: MailLab, authUrl: string, email: string): Promise<string> {
+  const cert = new X509Certificate(readFileSync(join(dirname(lab.ca_file), "server.pem")));
+  const spki = createHash("sha256").update(cert.publicKey.export({ type: "spki", format: "der" })).digest("base64");
+  const redirectUri = new URL(authUrl).searchParams.get("redirect_uri")!;
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
+      "--disable-sync", `--ignore-certificate-errors-spki-list=${spki}`],
+  });
+  try {
+    const page = await browser.newPage();
+    let landed: (url: string) => void;
+    const redirected = new Promise<string>((resolve) => (landed = resolve));
+    await page.route(`${redirectUri}**`, async (route) => {
+      landed(route.request().url());
+      await route.fulfill({ status: 200, body: "caught" });
+    });
+    await page.goto(authUrl);
+    const address = page.getByLabel("Email");
+    if ((await address.inputValue()) === "") await address.fill(email);
+    await page.getByLabel("Password").fill(lab.oauth.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Allow" }).click();
+    return await redirected;
+  } finally {
+    await browser.close();
   }
 }
 
@@ -179,10 +216,14 @@ export default async function setup(project: TestProject) {
     let body = "";
     request.on("data", (chunk: Buffer) => (body += chunk));
     request.on("end", () => {
-      type Asked = { auth_url: string; email: string; allow?: boolean; mail_scopes?: string[] };
+      type Asked = { auth_url: string; email: string; allow?: boolean; mail_scopes?: string[]; browser?: boolean };
       Promise.resolve()
         .then(() => JSON.parse(body) as Asked)
-        .then((asked) => consent(lab, asked.auth_url, { email: asked.email, allow: asked.allow, mailScopes: asked.mail_scopes }))
+        .then((asked) =>
+          asked.browser
+            ? consentInChromium(lab, asked.auth_url, asked.email)
+            : consent(lab, asked.auth_url, { email: asked.email, allow: asked.allow, mailScopes: asked.mail_scopes }),
+        )
         .then(
           (redirect) => response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ redirect })),
           (error: Error) => response.writeHead(400).end(error.message),

@@ -35,9 +35,9 @@ interface MailboxAnswer {
   oauth: { provider: string; account_kind: string; last_refresh_at: string | null } | null;
 }
 
-/** The person's part at the provider, then the browser's visit to the callback. */
-async function consentAndReturn(provider: "google" | "microsoft", authUrl: string, email: string) {
-  const person = await fetch(labConsent, { method: "POST", body: JSON.stringify({ auth_url: authUrl, email }) });
+/** The person's part at the provider (in Chromium when `browser`), then the browser's visit to the callback. */
+async function consentAndReturn(provider: "google" | "microsoft", authUrl: string, email: string, browser = false) {
+  const person = await fetch(labConsent, { method: "POST", body: JSON.stringify({ auth_url: authUrl, email, browser }) });
   expect(person.status, await person.clone().text()).toBe(200);
   const redirect = new URL(((await person.json()) as { redirect: string }).redirect);
   const page = await call(`/oauth/${provider}/callback${redirect.search}`, { redirect: "manual" });
@@ -53,14 +53,14 @@ async function mailbox(apiKey: string, id: number): Promise<MailboxAnswer> {
 }
 
 /** Connects a lab mailbox through its provider's consent; answers its id. */
-async function connect(apiKey: string, provider: "google" | "microsoft", email: string): Promise<number> {
+async function connect(apiKey: string, provider: "google" | "microsoft", email: string, browser = false): Promise<number> {
   const started = await callJson<{ session_id: string; auth_url: string }>(`/api/v1/email-accounts/oauth/${provider}/init`, {
     method: "POST",
     apiKey,
     body: { email, from_name: "Lab OAuth sender" },
   });
   expect(started.status, JSON.stringify(started.body)).toBe(200);
-  const page = await consentAndReturn(provider, started.body.auth_url, email);
+  const page = await consentAndReturn(provider, started.body.auth_url, email, browser);
   expect(page.status, page.text).toBe(200);
   expect(page.text).toContain(email);
   const status = await session(apiKey, started.body.session_id);
@@ -135,7 +135,8 @@ describe("an OAuth mailbox on the lab", () => {
     const lead = box("lead2");
     const logFrom = (await dovecotLog()).length;
     const { apiKey } = await provisionAccount();
-    const id = await connect(apiKey, "google", google.email);
+    // The person signs in and consents in Chromium, on the provider's own pages.
+    const id = await connect(apiKey, "google", google.email, true);
 
     const connected = await mailbox(apiKey, id);
     expect(connected).toMatchObject({ auth_type: "OAUTH", connection_state: "connected", is_smtp_success: true, is_imap_success: true, password: null, needs_reconnect: false });
