@@ -92,6 +92,7 @@ export async function mailboxSendingStatusOf(db: Database, mailboxId: number, no
     now,
     suspended: mailbox.isSuspended,
     connectionOk: connectionUsable(mailbox),
+    disconnectMessage: mailbox.disconnectCode === null ? null : (mailbox.disconnectMessage ?? mailbox.disconnectCode),
     sentToday: work.sentToday,
     maxEmailPerDay: mailbox.maxEmailPerDay,
     lastSentAt: work.lastSentAt,

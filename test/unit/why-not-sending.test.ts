@@ -140,7 +140,7 @@ describe("mailboxSendingStatus", () => {
   const due = NOW - 3_600_000;
 
   function mailboxState(overrides: Partial<MailboxStatusSnapshot> = {}): MailboxStatusSnapshot {
-    return { ...mailbox, now: NOW, campaigns: [{ schedule, nextDueAt: due }], ...overrides };
+    return { ...mailbox, now: NOW, disconnectMessage: null, campaigns: [{ schedule, nextDueAt: due }], ...overrides };
   }
 
   const summarise = (m: MailboxStatusSnapshot) => {
@@ -151,6 +151,9 @@ describe("mailboxSendingStatus", () => {
   it("names what the customer must fix first", () => {
     expect(summarise(mailboxState({ suspended: true, connectionOk: false, campaigns: [] }))).toEqual(["suspended", null]);
     expect(summarise(mailboxState({ connectionOk: false, campaigns: [] }))).toEqual(["connection_failing", null]);
+    // A disconnect (a person must act) says why, before the failing check it also is (CONTRACT 18.5).
+    const reason = "The provider says the consent was revoked or expired (invalid_grant): reconnect the mailbox.";
+    expect(mailboxSendingStatus(mailboxState({ connectionOk: false, disconnectMessage: reason }))).toEqual({ code: "needs_reconnect", message: reason, next_send_at: null });
     expect(mailboxSendingStatus(mailboxState({ campaigns: [] }))).toEqual({
       code: "no_active_campaigns",
       message: "The mailbox is in no active campaign",
