@@ -3664,6 +3664,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/email-accounts/oauth/{provider}/app": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The OAuth app of one level, and the app a consent there would use
+         * @description `data`: the app registered at the account level (or the client's, with `client_id`; a client key reads its own client's), or null; `effective`: the app a consent there uses (client, else account, else the deployment's), or null when none is configured.
+         */
+        get: operations["getOAuthApp"];
+        /**
+         * Register the account's (or a client's) own Google or Microsoft OAuth app
+         * @description Sets the OAuth app consents at this level use instead of the deployment's (CONTRACT 18.1), so an agency shows its customers its own consent screen: `oauth_client_id`, `oauth_client_secret` (required on create; absent or `********` keeps it; stored encrypted, never answered), `tenant` (Microsoft), `client_id` (a client of the account; absent: the account level). A changed `oauth_client_id` disconnects the mailboxes connected with the old one at their next refresh. Account key only (a client key → 401).
+         */
+        put: operations["saveOAuthApp"];
+        post?: never;
+        /**
+         * Remove the OAuth app of one level
+         * @description Mailboxes connected with it keep working until their next refresh, when they are disconnected (`oauth_app_invalid`); so while any use it the answer is 409 `N mailboxes use this OAuth app` unless `force=true`. Account key only.
+         */
+        delete: operations["deleteOAuthApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/oauth/{provider}/init": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start connecting a Google or Microsoft mailbox: the consent URL to open
+         * @description Answers `auth_url` (an authorization-code request with PKCE S256 and a single-use `state` valid until `expires_at`) and a `session_id` to poll. The person opens `auth_url`, consents, and the provider sends the browser to Salvo's callback, which creates (or updates) the mailbox with the provider's servers and runs its connection check. `email` (alias `login_hint`): the consented address must equal it (`address_mismatch`). `client_id`: the caller's client (a client key's own is forced). `redirect_url`: where the browser goes after the callback (https, or `http://127.0.0.1:<port>/…` for a CLI). No app configured → 400 naming the settings. At most 20 pending consents per account (429).
+         */
+        post: operations["startOAuthConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/{id}/oauth/reconnect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Consent again for a disconnected OAuth mailbox
+         * @description Answers as init, plus `email_account_id`. The consent must be for the mailbox's own address (else `address_mismatch`, the mailbox untouched); success replaces its refresh token, ends the disconnect and re-runs the check. A password mailbox → 400.
+         */
+        post: operations["reconnectOAuthMailbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/oauth/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A consent's state: pending, success (with the mailbox), error or expired
+         * @description What a CLI or MCP client polls after opening `auth_url`. `error`: access_denied, provider_error, expired, token_exchange_failed, no_refresh_token, scope_missing, email_unverified, address_in_use, address_mismatch, oauth_app_missing. A consent whose connection check failed is still `success`: the mailbox exists with its reason. Readable 24 h after it ends; unknown or foreign → 404.
+         */
+        get: operations["getOAuthSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/save-oauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update a Gmail/Outlook mailbox from OAuth material the caller already holds
+         * @description For callers that ran the consent themselves (CONTRACT 18.4): the token must carry a `refresh_token` (stored encrypted, never answered). The refresh uses the app resolved as a consent would (the client's, else the account's, else the deployment's; `use_whitelabel_credentials: false` uses the deployment's), so it must be the app the token was granted to; none configured → 400. A still-valid `access_token` runs the connection check at once. A password mailbox of that address becomes an OAuth one.
+         */
+        post: operations["saveOauthEmailAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tags": {
         parameters: {
             query?: never;
@@ -3782,26 +3890,6 @@ export interface paths {
          * @description Required on create: from_name, from_email, password, smtp_host, smtp_port, imap_host, imap_port. Credentials are write-only. New credentials or servers start a connection check after the answer: SMTP login (is_smtp_success, smtp_failure_error) and IMAP LOGIN + SELECT INBOX (is_imap_success, imap_failure_error), each failure with the server's own text.
          */
         post: operations["saveEmailAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/email-accounts/save-oauth": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create or update a Gmail/Outlook mailbox from OAuth material
-         * @description The token is stored encrypted and never answered. Salvo holds no provider OAuth client yet, so the mailbox is kept with is_smtp_success false and smtp_failure_error "OAuth client not configured".
-         */
-        post: operations["saveOauthEmailAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4634,8 +4722,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A mailbox that worked failed its connection check
-         * @description Only `user`- and `client`-scope webhooks hear it. Campaign and lead members are null.
+         * A mailbox that worked failed, or a failing one became disconnected
+         * @description Only `user`- and `client`-scope webhooks hear it. Campaign and lead members are null. Sent once when a mailbox leaves `connected`, and once more when a `failing` mailbox becomes `disconnected` (a person must act: `needs_reconnect` true, `disconnect_reason` says why); never again until a check passes.
          *
          *     Delivered as a POST of JSON with Standard Webhooks headers (`webhook-id`, stable across retries; `webhook-timestamp`; `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body keyed by the base64-decoded whsec_ secret>`, two signatures for 24 h after a rotation), plus `X-Webhook-Level`, `X-Request-Id` and `X-Smartlead-Signature: sha256=<hex>`. Timeout 10 s, redirects not followed. 2xx = delivered; 410 disables the webhook; other 4xx except 408/429 fail without retry; 5xx, 408, 429, network errors and timeouts retry after 30 s, 2 m, 10 m, 1 h, 6 h, 12 h (honouring `Retry-After`), then fail.
          */
@@ -6879,11 +6967,109 @@ export interface components {
             distribution?: number;
             variant_distribution?: number;
         };
-        TagMapping: {
-            email_account_ids?: (number | string)[];
-            /** @description Mailboxes by address, instead of email_account_ids */
-            emails?: string[];
-            tag_ids: (number | string)[];
+        OAuthAppSaved: {
+            /** @enum {boolean} */
+            ok: true;
+            data: components["schemas"]["OAuthApp"];
+        };
+        OAuthApp: {
+            /** @enum {string} */
+            provider: "google" | "microsoft";
+            /** @enum {string} */
+            level: "client" | "account" | "deployment";
+            /** @description The Salvo client it belongs to; null at account and deployment level */
+            client_id: number | null;
+            oauth_client_id: string;
+            /**
+             * @description Write-only: never answered
+             * @enum {string}
+             */
+            oauth_client_secret: "********";
+            tenant: string | null;
+            redirect_uri: string;
+            mailbox_count: number;
+            updated_at: string | null;
+        };
+        SaveOAuthApp: {
+            oauth_client_id: string;
+            /** @description Required on create; absent or "********" keeps the stored one */
+            oauth_client_secret?: string;
+            /** @description Microsoft: common, organizations, consumers, a tenant id or domain */
+            tenant?: string;
+            /** @description The caller's client; absent or null: the account's app */
+            client_id?: number | null;
+        };
+        OAuthAppRead: {
+            /** @enum {boolean} */
+            ok: true;
+            data: components["schemas"]["OAuthApp"] & (Record<string, never> | null);
+            effective: components["schemas"]["OAuthApp"] & (Record<string, never> | null);
+        };
+        Refusal: {
+            error: string;
+            /** @enum {boolean} */
+            ok: false;
+            message: string;
+        };
+        OAuthConsentStarted: {
+            /** @enum {boolean} */
+            ok: true;
+            session_id: string;
+            auth_url: string;
+            expires_at: string;
+            /** @enum {string} */
+            provider: "google" | "microsoft";
+            redirect_uri: string;
+            email_account_id?: number;
+        };
+        OAuthInit: {
+            /**
+             * Format: email
+             * @description Sent as the login hint; the consented address must equal it
+             */
+            email?: string;
+            /**
+             * Format: email
+             * @description Alias of email
+             */
+            login_hint?: string;
+            client_id?: number | null;
+            tenant?: string;
+            /** @description Where the browser goes after the callback (https, or a CLI's loopback listener) */
+            redirect_url?: string;
+            from_name?: string;
+            max_email_per_day?: number;
+            time_to_wait_in_mins?: number;
+            signature?: string | null;
+            /** Format: email */
+            bcc?: string | null;
+            /** Format: email */
+            different_reply_to_address?: string | null;
+            custom_tracking_url?: string | null;
+            warmup_enabled?: boolean;
+        };
+        OAuthReconnect: {
+            redirect_url?: string;
+            tenant?: string;
+        };
+        OAuthSession: {
+            /** @enum {boolean} */
+            ok: true;
+            session_id: string;
+            /** @enum {string} */
+            provider: "google" | "microsoft";
+            /** @enum {string} */
+            status: "pending" | "success" | "error" | "expired";
+            email: string | null;
+            name: string | null;
+            email_account_id: number | null;
+            reconnect: boolean;
+            connection_state: string | null;
+            error: string | null;
+            error_description: string | null;
+            expires_at: string;
+            created_at: string;
+            completed_at: string | null;
         };
         EmailAccount: {
             id: number;
@@ -6921,6 +7107,30 @@ export interface components {
             smtp_failure_error: string | null;
             imap_failure_error: string | null;
             is_suspended: boolean;
+            /** @enum {string} */
+            auth_type: "PASSWORD" | "OAUTH";
+            /**
+             * @description failing: a passing fault, retried; disconnected: a person must act (see disconnect_reason)
+             * @enum {string}
+             */
+            connection_state: "unchecked" | "connected" | "failing" | "disconnected";
+            needs_reconnect: boolean;
+            disconnect_reason: {
+                code: string;
+                message: string;
+                at: string | null;
+            } | null;
+            oauth: {
+                /** @enum {string} */
+                provider: "google" | "microsoft";
+                /** @enum {string|null} */
+                account_kind: "workspace" | "consumer" | "work" | "personal" | null;
+                scopes: string[];
+                /** @enum {string|null} */
+                app_level: "client" | "account" | "deployment" | null;
+                connected_at: string | null;
+                last_refresh_at: string | null;
+            } | null;
             daily_sent_count: number;
             campaign_count: number;
             warmup_details: {
@@ -6946,6 +7156,42 @@ export interface components {
             campaign_ids?: number[];
             tags?: components["schemas"]["Tag"][];
             sending_status?: components["schemas"]["SendingStatus"] & unknown;
+        };
+        SaveOAuthEmailAccount: {
+            /** @description A number or its decimal string */
+            id?: number | string | null;
+            from_name: string;
+            /** Format: email */
+            from_email: string;
+            username: string;
+            /** @enum {string} */
+            type: "GMAIL" | "OUTLOOK";
+            /** @description Write-only OAuth material */
+            token: {
+                access_token?: string;
+                refresh_token?: string;
+                /** @description Epoch milliseconds */
+                expiry_date: number;
+                scope: string;
+                token_type?: string;
+                id_token?: string;
+            };
+            warmup_enabled?: boolean;
+            /** @description false: refresh with the deployment's app, not the client's or account's */
+            use_whitelabel_credentials?: boolean;
+            max_email_per_day?: number;
+            time_to_wait_in_mins?: number;
+            custom_tracking_url?: string | null;
+            bcc?: string | "" | null;
+            signature?: string | null;
+            /** @description A number or its decimal string */
+            client_id?: number | string | null;
+        };
+        TagMapping: {
+            email_account_ids?: (number | string)[];
+            /** @description Mailboxes by address, instead of email_account_ids */
+            emails?: string[];
+            tag_ids: (number | string)[];
         };
         SaveEmailAccount: {
             from_name?: string;
@@ -6989,36 +7235,6 @@ export interface components {
             is_suspended?: boolean;
             /** @description Update this mailbox; absent or null creates */
             id?: number | string | null;
-        };
-        SaveOAuthEmailAccount: {
-            /** @description A number or its decimal string */
-            id?: number | string | null;
-            from_name: string;
-            /** Format: email */
-            from_email: string;
-            username: string;
-            /** @enum {string} */
-            type: "GMAIL" | "OUTLOOK";
-            /** @description Write-only OAuth material */
-            token: {
-                access_token?: string;
-                refresh_token?: string;
-                /** @description Epoch milliseconds */
-                expiry_date: number;
-                scope: string;
-                token_type?: string;
-                id_token?: string;
-            };
-            warmup_enabled?: boolean;
-            /** @description Ignored */
-            use_whitelabel_credentials?: boolean;
-            max_email_per_day?: number;
-            time_to_wait_in_mins?: number;
-            custom_tracking_url?: string | null;
-            bcc?: string | "" | null;
-            signature?: string | null;
-            /** @description A number or its decimal string */
-            client_id?: number | string | null;
         };
         UpdateEmailAccount: {
             from_name?: string;
@@ -7907,6 +8123,16 @@ export interface components {
             email_account_id: number;
             smtp_failure_error: string | null;
             imap_failure_error: string | null;
+            disconnect_reason: {
+                code: string;
+                message: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                at: string;
+            } | null;
+            needs_reconnect: boolean;
             /**
              * Format: date-time
              * @description ISO 8601, UTC, milliseconds
@@ -16299,6 +16525,341 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    getOAuthApp: {
+        parameters: {
+            query?: {
+                client_id?: number;
+            };
+            header?: never;
+            path: {
+                /** @description google or microsoft (gmail and outlook are read as those) */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The app and the effective one */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthAppRead"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    saveOAuthApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description google or microsoft (gmail and outlook are read as those) */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "oauth_client_id": "1234-abcd.apps.googleusercontent.com",
+                 *       "oauth_client_secret": "GOCSPX-…"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SaveOAuthApp"];
+            };
+        };
+        responses: {
+            /** @description The app */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthAppSaved"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteOAuthApp: {
+        parameters: {
+            query?: {
+                client_id?: number;
+                force?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description google or microsoft (gmail and outlook are read as those) */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        success: boolean;
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description Mailboxes use it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    startOAuthConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description google or microsoft (gmail and outlook are read as those) */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ann@acme.example",
+                 *       "from_name": "Ann Lee"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OAuthInit"];
+            };
+        };
+        responses: {
+            /** @description The consent to open */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthConsentStarted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reconnectOAuthMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["OAuthReconnect"];
+            };
+        };
+        responses: {
+            /** @description The consent to open */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthConsentStarted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOAuthSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consent */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthSession"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    saveOauthEmailAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from_name": "Ann from Acme",
+                 *       "from_email": "ann@acme.example",
+                 *       "username": "ann@acme.example",
+                 *       "type": "GMAIL",
+                 *       "token": {
+                 *         "refresh_token": "1//0g-refresh-token",
+                 *         "expiry_date": 1769331600000,
+                 *         "scope": "https://mail.google.com/",
+                 *         "token_type": "Bearer"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SaveOAuthEmailAccount"];
+            };
+        };
+        responses: {
+            /** @description The saved mailbox */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        success: boolean;
+                        message: string;
+                        id: number;
+                        data: components["schemas"]["EmailAccount"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createTag: {
         parameters: {
             query?: never;
@@ -16623,67 +17184,6 @@ export interface operations {
             };
         };
     };
-    saveOauthEmailAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "from_name": "Ann from Acme",
-                 *       "from_email": "ann@acme.example",
-                 *       "username": "ann@acme.example",
-                 *       "type": "GMAIL",
-                 *       "token": {
-                 *         "refresh_token": "1//0g-refresh-token",
-                 *         "expiry_date": 1769331600000,
-                 *         "scope": "https://mail.google.com/",
-                 *         "token_type": "Bearer"
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["SaveOAuthEmailAccount"];
-            };
-        };
-        responses: {
-            /** @description The saved mailbox */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Ack"] & {
-                        id: number;
-                        data: components["schemas"]["EmailAccount"];
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["ValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     reconnectEmailAccounts: {
         parameters: {
             query?: never;
@@ -16737,6 +17237,8 @@ export interface operations {
                 esp?: "GMAIL" | "OUTLOOK" | "SMTP";
                 username?: string;
                 client_id?: number;
+                connection_state?: "unchecked" | "connected" | "failing" | "disconnected";
+                needs_reconnect?: "0" | "1" | "true" | "false";
             };
             header?: never;
             path?: never;
@@ -18946,6 +19448,12 @@ export interface operations {
                  *       "email_account_id": 5,
                  *       "smtp_failure_error": "535 5.7.8 authentication failed",
                  *       "imap_failure_error": null,
+                 *       "disconnect_reason": {
+                 *         "code": "auth_rejected",
+                 *         "message": "535 5.7.8 authentication failed",
+                 *         "at": "2026-01-25T09:00:00.000Z"
+                 *       },
+                 *       "needs_reconnect": true,
                  *       "time": "2026-01-25T09:00:00.000Z",
                  *       "secret_key": null
                  *     }
