@@ -8,6 +8,7 @@ import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
 import { inList } from "../platform/sql";
 import { enqueue } from "../webhooks/outbox";
+import { enqueueReplies } from "../triage/enqueue";
 import { classifyAutoReply } from "./auto-reply";
 import { classifyBounce } from "./bounce";
 import type { ParsedMessage } from "./parsed";
@@ -144,6 +145,7 @@ export async function recordInbound(env: Bindings, mailbox: InboundMailbox, rece
     const { deliveryIds } = await storeIngestion(env.DB, context.campaign, rows, deliveries, now);
     outcome.writeBatches += 1;
     await enqueue(env, deliveryIds);
+    await enqueueReplies(env, campaignId, rows);
   }
   if (untracked.length > 0) {
     const context = await loadUntrackedContext(db, mailbox);
