@@ -1,6 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { quietAccessLog, testBindings } from "./vitest.shared";
+import { fakeWorkersAi, quietAccessLog, testBindings } from "./vitest.shared";
 
 /**
  * Workers-runtime tests against the real mail lab (`npm run test:mail`, which starts the lab and sets
@@ -16,6 +16,7 @@ export default defineConfig(async () => {
         miniflare: {
           bindings: {
             ...testBindings,
+            ...fakeWorkersAi.categoriser,
             TEST_MIGRATIONS: migrations,
             // The lab listens on 127.0.0.1.
             ALLOW_LOCAL_MAIL_HOSTS: "true",
@@ -23,6 +24,8 @@ export default defineConfig(async () => {
             // The lab's Rspamd, exported by scripts/with-mail-lab.mjs like the lab's CA.
             RSPAMD_URL: process.env.RSPAMD_URL ?? "",
           },
+          workers: fakeWorkersAi.workers,
+          serviceBindings: fakeWorkersAi.serviceBindings,
         },
       }),
     ],
