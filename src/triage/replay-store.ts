@@ -208,8 +208,8 @@ export async function repliesOfRecords(d1: D1Database, recordIds: number[]) {
  * reply), unless a person set the record's category after its replies.
  */
 export function applyStatements(jobId: number, eventIds: number[] | null, nonce: string, now: number, guard: SQL = sql`true`): SQL[] {
-  const these = eventIds === null ? sql`` : sql`AND r.event_id ${inList(eventIds)}`;
-  const applied = sql`EXISTS (SELECT 1 FROM reply_categorisations p WHERE p.event_id = r.event_id AND p.nonce = ${nonce})`;
+  const these = (row: string) => (eventIds === null ? sql`` : sql`AND ${sql.raw(row)}.event_id ${inList(eventIds)}`);
+  const applied = (row: string) => sql`EXISTS (SELECT 1 FROM reply_categorisations p WHERE p.event_id = ${sql.raw(row)}.event_id AND p.nonce = ${nonce})`;
   const latest = (column: string) =>
     sql.raw(`(SELECT x.${column} FROM events x WHERE x.campaign_lead_id = campaign_leads.id AND x.type = 'REPLY' AND x.category_id IS NOT NULL
       ORDER BY x.occurred_at DESC, x.id DESC LIMIT 1)`);
@@ -220,7 +220,7 @@ export function applyStatements(jobId: number, eventIds: number[] | null, nonce:
         r.provenance ->> '$.ruleId', r.provenance ->> '$.model', r.provenance ->> '$.promptTemplateId', r.provenance ->> '$.promptVersion',
         r.new_confidence, r.new_needs_review, r.provenance ->> '$.reason', ${now}, ${nonce}
       FROM triage_replay_rows r JOIN events e ON e.id = r.event_id
-      WHERE r.replay_id = ${jobId} AND r.applied = 0 ${these} AND ${guard}
+      WHERE r.replay_id = ${jobId} AND r.applied = 0 ${these("r")} AND ${guard}
         AND e.category_id IS r.old_category_id
         AND coalesce((SELECT p.categorised_at FROM reply_categorisations p WHERE p.event_id = r.event_id), -1) = coalesce(r.old_categorised_at, -1)
         AND NOT EXISTS (SELECT 1 FROM reply_categorisations p WHERE p.event_id = r.event_id AND p.source IN ('human', 'event'))
@@ -230,12 +230,13 @@ export function applyStatements(jobId: number, eventIds: number[] | null, nonce:
         nonce = excluded.nonce
       WHERE reply_categorisations.source NOT IN ('human', 'event')`,
     sql`UPDATE events SET category_id = (SELECT r.new_category_id FROM triage_replay_rows r WHERE r.replay_id = ${jobId} AND r.event_id = events.id)
-      WHERE id IN (SELECT r.event_id FROM triage_replay_rows r WHERE r.replay_id = ${jobId} AND r.applied = 0 ${these} AND ${applied})`,
+      WHERE id IN (SELECT r.event_id FROM triage_replay_rows r WHERE r.replay_id = ${jobId} AND r.applied = 0 ${these("r")} AND ${applied("r")})`,
     sql`UPDATE campaign_leads SET category_id = ${latest("category_id")}, category_set_at = ${latest("occurred_at")}, updated_at = ${now}
-      WHERE id IN (SELECT r.campaign_lead_id FROM triage_replay_rows r WHERE r.replay_id = ${jobId} AND r.applied = 0 ${these} AND ${applied})
+      WHERE id IN (SELECT r.campaign_lead_id FROM triage_replay_rows r WHERE r.replay_id = ${jobId} AND r.applied = 0 ${these("r")} AND ${applied("r")})
         AND (category_set_at IS NULL OR EXISTS (SELECT 1 FROM events x WHERE x.campaign_lead_id = campaign_leads.id AND x.type = 'REPLY'
           AND x.occurred_at = campaign_leads.category_set_at))`,
-    sql`UPDATE triage_replay_rows AS r SET applied = 1 WHERE r.replay_id = ${jobId} AND r.applied = 0 ${these} AND ${applied} RETURNING r.event_id`,
+    sql`UPDATE triage_replay_rows SET applied = 1
+      WHERE replay_id = ${jobId} AND applied = 0 ${these("triage_replay_rows")} AND ${applied("triage_replay_rows")} RETURNING event_id`,
   ];
 }
 
