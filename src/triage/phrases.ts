@@ -13,7 +13,7 @@
  * remove me").
  */
 
-export type PhraseRule = "dnc" | "wrong_person" | "ooo" | "automated";
+export type PhraseRule = "dnc" | "wrong_person" | "ooo" | "ooo_absence" | "ooo_return" | "automated";
 
 export interface PhraseGroup {
   rule: PhraseRule;
@@ -379,80 +379,50 @@ export const PHRASES: PhraseGroup[] = [
     ],
   },
   // ---------------------------------------------------------------- out of office (body wording; headers and subjects: src/replies/auto-reply.ts)
+  // A notice by itself, or words of absence together with words of return ("until", "back on", "bis").
   {
     rule: "ooo",
+    name: "notice",
+    language: "en",
+    patterns: [
+      "(out of office|out of the office) (auto reply|autoreply|automatic reply|reply|message|notice)",
+      "(with|have) (limited|no|intermittent) access to (email|e mail|my email|my e mail|my emails)",
+      "(respond|reply|get back to you|answer) (to your email|to your message|) (upon|on|after) my return",
+    ],
+  },
+  { rule: "ooo", name: "notice", language: "de", patterns: ["(abwesenheitsnotiz|abwesenheitsmeldung)", "nach meiner (ruckkehr|wiederkehr)"] },
+  { rule: "ooo", name: "notice", language: "fr", patterns: ["(message|avis) d absence", "(des|a) mon retour"] },
+  { rule: "ooo", name: "notice", language: "es", patterns: ["(a mi regreso|a mi vuelta)", "mensaje de ausencia"] },
+  { rule: "ooo", name: "notice", language: "it", patterns: ["(al mio rientro|al mio ritorno)", "messaggio di assenza"] },
+  { rule: "ooo", name: "notice", language: "nl", patterns: ["(na mijn terugkeer|bij mijn terugkeer|bij terugkomst)", "afwezigheidsbericht"] },
+  { rule: "ooo", name: "notice", language: "pt", patterns: ["(no meu regresso|no meu retorno|apos o meu regresso)", "mensagem de ausencia"] },
+  {
+    rule: "ooo_absence",
     name: "away",
     language: "en",
     patterns: [
-      "(i am|i will be|i shall be|i am currently|currently) (out of the office|out of office|away from the office|on annual leave|on leave|on vacation|on holiday|on holidays|on parental leave|on maternity leave|on paternity leave|on sick leave|on pto|away on business|travelling on business|traveling on business) (until|till|through|from|and will|with|returning|back|and)",
-      "(i am|i will be) (out of the office|out of office|on annual leave|on vacation|on holiday|on leave|away) (from|between|until|till) *",
-      "(with|have) (limited|no|intermittent) access to (email|e mail|my email|my e mail|my emails)",
-      "(respond|reply|get back to you|answer) (to your email|to your message|) (upon|on|after) my return",
-      "(out of office|out of the office) (auto reply|autoreply|reply|message)",
+      "(out of the office|out of office|away from the office|away from my desk|on annual leave|on parental leave|on maternity leave|on paternity leave|on sick leave|on vacation|on holiday|on holidays|on pto|on leave|away on business|on a business trip|travelling on business|traveling on business)",
+      "(i am|i will be|i shall be) (currently|) (away|out|off)",
     ],
   },
   {
-    rule: "ooo",
+    rule: "ooo_return",
     name: "away",
-    language: "de",
-    patterns: [
-      "(ich bin|bin ich|ich befinde mich) (bis|vom|ab|derzeit|zurzeit|momentan|aktuell|leider|) (*|) (nicht im buro|ausser haus|im urlaub|in urlaub|abwesend|nicht erreichbar|auf dienstreise|in elternzeit|krank)",
-      "(nicht im buro|ausser haus|im urlaub|abwesend|nicht erreichbar) (bis|bis zum|bis einschliesslich)",
-      "(abwesenheitsnotiz|abwesenheitsmeldung)",
-      "nach meiner (ruckkehr|wiederkehr)",
-    ],
+    language: "en",
+    patterns: ["(until|till|through|returning|return on|back on|back in the office|back in office|back at my desk|will be back|i return|returns on|from) *"],
   },
-  {
-    rule: "ooo",
-    name: "away",
-    language: "fr",
-    patterns: [
-      "je suis (actuellement|) (absent|absente|en conges|en conge|en vacances|en deplacement|hors du bureau|en arret)",
-      "(absent|absente|en conges|en conge|en vacances|en deplacement) (jusqu au|jusqu a|du|et serai de retour|et je serai de retour)",
-      "je serai (de retour|absent|absente) (le|a partir du|des le|du)",
-      "(des|a) mon retour",
-    ],
-  },
-  {
-    rule: "ooo",
-    name: "away",
-    language: "es",
-    patterns: [
-      "(estoy|estare|me encuentro) (fuera de la oficina|fuera de oficina|de vacaciones|ausente|de viaje|de baja)",
-      "(fuera de la oficina|de vacaciones|ausente) (hasta|desde|del)",
-      "(a mi regreso|cuando regrese|a mi vuelta)",
-    ],
-  },
-  {
-    rule: "ooo",
-    name: "away",
-    language: "it",
-    patterns: [
-      "sono (fuori ufficio|fuori sede|in ferie|assente|in vacanza|in trasferta|in maternita)",
-      "(fuori ufficio|in ferie|assente|fuori sede) (fino al|fino a|dal|e rientrero)",
-      "(al mio rientro|rientrero il|rientrero in ufficio)",
-    ],
-  },
-  {
-    rule: "ooo",
-    name: "away",
-    language: "nl",
-    patterns: [
-      "(ik ben|ben ik) (momenteel|tot en met|tot|van|vanaf|helaas|) (*|) (afwezig|met vakantie|op vakantie|niet op kantoor|buiten kantoor|met verlof)",
-      "(afwezig|met vakantie|niet op kantoor) (tot|tot en met|van|vanaf)",
-      "(na mijn terugkeer|bij terugkomst|weer aanwezig)",
-    ],
-  },
-  {
-    rule: "ooo",
-    name: "away",
-    language: "pt",
-    patterns: [
-      "(estou|estarei|encontro me) (fora do escritorio|de ferias|ausente|em viagem|de licenca)",
-      "(fora do escritorio|de ferias|ausente) (ate|de|entre)",
-      "(no meu regresso|no meu retorno|quando eu voltar|ao regressar)",
-    ],
-  },
+  { rule: "ooo_absence", name: "away", language: "de", patterns: ["(nicht im buro|ausser haus|im urlaub|in urlaub|abwesend|nicht erreichbar|auf dienstreise|in elternzeit|urlaubsbedingt)"] },
+  { rule: "ooo_return", name: "away", language: "de", patterns: ["(bis|ab|wieder im buro|wieder erreichbar|zuruck am|zuruck ab) *"] },
+  { rule: "ooo_absence", name: "away", language: "fr", patterns: ["(absent|absente|en conges|en conge|en vacances|en deplacement|hors du bureau|en arret maladie)"] },
+  { rule: "ooo_return", name: "away", language: "fr", patterns: ["(jusqu au|jusqu a|de retour|je serai de retour|je reviendrai) *"] },
+  { rule: "ooo_absence", name: "away", language: "es", patterns: ["(fuera de la oficina|fuera de oficina|de vacaciones|ausente|de viaje|de baja)"] },
+  { rule: "ooo_return", name: "away", language: "es", patterns: ["(hasta|de vuelta|regresare|volvere|cuando regrese) *"] },
+  { rule: "ooo_absence", name: "away", language: "it", patterns: ["(fuori ufficio|fuori sede|in ferie|assente|in vacanza|in trasferta|in maternita)"] },
+  { rule: "ooo_return", name: "away", language: "it", patterns: ["(fino al|fino a|rientrero|sara di ritorno|saro di ritorno|di rientro) *"] },
+  { rule: "ooo_absence", name: "away", language: "nl", patterns: ["(afwezig|met vakantie|op vakantie|niet op kantoor|buiten kantoor|met verlof)"] },
+  { rule: "ooo_return", name: "away", language: "nl", patterns: ["(tot en met|tot|weer aanwezig|terug op|vanaf) *"] },
+  { rule: "ooo_absence", name: "away", language: "pt", patterns: ["(fora do escritorio|de ferias|ausente|em viagem|de licenca)"] },
+  { rule: "ooo_return", name: "away", language: "pt", patterns: ["(ate|de volta|regressarei|retornarei|quando eu voltar) *"] },
   // ---------------------------------------------------------------- automated and catch-all notices
   {
     rule: "automated",

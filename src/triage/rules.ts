@@ -53,7 +53,7 @@ const CONTRACTIONS: Record<string, string> = {
   "it's": "it is", "that's": "that is", "don't": "do not", "dont": "do not", "doesn't": "does not", "doesnt": "does not",
   "didn't": "did not", "didnt": "did not", "isn't": "is not", "isnt": "is not", "aren't": "are not", "wasn't": "was not",
   "won't": "will not", "wont": "will not", "can't": "cannot", "cant": "cannot", "shouldn't": "should not", "wouldn't": "would not",
-  "couldn't": "could not", "haven't": "have not", "hasn't": "has not", "im": "i am", "ive": "i have", "cannot": "cannot",
+  "couldn't": "could not", "haven't": "have not", "hasn't": "has not", "cannot": "cannot",
 };
 
 /** A clause boundary between words: punctuation that ends a thought, or a line break. */
@@ -88,8 +88,10 @@ export function words(text: string): string[] {
     if (/[\p{L}\p{N}]/u.test(char)) word += char;
     else if (char === "'" || char === "’" || char === "‘" || char === "`") word += "'";
     else {
+      // A full stop inside a date or number ("12.05.", "3.5") ends no clause.
+      const inNumber = char === "." && /\p{N}$/u.test(word);
       flush();
-      if (".!?;:,\n()[]".includes(char) && out.length > 0 && out[out.length - 1] !== BOUNDARY) out.push(BOUNDARY);
+      if (!inNumber && ".!?;:,\n()[]".includes(char) && out.length > 0 && out[out.length - 1] !== BOUNDARY) out.push(BOUNDARY);
     }
   }
   flush();
@@ -261,7 +263,13 @@ export function applyRules(input: RuleInput): RuleVerdict {
   // The out-of-office detector's own rules (a responder's subject and words of absence); headers
   // are read where the message is (the mailbox reader), and arrive here as `isOoo`.
   const auto = classifyAutoReply(asMessage(subject, text), Date.now());
-  const machine = input.isOoo || auto.autoReply || hit("ooo") !== undefined || hit("automated") !== undefined;
+  const absent = hit("ooo_absence");
+  const returning = hit("ooo_return");
+  // Words of absence and of return make an out-of-office notice only in a text that asks nothing: a
+  // person who mentions a holiday and asks a question is still replying (as src/replies/auto-reply.ts holds).
+  const notice = absent && returning && !text.includes("?") ? { group: absent.group, words: `${absent.words} … ${returning.words}` } : undefined;
+  const away = hit("ooo") ?? notice;
+  const machine = input.isOoo || auto.autoReply || away !== undefined || hit("automated") !== undefined;
 
   const wrong = hit("wrong_person", machine);
   const dnc = machine ? undefined : hit("dnc");
@@ -271,10 +279,9 @@ export function applyRules(input: RuleInput): RuleVerdict {
   if (wrong) return verdict("wrong_person", wrong.group.name, wrong.words, text);
   if (input.isOoo) return verdict("ooo", "flagged", "the reply is flagged out-of-office", text);
   if (auto.outOfOffice) return verdict("ooo", "auto-reply", auto.reason ?? "auto-reply", text);
-  const away = hit("ooo");
   if (away) return verdict("ooo", away.group.name, away.words, text);
-  const notice = hit("automated");
-  if (notice) return verdict("automated", notice.group.name, notice.words, text);
+  const automated = hit("automated");
+  if (automated) return verdict("automated", automated.group.name, automated.words, text);
   if (auto.autoReply) return verdict("automated", "auto-reply", auto.reason ?? "auto-reply", text);
   return { kind: null, ruleId: null, evidence: null, text };
 }
