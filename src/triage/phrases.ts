@@ -13,7 +13,7 @@
  * remove me").
  */
 
-export type PhraseRule = "dnc" | "wrong_person" | "ooo" | "ooo_absence" | "ooo_return" | "automated";
+export type PhraseRule = "dnc" | "wrong_person" | "ooo" | "automated";
 
 export interface PhraseGroup {
   rule: PhraseRule;
@@ -23,6 +23,8 @@ export interface PhraseGroup {
   negatable?: boolean;
   /** Read only in a person's reply: an out-of-office "contact my colleague" is not a wrong person. */
   humanOnly?: boolean;
+  /** Read only in a machine's answer ("Ben Carter has left Litware."), too loose for a person's words ("I have left it."). */
+  machineOnly?: boolean;
   patterns: string[];
 }
 
@@ -90,8 +92,8 @@ export const PHRASES: PhraseGroup[] = [
     language: "de",
     negatable: true,
     patterns: [
-      "(bitte|) (entfernen|loschen|streichen|nehmen) sie (mich|meine adresse|meine e mail adresse|meine e mail|meine daten|meinen kontakt) (aus|von) (ihrem|ihrer|dem|der|ihren) (verteiler|verteilerliste|liste|mailingliste|datenbank|newsletter|kontaktliste|emailverteiler|e mail verteiler)",
-      "(bitte|) (entfernen|loschen|streichen) sie (mich|meine adresse|meine e mail adresse|meine daten)",
+      "(bitte|) (entfernen|loschen|streichen|nehmen) sie (bitte|) (mich|meine adresse|meine e mail adresse|meine e mail|meine daten|meinen kontakt) (aus|von) (ihrem|ihrer|dem|der|ihren) (verteiler|verteilerliste|liste|mailingliste|datenbank|newsletter|kontaktliste|emailverteiler|e mail verteiler)",
+      "(bitte|) (entfernen|loschen|streichen) sie (bitte|) (mich|meine adresse|meine e mail adresse|meine daten)",
       "(bitte|) (tragen|nehmen) sie mich (aus|von) (ihrem|ihrer|dem|der) (verteiler|liste|mailingliste|datenbank) (aus|)",
       "(bitte|) (mich|uns) (austragen|entfernen|abmelden|loschen|streichen)",
       "(meine|unsere) (daten|adresse|e mail adresse|kontaktdaten) (bitte|) (loschen|entfernen)",
@@ -110,6 +112,7 @@ export const PHRASES: PhraseGroup[] = [
       "(kontaktieren|schreiben|mailen|anschreiben) sie (mich|uns) (bitte|) (nicht mehr|nie wieder|nicht weiter|nicht wieder)",
       "(bitte|) (nicht mehr|nie wieder) (kontaktieren|anschreiben|anrufen|mailen|schreiben)",
       "(horen|stellen) sie (auf|bitte auf|sofort auf) (mir|mich|uns) (zu schreiben|zu kontaktieren|anzuschreiben|zu mailen)",
+      "(horen|hort) sie (bitte|sofort|) auf $",
       "(unterlassen sie|unterlassen) (weitere|jegliche|kunftige) (kontaktaufnahmen|kontaktaufnahme|e mails|zusendungen|werbung)",
       "widerspreche (der|jeder) (nutzung|verarbeitung|verwendung) meiner daten",
       "(ich|wir) (mochte|mochten|will|wollen) (keine|nicht) (e mails|emails|werbung|post|nachrichten) (mehr|) (erhalten|bekommen|)",
@@ -135,10 +138,10 @@ export const PHRASES: PhraseGroup[] = [
     name: "stop-contacting",
     language: "fr",
     patterns: [
-      "(ne|n) (me|nous) (contactez|ecrivez|sollicitez|envoyez) plus",
-      "(merci de|veuillez) ne plus (me|nous) (contacter|ecrire|solliciter|envoyer)",
+      "(ne|n) (me|m|nous) (contactez|ecrivez|sollicitez|envoyez) plus",
+      "(merci de|veuillez) ne plus (me|m|nous) (contacter|ecrire|solliciter|envoyer)",
       "(je ne veux|je ne souhaite|nous ne souhaitons|je ne desire) plus (recevoir|etre contacte|etre contactee|etre sollicite|etre sollicitee)",
-      "(cessez|arretez) de (me|nous) (contacter|ecrire|solliciter|envoyer|spammer)",
+      "(cessez|arretez) de (me|m|nous) (contacter|ecrire|solliciter|envoyer|spammer)",
       "(plus de|aucun autre|aucun) (mail|mails|email|emails|e mail|e mails|message|messages) (svp|s il vous plait|merci)",
     ],
   },
@@ -255,6 +258,7 @@ export const PHRASES: PhraseGroup[] = [
       "(does|do) not work (at|for) * (anymore|any more|any longer)",
       "(is|are|am) not (with|at) (the company|this company|us) (anymore|any more|any longer)",
       "(i have|she has|he has|they have) (retired|changed roles|changed jobs|changed positions|moved to another company|moved to a new company)",
+      "(i|she|he) retired (last|this|in|recently|earlier|from|a few)",
       "(my|her|his|their) last day (at|with|was)",
       "(is|am|are) (on|currently on) garden leave",
     ],
@@ -271,6 +275,13 @@ export const PHRASES: PhraseGroup[] = [
       "(i am|we are) not (responsible|in charge) for",
       "(not|no longer) (my|our) (area|department|responsibility|remit|role)",
     ],
+  },
+  {
+    rule: "wrong_person",
+    name: "left-company",
+    language: "en",
+    machineOnly: true,
+    patterns: ["(has|have) (left|departed) * $", "(is|are) no longer (with|at) * $"],
   },
   {
     rule: "wrong_person",
@@ -378,51 +389,21 @@ export const PHRASES: PhraseGroup[] = [
       "(se aposentou|me aposentei)",
     ],
   },
-  // ---------------------------------------------------------------- out of office (body wording; headers and subjects: src/replies/auto-reply.ts)
-  // A notice by itself, or words of absence together with words of return ("until", "back on", "bis").
+  // ---------------------------------------------------------------- out of office
+  // Headers and the responder's subject are read by src/replies/auto-reply.ts (a person who mentions
+  // a holiday is still replying); the body alone counts only with the words responders title their notice with.
   {
     rule: "ooo",
     name: "notice",
     language: "en",
-    patterns: [
-      "(out of office|out of the office) (auto reply|autoreply|automatic reply|reply|message|notice)",
-      "(with|have) (limited|no|intermittent) access to (email|e mail|my email|my e mail|my emails)",
-      "(respond|reply|get back to you|answer) (to your email|to your message|) (upon|on|after) my return",
-    ],
+    patterns: ["(out of office|out of the office) (auto reply|autoreply|automatic reply|auto response|autoresponse)"],
   },
-  { rule: "ooo", name: "notice", language: "de", patterns: ["(abwesenheitsnotiz|abwesenheitsmeldung)", "nach meiner (ruckkehr|wiederkehr)"] },
-  { rule: "ooo", name: "notice", language: "fr", patterns: ["(message|avis) d absence", "(des|a) mon retour"] },
-  { rule: "ooo", name: "notice", language: "es", patterns: ["(a mi regreso|a mi vuelta)", "mensaje de ausencia"] },
-  { rule: "ooo", name: "notice", language: "it", patterns: ["(al mio rientro|al mio ritorno)", "messaggio di assenza"] },
-  { rule: "ooo", name: "notice", language: "nl", patterns: ["(na mijn terugkeer|bij mijn terugkeer|bij terugkomst)", "afwezigheidsbericht"] },
-  { rule: "ooo", name: "notice", language: "pt", patterns: ["(no meu regresso|no meu retorno|apos o meu regresso)", "mensagem de ausencia"] },
-  {
-    rule: "ooo_absence",
-    name: "away",
-    language: "en",
-    patterns: [
-      "(out of the office|out of office|away from the office|away from my desk|on annual leave|on parental leave|on maternity leave|on paternity leave|on sick leave|on vacation|on holiday|on holidays|on pto|on leave|away on business|on a business trip|travelling on business|traveling on business)",
-      "(i am|i will be|i shall be) (currently|) (away|out|off)",
-    ],
-  },
-  {
-    rule: "ooo_return",
-    name: "away",
-    language: "en",
-    patterns: ["(until|till|through|returning|return on|back on|back in the office|back in office|back at my desk|will be back|i return|returns on|from) *"],
-  },
-  { rule: "ooo_absence", name: "away", language: "de", patterns: ["(nicht im buro|ausser haus|im urlaub|in urlaub|abwesend|nicht erreichbar|auf dienstreise|in elternzeit|urlaubsbedingt)"] },
-  { rule: "ooo_return", name: "away", language: "de", patterns: ["(bis|ab|wieder im buro|wieder erreichbar|zuruck am|zuruck ab) *"] },
-  { rule: "ooo_absence", name: "away", language: "fr", patterns: ["(absent|absente|en conges|en conge|en vacances|en deplacement|hors du bureau|en arret maladie)"] },
-  { rule: "ooo_return", name: "away", language: "fr", patterns: ["(jusqu au|jusqu a|de retour|je serai de retour|je reviendrai) *"] },
-  { rule: "ooo_absence", name: "away", language: "es", patterns: ["(fuera de la oficina|fuera de oficina|de vacaciones|ausente|de viaje|de baja)"] },
-  { rule: "ooo_return", name: "away", language: "es", patterns: ["(hasta|de vuelta|regresare|volvere|cuando regrese) *"] },
-  { rule: "ooo_absence", name: "away", language: "it", patterns: ["(fuori ufficio|fuori sede|in ferie|assente|in vacanza|in trasferta|in maternita)"] },
-  { rule: "ooo_return", name: "away", language: "it", patterns: ["(fino al|fino a|rientrero|sara di ritorno|saro di ritorno|di rientro) *"] },
-  { rule: "ooo_absence", name: "away", language: "nl", patterns: ["(afwezig|met vakantie|op vakantie|niet op kantoor|buiten kantoor|met verlof)"] },
-  { rule: "ooo_return", name: "away", language: "nl", patterns: ["(tot en met|tot|weer aanwezig|terug op|vanaf) *"] },
-  { rule: "ooo_absence", name: "away", language: "pt", patterns: ["(fora do escritorio|de ferias|ausente|em viagem|de licenca)"] },
-  { rule: "ooo_return", name: "away", language: "pt", patterns: ["(ate|de volta|regressarei|retornarei|quando eu voltar) *"] },
+  { rule: "ooo", name: "notice", language: "de", patterns: ["(abwesenheitsnotiz|abwesenheitsmeldung)"] },
+  { rule: "ooo", name: "notice", language: "fr", patterns: ["(message|avis|notification) d absence"] },
+  { rule: "ooo", name: "notice", language: "es", patterns: ["(mensaje|aviso|respuesta) de ausencia"] },
+  { rule: "ooo", name: "notice", language: "it", patterns: ["(messaggio|avviso|notifica) di assenza"] },
+  { rule: "ooo", name: "notice", language: "nl", patterns: ["(afwezigheidsbericht|afwezigheidsmelding)"] },
+  { rule: "ooo", name: "notice", language: "pt", patterns: ["(mensagem|aviso) de ausencia"] },
   // ---------------------------------------------------------------- automated and catch-all notices
   {
     rule: "automated",

@@ -259,16 +259,12 @@ export function applyRules(input: RuleInput): RuleVerdict {
   const text = ownWords(input.body);
   const subject = (input.subject ?? "").slice(0, SUBJECT_LIMIT);
   const hits = scan(words(text));
-  const hit = (rule: PhraseRule, machine = false) => hits.find((h) => h.group.rule === rule && !(machine && h.group.humanOnly));
+  const hit = (rule: PhraseRule, machine = false) =>
+    hits.find((h) => h.group.rule === rule && !(machine && h.group.humanOnly) && !(!machine && h.group.machineOnly));
   // The out-of-office detector's own rules (a responder's subject and words of absence); headers
   // are read where the message is (the mailbox reader), and arrive here as `isOoo`.
   const auto = classifyAutoReply(asMessage(subject, text), Date.now());
-  const absent = hit("ooo_absence");
-  const returning = hit("ooo_return");
-  // Words of absence and of return make an out-of-office notice only in a text that asks nothing: a
-  // person who mentions a holiday and asks a question is still replying (as src/replies/auto-reply.ts holds).
-  const notice = absent && returning && !text.includes("?") ? { group: absent.group, words: `${absent.words} … ${returning.words}` } : undefined;
-  const away = hit("ooo") ?? notice;
+  const away = hit("ooo");
   const machine = input.isOoo || auto.autoReply || away !== undefined || hit("automated") !== undefined;
 
   const wrong = hit("wrong_person", machine);

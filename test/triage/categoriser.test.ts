@@ -59,7 +59,9 @@ describe("the rules stage", () => {
   it("finds out-of-office by the flag, the responder's subject or words of absence", () => {
     expect(applyRules({ subject: "Re: hi", body: "Thanks", isOoo: true })).toMatchObject({ kind: "ooo", ruleId: "ooo.flagged@1" });
     expect(applyRules({ subject: "Automatic reply: hi", body: "I am out of the office until 3 March.", isOoo: false })).toMatchObject({ kind: "ooo", ruleId: "ooo.auto-reply@1" });
-    expect(applyRules({ subject: "Re: hi", body: "Ich bin bis zum 12. Mai nicht im Büro.", isOoo: false })).toMatchObject({ kind: "ooo" });
+    expect(applyRules({ subject: "Abwesenheitsnotiz", body: "Ich bin bis zum 12. Mai nicht im Büro.", isOoo: false })).toMatchObject({ kind: "ooo" });
+    // A person who mentions a holiday is still replying.
+    expect(applyRules({ subject: "Re: hi", body: "I'm out of the office until Friday but yes, interested.", isOoo: false }).kind).toBeNull();
   });
 
   it("never reads do-not-contact into a reply that does not ask for it", () => {
