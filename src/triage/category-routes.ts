@@ -60,7 +60,7 @@ const routes = {
     method: "get",
     path: "/api/v1/leads/categories",
     tags,
-    operationId: "listLeadCategories",
+    operationId: "getLeadCategories",
     summary: "Lead categories: the built-in ones, then the account's own",
     description:
       "The same list as `GET /leads/fetch-categories`: built-in categories 1-7 then the account's custom ones, by id. Custom items add " +

@@ -110,6 +110,7 @@ const routes = {
     path: "/api/v1/campaigns/{campaign_id}/reply-categorisation/test",
     tags,
     operationId: "testReplyCategorisation",
+    "x-salvo-extension": true,
     summary: "Categorise a text as this campaign would (stores nothing)",
     description:
       "Runs the rules, then the configured model, on `reply_text` with the campaign's prompt and categories (or `prompt_content` / " +
@@ -124,6 +125,7 @@ const routes = {
     path: "/api/v1/campaigns/{campaign_id}/reply-categorisation/replay",
     tags,
     operationId: "startReplyCategorisationReplay",
+    "x-salvo-extension": true,
     summary: "Categorise a campaign's past replies again (dry run by default)",
     description:
       "Starts a job over the campaign's replies (newest first, at most `limit`, in `from`..`to`, only uncategorised ones if asked). " +
@@ -142,6 +144,7 @@ const routes = {
     path: "/api/v1/campaigns/{campaign_id}/reply-categorisation/replay/{job_id}",
     tags,
     operationId: "getReplyCategorisationReplay",
+    "x-salvo-extension": true,
     summary: "A replay's progress and its diff (changed replies, paged)",
     description:
       "Counters (`total, processed, changed, unchanged, kept_human, needs_review`) and one page (`offset`, `limit` 1-1000, default 100) " +
@@ -155,6 +158,7 @@ const routes = {
     path: "/api/v1/campaigns/{campaign_id}/reply-categorisation/replay/{job_id}/apply",
     tags,
     operationId: "applyReplyCategorisationReplay",
+    "x-salvo-extension": true,
     summary: "Apply a completed dry run",
     description:
       "Applies the diff of a completed dry run to the replies unchanged since it was made (a person's category since, or a newer " +
