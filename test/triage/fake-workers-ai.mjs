@@ -4,6 +4,7 @@
 // `env.AI.run(model, { messages, response_format: { type: "json_schema", json_schema } })`, refuses
 // anything else the way the binding does (it throws), and answers the documented shape
 // `{ response: <object>, usage }` (text for the fenced directive, as some models do).
+/* global setTimeout, Response */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { checkMessages, checkSchema, decide } from "./fake-model.mjs";
 
