@@ -246,6 +246,16 @@ describe("webhooks and analytics follow the automatic category", () => {
     expect(body).toMatchObject({ total_reply_count: "4", reply_count: "4", non_ooo_reply_count: "3" });
   });
 
+  it("writes everything once when two consumers categorise the same reply at the same time", async () => {
+    const { account, campaign, ids } = await sentWorld(["twice@race.example"]);
+    const hook = await createWebhook(account.apiKey, campaign, { event_types: ["LEAD_CATEGORY_UPDATED", "LEAD_UNSUBSCRIBED"] });
+    const id = await storeQuietReply(campaign, ids["twice@race.example"]!, { body: "Please remove me from your list" });
+    await Promise.all([triageReplies(bindings, [], [id]), triageReplies(bindings, [], [id]), triageReplies(bindings, [], [id])]);
+    expect((await deliveriesOf(hook.id)).map((d) => d.event_type).sort()).toEqual(["LEAD_CATEGORY_UPDATED", "LEAD_UNSUBSCRIBED"]);
+    const unsubscribes = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE type = 'UNSUBSCRIBE' AND campaign_lead_id = ?").bind(ids["twice@race.example"]).first<{ n: number }>();
+    expect(unsubscribes!.n).toBe(1);
+  });
+
   it("finds replies whose queue message was lost, on the minute cron", async () => {
     const { campaign, ids } = await sentWorld(["lost@sweep.example"]);
     const id = await storeQuietReply(campaign, ids["lost@sweep.example"]!, { body: "Please remove me from your list" });
