@@ -10,6 +10,7 @@ import {
   categoryChangeDeliveries,
   categoryStatements,
   deliveryStatement,
+  doNotContactWinners,
   insertCategorisations,
   optOutDeliveryIds,
   optOutStatements,
@@ -97,7 +98,7 @@ export async function commitOutcomes(env: Bindings, db: Database, outcomes: Outc
   const statements = [insertCategorisations(outcomes, nonce, now), ...categoryStatements(outcomes, nonce, now)];
   const deliveries = categoryChangeDeliveries(outcomes, nonce);
   const deliveryAt = deliveries.length > 0 ? statements.push(deliveryStatement(deliveries, now)) - 1 : -1;
-  const optOut = await optOutStatements(db, outcomes, nonce, now);
+  const optOut = await optOutStatements(db, doNotContactWinners(outcomes), nonce, now);
   const optOutAt = statements.length;
   statements.push(...optOut.statements);
   const results = await rawBatch(env.DB, statements);

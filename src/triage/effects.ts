@@ -173,14 +173,13 @@ export interface OptOut {
 }
 
 /**
- * Do Not Contact assigned automatically: the lead is unsubscribed everywhere (CONTRACT section 12),
+ * Do Not Contact assigned automatically (the reply sets its record's category): the lead is unsubscribed everywhere (CONTRACT section 12),
  * through the ingestion path: one UNSUBSCRIBE (source `reply`, dated the reply) on the replying
  * record and on every live record of the lead in the account's other campaigns, so STOPPED,
  * `unsubscribed_count` and LEAD_UNSUBSCRIBED follow; the lead's own flag keeps it out of later
  * campaigns. Event ids name the reply, so a second run inserts and delivers nothing.
  */
-export async function optOutStatements(db: Database, outcomes: Outcome[], nonce: string, now: number): Promise<OptOut> {
-  const dnc = outcomes.filter((o) => assigning(o) && o.stored.categoryId === DO_NOT_CONTACT_CATEGORY_ID);
+export async function optOutStatements(db: Database, dnc: Outcome[], nonce: string, now: number): Promise<OptOut> {
   const out: OptOut = { statements: [], ingestions: [] };
   if (dnc.length === 0) return out;
   const records = await recordsOfLeads(db, [...new Set(dnc.map((o) => o.reply.lead_id))]);
@@ -212,6 +211,16 @@ export async function optOutStatements(db: Database, outcomes: Outcome[], nonce:
     );
   }
   return out;
+}
+
+/**
+ * The outcomes that put their lead in Do Not Contact: replies that set their record's category to
+ * it (a later reply, or a person's choice since, has the last word).
+ */
+export function doNotContactWinners(outcomes: Outcome[]): Outcome[] {
+  return winners(outcomes)
+    .map((winner) => winner.outcome)
+    .filter((o) => o.stored.categoryId === DO_NOT_CONTACT_CATEGORY_ID);
 }
 
 /** The delivery ids of the opt-out ingestions, from the results of the batch (offset where their statements began). */

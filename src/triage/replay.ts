@@ -159,15 +159,14 @@ async function applyPlan(
   for (const reply of touched) {
     if (!contexts.has(reply.campaign_id)) contexts.set(reply.campaign_id, await campaignContext(db, reply.campaign_id));
   }
-  const deliveries = await recordChanges(env, touched, new Map(diff.map((d) => [d.eventId, d.stored])), contexts, nonce);
+  const { deliveries, deciders } = await recordChanges(env, touched, new Map(diff.map((d) => [d.eventId, d.stored])), contexts, nonce);
+  // Leads the replay puts in Do Not Contact (the reply decides its record, and is unchanged since the diff) are unsubscribed everywhere.
   const dnc: Outcome[] = [];
-  for (const reply of touched) {
+  for (const reply of touched.filter((r) => deciders.has(r.id))) {
     const change = changes.get(reply.id)!;
     const context = contexts.get(reply.campaign_id);
     const unchanged = reply.category_id === change.oldCategoryId && reply.done_at === change.oldCategorisedAt && reply.done_source !== "human" && reply.done_source !== "event";
-    if (context && unchanged && change.stored.categoryId === DO_NOT_CONTACT_CATEGORY_ID && reply.category_id !== DO_NOT_CONTACT_CATEGORY_ID) {
-      dnc.push({ reply: { ...reply, category_id: null }, context, stored: change.stored, markOoo: false });
-    }
+    if (context && unchanged && change.stored.categoryId === DO_NOT_CONTACT_CATEGORY_ID) dnc.push({ reply, context, stored: change.stored, markOoo: false });
   }
   const all = [...statements];
   const deliveryAt = deliveries.length > 0 ? all.push(insertDeliveries(deliveries, RECORD_GUARD, now)) - 1 : -1;
@@ -199,10 +198,11 @@ async function recordChanges(
   changes: Map<number, StoredCategorisation>,
   contexts: Map<number, CampaignContext | null>,
   nonce: string,
-): Promise<NewDelivery[]> {
+): Promise<{ deliveries: NewDelivery[]; deciders: Set<number> }> {
   const recordIds = [...new Set(replies.map((r) => r.campaign_lead_id))];
   const all = await repliesOfRecords(env.DB, recordIds);
   const out: NewDelivery[] = [];
+  const deciders = new Set<number>();
   for (const recordId of recordIds) {
     const mine = all.filter((r) => r.campaign_lead_id === recordId);
     const first = mine[0];
@@ -218,6 +218,7 @@ async function recordChanges(
     const newCategory = after?.category_id ?? null;
     if (newCategory === first.record_category_id) continue;
     const decided = after && changes.has(after.id) ? changes.get(after.id)! : null;
+    if (decided) deciders.add(after!.id);
     const names = context.triage.names;
     out.push(
       ...categoryDeliveries(
@@ -242,7 +243,7 @@ async function recordChanges(
       ),
     );
   }
-  return out;
+  return { deliveries: out, deciders };
 }
 
 /** Applies a completed dry run's diff to the replies unchanged since (the apply route). */

@@ -2,7 +2,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createCampaign, addLeads, analytics, ingestOk } from "../campaigns/fixtures";
 import { callJson, env } from "../helpers";
 import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
-import { triageReplies } from "../../src/triage/consumer";
+import { commitOutcomes, triageReplies } from "../../src/triage/consumer";
+import { campaignContext, namedReplies } from "../../src/triage/store";
+import { database } from "../../src/platform/db";
 import { sweepUntriaged } from "../../src/triage/queue";
 import {
   bindings,
@@ -195,6 +197,38 @@ describe("people and events keep their categories", () => {
     await triageReplies(bindings, [], [later]);
     expect(await categorisationOf(later)).toMatchObject({ source: "model", category_id: 3 });
     expect((await recordOf(record))!.category_id).toBe(3);
+  });
+
+  it("leaves a person's later choice alone when an older reply is categorised after it (and unsubscribes nobody)", async () => {
+    const { account, campaign, ids } = await sentWorld(["late@order.example"]);
+    const record = ids["late@order.example"]!;
+    const older = await storeQuietReply(campaign, record, { body: "Please remove me from your list.", occurredAt: "2026-03-02T10:00:00Z" });
+    const newer = await storeQuietReply(campaign, record, { body: "Sorry, ignore that: send me the pricing sheet.", occurredAt: "2026-03-02T11:00:00Z" });
+    expect((await callJson("/api/v1/master-inbox/update-category", { method: "PATCH", apiKey: account.apiKey, body: { email_lead_map_id: record, category_id: 5 } })).status).toBe(200);
+    await triageReplies(bindings, [], [older]);
+    expect(await categorisationOf(older)).toMatchObject({ source: "rule", category_id: 4 });
+    expect(await categorisationOf(newer)).toMatchObject({ source: "human", category_id: 5 });
+    expect((await recordOf(record))!).toMatchObject({ category_id: 5 });
+    const lead = await env.DB.prepare("SELECT is_unsubscribed FROM leads WHERE email = 'late@order.example'").first<{ is_unsubscribed: number }>();
+    expect(lead!.is_unsubscribed).toBe(0);
+  });
+
+  it("holds a record to a person's change made between the consumer's read and its write (the SQL guard)", async () => {
+    const { account, campaign, ids } = await sentWorld(["stale@guard.example"]);
+    const record = ids["stale@guard.example"]!;
+    const hook = await createWebhook(account.apiKey, campaign, { event_types: ["LEAD_CATEGORY_UPDATED"] });
+    const id = await storeQuietReply(campaign, record, { body: "I am no longer with the company.", occurredAt: "2026-03-02T10:00:00Z" });
+    // A later reply takes the person's categorisation, so only the record's time guards the older one.
+    await storeQuietReply(campaign, record, { body: "Hmm.", occurredAt: "2026-03-02T11:00:00Z" });
+    const [stale] = await namedReplies(env.DB, [], [id]);
+    const context = (await campaignContext(database(env.DB), campaign))!;
+    expect((await callJson("/api/v1/master-inbox/update-category", { method: "PATCH", apiKey: account.apiKey, body: { email_lead_map_id: record, category_id: 1 } })).status).toBe(200);
+    const before = (await deliveriesOf(hook.id)).length;
+    // The outcome as a consumer that read before the person's change would write it.
+    await commitOutcomes(bindings, database(env.DB), [{ reply: stale!, context, markOoo: false, stored: { categoryId: 7, categoryName: "Wrong Person", source: "rule", ruleId: "wrong_person.left-company@1", model: null, promptTemplateId: null, promptVersion: null, confidence: 1, needsReview: false, reason: "test" } }], Date.now());
+    expect(await categorisationOf(id)).toMatchObject({ category_id: 7, source: "rule" });
+    expect((await recordOf(record))!.category_id).toBe(1);
+    expect(await deliveriesOf(hook.id)).toHaveLength(before);
   });
 
   it("keeps an event's own category as its source, and does nothing when the campaign turns categorisation off", async () => {

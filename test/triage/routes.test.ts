@@ -294,6 +294,20 @@ describe("replays (CONTRACT 20.7)", () => {
     expect((await post(`/campaigns/${campaign}/reply-categorisation/replay/${(started.body.data as { job_id: number }).job_id}/apply`, account.apiKey, {})).status).toBe(400);
   });
 
+  it("unsubscribes a lead everywhere when an applied replay puts it in Do Not Contact", async () => {
+    const { account, campaign, ids } = await sentWorld(["quits@rp.example"]);
+    const reply = await storeQuietReply(campaign, ids["quits@rp.example"]!, { body: "Hmm, not sure about all this." });
+    await triageReplies(bindings, [], [reply]);
+    const hook = await createWebhook(account.apiKey, campaign, { event_types: ["LEAD_UNSUBSCRIBED", "LEAD_CATEGORY_UPDATED"] });
+    const started = await post(`/campaigns/${campaign}/reply-categorisation/replay`, account.apiKey, { prompt_content: "[[fake:prefer=Do Not Contact]]" });
+    const job = (started.body.data as { job_id: number }).job_id;
+    expect(await state(account.apiKey, campaign, job)).toMatchObject({ changed: 1 });
+    expect((await recordOf(ids["quits@rp.example"]!))!.state).toBe("COMPLETED");
+    expect((await post(`/campaigns/${campaign}/reply-categorisation/replay/${job}/apply`, account.apiKey, {})).body).toEqual({ ok: true, applied: 1, skipped: 0 });
+    expect((await recordOf(ids["quits@rp.example"]!))!).toMatchObject({ category_id: 4, state: "STOPPED" });
+    expect((await deliveriesOfType(hook.id)).map((p) => p.sl_lead_email)).toEqual(["quits@rp.example", "quits@rp.example"]);
+  });
+
   it("refuses a foreign campaign or job and bad input", async () => {
     const { apiKey } = await provisionAccount();
     const other = await provisionAccount();
