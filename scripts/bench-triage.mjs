@@ -20,7 +20,7 @@ const work = mkdtempSync(join(tmpdir(), "bench-triage-"));
 
 async function load() {
   const entry = `export { applyRules, RULES_VERSION, TEXT_LIMIT, INPUT_LIMIT } from "./src/triage/rules.ts";
-    export { parseMessage } from "./src/replies/parsed.ts";
+    export { parseMessage } from "./src/mail/parsed.ts";
     export { replyText } from "./src/replies/reply-text.ts";
     export { classifyAutoReply } from "./src/replies/auto-reply.ts";`;
   const out = join(work, "triage.mjs");

@@ -1,16 +1,16 @@
 import { createApp } from "./app";
-import type { Bindings } from "./env";
+import type { Bindings } from "./platform/env";
 import { consumeLogged } from "./platform/queue-log";
 import { runScheduled } from "./scheduled";
 import { consumeDeadLetters, consumeWebhookBatch, isDeadLetterQueue } from "./webhooks/consumer";
 import type { DeliveryMessage } from "./webhooks/queue-message";
 import { isTrackingQueue, type TrackedEvent } from "./tracking/queue-message";
 import { consumeTrackingBatch } from "./tracking/store";
-import { isTriageQueue, type TriageMessage } from "./triage/queue-message";
+import { isTriageQueue, type TriageMessage } from "./events/triage-queue";
 import { consumeTriageBatch } from "./triage/queue";
 
 export { AuthFailureLimiter, KeyGate } from "./keys/gate.do";
-export { MailboxSender } from "./engine/sender.do";
+export { MailboxSender } from "./mailbox-agent/mailbox.do";
 
 const app = createApp();
 

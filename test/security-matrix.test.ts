@@ -47,7 +47,8 @@ type Kind =
   | "tagMapping"
   | "category"
   | "promptTemplate"
-  | "replay";
+  | "replay"
+  | "session";
 type Objects = Record<Kind, number>;
 
 const MISSING = 999_999_999;
@@ -105,6 +106,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
   leadMapIds: "lead",
   template_id: "promptTemplate",
   job_id: "replay",
+  session_id: "session",
 };
 
 /** Id names that mean a tenant's row on some paths only (elsewhere NOT_TENANT's catalogue value): an account's own lead categories. */
@@ -166,18 +168,8 @@ const NOT_TENANT: Record<string, unknown> = {
   lastSeenLeadId: 0,
 };
 
-/**
- * Ids an operation records as given without resolving them: ingestion stores the sending mailbox the
- * engine reports on each event (to be held to the caller's mailboxes once the engine sends through them).
- */
-const RECORDED_AS_GIVEN: Record<string, Record<string, unknown>> = {
-  "/api/v1/campaigns/{campaign_id}/events": { email_account_id: 1 },
-};
-
 function labelValue(apiPath: string, name: string): { value: unknown } | undefined {
   if (KIND_ON_PATH[apiPath]?.[name]) return undefined;
-  const recorded = RECORDED_AS_GIVEN[apiPath];
-  if (recorded && name in recorded) return { value: recorded[name] };
   return name in NOT_TENANT ? { value: NOT_TENANT[name] } : undefined;
 }
 
@@ -245,10 +237,10 @@ const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   "POST /api/v1/lead-list/{id}/import-csv": { csv: "email\nmatrix-csv@example.com\n" },
   // A name no other request gives a tag, so the rename does not collide.
   "POST /api/v1/email-accounts/tag-manager": { name: "Matrix renamed" },
-  // Everything a create needs, so a request naming no mailbox reaches the client check.
   // A change the template and the category take (the schemas cannot require one of their optional fields).
   "PATCH /api/v1/campaigns/{campaign_id}/prompt-template/{template_id}": { is_active: true },
   "PATCH /api/v1/leads/categories/{category_id}": { colour_code: "#123456" },
+  // Everything a create needs, so a request naming no mailbox reaches the client check.
   "POST /api/v1/email-accounts/save": {
     from_name: "Matrix",
     from_email: "matrix-save@sender.example.com",
@@ -567,11 +559,16 @@ async function seed(
   const tag = tags.tags[0]!.id;
   await ok(api(apiKey, "/api/v1/crm/leads/tags", { leadId: person, tagIds: [tag] }), "lead tag");
   const tagMapping = (await ok(api<{ data: { tag_mapping_id: number }[] }>(apiKey, `/api/v1/crm/leads/tags?leadId=${person}`), "lead tags")).data[0]!.tag_mapping_id;
+  // A web app session opened with this key (its id only: the matrix calls with keys).
+  const signedIn = await api<{ data: { id: number } }>(apiKey, "/api/v1/sessions", {});
+  if (signedIn.status !== 201) throw new Error(`sign-in failed with ${signedIn.status}`);
+  const session = signedIn.body.data.id;
   // The reply is categorised in the background (src/triage/): let that end before the matrix compares snapshots.
   for (let i = 0; settle && i < 200 && !(await env.DB.prepare("SELECT 1 FROM reply_categorisations WHERE event_id = ?").bind(stat).first()); i++) {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return {
+    session,
     campaign,
     tag,
     mailbox: mailbox.id,

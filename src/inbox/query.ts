@@ -3,7 +3,7 @@ import { inList } from "../platform/sql";
 import { visibleRecordsAliased } from "../platform/access";
 import { containsFolded } from "../platform/text-search";
 import type { RecordFlags } from "../events/rules";
-import { latestNeedsReview } from "../triage/provenance-sql";
+import { latestNeedsReview } from "../categories/provenance-sql";
 
 /**
  * The master inbox's listings as SQL over `campaign_leads cl` alone (other tables only through

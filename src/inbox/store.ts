@@ -9,7 +9,7 @@ import { activeWebhooks } from "../webhooks/store";
 import { inboxConditions, inboxOrder, type InboxFilters, type Listing, type Sort } from "./query";
 import { inList, rawBatch, statement } from "../platform/sql";
 import type { RecordFlagColumns } from "../events/record-flags";
-import { categorisationJson, humanCategorisation, latestCategorySource, latestNeedsReview } from "../triage/provenance-sql";
+import { categorisationJson, humanCategorisation, latestCategorySource, latestNeedsReview } from "../categories/provenance-sql";
 
 export interface ConversationRow extends RecordFlagColumns {
   id: number;

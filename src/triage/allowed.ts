@@ -1,5 +1,5 @@
-import { sentimentOf, type Sentiment } from "../analytics/rules";
-import { settingsOf } from "../campaigns/settings";
+import { sentimentOf, type Sentiment } from "../categories/rules";
+import { settingsOf } from "../schedule/settings";
 import { DEFAULT_PROMPT, DEFAULT_PROMPT_VERSION, type CategoryChoice } from "./prompt";
 
 /**

@@ -1,6 +1,6 @@
 import { config, type CategoriserConfig } from "../config";
 import { OUT_OF_OFFICE_CATEGORY_ID } from "../db/schema";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { database, type Database } from "../platform/db";
 import { rawBatch } from "../platform/sql";
 import { deliveryIds, enqueue } from "../webhooks/outbox";

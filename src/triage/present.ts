@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { SENTIMENTS } from "../analytics/rules";
+import { SENTIMENTS } from "../categories/rules";
 import { iso } from "../platform/time";
 import { sentimentOfCategory } from "./allowed";
 

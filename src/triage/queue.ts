@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import { config } from "../config";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { log } from "../platform/logging";
 import { statement } from "../platform/sql";
 import { triageReplies } from "./consumer";
-import type { TriageMessage } from "./queue-message";
+import type { TriageMessage } from "../events/triage-queue";
 import { advanceReplay } from "./replay";
 
 /**

@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { config } from "../config";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { database, type Database } from "../platform/db";
 import { rawBatch } from "../platform/sql";
 import { categoryDeliveries } from "../webhooks/fanout";
@@ -26,7 +26,7 @@ import {
   type ReplayRow,
 } from "./replay-store";
 import { campaignContext, namedReplies, replayReplies, type CampaignContext, type ReplyRow } from "./store";
-import type { TriageMessage } from "./queue-message";
+import type { TriageMessage } from "../events/triage-queue";
 
 /**
  * Replays (CONTRACT section 20.7): a campaign's past replies categorised again, in chunks of

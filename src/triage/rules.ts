@@ -1,5 +1,5 @@
 import { classifyAutoReply } from "../replies/auto-reply";
-import type { ParsedMessage } from "../replies/parsed";
+import type { ParsedMessage } from "../mail/parsed";
 import { replyText } from "../replies/reply-text";
 import { BARE_OPT_OUTS, COURTESIES, GREETINGS, NEGATORS, PHRASES, type PhraseGroup, type PhraseRule } from "./phrases";
 
@@ -248,7 +248,7 @@ export function ownWords(body: string | null): string {
 
 /** A stored reply as the out-of-office detector reads a message (no headers: those were read on arrival). */
 function asMessage(subject: string, text: string): ParsedMessage {
-  return { headers: [], subject, from: null, fromName: null, to: [], cc: [], messageId: null, inReplyTo: null, references: [], date: null, text, html: null, parts: [], enclosedMessages: [] };
+  return { headers: [], subject, from: null, fromName: null, to: [], cc: [], messageId: null, inReplyTo: null, references: [], date: null, text, html: null, parts: [], enclosedMessages: [], truncated: false };
 }
 
 function verdict(kind: RuleKind, name: string, evidence: string, text: string): RuleVerdict {

@@ -4,7 +4,7 @@ import type { Database } from "../platform/db";
 import { inList, jsonList, statement } from "../platform/sql";
 import type { WebhookTarget } from "../webhooks/fanout";
 import { activeWebhooks } from "../webhooks/store";
-import { settingsOf } from "../campaigns/settings";
+import { settingsOf } from "../schedule/settings";
 import { campaignTriage, type ActiveTemplate, type CampaignTriage, type VisibleCategory } from "./allowed";
 
 /** Reads of the categoriser: replies with what deciding about them needs, and their campaigns. */

@@ -1,9 +1,9 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { log } from "../platform/logging";
 import { jsonList, rawBatch, statement } from "../platform/sql";
 import type { DeliveryMessage } from "./queue-message";
-import { categorisationJsonText } from "../triage/provenance-sql";
+import { categorisationJsonText } from "../categories/provenance-sql";
 
 /** A webhook delivery to store, plus the condition (over its JSON row `d`) under which it is real. */
 export interface NewDelivery {

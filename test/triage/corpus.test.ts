@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { classifyAutoReply } from "../../src/replies/auto-reply";
-import { parseMessage } from "../../src/replies/parsed";
+import { parseMessage } from "../../src/mail/parsed";
 import { replyText } from "../../src/replies/reply-text";
 import { applyRules } from "../../src/triage/rules";
 

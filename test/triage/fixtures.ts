@@ -1,7 +1,7 @@
 import { inject, vi } from "vitest";
 import { eq } from "drizzle-orm";
 import { campaigns } from "../../src/db/schema";
-import type { Bindings } from "../../src/env";
+import type { Bindings } from "../../src/platform/env";
 import { planIngestion } from "../../src/events/plan";
 import { loadIngestContext, storeIngestion } from "../../src/events/store";
 import { database } from "../../src/platform/db";

@@ -9,3 +9,4 @@ export * from "./engine";
 export * from "./lead-lists";
 export * from "./analytics";
 export * from "./triage";
+export * from "./sessions";
