@@ -3,6 +3,7 @@ import { OUT_OF_OFFICE_CATEGORY_ID } from "../db/schema";
 import type { Bindings } from "../platform/env";
 import { database, type Database } from "../platform/db";
 import { rawBatch } from "../platform/sql";
+import { wakeCampaign } from "../mailboxes/wake";
 import { deliveryIds, enqueue } from "../webhooks/outbox";
 import type { CampaignTriage } from "./allowed";
 import { categorise } from "./categoriser";
@@ -14,6 +15,7 @@ import {
   insertCategorisations,
   optOutDeliveryIds,
   optOutStatements,
+  oooReopenStatement,
   type Outcome,
   type StoredCategorisation,
 } from "./effects";
@@ -95,7 +97,9 @@ export function modelOf(env: Bindings): ReplyModel | null {
 export async function commitOutcomes(env: Bindings, db: Database, outcomes: Outcome[], now: number): Promise<void> {
   if (outcomes.length === 0) return;
   const nonce = crypto.randomUUID();
-  const statements = [insertCategorisations(outcomes, nonce, now), ...categoryStatements(outcomes, nonce, now)];
+  const reopen = oooReopenStatement(outcomes, nonce, now);
+  const statements = [insertCategorisations(outcomes, nonce, now), ...categoryStatements(outcomes, nonce, now, reopen)];
+  const reopenAt = reopen ? statements.indexOf(reopen) : -1;
   const deliveries = categoryChangeDeliveries(outcomes, nonce);
   const deliveryAt = deliveries.length > 0 ? statements.push(deliveryStatement(deliveries, now)) - 1 : -1;
   const optOut = await optOutStatements(db, doNotContactWinners(outcomes), nonce, now);
@@ -103,6 +107,9 @@ export async function commitOutcomes(env: Bindings, db: Database, outcomes: Outc
   statements.push(...optOut.statements);
   const results = await rawBatch(env.DB, statements);
   await enqueue(env, [...(deliveryAt >= 0 ? deliveryIds(results[deliveryAt]) : []), ...optOutDeliveryIds(results, optOut, optOutAt)]);
+  // A record reopened into INPROGRESS has a step due: its mailboxes' agents learn of it now (paused ones on resume).
+  const reopened = reopenAt >= 0 ? new Set((results[reopenAt] ?? []).map((row) => Number(row.campaign_id))) : new Set<number>();
+  for (const campaignId of reopened) await wakeCampaign(env, campaignId);
 }
 
 /**

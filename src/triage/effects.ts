@@ -4,6 +4,9 @@ import { planIngestion, type PlannedEvent } from "../events/plan";
 import { ingestedDeliveryIds, ingestionStatements, loadIngestContext } from "../events/store";
 import type { Database } from "../platform/db";
 import { jsonList } from "../platform/sql";
+import { parseReturnDate } from "../replies/return-date";
+import { scheduleOf, settingsOf } from "../schedule/settings";
+import { stepDueAt } from "../schedule/window";
 import { categoryDeliveries } from "../webhooks/fanout";
 import { guardValue, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
 import { DO_NOT_CONTACT_CATEGORY_ID } from "./categoriser";
@@ -95,8 +98,12 @@ function winners(outcomes: Outcome[]): RecordWinner[] {
   );
 }
 
-/** The reply's category, the out-of-office flag the rules found, and the records' categories. */
-export function categoryStatements(outcomes: Outcome[], nonce: string, now: number): SQL[] {
+/**
+ * The reply's category, the out-of-office flag the rules found, the records that flag reopens
+ * (`reopen`, from oooReopenStatement: before the records' categories, whose write it would read as a
+ * later change), and the records' categories.
+ */
+export function categoryStatements(outcomes: Outcome[], nonce: string, now: number, reopen: SQL | null = null): SQL[] {
   const statements: SQL[] = [];
   const assigned = outcomes.filter(assigning).map((o) => ({ id: o.reply.id, category_id: o.stored.categoryId }));
   if (assigned.length > 0) {
@@ -113,6 +120,7 @@ export function categoryStatements(outcomes: Outcome[], nonce: string, now: numb
       FROM json_each(${jsonList(ooo)}) v
       WHERE events.id = v.value ->> '$.id' AND ${written(sql`events.id`, nonce)}`);
   }
+  if (reopen) statements.push(reopen);
   const records = winners(outcomes).map(({ recordId, outcome }) => ({
     id: recordId,
     reply: outcome.reply.id,
@@ -126,6 +134,51 @@ export function categoryStatements(outcomes: Outcome[], nonce: string, now: numb
         AND ${written(sql`v.value ->> '$.reply'`, nonce)}`);
   }
   return statements;
+}
+
+/**
+ * CONTRACT 20.3: an out-of-office answer only the rules recognised (a pushed reply without
+ * `is_ooo`, a notice without responder headers) follows section 11 like one flagged on arrival.
+ * Its ingestion counted it as a reply and ended the record's sequence; where section 11 says such
+ * a reply does not end it, the record is reopened, in the categorisation's batch and after the
+ * reply's flag is set: ignored (account toggle or ignoreOOOasReply) → INPROGRESS, due when its next
+ * step would have been (last send plus the step's delay, as the engine dates it); counted with
+ * autoReactivateOOO → PAUSED until the return date the answer states, else the set delay, with that
+ * due time kept for the resume (src/replies/resume.ts), as the ingestion pauses a flagged one.
+ * Only a record this reply ended: COMPLETED with a step left, untouched since the reply was stored
+ * (a person's or a later event's change wins), with no other counted reply that is not out of
+ * office, and no human click or open the campaign's stop setting names.
+ */
+export function oooReopenStatement(outcomes: Outcome[], nonce: string, now: number): SQL | null {
+  const rows = outcomes.flatMap(({ reply, context, markOoo }) => {
+    if (!markOoo || reply.record_state !== "COMPLETED" || reply.next_delay_days === null || reply.record_last_sent_at === null) return [];
+    const settings = settingsOf(context.campaign.settings);
+    const ignored = context.ignoreOooReplies;
+    if (!ignored && !settings.outOfOffice.autoReactivateOOO) return [];
+    const zone = scheduleOf(context.campaign.schedule)?.timezone ?? "UTC";
+    const dueAt = stepDueAt(reply.record_last_sent_at, reply.next_delay_days, zone);
+    const returnsAt = parseReturnDate(`${reply.subject ?? ""}\n\n${reply.body ?? ""}`, reply.occurred_at);
+    const stop = settings.stopLeadSettings;
+    return [
+      {
+        record: reply.campaign_lead_id,
+        reply: reply.id,
+        state: ignored ? "INPROGRESS" : "PAUSED",
+        due_at: dueAt,
+        resume_at: ignored ? null : (returnsAt ?? reply.occurred_at + settings.outOfOffice.reactivateOOOwithDelay * DAY_MS),
+        stop_type: stop === "CLICK_ON_A_LINK" ? "CLICK" : stop === "OPEN_AN_EMAIL" ? "OPEN" : null,
+      },
+    ];
+  });
+  if (rows.length === 0) return null;
+  return sql`UPDATE campaign_leads SET state = v.value ->> '$.state', due_at = v.value ->> '$.due_at', resume_at = v.value ->> '$.resume_at', updated_at = ${now}
+    FROM json_each(${jsonList(rows)}) v
+    WHERE campaign_leads.id = v.value ->> '$.record' AND campaign_leads.state = 'COMPLETED'
+      AND campaign_leads.updated_at <= (SELECT e.created_at FROM events e WHERE e.id = v.value ->> '$.reply')
+      AND NOT EXISTS (SELECT 1 FROM events r WHERE r.campaign_lead_id = campaign_leads.id AND r.type = 'REPLY' AND r.ignored = 0 AND r.is_ooo = 0)
+      AND NOT EXISTS (SELECT 1 FROM events r WHERE r.campaign_lead_id = campaign_leads.id AND r.type = v.value ->> '$.stop_type' AND r.is_machine = 0)
+      AND ${written(sql`v.value ->> '$.reply'`, nonce)}
+    RETURNING campaign_leads.campaign_id`;
 }
 
 /** LEAD_CATEGORY_UPDATED for each record whose category this batch changes, as a change by hand would send it. */
@@ -163,6 +216,8 @@ export const CATEGORY_DELIVERY_GUARD = sql`EXISTS (SELECT 1 FROM campaign_leads 
 export function deliveryStatement(deliveries: NewDelivery[], now: number): SQL {
   return insertDeliveries(deliveries, CATEGORY_DELIVERY_GUARD, now);
 }
+
+const DAY_MS = 86_400_000;
 
 const LIVE: RecordState[] = ["DRAFTED", "STARTED", "INPROGRESS", "PAUSED"];
 

@@ -35,13 +35,21 @@ export interface ReplyRow {
   lead_name: string | null;
   record_category_id: number | null;
   record_category_set_at: number | null;
+  /** What a late out-of-office answer may reopen (src/triage/effects.ts, oooReopenStatement). */
+  record_state: string;
+  record_last_sent_at: number | null;
+  /** The delay of the record's next live step; null when it has none left. */
+  next_delay_days: number | null;
 }
 
 const REPLY_COLUMNS = sql.raw(`e.id, e.event_id, e.account_id, e.campaign_id, e.campaign_lead_id, e.occurred_at, e.subject, e.body, e.is_ooo,
   e.category_id, e.ignored, e.from_email, e.to_email, e.message_id, s.subject AS sent_subject, s.body AS sent_body,
   p.source AS done_source, p.categorised_at AS done_at, cl.lead_id, l.email AS lead_email,
   nullif(trim(coalesce(l.first_name, '') || ' ' || coalesce(l.last_name, '')), '') AS lead_name,
-  cl.category_id AS record_category_id, cl.category_set_at AS record_category_set_at`);
+  cl.category_id AS record_category_id, cl.category_set_at AS record_category_set_at, cl.state AS record_state,
+  cl.last_sent_at AS record_last_sent_at,
+  CASE WHEN cl.next_step IS NOT NULL THEN (SELECT st.delay_in_days FROM sequence_steps st WHERE st.campaign_id = e.campaign_id AND st.deleted_at IS NULL
+    AND st.seq_number >= cl.next_step ORDER BY st.seq_number LIMIT 1) END AS next_delay_days`);
 
 const REPLY_JOINS = sql.raw(`FROM events e
   LEFT JOIN events s ON s.id = e.send_id

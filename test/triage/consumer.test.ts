@@ -280,6 +280,41 @@ describe("webhooks and analytics follow the automatic category", () => {
     expect(body).toMatchObject({ total_reply_count: "4", reply_count: "4", non_ooo_reply_count: "3" });
   });
 
+  it("treats an out-of-office answer only the rules recognise as one flagged on arrival: reopened when ignored, paused until its return date (20.3, section 11)", async () => {
+    const away = "I am out of the office until 16 March 2026 with limited access to email.";
+    // A lead the engine sent step 1 of two (step 2 three days later): the pushed reply, without is_ooo, ended its sequence on arrival.
+    const world = async (settings: Record<string, unknown>) => {
+      const { account, campaign, ids } = await sentWorld(["away@late.example"]);
+      const steps = [
+        { seq_number: 1, subject: "Quick question", email_body: "<p>Hi</p>", seq_delay_details: { delay_in_days: 0 } },
+        { seq_number: 2, subject: "Following up", email_body: "<p>Again</p>", seq_delay_details: { delay_in_days: 3 } },
+      ];
+      expect((await callJson(`/api/v1/campaigns/${campaign}/sequences`, { method: "POST", apiKey: account.apiKey, body: { sequences: steps } })).status).toBe(200);
+      const record = ids["away@late.example"]!;
+      await env.DB.prepare("UPDATE campaign_leads SET next_step = 2 WHERE id = ?").bind(record).run();
+      await setSettings(account.apiKey, campaign, { out_of_office_detection_settings: settings });
+      const reply = await storeQuietReply(campaign, record, { subject: "Automatic reply: Quick question", body: away });
+      expect((await recordOf(record))!.state).toBe("COMPLETED");
+      await triageReplies(rulesOnly(), [], [reply]);
+      const row = await env.DB.prepare("SELECT state, due_at, resume_at FROM campaign_leads WHERE id = ?").bind(record).first<{ state: string; due_at: number | null; resume_at: number | null }>();
+      const event = await env.DB.prepare("SELECT is_ooo, ignored FROM events WHERE id = ?").bind(reply).first<{ is_ooo: number; ignored: number }>();
+      return { row: row!, event: event! };
+    };
+    const stepTwoDue = Date.parse("2026-03-04T09:00:00Z");
+
+    const ignored = await world({ ignoreOOOasReply: true });
+    expect(ignored.event).toEqual({ is_ooo: 1, ignored: 1 });
+    expect(ignored.row).toEqual({ state: "INPROGRESS", due_at: stepTwoDue, resume_at: null });
+
+    const paused = await world({ autoReactivateOOO: true });
+    expect(paused.event).toEqual({ is_ooo: 1, ignored: 0 });
+    expect(paused.row).toEqual({ state: "PAUSED", due_at: stepTwoDue, resume_at: Date.parse("2026-03-16T00:00:00Z") });
+
+    // Neither setting: an out-of-office reply ends the sequence like any reply.
+    const counted = await world({});
+    expect(counted.row).toMatchObject({ state: "COMPLETED", due_at: null });
+  });
+
   it("writes everything once when two consumers categorise the same reply at the same time", async () => {
     const { account, campaign, ids } = await sentWorld(["twice@race.example"]);
     const hook = await createWebhook(account.apiKey, campaign, { event_types: ["LEAD_CATEGORY_UPDATED", "LEAD_UNSUBSCRIBED"] });
