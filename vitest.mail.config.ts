@@ -1,6 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { quietAccessLog, testBindings } from "./vitest.shared";
+import { fakeWorkersAi, quietAccessLog, testBindings } from "./vitest.shared";
 
 /**
  * Workers-runtime tests against the real mail lab (`npm run test:mail`, which starts the lab and sets
@@ -34,6 +34,7 @@ export default defineConfig(async () => {
         miniflare: {
           bindings: {
             ...testBindings,
+            ...fakeWorkersAi.categoriser,
             TEST_MIGRATIONS: migrations,
             // The lab listens on 127.0.0.1.
             ALLOW_LOCAL_MAIL_HOSTS: "true",
@@ -43,6 +44,8 @@ export default defineConfig(async () => {
             // The lab's OAuth provider as the deployment's Google and Microsoft (exported by scripts/with-mail-lab.mjs).
             ...labOAuthVars(),
           },
+          workers: fakeWorkersAi.workers,
+          serviceBindings: fakeWorkersAi.serviceBindings,
         },
       }),
     ],

@@ -46,6 +46,9 @@ import { crmTagRoutes } from "./lead-lists/crm-tag-routes";
 import { untrackedReplyRoutes } from "./replies/untracked-routes";
 import { SecretsKeyError } from "./platform/crypto";
 import { mcpRoutes } from "./mcp/routes";
+import { categoryRoutes } from "./triage/category-routes";
+import { promptRoutes } from "./triage/prompt-routes";
+import { triageRoutes } from "./triage/routes";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAINTENANCE_RETRY_AFTER_SECONDS = 300;
@@ -98,6 +101,10 @@ export function createApp() {
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);
   app.route("/", leadLiteralRoutes);
+  // Literal `/leads/categories` paths: before `/leads/{lead_id}` (C9).
+  app.route("/", categoryRoutes);
+  app.route("/", promptRoutes);
+  app.route("/", triageRoutes);
   // Before the campaign routes: `/leads/get-domain-block-list` and its siblings are literal segments, never a lead id.
   app.route("/", blockListRoutes);
   app.route("/", leadListFeatureRoutes);

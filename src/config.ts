@@ -47,6 +47,20 @@ export interface Vars {
   MICROSOFT_MAIL_SERVERS?: string;
   /** Seconds an OAuth consent may take from its init to its callback (default 600). */
   OAUTH_SESSION_TTL_SECONDS?: string;
+  /** Reply categorisation (src/triage/): `rules` (default: rules only), `workers-ai` (binding AI), `openai` (any OpenAI-compatible chat endpoint) or `off`. */
+  CATEGORISER?: string;
+  /** The model: a Workers AI model id (default `@cf/meta/llama-3.2-3b-instruct`) or the endpoint's model name (required with `openai`). */
+  CATEGORISER_MODEL?: string;
+  /** The OpenAI-compatible endpoint's base URL (`POST {base}/chat/completions`), e.g. `https://api.openai.com/v1` or an AI Gateway URL. */
+  CATEGORISER_OPENAI_BASE_URL?: string;
+  /** Secret: that endpoint's API key (sent as a bearer token; never logged). */
+  CATEGORISER_OPENAI_API_KEY?: string;
+  /** A model answer below this confidence goes to the needs-review lane (default 0.7). */
+  CATEGORISER_MIN_CONFIDENCE?: string;
+  /** Do Not Contact needs at least this confidence from the model (default 0.9). */
+  CATEGORISER_DNC_MIN_CONFIDENCE?: string;
+  /** Calls of the categorisation test route per account and UTC day (default 200). */
+  CATEGORISER_TEST_PER_DAY?: string;
 }
 
 const flag = z.enum(["true", "false"]).default("false").transform((value) => value === "true");
@@ -60,6 +74,17 @@ const text = z
   .string()
   .optional()
   .transform((value) => value?.trim() || undefined);
+const confidence = (fallback: number) =>
+  z
+    .string()
+    .regex(/^(?:0(?:\.\d{1,6})?|1(?:\.0{1,6})?)$/, "must be a number from 0 to 1")
+    .transform(Number)
+    .default(fallback);
+
+export const CATEGORISERS = ["rules", "workers-ai", "openai", "off"] as const;
+export type CategoriserKind = (typeof CATEGORISERS)[number];
+/** A small instruct model (CONTRACT section 20.4). */
+export const DEFAULT_WORKERS_AI_MODEL = "@cf/meta/llama-3.2-3b-instruct";
 
 /** `wrangler dev`'s address: a fresh clone runs without configuring PUBLIC_URL. */
 const LOCAL_ORIGIN = "http://127.0.0.1:8787";
@@ -143,6 +168,21 @@ const VarsSchema = z.object({
   GOOGLE_MAIL_SERVERS: mailServers('{"smtp":"smtp.gmail.com:465:SSL","imap":"imap.gmail.com:993:SSL"}'),
   MICROSOFT_MAIL_SERVERS: mailServers('{"smtp":"smtp.office365.com:587:STARTTLS","imap":"outlook.office365.com:993:SSL"}'),
   OAUTH_SESSION_TTL_SECONDS: positiveInteger(600),
+  CATEGORISER: z.enum(CATEGORISERS).default("rules"),
+  CATEGORISER_MODEL: text,
+  CATEGORISER_OPENAI_BASE_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .optional()
+    .or(z.literal("").transform(() => undefined))
+    .transform((value) => value?.replace(/\/+$/, "")),
+  CATEGORISER_OPENAI_API_KEY: text,
+  CATEGORISER_MIN_CONFIDENCE: confidence(0.7),
+  CATEGORISER_DNC_MIN_CONFIDENCE: confidence(0.9),
+  CATEGORISER_TEST_PER_DAY: positiveInteger(200),
+}).superRefine((vars, context) => {
+  if (vars.CATEGORISER !== "openai") return;
+  if (!vars.CATEGORISER_OPENAI_BASE_URL) context.addIssue({ code: "custom", path: ["CATEGORISER_OPENAI_BASE_URL"], message: "is required when CATEGORISER is openai" });
+  if (!vars.CATEGORISER_MODEL) context.addIssue({ code: "custom", path: ["CATEGORISER_MODEL"], message: "is required when CATEGORISER is openai" });
 });
 
 export type OAuthProvider = "google" | "microsoft";
@@ -185,6 +225,18 @@ export interface Config {
   publicUrl: string;
   /** Google and Microsoft mailboxes through OAuth (CONTRACT 18). */
   oauth: Record<OAuthProvider, OAuthProviderConfig> & { sessionTtlMs: number };
+  categoriser: CategoriserConfig;
+}
+
+/** How replies are categorised (src/triage/): which model, if any, and the confidence it needs. */
+export interface CategoriserConfig {
+  kind: CategoriserKind;
+  /** The model's id for `workers-ai` and `openai`; undefined for `rules` and `off`. */
+  model: string | undefined;
+  openai: { baseUrl: string; apiKey: string | undefined } | undefined;
+  minConfidence: number;
+  dncMinConfidence: number;
+  testPerDay: number;
 }
 
 /** A var with a value the Worker cannot run with: named, so the operator can fix it. */
@@ -235,6 +287,19 @@ export function config(env: Vars): Config {
         servers: vars.MICROSOFT_MAIL_SERVERS,
       },
       sessionTtlMs: vars.OAUTH_SESSION_TTL_SECONDS * 1000,
+    },
+    categoriser: {
+      kind: vars.CATEGORISER,
+      model:
+        vars.CATEGORISER === "workers-ai"
+          ? (vars.CATEGORISER_MODEL ?? DEFAULT_WORKERS_AI_MODEL)
+          : vars.CATEGORISER === "openai"
+            ? vars.CATEGORISER_MODEL
+            : undefined,
+      openai: vars.CATEGORISER === "openai" ? { baseUrl: vars.CATEGORISER_OPENAI_BASE_URL!, apiKey: vars.CATEGORISER_OPENAI_API_KEY } : undefined,
+      minConfidence: vars.CATEGORISER_MIN_CONFIDENCE,
+      dncMinConfidence: vars.CATEGORISER_DNC_MIN_CONFIDENCE,
+      testPerDay: vars.CATEGORISER_TEST_PER_DAY,
     },
   };
   parsed.set(env, value);

@@ -544,6 +544,178 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/leads/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Lead categories: the built-in ones, then the account's own
+         * @description The same list as `GET /leads/fetch-categories`: built-in categories 1-7 then the account's custom ones, by id. Custom items add `colour_code` and `user_id`; a custom category without a sentiment reads `neutral`.
+         */
+        get: operations["getLeadCategories"];
+        put?: never;
+        /**
+         * Create a custom lead category
+         * @description `{name (1-255 after trimming, unique case-insensitively among built-in and custom), sentiment_type? (positive | negative | null), colour_code? (#RRGGBB, default #f9f1e9)}` → 201. A taken name → 409. Account keys only (a client key → 401).
+         */
+        post: operations["createLeadCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/categories/{category_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a custom lead category
+         * @description Refused with 409 while any campaign record is in it, 403 for a built-in one. Deleting also removes the id from webhook category filters, prompt templates and campaigns' `ai_categorisation_options`; past categorisations keep it. Account keys only.
+         */
+        delete: operations["deleteLeadCategory"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a custom lead category
+         * @description The create fields, at least one (else 400). A built-in category → 403; unknown or another account's → 404; a taken name → 409. Account keys only.
+         */
+        patch: operations["updateLeadCategory"];
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/prompt-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The campaign's newest prompt template (or null)
+         * @description The prompt the categoriser's model gets for this campaign's replies and the categories it may choose from: `{ok, success, data:{template}}`, the newest template (null when none was saved; Salvo's default prompt is used then).
+         */
+        get: operations["getPromptTemplate"];
+        put?: never;
+        /**
+         * Save a new prompt template; it becomes the active one
+         * @description `{prompt_content (1-20000), categories (1-50 ids the caller can use)}` → 201 with the template. Earlier templates of the campaign turn inactive. An unknown category → 400 `Invalid category - <id>`.
+         */
+        post: operations["createPromptTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/prompt-template/{template_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a prompt template (prompt, categories, active)
+         * @description `{prompt_content?, categories?, is_active?}`, at least one (else 400). A change of prompt or categories moves `version` on; `is_active: true` makes it the campaign's one active template. Another campaign's or unknown template → 404.
+         */
+        patch: operations["updatePromptTemplate"];
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/reply-categorisation/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Categorise a text as this campaign would (stores nothing)
+         * @description Runs the rules, then the configured model, on `reply_text` with the campaign's prompt and categories (or `prompt_content` / `categories` given here, to try them without saving) and answers what it would decide and why. Stores nothing, fires nothing. At most CATEGORISER_TEST_PER_DAY calls (default 200) per account and UTC day, then 429.
+         */
+        post: operations["testReplyCategorisation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/reply-categorisation/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Categorise a campaign's past replies again (dry run by default)
+         * @description Starts a job over the campaign's replies (newest first, at most `limit`, in `from`..`to`, only uncategorised ones if asked). A dry run stores the diff for review (`…/replay/{job_id}`) and may try a `prompt_content` / `categories`; `dry_run:false` applies as it goes. Categories set by a person or given with an event are never changed. One job per campaign at a time (409).
+         */
+        post: operations["startReplyCategorisationReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/reply-categorisation/replay/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A replay's progress and its diff (changed replies, paged)
+         * @description Counters (`total, processed, changed, unchanged, kept_human, needs_review`) and one page (`offset`, `limit` 1-1000, default 100) of the replies whose category the replay changes, newest first, each with its old and new category.
+         */
+        get: operations["getReplyCategorisationReplay"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/reply-categorisation/replay/{job_id}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a completed dry run
+         * @description Applies the diff of a completed dry run to the replies unchanged since it was made (a person's category since, or a newer categorisation, is kept): `{ok, applied, skipped}`. Each lead whose current category changes gets one LEAD_CATEGORY_UPDATED. Not a dry run, not completed, or applied already → 400.
+         */
+        post: operations["applyReplyCategorisationReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/leads/get-domain-block-list": {
         parameters: {
             query?: never;
@@ -5072,6 +5244,185 @@ export interface components {
             /** @default false */
             override_lead_email_account: boolean;
         };
+        LeadCategory: {
+            id: number;
+            name: string;
+            created_at: string;
+            /**
+             * @description positive, negative or neutral (CONTRACT section 13; a custom category without one reads neutral)
+             * @enum {string}
+             */
+            sentiment_type: "positive" | "negative" | "neutral";
+            /** @description Custom categories only */
+            colour_code?: string;
+            /** @description Custom categories only: the account */
+            user_id?: number;
+        };
+        LeadCategoryAnswer: {
+            ok: boolean;
+            data: components["schemas"]["CustomLeadCategory"];
+        };
+        CustomLeadCategory: {
+            id: number;
+            name: string;
+            user_id: number;
+            /** @enum {string|null} */
+            sentiment_type: "positive" | "negative" | null;
+            colour_code: string;
+            created_at: string;
+        };
+        HostedError: {
+            error: string;
+            /** @enum {boolean} */
+            ok: false;
+            message: string;
+        };
+        CreateLeadCategory: {
+            name: string;
+            /**
+             * @description positive, negative, or null (neutral; "neutral" is read as null)
+             * @enum {string|null}
+             */
+            sentiment_type?: "positive" | "negative" | "neutral" | null;
+            colour_code?: string;
+        };
+        UpdateLeadCategory: {
+            name?: string;
+            /**
+             * @description positive, negative, or null (neutral; "neutral" is read as null)
+             * @enum {string|null}
+             */
+            sentiment_type?: "positive" | "negative" | "neutral" | null;
+            colour_code?: string;
+        };
+        LeadCategoryDeleted: {
+            ok: boolean;
+            message: string;
+        };
+        PromptTemplateAnswer: {
+            ok: boolean;
+            success: boolean;
+            data: {
+                template: components["schemas"]["PromptTemplate"];
+            };
+        };
+        PromptTemplate: {
+            id: number;
+            categories: number[];
+            prompt_content: string;
+            is_active: boolean;
+            /** @description Starts at 1; +1 when the prompt or the categories change (extension) */
+            version: number;
+            created_at: string;
+            updated_at: string;
+        } | null;
+        CreatePromptTemplate: {
+            prompt_content: string;
+            /** @description 1-50 category ids the caller can use (built-in or the account's own) */
+            categories: (number | string)[];
+        };
+        UpdatePromptTemplate: {
+            prompt_content?: string;
+            /** @description 1-50 category ids the caller can use (built-in or the account's own) */
+            categories?: (number | string)[];
+            is_active?: boolean;
+        };
+        ReplyCategorisationTestAnswer: {
+            ok: boolean;
+            data: {
+                category_id: number | null;
+                category_name: string | null;
+                /** @description = category_name (the key Instantly's ai-reply-label answers) */
+                result: string | null;
+                /** @enum {string} */
+                source: "rule" | "model";
+                confidence: number | null;
+                needs_review: boolean;
+                reason: string;
+                rule_id: string | null;
+                model: string | null;
+                prompt_version: string | null;
+                categories_considered: {
+                    id: number;
+                    name: string;
+                }[];
+                custom_labels_considered: string[];
+            };
+        };
+        ReplyCategorisationTest: {
+            reply_text: string;
+            subject?: string;
+            prompt_content?: string;
+            /** @description 1-50 category ids the caller can use (built-in or the account's own) */
+            categories?: (number | string)[];
+        };
+        ReplayStarted: {
+            ok: boolean;
+            data: {
+                job_id: number;
+                /** @enum {string} */
+                status: "queued";
+            };
+        };
+        ReplayRequest: {
+            /** @default true */
+            dry_run: boolean;
+            /**
+             * Format: date-time
+             * @description Replies at or after this time
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Replies at or before this time
+             */
+            to?: string;
+            /** @default false */
+            only_uncategorised: boolean;
+            /** @description Try a prompt without saving it (dry runs only) */
+            prompt_content?: string;
+            /** @description Try categories without saving them (dry runs only) */
+            categories?: (number | string)[];
+            /**
+             * @description At most this many replies, newest first
+             * @default 1000
+             */
+            limit: number;
+        };
+        ReplayState: {
+            ok: boolean;
+            data: {
+                job_id: number;
+                dry_run: boolean;
+                /** @enum {string} */
+                status: "queued" | "running" | "completed" | "failed";
+                total: number;
+                processed: number;
+                changed: number;
+                unchanged: number;
+                kept_human: number;
+                needs_review: number;
+                /** @description When the changes were applied (as the job went, or by apply); extension */
+                applied_at: string | null;
+                error: string | null;
+                diff: {
+                    stats_id: string;
+                    email_lead_map_id: number;
+                    lead_email: string;
+                    reply_time: string;
+                    old: {
+                        category_id: number | null;
+                        source: string | null;
+                    };
+                    new: {
+                        category_id: number | null;
+                        source: string;
+                        confidence: number | null;
+                        needs_review: boolean;
+                    };
+                }[];
+            };
+        };
         BlockListEntry: {
             id: number;
             email_or_domain: string;
@@ -5955,16 +6306,6 @@ export interface components {
             /** @enum {string} */
             state: "DRAFTED" | "STARTED" | "INPROGRESS" | "COMPLETED" | "PAUSED" | "STOPPED" | "BLOCKED";
         };
-        LeadCategory: {
-            id: number;
-            name: string;
-            created_at: string;
-            /**
-             * @description positive, negative or neutral (CONTRACT section 13)
-             * @enum {string}
-             */
-            sentiment_type: "positive" | "negative" | "neutral";
-        };
         CampaignSchedule: {
             ok: boolean;
             data: {
@@ -6037,7 +6378,10 @@ export interface components {
             ai_esp_matching?: unknown;
             ignore_ss_mailbox_sending_limit?: unknown;
             domain_level_rate_limit?: unknown;
+            /** @description Category ids (or `{id, label}` objects) automatic categorisation may choose from when no prompt template is active (CONTRACT section 20.3); other shapes are stored and ignored */
             ai_categorisation_options?: unknown;
+            /** @description false turns automatic reply categorisation off for this campaign (default true); out-of-office follows autoCategorizeOOO */
+            auto_categorise_reply?: boolean;
         };
         CreatedSubsequence: {
             ok: boolean;
@@ -6126,6 +6470,10 @@ export interface components {
                 reactivateOOOwithDelay: number;
                 autoCategorizeOOO: boolean;
             };
+            /** @description As stored by the settings route (null when never set) */
+            ai_categorisation_options?: unknown;
+            /** @description Whether replies are categorised automatically (CONTRACT section 20.3) */
+            auto_categorise_reply: boolean;
             parent_campaign_id: number | null;
             team_member_id: number | null;
             sending_status?: components["schemas"]["SendingStatus"];
@@ -6210,6 +6558,13 @@ export interface components {
             is_pushed_to_sub_sequence: boolean;
             sub_sequence_id: number | null;
             current_sequence_number: number | null;
+            /**
+             * @description Who categorised the latest reply (CONTRACT section 20.5)
+             * @enum {string|null}
+             */
+            category_source: "rule" | "model" | "human" | "event" | null;
+            /** @description The latest reply waits for a person: the categoriser could not decide */
+            needs_review: boolean;
             scheduled_time?: string | null;
             scheduled_message?: {
                 email_stats_id: string;
@@ -6232,6 +6587,21 @@ export interface components {
             time: string;
             sequence_number: number;
             ignored: boolean;
+            /** @description On a REPLY: how it was categorised (CONTRACT section 20.5) */
+            categorisation?: {
+                category_id: number | null;
+                category_name: string | null;
+                /** @enum {string} */
+                source: "rule" | "model" | "human" | "event";
+                rule_id: string | null;
+                model: string | null;
+                prompt_template_id: number | null;
+                prompt_version: string | null;
+                confidence: number | null;
+                needs_review: boolean;
+                reason: string | null;
+                categorised_at: string;
+            } | null;
         };
         InboxListingRequest: {
             /** @default 0 */
@@ -6260,6 +6630,8 @@ export interface components {
                 string,
                 string
             ];
+            /** @description true: conversations whose latest reply waits in the needs-review lane; false: the others (CONTRACT section 20.5) */
+            needsReview?: boolean;
         };
         InboxViewRequest: {
             /** @default 0 */
@@ -6292,6 +6664,8 @@ export interface components {
                 string,
                 string
             ];
+            /** @description true: conversations whose latest reply waits in the needs-review lane; false: the others (CONTRACT section 20.5) */
+            needsReview?: boolean;
             subSequenceId?: number | number[];
         };
         CreatedTask: {
@@ -6361,6 +6735,21 @@ export interface components {
                 file_size: number;
             }[];
             ignored: boolean;
+            /** @description On a REPLY: how it was categorised (CONTRACT section 20.5) */
+            categorisation?: {
+                category_id: number | null;
+                category_name: string | null;
+                /** @enum {string} */
+                source: "rule" | "model" | "human" | "event";
+                rule_id: string | null;
+                model: string | null;
+                prompt_template_id: number | null;
+                prompt_version: string | null;
+                confidence: number | null;
+                needs_review: boolean;
+                reason: string | null;
+                categorised_at: string;
+            } | null;
         };
         BulkMessageHistoryRequest: {
             /** @description null or absent: every lead of the campaign (at most 500) */
@@ -7950,11 +8339,22 @@ export interface components {
                 email_body: string | null;
                 email_seq_number: string;
                 ignored: boolean;
+                /** @description On a REPLY: how it was categorised (CONTRACT section 20.5): category, source (rule, model, human, event), rule id, model, prompt version, confidence, needs_review, reason */
+                categorisation: Record<string, never> | null;
             }[];
             last_reply: Record<string, never> | null;
             lastReply: Record<string, never> | null;
             from: string | null;
             to: string | null;
+            /**
+             * @description Who set the new category: the rules, the model, a person, or the event that carried it
+             * @enum {string}
+             */
+            category_source: "rule" | "model" | "human" | "event";
+            /** @description The rules' or the model's confidence (null for a person's or an event's choice) */
+            confidence: number | null;
+            /** @description `<template id>.<version>` or `default.<n>` when the model decided */
+            prompt_version: string | null;
         };
         WebhookCampaignStatusChangedPayload: {
             webhook_id: number;
@@ -9253,6 +9653,473 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LeadAck"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getLeadCategories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every category the account can use */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadCategory"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createLeadCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateLeadCategory"];
+            };
+        };
+        responses: {
+            /** @description The new category */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadCategoryAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description A category with this name already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedError"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteLeadCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                category_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadCategoryDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Built-in categories cannot be deleted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedError"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description The category is still assigned */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedError"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateLeadCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                category_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["UpdateLeadCategory"];
+            };
+        };
+        responses: {
+            /** @description The category as changed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadCategoryAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Built-in categories cannot be changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedError"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description A category with this name already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedError"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getPromptTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The newest template */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptTemplateAnswer"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createPromptTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "prompt_content": "example",
+                 *       "categories": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePromptTemplate"];
+            };
+        };
+        responses: {
+            /** @description The new template */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptTemplateAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updatePromptTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+                template_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["UpdatePromptTemplate"];
+            };
+        };
+        responses: {
+            /** @description Changed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        success: boolean;
+                        data: {
+                            id: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    testReplyCategorisation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reply_text": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplyCategorisationTest"];
+            };
+        };
+        responses: {
+            /** @description What the categoriser decides */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplyCategorisationTestAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    startReplyCategorisationReplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description Queued */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayStarted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description A replay of this campaign is queued or running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedError"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getReplyCategorisationReplay: {
+        parameters: {
+            query?: {
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                campaign_id: number;
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayState"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    applyReplyCategorisationReplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Applied */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        applied: number;
+                        skipped: number;
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -19177,7 +20044,8 @@ export interface operations {
                  *           "subject": "Quick question, Ann",
                  *           "email_body": "<p>Hi Ann, ...</p>",
                  *           "email_seq_number": "1",
-                 *           "ignored": false
+                 *           "ignored": false,
+                 *           "categorisation": null
                  *         },
                  *         {
                  *           "stats_id": "1004",
@@ -19191,13 +20059,17 @@ export interface operations {
                  *           "subject": "Re: Quick question, Ann",
                  *           "email_body": "Sounds good, call me Tuesday.",
                  *           "email_seq_number": "1",
-                 *           "ignored": false
+                 *           "ignored": false,
+                 *           "categorisation": null
                  *         }
                  *       ],
                  *       "last_reply": null,
                  *       "lastReply": null,
                  *       "from": null,
                  *       "to": null,
+                 *       "category_source": "human",
+                 *       "confidence": null,
+                 *       "prompt_version": null,
                  *       "secret_key": null
                  *     }
                  */

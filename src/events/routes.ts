@@ -6,6 +6,7 @@ import { database } from "../platform/db";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
 import { enqueue } from "../webhooks/outbox";
+import { enqueueReplies } from "./triage-queue";
 import { CampaignParams } from "../campaigns/schemas";
 import { planIngestion, type PlannedEvent } from "./plan";
 import { loadIngestContext, namedMailboxes, storeIngestion, type RecordRow } from "./store";
@@ -177,5 +178,6 @@ eventRoutes.openapi(ingestEvents, async (c) => {
   const { rows, deliveries } = planIngestion(context, campaign, items);
   const { accepted, deliveryIds } = await storeIngestion(c.env.DB, campaign, rows, deliveries, Date.now());
   await enqueue(c.env, deliveryIds);
+  await enqueueReplies(c.env, campaign.id, rows);
   return c.json({ ok: true, accepted, duplicates: events.length - accepted }, 200);
 });

@@ -188,14 +188,21 @@ const PER_KIND: Record<WebhookEventKind, { summary: string; description: string;
             email_body: nullableString,
             email_seq_number: string,
             ignored: { type: "boolean" },
+            categorisation: {
+              type: ["object", "null"],
+              description: "On a REPLY: how it was categorised (CONTRACT section 20.5): category, source (rule, model, human, event), rule id, model, prompt version, confidence, needs_review, reason",
+            },
           },
-          required: ["stats_id", "message_id", "type", "time", "from", "to", "cc", "bcc", "subject", "email_body", "email_seq_number", "ignored"],
+          required: ["stats_id", "message_id", "type", "time", "from", "to", "cc", "bcc", "subject", "email_body", "email_seq_number", "ignored", "categorisation"],
         },
       },
       last_reply: { type: ["object", "null"] },
       lastReply: { type: ["object", "null"] },
       from: nullableString,
       to: nullableString,
+      category_source: { type: "string", enum: ["rule", "model", "human", "event"], description: "Who set the new category: the rules, the model, a person, or the event that carried it" },
+      confidence: { type: ["number", "null"], description: "The rules' or the model's confidence (null for a person's or an event's choice)" },
+      prompt_version: { ...nullableString, description: "`<template id>.<version>` or `default.<n>` when the model decided" },
     },
   },
   CAMPAIGN_STATUS_CHANGED: {
@@ -351,6 +358,7 @@ function storedFields(payload: Record<string, unknown>): Record<string, unknown>
     email_body: body,
     email_seq_number: "1",
     ignored: false,
+    categorisation: null,
   });
   return {
     lead_data: {

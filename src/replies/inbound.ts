@@ -9,6 +9,7 @@ import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
 import { inList, jsonList, JSON_LIST_BYTES } from "../platform/sql";
 import { enqueue } from "../webhooks/outbox";
+import { enqueueReplies } from "../events/triage-queue";
 import { classifyAutoReply } from "./auto-reply";
 import { classifyBounce } from "./bounce";
 import type { ParsedMessage } from "../mail/parsed";
@@ -153,6 +154,7 @@ async function storeCampaignNews(env: Bindings, db: Database, mailbox: InboundMa
   outcome.bounces += planned.length - replies;
   outcome.writeBatches += 1;
   await enqueue(env, deliveryIds);
+  await enqueueReplies(env, campaignId, rows);
 }
 
 export async function recordInbound(env: Bindings, mailbox: InboundMailbox, received: ParsedMessage[], now: number): Promise<InboundOutcome> {
