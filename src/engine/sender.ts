@@ -1,10 +1,10 @@
-import { eq } from "drizzle-orm";
+import { eq, type SQL } from "drizzle-orm";
 import { scheduleOf, settingsOf, type CampaignSettings } from "../schedule/settings";
 import { config } from "../config";
 import { campaigns as campaignsTable } from "../db/schema";
 import type { Bindings } from "../platform/env";
 import { planIngestion, type PlannedEvent } from "../events/plan";
-import { ingestedDeliveryIds, ingestionStatements, loadIngestContext } from "../events/store";
+import { ingestedDeliveryIds, ingestionStatements, loadIngestContext, type IngestContext } from "../events/store";
 import { connectionUsable, smtpTarget, utcDayStart } from "../mailboxes/rules";
 import { storedPassword } from "../mailboxes/store";
 import { loadKeyring } from "../platform/crypto";
@@ -21,14 +21,16 @@ import {
   claimRecords,
   loadCampaignPlans,
   loadMailboxWork,
+  openMessage,
   outcomeStatements,
+  releaseDeadClaims,
   suspendStatement,
   type CampaignPlan,
   type CampaignRow,
   type ClaimedRecord,
   type MailboxRow,
-  type RecordOutcome,
 } from "./store";
+import { failureOutcome, type NextStep, type RecordOutcome } from "./outcome";
 import {
   gapEndsAt,
   isInWindow,
@@ -44,9 +46,10 @@ import {
 /**
  * One pass of a mailbox's sender (its Durable Object runs it on its alarm): send what is due for
  * this mailbox inside each ACTIVE campaign's window, within its daily cap, its gap and each
- * campaign's new-leads cap, and say when to wake next. Each claim is one campaign's batch of due
- * records; its outcomes (SENT and BOUNCE events through the ingestion statements, message rows,
- * the records' next step) commit in one D1 batch.
+ * campaign's new-leads cap, and say when to wake next. Each claim leases one campaign's batch of
+ * due records; each of its messages is written `sending` right before its SMTP transaction, and
+ * that transaction's outcome (its SENT or BOUNCE event through the ingestion statements, the
+ * message row, the record's next step) commits in one D1 batch before the next message opens.
  */
 
 /** Sends per claim when the mailbox has no gap to keep (it would otherwise send one per wake). */
@@ -54,10 +57,6 @@ const BURST = 10;
 /** A pass stops after this long or this many sends and wakes again at once (alarm handlers are bounded). */
 const PASS_BUDGET_MS = 25_000;
 const PASS_MAX_SENDS = 50;
-/** Back-off of a recipient's temporary refusal, by attempt; after the last, the email fails. */
-const RETRY_DELAYS_MS = [5, 15, 60, 240, 720].map((m) => m * 60_000);
-/** A mailbox whose server cannot be reached is tried again after this long. */
-const CONNECTION_RETRY_MS = 5 * 60_000;
 /** A pass that sent nothing and found nothing to do soon looks again no sooner than this. */
 const IDLE_RECHECK_MS = 60 * 60_000;
 
@@ -91,7 +90,7 @@ interface ActiveCampaign {
 }
 
 /** The step after `step` that this record gets, with its due time; null when the sequence ends. */
-function following(active: ActiveCampaign, recordId: number, step: number, sentAt: number): { nextStep: number | null; nextDueAt: number | null } {
+function following(active: ActiveCampaign, recordId: number, step: number, sentAt: number): NextStep {
   const later = [...active.plan.steps.keys()].filter((n) => n > step).sort((a, b) => a - b)[0];
   if (later === undefined || !getsFollowUps(recordId, active.settings.followUpPercentage)) return { nextStep: null, nextDueAt: null };
   const delay = active.plan.steps.get(later)!.step.delayInDays;
@@ -104,6 +103,10 @@ function stepFor(active: ActiveCampaign, next: number) {
   return numbers.length === 0 ? undefined : active.plan.steps.get(numbers[0]!);
 }
 
+/**
+ * A pass of one mailbox. Only the mailbox's object runs it, one pass at a time: so a claim of the
+ * mailbox still held when a pass begins belongs to a pass that died, and is released first.
+ */
 export async function runSenderPass(env: Bindings, mailboxId: number, now: number, links: EmailLinks, options: PassOptions = {}): Promise<PassResult> {
   const maxSends = Math.min(options.maxSends ?? PASS_MAX_SENDS, PASS_MAX_SENDS);
   const timings = options.timings ?? { findMs: 0, claimMs: 0, sendMs: 0 };
@@ -116,6 +119,14 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
   const db = database(env.DB);
   const settingsOfEnv = config(env);
   const dayStart = utcDayStart(now);
+  for (const doubt of await releaseDeadClaims(env.DB, mailboxId, now)) {
+    log("warn", "campaign email in doubt: its pass died during the SMTP transaction; it is never sent again", {
+      mailbox_id: mailboxId,
+      campaign_id: doubt.campaignId,
+      record_id: doubt.recordId,
+      message_row_id: doubt.messageRowId,
+    });
+  }
   const work = await loadMailboxWork(db, mailboxId, dayStart);
   const mailbox = work.mailbox;
   if (!mailbox || mailbox.isSuspended || !connectionUsable(mailbox)) return { sent: 0, nextWakeAt: null };
@@ -211,39 +222,52 @@ interface ClaimContext {
   links: EmailLinks;
 }
 
-/** Sends a claim's records one after the other and stores every outcome in one batch. */
-async function sendClaimed(
-  env: Bindings,
-  db: Database,
-  claim: ClaimContext,
-): Promise<{ sent: number; stop: boolean; retryAt: number | null }> {
+const NO_STEP_LEFT = "The sequence has no step left to send";
+
+/**
+ * Sends a claim's records one after the other. Each message's row turns `sending` (`openMessage`)
+ * right before its SMTP transaction, and its outcome (message row, the record's next step, its SENT
+ * or BOUNCE event through the ingestion statements) commits in one batch right after that
+ * transaction, before the next message opens: a pass that dies at any instant leaves at most ONE
+ * message of the mailbox in doubt, and the next pass releases the rest of its claim
+ * (`releaseDeadClaims`). SMTP session reuse (several messages per session, RSET between) keeps
+ * this per message: open the row before its MAIL FROM, store its outcome before the next message's
+ * MAIL FROM, never two messages open at once; a session lost mid-message leaves only that one in doubt.
+ */
+async function sendClaimed(env: Bindings, db: Database, claim: ClaimContext): Promise<{ sent: number; stop: boolean; retryAt: number | null }> {
   const { campaign, mailbox, smtp, records, nonce, now } = claim;
-  const outcomes: RecordOutcome[] = [];
-  const events: { record: ClaimedRecord; type: "SENT" | "BOUNCE"; messageRowId: number; subject: string | null; body: string | null; messageId: string | null }[] = [];
-  let suspendReason: string | null = null;
-  let stop = false;
-  let retryAt: number | null = null;
+  const opening = { nonce, mailboxId: mailbox.id, now };
+  // Outcomes that need no SMTP (refusals, skips, releases) ride along with the next commit.
+  let settled: RecordOutcome[] = [];
+  let context: IngestContext | null = null;
+  let sent = 0;
+  let stop: { retryAt: number | null } | null = null;
 
   for (const record of records) {
-    if (record.refusal) {
-      outcomes.push({ kind: "refused", recordId: record.recordId, state: record.refusal === "blocked" ? "BLOCKED" : "STOPPED" });
+    const { recordId, step } = record;
+    if (stop) {
+      settled.push({ kind: "released", recordId, dueAt: stop.retryAt ?? now, unpin: step === 1 });
       continue;
     }
-    const content = stepFor(campaign, record.step);
-    if (record.messageRowId === null || record.messageStatus !== "sending" || stop || !content) {
-      if (record.messageRowId !== null && record.messageStatus === "sending" && !content) {
-        outcomes.push({ kind: "failed", recordId: record.recordId, messageRowId: record.messageRowId, error: "The sequence has no step left to send" });
-      } else if (stop && record.messageRowId !== null && record.messageStatus === "sending") {
-        outcomes.push({ kind: "deferred", recordId: record.recordId, messageRowId: record.messageRowId, error: "not attempted", retryAt: retryAt ?? now, unpin: record.step === 1, countAttempt: false });
-      } else {
-        outcomes.push({ kind: "skipped", recordId: record.recordId, ...following(campaign, record.recordId, record.step, now) });
-      }
+    if (record.refusal) {
+      settled.push({ kind: "refused", recordId, state: record.refusal === "blocked" ? "BLOCKED" : "STOPPED" });
+      continue;
+    }
+    if (record.messageStatus !== null && record.messageStatus !== "deferred") {
+      // Sent, or in doubt: never again; the record moves on.
+      settled.push({ kind: "skipped", recordId, ...following(campaign, recordId, step, now) });
+      continue;
+    }
+    const content = stepFor(campaign, step);
+    if (!content) {
+      const rowId = await openMessage(env.DB, opening, record, { status: "failed", error: NO_STEP_LEFT });
+      settled.push(rowId === null ? { kind: "released", recordId, dueAt: now, unpin: false } : { kind: "failed", recordId, messageRowId: rowId, error: NO_STEP_LEFT });
       continue;
     }
     const composed = await composeEmail({
-      recordId: record.recordId,
+      recordId,
       step: {
-        seqNumber: record.step,
+        seqNumber: step,
         subject: content.step.subject,
         emailBody: content.step.emailBody,
         variants: content.variants.map((v) => ({ id: v.id, subject: v.subject, emailBody: v.emailBody, percentage: v.percentage })),
@@ -252,10 +276,10 @@ async function sendClaimed(
       sender: { fromName: mailbox.fromName, fromEmail: mailbox.fromEmail, signature: mailbox.signature, replyTo: mailbox.differentReplyToAddress },
       settings: campaign.settings,
       thread: record.thread,
-      messageId: record.messageId!,
+      messageId: record.messageId,
       ...(await claim.links.forEmail({
-        recordId: record.recordId,
-        step: record.step,
+        recordId,
+        step,
         mailboxId: mailbox.id,
         sentAt: now,
         customTrackingDomain: mailbox.customTrackingDomain,
@@ -263,91 +287,103 @@ async function sendClaimed(
         trackClicks: !campaign.settings.trackSettings.includes("DONT_LINK_CLICK"),
       })),
     });
-    const result = await sendMail(smtp, composed.message, { allowPlain: false, bcc: mailbox.bccEmail ? [mailbox.bccEmail] : [] });
-    const rowId = record.messageRowId;
-    if (result.ok) {
-      outcomes.push({ kind: "sent", recordId: record.recordId, messageRowId: rowId, subject: composed.subject, sentAt: now, ...following(campaign, record.recordId, record.step, now) });
-      events.push({ record, type: "SENT", messageRowId: rowId, subject: composed.subject, body: composed.body, messageId: record.messageId });
+    const rowId = await openMessage(env.DB, opening, record);
+    if (rowId === null) {
+      // The claim was released, the lead stopped or the campaign paused since the claim: not sent.
+      settled.push({ kind: "released", recordId, dueAt: now, unpin: false });
       continue;
     }
-    const { failure } = result;
-    log("warn", "campaign email not sent", { mailbox_id: mailbox.id, campaign_id: campaign.row.id, record_id: record.recordId, kind: failure.kind, code: failure.code });
-    switch (failure.kind) {
-      case "auth_failed":
-        suspendReason = failure.text;
-        stop = true;
-        outcomes.push({ kind: "deferred", recordId: record.recordId, messageRowId: rowId, error: failure.text, retryAt: now, unpin: record.step === 1, countAttempt: false });
-        break;
-      case "connection":
-        stop = true;
-        retryAt = now + CONNECTION_RETRY_MS;
-        outcomes.push({ kind: "deferred", recordId: record.recordId, messageRowId: rowId, error: failure.text, retryAt, unpin: record.step === 1, countAttempt: false });
-        break;
-      case "transient": {
-        const delay = RETRY_DELAYS_MS[record.attempts - 1];
-        outcomes.push(
-          delay === undefined
-            ? { kind: "failed", recordId: record.recordId, messageRowId: rowId, error: failure.text }
-            : { kind: "deferred", recordId: record.recordId, messageRowId: rowId, error: failure.text, retryAt: now + delay, unpin: false, countAttempt: true },
-        );
-        break;
-      }
-      case "recipient_rejected":
-        outcomes.push({ kind: "bounced", recordId: record.recordId, messageRowId: rowId, error: failure.text });
-        events.push({ record, type: "BOUNCE", messageRowId: rowId, subject: null, body: failure.text, messageId: null });
-        break;
-      case "permanent":
-        outcomes.push({ kind: "failed", recordId: record.recordId, messageRowId: rowId, error: failure.text });
-        break;
+    const result = await sendMail(smtp, composed.message, { allowPlain: false, bcc: mailbox.bccEmail ? [mailbox.bccEmail] : [] });
+    let done: Done;
+    if (result.ok) {
+      done = {
+        outcome: { kind: "sent", recordId, messageRowId: rowId, subject: composed.subject, sentAt: now, ...following(campaign, recordId, step, now) },
+        event: { type: "SENT", subject: composed.subject, body: composed.body, messageId: record.messageId },
+        suspend: null,
+      };
+      sent += 1;
+    } else {
+      const { failure } = result;
+      log("warn", "campaign email not sent", { mailbox_id: mailbox.id, campaign_id: campaign.row.id, record_id: recordId, kind: failure.kind, code: failure.code });
+      const verdict = failureOutcome(failure, { recordId, messageRowId: rowId, step, attempt: record.attempts + 1, now, next: following(campaign, recordId, step, now) });
+      done = { outcome: verdict.outcome, event: verdict.bounce ? { type: "BOUNCE", subject: null, body: failure.text, messageId: null } : null, suspend: verdict.suspend };
+      if (verdict.stop) stop = { retryAt: verdict.retryAt };
     }
+    context = await storeOutcome(env, db, claim, record, done, settled, context);
+    settled = [];
   }
+  if (settled.length > 0) await rawBatch(env.DB, outcomeStatements(nonce, settled, now));
+  return { sent, stop: stop !== null, retryAt: stop?.retryAt ?? null };
+}
 
-  const statements = [];
+/** What one SMTP transaction came to: the record's outcome, the event it records, a suspension. */
+interface Done {
+  outcome: RecordOutcome;
+  event: { type: "SENT" | "BOUNCE"; subject: string | null; body: string | null; messageId: string | null } | null;
+  suspend: string | null;
+}
+
+/**
+ * Commits one transaction's outcome with the outcomes settled before it, in ONE batch: its event
+ * through the ingestion statements (analytics, inbox, webhook deliveries as for pushed events), the
+ * message row and records, and a refused login's suspension and announcement; then enqueues the
+ * deliveries. The ingestion context is read once per claim, at its first event (a claim names each
+ * record once), and handed back for the next.
+ */
+async function storeOutcome(
+  env: Bindings,
+  db: Database,
+  claim: ClaimContext,
+  record: ClaimedRecord,
+  done: Done,
+  settled: RecordOutcome[],
+  loaded: IngestContext | null,
+): Promise<IngestContext | null> {
+  const { campaign, mailbox, now } = claim;
+  let context = loaded;
+  const statements: SQL[] = [];
   let deliveries: ReturnType<typeof planIngestion>["deliveries"] = [];
-  if (events.length > 0) {
-    const context = await loadIngestContext(db, eq(campaignsTable.accountId, campaign.row.accountId), campaign.row.accountId, campaign.row.id, {
-      recordIds: events.map((e) => e.record.recordId),
+  const messageRowId = "messageRowId" in done.outcome ? done.outcome.messageRowId : null;
+  if (done.event !== null && messageRowId !== null) {
+    context ??= await loadIngestContext(db, eq(campaignsTable.accountId, campaign.row.accountId), campaign.row.accountId, campaign.row.id, {
+      recordIds: claim.records.map((r) => r.recordId),
       emails: [],
       categoryIds: [],
     });
-    const byId = new Map(context.records.map((r) => [r.id, r]));
-    const planned: PlannedEvent[] = events.flatMap((e) => {
-      const row = byId.get(e.record.recordId);
-      if (!row) return [];
-      return [
-        {
-          eventId: `salvo:${e.type.toLowerCase()}:${e.messageRowId}`,
-          record: row,
-          incoming: {
-            type: e.type,
-            occurredAt: now,
-            sequenceNumber: e.record.step,
-            emailAccountId: mailbox.id,
-            fromEmail: mailbox.fromEmail,
-            isOoo: false,
-            categoryId: null,
-          },
-          toEmail: e.record.leadEmail,
-          subject: e.subject,
-          body: e.body,
-          messageId: e.messageId,
-          linkUrl: null,
+    const row = context.records.find((r) => r.id === record.recordId);
+    if (row) {
+      const planned: PlannedEvent = {
+        eventId: `salvo:${done.event.type.toLowerCase()}:${messageRowId}`,
+        record: row,
+        incoming: {
+          type: done.event.type,
+          occurredAt: now,
+          sequenceNumber: record.step,
+          emailAccountId: mailbox.id,
+          fromEmail: mailbox.fromEmail,
+          isOoo: false,
+          categoryId: null,
         },
-      ];
-    });
-    const plan = planIngestion(context, campaign.row, planned);
-    deliveries = plan.deliveries;
-    statements.push(...ingestionStatements(campaign.row, plan.rows, plan.deliveries, now));
+        toEmail: record.leadEmail,
+        subject: done.event.subject,
+        body: done.event.body,
+        messageId: done.event.messageId,
+        linkUrl: null,
+      };
+      const plan = planIngestion(context, campaign.row, [planned]);
+      deliveries = plan.deliveries;
+      statements.push(...ingestionStatements(campaign.row, plan.rows, plan.deliveries, now));
+    }
   }
-  const ingestionCount = statements.length;
-  statements.push(...outcomeStatements(nonce, outcomes, now));
-  const announce = suspendReason === null ? null : await disconnectAnnouncement(db, mailbox, { smtp: suspendReason, imap: null }, now);
+  const ingested = statements.length > 0;
+  statements.push(...outcomeStatements(claim.nonce, [...settled, done.outcome], now));
+  const announce = done.suspend === null ? null : await disconnectAnnouncement(db, mailbox, { smtp: done.suspend, imap: null }, now);
   const announceAt = statements.length;
   if (announce !== null) statements.push(announce);
-  if (suspendReason !== null) statements.push(suspendStatement(mailbox.id, suspendReason, now));
+  if (done.suspend !== null) statements.push(suspendStatement(mailbox.id, done.suspend, now));
   const results = await rawBatch(env.DB, statements);
-  if (ingestionCount > 0) await enqueue(env, ingestedDeliveryIds(results, deliveries));
+  if (ingested) await enqueue(env, ingestedDeliveryIds(results, deliveries));
   if (announce !== null) await enqueue(env, deliveryIds(results[announceAt]));
-  if (suspendReason !== null) log("warn", "mailbox suspended: its server refused the login", { mailbox_id: mailbox.id });
-  return { sent: events.filter((e) => e.type === "SENT").length, stop, retryAt: suspendReason !== null ? null : retryAt };
+  if (done.suspend !== null) log("warn", "mailbox suspended: its server refused the login", { mailbox_id: mailbox.id });
+  return context;
 }

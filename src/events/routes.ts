@@ -5,10 +5,10 @@ import { CAMPAIGN_NOT_FOUND, visibleCampaigns } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
-import { enqueue } from "../webhooks/outbox";
 import { CampaignParams } from "../campaigns/schemas";
-import { planIngestion, type PlannedEvent } from "./plan";
-import { loadIngestContext, storeIngestion, type RecordRow } from "./store";
+import { ingest } from "./ingest";
+import type { PlannedEvent } from "./plan";
+import type { RecordRow } from "./store";
 
 export const MAX_EVENTS_PER_CALL = 1000;
 
@@ -148,19 +148,8 @@ eventRoutes.openapi(ingestEvents, async (c) => {
   const principal = c.get("principal");
   const { events } = c.req.valid("json");
   const db = database(c.env.DB);
-  const context = await loadIngestContext(
-    db,
-    visibleCampaigns(principal),
-    principal.accountId,
-    c.req.valid("param").campaign_id,
-    wanted(events),
-  );
-  const campaign = context.campaign;
-  if (!campaign) throw ApiError.notFound(CAMPAIGN_NOT_FOUND);
-
-  const items = planned(events, resolveRecords(events, context.records, context.categories));
-  const { rows, deliveries } = planIngestion(context, campaign, items);
-  const { accepted, deliveryIds } = await storeIngestion(c.env.DB, campaign, rows, deliveries, Date.now());
-  await enqueue(c.env, deliveryIds);
-  return c.json({ ok: true, accepted, duplicates: events.length - accepted }, 200);
+  const scope = { visible: visibleCampaigns(principal), accountId: principal.accountId, campaignId: c.req.valid("param").campaign_id, want: wanted(events) };
+  const stored = await ingest(c.env, db, scope, (context) => planned(events, resolveRecords(events, context.records, context.categories)), Date.now());
+  if (!stored) throw ApiError.notFound(CAMPAIGN_NOT_FOUND);
+  return c.json({ ok: true, accepted: stored.accepted, duplicates: events.length - stored.accepted }, 200);
 });

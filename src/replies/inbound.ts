@@ -2,8 +2,8 @@ import { and, eq, sql } from "drizzle-orm";
 import { settingsOf } from "../schedule/settings";
 import { campaigns, messages, OUT_OF_OFFICE_CATEGORY_ID } from "../db/schema";
 import type { Bindings } from "../platform/env";
-import { planIngestion, type PlannedEvent } from "../events/plan";
-import { loadIngestContext, storeIngestion } from "../events/store";
+import { ingest, type FoundContext } from "../events/ingest";
+import type { PlannedEvent } from "../events/plan";
 import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
 import { inList } from "../platform/sql";
@@ -71,6 +71,42 @@ async function inboundId(mailboxId: number, message: ParsedMessage): Promise<str
   return `imap:${mailboxId}:${[...digest.slice(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
+/** A campaign's classified messages as planned events, each with its record (a record deleted since: none). */
+async function plannedInbound(mailbox: InboundMailbox, items: Classified[], context: FoundContext, now: number): Promise<PlannedEvent[]> {
+  const categorise = settingsOf(context.campaign.settings).outOfOffice.autoCategorizeOOO;
+  const records = new Map(context.records.map((record) => [record.id, record]));
+  const planned: PlannedEvent[] = [];
+  for (const item of items) {
+    const record = records.get(item.thread.recordId);
+    if (!record) continue;
+    const { message } = item;
+    const occurredAt = Math.min(message.date ?? now, now);
+    const isReply = item.kind === "reply";
+    planned.push({
+      eventId: `${isReply ? "" : "bounce-"}${await inboundId(mailbox.id, message)}`,
+      record,
+      incoming: {
+        type: isReply ? "REPLY" : "BOUNCE",
+        occurredAt,
+        sequenceNumber: item.thread.step,
+        emailAccountId: mailbox.id,
+        fromEmail: isReply ? message.from : null,
+        isOoo: item.outOfOffice,
+        categoryId: isReply && item.outOfOffice && categorise ? OUT_OF_OFFICE_CATEGORY_ID : null,
+      },
+      toEmail: mailbox.fromEmail,
+      subject: message.subject,
+      body: isReply ? replyText(message) : item.bounceDiagnostic,
+      messageId: message.messageId,
+      cc: isReply ? message.cc : undefined,
+      linkUrl: null,
+      isMachine: false,
+      resumeAt: item.returnsAt,
+    });
+  }
+  return planned;
+}
+
 export async function recordInbound(env: Bindings, mailbox: InboundMailbox, received: ParsedMessage[], now: number): Promise<InboundOutcome> {
   const db = database(env.DB);
   const outcome: InboundOutcome = { replies: 0, bounces: 0, untracked: 0, writeBatches: 0 };
@@ -101,49 +137,24 @@ export async function recordInbound(env: Bindings, mailbox: InboundMailbox, rece
   const byCampaign = new Map<number, Classified[]>();
   for (const item of classified) byCampaign.set(item.thread.campaignId, [...(byCampaign.get(item.thread.campaignId) ?? []), item]);
   for (const [campaignId, items] of byCampaign) {
-    const context = await loadIngestContext(db, eq(campaigns.accountId, mailbox.accountId), mailbox.accountId, campaignId, {
-      recordIds: [...new Set(items.map((item) => item.thread.recordId))],
-      emails: [],
-      categoryIds: [OUT_OF_OFFICE_CATEGORY_ID],
-    });
-    if (!context.campaign) continue;
-    const categorise = settingsOf(context.campaign.settings).outOfOffice.autoCategorizeOOO;
-    const records = new Map(context.records.map((record) => [record.id, record]));
-    const planned: PlannedEvent[] = [];
-    for (const item of items) {
-      const record = records.get(item.thread.recordId);
-      if (!record) continue;
-      const { message } = item;
-      const occurredAt = Math.min(message.date ?? now, now);
-      const isReply = item.kind === "reply";
-      planned.push({
-        eventId: `${isReply ? "" : "bounce-"}${await inboundId(mailbox.id, message)}`,
-        record,
-        incoming: {
-          type: isReply ? "REPLY" : "BOUNCE",
-          occurredAt,
-          sequenceNumber: item.thread.step,
-          emailAccountId: mailbox.id,
-          fromEmail: isReply ? message.from : null,
-          isOoo: item.outOfOffice,
-          categoryId: isReply && item.outOfOffice && categorise ? OUT_OF_OFFICE_CATEGORY_ID : null,
-        },
-        toEmail: mailbox.fromEmail,
-        subject: message.subject,
-        body: isReply ? replyText(message) : item.bounceDiagnostic,
-        messageId: message.messageId,
-        cc: isReply ? message.cc : undefined,
-        linkUrl: null,
-        isMachine: false,
-        resumeAt: item.returnsAt,
-      });
-      if (isReply) outcome.replies += 1;
-      else outcome.bounces += 1;
-    }
-    const { rows, deliveries } = planIngestion(context, context.campaign, planned);
-    const { deliveryIds } = await storeIngestion(env.DB, context.campaign, rows, deliveries, now);
-    outcome.writeBatches += 1;
-    await enqueue(env, deliveryIds);
+    const scope = {
+      visible: eq(campaigns.accountId, mailbox.accountId),
+      accountId: mailbox.accountId,
+      campaignId,
+      want: { recordIds: [...new Set(items.map((item) => item.thread.recordId))], emails: [], categoryIds: [OUT_OF_OFFICE_CATEGORY_ID] },
+    };
+    const stored = await ingest(
+      env,
+      db,
+      scope,
+      async (context) => {
+        const planned = await plannedInbound(mailbox, items, context, now);
+        for (const event of planned) outcome[event.incoming.type === "REPLY" ? "replies" : "bounces"] += 1;
+        return planned;
+      },
+      now,
+    );
+    if (stored) outcome.writeBatches += 1;
   }
   if (untracked.length > 0) {
     const context = await loadUntrackedContext(db, mailbox);

@@ -4,14 +4,14 @@ import { campaigns, type OutboundAttachment } from "../db/schema";
 import type { Bindings } from "../platform/env";
 import { htmlToText } from "../mail/html-text";
 import { sendMail } from "../mail/smtp";
-import { planIngestion } from "../events/plan";
-import { loadIngestContext, storeIngestion } from "../events/store";
+import { ingest } from "../events/ingest";
+import type { PlannedEvent } from "../events/plan";
+import type { RecordRow } from "../events/store";
 import { connectionUsable, smtpTarget } from "../mailboxes/rules";
 import { storedPassword } from "../mailboxes/store";
 import { loadKeyring } from "../platform/crypto";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
-import { enqueue } from "../webhooks/outbox";
 import { AttachmentError, fetchAttachments } from "./attachments";
 import { mailboxOfReply, settleReply, takeDueReplies, type OutboundReplyRow } from "./outbound-store";
 import { eventIdOf, stepOfEvent } from "./thread-store";
@@ -73,32 +73,21 @@ export async function sendReply(env: Bindings, reply: ReplyToSend, now: number):
 
 /** The reply as a SENT message of its thread, through the one event path (webhooks included). */
 async function recordSent(env: Bindings, reply: ReplyToSend, fromEmail: string, now: number): Promise<number> {
-  const db = database(env.DB);
   const eventKey = `inbox-reply:${reply.messageId}`;
-  const context = await loadIngestContext(db, eq(campaigns.accountId, reply.accountId), reply.accountId, reply.campaignId, {
-    recordIds: [reply.campaignLeadId],
-    emails: [],
-    categoryIds: [],
-  });
-  const record = context.records[0];
   const step = (await stepOfEvent(env.DB, reply.answersStatsId)) ?? 1;
-  if (record && context.campaign) {
-    const { rows, deliveries } = planIngestion(context, context.campaign, [
-      {
-        eventId: eventKey,
-        record,
-        incoming: { type: "SENT", occurredAt: now, sequenceNumber: step, emailAccountId: reply.emailAccountId, fromEmail, isOoo: false, categoryId: null },
-        toEmail: reply.toEmail,
-        subject: reply.subject,
-        body: reply.html,
-        messageId: reply.messageId,
-        linkUrl: null,
-        isMachine: false,
-      },
-    ]);
-    const stored = await storeIngestion(env.DB, context.campaign, rows, deliveries, now);
-    await enqueue(env, stored.deliveryIds);
-  }
+  const sent = (record: RecordRow): PlannedEvent => ({
+    eventId: eventKey,
+    record,
+    incoming: { type: "SENT", occurredAt: now, sequenceNumber: step, emailAccountId: reply.emailAccountId, fromEmail, isOoo: false, categoryId: null },
+    toEmail: reply.toEmail,
+    subject: reply.subject,
+    body: reply.html,
+    messageId: reply.messageId,
+    linkUrl: null,
+    isMachine: false,
+  });
+  const scope = { visible: eq(campaigns.accountId, reply.accountId), accountId: reply.accountId, campaignId: reply.campaignId, want: { recordIds: [reply.campaignLeadId], emails: [], categoryIds: [] } };
+  await ingest(env, database(env.DB), scope, ({ records }) => records.slice(0, 1).map(sent), now);
   return (await eventIdOf(env.DB, reply.campaignId, eventKey)) ?? reply.answersStatsId;
 }
 
