@@ -9,9 +9,12 @@
 // `unconfirmed`, received once or not at all, never twice), no lead was left without an email and without
 // a report, and every message in doubt is reported by the mailbox's `sending_status.warnings` and by the
 // operator metric `sends.unconfirmed`. Exit code 0 when all of that holds.
-//   CHAOS_KILLS (default 4): how many kills. CHAOS_SETTLE_MS (default 20 min): how long to wait for the
-//   campaign to finish after the last kill (the old code needed its 15-minute lease to run out).
+//   CHAOS_KILLS (default 4): how many kills. CHAOS_KILL_DELAY_MS (default 0): each kill waits a random
+//   0..this many ms after the row is seen, so some transactions get further (some messages in doubt then
+//   did arrive). CHAOS_SETTLE_MS (default 20 min): how long to wait for the campaign to finish after the
+//   last kill (the code before this run's fix needed its 15-minute lease to run out).
 import { readdirSync, readFileSync, mkdtempSync, rmSync } from "node:fs";
+import { setImmediate } from "node:timers";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -24,6 +27,7 @@ const lab = JSON.parse(readFileSync(process.env.MAIL_LAB_JSON ?? join(root, ".ma
 const DOMAIN = "lab.salvo.test";
 const LEADS = 40;
 const KILLS = Number(process.env.CHAOS_KILLS ?? 4);
+const KILL_DELAY_MS = Number(process.env.CHAOS_KILL_DELAY_MS ?? 0);
 const SETTLE_MS = Number(process.env.CHAOS_SETTLE_MS ?? 20 * 60_000);
 const WATCH_TIMEOUT_MS = 120_000;
 /** After a restart, the minute cron is fired (as if a minute later) when nothing was sent for this long. */
@@ -72,6 +76,7 @@ async function killWhenSending(campaignId, seen) {
     for (;;) {
       const rows = sending.all(campaignId);
       if (rows.some((row) => !seen.has(row.id))) {
+        if (KILL_DELAY_MS > 0) await sleep(Math.random() * KILL_DELAY_MS);
         await server.kill();
         return rows;
       }
@@ -87,8 +92,11 @@ async function killWhenSending(campaignId, seen) {
   }
 }
 
+let nudges = 0;
+
 /** The minute cron, as if it fired two minutes from now: re-arms mailboxes whose wake is late. */
 async function nudge() {
+  nudges += 1;
   await fetch(`${server.url}/cdn-cgi/mf/scheduled?cron=*+*+*+*+*&time=${Date.now() + 2 * 60_000}`).catch(() => undefined);
 }
 
@@ -98,7 +106,7 @@ function deliveries() {
   for (const user of ["lead1", "lead2", "lead3", "lead4", "lead5"]) {
     const home = join(lab.mail_dir, DOMAIN, user, "Maildir");
     for (const dir of ["new", "cur"]) {
-      let names = [];
+      let names;
       try {
         names = readdirSync(join(home, dir));
       } catch {
@@ -114,7 +122,7 @@ function deliveries() {
   return byAddress;
 }
 
-let exitCode = 1;
+let ok;
 try {
   const account = await provisionBenchAccount(server, "chaos-claim");
   const apiKey = account.api_key;
@@ -192,14 +200,14 @@ try {
   const metrics = await fetch(`${server.url}/admin/metrics`, { headers: { Authorization: `Bearer ${server.adminToken}` } }).then((r) => r.json());
   const metricCount = metrics.sends?.unconfirmed;
 
-  console.log(`\n${LEADS} leads, 1 mailbox, no gap, ${kills} kills at the moment a row turned sending; finished ${settledIn.toFixed(1)} s after the last restart (${((performance.now() - started) / 1000).toFixed(1)} s in all)`);
-  console.log(`messages by status: ${JSON.stringify(counts)}; records: ${states}`);
+  console.log(`\n${LEADS} leads, 1 mailbox, no gap, ${kills} kills at the moment a row turned sending${KILL_DELAY_MS ? ` (+ 0-${KILL_DELAY_MS} ms)` : ""}; finished ${settledIn.toFixed(1)} s after the last restart (${((performance.now() - started) / 1000).toFixed(1)} s in all)`);
+  console.log(`messages by status: ${JSON.stringify(counts)}; records: ${states}; the minute cron was fired ${nudges} time(s) after a restart left the engine idle`);
   console.log(`leads who got their email exactly once (message sent): ${exactlyOnce.length} of ${LEADS}`);
   console.log(`messages in doubt (unconfirmed): ${unconfirmed.length} (at most ${kills} allowed, one per kill); of them ${doubtDelivered} arrived once, ${unconfirmed.length - doubtDelivered} never`);
   console.log(`leads who got it twice or more: ${twice.length}`);
   console.log(`leads with no email and no report: ${silentMisses.length}${silentMisses.length ? ` (${silentMisses.map((r) => `${r.email} ${r.state}/${r.status}`).join(", ")})` : ""}`);
   console.log(`reported: mailbox sending_status warning ${warned ? JSON.stringify(warned.message) : "none"}; operator metric sends.unconfirmed ${metricCount ?? "absent"}`);
-  const ok =
+  ok =
     twice.length === 0 &&
     silentMisses.length === 0 &&
     kills > 0 &&
@@ -208,9 +216,8 @@ try {
     warnedCount === unconfirmed.length &&
     metricCount === unconfirmed.length;
   console.log(ok ? "\nOK: every lead got its email once, except at most one in doubt per kill, each reported" : "\nFAILED");
-  exitCode = ok ? 0 : 1;
 } finally {
   await server.stop();
   rmSync(stateDir, { recursive: true, force: true });
 }
-process.exitCode = exitCode;
+process.exitCode = ok ? 0 : 1;

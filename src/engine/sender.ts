@@ -21,7 +21,7 @@ import {
   claimRecords,
   loadCampaignPlans,
   loadMailboxWork,
-  openMessage,
+  openStatement,
   outcomeStatements,
   releaseDeadClaims,
   suspendStatement,
@@ -224,166 +224,196 @@ interface ClaimContext {
 
 const NO_STEP_LEFT = "The sequence has no step left to send";
 
-/**
- * Sends a claim's records one after the other. Each message's row turns `sending` (`openMessage`)
- * right before its SMTP transaction, and its outcome (message row, the record's next step, its SENT
- * or BOUNCE event through the ingestion statements) commits in one batch right after that
- * transaction, before the next message opens: a pass that dies at any instant leaves at most ONE
- * message of the mailbox in doubt, and the next pass releases the rest of its claim
- * (`releaseDeadClaims`). SMTP session reuse (several messages per session, RSET between) keeps
- * this per message: open the row before its MAIL FROM, store its outcome before the next message's
- * MAIL FROM, never two messages open at once; a session lost mid-message leaves only that one in doubt.
- */
-async function sendClaimed(env: Bindings, db: Database, claim: ClaimContext): Promise<{ sent: number; stop: boolean; retryAt: number | null }> {
-  const { campaign, mailbox, smtp, records, nonce, now } = claim;
-  const opening = { nonce, mailboxId: mailbox.id, now };
-  // Outcomes that need no SMTP (refusals, skips, releases) ride along with the next commit.
-  let settled: RecordOutcome[] = [];
-  let context: IngestContext | null = null;
-  let sent = 0;
-  let stop: { retryAt: number | null } | null = null;
-
-  for (const record of records) {
-    const { recordId, step } = record;
-    if (stop) {
-      settled.push({ kind: "released", recordId, dueAt: stop.retryAt ?? now, unpin: step === 1 });
-      continue;
-    }
-    if (record.refusal) {
-      settled.push({ kind: "refused", recordId, state: record.refusal === "blocked" ? "BLOCKED" : "STOPPED" });
-      continue;
-    }
-    if (record.messageStatus !== null && record.messageStatus !== "deferred") {
-      // Sent, or in doubt: never again; the record moves on.
-      settled.push({ kind: "skipped", recordId, ...following(campaign, recordId, step, now) });
-      continue;
-    }
-    const content = stepFor(campaign, step);
-    if (!content) {
-      const rowId = await openMessage(env.DB, opening, record, { status: "failed", error: NO_STEP_LEFT });
-      settled.push(rowId === null ? { kind: "released", recordId, dueAt: now, unpin: false } : { kind: "failed", recordId, messageRowId: rowId, error: NO_STEP_LEFT });
-      continue;
-    }
-    const composed = await composeEmail({
-      recordId,
-      step: {
-        seqNumber: step,
-        subject: content.step.subject,
-        emailBody: content.step.emailBody,
-        variants: content.variants.map((v) => ({ id: v.id, subject: v.subject, emailBody: v.emailBody, percentage: v.percentage })),
-      },
-      lead: { ...record.lead, email: record.leadEmail },
-      sender: { fromName: mailbox.fromName, fromEmail: mailbox.fromEmail, signature: mailbox.signature, replyTo: mailbox.differentReplyToAddress },
-      settings: campaign.settings,
-      thread: record.thread,
-      messageId: record.messageId,
-      ...(await claim.links.forEmail({
-        recordId,
-        step,
-        mailboxId: mailbox.id,
-        sentAt: now,
-        customTrackingDomain: mailbox.customTrackingDomain,
-        trackOpens: !campaign.settings.trackSettings.includes("DONT_EMAIL_OPEN"),
-        trackClicks: !campaign.settings.trackSettings.includes("DONT_LINK_CLICK"),
-      })),
-    });
-    const rowId = await openMessage(env.DB, opening, record);
-    if (rowId === null) {
-      // The claim was released, the lead stopped or the campaign paused since the claim: not sent.
-      settled.push({ kind: "released", recordId, dueAt: now, unpin: false });
-      continue;
-    }
-    const result = await sendMail(smtp, composed.message, { allowPlain: false, bcc: mailbox.bccEmail ? [mailbox.bccEmail] : [] });
-    let done: Done;
-    if (result.ok) {
-      done = {
-        outcome: { kind: "sent", recordId, messageRowId: rowId, subject: composed.subject, sentAt: now, ...following(campaign, recordId, step, now) },
-        event: { type: "SENT", subject: composed.subject, body: composed.body, messageId: record.messageId },
-        suspend: null,
-      };
-      sent += 1;
-    } else {
-      const { failure } = result;
-      log("warn", "campaign email not sent", { mailbox_id: mailbox.id, campaign_id: campaign.row.id, record_id: recordId, kind: failure.kind, code: failure.code });
-      const verdict = failureOutcome(failure, { recordId, messageRowId: rowId, step, attempt: record.attempts + 1, now, next: following(campaign, recordId, step, now) });
-      done = { outcome: verdict.outcome, event: verdict.bounce ? { type: "BOUNCE", subject: null, body: failure.text, messageId: null } : null, suspend: verdict.suspend };
-      if (verdict.stop) stop = { retryAt: verdict.retryAt };
-    }
-    context = await storeOutcome(env, db, claim, record, done, settled, context);
-    settled = [];
-  }
-  if (settled.length > 0) await rawBatch(env.DB, outcomeStatements(nonce, settled, now));
-  return { sent, stop: stop !== null, retryAt: stop?.retryAt ?? null };
-}
-
 /** What one SMTP transaction came to: the record's outcome, the event it records, a suspension. */
-interface Done {
+interface Finished {
+  record: ClaimedRecord;
   outcome: RecordOutcome;
   event: { type: "SENT" | "BOUNCE"; subject: string | null; body: string | null; messageId: string | null } | null;
   suspend: string | null;
 }
 
 /**
- * Commits one transaction's outcome with the outcomes settled before it, in ONE batch: its event
- * through the ingestion statements (analytics, inbox, webhook deliveries as for pushed events), the
- * message row and records, and a refused login's suspension and announcement; then enqueues the
- * deliveries. The ingestion context is read once per claim, at its first event (a claim names each
- * record once), and handed back for the next.
+ * Sends a claim's records one after the other. Each message's row turns `sending` (`openStatement`)
+ * right before its SMTP transaction, and that transaction's outcome (the message row, the record's
+ * next step, its SENT or BOUNCE event through the ingestion statements) commits in the batch that
+ * opens the next message (or alone, after the last): a pass that dies at any instant leaves at
+ * most ONE message of the mailbox `sending`, in doubt, and the next pass releases the rest of its
+ * claim (`releaseDeadClaims`). SMTP session reuse (several messages per session, RSET between)
+ * keeps this per message: open the row before its MAIL FROM, store its outcome no later than the
+ * next message's opening, never two messages open at once; a session lost mid-message leaves only
+ * that one in doubt.
  */
-async function storeOutcome(
-  env: Bindings,
-  db: Database,
-  claim: ClaimContext,
-  record: ClaimedRecord,
-  done: Done,
-  settled: RecordOutcome[],
-  loaded: IngestContext | null,
-): Promise<IngestContext | null> {
-  const { campaign, mailbox, now } = claim;
-  let context = loaded;
-  const statements: SQL[] = [];
-  let deliveries: ReturnType<typeof planIngestion>["deliveries"] = [];
-  const messageRowId = "messageRowId" in done.outcome ? done.outcome.messageRowId : null;
-  if (done.event !== null && messageRowId !== null) {
-    context ??= await loadIngestContext(db, eq(campaignsTable.accountId, campaign.row.accountId), campaign.row.accountId, campaign.row.id, {
-      recordIds: claim.records.map((r) => r.recordId),
-      emails: [],
-      categoryIds: [],
-    });
-    const row = context.records.find((r) => r.id === record.recordId);
-    if (row) {
-      const planned: PlannedEvent = {
-        eventId: `salvo:${done.event.type.toLowerCase()}:${messageRowId}`,
-        record: row,
-        incoming: {
-          type: done.event.type,
-          occurredAt: now,
-          sequenceNumber: record.step,
-          emailAccountId: mailbox.id,
-          fromEmail: mailbox.fromEmail,
-          isOoo: false,
-          categoryId: null,
+async function sendClaimed(env: Bindings, db: Database, claim: ClaimContext): Promise<{ sent: number; stop: boolean; retryAt: number | null }> {
+  const { campaign, mailbox, smtp, records, now } = claim;
+  const opening = { nonce: claim.nonce, mailboxId: mailbox.id, now };
+  const pending = new PendingOutcomes(env, db, claim);
+  let sent = 0;
+  let stop: { retryAt: number | null } | null = null;
+  try {
+    for (const record of records) {
+      const { recordId, step } = record;
+      if (stop) {
+        pending.settle({ kind: "released", recordId, dueAt: stop.retryAt ?? now, unpin: step === 1 });
+        continue;
+      }
+      if (record.refusal) {
+        pending.settle({ kind: "refused", recordId, state: record.refusal === "blocked" ? "BLOCKED" : "STOPPED" });
+        continue;
+      }
+      if (record.messageStatus !== null && record.messageStatus !== "deferred") {
+        // Sent, or in doubt: never again; the record moves on.
+        pending.settle({ kind: "skipped", recordId, ...following(campaign, recordId, step, now) });
+        continue;
+      }
+      const content = stepFor(campaign, step);
+      if (!content) {
+        const rowId = await pending.store(openStatement(opening, record, { status: "failed", error: NO_STEP_LEFT }));
+        pending.settle(rowId === null ? { kind: "released", recordId, dueAt: now, unpin: false } : { kind: "failed", recordId, messageRowId: rowId, error: NO_STEP_LEFT });
+        continue;
+      }
+      const composed = await composeEmail({
+        recordId,
+        step: {
+          seqNumber: step,
+          subject: content.step.subject,
+          emailBody: content.step.emailBody,
+          variants: content.variants.map((v) => ({ id: v.id, subject: v.subject, emailBody: v.emailBody, percentage: v.percentage })),
         },
-        toEmail: record.leadEmail,
-        subject: done.event.subject,
-        body: done.event.body,
-        messageId: done.event.messageId,
-        linkUrl: null,
-      };
-      const plan = planIngestion(context, campaign.row, [planned]);
-      deliveries = plan.deliveries;
-      statements.push(...ingestionStatements(campaign.row, plan.rows, plan.deliveries, now));
+        lead: { ...record.lead, email: record.leadEmail },
+        sender: { fromName: mailbox.fromName, fromEmail: mailbox.fromEmail, signature: mailbox.signature, replyTo: mailbox.differentReplyToAddress },
+        settings: campaign.settings,
+        thread: record.thread,
+        messageId: record.messageId,
+        ...(await claim.links.forEmail({
+          recordId,
+          step,
+          mailboxId: mailbox.id,
+          sentAt: now,
+          customTrackingDomain: mailbox.customTrackingDomain,
+          trackOpens: !campaign.settings.trackSettings.includes("DONT_EMAIL_OPEN"),
+          trackClicks: !campaign.settings.trackSettings.includes("DONT_LINK_CLICK"),
+        })),
+      });
+      const rowId = await pending.store(openStatement(opening, record));
+      if (rowId === null) {
+        // The claim was released, the lead stopped or the campaign paused since the claim: not sent.
+        pending.settle({ kind: "released", recordId, dueAt: now, unpin: false });
+        continue;
+      }
+      const result = await sendMail(smtp, composed.message, { allowPlain: false, bcc: mailbox.bccEmail ? [mailbox.bccEmail] : [] });
+      if (result.ok) {
+        pending.finish({
+          record,
+          outcome: { kind: "sent", recordId, messageRowId: rowId, subject: composed.subject, sentAt: now, ...following(campaign, recordId, step, now) },
+          event: { type: "SENT", subject: composed.subject, body: composed.body, messageId: record.messageId },
+          suspend: null,
+        });
+        sent += 1;
+        continue;
+      }
+      const { failure } = result;
+      log("warn", "campaign email not sent", { mailbox_id: mailbox.id, campaign_id: campaign.row.id, record_id: recordId, kind: failure.kind, code: failure.code });
+      const verdict = failureOutcome(failure, { recordId, messageRowId: rowId, step, attempt: record.attempts + 1, now, next: following(campaign, recordId, step, now) });
+      pending.finish({
+        record,
+        outcome: verdict.outcome,
+        event: verdict.bounce ? { type: "BOUNCE", subject: null, body: failure.text, messageId: null } : null,
+        suspend: verdict.suspend,
+      });
+      if (verdict.stop) stop = { retryAt: verdict.retryAt };
     }
+  } catch (error) {
+    // What is done is stored before the error goes up: a finished transaction must not be left in doubt.
+    await pending.store(null).catch(() => undefined);
+    throw error;
   }
-  const ingested = statements.length > 0;
-  statements.push(...outcomeStatements(claim.nonce, [...settled, done.outcome], now));
-  const announce = done.suspend === null ? null : await disconnectAnnouncement(db, mailbox, { smtp: done.suspend, imap: null }, now);
-  const announceAt = statements.length;
-  if (announce !== null) statements.push(announce);
-  if (done.suspend !== null) statements.push(suspendStatement(mailbox.id, done.suspend, now));
-  const results = await rawBatch(env.DB, statements);
-  if (ingested) await enqueue(env, ingestedDeliveryIds(results, deliveries));
-  if (announce !== null) await enqueue(env, deliveryIds(results[announceAt]));
-  if (done.suspend !== null) log("warn", "mailbox suspended: its server refused the login", { mailbox_id: mailbox.id });
-  return context;
+  await pending.store(null);
+  return { sent, stop: stop !== null, retryAt: stop?.retryAt ?? null };
+}
+
+/**
+ * A claim's outcomes not yet stored: the last transaction's and those settled without SMTP
+ * (refusals, skips, releases). `store` commits them in ONE batch, with the next message's opening
+ * when given: the transaction's event through the ingestion statements (analytics, inbox, webhook
+ * deliveries as for pushed events), the message rows and records, and a refused login's suspension
+ * and announcement; then it queues the deliveries. The ingestion context is read once per claim, at
+ * its first event (a claim names each record once).
+ */
+class PendingOutcomes {
+  private settled: RecordOutcome[] = [];
+  private finished: Finished | null = null;
+  private context: IngestContext | null = null;
+
+  constructor(
+    private readonly env: Bindings,
+    private readonly db: Database,
+    private readonly claim: ClaimContext,
+  ) {}
+
+  settle(outcome: RecordOutcome): void {
+    this.settled.push(outcome);
+  }
+
+  finish(finished: Finished): void {
+    this.finished = finished;
+  }
+
+  /** Commits what is pending, with `open` last in the same batch; answers the row `open` opened (null: none). */
+  async store(open: SQL | null): Promise<number | null> {
+    const { campaign, mailbox, now } = this.claim;
+    const finished = this.finished;
+    const statements: SQL[] = [];
+    let deliveries: ReturnType<typeof planIngestion>["deliveries"] = [];
+    if (finished?.event && "messageRowId" in finished.outcome) {
+      this.context ??= await loadIngestContext(this.db, eq(campaignsTable.accountId, campaign.row.accountId), campaign.row.accountId, campaign.row.id, {
+        recordIds: this.claim.records.map((r) => r.recordId),
+        emails: [],
+        categoryIds: [],
+      });
+      const row = this.context.records.find((r) => r.id === finished.record.recordId);
+      if (row) {
+        const plan = planIngestion(this.context, campaign.row, [
+          {
+            eventId: `salvo:${finished.event.type.toLowerCase()}:${finished.outcome.messageRowId}`,
+            record: row,
+            incoming: {
+              type: finished.event.type,
+              occurredAt: now,
+              sequenceNumber: finished.record.step,
+              emailAccountId: mailbox.id,
+              fromEmail: mailbox.fromEmail,
+              isOoo: false,
+              categoryId: null,
+            },
+            toEmail: finished.record.leadEmail,
+            subject: finished.event.subject,
+            body: finished.event.body,
+            messageId: finished.event.messageId,
+            linkUrl: null,
+          },
+        ]);
+        deliveries = plan.deliveries;
+        statements.push(...ingestionStatements(campaign.row, plan.rows, plan.deliveries, now));
+      }
+    }
+    const ingested = statements.length > 0;
+    const outcomes = finished ? [...this.settled, finished.outcome] : this.settled;
+    if (outcomes.length > 0) statements.push(...outcomeStatements(this.claim.nonce, outcomes, now));
+    const suspend = finished?.suspend ?? null;
+    const announce = suspend === null ? null : await disconnectAnnouncement(this.db, mailbox, { smtp: suspend, imap: null }, now);
+    const announceAt = statements.length;
+    if (announce !== null) statements.push(announce);
+    if (suspend !== null) statements.push(suspendStatement(mailbox.id, suspend, now));
+    const openAt = statements.length;
+    if (open !== null) statements.push(open);
+    if (statements.length === 0) return null;
+    const results = await rawBatch(this.env.DB, statements);
+    this.settled = [];
+    this.finished = null;
+    if (ingested) await enqueue(this.env, ingestedDeliveryIds(results, deliveries));
+    if (announce !== null) await enqueue(this.env, deliveryIds(results[announceAt]));
+    if (suspend !== null) log("warn", "mailbox suspended: its server refused the login", { mailbox_id: mailbox.id });
+    const opened = open === null ? undefined : results[openAt]?.[0]?.id;
+    return opened === undefined ? null : Number(opened);
+  }
 }

@@ -164,7 +164,7 @@ export interface ClaimRequest {
  * needs; one batch. The claim is a lease (`claim_token`, `due_at` at the lease's end): a concurrent
  * pass of another mailbox cannot take the same record (one UPDATE on rows still unclaimed), and a
  * campaign paused or stopped since the pass began yields nothing. It writes NO message row: each is
- * written `sending` by `openMessage` right before its own SMTP transaction, so a pass that dies
+ * written `sending` by `openStatement` right before its own SMTP transaction, so a pass that dies
  * leaves at most the one in flight in doubt. A row still `sending` here (its pass died and its
  * lease ran out before `releaseDeadClaims` saw it) becomes `unconfirmed`, never sent again.
  */
@@ -234,35 +234,31 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
 export const IN_DOUBT = "The sender stopped during this email's SMTP transaction: it may or may not have gone out, and it is never sent again";
 
 /**
- * Writes a claimed record's message row right before its SMTP transaction (`sending`), or for a
- * step that cannot be sent (`failed`): inserted, or a `deferred` row taken up again (one attempt
+ * Opens a claimed record's message right before its SMTP transaction (`sending`), or for a step
+ * that cannot be sent (`failed`): its row inserted, or a `deferred` one taken up again (one attempt
  * more for `sending`). Only while the record is still this claim's and live and its campaign is
  * ACTIVE: a claim released meanwhile (its pass presumed dead), a lead stopped by a reply, a paused
- * campaign, or a row in any other state writes nothing and answers null, and nothing is sent. This
- * guard, not the lease, is what makes two passes never send one step twice.
+ * campaign, or a row in any other state writes nothing and returns no row, and nothing is sent.
+ * This guard, not the lease, is what makes two passes never send one step twice. One statement
+ * (RETURNING the row's id), so the sender can put it in the batch that stores the previous outcome.
  */
-export async function openMessage(
-  d1: D1Database,
+export function openStatement(
   claim: { nonce: string; mailboxId: number; now: number },
   record: Pick<ClaimedRecord, "recordId" | "step" | "messageId" | "leadEmail">,
   open: { status: "sending" } | { status: "failed"; error: string } = { status: "sending" },
-): Promise<number | null> {
+): SQL {
   const { nonce, mailboxId, now } = claim;
   const sending = open.status === "sending" ? 1 : 0;
-  const rows = await statement(
-    d1,
-    sql`INSERT INTO messages (account_id, campaign_id, campaign_lead_id, step, email_account_id, message_id, status, attempts, last_error, to_email, created_at, updated_at)
-        SELECT cl.account_id, cl.campaign_id, cl.id, ${record.step}, ${mailboxId}, ${record.messageId}, ${open.status}, ${sending},
-               ${open.status === "failed" ? open.error : null}, ${record.leadEmail}, ${now}, ${now}
-        FROM campaign_leads cl
-        WHERE cl.id = ${record.recordId} AND cl.claim_token = ${nonce} AND cl.state IN ${live}
-          AND EXISTS (SELECT 1 FROM campaigns WHERE id = cl.campaign_id AND status = 'ACTIVE')
-        ON CONFLICT (campaign_lead_id, step) DO UPDATE SET status = excluded.status, attempts = messages.attempts + excluded.attempts,
-          email_account_id = excluded.email_account_id, last_error = excluded.last_error, updated_at = excluded.updated_at
-        WHERE messages.status = 'deferred'
-        RETURNING id`,
-  ).all<{ id: number }>();
-  return rows.results[0]?.id ?? null;
+  return sql`INSERT INTO messages (account_id, campaign_id, campaign_lead_id, step, email_account_id, message_id, status, attempts, last_error, to_email, created_at, updated_at)
+      SELECT cl.account_id, cl.campaign_id, cl.id, ${record.step}, ${mailboxId}, ${record.messageId}, ${open.status}, ${sending},
+             ${open.status === "failed" ? open.error : null}, ${record.leadEmail}, ${now}, ${now}
+      FROM campaign_leads cl
+      WHERE cl.id = ${record.recordId} AND cl.claim_token = ${nonce} AND cl.state IN ${live}
+        AND EXISTS (SELECT 1 FROM campaigns WHERE id = cl.campaign_id AND status = 'ACTIVE')
+      ON CONFLICT (campaign_lead_id, step) DO UPDATE SET status = excluded.status, attempts = messages.attempts + excluded.attempts,
+        email_account_id = excluded.email_account_id, last_error = excluded.last_error, updated_at = excluded.updated_at
+      WHERE messages.status = 'deferred'
+      RETURNING id`;
 }
 
 /** A message a pass that died left in doubt, now `unconfirmed`. */

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { claimRecords, openMessage, outcomeStatements, releaseDeadClaims, type ClaimedRecord, type ClaimRequest } from "../../src/engine/store";
+import { claimRecords, outcomeStatements, releaseDeadClaims, type ClaimedRecord, type ClaimRequest } from "../../src/engine/store";
+import { openMessage } from "./open-message";
 import { rawBatch } from "../../src/platform/sql";
 import { callJson, provisionAccount } from "../helpers";
 

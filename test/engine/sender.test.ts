@@ -7,7 +7,8 @@ import { rearmLateSenders } from "../../src/mailbox-agent/rearm";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import { database } from "../../src/platform/db";
 import { MINUTE_JOBS } from "../../src/scheduled";
-import { claimRecords, openMessage, type ClaimRequest } from "../../src/engine/store";
+import { claimRecords, type ClaimRequest } from "../../src/engine/store";
+import { openMessage } from "./open-message";
 import { ADMIN_TOKEN, call, callJson, provisionAccount, type TestAccount } from "../helpers";
 
 /**

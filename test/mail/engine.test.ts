@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it, vi } from "vitest";
-import { claimRecords, openMessage, type ClaimRequest } from "../../src/engine/store";
+import { claimRecords, type ClaimRequest } from "../../src/engine/store";
+import { openMessage } from "../engine/open-message";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
 import { call, callJson, provisionAccount } from "../helpers";
