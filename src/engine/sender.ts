@@ -3,7 +3,7 @@ import { scheduleOf, settingsOf, type CampaignSettings } from "../schedule/setti
 import { config } from "../config";
 import { campaigns as campaignsTable } from "../db/schema";
 import type { Bindings } from "../platform/env";
-import { planIngestion, type PlannedEvent } from "../events/plan";
+import { planIngestion } from "../events/plan";
 import { ingestedDeliveryIds, ingestionStatements, loadIngestContext, type IngestContext } from "../events/store";
 import { connectionUsable, smtpTarget, utcDayStart } from "../mailboxes/rules";
 import { storedPassword } from "../mailboxes/store";

@@ -225,21 +225,6 @@ async function quit(session: Session): Promise<void> {
   await session.command("ehlo", "QUIT", [221]).catch(() => {});
 }
 
-/**
- * The message itself and the answer to it: from its first byte on, a session lost (closed, timed
- * out, broken) leaves the message's fate unknown, since the server may have taken it. That is
- * `unconfirmed`, which a sender must never retry (a retry could deliver it twice).
- */
-async function handedOver(step: () => Promise<SmtpReply>): Promise<SmtpReply> {
-  try {
-    return await step();
-  } catch (error) {
-    if (error instanceof SmtpError && error.failure.kind !== "connection") throw error;
-    const text = error instanceof SmtpError ? error.failure.text : `connection or TLS failure: ${(error as Error).message}`;
-    throw new SmtpError({ kind: "unconfirmed", code: null, text: `${text} (after the message was handed over: it may have been taken)` });
-  }
-}
-
 /** EHLO and AUTH only (no mail): what saving a mailbox records as `is_smtp_success`. */
 export function checkSmtp(settings: SmtpSettings, options: SmtpOptions): Promise<CheckResult> {
   return session(settings, options, async (open) => {
@@ -274,10 +259,8 @@ export async function sendMail(settings: SmtpSettings, message: MimeMessage, opt
       });
     }
     await open.command("data", "DATA", [354]);
-    const reply = await handedOver(async () => {
-      await open.write(dataBlock(built.raw));
-      return open.expect("message", [250], "the answer to the message");
-    });
+    await open.write(dataBlock(built.raw));
+    const reply = await open.expect("message", [250], "the answer to the message");
     await quit(open);
     return { ok: true as const, messageId: built.messageId, reply };
   });
