@@ -6,9 +6,9 @@
 // dev server's D1 file (node:sqlite, read-only, every millisecond or so) for a `sending` row of the
 // campaign; no hook in the code. Afterwards it counts what each lead received in the lab's Maildirs and
 // checks: every lead got its email exactly once, except at most one message in doubt per kill (status
-// `unconfirmed`, received once or not at all, never twice), no lead was left without an email and without
-// a report, and every message in doubt is reported by the mailbox's `sending_status.warnings` and by the
-// operator metric `sends.unconfirmed`. Exit code 0 when all of that holds.
+// `unconfirmed`, received once or not at all, never twice, and only the row a kill left `sending`), no
+// lead was left without an email and without a report, and every message in doubt is reported by the
+// mailbox's `sending_status.warnings` and by the operator metric `sends.unconfirmed`. Exit code 0 when all of that holds.
 //   CHAOS_KILLS (default 4): how many kills. CHAOS_KILL_DELAY_MS (default 0): each kill waits a random
 //   0..this many ms after the row is seen, so some transactions get further (some messages in doubt then
 //   did arrive). CHAOS_SETTLE_MS (default 20 min): how long to wait for the campaign to finish after the
@@ -78,7 +78,8 @@ async function killWhenSending(campaignId, seen) {
       if (rows.some((row) => !seen.has(row.id))) {
         if (KILL_DELAY_MS > 0) await sleep(Math.random() * KILL_DELAY_MS);
         await server.kill();
-        return rows;
+        // What the dead server left `sending` (after a delay, the pass may have moved on from the row first seen).
+        return sending.all(campaignId);
       }
       if (Date.now() > deadline) return null;
       if (!nudged && Date.now() - started > NUDGE_AFTER_MS) {
@@ -141,6 +142,7 @@ try {
 
   let kills = 0;
   const seen = new Set();
+  const leftAtKills = new Set();
   for (let round = 1; round <= KILLS; round += 1) {
     // Let a few emails go between kills, so the kills fall at different points of the campaign.
     const before = statusCounts(campaignId).sent ?? 0;
@@ -151,10 +153,13 @@ try {
       console.log(`kill ${round}: no message turned sending within ${WATCH_TIMEOUT_MS / 1000} s; nothing left to interrupt`);
       break;
     }
-    for (const row of inFlight) seen.add(row.id);
+    for (const row of inFlight) {
+      seen.add(row.id);
+      leftAtKills.add(row.id);
+    }
     const counts = statusCounts(campaignId);
     kills += 1;
-    console.log(`kill ${round}: ${inFlight.length} row(s) sending at the kill (${inFlight.map((r) => r.to_email).join(", ")}); messages by status then: ${JSON.stringify(counts)}`);
+    console.log(`kill ${round}: ${inFlight.length} row(s) left sending by the kill (${inFlight.map((r) => r.to_email).join(", ")}); messages by status then: ${JSON.stringify(counts)}`);
     server = await startDevServer({ stateDir, quiet: true });
   }
 
@@ -181,7 +186,7 @@ try {
   }
 
   const rows = query(
-    `SELECT l.email, cl.state, cl.due_at, m.status, m.last_error FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id
+    `SELECT l.email, cl.state, cl.due_at, m.id AS message_row_id, m.status, m.last_error FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id
      LEFT JOIN messages m ON m.campaign_lead_id = cl.id AND m.step = 1 WHERE cl.campaign_id = ? ORDER BY cl.id`,
     campaignId,
   );
@@ -190,6 +195,7 @@ try {
   const twice = rows.filter((r) => (delivered.get(r.email.toLowerCase()) ?? 0) > 1);
   const exactlyOnce = rows.filter((r) => (delivered.get(r.email.toLowerCase()) ?? 0) === 1 && r.status === "sent");
   const silentMisses = rows.filter((r) => (delivered.get(r.email.toLowerCase()) ?? 0) === 0 && r.status !== "unconfirmed");
+  const doubtNotLeftByAKill = unconfirmed.filter((r) => !leftAtKills.has(r.message_row_id));
   const doubtDelivered = unconfirmed.filter((r) => (delivered.get(r.email.toLowerCase()) ?? 0) === 1).length;
   const states = Object.entries(Object.groupBy(rows, (r) => r.state)).map(([state, list]) => `${state} ${list.length}`).join(", ");
 
@@ -204,6 +210,7 @@ try {
   console.log(`messages by status: ${JSON.stringify(counts)}; records: ${states}; the minute cron was fired ${nudges} time(s) after a restart left the engine idle`);
   console.log(`leads who got their email exactly once (message sent): ${exactlyOnce.length} of ${LEADS}`);
   console.log(`messages in doubt (unconfirmed): ${unconfirmed.length} (at most ${kills} allowed, one per kill); of them ${doubtDelivered} arrived once, ${unconfirmed.length - doubtDelivered} never`);
+  console.log(`messages in doubt that were not the one a kill left sending: ${doubtNotLeftByAKill.length}`);
   console.log(`leads who got it twice or more: ${twice.length}`);
   console.log(`leads with no email and no report: ${silentMisses.length}${silentMisses.length ? ` (${silentMisses.map((r) => `${r.email} ${r.state}/${r.status}`).join(", ")})` : ""}`);
   console.log(`reported: mailbox sending_status warning ${warned ? JSON.stringify(warned.message) : "none"}; operator metric sends.unconfirmed ${metricCount ?? "absent"}`);
@@ -212,6 +219,7 @@ try {
     silentMisses.length === 0 &&
     kills > 0 &&
     unconfirmed.length <= kills &&
+    doubtNotLeftByAKill.length === 0 &&
     exactlyOnce.length + unconfirmed.length === LEADS &&
     warnedCount === unconfirmed.length &&
     metricCount === unconfirmed.length;
