@@ -28,7 +28,7 @@ export default defineConfig(async () => {
     ],
     test: {
       include: ["test/mail/**/*.test.ts"],
-      globalSetup: ["./test/mail/lab.global.ts"],
+      globalSetup: ["./test/mail/lab.global.ts", "./test/mail/hostile.global.ts"],
       setupFiles: ["./test/setup.ts"],
       testTimeout: 30_000,
       onConsoleLog: quietAccessLog,

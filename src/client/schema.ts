@@ -1591,7 +1591,7 @@ export interface paths {
         put?: never;
         /**
          * Report what the sending engine did (1-1000 events, idempotent by event_id, all or nothing)
-         * @description Reports what a sending engine did: 1–1000 events (`SENT, OPEN, CLICK, REPLY, BOUNCE, BLOCK, UNSUBSCRIBE`), each naming its record by `email_lead_map_id` or `lead_email`. All or nothing: one bad event → 422 with its index. A repeated `event_id` is a no-op (counted in `duplicates`); an event without one is stored each time it is sent. Records follow (SENT → INPROGRESS, BOUNCE/BLOCK → BLOCKED, UNSUBSCRIBE → STOPPED), replies join the conversation, and each event fans out to webhooks in the same batch.
+         * @description Reports what a sending engine did: 1–1000 events (`SENT, OPEN, CLICK, REPLY, BOUNCE, BLOCK, UNSUBSCRIBE`), each naming its record by `email_lead_map_id` or `lead_email`. All or nothing: one bad event → 422 with its index. A repeated `event_id` is a no-op (counted in `duplicates`); an event without one is stored each time it is sent. `email_account_id` must be one of the caller's mailboxes (or one attached to the campaign) and `occurred_at` at most 5 minutes ahead of now (else 422). Records follow (SENT → INPROGRESS, BOUNCE/BLOCK → BLOCKED, UNSUBSCRIBE → STOPPED), replies join the conversation, and each event fans out to webhooks in the same batch.
          */
         post: operations["ingestCampaignEvents"];
         delete?: never;
@@ -4015,7 +4015,7 @@ export interface paths {
         put?: never;
         /**
          * Reply in a lead's thread from the mailbox that wrote to it (threaded, recorded in the thread)
-         * @description Sent at once, or at `scheduled_time` when that is in the future (the mailbox's object sends it; `GET /master-inbox/reply-status` follows it). Attachments are fetched at send time (https, at most 10 MB each). A scheduled reply's `email_stats_id` is the message it answers until it is sent.
+         * @description Sent at once, or at `scheduled_time` when that is in the future (the mailbox's object sends it; `GET /master-inbox/reply-status` follows it). A reply the mailbox's gap (`time_to_wait_in_mins`) holds back is queued for the gap's end. To, cc and bcc together: at most 10 addresses (a repeat counts once), none block-listed or unsubscribed (else 400 naming it); the mailbox makes as many manual deliveries a UTC day as its daily cap (one per recipient), apart from its campaign emails. Attachments are fetched at send time (https, at most 10 MB each). A scheduled reply's `email_stats_id` is the message it answers until it is sent.
          */
         post: operations["replyEmailThread"];
         delete?: never;
@@ -4055,7 +4055,7 @@ export interface paths {
         put?: never;
         /**
          * Send one step of the sequence, filled with a lead's fields, as a test (nothing is recorded)
-         * @description Sends step `sequenceNumber` as the lead `leadId` would get it (their variant, spintax and fields, the mailbox's signature, threaded on what they were already sent) to `customEmailAddress`, or to the lead. Nothing is recorded: no message, event, webhook or analytics, no tracking, and the unsubscribe link is a mailto. From `selectedEmailAccountId`, else the lead's mailbox in the campaign, else its first that can send (none → 400). Unknown step → 404; the lead unsubscribed (with no `customEmailAddress`) or the recipient block-listed → 400; the mail server refusing → 502 with its words.
+         * @description Sends step `sequenceNumber` as the lead `leadId` would get it (their variant, spintax and fields, the mailbox's signature, threaded on what they were already sent) to `customEmailAddress`, or to the lead. Nothing is recorded: no message, event, webhook or analytics, no tracking, and the unsubscribe link is a mailto. From `selectedEmailAccountId`, else the lead's mailbox in the campaign, else its first that can send (none → 400). Unknown step → 404; the lead unsubscribed (with no `customEmailAddress`), the recipient block-listed or unsubscribed → 400; the mail server refusing → 502 with its words. Sent by the mailbox's object: within its gap (`time_to_wait_in_mins`, else 400 naming when it may send) and its manual allowance (as many deliveries a UTC day as its daily cap, apart from campaign emails); counted in its `daily_sent_count`.
          */
         post: operations["sendCampaignTestEmail"];
         delete?: never;

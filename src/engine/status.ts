@@ -4,7 +4,8 @@ import { scheduleOf } from "../schedule/settings";
 import { campaignEmailAccounts, emailAccounts, sequenceSteps, type CampaignStatus } from "../db/schema";
 import { connectionUsable, utcDayStart } from "../mailboxes/rules";
 import type { Database } from "../platform/db";
-import { IN_DOUBT_REPORT_MS, loadCampaignPlans, loadMailboxWork, mailboxSends, unconfirmedSends } from "./store";
+import { mailboxSends } from "../mailboxes/sends";
+import { IN_DOUBT_REPORT_MS, loadCampaignPlans, loadMailboxWork, unconfirmedSends } from "./store";
 import { mailboxSendingStatus, mailboxWarnings, sendingStatus, type MailboxSendingStatus, type MailboxWarning, type SendingStatus } from "./why-not-sending";
 import { localDayRange } from "../schedule/window";
 
@@ -22,6 +23,7 @@ export async function campaignSendingStatus(
   const schedule = scheduleOf(campaign.schedule);
   const localStart = schedule ? localDayRange(now, schedule.timezone).start : utcDayStart(now);
   const attached = sql`${campaignEmailAccounts.emailAccountId}`;
+  const sends = mailboxSends(attached, sql`${emailAccounts.accountId}`, utcDayStart(now));
   const [steps, mailboxes, facts] = await db.batch([
     db
       .select({ n: sql<number>`count(*)` })
@@ -34,7 +36,8 @@ export async function campaignSendingStatus(
         isImapSuccess: emailAccounts.isImapSuccess,
         maxEmailPerDay: emailAccounts.maxEmailPerDay,
         gapMinutes: emailAccounts.timeToWaitInMins,
-        ...mailboxSends(attached, utcDayStart(now)),
+        sentToday: sends.sentToday,
+        lastSentAt: sends.lastSentAt,
         pinnedDue: sql<number | null>`(SELECT min(due_at) FROM campaign_leads WHERE campaign_id = ${campaign.id} AND email_account_id = ${attached} AND due_at IS NOT NULL)`,
       })
       .from(campaignEmailAccounts)

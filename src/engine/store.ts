@@ -5,6 +5,7 @@ import type { TemplateLead } from "../sequences/template";
 import { blockListed } from "../leads/block-list";
 import { optedOut } from "../leads/opt-out";
 import { inList, jsonList, rawBatch, statement } from "../platform/sql";
+import { mailboxSends } from "../mailboxes/sends";
 import type { RecordOutcome } from "./outcome";
 
 /**
@@ -31,19 +32,9 @@ export interface MailboxWork {
   lastSentAt: number | null;
 }
 
-/**
- * A mailbox's campaign sends since `dayStart` and its last send, as two seeks of
- * `events_mailbox_type_time_idx` (never its whole history).
- */
-export function mailboxSends(mailboxId: SQL, dayStart: number) {
-  return {
-    sentToday: sql<number>`(SELECT count(*) FROM events WHERE email_account_id = ${mailboxId} AND type = 'SENT' AND occurred_at >= ${dayStart})`,
-    lastSentAt: sql<number | null>`(SELECT max(occurred_at) FROM events WHERE email_account_id = ${mailboxId} AND type = 'SENT')`,
-  };
-}
-
-/** The mailbox, its ACTIVE campaigns, its campaign sends of this UTC day and its last send. */
+/** The mailbox, its ACTIVE campaigns, its sends of this UTC day and its last send (src/mailboxes/sends.ts). */
 export async function loadMailboxWork(db: Database, mailboxId: number, dayStart: number): Promise<MailboxWork> {
+  const sends = mailboxSends(sql`${mailboxId}`, sql`(SELECT account_id FROM email_accounts WHERE id = ${mailboxId})`, dayStart);
   const [mailboxRows, campaignRows, counts] = await db.batch([
     db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId)),
     db
@@ -60,7 +51,7 @@ export async function loadMailboxWork(db: Database, mailboxId: number, dayStart:
       .innerJoin(campaigns, eq(campaigns.id, campaignEmailAccounts.campaignId))
       .where(and(eq(campaignEmailAccounts.emailAccountId, mailboxId), eq(campaigns.status, "ACTIVE")))
       .orderBy(asc(campaigns.id)),
-    db.select(mailboxSends(sql`${mailboxId}`, dayStart)).from(sql`(SELECT 1)`),
+    db.select({ sentToday: sends.sentToday, lastSentAt: sends.lastSentAt }).from(sql`(SELECT 1)`),
   ]);
   return {
     mailbox: mailboxRows[0],

@@ -9,7 +9,8 @@ import { runReaderPass, type ReadResult } from "./read-pass";
 import type { ReaderCursor } from "../mail/reader";
 import { runSenderPass, type PassOptions, type PassResult } from "../engine/sender";
 import { recordWake } from "./store";
-import { sendDueReplies } from "../replies/outbound";
+import { sendDueReplies, sendReply, type Delivery, type ReplyDoor, type ReplyToSend } from "../replies/outbound";
+import { deliverManualEmail, type ManualEmail, type ManualMailDoor, type ManualOutcome } from "../manual-mail/send";
 import { sendDueTestEmails } from "../deliverability/test-sender";
 
 /** After a read that left messages waiting, the next one comes this soon. */
@@ -18,14 +19,15 @@ const READ_AGAIN_MS = 1_000;
 type RunOptions = PassOptions & { mailboxId?: number; read?: boolean };
 
 /**
- * One object per mailbox (named by its id): the only code that sends from that mailbox, so its gap
- * and daily cap hold across all its campaigns without any lock, and the one that reads its INBOX
+ * One object per mailbox (named by its id): the only code that sends from that mailbox (campaign
+ * passes, scheduled and immediate inbox replies, test emails: one at a time), so its gap, daily cap
+ * and manual allowance hold across all its campaigns without any lock, and the one that reads its INBOX
  * (a cursor of UIDVALIDITY and last UID in its storage). It works on its alarm, set to the sooner of
  * the next send and the next read; `wake` sets it at once (START, new leads, a mailbox attached or
  * fixed, the minute cron for a late one).
  */
-export class MailboxSender extends DurableObject<Bindings> {
-  private running: Promise<PassResult> | null = null;
+export class MailboxSender extends DurableObject<Bindings> implements ManualMailDoor, ReplyDoor {
+  private running: Promise<unknown> | null = null;
   private reading: Promise<ReadResult> | null = null;
 
   private get kv() {
@@ -55,10 +57,34 @@ export class MailboxSender extends DurableObject<Bindings> {
     const timings = { findMs: 0, claimMs: 0, sendMs: 0 };
     // One pass at a time, each at its own clock: a pass asked for while another runs waits for it
     // (sharing it would answer with the other pass's clock, e.g. an alarm's real time).
+    return { ...(await this.exclusive(() => this.pass(now, { ...options, timings }))), timings };
+  }
+
+  /**
+   * A manual email (a test email; later a forward or a one-off send) under the manual-send rule:
+   * sent between passes, never during one, so the mailbox's gap and allowance hold.
+   */
+  async sendManualEmail(email: ManualEmail): Promise<ManualOutcome> {
+    return this.exclusive(() => deliverManualEmail(this.env, email, Date.now()));
+  }
+
+  /** An inbox reply to send now; one the gap holds back is queued by the route, and this object wakes for it. */
+  async sendInboxReply(reply: ReplyToSend): Promise<Delivery> {
+    const delivery = await this.exclusive(() => sendReply(this.env, reply, Date.now()));
+    if (!delivery.ok && delivery.kind === "wait") {
+      this.kv.put("mailbox", reply.emailAccountId);
+      const alarm = await this.ctx.storage.getAlarm();
+      if (alarm === null || alarm > delivery.until) await this.ctx.storage.setAlarm(delivery.until);
+    }
+    return delivery;
+  }
+
+  /** Sends one thing at a time: a pass or a manual send asked for while another runs waits for it. */
+  private async exclusive<T>(work: () => Promise<T>): Promise<T> {
     while (this.running) await this.running.catch(() => undefined);
-    const pass = this.pass(now, { ...options, timings }).finally(() => (this.running = null));
-    this.running = pass;
-    return { ...(await pass), timings };
+    const run = work().finally(() => (this.running = null));
+    this.running = run;
+    return run;
   }
 
   /** Reads the INBOX now, whatever the schedule (tests, the operator route, the replies benchmark). */

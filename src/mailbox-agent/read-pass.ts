@@ -11,7 +11,7 @@ import { rawBatch } from "../platform/sql";
 import { disconnectAnnouncement } from "../webhooks/disconnect";
 import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { recordInbound, type InboundOutcome } from "../replies/inbound";
-import { parseMessage, type ParsedMessage } from "../mail/parsed";
+import { PARSE_LIMIT_BYTES, parseMessage, unparsedMessage, type ParsedMessage } from "../mail/parsed";
 import { fetchNewMessages, type ReaderCursor } from "../mail/reader";
 
 /** Messages read per pass: a pass stays well inside an alarm's time, and the next one goes on. */
@@ -51,14 +51,17 @@ export async function runReaderPass(env: Bindings, mailboxId: number, now: numbe
     }
     return { cursor, more: false, outcome: null };
   }
+  // Every fetched message is recorded, parsed or not, so the cursor moves past it: one the parser
+  // fails on is kept from its header block, marked unparsed (never skipped, never read for ever).
   const parsed: ParsedMessage[] = [];
   for (const message of fetched.batch.messages) {
     try {
-      parsed.push(await parseMessage(message.raw));
+      parsed.push(await parseMessage(message.raw, { fetchedPartly: message.size > PARSE_LIMIT_BYTES }));
     } catch (error) {
-      log("warn", "unreadable message skipped", { mailbox_id: mailboxId, uid: message.uid, error: String(error) });
+      log("warn", "unparsed message kept from its headers", { mailbox_id: mailboxId, uid: message.uid, error: String(error) });
+      parsed.push(unparsedMessage(message.raw));
     }
   }
-  const outcome = await recordInbound(env, { id: mailbox.id, accountId: mailbox.accountId, fromEmail: mailbox.fromEmail }, parsed, now);
+  const outcome = await recordInbound(env, { id: mailbox.id, accountId: mailbox.accountId, clientId: mailbox.clientId, fromEmail: mailbox.fromEmail }, parsed, now);
   return { cursor: fetched.batch.cursor, more: fetched.batch.more, outcome };
 }
