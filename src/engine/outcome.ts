@@ -21,6 +21,8 @@ export type RecordOutcome =
   | ({ kind: "sent"; recordId: number; messageRowId: number; subject: string; sentAt: number } & NextStep)
   /** The step was already sent (or may have been): move on without sending it again. */
   | ({ kind: "skipped"; recordId: number } & NextStep)
+  /** The transaction was attempted and its end is unknown (the server may have taken it): never sent again, move on. */
+  | ({ kind: "unconfirmed"; recordId: number; messageRowId: number; error: string } & NextStep)
   | { kind: "deferred"; recordId: number; messageRowId: number; error: string; retryAt: number; unpin: boolean; countAttempt: boolean }
   | { kind: "failed"; recordId: number; messageRowId: number; error: string }
   | { kind: "bounced"; recordId: number; messageRowId: number; error: string }
@@ -56,7 +58,8 @@ export interface FailureVerdict {
  * What one failed SMTP transaction makes of its record: a refused login suspends the mailbox (the
  * message waits, the attempt not counted, a first step back to rotation); an unreachable server is
  * tried again in 5 minutes (same); a 4xx for the recipient backs off by attempt, then fails; a 5xx
- * for the recipient is a BOUNCE; any other 5xx fails the email.
+ * for the recipient is a BOUNCE; any other 5xx fails the email; an answer lost after the message
+ * was handed over leaves it in doubt, never sent again.
  */
 export function failureOutcome(failure: SmtpFailure, attempt: Attempt): FailureVerdict {
   const { recordId, messageRowId, now } = attempt;
@@ -78,6 +81,8 @@ export function failureOutcome(failure: SmtpFailure, attempt: Attempt): FailureV
       const retryAt = now + CONNECTION_RETRY_MS;
       return verdict({ kind: "deferred", recordId, messageRowId, error: failure.text, retryAt, unpin: attempt.step === 1, countAttempt: false }, { stop: true, retryAt });
     }
+    case "unconfirmed":
+      return verdict({ kind: "unconfirmed", recordId, messageRowId, error: failure.text, ...attempt.next }, { stop: true, retryAt: now + CONNECTION_RETRY_MS });
     case "transient": {
       const delay = RETRY_DELAYS_MS[attempt.attempt - 1];
       return verdict(

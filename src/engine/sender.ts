@@ -312,7 +312,8 @@ async function sendClaimed(env: Bindings, db: Database, claim: ClaimContext): Pr
         continue;
       }
       const { failure } = result;
-      log("warn", "campaign email not sent", { mailbox_id: mailbox.id, campaign_id: campaign.row.id, record_id: recordId, kind: failure.kind, code: failure.code });
+      const what = failure.kind === "unconfirmed" ? "campaign email in doubt: the session was lost after the message was handed over; it is never sent again" : "campaign email not sent";
+      log("warn", what, { mailbox_id: mailbox.id, campaign_id: campaign.row.id, record_id: recordId, kind: failure.kind, code: failure.code });
       const verdict = failureOutcome(failure, { recordId, messageRowId: rowId, step, attempt: record.attempts + 1, now, next: following(campaign, recordId, step, now) });
       pending.finish({
         record,

@@ -314,6 +314,7 @@ export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now:
           return [{ id: o.messageRowId, status: "deferred", error: o.error, sent_at: null, subject: null, attempt: o.countAttempt ? 0 : -1 }];
         case "failed":
         case "bounced":
+        case "unconfirmed":
           return [{ id: o.messageRowId, status: o.kind, error: o.error, sent_at: null, subject: null, attempt: 0 }];
         default:
           return [];
@@ -330,6 +331,7 @@ export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now:
       switch (o.kind) {
         case "sent":
         case "skipped":
+        case "unconfirmed":
           return { id: o.recordId, next_step: o.nextStep, due_at: o.nextDueAt, done: o.nextStep === null ? 1 : 0, unpin: 0, state: null };
         case "released":
           return { id: o.recordId, next_step: -1, due_at: o.dueAt, done: 0, unpin: o.unpin ? 1 : 0, state: null };

@@ -190,8 +190,9 @@ const NAMED_RECIPIENTS = 5;
 
 /**
  * What a mailbox's owner should know besides why it sends or not: campaign emails in doubt (a pass
- * died during their SMTP transaction). They may or may not have arrived and are never sent again,
- * so the owner may want to check with those recipients. The message starts with the count.
+ * died during their SMTP transaction, or the server's answer was lost after the message was handed
+ * over). They may or may not have arrived and are never sent again, so the owner may want to check
+ * with those recipients. The message starts with the count.
  */
 export function mailboxWarnings(facts: { unconfirmed: { count: number; recipients: readonly string[] }; days: number }): MailboxWarning[] {
   const { count, recipients } = facts.unconfirmed;

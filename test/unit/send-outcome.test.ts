@@ -5,7 +5,7 @@ import type { SmtpFailure, SmtpFailureKind } from "../../src/mail/smtp-replies";
 const NOW = Date.parse("2031-03-03T10:00:00Z");
 const MINUTE = 60_000;
 
-const failure = (kind: SmtpFailureKind, text = "the server's words"): SmtpFailure => ({ kind, code: kind === "connection" ? null : 450, text });
+const failure = (kind: SmtpFailureKind, text = "the server's words"): SmtpFailure => ({ kind, code: kind === "connection" || kind === "unconfirmed" ? null : 450, text });
 const attempt = (overrides: Partial<Attempt> = {}): Attempt => ({
   recordId: 7,
   messageRowId: 70,
@@ -73,6 +73,17 @@ describe("what a failed SMTP transaction makes of its record", () => {
       suspend: null,
       stop: false,
       retryAt: null,
+    });
+  });
+
+  it("an answer lost after the message was handed over leaves it in doubt: never sent again, the record moves on, the pass stops", () => {
+    const verdict = failureOutcome(failure("unconfirmed", "the server closed the connection"), attempt());
+    expect(verdict).toEqual({
+      outcome: { kind: "unconfirmed", recordId: 7, messageRowId: 70, error: "the server closed the connection", nextStep: 2, nextDueAt: NOW + 3 * 86_400_000 },
+      bounce: false,
+      suspend: null,
+      stop: true,
+      retryAt: NOW + CONNECTION_RETRY_MS,
     });
   });
 });

@@ -11,7 +11,8 @@ export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
  * One campaign email, written `sending` right BEFORE its SMTP transaction (one at a time per
  * mailbox) and unique per (record, step): a pass that is retried finds the row and never sends the
  * step again. `sending` left behind by a pass that died mid-transaction becomes `unconfirmed` (it
- * may have gone; reported, never sent again).
+ * may have gone; reported, never sent again), and so does a transaction whose answer was lost after
+ * the message was handed over.
  */
 export const messages = sqliteTable(
   "messages",
