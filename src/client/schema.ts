@@ -5008,6 +5008,8 @@ export interface components {
                 since: string;
                 /** @description Campaign emails sent since then, every account */
                 sent: number;
+                /** @description Campaign emails in doubt since then, every account: sending stopped during their SMTP transaction (a crash or restart), so they may or may not have gone; never sent twice. Each mailbox's sending_status names its own */
+                unconfirmed: number;
             };
             mailboxes: {
                 total: number;
@@ -7544,7 +7546,15 @@ export interface components {
             };
             campaign_ids?: number[];
             tags?: components["schemas"]["Tag"][];
-            sending_status?: components["schemas"]["SendingStatus"] & unknown;
+            sending_status?: components["schemas"]["MailboxSendingStatus"];
+        };
+        /** @description By id only: why the mailbox sends nothing now, or sending */
+        MailboxSendingStatus: components["schemas"]["SendingStatus"] & {
+            /** @description Extension: `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); empty when none */
+            warnings: {
+                code: string;
+                message: string;
+            }[];
         };
         SaveOAuthEmailAccount: {
             /** @description A number or its decimal string */

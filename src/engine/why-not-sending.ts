@@ -187,3 +187,32 @@ export function mailboxSendingStatus(m: MailboxStatusSnapshot): MailboxSendingSt
   if (!dueNow.some((c) => isInWindow(c.schedule, m.now))) return answer("outside_window", next);
   return answer("sending", next);
 }
+
+/** A warning beside a mailbox's `sending_status` (CONTRACT 19's `warnings`, an Extension). */
+export type MailboxWarning = { code: "unconfirmed_sends"; message: string };
+
+/** How many recipients of emails in doubt a warning names. */
+const NAMED_RECIPIENTS = 5;
+
+/**
+ * What a mailbox's owner should know besides why it sends or not: campaign emails in doubt (a pass
+ * died during their SMTP transaction, or the server's answer was lost after the message was handed
+ * over). They may or may not have arrived and are never sent again, so the owner may want to check
+ * with those recipients. The message starts with the count.
+ */
+export function mailboxWarnings(facts: { unconfirmed: { count: number; recipients: readonly string[] }; days: number }): MailboxWarning[] {
+  const { count, recipients } = facts.unconfirmed;
+  if (count === 0) return [];
+  const named = recipients.slice(0, NAMED_RECIPIENTS);
+  const more = count > named.length ? ` and ${count - named.length} more` : "";
+  const emails = count === 1 ? "campaign email" : "campaign emails";
+  return [
+    {
+      code: "unconfirmed_sends",
+      message:
+        `${count} ${emails} from this mailbox in the last ${facts.days} days may not have gone out: sending stopped during ` +
+        `${count === 1 ? "its" : "their"} SMTP transaction, and Salvo never sends an email twice. ` +
+        `Recipients: ${named.join(", ")}${more}.`,
+    },
+  ];
+}

@@ -105,12 +105,24 @@ class Session {
     });
   }
 
-  /** The message after DATA's 354, dot-stuffed, and the server's verdict on it. */
-  message(block: string): Promise<SmtpReply> {
-    return this.exchange("the answer to the message", async () => {
-      await this.socket.write(block);
-      return this.expected("message", [250], await this.reply("the answer to the message"));
-    });
+  /**
+   * The message after DATA's 354, dot-stuffed, and the server's verdict on it. From the message's
+   * first byte on, a session lost (closed, timed out, broken, an answer that is no reply) leaves its
+   * fate unknown, since the server may have taken it: that is `unconfirmed`, which no sender may
+   * retry (a retry could deliver it twice). A reply the server did give keeps its own meaning.
+   */
+  async message(block: string): Promise<SmtpReply> {
+    const what = "the answer to the message";
+    try {
+      return await this.exchange(what, async () => {
+        await this.socket.write(block);
+        return this.expected("message", [250], await this.reply(what));
+      });
+    } catch (error) {
+      if (error instanceof SmtpError && error.failure.kind !== "connection") throw error;
+      const text = error instanceof SmtpError ? error.failure.text : `connection or TLS failure: ${(error as Error).message}`;
+      throw new SmtpError({ kind: "unconfirmed", code: null, text: `${text} (after the message was handed over: it may have been taken)` });
+    }
   }
 
   /** Upgrades to TLS after `220` to STARTTLS. */

@@ -158,7 +158,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
     try {
       result = await runSenderPass(this.env, mailboxId, now, links, await this.logins(), options);
     } catch (error) {
-      // Claims not stored stay leased and come back when the lease ends; try again then.
+      // The next pass releases the claim this one held (its message in flight, if any, turns unconfirmed).
       log("error", "sender pass failed", { mailbox_id: mailboxId, error: String(error) });
       result = { sent: 0, nextWakeAt: now + 60_000 };
     }

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { MAILBOX_TYPES, PORT_TYPES } from "../db/schema";
 import { BodyId, pathId, queryBoolean, queryCount, queryId } from "../platform/openapi";
-import { SendingStatusAnswer } from "../engine/status";
+import { MailboxSendingStatusAnswer } from "../engine/status";
 
 // Schemas.
 
@@ -162,7 +162,7 @@ export const EmailAccount = z
     warmup_details: WarmupDetails,
     campaign_ids: z.array(z.number().int()).optional(),
     tags: z.array(Tag).optional(),
-    sending_status: SendingStatusAnswer.optional().openapi({ description: "By id only: why the mailbox sends nothing now, or sending" }),
+    sending_status: MailboxSendingStatusAnswer.optional().openapi({ description: "By id only: why the mailbox sends nothing now, or sending" }),
   })
   .openapi("EmailAccount");
 

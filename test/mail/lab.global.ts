@@ -22,9 +22,11 @@ declare module "vitest" {
     /**
      * Scripted SMTP servers on loopback (plain) for answers the lab never gives: `transient` greets and
      * accepts MAIL FROM but answers RCPT with 451 4.3.0; `hangup` greets and closes the connection;
-     * `silent` accepts the connection and never says anything.
+     * `silent` accepts the connection and never says anything; `lostAfterData` and `silentAfterData`
+     * take a whole transaction up to the end of the message, then close without answering it, or
+     * never answer it.
      */
-    scriptedSmtp: { transient: number; hangup: number; silent: number };
+    scriptedSmtp: { transient: number; hangup: number; silent: number; lostAfterData: number; silentAfterData: number };
     /**
      * Scripted IMAP servers on loopback (plain): `noStarttls` offers no STARTTLS but accepts any LOGIN
      * (so a client that went on in clear would pass); `bye` greets, then answers any command with an
@@ -186,6 +188,27 @@ function silentServer() {
   return scriptedServer((socket) => socket.on("error", () => {}));
 }
 
+/** Takes a whole SMTP transaction, then at the end of the message closes (`close`) or says nothing. */
+function afterDataServer(atEnd: "close" | "silence") {
+  const inData = new WeakSet<Socket>();
+  return lineServer("220 scripted.test ESMTP\r\n", (socket, line) => {
+    if (inData.has(socket)) {
+      if (line !== ".") return;
+      inData.delete(socket);
+      if (atEnd === "close") socket.destroy();
+      return;
+    }
+    const command = line.toUpperCase();
+    if (command.startsWith("EHLO")) socket.write("250-scripted.test\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME\r\n");
+    else if (command.startsWith("AUTH")) socket.write("235 2.7.0 Authentication successful\r\n");
+    else if (command === "DATA") {
+      inData.add(socket);
+      socket.write("354 End data with <CR><LF>.<CR><LF>\r\n");
+    } else if (command.startsWith("QUIT")) socket.end("221 2.0.0 Bye\r\n");
+    else socket.write("250 2.0.0 Ok\r\n");
+  });
+}
+
 export default async function setup(project: TestProject) {
   const path = process.env.MAIL_LAB_JSON ?? join(import.meta.dirname, "..", "..", ".mail-lab.json");
   let lab: MailLab;
@@ -234,13 +257,21 @@ export default async function setup(project: TestProject) {
   const transient = await transientServer();
   const hangup = await hangupServer();
   const silent = await silentServer();
+  const lostAfterData = await afterDataServer("close");
+  const silentAfterData = await afterDataServer("silence");
   const noStarttls = await noStarttlsImapServer();
   const bye = await byeImapServer();
   const portOf = (server: { address(): unknown }) => (server.address() as { port: number }).port;
 
   project.provide("mailLab", lab);
   project.provide("mailReader", `http://127.0.0.1:${portOf(reader)}`);
-  project.provide("scriptedSmtp", { transient: portOf(transient), hangup: portOf(hangup), silent: portOf(silent) });
+  project.provide("scriptedSmtp", {
+    transient: portOf(transient),
+    hangup: portOf(hangup),
+    silent: portOf(silent),
+    lostAfterData: portOf(lostAfterData),
+    silentAfterData: portOf(silentAfterData),
+  });
   project.provide("scriptedImap", { noStarttls: portOf(noStarttls), bye: portOf(bye) });
   project.provide("labConsent", `http://127.0.0.1:${portOf(person)}`);
   for (const server of [reader, person]) {

@@ -221,6 +221,8 @@ export const campaignLeads = sqliteTable(
     // due time, so a pass reads a range and never scans.
     index("campaign_leads_due_idx").on(t.campaignId, t.emailAccountId, t.dueAt).where(sql`due_at IS NOT NULL`),
     index("campaign_leads_claim_idx").on(t.claimToken).where(sql`claim_token IS NOT NULL`),
+    // A mailbox's claims still held, which its next pass releases when their pass died.
+    index("campaign_leads_claimed_idx").on(t.emailAccountId).where(sql`claim_token IS NOT NULL`),
     index("campaign_leads_resume_idx").on(t.resumeAt).where(sql`resume_at IS NOT NULL`),
     uniqueIndex("campaign_leads_campaign_lead_idx").on(t.campaignId, t.leadId),
     index("campaign_leads_campaign_state_idx").on(t.campaignId, t.state),
