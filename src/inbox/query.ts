@@ -1,14 +1,12 @@
 import { sql, type SQL } from "drizzle-orm";
 import { inList } from "../platform/sql";
 import { visibleRecordsAliased } from "../platform/access";
-import { containsFolded } from "../platform/text-search";
+import { containsFolded, foldText } from "../platform/text-search";
 import type { RecordFlags } from "../events/rules";
 
 /**
- * The master inbox's listings as SQL over `campaign_leads cl` alone (other tables only through
- * uncorrelated subqueries, evaluated once), so a listing's total is counted from the inbox
- * indexes without joins: which conversations each listing holds, the filter object, and the
- * sort orders. Pure (builds SQL, runs none).
+ * The master inbox's listings as SQL over `campaign_leads cl`: which conversations each listing
+ * holds, the filter object, the sort orders, and the search's index. Pure (builds SQL, runs none).
  */
 
 export const EMAIL_STATUSES = ["Opened", "Clicked", "Replied", "Unsubscribed", "Bounced", "Accepted", "Not Replied"] as const;
@@ -56,6 +54,11 @@ export interface InboxFilters {
   subSequenceId?: number[];
 }
 
+export interface Scope {
+  accountId: number;
+  clientId: number | null;
+}
+
 const within = (column: SQL, ids: number[]) => sql`${column} ${inList(ids)}`;
 
 export const STATUS_CONDITIONS: Record<EmailStatus, SQL> = {
@@ -78,9 +81,15 @@ export function emailStatusOf(record: RecordFlags): EmailStatus | null {
   return record.hasSent ? "Accepted" : null;
 }
 
-/** The first time a record's reply is queued for (the scheduled view's order and its rows). */
-export const SCHEDULED_AT = sql`(SELECT min(o.scheduled_at) FROM outbound_replies o WHERE o.campaign_lead_id = cl.id AND o.status = 'SCHEDULED')`;
-export const REMINDER_AT = sql`(SELECT r.remind_at FROM reminders r WHERE r.campaign_lead_id = cl.id)`;
+/**
+ * Whether a listing holds conversations snoozed at `now`, and how: the active listings leave them
+ * out, the snoozed one keeps only them (a snooze whose time has come counts as over even before
+ * the cron clears it).
+ */
+export function snoozeRule(listing: Listing): "exclude" | "only" | null {
+  if (listing === "inbox" || listing === "unread" || listing === "views") return "exclude";
+  return listing === "snoozed" ? "only" : null;
+}
 
 function listingCondition(listing: Listing, now: number): SQL {
   const snoozed = sql`(cl.snoozed_until IS NOT NULL AND cl.snoozed_until > ${now})`;
@@ -95,10 +104,11 @@ function listingCondition(listing: Listing, now: number): SQL {
     // Marked by hand, so a record without a reply may be important too.
     case "important":
       return sql`cl.is_important = 1 AND cl.is_archived = 0`;
+    // The record's first scheduled reply and its reminder, copied onto it by triggers (migration 0050).
     case "scheduled":
-      return sql`cl.id IN (SELECT campaign_lead_id FROM outbound_replies WHERE account_id = cl.account_id AND status = 'SCHEDULED')`;
+      return sql`cl.scheduled_reply_at IS NOT NULL`;
     case "reminders":
-      return sql`cl.id IN (SELECT campaign_lead_id FROM reminders WHERE account_id = cl.account_id)`;
+      return sql`cl.reminder_at IS NOT NULL`;
     case "sent":
       return sql`cl.has_sent = 1`;
     case "assigned":
@@ -123,24 +133,25 @@ function categoryCondition(categories: NonNullable<InboxFilters["leadCategories"
   return conditions;
 }
 
-/** Every condition of a listing: the caller's scope, the listing's state, then the filters (AND). */
-export function inboxConditions(
-  scope: { accountId: number; clientId: number | null },
-  listing: Listing,
-  filters: InboxFilters,
-  now: number,
-): SQL {
+/**
+ * The search, record by record: its lead's folded names, or one of its replies' folded text,
+ * contains the folded needle. Walks use it; the index (searchHits) gives the same records.
+ */
+export function searchCondition(needle: string): SQL {
+  return sql`(EXISTS (SELECT 1 FROM leads sl WHERE sl.id = cl.lead_id AND ${containsFolded(sql`sl.search_folded`, needle)})
+    OR EXISTS (SELECT 1 FROM events sr INDEXED BY events_record_reply_idx
+      WHERE sr.campaign_lead_id = cl.id AND sr.type = 'REPLY' AND ${containsFolded(sql`sr.body_folded`, needle)}))`;
+}
+
+/**
+ * Every condition of a listing: the caller's scope, the listing's state, then the filters (AND).
+ * `search: "index"` leaves the search out, for records that come from searchHits already.
+ */
+export function inboxConditions(scope: Scope, listing: Listing, filters: InboxFilters, now: number, search: "row" | "index" = "row"): SQL {
   const account = scope.accountId;
   const campaignsWhere = (condition: SQL) =>
     sql`cl.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${account} AND ${condition})`;
   const conditions: SQL[] = [visibleRecordsAliased(scope), listingCondition(listing, now)];
-  if (filters.search) {
-    const needle = filters.search;
-    conditions.push(sql`(cl.lead_id IN (SELECT id FROM leads WHERE account_id = ${account} AND ${containsFolded(sql`search_folded`, needle)})
-      OR cl.id IN (SELECT r.campaign_lead_id FROM events r
-        WHERE r.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${account})
-          AND r.type = 'REPLY' AND ${containsFolded(sql`r.body_folded`, needle)}))`);
-  }
   if (filters.campaignId?.length) conditions.push(within(sql`cl.campaign_id`, filters.campaignId));
   if (filters.emailAccountId?.length) conditions.push(within(sql`cl.email_account_id`, filters.emailAccountId));
   if (filters.emailStatus?.length) {
@@ -160,26 +171,65 @@ export function inboxConditions(
     conditions.push(sql`cl.last_reply_at >= ${from} AND cl.last_reply_at < ${to}`);
   }
   if (filters.subSequenceId?.length) conditions.push(within(sql`cl.campaign_id`, filters.subSequenceId));
+  // Last: the costliest test, so SQLite runs it only on records every other condition kept.
+  if (filters.search && search === "row") conditions.push(searchCondition(filters.search));
   return sql.join(conditions, sql` AND `);
 }
 
 /** Ties broken by id so pages never overlap or skip; SQLite sorts NULL lowest, so DESC puts them last. */
-export function inboxOrder(sort: Sort, listing: Listing): SQL {
+export function inboxOrder(sort: Sort, listing: Listing, alias = "cl"): SQL {
+  const column = (name: string) => sql.raw(`${alias}.${name}`);
   switch (sort) {
     case "SENT_TIME_DESC":
-      return sql`cl.last_sent_at DESC, cl.id DESC`;
+      return sql`${column("last_sent_at")} DESC, ${column("id")} DESC`;
     case "SCHEDULED_TIME_ASC":
-      return sql`${SCHEDULED_AT} ASC, cl.id ASC`;
+      return sql`${column("scheduled_reply_at")} ASC, ${column("id")} ASC`;
     case "SCHEDULED_TIME_DESC":
-      return sql`${SCHEDULED_AT} DESC, cl.id DESC`;
+      return sql`${column("scheduled_reply_at")} DESC, ${column("id")} DESC`;
     case "REMINDER_TIME_ASC":
-      return sql`${REMINDER_AT} ASC, cl.id ASC`;
+      return sql`${column("reminder_at")} ASC, ${column("id")} ASC`;
     case "REMINDER_TIME_DESC":
-      return sql`${REMINDER_AT} DESC, cl.id DESC`;
+      return sql`${column("reminder_at")} DESC, ${column("id")} DESC`;
     default:
       // The sent view holds unreplied records too: they come last, newest send first.
       return listing === "sent"
-        ? sql`cl.last_reply_at DESC, cl.last_sent_at DESC, cl.id DESC`
-        : sql`cl.last_reply_at DESC, cl.id DESC`;
+        ? sql`${column("last_reply_at")} DESC, ${column("last_sent_at")} DESC, ${column("id")} DESC`
+        : sql`${column("last_reply_at")} DESC, ${column("id")} DESC`;
   }
+}
+
+/** The trigram index cannot find needles shorter than this (they are tested record by record). */
+export const INDEXED_NEEDLE_CHARS = 3;
+
+/** Whether the search index can answer this needle (three characters or more once folded). */
+export function indexedNeedle(needle: string): boolean {
+  return [...foldText(needle)].length >= INDEXED_NEEDLE_CHARS;
+}
+
+/** An FTS5 query matching the folded needle as one phrase: with the trigram tokenizer, a substring. */
+export function ftsPhrase(needle: string): string {
+  return `"${foldText(needle).replaceAll('"', '""')}"`;
+}
+
+/** Rows of lead_search and reply_search are keyed account_id * 2^40 + row id (migration 0051). */
+const RANGE = 1_099_511_627_776;
+const rangeOf = (table: string, accountId: number) =>
+  sql`${sql.raw(table)}.rowid >= ${accountId} * ${RANGE} AND ${sql.raw(table)}.rowid < (${accountId} + 1) * ${RANGE}`;
+
+/** How many of the account's leads and replies contain the needle, counted up to `cap` each. */
+export function searchHitCount(accountId: number, needle: string, cap: number): SQL {
+  const phrase = ftsPhrase(needle);
+  return sql`SELECT
+    (SELECT count(*) FROM (SELECT 1 FROM lead_search WHERE lead_search MATCH ${phrase} AND ${rangeOf("lead_search", accountId)} LIMIT ${cap}))
+    + (SELECT count(*) FROM (SELECT 1 FROM reply_search WHERE reply_search MATCH ${phrase} AND ${rangeOf("reply_search", accountId)} LIMIT ${cap})) AS n`;
+}
+
+/** The account's records the search finds through its index (the same as searchCondition's). */
+export function searchHits(accountId: number, needle: string): SQL {
+  const phrase = ftsPhrase(needle);
+  return sql`SELECT hl.id FROM lead_search CROSS JOIN campaign_leads hl INDEXED BY campaign_leads_lead_idx
+      WHERE lead_search MATCH ${phrase} AND ${rangeOf("lead_search", accountId)} AND hl.lead_id = lead_search.rowid - ${accountId} * ${RANGE}
+    UNION
+    SELECT he.campaign_lead_id FROM reply_search CROSS JOIN events he
+      WHERE reply_search MATCH ${phrase} AND ${rangeOf("reply_search", accountId)} AND he.id = reply_search.rowid - ${accountId} * ${RANGE}`;
 }

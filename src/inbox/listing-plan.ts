@@ -1,0 +1,173 @@
+import { FLAG, type Range } from "./counts";
+import type { InboxFilters, Listing, Sort } from "./query";
+
+/**
+ * How a listing reads its page (pure): which index range it walks in its own order, or which few
+ * ordered ranges it merges, or the search's index; chosen from the counters' exact figures so a
+ * page costs about the entries it reads, not the table (migration 0052 makes the indexes).
+ */
+
+/** An index walked in the listing's order (its account's range), and the records that range holds. */
+export interface Walk {
+  index: string;
+  range: Range;
+  /** False: the index holds the listing's records but not in this order (a small view, sorted whole). */
+  ordered: boolean;
+}
+
+const { replied, archived, snoozed, important, sent, reminder, scheduled } = FLAG;
+
+const conversations = (archive: boolean): Range => ({ mask: replied | archived, value: replied | (archive ? archived : 0) });
+
+/** The walk of each listing and sort. The sent view by reply time is two walks (see sentByReply). */
+export function walkOf(listing: Listing, sort: Sort): Walk {
+  const byReply = sort !== "SENT_TIME_DESC";
+  switch (listing) {
+    case "snoozed":
+      return {
+        index: byReply ? "campaign_leads_inbox_snoozed_idx" : "campaign_leads_inbox_snoozed_sent_idx",
+        range: { mask: replied | archived | snoozed, value: replied | snoozed },
+        ordered: true,
+      };
+    case "important":
+      return { index: byReply ? "campaign_leads_important_idx" : "campaign_leads_important_sent_idx", range: { mask: important | archived, value: important }, ordered: true };
+    case "scheduled":
+      return { index: "campaign_leads_scheduled_idx", range: { mask: scheduled, value: scheduled }, ordered: sort.startsWith("SCHEDULED") };
+    case "reminders":
+      return { index: "campaign_leads_reminder_idx", range: { mask: reminder, value: reminder }, ordered: sort.startsWith("REMINDER") };
+    case "sent":
+      return { index: "campaign_leads_sent_view_idx", range: { mask: sent, value: sent }, ordered: true };
+    default:
+      return {
+        index: byReply ? "campaign_leads_inbox_reply_idx" : "campaign_leads_inbox_sent_idx",
+        range: conversations(listing === "archived"),
+        ordered: true,
+      };
+  }
+}
+
+/** The sent view by reply time: its replied records in reply order, then the others by send time. */
+export const SENT_BY_REPLY = {
+  replied: { index: "campaign_leads_sent_replied_idx", range: { mask: sent | FLAG.replyTime, value: sent | FLAG.replyTime } },
+  unreplied: { index: "campaign_leads_sent_view_idx", range: { mask: sent | FLAG.replyTime, value: sent } },
+} as const;
+
+/** A column whose values each have an ordered range of an index, so a few of them merge in order. */
+export type MergeColumn = "campaign_id" | "category_id" | "email_account_id";
+
+export interface Merge {
+  column: MergeColumn;
+  index: string;
+  range: Range;
+}
+
+/** The merges a listing and sort can use: conversations by reply time, and the sent view by send time. */
+export function mergesOf(listing: Listing, sort: Sort): Merge[] {
+  if (listing === "sent") {
+    return sort === "SENT_TIME_DESC" ? [{ column: "campaign_id", index: "campaign_leads_sent_campaign_idx", range: { mask: sent, value: sent } }] : [];
+  }
+  if (!isConversationListing(listing) || sort !== "REPLY_TIME_DESC") return [];
+  const range = conversations(listing === "archived");
+  return [
+    { column: "campaign_id", index: "campaign_leads_inbox_campaign_idx", range },
+    { column: "category_id", index: "campaign_leads_inbox_category_idx", range },
+    { column: "email_account_id", index: "campaign_leads_inbox_mailbox_idx", range },
+  ];
+}
+
+function isConversationListing(listing: Listing): boolean {
+  return listing === "inbox" || listing === "archived" || listing === "snoozed" || listing === "unread" || listing === "assigned" || listing === "views";
+}
+
+/** Per value of a merge column: the records of its range, and how many match (the counters' figures). */
+export interface ValueTotals {
+  value: number | null;
+  range: number;
+  matches: number;
+}
+
+/** What the counters (and the search's index) told before the page is read. */
+export interface Figures {
+  /** Records in the walk's range (the account's, whatever the caller's client). */
+  walkRange: number;
+  /** Matching records: exact when `exact`, else an upper bound (filters the counters do not hold left out). */
+  matches: number;
+  exact: boolean;
+  /** Per campaign of the campaign set, when the filters name few campaigns. */
+  campaigns?: ValueTotals[];
+  /** Per admitted category, when the category filter admits few. */
+  categories?: ValueTotals[];
+  /** The account's leads and replies the search's index finds (up to SEARCH_HITS_CAP + 1). */
+  searchHits?: number;
+}
+
+/** Above this many index hits a search reads its page by walking, testing each record. */
+export const SEARCH_HITS_CAP = 10_000;
+/** Merges of more values than this cost more to write and plan than they save. */
+export const MERGE_MAX_VALUES = 20;
+
+/** Relative cost of one step of each way to read: a covering index entry, a row fetched, a search hit. */
+const COST = { entry: 1, row: 5, hit: 10 };
+/** The walks whose index holds every column the conditions test (others fetch each row). */
+const COVERING = new Set(["campaign_leads_inbox_reply_idx", "campaign_leads_inbox_sent_idx"]);
+
+export type Plan =
+  | { kind: "empty" }
+  | { kind: "walk"; walk: Walk }
+  | { kind: "sentByReply" }
+  | { kind: "merge"; merge: Merge; values: (number | null)[] }
+  | { kind: "search" };
+
+export interface PlanInput {
+  listing: Listing;
+  sort: Sort;
+  filters: InboxFilters;
+  offset: number;
+  limit: number;
+}
+
+/** What the counters cannot see of a mailbox filter: assume it keeps a tenth of what they count. */
+const MAILBOX_SHARE = 0.1;
+
+/** Entries a walk reads for the page: the matches before it and in it, spread over the range. */
+function walkCost(walk: Walk, figures: Figures, wanted: number, filters: InboxFilters): number {
+  if (!walk.ordered) return figures.walkRange * COST.row;
+  const matches = figures.matches * (!figures.exact && filters.emailAccountId?.length ? MAILBOX_SHARE : 1);
+  const perMatch = figures.walkRange / Math.max(matches, 1);
+  return Math.min(figures.walkRange, wanted * perMatch) * (COVERING.has(walk.index) ? COST.entry : COST.row);
+}
+
+/** Entries a merge reads: in each value's ordered range, the page's worth of its matches. */
+function mergeCost(values: ValueTotals[], wanted: number): number {
+  return values.reduce((sum, v) => sum + Math.min(v.range, (wanted * v.range) / Math.max(v.matches, 1)), 0) * COST.entry;
+}
+
+/**
+ * The cheapest way to read the page. `wanted` is how far the page reaches (offset + limit, or the
+ * exact total when less); the mailbox merge has no counters, so it is taken whenever the filter
+ * names few mailboxes and nothing cheaper is known.
+ */
+export function choosePlan(input: PlanInput, figures: Figures): Plan {
+  const { listing, sort, filters, offset, limit } = input;
+  if (figures.exact && figures.matches <= offset) return { kind: "empty" };
+  const wanted = offset + (figures.exact ? Math.min(limit, figures.matches - offset) : limit);
+  const walk = walkOf(listing, sort);
+  const options: { plan: Plan; cost: number }[] = [];
+  if (listing === "sent" && sort === "REPLY_TIME_DESC") options.push({ plan: { kind: "sentByReply" }, cost: walkCost({ ...walk, ordered: true }, figures, wanted, filters) * 2 });
+  else options.push({ plan: { kind: "walk", walk }, cost: walkCost(walk, figures, wanted, filters) });
+  if (figures.searchHits !== undefined && figures.searchHits <= SEARCH_HITS_CAP) {
+    options.push({ plan: { kind: "search" }, cost: figures.searchHits * COST.hit });
+  }
+  for (const merge of mergesOf(listing, sort)) {
+    const totals = merge.column === "campaign_id" ? figures.campaigns : merge.column === "category_id" ? figures.categories : undefined;
+    if (totals) {
+      const values = totals.filter((v) => v.matches > 0);
+      if (values.length <= MERGE_MAX_VALUES) options.push({ plan: { kind: "merge", merge, values: values.map((v) => v.value) }, cost: mergeCost(values, wanted) });
+    } else if (merge.column === "email_account_id" && filters.emailAccountId?.length && filters.emailAccountId.length <= MERGE_MAX_VALUES) {
+      // Unknown sizes: assume each mailbox's range is as dense in matches as the account's.
+      const perMatch = Math.min(figures.walkRange / Math.max(figures.matches, 1), figures.walkRange);
+      options.push({ plan: { kind: "merge", merge, values: filters.emailAccountId }, cost: filters.emailAccountId.length * wanted * perMatch * COST.entry });
+    }
+  }
+  return options.reduce((best, option) => (option.cost < best.cost ? option : best)).plan;
+}
