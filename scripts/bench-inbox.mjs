@@ -187,6 +187,8 @@ const missing = SIZES.filter((size) => !accounts[size].existing);
 if (missing.length > 0) {
   await server.stop();
   const db = new DatabaseSync(localD1File(stateDir));
+  // A large page cache keeps the load in memory until it commits.
+  db.exec("PRAGMA cache_size = -1000000");
   for (const size of missing) {
     const started = performance.now();
     load(db, accounts[size].id, size);

@@ -31,14 +31,19 @@ const bits = (value: number) => sql.raw(String(value));
 const flagsAre = (mask: number, value: number) => sql`(k.flags & ${bits(mask)}) = ${bits(value)}`;
 const flagSet = (bit: number) => flagsAre(bit, bit);
 
-/** Which records a listing holds, as a test of one counter row (a snooze counts while set). */
-export function listingFlags(listing: Listing): SQL {
-  const { replied, archived, snoozed, read, important, sent, reminder, scheduled } = FLAG;
+/**
+ * Which records a listing holds, as a test of one counter row (a snooze counts while set).
+ * `withSnoozed`: the active listings also keep their snoozed records, whose snooze may be over
+ * before the cron clears it (which records may be in the listing, not how many are).
+ */
+export function listingFlags(listing: Listing, withSnoozed = false): SQL {
+  const { replied, archived, read, important, sent, reminder, scheduled } = FLAG;
+  const snoozed = withSnoozed ? 0 : FLAG.snoozed;
   switch (listing) {
     case "archived":
       return flagsAre(replied | archived, replied | archived);
     case "snoozed":
-      return flagsAre(replied | archived | snoozed, replied | snoozed);
+      return flagsAre(replied | archived | FLAG.snoozed, replied | FLAG.snoozed);
     case "unread":
       return flagsAre(replied | archived | snoozed | read, replied);
     case "important":
@@ -164,21 +169,20 @@ function levelTotals(from: SQL, campaigns: SQL, listing: Listing, filters: Inbox
  */
 export function campaignTotals(scope: Scope, listing: Listing, filters: InboxFilters, campaigns: SQL, range: SQL): SQL {
   const team = teamRule(listing, filters);
-  const match = and([
-    listingFlags(listing),
-    ...filterFlags(filters),
-    ...(team
-      ? [sql`(${team.record} OR k.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${scope.accountId} AND ${team.campaigns}))`]
-      : []),
-  ]);
-  return sql`SELECT k.campaign_id AS value, sum(k.n) FILTER (WHERE ${range}) AS range, sum(k.n) FILTER (WHERE ${match}) AS matches
+  const teamTest = team ? [sql`(${team.record} OR k.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${scope.accountId} AND ${team.campaigns}))`] : [];
+  const match = and([listingFlags(listing), ...filterFlags(filters), ...teamTest]);
+  const candidate = and([listingFlags(listing, true), ...filterFlags(filters), ...teamTest]);
+  return sql`SELECT k.campaign_id AS value, sum(k.n) FILTER (WHERE ${range}) AS range, sum(k.n) FILTER (WHERE ${match}) AS matches,
+      sum(k.n) FILTER (WHERE ${candidate}) AS candidates
     FROM inbox_campaign_counts k WHERE k.campaign_id IN (${campaigns}) GROUP BY k.campaign_id`;
 }
 
 /** The same per category of the account (outside campaign sets and team rules), 0 for none. */
 export function categoryTotals(scope: Scope, listing: Listing, filters: InboxFilters, range: SQL): SQL {
   const match = and([listingFlags(listing), ...filterFlags(filters)]);
-  return sql`SELECT k.category_id AS value, sum(k.n) FILTER (WHERE ${range}) AS range, sum(k.n) FILTER (WHERE ${match}) AS matches
+  const candidate = and([listingFlags(listing, true), ...filterFlags(filters)]);
+  return sql`SELECT k.category_id AS value, sum(k.n) FILTER (WHERE ${range}) AS range, sum(k.n) FILTER (WHERE ${match}) AS matches,
+      sum(k.n) FILTER (WHERE ${candidate}) AS candidates
     FROM inbox_counts k WHERE k.account_id = ${scope.accountId} GROUP BY k.category_id`;
 }
 

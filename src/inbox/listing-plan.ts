@@ -79,11 +79,15 @@ function isConversationListing(listing: Listing): boolean {
   return listing === "inbox" || listing === "archived" || listing === "snoozed" || listing === "unread" || listing === "assigned" || listing === "views";
 }
 
-/** Per value of a merge column: the records of its range, and how many match (the counters' figures). */
+/**
+ * Per value of a merge column, the counters' figures: the records of its range, how many match,
+ * and how many may (a snooze over before the cron cleared it puts a record back in the listing).
+ */
 export interface ValueTotals {
   value: number | null;
   range: number;
   matches: number;
+  candidates: number;
 }
 
 /** What the counters (and the search's index) told before the page is read. */
@@ -143,31 +147,38 @@ function mergeCost(values: ValueTotals[], wanted: number): number {
 }
 
 /**
- * The cheapest way to read the page. `wanted` is how far the page reaches (offset + limit, or the
- * exact total when less); the mailbox merge has no counters, so it is taken whenever the filter
- * names few mailboxes and nothing cheaper is known.
+ * Every way this listing can read its page, with its estimated cost. `wanted` is how far the page
+ * reaches (offset + limit, or the exact total when less); the mailbox merge has no counters, so its
+ * ranges are taken to be as dense in matches as the account's.
  */
-export function choosePlan(input: PlanInput, figures: Figures): Plan {
+export function planOptions(input: PlanInput, figures: Figures): { plan: Plan; cost: number }[] {
   const { listing, sort, filters, offset, limit } = input;
-  if (figures.exact && figures.matches <= offset) return { kind: "empty" };
+  if (figures.exact && figures.matches <= offset) return [{ plan: { kind: "empty" }, cost: 0 }];
   const wanted = offset + (figures.exact ? Math.min(limit, figures.matches - offset) : limit);
   const walk = walkOf(listing, sort);
   const options: { plan: Plan; cost: number }[] = [];
-  if (listing === "sent" && sort === "REPLY_TIME_DESC") options.push({ plan: { kind: "sentByReply" }, cost: walkCost({ ...walk, ordered: true }, figures, wanted, filters) * 2 });
-  else options.push({ plan: { kind: "walk", walk }, cost: walkCost(walk, figures, wanted, filters) });
+  if (listing === "sent" && sort === "REPLY_TIME_DESC") {
+    options.push({ plan: { kind: "sentByReply" }, cost: walkCost({ ...walk, ordered: true }, figures, wanted, filters) * 2 });
+  } else {
+    options.push({ plan: { kind: "walk", walk }, cost: walkCost(walk, figures, wanted, filters) });
+  }
   if (figures.searchHits !== undefined && figures.searchHits <= SEARCH_HITS_CAP) {
     options.push({ plan: { kind: "search" }, cost: figures.searchHits * COST.hit });
   }
   for (const merge of mergesOf(listing, sort)) {
     const totals = merge.column === "campaign_id" ? figures.campaigns : merge.column === "category_id" ? figures.categories : undefined;
     if (totals) {
-      const values = totals.filter((v) => v.matches > 0);
+      const values = totals.filter((v) => v.candidates > 0);
       if (values.length <= MERGE_MAX_VALUES) options.push({ plan: { kind: "merge", merge, values: values.map((v) => v.value) }, cost: mergeCost(values, wanted) });
     } else if (merge.column === "email_account_id" && filters.emailAccountId?.length && filters.emailAccountId.length <= MERGE_MAX_VALUES) {
-      // Unknown sizes: assume each mailbox's range is as dense in matches as the account's.
       const perMatch = Math.min(figures.walkRange / Math.max(figures.matches, 1), figures.walkRange);
       options.push({ plan: { kind: "merge", merge, values: filters.emailAccountId }, cost: filters.emailAccountId.length * wanted * perMatch * COST.entry });
     }
   }
-  return options.reduce((best, option) => (option.cost < best.cost ? option : best)).plan;
+  return options;
+}
+
+/** The cheapest way to read the page. */
+export function choosePlan(input: PlanInput, figures: Figures): Plan {
+  return planOptions(input, figures).reduce((best, option) => (option.cost < best.cost ? option : best)).plan;
 }

@@ -99,9 +99,15 @@ function admitsFewCategories(filters: InboxFilters): boolean {
 type Row = Record<string, unknown>;
 const num = (value: unknown) => Number(value ?? 0);
 const valueTotals = (rows: Row[], nullValue?: number): ValueTotals[] =>
-  rows.map((row) => ({ value: num(row.value) === nullValue ? null : num(row.value), range: num(row.range), matches: num(row.matches) }));
+  rows.map((row) => ({
+    value: num(row.value) === nullValue ? null : num(row.value),
+    range: num(row.range),
+    matches: num(row.matches),
+    candidates: num(row.candidates),
+  }));
 
-async function readFigures(d1: D1Database, query: ListingQuery): Promise<Figures> {
+/** What the counters and the search's index say of a listing, read in one round trip. */
+export async function readFigures(d1: D1Database, query: ListingQuery): Promise<Figures> {
   const parts = figureStatements(query);
   const named = Object.entries(parts).filter((entry): entry is [string, SQL] => entry[1] !== null);
   const results = await d1.batch(named.map(([, query]) => statement(d1, query)));
@@ -160,7 +166,7 @@ function pageStatement(plan: Exclude<Plan, { kind: "empty" }>, query: ListingQue
 
 /** Counts the matches up to `cap` over the plan's own index ranges (where the counters cannot). */
 function cappedCount(plan: Exclude<Plan, { kind: "empty" }>, query: ListingQuery, cap: number): SQL {
-  const { scope, listing, filters, sort, now } = query;
+  const { scope, listing, filters, now } = query;
   const where = inboxConditions(scope, listing, filters, now, plan.kind === "search" ? "index" : "row");
   const matches =
     plan.kind === "merge"
@@ -181,7 +187,11 @@ function cappedCount(plan: Exclude<Plan, { kind: "empty" }>, query: ListingQuery
  */
 export async function listConversations(d1: D1Database, query: ListingQuery): Promise<{ rows: ConversationRow[]; total: number }> {
   const figures = await readFigures(d1, query);
-  const plan = choosePlan(query, figures);
+  return readPage(d1, query, figures, choosePlan(query, figures));
+}
+
+/** The page and total of a listing read one way (any of planOptions' gives the same answer). */
+export async function readPage(d1: D1Database, query: ListingQuery, figures: Figures, plan: Plan): Promise<{ rows: ConversationRow[]; total: number }> {
   const { offset, limit } = query;
   if (plan.kind === "empty") return { rows: [], total: Math.max(figures.matches, 0) };
   const page = sql`SELECT ${CONVERSATION_COLUMNS}${plan.kind === "search" ? sql`, pg.total` : sql``}
