@@ -97,6 +97,8 @@ export interface Figures {
   /** Matching records: exact when `exact`, else an upper bound (filters the counters do not hold left out). */
   matches: number;
   exact: boolean;
+  /** What the counters alone say matches (before a search's hits bound it). */
+  counted: number;
   /** Per campaign of the campaign set, when the filters name few campaigns. */
   campaigns?: ValueTotals[];
   /** Per admitted category, when the category filter admits few. */
@@ -111,7 +113,7 @@ export const SEARCH_HITS_CAP = 10_000;
 export const MERGE_MAX_VALUES = 20;
 
 /** Relative cost of one step of each way to read: a covering index entry, a row fetched, a search hit. */
-const COST = { entry: 1, row: 5, hit: 10 };
+const COST = { entry: 1, row: 5, hit: 10, test: 50, streamed: 30 };
 /** The walks whose index holds every column the conditions test (others fetch each row). */
 const COVERING = new Set(["campaign_leads_inbox_reply_idx", "campaign_leads_inbox_sent_idx"]);
 
@@ -181,4 +183,19 @@ export function planOptions(input: PlanInput, figures: Figures): { plan: Plan; c
 /** The cheapest way to read the page. */
 export function choosePlan(input: PlanInput, figures: Figures): Plan {
   return planOptions(input, figures).reduce((best, option) => (option.cost < best.cost ? option : best)).plan;
+}
+
+/**
+ * Whether a search the index can answer counts its matches over its hits (in index order, up to
+ * `cap`) rather than by walking the listing and testing each record: the hits win unless the
+ * other filters keep so few records that the hits would mostly be read for nothing.
+ */
+export function countOverHits(figures: Figures, cap: number): boolean {
+  const hits = figures.searchHits !== undefined && figures.searchHits <= SEARCH_HITS_CAP ? figures.searchHits : figures.walkRange * 2;
+  const kept = Math.max(figures.counted, 1);
+  const overHits = Math.min(hits, (cap * figures.walkRange) / kept) * COST.streamed;
+  // The share of records the needle finds, from the hits (a floor when they were too many to count).
+  const share = Math.min(1, Math.max(figures.searchHits ?? 0, 1) / Math.max(figures.walkRange, 1));
+  const byWalk = figures.walkRange * COST.entry + Math.min(figures.counted, cap / share) * COST.test;
+  return overHits <= byWalk;
 }

@@ -3,8 +3,8 @@ import { visibleRecordsAliased } from "../platform/access";
 import { jsonList, statement } from "../platform/sql";
 import type { RecordFlagColumns } from "../events/record-flags";
 import { accountTotals, campaignSet, campaignTotals, categoryTotals, clientTotals, countable, explicitCampaigns, rangeTest, teamRule } from "./counts";
-import { choosePlan, mergesOf, SEARCH_HITS_CAP, SENT_BY_REPLY, walkOf, type Figures, type Plan, type ValueTotals } from "./listing-plan";
-import { inboxConditions, inboxOrder, indexedNeedle, searchHitCount, searchHits, snoozeRule, type InboxFilters, type Listing, type Scope, type Sort } from "./query";
+import { choosePlan, countOverHits, mergesOf, SEARCH_HITS_CAP, SENT_BY_REPLY, walkOf, type Figures, type Plan, type ValueTotals } from "./listing-plan";
+import { inboxConditions, inboxOrder, indexedNeedle, searchHitCount, searchHits, searchHitStream, snoozeRule, type InboxFilters, type Listing, type Scope, type Sort } from "./query";
 
 export interface ConversationRow extends RecordFlagColumns {
   id: number;
@@ -49,7 +49,7 @@ const CONVERSATION_COLUMNS = sql`cl.id, cl.campaign_id, c.name AS campaign_name,
  * filter), the matches are counted up to this many; past it total_count says "at least".
  */
 export const COUNT_CAP = 10_000;
-/** The same for a search tested record by record (each test reads a lead and its replies). */
+/** The same for a needle too short for the search's index, tested record by record (each test reads a lead and its replies). */
 export const SEARCH_COUNT_CAP = 1_000;
 
 /** One record as a conversation, if the caller may see it (any state: replied or not). */
@@ -126,6 +126,7 @@ export async function readFigures(d1: D1Database, query: ListingQuery): Promise<
     walkRange: num(account.range),
     matches: searchHitsFound === undefined ? matches : Math.min(matches, searchHitsFound),
     exact: countable(query.filters),
+    counted: matches,
     campaigns,
     categories: rows.categories ? valueTotals(rows.categories, 0) : undefined,
     searchHits: searchHitsFound,
@@ -164,17 +165,20 @@ function pageStatement(plan: Exclude<Plan, { kind: "empty" }>, query: ListingQue
   }
 }
 
-/** Counts the matches up to `cap` over the plan's own index ranges (where the counters cannot). */
-function cappedCount(plan: Exclude<Plan, { kind: "empty" }>, query: ListingQuery, cap: number): SQL {
+/**
+ * Counts the matches up to `cap` (where the counters cannot): a search the index can answer over
+ * its hits, others over the plan's own index ranges.
+ */
+function cappedCount(plan: Exclude<Plan, { kind: "empty" }>, query: ListingQuery, figures: Figures, cap: number): SQL {
   const { scope, listing, filters, now } = query;
-  const where = inboxConditions(scope, listing, filters, now, plan.kind === "search" ? "index" : "row");
-  const matches =
-    plan.kind === "merge"
+  const byIndex = Boolean(filters.search) && indexedNeedle(filters.search!) && (plan.kind === "search" || countOverHits(figures, cap));
+  const where = inboxConditions(scope, listing, filters, now, byIndex ? "index" : "row");
+  const matches = byIndex
+    ? sql`SELECT 1 FROM (${searchHitStream(scope.accountId, filters.search!)}) hits CROSS JOIN campaign_leads cl WHERE cl.id = hits.id AND ${where} LIMIT ${cap}`
+    : plan.kind === "merge"
       ? sql`SELECT 1 FROM json_each(${jsonList(plan.values)}) v CROSS JOIN campaign_leads cl ${indexed(plan.merge.index)}
           WHERE cl.${sql.raw(plan.merge.column)} IS v.value AND ${where} LIMIT ${cap}`
-      : plan.kind === "search"
-        ? sql`SELECT 1 FROM (${searchHits(scope.accountId, filters.search!)}) hits CROSS JOIN campaign_leads cl WHERE cl.id = hits.id AND ${where}`
-        : sql`SELECT 1 FROM campaign_leads cl ${indexed(plan.kind === "walk" ? plan.walk.index : SENT_BY_REPLY.unreplied.index)}
+      : sql`SELECT 1 FROM campaign_leads cl ${indexed(plan.kind === "walk" ? plan.walk.index : SENT_BY_REPLY.unreplied.index)}
             WHERE ${where} LIMIT ${cap}`;
   return sql`SELECT count(*) AS n FROM (${matches})`;
 }
@@ -198,9 +202,10 @@ export async function readPage(d1: D1Database, query: ListingQuery, figures: Fig
     FROM (${pageStatement(plan, query)}) pg JOIN campaign_leads cl ON cl.id = pg.id
     JOIN campaigns c ON c.id = cl.campaign_id JOIN leads l ON l.id = cl.lead_id
     ORDER BY ${inboxOrder(query.sort, query.listing)}`;
-  const cap = query.filters.search && plan.kind !== "search" ? SEARCH_COUNT_CAP : COUNT_CAP;
+  const search = query.filters.search;
+  const cap = search && !indexedNeedle(search) ? SEARCH_COUNT_CAP : COUNT_CAP;
   const needsCount = !figures.exact && plan.kind !== "search";
-  const [pageResult, countResult] = await d1.batch([statement(d1, page), ...(needsCount ? [statement(d1, cappedCount(plan, query, cap))] : [])]);
+  const [pageResult, countResult] = await d1.batch([statement(d1, page), ...(needsCount ? [statement(d1, cappedCount(plan, query, figures, cap))] : [])]);
   const rows = pageResult!.results as (ConversationRow & { total?: number })[];
   // A short page that is not empty tells the total by itself.
   if (rows.length > 0 && rows.length < limit) return { rows, total: offset + rows.length };
@@ -208,7 +213,7 @@ export async function readPage(d1: D1Database, query: ListingQuery, figures: Fig
   if (plan.kind === "search") {
     if (rows.length > 0) return { rows, total: num(rows[0]!.total) };
     if (offset === 0) return { rows, total: 0 };
-    const count = await statement(d1, cappedCount(plan, query, cap)).first<{ n: number }>();
+    const count = await statement(d1, cappedCount(plan, query, figures, cap)).first<{ n: number }>();
     return { rows, total: num(count?.n) };
   }
   const counted = num((countResult!.results[0] as Row | undefined)?.n);

@@ -233,3 +233,21 @@ export function searchHits(accountId: number, needle: string): SQL {
     SELECT he.campaign_lead_id FROM reply_search CROSS JOIN events he
       WHERE reply_search MATCH ${phrase} AND ${rangeOf("reply_search", accountId)} AND he.id = reply_search.rowid - ${accountId} * ${RANGE}`;
 }
+
+/**
+ * The same records as searchHits, one row each, streamed in index order without collecting them
+ * first (a count can stop at its cap): a record found through its lead, else through its first
+ * matching reply.
+ */
+export function searchHitStream(accountId: number, needle: string): SQL {
+  const phrase = ftsPhrase(needle);
+  return sql`SELECT hl.id FROM lead_search CROSS JOIN campaign_leads hl INDEXED BY campaign_leads_lead_idx
+      WHERE lead_search MATCH ${phrase} AND ${rangeOf("lead_search", accountId)} AND hl.lead_id = lead_search.rowid - ${accountId} * ${RANGE}
+    UNION ALL
+    SELECT he.campaign_lead_id FROM reply_search CROSS JOIN events he
+      WHERE reply_search MATCH ${phrase} AND ${rangeOf("reply_search", accountId)} AND he.id = reply_search.rowid - ${accountId} * ${RANGE}
+        AND NOT EXISTS (SELECT 1 FROM campaign_leads hr JOIN leads sl ON sl.id = hr.lead_id
+          WHERE hr.id = he.campaign_lead_id AND ${containsFolded(sql`sl.search_folded`, needle)})
+        AND NOT EXISTS (SELECT 1 FROM events sr INDEXED BY events_record_reply_idx
+          WHERE sr.campaign_lead_id = he.campaign_lead_id AND sr.type = 'REPLY' AND sr.id < he.id AND ${containsFolded(sql`sr.body_folded`, needle)})`;
+}

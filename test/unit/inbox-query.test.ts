@@ -3,7 +3,7 @@ import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
 import type { RecordFlags } from "../../src/events/rules";
 import { emailStatusOf, ftsPhrase, inboxConditions, inboxOrder, indexedNeedle, type InboxFilters } from "../../src/inbox/query";
-import { choosePlan, planOptions, type Figures, type PlanInput } from "../../src/inbox/listing-plan";
+import { choosePlan, countOverHits, planOptions, type Figures, type PlanInput } from "../../src/inbox/listing-plan";
 import { filterFlags, listingFlags } from "../../src/inbox/counts";
 
 const dialect = new SQLiteAsyncDialect();
@@ -183,7 +183,7 @@ describe("the counters' tests", () => {
 
 describe("choosePlan", () => {
   const input = (more: Partial<PlanInput> = {}): PlanInput => ({ listing: "inbox", sort: "REPLY_TIME_DESC", filters: {}, offset: 0, limit: 20, ...more });
-  const figures = (more: Partial<Figures> = {}): Figures => ({ walkRange: 1_000_000, matches: 800_000, exact: true, ...more });
+  const figures = (more: Partial<Figures> = {}): Figures => ({ walkRange: 1_000_000, matches: 800_000, counted: 800_000, exact: true, ...more });
   const totals = (value: number | null, range: number, matches: number) => ({ value, range, matches, candidates: matches });
 
   it("walks the listing's own index when matches are dense, and reads nothing past an exact total", () => {
@@ -215,5 +215,18 @@ describe("choosePlan", () => {
 
   it("reads the sent view by reply time as its replied records, then the others", () => {
     expect(choosePlan(input({ listing: "sent" }), figures())).toEqual({ kind: "sentByReply" });
+  });
+});
+
+describe("countOverHits", () => {
+  const figures = (more: Partial<Figures>): Figures => ({ walkRange: 1_000_000, matches: 800_000, counted: 800_000, exact: false, ...more });
+
+  it("counts a search over its hits unless the other filters keep few records", () => {
+    // A common needle in the whole inbox: the hits reach the cap at once.
+    expect(countOverHits(figures({ searchHits: 20_002 }), 10_000)).toBe(true);
+    // A needle in 1% of the records: its hits, not a walk testing every record.
+    expect(countOverHits(figures({ searchHits: 9_000 }), 10_000)).toBe(true);
+    // A common needle, but archived bounced records only: test those few.
+    expect(countOverHits(figures({ searchHits: 20_002, walkRange: 100_000, counted: 5_000 }), 10_000)).toBe(false);
   });
 });
