@@ -105,15 +105,23 @@ export interface Figures {
   categories?: ValueTotals[];
   /** The account's leads and replies the search's index finds (up to SEARCH_HITS_CAP + 1). */
   searchHits?: number;
+  /** A needle of one or two characters: how many of the walk's first SHORT_NEEDLE_PROBE records it matches. */
+  probe?: { scanned: number; found: number };
 }
 
+/**
+ * A needle of one or two characters is first tried on this many records of the walk: matching
+ * often, it is tested record by record; rarely, it is read through the trigrams it begins.
+ */
+export const SHORT_NEEDLE_PROBE = 300;
+
 /** Above this many index hits a search reads its page by walking, testing each record. */
-export const SEARCH_HITS_CAP = 10_000;
+export const SEARCH_HITS_CAP = 20_000;
 /** Merges of more values than this cost more to write and plan than they save. */
 export const MERGE_MAX_VALUES = 20;
 
 /** Relative cost of one step of each way to read: a covering index entry, a row fetched, a search hit. */
-const COST = { entry: 1, row: 5, hit: 10, test: 50, streamed: 30 };
+const COST = { entry: 1, row: 5, hit: 10, test: 100, streamed: 30, term: 1 };
 /** The walks whose index holds every column the conditions test (others fetch each row). */
 const COVERING = new Set(["campaign_leads_inbox_reply_idx", "campaign_leads_inbox_sent_idx"]);
 
@@ -138,7 +146,9 @@ const MAILBOX_SHARE = 0.1;
 /** Entries a walk reads for the page: the matches before it and in it, spread over the range. */
 function walkCost(walk: Walk, figures: Figures, wanted: number, filters: InboxFilters): number {
   if (!walk.ordered) return figures.walkRange * COST.row;
-  const matches = figures.matches * (!figures.exact && filters.emailAccountId?.length ? MAILBOX_SHARE : 1);
+  const probe = figures.probe;
+  const needleShare = probe ? Math.max(probe.found, 0.5) / Math.max(probe.scanned, 1) : 1;
+  const matches = figures.matches * (!figures.exact && filters.emailAccountId?.length ? MAILBOX_SHARE : 1) * needleShare;
   const perMatch = figures.walkRange / Math.max(matches, 1);
   return Math.min(figures.walkRange, wanted * perMatch) * (COVERING.has(walk.index) ? COST.entry : COST.row);
 }
@@ -158,23 +168,35 @@ export function planOptions(input: PlanInput, figures: Figures): { plan: Plan; c
   if (figures.exact && figures.matches <= offset) return [{ plan: { kind: "empty" }, cost: 0 }];
   const wanted = offset + (figures.exact ? Math.min(limit, figures.matches - offset) : limit);
   const walk = walkOf(listing, sort);
+  // Outside the search's own plan, each record read is tested against the needle, and the index's
+  // hits are read once more to count the matches.
+  const tested = filters.search ? COST.test : 1;
+  const counting = figures.searchHits !== undefined ? Math.min(figures.searchHits, SEARCH_HITS_CAP) * COST.hit : 0;
   const options: { plan: Plan; cost: number }[] = [];
   if (listing === "sent" && sort === "REPLY_TIME_DESC") {
-    options.push({ plan: { kind: "sentByReply" }, cost: walkCost({ ...walk, ordered: true }, figures, wanted, filters) * 2 });
+    options.push({ plan: { kind: "sentByReply" }, cost: walkCost({ ...walk, ordered: true }, figures, wanted, filters) * 2 * tested + counting });
   } else {
-    options.push({ plan: { kind: "walk", walk }, cost: walkCost(walk, figures, wanted, filters) });
+    options.push({ plan: { kind: "walk", walk }, cost: walkCost(walk, figures, wanted, filters) * tested + counting });
   }
   if (figures.searchHits !== undefined && figures.searchHits <= SEARCH_HITS_CAP) {
     options.push({ plan: { kind: "search" }, cost: figures.searchHits * COST.hit });
+  }
+  const probe = figures.probe;
+  if (probe && probe.scanned === SHORT_NEEDLE_PROBE && probe.found < wanted) {
+    // Rare: the walk would test many records for the page; the index reads about the needle's hits.
+    options.push({ plan: { kind: "search" }, cost: ((probe.found * figures.walkRange) / probe.scanned) * COST.hit });
   }
   for (const merge of mergesOf(listing, sort)) {
     const totals = merge.column === "campaign_id" ? figures.campaigns : merge.column === "category_id" ? figures.categories : undefined;
     if (totals) {
       const values = totals.filter((v) => v.candidates > 0);
-      if (values.length <= MERGE_MAX_VALUES) options.push({ plan: { kind: "merge", merge, values: values.map((v) => v.value) }, cost: mergeCost(values, wanted) });
+      if (values.length <= MERGE_MAX_VALUES) {
+        options.push({ plan: { kind: "merge", merge, values: values.map((v) => v.value) }, cost: mergeCost(values, wanted) * tested + counting });
+      }
     } else if (merge.column === "email_account_id" && filters.emailAccountId?.length && filters.emailAccountId.length <= MERGE_MAX_VALUES) {
       const perMatch = Math.min(figures.walkRange / Math.max(figures.matches, 1), figures.walkRange);
-      options.push({ plan: { kind: "merge", merge, values: filters.emailAccountId }, cost: filters.emailAccountId.length * wanted * perMatch * COST.entry });
+      const cost = filters.emailAccountId.length * wanted * perMatch * COST.entry * tested + counting;
+      options.push({ plan: { kind: "merge", merge, values: filters.emailAccountId }, cost });
     }
   }
   return options;
@@ -188,14 +210,19 @@ export function choosePlan(input: PlanInput, figures: Figures): Plan {
 /**
  * Whether a search the index can answer counts its matches over its hits (in index order, up to
  * `cap`) rather than by walking the listing and testing each record: the hits win unless the
- * other filters keep so few records that the hits would mostly be read for nothing.
+ * other filters keep so few records that the hits would mostly be read for nothing, or (a needle of
+ * one or two characters) the needle is so common that listing the trigrams it begins costs more.
  */
-export function countOverHits(figures: Figures, cap: number): boolean {
-  const hits = figures.searchHits !== undefined && figures.searchHits <= SEARCH_HITS_CAP ? figures.searchHits : figures.walkRange * 2;
+export function countOverHits(figures: Figures, cap: number, short: boolean): boolean {
+  const range = Math.max(figures.walkRange, 1);
   const kept = Math.max(figures.counted, 1);
-  const overHits = Math.min(hits, (cap * figures.walkRange) / kept) * COST.streamed;
-  // The share of records the needle finds, from the hits (a floor when they were too many to count).
-  const share = Math.min(1, Math.max(figures.searchHits ?? 0, 1) / Math.max(figures.walkRange, 1));
-  const byWalk = figures.walkRange * COST.entry + Math.min(figures.counted, cap / share) * COST.test;
+  // The share of records the needle finds: from the probe, else from the hits (a floor when too many to count).
+  const share = figures.probe
+    ? Math.max(figures.probe.found, 1) / Math.max(figures.probe.scanned, 1)
+    : Math.min(1, Math.max(figures.searchHits ?? 0, 1) / range);
+  // A lead and a reply per record, about.
+  const hits = short ? share * range * 2 : figures.searchHits !== undefined && figures.searchHits <= SEARCH_HITS_CAP ? figures.searchHits : range * 2;
+  const overHits = Math.min(hits, (cap * range) / kept) * COST.streamed + (short ? hits * COST.term : 0);
+  const byWalk = Math.min(range, (cap * range) / (share * kept)) * COST.entry + Math.min(kept, cap / share) * COST.test;
   return overHits <= byWalk;
 }

@@ -3,8 +3,8 @@ import { visibleRecordsAliased } from "../platform/access";
 import { jsonList, statement } from "../platform/sql";
 import type { RecordFlagColumns } from "../events/record-flags";
 import { accountTotals, campaignSet, campaignTotals, categoryTotals, clientTotals, countable, explicitCampaigns, rangeTest, teamRule } from "./counts";
-import { choosePlan, countOverHits, mergesOf, SEARCH_HITS_CAP, SENT_BY_REPLY, walkOf, type Figures, type Plan, type ValueTotals } from "./listing-plan";
-import { inboxConditions, inboxOrder, indexedNeedle, searchHitCount, searchHits, searchHitStream, snoozeRule, type InboxFilters, type Listing, type Scope, type Sort } from "./query";
+import { choosePlan, countOverHits, mergesOf, SEARCH_HITS_CAP, SENT_BY_REPLY, SHORT_NEEDLE_PROBE, walkOf, type Figures, type Plan, type ValueTotals } from "./listing-plan";
+import { inboxConditions, inboxOrder, indexedNeedle, needleKind, searchCondition, searchHitCount, searchHits, searchHitStream, snoozeRule, type InboxFilters, type Listing, type Scope, type Sort } from "./query";
 
 export interface ConversationRow extends RecordFlagColumns {
   id: number;
@@ -49,8 +49,8 @@ const CONVERSATION_COLUMNS = sql`cl.id, cl.campaign_id, c.name AS campaign_name,
  * filter), the matches are counted up to this many; past it total_count says "at least".
  */
 export const COUNT_CAP = 10_000;
-/** The same for a needle too short for the search's index, tested record by record (each test reads a lead and its replies). */
-export const SEARCH_COUNT_CAP = 1_000;
+/** The same for a needle of one or two characters that matches often, tested record by record (each test reads a lead and its replies). */
+export const SEARCH_COUNT_CAP = 200;
 
 /** One record as a conversation, if the caller may see it (any state: replied or not). */
 export async function conversationOf(d1: D1Database, scope: Scope, recordId: number) {
@@ -74,6 +74,8 @@ function figureStatements(query: ListingQuery) {
   const categoryMerge = merges.find((merge) => merge.column === "category_id");
   const wantsCategories = !campaigns && !clientsOnly && categoryMerge && !teamRule(listing, filters) && admitsFewCategories(filters);
   const rule = snoozeRule(listing);
+  // The probe reads the walk's records from where a page starts (in the index's order when the sort is not it).
+  const probeOrder = walk.ordered && !(listing === "sent" && sort === "REPLY_TIME_DESC") ? sql` ORDER BY ${inboxOrder(sort, listing)}` : sql``;
   return {
     account: accountTotals(scope, listing, filters, rangeTest(walk.range), !campaigns && !clientsOnly),
     clients: clientsOnly ? clientTotals(scope, listing, filters) : null,
@@ -88,6 +90,13 @@ function figureStatements(query: ListingQuery) {
             WHERE cl.snoozed_until <= ${now} AND ${inboxConditions(scope, rule === "only" ? "inbox" : listing, filters, now)}`
         : null,
     hits: filters.search && indexedNeedle(filters.search) ? searchHitCount(scope.accountId, filters.search, SEARCH_HITS_CAP + 1) : null,
+    // A needle of one or two characters: how often it matches the first records of the walk.
+    probe:
+      filters.search && needleKind(filters.search) === "short"
+        ? sql`WITH prefix AS (SELECT cl.id, cl.lead_id FROM campaign_leads cl ${indexed(walk.index)}
+              WHERE ${inboxConditions(scope, listing, filters, now, "index")}${probeOrder} LIMIT ${SHORT_NEEDLE_PROBE})
+            SELECT count(*) AS scanned, coalesce(sum(${searchCondition(filters.search)}), 0) AS found FROM prefix cl`
+        : null,
   };
 }
 
@@ -130,6 +139,7 @@ export async function readFigures(d1: D1Database, query: ListingQuery): Promise<
     campaigns,
     categories: rows.categories ? valueTotals(rows.categories, 0) : undefined,
     searchHits: searchHitsFound,
+    probe: rows.probe ? { scanned: num(rows.probe[0]?.scanned), found: num(rows.probe[0]?.found) } : undefined,
   };
 }
 
@@ -171,10 +181,12 @@ function pageStatement(plan: Exclude<Plan, { kind: "empty" }>, query: ListingQue
  */
 function cappedCount(plan: Exclude<Plan, { kind: "empty" }>, query: ListingQuery, figures: Figures, cap: number): SQL {
   const { scope, listing, filters, now } = query;
-  const byIndex = Boolean(filters.search) && indexedNeedle(filters.search!) && (plan.kind === "search" || countOverHits(figures, cap));
+  const kind = filters.search ? needleKind(filters.search) : "none";
+  const byIndex = plan.kind === "search" || (kind !== "none" && countOverHits(figures, cap, kind === "short"));
   const where = inboxConditions(scope, listing, filters, now, byIndex ? "index" : "row");
   const matches = byIndex
-    ? sql`SELECT 1 FROM (${searchHitStream(scope.accountId, filters.search!)}) hits CROSS JOIN campaign_leads cl WHERE cl.id = hits.id AND ${where} LIMIT ${cap}`
+    ? sql`SELECT DISTINCT cl.id FROM (${searchHitStream(scope.accountId, filters.search!)}) hits CROSS JOIN campaign_leads cl
+        WHERE cl.id = hits.id AND ${where} LIMIT ${cap}`
     : plan.kind === "merge"
       ? sql`SELECT 1 FROM json_each(${jsonList(plan.values)}) v CROSS JOIN campaign_leads cl ${indexed(plan.merge.index)}
           WHERE cl.${sql.raw(plan.merge.column)} IS v.value AND ${where} LIMIT ${cap}`
@@ -203,7 +215,7 @@ export async function readPage(d1: D1Database, query: ListingQuery, figures: Fig
     JOIN campaigns c ON c.id = cl.campaign_id JOIN leads l ON l.id = cl.lead_id
     ORDER BY ${inboxOrder(query.sort, query.listing)}`;
   const search = query.filters.search;
-  const cap = search && !indexedNeedle(search) ? SEARCH_COUNT_CAP : COUNT_CAP;
+  const cap = search && plan.kind !== "search" && needleKind(search) !== "phrase" ? SEARCH_COUNT_CAP : COUNT_CAP;
   const needsCount = !figures.exact && plan.kind !== "search";
   const [pageResult, countResult] = await d1.batch([statement(d1, page), ...(needsCount ? [statement(d1, cappedCount(plan, query, figures, cap))] : [])]);
   const rows = pageResult!.results as (ConversationRow & { total?: number })[];

@@ -198,12 +198,25 @@ export function inboxOrder(sort: Sort, listing: Listing, alias = "cl"): SQL {
   }
 }
 
-/** The trigram index cannot find needles shorter than this (they are tested record by record). */
-export const INDEXED_NEEDLE_CHARS = 3;
+/**
+ * Characters the index cannot tell apart from others: U+0001 ends every document (migration 0051),
+ * and SQLite reads U+FFFE and U+FFFF as U+FFFD. A needle holding one is tested record by record.
+ */
+const UNINDEXED = ["\u0001", "\uFFFD", "\uFFFE", "\uFFFF"];
 
-/** Whether the search index can answer this needle (three characters or more once folded). */
+/**
+ * How the search's index (migration 0051) finds a needle: as a phrase of trigrams (three characters
+ * or more once folded), through the trigrams it begins (one or two), or not at all.
+ */
+export function needleKind(needle: string): "phrase" | "short" | "none" {
+  const folded = foldText(needle);
+  if (folded.length === 0 || UNINDEXED.some((char) => folded.includes(char))) return "none";
+  return [...folded].length >= 3 ? "phrase" : "short";
+}
+
+/** Whether the search's index can answer this needle as a phrase (three characters or more once folded). */
 export function indexedNeedle(needle: string): boolean {
-  return [...foldText(needle)].length >= INDEXED_NEEDLE_CHARS;
+  return needleKind(needle) === "phrase";
 }
 
 /** An FTS5 query matching the folded needle as one phrase: with the trigram tokenizer, a substring. */
@@ -211,12 +224,45 @@ export function ftsPhrase(needle: string): string {
   return `"${foldText(needle).replaceAll('"', '""')}"`;
 }
 
-/** Rows of lead_search and reply_search are keyed account_id * 2^40 + row id (migration 0051). */
-const RANGE = 1_099_511_627_776;
-const rangeOf = (table: string, accountId: number) =>
-  sql`${sql.raw(table)}.rowid >= ${accountId} * ${RANGE} AND ${sql.raw(table)}.rowid < (${accountId} + 1) * ${RANGE}`;
+/**
+ * The first string past every one the folded needle begins, in UTF-8 byte order (code point order),
+ * so the trigrams it begins sort in [needle, end); null when nothing is past them.
+ */
+export function prefixEnd(folded: string): string | null {
+  const chars = [...folded];
+  while (chars.length > 0) {
+    const last = chars.pop()!.codePointAt(0)!;
+    // Past U+D7FF come the surrogates, which UTF-8 does not hold.
+    if (last < 0x10ffff) return chars.join("") + String.fromCodePoint(last === 0xd7ff ? 0xe000 : last + 1);
+  }
+  return null;
+}
 
-/** How many of the account's leads and replies contain the needle, counted up to `cap` each. */
+/**
+ * Rows of lead_search and reply_search are keyed account_id * 2^40 + row id (migration 0051). The
+ * bounds are written as integer literals: FTS5 seeks a rowid range only when its bounds are
+ * INTEGER values, and a bound JavaScript number may arrive as REAL (then it reads every match).
+ */
+function base(accountId: number): SQL {
+  if (!Number.isSafeInteger(accountId)) throw new Error(`not an account id: ${accountId}`);
+  return sql.raw(`${accountId} * 1099511627776`);
+}
+const rangeOf = (table: string, accountId: number) =>
+  sql`${sql.raw(table)}.rowid >= ${base(accountId)} AND ${sql.raw(table)}.rowid < ${base(accountId + 1)}`;
+
+/**
+ * The FTS5 query of a needle the index answers: its phrase, or (one or two characters) every
+ * trigram it begins, as the table's vocabulary lists them.
+ */
+function matchOf(table: "lead_search" | "reply_search", needle: string): SQL {
+  if (needleKind(needle) === "phrase") return sql`${ftsPhrase(needle)}`;
+  const folded = foldText(needle);
+  const end = prefixEnd(folded);
+  return sql`coalesce((SELECT group_concat('"' || replace(term, '"', '""') || '"', ' OR ') FROM ${sql.raw(`${table}_terms`)}
+    WHERE term >= ${folded}${end === null ? sql`` : sql` AND term < ${end}`}), '""')`;
+}
+
+/** How many of the account's leads and replies contain a phrase needle, counted up to `cap` each. */
 export function searchHitCount(accountId: number, needle: string, cap: number): SQL {
   const phrase = ftsPhrase(needle);
   return sql`SELECT
@@ -226,28 +272,21 @@ export function searchHitCount(accountId: number, needle: string, cap: number): 
 
 /** The account's records the search finds through its index (the same as searchCondition's). */
 export function searchHits(accountId: number, needle: string): SQL {
-  const phrase = ftsPhrase(needle);
   return sql`SELECT hl.id FROM lead_search CROSS JOIN campaign_leads hl INDEXED BY campaign_leads_lead_idx
-      WHERE lead_search MATCH ${phrase} AND ${rangeOf("lead_search", accountId)} AND hl.lead_id = lead_search.rowid - ${accountId} * ${RANGE}
+      WHERE lead_search MATCH ${matchOf("lead_search", needle)} AND ${rangeOf("lead_search", accountId)} AND hl.lead_id = lead_search.rowid - ${base(accountId)}
     UNION
     SELECT he.campaign_lead_id FROM reply_search CROSS JOIN events he
-      WHERE reply_search MATCH ${phrase} AND ${rangeOf("reply_search", accountId)} AND he.id = reply_search.rowid - ${accountId} * ${RANGE}`;
+      WHERE reply_search MATCH ${matchOf("reply_search", needle)} AND ${rangeOf("reply_search", accountId)} AND he.id = reply_search.rowid - ${base(accountId)}`;
 }
 
 /**
- * The same records as searchHits, one row each, streamed in index order without collecting them
- * first (a count can stop at its cap): a record found through its lead, else through its first
- * matching reply.
+ * The same records as searchHits, streamed in index order without collecting them first (a count
+ * can stop at its cap); a record found more than once comes more than once (count DISTINCT).
  */
 export function searchHitStream(accountId: number, needle: string): SQL {
-  const phrase = ftsPhrase(needle);
   return sql`SELECT hl.id FROM lead_search CROSS JOIN campaign_leads hl INDEXED BY campaign_leads_lead_idx
-      WHERE lead_search MATCH ${phrase} AND ${rangeOf("lead_search", accountId)} AND hl.lead_id = lead_search.rowid - ${accountId} * ${RANGE}
+      WHERE lead_search MATCH ${matchOf("lead_search", needle)} AND ${rangeOf("lead_search", accountId)} AND hl.lead_id = lead_search.rowid - ${base(accountId)}
     UNION ALL
     SELECT he.campaign_lead_id FROM reply_search CROSS JOIN events he
-      WHERE reply_search MATCH ${phrase} AND ${rangeOf("reply_search", accountId)} AND he.id = reply_search.rowid - ${accountId} * ${RANGE}
-        AND NOT EXISTS (SELECT 1 FROM campaign_leads hr JOIN leads sl ON sl.id = hr.lead_id
-          WHERE hr.id = he.campaign_lead_id AND ${containsFolded(sql`sl.search_folded`, needle)})
-        AND NOT EXISTS (SELECT 1 FROM events sr INDEXED BY events_record_reply_idx
-          WHERE sr.campaign_lead_id = he.campaign_lead_id AND sr.type = 'REPLY' AND sr.id < he.id AND ${containsFolded(sql`sr.body_folded`, needle)})`;
+      WHERE reply_search MATCH ${matchOf("reply_search", needle)} AND ${rangeOf("reply_search", accountId)} AND he.id = reply_search.rowid - ${base(accountId)}`;
 }

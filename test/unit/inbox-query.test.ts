@@ -2,7 +2,7 @@ import type { SQL } from "drizzle-orm";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
 import type { RecordFlags } from "../../src/events/rules";
-import { emailStatusOf, ftsPhrase, inboxConditions, inboxOrder, indexedNeedle, type InboxFilters } from "../../src/inbox/query";
+import { emailStatusOf, ftsPhrase, inboxConditions, inboxOrder, indexedNeedle, needleKind, prefixEnd, type InboxFilters } from "../../src/inbox/query";
 import { choosePlan, countOverHits, planOptions, type Figures, type PlanInput } from "../../src/inbox/listing-plan";
 import { filterFlags, listingFlags } from "../../src/inbox/counts";
 
@@ -162,6 +162,15 @@ describe("the search's index", () => {
     expect(indexedNeedle("😀😀")).toBe(false);
     expect(ftsPhrase('Say "HI" * OR')).toBe('"say ""hi"" * or"');
   });
+
+  it("finds one or two characters through the trigrams they begin, and leaves the documents' end mark to the record-by-record test", () => {
+    expect(["abc", "ab", "A", "ﬁ", "x\u0001y", "a\uFFFFb", "\uFFFD", ""].map(needleKind)).toEqual(["phrase", "short", "short", "short", "none", "none", "none", "none"]);
+    expect(prefixEnd("ab")).toBe("ac");
+    expect(prefixEnd("a\uD7FF")).toBe("a\uE000");
+    expect(prefixEnd("a\uFFFF")).toBe("a\u{10000}");
+    expect(prefixEnd("a\u{10FFFF}")).toBe("b");
+    expect(prefixEnd("\u{10FFFF}\u{10FFFF}")).toBeNull();
+  });
 });
 
 describe("the counters' tests", () => {
@@ -209,8 +218,12 @@ describe("choosePlan", () => {
   it("merges the named mailboxes (the counters do not hold them), and reads a narrow search through its index", () => {
     expect(choosePlan(input({ filters: { emailAccountId: [5] } }), figures({ exact: false }))).toMatchObject({ kind: "merge", merge: { column: "email_account_id" }, values: [5] });
     expect(choosePlan(input({ filters: { search: "ann@" } }), figures({ exact: false, matches: 3, searchHits: 3 }))).toEqual({ kind: "search" });
-    expect(planOptions(input({ filters: { search: "a" } }), figures({ exact: false })).map((o) => o.plan.kind)).toEqual(["walk"]);
-    expect(planOptions(input({ filters: { search: "common" } }), figures({ exact: false, searchHits: 10_001 })).map((o) => o.plan.kind)).toEqual(["walk"]);
+    expect(planOptions(input({ filters: { search: "common" } }), figures({ exact: false, searchHits: 20_001 })).map((o) => o.plan.kind)).toEqual(["walk"]);
+    // One or two characters: the probe of the walk's first records tells common (walk) from rare (index).
+    expect(planOptions(input({ filters: { search: "a" } }), figures({ exact: false, probe: { scanned: 300, found: 120 } })).map((o) => o.plan.kind)).toEqual(["walk"]);
+    expect(choosePlan(input({ filters: { search: "wu" } }), figures({ exact: false, probe: { scanned: 300, found: 1 } }))).toEqual({ kind: "search" });
+    // A listing shorter than the probe was read whole: walking it is enough.
+    expect(planOptions(input({ filters: { search: "wu" } }), figures({ exact: false, walkRange: 150, probe: { scanned: 150, found: 1 } })).map((o) => o.plan.kind)).toEqual(["walk"]);
   });
 
   it("reads the sent view by reply time as its replied records, then the others", () => {
@@ -223,10 +236,10 @@ describe("countOverHits", () => {
 
   it("counts a search over its hits unless the other filters keep few records", () => {
     // A common needle in the whole inbox: the hits reach the cap at once.
-    expect(countOverHits(figures({ searchHits: 20_002 }), 10_000)).toBe(true);
+    expect(countOverHits(figures({ searchHits: 20_002 }), 10_000, false)).toBe(true);
     // A needle in 1% of the records: its hits, not a walk testing every record.
-    expect(countOverHits(figures({ searchHits: 9_000 }), 10_000)).toBe(true);
+    expect(countOverHits(figures({ searchHits: 9_000 }), 10_000, false)).toBe(true);
     // A common needle, but archived bounced records only: test those few.
-    expect(countOverHits(figures({ searchHits: 20_002, walkRange: 100_000, counted: 5_000 }), 10_000)).toBe(false);
+    expect(countOverHits(figures({ searchHits: 20_002, walkRange: 100_000, counted: 5_000 }), 10_000, false)).toBe(false);
   });
 });
