@@ -12,9 +12,11 @@ CREATE INDEX `campaign_leads_important_idx` ON `campaign_leads` (`account_id`,`l
 --> statement-breakpoint
 CREATE INDEX `campaign_leads_important_sent_idx` ON `campaign_leads` (`account_id`,`last_sent_at`,`id`) WHERE is_important = 1 AND is_archived = 0;
 --> statement-breakpoint
-CREATE INDEX `campaign_leads_scheduled_idx` ON `campaign_leads` (`account_id`,`scheduled_reply_at`,`id`) WHERE scheduled_reply_at IS NOT NULL;
+-- With the other sorts' keys, so the view sorted by reply or send time reads this index alone.
+CREATE INDEX `campaign_leads_scheduled_idx` ON `campaign_leads` (`account_id`,`scheduled_reply_at`,`id`,`last_reply_at`,`last_sent_at`)
+	WHERE scheduled_reply_at IS NOT NULL;
 --> statement-breakpoint
-CREATE INDEX `campaign_leads_reminder_idx` ON `campaign_leads` (`account_id`,`reminder_at`,`id`) WHERE reminder_at IS NOT NULL;
+CREATE INDEX `campaign_leads_reminder_idx` ON `campaign_leads` (`account_id`,`reminder_at`,`id`,`last_reply_at`,`last_sent_at`) WHERE reminder_at IS NOT NULL;
 --> statement-breakpoint
 -- The sent view by reply time: its replied records first (this index), then the others by send time.
 CREATE INDEX `campaign_leads_sent_replied_idx` ON `campaign_leads` (`account_id`,`last_reply_at`,`last_sent_at`,`id`)

@@ -80,15 +80,19 @@ export function filterFlags(filters: InboxFilters): SQL[] {
   if (filters.emailStatus?.length) {
     conditions.push(sql`(${sql.join([...new Set(filters.emailStatus)].map((status) => STATUS_FLAGS[status]), sql` OR `)})`);
   }
-  const categories = filters.leadCategories;
-  if (categories) {
-    const admit: SQL[] = [];
-    if (categories.categoryIdsIn?.length) admit.push(sql`k.category_id ${inList(ids(categories.categoryIdsIn))}`);
-    if (categories.unassigned) admit.push(sql`k.category_id = 0`);
-    if (categories.isAssigned) admit.push(sql`k.category_id <> 0`);
-    if (admit.length) conditions.push(sql`(${sql.join(admit, sql` OR `)})`);
-    if (categories.categoryIdsNotIn?.length) conditions.push(sql`NOT k.category_id ${inList(ids(categories.categoryIdsNotIn))}`);
-  }
+  conditions.push(...categoryFlags(filters.leadCategories));
+  return conditions;
+}
+
+function categoryFlags(categories: InboxFilters["leadCategories"]): SQL[] {
+  if (!categories) return [];
+  const conditions: SQL[] = [];
+  const admit: SQL[] = [];
+  if (categories.categoryIdsIn?.length) admit.push(sql`k.category_id ${inList(ids(categories.categoryIdsIn))}`);
+  if (categories.unassigned) admit.push(sql`k.category_id = 0`);
+  if (categories.isAssigned) admit.push(sql`k.category_id <> 0`);
+  if (admit.length) conditions.push(sql`(${sql.join(admit, sql` OR `)})`);
+  if (categories.categoryIdsNotIn?.length) conditions.push(sql`NOT k.category_id ${inList(ids(categories.categoryIdsNotIn))}`);
   return conditions;
 }
 
@@ -165,25 +169,27 @@ function levelTotals(from: SQL, campaigns: SQL, listing: Listing, filters: Inbox
 
 /**
  * The same per campaign of a campaign set: each campaign's records in a (per-campaign) index range
- * and its matches. Their sum is the listing's total.
+ * and its matches (one row for the whole set when a tag names it). Their sum is the listing's total.
  */
 export function campaignTotals(scope: Scope, listing: Listing, filters: InboxFilters, campaigns: SQL, range: SQL): SQL {
   const team = teamRule(listing, filters);
   const teamTest = team ? [sql`(${team.record} OR k.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${scope.accountId} AND ${team.campaigns}))`] : [];
   const match = and([listingFlags(listing), ...filterFlags(filters), ...teamTest]);
   const candidate = and([listingFlags(listing, true), ...filterFlags(filters), ...teamTest]);
-  return sql`SELECT k.campaign_id AS value, sum(k.n) FILTER (WHERE ${range}) AS range, sum(k.n) FILTER (WHERE ${match}) AS matches,
-      sum(k.n) FILTER (WHERE ${candidate}) AS candidates
-    FROM inbox_campaign_counts k WHERE k.campaign_id IN (${campaigns}) GROUP BY k.campaign_id`;
+  // Per campaign only where the filters name the campaigns (a merge takes few); a tag's may be many.
+  const perCampaign = Boolean(filters.campaignId?.length || filters.subSequenceId?.length);
+  return sql`SELECT ${perCampaign ? sql`k.campaign_id` : sql`NULL`} AS value, sum(k.n) FILTER (WHERE ${range}) AS range,
+      sum(k.n) FILTER (WHERE ${match}) AS matches, sum(k.n) FILTER (WHERE ${candidate}) AS candidates
+    FROM inbox_campaign_counts k WHERE k.campaign_id IN (${campaigns})${perCampaign ? sql` GROUP BY k.campaign_id` : sql``}`;
 }
 
-/** The same per category of the account (outside campaign sets and team rules), 0 for none. */
+/** The same per category the filter admits, of the account (outside campaign sets and team rules), 0 for none. */
 export function categoryTotals(scope: Scope, listing: Listing, filters: InboxFilters, range: SQL): SQL {
   const match = and([listingFlags(listing), ...filterFlags(filters)]);
   const candidate = and([listingFlags(listing, true), ...filterFlags(filters)]);
   return sql`SELECT k.category_id AS value, sum(k.n) FILTER (WHERE ${range}) AS range, sum(k.n) FILTER (WHERE ${match}) AS matches,
       sum(k.n) FILTER (WHERE ${candidate}) AS candidates
-    FROM inbox_counts k WHERE k.account_id = ${scope.accountId} GROUP BY k.category_id`;
+    FROM inbox_counts k WHERE k.account_id = ${scope.accountId} AND ${and(categoryFlags(filters.leadCategories))} GROUP BY k.category_id`;
 }
 
 /** A range of an index, as the counters see it: the records whose flags have `mask` set as in `value`. */

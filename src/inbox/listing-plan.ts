@@ -46,11 +46,8 @@ export function walkOf(listing: Listing, sort: Sort): Walk {
   }
 }
 
-/** The sent view by reply time: its replied records in reply order, then the others by send time. */
-export const SENT_BY_REPLY = {
-  replied: { index: "campaign_leads_sent_replied_idx", range: { mask: sent | FLAG.replyTime, value: sent | FLAG.replyTime } },
-  unreplied: { index: "campaign_leads_sent_view_idx", range: { mask: sent | FLAG.replyTime, value: sent } },
-} as const;
+/** The sent view by reply time walks its replied records in reply order, then the others by send time. */
+export const SENT_BY_REPLY = { replied: "campaign_leads_sent_replied_idx", unreplied: "campaign_leads_sent_view_idx" } as const;
 
 /** A column whose values each have an ordered range of an index, so a few of them merge in order. */
 export type MergeColumn = "campaign_id" | "category_id" | "email_account_id";

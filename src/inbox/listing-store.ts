@@ -123,6 +123,9 @@ export async function readFigures(d1: D1Database, query: ListingQuery): Promise<
   const rows = Object.fromEntries(named.map(([name], i) => [name, results[i]!.results as Row[]]));
   const account = rows.account![0]!;
   const campaigns = rows.campaigns ? valueTotals(rows.campaigns) : undefined;
+  // Only campaigns the filters name by id come one per row (see campaignTotals): those may merge.
+  const { campaignId, subSequenceId } = query.filters;
+  const byId = campaignId?.length || subSequenceId?.length;
   let matches = campaigns
     ? campaigns.reduce((sum, v) => sum + v.matches, 0)
     : rows.clients
@@ -136,7 +139,7 @@ export async function readFigures(d1: D1Database, query: ListingQuery): Promise<
     matches: searchHitsFound === undefined ? matches : Math.min(matches, searchHitsFound),
     exact: countable(query.filters),
     counted: matches,
-    campaigns,
+    campaigns: byId ? campaigns : undefined,
     categories: rows.categories ? valueTotals(rows.categories, 0) : undefined,
     searchHits: searchHitsFound,
     probe: rows.probe ? { scanned: num(rows.probe[0]?.scanned), found: num(rows.probe[0]?.found) } : undefined,
@@ -165,10 +168,10 @@ function pageStatement(plan: Exclude<Plan, { kind: "empty" }>, query: ListingQue
       // Replied records come first (a NULL reply time sorts last), so each part gives its first offset + limit.
       const { replied, unreplied } = SENT_BY_REPLY;
       return sql`SELECT id FROM (
-          SELECT * FROM (SELECT cl.id, cl.last_reply_at, cl.last_sent_at FROM campaign_leads cl ${indexed(replied.index)}
+          SELECT * FROM (SELECT cl.id, cl.last_reply_at, cl.last_sent_at FROM campaign_leads cl ${indexed(replied)}
             WHERE ${where} AND cl.last_reply_at IS NOT NULL ORDER BY ${order} LIMIT ${offset + limit})
           UNION ALL
-          SELECT * FROM (SELECT cl.id, cl.last_reply_at, cl.last_sent_at FROM campaign_leads cl ${indexed(unreplied.index)}
+          SELECT * FROM (SELECT cl.id, cl.last_reply_at, cl.last_sent_at FROM campaign_leads cl ${indexed(unreplied)}
             WHERE ${where} AND cl.last_reply_at IS NULL ORDER BY cl.last_sent_at DESC, cl.id DESC LIMIT ${offset + limit}))
         ORDER BY last_reply_at DESC, last_sent_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`;
     }
@@ -190,7 +193,7 @@ function cappedCount(plan: Exclude<Plan, { kind: "empty" }>, query: ListingQuery
     : plan.kind === "merge"
       ? sql`SELECT 1 FROM json_each(${jsonList(plan.values)}) v CROSS JOIN campaign_leads cl ${indexed(plan.merge.index)}
           WHERE cl.${sql.raw(plan.merge.column)} IS v.value AND ${where} LIMIT ${cap}`
-      : sql`SELECT 1 FROM campaign_leads cl ${indexed(plan.kind === "walk" ? plan.walk.index : SENT_BY_REPLY.unreplied.index)}
+      : sql`SELECT 1 FROM campaign_leads cl ${indexed(plan.kind === "walk" ? plan.walk.index : SENT_BY_REPLY.unreplied)}
             WHERE ${where} LIMIT ${cap}`;
   return sql`SELECT count(*) AS n FROM (${matches})`;
 }

@@ -128,7 +128,7 @@ export const InboxPage = z
       .number()
       .int()
       .describe(
-        "Exact, except with search, emailAccountId or replyTimeBetween: then counted up to 10,000 (1,000 for a one- or two-character search); past that, the cap or offset + this page (+1 while pages are full)",
+        "Exact, except with search, emailAccountId or replyTimeBetween: then counted up to 10,000 (200 for a one- or two-character search that matches often); past that, the cap or offset + this page (+1 while pages are full)",
       ),
     offset: z.number().int(),
     limit: z.number().int(),

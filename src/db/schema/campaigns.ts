@@ -245,8 +245,10 @@ export const campaignLeads = sqliteTable(
       .where(sql`has_replied = 1 AND is_archived = 0 AND snoozed_until IS NOT NULL`),
     index("campaign_leads_important_idx").on(t.accountId, t.lastReplyAt, t.id).where(sql`is_important = 1 AND is_archived = 0`),
     index("campaign_leads_important_sent_idx").on(t.accountId, t.lastSentAt, t.id).where(sql`is_important = 1 AND is_archived = 0`),
-    index("campaign_leads_scheduled_idx").on(t.accountId, t.scheduledReplyAt, t.id).where(sql`scheduled_reply_at IS NOT NULL`),
-    index("campaign_leads_reminder_idx").on(t.accountId, t.reminderAt, t.id).where(sql`reminder_at IS NOT NULL`),
+    index("campaign_leads_scheduled_idx")
+      .on(t.accountId, t.scheduledReplyAt, t.id, t.lastReplyAt, t.lastSentAt)
+      .where(sql`scheduled_reply_at IS NOT NULL`),
+    index("campaign_leads_reminder_idx").on(t.accountId, t.reminderAt, t.id, t.lastReplyAt, t.lastSentAt).where(sql`reminder_at IS NOT NULL`),
     index("campaign_leads_sent_replied_idx")
       .on(t.accountId, t.lastReplyAt, t.lastSentAt, t.id)
       .where(sql`has_sent = 1 AND last_reply_at IS NOT NULL`),
