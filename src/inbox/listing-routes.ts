@@ -7,17 +7,8 @@ import { iso } from "../platform/time";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryBoolean, operationWords, type OperationWords } from "../platform/openapi";
 import { LISTING_SORTS, emailStatusOf, type InboxFilters, type Listing, type Sort } from "./query";
 import { InboxMessage, InboxPage, ListingBody, ViewBody } from "./schemas";
-import {
-  conversationOf,
-  listConversations,
-  messagesOf,
-  remindersOf,
-  scheduledRepliesOf,
-  type ConversationRow,
-  type MessageRow,
-  type ReminderRow,
-  type ScheduledReplyRow,
-} from "./store";
+import { conversationOf, listConversations, type ConversationRow } from "./listing-store";
+import { messagesOf, remindersOf, scheduledRepliesOf, type MessageRow, type ReminderRow, type ScheduledReplyRow } from "./store";
 import { LEAD_MAPPING_NOT_FOUND } from "./target";
 import { parseCategorisation } from "../triage/present";
 

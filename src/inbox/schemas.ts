@@ -127,6 +127,16 @@ export const InboxMessage = z
   .openapi("InboxMessage");
 
 export const InboxPage = z
-  .object({ messages: z.array(InboxMessage), total_count: z.number().int(), offset: z.number().int(), limit: z.number().int() })
+  .object({
+    messages: z.array(InboxMessage),
+    total_count: z
+      .number()
+      .int()
+      .describe(
+        "Exact, except with search, emailAccountId or replyTimeBetween: then counted up to 10,000 (200 for a one- or two-character search that matches often); past that, the cap or offset + this page (+1 while pages are full)",
+      ),
+    offset: z.number().int(),
+    limit: z.number().int(),
+  })
   .openapi("InboxPage");
 
