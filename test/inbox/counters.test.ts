@@ -103,8 +103,10 @@ describe("inbox counters", () => {
     const { k, a, b, ids } = w;
     await expectExact(w, "adding leads");
 
+    // Events may name only the caller's own mailboxes.
+    const sender = await createMailbox(k);
     await ingestOk(k, a, [
-      { type: "SENT", lead_email: "ann@count.example", occurred_at: at(1), email_account_id: 11 },
+      { type: "SENT", lead_email: "ann@count.example", occurred_at: at(1), email_account_id: sender.id },
       { type: "OPEN", lead_email: "ann@count.example", occurred_at: at(1, 12) },
       { type: "SENT", lead_email: "bob@count.example", occurred_at: at(1) },
       { type: "SENT", lead_email: "cat@count.example", occurred_at: at(2) },
