@@ -96,7 +96,7 @@ export async function mailboxSendingStatusOf(db: Database, mailboxId: number, no
     now,
     suspended: mailbox.isSuspended,
     connectionOk: connectionUsable(mailbox),
-    disconnectMessage: mailbox.disconnectCode === null ? null : (mailbox.disconnectMessage ?? mailbox.disconnectCode),
+    disconnectMessage: mailbox.disconnectCode === null ? null : reconnectAdvice(mailbox),
     sentToday: work.sentToday,
     maxEmailPerDay: mailbox.maxEmailPerDay,
     lastSentAt: work.lastSentAt,
@@ -106,6 +106,14 @@ export async function mailboxSendingStatusOf(db: Database, mailboxId: number, no
       .map((c) => ({ schedule: c.schedule, nextDueAt: plans.get(c.id)!.nextDueAt })),
   });
   return { ...status, warnings };
+}
+
+/** The disconnect's reason and the way back: a new consent for an OAuth mailbox, new credentials or a passing check otherwise. */
+function reconnectAdvice(mailbox: { id: number; authType: "PASSWORD" | "OAUTH"; disconnectCode: string | null; disconnectMessage: string | null }): string {
+  const reason = mailbox.disconnectMessage ?? mailbox.disconnectCode ?? "";
+  return mailbox.authType === "OAUTH"
+    ? `${reason} (reconnect: POST /api/v1/email-accounts/${mailbox.id}/oauth/reconnect)`
+    : `${reason} (update the mailbox's credentials, or POST /api/v1/email-accounts/reconnect-failed-email-accounts once it is fixed)`;
 }
 
 /** Why nothing goes out, or "sending" (src/engine/why-not-sending.ts); on reads of one campaign or mailbox. */

@@ -33,6 +33,7 @@ interface MailboxAnswer {
   smtp_failure_error: string | null;
   password: string | null;
   oauth: { provider: string; account_kind: string; last_refresh_at: string | null } | null;
+  sending_status?: { code: string; message: string };
 }
 
 /** The person's part at the provider (in Chromium when `browser`), then the browser's visit to the callback. */
@@ -211,6 +212,8 @@ describe("an OAuth mailbox on the lab", () => {
     expect(gone).toMatchObject({ connection_state: "disconnected", needs_reconnect: true, is_smtp_success: false });
     expect(gone.disconnect_reason!.code).toBe("oauth_grant_revoked");
     expect(gone.disconnect_reason!.message).toMatch(/reconnect/);
+    // Its sending status says so, with the way back.
+    expect(gone.sending_status).toMatchObject({ code: "needs_reconnect", message: expect.stringContaining(`/api/v1/email-accounts/${id}/oauth/reconnect`) });
     const announced = await deliveriesOf(hook);
     expect(announced).toHaveLength(1);
     expect(JSON.parse(announced[0]!.payload)).toMatchObject({
