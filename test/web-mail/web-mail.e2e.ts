@@ -98,9 +98,10 @@ describe.skipIf(!salvo)("the web app with the mail lab", () => {
     await page.getByLabel("Address to connect (optional)").fill(SENDER);
     await page.getByRole("button", { name: "Connect Google" }).click();
     // The lab provider's pages, as a person sees Google's: the hint fills the address.
-    await page.getByLabel("Password").waitFor();
-    expect(await page.getByLabel("Email").inputValue()).toBe(SENDER);
-    await page.getByLabel("Password").fill(lab.oauth.password);
+    const provider = new URL(lab.oauth.authorize_url).origin;
+    await page.waitForURL((at) => at.origin === provider);
+    expect(await page.getByLabel("Email", { exact: true }).inputValue()).toBe(SENDER);
+    await page.getByLabel("Password", { exact: true }).fill(lab.oauth.password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("button", { name: "Allow" }).click();
     // Back in the app through Salvo's callback: the outcome in words, and the mailbox in the list.
