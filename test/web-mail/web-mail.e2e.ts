@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { revokeGrants } from "../../scripts/lib/lab-oauth-client.mjs";
 import { LabImap, quote, type MailLab } from "../../scripts/lib/mail-lab.mjs";
 import { apiCall, FLAGS, provision, screenshot, seriousViolations, signIn } from "../e2e/web-support";
 
@@ -165,6 +166,44 @@ describe.skipIf(!salvo)("the web app with the mail lab", () => {
     expect(answer.references).toContain(replyId);
     expect(answer.subject).toBe(`Re: ${sent.subject}`);
     expect(answer.from).toContain(SENDER);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("shows a revoked consent as disconnected with its reason, and reconnects it through the Reconnect button", async () => {
+    // As when the user removes the app from their Google account: the grant and its live access token die.
+    expect(await revokeGrants(lab, SENDER, lab.oauth.clients.google.client_id)).toBeGreaterThanOrEqual(1);
+    await page.goto(`${url}/#/mailboxes/${mailboxId}`);
+    await page.getByRole("button", { name: "Check connection again" }).click();
+    const reason = await until("the disconnect", async () => {
+      const m = await apiCall<{ needs_reconnect: boolean; disconnect_reason: { code: string; message: string } | null }>(url, apiKey, `/api/v1/email-accounts/${mailboxId}`);
+      return m.body.needs_reconnect ? m.body.disconnect_reason! : undefined;
+    });
+    expect(reason.code).toBe("oauth_grant_revoked");
+    await page.reload();
+    const row = page.getByRole("row", { name: new RegExp(SENDER.replace(/[.]/g, "\\.")) });
+    const health = row.getByTestId("mailbox-health");
+    await health.getByText("Disconnected: reconnect needed").waitFor();
+    await health.getByText(reason.message).waitFor();
+    await screenshot(page, "mailboxes-reconnect");
+    await row.getByRole("button", { name: `Reconnect ${SENDER}` }).click();
+
+    const provider = new URL(lab.oauth.authorize_url).origin;
+    await page.waitForURL((at) => at.origin === provider);
+    // The provider may remember the sign-in from the first consent: then only its consent page shows.
+    const password = page.getByLabel("Password", { exact: true });
+    const allow = page.getByRole("button", { name: "Allow" });
+    await password.or(allow).first().waitFor();
+    if (await password.isVisible()) {
+      await password.fill(lab.oauth.password);
+      await page.getByRole("button", { name: "Sign in" }).click();
+    }
+    await allow.click();
+    await page.getByText(`${SENDER} is reconnected through Google`).waitFor({ timeout: 30_000 });
+    await page.getByTestId("mailbox-health").getByText("Connected", { exact: true }).waitFor();
+    await until("the reconnected mailbox's check", async () => {
+      const m = await apiCall<{ connection_state: string; needs_reconnect: boolean }>(url, apiKey, `/api/v1/email-accounts/${mailboxId}`);
+      return m.body.connection_state === "connected" && !m.body.needs_reconnect ? true : undefined;
+    });
     expect(pageErrors).toEqual([]);
   });
 });
