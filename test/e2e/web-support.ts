@@ -8,7 +8,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const SCREENSHOTS = join(import.meta.dirname, "..", "..", "docs", "screenshots");
 
-const FLAGS = [
+export const FLAGS = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",

@@ -2,17 +2,44 @@ import { useState } from "preact/hooks";
 import { api, must, type Schemas } from "../api";
 import { go, href } from "../router";
 import { Badge, Failed, Field, Loading, Section, useAction, useLoad, when } from "../ui";
+import { ConnectButtons, ConsentOutcome, startConsent } from "./oauth";
 
 type Mailbox = Schemas["EmailAccount"];
 
-/** A mailbox's health in words: the connection checks' outcome with the servers' own messages. */
+/** A mailbox's health in words: its connection state, with the disconnect's reason or the servers' own messages. */
 function health(m: Mailbox): { tone: "good" | "warn" | "bad" | "neutral"; label: string; why?: string } {
+  const servers = [m.smtp_failure_error && `SMTP: ${m.smtp_failure_error}`, m.imap_failure_error && `IMAP: ${m.imap_failure_error}`].filter(Boolean).join(" · ");
   if (m.is_suspended) return { tone: "bad", label: "Suspended", why: m.smtp_failure_error ?? "Suspended by hand" };
-  if (m.is_smtp_success === false || m.is_imap_success === false) {
-    return { tone: "bad", label: "Disconnected", why: [m.smtp_failure_error && `SMTP: ${m.smtp_failure_error}`, m.imap_failure_error && `IMAP: ${m.imap_failure_error}`].filter(Boolean).join(" · ") };
+  if (m.connection_state === "disconnected" || m.needs_reconnect) {
+    return { tone: "bad", label: m.needs_reconnect ? "Disconnected: reconnect needed" : "Disconnected", why: m.disconnect_reason?.message ?? servers };
   }
-  if (m.is_smtp_success === null) return { tone: "neutral", label: "Not checked yet" };
+  if (m.connection_state === "failing") return { tone: "warn", label: "Failing, retrying", why: m.disconnect_reason?.message ?? servers };
+  if (m.is_smtp_success === false || m.is_imap_success === false) return { tone: "bad", label: "Disconnected", why: servers };
+  if (m.connection_state === "unchecked" || m.is_smtp_success === null) return { tone: "neutral", label: "Not checked yet" };
   return { tone: "good", label: "Connected" };
+}
+
+/** An OAuth mailbox a person must consent for again. */
+function reconnectable(m: Mailbox): boolean {
+  return m.auth_type === "OAUTH" && !!m.oauth && (m.needs_reconnect || m.connection_state === "disconnected");
+}
+
+function ReconnectButton({ m }: { m: Mailbox }) {
+  const [reconnect, busy] = useAction(async () => {
+    await startConsent(m.oauth!.provider, { mailboxId: m.id });
+    return "Opening the provider's sign-in…";
+  });
+  return (
+    <button type="button" disabled={busy} onClick={() => void reconnect()} aria-label={`Reconnect ${m.from_email}`}>
+      Reconnect
+    </button>
+  );
+}
+
+/** How the mailbox signs in, in words. */
+function signIn(m: Mailbox): string {
+  if (m.auth_type !== "OAUTH" || !m.oauth) return "Password";
+  return `OAuth (${m.oauth.provider === "google" ? "Google" : "Microsoft"}${m.oauth.account_kind ? `, ${m.oauth.account_kind}` : ""})`;
 }
 
 function check(ok: boolean | null, error: string | null): string {
@@ -26,6 +53,7 @@ export default function Mailboxes({ path }: { path: string[] }) {
   return (
     <>
       <h1>Mailboxes</h1>
+      <ConsentOutcome onSettled={() => list.reload(true)} />
       <Section title="Health">
         {list.error && <Failed error={list.error} />}
         {!list.data ? (
@@ -50,11 +78,14 @@ export default function Mailboxes({ path }: { path: string[] }) {
                     <tr key={m.id}>
                       <td>
                         <a href={href("mailboxes", m.id)}>{m.from_email}</a>
-                        <div class="small muted">{m.from_name}</div>
+                        <div class="small muted">
+                          {m.from_name} · {signIn(m)}
+                        </div>
                       </td>
-                      <td>
+                      <td data-testid="mailbox-health">
                         <Badge tone={h.tone}>{h.label}</Badge>
                         {h.why && <div class="small">{h.why}</div>}
+                        {reconnectable(m) && <ReconnectButton m={m} />}
                       </td>
                       <td class="small">{check(m.is_smtp_success, m.smtp_failure_error)}</td>
                       <td class="small">{check(m.is_imap_success, m.imap_failure_error)}</td>
@@ -129,12 +160,7 @@ function AddMailbox({ onAdded }: { onAdded: () => Promise<void> }) {
   );
   return (
     <>
-      <Section title="Connect with Google or Microsoft">
-        {/* Placeholder for the OAuth connect buttons (issue: mailboxes through OAuth, contract section 18). */}
-        <div class="oauth-slot" data-slot="oauth-connect">
-          <p class="muted">Connecting Gmail / Google Workspace and Outlook / Microsoft 365 by OAuth will appear here. Until then, add them below with an app password over SMTP and IMAP.</p>
-        </div>
-      </Section>
+      <ConnectButtons />
       <Section title="Add a mailbox (SMTP and IMAP)">
         <form onSubmit={(e) => (e.preventDefault(), void save())}>
           <div class="grid3">
@@ -200,6 +226,7 @@ function MailboxDetail({ id, onChange }: { id: number; onChange: () => Promise<v
         title={m.from_email}
         actions={
           <>
+            {reconnectable(m) && <ReconnectButton m={m} />}
             <button type="button" onClick={() => recheck()}>
               Check connection again
             </button>
@@ -215,6 +242,13 @@ function MailboxDetail({ id, onChange }: { id: number; onChange: () => Promise<v
             <dt>Health</dt>
             <dd>
               <Badge tone={h.tone}>{h.label}</Badge> {h.why}
+            </dd>
+          </div>
+          <div>
+            <dt>Signs in with</dt>
+            <dd>
+              {signIn(m)}
+              {m.oauth?.last_refresh_at ? ` · token refreshed ${when(m.oauth.last_refresh_at)}` : ""}
             </dd>
           </div>
           <div>
