@@ -9,7 +9,7 @@ import { apiAuth } from "./sessions/auth";
 import { sessionRoutes } from "./sessions/routes";
 import { ApiError } from "./platform/errors";
 import { accessLog, log } from "./platform/logging";
-import { validationHook } from "./platform/validation";
+import { emptyBodyIsNoBody, validationHook } from "./platform/validation";
 import { accountRoutes } from "./accounts/routes";
 import { adminRoutes } from "./accounts/admin-routes";
 import { engineAdminRoutes } from "./mailbox-agent/admin-routes";
@@ -81,9 +81,9 @@ export function createApp() {
 
   app.use("*", requestId, accessLog);
   app.use("/api/*", maintenance, limitBody);
-  app.use("/admin/*", maintenance, limitBody);
+  app.use("/admin/*", maintenance, limitBody, emptyBodyIsNoBody);
   // An API key, or a web app session cookie on requests from the app's own pages (src/sessions/).
-  app.use("/api/v1/*", apiAuth);
+  app.use("/api/v1/*", apiAuth, emptyBodyIsNoBody);
   app.use("/mcp", maintenance, limitBody, apiKeyAuth);
 
   app.route("/", opsRoutes);
