@@ -140,7 +140,17 @@ const routes = {
     security: API_KEY_SECURITY,
     request: { params: CampaignParams, query: TimeRange },
     responses: {
-      200: json(z.object({ ok: z.boolean(), data: Counts.extend({ by_event_type: z.record(z.string(), Counts) }) }), "Counts"),
+      200: json(
+        z.object({
+          ok: z.boolean(),
+          // C11: the vendor CLI's WebhookSummarySchema reads these at the top.
+          total: z.number().int(),
+          success: z.number().int().openapi({ description: "Delivered (= data.delivered)" }),
+          failed: z.number().int(),
+          data: Counts.extend({ by_event_type: z.record(z.string(), Counts) }),
+        }),
+        "Counts",
+      ),
       ...errorResponses(401, 404, 422, 429),
     },
   }),
@@ -269,7 +279,7 @@ webhookRoutes.openapi(routes.summary, async (c) => {
       counts[row.status] += row.n;
     }
   }
-  return c.json({ ok: true, data: { ...totals, by_event_type: byType } }, 200);
+  return c.json({ ok: true, total: totals.total, success: totals.delivered, failed: totals.failed, data: { ...totals, by_event_type: byType } }, 200);
 });
 
 async function retrigger(c: Context<AppEnv>, campaignId: number, range: z.infer<typeof TimeRange>) {
