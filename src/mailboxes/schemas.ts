@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { MAILBOX_TYPES, PORT_TYPES } from "../db/schema";
+import { emailAddress } from "../mail/address";
 import { BodyId, pathId, queryBoolean, queryCount, queryId } from "../platform/openapi";
 import { SendingStatusAnswer } from "../engine/status";
 
@@ -7,7 +8,7 @@ import { SendingStatusAnswer } from "../engine/status";
 
 
 /** An optional address that may also be cleared with "" or null. */
-export const OptionalEmail = z.union([z.email().max(320), z.literal("")]).nullable().optional();
+export const OptionalEmail = z.union([emailAddress(), z.literal("")]).nullable().optional();
 export const Secret = z.string().max(1024).nullable().optional().openapi({ description: 'Write-only; absent, null, "" or "********" keeps the stored one' });
 export const Host = z.string().max(255).optional();
 export const Port = z

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { threadOf } from "../inbox/store";
+import { emailAddress } from "../mail/address";
 import { connectionUsable } from "../mailboxes/rules";
 import { findCampaign } from "../platform/access";
 import { database } from "../platform/db";
@@ -11,9 +12,9 @@ import { insertOutboundReply, replyByMessageId } from "./outbound-store";
 import { isBlocked, threadAnchor, threadMailbox } from "./thread-store";
 
 const Addresses = z
-  .union([z.string().max(2000), z.array(z.email().max(320)).max(20)])
+  .union([z.string().max(2000), z.array(emailAddress()).max(20)])
   .transform((value) => (Array.isArray(value) ? value : value.split(",").map((a) => a.trim()).filter(Boolean)))
-  .pipe(z.array(z.email().max(320)).max(20));
+  .pipe(z.array(emailAddress()).max(20));
 
 const ReplyInThread = z
   .object({
@@ -22,7 +23,7 @@ const ReplyInThread = z
     reply_message_id: z.string().max(998).optional(),
     reply_email_time: z.string().max(64).optional(),
     reply_email_body: z.string().max(200_000).optional(),
-    to_email: z.email().max(320).optional(),
+    to_email: emailAddress().optional(),
     to_first_name: z.string().max(255).optional(),
     to_last_name: z.string().max(255).optional(),
     cc: Addresses.optional(),

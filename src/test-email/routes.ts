@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { settingsOf } from "../schedule/settings";
 import { config } from "../config";
 import { composeEmail, stepContent } from "../engine/compose";
+import { emailAddress } from "../mail/address";
 import { sendMail } from "../mail/smtp";
 import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rules";
 import { campaignMailboxes, findMailbox, storedPassword } from "../mailboxes/store";
@@ -26,7 +27,7 @@ const SendTestEmail = z
     selectedEmailAccountId: BodyId.nullish().openapi({
       description: "The mailbox to send from; absent: the lead's own mailbox in the campaign, else the campaign's first that can send",
     }),
-    customEmailAddress: z.email().max(320).nullish().openapi({ description: "Where to send the test; absent: the lead's own address" }),
+    customEmailAddress: emailAddress().nullish().openapi({ description: "Where to send the test; absent: the lead's own address" }),
   })
   .openapi("SendTestEmail");
 
