@@ -6,7 +6,8 @@ import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
 import { iso } from "../platform/time";
-import { MAX_STEPS, sequenceProblem, type StepInput } from "./rules";
+import { webLinks } from "../tracking/links";
+import { MAX_STEPS, sequenceBodies, sequenceProblem, type StepInput } from "./rules";
 import { loadSequence, replaceSequence, storedShape, type StepRow, type VariantRow } from "./store";
 
 const MAX_TEXT = 100_000;
@@ -228,7 +229,9 @@ for (const route of [routes.save, routes.saveSingular]) {
     const body = c.req.valid("json");
     const steps = (Array.isArray(body) ? body : body.sequences).map(toInput);
     if (campaign.status === "ACTIVE") throw ApiError.badRequest("Pause the campaign before changing its sequences");
-    const problem = sequenceProblem(steps, storedShape(await loadSequence(db, campaign.id)));
+    const bodies = [...new Set(sequenceBodies(steps))];
+    const links = new Map(await Promise.all(bodies.map(async (body) => [body, await webLinks(body)] as const)));
+    const problem = sequenceProblem(steps, storedShape(await loadSequence(db, campaign.id)), links);
     if (problem?.kind === "validation") throw ApiError.validation(problem.issues);
     if (problem?.kind === "foreign") throw ApiError.badRequest(problem.message);
     await replaceSequence(db, campaign.id, steps, new Date());
