@@ -149,7 +149,7 @@ const routes = {
     method: "post",
     path: "/api/v1/campaigns/{campaign_id}/sequence",
     operationId: "saveCampaignSequence",
-    description: `The singular spelling of \`POST /campaigns/{campaign_id}/sequences\` (one public client calls it), with the same body and answer. ${SAVE_DESCRIPTION}`,
+    description: "The singular spelling of `POST /campaigns/{campaign_id}/sequences` (one public client calls it): the same body, rules and answer.",
     tags,
     summary: "Replace a campaign's sequence (singular path; same as /sequences)",
     security: API_KEY_SECURITY,
