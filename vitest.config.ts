@@ -1,6 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
-import { quietAccessLog, testBindings } from "./vitest.shared";
+import { quietAccessLog, testBindings, testResolverUrl } from "./vitest.shared";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
@@ -12,6 +12,7 @@ export default defineConfig(async () => {
           bindings: {
             ...testBindings,
             TEST_MIGRATIONS: migrations,
+            DNS_RESOLVER_URL: await testResolverUrl(),
             // No mail server here: the connection check runs against the real lab in vitest.mail.config.ts.
             MAILBOX_CONNECTION_CHECKS: "false",
           },
@@ -26,7 +27,7 @@ export default defineConfig(async () => {
       exclude: [...configDefaults.exclude, "test/mail/**", "test/node/**"],
       setupFiles: ["./test/setup.ts"],
       // Node-side receivers the Workers-runtime tests reach over loopback.
-      globalSetup: ["./test/webhooks/redirect-receiver.global.ts", "./test/openapi-validator.global.ts", "./test/deliverability/link-stub.global.ts"],
+      globalSetup: ["./test/webhooks/redirect-receiver.global.ts", "./test/openapi-validator.global.ts", "./test/deliverability/link-stub.global.ts", "./test/platform/outbound.global.ts"],
       onConsoleLog: quietAccessLog,
     },
   };
