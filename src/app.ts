@@ -5,6 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import { config } from "./config";
 import type { AppEnv } from "./platform/env";
 import { apiKeyAuth } from "./keys/auth";
+import { KEY_PREFIX } from "./keys/rules";
 import { apiAuth } from "./sessions/auth";
 import { sessionRoutes } from "./sessions/routes";
 import { ApiError } from "./platform/errors";
@@ -79,7 +80,7 @@ function fromHttpException(error: HTTPException): ApiError {
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
 
-  app.use("*", requestId, accessLog);
+  app.use("*", requestId, accessLog(Object.values(KEY_PREFIX)));
   app.use("/api/*", maintenance, limitBody);
   app.use("/admin/*", maintenance, limitBody);
   // An API key, or a web app session cookie on requests from the app's own pages (src/sessions/).

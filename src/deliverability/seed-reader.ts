@@ -2,6 +2,7 @@ import type { SeedCursor } from "../db/schema";
 import { withImapSession, type ImapFailure, type ImapSettings } from "../mail/imap";
 import { imapString, parseValues } from "../mail/imap-protocol";
 import { fetched, imapDate, searchUids, type FetchedMessage } from "../mail/reader";
+import type { OutboundPolicy } from "../platform/outbound";
 
 export interface SeedMessage extends FetchedMessage {
   folder: string;
@@ -27,8 +28,9 @@ export async function readSeedFolders(
   cursor: SeedCursor,
   since: number,
   limitPerFolder: number,
+  outbound: OutboundPolicy,
 ): Promise<{ ok: true; read: SeedRead } | { ok: false; failure: ImapFailure }> {
-  const result = await withImapSession(settings, { allowPlain: false }, async (session) => {
+  const result = await withImapSession(settings, { allowPlain: false, outbound }, async (session) => {
     await session.login();
     const next: SeedCursor = { ...cursor };
     const messages: SeedMessage[] = [];

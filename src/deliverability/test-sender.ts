@@ -10,6 +10,7 @@ import { storedPassword } from "../mailboxes/store";
 import { loadKeyring } from "../platform/crypto";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
+import { mailPolicy } from "../platform/outbound";
 import { escapeHtml } from "../sequences/template";
 import { TEST_ID_HEADER, TEST_RUN_HEADER } from "./placement";
 import { claimDueSends, nextSendAt, recordSendError, testStep, type ClaimedSend } from "./test-send-store";
@@ -42,7 +43,7 @@ async function sendOne(env: Bindings, mailbox: typeof emailAccounts.$inferSelect
   message.headers = { ...message.headers, [TEST_ID_HEADER]: cell.trackId, [TEST_RUN_HEADER]: String(cell.runNo) };
   message.text = `${message.text}\n\n${tokenLine(cell.trackId)}`;
   if (message.html !== undefined) message.html = `${message.html}\n<p style="font-size:10px;color:#999">${escapeHtml(tokenLine(cell.trackId))}</p>`;
-  const result = await sendMail(smtpTarget(mailbox, password), message, { allowPlain: false });
+  const result = await sendMail(smtpTarget(mailbox, password), message, { allowPlain: false, outbound: mailPolicy(config(env)) });
   return result.ok ? null : `The mail server did not take the test email: ${result.failure.text}`;
 }
 

@@ -10,6 +10,7 @@ import { storedPassword } from "../mailboxes/store";
 import { loadKeyring } from "../platform/crypto";
 import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
+import { mailPolicy } from "../platform/outbound";
 import { rawBatch } from "../platform/sql";
 import { getsFollowUps } from "../sequences/variants";
 import { disconnectAnnouncement } from "../webhooks/disconnect";
@@ -263,7 +264,7 @@ async function sendClaimed(
         trackClicks: !campaign.settings.trackSettings.includes("DONT_LINK_CLICK"),
       })),
     });
-    const result = await sendMail(smtp, composed.message, { allowPlain: false, bcc: mailbox.bccEmail ? [mailbox.bccEmail] : [] });
+    const result = await sendMail(smtp, composed.message, { allowPlain: false, outbound: mailPolicy(config(env)), bcc: mailbox.bccEmail ? [mailbox.bccEmail] : [] });
     const rowId = record.messageRowId;
     if (result.ok) {
       outcomes.push({ kind: "sent", recordId: record.recordId, messageRowId: rowId, subject: composed.subject, sentAt: now, ...following(campaign, record.recordId, record.step, now) });

@@ -17,6 +17,7 @@
  * imap-protocol.ts and unit-tested.
  */
 import { connect } from "cloudflare:sockets";
+import { connectRefusal, type OutboundPolicy } from "../platform/outbound";
 import { quiet } from "./socket-errors";
 import {
   capabilitiesOf,
@@ -45,6 +46,8 @@ export interface ImapSettings {
 export interface ImapOptions {
   /** Plain (unencrypted) IMAP is refused unless the caller's config allows it (local development only). */
   allowPlain: boolean;
+  /** The outbound rule the server's host must pass before any connection (src/platform/outbound.ts `mailPolicy`). */
+  outbound: OutboundPolicy;
   /** Limit for connecting and for each read or write of a step; 10 s by default. */
   timeoutMs?: number;
   /** The largest literal accepted from the server (a message fetched whole); 50 MiB by default. */
@@ -140,6 +143,8 @@ export class ImapSession {
     if (settings.security === "plain" && !options.allowPlain) {
       throw new ImapError({ kind: "insecure", text: "unencrypted IMAP is refused: use implicit TLS or STARTTLS" });
     }
+    const refused = await connectRefusal(settings.host, options.outbound);
+    if (refused) throw connectionFailure(refused.message);
     let session: ImapSession;
     try {
       session = new ImapSession(settings, options);

@@ -1,5 +1,6 @@
 import { imapString, parseValues, type ImapValue } from "./imap-protocol";
 import { withImapSession, type ImapFailure, type ImapSettings } from "./imap";
+import type { OutboundPolicy } from "../platform/outbound";
 
 /**
  * Reading a mailbox's INBOX incrementally: the cursor is the folder's UIDVALIDITY and the highest
@@ -64,8 +65,9 @@ export async function fetchNewMessages(
   cursor: ReaderCursor | null,
   since: number,
   limit: number,
+  outbound: OutboundPolicy,
 ): Promise<{ ok: true; batch: InboxBatch } | { ok: false; failure: ImapFailure }> {
-  const result = await withImapSession(settings, { allowPlain: false }, async (session) => {
+  const result = await withImapSession(settings, { allowPlain: false, outbound }, async (session) => {
     await session.login();
     const box = await session.select("INBOX", { readOnly: true });
     const uidValidity = box.uidValidity ?? 0;

@@ -10,6 +10,7 @@
  * the bounce reports the engine reads back.
  */
 import { connect } from "cloudflare:sockets";
+import { connectRefusal, type OutboundPolicy } from "../platform/outbound";
 import { quiet } from "./socket-errors";
 import { isAddress } from "./address";
 import { buildMime, mailbox, type MimeMessage } from "./mime";
@@ -26,6 +27,8 @@ export interface SmtpSettings {
 export interface SmtpOptions {
   /** Plain (unencrypted) SMTP is refused unless the caller's config allows it (local development only). */
   allowPlain: boolean;
+  /** The outbound rule the server's host must pass before any connection (src/platform/outbound.ts `mailPolicy`). */
+  outbound: OutboundPolicy;
   /** Limit for connecting and for each server reply; 10 s by default. */
   timeoutMs?: number;
   /** The name given in EHLO; by default the domain of the username (or `[127.0.0.1]`). */
@@ -204,6 +207,8 @@ async function session<T>(
       failure: { kind: "permanent", code: null, text: "unencrypted SMTP is refused: use implicit TLS or STARTTLS" },
     };
   }
+  const refused = await connectRefusal(settings.host, options.outbound);
+  if (refused) return { ok: false, failure: connectionFailure(refused.message) };
   let open: Session;
   try {
     open = new Session(settings, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);

@@ -7,6 +7,7 @@ import { storedPassword } from "../mailboxes/store";
 import { loadKeyring } from "../platform/crypto";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
+import { mailPolicy } from "../platform/outbound";
 import { rawBatch } from "../platform/sql";
 import { disconnectAnnouncement } from "../webhooks/disconnect";
 import { deliveryIds, enqueue } from "../webhooks/outbox";
@@ -37,7 +38,7 @@ export async function runReaderPass(env: Bindings, mailboxId: number, now: numbe
   const keyring = await loadKeyring(config(env).secretsKey);
   const password = (await storedPassword(keyring, mailbox, "imap")) ?? (await storedPassword(keyring, mailbox, "smtp"));
   if (password === null) return { cursor, more: false, outcome: null };
-  const fetched = await fetchNewMessages(imapTarget(mailbox, password), cursor, mailbox.createdAt.getTime() - FIRST_READ_MARGIN_MS, limit);
+  const fetched = await fetchNewMessages(imapTarget(mailbox, password), cursor, mailbox.createdAt.getTime() - FIRST_READ_MARGIN_MS, limit, mailPolicy(config(env)));
   if (!fetched.ok) {
     log("warn", "mailbox read failed", { mailbox_id: mailboxId, kind: fetched.failure.kind });
     if (fetched.failure.kind === "auth_failed") {

@@ -2,6 +2,7 @@ import type { MailboxType, PortType } from "../db/schema";
 import { checkImap } from "../mail/imap";
 import { checkSmtp } from "../mail/smtp";
 import { loadKeyring } from "../platform/crypto";
+import type { OutboundPolicy } from "../platform/outbound";
 import type { Database } from "../platform/db";
 import { transportSecurity, type ConnectionOutcome, type MailboxRow, type ProtocolOutcome } from "./rules";
 import { recordConnectionOutcome, storedPassword, type MailboxSecrets } from "./store";
@@ -28,9 +29,12 @@ export type ConnectionChecker = (target: ConnectionTarget) => Promise<Connection
 const outcome = (result: { ok: true } | { ok: false; failure: { text: string } }): ProtocolOutcome =>
   result.ok ? { ok: true, error: null } : { ok: false, error: result.failure.text };
 
-/** The check for this deployment: unencrypted SMTP or IMAP is never used, whatever the config. */
-export const checkConnection: ConnectionChecker = async ({ smtp, imap }) => {
-  const secure = { allowPlain: false };
+/**
+ * The check for this deployment: unencrypted SMTP or IMAP is never used, whatever the config, and
+ * the servers' hosts pass the outbound rule (`mailPolicy`) before any connection.
+ */
+export const connectionChecker = (outbound: OutboundPolicy): ConnectionChecker => async ({ smtp, imap }) => {
+  const secure = { allowPlain: false, outbound };
   const [smtpOutcome, imapOutcome] = await Promise.all([
     smtp.password === null
       ? NOT_CHECKED.smtp
@@ -52,7 +56,7 @@ export async function runConnectionCheck(
   row: MailboxRow,
   secrets: MailboxSecrets,
   secretsKey: string | undefined,
-  check: ConnectionChecker = checkConnection,
+  check: ConnectionChecker,
 ): Promise<void> {
   const needsStored = (secrets.password === undefined && row.passwordCiphertext !== null) || (secrets.imapPassword === undefined && row.imapPasswordCiphertext !== null);
   const keyring = needsStored ? await loadKeyring(secretsKey) : null;

@@ -2,7 +2,8 @@ import { config } from "../config";
 import { database, type Database } from "../platform/db";
 import type { ScheduledJob } from "../platform/jobs";
 import { log } from "../platform/logging";
-import { checkConnection, runConnectionCheck, type ConnectionChecker } from "./connection-check";
+import { mailPolicy } from "../platform/outbound";
+import { connectionChecker, runConnectionCheck, type ConnectionChecker } from "./connection-check";
 import { claimMailboxesToRecheck } from "./store";
 
 /** A mailbox's check is re-run once it is this old (CONTRACT section 10: "daily"). */
@@ -21,7 +22,7 @@ export async function recheckMailboxes(
   db: Database,
   secretsKey: string | undefined,
   now: number,
-  check: ConnectionChecker = checkConnection,
+  check: ConnectionChecker,
   limit = RECHECKS_PER_MINUTE,
 ): Promise<number[]> {
   const claimed = await claimMailboxesToRecheck(db, now - RECHECK_AFTER_MS, now, limit);
@@ -42,5 +43,5 @@ export async function recheckMailboxes(
 export const recheckMailboxesDaily: ScheduledJob = async (env, scheduledAt) => {
   const settings = config(env);
   if (!settings.mailboxConnectionChecks) return 0;
-  return (await recheckMailboxes(database(env.DB), settings.secretsKey, scheduledAt.getTime())).length;
+  return (await recheckMailboxes(database(env.DB), settings.secretsKey, scheduledAt.getTime(), connectionChecker(mailPolicy(settings)))).length;
 };

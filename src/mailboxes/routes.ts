@@ -5,14 +5,15 @@ import type { AppEnv } from "../platform/env";
 import { owningClient } from "../platform/access";
 import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
+import { checkHost, mailPolicy, parseHost, type OutboundPolicy } from "../platform/outbound";
 import { database, type Database } from "../platform/db";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, BodyId, createRouter, json, jsonBody, queryBoolean, optionalJsonBody, errorResponses } from "../platform/openapi";
 import type { Principal } from "../platform/principal";
-import { runConnectionCheck } from "./connection-check";
+import { connectionChecker, runConnectionCheck } from "./connection-check";
 import { wakeMailboxes } from "./wake";
 import { mailboxSendingStatusOf, presentSendingStatus } from "../engine/status";
-import { defaultPortType, distinct, mailHost, newSecret, OAUTH_NOT_CONFIGURED, OAUTH_SERVERS, trackingDomain, type MailboxRow } from "./rules";
+import { bareTrackingDomain, defaultPortType, distinct, newSecret, OAUTH_NOT_CONFIGURED, OAUTH_SERVERS, type MailboxRow } from "./rules";
 import { campaignIdsOf, deleteMailbox, findMailbox, insertMailbox, listMailboxes, mailboxOfAddress, queueRecheck, reconnectTargets, recordConnectionOutcome, updateMailbox, type MailboxChanges, type MailboxSecrets, type NewMailbox } from "./store";
 import { SaveMailbox, UpdateMailbox, SaveOAuthMailbox, EmailAccount, Ack, IdParams, ListQuery, type Fields } from "./schemas";
 import { MAILBOX_TAG, ack, presentRows } from "./shared";
@@ -163,27 +164,29 @@ type Written = ReturnType<typeof canonical>;
 
 const REQUIRED_ON_CREATE = ["from_name", "from_email", "password", "smtp_host", "smtp_port", "imap_host", "imap_port"] as const;
 
-/** Hosts and the tracking domain as stored, or the 422 naming each refused one. */
-function checkedHosts(body: Written, allowLocal: boolean) {
-  const issues: ValidationIssue[] = [];
-  const host = (field: "smtp_host" | "imap_host") => {
-    const value = body[field];
-    if (value === undefined) return undefined;
-    const checked = mailHost(value, allowLocal);
-    if ("problem" in checked) issues.push({ path: field, message: `${field} ${checked.problem}` });
-    return "host" in checked ? checked.host : undefined;
+/**
+ * Hosts and the tracking domain as stored, or the 422 naming each refused one: the outbound rule
+ * (src/platform/outbound.ts), names looked up. A tracking domain is a public name whatever the
+ * development switch says: recipients' clicks go there.
+ */
+async function checkedHosts(body: Written, policy: OutboundPolicy) {
+  const judge = async (field: "smtp_host" | "imap_host" | "custom_tracking_url", value: string | undefined, rule: OutboundPolicy) => {
+    if (value === undefined) return { field, host: undefined };
+    const checked = await checkHost(value, rule);
+    if ("problem" in checked) return { field, problem: `${field} ${checked.problem}` };
+    if (field === "custom_tracking_url" && parseHost(checked.host)?.kind !== "name") return { field, problem: `${field} must be a host name` };
+    return { field, host: checked.host };
   };
-  const smtpHost = host("smtp_host");
-  const imapHost = host("imap_host");
-  let tracking: string | null | undefined;
-  if (body.custom_tracking_url === null) tracking = null;
-  else if (body.custom_tracking_url !== undefined) {
-    const checked = trackingDomain(body.custom_tracking_url);
-    if ("problem" in checked) issues.push({ path: "custom_tracking_url", message: `custom_tracking_url ${checked.problem}` });
-    else tracking = checked.host || null;
-  }
+  const bare = typeof body.custom_tracking_url === "string" ? bareTrackingDomain(body.custom_tracking_url) : "";
+  const judged = await Promise.all([
+    judge("smtp_host", body.smtp_host, policy),
+    judge("imap_host", body.imap_host, policy),
+    judge("custom_tracking_url", bare || undefined, { ...policy, local: "none" }),
+  ]);
+  const issues: ValidationIssue[] = judged.flatMap((one) => ("problem" in one && one.problem ? [{ path: one.field, message: one.problem }] : []));
   if (issues.length) throw ApiError.validation(issues);
-  return { smtpHost, imapHost, tracking };
+  const [smtp, imap, tracking] = judged.map((one) => ("host" in one ? one.host : undefined));
+  return { smtpHost: smtp, imapHost: imap, tracking: body.custom_tracking_url === undefined ? undefined : (tracking ?? null) };
 }
 
 /** The client a mailbox write sets: the shared rule, or unchanged (undefined) when an account key names none. */
@@ -194,7 +197,7 @@ function mailboxClient(db: Database, principal: Principal, requested: number | n
 const emptyToNull = (value: string | null | undefined) => (value === undefined ? undefined : value || null);
 
 /** The columns a write sets (undefined = unchanged), from canonical fields already checked. */
-function changesOf(body: Written, hosts: ReturnType<typeof checkedHosts>): MailboxChanges {
+function changesOf(body: Written, hosts: Awaited<ReturnType<typeof checkedHosts>>): MailboxChanges {
   const changes: MailboxChanges = {
     fromName: body.from_name,
     fromEmail: body.from_email?.toLowerCase(),
@@ -244,7 +247,7 @@ async function keyringFor(c: Context<AppEnv>, secrets: MailboxSecrets) {
 function checkInBackground(c: Context<AppEnv>, db: Database, row: MailboxRow, secrets: MailboxSecrets) {
   if (!config(c.env).mailboxConnectionChecks) return;
   // A mailbox that passes may have work waiting for it: its sender looks at once.
-  const check = runConnectionCheck(db, row, secrets, config(c.env).secretsKey)
+  const check = runConnectionCheck(db, row, secrets, config(c.env).secretsKey, connectionChecker(mailPolicy(config(c.env))))
     .then(() => wakeMailboxes(c.env, [row.id]))
     .catch((error: Error) =>
     log("error", "mailbox connection check failed", { request_id: c.get("requestId"), mailbox_id: row.id, error: error.message }),
@@ -254,7 +257,7 @@ function checkInBackground(c: Context<AppEnv>, db: Database, row: MailboxRow, se
 
 /** Applies a validated write to an existing mailbox. */
 async function applyUpdate(c: Context<AppEnv>, db: Database, principal: Principal, existing: MailboxRow, body: Written, oauthToken?: string): Promise<MailboxRow> {
-  const hosts = checkedHosts(body, config(c.env).allowLocalMailHosts);
+  const hosts = await checkedHosts(body, mailPolicy(config(c.env)));
   const changes = changesOf(body, hosts);
   if (body.client_id !== undefined) changes.clientId = await mailboxClient(db, principal, body.client_id);
   if (changes.fromEmail !== undefined && changes.fromEmail !== existing.fromEmail) {
@@ -275,7 +278,7 @@ async function createMailbox(c: Context<AppEnv>, db: Database, principal: Princi
   const required = oauthToken === undefined ? REQUIRED_ON_CREATE : REQUIRED_ON_CREATE.filter((field) => field !== "password");
   const missing = required.filter((field) => body[field] === undefined || (field === "password" && newSecret(body.password) === undefined));
   if (missing.length) throw ApiError.validation(missing.map((field) => ({ path: field, message: `${field} is required to create an email account` })));
-  const hosts = checkedHosts(body, config(c.env).allowLocalMailHosts);
+  const hosts = await checkedHosts(body, mailPolicy(config(c.env)));
   const clientId = await mailboxClient(db, principal, body.client_id);
   const fromEmail = body.from_email!.toLowerCase();
   const values: NewMailbox = {

@@ -11,6 +11,7 @@ import { storedPassword } from "../mailboxes/store";
 import { loadKeyring } from "../platform/crypto";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
+import { mailPolicy, urlPolicy } from "../platform/outbound";
 import { enqueue } from "../webhooks/outbox";
 import { AttachmentError, fetchAttachments } from "./attachments";
 import { mailboxOfReply, settleReply, takeDueReplies, type OutboundReplyRow } from "./outbound-store";
@@ -38,7 +39,7 @@ export async function sendReply(env: Bindings, reply: ReplyToSend, now: number):
   if (password === null) return { ok: false, kind: "mailbox", message: MAILBOX_UNUSABLE };
   let attachments;
   try {
-    attachments = await fetchAttachments(reply.attachments);
+    attachments = await fetchAttachments(reply.attachments, urlPolicy(config(env)));
   } catch (error) {
     if (error instanceof AttachmentError) return { ok: false, kind: "attachment", message: error.message };
     throw error;
@@ -59,7 +60,7 @@ export async function sendReply(env: Bindings, reply: ReplyToSend, now: number):
       headers,
       attachments,
     },
-    { allowPlain: false, bcc: [...reply.cc, ...reply.bcc, ...(mailbox.bccEmail ? [mailbox.bccEmail] : [])] },
+    { allowPlain: false, outbound: mailPolicy(config(env)), bcc: [...reply.cc, ...reply.bcc, ...(mailbox.bccEmail ? [mailbox.bccEmail] : [])] },
   );
   if (!result.ok) return { ok: false, kind: "server", message: `The mail server did not take the reply: ${result.failure.text}` };
   const sent = reply.attachments.map((file, i) => ({

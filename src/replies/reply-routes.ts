@@ -1,9 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { config } from "../config";
 import { threadOf } from "../inbox/store";
 import { connectionUsable } from "../mailboxes/rules";
 import { findCampaign } from "../platform/access";
 import { database } from "../platform/db";
+import type { Bindings } from "../platform/env";
 import { ApiError } from "../platform/errors";
+import { checkUrl, urlPolicy } from "../platform/outbound";
 import { iso } from "../platform/time";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { MAILBOX_UNUSABLE, sendReply, type ReplyToSend } from "./outbound";
@@ -34,7 +37,8 @@ const ReplyInThread = z
     attachments: z
       .array(
         z.object({
-          file_url: z.url({ protocol: /^https$/, error: "file_url must be an https URL" }).max(2048),
+          // https to a public host (the outbound rule, checked in the handler and again when fetched).
+          file_url: z.url({ protocol: /^https?$/, error: "file_url must be an https URL" }).max(2048),
           file_name: z.string().trim().min(1).max(255).optional(),
           file_type: z.string().max(255).optional(),
           file_size: z.number().int().min(0).optional(),
@@ -57,7 +61,7 @@ const replyInThread = createRoute({
   summary: "Reply in a lead's thread from the mailbox that wrote to it (threaded, recorded in the thread)",
   description:
     "Sent at once, or at `scheduled_time` when that is in the future (the mailbox's object sends it; `GET /master-inbox/reply-status` follows it). " +
-    "Attachments are fetched at send time (https, at most 10 MB each). A scheduled reply's `email_stats_id` is the message it answers until it is sent.",
+    "Attachments are fetched at send time (https to a public host, redirects judged hop by hop; at most 10 MB each); a private or loopback address answers 422. A scheduled reply's `email_stats_id` is the message it answers until it is sent.",
   security: API_KEY_SECURITY,
   request: { params: z.object({ campaign_id: pathId("campaign_id") }), body: jsonBody(ReplyInThread, { email_stats_id: "1", email_body: "<p>Thanks Ann, does Tuesday work?</p>", add_signature: true }) },
   responses: { 200: json(ReplySent, "Sent, or queued for its time"), ...errorResponses(400, 401, 404, 422, 429, 502) },
@@ -100,9 +104,18 @@ const SCHEDULE_MARGIN_MS = 60_000;
 
 export const replyRoutes = createRouter();
 
+/** Each file's URL under the outbound rule now (422), so a reply is never stored with one Salvo will not fetch. */
+async function refuseAttachmentUrls(env: Bindings, files: { file_url: string }[]): Promise<void> {
+  const policy = urlPolicy(config(env));
+  const problems = await Promise.all(files.map((file) => checkUrl(file.file_url, policy)));
+  const issues = problems.flatMap((problem, i) => (problem ? [{ path: `attachments.${i}.file_url`, message: `file_url ${problem}` }] : []));
+  if (issues.length) throw ApiError.validation(issues);
+}
+
 replyRoutes.openapi(replyInThread, async (c) => {
   const principal = c.get("principal");
   const body = c.req.valid("json");
+  await refuseAttachmentUrls(c.env, body.attachments ?? []);
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
   const anchor = await threadAnchor(c.env.DB, campaign.id, body.email_stats_id);

@@ -7,6 +7,7 @@ import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rule
 import { campaignMailboxes, findMailbox, storedPassword } from "../mailboxes/store";
 import { findLeadRecord } from "../platform/access";
 import { loadKeyring } from "../platform/crypto";
+import { mailPolicy } from "../platform/outbound";
 import { database, type Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
@@ -124,7 +125,7 @@ testEmailRoutes.openapi(sendTestEmail, async (c) => {
     delete message.headers?.References;
   }
   if (custom !== null) message.to = { email: custom };
-  const result = await sendMail(smtpTarget(mailbox, password), message, { allowPlain: false });
+  const result = await sendMail(smtpTarget(mailbox, password), message, { allowPlain: false, outbound: mailPolicy(config(c.env)) });
   if (!result.ok) throw new ApiError(502, { error: `The mail server did not take the test email: ${result.failure.text}` });
   return c.json(
     { ok: true, success: true, message: "Test email sent successfully", message_id: messageId, from_email: mailbox.fromEmail, to_email: to, subject: composed.subject },

@@ -75,20 +75,20 @@ describe("reply attachments and the outbound rule (issue 23: SSRF through inbox-
     expect(await inside.connections()).toBe(0);
   });
 
-  it("follows redirects by hand, judging each hop: to a private address, to Salvo itself, to plain http", async () => {
+  it("follows redirects by hand, judging each hop: to a private address, to a name that resolves inside, to Salvo itself", async () => {
     const token = crypto.randomUUID();
     const hop = (to: string) => [{ file_url: `${target}/redirect/${token}?to=${encodeURIComponent(to)}` }];
     for (const [to, reason] of [
       ["http://169.254.169.254/latest/meta-data/", "169.254.169.254 is a link-local address"],
       ["http://10.0.0.1/", "10.0.0.1 is a private address"],
-      ["http://127.0.0.1.nip.io/secret", "127.0.0.1.nip.io resolves to 127.0.0.1"],
+      ["http://files.10.0.0.1.nip.io/secret", "files.10.0.0.1.nip.io resolves to 10.0.0.1, a private address"],
       ["https://salvo.test/api/v1/account", "must not point to Salvo itself"],
     ] as const) {
       const refused = await fetchAttachments(hop(to), development()).catch((error: unknown) => error);
       expect(refused, to).toBeInstanceOf(AttachmentError);
       expect((refused as Error).message, to).toContain(reason);
     }
-    // A loopback receiver is admitted only by the development switch, and there plain http too.
+    // A loopback server is admitted only by the development switch, and there plain http too; in production neither.
     const fine = await fetchAttachments(hop(`${target}/file/${token}`), development());
     expect(new TextDecoder().decode(fine[0]!.content)).toBe("agenda: pricing, onboarding");
     const production_ = await fetchAttachments([{ file_url: `${target}/file/${token}` }], production()).catch((error: unknown) => error);

@@ -85,9 +85,11 @@ describe("webhook URLs and the outbound rule (issue 23)", () => {
     const delivery = await storeDelivery(account.id, created.body.data.id, campaign);
     const result = await consumeDelivery(delivery.deliveryId);
     expect(received).toEqual([]);
-    expect(result.retryMessages).toEqual([{ msgId: `m-${delivery.deliveryId}`, delaySeconds: 30 }]);
-    const row = await env.DB.prepare("SELECT status, last_error FROM webhook_deliveries WHERE id = ?").bind(delivery.deliveryId).first<{ status: string; last_error: string }>();
-    expect(row!.status).toBe("pending");
+    expect(result.retryMessages).toEqual([{ msgId: `m-${delivery.deliveryId}` }]);
+    const row = await env.DB.prepare("SELECT status, last_error, next_attempt_at - last_attempt_at AS delay FROM webhook_deliveries WHERE id = ?")
+      .bind(delivery.deliveryId)
+      .first<{ status: string; last_error: string; delay: number }>();
+    expect(row).toMatchObject({ status: "pending", delay: 30_000 });
     expect(row!.last_error).toContain(`${host} could not be checked`);
   });
 });
