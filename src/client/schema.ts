@@ -4015,7 +4015,7 @@ export interface paths {
         put?: never;
         /**
          * Reply in a lead's thread from the mailbox that wrote to it (threaded, recorded in the thread)
-         * @description Sent at once, or at `scheduled_time` when that is in the future (the mailbox's object sends it; `GET /master-inbox/reply-status` follows it). Attachments are fetched at send time (https, at most 10 MB each). A scheduled reply's `email_stats_id` is the message it answers until it is sent.
+         * @description Sent at once, or at `scheduled_time` when that is in the future (the mailbox's object sends it; `GET /master-inbox/reply-status` follows it). Attachments are fetched at send time (https to a public host, redirects judged hop by hop; at most 10 MB each); a private or loopback address answers 422. A scheduled reply's `email_stats_id` is the message it answers until it is sent.
          */
         post: operations["replyEmailThread"];
         delete?: never;
