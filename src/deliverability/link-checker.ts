@@ -68,6 +68,7 @@ export async function checkLink(url: string, options: LinkCheckOptions): Promise
     const location = response.headers.get("Location");
     if (response.status >= 300 && response.status < 400 && location) {
       if (redirects >= maxRedirects) return { url, status: response.status, final_url: current, redirects, ok: false, error: `more than ${maxRedirects} redirects` };
+      if (!URL.canParse(location, current)) return { url, status: response.status, final_url: current, redirects, ok: false, error: "a redirect to an invalid URL" };
       current = new URL(location, current).href;
       continue;
     }

@@ -112,18 +112,22 @@ const IPV4_RANGES: [number, number, string][] = (
   ] as const
 ).map(([base, bits, what]) => [ipv4(base), bits, what]);
 
+const LOOPBACK_V4 = ipv4("127.0.0.0");
+
 function ipv4Finding(value: number): Finding | null {
   for (const [base, bits, what] of IPV4_RANGES) {
     const size = 2 ** (32 - bits);
-    if (value - (value % size) === base) return { what, loopback: base === ipv4("127.0.0.0") };
+    if (value - (value % size) === base) return { what, loopback: base === LOOPBACK_V4 };
   }
   return null;
 }
 
 const ipv4Text = (value: number) => [24, 16, 8, 0].map((shift) => Math.floor(value / 2 ** shift) % 256).join(".");
 
-function inPrefix(groups: number[], prefix: string, bits: number): boolean {
-  const base = ipv6Groups(prefix)!;
+/** A prefix as its groups, parsed once. */
+const v6 = (prefix: string) => ipv6Groups(prefix)!;
+
+function inPrefix(groups: number[], base: number[], bits: number): boolean {
   for (let i = 0; bits > 0; i += 1, bits -= 16) {
     const mask = bits >= 16 ? 0xffff : (0xffff << (16 - bits)) & 0xffff;
     if ((groups[i]! & mask) !== (base[i]! & mask)) return false;
@@ -132,34 +136,40 @@ function inPrefix(groups: number[], prefix: string, bits: number): boolean {
 }
 
 /** IANA's special-purpose IPv6 registry, and anything outside global unicast (2000::/3). */
-const IPV6_RANGES: [string, number, string][] = [
-  ["64:ff9b:1::", 48, "a local-use NAT64 address"],
-  ["100::", 64, "a discard-only address"],
-  ["2001:db8::", 32, "a documentation address"],
-  ["2001::", 32, "a Teredo tunnel address"],
-  ["2001::", 23, "an IETF protocol address"],
-  ["2002::", 16, "a 6to4 tunnel address"],
-  ["3fff::", 20, "a documentation address"],
-  ["5f00::", 16, "an SRv6 segment address"],
-  ["fc00::", 7, "a private (unique local) address"],
-  ["fe80::", 10, "a link-local address"],
-  ["fec0::", 10, "a site-local address"],
-  ["ff00::", 8, "a multicast address"],
-];
+const IPV6_RANGES: [number[], number, string][] = (
+  [
+    ["64:ff9b:1::", 48, "a local-use NAT64 address"],
+    ["100::", 64, "a discard-only address"],
+    ["2001:db8::", 32, "a documentation address"],
+    ["2001::", 32, "a Teredo tunnel address"],
+    ["2001::", 23, "an IETF protocol address"],
+    ["2002::", 16, "a 6to4 tunnel address"],
+    ["3fff::", 20, "a documentation address"],
+    ["5f00::", 16, "an SRv6 segment address"],
+    ["fc00::", 7, "a private (unique local) address"],
+    ["fe80::", 10, "a link-local address"],
+    ["fec0::", 10, "a site-local address"],
+    ["ff00::", 8, "a multicast address"],
+  ] as const
+).map(([prefix, bits, what]) => [v6(prefix), bits, what]);
+const MAPPED = v6("::ffff:0:0");
+const NAT64 = v6("64:ff9b::");
+const COMPATIBLE = v6("::");
+const GLOBAL_UNICAST = v6("2000::");
 
 function ipv6Finding(groups: number[]): Finding | null {
   const embedded = groups[6]! * 65536 + groups[7]!;
   if (groups.every((group) => group === 0)) return { what: "the unspecified address", loopback: false };
   if (groups.slice(0, 7).every((group) => group === 0) && groups[7] === 1) return { what: "the loopback address", loopback: true };
   // The IPv4 address inside is what a mapped or NAT64 address reaches: it is judged instead.
-  for (const [prefix, form] of [["::ffff:0:0", "IPv4-mapped"], ["64:ff9b::", "NAT64"]] as const) {
+  for (const [prefix, form] of [[MAPPED, "IPv4-mapped"], [NAT64, "NAT64"]] as const) {
     if (!inPrefix(groups, prefix, 96)) continue;
     const inner = ipv4Finding(embedded);
     return inner && { what: `${ipv4Text(embedded)} in ${form} form, ${inner.what}`, loopback: inner.loopback && form === "IPv4-mapped" };
   }
-  if (inPrefix(groups, "::", 96)) return { what: `${ipv4Text(embedded)} in IPv4-compatible form (deprecated)`, loopback: false };
+  if (inPrefix(groups, COMPATIBLE, 96)) return { what: `${ipv4Text(embedded)} in IPv4-compatible form (deprecated)`, loopback: false };
   for (const [prefix, bits, what] of IPV6_RANGES) if (inPrefix(groups, prefix, bits)) return { what, loopback: false };
-  return inPrefix(groups, "2000::", 3) ? null : { what: "not a global unicast address", loopback: false };
+  return inPrefix(groups, GLOBAL_UNICAST, 3) ? null : { what: "not a global unicast address", loopback: false };
 }
 
 /**
@@ -348,6 +358,7 @@ export async function guardedFetch(value: string, init: RequestInit, policy: Out
     }
     await response.body?.cancel();
     if (redirects >= limits.redirects) throw new OutboundError(`more than ${limits.redirects} redirects`, "redirects", false);
+    if (!URL.canParse(location, url)) throw new OutboundError(`a redirect to an invalid URL (${location.slice(0, 200)})`, "unreachable", false);
     url = new URL(location, url).href;
   }
 }

@@ -23,6 +23,11 @@ describe("the link checker against a stub of the public web", () => {
     expect(methods.filter((m) => m.endsWith(" /ok")).every((m) => m.startsWith("HEAD"))).toBe(true);
   });
 
+  it("reports a redirect to an unparseable Location as a failed link, not a crash", async () => {
+    const result = await checkLink(`${stub}/broken-redirect`, { policy });
+    expect(result).toEqual({ url: `${stub}/broken-redirect`, status: 302, final_url: `${stub}/broken-redirect`, redirects: 0, ok: false, error: "a redirect to an invalid URL" });
+  });
+
   it("gives up on a link that never answers after its timeout", async () => {
     const started = Date.now();
     const result = await checkLink(`${stub}/slow`, { policy, timeoutMs: 300 });

@@ -184,6 +184,7 @@ describe("guardedFetch", () => {
     await expect(guardedFetch(to(to(`${target}/file/${token}`)), {}, loopback, { redirects: 1, timeoutMs: 5_000 })).rejects.toMatchObject({ kind: "redirects" });
     const zero = await guardedFetch(to(`${target}/file/${token}`), {}, loopback, { redirects: 0, timeoutMs: 5_000 });
     expect(zero.response.status).toBe(302);
+    await expect(guardedFetch(to("http://[::1"), {}, loopback, { redirects: 3, timeoutMs: 5_000 })).rejects.toMatchObject({ kind: "unreachable", message: "a redirect to an invalid URL (http://[::1)" });
     await expect(guardedFetch(to("http://[fd00::1]/"), {}, loopback, { redirects: 3, timeoutMs: 5_000 })).rejects.toMatchObject({ kind: "refused", message: "refused http://[fd00::1]/: it must name a public host (fd00::1 is a private (unique local) address)" });
   });
 
