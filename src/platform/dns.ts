@@ -1,3 +1,4 @@
+import { toBase64Url } from "./bytes";
 /**
  * Address lookups over DNS-over-HTTPS (RFC 8484, wire format): Workers have no DNS API, so a name
  * Salvo is about to reach is resolved through the resolver the operator names (`DNS_RESOLVER_URL`).
@@ -99,15 +100,9 @@ export function parseDnsAnswer(bytes: Uint8Array, type: RecordType): Lookup {
   return { addresses, ttl: addresses.length ? ttl : NEGATIVE_CACHE_SECONDS };
 }
 
-function base64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
 async function ask(resolverUrl: string, name: string, type: RecordType): Promise<Lookup> {
   const url = new URL(resolverUrl);
-  url.searchParams.set("dns", base64Url(dnsQuery(name, type)));
+  url.searchParams.set("dns", toBase64Url(dnsQuery(name, type)));
   let response: Response;
   try {
     response = await fetch(url, { headers: { Accept: "application/dns-message" }, signal: AbortSignal.timeout(TIMEOUT_MS) });

@@ -3,6 +3,10 @@ import { config } from "../../src/config";
 import { urlPolicy } from "../../src/platform/outbound";
 import { AttachmentError, fetchAttachments } from "../../src/replies/attachments";
 import { sendDueReplies } from "../../src/replies/outbound";
+import { MailboxLogins } from "../../src/mailboxes/login";
+import { agentTokens } from "../../src/mailboxes/wake";
+import { loadKeyring } from "../../src/platform/crypto";
+import { database } from "../../src/platform/db";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { callJson, env, provisionAccount } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
@@ -68,7 +72,8 @@ describe("reply attachments and the outbound rule (issue 23: SSRF through inbox-
     await env.DB.prepare("UPDATE outbound_replies SET attachments = ? WHERE message_id = ?")
       .bind(JSON.stringify([{ file_url: `https://127.0.0.1:${inside.port}/latest/meta-data/` }]), saved.body.message_id)
       .run();
-    await sendDueReplies(env, mailboxId, at + 60_000);
+    const logins = new MailboxLogins(env, database(env.DB), await loadKeyring(config(env).secretsKey), agentTokens(env));
+    await sendDueReplies(env, logins, mailboxId, at + 60_000);
     const row = await env.DB.prepare("SELECT status, status_message FROM outbound_replies WHERE message_id = ?").bind(saved.body.message_id).first<{ status: string; status_message: string }>();
     expect(row!.status).toBe("FAILED");
     expect(row!.status_message).toContain("127.0.0.1 is a loopback address");
