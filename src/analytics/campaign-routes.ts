@@ -483,7 +483,7 @@ campaignAnalyticsRoutes.openapi(routes.mailboxStatistics, async (c) => {
       : null;
   const [figures] = await rawBatch(c.env.DB, [mailboxFiguresQuery([campaign.id], window)]);
   const page = figures!.sort((a, b) => Number(a.mailbox_id) - Number(b.mailbox_id)).slice(query.offset, query.offset + query.limit);
-  const [mailboxes] = await rawBatch(c.env.DB, [mailboxesQuery(page.map((row) => Number(row.mailbox_id)))]);
+  const [mailboxes] = await rawBatch(c.env.DB, [mailboxesQuery(c.get("principal"), [campaign.id], page.map((row) => Number(row.mailbox_id)))]);
   const byId = new Map(mailboxes!.map((row) => [Number(row.id), row]));
   return c.json(
     {
@@ -492,8 +492,8 @@ campaignAnalyticsRoutes.openapi(routes.mailboxStatistics, async (c) => {
         const mailbox = byId.get(Number(row.mailbox_id));
         return {
           email_account_id: Number(row.mailbox_id),
-          from_email: (mailbox?.from_email as string | undefined) ?? (row.from_email as string | null),
-          from_name: (mailbox?.from_name as string | undefined) ?? null,
+          from_email: (mailbox?.from_email ?? mailbox?.sent_from ?? null) as string | null,
+          from_name: (mailbox?.from_name ?? null) as string | null,
           sent_count: Number(row.sent),
           unique_sent_count: Number(row.unique_sent),
           open_count: Number(row.opened),

@@ -167,8 +167,10 @@ r.openapi(routes.leadCategories, async (c) => {
 /** The window's mailbox figures over the selected campaigns, with each mailbox's row. */
 async function mailboxRows(c: Ctx, query: AnyQuery) {
   const { campaigns, window } = await scope(c, query);
-  const [figures] = await rawBatch(c.env.DB, [mailboxFiguresQuery(campaigns.map((row) => row.id), window, { uniques: false })]);
-  const [mailboxes] = await rawBatch(c.env.DB, [mailboxesQuery(figures!.map((row) => Number(row.mailbox_id)))]);
+  const principal = c.get("principal");
+  const ids = campaigns.map((row) => row.id);
+  const [figures] = await rawBatch(c.env.DB, [mailboxFiguresQuery(ids, window, { uniques: false })]);
+  const [mailboxes] = await rawBatch(c.env.DB, [mailboxesQuery(principal, ids, figures!.map((row) => Number(row.mailbox_id)))]);
   const byId = new Map(mailboxes!.map((row) => [Number(row.id), row]));
   return figures!
     .sort((a, b) => Number(a.mailbox_id) - Number(b.mailbox_id))
@@ -176,7 +178,9 @@ async function mailboxRows(c: Ctx, query: AnyQuery) {
       const mailbox = byId.get(Number(row.mailbox_id));
       return {
         id: Number(row.mailbox_id),
-        email: String(mailbox?.from_email ?? row.from_email ?? ""),
+        // Only a mailbox the caller may name shows its tags.
+        known: mailbox?.type != null,
+        email: String(mailbox?.from_email ?? mailbox?.sent_from ?? ""),
         provider: String(mailbox?.type ?? "SMTP"),
         sent: Number(row.sent),
         opened: Number(row.opened),
@@ -212,7 +216,7 @@ r.openapi(routes.mailboxDomains, async (c) => {
 r.openapi(routes.mailboxProviders, async (c) => {
   const query = c.req.valid("query");
   const rows = await mailboxRows(c, query);
-  const [tagRows] = await rawBatch(c.env.DB, [mailboxTagsQuery(rows.map((row) => row.id))]);
+  const [tagRows] = await rawBatch(c.env.DB, [mailboxTagsQuery(rows.filter((row) => row.known).map((row) => row.id))]);
   const overallRows = [...groupBy(rows, (row) => row.provider).entries()].map(([provider, members]) => ({
     provider,
     sent: members.reduce((sum, row) => sum + row.sent, 0),

@@ -19,6 +19,7 @@ import {
   type ScheduledReplyRow,
 } from "./store";
 import { LEAD_MAPPING_NOT_FOUND } from "./target";
+import { parseCategorisation } from "../triage/present";
 
 const ListingQuery = z.object({ fetch_message_history: queryBoolean.optional() });
 
@@ -139,6 +140,8 @@ function present(row: ConversationRow, now: number, extras: Extras): z.infer<typ
     is_pushed_to_sub_sequence: row.sub_sequence_id !== null,
     sub_sequence_id: row.sub_sequence_id,
     current_sequence_number: row.current_sequence_number,
+    category_source: row.category_source,
+    needs_review: row.needs_review === 1,
     ...(extras.scheduled !== undefined && {
       scheduled_time: time(extras.scheduled?.scheduled_at ?? null),
       scheduled_message: extras.scheduled
@@ -161,6 +164,7 @@ function present(row: ConversationRow, now: number, extras: Extras): z.infer<typ
         time: iso(message.occurred_at),
         sequence_number: message.sequence_number,
         ignored: message.ignored === 1,
+        ...(message.type === "REPLY" && { categorisation: parseCategorisation(message.categorisation) }),
       })),
     }),
   };

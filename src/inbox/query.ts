@@ -3,6 +3,7 @@ import { inList } from "../platform/sql";
 import { visibleRecordsAliased } from "../platform/access";
 import { containsFolded } from "../platform/text-search";
 import type { RecordFlags } from "../events/rules";
+import { latestNeedsReview } from "../categories/provenance-sql";
 
 /**
  * The master inbox's listings as SQL over `campaign_leads cl` alone (other tables only through
@@ -54,6 +55,8 @@ export interface InboxFilters {
   replyTimeBetween?: [number, number];
   /** The views listing: records of these subsequence campaigns. */
   subSequenceId?: number[];
+  /** Records whose latest reply is (true) or is not (false) in the needs-review lane. */
+  needsReview?: boolean;
 }
 
 const within = (column: SQL, ids: number[]) => sql`${column} ${inList(ids)}`;
@@ -160,6 +163,8 @@ export function inboxConditions(
     conditions.push(sql`cl.last_reply_at >= ${from} AND cl.last_reply_at < ${to}`);
   }
   if (filters.subSequenceId?.length) conditions.push(within(sql`cl.campaign_id`, filters.subSequenceId));
+  // Correlated, unlike the rest: one seek per candidate on the record's replies (events_record_time_idx).
+  if (filters.needsReview !== undefined) conditions.push(sql`${latestNeedsReview("cl")} = ${filters.needsReview ? 1 : 0}`);
   return sql.join(conditions, sql` AND `);
 }
 

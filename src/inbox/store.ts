@@ -9,6 +9,7 @@ import { activeWebhooks } from "../webhooks/store";
 import { inboxConditions, inboxOrder, type InboxFilters, type Listing, type Sort } from "./query";
 import { inList, rawBatch, statement } from "../platform/sql";
 import type { RecordFlagColumns } from "../events/record-flags";
+import { categorisationJson, humanCategorisation, latestCategorySource, latestNeedsReview } from "../categories/provenance-sql";
 
 export interface ConversationRow extends RecordFlagColumns {
   id: number;
@@ -30,6 +31,8 @@ export interface ConversationRow extends RecordFlagColumns {
   revenue_cents: number;
   sub_sequence_id: number | null;
   current_sequence_number: number | null;
+  category_source: "rule" | "model" | "human" | "event" | null;
+  needs_review: number;
 }
 
 export interface MessageRow {
@@ -43,6 +46,8 @@ export interface MessageRow {
   occurred_at: number;
   sequence_number: number;
   ignored: number;
+  /** categorisationJson: the REPLY's categorisation as JSON text. */
+  categorisation: string | null;
 }
 
 export interface ListingQuery {
@@ -63,7 +68,8 @@ const CONVERSATION_COLUMNS = sql`cl.id, cl.campaign_id, c.name AS campaign_name,
   cl.email_account_id, cl.category_id, cl.team_member_id, cl.is_read, cl.is_important, cl.is_archived,
   cl.snoozed_until, cl.last_sent_at, cl.last_reply_at, cl.has_sent, cl.has_opened, cl.has_clicked,
   cl.has_replied, cl.has_bounced, cl.has_unsubscribed, cl.revenue_cents, cl.sub_sequence_id,
-  (SELECT max(sequence_number) FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'SENT') AS current_sequence_number`;
+  (SELECT max(sequence_number) FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'SENT') AS current_sequence_number,
+  ${latestCategorySource("cl")} AS category_source, ${latestNeedsReview("cl")} AS needs_review`;
 
 /**
  * One page of a listing and its total. A short, non-empty page already tells the total, so the
@@ -136,10 +142,11 @@ export async function messagesOf(d1: D1Database, recordIds: number[]): Promise<M
   if (recordIds.length === 0) return [];
   const result = await statement(
     d1,
-    sql`SELECT id, campaign_lead_id, type, from_email, to_email, subject, body, occurred_at, sequence_number, ignored
-        FROM events WHERE campaign_lead_id IN (SELECT value FROM json_each(${JSON.stringify(recordIds)}))
-          AND type IN ('SENT', 'REPLY')
-        ORDER BY occurred_at, id`,
+    sql`SELECT e.id, e.campaign_lead_id, e.type, e.from_email, e.to_email, e.subject, e.body, e.occurred_at, e.sequence_number, e.ignored,
+          ${categorisationJson("e")} AS categorisation
+        FROM events e WHERE e.campaign_lead_id IN (SELECT value FROM json_each(${JSON.stringify(recordIds)}))
+          AND e.type IN ('SENT', 'REPLY')
+        ORDER BY e.occurred_at, e.id`,
   ).all<MessageRow>();
   return result.results;
 }
@@ -207,6 +214,7 @@ export async function setCategory(
   const results = await rawBatch(d1, [
     sql`UPDATE campaign_leads SET category_id = ${categoryId}, category_set_at = ${now}, updated_at = ${now}
         WHERE id = ${recordId} AND category_id IS NOT ${categoryId}`,
+    ...humanCategorisation(recordId, categoryId, now),
     ...(deliveries.length > 0
       ? [
           insertDeliveries(
@@ -217,7 +225,7 @@ export async function setCategory(
         ]
       : []),
   ]);
-  return deliveryIds(results[1]);
+  return deliveryIds(results[3]);
 }
 
 /**
@@ -313,7 +321,7 @@ export async function threadsOf(d1: D1Database, recordIds: number[], after: numb
   const rows = await statement(
     d1,
     sql`SELECT e.id, e.campaign_lead_id, e.type, e.message_id, e.from_email, e.to_email, e.subject, e.body, e.occurred_at, e.sequence_number,
-               e.ignored, e.link_url, r.attachments, coalesce(e.cc_emails, r.cc) AS cc, r.bcc
+               e.ignored, e.link_url, r.attachments, coalesce(e.cc_emails, r.cc) AS cc, r.bcc, ${categorisationJson("e")} AS categorisation
         FROM events e
         LEFT JOIN outbound_replies r INDEXED BY outbound_replies_record_idx
           ON e.type = 'SENT' AND r.campaign_lead_id = e.campaign_lead_id AND r.sent_event_id = e.id

@@ -113,6 +113,8 @@ export function describeCommand(parts: CommandPart[]): string {
   return parts.map((part) => (typeof part === "string" && !part.startsWith('"') ? part : "***")).join(" ");
 }
 
+const LITERAL_HERE = /~?\{(\d+)\}/y;
+
 class ValueReader {
   private at = 0;
   private literal = 0;
@@ -146,7 +148,9 @@ class ValueReader {
       return this.values(")");
     }
     if (char === '"') return this.quoted();
-    const literal = /^~?\{(\d+)\}/.exec(this.text.slice(this.at));
+    // Sticky, at the cursor: slicing the rest of the text for each value would be quadratic.
+    LITERAL_HERE.lastIndex = this.at;
+    const literal = LITERAL_HERE.exec(this.text);
     if (literal) {
       this.at += literal[0].length;
       const bytes = this.literals[this.literal];

@@ -3,7 +3,8 @@
  * STARTTLS (required: a server that does not offer it, or that pre-authenticates before it could be
  * used, is refused, never used in clear), plain only when the caller's config allows it. Tagged
  * commands with quoted-string and literal arguments, untagged responses and `{n}` literals read back
- * as bytes, a timeout on every step, and every failure reported with the server's own text.
+ * as bytes, each command bounded in time and bytes (line-socket.ts), and every failure reported with
+ * the server's own text.
  * `checkImap` is the mailbox connection check (LOGIN, SELECT INBOX); `ImapSession` and
  * `withImapSession` are what reading replies (issue 14) builds on.
  *
@@ -16,8 +17,10 @@
  * no release since early 2024. The protocol subset needed here is small; the pure parts are in
  * imap-protocol.ts and unit-tested.
  */
-import { connect } from "cloudflare:sockets";
-import { quiet } from "./socket-errors";
+import { LineSocket, LineSocketError } from "./line-socket";
+import { oauthChallengeStatus, oauthErrorAcknowledgement, oauthInitialResponse, oauthMechanism, type MailCredential, type OAuthMechanism } from "./sasl";
+import { fromBase64, utf8Base64 } from "../platform/bytes";
+import { connectRefusal, type OutboundPolicy } from "../platform/outbound";
 import {
   capabilitiesOf,
   commandSegments,
@@ -34,18 +37,19 @@ import {
   type StatusResponse,
 } from "./imap-protocol";
 
-export interface ImapSettings {
+export type ImapSettings = {
   host: string;
   port: number;
   security: "tls" | "starttls" | "plain";
   username: string;
-  password: string;
-}
+} & MailCredential;
 
 export interface ImapOptions {
   /** Plain (unencrypted) IMAP is refused unless the caller's config allows it (local development only). */
   allowPlain: boolean;
-  /** Limit for connecting and for each read or write of a step; 10 s by default. */
+  /** The outbound rule the server's host must pass before any connection (src/platform/outbound.ts `mailPolicy`). */
+  outbound: OutboundPolicy;
+  /** Limit for connecting and greeting, and for each command with its whole answer; 10 s by default. */
   timeoutMs?: number;
   /** The largest literal accepted from the server (a message fetched whole); 50 MiB by default. */
   maxLiteralBytes?: number;
@@ -83,36 +87,23 @@ export class ImapError extends Error {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_LITERAL = 50 * 1024 * 1024;
-/** A line (outside literals) longer than this is not a server we can talk to. */
-const MAX_LINE = 1024 * 1024;
+/** What a command's answer (its untagged responses and literals) may take unless the caller says more. */
+const DEFAULT_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/** A command's own bounds, for commands whose answer is larger or slower than the defaults (FETCH of bodies). */
+export interface CommandLimits {
+  timeoutMs?: number;
+  maxBytes?: number;
+}
 
 const encoder = new TextEncoder();
 const connectionFailure = (text: string) => new ImapError({ kind: "connection", text });
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  const joined = new Uint8Array(a.length + b.length);
-  joined.set(a);
-  joined.set(b, a.length);
-  return joined;
-}
-
-function crlfAt(bytes: Uint8Array, from: number): number {
-  for (let i = Math.max(0, from); i < bytes.length - 1; i += 1) {
-    if (bytes[i] === 13 && bytes[i + 1] === 10) return i;
-  }
-  return -1;
-}
 
 /** One IMAP connection, logged in or not. Open with `ImapSession.open`; always `close()` it. */
 export class ImapSession {
   /** What the server says it supports, upper-cased; null until it has said (or after STARTTLS). */
   capabilities: Set<string> | null = null;
-  private socket: Socket;
-  private reader: ReadableStreamDefaultReader<Uint8Array>;
-  private writer: WritableStreamDefaultWriter<Uint8Array>;
-  private buffer: Uint8Array = new Uint8Array(0);
-  private readonly decoder = new TextDecoder();
+  private readonly socket: LineSocket;
   private readonly timeoutMs: number;
   private readonly maxLiteral: number;
   private tags = 0;
@@ -126,13 +117,7 @@ export class ImapSession {
   ) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxLiteral = options.maxLiteralBytes ?? DEFAULT_MAX_LITERAL;
-    this.socket = connect(
-      { hostname: settings.host, port: settings.port },
-      { secureTransport: { tls: "on", starttls: "starttls", plain: "off" }[settings.security], allowHalfOpen: false },
-    );
-    this.reader = this.socket.readable.getReader();
-    this.writer = this.socket.writable.getWriter();
-    quiet(this.socket, this.reader, this.writer);
+    this.socket = new LineSocket(settings);
   }
 
   /** Connects, reads the greeting and, for "starttls", upgrades; what is left is LOGIN (or PREAUTH). */
@@ -140,6 +125,8 @@ export class ImapSession {
     if (settings.security === "plain" && !options.allowPlain) {
       throw new ImapError({ kind: "insecure", text: "unencrypted IMAP is refused: use implicit TLS or STARTTLS" });
     }
+    const refused = await connectRefusal(settings.host, options.outbound);
+    if (refused) throw connectionFailure(refused.message);
     let session: ImapSession;
     try {
       session = new ImapSession(settings, options);
@@ -156,74 +143,27 @@ export class ImapSession {
     }
   }
 
-  private within<T>(promise: Promise<T>, what: string): Promise<T> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        this.close();
-        reject(connectionFailure(`timed out after ${this.timeoutMs} ms waiting for ${what}`));
-      }, this.timeoutMs);
-    });
-    return Promise.race([promise, timeout])
-      .catch((error: unknown) => {
-        if (error instanceof ImapError) throw error;
-        // The runtime reports TLS failures (such as an untrusted certificate) only as "internal error".
-        throw connectionFailure(`connection or TLS failure: ${(error as Error).message}`);
-      })
-      .finally(() => clearTimeout(timer));
-  }
-
-  private async chunk(what: string): Promise<Uint8Array> {
-    const { value, done } = await this.within(this.reader.read(), what);
-    if (done) {
-      throw connectionFailure(
-        this.bye === null ? `the server closed the connection while we waited for ${what}` : `the server ended the session: ${this.bye}`,
-      );
+  /** One exchange on the socket (one deadline, one byte budget); its failures become `connection` ImapErrors. */
+  private async exchange<T>(what: string, limits: CommandLimits, run: () => Promise<T>): Promise<T> {
+    try {
+      return await this.socket.within(what, { timeoutMs: limits.timeoutMs ?? this.timeoutMs, maxBytes: limits.maxBytes ?? DEFAULT_RESPONSE_BYTES }, run);
+    } catch (error) {
+      if (!(error instanceof LineSocketError)) throw error;
+      throw connectionFailure(error.kind === "closed" && this.bye !== null ? `the server ended the session: ${this.bye}` : error.message);
     }
-    return value;
-  }
-
-  private async line(what: string): Promise<string> {
-    let scanned = 0;
-    for (;;) {
-      const end = crlfAt(this.buffer, scanned);
-      if (end >= 0) {
-        const line = this.decoder.decode(this.buffer.subarray(0, end));
-        this.buffer = this.buffer.subarray(end + 2);
-        return line;
-      }
-      if (this.buffer.length > MAX_LINE) throw connectionFailure(`the server sent a line over ${MAX_LINE} bytes while we waited for ${what}`);
-      scanned = this.buffer.length - 1;
-      this.buffer = concat(this.buffer, await this.chunk(what));
-    }
-  }
-
-  private async bytes(size: number, what: string): Promise<Uint8Array> {
-    const out = new Uint8Array(size);
-    let got = Math.min(size, this.buffer.length);
-    out.set(this.buffer.subarray(0, got));
-    this.buffer = this.buffer.subarray(got);
-    while (got < size) {
-      const chunk = await this.chunk(what);
-      const take = Math.min(size - got, chunk.length);
-      out.set(chunk.subarray(0, take), got);
-      got += take;
-      if (take < chunk.length) this.buffer = chunk.subarray(take);
-    }
-    return out;
   }
 
   /** One whole response: its line and, for each `{n}` it announces, the literal and the line that goes on after it. */
-  async response(what: string): Promise<ImapResponse> {
+  private async response(what: string): Promise<ImapResponse> {
     let text = "";
     const literals: Uint8Array[] = [];
     for (;;) {
-      const line = await this.line(what);
+      const line = await this.socket.line();
       text += line;
       const size = literalSize(line);
       if (size === null) break;
       if (size > this.maxLiteral) throw connectionFailure(`the server announced a ${size}-byte literal, over our ${this.maxLiteral}-byte limit`);
-      literals.push(await this.bytes(size, what));
+      literals.push(await this.socket.bytes(size));
     }
     const response = splitTag(text, literals);
     if (!response) throw connectionFailure(`not an IMAP response to ${what}: ${text.slice(0, 200)}`);
@@ -239,16 +179,13 @@ export class ImapSession {
     if (capabilities) this.capabilities = capabilities;
   }
 
-  private async write(data: Uint8Array, what: string): Promise<void> {
-    await this.within(this.writer.write(data), what);
-  }
-
   /**
-   * Sends a tagged command and reads up to its tagged answer. String arguments go through
+   * Sends a tagged command and reads up to its tagged answer, all within one deadline and one byte
+   * budget (`limits`, else the session's timeout and 4 MiB). String arguments go through
    * `imapString`/`imapAstring` (a literal waits for the server's `+`). A NO answers `failAs`, a BAD
    * `rejected`, each with the server's text.
    */
-  async command(parts: CommandPart[], failAs: ImapFailureKind = "rejected"): Promise<CommandResult> {
+  async command(parts: CommandPart[], failAs: ImapFailureKind = "rejected", limits: CommandLimits = {}): Promise<CommandResult> {
     const tag = `S${++this.tags}`;
     const what = `the answer to ${describeCommand(parts)}`;
     const untagged: ImapResponse[] = [];
@@ -259,28 +196,32 @@ export class ImapSession {
       if (done.code) this.note(done.code);
       return { untagged, done };
     };
-    for (const segment of commandSegments(tag, parts)) {
-      await this.write(encoder.encode(segment.text), what);
-      if (!segment.literal) continue;
+    return this.exchange(what, limits, async () => {
+      for (const segment of commandSegments(tag, parts)) {
+        await this.socket.write(encoder.encode(segment.text));
+        if (!segment.literal) continue;
+        for (;;) {
+          const response = await this.response(what);
+          if (response.tag === "+") break;
+          if (response.tag === tag) return finish(response);
+          if (response.tag === "*") untagged.push(response);
+        }
+        await this.socket.write(segment.literal);
+      }
       for (;;) {
         const response = await this.response(what);
-        if (response.tag === "+") break;
         if (response.tag === tag) return finish(response);
-        if (response.tag === "*") untagged.push(response);
+        if (response.tag !== "*") throw connectionFailure(`unexpected ${response.tag} while we waited for ${what}`);
+        untagged.push(response);
       }
-      await this.write(segment.literal, what);
-    }
-    for (;;) {
-      const response = await this.response(what);
-      if (response.tag === tag) return finish(response);
-      if (response.tag !== "*") throw connectionFailure(`unexpected ${response.tag} while we waited for ${what}`);
-      untagged.push(response);
-    }
+    });
   }
 
   private async greeting(): Promise<void> {
-    await this.within(this.socket.opened, `a connection to ${this.settings.host}:${this.settings.port}`);
-    const greeting = await this.response("the greeting");
+    const greeting = await this.exchange("the greeting", {}, async () => {
+      await this.socket.opened();
+      return this.response("the greeting");
+    });
     const status = greeting.tag === "*" ? parseStatus(greeting.text) : null;
     if (status?.status === "BYE") throw new ImapError({ kind: "rejected", text: status.text || "BYE" });
     if (status?.status !== "OK" && status?.status !== "PREAUTH") throw connectionFailure(`not an IMAP greeting: ${`${greeting.tag} ${greeting.text}`.slice(0, 200)}`);
@@ -302,23 +243,66 @@ export class ImapSession {
       throw new ImapError({ kind: "insecure", text: `the server does not offer STARTTLS; refusing to continue in clear (it offers ${[...capabilities].join(" ")})` });
     }
     await this.command(["STARTTLS"]);
-    if (this.buffer.length > 0) throw connectionFailure("the server sent data after its STARTTLS answer");
-    this.reader.releaseLock();
-    this.writer.releaseLock();
-    this.socket = this.socket.startTls();
-    this.reader = this.socket.readable.getReader();
-    this.writer = this.socket.writable.getWriter();
-    quiet(this.socket, this.reader, this.writer);
+    try {
+      this.socket.startTls();
+    } catch (error) {
+      throw error instanceof LineSocketError ? connectionFailure(error.message) : error;
+    }
     this.capabilities = null;
   }
 
-  /** LOGIN with the settings' username and password (nothing to do after PREAUTH). */
+  /** LOGIN with the password, or AUTHENTICATE with the access token (nothing to do after PREAUTH). */
   async login(): Promise<void> {
     if (this.authenticated) return;
     const capabilities = await this.knownCapabilities();
-    if (capabilities.has("LOGINDISABLED")) throw new ImapError({ kind: "rejected", text: "the server does not accept LOGIN here (LOGINDISABLED)" });
-    await this.command(["LOGIN", imapString(this.settings.username), imapString(this.settings.password)], "auth_failed");
+    if (this.settings.accessToken !== undefined) {
+      const offered = [...capabilities].flatMap((name) => (name.startsWith("AUTH=") ? [name.slice(5)] : []));
+      const mechanism = oauthMechanism(offered);
+      if (!mechanism) throw new ImapError({ kind: "auth_failed", text: `the server offers no AUTHENTICATE XOAUTH2 or OAUTHBEARER (it offers ${offered.join(" ") || "none"})` });
+      await this.authenticate(mechanism, this.settings.accessToken, capabilities.has("SASL-IR"));
+    } else {
+      if (capabilities.has("LOGINDISABLED")) throw new ImapError({ kind: "rejected", text: "the server does not accept LOGIN here (LOGINDISABLED)" });
+      await this.command(["LOGIN", imapString(this.settings.username), imapString(this.settings.password)], "auth_failed");
+    }
     this.authenticated = true;
+  }
+
+  /**
+   * AUTHENTICATE with an OAuth token (RFC 3501 6.2.2; the response inline with SASL-IR, RFC 4959). A
+   * refused token brings an error challenge first, which is acknowledged so the server answers NO.
+   */
+  private async authenticate(mechanism: OAuthMechanism, accessToken: string, inline: boolean): Promise<void> {
+    const tag = `S${++this.tags}`;
+    const what = `the answer to AUTHENTICATE ${mechanism}`;
+    const initial = utf8Base64(oauthInitialResponse(mechanism, this.settings.username, accessToken, this.settings));
+    let challenge: string | null = null;
+    await this.exchange(what, {}, async () => {
+      await this.socket.write(encoder.encode(inline ? `${tag} AUTHENTICATE ${mechanism} ${initial}\r\n` : `${tag} AUTHENTICATE ${mechanism}\r\n`));
+      let sent = inline;
+      for (;;) {
+        const response = await this.response(what);
+        if (response.tag === "*") continue;
+        if (response.tag === "+") {
+          if (!sent) {
+            await this.socket.write(encoder.encode(`${initial}\r\n`));
+            sent = true;
+          } else {
+            const decoded = fromBase64(response.text.trim());
+            challenge = decoded ? oauthChallengeStatus(new TextDecoder().decode(decoded)) : null;
+            await this.socket.write(encoder.encode(`${utf8Base64(oauthErrorAcknowledgement(mechanism))}\r\n`));
+          }
+          continue;
+        }
+        if (response.tag !== tag) throw connectionFailure(`unexpected ${response.tag} while we waited for ${what}`);
+        const done = parseStatus(response.text);
+        if (done?.status === "OK") {
+          if (done.code) this.note(done.code);
+          return;
+        }
+        const text = done?.text || done?.status || response.text.slice(0, 200);
+        throw new ImapError({ kind: done?.status === "BAD" ? "rejected" : "auth_failed", text: challenge ? `${text} (token status ${challenge})` : text });
+      }
+    });
   }
 
   /** SELECT (or, read-only, EXAMINE) a mailbox; an ASCII name (modified UTF-7 is not done here). */
@@ -333,7 +317,7 @@ export class ImapSession {
   }
 
   close(): void {
-    this.socket.close().catch(() => {});
+    this.socket.close();
   }
 }
 

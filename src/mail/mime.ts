@@ -6,6 +6,7 @@
  * In-Reply-To, ...) go out as given, after a check that none could inject a line.
  */
 import { needsSmtpUtf8, smtpAddress } from "./address";
+import { hexOctet, toBase64 } from "../platform/bytes";
 
 export interface Mailbox {
   email: string;
@@ -43,7 +44,7 @@ export function mailbox(value: Mailbox | string): Mailbox {
 const encoder = new TextEncoder();
 
 function hex(byte: number): string {
-  return `=${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  return `=${hexOctet(byte).toUpperCase()}`;
 }
 
 /** Quoted-printable (RFC 2045 6.7) of UTF-8 text, lines ending CRLF, none longer than 76 characters. */
@@ -87,13 +88,7 @@ export function encodeWords(value: string): string {
     chunk += char;
   }
   if (chunk) words.push(chunk);
-  return words.map((word) => `=?UTF-8?B?${base64(encoder.encode(word))}?=`).join("\r\n ");
-}
-
-function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
+  return words.map((word) => `=?UTF-8?B?${toBase64(encoder.encode(word))}?=`).join("\r\n ");
 }
 
 function formatMailbox(value: Mailbox): string {
@@ -109,7 +104,7 @@ export function rfc5322Date(date: Date): string {
 
 function boundary(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(18));
-  return `=_salvo_${base64(bytes).replace(/[+/=]/g, "_")}`;
+  return `=_salvo_${toBase64(bytes).replace(/[+/=]/g, "_")}`;
 }
 
 function checkHeader(name: string, value: string): void {
@@ -181,7 +176,7 @@ function parameter(value: string): string {
 
 function attachmentPart(file: MimeAttachment): string {
   const type = /^[\w.+-]+\/[\w.+-]+$/.test(file.contentType) ? file.contentType : "application/octet-stream";
-  const lines = base64(file.content).match(/.{1,76}/g) ?? [];
+  const lines = toBase64(file.content).match(/.{1,76}/g) ?? [];
   return (
     `Content-Type: ${type}; name=${parameter(file.filename)}\r\n` +
     `Content-Disposition: attachment; filename=${parameter(file.filename)}\r\n` +

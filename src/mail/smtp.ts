@@ -1,32 +1,35 @@
 /**
  * SMTP submission from the Worker over `cloudflare:sockets` (issue 13, item 3): implicit TLS or
  * STARTTLS (required: a server that does not offer it is refused, never used in clear), AUTH PLAIN or
- * LOGIN, one message to one recipient per session. Every step is bounded by a timeout, and every
- * failure comes back as an SmtpFailure with the server's own code and text (smtp-replies.ts).
+ * LOGIN, one message to one recipient per session. Every command is bounded in time and in what the
+ * server may send back (line-socket.ts), and every failure comes back as an SmtpFailure with the server's own code and text (smtp-replies.ts).
  * Our own client rather than `worker-mailer` 1.2.1, which goes on in clear (AUTH included) when a
  * STARTTLS server's EHLO does not offer STARTTLS, spins forever on a connection the server closed
  * (its read loop ignores end of stream, so not even its own timeout fires), hands back reply codes
  * only inside error messages, and adds `NOTIFY=NEVER` to RCPT on servers with DSN, which suppresses
  * the bounce reports the engine reads back.
  */
-import { connect } from "cloudflare:sockets";
-import { quiet } from "./socket-errors";
+import { LineSocket, LineSocketError } from "./line-socket";
+import { connectRefusal, type OutboundPolicy } from "../platform/outbound";
 import { needsSmtpUtf8, smtpAddress } from "./address";
 import { buildMime, mailbox, type MimeMessage } from "./mime";
 import { classifyReply, connectionFailure, parseReply, type SmtpFailure, type SmtpReply, type SmtpStage } from "./smtp-replies";
+import { utf8Base64 } from "../platform/bytes";
+import { oauthErrorAcknowledgement, oauthInitialResponse, oauthMechanism, type MailCredential } from "./sasl";
 
-export interface SmtpSettings {
+export type SmtpSettings = {
   host: string;
   port: number;
   security: "starttls" | "tls" | "plain";
   username: string;
-  password: string;
-}
+} & MailCredential;
 
 export interface SmtpOptions {
   /** Plain (unencrypted) SMTP is refused unless the caller's config allows it (local development only). */
   allowPlain: boolean;
-  /** Limit for connecting and for each server reply; 10 s by default. */
+  /** The outbound rule the server's host must pass before any connection (src/platform/outbound.ts `mailPolicy`). */
+  outbound: OutboundPolicy;
+  /** Limit for connecting and greeting, and for each command with its reply; 10 s by default. */
   timeoutMs?: number;
   /** The name given in EHLO; by default the domain of the username (or `[127.0.0.1]`). */
   heloName?: string;
@@ -36,6 +39,8 @@ export type SendResult = { ok: true; messageId: string; reply: SmtpReply } | { o
 export type CheckResult = { ok: true; reply: SmtpReply } | { ok: false; failure: SmtpFailure };
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+/** The most an SMTP reply may take, continuation lines included (an EHLO answer is a few hundred bytes). */
+const MAX_REPLY_BYTES = 64 * 1024;
 
 /** Ends the session with the failure it carries; thrown inside, returned by the public functions. */
 class SmtpError extends Error {
@@ -44,65 +49,43 @@ class SmtpError extends Error {
   }
 }
 
-function deadline<T>(promise: Promise<T>, ms: number, what: string, onTimeout: () => void): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      onTimeout();
-      reject(new SmtpError(connectionFailure(`timed out after ${ms} ms waiting for ${what}`)));
-    }, ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-const encoder = new TextEncoder();
-
+/**
+ * One SMTP session over the shared line socket: each command and its reply is one exchange (one
+ * deadline, one byte budget). A session can carry several transactions (RSET between them) when
+ * the sender reuses it; today each message opens its own.
+ */
 class Session {
-  private socket: Socket;
-  private reader: ReadableStreamDefaultReader<Uint8Array>;
-  private writer: WritableStreamDefaultWriter<Uint8Array>;
-  private decoder = new TextDecoder();
-  private buffer = "";
+  private readonly socket: LineSocket;
 
   constructor(
     private readonly settings: SmtpSettings,
     private readonly timeoutMs: number,
   ) {
-    this.socket = connect(
-      { hostname: settings.host, port: settings.port },
-      { secureTransport: { tls: "on", starttls: "starttls", plain: "off" }[settings.security], allowHalfOpen: false },
-    );
-    this.reader = this.socket.readable.getReader();
-    this.writer = this.socket.writable.getWriter();
-    quiet(this.socket, this.reader, this.writer);
+    this.socket = new LineSocket(settings);
   }
 
-  private within<T>(promise: Promise<T>, what: string): Promise<T> {
-    return deadline(promise, this.timeoutMs, what, () => this.close());
-  }
-
-  async opened(): Promise<void> {
-    await this.within(this.socket.opened, `a connection to ${this.settings.host}:${this.settings.port}`);
-  }
-
-  private async line(what: string): Promise<string> {
-    for (;;) {
-      const end = this.buffer.indexOf("\r\n");
-      if (end >= 0) {
-        const line = this.buffer.slice(0, end);
-        this.buffer = this.buffer.slice(end + 2);
-        return line;
-      }
-      const { value, done } = await this.within(this.reader.read(), what);
-      if (done) throw new SmtpError(connectionFailure(`the server closed the connection while we waited for ${what}`));
-      this.buffer += this.decoder.decode(value, { stream: true });
+  /** One exchange; a socket failure (timeout, closed, too large, TLS) ends the session as `connection`. */
+  private async exchange<T>(what: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await this.socket.within(what, { timeoutMs: this.timeoutMs, maxBytes: MAX_REPLY_BYTES }, run);
+    } catch (error) {
+      if (error instanceof LineSocketError) throw new SmtpError(connectionFailure(error.message));
+      throw error;
     }
   }
 
-  async reply(what: string): Promise<SmtpReply> {
+  /** Connects and reads the greeting. */
+  async greeting(): Promise<SmtpReply> {
+    return this.exchange("the greeting", async () => {
+      await this.socket.opened();
+      return this.expected("greeting", [220], await this.reply("the greeting"));
+    });
+  }
+
+  private async reply(what: string): Promise<SmtpReply> {
     const lines: string[] = [];
     for (;;) {
-      const line = await this.line(what);
+      const line = await this.socket.line();
       lines.push(line);
       if (line.charAt(3) !== "-") break;
     }
@@ -111,36 +94,52 @@ class Session {
     return reply;
   }
 
-  async write(data: string): Promise<void> {
-    await this.within(this.writer.write(encoder.encode(data)), "the server to take our data");
-  }
-
-  /** Sends a command and reads its reply; a reply outside `expected` ends the session, classified. */
-  async command(stage: SmtpStage, line: string, expected: number[], shown = line): Promise<SmtpReply> {
-    await this.write(`${line}\r\n`);
-    return this.expect(stage, expected, `the answer to ${shown}`);
-  }
-
-  async expect(stage: SmtpStage, expected: number[], what: string): Promise<SmtpReply> {
-    const reply = await this.reply(what);
-    if (!expected.includes(reply.code)) throw new SmtpError(classifyReply(stage, reply));
+  private expected(stage: SmtpStage, codes: number[], reply: SmtpReply): SmtpReply {
+    if (!codes.includes(reply.code)) throw new SmtpError(classifyReply(stage, reply));
     return reply;
   }
 
-  /** Upgrades to TLS after `220` to STARTTLS; anything the server sent beyond that reply is refused (RFC 3207 5). */
+  /** Sends a command and reads its reply; a reply outside `expected` ends the session, classified. */
+  command(stage: SmtpStage, line: string, expected: number[], shown = line): Promise<SmtpReply> {
+    const what = `the answer to ${shown}`;
+    return this.exchange(what, async () => {
+      await this.socket.write(`${line}\r\n`);
+      return this.expected(stage, expected, await this.reply(what));
+    });
+  }
+
+  /**
+   * The message after DATA's 354, dot-stuffed, and the server's verdict on it. From the message's
+   * first byte on, a session lost (closed, timed out, broken, an answer that is no reply) leaves its
+   * fate unknown, since the server may have taken it: that is `unconfirmed`, which no sender may
+   * retry (a retry could deliver it twice). A reply the server did give keeps its own meaning.
+   */
+  async message(block: string): Promise<SmtpReply> {
+    const what = "the answer to the message";
+    try {
+      return await this.exchange(what, async () => {
+        await this.socket.write(block);
+        return this.expected("message", [250], await this.reply(what));
+      });
+    } catch (error) {
+      if (error instanceof SmtpError && error.failure.kind !== "connection") throw error;
+      const text = error instanceof SmtpError ? error.failure.text : `connection or TLS failure: ${(error as Error).message}`;
+      throw new SmtpError({ kind: "unconfirmed", code: null, text: `${text} (after the message was handed over: it may have been taken)` });
+    }
+  }
+
+  /** Upgrades to TLS after `220` to STARTTLS. */
   startTls(): void {
-    if (this.buffer !== "") throw new SmtpError(connectionFailure("the server sent data after its STARTTLS reply"));
-    this.reader.releaseLock();
-    this.writer.releaseLock();
-    this.socket = this.socket.startTls();
-    this.reader = this.socket.readable.getReader();
-    this.writer = this.socket.writable.getWriter();
-    quiet(this.socket, this.reader, this.writer);
-    this.decoder = new TextDecoder();
+    try {
+      this.socket.startTls();
+    } catch (error) {
+      if (error instanceof LineSocketError) throw new SmtpError(connectionFailure(error.message));
+      throw error;
+    }
   }
 
   close(): void {
-    this.socket.close().catch(() => {});
+    this.socket.close();
   }
 }
 
@@ -152,8 +151,7 @@ function ehloName(settings: SmtpSettings, options: SmtpOptions): string {
 
 /** Greeting, EHLO, STARTTLS when asked, EHLO again, AUTH. Returns the AUTH reply. */
 async function login(session: Session, settings: SmtpSettings, options: SmtpOptions): Promise<SmtpReply> {
-  await session.opened();
-  await session.expect("greeting", [220], "the greeting");
+  await session.greeting();
   const helo = ehloName(settings, options);
   let ehlo = await session.command("ehlo", `EHLO ${helo}`, [250]);
   if (settings.security === "starttls") {
@@ -165,26 +163,31 @@ async function login(session: Session, settings: SmtpSettings, options: SmtpOpti
     ehlo = await session.command("ehlo", `EHLO ${helo}`, [250]);
   }
   const offered = /^250[ -]AUTH[ =](.*)$/im.exec(ehlo.text)?.[1]?.toUpperCase().split(/\s+/) ?? [];
+  if (settings.accessToken !== undefined) {
+    const mechanism = oauthMechanism(offered);
+    if (!mechanism) {
+      throw new SmtpError({ kind: "auth_failed", code: null, text: `the server offers no AUTH XOAUTH2 or OAUTHBEARER${offered.length ? ` (it offers ${offered.join(" ")})` : ""}` });
+    }
+    const initial = utf8Base64(oauthInitialResponse(mechanism, settings.username, settings.accessToken, settings));
+    const reply = await session.command("auth", `AUTH ${mechanism} ${initial}`, [235, 334], `AUTH ${mechanism}`);
+    // 334: the token was refused and the server sends its error as a challenge; the acknowledgement brings its 5xx.
+    if (reply.code === 334) return session.command("auth", utf8Base64(oauthErrorAcknowledgement(mechanism)), [235], `the ${mechanism} error acknowledgement`);
+    return reply;
+  }
   if (offered.includes("PLAIN")) {
-    const token = base64Utf8(`\0${settings.username}\0${settings.password}`);
+    const token = utf8Base64(`\0${settings.username}\0${settings.password}`);
     return session.command("auth", `AUTH PLAIN ${token}`, [235], "AUTH PLAIN");
   }
   if (offered.includes("LOGIN")) {
     await session.command("auth", "AUTH LOGIN", [334]);
-    await session.command("auth", base64Utf8(settings.username), [334], "the AUTH LOGIN username");
-    return session.command("auth", base64Utf8(settings.password), [235], "the AUTH LOGIN password");
+    await session.command("auth", utf8Base64(settings.username), [334], "the AUTH LOGIN username");
+    return session.command("auth", utf8Base64(settings.password), [235], "the AUTH LOGIN password");
   }
   throw new SmtpError({
     kind: "auth_failed",
     code: null,
     text: `the server offers no AUTH PLAIN or LOGIN${offered.length ? ` (it offers ${offered.join(" ")})` : ""}`,
   });
-}
-
-function base64Utf8(text: string): string {
-  let binary = "";
-  for (const byte of encoder.encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary);
 }
 
 /** Dot-stuffing (RFC 5321 4.5.2) and the end-of-data line. */
@@ -204,6 +207,8 @@ async function session<T>(
       failure: { kind: "permanent", code: null, text: "unencrypted SMTP is refused: use implicit TLS or STARTTLS" },
     };
   }
+  const refused = await connectRefusal(settings.host, options.outbound);
+  if (refused) return { ok: false, failure: connectionFailure(refused.message) };
   let open: Session;
   try {
     open = new Session(settings, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
@@ -262,8 +267,7 @@ export async function sendMail(settings: SmtpSettings, message: MimeMessage, opt
       });
     }
     await open.command("data", "DATA", [354]);
-    await open.write(dataBlock(built.raw));
-    const reply = await open.expect("message", [250], "the answer to the message");
+    const reply = await open.message(dataBlock(built.raw));
     await quit(open);
     return { ok: true as const, messageId: built.messageId, reply };
   });

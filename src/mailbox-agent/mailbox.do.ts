@@ -9,8 +9,12 @@ import { runReaderPass, type ReadResult } from "./read-pass";
 import type { ReaderCursor } from "../mail/reader";
 import { runSenderPass, type PassOptions, type PassResult } from "../engine/sender";
 import { recordWake } from "./store";
-import { sendDueReplies } from "../replies/outbound";
+import { sendDueReplies, sendReply, type Delivery, type ReplyDoor, type ReplyToSend } from "../replies/outbound";
+import { deliverManualEmail, type ManualEmail, type ManualMailDoor, type ManualOutcome } from "../manual-mail/send";
 import { sendDueTestEmails } from "../deliverability/test-sender";
+import { MailboxLogins, type AccessResult } from "../mailboxes/login";
+import { mailboxById } from "../mailboxes/store";
+import { TokenKeeper } from "./tokens";
 
 /** After a read that left messages waiting, the next one comes this soon. */
 const READ_AGAIN_MS = 1_000;
@@ -18,18 +22,38 @@ const READ_AGAIN_MS = 1_000;
 type RunOptions = PassOptions & { mailboxId?: number; read?: boolean };
 
 /**
- * One object per mailbox (named by its id): the only code that sends from that mailbox, so its gap
- * and daily cap hold across all its campaigns without any lock, and the one that reads its INBOX
+ * One object per mailbox (named by its id): the only code that sends from that mailbox (campaign
+ * passes, scheduled and immediate inbox replies, test emails: one at a time), so its gap, daily cap
+ * and manual allowance hold across all its campaigns without any lock, and the one that reads its INBOX
  * (a cursor of UIDVALIDITY and last UID in its storage). It works on its alarm, set to the sooner of
  * the next send and the next read; `wake` sets it at once (START, new leads, a mailbox attached or
  * fixed, the minute cron for a late one).
  */
-export class MailboxSender extends DurableObject<Bindings> {
-  private running: Promise<PassResult> | null = null;
+export class MailboxSender extends DurableObject<Bindings> implements ManualMailDoor, ReplyDoor {
+  private running: Promise<unknown> | null = null;
   private reading: Promise<ReadResult> | null = null;
 
   private get kv() {
     return this.ctx.storage.kv;
+  }
+
+  /** The one keeper of this mailbox's OAuth access token (CONTRACT 18.4). */
+  private readonly tokens = new TokenKeeper(this.env, this.ctx.storage.kv);
+
+  private async logins(): Promise<MailboxLogins> {
+    return new MailboxLogins(this.env, database(this.env.DB), await loadKeyring(config(this.env).secretsKey), this.tokens);
+  }
+
+  /** The access token for a use outside this object (the connection check); refreshed here if due. */
+  async accessToken(mailboxId: number): Promise<AccessResult> {
+    const mailbox = await mailboxById(database(this.env.DB), mailboxId);
+    if (!mailbox || mailbox.authType !== "OAUTH") return { ok: false, kind: "unavailable", message: "The mailbox does not sign in through OAuth" };
+    return this.tokens.accessToken(mailbox, Date.now());
+  }
+
+  /** A server refused the token this object gave out: the next use refreshes. */
+  async forgetAccessToken(): Promise<void> {
+    await this.tokens.forget();
   }
 
   /** Runs a pass soon: at once when `now`, else only if no alarm is set (the cron's re-arm). */
@@ -55,10 +79,34 @@ export class MailboxSender extends DurableObject<Bindings> {
     const timings = { findMs: 0, claimMs: 0, sendMs: 0 };
     // One pass at a time, each at its own clock: a pass asked for while another runs waits for it
     // (sharing it would answer with the other pass's clock, e.g. an alarm's real time).
+    return { ...(await this.exclusive(() => this.pass(now, { ...options, timings }))), timings };
+  }
+
+  /**
+   * A manual email (a test email; later a forward or a one-off send) under the manual-send rule:
+   * sent between passes, never during one, so the mailbox's gap and allowance hold.
+   */
+  async sendManualEmail(email: ManualEmail): Promise<ManualOutcome> {
+    return this.exclusive(async () => deliverManualEmail(this.env, await this.logins(), email, Date.now()));
+  }
+
+  /** An inbox reply to send now; one the gap holds back is queued by the route, and this object wakes for it. */
+  async sendInboxReply(reply: ReplyToSend): Promise<Delivery> {
+    const delivery = await this.exclusive(async () => sendReply(this.env, await this.logins(), reply, Date.now()));
+    if (!delivery.ok && delivery.kind === "wait") {
+      this.kv.put("mailbox", reply.emailAccountId);
+      const alarm = await this.ctx.storage.getAlarm();
+      if (alarm === null || alarm > delivery.until) await this.ctx.storage.setAlarm(delivery.until);
+    }
+    return delivery;
+  }
+
+  /** Sends one thing at a time: a pass or a manual send asked for while another runs waits for it. */
+  private async exclusive<T>(work: () => Promise<T>): Promise<T> {
     while (this.running) await this.running.catch(() => undefined);
-    const pass = this.pass(now, { ...options, timings }).finally(() => (this.running = null));
-    this.running = pass;
-    return { ...(await pass), timings };
+    const run = work().finally(() => (this.running = null));
+    this.running = run;
+    return run;
   }
 
   /** Reads the INBOX now, whatever the schedule (tests, the operator route, the replies benchmark). */
@@ -76,7 +124,7 @@ export class MailboxSender extends DurableObject<Bindings> {
   private async readOnce(mailboxId: number, now: number): Promise<ReadResult> {
     let result: ReadResult = { cursor: null, more: false, outcome: null };
     try {
-      result = await runReaderPass(this.env, mailboxId, now, this.kv.get<ReaderCursor>("cursor") ?? null);
+      result = await runReaderPass(this.env, await this.logins(), mailboxId, now, this.kv.get<ReaderCursor>("cursor") ?? null);
       if (result.cursor) this.kv.put("cursor", result.cursor);
     } catch (error) {
       log("error", "mailbox read failed", { mailbox_id: mailboxId, error: String(error) });
@@ -91,14 +139,14 @@ export class MailboxSender extends DurableObject<Bindings> {
     if (options.read !== false && (this.kv.get<number>("nextReadAt") ?? 0) <= now) await this.read(mailboxId, now);
     let nextReplyAt: number | null = null;
     try {
-      nextReplyAt = await sendDueReplies(this.env, mailboxId, now);
+      nextReplyAt = await sendDueReplies(this.env, await this.logins(), mailboxId, now);
     } catch (error) {
       // Claimed replies stay QUEUED; the minute cron marks them failed rather than send twice.
       log("error", "scheduled replies failed", { mailbox_id: mailboxId, error: String(error) });
     }
     let nextTestSendAt: number | null;
     try {
-      nextTestSendAt = await sendDueTestEmails(this.env, mailboxId, now);
+      nextTestSendAt = await sendDueTestEmails(this.env, await this.logins(), mailboxId, now);
     } catch (error) {
       // Claimed test emails count as sent; their cells reach the deadline as not_received.
       log("error", "spam test emails failed", { mailbox_id: mailboxId, error: String(error) });
@@ -108,9 +156,9 @@ export class MailboxSender extends DurableObject<Bindings> {
     const links = emailLinks(await loadKeyring(settings.secretsKey), settings.publicUrl);
     let result: PassResult;
     try {
-      result = await runSenderPass(this.env, mailboxId, now, links, options);
+      result = await runSenderPass(this.env, mailboxId, now, links, await this.logins(), options);
     } catch (error) {
-      // Claims not stored stay leased and come back when the lease ends; try again then.
+      // The next pass releases the claim this one held (its message in flight, if any, turns unconfirmed).
       log("error", "sender pass failed", { mailbox_id: mailboxId, error: String(error) });
       result = { sent: 0, nextWakeAt: now + 60_000 };
     }

@@ -5,6 +5,7 @@ import type { AppEnv } from "../platform/env";
 import { owningClient } from "../platform/access";
 import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
+import { checkHost, mailPolicy, parseHost, type OutboundPolicy } from "../platform/outbound";
 import { database, type Database } from "../platform/db";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, BodyId, createRouter, json, jsonBody, queryBoolean, optionalJsonBody, errorResponses } from "../platform/openapi";
@@ -12,9 +13,9 @@ import type { Principal } from "../platform/principal";
 import { runConnectionCheck } from "./connection-check";
 import { wakeMailboxes } from "./wake";
 import { mailboxSendingStatusOf, presentSendingStatus } from "../engine/status";
-import { defaultPortType, distinct, mailHost, newSecret, OAUTH_NOT_CONFIGURED, OAUTH_SERVERS, trackingDomain, type MailboxRow } from "./rules";
-import { campaignIdsOf, deleteMailbox, findMailbox, insertMailbox, listMailboxes, mailboxOfAddress, queueRecheck, reconnectTargets, recordConnectionOutcome, updateMailbox, type MailboxChanges, type MailboxSecrets, type NewMailbox } from "./store";
-import { SaveMailbox, UpdateMailbox, SaveOAuthMailbox, EmailAccount, Ack, IdParams, ListQuery, type Fields } from "./schemas";
+import { bareTrackingDomain, defaultPortType, distinct, newSecret, type MailboxRow } from "./rules";
+import { campaignIdsOf, deleteMailbox, findMailbox, insertMailbox, listMailboxes, mailboxOfAddress, queueRecheck, reconnectTargets, updateMailbox, type MailboxChanges, type MailboxSecrets, type NewMailbox } from "./store";
+import { SaveMailbox, UpdateMailbox, EmailAccount, Ack, IdParams, ListQuery, type Fields } from "./schemas";
 import { MAILBOX_TAG, ack, presentRows } from "./shared";
 
 // Schemas.
@@ -41,27 +42,6 @@ const routes = {
           imap_host: "imap.acme.example",
           imap_port: 993,
           max_email_per_day: 100,
-        }) },
-    responses: {
-      200: json(Ack.extend({ id: z.number().int(), data: EmailAccount }), "The saved mailbox"),
-      ...errorResponses(400, 401, 404, 422, 429, 503),
-    },
-  }),
-  saveOAuth: createRoute({
-    method: "post",
-    path: "/api/v1/email-accounts/save-oauth",
-    operationId: "saveOauthEmailAccount",
-    tags: tag,
-    summary: "Create or update a Gmail/Outlook mailbox from OAuth material",
-    description:
-      "The token is stored encrypted and never answered. Salvo holds no provider OAuth client yet, so the mailbox is kept with is_smtp_success false and smtp_failure_error \"OAuth client not configured\".",
-    security,
-    request: { body: jsonBody(SaveOAuthMailbox, {
-          from_name: "Ann from Acme",
-          from_email: "ann@acme.example",
-          username: "ann@acme.example",
-          type: "GMAIL",
-          token: { refresh_token: "1//0g-refresh-token", expiry_date: 1769331600000, scope: "https://mail.google.com/", token_type: "Bearer" },
         }) },
     responses: {
       200: json(Ack.extend({ id: z.number().int(), data: EmailAccount }), "The saved mailbox"),
@@ -150,7 +130,7 @@ const routes = {
 // Deciding.
 
 /** The written fields with their aliases resolved (the canonical name wins). */
-function canonical(body: Fields) {
+export function canonical(body: Fields) {
   return {
     ...body,
     user_name: body.user_name ?? body.username ?? body.smtp_username,
@@ -159,31 +139,49 @@ function canonical(body: Fields) {
     custom_tracking_url: body.custom_tracking_url !== undefined ? body.custom_tracking_url : body.custom_tracking_domain,
   };
 }
-type Written = ReturnType<typeof canonical>;
+export type Written = ReturnType<typeof canonical>;
+
+/** What an OAuth save adds to a mailbox write: its sealed material (`{refresh_token}`), its OAuth columns, a fresh access token for the check. */
+export interface OAuthWrite {
+  material: string;
+  columns: MailboxChanges;
+  accessToken?: string;
+}
 
 const REQUIRED_ON_CREATE = ["from_name", "from_email", "password", "smtp_host", "smtp_port", "imap_host", "imap_port"] as const;
 
-/** Hosts and the tracking domain as stored, or the 422 naming each refused one. */
-function checkedHosts(body: Written, allowLocal: boolean) {
-  const issues: ValidationIssue[] = [];
-  const host = (field: "smtp_host" | "imap_host") => {
-    const value = body[field];
-    if (value === undefined) return undefined;
-    const checked = mailHost(value, allowLocal);
-    if ("problem" in checked) issues.push({ path: field, message: `${field} ${checked.problem}` });
-    return "host" in checked ? checked.host : undefined;
+/**
+ * A tracking domain as stored ("" for none), or why it is refused: the outbound rule with names looked
+ * up, and a public host name whatever the development switch says (recipients' clicks go there).
+ */
+export async function checkedTrackingDomain(value: string, policy: OutboundPolicy): Promise<{ host: string } | { problem: string }> {
+  const bare = bareTrackingDomain(value);
+  if (bare === "") return { host: "" };
+  const checked = await checkHost(bare, { ...policy, local: "none" });
+  if ("problem" in checked) return checked;
+  return parseHost(checked.host)?.kind === "name" ? checked : { problem: "must be a host name" };
+}
+
+/**
+ * Hosts and the tracking domain as stored, or the 422 naming each refused one: the outbound rule
+ * (src/platform/outbound.ts), names looked up.
+ */
+async function checkedHosts(body: Written, policy: OutboundPolicy) {
+  const judge = async (field: "smtp_host" | "imap_host" | "custom_tracking_url", value: string | undefined) => {
+    if (value === undefined) return { field, host: undefined };
+    const checked = field === "custom_tracking_url" ? await checkedTrackingDomain(value, policy) : await checkHost(value, policy);
+    if ("problem" in checked) return { field, problem: `${field} ${checked.problem}` };
+    return { field, host: checked.host };
   };
-  const smtpHost = host("smtp_host");
-  const imapHost = host("imap_host");
-  let tracking: string | null | undefined;
-  if (body.custom_tracking_url === null) tracking = null;
-  else if (body.custom_tracking_url !== undefined) {
-    const checked = trackingDomain(body.custom_tracking_url);
-    if ("problem" in checked) issues.push({ path: "custom_tracking_url", message: `custom_tracking_url ${checked.problem}` });
-    else tracking = checked.host || null;
-  }
+  const judged = await Promise.all([
+    judge("smtp_host", body.smtp_host),
+    judge("imap_host", body.imap_host),
+    judge("custom_tracking_url", body.custom_tracking_url ?? undefined),
+  ]);
+  const issues: ValidationIssue[] = judged.flatMap((one) => ("problem" in one && one.problem ? [{ path: one.field, message: one.problem }] : []));
   if (issues.length) throw ApiError.validation(issues);
-  return { smtpHost, imapHost, tracking };
+  const [smtp, imap, tracking] = judged.map((one) => ("host" in one ? one.host : undefined));
+  return { smtpHost: smtp, imapHost: imap, tracking: body.custom_tracking_url === undefined ? undefined : tracking || null };
 }
 
 /** The client a mailbox write sets: the shared rule, or unchanged (undefined) when an account key names none. */
@@ -194,7 +192,7 @@ function mailboxClient(db: Database, principal: Principal, requested: number | n
 const emptyToNull = (value: string | null | undefined) => (value === undefined ? undefined : value || null);
 
 /** The columns a write sets (undefined = unchanged), from canonical fields already checked. */
-function changesOf(body: Written, hosts: ReturnType<typeof checkedHosts>): MailboxChanges {
+function changesOf(body: Written, hosts: Awaited<ReturnType<typeof checkedHosts>>): MailboxChanges {
   const changes: MailboxChanges = {
     fromName: body.from_name,
     fromEmail: body.from_email?.toLowerCase(),
@@ -241,10 +239,10 @@ async function keyringFor(c: Context<AppEnv>, secrets: MailboxSecrets) {
 }
 
 /** Starts the connection check after the answer (the save does not wait on the servers). */
-function checkInBackground(c: Context<AppEnv>, db: Database, row: MailboxRow, secrets: MailboxSecrets) {
+function checkInBackground(c: Context<AppEnv>, row: MailboxRow, secrets: MailboxSecrets) {
   if (!config(c.env).mailboxConnectionChecks) return;
   // A mailbox that passes may have work waiting for it: its sender looks at once.
-  const check = runConnectionCheck(db, row, secrets, config(c.env).secretsKey)
+  const check = runConnectionCheck(c.env, row, secrets)
     .then(() => wakeMailboxes(c.env, [row.id]))
     .catch((error: Error) =>
     log("error", "mailbox connection check failed", { request_id: c.get("requestId"), mailbox_id: row.id, error: error.message }),
@@ -253,9 +251,9 @@ function checkInBackground(c: Context<AppEnv>, db: Database, row: MailboxRow, se
 }
 
 /** Applies a validated write to an existing mailbox. */
-async function applyUpdate(c: Context<AppEnv>, db: Database, principal: Principal, existing: MailboxRow, body: Written, oauthToken?: string): Promise<MailboxRow> {
-  const hosts = checkedHosts(body, config(c.env).allowLocalMailHosts);
-  const changes = changesOf(body, hosts);
+export async function applyUpdate(c: Context<AppEnv>, db: Database, principal: Principal, existing: MailboxRow, body: Written, oauth?: OAuthWrite): Promise<MailboxRow> {
+  const hosts = await checkedHosts(body, mailPolicy(config(c.env)));
+  const changes = { ...changesOf(body, hosts), ...oauth?.columns };
   if (body.client_id !== undefined) changes.clientId = await mailboxClient(db, principal, body.client_id);
   if (changes.fromEmail !== undefined && changes.fromEmail !== existing.fromEmail) {
     const holder = await mailboxOfAddress(db, principal.accountId, changes.fromEmail);
@@ -263,19 +261,21 @@ async function applyUpdate(c: Context<AppEnv>, db: Database, principal: Principa
   }
   if (body.smtp_port !== undefined && body.smtp_port_type === undefined && body.smtp_port !== existing.smtpPort) changes.smtpPortType = defaultPortType(body.smtp_port);
   if (body.imap_port !== undefined && body.imap_port_type === undefined && body.imap_port !== existing.imapPort) changes.imapPortType = defaultPortType(body.imap_port);
-  const secrets: MailboxSecrets = { password: newSecret(body.password), imapPassword: newSecret(body.imap_password), oauthToken };
+  const secrets: MailboxSecrets = oauth
+    ? { password: null, imapPassword: null, oauthToken: oauth.material, accessToken: oauth.accessToken }
+    : { password: newSecret(body.password), imapPassword: newSecret(body.imap_password) };
   const keyring = await keyringFor(c, secrets);
   const recheck = touchesConnection(existing, changes, secrets);
   const row = await updateMailbox(db, keyring, existing.id, { ...changes, ...(recheck ? UNCHECKED : {}), updatedAt: new Date() }, secrets);
-  if (recheck) checkInBackground(c, db, row, secrets);
+  if (recheck) checkInBackground(c, row, secrets);
   return row;
 }
 
-async function createMailbox(c: Context<AppEnv>, db: Database, principal: Principal, body: Written, oauthToken?: string): Promise<MailboxRow> {
-  const required = oauthToken === undefined ? REQUIRED_ON_CREATE : REQUIRED_ON_CREATE.filter((field) => field !== "password");
+export async function createMailbox(c: Context<AppEnv>, db: Database, principal: Principal, body: Written, oauth?: OAuthWrite): Promise<MailboxRow> {
+  const required = oauth === undefined ? REQUIRED_ON_CREATE : REQUIRED_ON_CREATE.filter((field) => field !== "password");
   const missing = required.filter((field) => body[field] === undefined || (field === "password" && newSecret(body.password) === undefined));
   if (missing.length) throw ApiError.validation(missing.map((field) => ({ path: field, message: `${field} is required to create an email account` })));
-  const hosts = checkedHosts(body, config(c.env).allowLocalMailHosts);
+  const hosts = await checkedHosts(body, mailPolicy(config(c.env)));
   const clientId = await mailboxClient(db, principal, body.client_id);
   const fromEmail = body.from_email!.toLowerCase();
   const values: NewMailbox = {
@@ -291,18 +291,21 @@ async function createMailbox(c: Context<AppEnv>, db: Database, principal: Princi
     imapHost: hosts.imapHost!,
     imapPort: body.imap_port!,
     imapPortType: body.imap_port_type ?? defaultPortType(body.imap_port!),
+    ...oauth?.columns,
   };
-  const secrets: MailboxSecrets = { password: newSecret(body.password), imapPassword: newSecret(body.imap_password), oauthToken };
+  const secrets: MailboxSecrets = oauth
+    ? { oauthToken: oauth.material, accessToken: oauth.accessToken }
+    : { password: newSecret(body.password), imapPassword: newSecret(body.imap_password) };
   const keyring = await loadKeyring(config(c.env).secretsKey);
   const row = await insertMailbox(db, keyring, values, secrets);
-  checkInBackground(c, db, row, secrets);
+  checkInBackground(c, row, secrets);
   return row;
 }
 
 export const mailboxRoutes = createRouter();
 
 /** The mailbox a save without `id` means: the caller's own with that address, none, or a 400 when another client holds it. */
-async function mailboxToSave(db: Database, principal: Principal, id: number | null | undefined, fromEmail: string | undefined): Promise<MailboxRow | null> {
+export async function mailboxToSave(db: Database, principal: Principal, id: number | null | undefined, fromEmail: string | undefined): Promise<MailboxRow | null> {
   if (id != null) return findMailbox(db, principal, id);
   if (fromEmail === undefined) return null;
   const holder = await mailboxOfAddress(db, principal.accountId, fromEmail.toLowerCase());
@@ -311,7 +314,7 @@ async function mailboxToSave(db: Database, principal: Principal, id: number | nu
   return findMailbox(db, principal, holder.id);
 }
 
-async function answerSaved(db: Database, principal: Principal, row: MailboxRow, updated: boolean) {
+export async function answerSaved(db: Database, principal: Principal, row: MailboxRow, updated: boolean) {
   const [data] = await presentRows(db, principal, [row]);
   const message = updated ? "Email account updated successfully" : "Email account added successfully";
   return { ...ack(message), id: row.id, data: data! };
@@ -324,31 +327,6 @@ mailboxRoutes.openapi(routes.save, async (c) => {
   const body = canonical(fields);
   const existing = await mailboxToSave(db, principal, id, body.from_email);
   const row = existing ? await applyUpdate(c, db, principal, existing, body) : await createMailbox(c, db, principal, body);
-  return c.json(await answerSaved(db, principal, row, existing !== null), 200);
-});
-
-mailboxRoutes.openapi(routes.saveOAuth, async (c) => {
-  const db = database(c.env.DB);
-  const principal = c.get("principal");
-  // use_whitelabel_credentials rides along in `fields` and is ignored (no column reads it).
-  const { id, token, username, type, ...fields } = c.req.valid("json");
-  const servers = OAUTH_SERVERS[type];
-  const body = canonical({
-    ...fields,
-    type,
-    user_name: username,
-    smtp_host: servers.smtp.host,
-    smtp_port: servers.smtp.port,
-    smtp_port_type: servers.smtp.portType,
-    imap_host: servers.imap.host,
-    imap_port: servers.imap.port,
-    imap_port_type: servers.imap.portType,
-  });
-  const existing = await mailboxToSave(db, principal, id, body.from_email);
-  const oauthToken = JSON.stringify(token);
-  const saved = existing ? await applyUpdate(c, db, principal, existing, body, oauthToken) : await createMailbox(c, db, principal, body, oauthToken);
-  await recordConnectionOutcome(db, saved.id, OAUTH_NOT_CONFIGURED, Date.now());
-  const row = await findMailbox(db, principal, saved.id);
   return c.json(await answerSaved(db, principal, row, existing !== null), 200);
 });
 
@@ -377,6 +355,8 @@ mailboxRoutes.openapi(routes.list, async (c) => {
       type: query.esp,
       username: query.username,
       clientId: query.client_id,
+      connectionState: query.connection_state,
+      needsReconnect: query.needs_reconnect,
     },
     query.offset ?? 0,
     query.limit ?? 100,

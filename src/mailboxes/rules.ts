@@ -1,6 +1,6 @@
+import type { MailCredential } from "../mail/sasl";
 import type { MailboxType, PortType } from "../db/schema";
 import { iso } from "../platform/time";
-import { normaliseHost } from "../webhooks/url-rules";
 
 /** What a stored secret reads as: the secret itself never leaves the Worker. */
 export const SECRET_MASK = "********";
@@ -12,12 +12,12 @@ export function transportSecurity(portType: PortType): "tls" | "starttls" {
 }
 
 /** Where and as whom a mailbox sends (SMTP) and reads (IMAP), given its password in clear. */
-export function smtpTarget(row: MailboxRow, password: string) {
-  return { host: row.smtpHost, port: row.smtpPort, security: transportSecurity(row.smtpPortType), username: row.username, password };
+export function smtpTarget(row: MailboxRow, credential: MailCredential) {
+  return { host: row.smtpHost, port: row.smtpPort, security: transportSecurity(row.smtpPortType), username: row.username, ...credential };
 }
 
-export function imapTarget(row: MailboxRow, password: string) {
-  return { host: row.imapHost, port: row.imapPort, security: transportSecurity(row.imapPortType), username: row.imapUsername ?? row.username, password };
+export function imapTarget(row: MailboxRow, credential: MailCredential) {
+  return { host: row.imapHost, port: row.imapPort, security: transportSecurity(row.imapPortType), username: row.imapUsername ?? row.username, ...credential };
 }
 
 /** 465 (SMTPS) and 993 (IMAPS) speak TLS from the first byte; anything else is taken to upgrade. */
@@ -33,99 +33,10 @@ export function newSecret(value: string | null | undefined): string | undefined 
   return value === undefined || value === null || value === "" || value === SECRET_MASK ? undefined : value;
 }
 
-const LOCAL_NAMES = ["localhost"];
-const LOCAL_SUFFIXES = ["localhost", "local", "internal"];
-const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-
-function ipv4Octets(host: string): number[] | null {
-  const parts = host.split(".");
-  if (parts.length !== 4 || !parts.every((part) => /^\d{1,3}$/.test(part))) return null;
-  const octets = parts.map(Number);
-  return octets.every((octet) => octet <= 255) ? octets : null;
+/** A tracking domain as written, its leading scheme and trailing slashes dropped ("" clears it); the host rule is the outbound one. */
+export function bareTrackingDomain(value: string): string {
+  return value.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/+$/, "");
 }
-
-function isLocalIpv4([a, b]: number[]): boolean {
-  return (
-    a === 0 ||
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && b! >= 64 && b! <= 127) ||
-    (a === 169 && b === 254) ||
-    (a === 172 && b! >= 16 && b! <= 31) ||
-    (a === 192 && b === 168) ||
-    a! >= 224
-  );
-}
-
-/** IPv6 as the URL parser writes it (lower case, compressed); IPv4-mapped forms are judged as IPv4. */
-function isLocalIpv6(host: string): boolean {
-  if (host === "::" || host === "::1") return true;
-  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
-  if (mapped) {
-    const high = parseInt(mapped[1]!, 16);
-    const low = parseInt(mapped[2]!, 16);
-    return isLocalIpv4([high >> 8, high & 255, low >> 8, low & 255]);
-  }
-  const first = parseInt(host.split(":")[0] || "0", 16);
-  // fc00::/7 unique local, fe80::/10 link-local, ff00::/8 multicast.
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00;
-}
-
-export type HostCheck = { host: string } | { problem: string };
-
-/**
- * A mail server host as stored (lower case, IDNA, no trailing dot; IPv4 in dotted quads), or why it
- * is refused. The WHATWG URL parser does the normalising, so `LOCALHOST.`, `0x7f.1` and full-width
- * forms are judged as what they resolve to. `allowLocal` (local development) admits local names and
- * private addresses.
- */
-export function mailHost(value: string, allowLocal: boolean): HostCheck {
-  const given = value.trim();
-  if (!given || /[\s/@?#\\]/.test(given)) return { problem: "must be a host name or IP address" };
-  const bracketed = given.includes(":") && !given.startsWith("[") ? `[${given}]` : given;
-  let url: URL;
-  try {
-    url = new URL(`http://${bracketed}/`);
-  } catch {
-    return { problem: "must be a host name or IP address" };
-  }
-  if (url.port || url.pathname !== "/") return { problem: "must be a host name or IP address (the port has its own field)" };
-  const host = normaliseHost(url.hostname);
-  if (host.startsWith("[")) {
-    const address = host.slice(1, -1);
-    return !allowLocal && isLocalIpv6(address) ? { problem: "must be a public address" } : { host: address };
-  }
-  const octets = ipv4Octets(host);
-  if (octets) return !allowLocal && isLocalIpv4(octets) ? { problem: "must be a public address" } : { host };
-  const labels = host.split(".");
-  if (host.length > 253 || !labels.every((label) => LABEL.test(label))) return { problem: "must be a host name or IP address" };
-  if (allowLocal) return { host };
-  if (labels.length < 2 || LOCAL_NAMES.includes(host) || LOCAL_SUFFIXES.some((suffix) => host.endsWith(`.${suffix}`))) {
-    return { problem: "must be a public host" };
-  }
-  return { host };
-}
-
-/** A tracking domain as stored: a leading scheme and trailing slashes dropped, then a public host name. */
-export function trackingDomain(value: string): HostCheck {
-  const bare = value.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/+$/, "");
-  if (bare === "") return { host: "" };
-  const checked = mailHost(bare, false);
-  if ("problem" in checked) return checked;
-  return ipv4Octets(checked.host) || checked.host.includes(":") ? { problem: "must be a host name" } : checked;
-}
-
-/** The servers of the OAuth providers (save-oauth sets them). */
-export const OAUTH_SERVERS = {
-  GMAIL: { smtp: { host: "smtp.gmail.com", port: 465, portType: "SSL" }, imap: { host: "imap.gmail.com", port: 993, portType: "SSL" } },
-  OUTLOOK: { smtp: { host: "smtp.office365.com", port: 587, portType: "STARTTLS" }, imap: { host: "outlook.office365.com", port: 993, portType: "SSL" } },
-} as const satisfies Record<string, Record<"smtp" | "imap", { host: string; port: number; portType: PortType }>>;
-
-/** What an OAuth mailbox reads as until Salvo holds the provider's OAuth client (Worker secrets). */
-export const OAUTH_NOT_CONFIGURED: ConnectionOutcome = {
-  smtp: { ok: false, error: "OAuth client not configured" },
-  imap: { ok: null, error: null },
-};
 
 export interface MailboxRow {
   id: number;
@@ -163,6 +74,18 @@ export interface MailboxRow {
   warmupKeyId: string | null;
   autoAdjustWarmup: boolean;
   isRampupEnabled: boolean;
+  authType: "PASSWORD" | "OAUTH";
+  oauthProvider: "google" | "microsoft" | null;
+  oauthAppId: number | null;
+  oauthAppLevel: "client" | "account" | "deployment" | null;
+  oauthAccountKind: "workspace" | "consumer" | "work" | "personal" | null;
+  oauthScopes: string | null;
+  oauthTenant: string | null;
+  oauthConnectedAt: Date | null;
+  oauthLastRefreshAt: Date | null;
+  disconnectCode: string | null;
+  disconnectMessage: string | null;
+  disconnectedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -171,6 +94,8 @@ export interface MailboxRow {
 export interface ProtocolOutcome {
   ok: boolean | null;
   error: string | null;
+  /** The server refused the login (not a passing fault): the mailbox is disconnected (CONTRACT 18.5). */
+  refused?: boolean;
 }
 
 export interface ConnectionOutcome {
@@ -227,7 +152,7 @@ export function presentMailbox(row: MailboxRow, usage: MailboxUsage) {
     from_name: row.fromName,
     from_email: row.fromEmail,
     username: row.username,
-    password: row.passwordCiphertext === null ? null : SECRET_MASK,
+    password: row.authType === "OAUTH" || row.passwordCiphertext === null ? null : SECRET_MASK,
     smtp_host: row.smtpHost,
     smtp_port: row.smtpPort,
     smtp_port_type: row.smtpPortType,
@@ -250,6 +175,21 @@ export function presentMailbox(row: MailboxRow, usage: MailboxUsage) {
     smtp_failure_error: row.smtpFailureError,
     imap_failure_error: row.imapFailureError,
     is_suspended: row.isSuspended,
+    auth_type: row.authType,
+    connection_state: connectionStateOf(row),
+    needs_reconnect: row.disconnectCode !== null,
+    disconnect_reason: row.disconnectCode === null ? null : { code: row.disconnectCode, message: row.disconnectMessage ?? "", at: row.disconnectedAt ? iso(row.disconnectedAt) : null },
+    oauth:
+      row.authType === "OAUTH" && row.oauthProvider !== null
+        ? {
+            provider: row.oauthProvider,
+            account_kind: row.oauthAccountKind,
+            scopes: row.oauthScopes === null ? [] : row.oauthScopes.split(/\s+/).filter(Boolean),
+            app_level: row.oauthAppLevel,
+            connected_at: row.oauthConnectedAt ? iso(row.oauthConnectedAt) : null,
+            last_refresh_at: row.oauthLastRefreshAt ? iso(row.oauthLastRefreshAt) : null,
+          }
+        : null,
     daily_sent_count: usage.dailySentCount,
     campaign_count: usage.campaignCount,
     warmup_details: presentWarmup(row),
@@ -287,6 +227,20 @@ export function distinct<T>(values: T[]): T[] {
  * Whether the engine may send from a mailbox: its SMTP check passed, and its IMAP check did not
  * fail (replies that cannot be read could not stop a sequence). Suspension is checked apart.
  */
-export function connectionUsable(row: { isSmtpSuccess: boolean | null; isImapSuccess: boolean | null }): boolean {
-  return row.isSmtpSuccess === true && row.isImapSuccess !== false;
+export function connectionUsable(row: { isSmtpSuccess: boolean | null; isImapSuccess: boolean | null; disconnectCode?: string | null }): boolean {
+  return row.isSmtpSuccess === true && row.isImapSuccess !== false && !row.disconnectCode;
+}
+
+export type ConnectionState = "unchecked" | "connected" | "failing" | "disconnected";
+
+/**
+ * CONTRACT 18.5: `disconnected` when a person must act (a refused grant or login: `disconnect_code`),
+ * `failing` for a passing fault (a check failed, retried), `connected` when both checks pass,
+ * `unchecked` before any check. Derived from the columns, so it can never disagree with them.
+ */
+export function connectionStateOf(row: { isSmtpSuccess: boolean | null; isImapSuccess: boolean | null; disconnectCode: string | null }): ConnectionState {
+  if (row.disconnectCode) return "disconnected";
+  if (row.isSmtpSuccess === false || row.isImapSuccess === false) return "failing";
+  if (row.isSmtpSuccess === true && row.isImapSuccess !== null) return "connected";
+  return "unchecked";
 }

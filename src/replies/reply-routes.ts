@@ -1,15 +1,20 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { config } from "../config";
 import { threadOf } from "../inbox/store";
 import { emailAddress } from "../mail/address";
 import { connectionUsable } from "../mailboxes/rules";
 import { findCampaign } from "../platform/access";
 import { database } from "../platform/db";
+import type { Bindings } from "../platform/env";
 import { ApiError } from "../platform/errors";
+import { checkUrl, urlPolicy } from "../platform/outbound";
 import { iso } from "../platform/time";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
-import { MAILBOX_UNUSABLE, sendReply, type ReplyToSend } from "./outbound";
+import { collapseRecipients } from "../manual-mail/rules";
+import { recipientsProblem } from "../manual-mail/store";
+import { MAILBOX_UNUSABLE, replyDoor, type ReplyToSend } from "./outbound";
 import { insertOutboundReply, replyByMessageId } from "./outbound-store";
-import { isBlocked, threadAnchor, threadMailbox } from "./thread-store";
+import { threadAnchor, threadMailbox } from "./thread-store";
 
 const Addresses = z
   .union([z.string().max(2000), z.array(emailAddress()).max(20)])
@@ -35,7 +40,8 @@ const ReplyInThread = z
     attachments: z
       .array(
         z.object({
-          file_url: z.url({ protocol: /^https$/, error: "file_url must be an https URL" }).max(2048),
+          // https to a public host (the outbound rule, checked in the handler and again when fetched).
+          file_url: z.url({ protocol: /^https?$/, error: "file_url must be an https URL" }).max(2048),
           file_name: z.string().trim().min(1).max(255).optional(),
           file_type: z.string().max(255).optional(),
           file_size: z.number().int().min(0).optional(),
@@ -58,7 +64,11 @@ const replyInThread = createRoute({
   summary: "Reply in a lead's thread from the mailbox that wrote to it (threaded, recorded in the thread)",
   description:
     "Sent at once, or at `scheduled_time` when that is in the future (the mailbox's object sends it; `GET /master-inbox/reply-status` follows it). " +
-    "Attachments are fetched at send time (https, at most 10 MB each). A scheduled reply's `email_stats_id` is the message it answers until it is sent.",
+    "A reply the mailbox's gap (`time_to_wait_in_mins`) holds back is queued for the gap's end. To, cc and bcc together: at most 10 addresses (a repeat counts once), " +
+    "none block-listed or unsubscribed (else 400 naming it); the mailbox makes as many manual deliveries a UTC day as its daily cap (one per recipient), " +
+    "apart from its campaign emails. " +
+    "Attachments are fetched at send time (https to a public host, redirects judged hop by hop; at most 10 MB each); a private or loopback address answers 422. " +
+    "A scheduled reply's `email_stats_id` is the message it answers until it is sent.",
   security: API_KEY_SECURITY,
   request: { params: z.object({ campaign_id: pathId("campaign_id") }), body: jsonBody(ReplyInThread, { email_stats_id: "1", email_body: "<p>Thanks Ann, does Tuesday work?</p>", add_signature: true }) },
   responses: { 200: json(ReplySent, "Sent, or queued for its time"), ...errorResponses(400, 401, 404, 422, 429, 502) },
@@ -101,17 +111,29 @@ const SCHEDULE_MARGIN_MS = 60_000;
 
 export const replyRoutes = createRouter();
 
+/** Each file's URL under the outbound rule now (422), so a reply is never stored with one Salvo will not fetch. */
+async function refuseAttachmentUrls(env: Bindings, files: { file_url: string }[]): Promise<void> {
+  const policy = urlPolicy(config(env));
+  const problems = await Promise.all(files.map((file) => checkUrl(file.file_url, policy)));
+  const issues = problems.flatMap((problem, i) => (problem ? [{ path: `attachments.${i}.file_url`, message: `file_url ${problem}` }] : []));
+  if (issues.length) throw ApiError.validation(issues);
+}
+
 replyRoutes.openapi(replyInThread, async (c) => {
   const principal = c.get("principal");
   const body = c.req.valid("json");
+  await refuseAttachmentUrls(c.env, body.attachments ?? []);
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
   const anchor = await threadAnchor(c.env.DB, campaign.id, body.email_stats_id);
   if (!anchor) throw ApiError.notFound("Email stats not found");
   const mailbox = await threadMailbox(db, principal, anchor.mailboxId);
   if (!mailbox || mailbox.isSuspended || !connectionUsable(mailbox)) throw ApiError.badRequest(MAILBOX_UNUSABLE);
-  const to = (body.to_email ?? anchor.leadEmail).toLowerCase();
-  if (await isBlocked(c.env.DB, principal.accountId, campaign.clientId, to)) throw ApiError.badRequest("The recipient is on the block list");
+  // The manual-send rule (src/manual-mail/rules.ts), checked now so a refusal answers at once; the
+  // mailbox's object checks it again when it sends (the block list may change meanwhile).
+  const recipients = collapseRecipients({ to: body.to_email ?? anchor.leadEmail, cc: body.cc ?? [], bcc: body.bcc ?? [] });
+  const problem = await recipientsProblem(c.env.DB, { accountId: principal.accountId, clientId: campaign.clientId }, recipients);
+  if (problem !== null) throw ApiError.badRequest(problem);
 
   const now = Date.now();
   const scheduledAt = body.scheduled_time ? Date.parse(body.scheduled_time) : null;
@@ -127,10 +149,10 @@ replyRoutes.openapi(replyInThread, async (c) => {
     emailAccountId: mailbox.id,
     answersStatsId: anchor.eventId,
     messageId: `<${crypto.randomUUID().replaceAll("-", "")}@${mailbox.fromEmail.split("@")[1]}>`,
-    toEmail: to,
+    toEmail: recipients.to,
     toName: name || null,
-    cc: body.cc ?? [],
-    bcc: body.bcc ?? [],
+    cc: recipients.cc,
+    bcc: recipients.bcc,
     subject: replySubject(thread.find((m) => m.type === "SENT")?.subject ?? thread[0]?.subject ?? null),
     html: body.add_signature && mailbox.signature ? `${body.email_body}\n${mailbox.signature}` : body.email_body,
     inReplyTo: answered,
@@ -142,11 +164,17 @@ replyRoutes.openapi(replyInThread, async (c) => {
   if (later) {
     await insertOutboundReply(db, { ...reply, extra, status: "SCHEDULED", scheduledAt: new Date(scheduledAt) });
   } else {
-    // Stored once it went out: a refused send leaves nothing behind but its error.
-    const outcome = await sendReply(c.env, reply, now);
-    if (!outcome.ok) throw outcome.kind === "server" ? new ApiError(502, { error: outcome.message }) : ApiError.badRequest(outcome.message);
-    statsId = outcome.statsId;
-    await insertOutboundReply(db, { ...reply, attachments: outcome.attachments, extra, status: "COMPLETED", sentEventId: statsId, scheduledAt: null });
+    // Sent by the mailbox's object (its one sender); stored once it went out, so a refused send
+    // leaves nothing behind but its error. One the mailbox's gap holds back is queued for its end.
+    const outcome = await replyDoor(c.env, mailbox.id).sendInboxReply(reply);
+    if (outcome.ok) {
+      statsId = outcome.statsId;
+      await insertOutboundReply(db, { ...reply, attachments: outcome.attachments, extra, status: "COMPLETED", sentEventId: statsId, scheduledAt: null });
+    } else if (outcome.kind === "wait") {
+      await insertOutboundReply(db, { ...reply, extra, status: "SCHEDULED", scheduledAt: new Date(outcome.until) });
+    } else {
+      throw outcome.kind === "server" ? new ApiError(502, { error: outcome.message }) : ApiError.badRequest(outcome.message);
+    }
   }
   return c.json(
     { ok: true, data: "success", message: "Email added to the queue, will be sent out soon!", message_id: reply.messageId, email_stats_id: String(statsId) },

@@ -2,6 +2,7 @@
  * Web app sessions, the pure part: lifetimes, the cookie, and whether a request comes from the app's
  * own pages (the only place a session cookie counts as a credential).
  */
+import { toBase64Url, toHex } from "../platform/bytes";
 
 /** A session ends after this long unused... */
 export const IDLE_MS = 12 * 60 * 60 * 1000;
@@ -68,12 +69,12 @@ export function fromOwnPages(url: URL, headers: { secFetchSite?: string; origin?
 /** A fresh session token: 32 random bytes, base64url (43 characters). */
 export function newToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return toBase64Url(bytes);
 }
 
 export async function digestToken(token: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`session:${token}`));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return toHex(digest);
 }
 
 /** A short, recognisable description of a browser for the sessions list. */

@@ -1,3 +1,4 @@
+import { page } from "../platform/page";
 import { Hono, type Context } from "hono";
 import { config } from "../config";
 import type { AppEnv } from "../platform/env";
@@ -7,6 +8,7 @@ import { classifyHit } from "./machine";
 import type { TrackedEvent } from "./queue-message";
 import { recordTrackedEvents } from "./store";
 import { verifyToken, type TrackKind, type TrackPayload } from "./tokens";
+import { fromBase64 } from "../platform/bytes";
 
 /**
  * The links inside emails: open pixel, click redirect, unsubscribe. No API key and no cookies (the
@@ -16,7 +18,7 @@ import { verifyToken, type TrackKind, type TrackPayload } from "./tokens";
 export const trackingRoutes = new Hono<AppEnv>();
 
 /** A transparent 1x1 GIF (43 bytes). */
-const PIXEL = Uint8Array.from(atob("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw=="), (c) => c.charCodeAt(0));
+const PIXEL = fromBase64("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==")!;
 
 const NO_STORE = { "Cache-Control": "no-store, no-cache, must-revalidate, private", Pragma: "no-cache" };
 
@@ -40,23 +42,6 @@ function recordInBackground(c: Context<AppEnv>, type: "OPEN" | "CLICK", payload:
       .catch(() => recordTrackedEvents(c.env, [event]))
       .catch((error: Error) => log("error", `tracking ${type} not recorded: ${error.message}`, { record_id: payload.recordId })),
   );
-}
-
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <meta name="robots" content="noindex" />
-    <title>${title}</title>
-    <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}button{font-size:1rem;padding:.6rem 1.2rem}</style>
-  </head>
-  <body>
-    ${body}
-  </body>
-</html>
-`;
 }
 
 const NOT_FOUND_PAGE = page("Link not found", "<h1>Link not found</h1><p>This link is not valid. It may have been copied incompletely.</p>");

@@ -2,7 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { config } from "../config";
 import type { Context } from "hono";
 import { database } from "../platform/db";
-import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from "./url-rules";
+import { checkUrl, urlPolicy } from "../platform/outbound";
+import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_URL_RULES } from "./delivery-rules";
 import type { AppEnv } from "../platform/env";
 import { findCampaign } from "../platform/access";
 import { ApiError } from "../platform/errors";
@@ -218,7 +219,7 @@ webhookRoutes.openapi(routes.save, async (c) => {
   const principal = c.get("principal");
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
   const body = c.req.valid("json");
-  const problem = webhookUrlProblem(body.webhook_url, config(c.env).allowInsecureWebhooks);
+  const problem = await checkUrl(body.webhook_url, urlPolicy(config(c.env)), WEBHOOK_URL_RULES);
   if (problem) throw ApiError.validation([{ path: "webhook_url", message: `webhook_url ${problem}` }]);
   const names = await categoryNames(db, principal.accountId);
   const fields = {

@@ -7,7 +7,9 @@ import { rearmLateSenders } from "../../src/mailbox-agent/rearm";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import { database } from "../../src/platform/db";
 import { MINUTE_JOBS } from "../../src/scheduled";
-import { call, callJson, provisionAccount, type TestAccount } from "../helpers";
+import { claimRecords, type ClaimRequest } from "../../src/engine/store";
+import { openMessage } from "./open-message";
+import { ADMIN_TOKEN, call, callJson, provisionAccount, type TestAccount } from "../helpers";
 
 /**
  * The sender's decisions that need no mail server: when it must not send, it claims nothing and
@@ -96,14 +98,16 @@ describe("the mailbox sender", () => {
     const at = MONDAY_10;
     const { body: other } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey: account.apiKey, body: { name: "Other" } });
     await callJson(`/api/v1/campaigns/${other.id}/leads`, { method: "POST", apiKey: account.apiKey, body: { lead_list: [{ email: "x@y.example" }] } });
-    const sent = await callJson(`/api/v1/campaigns/${other.id}/events`, {
-      method: "POST",
-      apiKey: account.apiKey,
-      body: {
-        events: [0, 1].map((i) => ({ type: "SENT", lead_email: "x@y.example", occurred_at: new Date(at - (i + 1) * MINUTE).toISOString(), email_account_id: mailboxId, event_id: `cap-${i}` })),
-      },
-    });
-    expect(sent.status).toBe(200);
+    // Two sends of that (future) day through another campaign, as the mailbox's own passes store them
+    // (the events API takes no time ahead of now).
+    for (const i of [0, 1]) {
+      await env.DB.prepare(
+        `INSERT INTO events (account_id, campaign_id, campaign_lead_id, event_id, type, occurred_at, sequence_number, email_account_id, created_at)
+         SELECT account_id, campaign_id, id, ?2, 'SENT', ?3, ?4, ?5, ?3 FROM campaign_leads WHERE campaign_id = ?1`,
+      )
+        .bind(other.id, `cap-${i}`, at - (i + 1) * MINUTE, i + 1, mailboxId)
+        .run();
+    }
     const result = await senderStub(bindings, mailboxId).runPass(at);
     expect(result).toMatchObject({ sent: 0, nextWakeAt: Date.parse("2031-03-04T00:00:00Z") });
     expect(await claimedCount(campaignId)).toBe(0);
@@ -163,5 +167,41 @@ describe("the mailbox sender", () => {
     expect(campaign.body.sending_status).toMatchObject({ code: "before_start_time", next_send_at: new Date(MONDAY_10).toISOString() });
     const mailbox = await callJson<{ sending_status: { code: string; next_send_at: string | null } }>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey });
     expect(mailbox.body.sending_status).toMatchObject({ code: "outside_window", next_send_at: new Date(MONDAY_10).toISOString() });
+  });
+
+  it("releases at once the claim a dead pass left, turning only its message in flight unconfirmed, and reports that one", async () => {
+    const account = await provisionAccount();
+    const start = MONDAY_10 + 2 * DAY;
+    const { mailboxId, campaignId } = await activeCampaign(account, { schedule_start_time: new Date(start).toISOString() }, 3);
+    const metrics = async () =>
+      (await callJson<{ sends: { unconfirmed: number } }>("/admin/metrics", { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).body.sends.unconfirmed;
+    const before = await metrics();
+    // A pass that died: it claimed the three due leads and was in the first one's SMTP transaction.
+    const campaign = await env.DB.prepare("SELECT id, account_id AS accountId, client_id AS clientId, name, status, schedule, settings FROM campaigns WHERE id = ?")
+      .bind(campaignId)
+      .first<ClaimRequest["campaign"]>();
+    const claimedAt = Date.now();
+    const claim = await claimRecords(env.DB, { campaign: campaign!, mailboxId, senderDomain: "sender.example", now: claimedAt, limit: 10, newLeadsLeft: 10 });
+    expect(claim.records).toHaveLength(3);
+    const first = claim.records[0]!;
+    expect(await openMessage(env.DB, { nonce: claim.nonce, mailboxId, now: claimedAt }, first)).not.toBeNull();
+
+    // The object's next pass (before the campaign's start: it sends nothing) releases the claim first.
+    await senderStub(bindings, mailboxId).runPass(MONDAY_10);
+    // (The object's own wake on START may run that pass first, on the real clock.)
+    const records = await env.DB.prepare("SELECT id, claim_token, due_at, email_account_id AS mailbox FROM campaign_leads WHERE campaign_id = ? ORDER BY id")
+      .bind(campaignId)
+      .all<{ id: number; claim_token: string | null; due_at: number; mailbox: number | null }>();
+    expect(records.results.every((r) => r.claim_token === null && r.due_at >= claimedAt && r.due_at <= MONDAY_10), "due again now, none leased").toBe(true);
+    expect(records.results.map((r) => r.mailbox), "the one in doubt keeps its mailbox, unwritten first steps go back to rotation").toEqual(
+      records.results.map((r) => (r.id === first.recordId ? mailboxId : null)),
+    );
+    const messages = await env.DB.prepare("SELECT to_email, status FROM messages WHERE campaign_id = ?").bind(campaignId).all<{ to_email: string; status: string }>();
+    expect(messages.results).toEqual([{ to_email: first.leadEmail, status: "unconfirmed" }]);
+
+    const mailbox = await callJson<{ sending_status: { warnings: { code: string; message: string }[] } }>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey });
+    expect(mailbox.body.sending_status.warnings).toEqual([{ code: "unconfirmed_sends", message: expect.stringContaining(first.leadEmail) as string }]);
+    expect(mailbox.body.sending_status.warnings[0]!.message).toMatch(/^1 campaign email from this mailbox/);
+    expect(await metrics()).toBe(before + 1);
   });
 });

@@ -71,9 +71,10 @@ describe("buildMime", () => {
 
   it("never puts an address that breaks the rule in RCPT TO: the send fails before any connection", async () => {
     const nowhere = { host: "127.0.0.1", port: 9, security: "tls" as const, username: "a@x.test", password: "p" };
-    const nul = await sendMail(nowhere, { ...base, to: "b\0@y.test" }, { allowPlain: false });
+    const production = { allowPlain: false, outbound: { local: "none" as const, resolverUrl: null, ownHosts: [] } };
+    const nul = await sendMail(nowhere, { ...base, to: "b\0@y.test" }, production);
     expect(nul).toEqual({ ok: false, failure: { kind: "recipient_rejected", code: null, text: 'invalid recipient address "b\\u0000@y.test"' } });
-    const utf8 = await sendMail(nowhere, { ...base, to: "jörg@y.test" }, { allowPlain: false });
+    const utf8 = await sendMail(nowhere, { ...base, to: "jörg@y.test" }, production);
     expect(utf8).toMatchObject({ ok: false, failure: { kind: "permanent", text: expect.stringContaining("SMTPUTF8") } });
   });
 

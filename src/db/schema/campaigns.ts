@@ -79,13 +79,23 @@ export const campaignTags = sqliteTable(
   (t) => [primaryKey({ columns: [t.campaignId, t.tagId] }), index("campaign_tags_tag_idx").on(t.tagId)],
 );
 
-/** Built-in categories have no account; accounts may add their own later. */
-export const leadCategories = sqliteTable("lead_categories", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  accountId: integer("account_id").references(() => accounts.id, { onDelete: "cascade" }),
-  name: text("name").notNull(),
-  createdAt: createdAt(),
-});
+/** Built-in categories (ids 1-7) have no account; an account's own start at 1001 (CONTRACT section 20.1). */
+export const leadCategories = sqliteTable(
+  "lead_categories",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id").references(() => accounts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** A custom category's "positive" or "negative"; null = neutral (built-ins take theirs from the contract). */
+    sentimentType: text("sentiment_type", { enum: ["positive", "negative"] }),
+    colourCode: text("colour_code"),
+    /** The name case-folded in code (foldText): unique per account and compared with the built-in names. */
+    nameFolded: text("name_folded"),
+    createdAt: createdAt(),
+    updatedAt: instant("updated_at"),
+  },
+  (t) => [uniqueIndex("lead_categories_account_name_idx").on(t.accountId, t.nameFolded).where(sql`account_id IS NOT NULL`)],
+);
 
 /**
  * One person per account and client scope, identified by lower-cased email: the leads of two
@@ -211,6 +221,8 @@ export const campaignLeads = sqliteTable(
     // due time, so a pass reads a range and never scans.
     index("campaign_leads_due_idx").on(t.campaignId, t.emailAccountId, t.dueAt).where(sql`due_at IS NOT NULL`),
     index("campaign_leads_claim_idx").on(t.claimToken).where(sql`claim_token IS NOT NULL`),
+    // A mailbox's claims still held, which its next pass releases when their pass died.
+    index("campaign_leads_claimed_idx").on(t.emailAccountId).where(sql`claim_token IS NOT NULL`),
     index("campaign_leads_resume_idx").on(t.resumeAt).where(sql`resume_at IS NOT NULL`),
     uniqueIndex("campaign_leads_campaign_lead_idx").on(t.campaignId, t.leadId),
     index("campaign_leads_campaign_state_idx").on(t.campaignId, t.state),
@@ -296,11 +308,13 @@ export const events = sqliteTable(
       t.isMachine,
     ),
     index("events_record_time_idx").on(t.campaignLeadId, t.occurredAt),
-    // A mailbox's sends of a day (its daily_sent_count) as one range.
-    index("events_mailbox_type_time_idx").on(t.emailAccountId, t.type, t.occurredAt),
+    // A mailbox's sends of a day within its own account (src/mailboxes/sends.ts) as one range.
+    index("events_mailbox_type_time_idx").on(t.emailAccountId, t.type, t.accountId, t.occurredAt),
     // A send's outcomes (statistics rows) by seek, and the sends with an outcome of a type
     // (statistics' outcome filter) counted as one range, without a search per record.
     index("events_campaign_send_idx").on(t.campaignId, t.type, t.sendId, t.sendAt).where(sql`send_id IS NOT NULL`),
+    // Replies not categorised yet, by creation time (sweepUntriaged, src/triage/queue.ts).
+    index("events_reply_created_idx").on(t.createdAt).where(sql`type = 'REPLY'`),
   ],
 );
 

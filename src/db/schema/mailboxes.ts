@@ -56,6 +56,22 @@ export const emailAccounts = sqliteTable(
     warmupKeyId: text("warmup_key_id"),
     autoAdjustWarmup: integer("auto_adjust_warmup", { mode: "boolean" }).notNull().default(false),
     isRampupEnabled: integer("is_rampup_enabled", { mode: "boolean" }).notNull().default(false),
+    /** PASSWORD, or OAUTH (CONTRACT 18): then `oauth_token_ciphertext` holds the refresh token and the app it was granted to. */
+    authType: text("auth_type", { enum: ["PASSWORD", "OAUTH"] }).notNull().default("PASSWORD"),
+    oauthProvider: text("oauth_provider", { enum: ["google", "microsoft"] }),
+    /** The account's or client's app it was connected with; null with `oauth_app_level` deployment (or the app deleted). */
+    oauthAppId: integer("oauth_app_id"),
+    oauthAppLevel: text("oauth_app_level", { enum: ["client", "account", "deployment"] }),
+    oauthAccountKind: text("oauth_account_kind", { enum: ["workspace", "consumer", "work", "personal"] }),
+    /** The scopes granted, space-separated. */
+    oauthScopes: text("oauth_scopes"),
+    oauthTenant: text("oauth_tenant"),
+    oauthConnectedAt: instant("oauth_connected_at"),
+    oauthLastRefreshAt: instant("oauth_last_refresh_at"),
+    /** Set when a person must act (CONTRACT 18.5): the code, the message, when; cleared by a reconnect, new credentials or a passing check. */
+    disconnectCode: text("disconnect_code"),
+    disconnectMessage: text("disconnect_message"),
+    disconnectedAt: instant("disconnected_at"),
     /** When the mailbox's sender object next wakes (it writes this); the minute cron re-arms one that is late. */
     engineWakeAt: instant("engine_wake_at"),
     createdAt: createdAt(),
@@ -64,10 +80,10 @@ export const emailAccounts = sqliteTable(
   (t) => [
     uniqueIndex("email_accounts_account_email_idx").on(t.accountId, t.fromEmail),
     index("email_accounts_account_client_idx").on(t.accountId, t.clientId),
-    // The daily connection re-check takes the longest-unchecked mailboxes with a password (store.ts).
+    // The daily connection re-check takes the longest-unchecked mailboxes with a password or refresh token (store.ts).
     index("email_accounts_recheck_idx")
       .on(sql`coalesce(${t.checkedAt}, ${t.updatedAt})`)
-      .where(sql`password_ciphertext IS NOT NULL OR imap_password_ciphertext IS NOT NULL`),
+      .where(sql`password_ciphertext IS NOT NULL OR imap_password_ciphertext IS NOT NULL OR oauth_token_ciphertext IS NOT NULL`),
   ],
 );
 
@@ -98,4 +114,32 @@ export const emailAccountTags = sqliteTable(
       .references(() => tags.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.emailAccountId, t.tagId] }), index("email_account_tags_tag_idx").on(t.tagId)],
+);
+
+export const MANUAL_SEND_KINDS = ["reply", "test_email", "forward", "single"] as const;
+export type ManualSendKind = (typeof MANUAL_SEND_KINDS)[number];
+
+/**
+ * One email a mailbox sent outside its campaigns (src/manual-mail/), with how many recipients it
+ * reached. A reply is also a SENT event of its thread (`in_events`): the day's count of the mailbox
+ * (src/mailboxes/sends.ts) takes it from the events and this row only for its recipients.
+ */
+export const manualSends = sqliteTable(
+  "manual_sends",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    emailAccountId: integer("email_account_id")
+      .notNull()
+      .references(() => emailAccounts.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: MANUAL_SEND_KINDS }).notNull(),
+    recipients: integer("recipients").notNull(),
+    inEvents: integer("in_events", { mode: "boolean" }).notNull().default(false),
+    messageId: text("message_id"),
+    sentAt: instant("sent_at").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("manual_sends_mailbox_time_idx").on(t.emailAccountId, t.sentAt, t.inEvents, t.recipients)],
 );
