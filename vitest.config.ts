@@ -1,6 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
-import { fakeWorkersAi, quietAccessLog, testBindings } from "./vitest.shared";
+import { fakeWorkersAi, quietAccessLog, testBindings, testResolverUrl } from "./vitest.shared";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
@@ -13,6 +13,7 @@ export default defineConfig(async () => {
             ...testBindings,
             ...fakeWorkersAi.categoriser,
             TEST_MIGRATIONS: migrations,
+            DNS_RESOLVER_URL: await testResolverUrl(),
             // No mail server here: the connection check runs against the real lab in vitest.mail.config.ts.
             MAILBOX_CONNECTION_CHECKS: "false",
           },
@@ -34,6 +35,7 @@ export default defineConfig(async () => {
         "./test/openapi-validator.global.ts",
         "./test/deliverability/link-stub.global.ts",
         "./test/triage/openai-server.global.ts",
+        "./test/platform/outbound.global.ts",
       ],
       onConsoleLog: quietAccessLog,
     },

@@ -1,6 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { fakeWorkersAi, quietAccessLog, testBindings } from "./vitest.shared";
+import { fakeWorkersAi, quietAccessLog, testBindings, testResolverUrl } from "./vitest.shared";
 
 /**
  * Workers-runtime tests against the real mail lab (`npm run test:mail`, which starts the lab and sets
@@ -36,6 +36,7 @@ export default defineConfig(async () => {
             ...testBindings,
             ...fakeWorkersAi.categoriser,
             TEST_MIGRATIONS: migrations,
+            DNS_RESOLVER_URL: await testResolverUrl(),
             // The lab listens on 127.0.0.1.
             ALLOW_LOCAL_MAIL_HOSTS: "true",
             MAILBOX_CONNECTION_CHECKS: "true",
@@ -51,7 +52,7 @@ export default defineConfig(async () => {
     ],
     test: {
       include: ["test/mail/**/*.test.ts"],
-      globalSetup: ["./test/mail/lab.global.ts", "./test/mail/hostile.global.ts"],
+      globalSetup: ["./test/mail/lab.global.ts", "./test/mail/hostile.global.ts", "./test/platform/outbound.global.ts"],
       setupFiles: ["./test/setup.ts"],
       testTimeout: 30_000,
       onConsoleLog: quietAccessLog,

@@ -24,6 +24,22 @@ export const testBindings = {
 export const quietAccessLog = (log: string) => !log.includes('"message":"request"');
 
 /**
+ * The suite's DNS-over-HTTPS resolver (test/platform/outbound.global.ts serves it on this port): the
+ * Worker's bindings are fixed before global setup runs, so the port is chosen here and handed over
+ * in the environment. One port per process, however often the config is read.
+ */
+export async function testResolverUrl(): Promise<string> {
+  if (!process.env.SALVO_TEST_DOH_PORT) {
+    const { createServer } = await import("node:net");
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    process.env.SALVO_TEST_DOH_PORT = String((probe.address() as { port: number }).port);
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+  }
+  return `http://127.0.0.1:${process.env.SALVO_TEST_DOH_PORT}/dns-query`;
+}
+
+/**
  * The Workers AI binding `AI` for the Workers-runtime suites: Workers AI runs only on Cloudflare, so
  * a test-only service binding to an RPC entrypoint stands in for it at the edge
  * (test/triage/fake-workers-ai.mjs: called as `env.AI.run(model, inputs)`, the documented request

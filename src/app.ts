@@ -5,11 +5,12 @@ import { HTTPException } from "hono/http-exception";
 import { config } from "./config";
 import type { AppEnv } from "./platform/env";
 import { apiKeyAuth } from "./keys/auth";
+import { KEY_PREFIX } from "./keys/rules";
 import { apiAuth } from "./sessions/auth";
 import { sessionRoutes } from "./sessions/routes";
 import { ApiError } from "./platform/errors";
 import { accessLog, log } from "./platform/logging";
-import { validationHook } from "./platform/validation";
+import { emptyBodyIsNoBody, validationHook } from "./platform/validation";
 import { accountRoutes } from "./accounts/routes";
 import { adminRoutes } from "./accounts/admin-routes";
 import { engineAdminRoutes } from "./mailbox-agent/admin-routes";
@@ -84,11 +85,11 @@ function fromHttpException(error: HTTPException): ApiError {
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
 
-  app.use("*", requestId, accessLog);
+  app.use("*", requestId, accessLog(Object.values(KEY_PREFIX)));
   app.use("/api/*", maintenance, limitBody);
-  app.use("/admin/*", maintenance, limitBody);
+  app.use("/admin/*", maintenance, limitBody, emptyBodyIsNoBody);
   // An API key, or a web app session cookie on requests from the app's own pages (src/sessions/).
-  app.use("/api/v1/*", apiAuth);
+  app.use("/api/v1/*", apiAuth, emptyBodyIsNoBody);
   app.use("/mcp", maintenance, limitBody, apiKeyAuth);
 
   app.route("/", opsRoutes);

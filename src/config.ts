@@ -26,6 +26,13 @@ export interface Vars {
   RSPAMD_URL?: string;
   /** Minutes a spam test's email may take to reach a seed before its cell counts as not received (default 60). */
   SPAM_TEST_DEADLINE_MINUTES?: string;
+  /**
+   * The DNS-over-HTTPS resolver (RFC 8484) names Salvo reaches are checked with before it connects
+   * (default Cloudflare's); "" turns the lookups off (names are then judged by their spelling only).
+   */
+  DNS_RESOLVER_URL?: string;
+  /** The request header holding the caller's address (default `CF-Connecting-IP`); trusted as given. */
+  CLIENT_IP_HEADER?: string;
   /** Secret: keys for secrets at rest, `kid:base64key[,kid:base64key...]`; the first encrypts (src/platform/crypto.ts). */
   SECRETS_KEY?: string;
   /** The deployment's Google OAuth app (CONTRACT 18.1): its client id (var) and secret (secret). */
@@ -153,6 +160,15 @@ const VarsSchema = z.object({
   ALLOW_INSECURE_WEBHOOKS: flag,
   ALLOW_LOCAL_MAIL_HOSTS: flag,
   SECRETS_KEY: text,
+  DNS_RESOLVER_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL, or empty to turn lookups off" })
+    .or(z.literal(""))
+    .default("https://cloudflare-dns.com/dns-query"),
+  CLIENT_IP_HEADER: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9-]{1,64}$/, "must be a header name")
+    .default("CF-Connecting-IP"),
   PUBLIC_URL: origin.default(LOCAL_ORIGIN),
   MAILBOX_CONNECTION_CHECKS: z.enum(["true", "false"]).default("true").transform((value) => value === "true"),
   GOOGLE_OAUTH_CLIENT_ID: text,
@@ -223,6 +239,10 @@ export interface Config {
   spamTestDeadlineMinutes: number;
   /** Where tracking and unsubscribe links point unless a mailbox has its own tracking domain; no trailing slash. */
   publicUrl: string;
+  /** The RFC 8484 resolver outbound hosts are checked with (src/platform/outbound.ts); null: no lookups. */
+  dnsResolverUrl: string | null;
+  /** The header the caller's address is read from (failed-authentication buckets). */
+  clientIpHeader: string;
   /** Google and Microsoft mailboxes through OAuth (CONTRACT 18). */
   oauth: Record<OAuthProvider, OAuthProviderConfig> & { sessionTtlMs: number };
   categoriser: CategoriserConfig;
@@ -268,6 +288,8 @@ export function config(env: Vars): Config {
     publicUrl: vars.PUBLIC_URL,
     rspamdUrl: vars.RSPAMD_URL,
     spamTestDeadlineMinutes: vars.SPAM_TEST_DEADLINE_MINUTES,
+    dnsResolverUrl: vars.DNS_RESOLVER_URL || null,
+    clientIpHeader: vars.CLIENT_IP_HEADER,
     oauth: {
       google: {
         app: vars.GOOGLE_OAUTH_CLIENT_ID && vars.GOOGLE_OAUTH_CLIENT_SECRET ? { clientId: vars.GOOGLE_OAUTH_CLIENT_ID, clientSecret: vars.GOOGLE_OAUTH_CLIENT_SECRET, tenant: "" } : null,

@@ -157,3 +157,138 @@ describe("a missing field answers Required", () => {
     expect(wrongType.body.details[0]!.message).not.toBe("Required");
   });
 });
+
+type Document = { paths: Record<string, Record<string, { operationId: string; requestBody?: { required?: boolean } }>> };
+
+describe("an empty body is no body (issue 23)", () => {
+  const JSON_TYPE = { "Content-Type": "application/json" };
+
+  it("answers every optional-body route of the document sent empty with Content-Type: application/json as sent without a body", async () => {
+    const account = await provisionAccount();
+    const { body: document } = await callJson<Document>("/openapi.json");
+    const optional = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods)
+        .filter(([, operation]) => operation.requestBody !== undefined && operation.requestBody.required !== true)
+        .map(([method, operation]) => ({ method: method.toUpperCase(), path, id: operation.operationId })),
+    );
+    // The seven the public clients hit; a new optional body is walked too.
+    expect(optional.map((op) => `${op.method} ${op.path}`)).toEqual(
+      expect.arrayContaining([
+        "POST /api/v1/campaigns/{campaign_id}/retrigger-webhooks",
+        "POST /api/v1/campaigns/{campaign_id}/leads/{lead_id}/resume",
+        "POST /api/v1/campaigns/{campaign_id}/duplicate",
+        "POST /api/v1/campaigns/{campaign_id}/create-subsequence",
+        "POST /api/v1/campaigns/{campaign_id}/message-history-for-leads/{token}",
+        "POST /api/v1/email-accounts/reconnect-failed-email-accounts",
+        "POST /api/v1/lead-list/{id}/import-csv",
+      ]),
+    );
+    for (const op of optional) {
+      const path = op.path.replace(/\{[^}]+\}/g, "999999999");
+      const answer = async (options: { rawBody?: string; headers?: Record<string, string> }) => {
+        const response = await call(path, { method: op.method, apiKey: account.apiKey, ...options });
+        return { status: response.status, body: await response.json() };
+      };
+      const none = await answer({});
+      for (const [rawBody, contentType] of [
+        ["", "application/json"],
+        ["", "application/json; charset=utf-8"],
+        [" \r\n", "application/json"],
+      ] as const) {
+        expect(await answer({ rawBody, headers: { "Content-Type": contentType } }), `${op.id} with ${JSON.stringify(rawBody)} as ${contentType}`).toEqual(none);
+      }
+    }
+  });
+
+  it("runs the optional-body routes on real resources when the body is empty", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey, { name: "Empty body" });
+    const duplicate = await callJson<{ ok: boolean; newCampaignId: number }>(`/api/v1/campaigns/${campaign}/duplicate`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      rawBody: "",
+      headers: JSON_TYPE,
+    });
+    expect(duplicate).toMatchObject({ status: 200, body: { ok: true, newCampaignId: expect.any(Number) } });
+    expect(
+      await callJson(`/api/v1/campaigns/${campaign}/retrigger-webhooks`, { method: "POST", apiKey: account.apiKey, rawBody: "", headers: JSON_TYPE }),
+    ).toMatchObject({ status: 200, body: { ok: true, requeued: 0 } });
+    const subsequence = await callJson(`/api/v1/campaigns/${campaign}/create-subsequence`, { method: "POST", apiKey: account.apiKey, rawBody: "", headers: JSON_TYPE });
+    expect(subsequence).toMatchObject({ status: 200, body: { ok: true, id: expect.any(Number) } });
+  });
+
+  it("answers a required body sent empty as one left out: 422 naming each required field", async () => {
+    const account = await provisionAccount();
+    const left = await callJson("/api/v1/client/save", { method: "POST", apiKey: account.apiKey });
+    const empty = await callJson("/api/v1/client/save", { method: "POST", apiKey: account.apiKey, rawBody: "", headers: JSON_TYPE });
+    expect(empty.status).toBe(422);
+    expect(empty.body).toEqual(left.body);
+    expect(empty.body).toMatchObject({ error: "Validation failed", details: expect.arrayContaining([{ path: "email", message: "Required" }]) });
+    // Not JSON at all is still malformed.
+    expect(await callJson("/api/v1/client/save", { method: "POST", apiKey: account.apiKey, rawBody: "{", headers: JSON_TYPE })).toMatchObject({
+      status: 400,
+      body: { error: "Malformed JSON in request body" },
+    });
+  });
+});
+
+describe("CONTRACT 11 and 17 from the public clients (issue 23)", () => {
+  const step = { seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "<p>Hello</p>" };
+
+  it("serves the singular /campaigns/{id}/sequence as /sequences, each in the document with its own operation", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const saved = await callJson<{ ok: boolean; data: { seq_number: number }[] }>(`/api/v1/campaigns/${campaign}/sequence`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { sequences: [step] },
+    });
+    expect(saved).toMatchObject({ status: 200, body: { ok: true, data: [{ seq_number: 1, subject: "Hi" }] } });
+    const singular = await callJson(`/api/v1/campaigns/${campaign}/sequence`, { apiKey: account.apiKey });
+    const plural = await callJson(`/api/v1/campaigns/${campaign}/sequences`, { apiKey: account.apiKey });
+    expect(singular.status).toBe(200);
+    expect(singular.body).toEqual(plural.body);
+    expect(singular.body).toEqual(saved.body.data);
+    const stranger = await provisionAccount();
+    expect(await callJson(`/api/v1/campaigns/${campaign}/sequence`, { apiKey: stranger.apiKey })).toMatchObject({ status: 404 });
+
+    const { body: document } = await callJson<{ paths: Record<string, Record<string, { operationId?: string; summary?: string; description?: string }>> }>("/openapi.json");
+    const one = document.paths["/api/v1/campaigns/{campaign_id}/sequence"]!;
+    const many = document.paths["/api/v1/campaigns/{campaign_id}/sequences"]!;
+    for (const method of ["get", "post"]) {
+      expect(one[method]).toMatchObject({ operationId: expect.any(String), summary: expect.any(String), description: expect.any(String) });
+      expect(one[method]!.operationId).not.toBe(many[method]!.operationId);
+    }
+  });
+
+  it("names the missing field when a body that takes several forms fits none", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const wrongKey = await callJson(`/api/v1/campaigns/${campaign}/sequences`, { method: "POST", apiKey: account.apiKey, body: { sequence: [step] } });
+    expect(wrongKey).toMatchObject({ status: 422, body: { error: "Validation failed", details: [{ path: "sequences", message: "Required" }] } });
+    // Inside a form that fits, the failing field of that form, not the union's "Invalid input".
+    const badId = await callJson<{ details: { path: string; message: string }[] }>(`/api/v1/campaigns/${campaign}/sequences`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { sequences: [{ ...step, id: "abc" }] },
+    });
+    expect(badId.status).toBe(422);
+    expect(badId.body.details).toHaveLength(1);
+    expect(badId.body.details[0]!.path).toBe("sequences.0.id");
+    expect(badId.body.details[0]!.message).not.toBe("Invalid input");
+    const bare = await callJson<{ details: { path: string; message: string }[] }>(`/api/v1/campaigns/${campaign}/sequences`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: [{ ...step, seq_number: 0 }],
+    });
+    expect(bare.body.details).toEqual([{ path: "0.seq_number", message: expect.stringMatching(/>=\s*1/) }]);
+  });
+
+  it("C11: the webhook summary carries total, success and failed at the top", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const { status, body } = await callJson(`/api/v1/campaigns/${campaign}/webhooks/summary`, { apiKey: account.apiKey });
+    expect(status).toBe(200);
+    expect(body).toEqual({ ok: true, total: 0, success: 0, failed: 0, data: { total: 0, delivered: 0, failed: 0, pending: 0, by_event_type: {} } });
+  });
+});

@@ -231,6 +231,9 @@ const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   "POST /api/v1/campaigns/{campaign_id}/sequences": {
     sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }],
   },
+  "POST /api/v1/campaigns/{campaign_id}/sequence": {
+    sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }],
+  },
   "POST /api/v1/lead-list": { listName: "Matrix list" },
   "PUT /api/v1/lead-list/{id}": { listName: "Matrix list renamed" },
   "POST /api/v1/lead-list/{id}/import": { leadList: [{ email: "matrix-import@example.com" }] },

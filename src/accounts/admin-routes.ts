@@ -4,6 +4,7 @@ import { createMiddleware } from "hono/factory";
 import { digestKey, mintKey } from "../keys/rules";
 import type { AppEnv } from "../platform/env";
 import { ApiError } from "../platform/errors";
+import { clientIp } from "../platform/client-ip";
 import { createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { accountKeyHashes, deleteAccountKey, insertAccountKey, listAccountKeys } from "../keys/store";
 import { emailTaken, findAccount, provisionAccount, setAccountDisabled } from "./store";
@@ -20,7 +21,7 @@ import { ACCOUNT_KEY_NOT_FOUND, AccountApiKeyList, presentAccountKey } from "./r
 export const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
   const token = config(c.env).adminToken;
   if (!token) throw ApiError.notFound("Not found");
-  const bucket = requestBucket(c.req.header("CF-Connecting-IP"));
+  const bucket = requestBucket(clientIp(c.req, config(c.env)));
   refuseIfBlocked(bucket);
   const header = c.req.header("Authorization") ?? "";
   const presented = header.startsWith("Bearer ") ? header.slice(7) : "";

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { findCampaign } from "../platform/access";
 import { database } from "../platform/db";
+import { csvLine } from "../platform/csv";
 import { API_KEY_SECURITY, createRouter, errorResponses } from "../platform/openapi";
 import { iso } from "../platform/time";
 import { exportPage, type ExportRow } from "./export-store";
@@ -36,25 +37,12 @@ const COLUMNS = [
 
 const BOOLEAN_COLUMNS = new Set<string>(["is_interested", "is_unsubscribed"]);
 
-/**
- * One RFC 4180 field: quoted (quotes doubled) when it holds a quote, comma, CR or LF; null is an
- * empty field. Values are written unaltered: no formula escaping, as phone numbers begin with `+`.
- */
-export function csvField(value: string | null): string {
-  if (value === null) return "";
-  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
-
 function cell(row: ExportRow, column: (typeof COLUMNS)[number]): string | null {
   const value = row[column];
   if (value === null) return null;
   if (BOOLEAN_COLUMNS.has(column)) return value ? "true" : "false";
   if (column === "created_at") return iso(value as number);
   return String(value);
-}
-
-function csvLine(fields: (string | null)[]): string {
-  return `${fields.map(csvField).join(",")}\r\n`;
 }
 
 /** The CSV as a stream that reads the next keyset page only when the reader wants more. */
@@ -88,8 +76,9 @@ const leadsExport = createRoute({
   method: "get",
   path: "/api/v1/campaigns/{campaign_id}/leads-export",
   operationId: "exportCampaignLeads",
-  description: "Every record as `text/csv` (RFC 4180, CRLF, header row; `id` is the lead id, `custom_fields` JSON, values unaltered), streamed " +
-    "with `Content-Disposition: attachment`. Errors stay JSON.",
+  description: "Every record as `text/csv` (RFC 4180, CRLF, header row; `id` is the lead id, `custom_fields` JSON), streamed " +
+    "with `Content-Disposition: attachment`. A value a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR, " +
+    "unless it is only digits, spaces and `+-().`, like a phone number) is written with a leading `'`. Errors stay JSON.",
   tags: ["Leads"],
   summary: "Every record of the campaign as CSV (RFC 4180, CRLF), streamed",
   security: API_KEY_SECURITY,

@@ -2009,7 +2009,7 @@ export interface paths {
         };
         /**
          * Every record of the campaign as CSV (RFC 4180, CRLF), streamed
-         * @description Every record as `text/csv` (RFC 4180, CRLF, header row; `id` is the lead id, `custom_fields` JSON, values unaltered), streamed with `Content-Disposition: attachment`. Errors stay JSON.
+         * @description Every record as `text/csv` (RFC 4180, CRLF, header row; `id` is the lead id, `custom_fields` JSON), streamed with `Content-Disposition: attachment`. A value a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR, unless it is only digits, spaces and `+-().`, like a phone number) is written with a leading `'`. Errors stay JSON.
          */
         get: operations["exportCampaignLeads"];
         put?: never;
@@ -3827,9 +3827,33 @@ export interface paths {
         put?: never;
         /**
          * Replace a campaign's sequence (steps with an id update in place, those left out are retired)
-         * @description Replaces the whole sequence (1–20 steps): steps and variants with an `id` update in place, new ones are created, those left out are retired (their sends stay in statistics). Variant percentages are weights (all 0 → 422). `{{first_name}}`-style variables and `{A|B}` spintax render per lead. ACTIVE campaign → 400 `Pause the campaign before changing its sequences`; an id of another campaign → 400.
+         * @description Replaces the whole sequence (1–20 steps): steps and variants with an `id` update in place, new ones are created, those left out are retired (their sends stay in statistics). Variant percentages are weights (all 0 → 422). `{{first_name}}`-style variables and `{A|B}` spintax render per lead. A link whose URL holds a line break or another control character → 422 naming the step and the link. ACTIVE campaign → 400 `Pause the campaign before changing its sequences`; an id of another campaign → 400.
          */
         post: operations["saveCampaignSequences"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/sequence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A campaign's sequence (singular path; same as /sequences)
+         * @description The singular spelling of `GET /campaigns/{campaign_id}/sequences` (one public client calls it): the same answer.
+         */
+        get: operations["getCampaignSequence"];
+        put?: never;
+        /**
+         * Replace a campaign's sequence (singular path; same as /sequences)
+         * @description The singular spelling of `POST /campaigns/{campaign_id}/sequences` (one public client calls it): the same body, rules and answer.
+         */
+        post: operations["saveCampaignSequence"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4275,7 +4299,7 @@ export interface paths {
         put?: never;
         /**
          * Reply in a lead's thread from the mailbox that wrote to it (threaded, recorded in the thread)
-         * @description Sent at once, or at `scheduled_time` when that is in the future (the mailbox's object sends it; `GET /master-inbox/reply-status` follows it). A reply the mailbox's gap (`time_to_wait_in_mins`) holds back is queued for the gap's end. To, cc and bcc together: at most 10 addresses (a repeat counts once), none block-listed or unsubscribed (else 400 naming it); the mailbox makes as many manual deliveries a UTC day as its daily cap (one per recipient), apart from its campaign emails. Attachments are fetched at send time (https, at most 10 MB each). A scheduled reply's `email_stats_id` is the message it answers until it is sent.
+         * @description Sent at once, or at `scheduled_time` when that is in the future (the mailbox's object sends it; `GET /master-inbox/reply-status` follows it). A reply the mailbox's gap (`time_to_wait_in_mins`) holds back is queued for the gap's end. To, cc and bcc together: at most 10 addresses (a repeat counts once), none block-listed or unsubscribed (else 400 naming it); the mailbox makes as many manual deliveries a UTC day as its daily cap (one per recipient), apart from its campaign emails. Attachments are fetched at send time (https to a public host, redirects judged hop by hop; at most 10 MB each); a private or loopback address answers 422. A scheduled reply's `email_stats_id` is the message it answers until it is sent.
          */
         post: operations["replyEmailThread"];
         delete?: never;
@@ -7433,10 +7457,8 @@ export interface components {
             max_email_per_day?: number;
             time_to_wait_in_mins?: number;
             signature?: string | null;
-            /** Format: email */
-            bcc?: string | null;
-            /** Format: email */
-            different_reply_to_address?: string | null;
+            bcc?: string | "" | null;
+            different_reply_to_address?: string | "" | null;
             custom_tracking_url?: string | null;
             warmup_enabled?: boolean;
         };
@@ -15071,6 +15093,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         ok: boolean;
+                        total: number;
+                        /** @description Delivered (= data.delivered) */
+                        success: number;
+                        failed: number;
                         data: {
                             total: number;
                             delivered: number;
@@ -17345,6 +17371,97 @@ export interface operations {
         };
     };
     saveCampaignSequences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "sequences": [
+                 *         {
+                 *           "seq_number": 1,
+                 *           "seq_delay_details": {
+                 *             "delay_in_days": 0
+                 *           },
+                 *           "subject": "Quick question, {{first_name}}",
+                 *           "email_body": "<p>Hi {{first_name}},</p>"
+                 *         },
+                 *         {
+                 *           "seq_number": 2,
+                 *           "seq_delay_details": {
+                 *             "delay_in_days": 3
+                 *           },
+                 *           "subject": "",
+                 *           "email_body": "<p>Any thoughts?</p>"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SaveSequences"];
+            };
+        };
+        responses: {
+            /** @description The sequence as stored */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedSequences"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getCampaignSequence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bare array of steps */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SequenceStep"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    saveCampaignSequence: {
         parameters: {
             query?: never;
             header?: never;

@@ -4,6 +4,7 @@ import { decryptSecret, loadKeyring, type Keyring } from "../platform/crypto";
 import { database } from "../platform/db";
 import type { ScheduledJob } from "../platform/jobs";
 import { log } from "../platform/logging";
+import { mailPolicy, urlPolicy } from "../platform/outbound";
 import { parseMessage, type ParsedMessage } from "../mail/parsed";
 import { expireOverdueCells, pendingCellsOf, seedsToCheck, storeSeedPass, type Finding, type PendingCell } from "./checker-store";
 import { checkLinks, linksOf } from "./link-checker";
@@ -66,7 +67,7 @@ async function findingFor(env: Bindings, { cell, message, parsed, placement }: M
   const hop = senderHopOf(parsed.headers);
   const auth = authenticationOf(parsed.headers);
   const spam = cell.spamFilters ? await verdict(config(env).rspamdUrl, message, hop) : null;
-  const links = cell.linkChecker ? await checkLinks(linksOf(parsed.html, parsed.text)) : null;
+  const links = cell.linkChecker ? await checkLinks(linksOf(parsed.html, parsed.text), { policy: urlPolicy(config(env)) }) : null;
   return {
     cellId: cell.id,
     folder: placement,
@@ -97,6 +98,7 @@ async function checkSeed(env: Bindings, keyring: Keyring, seed: SeedMailboxRow, 
     seed.cursor ?? {},
     since,
     MESSAGES_PER_FOLDER,
+    mailPolicy(config(env)),
   );
   if (!read.ok) {
     await saveSeedCheck(db, seed.id, null, `${read.failure.kind}: ${read.failure.text}`, now);

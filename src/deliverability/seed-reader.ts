@@ -2,6 +2,7 @@ import type { SeedCursor } from "../db/schema";
 import { withImapSession, type ImapFailure, type ImapSettings } from "../mail/imap";
 import { imapString } from "../mail/imap-protocol";
 import { fetchBodies, imapDate, searchUids, type InboxMessage } from "../mail/reader";
+import type { OutboundPolicy } from "../platform/outbound";
 
 /**
  * What is read of a seed's message: all of one of our test emails (Rspamd scores it whole), while a
@@ -33,8 +34,9 @@ export async function readSeedFolders(
   cursor: SeedCursor,
   since: number,
   limitPerFolder: number,
+  outbound: OutboundPolicy,
 ): Promise<{ ok: true; read: SeedRead } | { ok: false; failure: ImapFailure }> {
-  const result = await withImapSession(settings, { allowPlain: false, maxLiteralBytes: SEED_BODY_BYTES }, async (session) => {
+  const result = await withImapSession(settings, { allowPlain: false, outbound, maxLiteralBytes: SEED_BODY_BYTES }, async (session) => {
     await session.login();
     const next: SeedCursor = { ...cursor };
     const messages: SeedMessage[] = [];

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { adminAuth, adminSecurity } from "../accounts/admin-routes";
 import { config } from "../config";
-import { mailHost } from "../mailboxes/rules";
+import { checkHost, mailPolicy } from "../platform/outbound";
 import { encryptSecret, loadKeyring } from "../platform/crypto";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
@@ -152,7 +152,7 @@ seedMailboxRoutes.openapi(routes.create, async (c) => {
   if (await seedEmailTaken(db, email)) throw ApiError.badRequest("A seed mailbox with this email exists");
   let host: string | null = null;
   if (body.imap_host !== undefined) {
-    const checked = mailHost(body.imap_host, settings.allowLocalMailHosts);
+    const checked = await checkHost(body.imap_host, mailPolicy(settings));
     if ("problem" in checked) throw ApiError.validation([{ path: "imap_host", message: `imap_host ${checked.problem}` }]);
     if (body.password === undefined) throw ApiError.badRequest("password is required with imap_host");
     host = checked.host;

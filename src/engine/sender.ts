@@ -1,6 +1,7 @@
 import { eq, type SQL } from "drizzle-orm";
 import { scheduleOf, settingsOf, type CampaignSettings } from "../schedule/settings";
 import { campaigns as campaignsTable } from "../db/schema";
+import { config } from "../config";
 import type { Bindings } from "../platform/env";
 import { planIngestion } from "../events/plan";
 import { ingestedDeliveryIds, ingestionStatements, loadIngestContext, type IngestContext } from "../events/store";
@@ -8,6 +9,7 @@ import { connectionUsable, smtpTarget, utcDayStart } from "../mailboxes/rules";
 import type { MailboxLogins } from "../mailboxes/login";
 import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
+import { mailPolicy } from "../platform/outbound";
 import { rawBatch } from "../platform/sql";
 import { getsFollowUps } from "../sequences/variants";
 import { disconnectAnnouncement } from "../webhooks/disconnect";
@@ -287,7 +289,7 @@ async function sendClaimed(
         pending.settle({ kind: "released", recordId, dueAt: now, unpin: false });
         continue;
       }
-      const result = await sendMail(smtp, composed.message, { allowPlain: false, bcc: mailbox.bccEmail ? [mailbox.bccEmail] : [] });
+      const result = await sendMail(smtp, composed.message, { allowPlain: false, outbound: mailPolicy(config(env)), bcc: mailbox.bccEmail ? [mailbox.bccEmail] : [] });
       if (result.ok) {
         pending.finish({
           record,

@@ -5,6 +5,8 @@ import { rateLimitHeaders } from "../platform/rate-limit";
 import type { AppEnv, Bindings } from "../platform/env";
 import { refuseAuthentication, refuseIfBlocked, requestBucket } from "./auth-failures";
 import { ApiError } from "../platform/errors";
+import { clientIp } from "../platform/client-ip";
+import { config } from "../config";
 
 export const INVALID_KEY = "Invalid API Key";
 
@@ -49,7 +51,7 @@ export async function admitKey(c: Context<AppEnv>, kind: KeyKind, keyHash: strin
  * to be over its failure limit is refused before that, at no round trip at all.
  */
 export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
-  const bucket = requestBucket(c.req.header("CF-Connecting-IP"));
+  const bucket = requestBucket(clientIp(c.req, config(c.env)));
   refuseIfBlocked(bucket);
   const apiKey = presentedKey(c.req);
   if (!apiKey) throw ApiError.unauthorized("API key is required");

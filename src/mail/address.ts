@@ -1,17 +1,81 @@
-/** Email addresses: how Salvo normalises them and which it accepts (leads, events, recipients of every send). */
+/**
+ * Email addresses: the one rule for every address Salvo takes as a lead (add, import, CSV, lead updates,
+ * event lookups) and for every recipient it sends to (the SMTP and MIME layers check it again).
+ *
+ * RFC 5321's mailbox as senders really use it:
+ * - local part: a dot-atom (letters, digits and ``!#$%&'*+/=?^_`{|}~-``, dots only between them), at most
+ *   64 octets. Quoted local parts (`"a b"@x`) are refused: nobody sends to them, and they are how spaces,
+ *   `<>(),;:"` and controls get into an address. Non-ASCII characters are allowed (RFC 6531), except
+ *   controls, format characters and separators; CONTRACT 22 flags such an address "risky smtputf8".
+ * - domain: host names only (no address literal, no all-numeric top label), each label letters, digits
+ *   and inner hyphens, 1-63 octets, at least two labels. An international domain may be written in
+ *   U-labels; it is checked, and sent, as its A-labels (UTS 46 through the URL parser).
+ * - at most 254 octets as sent (RFC 5321's 256-octet path less the angle brackets).
+ */
+import { z } from "@hono/zod-openapi";
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const ATEXT = "A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-";
+/** Any non-ASCII character but controls, format, private-use, unassigned and surrogates (\p{C}) and separators (\p{Z}). */
+const UTEXT = "[^\\x00-\\x7f\\p{C}\\p{Z}]";
+const LOCAL_PART = new RegExp(`^(?:[${ATEXT}]|${UTEXT})+(?:\\.(?:[${ATEXT}]|${UTEXT})+)*$`, "u");
+/** What a domain may hold before conversion: ASCII letters, digits, dots and hyphens, or such non-ASCII characters. */
+const DOMAIN_INPUT = new RegExp(`^(?:[A-Za-z0-9.\\-]|${UTEXT})+$`, "u");
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const MAX_LOCAL_OCTETS = 64;
+const MAX_DOMAIN_OCTETS = 253;
+const MAX_ADDRESS_OCTETS = 254;
+
+const encoder = new TextEncoder();
 
 export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
+  return email.trim().normalize("NFC").toLowerCase();
+}
+
+/** The domain as A-labels, or null when it is no host name a mailbox can have. */
+function asciiDomain(domain: string): string | null {
+  if (!DOMAIN_INPUT.test(domain)) return null;
+  let host: string;
+  try {
+    host = new URL(`http://${domain}/`).hostname;
+  } catch {
+    return null;
+  }
+  if (host.length > MAX_DOMAIN_OCTETS) return null;
+  const labels = host.split(".");
+  if (labels.length < 2 || !labels.every((label) => LABEL.test(label)) || /^[0-9]+$/.test(labels.at(-1)!)) return null;
+  return host;
+}
+
+/**
+ * The address as it goes on the wire (domain in A-labels, local part as written), or null when it breaks
+ * the rule. Every recipient passes through this before `RCPT TO` and into a header.
+ */
+export function smtpAddress(email: string): string | null {
+  const at = email.lastIndexOf("@");
+  if (at <= 0) return null;
+  const local = email.slice(0, at);
+  if (!LOCAL_PART.test(local) || encoder.encode(local).length > MAX_LOCAL_OCTETS) return null;
+  const domain = asciiDomain(email.slice(at + 1));
+  if (domain === null) return null;
+  const wire = `${local}@${domain}`;
+  return encoder.encode(wire).length <= MAX_ADDRESS_OCTETS ? wire : null;
 }
 
 export function isValidEmail(email: string): boolean {
-  return email.length <= 254 && EMAIL.test(email);
+  return smtpAddress(email) !== null;
 }
 
-const ADDRESS = /^[^\s<>()[\],;:"@\\]+@[^\s<>()[\],;:"@\\]+$/;
+/** A non-ASCII local part can only be sent with SMTPUTF8 (RFC 6531). */
+export function needsSmtpUtf8(email: string): boolean {
+  return /[^ -~]/.test(email.slice(0, email.lastIndexOf("@")));
+}
 
-export function isAddress(email: string): boolean {
-  return ADDRESS.test(email);
+/** A recipient's address in a request, held to the rule (as written, trimmed); the document still says `format: email`. */
+export function emailAddress() {
+  return z
+    .string()
+    .trim()
+    .max(320)
+    .refine((value) => isValidEmail(normaliseEmail(value)), "Invalid email address")
+    .openapi({ format: "email" });
 }

@@ -20,6 +20,7 @@
 import { LineSocket, LineSocketError } from "./line-socket";
 import { oauthChallengeStatus, oauthErrorAcknowledgement, oauthInitialResponse, oauthMechanism, type MailCredential, type OAuthMechanism } from "./sasl";
 import { fromBase64, utf8Base64 } from "../platform/bytes";
+import { connectRefusal, type OutboundPolicy } from "../platform/outbound";
 import {
   capabilitiesOf,
   commandSegments,
@@ -46,6 +47,8 @@ export type ImapSettings = {
 export interface ImapOptions {
   /** Plain (unencrypted) IMAP is refused unless the caller's config allows it (local development only). */
   allowPlain: boolean;
+  /** The outbound rule the server's host must pass before any connection (src/platform/outbound.ts `mailPolicy`). */
+  outbound: OutboundPolicy;
   /** Limit for connecting and greeting, and for each command with its whole answer; 10 s by default. */
   timeoutMs?: number;
   /** The largest literal accepted from the server (a message fetched whole); 50 MiB by default. */
@@ -122,6 +125,8 @@ export class ImapSession {
     if (settings.security === "plain" && !options.allowPlain) {
       throw new ImapError({ kind: "insecure", text: "unencrypted IMAP is refused: use implicit TLS or STARTTLS" });
     }
+    const refused = await connectRefusal(settings.host, options.outbound);
+    if (refused) throw connectionFailure(refused.message);
     let session: ImapSession;
     try {
       session = new ImapSession(settings, options);

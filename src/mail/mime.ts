@@ -5,7 +5,7 @@
  * ASCII are RFC 2047 encoded-words; the caller's own headers (Message-ID, List-Unsubscribe,
  * In-Reply-To, ...) go out as given, after a check that none could inject a line.
  */
-import { isAddress } from "./address";
+import { needsSmtpUtf8, smtpAddress } from "./address";
 import { hexOctet, toBase64 } from "../platform/bytes";
 
 export interface Mailbox {
@@ -114,18 +114,23 @@ function checkHeader(name: string, value: string): void {
   if (STRUCTURAL.has(lower) || FROM_FIELDS.has(lower)) throw new TypeError(`header ${name} is set by the MIME builder`);
 }
 
+/** The mailbox with its address as sent (domain in A-labels); a header stays 7-bit, so a non-ASCII local part is refused. */
+function onTheWire(value: Mailbox): Mailbox {
+  const email = smtpAddress(value.email);
+  if (email === null) throw new TypeError(`invalid address ${JSON.stringify(value.email)}`);
+  if (needsSmtpUtf8(email)) throw new TypeError(`the address ${JSON.stringify(value.email)} needs SMTPUTF8, which Salvo does not send`);
+  if (value.name && /[\r\n]/.test(value.name)) throw new TypeError("a display name must not contain a line break");
+  return { ...value, email };
+}
+
 /**
  * The message as sent after DATA (CRLF line ends, no dot-stuffing: that is the SMTP layer's).
  * Adds Date and Message-ID when the caller's headers have none (the latter as `<uuid@sender domain>`).
  * Throws TypeError on an invalid address or a header that could break the message.
  */
 export function buildMime(message: MimeMessage, now = new Date()): { raw: string; messageId: string } {
-  const from = mailbox(message.from);
-  const to = mailbox(message.to);
-  for (const address of [from, to]) {
-    if (!isAddress(address.email)) throw new TypeError(`invalid address ${JSON.stringify(address.email)}`);
-    if (address.name && /[\r\n]/.test(address.name)) throw new TypeError("a display name must not contain a line break");
-  }
+  const from = onTheWire(mailbox(message.from));
+  const to = onTheWire(mailbox(message.to));
   if (/[\r\n]/.test(message.subject)) throw new TypeError("the subject must not contain a line break");
   const extra = Object.entries(message.headers ?? {});
   for (const [name, value] of extra) checkHeader(name, value);

@@ -1,6 +1,7 @@
 import { imapString, parseValues, type ImapValue } from "./imap-protocol";
 import { withImapSession, type ImapFailure, type ImapSession, type ImapSettings } from "./imap";
 import { PARSE_LIMIT_BYTES } from "./parsed";
+import type { OutboundPolicy } from "../platform/outbound";
 
 /**
  * Reading a mailbox's INBOX incrementally: the cursor is the folder's UIDVALIDITY and the highest
@@ -122,9 +123,10 @@ export async function fetchNewMessages(
   cursor: ReaderCursor | null,
   since: number,
   limit: number,
+  outbound: OutboundPolicy,
 ): Promise<{ ok: true; batch: InboxBatch } | { ok: false; failure: ImapFailure }> {
   // A server that sends more of a body than the partial FETCH asked for is cut off.
-  const result = await withImapSession(settings, { allowPlain: false, maxLiteralBytes: PARSE_LIMIT_BYTES }, async (session) => {
+  const result = await withImapSession(settings, { allowPlain: false, outbound, maxLiteralBytes: PARSE_LIMIT_BYTES }, async (session) => {
     await session.login();
     const box = await session.select("INBOX", { readOnly: true });
     const uidValidity = box.uidValidity ?? 0;

@@ -10,7 +10,8 @@
  * the bounce reports the engine reads back.
  */
 import { LineSocket, LineSocketError } from "./line-socket";
-import { isAddress } from "./address";
+import { connectRefusal, type OutboundPolicy } from "../platform/outbound";
+import { needsSmtpUtf8, smtpAddress } from "./address";
 import { buildMime, mailbox, type MimeMessage } from "./mime";
 import { classifyReply, connectionFailure, parseReply, type SmtpFailure, type SmtpReply, type SmtpStage } from "./smtp-replies";
 import { utf8Base64 } from "../platform/bytes";
@@ -26,6 +27,8 @@ export type SmtpSettings = {
 export interface SmtpOptions {
   /** Plain (unencrypted) SMTP is refused unless the caller's config allows it (local development only). */
   allowPlain: boolean;
+  /** The outbound rule the server's host must pass before any connection (src/platform/outbound.ts `mailPolicy`). */
+  outbound: OutboundPolicy;
   /** Limit for connecting and greeting, and for each command with its reply; 10 s by default. */
   timeoutMs?: number;
   /** The name given in EHLO; by default the domain of the username (or `[127.0.0.1]`). */
@@ -204,6 +207,8 @@ async function session<T>(
       failure: { kind: "permanent", code: null, text: "unencrypted SMTP is refused: use implicit TLS or STARTTLS" },
     };
   }
+  const refused = await connectRefusal(settings.host, options.outbound);
+  if (refused) return { ok: false, failure: connectionFailure(refused.message) };
   let open: Session;
   try {
     open = new Session(settings, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
@@ -239,21 +244,24 @@ export function checkSmtp(settings: SmtpSettings, options: SmtpOptions): Promise
  * own header, or one made here); `reply` is the server's answer to the message (250 ... queued as ...).
  */
 export async function sendMail(settings: SmtpSettings, message: MimeMessage, options: SmtpOptions & { bcc?: string[] }): Promise<SendResult> {
-  const to = mailbox(message.to).email;
-  if (!isAddress(to)) return { ok: false, failure: { kind: "recipient_rejected", code: null, text: `invalid recipient address ${JSON.stringify(to)}` } };
+  const given = mailbox(message.to).email;
+  const to = smtpAddress(given);
+  if (to === null) return { ok: false, failure: { kind: "recipient_rejected", code: null, text: `invalid recipient address ${JSON.stringify(given)}` } };
+  // Not the recipient's fault: a permanent failure of this send, not a bounce.
+  if (needsSmtpUtf8(to)) return { ok: false, failure: { kind: "permanent", code: null, text: `the recipient ${JSON.stringify(to)} needs SMTPUTF8, which Salvo does not send yet` } };
   let built: { raw: string; messageId: string };
   try {
     built = buildMime(message);
   } catch (error) {
     return { ok: false, failure: { kind: "permanent", code: null, text: (error as Error).message } };
   }
-  const from = mailbox(message.from).email;
+  const from = smtpAddress(mailbox(message.from).email)!;
   return session(settings, options, async (open) => {
     await login(open, settings, options);
     await open.command("mail", `MAIL FROM:<${from}>`, [250]);
     await open.command("rcpt", `RCPT TO:<${to}>`, [250, 251]);
     // A refused copy (the mailbox's own bcc) must not cost the lead's email: it is left out.
-    for (const copy of (options.bcc ?? []).filter(isAddress)) {
+    for (const copy of (options.bcc ?? []).map(smtpAddress).filter((a): a is string => a !== null && !needsSmtpUtf8(a))) {
       await open.command("rcpt", `RCPT TO:<${copy}>`, [250, 251]).catch((error: unknown) => {
         if (!(error instanceof SmtpError) || error.failure.kind === "connection") throw error;
       });

@@ -1,9 +1,11 @@
 import { eq } from "drizzle-orm";
 import { emailAccounts } from "../db/schema";
+import { config } from "../config";
 import type { Bindings } from "../platform/env";
 import { imapTarget } from "../mailboxes/rules";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
+import { mailPolicy } from "../platform/outbound";
 import { rawBatch } from "../platform/sql";
 import { disconnectAnnouncement } from "../webhooks/disconnect";
 import { deliveryIds, enqueue } from "../webhooks/outbox";
@@ -34,7 +36,7 @@ export async function runReaderPass(env: Bindings, logins: MailboxLogins, mailbo
   if (!mailbox || mailbox.isImapSuccess === false) return { cursor, more: false, outcome: null };
   const login = await logins.for(mailbox, "imap", now);
   if (!login.ok) return { cursor, more: false, outcome: null };
-  const fetched = await fetchNewMessages(imapTarget(mailbox, login.credential), cursor, mailbox.createdAt.getTime() - FIRST_READ_MARGIN_MS, limit);
+  const fetched = await fetchNewMessages(imapTarget(mailbox, login.credential), cursor, mailbox.createdAt.getTime() - FIRST_READ_MARGIN_MS, limit, mailPolicy(config(env)));
   if (!fetched.ok) {
     log("warn", "mailbox read failed", { mailbox_id: mailboxId, kind: fetched.failure.kind });
     if (fetched.failure.kind === "auth_failed" && login.oauth) {

@@ -7,6 +7,7 @@ import { loadKeyring } from "../platform/crypto";
 import { database } from "../platform/db";
 import type { Bindings } from "../platform/env";
 import { log } from "../platform/logging";
+import { mailPolicy, type OutboundPolicy } from "../platform/outbound";
 import { disconnectAnnouncement } from "../webhooks/disconnect";
 import { loginRefusal, type DisconnectReason } from "./disconnect";
 import { MailboxLogins, type MailboxLogin, type Side } from "./login";
@@ -36,9 +37,12 @@ export type ConnectionChecker = (target: ConnectionTarget) => Promise<Connection
 const outcome = (result: { ok: true } | { ok: false; failure: { kind: string; text: string } }): ProtocolOutcome =>
   result.ok ? { ok: true, error: null } : { ok: false, error: result.failure.text, refused: result.failure.kind === "auth_failed" };
 
-/** The check for this deployment: unencrypted SMTP or IMAP is never used, whatever the config. */
-export const checkConnection: ConnectionChecker = async ({ smtp, imap }) => {
-  const secure = { allowPlain: false };
+/**
+ * The check for this deployment: unencrypted SMTP or IMAP is never used, whatever the config, and
+ * the servers' hosts pass the outbound rule (`mailPolicy`) before any connection.
+ */
+export const connectionChecker = (outbound: OutboundPolicy): ConnectionChecker => async ({ smtp, imap }) => {
+  const secure = { allowPlain: false, outbound };
   const [smtpOutcome, imapOutcome] = await Promise.all([
     smtp.credential === null
       ? NOT_CHECKED.smtp
@@ -74,7 +78,7 @@ function refusalOf(row: MailboxRow, result: ConnectionOutcome): { side: Side; re
  * forgotten and the check runs once more with a refreshed one, so only a fresh token's refusal
  * disconnects (CONTRACT 18.5).
  */
-export async function runConnectionCheck(env: Bindings, row: MailboxRow, secrets: MailboxSecrets, check: ConnectionChecker = checkConnection): Promise<void> {
+export async function runConnectionCheck(env: Bindings, row: MailboxRow, secrets: MailboxSecrets, check: ConnectionChecker = connectionChecker(mailPolicy(config(env)))): Promise<void> {
   const db = database(env.DB);
   const tokens = agentTokens(env);
   const logins = new MailboxLogins(env, db, await loadKeyring(config(env).secretsKey), tokens);

@@ -3,7 +3,8 @@ import { database } from "../platform/db";
 import type { Bindings } from "../platform/env";
 import type { ScheduledJob } from "../platform/jobs";
 import { log } from "../platform/logging";
-import { checkConnection, runConnectionCheck, type ConnectionChecker } from "./connection-check";
+import { mailPolicy } from "../platform/outbound";
+import { connectionChecker, runConnectionCheck, type ConnectionChecker } from "./connection-check";
 import { claimMailboxesToRecheck } from "./store";
 
 /** A mailbox's check is re-run once it is this old (CONTRACT section 10: "daily"). */
@@ -21,7 +22,7 @@ const CONCURRENT_CHECKS = 3;
 export async function recheckMailboxes(
   env: Bindings,
   now: number,
-  check: ConnectionChecker = checkConnection,
+  check: ConnectionChecker = connectionChecker(mailPolicy(config(env))),
   limit = RECHECKS_PER_MINUTE,
 ): Promise<number[]> {
   const claimed = await claimMailboxesToRecheck(database(env.DB), now - RECHECK_AFTER_MS, now, limit);

@@ -5,6 +5,7 @@ import type { AppEnv } from "../platform/env";
 import { owningClient } from "../platform/access";
 import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
+import { checkHost, mailPolicy, parseHost, type OutboundPolicy } from "../platform/outbound";
 import { database, type Database } from "../platform/db";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, BodyId, createRouter, json, jsonBody, queryBoolean, optionalJsonBody, errorResponses } from "../platform/openapi";
@@ -12,7 +13,7 @@ import type { Principal } from "../platform/principal";
 import { runConnectionCheck } from "./connection-check";
 import { wakeMailboxes } from "./wake";
 import { mailboxSendingStatusOf, presentSendingStatus } from "../engine/status";
-import { defaultPortType, distinct, mailHost, newSecret, trackingDomain, type MailboxRow } from "./rules";
+import { bareTrackingDomain, defaultPortType, distinct, newSecret, type MailboxRow } from "./rules";
 import { campaignIdsOf, deleteMailbox, findMailbox, insertMailbox, listMailboxes, mailboxOfAddress, queueRecheck, reconnectTargets, updateMailbox, type MailboxChanges, type MailboxSecrets, type NewMailbox } from "./store";
 import { SaveMailbox, UpdateMailbox, EmailAccount, Ack, IdParams, ListQuery, type Fields } from "./schemas";
 import { MAILBOX_TAG, ack, presentRows } from "./shared";
@@ -149,27 +150,38 @@ export interface OAuthWrite {
 
 const REQUIRED_ON_CREATE = ["from_name", "from_email", "password", "smtp_host", "smtp_port", "imap_host", "imap_port"] as const;
 
-/** Hosts and the tracking domain as stored, or the 422 naming each refused one. */
-function checkedHosts(body: Written, allowLocal: boolean) {
-  const issues: ValidationIssue[] = [];
-  const host = (field: "smtp_host" | "imap_host") => {
-    const value = body[field];
-    if (value === undefined) return undefined;
-    const checked = mailHost(value, allowLocal);
-    if ("problem" in checked) issues.push({ path: field, message: `${field} ${checked.problem}` });
-    return "host" in checked ? checked.host : undefined;
+/**
+ * A tracking domain as stored ("" for none), or why it is refused: the outbound rule with names looked
+ * up, and a public host name whatever the development switch says (recipients' clicks go there).
+ */
+export async function checkedTrackingDomain(value: string, policy: OutboundPolicy): Promise<{ host: string } | { problem: string }> {
+  const bare = bareTrackingDomain(value);
+  if (bare === "") return { host: "" };
+  const checked = await checkHost(bare, { ...policy, local: "none" });
+  if ("problem" in checked) return checked;
+  return parseHost(checked.host)?.kind === "name" ? checked : { problem: "must be a host name" };
+}
+
+/**
+ * Hosts and the tracking domain as stored, or the 422 naming each refused one: the outbound rule
+ * (src/platform/outbound.ts), names looked up.
+ */
+async function checkedHosts(body: Written, policy: OutboundPolicy) {
+  const judge = async (field: "smtp_host" | "imap_host" | "custom_tracking_url", value: string | undefined) => {
+    if (value === undefined) return { field, host: undefined };
+    const checked = field === "custom_tracking_url" ? await checkedTrackingDomain(value, policy) : await checkHost(value, policy);
+    if ("problem" in checked) return { field, problem: `${field} ${checked.problem}` };
+    return { field, host: checked.host };
   };
-  const smtpHost = host("smtp_host");
-  const imapHost = host("imap_host");
-  let tracking: string | null | undefined;
-  if (body.custom_tracking_url === null) tracking = null;
-  else if (body.custom_tracking_url !== undefined) {
-    const checked = trackingDomain(body.custom_tracking_url);
-    if ("problem" in checked) issues.push({ path: "custom_tracking_url", message: `custom_tracking_url ${checked.problem}` });
-    else tracking = checked.host || null;
-  }
+  const judged = await Promise.all([
+    judge("smtp_host", body.smtp_host),
+    judge("imap_host", body.imap_host),
+    judge("custom_tracking_url", body.custom_tracking_url ?? undefined),
+  ]);
+  const issues: ValidationIssue[] = judged.flatMap((one) => ("problem" in one && one.problem ? [{ path: one.field, message: one.problem }] : []));
   if (issues.length) throw ApiError.validation(issues);
-  return { smtpHost, imapHost, tracking };
+  const [smtp, imap, tracking] = judged.map((one) => ("host" in one ? one.host : undefined));
+  return { smtpHost: smtp, imapHost: imap, tracking: body.custom_tracking_url === undefined ? undefined : tracking || null };
 }
 
 /** The client a mailbox write sets: the shared rule, or unchanged (undefined) when an account key names none. */
@@ -180,7 +192,7 @@ function mailboxClient(db: Database, principal: Principal, requested: number | n
 const emptyToNull = (value: string | null | undefined) => (value === undefined ? undefined : value || null);
 
 /** The columns a write sets (undefined = unchanged), from canonical fields already checked. */
-function changesOf(body: Written, hosts: ReturnType<typeof checkedHosts>): MailboxChanges {
+function changesOf(body: Written, hosts: Awaited<ReturnType<typeof checkedHosts>>): MailboxChanges {
   const changes: MailboxChanges = {
     fromName: body.from_name,
     fromEmail: body.from_email?.toLowerCase(),
@@ -240,7 +252,7 @@ function checkInBackground(c: Context<AppEnv>, row: MailboxRow, secrets: Mailbox
 
 /** Applies a validated write to an existing mailbox. */
 export async function applyUpdate(c: Context<AppEnv>, db: Database, principal: Principal, existing: MailboxRow, body: Written, oauth?: OAuthWrite): Promise<MailboxRow> {
-  const hosts = checkedHosts(body, config(c.env).allowLocalMailHosts);
+  const hosts = await checkedHosts(body, mailPolicy(config(c.env)));
   const changes = { ...changesOf(body, hosts), ...oauth?.columns };
   if (body.client_id !== undefined) changes.clientId = await mailboxClient(db, principal, body.client_id);
   if (changes.fromEmail !== undefined && changes.fromEmail !== existing.fromEmail) {
@@ -263,7 +275,7 @@ export async function createMailbox(c: Context<AppEnv>, db: Database, principal:
   const required = oauth === undefined ? REQUIRED_ON_CREATE : REQUIRED_ON_CREATE.filter((field) => field !== "password");
   const missing = required.filter((field) => body[field] === undefined || (field === "password" && newSecret(body.password) === undefined));
   if (missing.length) throw ApiError.validation(missing.map((field) => ({ path: field, message: `${field} is required to create an email account` })));
-  const hosts = checkedHosts(body, config(c.env).allowLocalMailHosts);
+  const hosts = await checkedHosts(body, mailPolicy(config(c.env)));
   const clientId = await mailboxClient(db, principal, body.client_id);
   const fromEmail = body.from_email!.toLowerCase();
   const values: NewMailbox = {

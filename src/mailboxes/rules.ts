@@ -1,7 +1,6 @@
 import type { MailCredential } from "../mail/sasl";
 import type { MailboxType, PortType } from "../db/schema";
 import { iso } from "../platform/time";
-import { normaliseHost } from "../webhooks/url-rules";
 
 /** What a stored secret reads as: the secret itself never leaves the Worker. */
 export const SECRET_MASK = "********";
@@ -34,86 +33,9 @@ export function newSecret(value: string | null | undefined): string | undefined 
   return value === undefined || value === null || value === "" || value === SECRET_MASK ? undefined : value;
 }
 
-const LOCAL_NAMES = ["localhost"];
-const LOCAL_SUFFIXES = ["localhost", "local", "internal"];
-const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-
-function ipv4Octets(host: string): number[] | null {
-  const parts = host.split(".");
-  if (parts.length !== 4 || !parts.every((part) => /^\d{1,3}$/.test(part))) return null;
-  const octets = parts.map(Number);
-  return octets.every((octet) => octet <= 255) ? octets : null;
-}
-
-function isLocalIpv4([a, b]: number[]): boolean {
-  return (
-    a === 0 ||
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && b! >= 64 && b! <= 127) ||
-    (a === 169 && b === 254) ||
-    (a === 172 && b! >= 16 && b! <= 31) ||
-    (a === 192 && b === 168) ||
-    a! >= 224
-  );
-}
-
-/** IPv6 as the URL parser writes it (lower case, compressed); IPv4-mapped forms are judged as IPv4. */
-function isLocalIpv6(host: string): boolean {
-  if (host === "::" || host === "::1") return true;
-  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
-  if (mapped) {
-    const high = parseInt(mapped[1]!, 16);
-    const low = parseInt(mapped[2]!, 16);
-    return isLocalIpv4([high >> 8, high & 255, low >> 8, low & 255]);
-  }
-  const first = parseInt(host.split(":")[0] || "0", 16);
-  // fc00::/7 unique local, fe80::/10 link-local, ff00::/8 multicast.
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00;
-}
-
-export type HostCheck = { host: string } | { problem: string };
-
-/**
- * A mail server host as stored (lower case, IDNA, no trailing dot; IPv4 in dotted quads), or why it
- * is refused. The WHATWG URL parser does the normalising, so `LOCALHOST.`, `0x7f.1` and full-width
- * forms are judged as what they resolve to. `allowLocal` (local development) admits local names and
- * private addresses.
- */
-export function mailHost(value: string, allowLocal: boolean): HostCheck {
-  const given = value.trim();
-  if (!given || /[\s/@?#\\]/.test(given)) return { problem: "must be a host name or IP address" };
-  const bracketed = given.includes(":") && !given.startsWith("[") ? `[${given}]` : given;
-  let url: URL;
-  try {
-    url = new URL(`http://${bracketed}/`);
-  } catch {
-    return { problem: "must be a host name or IP address" };
-  }
-  if (url.port || url.pathname !== "/") return { problem: "must be a host name or IP address (the port has its own field)" };
-  const host = normaliseHost(url.hostname);
-  if (host.startsWith("[")) {
-    const address = host.slice(1, -1);
-    return !allowLocal && isLocalIpv6(address) ? { problem: "must be a public address" } : { host: address };
-  }
-  const octets = ipv4Octets(host);
-  if (octets) return !allowLocal && isLocalIpv4(octets) ? { problem: "must be a public address" } : { host };
-  const labels = host.split(".");
-  if (host.length > 253 || !labels.every((label) => LABEL.test(label))) return { problem: "must be a host name or IP address" };
-  if (allowLocal) return { host };
-  if (labels.length < 2 || LOCAL_NAMES.includes(host) || LOCAL_SUFFIXES.some((suffix) => host.endsWith(`.${suffix}`))) {
-    return { problem: "must be a public host" };
-  }
-  return { host };
-}
-
-/** A tracking domain as stored: a leading scheme and trailing slashes dropped, then a public host name. */
-export function trackingDomain(value: string): HostCheck {
-  const bare = value.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/+$/, "");
-  if (bare === "") return { host: "" };
-  const checked = mailHost(bare, false);
-  if ("problem" in checked) return checked;
-  return ipv4Octets(checked.host) || checked.host.includes(":") ? { problem: "must be a host name" } : checked;
+/** A tracking domain as written, its leading scheme and trailing slashes dropped ("" clears it); the host rule is the outbound one. */
+export function bareTrackingDomain(value: string): string {
+  return value.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/+$/, "");
 }
 
 export interface MailboxRow {

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { MAILBOX_TYPES, PORT_TYPES } from "../db/schema";
+import { emailAddress } from "../mail/address";
 import { BodyId, pathId, queryBoolean, queryCount, queryId } from "../platform/openapi";
 import { MailboxSendingStatusAnswer } from "../engine/status";
 
@@ -7,7 +8,17 @@ import { MailboxSendingStatusAnswer } from "../engine/status";
 
 
 /** An optional address that may also be cleared with "" or null. */
-export const OptionalEmail = z.union([z.email().max(320), z.literal("")]).nullable().optional();
+export const OptionalEmail = z.union([emailAddress(), z.literal("")]).nullable().optional();
+/**
+ * A sender's display name goes into every From header: a line break (or another control character) there
+ * would make each send from the mailbox fail, so it is refused when saved, by every route that writes it.
+ */
+export const FromName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(255)
+  .refine((name) => ![...name].some((char) => char.charCodeAt(0) < 0x20 || char === "\x7f"), "from_name must be one line without control characters");
 export const Secret = z.string().max(1024).nullable().optional().openapi({ description: 'Write-only; absent, null, "" or "********" keeps the stored one' });
 export const Host = z.string().max(255).optional();
 export const Port = z
@@ -18,7 +29,7 @@ export const Port = z
   .optional();
 
 export const MailboxFields = z.object({
-  from_name: z.string().trim().min(1).max(255).optional(),
+  from_name: FromName.optional(),
   from_email: z.email().max(320).optional(),
   user_name: z.string().trim().min(1).max(320).optional().openapi({ description: "SMTP login (aliases username, smtp_username); default from_email" }),
   username: z.string().trim().min(1).max(320).optional(),
@@ -70,7 +81,7 @@ export const OAuthToken = z
 export const SaveOAuthMailbox = z
   .object({
     id: BodyId.nullable().optional(),
-    from_name: z.string().trim().min(1).max(255),
+    from_name: FromName,
     from_email: z.email().max(320),
     username: z.string().trim().min(1).max(320),
     type: z.enum(["GMAIL", "OUTLOOK"]),

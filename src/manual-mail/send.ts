@@ -1,4 +1,5 @@
 import { eq, type SQL } from "drizzle-orm";
+import { config } from "../config";
 import { emailAccounts, type ManualSendKind } from "../db/schema";
 import { mailbox as addressOf, type MimeAttachment, type MimeMessage } from "../mail/mime";
 import { sendMail } from "../mail/smtp";
@@ -7,6 +8,7 @@ import { mailboxObject } from "../mailboxes/wake";
 import type { Scope } from "../platform/access";
 import { database } from "../platform/db";
 import type { Bindings } from "../platform/env";
+import { mailPolicy } from "../platform/outbound";
 import { rawBatch } from "../platform/sql";
 import { allRecipients, collapseRecipients, manualPace, recipientProblem } from "./rules";
 import { manualFacts, manualSendStatement } from "./store";
@@ -87,7 +89,7 @@ export async function deliverManualEmail(env: Bindings, logins: MailboxLogins, e
   const result = await sendMail(
     smtpTarget(mailbox, login.credential),
     { ...email.message, from: { email: mailbox.fromEmail, name: mailbox.fromName }, to: { ...to, email: recipients.to }, headers, attachments },
-    { allowPlain: false, bcc: copies },
+    { allowPlain: false, outbound: mailPolicy(config(env)), bcc: copies },
   );
   if (!result.ok) {
     if (result.failure.kind === "auth_failed") await logins.refused(mailbox, "smtp", login, result.failure.text, now);

@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ExecutionContext } from "hono";
 import type { Bindings } from "../platform/env";
+import { config } from "../config";
 
 /** The app's own entry point: every tool call is a request to it, so auth, limits, validation and tenancy are REST's. */
 export type AppFetch = (request: Request, env: Bindings, ctx: ExecutionContext) => Response | Promise<Response>;
@@ -39,7 +40,7 @@ export async function callRoute(caller: Caller, call: RouteCall): Promise<RouteR
   const url = new URL(call.path, caller.origin);
   if (call.query) url.search = call.query.toString();
   const headers = new Headers({ "X-API-Key": caller.apiKey, "X-Request-Id": caller.requestId });
-  if (caller.clientIp) headers.set("CF-Connecting-IP", caller.clientIp);
+  if (caller.clientIp) headers.set(config(caller.env).clientIpHeader, caller.clientIp);
   let body: string | undefined;
   if (call.body !== undefined) {
     body = JSON.stringify(call.body);

@@ -4,6 +4,8 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { presentedKey } from "../keys/auth";
 import { VERSION } from "../ops/routes";
 import { createRouter } from "../platform/openapi";
+import { clientIp } from "../platform/client-ip";
+import { config } from "../config";
 import { callRoute, toolError, toolResultOf, type AppFetch, type Caller } from "./dispatch";
 import { operationTools } from "./operations";
 import { taskTools } from "./task-tools";
@@ -94,7 +96,7 @@ export function mcpRoutes(appFetch: AppFetch) {
       origin: new URL(c.req.url).origin,
       // The auth middleware has admitted this key already.
       apiKey: presentedKey(c.req) ?? "",
-      clientIp: c.req.header("CF-Connecting-IP"),
+      clientIp: clientIp(c.req, config(c.env)),
       requestId: c.get("requestId"),
       env: c.env,
       ctx: c.executionCtx,

@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { config, type OAuthProvider } from "../config";
+import { config, type Config, type OAuthProvider } from "../config";
 import type { OAuthAppLevel } from "../db/schema";
-import { answerSaved, applyUpdate, canonical, createMailbox, mailboxToSave } from "../mailboxes/routes";
+import { answerSaved, applyUpdate, canonical, checkedTrackingDomain, createMailbox, mailboxToSave } from "../mailboxes/routes";
 import { EmailAccount, SaveOAuthMailbox } from "../mailboxes/schemas";
 import { findMailbox } from "../mailboxes/store";
-import { connectionStateOf, trackingDomain } from "../mailboxes/rules";
+import { connectionStateOf } from "../mailboxes/rules";
 import { owningClient } from "../platform/access";
 import { loadKeyring } from "../platform/crypto";
 import { database, type Database } from "../platform/db";
@@ -12,7 +12,8 @@ import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, optionalJsonBody } from "../platform/openapi";
 import { requireAccountKey, type Principal } from "../platform/principal";
 import { iso } from "../platform/time";
-import { webhookUrlProblem } from "../webhooks/url-rules";
+import { mailPolicy, urlPolicy, urlProblem } from "../platform/outbound";
+import { WEBHOOK_URL_RULES } from "../webhooks/delivery-rules";
 import { callbackUri } from "./connect";
 import { appMissingMessage, authorizationUrl, MAILBOX_TYPE, codeChallenge, effectiveApp, providerNamed, randomToken, stateDigest, type ResolvedApp } from "./rules";
 import {
@@ -271,24 +272,25 @@ oauthRoutes.openapi(routes.deleteApp, async (c) => {
 });
 
 /** Where the browser may be sent after the callback: an https URL passing the webhook rules, or a CLI's loopback listener. */
-function checkedRedirect(value: string | undefined, allowInsecure: boolean): string | null {
+function checkedRedirect(value: string | undefined, settings: Config): string | null {
   if (value === undefined) return null;
   if (URL.canParse(value)) {
     const url = new URL(value);
     const loopback = url.protocol === "http:" && (url.hostname === "127.0.0.1" || url.hostname === "localhost") && url.port !== "" && !url.username && !url.password;
     if (loopback) return url.toString();
   }
-  const problem = webhookUrlProblem(value, allowInsecure);
+  // Salvo never fetches it, so its spelling is judged (no lookup).
+  const problem = urlProblem(value, urlPolicy(settings), WEBHOOK_URL_RULES);
   if (problem) throw ApiError.validation([{ path: "redirect_url", message: `redirect_url ${problem}` }]);
   return value;
 }
 
 /** The mailbox settings a consent keeps for the mailbox it creates (checked now, applied at the callback). */
-function mailboxSettings(body: Record<string, unknown>): Record<string, unknown> {
+async function mailboxSettings(body: Record<string, unknown>, settings: Config): Promise<Record<string, unknown>> {
   const keys = ["from_name", "max_email_per_day", "time_to_wait_in_mins", "signature", "bcc", "different_reply_to_address", "warmup_enabled"];
   const kept: Record<string, unknown> = Object.fromEntries(keys.filter((key) => body[key] !== undefined).map((key) => [key, body[key]]));
   if (typeof body.custom_tracking_url === "string") {
-    const checked = trackingDomain(body.custom_tracking_url);
+    const checked = await checkedTrackingDomain(body.custom_tracking_url, mailPolicy(settings));
     if ("problem" in checked) throw ApiError.validation([{ path: "custom_tracking_url", message: `custom_tracking_url ${checked.problem}` }]);
     if (checked.host) kept.custom_tracking_url = checked.host;
   }
@@ -358,9 +360,9 @@ oauthRoutes.openapi(routes.init, async (c) => {
       clientId,
       tenant: body.tenant,
       loginHint: hint ? hint.toLowerCase() : null,
-      redirectUrl: checkedRedirect(body.redirect_url, config(c.env).allowInsecureWebhooks),
+      redirectUrl: checkedRedirect(body.redirect_url, config(c.env)),
       mailboxId: null,
-      settings: mailboxSettings(body),
+      settings: await mailboxSettings(body, config(c.env)),
     }),
     200,
   );
@@ -378,7 +380,7 @@ oauthRoutes.openapi(routes.reconnect, async (c) => {
     clientId: mailbox.clientId,
     tenant: body.tenant,
     loginHint: mailbox.fromEmail,
-    redirectUrl: checkedRedirect(body.redirect_url, config(c.env).allowInsecureWebhooks),
+    redirectUrl: checkedRedirect(body.redirect_url, config(c.env)),
     mailboxId: mailbox.id,
     settings: {},
   });

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { OAUTH_SESSION_STATUSES } from "../db/schema";
+import { FromName, OptionalEmail } from "../mailboxes/schemas";
 import { pathId, queryBoolean, queryId } from "../platform/openapi";
 
 export const OAUTH_TAG = ["Email accounts"];
@@ -43,12 +44,12 @@ export const DeleteAppQuery = z.object({ client_id: queryId().optional(), force:
 
 /** §10's save fields a consent applies to the mailbox it creates. */
 const MailboxSettings = {
-  from_name: z.string().trim().min(1).max(255).optional(),
+  from_name: FromName.optional(),
   max_email_per_day: z.number().int().min(1).max(10000).optional(),
   time_to_wait_in_mins: z.number().int().min(0).max(1440).optional(),
   signature: z.string().max(20000).nullable().optional(),
-  bcc: z.email().max(320).nullable().optional(),
-  different_reply_to_address: z.email().max(320).nullable().optional(),
+  bcc: OptionalEmail,
+  different_reply_to_address: OptionalEmail,
   custom_tracking_url: z.string().max(300).nullable().optional(),
   warmup_enabled: z.boolean().optional(),
 };

@@ -1,3 +1,16 @@
+import type { Config } from "../config";
+
+/**
+ * The caller's address as the trusted header (`CLIENT_IP_HEADER`, default `CF-Connecting-IP`) gives
+ * it. Cloudflare sets CF-Connecting-IP itself, so on Workers it cannot be forged; a self-hosted
+ * runtime trusts whatever the header says, so name the header your proxy sets (and strips from
+ * callers). A list (`X-Forwarded-For`) gives its last entry: the one the nearest proxy added.
+ * Undefined without the header: such callers share one failed-authentication bucket.
+ */
+export function clientIp(req: { header(name: string): string | undefined }, settings: Config): string | undefined {
+  return req.header(settings.clientIpHeader)?.split(",").at(-1)?.trim() || undefined;
+}
+
 /**
  * The bucket failed authentications are counted in: an IPv4 address on its own, an IPv6 address
  * by its /64 (one subscriber's prefix: a host picks any of its 2^64 addresses at will, so a

@@ -11,26 +11,45 @@ export function log(level: LogLevel, message: string, fields: Record<string, unk
   else console.log(line);
 }
 
-/**
- * A path as the access log keeps it: the tracking links' tokens (`/t/o/…`, `/t/c/…`, `/u/…`) are
- * credentials (a logged unsubscribe token would let anyone reading logs unsubscribe that lead).
- */
-export function loggedPath(pathname: string): string {
-  return pathname.replace(/^\/(t\/[oc]|u)\/[^/]+/, "/$1/:token");
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
-/** Access log: the path is logged without its query string (which carries the API key) or link tokens. */
-export const accessLog = createMiddleware<AppEnv>(async (c, next) => {
-  const started = Date.now();
-  await next();
-  const principal = c.get("principal");
-  log(c.res.status >= 500 ? "error" : "info", "request", {
-    request_id: c.get("requestId"),
-    method: c.req.method,
-    path: loggedPath(new URL(c.req.url).pathname),
-    status: c.res.status,
-    duration_ms: Date.now() - started,
-    account_id: principal?.accountId,
-    client_id: principal?.clientId ?? undefined,
+/**
+ * A path as the access log keeps it: the tracking links' tokens (`/t/o/…`, `/t/c/…`, `/u/…`) are
+ * credentials (a logged unsubscribe token would let anyone reading logs unsubscribe that lead), and
+ * so is an API key a caller wrote into the path (`/api/v1/<key>/campaigns`): any segment holding one
+ * of `keyPrefixes`, encoded or not, in any case, is logged as `:key`.
+ */
+export function loggedPath(pathname: string, keyPrefixes: readonly string[] = []): string {
+  const path = pathname.replace(/^\/(t\/[oc]|u)\/[^/]+/, "/$1/:token");
+  const prefixes = keyPrefixes.map((prefix) => prefix.toLowerCase());
+  return path
+    .split("/")
+    .map((segment) => (prefixes.some((prefix) => decoded(segment).toLowerCase().includes(prefix)) ? ":key" : segment))
+    .join("/");
+}
+
+/**
+ * Access log: the path is logged without its query string (which carries the API key), link tokens
+ * or keys written into it (`keyPrefixes`: the API keys' prefixes, which src/keys/ owns).
+ */
+export const accessLog = (keyPrefixes: readonly string[]) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const started = Date.now();
+    await next();
+    const principal = c.get("principal");
+    log(c.res.status >= 500 ? "error" : "info", "request", {
+      request_id: c.get("requestId"),
+      method: c.req.method,
+      path: loggedPath(new URL(c.req.url).pathname, keyPrefixes),
+      status: c.res.status,
+      duration_ms: Date.now() - started,
+      account_id: principal?.accountId,
+      client_id: principal?.clientId ?? undefined,
+    });
   });
-});

@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { config } from "../config";
 import { campaigns, type OutboundAttachment } from "../db/schema";
 import type { Bindings } from "../platform/env";
 import { htmlToText } from "../mail/html-text";
@@ -9,6 +10,7 @@ import { deliverManualEmail } from "../manual-mail/send";
 import { mailboxObject } from "../mailboxes/wake";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
+import { urlPolicy } from "../platform/outbound";
 import { enqueue, type NewDelivery } from "../webhooks/outbox";
 import { AttachmentError, fetchAttachments } from "./attachments";
 import { rescheduleReply, settleReply, takeDueReplies, type OutboundReplyRow } from "./outbound-store";
@@ -76,7 +78,7 @@ export async function sendReply(env: Bindings, logins: MailboxLogins, reply: Rep
     {
       attachments: async () => {
         try {
-          fetched = await fetchAttachments(reply.attachments);
+          fetched = await fetchAttachments(reply.attachments, urlPolicy(config(env)));
           return fetched;
         } catch (error) {
           if (error instanceof AttachmentError) return error.message;

@@ -1,9 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { config } from "../config";
 import { threadOf } from "../inbox/store";
+import { emailAddress } from "../mail/address";
 import { connectionUsable } from "../mailboxes/rules";
 import { findCampaign } from "../platform/access";
 import { database } from "../platform/db";
+import type { Bindings } from "../platform/env";
 import { ApiError } from "../platform/errors";
+import { checkUrl, urlPolicy } from "../platform/outbound";
 import { iso } from "../platform/time";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { collapseRecipients } from "../manual-mail/rules";
@@ -13,9 +17,9 @@ import { insertOutboundReply, replyByMessageId } from "./outbound-store";
 import { threadAnchor, threadMailbox } from "./thread-store";
 
 const Addresses = z
-  .union([z.string().max(2000), z.array(z.email().max(320)).max(20)])
+  .union([z.string().max(2000), z.array(emailAddress()).max(20)])
   .transform((value) => (Array.isArray(value) ? value : value.split(",").map((a) => a.trim()).filter(Boolean)))
-  .pipe(z.array(z.email().max(320)).max(20));
+  .pipe(z.array(emailAddress()).max(20));
 
 const ReplyInThread = z
   .object({
@@ -24,7 +28,7 @@ const ReplyInThread = z
     reply_message_id: z.string().max(998).optional(),
     reply_email_time: z.string().max(64).optional(),
     reply_email_body: z.string().max(200_000).optional(),
-    to_email: z.email().max(320).optional(),
+    to_email: emailAddress().optional(),
     to_first_name: z.string().max(255).optional(),
     to_last_name: z.string().max(255).optional(),
     cc: Addresses.optional(),
@@ -36,7 +40,8 @@ const ReplyInThread = z
     attachments: z
       .array(
         z.object({
-          file_url: z.url({ protocol: /^https$/, error: "file_url must be an https URL" }).max(2048),
+          // https to a public host (the outbound rule, checked in the handler and again when fetched).
+          file_url: z.url({ protocol: /^https?$/, error: "file_url must be an https URL" }).max(2048),
           file_name: z.string().trim().min(1).max(255).optional(),
           file_type: z.string().max(255).optional(),
           file_size: z.number().int().min(0).optional(),
@@ -62,7 +67,8 @@ const replyInThread = createRoute({
     "A reply the mailbox's gap (`time_to_wait_in_mins`) holds back is queued for the gap's end. To, cc and bcc together: at most 10 addresses (a repeat counts once), " +
     "none block-listed or unsubscribed (else 400 naming it); the mailbox makes as many manual deliveries a UTC day as its daily cap (one per recipient), " +
     "apart from its campaign emails. " +
-    "Attachments are fetched at send time (https, at most 10 MB each). A scheduled reply's `email_stats_id` is the message it answers until it is sent.",
+    "Attachments are fetched at send time (https to a public host, redirects judged hop by hop; at most 10 MB each); a private or loopback address answers 422. " +
+    "A scheduled reply's `email_stats_id` is the message it answers until it is sent.",
   security: API_KEY_SECURITY,
   request: { params: z.object({ campaign_id: pathId("campaign_id") }), body: jsonBody(ReplyInThread, { email_stats_id: "1", email_body: "<p>Thanks Ann, does Tuesday work?</p>", add_signature: true }) },
   responses: { 200: json(ReplySent, "Sent, or queued for its time"), ...errorResponses(400, 401, 404, 422, 429, 502) },
@@ -105,9 +111,18 @@ const SCHEDULE_MARGIN_MS = 60_000;
 
 export const replyRoutes = createRouter();
 
+/** Each file's URL under the outbound rule now (422), so a reply is never stored with one Salvo will not fetch. */
+async function refuseAttachmentUrls(env: Bindings, files: { file_url: string }[]): Promise<void> {
+  const policy = urlPolicy(config(env));
+  const problems = await Promise.all(files.map((file) => checkUrl(file.file_url, policy)));
+  const issues = problems.flatMap((problem, i) => (problem ? [{ path: `attachments.${i}.file_url`, message: `file_url ${problem}` }] : []));
+  if (issues.length) throw ApiError.validation(issues);
+}
+
 replyRoutes.openapi(replyInThread, async (c) => {
   const principal = c.get("principal");
   const body = c.req.valid("json");
+  await refuseAttachmentUrls(c.env, body.attachments ?? []);
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
   const anchor = await threadAnchor(c.env.DB, campaign.id, body.email_stats_id);

@@ -6,7 +6,8 @@ import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
 import { iso } from "../platform/time";
-import { MAX_STEPS, sequenceProblem, type StepInput } from "./rules";
+import { webLinks } from "../tracking/links";
+import { MAX_STEPS, sequenceBodies, sequenceProblem, type StepInput } from "./rules";
 import { loadSequence, replaceSequence, storedShape, type StepRow, type VariantRow } from "./store";
 
 const MAX_TEXT = 100_000;
@@ -90,6 +91,25 @@ const Step = z
   .openapi("SequenceStep");
 
 const tags = ["Sequences"];
+const SAVE_EXAMPLE = {
+  sequences: [
+    { seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Quick question, {{first_name}}", email_body: "<p>Hi {{first_name}},</p>" },
+    { seq_number: 2, seq_delay_details: { delay_in_days: 3 }, subject: "", email_body: "<p>Any thoughts?</p>" },
+  ],
+};
+const SAVE_DESCRIPTION =
+  "Replaces the whole sequence (1–20 steps): steps and variants with an `id` update in place, new ones are created, those left out are " +
+  "retired (their sends stay in statistics). Variant percentages are weights (all 0 → 422). `{{first_name}}`-style variables and " +
+  "`{A|B}` spintax render per lead. A link whose URL holds a line break or another control character → 422 naming the step and the link. " +
+  "ACTIVE campaign → 400 `Pause the campaign before changing its sequences`; an id of another campaign → 400.";
+const listRequest = { params: CampaignParams };
+const listResponses = { 200: json(z.array(Step), "Bare array of steps"), ...errorResponses(401, 404, 422, 429) };
+const saveRequest = { params: CampaignParams, body: jsonBody(SaveSequences, SAVE_EXAMPLE) };
+const saveResponses = {
+  200: json(z.object({ ok: z.boolean(), data: z.array(Step) }).openapi("SavedSequences"), "The sequence as stored"),
+  ...errorResponses(400, 401, 404, 422, 429),
+};
+
 const routes = {
   list: createRoute({
     method: "get",
@@ -99,30 +119,42 @@ const routes = {
     tags,
     summary: "A campaign's sequence: its steps by number, with their A/B variants",
     security: API_KEY_SECURITY,
-    request: { params: CampaignParams },
-    responses: { 200: json(z.array(Step), "Bare array of steps"), ...errorResponses(401, 404, 422, 429) },
+    request: listRequest,
+    responses: listResponses,
   }),
   save: createRoute({
     method: "post",
     path: "/api/v1/campaigns/{campaign_id}/sequences",
     operationId: "saveCampaignSequences",
-    description: "Replaces the whole sequence (1–20 steps): steps and variants with an `id` update in place, new ones are created, those left out are " +
-      "retired (their sends stay in statistics). Variant percentages are weights (all 0 → 422). `{{first_name}}`-style variables and " +
-      "`{A|B}` spintax render per lead. ACTIVE campaign → 400 `Pause the campaign before changing its sequences`; an id of another " +
-      "campaign → 400.",
+    description: SAVE_DESCRIPTION,
     tags,
     summary: "Replace a campaign's sequence (steps with an id update in place, those left out are retired)",
     security: API_KEY_SECURITY,
-    request: { params: CampaignParams, body: jsonBody(SaveSequences, {
-          sequences: [
-            { seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Quick question, {{first_name}}", email_body: "<p>Hi {{first_name}},</p>" },
-            { seq_number: 2, seq_delay_details: { delay_in_days: 3 }, subject: "", email_body: "<p>Any thoughts?</p>" },
-          ],
-        }) },
-    responses: {
-      200: json(z.object({ ok: z.boolean(), data: z.array(Step) }).openapi("SavedSequences"), "The sequence as stored"),
-      ...errorResponses(400, 401, 404, 422, 429),
-    },
+    request: saveRequest,
+    responses: saveResponses,
+  }),
+  // CONTRACT 11: a public client (DL) reads and writes the singular path; it is the same route.
+  listSingular: createRoute({
+    method: "get",
+    path: "/api/v1/campaigns/{campaign_id}/sequence",
+    operationId: "getCampaignSequence",
+    description: "The singular spelling of `GET /campaigns/{campaign_id}/sequences` (one public client calls it): the same answer.",
+    tags,
+    summary: "A campaign's sequence (singular path; same as /sequences)",
+    security: API_KEY_SECURITY,
+    request: listRequest,
+    responses: listResponses,
+  }),
+  saveSingular: createRoute({
+    method: "post",
+    path: "/api/v1/campaigns/{campaign_id}/sequence",
+    operationId: "saveCampaignSequence",
+    description: "The singular spelling of `POST /campaigns/{campaign_id}/sequences` (one public client calls it): the same body, rules and answer.",
+    tags,
+    summary: "Replace a campaign's sequence (singular path; same as /sequences)",
+    security: API_KEY_SECURITY,
+    request: saveRequest,
+    responses: saveResponses,
   }),
 };
 
@@ -182,21 +214,27 @@ function present({ step, variants }: { step: StepRow; variants: VariantRow[] }) 
 
 export const sequenceRoutes = createRouter();
 
-sequenceRoutes.openapi(routes.list, async (c) => {
-  const db = database(c.env.DB);
-  const campaign = await findCampaign(db, c.get("principal"), c.req.valid("param").campaign_id);
-  return c.json((await loadSequence(db, campaign.id)).map(present), 200);
-});
+for (const route of [routes.list, routes.listSingular]) {
+  sequenceRoutes.openapi(route, async (c) => {
+    const db = database(c.env.DB);
+    const campaign = await findCampaign(db, c.get("principal"), c.req.valid("param").campaign_id);
+    return c.json((await loadSequence(db, campaign.id)).map(present), 200);
+  });
+}
 
-sequenceRoutes.openapi(routes.save, async (c) => {
-  const db = database(c.env.DB);
-  const campaign = await findCampaign(db, c.get("principal"), c.req.valid("param").campaign_id);
-  const body = c.req.valid("json");
-  const steps = (Array.isArray(body) ? body : body.sequences).map(toInput);
-  if (campaign.status === "ACTIVE") throw ApiError.badRequest("Pause the campaign before changing its sequences");
-  const problem = sequenceProblem(steps, storedShape(await loadSequence(db, campaign.id)));
-  if (problem?.kind === "validation") throw ApiError.validation(problem.issues);
-  if (problem?.kind === "foreign") throw ApiError.badRequest(problem.message);
-  await replaceSequence(db, campaign.id, steps, new Date());
-  return c.json({ ok: true, data: (await loadSequence(db, campaign.id)).map(present) }, 200);
-});
+for (const route of [routes.save, routes.saveSingular]) {
+  sequenceRoutes.openapi(route, async (c) => {
+    const db = database(c.env.DB);
+    const campaign = await findCampaign(db, c.get("principal"), c.req.valid("param").campaign_id);
+    const body = c.req.valid("json");
+    const steps = (Array.isArray(body) ? body : body.sequences).map(toInput);
+    if (campaign.status === "ACTIVE") throw ApiError.badRequest("Pause the campaign before changing its sequences");
+    const bodies = [...new Set(sequenceBodies(steps))];
+    const links = new Map(await Promise.all(bodies.map(async (body) => [body, await webLinks(body)] as const)));
+    const problem = sequenceProblem(steps, storedShape(await loadSequence(db, campaign.id)), links);
+    if (problem?.kind === "validation") throw ApiError.validation(problem.issues);
+    if (problem?.kind === "foreign") throw ApiError.badRequest(problem.message);
+    await replaceSequence(db, campaign.id, steps, new Date());
+    return c.json({ ok: true, data: (await loadSequence(db, campaign.id)).map(present) }, 200);
+  });
+}

@@ -1,4 +1,5 @@
 import type { ValidationIssue } from "../platform/errors";
+import { linkProblem } from "../tracking/links";
 import { templateIssues } from "./template";
 import { variantWeights } from "./variants";
 
@@ -45,12 +46,27 @@ function templateProblems(path: string, text: string): ValidationIssue[] {
   return templateIssues(text, "any").map((issue) => ({ path, message: issue.message }));
 }
 
+/** The http(s) links of each body of a sequence (tracking/links.ts `webLinks`), by body text. */
+export type BodyLinks = ReadonlyMap<string, readonly string[]>;
+
+function linkProblems(path: string, seqNumber: number, body: string, links: BodyLinks): ValidationIssue[] {
+  return (links.get(body) ?? []).flatMap((url) => {
+    const problem = linkProblem(url);
+    return problem === null ? [] : [{ path, message: `Step ${seqNumber}: the link ${JSON.stringify(url)} ${problem}` }];
+  });
+}
+
+/** Every body of a sequence, steps' and variants'. */
+export function sequenceBodies(steps: StepInput[]): string[] {
+  return steps.flatMap((step) => [...(step.emailBody === null ? [] : [step.emailBody]), ...(step.variants ?? []).map((variant) => variant.emailBody)]);
+}
+
 /**
  * Checks a whole sequence before anything is stored: unique step numbers, a body or variants on
- * every step, templates that render, usable variant weights, and ids that belong to this
- * campaign (another campaign's id is a 400, not a silent new row).
+ * every step, templates that render, click links a redirect can carry, usable variant weights, and
+ * ids that belong to this campaign (another campaign's id is a 400, not a silent new row).
  */
-export function sequenceProblem(steps: StepInput[], stored: StoredSequence): SequenceProblem | null {
+export function sequenceProblem(steps: StepInput[], stored: StoredSequence, links: BodyLinks = new Map()): SequenceProblem | null {
   const issues: ValidationIssue[] = [];
   const seen = new Set<number>();
   steps.forEach((step, i) => {
@@ -62,13 +78,17 @@ export function sequenceProblem(steps: StepInput[], stored: StoredSequence): Seq
       step.variants.forEach((variant, v) => {
         issues.push(...templateProblems(`${at}.seq_variants.${v}.subject`, variant.subject));
         issues.push(...templateProblems(`${at}.seq_variants.${v}.email_body`, variant.emailBody));
+        issues.push(...linkProblems(`${at}.seq_variants.${v}.email_body`, step.seqNumber, variant.emailBody, links));
       });
       const weights = variantWeights(step.variants.map((variant) => variant.percentage));
       if (!weights.ok) issues.push({ path: `${at}.seq_variants`, message: weights.message });
     } else if (step.emailBody === null || step.emailBody.trim() === "") {
       issues.push({ path: `${at}.email_body`, message: "email_body is required on a step without variants" });
     }
-    if (step.emailBody !== null) issues.push(...templateProblems(`${at}.email_body`, step.emailBody));
+    if (step.emailBody !== null) {
+      issues.push(...templateProblems(`${at}.email_body`, step.emailBody));
+      issues.push(...linkProblems(`${at}.email_body`, step.seqNumber, step.emailBody, links));
+    }
   });
   if (issues.length > 0) return { kind: "validation", issues };
 

@@ -4,6 +4,8 @@ import type { AppEnv } from "../platform/env";
 import { admitKey, apiKeyAuth, presentedKey } from "../keys/auth";
 import { refuseAuthentication, refuseIfBlocked, requestBucket } from "../keys/auth-failures";
 import { ApiError } from "../platform/errors";
+import { clientIp } from "../platform/client-ip";
+import { config } from "../config";
 import { deleteSession, findLiveSession, touchSession } from "./store";
 import { digestToken, fromOwnPages, slidingExpiry, tokenFromCookies, TOUCH_EVERY_MS } from "./rules";
 
@@ -30,7 +32,7 @@ export function sessionToken(c: Context<AppEnv>): string | undefined {
 export const apiAuth = createMiddleware<AppEnv>(async (c, next) => {
   const token = sessionToken(c);
   if (!token) return apiKeyAuth(c, next);
-  const bucket = requestBucket(c.req.header("CF-Connecting-IP"));
+  const bucket = requestBucket(clientIp(c.req, config(c.env)));
   refuseIfBlocked(bucket);
   const now = Date.now();
   const session = await findLiveSession(c.env.DB, await digestToken(token), now);

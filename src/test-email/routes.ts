@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { settingsOf } from "../schedule/settings";
 import { composeEmail, stepContent } from "../engine/compose";
+import { emailAddress } from "../mail/address";
 import { manualMailDoor } from "../manual-mail/send";
 import { connectionUsable, type MailboxRow } from "../mailboxes/rules";
 import { campaignMailboxes, findMailbox } from "../mailboxes/store";
@@ -23,7 +24,7 @@ const SendTestEmail = z
     selectedEmailAccountId: BodyId.nullish().openapi({
       description: "The mailbox to send from; absent: the lead's own mailbox in the campaign, else the campaign's first that can send",
     }),
-    customEmailAddress: z.email().max(320).nullish().openapi({ description: "Where to send the test; absent: the lead's own address" }),
+    customEmailAddress: emailAddress().nullish().openapi({ description: "Where to send the test; absent: the lead's own address" }),
   })
   .openapi("SendTestEmail");
 

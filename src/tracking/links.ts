@@ -27,16 +27,51 @@ function pixelTag(src: string): string {
   return `<img src="${src}" width="1" height="1" alt="" style="border:0;width:1px;height:1px;margin:0;padding:0" />`;
 }
 
-const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", "#39": "'" };
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
 
-/** Attribute values arrive as written; a link's URL is what a browser would follow. */
+/** Attribute values arrive as written (character references included); a link's URL is what a browser would follow. */
 function decodeAttribute(value: string): string {
-  return value.replace(/&(amp|lt|gt|quot|apos|#39);/g, (_, name: string) => ENTITIES[name]!).trim();
+  return value
+    .replace(/&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));/g, (whole, name?: string, decimal?: string, hex?: string) => {
+      if (name) return ENTITIES[name]!;
+      const code = decimal !== undefined ? Number(decimal) : parseInt(hex!, 16);
+      return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    })
+    .trim();
+}
+
+function isWebLink(href: string): boolean {
+  return /^https?:\/\//i.test(href);
 }
 
 function isTrackable(href: string, base: string): boolean {
-  if (!/^https?:\/\//i.test(href)) return false;
+  if (!isWebLink(href)) return false;
   return !href.startsWith(`${base}/u/`) && !href.startsWith(`${base}/t/`);
+}
+
+/** The http(s) links of an email's HTML, as tracking reads them (so what is checked at save is what gets rewritten). */
+export async function webLinks(html: string): Promise<string[]> {
+  const links: string[] = [];
+  const rewriter = new HTMLRewriter().on("a[href]", {
+    element(element) {
+      const href = decodeAttribute(element.getAttribute("href") ?? "");
+      if (isWebLink(href)) links.push(href);
+    },
+  });
+  await rewriter.transform(new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8" } })).text();
+  return links;
+}
+
+/**
+ * Why a URL cannot be a click link, or null. A line break or another control character inside a link is
+ * never what its writer meant, and would reach the click redirect's Location header.
+ */
+export function linkProblem(url: string): string | null {
+  for (const char of url) {
+    const code = char.charCodeAt(0);
+    if (code < 0x20 || code === 0x7f) return "holds a line break or control character";
+  }
+  return null;
 }
 
 export async function trackedHtml(

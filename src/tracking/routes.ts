@@ -78,7 +78,9 @@ trackingRoutes.get("/t/c/:token", async (c) => {
   const payload = await verified(c, c.req.param("token"), "click");
   if (!payload?.url) return c.html(NOT_FOUND_PAGE, 404, NO_STORE);
   recordInBackground(c, "CLICK", payload);
-  return new Response(null, { status: 302, headers: { Location: payload.url, ...NO_STORE } });
+  // The URL as a browser would follow it: host in A-labels, the rest percent-encoded, tabs and line breaks
+  // dropped (WHATWG URL), so Location is plain ASCII and can hold no second header.
+  return new Response(null, { status: 302, headers: { Location: new URL(payload.url).href, ...NO_STORE } });
 });
 
 trackingRoutes.get("/u/:token", async (c) => {

@@ -2,7 +2,9 @@ import { sql } from "drizzle-orm";
 import type { Bindings } from "../platform/env";
 import { jsonList, rawBatch, statement } from "../platform/sql";
 import { log } from "../platform/logging";
-import { DELIVERY_TIMEOUT_MS, judge, signatureHeader, smartleadSignature, type Verdict } from "./delivery-rules";
+import { guardedFetch, OutboundError, urlPolicy, type OutboundPolicy } from "../platform/outbound";
+import { config } from "../config";
+import { DELIVERY_TIMEOUT_MS, judge, signatureHeader, smartleadSignature, WEBHOOK_URL_RULES, type Verdict } from "./delivery-rules";
 import { deliverySecrets } from "./secrets";
 import type { DeliveryMessage } from "./queue-message";
 
@@ -57,35 +59,42 @@ function secretsOf(env: Bindings, row: DeliveryRow, now: number): Promise<Secret
   );
 }
 
-/** POSTs one signed delivery; redirects are not followed and the receiver gets 10 s. */
-async function post(row: DeliveryRow, secrets: Secrets, now: number) {
+/**
+ * POSTs one signed delivery; redirects are not followed and the receiver gets 10 s. The URL is judged
+ * again first (the outbound rule, its name looked up now): `refused` when it may not be reached.
+ */
+async function post(row: DeliveryRow, secrets: Secrets, now: number, policy: OutboundPolicy) {
   // `secret_key` is the user's own token; the signing secret only ever goes into the signature.
   const payload = { ...(JSON.parse(row.payload) as Record<string, unknown>), secret_key: secrets.secretKey };
   const body = JSON.stringify(payload);
   const timestamp = Math.floor(now / 1000);
   const started = Date.now();
   try {
-    const response = await fetch(row.url, {
-      method: "POST",
-      redirect: "manual",
-      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-      headers: {
-        "Content-Type": "application/json",
-        "User-Agent": "Salvo-Webhooks/1",
-        "webhook-id": row.message_id,
-        "webhook-timestamp": String(timestamp),
-        "webhook-signature": await signatureHeader(secrets.signing, row.message_id, timestamp, body),
-        // The hosted service's headers (CONTRACT section 14), for receivers written against it.
-        "X-Webhook-Level": row.association_type,
-        "X-Request-Id": row.message_id,
-        "X-Smartlead-Signature": await smartleadSignature(secrets.signing[0]!, body),
+    const { response } = await guardedFetch(
+      row.url,
+      {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          "User-Agent": "Salvo-Webhooks/1",
+          "webhook-id": row.message_id,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": await signatureHeader(secrets.signing, row.message_id, timestamp, body),
+          // The hosted service's headers (CONTRACT section 14), for receivers written against it.
+          "X-Webhook-Level": row.association_type,
+          "X-Request-Id": row.message_id,
+          "X-Smartlead-Signature": await smartleadSignature(secrets.signing[0]!, body),
+        },
+        body,
       },
-      body,
-    });
+      policy,
+      { ...WEBHOOK_URL_RULES, redirects: 0, timeoutMs: DELIVERY_TIMEOUT_MS },
+    );
     await response.body?.cancel();
-    return { answer: { status: response.status, retryAfter: response.headers.get("Retry-After") }, error: null, ms: Date.now() - started };
+    return { answer: { status: response.status, retryAfter: response.headers.get("Retry-After") }, error: null, refused: false, ms: Date.now() - started };
   } catch (error) {
-    return { answer: null, error: error instanceof Error ? error.message : String(error), ms: Date.now() - started };
+    const refused = error instanceof OutboundError && error.kind === "refused";
+    return { answer: null, error: error instanceof Error ? error.message : String(error), refused, ms: Date.now() - started };
   }
 }
 
@@ -155,7 +164,7 @@ async function attemptOne(
   if (!row || row.status !== "pending") return null;
   const now = Date.now();
   if (row.disabled_at !== null) {
-    return { row, verdict: { outcome: "failed" }, attempt: { answer: null, error: "webhook disabled", ms: 0 }, at: now };
+    return { row, verdict: { outcome: "failed" }, attempt: { answer: null, error: "webhook disabled", refused: false, ms: 0 }, at: now };
   }
   // Unreadable secrets (SECRETS_KEY missing or wrong) are our fault, not the receiver's: nothing is
   // sent unsigned, and the delivery retries on the usual schedule as if no answer had come.
@@ -165,8 +174,9 @@ async function attemptOne(
     log("error", "webhook secrets unreadable", { delivery_id: row.id, webhook_id: row.webhook_id, error: String(error) });
     return null;
   });
-  const attempt = secrets ? await post(row, secrets, now) : { answer: null, error: "signing secret unavailable (server configuration)", ms: 0 };
-  return { row, verdict: judge(attempt.answer, message.attempts, now), attempt, at: now };
+  const attempt = secrets ? await post(row, secrets, now, urlPolicy(config(env))) : { answer: null, error: "signing secret unavailable (server configuration)", refused: false, ms: 0 };
+  // A receiver the rule refuses is not retried: nothing was sent, and the same rule would refuse it again.
+  return { row, verdict: attempt.refused ? { outcome: "failed" } : judge(attempt.answer, message.attempts, now), attempt, at: now };
 }
 
 /**

@@ -1,5 +1,13 @@
-/** Standard Webhooks signing, and what to do with a receiver's answer. */
+/** Where a webhook may point, Standard Webhooks signing, and what to do with a receiver's answer. */
 import { fromBase64, toBase64, toHex } from "../platform/bytes";
+import type { UrlRules } from "../platform/outbound";
+
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+/**
+ * CONTRACT section 5 on top of the outbound rule (src/platform/outbound.ts): no IP literal even a
+ * public one, and https on its default port (the development switch admits loopback, http and ports).
+ */
+export const WEBHOOK_URL_RULES: UrlRules = { noIpLiterals: true, defaultPortOnly: true };
 
 export const RETRY_SCHEDULE_SECONDS = [30, 120, 600, 3600, 21_600, 43_200] as const;
 export const MAX_RETRY_AFTER_SECONDS = 43_200;

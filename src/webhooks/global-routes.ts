@@ -7,6 +7,7 @@ import type { AppEnv } from "../platform/env";
 import { accountHasClient, findCampaign } from "../platform/access";
 import { database, type Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
+import { checkUrl, urlPolicy } from "../platform/outbound";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount, queryId } from "../platform/openapi";
 import type { Principal } from "../platform/principal";
 import { iso } from "../platform/time";
@@ -38,7 +39,7 @@ import {
   webhookDeliveryLog,
   type WebhookTargetKey,
 } from "./store";
-import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from "./url-rules";
+import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_URL_RULES } from "./delivery-rules";
 
 /**
  * Webhooks of every scope (CONTRACT section 14): the hosted API's create/update/delete forms, BC's
@@ -305,8 +306,9 @@ interface CreateInput extends KindAndCategoryInput {
   secret_key?: string | null;
 }
 
-function checkUrl(c: Context<AppEnv>, url: string, path: string): string {
-  const problem = webhookUrlProblem(url, config(c.env).allowInsecureWebhooks);
+/** The URL under the outbound rule (lookup included) and section 5's, or the 422 naming why. */
+async function checkedUrl(c: Context<AppEnv>, url: string, path: string): Promise<string> {
+  const problem = await checkUrl(url, urlPolicy(config(c.env)), WEBHOOK_URL_RULES);
   if (problem) throw ApiError.validation([{ path, message: `webhook_url ${problem}` }]);
   return url;
 }
@@ -345,7 +347,7 @@ async function targetOf(db: Database, principal: Principal, body: CreateInput): 
 async function createWebhook(c: Context<AppEnv>, body: CreateInput) {
   const db = database(c.env.DB);
   const principal = c.get("principal");
-  const url = checkUrl(c, body.webhook_url, "webhook_url");
+  const url = await checkedUrl(c, body.webhook_url, "webhook_url");
   const target = await targetOf(db, principal, body);
   const names = await categoryNames(db, principal.accountId);
   const kinds = checkKinds(requestedKinds(body) ?? [], target.associationType);
@@ -405,7 +407,7 @@ async function saveWebhook(c: Context<AppEnv>, id: number, body: UpdateInput) {
   const name = body.name ?? body.webhook_name;
   const row = await updateWebhook(db, webhook.id, {
     ...(name !== undefined && { name }),
-    ...(body.webhook_url !== undefined && { url: checkUrl(c, body.webhook_url, "webhook_url") }),
+    ...(body.webhook_url !== undefined && { url: await checkedUrl(c, body.webhook_url, "webhook_url") }),
     ...(body.webhook_type !== undefined && { webhookType: body.webhook_type }),
     ...(kinds !== undefined && { eventTypes: checkKinds(kinds, webhook.associationType) }),
     ...(categories !== undefined && { categoryIds: resolveCategories(categories, names) }),

@@ -2,7 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { config } from "../config";
 import type { Context } from "hono";
 import { database } from "../platform/db";
-import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from "./url-rules";
+import { checkUrl, urlPolicy } from "../platform/outbound";
+import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_URL_RULES } from "./delivery-rules";
 import type { AppEnv } from "../platform/env";
 import { findCampaign } from "../platform/access";
 import { ApiError } from "../platform/errors";
@@ -140,7 +141,17 @@ const routes = {
     security: API_KEY_SECURITY,
     request: { params: CampaignParams, query: TimeRange },
     responses: {
-      200: json(z.object({ ok: z.boolean(), data: Counts.extend({ by_event_type: z.record(z.string(), Counts) }) }), "Counts"),
+      200: json(
+        z.object({
+          ok: z.boolean(),
+          // C11: the vendor CLI's WebhookSummarySchema reads these at the top.
+          total: z.number().int(),
+          success: z.number().int().openapi({ description: "Delivered (= data.delivered)" }),
+          failed: z.number().int(),
+          data: Counts.extend({ by_event_type: z.record(z.string(), Counts) }),
+        }),
+        "Counts",
+      ),
       ...errorResponses(401, 404, 422, 429),
     },
   }),
@@ -208,7 +219,7 @@ webhookRoutes.openapi(routes.save, async (c) => {
   const principal = c.get("principal");
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
   const body = c.req.valid("json");
-  const problem = webhookUrlProblem(body.webhook_url, config(c.env).allowInsecureWebhooks);
+  const problem = await checkUrl(body.webhook_url, urlPolicy(config(c.env)), WEBHOOK_URL_RULES);
   if (problem) throw ApiError.validation([{ path: "webhook_url", message: `webhook_url ${problem}` }]);
   const names = await categoryNames(db, principal.accountId);
   const fields = {
@@ -269,7 +280,7 @@ webhookRoutes.openapi(routes.summary, async (c) => {
       counts[row.status] += row.n;
     }
   }
-  return c.json({ ok: true, data: { ...totals, by_event_type: byType } }, 200);
+  return c.json({ ok: true, total: totals.total, success: totals.delivered, failed: totals.failed, data: { ...totals, by_event_type: byType } }, 200);
 });
 
 async function retrigger(c: Context<AppEnv>, campaignId: number, range: z.infer<typeof TimeRange>) {

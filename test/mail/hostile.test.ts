@@ -1,4 +1,5 @@
 import { describe, expect, inject, it, vi } from "vitest";
+import { LAB_HOSTS } from "./lab-mailboxes";
 import { checkImap } from "../../src/mail/imap";
 import { checkSmtp } from "../../src/mail/smtp";
 
@@ -30,19 +31,19 @@ describe("SMTP against a hostile server", () => {
     const ports = security === "plain" ? hostile.smtp : hostile.smtpTls;
 
     it(`ends an endless line at the reply's byte cap (${security})`, async () => {
-      const result = await checkSmtp(smtp(ports.endlessLine, security), { allowPlain: true, timeoutMs: 20 * SECONDS });
+      const result = await checkSmtp(smtp(ports.endlessLine, security), { allowPlain: true, outbound: LAB_HOSTS, timeoutMs: 20 * SECONDS });
       expect(result).toMatchObject({ ok: false, failure: { kind: "connection", code: null, text: expect.stringMatching(/more than this exchange allows.*greeting/) } });
       await sentAtMost(`smtp-${security}-endlessLine`, 64 * 1024);
     });
 
     it(`ends an endless multi-line reply at the reply's byte cap (${security})`, async () => {
-      const result = await checkSmtp(smtp(ports.flood, security), { allowPlain: true, timeoutMs: 20 * SECONDS });
+      const result = await checkSmtp(smtp(ports.flood, security), { allowPlain: true, outbound: LAB_HOSTS, timeoutMs: 20 * SECONDS });
       expect(result).toMatchObject({ ok: false, failure: { kind: "connection", text: expect.stringMatching(/more than this exchange allows.*EHLO/) } });
       await sentAtMost(`smtp-${security}-flood`, 64 * 1024);
     });
 
     it(`ends a greeting dripped a byte at a time at the command's one deadline (${security})`, async () => {
-      const result = await checkSmtp(smtp(ports.drip, security), { allowPlain: true, timeoutMs: 1 * SECONDS });
+      const result = await checkSmtp(smtp(ports.drip, security), { allowPlain: true, outbound: LAB_HOSTS, timeoutMs: 1 * SECONDS });
       expect(result).toMatchObject({ ok: false, failure: { kind: "connection", text: expect.stringMatching(/^timed out after 1000 ms waiting for the greeting/) } });
     });
   }
@@ -53,19 +54,19 @@ describe("IMAP against a hostile server", () => {
     const ports = security === "plain" ? hostile.imap : hostile.imapTls;
 
     it(`ends an endless line at the line cap (${security})`, async () => {
-      const result = await checkImap(imap(ports.endlessLine, security), { allowPlain: true, timeoutMs: 20 * SECONDS });
+      const result = await checkImap(imap(ports.endlessLine, security), { allowPlain: true, outbound: LAB_HOSTS, timeoutMs: 20 * SECONDS });
       expect(result).toEqual({ ok: false, failure: { kind: "connection", text: expect.stringMatching(/a line over 1048576 bytes.*greeting/) } });
       await sentAtMost(`imap-${security}-endlessLine`, 1024 * 1024);
     });
 
     it(`ends endless untagged responses at the command's byte cap (${security})`, async () => {
-      const result = await checkImap(imap(ports.flood, security), { allowPlain: true, timeoutMs: 20 * SECONDS });
+      const result = await checkImap(imap(ports.flood, security), { allowPlain: true, outbound: LAB_HOSTS, timeoutMs: 20 * SECONDS });
       expect(result).toEqual({ ok: false, failure: { kind: "connection", text: expect.stringMatching(/more than this exchange allows.*CAPABILITY/) } });
       await sentAtMost(`imap-${security}-flood`, 4 * 1024 * 1024);
     });
 
     it(`ends a greeting dripped a byte at a time at the one deadline (${security})`, async () => {
-      const result = await checkImap(imap(ports.drip, security), { allowPlain: true, timeoutMs: 1 * SECONDS });
+      const result = await checkImap(imap(ports.drip, security), { allowPlain: true, outbound: LAB_HOSTS, timeoutMs: 1 * SECONDS });
       expect(result).toEqual({ ok: false, failure: { kind: "connection", text: expect.stringMatching(/^timed out after 1000 ms waiting for the greeting/) } });
     });
   }

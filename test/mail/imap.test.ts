@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
+import { LAB_HOSTS } from "./lab-mailboxes";
 import { checkImap, withImapSession, type ImapSettings } from "../../src/mail/imap";
 import { imapString, parseValues } from "../../src/mail/imap-protocol";
 import { sendMail } from "../../src/mail/smtp";
@@ -14,7 +15,7 @@ const account = (local: string) => {
 };
 const sender = account("sender3");
 const lead = account("lead2");
-const secure = { allowPlain: false };
+const secure = { allowPlain: false, outbound: LAB_HOSTS };
 
 function settings(endpoint: { host: string; port: number; security: ImapSettings["security"] }, user = lead, password = user.password): ImapSettings {
   return { host: endpoint.host, port: endpoint.port, security: endpoint.security, username: user.email, password };
@@ -56,7 +57,7 @@ describe("checkImap against the mail lab", () => {
 
   it("refuses a STARTTLS endpoint that offers no STARTTLS, without logging in in clear", async () => {
     // The scripted server accepts any LOGIN: in clear, with plain allowed, the same check passes.
-    expect(await checkImap(scripted(scriptedImap.noStarttls), { allowPlain: true })).toEqual({ ok: true });
+    expect(await checkImap(scripted(scriptedImap.noStarttls), { allowPlain: true, outbound: LAB_HOSTS })).toEqual({ ok: true });
     expect(await checkImap(scripted(scriptedImap.noStarttls, "starttls"), secure)).toEqual({
       ok: false,
       failure: { kind: "insecure", text: "the server does not offer STARTTLS; refusing to continue in clear (it offers IMAP4REV1 AUTH=PLAIN)" },
@@ -72,7 +73,7 @@ describe("checkImap against the mail lab", () => {
 
   it("reports a server that says BYE and closes with the server's text", async () => {
     const started = Date.now();
-    expect(await checkImap(scripted(scriptedImap.bye), { allowPlain: true })).toEqual({
+    expect(await checkImap(scripted(scriptedImap.bye), { allowPlain: true, outbound: LAB_HOSTS })).toEqual({
       ok: false,
       failure: { kind: "connection", text: "the server ended the session: [UNAVAILABLE] Server shutting down" },
     });
@@ -81,17 +82,17 @@ describe("checkImap against the mail lab", () => {
 
   it("gives up on a server that never answers after the timeout", async () => {
     const started = Date.now();
-    const result = await checkImap(scripted(scriptedSmtp.silent, "tls"), { allowPlain: false, timeoutMs: 500 });
+    const result = await checkImap(scripted(scriptedSmtp.silent, "tls"), { allowPlain: false, outbound: LAB_HOSTS, timeoutMs: 500 });
     // Implicit TLS: the silent server never completes the handshake, so the connection never opens.
     expect(result).toEqual({ ok: false, failure: { kind: "connection", text: expect.stringMatching(/^timed out after 500 ms waiting for /) } });
-    const plain = await checkImap(scripted(scriptedSmtp.silent), { allowPlain: true, timeoutMs: 500 });
+    const plain = await checkImap(scripted(scriptedSmtp.silent), { allowPlain: true, outbound: LAB_HOSTS, timeoutMs: 500 });
     expect(plain).toEqual({ ok: false, failure: { kind: "connection", text: "timed out after 500 ms waiting for the greeting" } });
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it("reports a greeting that is not IMAP (an SMTP server) as a connection failure", async () => {
-    const result = await checkImap(scripted(scriptedSmtp.hangup), { allowPlain: true });
+    const result = await checkImap(scripted(scriptedSmtp.hangup), { allowPlain: true, outbound: LAB_HOSTS });
     expect(result).toEqual({ ok: false, failure: { kind: "connection", text: "not an IMAP greeting: 220 scripted.test ESMTP" } });
   });
 

@@ -1,4 +1,5 @@
 import { expect, inject } from "vitest";
+import type { OutboundPolicy } from "../../src/platform/outbound";
 import { callJson } from "../helpers";
 
 /** A lab mailbox saved through the API, and waiting for its background connection check. */
@@ -44,3 +45,6 @@ export async function checked(apiKey: string, id: number): Promise<CheckedMailbo
   }
   throw new Error("the connection check never finished");
 }
+
+/** The outbound rule as the lab needs it (its servers are on 127.0.0.1): ALLOW_LOCAL_MAIL_HOSTS's. */
+export const LAB_HOSTS: OutboundPolicy = { local: "private", resolverUrl: null, ownHosts: [] };

@@ -5,7 +5,7 @@ import { imapString } from "../../src/mail/imap-protocol";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
 import { callJson, provisionAccount } from "../helpers";
-import { checked, saveLabMailbox } from "./lab-mailboxes";
+import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 import { delivered, header } from "./lab-messages";
 
 /**
@@ -26,7 +26,7 @@ const [lead1, lead2, lead3, lead4, lead5] = [user("lead1"), user("lead2"), user(
 async function arrivals(who: { email: string; password: string }, marker: string): Promise<number> {
   const result = await withImapSession(
     { host: lab.imap_tls.host, port: lab.imap_tls.port, security: "tls", username: who.email, password: who.password },
-    { allowPlain: false },
+    { allowPlain: false, outbound: LAB_HOSTS },
     async (session) => {
       await session.login();
       await session.select("INBOX", { readOnly: true });

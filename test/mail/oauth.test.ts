@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
+import { LAB_HOSTS } from "./lab-mailboxes";
 import { sendMail } from "../../src/mail/smtp";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
@@ -168,7 +169,7 @@ describe("an OAuth mailbox on the lab", () => {
         text: "Sounds good, call me on Tuesday.",
         headers: { "In-Reply-To": messages[1]!.message_id, References: `${messages[0]!.message_id} ${messages[1]!.message_id}` },
       },
-      { allowPlain: false },
+      { allowPlain: false, outbound: LAB_HOSTS },
     );
     expect(replied.ok, JSON.stringify(replied)).toBe(true);
     let recorded = 0;

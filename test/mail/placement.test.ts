@@ -5,7 +5,7 @@ import { sendMail } from "../../src/mail/smtp";
 import type { Bindings } from "../../src/platform/env";
 import { ADMIN_TOKEN, callJson, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
-import { checked, saveLabMailbox } from "./lab-mailboxes";
+import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 
 const lab = inject("mailLab");
 const reader = inject("mailReader");
@@ -150,7 +150,7 @@ describe("placement tests against the lab's seed mailboxes", () => {
       const sent = await sendMail(
         { host: lab.smtp.host, port: lab.smtp.port, security: "starttls", username: sender.email, password: sender.password },
         { from: { email: sender.email, name: "Lab sender" }, to: seed.email, ...bodies[seed.provider_id]! },
-        { allowPlain: false },
+        { allowPlain: false, outbound: LAB_HOSTS },
       );
       expect(sent.ok, JSON.stringify(sent)).toBe(true);
     }

@@ -5,7 +5,7 @@ import { withImapSession } from "../../src/mail/imap";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
 import { callJson, provisionAccount } from "../helpers";
-import { checked, saveLabMailbox } from "./lab-mailboxes";
+import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 
 /**
  * Issue 23's "Done when": a stranger's poison email must not stop a mailbox's reading. Before, a
@@ -28,7 +28,7 @@ const KB = 1_000;
 async function onLab<T>(run: Parameters<typeof withImapSession<T>>[2]): Promise<T> {
   const result = await withImapSession(
     { host: lab.imap_tls.host, port: lab.imap_tls.port, security: "tls", username: sender.email, password: sender.password },
-    { allowPlain: false },
+    { allowPlain: false, outbound: LAB_HOSTS },
     async (session) => {
       await session.login();
       const value = await run(session);

@@ -7,7 +7,7 @@ import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
 import { callJson, provisionAccount } from "../helpers";
 import { createWebhook } from "../webhooks/fixtures";
-import { checked, saveLabMailbox } from "./lab-mailboxes";
+import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 
 const lab = inject("mailLab");
 const reader = inject("mailReader");
@@ -29,7 +29,7 @@ interface Sent {
 async function append(user: { email: string; password: string }, raw: string) {
   const result = await withImapSession(
     { host: lab.imap_tls.host, port: lab.imap_tls.port, security: "tls", username: user.email, password: user.password },
-    { allowPlain: false },
+    { allowPlain: false, outbound: LAB_HOSTS },
     async (session) => {
       await session.login();
       await session.command(["APPEND", imapString("INBOX"), { literal: new TextEncoder().encode(raw) }]);
@@ -136,7 +136,7 @@ describe("the engine reads replies back from the lab", () => {
         // Copying a colleague (named in the header only): the inbox and the webhook show who else saw it.
         headers: { "In-Reply-To": to(replier).message_id, References: to(replier).message_id, Cc: "Rita's Boss <Boss@Lab.Salvo.test>" },
       },
-      { allowPlain: false },
+      { allowPlain: false, outbound: LAB_HOSTS },
     );
     expect(reply.ok).toBe(true);
     await append(

@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
+import { LAB_HOSTS } from "./lab-mailboxes";
 import { checkSmtp, sendMail, type SmtpSettings } from "../../src/mail/smtp";
 
 const lab = inject("mailLab");
@@ -12,7 +13,7 @@ const account = (local: string) => {
 };
 const sender = account("sender1");
 const lead = account("lead1");
-const secure = { allowPlain: false };
+const secure = { allowPlain: false, outbound: LAB_HOSTS };
 
 function settings(endpoint: { host: string; port: number; security: SmtpSettings["security"] }, password = sender.password): SmtpSettings {
   return { host: endpoint.host, port: endpoint.port, security: endpoint.security, username: sender.email, password };
@@ -138,7 +139,7 @@ describe("sendMail against the mail lab", () => {
     const result = await sendMail(
       { host: "127.0.0.1", port: scripted.transient, security: "plain", username: sender.email, password: "x" },
       { from: sender.email, to: lead.email, subject: "x", text: "x" },
-      { allowPlain: true },
+      { allowPlain: true, outbound: LAB_HOSTS },
     );
     expect(result).toEqual({ ok: false, failure: { kind: "transient", code: 451, text: "451 4.3.0 Try again later: mailbox busy" } });
   });
@@ -148,7 +149,7 @@ describe("sendMail against the mail lab", () => {
     const result = await sendMail(
       { host: "127.0.0.1", port: scripted.hangup, security: "plain", username: sender.email, password: "x" },
       { from: sender.email, to: lead.email, subject: "x", text: "x" },
-      { allowPlain: true },
+      { allowPlain: true, outbound: LAB_HOSTS },
     );
     expect(result).toMatchObject({ ok: false, failure: { kind: "connection", code: null, text: expect.stringMatching(/closed the connection/) } });
     expect(Date.now() - started).toBeLessThan(5000);
@@ -159,7 +160,7 @@ describe("sendMail against the mail lab", () => {
     const result = await sendMail(
       { host: "127.0.0.1", port: scripted.silent, security: "plain", username: sender.email, password: "x" },
       { from: sender.email, to: lead.email, subject: "x", text: "x" },
-      { allowPlain: true, timeoutMs: 500 },
+      { allowPlain: true, outbound: LAB_HOSTS, timeoutMs: 500 },
     );
     expect(result).toMatchObject({ ok: false, failure: { kind: "connection", code: null, text: "timed out after 500 ms waiting for the greeting" } });
     expect(Date.now() - started).toBeGreaterThanOrEqual(450);
@@ -169,16 +170,16 @@ describe("sendMail against the mail lab", () => {
   it("reports a session lost after the message was handed over as unconfirmed (it may have been taken), never as a connection failure", async () => {
     const scriptedAt = (port: number) => ({ host: "127.0.0.1", port, security: "plain" as const, username: sender.email, password: "x" });
     const message = { from: sender.email, to: lead.email, subject: "x", text: "x" };
-    const closed = await sendMail(scriptedAt(scripted.lostAfterData), message, { allowPlain: true });
+    const closed = await sendMail(scriptedAt(scripted.lostAfterData), message, { allowPlain: true, outbound: LAB_HOSTS });
     expect(closed).toMatchObject({ ok: false, failure: { kind: "unconfirmed", code: null, text: expect.stringMatching(/closed the connection.*may have been taken/) } });
-    const silent = await sendMail(scriptedAt(scripted.silentAfterData), message, { allowPlain: true, timeoutMs: 500 });
+    const silent = await sendMail(scriptedAt(scripted.silentAfterData), message, { allowPlain: true, outbound: LAB_HOSTS, timeoutMs: 500 });
     expect(silent).toMatchObject({ ok: false, failure: { kind: "unconfirmed", code: null, text: expect.stringMatching(/^timed out after 500 ms waiting for the answer to the message/) } });
   });
 
   it("refuses plain SMTP unless the caller allows it, without connecting", async () => {
     const result = await sendMail(settings(lab.smtp_plain), { from: sender.email, to: lead.email, subject: "x", text: "x" }, secure);
     expect(result).toEqual({ ok: false, failure: { kind: "permanent", code: null, text: expect.stringMatching(/unencrypted SMTP is refused/) } });
-    const allowed = await sendMail(settings(lab.smtp_plain), { from: sender.email, to: lead.email, subject: "x", text: "x" }, { allowPlain: true });
+    const allowed = await sendMail(settings(lab.smtp_plain), { from: sender.email, to: lead.email, subject: "x", text: "x" }, { allowPlain: true, outbound: LAB_HOSTS });
     expect(allowed).toMatchObject({ ok: true, reply: { code: 250 } });
   });
 

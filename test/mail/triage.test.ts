@@ -7,7 +7,7 @@ import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
 import { callJson, provisionAccount } from "../helpers";
 import { createWebhook, interceptReceiver } from "../webhooks/fixtures";
-import { checked, saveLabMailbox } from "./lab-mailboxes";
+import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 
 /**
  * Issue 25's lab test: leads answer from their own lab mailboxes, the mailbox's object reads the
@@ -46,7 +46,7 @@ async function reply(from: { email: string; password: string }, to: Sent, text: 
       text: `${text}\n\nOn Mon, 3 Mar 2031 at 09:00, Sam <${sender.email}> wrote:\n> Hi, a quick question about your outbound.`,
       headers: { "In-Reply-To": to.message_id, References: to.message_id },
     },
-    { allowPlain: false },
+    { allowPlain: false, outbound: LAB_HOSTS },
   );
   expect(sent.ok, JSON.stringify(sent)).toBe(true);
 }
@@ -67,7 +67,7 @@ async function outOfOffice(from: { email: string }, to: Sent) {
   ].join("\r\n");
   const result = await withImapSession(
     { host: lab.imap_tls.host, port: lab.imap_tls.port, security: "tls", username: sender.email, password: sender.password },
-    { allowPlain: false },
+    { allowPlain: false, outbound: LAB_HOSTS },
     async (session) => {
       await session.login();
       await session.command(["APPEND", imapString("INBOX"), { literal: new TextEncoder().encode(raw) }]);

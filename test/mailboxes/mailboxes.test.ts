@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, callJson, createClient, createClientKey, provisionAccount } from "../helpers";
+import { call, callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { callWithEnv } from "../webhooks/fixtures";
 import { createMailbox, mailboxBody, readMailbox, save, storedMailbox, type EmailAccount } from "./fixtures";
@@ -55,7 +55,7 @@ describe("saving a mailbox", () => {
     // A read by id adds why the mailbox sends nothing now: never checked here, and only a passed check sends.
     const { sending_status, ...rest } = read.body as typeof saved.data & { sending_status: unknown };
     expect(rest).toEqual(saved.data);
-    expect(sending_status).toEqual({ code: "connection_failing", message: "The mailbox has not passed its connection check (SMTP, and IMAP once checked)", next_send_at: null });
+    expect(sending_status).toEqual({ code: "connection_failing", message: "The mailbox has not passed its connection check (SMTP, and IMAP once checked)", next_send_at: null, warnings: [] });
   });
 
   it("accepts the aliases (the canonical name winning), ids as strings, and normalises the tracking domain", async () => {
@@ -109,6 +109,26 @@ describe("saving a mailbox", () => {
     const { status, body } = await callJson<{ details: { path: string }[] }>("/api/v1/email-accounts/save", { method: "POST", apiKey: account.apiKey, body: { from_name: "X" } });
     expect(status).toBe(422);
     expect(body.details.map((d) => d.path).sort()).toEqual(["from_email", "imap_host", "imap_port", "password", "smtp_host", "smtp_port"]);
+  });
+
+  it("refuses a from_name with a line break or control character in every route that writes it (422), storing nothing", async () => {
+    const account = await provisionAccount();
+    const mailbox = await createMailbox(account.apiKey);
+    const token = { access_token: "ya29.a", expiry_date: 1_900_000_000_000, scope: "https://mail.google.com/" };
+    for (const from_name of ["Ann\r\nBcc: eve@evil.example", "Ann\nSmith", "Ann\rSmith", "Ann\u0000", "Ann\tSmith"]) {
+      const label = JSON.stringify(from_name);
+      const refusal = { status: 422, body: { details: [{ path: "from_name", message: "from_name must be one line without control characters" }] } };
+      expect(await save(account.apiKey, mailboxBody({ from_name })), label).toMatchObject(refusal);
+      expect(await save(account.apiKey, { id: mailbox.id, from_name }), label).toMatchObject(refusal);
+      expect(await callJson(`/api/v1/email-accounts/${mailbox.id}`, { method: "POST", apiKey: account.apiKey, body: { from_name } }), label).toMatchObject(refusal);
+      const oauth = { from_name, from_email: "gail@gmail.example.com", username: "gail@gmail.example.com", type: "GMAIL", token };
+      expect(await callJson("/api/v1/email-accounts/save-oauth", { method: "POST", apiKey: account.apiKey, body: oauth }), label).toMatchObject(refusal);
+    }
+    expect((await storedMailbox(mailbox.id)).from_name).toBe("Ada Sender");
+    const count = await env.DB.prepare("SELECT count(*) AS n FROM email_accounts WHERE account_id = ?").bind(account.id).first<{ n: number }>();
+    expect(count!.n).toBe(1);
+    // Any other character is a name: accents, quotes, emoji.
+    expect(await save(account.apiKey, { id: mailbox.id, from_name: 'Zoë "Z" O\'Neil 🚀' })).toMatchObject({ status: 200, body: { data: { from_name: 'Zoë "Z" O\'Neil 🚀' } } });
   });
 
   it("refuses port 25 and local or private hosts (422), and stores a host normalised", async () => {

@@ -121,6 +121,30 @@ describe("sequences", () => {
     expect((await read(k, campaign)).body).toEqual([]);
   });
 
+  it("refuses a click link whose URL holds a line break or control character, naming the step and the link", async () => {
+    const { k, campaign } = await setup();
+    const step = (seq_number: number, email_body: string, extra: Record<string, unknown> = {}) => ({ seq_number, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body, ...extra });
+    const split = "https://acme.example/a\r\nSet-Cookie: x=1";
+    const first = await save(k, campaign, { sequences: [step(1, `<p>See <a href="${split}">this</a></p>`)] });
+    expect(first.status).toBe(422);
+    expect(first.body.details).toEqual([{ path: "sequences.0.email_body", message: `Step 1: the link ${JSON.stringify(split)} holds a line break or control character` }]);
+
+    const variants = [
+      { subject: "A", email_body: "<a href='https://acme.example/ok'>fine</a>" },
+      { subject: "B", email_body: "<a href='https://acme.example/x&#13;&#x0A;y'>entity-encoded</a> <a href=\"https://acme.example/\u0000\">nul</a>" },
+    ];
+    const second = await save(k, campaign, [step(1, "<p>Fine</p>"), step(2, "", { seq_variants: variants })]);
+    expect(second.body.details).toEqual([
+      { path: "sequences.1.seq_variants.1.email_body", message: `Step 2: the link ${JSON.stringify("https://acme.example/x\r\ny")} holds a line break or control character` },
+      { path: "sequences.1.seq_variants.1.email_body", message: `Step 2: the link ${JSON.stringify("https://acme.example/\u0000")} holds a line break or control character` },
+    ]);
+    expect((await read(k, campaign)).body).toEqual([]);
+
+    // Non-ASCII links, template variables, and white space around a URL (a browser drops it) are fine.
+    const fine = await save(k, campaign, [step(1, `<a href="https://bücher.example/straße?e={{email}}">a</a> <a href="\n https://acme.example/ \n">b</a> <a href="mailto:x@y.example">c</a>`)]);
+    expect(fine.status).toBe(200);
+  });
+
   it("refuses another campaign's step id with 400 and an ACTIVE campaign with 400", async () => {
     const { k, campaign } = await setup();
     const other = await createCampaign(k);

@@ -161,6 +161,23 @@ describe("click redirect", () => {
     expect(await recordOf(records[0]!)).toMatchObject({ has_clicked: 1 });
   });
 
+  it("redirects to the URL's encoded form (non-ASCII path, query, fragment and host), never with a line break", async () => {
+    const { records } = await setUp();
+    const cases = [
+      ["https://bücher.example/straße?q=café&x=ü#teil-ü", "https://xn--bcher-kva.example/stra%C3%9Fe?q=caf%C3%A9&x=%C3%BC#teil-%C3%BC"],
+      ["https://acme.example/already%20encoded?q=a%2Bb&r=%E2%9C%93", "https://acme.example/already%20encoded?q=a%2Bb&r=%E2%9C%93"],
+      // Signed before links with line breaks were refused at save, or filled from a lead's field: what a browser would follow.
+      ["https://acme.example/a\r\nSet-Cookie: x=1", "https://acme.example/aSet-Cookie:%20x=1"],
+      ["https://acme.example/\u2028p?\u0085", "https://acme.example/%E2%80%A8p?%C2%85"],
+    ];
+    for (const [url, location] of cases) {
+      const response = await hit(`/t/c/${await token({ kind: "click", recordId: records[0]!, url: url! })}`);
+      expect(response.status, url).toBe(302);
+      expect(response.headers.get("Location"), url).toBe(location);
+      expect(response.headers.get("Set-Cookie")).toBeNull();
+    }
+  });
+
   it("marks a scanner's click (HEAD, or a named scanner) as a machine's", async () => {
     const { records } = await setUp();
     const path = `/t/c/${await token({ kind: "click", recordId: records[0]!, url: "https://acme.example/" })}`;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import PostalMime from "postal-mime";
 import { buildMime, encodeWords, quotedPrintable, rfc5322Date } from "../../src/mail/mime";
+import { sendMail } from "../../src/mail/smtp";
 
 const decodeWords = (value: string) =>
   value
@@ -54,6 +55,27 @@ describe("buildMime", () => {
     expect(() => buildMime({ ...base, headers: { "Content-Type": "text/html" } })).toThrow(TypeError);
     expect(() => buildMime({ ...base, subject: "a\nb" })).toThrow(TypeError);
     expect(() => buildMime({ ...base, to: "b@y.test>\r\nX: y" })).toThrow(TypeError);
+  });
+
+  it("holds every address to the one rule and writes international domains as A-labels", () => {
+    for (const to of ["b\0@y.test", "b\u0001@y.test", "<b>@y.test", '"b c"@y.test', "b@y", "b@[127.0.0.1]"]) {
+      expect(() => buildMime({ ...base, to }), JSON.stringify(to)).toThrow(TypeError);
+    }
+    expect(() => buildMime({ ...base, to: "jörg@y.test" })).toThrow(/SMTPUTF8/);
+    const { raw, messageId } = buildMime({ ...base, from: { email: "ann@bücher.de", name: "Ann" }, to: "bob@例え.テスト" });
+    expect(raw).toContain('From: "Ann" <ann@xn--bcher-kva.de>\r\n');
+    expect(raw).toContain("To: <bob@xn--r8jz45g.xn--zckzah>\r\n");
+    expect(messageId).toMatch(/@xn--bcher-kva\.de>$/);
+    expect([...raw].every((char) => char.charCodeAt(0) < 0x80)).toBe(true);
+  });
+
+  it("never puts an address that breaks the rule in RCPT TO: the send fails before any connection", async () => {
+    const nowhere = { host: "127.0.0.1", port: 9, security: "tls" as const, username: "a@x.test", password: "p" };
+    const production = { allowPlain: false, outbound: { local: "none" as const, resolverUrl: null, ownHosts: [] } };
+    const nul = await sendMail(nowhere, { ...base, to: "b\0@y.test" }, production);
+    expect(nul).toEqual({ ok: false, failure: { kind: "recipient_rejected", code: null, text: 'invalid recipient address "b\\u0000@y.test"' } });
+    const utf8 = await sendMail(nowhere, { ...base, to: "jörg@y.test" }, production);
+    expect(utf8).toMatchObject({ ok: false, failure: { kind: "permanent", text: expect.stringContaining("SMTPUTF8") } });
   });
 
   it("writes the caller's headers once and adds Date only when missing", () => {
