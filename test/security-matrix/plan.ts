@@ -1,13 +1,10 @@
-import { describe, expect, it } from "vitest";
-import { createCampaign, ingestOk } from "./campaigns/fixtures";
-import { ADMIN_TOKEN, call, callJson, createClient, createClientKey, env, provisionAccount } from "./helpers";
-import { firstType, type JsonSchema } from "../src/ops/schema-example";
-import { insertDelivery } from "./webhooks/fixtures";
+import { firstType, type JsonSchema } from "../../src/ops/schema-example";
 
 /**
- * The tenancy matrix: every /api/v1/ operation of the served OpenAPI document that takes an id is
- * called with another tenant's ids and must answer exactly as for an id that does not exist, writing
- * nothing. The operations come from the document, so a new route is covered (or fails here) at once.
+ * The tenancy matrix's plans: for every /api/v1/ operation of the served OpenAPI document that takes
+ * an id, the id slots it has (path, query, body) and the rest of a valid request, and the attempts
+ * that put another tenant's, a missing or the caller's own ids in them. The operations come from the
+ * document, so a new route is covered (or fails test/security-matrix/coverage.test.ts) at once.
  */
 
 type Schema = JsonSchema;
@@ -17,16 +14,16 @@ interface Parameter {
   required?: boolean;
   schema: Schema;
 }
-interface Operation {
+export interface Operation {
   parameters?: Parameter[];
   requestBody?: { content: Record<string, { schema: Schema }> };
 }
-interface Document {
+export interface Document {
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, Schema> };
 }
 
-type Kind =
+export type Kind =
   | "campaign"
   | "tag"
   | "mailbox"
@@ -45,9 +42,9 @@ type Kind =
   | "leadList"
   | "leadImport"
   | "tagMapping";
-type Objects = Record<Kind, number>;
+export type Objects = Record<Kind, number>;
 
-const MISSING = 999_999_999;
+export const MISSING = 999_999_999;
 
 /** Id names that mean the same kind of row wherever they appear. */
 const KIND_BY_NAME: Record<string, Kind> = {
@@ -106,7 +103,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
  * Operations that succeed only with a live mail server behind the caller's mailbox (tested against
  * the lab in test/mail/): with the caller's own ids they must get as far as this refusal.
  */
-const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string }> = {
+export const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string }> = {
   "POST /api/v1/campaigns/{campaign_id}/reply-email-thread": { status: 400, error: "Email account not found!" },
   "POST /api/v1/campaigns/{campaign_id}/send-test-email": {
     status: 400,
@@ -175,7 +172,7 @@ const COMPANION_IDS: Record<string, string> = { lead_id: "campaign_id", campaign
 const RECORD_IDS = ["email_lead_map_id", "lead_id", "campaign_id"];
 
 /** Values the schema alone cannot make valid (a reachable URL, a cron line, an end after the start, a lead the campaign has, one sender throughout). */
-const VALUE_OVERRIDES: Record<string, unknown> = {
+export const VALUE_OVERRIDES: Record<string, unknown> = {
   webhook_url: "https://hooks.example.com/matrix",
   scheduler_cron_value: "0 9 * * *",
   schedule_start_time: "2027-01-01T09:00:00.000Z",
@@ -204,7 +201,7 @@ const ONE_OF_IDS: Record<string, string[][]> = {
 };
 
 /** Optional fields an operation needs that its schema cannot say are required (a choice of one among several). */
-const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
+export const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   "POST /api/v1/campaigns/{campaign_id}/events": {
     events: [{ event_id: "matrix-1", type: "OPEN", occurred_at: "2026-11-02T09:00:00.000Z", lead_email: "first@matrix.example" }],
   },
@@ -298,7 +295,7 @@ function idValue(document: Document, raw: Schema, id: number): unknown {
   return firstType(first) === "string" ? String(id) : id;
 }
 
-interface Slot {
+export interface Slot {
   in: "path" | "query" | "body";
   /** The parameter's name, or the property's path in the body (`events.0.email_lead_map_id`). */
   name: string;
@@ -307,7 +304,7 @@ interface Slot {
   schema: Schema;
 }
 
-interface Case {
+export interface Case {
   label: string;
   method: string;
   path: string;
@@ -354,7 +351,7 @@ function collectBodyIds(document: Document, apiPath: string, raw: Schema, prefix
 }
 
 /** The operation's id slots and the rest of a valid request; throws when it cannot build one. */
-function planOperation(document: Document, path: string, method: string, operation: Operation): Case | undefined {
+export function planOperation(document: Document, path: string, method: string, operation: Operation): Case | undefined {
   const slots: Slot[] = [];
   const query: Record<string, unknown> = {};
   const unknown: string[] = [];
@@ -382,13 +379,13 @@ function planOperation(document: Document, path: string, method: string, operati
   return { label: `${method} ${path}`, method, path, slots, query, body };
 }
 
-interface Attempt {
+export interface Attempt {
   url: string;
   body: Record<string, unknown> | undefined;
 }
 
 /** The request with `target` ids in the slots under test and the caller's own ids in the required others. */
-function buildAttempt(document: Document, plan: Case, tested: Slot[], target: Objects | "missing", own: Objects): Attempt {
+export function buildAttempt(document: Document, plan: Case, tested: Slot[], target: Objects | "missing", own: Objects): Attempt {
   const idFor = (slot: Slot) => {
     if (!tested.includes(slot)) return own[slot.kind];
     return target === "missing" ? MISSING : target[slot.kind];
@@ -397,7 +394,7 @@ function buildAttempt(document: Document, plan: Case, tested: Slot[], target: Ob
   const companions = tested.flatMap((slot) => (slot.in === "body" && COMPANION_IDS[slot.name] ? [COMPANION_IDS[slot.name]] : []));
   // A record named one of two ways: when the test names it neither way, the caller's own record is given.
   if (!tested.some((slot) => RECORD_IDS.includes(slot.name))) companions.push("email_lead_map_id");
-    const testedNames = new Set(tested.map((slot) => slot.name));
+  const testedNames = new Set(tested.map((slot) => slot.name));
   const chosen = (ONE_OF_IDS[plan.label] ?? []).filter((group) => !group.some((name) => testedNames.has(name))).map((group) => group[0]);
   const present = plan.slots.filter((slot) => slot.required || slot.in === "path" || tested.includes(slot) || chosen.includes(slot.name) || (slot.in === "body" && companions.includes(slot.name)));
   let url = plan.path;
@@ -412,267 +409,3 @@ function buildAttempt(document: Document, plan: Case, tested: Slot[], target: Ob
   return { url: search.size ? `${url}?${search}` : url, body };
 }
 
-/** One D1 batch: every table's row count and every row, so any write shows. */
-async function snapshotter() {
-  const tables = await env.DB.prepare(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations' ORDER BY name",
-  ).all<{ name: string }>();
-  const columns = await env.DB.batch<{ name: string }>(tables.results.map(({ name }) => env.DB.prepare(`SELECT name FROM pragma_table_info('${name}')`)));
-  const statements = tables.results.map(({ name }, i) => {
-    const list = columns[i]!.results.map((c) => `"${c.name}"`).join(", ");
-    return env.DB.prepare(`SELECT count(*) AS n, coalesce(json_group_array(json_array(${list})), '') AS rows FROM (SELECT * FROM "${name}" ORDER BY rowid)`);
-  });
-  return async () => {
-    const results = await env.DB.batch<{ n: number; rows: string }>(statements);
-    return Object.fromEntries(tables.results.map(({ name }, i) => [name, `${results[i]!.results[0]!.n}:${results[i]!.results[0]!.rows}`]));
-  };
-}
-
-function changedTables(before: Record<string, string>, after: Record<string, string>) {
-  return Object.keys(before).filter((table) => before[table] !== after[table]);
-}
-
-const api = <T>(apiKey: string, path: string, body?: unknown, method = body === undefined ? "GET" : "POST") =>
-  callJson<T>(path, { apiKey, method, body });
-
-async function ok<T>(promise: Promise<{ status: number; body: T }>, what: string): Promise<T> {
-  const { status, body } = await promise;
-  if (status !== 200) throw new Error(`${what} failed with ${status}: ${JSON.stringify(body)}`);
-  return body;
-}
-
-/** One object of every kind, created through the API with `apiKey` (an account key or a client key). */
-async function seed(apiKey: string, extra: { client: number; clientKey: number; accountKey: number }, fileTheTest = true): Promise<Objects> {
-  const campaign = await createCampaign(apiKey, { name: "Matrix" });
-  const tags = await ok(api<{ tags: { id: number }[] }>(apiKey, `/api/v1/campaigns/${campaign}/tags`, { tags: ["Matrix tag"] }), "tags");
-  // The own-ids pass unsubscribes these leads everywhere on the way; each seed adds them again regardless.
-  const { emailToLeadIdMap: leads } = await ok(
-    api<{ emailToLeadIdMap: Record<string, number> }>(apiKey, `/api/v1/campaigns/${campaign}/leads`, {
-      lead_list: [{ email: "first@matrix.example" }, { email: "second@matrix.example" }],
-      settings: { return_lead_ids: true, ignore_unsubscribe_list: true },
-    }),
-    "leads",
-  );
-  const lead = leads["first@matrix.example"]!;
-  await ingestOk(apiKey, campaign, [
-    { event_id: "sent-1", type: "SENT", email_lead_map_id: lead, occurred_at: "2026-11-01T09:00:00Z" },
-    { event_id: "reply-1", type: "REPLY", email_lead_map_id: lead, occurred_at: "2026-11-01T10:00:00Z", body: "Tell me more", message_id: "<r1@x>" },
-  ]);
-  const inbox = await ok(
-    api<{ messages: { email_lead_map_id: number; email_history: { stats_id: string; type: string }[] }[] }>(
-      apiKey,
-      "/api/v1/master-inbox/inbox-replies?fetch_message_history=true",
-      { filters: { campaignId: campaign } },
-    ),
-    "inbox listing",
-  );
-  const stat = Number(inbox.messages.find((m) => m.email_lead_map_id === lead)!.email_history.find((m) => m.type === "REPLY")!.stats_id);
-  await ok(api(apiKey, "/api/v1/master-inbox/create-task", { email_lead_map_id: lead, name: "Call back" }), "task");
-  // After the events, so no delivery is under way while the matrix compares snapshots.
-  const webhook = await ok(
-    api<{ data: { id: number } }>(apiKey, `/api/v1/campaigns/${campaign}/webhooks`, {
-      name: "CRM",
-      webhook_url: "https://hooks.example.com/matrix",
-      event_types: ["EMAIL_REPLY"],
-    }),
-    "webhook",
-  );
-  // A settled delivery of it (a failed one, so nothing is in flight and it may be sent again).
-  const owner = (await env.DB.prepare("SELECT account_id FROM webhooks WHERE id = ?").bind(webhook.data.id).first<{ account_id: number }>())!.account_id;
-  const { deliveryId: delivery } = await insertDelivery({ accountId: owner, webhookId: webhook.data.id, campaignId: campaign, eventType: "EMAIL_REPLY", payload: {}, status: "failed", nextAttemptAt: null });
-  const folder = await ok(api<{ id: number }>(apiKey, "/api/v1/spam-test/folder", { name: "Matrix folder" }), "folder");
-  const spamTest = await ok(
-    api<{ id: string }>(apiKey, "/api/v1/spam-test/manual", {
-      test_name: "Matrix",
-      spam_filters: true,
-      campaign_id: campaign,
-      sequence_mapping_id: 77,
-      provider_ids: ["gmail"],
-      sender_accounts: ["sender@matrix.example"],
-      folder_id: fileTheTest ? folder.id : null,
-    }),
-    "spam test",
-  );
-  const search = await ok(
-    api<{ data: { id: number } }>(apiKey, "/api/v1/search-email-leads/search-filters/save-search", { search_string: "Matrix" }),
-    "saved search",
-  );
-  const mailbox = await ok(
-    api<{ id: number }>(apiKey, "/api/v1/email-accounts/save", {
-      ...BODY_OVERRIDES["POST /api/v1/email-accounts/save"],
-      from_email: `matrix-${crypto.randomUUID()}@sender.example.com`,
-    }),
-    "mailbox",
-  );
-  await ok(api(apiKey, `/api/v1/campaigns/${campaign}/email-accounts`, { email_account_ids: [mailbox.id] }), "attaching the mailbox");
-  // A block-list entry in the seed's client scope (a client key's own client), so deleting it by value with that client_id finds it.
-  await ok(api(apiKey, "/api/v1/leads/add-domain-block-list", { domain_block_list: [VALUE_OVERRIDES.domain], client_id: extra.client }), "block list");
-  const entries = await ok(api<{ id: number }[]>(apiKey, `/api/v1/leads/get-domain-block-list?filter_email_or_domain=matrix-block&filter_client_id=${extra.client}`), "block list read");
-  // The person (leads row) behind the record, for the routes that name a lead rather than a record.
-  const person = (await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(lead).first<{ lead_id: number }>())!.lead_id;
-  const leadList = (await ok(api<{ data: { id: number } }>(apiKey, "/api/v1/lead-list", { listName: "Matrix list" }), "lead list")).data.id;
-  await ok(api(apiKey, `/api/v1/lead-list/${leadList}/import`, { leadList: [{ email: "first@matrix.example" }] }), "list import");
-  const queued = await api<{ data: { id: number } }>(apiKey, `/api/v1/lead-list/${leadList}/import-csv`, { csv: "email\nfirst@matrix.example\n" });
-  if (queued.status !== 202) throw new Error(`csv import failed with ${queued.status}`);
-  const leadImport = queued.body.data.id;
-  // The import works in the background: let it end before the matrix compares snapshots.
-  for (let i = 0; i < 100; i++) {
-    const { data } = await ok(api<{ data: { state: string } }>(apiKey, `/api/v1/lead-list/${leadList}/imports/${leadImport}`), "import progress");
-    if (data.state === "done") break;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const tag = tags.tags[0]!.id;
-  await ok(api(apiKey, "/api/v1/crm/leads/tags", { leadId: person, tagIds: [tag] }), "lead tag");
-  const tagMapping = (await ok(api<{ data: { tag_mapping_id: number }[] }>(apiKey, `/api/v1/crm/leads/tags?leadId=${person}`), "lead tags")).data[0]!.tag_mapping_id;
-  return {
-    campaign,
-    tag,
-    mailbox: mailbox.id,
-    lead,
-    person,
-    stat,
-    webhook: webhook.data.id,
-    folder: folder.id,
-    spamTest: Number(spamTest.id),
-    savedSearch: search.data.id,
-    leadList,
-    leadImport,
-    tagMapping,
-    delivery,
-    blockEntry: entries[0]!.id,
-    ...extra,
-  };
-}
-
-async function mintAccountKey(accountId: number) {
-  const { status, body } = await callJson<{ id: number }>(`/admin/v1/accounts/${accountId}/api-keys`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
-  });
-  if (status !== 201) throw new Error(`minting an account key failed with ${status}`);
-  return body.id;
-}
-
-/** Account A (account-level objects, client CA with its objects, client CB with its objects) and account B. */
-async function tenants() {
-  const a = await provisionAccount();
-  const b = await provisionAccount();
-  const aKey = await mintAccountKey(a.id);
-  const bKey = await mintAccountKey(b.id);
-  const ca = await createClient(a.apiKey, "CA", "ca@matrix.example");
-  const cb = await createClient(a.apiKey, "CB", "cb@matrix.example");
-  const bClient = await createClient(b.apiKey, "B client", "bc@matrix.example");
-  const caKey = await createClientKey(a.apiKey, ca);
-  const cbKey = await createClientKey(a.apiKey, cb);
-  const bClientKey = await createClientKey(b.apiKey, bClient);
-  return {
-    aObjects: await seed(a.apiKey, { client: ca, clientKey: caKey.id, accountKey: aKey }),
-    bObjects: await seed(b.apiKey, { client: bClient, clientKey: bClientKey.id, accountKey: bKey }),
-    caObjects: await seed(caKey.api_key, { client: ca, clientKey: caKey.id, accountKey: aKey }),
-    cbObjects: await seed(cbKey.api_key, { client: cb, clientKey: cbKey.id, accountKey: MISSING }),
-    bApiKey: b.apiKey,
-    cbApiKey: cbKey.api_key,
-  };
-}
-
-function namingMissing<T extends { result: { status: number; body: unknown } }>(sent: T, ids: number[]): T {
-  const body = sent.result.body as { error?: unknown } | null;
-  if (typeof body?.error !== "string") return sent;
-  const error = ids.reduce((text, id) => text.replace(new RegExp(`\\b${id}\\b`, "g"), String(MISSING)), body.error);
-  return { ...sent, result: { ...sent.result, body: { ...body, error } } };
-}
-
-async function readBody(response: Response) {
-  const text = await response.text();
-  return response.headers.get("Content-Type")?.includes("json") && text ? (JSON.parse(text) as unknown) : text;
-}
-
-describe("tenancy security matrix (from the OpenAPI document)", () => {
-  it("answers every id-taking operation called with another tenant's ids exactly as for a missing id, writing nothing", async () => {
-    const document = (await (await call("/openapi.json")).json()) as Document;
-    const plans: Case[] = [];
-    const unbuildable: string[] = [];
-    for (const [path, methods] of Object.entries(document.paths)) {
-      if (!path.startsWith("/api/v1/")) continue;
-      for (const [method, operation] of Object.entries(methods)) {
-        try {
-          const plan = planOperation(document, path, method.toUpperCase(), operation);
-          if (plan) plans.push(plan);
-        } catch (error) {
-          unbuildable.push(`${method.toUpperCase()} ${path}: ${(error as Error).message}`);
-        }
-      }
-    }
-    expect(unbuildable, `operations with ids the matrix cannot build a request for: ${unbuildable.join("; ")}`).toEqual([]);
-    expect(plans.length).toBeGreaterThan(40);
-
-    const world = await tenants();
-    const snapshot = await snapshotter();
-    const callers = [
-      { who: "another account's key", apiKey: world.bApiKey, own: world.bObjects, foreign: world.aObjects },
-      { who: "another account's key (client CA's rows)", apiKey: world.bApiKey, own: world.bObjects, foreign: world.caObjects },
-      { who: "another client's key", apiKey: world.cbApiKey, own: world.cbObjects, foreign: world.caObjects },
-      { who: "a client's key (the account's own rows)", apiKey: world.cbApiKey, own: world.cbObjects, foreign: world.aObjects },
-    ];
-    const mismatches: string[] = [];
-    const writes: string[] = [];
-    const onlyValidation: string[] = [];
-    let attempts = 0;
-
-    for (const plan of plans) {
-      const variants = plan.slots.map((slot) => [slot]);
-      if (plan.slots.length > 1) variants.push(plan.slots);
-      for (const tested of variants) {
-        for (const { who, apiKey, own, foreign } of callers) {
-          const send = async (attempt: Attempt) => {
-            const before = await snapshot();
-            const response = await call(attempt.url, { method: plan.method, apiKey, body: attempt.body });
-            const result = { status: response.status, body: await readBody(response) };
-            const changed = changedTables(before, await snapshot());
-            return { result, changed };
-          };
-          const foreignAttempt = buildAttempt(document, plan, tested, foreign, own);
-          const missingAttempt = buildAttempt(document, plan, tested, "missing", own);
-          const label = `${plan.label} [${tested.map((s) => `${s.in} ${s.name}`).join(" + ")}] as ${who}: ${plan.method} ${foreignAttempt.url} ${JSON.stringify(foreignAttempt.body ?? "")}`;
-          // An error may name the id it refuses ("Email account not found: 12"): read as the missing id's.
-          const foreignIds = tested.map((slot) => (foreign as Objects)[slot.kind]);
-          const asForeign = namingMissing(await send(foreignAttempt), foreignIds);
-          const asMissing = await send(missingAttempt);
-          attempts += 1;
-          if (JSON.stringify(asForeign.result) !== JSON.stringify(asMissing.result)) {
-            mismatches.push(`${label}\n  foreign: ${JSON.stringify(asForeign.result)}\n  missing: ${JSON.stringify(asMissing.result)}`);
-          }
-          if (asForeign.changed.length) writes.push(`${label} changed ${asForeign.changed.join(", ")}`);
-          if (asMissing.changed.length) writes.push(`${label} (missing id) changed ${asMissing.changed.join(", ")}`);
-          const details = (asMissing.result.body as { details?: { path: string }[] }).details ?? [];
-          const aboutTheId = details.some((detail) => tested.some((slot) => detail.path === slot.name));
-          if (asMissing.result.status === 422 && !aboutTheId) onlyValidation.push(`${label}: ${JSON.stringify(asMissing.result.body)}`);
-        }
-      }
-    }
-
-    expect(onlyValidation, `requests refused by validation test nothing: fix the builder or its overrides: ${onlyValidation.slice(0, 5).join("; ")}`).toEqual([]);
-    // One assertion, so a broken scope shows both its answer and the rows it wrote.
-    expect({ mismatches, writes }, "answers that tell another tenant's id from a missing one, and refused requests that wrote rows").toEqual({
-      mismatches: [],
-      writes: [],
-    });
-    expect(attempts).toBeGreaterThan(100);
-
-    // The same requests with the caller's own ids succeed, so the matrix tested the scope, not validation.
-    // Each on fresh objects (an empty folder, so it may be deleted); key deletions last, as they end the key.
-    const ownFailures: string[] = [];
-    const keyDeletionsLast = [...plans].sort((x, y) => Number(x.method === "DELETE") - Number(y.method === "DELETE"));
-    for (const plan of keyDeletionsLast) {
-      const { client, clientKey, accountKey } = world.bObjects;
-      const mine = await seed(world.bApiKey, { client, clientKey, accountKey }, false);
-      const attempt = buildAttempt(document, plan, plan.slots, mine, mine);
-      const response = await call(attempt.url, { method: plan.method, apiKey: world.bApiKey, body: attempt.body });
-      const body = await readBody(response);
-      const needs = NEEDS_MAIL_SERVER[plan.label];
-      const reachedTheServer = needs !== undefined && response.status === needs.status && (body as { error?: string })?.error === needs.error;
-      if (response.status >= 300 && !reachedTheServer) ownFailures.push(`${plan.label}: ${response.status} ${JSON.stringify(body)}`);
-    }
-    expect(ownFailures, "requests that fail even with the caller's own ids").toEqual([]);
-  }, 600_000);
-});
