@@ -27,7 +27,8 @@ export const FEATURES = {
   leads: [/^\/api\/v1\/leads(\/|$)/, /^\/api\/v1\/crm\//],
   mailboxes: [/^\/api\/v1\/(email-accounts|tags)(\/|$)/],
   account: [/^\/api\/v1\/(account|client|rate-limit|search-email-leads)(\/|$)/],
-  admin: [/^\/admin\//],
+  // The operator's routes: admin and health.
+  ops: [/^\/admin\//, /^\/health$/],
 } satisfies Record<string, RegExp[]>;
 
 export type Feature = keyof typeof FEATURES;
