@@ -2,6 +2,29 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
 import { quietAccessLog, testBindings } from "./vitest.shared";
 
+/**
+ * Files that need a fresh runtime and database of their own: what they check or do reaches beyond
+ * their own accounts (every row's writes, the cron over every account, the operator's catalogues,
+ * fixed client addresses' failure budgets, a database built from empty).
+ */
+const OWN_RUNTIME = [
+  // The write log sees every write, whoever made it; the fuzz drives the admin routes with random ids.
+  "test/security-matrix/**/*.test.ts",
+  "test/fuzz/**/*.test.ts",
+  // The cron's jobs and the metrics count every account's rows.
+  "test/operations.test.ts",
+  "test/deliverability/schedule.test.ts",
+  "test/deliverability/seeds.test.ts",
+  "test/inbox/actions.test.ts",
+  "test/webhooks/delivery.test.ts",
+  "test/webhooks/secrets.test.ts",
+  "test/auth-hardening.test.ts",
+  "test/rate-limit.test.ts",
+  // These build MIGRATION_DB from empty.
+  "test/webhooks/scope-migration.test.ts",
+  "test/campaigns/client-isolation-migration.test.ts",
+];
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   return {
@@ -21,13 +44,28 @@ export default defineConfig(async () => {
       }),
     ],
     test: {
-      include: ["test/**/*.test.ts"],
-      // The mail-lab suite has its own config and runner (npm run test:mail); test/node runs in Node (npm run test:node).
-      exclude: [...configDefaults.exclude, "test/mail/**", "test/node/**"],
       setupFiles: ["./test/setup.ts"],
       // Node-side receivers the Workers-runtime tests reach over loopback.
       globalSetup: ["./test/webhooks/redirect-receiver.global.ts", "./test/openapi-validator.global.ts", "./test/deliverability/link-stub.global.ts"],
       onConsoleLog: quietAccessLog,
+      // Vitest's default on 2 cores is 1 (one file at a time); the runtimes wait on I/O often enough for 2.
+      maxWorkers: 2,
+      projects: [
+        {
+          extends: true as const,
+          test: {
+            name: "workers",
+            include: ["test/**/*.test.ts"],
+            // The mail-lab suite has its own config and runner (npm run test:mail); test/node runs in Node (npm run test:node).
+            exclude: [...configDefaults.exclude, "test/mail/**", "test/node/**", ...OWN_RUNTIME],
+            // One runtime (and database) per worker, reused by its files: starting workerd and loading
+            // the Worker for each file cost more than most files' tests. Each file makes its own
+            // accounts, so it sees only its own rows.
+            isolate: false,
+          },
+        },
+        { extends: true as const, test: { name: "workers-own-runtime", include: OWN_RUNTIME } },
+      ],
     },
   };
 });
