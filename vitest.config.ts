@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
 import { quietAccessLog, testBindings } from "./vitest.shared";
@@ -55,8 +56,8 @@ export default defineConfig(async () => {
       // Node-side receivers the Workers-runtime tests reach over loopback.
       globalSetup: ["./test/webhooks/redirect-receiver.global.ts", "./test/openapi-validator.global.ts", "./test/deliverability/link-stub.global.ts"],
       onConsoleLog: quietAccessLog,
-      // Vitest's default on 2 cores is 1 (one file at a time); the runtimes wait on I/O often enough for 2.
-      maxWorkers: 2,
+      // Vitest's default (cores - 1) runs one file at a time on 2 cores, leaving one idle.
+      maxWorkers: Math.max(2, availableParallelism() - 1),
       projects: [
         {
           extends: true as const,
