@@ -58,6 +58,8 @@ export default defineConfig(async () => {
       onConsoleLog: quietAccessLog,
       // Vitest's default (cores - 1) runs one file at a time on 2 cores, leaving one idle.
       maxWorkers: Math.max(2, availableParallelism() - 1),
+      // Vitest's 5 s is too short for the heavier tests when two files share a loaded machine's cores.
+      testTimeout: 30_000,
       projects: [
         {
           extends: true as const,
