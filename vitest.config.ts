@@ -10,12 +10,13 @@ import { quietAccessLog, testBindings } from "./vitest.shared";
 const ALONE = ["test/auth-hardening.test.ts", "test/rate-limit.test.ts"];
 
 /**
- * Files that need a fresh runtime and database of their own: what they check or do reaches beyond
- * their own accounts (every row's writes, the cron over every account, the operator's catalogues,
- * every delivery to a host, ids that only fresh counters keep apart, a database built from empty).
- * A file newly failing only when the whole suite runs belongs here.
+ * Files that need empty storage of their own: what they check or do reaches beyond their own
+ * accounts (every row's writes, the cron over every account, the operator's catalogues, every
+ * delivery to a host, ids that only fresh counters keep apart, a database built from empty). They
+ * share a runtime one after another, and test/fresh-storage.ts empties every database, Durable
+ * Object and queue before each. A file newly failing only when the whole suite runs belongs here.
  */
-const OWN_RUNTIME = [
+const FRESH_STORAGE = [
   // The write log sees every write, whoever made it; the fuzz drives the admin routes with random ids.
   // (Their coverage tests only read the OpenAPI document.)
   "test/security-matrix/!(coverage).test.ts",
@@ -59,7 +60,6 @@ export default defineConfig(async () => {
       }),
     ],
     test: {
-      setupFiles: ["./test/setup.ts"],
       // Node-side receivers the Workers-runtime tests reach over loopback.
       globalSetup: ["./test/webhooks/redirect-receiver.global.ts", "./test/openapi-validator.global.ts", "./test/deliverability/link-stub.global.ts"],
       onConsoleLog: quietAccessLog,
@@ -74,15 +74,19 @@ export default defineConfig(async () => {
             name: "workers",
             include: ["test/**/*.test.ts"],
             // The mail-lab suite has its own config and runner (npm run test:mail); test/node runs in Node (npm run test:node).
-            exclude: [...configDefaults.exclude, "test/mail/**", "test/node/**", ...OWN_RUNTIME, ...ALONE],
+            exclude: [...configDefaults.exclude, "test/mail/**", "test/node/**", ...FRESH_STORAGE, ...ALONE],
+            setupFiles: ["./test/setup.ts"],
             // One runtime (and database) per worker, reused by its files: starting workerd and loading
             // the Worker for each file cost more than most files' tests. Each file makes its own
             // accounts, so it sees only its own rows.
             isolate: false,
           },
         },
-        { extends: true as const, test: { name: "workers-own-runtime", include: OWN_RUNTIME } },
-        { extends: true as const, test: { name: "workers-alone", include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+        { extends: true as const, test: { name: "workers-fresh-storage", include: FRESH_STORAGE, setupFiles: ["./test/fresh-storage.ts"], isolate: false } },
+        {
+          extends: true as const,
+          test: { name: "workers-alone", include: ALONE, setupFiles: ["./test/setup.ts"], maxWorkers: 1, sequence: { groupOrder: 1 } },
+        },
       ],
     },
   };

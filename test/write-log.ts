@@ -26,8 +26,6 @@ export interface WriteLog {
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
-let installed: Promise<void> | undefined;
-
 async function install() {
   await env.DB.prepare(`CREATE TABLE IF NOT EXISTS ${LOG} (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, op TEXT NOT NULL, row INTEGER)`).run();
   const tables = await env.DB.prepare(
@@ -47,13 +45,13 @@ async function install() {
 }
 
 /**
- * Starts logging this file's database (once; every table that exists now, so call it after the
- * migrations, which the setup file applies). One read per check: take() right after a request
+ * Starts logging this file's database (every table that exists now, so call it after the
+ * migrations, which the setup file applies; again in each file, as the next file's storage starts
+ * empty while this module may stay loaded). One read per check: take() right after a request
  * returns what it wrote (and whatever else wrote meanwhile, which can only make a check stricter).
  */
 export async function writeLog(): Promise<WriteLog> {
-  installed ??= install();
-  await installed;
+  await install();
   let seen = 0;
   return {
     async reset() {

@@ -108,18 +108,27 @@ function freshSeed(world: World) {
   return seed(world.bApiKey, { client, clientKey, accountKey }, false);
 }
 
-/**
- * The same request with the caller's own ids, on fresh objects (an empty folder, so it may be deleted):
- * a seed of its own for each operation that may change them, one shared by the reads.
- */
-async function acceptOwnIds(document: Document, plan: Case, world: World, readsSeed: () => Promise<Objects>) {
-  const mine = plan.method === "GET" ? await readsSeed() : await freshSeed(world);
+/** The same request with the caller's own ids in `mine`: its answer, and whether it counts as a success. */
+async function ownIdsCall(document: Document, plan: Case, world: World, mine: Objects) {
   const attempt = buildAttempt(document, plan, plan.slots, mine, mine);
   const response = await call(attempt.url, { method: plan.method, apiKey: world.bApiKey, body: attempt.body });
   const body = await readBody(response);
   const needs = NEEDS_MAIL_SERVER[plan.label];
   const reachedTheServer = needs !== undefined && response.status === needs.status && (body as { error?: string })?.error === needs.error;
-  expect(response.status < 300 || reachedTheServer, `fails even with the caller's own ids: ${response.status} ${JSON.stringify(body)}`).toBe(true);
+  return { ok: response.status < 300 || reachedTheServer, answer: `${response.status} ${JSON.stringify(body)}` };
+}
+
+/**
+ * The same request with the caller's own ids succeeds. First on the objects the file's earlier
+ * own-ids calls share (a seed costs some 25 requests; most operations leave the objects usable);
+ * where an earlier call changed or deleted what this one needs, again on fresh objects (an empty
+ * folder, so it may be deleted), and that answer counts.
+ */
+async function acceptOwnIds(document: Document, plan: Case, world: World, sharedSeed: () => Promise<Objects>) {
+  const shared = await ownIdsCall(document, plan, world, await sharedSeed());
+  if (shared.ok) return;
+  const fresh = await ownIdsCall(document, plan, world, await freshSeed(world));
+  expect(fresh.ok, `fails even with the caller's own ids: ${fresh.answer} (on objects earlier calls had used: ${shared.answer})`).toBe(true);
 }
 
 /**
@@ -146,11 +155,11 @@ export async function matrixSuite(feature: Feature) {
 
     describe("the caller's own ids succeed", () => {
       let shared: Promise<Objects> | undefined;
-      const readsSeed = () => (shared ??= freshSeed(world));
-      // Reads first, on one seed; key deletions last, as they end the key.
+      const sharedSeed = () => (shared ??= freshSeed(world));
+      // Reads first, then changes, deletions last (key deletions end the key).
       const rank = (plan: Case) => (plan.method === "GET" ? 0 : plan.method === "DELETE" ? 2 : 1);
       const ordered = [...plans].sort((x, y) => rank(x) - rank(y));
-      for (const plan of ordered) it(plan.label, () => acceptOwnIds(document, plan, world, readsSeed), 120_000);
+      for (const plan of ordered) it(plan.label, () => acceptOwnIds(document, plan, world, sharedSeed), 120_000);
     });
   });
 }

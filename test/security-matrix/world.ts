@@ -1,5 +1,6 @@
 import { createCampaign, ingestOk } from "../campaigns/fixtures";
-import { ADMIN_TOKEN, callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { personOf, webhookOwner } from "../db";
+import { ADMIN_TOKEN, callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { insertDelivery } from "../webhooks/fixtures";
 import { BODY_OVERRIDES, MISSING, VALUE_OVERRIDES, type Objects } from "./plan";
 
@@ -51,7 +52,7 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
     "webhook",
   );
   // A settled delivery of it (a failed one, so nothing is in flight and it may be sent again).
-  const owner = (await env.DB.prepare("SELECT account_id FROM webhooks WHERE id = ?").bind(webhook.data.id).first<{ account_id: number }>())!.account_id;
+  const owner = await webhookOwner(webhook.data.id);
   const { deliveryId: delivery } = await insertDelivery({ accountId: owner, webhookId: webhook.data.id, campaignId: campaign, eventType: "EMAIL_REPLY", payload: {}, status: "failed", nextAttemptAt: null });
   const folder = await ok(api<{ id: number }>(apiKey, "/api/v1/spam-test/folder", { name: "Matrix folder" }), "folder");
   const spamTest = await ok(
@@ -82,7 +83,7 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
   await ok(api(apiKey, "/api/v1/leads/add-domain-block-list", { domain_block_list: [VALUE_OVERRIDES.domain], client_id: extra.client }), "block list");
   const entries = await ok(api<{ id: number }[]>(apiKey, `/api/v1/leads/get-domain-block-list?filter_email_or_domain=matrix-block&filter_client_id=${extra.client}`), "block list read");
   // The person (leads row) behind the record, for the routes that name a lead rather than a record.
-  const person = (await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(lead).first<{ lead_id: number }>())!.lead_id;
+  const person = await personOf(lead);
   const leadList = (await ok(api<{ data: { id: number } }>(apiKey, "/api/v1/lead-list", { listName: "Matrix list" }), "lead list")).data.id;
   await ok(api(apiKey, `/api/v1/lead-list/${leadList}/import`, { leadList: [{ email: "first@matrix.example" }] }), "list import");
   const queued = await api<{ data: { id: number } }>(apiKey, `/api/v1/lead-list/${leadList}/import-csv`, { csv: "email\nfirst@matrix.example\n" });

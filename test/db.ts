@@ -1,0 +1,30 @@
+import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import * as schema from "../src/db/schema";
+import { env } from "./helpers";
+
+/**
+ * The test database through drizzle and the schema in src/db/schema/: seeders and reads a test uses
+ * to set up or look at rows its routes do not show, typed by the tables (a renamed column fails the
+ * typecheck, not a test at run time). Raw SQL stays for what drizzle cannot say (triggers, pragmas)
+ * and for the migration tests, which build tables the schema no longer has.
+ */
+export function testDb() {
+  return drizzle(env.DB, { schema });
+}
+
+export { schema };
+
+/** The account that owns a webhook. */
+export async function webhookOwner(webhookId: number): Promise<number> {
+  const row = await testDb().select({ accountId: schema.webhooks.accountId }).from(schema.webhooks).where(eq(schema.webhooks.id, webhookId)).get();
+  if (!row) throw new Error(`no webhook ${webhookId}`);
+  return row.accountId;
+}
+
+/** The person (leads row) behind a campaign record. */
+export async function personOf(recordId: number): Promise<number> {
+  const row = await testDb().select({ leadId: schema.campaignLeads.leadId }).from(schema.campaignLeads).where(eq(schema.campaignLeads.id, recordId)).get();
+  if (!row) throw new Error(`no record ${recordId}`);
+  return row.leadId;
+}
