@@ -1,10 +1,10 @@
 import { applyD1Migrations, env, reset } from "cloudflare:test";
 
 /**
- * Setup of the files that need storage of their own (vitest.config.ts, FRESH_STORAGE): they share a
- * runtime one after another (loading the Worker's modules into a new one cost ~10-16 s a file), so
- * each starts by emptying every database, Durable Object and queue the previous file left (~0.1 s),
- * alarms and pending retries included, then migrates the empty database (~0.5 s).
+ * Setup of the files that need storage of their own (vitest.config.ts, FRESH_STORAGE; the mail
+ * suite's): they share a runtime one after another (loading the Worker's modules into a new one
+ * cost 10-25 s a file), so each starts by emptying every database, Durable Object and queue the
+ * previous file left (~0.1 s), alarms and pending retries included, then migrates (~0.5 s).
  */
 await reset();
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
