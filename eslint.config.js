@@ -22,6 +22,18 @@ export default tseslint.config(
     },
   },
   {
+    // Bytes become text in one place only (src/platform/bytes.ts).
+    files: ["src/**/*.ts"],
+    ignores: ["src/platform/bytes.ts"],
+    rules: {
+      "no-restricted-globals": [
+        "error",
+        { name: "btoa", message: "Use toBase64/utf8Base64 from src/platform/bytes.ts." },
+        { name: "atob", message: "Use fromBase64 from src/platform/bytes.ts." },
+      ],
+    },
+  },
+  {
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": "error",

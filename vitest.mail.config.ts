@@ -28,7 +28,7 @@ export default defineConfig(async () => {
     ],
     test: {
       include: ["test/mail/**/*.test.ts"],
-      globalSetup: ["./test/mail/lab.global.ts"],
+      globalSetup: ["./test/mail/lab.global.ts", "./test/mail/hostile.global.ts"],
       // One runtime for the files, one after another (the lab's mailboxes are shared anyway), each
       // starting on emptied storage: loading the Worker into a new runtime per file cost more.
       setupFiles: ["./test/fresh-storage.ts"],

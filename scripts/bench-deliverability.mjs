@@ -20,19 +20,19 @@ if (benchSeeds.length !== 25) throw new Error(`the lab has ${benchSeeds.length} 
 
 /** Empties a bench seed, so a run reads only its own messages (Dovecot notices files gone from a Maildir). */
 function emptyMaildir(local) {
-  const maildir = join(root, ".mail-lab", "mail", DOMAIN, local, "Maildir");
+  const maildir = join(lab.mail_dir, DOMAIN, local, "Maildir");
   for (const sub of ["new", "cur"]) rmSync(join(maildir, sub), { recursive: true, force: true });
 }
 
 /** Writes messages into a lab mailbox's Maildir/new, owned like the lab's own mail. */
 function fillMaildir(local, messages) {
-  const maildir = join(root, ".mail-lab", "mail", DOMAIN, local, "Maildir");
-  const { uid, gid } = statSync(join(root, ".mail-lab", "mail"));
+  const maildir = join(lab.mail_dir, DOMAIN, local, "Maildir");
+  const { uid, gid } = statSync(lab.mail_dir);
   for (const sub of ["", "new", "cur", "tmp"]) {
     mkdirSync(join(maildir, sub), { recursive: true });
     chownSync(join(maildir, sub), uid, gid);
   }
-  chownSync(join(root, ".mail-lab", "mail", DOMAIN, local), uid, gid);
+  chownSync(join(lab.mail_dir, DOMAIN, local), uid, gid);
   const stamp = Math.floor(Date.now() / 1000);
   messages.forEach((raw, i) => {
     const file = join(maildir, "new", `${stamp}.M${i}P${process.pid}.bench`);

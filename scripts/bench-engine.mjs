@@ -151,7 +151,7 @@ async function schedulerPasses(server, plan) {
 }
 
 function newestMessage(user) {
-  const home = join(root, ".mail-lab", "mail", DOMAIN, user, "Maildir");
+  const home = join(lab.mail_dir, DOMAIN, user, "Maildir");
   const files = ["new", "cur"].flatMap((dir) => readdirSync(join(home, dir)).map((name) => join(home, dir, name)));
   return readFileSync(files.sort().at(-1), "utf8").replace(/=\r?\n/g, "").replace(/=3D/g, "=");
 }

@@ -45,7 +45,7 @@ function replyCount(server, campaignId) {
 
 /** Writes messages into the mailbox's Maildir/new, owned like the lab's own mail. */
 function fillMaildir(messages) {
-  const dir = join(root, ".mail-lab", "mail", DOMAIN, "sender9", "Maildir", "new");
+  const dir = join(lab.mail_dir, DOMAIN, "sender9", "Maildir", "new");
   const { uid, gid } = statSync(dir);
   const stamp = Math.floor(Date.now() / 1000);
   messages.forEach((raw, i) => {

@@ -1,6 +1,8 @@
 // `npm run check:imports`: the import graph of src/ must have no circles (type-only imports
 // included) and must point one way: db/schema imports nothing of ours outside itself, platform/
-// imports only platform/ and db/ (and the config types), and no feature imports the entry files.
+// imports only platform/ and db/ (and the config types), the low kits (mail/, schedule/,
+// categories/) import only themselves and platform/, no feature imports the entry files, and no
+// two folders import each other both ways beyond the pairs listed (with their reason) below.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
@@ -43,6 +45,14 @@ const graph = new Map(
 
 const problems = [];
 const area = (file) => relative(src, file).split("/")[0];
+/** Kits below every feature: they may use platform/ and db/ and nothing above. */
+const LOW_KITS = new Set(["mail", "schedule", "categories"]);
+/**
+ * Folder pairs allowed to import each other both ways, each with why. engine <-> mailboxes: the
+ * engine sends with a mailbox's settings and credentials (mailboxes/rules, store), and a mailbox's
+ * answer shows the engine's sending status for it.
+ */
+const TWO_WAY_ALLOWED = new Set(["engine <-> mailboxes"]);
 
 for (const [file, targets] of graph) {
   const from = relative(src, file);
@@ -53,6 +63,20 @@ for (const [file, targets] of graph) {
       problems.push(`${from} -> ${to}: platform/ must not depend on a feature`);
     }
     if (ENTRY_FILES.has(to) && !ENTRY_FILES.has(from)) problems.push(`${from} -> ${to}: only entry files import entry files`);
+    if (LOW_KITS.has(area(file)) && area(target) !== area(file) && !["platform", "db", "config.ts"].includes(area(target))) {
+      problems.push(`${from} -> ${to}: ${area(file)}/ is a low kit and must not depend on a feature`);
+    }
+  }
+}
+
+const folderEdges = new Set();
+for (const [file, targets] of graph) {
+  for (const target of targets) if (area(file) !== area(target)) folderEdges.add(`${area(file)} -> ${area(target)}`);
+}
+for (const edge of folderEdges) {
+  const [a, b] = edge.split(" -> ");
+  if (a < b && folderEdges.has(`${b} -> ${a}`) && !TWO_WAY_ALLOWED.has(`${a} <-> ${b}`)) {
+    problems.push(`${a} <-> ${b}: these folders import each other both ways (move the shared piece below both)`);
   }
 }
 

@@ -315,6 +315,9 @@ export async function main(argv, { wrangler = runWrangler, ask = terminalAsk(), 
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  // The web app is part of the Worker's static assets: what is deployed is built from web/ as it is now.
+  const { buildWeb } = await import("./build-web.mjs");
+  await buildWeb({ quiet: true });
   main(process.argv.slice(2)).catch((error) => {
     console.error(`\n${error.message}`);
     process.exit(1);

@@ -1,12 +1,17 @@
 // `npm run dev`: prepare local secrets, migrate the local D1 database, seed the demo account, then serve.
 // With the mail lab running (npm run mail-lab), the Worker trusts the lab's CA and the demo account
-// gets a demo mailbox in the lab, so a demo campaign really sends.
+// gets a demo mailbox in the lab, so a demo campaign really sends. A lab started later (or started
+// again with another CA or Rspamd) is noticed: the Worker is restarted on the same port and local
+// state with the lab's CA in NODE_EXTRA_CA_CERTS, which workerd reads only when it starts.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { dirname, join } from "node:path";
+import { setInterval } from "node:timers";
 import { runningLab } from "./lib/mail-lab.mjs";
 import { seedDemoAccount } from "./seed.mjs";
+import { buildWeb, webIsStale } from "./build-web.mjs";
 
 const root = join(import.meta.dirname, "..");
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
@@ -16,10 +21,12 @@ const port = process.env.PORT ?? "8787";
 const persist = process.env.SALVO_STATE_DIR ? ["--persist-to", process.env.SALVO_STATE_DIR] : [];
 const origin = `http://127.0.0.1:${port}`;
 // SALVO_MAIL_LAB=off serves without the lab even while one runs (throwaway instances of the tests).
-const lab = process.env.SALVO_MAIL_LAB === "off" ? null : runningLab();
+const labOff = process.env.SALVO_MAIL_LAB === "off";
+const lab = labOff ? null : runningLab();
 const DEMO_SENDER = "sender1@lab.salvo.test";
 const HEALTH_TIMEOUT_MS = 120_000;
 const CHECK_TIMEOUT_MS = 20_000;
+const LAB_POLL_MS = 1000;
 
 /** Local secrets that must never keep the example's placeholder: each gets a fresh random value. */
 const GENERATED = {
@@ -60,6 +67,8 @@ function run(args) {
 }
 
 ensureDevVars();
+// The web app at / is built from web/ (postinstall builds it; a change since then is built here).
+if (webIsStale()) await buildWeb({ quiet: true });
 run(["d1", "migrations", "apply", "DB", "--local"]);
 const apiKey = await seedDemoAccount(run);
 
@@ -72,9 +81,11 @@ console.log(`
 `);
 if (lab) {
   console.log(`  Mail lab found: the demo account gets a lab mailbox (${DEMO_SENDER}) once the server answers.\n`);
+} else if (labOff) {
+  console.log('  No mail lab (SALVO_MAIL_LAB=off): campaigns report sending_status "no_mailboxes".\n');
 } else {
   console.log(
-    '  No mail lab: campaigns report sending_status "no_mailboxes". To send for real, run `npm run mail-lab` in another terminal, then restart `npm run dev`.\n',
+    '  No mail lab: campaigns report sending_status "no_mailboxes". To send for real, run `npm run mail-lab` in another terminal: this server notices it and restarts its Worker to use it.\n',
   );
 }
 
@@ -82,20 +93,116 @@ if (lab) {
 const inspector = process.env.INSPECTOR_PORT ? ["--inspector-port", process.env.INSPECTOR_PORT] : [];
 // Tracking and unsubscribe links in the mail sent must point at this server (.dev.vars names :8787).
 const publicUrl = port === "8787" ? [] : ["--var", `PUBLIC_URL:${origin}`];
-// The lab's Rspamd scores spam tests (RSPAMD_URL) unless .dev.vars names another.
-const rspamd = lab?.rspamd && !/^RSPAMD_URL=\S/m.test(readFileSync(join(root, ".dev.vars"), "utf8")) ? ["--var", `RSPAMD_URL:${lab.rspamd.url}`] : [];
 // wrangler dev's local trace and log store (<state>/v3/observability) records every request's full
 // URL and ignores redact_query_string, so an api_key in a query string would be kept there. It
 // stays off unless SALVO_LOCAL_OBSERVABILITY=true (then send keys in the X-API-Key header).
 const localObservability = process.env.SALVO_LOCAL_OBSERVABILITY === "true" ? "true" : "false";
-const labCa = lab ? { NODE_EXTRA_CA_CERTS: extraCaWithLab(lab.ca_file) } : {};
-const server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled", ...publicUrl, ...rspamd, ...inspector, ...persist], {
-  cwd: root,
-  stdio: "inherit",
-  env: { ...process.env, ...labCa, X_LOCAL_OBSERVABILITY: localObservability },
-});
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
-server.on("exit", (code) => process.exit(code ?? 0));
+
+/** What the Worker takes from the lab when it starts: a lab that differs in these needs a restart. */
+function labTerms(config) {
+  return config ? JSON.stringify([readFileSync(config.ca_file, "utf8"), config.rspamd?.url ?? null, config.oauth?.salvo_vars ?? null]) : null;
+}
+
+let server = null;
+let servedTerms = null;
+let restarting = false;
+let stopping = false;
+
+/** Starts `wrangler dev`, trusting the lab's CA and using its Rspamd and OAuth provider when a lab is given. */
+function serve(config) {
+  // The lab's Rspamd scores spam tests (RSPAMD_URL) and its OAuth provider stands for Google's and
+  // Microsoft's (CONTRACT 18.1's settings), unless .dev.vars names its own.
+  const devVars = readFileSync(join(root, ".dev.vars"), "utf8");
+  const fromLab = { ...(config?.rspamd ? { RSPAMD_URL: config.rspamd.url } : {}), ...config?.oauth?.salvo_vars };
+  const labVars = Object.entries(fromLab)
+    .filter(([name]) => !new RegExp(`^${name}=\\S`, "m").test(devVars))
+    .flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+  const labCa = config ? { NODE_EXTRA_CA_CERTS: extraCaWithLab(config.ca_file) } : {};
+  servedTerms = labTerms(config);
+  server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled", ...publicUrl, ...labVars, ...inspector, ...persist], {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, ...labCa, X_LOCAL_OBSERVABILITY: localObservability },
+  });
+  server.on("exit", (code) => {
+    if (!restarting || stopping) process.exit(code ?? 0);
+  });
+}
+
+/** Resolves once nothing accepts connections on the server's port (the old workerd is gone). */
+async function portReleased() {
+  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
+  for (;;) {
+    const open = await new Promise((resolve) => {
+      const socket = connect(Number(port), "127.0.0.1", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (!open || Date.now() > deadline) return;
+    await sleep(200);
+  }
+}
+
+/** Stops wrangler (SIGTERM, then SIGKILL after 10 s) and starts it again for this lab: same port, same state directory. */
+async function restartFor(config) {
+  restarting = true;
+  const old = server;
+  const exited = new Promise((resolve) => (old.exitCode !== null || old.signalCode !== null ? resolve() : old.once("exit", resolve)));
+  old.kill("SIGTERM");
+  const killer = setTimeout(() => old.kill("SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(killer);
+  await portReleased();
+  restarting = false;
+  if (stopping) process.exit(0);
+  serve(config);
+}
+
+/**
+ * Every second: a running lab whose CA or Rspamd the Worker was not started with restarts it, then
+ * the demo mailbox is saved for that lab. A lab that stops changes nothing (its CA stays trusted).
+ */
+function watchLab() {
+  let busy = false;
+  let mailboxFor = lab ? JSON.stringify([lab.smtp, lab.imap]) : null;
+  setInterval(async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      let config = null;
+      let terms = null;
+      try {
+        config = runningLab();
+        terms = labTerms(config);
+      } catch {
+        // .mail-lab.json half written, or the lab going away: look again on the next round
+      }
+      if (!config) return;
+      if (terms !== servedTerms) {
+        console.log(`\n  Mail lab found (${config.smtp.host}:${config.smtp.port}): restarting the Worker to trust its CA (same port, same local state).\n`);
+        await restartFor(config);
+      }
+      const mailbox = JSON.stringify([config.smtp, config.imap]);
+      if (mailbox !== mailboxFor) {
+        mailboxFor = mailbox;
+        await setUpDemoMailbox(config).catch((error) => console.log(`\n  Mail lab: setting up the demo mailbox failed: ${error.message}\n`));
+      }
+    } finally {
+      busy = false;
+    }
+  }, LAB_POLL_MS);
+}
+
+serve(lab);
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    stopping = true;
+    if (server.exitCode === null && server.signalCode === null) server.kill(signal);
+    else if (!restarting) process.exit(0);
+  });
+}
 
 /**
  * workerd trusts the lab's certificate only when miniflare finds its CA in NODE_EXTRA_CA_CERTS at
@@ -190,3 +297,4 @@ async function setUpDemoMailbox(config) {
 if (lab) {
   await setUpDemoMailbox(lab).catch((error) => console.log(`\n  Mail lab: setting up the demo mailbox failed: ${error.message}\n`));
 }
+if (!labOff) watchLab();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The mail lab (npm run mail-lab) runs Debian's Postfix, Dovecot and Rspamd as plain processes with
-# their own config under .mail-lab/; this only installs the packages. Postfix is preseeded "No configuration" so
+# their own config (in its runtime directory under /var/tmp); this only installs the packages. Its
+# OAuth provider is an npm package (oidc-provider) and Dovecot's oauth2 passdb is in dovecot-core. Postfix is preseeded "No configuration" so
 # the package neither prompts nor writes /etc/postfix/main.cf, and no system service is started here.
 set -euo pipefail
 need=()

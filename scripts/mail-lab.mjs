@@ -2,20 +2,26 @@
 // Debian's Postfix (SMTP submission, STARTTLS and implicit TLS, AUTH through Dovecot) delivers over
 // LMTP into Dovecot (IMAP), which files GTUBE messages into Junk and "[promo]" subjects into the
 // Promotions tab with Sieve rules; Debian's Rspamd answers its HTTP API (/checkv2) on loopback for
-// spam-test scoring. Everything the daemons read or write lives under .mail-lab/; nothing in /etc or
-// any system service is touched (Rspamd reads the package's stock rules from /etc/rspamd and our
-// overrides from .mail-lab/rspamd). Runs in the foreground; Ctrl-C or SIGTERM stops the daemons by
-// their process ids.
+// spam-test scoring. The lab's lasting files (CA, keys, passwords) are in .mail-lab/; what the daemons
+// read or write (configuration, sockets, mail, logs) is in a root-owned runtime directory under
+// /var/tmp that their own users can reach wherever the checkout is (scripts/lib/mail-lab.mjs).
+// Nothing in /etc or any system service is touched (Rspamd reads the package's stock rules from
+// /etc/rspamd and our overrides from the runtime directory). Runs in the foreground; Ctrl-C or
+// SIGTERM stops the daemons by their process ids.
 import { spawn, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { setInterval } from "node:timers";
-import { alive } from "./lib/mail-lab.mjs";
+import { LAB_DIR, LAB_JSON as jsonPath, LAB_PID as lockPath, RUNTIME_BASE, RUNTIME_PREFIX, alive, runtimeDirFor } from "./lib/mail-lab.mjs";
+import { writeDovecot, writePostfix, writeRspamd } from "./lib/mail-lab-config.mjs";
+import { prepareOAuth } from "./lib/mail-lab-oauth.mjs";
 
 const root = join(import.meta.dirname, "..");
-const state = join(root, ".mail-lab");
-const jsonPath = join(root, ".mail-lab.json");
+// The OAuth provider (oidc-provider) wants Node 22: the project's own, whatever Node runs this script.
+const NODE = existsSync(join(root, "node_modules", ".bin", "node")) ? join(root, "node_modules", ".bin", "node") : process.execPath;
+// Files the daemons read must be readable by their own users whatever umask the caller had.
+process.umask(0o022);
 const host = "127.0.0.1";
 const DOMAIN = "lab.salvo.test";
 
@@ -27,14 +33,15 @@ const PORTS = {
   imap: port("MAIL_LAB_IMAP_PORT", 2143),
   imaps: port("MAIL_LAB_IMAPS_PORT", 2993),
   rspamd: port("MAIL_LAB_RSPAMD_PORT", 2333),
+  oauth: port("MAIL_LAB_OAUTH_PORT", 2443),
 };
+// MAIL_LAB_RSPAMD=off starts no Rspamd (faster: its first start compiles its rules; only spam tests need it).
+const RSPAMD = process.env.MAIL_LAB_RSPAMD !== "off";
+if (!RSPAMD) delete PORTS.rspamd;
 
 // The machine's rule: lab mail is owned by nobody (and nobody's group). Postfix and Dovecot keep
 // their own system users (created by the packages) for their unprivileged processes.
 const MAIL_USER = "nobody";
-const GTUBE = "XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X";
-/** A subject carrying this lands in the seeds' Promotions folder: the lab's stand-in for a provider's tab. */
-const PROMO_MARK = "[promo]";
 
 /** The provider ids of migrations/0006_provider_catalogue.sql, in its order. */
 const CATALOGUE = ["gmail", "google-workspace", "outlook", "office365", "yahoo", "aol", "icloud", "zoho", "proton", "fastmail", "comcast",
@@ -63,25 +70,28 @@ const MAILBOXES = [
   })),
 ];
 
-const dirs = {
-  run: join(state, "run"),
-  dovecotRun: join(state, "run", "dovecot"),
-  tls: join(state, "tls"),
-  mail: join(state, "mail"),
-  log: join(state, "log"),
-  sieve: join(state, "sieve"),
-  // Postfix's own check wants its config directory root-owned throughout, so the queue sits beside it.
-  postfix: join(state, "postfix", "etc"),
-  queue: join(state, "postfix", "spool"),
-  data: join(state, "postfix", "data"),
-  dovecotConf: join(state, "dovecot"),
-  rspamd: join(state, "rspamd"),
-  rspamdLocal: join(state, "rspamd", "local.d"),
-  // Written by Rspamd's unprivileged workers: its compiled regex cache lives here, so only the first start is slow.
-  rspamdDb: join(state, "rspamd", "db"),
-  rspamdRun: join(state, "rspamd", "run"),
-};
-const lockPath = join(state, "lab.pid");
+/** The daemons' directories inside the runtime directory. */
+function runtimeDirs(runtime) {
+  return {
+    run: join(runtime, "run"),
+    // The lab's CA certificate, for daemons that check the OAuth provider's (Dovecot's auth process).
+    tls: join(runtime, "tls"),
+    dovecotRun: join(runtime, "run", "dovecot"),
+    mail: join(runtime, "mail"),
+    log: join(runtime, "log"),
+    sieve: join(runtime, "sieve"),
+    // Postfix's own check wants its config directory root-owned throughout, so the queue sits beside it.
+    postfix: join(runtime, "postfix", "etc"),
+    queue: join(runtime, "postfix", "spool"),
+    data: join(runtime, "postfix", "data"),
+    dovecotConf: join(runtime, "dovecot"),
+    rspamd: join(runtime, "rspamd"),
+    rspamdLocal: join(runtime, "rspamd", "local.d"),
+    // Written by Rspamd's unprivileged workers: its compiled regex cache lives here, so only the first start is slow.
+    rspamdDb: join(runtime, "rspamd", "db"),
+    rspamdRun: join(runtime, "rspamd", "run"),
+  };
+}
 
 function fail(message) {
   console.error(`mail-lab: ${message}`);
@@ -110,12 +120,14 @@ function userId(name, flag) {
 
 /** A local CA and a server certificate for localhost / 127.0.0.1 / the lab domain, made once. */
 function ensureCertificates() {
-  const ca = join(dirs.tls, "ca.pem");
-  const caKey = join(dirs.tls, "ca-key.pem");
-  const cert = join(dirs.tls, "server.pem");
-  const key = join(dirs.tls, "server-key.pem");
+  const dir = join(LAB_DIR, "tls");
+  mkdirSync(dir, { recursive: true });
+  const ca = join(dir, "ca.pem");
+  const caKey = join(dir, "ca-key.pem");
+  const cert = join(dir, "server.pem");
+  const key = join(dir, "server-key.pem");
   if (existsSync(ca) && existsSync(cert) && existsSync(key)) return { ca, cert, key };
-  const ext = join(dirs.tls, "server.ext");
+  const ext = join(dir, "server.ext");
   writeFileSync(
     ext,
     [
@@ -125,7 +137,7 @@ function ensureCertificates() {
       `subjectAltName=DNS:localhost,DNS:${DOMAIN},DNS:mail.${DOMAIN},IP:127.0.0.1`,
     ].join("\n"),
   );
-  const csr = join(dirs.tls, "server.csr");
+  const csr = join(dir, "server.csr");
   sh("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "3650", "-subj", "/CN=Salvo mail lab local CA",
     "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
     "-keyout", caKey, "-out", ca]);
@@ -141,7 +153,7 @@ function ensureCertificates() {
  * to the list since a lab was first made get theirs now.
  */
 function ensureMailboxes() {
-  const path = join(state, "mailboxes.json");
+  const path = join(LAB_DIR, "mailboxes.json");
   const known = new Map((existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : []).map((m) => [m.email, m.password]));
   const mailboxes = MAILBOXES.map(({ local, role, ...seed }) => ({
     email: `${local}@${DOMAIN}`,
@@ -151,227 +163,6 @@ function ensureMailboxes() {
   }));
   writeFileSync(path, `${JSON.stringify(mailboxes, null, 2)}\n`, { mode: 0o600 });
   return mailboxes;
-}
-
-function writeDovecot(tls, mailboxes, uid, gid) {
-  const users = join(dirs.dovecotConf, "users");
-  writeFileSync(users, mailboxes.map((m) => `${m.email}:{PLAIN}${m.password}:${uid}:${gid}::${join(dirs.mail, ...m.email.split("@").reverse())}\n`).join(""), { mode: 0o640 });
-  // Read by Dovecot's unprivileged auth process; passwords are plain because the lab publishes them anyway.
-  chownSync(users, 0, userId("dovecot", "-g"));
-  const sieve = join(dirs.sieve, "gtube.sieve");
-  writeFileSync(
-    sieve,
-    `require ["fileinto", "mailbox", "body"];
-# GTUBE anywhere in the subject or the raw body is the lab's stand-in for "the provider's spam filter".
-if anyof (header :contains "subject" "${GTUBE}", body :raw :contains "${GTUBE}") {
-  fileinto :create "Junk";
-  stop;
-}
-# A seed's tab (Gmail's Promotions and the like): a subject marked "${PROMO_MARK}".
-if header :contains "subject" "${PROMO_MARK}" {
-  fileinto :create "Promotions";
-  stop;
-}
-`,
-  );
-  const conf = `# Generated by scripts/mail-lab.mjs; rewritten on every start.
-base_dir = ${dirs.dovecotRun}
-state_dir = ${join(dirs.dovecotRun, "state")}
-instance_name = salvo-mail-lab
-protocols = imap lmtp
-listen = ${host}
-log_path = ${join(dirs.log, "dovecot.log")}
-info_log_path = ${join(dirs.log, "dovecot.log")}
-ssl = yes
-ssl_cert = <${tls.cert}
-ssl_key = <${tls.key}
-ssl_min_protocol = TLSv1.2
-disable_plaintext_auth = no
-auth_mechanisms = plain login
-recipient_delimiter = +
-first_valid_uid = ${uid}
-last_valid_uid = ${uid}
-first_valid_gid = ${gid}
-mail_location = maildir:~/Maildir
-mail_plugins = $mail_plugins
-passdb {
-  driver = passwd-file
-  args = scheme=PLAIN username_format=%u ${users}
-}
-userdb {
-  driver = passwd-file
-  args = username_format=%u ${users}
-}
-namespace inbox {
-  inbox = yes
-  separator = /
-  mailbox Junk {
-    auto = subscribe
-    special_use = \\Junk
-  }
-  mailbox Sent {
-    auto = subscribe
-    special_use = \\Sent
-  }
-  mailbox Promotions {
-    auto = subscribe
-  }
-}
-service imap-login {
-  inet_listener imap {
-    address = ${host}
-    port = ${PORTS.imap}
-  }
-  inet_listener imaps {
-    address = ${host}
-    port = ${PORTS.imaps}
-    ssl = yes
-  }
-}
-service lmtp {
-  unix_listener lmtp {
-    mode = 0666
-  }
-}
-service auth {
-  unix_listener auth-postfix {
-    mode = 0666
-  }
-}
-protocol lmtp {
-  mail_plugins = $mail_plugins sieve
-  postmaster_address = postmaster@${DOMAIN}
-}
-plugin {
-  sieve_before = ${sieve}
-  sieve = file:~/sieve;active=~/.dovecot.sieve
-}
-`;
-  const confPath = join(dirs.dovecotConf, "dovecot.conf");
-  writeFileSync(confPath, conf);
-  // Compiled here (as root) because delivery runs as nobody, who may not write beside the script.
-  sh("sievec", ["-c", confPath, sieve]);
-}
-
-function writePostfix(tls, mailboxes) {
-  const vmailbox = join(dirs.postfix, "vmailbox");
-  writeFileSync(vmailbox, mailboxes.map((m) => `${m.email} ok\n`).join(""));
-  const main = `# Generated by scripts/mail-lab.mjs; rewritten on every start.
-compatibility_level = 3.6
-queue_directory = ${dirs.queue}
-data_directory = ${dirs.data}
-command_directory = /usr/sbin
-daemon_directory = /usr/lib/postfix/sbin
-shlib_directory = /usr/lib/postfix
-meta_directory = /etc/postfix
-mail_owner = postfix
-setgid_group = postdrop
-maillog_file_prefixes = ${dirs.log}
-maillog_file = ${join(dirs.log, "postfix.log")}
-myhostname = mail.${DOMAIN}
-mydomain = ${DOMAIN}
-myorigin = ${DOMAIN}
-mydestination =
-local_transport = error:the mail lab has no local users
-inet_interfaces = ${host}
-inet_protocols = ipv4
-mynetworks = 127.0.0.0/8
-smtp_dns_support_level = disabled
-disable_dns_lookups = yes
-alias_maps =
-alias_database =
-biff = no
-virtual_mailbox_domains = ${DOMAIN}
-virtual_mailbox_maps = texthash:${vmailbox}
-# lead1+anything@ lands in lead1's INBOX: benchmarks address thousands of leads with five mailboxes.
-recipient_delimiter = +
-virtual_transport = lmtp:unix:${join(dirs.dovecotRun, "lmtp")}
-# The lab never sends mail out: relaying is refused at RCPT time (554) and anything that slips through
-# is bounced, never handed to a real network.
-default_transport = error:the mail lab delivers only to ${DOMAIN}
-relay_transport = error:the mail lab delivers only to ${DOMAIN}
-smtpd_relay_restrictions = reject_unauth_destination
-smtpd_recipient_restrictions = reject_unlisted_recipient
-smtpd_sasl_type = dovecot
-smtpd_sasl_path = ${join(dirs.dovecotRun, "auth-postfix")}
-smtpd_sasl_auth_enable = no
-smtpd_tls_cert_file = ${tls.cert}
-smtpd_tls_key_file = ${tls.key}
-smtpd_tls_security_level = may
-smtpd_tls_auth_only = yes
-smtpd_tls_mandatory_protocols = >=TLSv1.2
-smtpd_tls_protocols = >=TLSv1.2
-smtpd_tls_loglevel = 0
-message_size_limit = 26214400
-`;
-  const submission = (options) =>
-    [
-      "smtpd",
-      "-o syslog_name=postfix/$service_name",
-      "-o smtpd_sasl_auth_enable=yes",
-      "-o smtpd_client_restrictions=permit_sasl_authenticated,reject",
-      "-o smtpd_relay_restrictions=reject_unauth_destination",
-      "-o smtpd_recipient_restrictions=reject_unlisted_recipient,permit_sasl_authenticated,reject",
-      ...options,
-    ].join("\n  ");
-  const master = `# Generated by scripts/mail-lab.mjs; rewritten on every start. No chroot, no port 25.
-${host}:${PORTS.submission} inet n - n - - ${submission(["-o smtpd_tls_security_level=encrypt"])}
-${host}:${PORTS.submissions} inet n - n - - ${submission(["-o smtpd_tls_wrappermode=yes"])}
-${host}:${PORTS.plain} inet n - n - - ${submission(["-o smtpd_tls_security_level=none", "-o smtpd_tls_auth_only=no"])}
-pickup    unix  n       -       n       60      1       pickup
-cleanup   unix  n       -       n       -       0       cleanup
-qmgr      unix  n       -       n       300     1       qmgr
-tlsmgr    unix  -       -       n       1000?   1       tlsmgr
-rewrite   unix  -       -       n       -       -       trivial-rewrite
-bounce    unix  -       -       n       -       0       bounce
-defer     unix  -       -       n       -       0       bounce
-trace     unix  -       -       n       -       0       bounce
-verify    unix  -       -       n       -       1       verify
-flush     unix  n       -       n       1000?   0       flush
-proxymap  unix  -       -       n       -       -       proxymap
-proxywrite unix -       -       n       -       1       proxymap
-smtp      unix  -       -       n       -       -       smtp
-relay     unix  -       -       n       -       -       smtp
-showq     unix  n       -       n       -       -       showq
-error     unix  -       -       n       -       -       error
-retry     unix  -       -       n       -       -       error
-discard   unix  -       -       n       -       -       discard
-lmtp      unix  -       -       n       -       -       lmtp
-anvil     unix  -       -       n       -       1       anvil
-scache    unix  -       -       n       -       1       scache
-postlog   unix-dgram n  -       n       -       1       postlogd
-`;
-  writeFileSync(join(dirs.postfix, "main.cf"), main);
-  writeFileSync(join(dirs.postfix, "master.cf"), master);
-}
-
-/** Rspamd modules that need the network or Redis: off, so the lab scores offline and starts without Redis. */
-const RSPAMD_OFF = ["rbl", "spf", "dkim", "dmarc", "arc", "dkim_signing", "asn", "fuzzy_check", "neural", "ratelimit", "greylist",
-  "replies", "url_reputation", "reputation", "phishing", "history_redis", "metadata_exporter", "mx_check", "emails", "multimap"];
-
-/** Rspamd's top config: the package's stock rules, one scanner worker on loopback, no controller or proxy. */
-function writeRspamd(uid, gid) {
-  const conf = `# Generated by scripts/mail-lab.mjs; rewritten on every start.
-.include "$CONFDIR/common.conf"
-options {
-    pidfile = "$RUNDIR/rspamd.pid";
-    .include "$CONFDIR/options.inc"
-    dns { timeout = 1s; retransmits = 1; }
-}
-logging {
-    type = "file";
-    filename = "$LOGDIR/rspamd.log";
-    level = "warning";
-}
-worker "normal" {
-    bind_socket = "${host}:${PORTS.rspamd}";
-    .include "$CONFDIR/worker-normal.inc"
-    count = 1;
-}
-`;
-  writeFileSync(join(dirs.rspamd, "rspamd.conf"), conf);
-  for (const module of RSPAMD_OFF) writeFileSync(join(dirs.rspamdLocal, `${module}.conf`), "enabled = false;\n");
-  for (const dir of [dirs.rspamdDb, dirs.rspamdRun]) chownSync(dir, uid, gid);
 }
 
 /** Rspamd answers /ping once its rules are loaded (the first start compiles its regex cache: allow for it). */
@@ -404,16 +195,57 @@ function waitForPort(p, timeoutMs) {
   });
 }
 
+/**
+ * Makes (or takes back) this lab's runtime directory. Its name is predictable and /var/tmp is open to
+ * every user, so a directory found there is used only if it is a real directory (not a link), owned
+ * by root, writable by root alone and made for this lab directory; anything else stops the lab.
+ */
+function ensureRuntimeDir() {
+  const runtime = runtimeDirFor(LAB_DIR);
+  try {
+    mkdirSync(runtime, { mode: 0o755 });
+  } catch (error) {
+    if (error.code !== "EEXIST") throw error;
+  }
+  const found = lstatSync(runtime);
+  if (!found.isDirectory() || found.uid !== 0 || (found.mode & 0o022) !== 0) {
+    fail(`${runtime} is not a directory owned by root and writable by root alone (another user may have made it): remove it and start again.`);
+  }
+  const ownerFile = join(runtime, "owner");
+  const owner = existsSync(ownerFile) ? readFileSync(ownerFile, "utf8") : null;
+  const labDir = realpathSync(LAB_DIR);
+  if (owner !== null && owner !== labDir) fail(`${runtime} belongs to the lab of ${owner}; remove it and start again.`);
+  writeFileSync(ownerFile, labDir);
+  return runtime;
+}
+
+/** Removes runtime directories whose lab directory is gone (a deleted checkout or a test's lab), unless their lab still runs. */
+function removeOrphans(own) {
+  for (const name of readdirSync(RUNTIME_BASE)) {
+    const dir = join(RUNTIME_BASE, name);
+    if (!name.startsWith(RUNTIME_PREFIX) || dir === own) continue;
+    const found = lstatSync(dir, { throwIfNoEntry: false });
+    if (!found?.isDirectory() || found.uid !== 0) continue;
+    const owner = existsSync(join(dir, "owner")) ? readFileSync(join(dir, "owner"), "utf8") : null;
+    const pid = existsSync(join(dir, "lab.pid")) ? Number(readFileSync(join(dir, "lab.pid"), "utf8")) : 0;
+    if (owner === null || existsSync(owner) || (pid > 0 && alive(pid))) continue;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 if (process.getuid?.() !== 0) fail("run as root: Postfix and Dovecot start as root and drop privileges themselves.");
 // Installed from here rather than chained in package.json, so that npm's SIGTERM reaches this process.
 if (spawnSync("bash", [join(root, "scripts", "ensure-mail-lab.sh")], { stdio: "inherit" }).status !== 0) {
   fail("could not install Postfix, Dovecot and Rspamd (scripts/ensure-mail-lab.sh).");
 }
-for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
+// Holds the CA's key and the passwords: root's alone.
+mkdirSync(LAB_DIR, { recursive: true, mode: 0o700 });
 if (existsSync(lockPath)) {
   const pid = Number(readFileSync(lockPath, "utf8"));
   if (pid && alive(pid)) fail(`already running (pid ${pid}); stop it first (Ctrl-C there, or kill ${pid}).`);
 }
+const runtime = ensureRuntimeDir();
+const dirs = runtimeDirs(runtime);
 for (const [name, p] of Object.entries(PORTS)) {
   if (!(await portFree(p))) {
     fail(
@@ -423,9 +255,18 @@ for (const [name, p] of Object.entries(PORTS)) {
   }
 }
 writeFileSync(lockPath, String(process.pid));
+writeFileSync(join(runtime, "lab.pid"), String(process.pid));
 process.on("exit", () => {
   if (existsSync(lockPath) && readFileSync(lockPath, "utf8") === String(process.pid)) rmSync(lockPath, { force: true });
 });
+removeOrphans(runtime);
+// Labs before the runtime directory kept the daemons' files in .mail-lab/ itself.
+for (const old of ["run", "mail", "log", "sieve", "postfix", "dovecot", "rspamd"]) rmSync(join(LAB_DIR, old), { recursive: true, force: true });
+for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
+// For people: the checkout's .mail-lab/runtime leads to the logs and the mail.
+const link = join(LAB_DIR, "runtime");
+if (lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink()) unlinkSync(link);
+if (!existsSync(link)) symlinkSync(runtime, link);
 
 const uid = userId(MAIL_USER, "-u");
 const gid = userId(MAIL_USER, "-g");
@@ -433,9 +274,22 @@ chownSync(dirs.mail, uid, gid);
 chownSync(dirs.data, userId("postfix", "-u"), userId("postfix", "-g"));
 const tls = ensureCertificates();
 const mailboxes = ensureMailboxes();
-writeDovecot(tls, mailboxes, uid, gid);
-writePostfix(tls, mailboxes);
-writeRspamd(uid, gid);
+const caForDaemons = join(dirs.tls, "ca.pem");
+copyFileSync(tls.ca, caForDaemons);
+let oauth;
+try {
+  oauth = prepareOAuth({ labDir: LAB_DIR, host, port: PORTS.oauth, domain: DOMAIN, mailboxes, tls, caForDaemons, logDir: dirs.log, ports: PORTS });
+} catch (error) {
+  fail(error.message);
+}
+const lab = { host, domain: DOMAIN, ports: PORTS, dirs, tls, mailboxes, uid, gid, dovecotGid: userId("dovecot", "-g"), instance: runtime.slice(RUNTIME_BASE.length + 1), oauth: oauth.dovecot };
+try {
+  writeDovecot(lab);
+  writePostfix(lab);
+  if (RSPAMD) writeRspamd(lab);
+} catch (error) {
+  fail(error.message);
+}
 // Creates the queue's subdirectories with Postfix's own owners and modes, and checks the config.
 sh("/usr/sbin/postfix", ["-c", dirs.postfix, "check"]);
 
@@ -491,13 +345,17 @@ setInterval(() => {
 
 const dovecot = start("dovecot", "/usr/sbin/dovecot", ["-F", "-c", join(dirs.dovecotConf, "dovecot.conf")]);
 const postfix = start("postfix", "/usr/lib/postfix/sbin/master", ["-d", "-c", dirs.postfix]);
-const rspamd = start("rspamd", "/usr/bin/rspamd", [
-  "-f", "-u", MAIL_USER, "-g", sh("id", ["-gn", MAIL_USER]).trim(), "-c", join(dirs.rspamd, "rspamd.conf"),
-  `--var=LOCAL_CONFDIR=${dirs.rspamd}`, `--var=DBDIR=${dirs.rspamdDb}`, `--var=RUNDIR=${dirs.rspamdRun}`, `--var=LOGDIR=${dirs.log}`,
-]);
+const rspamd = RSPAMD
+  ? start("rspamd", "/usr/bin/rspamd", [
+      "-f", "-u", MAIL_USER, "-g", sh("id", ["-gn", MAIL_USER]).trim(), "-c", join(dirs.rspamd, "rspamd.conf"),
+      `--var=LOCAL_CONFDIR=${dirs.rspamd}`, `--var=DBDIR=${dirs.rspamdDb}`, `--var=RUNDIR=${dirs.rspamdRun}`, `--var=LOGDIR=${dirs.log}`,
+    ])
+  : null;
+
+const provider = start("oauth", NODE, [join(root, "scripts", "mail-lab-oauth.mjs"), oauth.providerConfig]);
 
 const { rspamd: rspamdPort, ...mailPorts } = PORTS;
-const ready = await Promise.all([...Object.values(mailPorts).map((p) => waitForPort(p, 15000)), waitForRspamd(120000)]).then(
+const ready = await Promise.all([...Object.values(mailPorts).map((p) => waitForPort(p, 15000)), ...(RSPAMD ? [waitForRspamd(120000)] : [])]).then(
   () => true,
   (error) => {
     console.error(`mail-lab: ${error.message}; see ${dirs.log}`);
@@ -516,21 +374,35 @@ function announce() {
     smtp_tls: { host, port: PORTS.submissions, security: "tls" },
     smtp_plain: { host, port: PORTS.plain, security: "plain" },
     imap_tls: { host, port: PORTS.imaps, security: "tls" },
-    rspamd: { url: `http://${host}:${rspamdPort}` },
+    ...(RSPAMD ? { rspamd: { url: `http://${host}:${rspamdPort}` } } : {}),
     ca_file: tls.ca,
+    // Where the daemons keep their files: mail as Maildirs (<mail_dir>/<domain>/<local part>/Maildir), and their logs.
+    runtime_dir: runtime,
+    mail_dir: dirs.mail,
+    logs: {
+      postfix: join(dirs.log, "postfix.log"),
+      dovecot: join(dirs.log, "dovecot.log"),
+      ...(RSPAMD ? { rspamd: join(dirs.log, "rspamd.log") } : {}),
+      oauth: oauth.log,
+    },
     mailboxes,
+    // The lab's OAuth 2.0 / OpenID Connect provider; Dovecot (IMAP, and Postfix's submission through it) accepts its access tokens with XOAUTH2 and OAUTHBEARER.
+    oauth: oauth.published,
   };
   writeFileSync(jsonPath, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
 
   console.log(`
-  Salvo mail lab is running (Postfix pid ${postfix.pid}, Dovecot pid ${dovecot.pid}, Rspamd pid ${rspamd.pid}). Ctrl-C stops it.
+  Salvo mail lab is running (Postfix pid ${postfix.pid}, Dovecot pid ${dovecot.pid}, ${rspamd ? `Rspamd pid ${rspamd.pid}` : "no Rspamd"}, OAuth provider pid ${provider.pid}). Ctrl-C stops it.
   SMTP submission  ${host}:${PORTS.submission} STARTTLS + AUTH   (implicit TLS ${PORTS.submissions}, plaintext ${PORTS.plain})
   IMAP             ${host}:${PORTS.imap} STARTTLS          (implicit TLS ${PORTS.imaps})
-  Rspamd           http://${host}:${rspamdPort}/checkv2   (RSPAMD_URL)
+  Rspamd           ${RSPAMD ? `http://${host}:${rspamdPort}/checkv2   (RSPAMD_URL)` : "off (MAIL_LAB_RSPAMD=off)"}
+  OAuth provider   ${oauth.published.issuer} (OpenID Connect; users: every lab address, one password; apps ${Object.values(oauth.published.clients).map((c) => c.client_id).join(", ")})
+  SMTP/IMAP AUTH   PLAIN, LOGIN, and XOAUTH2 / OAUTHBEARER with the provider's access tokens
   Seeds            ${mailboxes.filter((m) => m.role === "seed").map((m) => `${m.email.split("@")[0]} (${m.provider_id})`).join(", ")}: INBOX, Promotions (tab), Junk (spam)
   Domain           ${DOMAIN}: ${mailboxes.map((m) => m.email.split("@")[0]).join(", ")}
-  Accounts         .mail-lab.json     Local CA  ${tls.ca}
-  Logs             ${dirs.log}/postfix.log, ${dirs.log}/dovecot.log
+  Accounts         ${jsonPath}     Local CA  ${tls.ca}
+  Runtime          ${runtime} (also ${link})
+  Logs             ${dirs.log}/: postfix.log, dovecot.log (each login's mechanism), oauth.log
   Check it         npm run mail-lab:check
   `);
 }

@@ -3,22 +3,28 @@ import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { config } from "./config";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./platform/env";
 import { apiKeyAuth } from "./keys/auth";
+import { apiAuth } from "./sessions/auth";
+import { sessionRoutes } from "./sessions/routes";
 import { ApiError } from "./platform/errors";
 import { accessLog, log } from "./platform/logging";
 import { validationHook } from "./platform/validation";
 import { accountRoutes } from "./accounts/routes";
 import { adminRoutes } from "./accounts/admin-routes";
-import { engineAdminRoutes } from "./engine/admin-routes";
+import { engineAdminRoutes } from "./mailbox-agent/admin-routes";
 import { metricsRoutes } from "./ops/metrics-routes";
 import { seedMailboxRoutes } from "./deliverability/seed-routes";
-import { campaignDataRoutes } from "./campaigns/index";
+import { campaignFeatureRoutes } from "./campaigns/index";
+import { analyticsRoutes } from "./analytics/routes";
+import { eventRoutes } from "./events/routes";
+import { leadRoutes } from "./leads/routes";
 import { conversationRoutes, inboxRoutes } from "./inbox/index";
 import { leadLiteralRoutes, leadOperationRoutes } from "./leads/index";
 import { blockListRoutes } from "./leads/block-list-routes";
 import { campaignAnalyticsRoutes } from "./analytics/campaign-routes";
 import { globalAnalyticsRoutes } from "./analytics/global-routes";
+import { peopleAnalyticsRoutes } from "./analytics/people-routes";
 import { clientKeyRoutes } from "./keys/client-key-routes";
 import { clientRoutes } from "./clients/routes";
 import { opsRoutes } from "./ops/routes";
@@ -29,11 +35,11 @@ import { globalWebhookRoutes } from "./webhooks/global-routes";
 import { deliverabilityRoutes } from "./deliverability/index";
 import { savedSearchRoutes } from "./prospect/routes";
 import { sequenceRoutes } from "./sequences/routes";
-import { mailboxRoutes } from "./mailboxes/routes";
+import { mailboxFeatureRoutes } from "./mailboxes/index";
 import { trackingRoutes } from "./tracking/routes";
 import { replyRoutes } from "./replies/reply-routes";
 import { testEmailRoutes } from "./test-email/routes";
-import { leadListRoutes } from "./lead-lists/routes";
+import { leadListFeatureRoutes } from "./lead-lists/index";
 import { crmTagRoutes } from "./lead-lists/crm-tag-routes";
 import { untrackedReplyRoutes } from "./replies/untracked-routes";
 import { SecretsKeyError } from "./platform/crypto";
@@ -76,7 +82,8 @@ export function createApp() {
   app.use("*", requestId, accessLog);
   app.use("/api/*", maintenance, limitBody);
   app.use("/admin/*", maintenance, limitBody);
-  app.use("/api/v1/*", apiKeyAuth);
+  // An API key, or a web app session cookie on requests from the app's own pages (src/sessions/).
+  app.use("/api/v1/*", apiAuth);
   app.use("/mcp", maintenance, limitBody, apiKeyAuth);
 
   app.route("/", opsRoutes);
@@ -84,17 +91,23 @@ export function createApp() {
   app.route("/", engineAdminRoutes);
   app.route("/", metricsRoutes);
   app.route("/", seedMailboxRoutes);
+  app.route("/", sessionRoutes);
   app.route("/", accountRoutes);
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);
   app.route("/", leadLiteralRoutes);
-  // Before campaignDataRoutes: `/leads/get-domain-block-list` and its siblings are literal segments, never a lead id.
+  // Before the campaign routes: `/leads/get-domain-block-list` and its siblings are literal segments, never a lead id.
   app.route("/", blockListRoutes);
-  app.route("/", leadListRoutes);
+  app.route("/", leadListFeatureRoutes);
   app.route("/", crmTagRoutes);
   app.route("/", campaignAnalyticsRoutes);
   app.route("/", globalAnalyticsRoutes);
-  app.route("/", campaignDataRoutes);
+  app.route("/", peopleAnalyticsRoutes);
+  // Campaigns and what hangs off them: analytics, events, leads, then the campaign itself.
+  app.route("/", analyticsRoutes);
+  app.route("/", eventRoutes);
+  app.route("/", leadRoutes);
+  app.route("/", campaignFeatureRoutes);
   app.route("/", rateLimitRoutes);
   // Literal before the inbox's `/master-inbox/{id}` (C9).
   app.route("/", untrackedReplyRoutes);
@@ -104,7 +117,7 @@ export function createApp() {
   app.route("/", deliverabilityRoutes);
   app.route("/", savedSearchRoutes);
   app.route("/", sequenceRoutes);
-  app.route("/", mailboxRoutes);
+  app.route("/", mailboxFeatureRoutes);
   app.route("/", replyRoutes);
   app.route("/", testEmailRoutes);
   app.route("/", conversationRoutes);
@@ -131,6 +144,12 @@ export function createApp() {
     type: "apiKey",
     in: "query",
     name: "api_key",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "SessionCookie", {
+    type: "apiKey",
+    in: "cookie",
+    name: "__Host-salvo_session",
+    description: "The web app's session (POST /api/v1/sessions), on requests from the app's own pages only; `salvo_session` on plain http to loopback.",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "AdminBearer", { type: "http", scheme: "bearer" });
   // Built per request from the registry (cheap), so the servers entry is the caller's own origin.

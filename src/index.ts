@@ -1,5 +1,5 @@
 import { createApp } from "./app";
-import type { Bindings } from "./env";
+import type { Bindings } from "./platform/env";
 import { consumeLogged } from "./platform/queue-log";
 import { runScheduled } from "./scheduled";
 import { consumeDeadLetters, consumeWebhookBatch, isDeadLetterQueue } from "./webhooks/consumer";
@@ -8,7 +8,7 @@ import { isTrackingQueue, type TrackedEvent } from "./tracking/queue-message";
 import { consumeTrackingBatch } from "./tracking/store";
 
 export { AuthFailureLimiter, KeyGate } from "./keys/gate.do";
-export { MailboxSender } from "./engine/sender.do";
+export { MailboxSender } from "./mailbox-agent/mailbox.do";
 
 const app = createApp();
 

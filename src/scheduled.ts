@@ -1,4 +1,4 @@
-import type { Bindings } from "./env";
+import type { Bindings } from "./platform/env";
 import type { ScheduledJob } from "./platform/jobs";
 import { log } from "./platform/logging";
 import { requeueOverdue } from "./webhooks/outbox";
@@ -6,7 +6,7 @@ import { sealLegacySecrets } from "./webhooks/secrets";
 import { releaseDueSnoozes } from "./inbox/snooze-release";
 import { startDueSpamTests } from "./deliverability/scheduler";
 import { checkPlacements } from "./deliverability/checker";
-import { rearmLateSenders } from "./engine/wake";
+import { rearmLateSenders } from "./mailbox-agent/rearm";
 import { resumePausedRecords } from "./replies/resume";
 import { wakeForScheduledReplies } from "./replies/scheduled-replies";
 import { recheckMailboxesDaily } from "./mailboxes/recheck";

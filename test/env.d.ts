@@ -1,5 +1,5 @@
 import type { D1Migration } from "cloudflare:test";
-import type { Bindings } from "../src/env";
+import type { Bindings } from "../src/platform/env";
 import type * as mainModule from "../src/index";
 
 declare global {

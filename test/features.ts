@@ -26,7 +26,8 @@ export const FEATURES = {
   ],
   leads: [/^\/api\/v1\/leads(\/|$)/, /^\/api\/v1\/crm\//],
   mailboxes: [/^\/api\/v1\/(email-accounts|tags)(\/|$)/],
-  account: [/^\/api\/v1\/(account|client|rate-limit|search-email-leads)(\/|$)/],
+  // The account's settings, clients, rate limit, saved searches and web app sessions.
+  account: [/^\/api\/v1\/(account|client|rate-limit|search-email-leads|sessions)(\/|$)/],
   // The operator's routes: admin and health.
   ops: [/^\/admin\//, /^\/health$/],
 } satisfies Record<string, RegExp[]>;

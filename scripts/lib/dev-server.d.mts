@@ -10,4 +10,11 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-export function startDevServer(options?: { stateDir?: string; keepState?: boolean; quiet?: boolean; mailLab?: boolean }): Promise<DevServer>;
+export function startDevServer(options?: {
+  stateDir?: string;
+  keepState?: boolean;
+  quiet?: boolean;
+  mailLab?: boolean;
+  /** Added to the server's environment (MAIL_LAB_DIR and MAIL_LAB_JSON: which lab it looks for). */
+  env?: Record<string, string>;
+}): Promise<DevServer>;

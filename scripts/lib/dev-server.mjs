@@ -42,9 +42,10 @@ function adminToken() {
 }
 
 /**
- * @param {{ stateDir?: string, keepState?: boolean, quiet?: boolean, mailLab?: boolean }} [options]
+ * @param {{ stateDir?: string, keepState?: boolean, quiet?: boolean, mailLab?: boolean, env?: Record<string, string> }} [options]
  *   stateDir: reuse a state directory (benchmarks keep their datasets); default: a fresh temp dir.
  *   mailLab: false serves without the mail lab even while one runs (SALVO_MAIL_LAB=off).
+ *   env: added to the server's environment (MAIL_LAB_DIR and MAIL_LAB_JSON: which lab it looks for).
  */
 export async function startDevServer(options = {}) {
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), "salvo-state-"));
@@ -56,7 +57,8 @@ export async function startDevServer(options = {}) {
       ...process.env,
       PATH: `${join(root, "node_modules", ".bin")}${delimiter}${process.env.PATH}`,
       PORT: String(port), INSPECTOR_PORT: String(inspectorPort), SALVO_STATE_DIR: stateDir,
-      ...(options.mailLab === false ? { SALVO_MAIL_LAB: "off" } : {}) },
+      ...(options.mailLab === false ? { SALVO_MAIL_LAB: "off" } : {}),
+      ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

@@ -1,13 +1,43 @@
-// The running mail lab (scripts/mail-lab.mjs) as other scripts and the mail tests see it: whether it
-// runs, its `.mail-lab.json`, and a small IMAP session over implicit TLS that trusts only the lab's CA.
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+// The running mail lab (scripts/mail-lab.mjs) as other scripts and the mail tests see it: where its
+// files are, whether it runs, its `.mail-lab.json`, a lab of one's own on free ports (startLab), and a
+// small IMAP session over implicit TLS that trusts only the lab's CA.
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { connect as tlsConnect } from "node:tls";
+import { freePort } from "./dev-server.mjs";
 
 const root = join(import.meta.dirname, "..", "..");
-export const LAB_JSON = join(root, ".mail-lab.json");
-export const LAB_PID = join(root, ".mail-lab", "lab.pid");
+/**
+ * The lab's own lasting files (its CA and keys, the mailbox passwords, the OAuth provider's keys and
+ * grants, the pid file): `.mail-lab/` in the checkout, readable by root alone is fine. MAIL_LAB_DIR
+ * names another (a test's lab of its own).
+ */
+export const LAB_DIR = labPaths().dir;
+/** Where the running lab publishes itself; MAIL_LAB_JSON names another. */
+export const LAB_JSON = labPaths().json;
+export const LAB_PID = labPaths().pid;
+/**
+ * What the daemons read and write (configuration, sockets, mail, logs) lives outside the checkout,
+ * which may sit under a folder only root can enter (/root, any `mktemp -d`) where Dovecot's and
+ * Postfix's own users cannot reach: a root-owned directory here, one per lab directory.
+ */
+export const RUNTIME_BASE = "/var/tmp";
+export const RUNTIME_PREFIX = "salvo-mail-lab-";
 const TIMEOUT_MS = 10_000;
+
+/** The lab's paths as an environment names them. */
+export function labPaths(env = process.env) {
+  const dir = resolve(env.MAIL_LAB_DIR ?? join(root, ".mail-lab"));
+  return { dir, json: resolve(env.MAIL_LAB_JSON ?? join(root, ".mail-lab.json")), pid: join(dir, "lab.pid") };
+}
+
+/** The runtime directory of the lab whose lasting files are in labDir (which must exist): named from a hash of its real path. */
+export function runtimeDirFor(labDir) {
+  const digest = createHash("sha256").update(realpathSync(labDir)).digest("hex").slice(0, 16);
+  return join(RUNTIME_BASE, `${RUNTIME_PREFIX}${digest}`);
+}
 
 /** Whether a process runs (EPERM: it does, as another user's). */
 export function alive(pid) {
@@ -25,6 +55,48 @@ export function runningLab() {
   const pid = Number(readFileSync(LAB_PID, "utf8"));
   if (!(pid > 0 && alive(pid))) return null;
   return JSON.parse(readFileSync(LAB_JSON, "utf8"));
+}
+
+export const PORT_VARS = ["MAIL_LAB_SMTP_PORT", "MAIL_LAB_SMTPS_PORT", "MAIL_LAB_SMTP_PLAIN_PORT", "MAIL_LAB_IMAP_PORT", "MAIL_LAB_IMAPS_PORT",
+  "MAIL_LAB_RSPAMD_PORT", "MAIL_LAB_OAUTH_PORT"];
+// The project's Node 22 (the lab's OAuth provider wants it), whatever Node runs the caller.
+const NODE = existsSync(join(root, "node_modules", ".bin", "node")) ? join(root, "node_modules", ".bin", "node") : process.execPath;
+
+/**
+ * Starts scripts/mail-lab.mjs on free ports (any MAIL_LAB_*_PORT the environment names is kept) and
+ * waits until it has written its `.mail-lab.json`. `env` is added to this process's environment
+ * (MAIL_LAB_DIR and MAIL_LAB_JSON give a lab of one's own); `quiet` keeps the lab's output for
+ * `output()` instead of printing it. `stop()` ends it by its process id and waits for it.
+ */
+export async function startLab({ env = {}, quiet = false, timeoutMs = 180_000 } = {}) {
+  const environment = { ...process.env, ...env };
+  const { json } = labPaths(environment);
+  // A file left by a lab killed hard would be read as the new lab's before it is written.
+  rmSync(json, { force: true });
+  for (const name of PORT_VARS) environment[name] ??= String(await freePort());
+  const child = spawn(NODE, [join(root, "scripts", "mail-lab.mjs")], { env: environment, stdio: ["ignore", quiet ? "pipe" : "inherit", quiet ? "pipe" : "inherit"] });
+  let log = "";
+  child.stdout?.on("data", (chunk) => (log += chunk));
+  child.stderr?.on("data", (chunk) => (log += chunk));
+  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    // The lab stops its own daemons on SIGTERM; a lab that hangs is killed after its own 10 s grace.
+    const hard = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    await exited;
+    clearTimeout(hard);
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(json)) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the mail lab exited before it was ready\n${log}`);
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the mail lab did not write ${json} within ${timeoutMs / 1000} s\n${log}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { config: JSON.parse(readFileSync(json, "utf8")), jsonPath: json, pid: child.pid, exited, stop, output: () => log };
 }
 
 /** An IMAP quoted string. */

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { config } from "../config";
 import { createMiddleware } from "hono/factory";
 import { digestKey, mintKey } from "../keys/rules";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { accountKeyHashes, deleteAccountKey, insertAccountKey, listAccountKeys } from "../keys/store";
@@ -66,10 +66,14 @@ const AccountParams = z.object({ id: pathId("id") });
 const createAccount = createRoute({
   method: "post",
   path: "/admin/v1/accounts",
+  operationId: "adminCreateAccount",
+  description: "Operators only (`Authorization: Bearer <ADMIN_TOKEN>`; every admin route answers 404 while that secret is unset). Creates an account " +
+    "and answers 201 with its first account key, shown once. `rate_limit_per_minute`/`rate_limit_burst` override the default budget. " +
+    "An email already provisioned → 400.",
   tags: ["Admin"],
   summary: "Provision an account and its first account API key",
   security: adminSecurity,
-  request: { body: jsonBody(ProvisionAccount) },
+  request: { body: jsonBody(ProvisionAccount, { email: "owner@example.com", name: "Owner", deliverability_enabled: true, ignore_ooo_replies: false }) },
   responses: {
     201: json(ProvisionedAccount, "The account; api_key is shown only here"),
     ...errorResponses(400, 401, 404, 422),
@@ -79,6 +83,8 @@ const createAccount = createRoute({
 const createAccountKey = createRoute({
   method: "post",
   path: "/admin/v1/accounts/{id}/api-keys",
+  operationId: "adminCreateAccountKey",
+  description: "Mints another account key for the account (several may exist); the value is shown once. Unknown account → 404.",
   tags: ["Admin"],
   summary: "Mint another account API key",
   security: adminSecurity,
@@ -92,6 +98,8 @@ const createAccountKey = createRoute({
 const listAccountKeysRoute = createRoute({
   method: "get",
   path: "/admin/v1/accounts/{id}/api-keys",
+  operationId: "adminListAccountKeys",
+  description: "The account's keys with their values masked (prefix … last 4).",
   tags: ["Admin"],
   summary: "List an account's API keys (values masked)",
   security: adminSecurity,
@@ -102,6 +110,8 @@ const listAccountKeysRoute = createRoute({
 const deleteAccountKeyRoute = createRoute({
   method: "delete",
   path: "/admin/v1/accounts/{id}/api-keys/{key_id}",
+  operationId: "adminRevokeAccountKey",
+  description: "Revokes a key, even the account's last one. The key's Durable Object hears it before the answer, so the next request with it gets 401.",
   tags: ["Admin"],
   summary: "Revoke an account API key (even the last one); it stops working at once",
   security: adminSecurity,
@@ -112,10 +122,12 @@ const deleteAccountKeyRoute = createRoute({
 const updateAccountRoute = createRoute({
   method: "patch",
   path: "/admin/v1/accounts/{id}",
+  operationId: "adminUpdateAccount",
+  description: "`{disabled: true|false}`. While disabled, the account's account keys and client keys answer 401; nothing is deleted.",
   tags: ["Admin"],
   summary: "Disable or re-enable an account; a disabled account's keys (account and client) answer 401",
   security: adminSecurity,
-  request: { params: AccountParams, body: jsonBody(AccountStanding) },
+  request: { params: AccountParams, body: jsonBody(AccountStanding, { disabled: true }) },
   responses: { 200: json(AdminAccount, "The account after the change"), ...errorResponses(400, 401, 404, 422) },
 });
 

@@ -25,6 +25,9 @@ const AccountSettings = z.object({ ignore_ooo_replies: z.boolean() }).openapi("A
 const readAccount = createRoute({
   method: "get",
   path: "/api/v1/account",
+  operationId: "getAccount",
+  description: "The calling account's settings `{id, email, name, ignore_ooo_replies, deliverability_enabled}`. Account key only.",
+  "x-salvo-extension": true,
   tags: ["Account"],
   summary: "Read the account's settings",
   security: API_KEY_SECURITY,
@@ -34,10 +37,14 @@ const readAccount = createRoute({
 const updateAccount = createRoute({
   method: "patch",
   path: "/api/v1/account",
+  operationId: "updateAccount",
+  description: "Sets `ignore_ooo_replies`: when on, out-of-office replies (`is_ooo`, or category 6) are flagged ignored and leave `reply_count`. " +
+    "Account key only; a client key → 401.",
+  "x-salvo-extension": true,
   tags: ["Account"],
   summary: "Change the account's settings (the ignore-out-of-office toggle)",
   security: API_KEY_SECURITY,
-  request: { body: jsonBody(AccountSettings) },
+  request: { body: jsonBody(AccountSettings, { ignore_ooo_replies: true }) },
   responses: { 200: json(Account, "The account after the change"), ...errorResponses(400, 401, 422, 429) },
 });
 
@@ -61,6 +68,9 @@ export function presentAccountKey(row: AccountKeyRow): z.infer<typeof AccountApi
 const listKeys = createRoute({
   method: "get",
   path: "/api/v1/account/api-keys",
+  operationId: "listAccountKeys",
+  description: "The account's own account keys, values masked. Account key only.",
+  "x-salvo-extension": true,
   tags: ["Account"],
   summary: "List the account's own API keys (values masked)",
   security: API_KEY_SECURITY,
@@ -70,6 +80,9 @@ const listKeys = createRoute({
 const deleteKey = createRoute({
   method: "delete",
   path: "/api/v1/account/api-keys/{id}",
+  operationId: "revokeAccountKey",
+  description: "Revokes one of the account's keys, the calling one included, but never the last (400). It stops working on the next request.",
+  "x-salvo-extension": true,
   tags: ["Account"],
   summary: "Revoke one of the account's API keys (it may be the calling key, not the last one); it stops working at once",
   security: API_KEY_SECURITY,

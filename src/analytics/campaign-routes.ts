@@ -4,10 +4,10 @@ import { iso } from "../platform/time";
 import { isTimeZone, parseCalendarDate } from "../platform/zoned-time";
 import { findCampaign } from "../platform/access";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, queryCount, queryId } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, queryCount, queryId, operationWords, type OperationWords } from "../platform/openapi";
 import { rawBatch } from "../platform/sql";
 import { CampaignParams } from "../campaigns/schemas";
-import { settingsOf } from "../campaigns/settings";
+import { settingsOf } from "../schedule/settings";
 import { campaignCounts } from "./store";
 import { LIFETIME, type Window } from "./counters";
 import { dateWindow, groupBy } from "./rules";
@@ -20,6 +20,7 @@ import {
   statisticsPage,
   windowExtras,
 } from "./campaign-store";
+import { CAMPAIGN_ANALYTICS } from "./routes";
 
 /** Wider windows than section 3's 30 days (one client asks from 2020): CONTRACT 13.3, cap inferred. */
 export const MAX_FAMILY_RANGE_DAYS = 366;
@@ -241,26 +242,55 @@ const SequenceAnalytics = z
   })
   .openapi("CampaignSequenceAnalytics");
 
-function campaignRoute<Q extends z.ZodObject, R extends z.ZodType>(path: string, summary: string, query: Q, response: R) {
+function campaignRoute<Q extends z.ZodObject, R extends z.ZodType>(path: string, words: OperationWords, query: Q, response: R) {
   return createRoute({
     method: "get",
     path: `/api/v1/campaigns/{campaign_id}/${path}`,
+    ...operationWords(words),
     tags: ["Analytics"],
-    summary,
     security: API_KEY_SECURITY,
     request: { params: CampaignParams, query },
-    responses: { 200: json(response, summary), ...errorResponses(400, 401, 404, 422, 429) },
+    responses: { 200: json(response, words.summary), ...errorResponses(400, 401, 404, 422, 429) },
   });
 }
 
 const routes = {
-  lifetime: campaignRoute("analytics", "Lifetime analytics of a campaign (counts as strings)", z.object({}), LifetimeAnalytics),
-  statistics: campaignRoute("statistics", "One row per sent email, with its opens, clicks and reply", StatisticsQuery, Statistics),
-  topLevel: campaignRoute("top-level-analytics-by-date", "A campaign's figures for a date range of at most 366 days", DatedQuery, TopLevelAnalytics),
-  leadsStatistics: campaignRoute("leads-statistics", "Per campaign record: counts and event history", LeadsStatisticsQuery, LeadsStatistics),
-  leadStatistics: campaignRoute("lead-statistics", "Same as leads-statistics (the name one client uses)", LeadsStatisticsQuery, LeadsStatistics),
-  mailboxStatistics: campaignRoute("mailbox-statistics", "Per sending mailbox: its sends and the outcomes credited to them", MailboxStatisticsQuery, MailboxStatistics),
-  sequenceAnalytics: campaignRoute("sequence-analytics", "Per sequence step (and A/B variant): the window's figures", DatedQuery, SequenceAnalytics),
+  lifetime: campaignRoute("analytics", {
+    operationId: "getCampaignAnalytics",
+    summary: "Lifetime analytics of a campaign (counts as strings)",
+    description: "Lifetime counts of the campaign as decimal strings, with `campaign_lead_stats` (records by state, interested, revenue) as numbers. " + CAMPAIGN_ANALYTICS,
+  }, z.object({}), LifetimeAnalytics),
+  statistics: campaignRoute("statistics", {
+    operationId: "getCampaignStatistics",
+    summary: "One row per sent email, with its opens, clicks and reply",
+    description: "One row per sent email with its open, click and reply times, paged by `offset`/`limit` (1–1000); narrowed by " +
+      "`email_sequence_number`, `email_status` and send-time dates. A reply is credited to the latest send before it only. " + CAMPAIGN_ANALYTICS,
+  }, StatisticsQuery, Statistics),
+  topLevel: campaignRoute("top-level-analytics-by-date", {
+    operationId: "getCampaignTopLevelAnalyticsByDate",
+    summary: "A campaign's figures for a date range of at most 366 days",
+    description: "The campaign's figures for `start_date`..`end_date` (required, ≤ 366 days) in `time_zone`, counts as strings. " + CAMPAIGN_ANALYTICS,
+  }, DatedQuery, TopLevelAnalytics),
+  leadsStatistics: campaignRoute("leads-statistics", {
+    operationId: "getCampaignLeadsStatistics",
+    summary: "Per campaign record: counts and event history",
+    description: "Per record: sent, open, click and reply counts and its event history; `event_time_gt` keeps records with a later event. Paged (`limit` 1–100). " + CAMPAIGN_ANALYTICS,
+  }, LeadsStatisticsQuery, LeadsStatistics),
+  leadStatistics: campaignRoute("lead-statistics", {
+    operationId: "getCampaignLeadStatistics",
+    summary: "Same as leads-statistics (the name one client uses)",
+    description: "The same as `leads-statistics` (the name one client uses). " + CAMPAIGN_ANALYTICS,
+  }, LeadsStatisticsQuery, LeadsStatistics),
+  mailboxStatistics: campaignRoute("mailbox-statistics", {
+    operationId: "getCampaignMailboxStatistics",
+    summary: "Per sending mailbox: its sends and the outcomes credited to them",
+    description: "Per sending mailbox: its sends and the outcomes credited to them; `start_date` and `end_date` both or neither (one alone → 400). " + CAMPAIGN_ANALYTICS,
+  }, MailboxStatisticsQuery, MailboxStatistics),
+  sequenceAnalytics: campaignRoute("sequence-analytics", {
+    operationId: "getCampaignSequenceAnalytics",
+    summary: "Per sequence step (and A/B variant): the window's figures",
+    description: "Per sequence step and A/B variant: sends, opens, clicks, replies and bounces in the window. " + CAMPAIGN_ANALYTICS,
+  }, DatedQuery, SequenceAnalytics),
 };
 
 /** A lead's display name: first and last name, or its address when it has neither. */
@@ -453,7 +483,7 @@ campaignAnalyticsRoutes.openapi(routes.mailboxStatistics, async (c) => {
       : null;
   const [figures] = await rawBatch(c.env.DB, [mailboxFiguresQuery([campaign.id], window)]);
   const page = figures!.sort((a, b) => Number(a.mailbox_id) - Number(b.mailbox_id)).slice(query.offset, query.offset + query.limit);
-  const [mailboxes] = await rawBatch(c.env.DB, [mailboxesQuery(page.map((row) => Number(row.mailbox_id)))]);
+  const [mailboxes] = await rawBatch(c.env.DB, [mailboxesQuery(c.get("principal"), [campaign.id], page.map((row) => Number(row.mailbox_id)))]);
   const byId = new Map(mailboxes!.map((row) => [Number(row.id), row]));
   return c.json(
     {
@@ -462,8 +492,8 @@ campaignAnalyticsRoutes.openapi(routes.mailboxStatistics, async (c) => {
         const mailbox = byId.get(Number(row.mailbox_id));
         return {
           email_account_id: Number(row.mailbox_id),
-          from_email: (mailbox?.from_email as string | undefined) ?? (row.from_email as string | null),
-          from_name: (mailbox?.from_name as string | undefined) ?? null,
+          from_email: (mailbox?.from_email ?? mailbox?.sent_from ?? null) as string | null,
+          from_name: (mailbox?.from_name ?? null) as string | null,
           sent_count: Number(row.sent),
           unique_sent_count: Number(row.unique_sent),
           open_count: Number(row.opened),

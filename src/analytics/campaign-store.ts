@@ -1,6 +1,8 @@
 import { sql, type SQL } from "drizzle-orm";
-import { inList, rawBatch } from "../platform/sql";
-import { POSITIVE_CATEGORY_IDS } from "./rules";
+import { campaignMailboxes } from "../platform/access";
+import type { Principal } from "../platform/principal";
+import { inList, jsonList, rawBatch } from "../platform/sql";
+import { POSITIVE_CATEGORY_IDS } from "../categories/rules";
 import { OUTCOME_TYPES } from "../db/schema";
 import { LIFETIME, readCategoryReplies, repliesFromCategoriesQuery, splitWindow, totalsQuery, type Window } from "./counters";
 
@@ -123,14 +125,26 @@ export function mailboxFiguresQuery(campaignIds: number[], window: Window | null
         GROUP BY mailbox_id HAVING sum(total) > 0),
       uniques AS (${uniques})
     SELECT t.*, coalesce(u.unique_sent, 0) AS unique_sent, coalesce(u.unique_opened, 0) AS unique_opened,
-           coalesce(u.unique_clicked, 0) AS unique_clicked,
-           (SELECT from_email FROM events INDEXED BY events_mailbox_type_time_idx WHERE email_account_id = t.mailbox_id AND type = 'SENT' LIMIT 1) AS from_email
+           coalesce(u.unique_clicked, 0) AS unique_clicked
     FROM totals t LEFT JOIN uniques u ON u.mailbox_id = t.mailbox_id`;
 }
 
-/** The mailboxes of mailboxFiguresQuery's rows: sender name, address, provider type. */
-export function mailboxesQuery(ids: number[]): SQL {
-  return sql`SELECT id, from_email, from_name, type FROM email_accounts WHERE id ${inList(ids)}`;
+/**
+ * The senders of mailboxFiguresQuery's rows, one row per id: the mailbox's name, address and
+ * provider type when the caller may name it for these campaigns (src/platform/access.ts), else
+ * nulls and `sent_from`, the address the campaigns' own SENT events give (a deleted mailbox). An id
+ * another account's mailbox holds, named by events stored before ingestion checked them, so reveals
+ * nothing of that mailbox.
+ */
+export function mailboxesQuery(principal: Principal, campaignIds: number[], ids: number[]): SQL {
+  return sql`SELECT v.value AS id, email_accounts.from_email, email_accounts.from_name, email_accounts.type,
+      CASE WHEN email_accounts.id IS NULL THEN (
+        SELECT e.from_email FROM events e INDEXED BY events_mailbox_type_time_idx
+        WHERE e.email_account_id = v.value AND e.type = 'SENT' AND e.account_id = ${principal.accountId} AND e.campaign_id ${inList(campaignIds)}
+          AND e.from_email IS NOT NULL
+        LIMIT 1) END AS sent_from
+    FROM json_each(${jsonList(ids)}) v
+    LEFT JOIN email_accounts ON email_accounts.id = v.value AND ${campaignMailboxes(principal, campaignIds)}`;
 }
 
 export interface StatisticsFilter {

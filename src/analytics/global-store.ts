@@ -14,7 +14,7 @@ import {
   totalsQuery,
   type Window,
 } from "./counters";
-import { POSITIVE_CATEGORY_IDS } from "./rules";
+import { POSITIVE_CATEGORY_IDS } from "../categories/rules";
 
 export interface CampaignSelection {
   clientIds: number[] | null;

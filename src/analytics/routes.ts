@@ -9,6 +9,8 @@ import { API_KEY_SECURITY, createRouter, errorResponses, json } from "../platfor
 import { CampaignParams } from "../campaigns/schemas";
 
 export const MAX_RANGE_DAYS = 30;
+/** What every campaign analytics route says about its campaign (the reference's words). */
+export const CAMPAIGN_ANALYTICS = "Unknown or foreign campaign → 404 `Campaign not found`.";
 export const RANGE_TOO_WIDE = "Invalid start_date & end_date range. Date difference should be max of 30days.";
 
 const calendarDate = z
@@ -61,6 +63,9 @@ const CampaignAnalytics = z
 const analyticsByDate = createRoute({
   method: "get",
   path: "/api/v1/campaigns/{campaign_id}/analytics-by-date",
+  operationId: "getCampaignAnalyticsByDate",
+  description: "Campaign counts for `start_date`..`end_date` (`YYYY-MM-DD`, required) in `time_zone` (IANA, default UTC), DST-correct. Every count is " +
+    "a decimal string. End before start → 400; more than 30 days → 400 `Invalid start_date & end_date range...`. " + CAMPAIGN_ANALYTICS,
   tags: ["Analytics"],
   summary: "Campaign statistics for a date range of at most 30 days, in a time zone",
   security: API_KEY_SECURITY,

@@ -1,23 +1,10 @@
 /**
- * The pure rules of the analytics families (CONTRACT section 13): category sentiment, rates,
+ * The pure rules of the analytics families (CONTRACT section 13): rates,
  * date windows and reply-time buckets.
  */
 import { daysBetween, parseCalendarDate, zonedDayRange } from "../platform/zoned-time";
 import { ApiError } from "../platform/errors";
 import type { Window } from "./counters";
-
-export const SENTIMENTS = ["positive", "negative", "neutral"] as const;
-export type Sentiment = (typeof SENTIMENTS)[number];
-
-/** Built-in categories: Interested, Meeting Request, Information Request positive; Out Of Office and user categories neutral. */
-const BUILT_IN_SENTIMENT: Record<number, Sentiment> = { 1: "positive", 2: "positive", 3: "negative", 4: "negative", 5: "positive", 6: "neutral", 7: "negative" };
-
-export const POSITIVE_CATEGORY_IDS = [1, 2, 5];
-export const NEGATIVE_CATEGORY_IDS = [3, 4, 7];
-
-export function sentimentOf(categoryId: number | null): Sentiment {
-  return (categoryId !== null && BUILT_IN_SENTIMENT[categoryId]) || "neutral";
-}
 
 /** `part` over `whole` as a percent string with at most 2 decimals (`"12.5%"`); `"0%"` when `whole` is 0. */
 export function percent(part: number, whole: number): string {

@@ -87,6 +87,9 @@ function exportStream(d1: D1Database, campaignId: number): ReadableStream<Uint8A
 const leadsExport = createRoute({
   method: "get",
   path: "/api/v1/campaigns/{campaign_id}/leads-export",
+  operationId: "exportCampaignLeads",
+  description: "Every record as `text/csv` (RFC 4180, CRLF, header row; `id` is the lead id, `custom_fields` JSON, values unaltered), streamed " +
+    "with `Content-Disposition: attachment`. Errors stay JSON.",
   tags: ["Leads"],
   summary: "Every record of the campaign as CSV (RFC 4180, CRLF), streamed",
   security: API_KEY_SECURITY,

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { findCampaign } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, optionalJsonBody } from "../platform/openapi";
 import type { Principal } from "../platform/principal";
 import { iso } from "../platform/time";
 import { deleteCampaign, duplicateCampaign, insertSubsequence, setTeamMember, subsequenceIdsOf } from "./lifecycle-store";
@@ -49,6 +49,9 @@ const CreatedSubsequence = z
 const removeCampaign = createRoute({
   method: "delete",
   path: "/api/v1/campaigns/{campaign_id}",
+  operationId: "deleteCampaign",
+  description: "Deletes the campaign, its records, sequence, campaign-scope webhooks and mailbox links; the leads stay. ACTIVE → 400 " +
+    "`Cannot delete an active campaign. Pause or stop it first.`",
   tags: ["Campaigns"],
   summary: "Delete a campaign with its records, sequence, webhooks and mailbox links (not while ACTIVE)",
   security: API_KEY_SECURITY,
@@ -59,10 +62,13 @@ const removeCampaign = createRoute({
 const duplicate = createRoute({
   method: "post",
   path: "/api/v1/campaigns/{campaign_id}/duplicate",
+  operationId: "duplicateCampaign",
+  description: "Copies the campaign as DRAFTED `<name> (copy)` with its settings, schedule, sequence (new ids), mailboxes and tags, no leads and no " +
+    "webhooks; `duplicate_client_label` keeps the client, `duplicate_sub_sequence` copies subsequences. Answers `{ok, newCampaignId, id}`.",
   tags: ["Campaigns"],
   summary: "Copy a campaign: DRAFTED, same settings, schedule, sequence, mailboxes and tags; no leads, no webhooks",
   security: API_KEY_SECURITY,
-  request: { params: CampaignParams, body: { required: false, content: { "application/json": { schema: Duplicate } } } },
+  request: { params: CampaignParams, body: optionalJsonBody(Duplicate) },
   responses: {
     200: json(z.object({ ok: z.boolean(), newCampaignId: z.number().int(), id: z.number().int() }), "The copy"),
     ...errorResponses(401, 404, 422, 429),
@@ -72,30 +78,37 @@ const duplicate = createRoute({
 const teamMember = createRoute({
   method: "post",
   path: "/api/v1/campaigns/{campaign_id}/team-member",
+  operationId: "setCampaignTeamMember",
+  description: "`{teamMemberId}` (or `team_member_id`), null clears. The inbox filter `campaignTeamMemberId` matches it.",
   tags: ["Campaigns"],
   summary: "Assign the campaign to a team member (null clears it)",
   security: API_KEY_SECURITY,
-  request: { params: CampaignParams, body: jsonBody(TeamMember) },
+  request: { params: CampaignParams, body: jsonBody(TeamMember, { teamMemberId: 7 }) },
   responses: { 200: json(Ack, "Updated"), ...errorResponses(401, 404, 422, 429) },
 });
 
 const createSubsequence = createRoute({
   method: "post",
   path: "/api/v1/campaigns/create-subsequence",
+  operationId: "createSubsequence",
+  description: "Creates a DRAFTED campaign whose `parent_campaign_id` is the given campaign; leads enter it only through " +
+    "`master-inbox/push-to-subsequence`. `condition_events` are stored, not acted on. Foreign parent → 404.",
   tags: ["Campaigns"],
   summary: "Create a subsequence (a DRAFTED campaign leads are pushed into) of a campaign",
   security: API_KEY_SECURITY,
-  request: { body: jsonBody(CreateSubsequence) },
+  request: { body: jsonBody(CreateSubsequence, { parent_campaign_id: 1, subsequence_name: "Interested follow-up" }) },
   responses: { 200: json(CreatedSubsequence, "The subsequence"), ...errorResponses(401, 404, 422, 429) },
 });
 
 const createSubsequenceOf = createRoute({
   method: "post",
   path: "/api/v1/campaigns/{campaign_id}/create-subsequence",
+  operationId: "createCampaignSubsequence",
+  description: "`create-subsequence` with the parent in the path (the form two clients use).",
   tags: ["Campaigns"],
   summary: "Create a subsequence of the campaign in the path",
   security: API_KEY_SECURITY,
-  request: { params: CampaignParams, body: { required: false, content: { "application/json": { schema: CreateSubsequenceOf } } } },
+  request: { params: CampaignParams, body: optionalJsonBody(CreateSubsequenceOf) },
   responses: { 200: json(CreatedSubsequence, "The subsequence"), ...errorResponses(401, 404, 422, 429) },
 });
 

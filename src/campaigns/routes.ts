@@ -1,20 +1,20 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { database } from "../platform/db";
 import { nextCampaignStatus, STATUS_COMMANDS } from "./rules";
 import { iso } from "../platform/time";
 import { statusDeliveries } from "../webhooks/fanout";
-import { wakeCampaign } from "../engine/wake";
+import { wakeCampaign } from "../mailboxes/wake";
 import { campaignSendingStatus, presentSendingStatus } from "../engine/status";
 import { enqueue } from "../webhooks/outbox";
 import { changeStatus, insertCampaign, loadStatusChange, replaceCampaignTags, tagsOf, campaignsVisibleTo, type CampaignTag } from "./store";
 import { findCampaign, owningClient, type CampaignRow } from "../platform/access";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, queryId } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, queryId, operationWords, type OperationWords } from "../platform/openapi";
 
 import { Campaign, CampaignParams, Ok, Tag } from "./schemas";
-import { PageQuery } from "./paging";
-import { presentSending, scheduleOf, settingsOf } from "./settings";
+import { PageQuery } from "../platform/paging";
+import { presentSending, scheduleOf, settingsOf } from "../schedule/settings";
 
 const CreateCampaign = z
   .object({
@@ -39,16 +39,21 @@ const ListQuery = z.object({ client_id: queryId().optional(), ...PageQuery });
 const createCampaign = createRoute({
   method: "post",
   path: "/api/v1/campaigns/create",
+  operationId: "createCampaign",
+  description: "Creates a DRAFTED campaign (`name` defaults to `Untitled Campaign`). A client key creates it for its client; an account key may " +
+    "name its own `client_id` (foreign → 400 `Client not found`).",
   tags: ["Campaigns"],
   summary: "Create a campaign (status DRAFTED)",
   security: API_KEY_SECURITY,
-  request: { body: jsonBody(CreateCampaign) },
+  request: { body: jsonBody(CreateCampaign, { name: "Q1 outreach", client_id: null }) },
   responses: { 200: json(CreatedCampaign, "The new campaign"), ...errorResponses(400, 401, 422, 429) },
 });
 
 const listCampaigns = createRoute({
   method: "get",
   path: "/api/v1/campaigns",
+  operationId: "listCampaigns",
+  description: "The caller's campaigns as a bare array (read shape with settings and tags); `client_id` narrows. A client key sees its client's only.",
   tags: ["Campaigns"],
   summary: "List campaigns (a client key sees its client's only)",
   security: API_KEY_SECURITY,
@@ -59,6 +64,8 @@ const listCampaigns = createRoute({
 const getCampaign = createRoute({
   method: "get",
   path: "/api/v1/campaigns/{campaign_id}",
+  operationId: "getCampaign",
+  description: "One campaign with its status, settings, schedule (`scheduler_cron_value`) and tags. Foreign → 404.",
   tags: ["Campaigns"],
   summary: "Read a campaign",
   security: API_KEY_SECURITY,
@@ -66,28 +73,41 @@ const getCampaign = createRoute({
   responses: { 200: json(Campaign, "The campaign"), ...errorResponses(401, 404, 422, 429) },
 });
 
-function statusRoute(method: "post" | "patch") {
+function statusRoute(method: "post" | "patch", words: Omit<OperationWords, "summary">) {
   return createRoute({
     method,
     path: "/api/v1/campaigns/{campaign_id}/status",
+    ...operationWords({ summary: "Start, pause or stop a campaign (STOPPED is final); PAUSE, STOP, ACTIVE and RESUME are read too", ...words }),
     tags: ["Campaigns"],
-    summary: "Start, pause or stop a campaign (STOPPED is final); PAUSE, STOP, ACTIVE and RESUME are read too",
     security: API_KEY_SECURITY,
-    request: { params: CampaignParams, body: jsonBody(SetStatus) },
+    request: { params: CampaignParams, body: jsonBody(SetStatus, words.example) },
     responses: { 200: json(Ok, "Status changed"), ...errorResponses(400, 401, 404, 422, 429) },
   });
 }
 
-const setStatus = statusRoute("post");
-const patchStatus = statusRoute("patch");
+const setStatus = statusRoute("post", {
+  operationId: "setCampaignStatus",
+  description:
+    "`START` → ACTIVE, `PAUSED`, `STOPPED` (final: a stopped campaign cannot start again, 400). `PAUSE`, `STOP`, `ACTIVE` and `RESUME` " +
+    "are read as their pair. Fires CAMPAIGN_STATUS_CHANGED.",
+  example: { status: "START" },
+});
+const patchStatus = statusRoute("patch", {
+  operationId: "patchCampaignStatus",
+  description: "The same as `POST .../status` (one client sends PATCH).",
+  example: { status: "PAUSED" },
+});
 
 const setTags = createRoute({
   method: "post",
   path: "/api/v1/campaigns/{campaign_id}/tags",
+  operationId: "setCampaignTags",
+  description: "Replaces the campaign's tags with the names given (created in the account's tag catalogue when new); `[]` clears them.",
+  "x-salvo-extension": true,
   tags: ["Campaigns"],
   summary: "Replace a campaign's tags",
   security: API_KEY_SECURITY,
-  request: { params: CampaignParams, body: jsonBody(SetTags) },
+  request: { params: CampaignParams, body: jsonBody(SetTags, { tags: ["q1", "enterprise"] }) },
   responses: {
     200: json(z.object({ ok: z.boolean(), tags: z.array(Tag) }), "The campaign's tags"),
     ...errorResponses(401, 404, 422, 429),

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { SendingStatusAnswer } from "../engine/status";
 import { pathId } from "../platform/openapi";
 
 export const CampaignParams = z.object({ campaign_id: pathId("campaign_id") });
@@ -6,11 +7,6 @@ export const CampaignParams = z.object({ campaign_id: pathId("campaign_id") });
 export const Tag = z
   .object({ id: z.number().int(), name: z.string(), tag_id: z.number().int(), tag_name: z.string(), tag_color: z.string() })
   .openapi("Tag");
-
-/** Why nothing goes out, or "sending" (src/engine/why-not-sending.ts); on reads of one campaign or mailbox. */
-export const SendingStatus = z
-  .object({ code: z.string(), message: z.string(), next_send_at: z.string().nullable() })
-  .openapi("SendingStatus");
 
 export const Campaign = z
   .object({
@@ -46,7 +42,7 @@ export const Campaign = z
     }),
     parent_campaign_id: z.number().int().nullable(),
     team_member_id: z.number().int().nullable(),
-    sending_status: SendingStatus.optional(),
+    sending_status: SendingStatusAnswer.optional(),
   })
   .openapi("Campaign");
 
@@ -56,6 +52,7 @@ export const Ok = z.object({ ok: z.boolean() }).openapi("Ok");
 export const bodyId = z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d{0,15}$/).transform(Number)]);
 
 /** The shared "nothing else to say" answer of a mutation (contract, rules shared by sections 10-16). */
+export const ACK = "Answers the Ack `{ok: true, success: true, message}`.";
 export const Ack = z.object({ ok: z.boolean(), success: z.boolean(), message: z.string() });
 
 export function ack(message: string) {

@@ -4,8 +4,8 @@ import { accountHasClient, findCampaign } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
-import { normalizeDays, parseClock } from "../engine/window";
-import { CampaignParams } from "./schemas";
+import { normalizeDays, parseClock } from "../schedule/window";
+import { CampaignParams, ACK } from "./schemas";
 import {
   scheduleOf,
   scheduleWithDefaults,
@@ -14,7 +14,7 @@ import {
   TRACK_SETTINGS,
   trackSetting,
   type CampaignSettings,
-} from "./settings";
+} from "../schedule/settings";
 import { saveSchedule, saveSettings } from "./store";
 
 const clock = z.string().refine((value) => parseClock(value) !== null, "must be HH:MM (24 h)");
@@ -96,19 +96,27 @@ const routes = {
   schedule: createRoute({
     method: "post",
     path: "/api/v1/campaigns/{campaign_id}/schedule",
+    operationId: "setCampaignSchedule",
+    description: "Flat or nested (`{schedule: {...}}`) body. `timezone` (IANA; required until the campaign has a schedule), `days_of_the_week` (0–6, " +
+      "0 = Sunday, 7 also Sunday), `start_hour`/`end_hour` (`HH:MM`, end after start), `min_time_btw_emails` (1–1440 min), " +
+      "`max_new_leads_per_day` (1–10000), `schedule_start_time`. Absent fields keep their value; a first schedule defaults to Mon–Fri 09:00–17:00.",
     tags,
     summary: "Set when a campaign sends: zone, days, hours, gap between emails, new leads per day, start time",
     security: API_KEY_SECURITY,
-    request: { params: CampaignParams, body: jsonBody(SetSchedule) },
+    request: { params: CampaignParams, body: jsonBody(SetSchedule, { timezone: "Europe/Berlin", days_of_the_week: [1, 2, 3, 4, 5], start_hour: "09:00", end_hour: "17:00", min_time_btw_emails: 10, max_new_leads_per_day: 100 }) },
     responses: { 200: json(ScheduleAnswer, "The schedule as stored"), ...errorResponses(401, 404, 422, 429) },
   }),
   settings: createRoute({
     method: "post",
     path: "/api/v1/campaigns/{campaign_id}/settings",
+    operationId: "updateCampaignSettings",
+    description: "Every field optional, absent = unchanged: `name`, `track_settings` (turn off open pixels or link rewriting), `stop_lead_settings`, " +
+      "`unsubscribe_text`, plain-text sending, `follow_up_percentage`, `client_id` (foreign → 400), out-of-office handling, domain " +
+      "auto-pause and `bounce_autopause_threshold`. " + ACK,
     tags,
     summary: "Change a campaign's sending settings (absent fields keep their value)",
     security: API_KEY_SECURITY,
-    request: { params: CampaignParams, body: jsonBody(SetSettings) },
+    request: { params: CampaignParams, body: jsonBody(SetSettings, { track_settings: ["DONT_TRACK_EMAIL_OPEN"], stop_lead_settings: "REPLY_TO_AN_EMAIL", unsubscribe_text: "Unsubscribe", follow_up_percentage: 100 }) },
     responses: { 200: json(Ack, "Settings stored"), ...errorResponses(400, 401, 404, 422, 429) },
   }),
 };

@@ -4,12 +4,12 @@ import { visibleCampaigns, CAMPAIGN_NOT_FOUND } from "../platform/access";
 import type { Principal } from "../platform/principal";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import type { Schedule } from "../engine/window";
-import type { CampaignSettings } from "./settings";
+import type { Schedule } from "../schedule/window";
+import type { CampaignSettings } from "../schedule/settings";
 import { inList, jsonList, rawBatch } from "../platform/sql";
 import { deliveryIds, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
 import { activeWebhooks } from "../webhooks/store";
-import { afterCursor, pageWindow, type Page } from "./paging";
+import { afterCursor, pageWindow, type Page } from "../platform/paging";
 
 /** The campaign (or the contract's 404) and its live webhooks, in one round trip. */
 export async function loadStatusChange(db: Database, principal: Principal, campaignId: number) {

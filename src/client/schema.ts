@@ -228,6 +228,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The live web app sessions the caller may see, most recently used first
+         * @description An account key (or its session) sees every live session of the account, its clients' included; a client key sees its client's. Tokens are never shown; `key_hint` names the key a session acts as.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        /**
+         * Sign in to the web app with an API key: a session cookie acting as that key
+         * @description Present an account or client API key (the `X-API-Key` header, as on every route) and get a session for the web app: `Set-Cookie` carries a random token in an HttpOnly, SameSite=Strict cookie (`__Host-salvo_session`, Secure; on plain http to a loopback address `salvo_session` without Secure). Only the token's digest is stored. The session acts exactly as the key: same account or client, same rate-limit budget, and it stops working the moment the key is deleted, reset or deactivated. On `/api/v1/` the cookie counts only on requests the app's own pages make (`Sec-Fetch-Site: same-origin`, and an `Origin`, when sent, equal to this origin); elsewhere a request with the cookie and no key is a request without a key. A session ends 12 hours after its last use or 7 days after sign-in, on sign-out, or when revoked. The key itself is never kept by the browser.
+         */
+        post: operations["createSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session this request was made with (who the web app is signed in as)
+         * @description Answers 404 for a request made with an API key rather than a session.
+         */
+        get: operations["readCurrentSession"];
+        put?: never;
+        post?: never;
+        /**
+         * Sign out: end this request's session at once and clear its cookie
+         * @description The session's token stops working immediately, in every tab. Answers 404 for a request made with an API key.
+         */
+        delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a web app session: it stops working at once
+         * @description Any live session the caller may see (listSessions). Revoking the current session also clears its cookie.
+         */
+        delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account": {
         parameters: {
             query?: never;
@@ -1523,7 +1591,7 @@ export interface paths {
         put?: never;
         /**
          * Report what the sending engine did (1-1000 events, idempotent by event_id, all or nothing)
-         * @description Reports what a sending engine did: 1–1000 events (`SENT, OPEN, CLICK, REPLY, BOUNCE, BLOCK, UNSUBSCRIBE`), each naming its record by `email_lead_map_id` or `lead_email`. All or nothing: one bad event → 422 with its index. A repeated `event_id` is a no-op (counted in `duplicates`); an event without one is stored each time it is sent. Records follow (SENT → INPROGRESS, BOUNCE/BLOCK → BLOCKED, UNSUBSCRIBE → STOPPED), replies join the conversation, and each event fans out to webhooks in the same batch.
+         * @description Reports what a sending engine did: 1–1000 events (`SENT, OPEN, CLICK, REPLY, BOUNCE, BLOCK, UNSUBSCRIBE`), each naming its record by `email_lead_map_id` or `lead_email`. All or nothing: one bad event → 422 with its index. A repeated `event_id` is a no-op (counted in `duplicates`); an event without one is stored each time it is sent. `email_account_id` must be one of the caller's mailboxes (or one attached to the campaign) and `occurred_at` at most 5 minutes ahead of now (else 422). Records follow (SENT → INPROGRESS, BOUNCE/BLOCK → BLOCKED, UNSUBSCRIBE → STOPPED), replies join the conversation, and each event fans out to webhooks in the same batch.
          */
         post: operations["ingestCampaignEvents"];
         delete?: never;
@@ -3596,46 +3664,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/email-accounts/save": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a mailbox, or update one (id, or an address the caller already has)
-         * @description Required on create: from_name, from_email, password, smtp_host, smtp_port, imap_host, imap_port. Credentials are write-only. New credentials or servers start a connection check after the answer: SMTP login (is_smtp_success, smtp_failure_error) and IMAP LOGIN + SELECT INBOX (is_imap_success, imap_failure_error), each failure with the server's own text.
-         */
-        post: operations["saveEmailAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/email-accounts/save-oauth": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create or update a Gmail/Outlook mailbox from OAuth material
-         * @description The token is stored encrypted and never answered. Salvo holds no provider OAuth client yet, so the mailbox is kept with is_smtp_success false and smtp_failure_error "OAuth client not configured".
-         */
-        post: operations["saveOauthEmailAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/tags": {
         parameters: {
             query?: never;
@@ -3734,6 +3762,46 @@ export interface paths {
          * @description The tags of mailboxes named by address (`email_ids`, 1–100); addresses without a mailbox are left out.
          */
         post: operations["listEmailAccountTags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/save": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a mailbox, or update one (id, or an address the caller already has)
+         * @description Required on create: from_name, from_email, password, smtp_host, smtp_port, imap_host, imap_port. Credentials are write-only. New credentials or servers start a connection check after the answer: SMTP login (is_smtp_success, smtp_failure_error) and IMAP LOGIN + SELECT INBOX (is_imap_success, imap_failure_error), each failure with the server's own text.
+         */
+        post: operations["saveEmailAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/save-oauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update a Gmail/Outlook mailbox from OAuth material
+         * @description The token is stored encrypted and never answered. Salvo holds no provider OAuth client yet, so the mailbox is kept with is_smtp_success false and smtp_failure_error "OAuth client not configured".
+         */
+        post: operations["saveOauthEmailAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3947,7 +4015,7 @@ export interface paths {
         put?: never;
         /**
          * Reply in a lead's thread from the mailbox that wrote to it (threaded, recorded in the thread)
-         * @description Sent at once, or at `scheduled_time` when that is in the future (the mailbox's object sends it; `GET /master-inbox/reply-status` follows it). Attachments are fetched at send time (https, at most 10 MB each). A scheduled reply's `email_stats_id` is the message it answers until it is sent.
+         * @description Sent at once, or at `scheduled_time` when that is in the future (the mailbox's object sends it; `GET /master-inbox/reply-status` follows it). A reply the mailbox's gap (`time_to_wait_in_mins`) holds back is queued for the gap's end. To, cc and bcc together: at most 10 addresses (a repeat counts once), none block-listed or unsubscribed (else 400 naming it); the mailbox makes as many manual deliveries a UTC day as its daily cap (one per recipient), apart from its campaign emails. Attachments are fetched at send time (https, at most 10 MB each). A scheduled reply's `email_stats_id` is the message it answers until it is sent.
          */
         post: operations["replyEmailThread"];
         delete?: never;
@@ -3987,7 +4055,7 @@ export interface paths {
         put?: never;
         /**
          * Send one step of the sequence, filled with a lead's fields, as a test (nothing is recorded)
-         * @description Sends step `sequenceNumber` as the lead `leadId` would get it (their variant, spintax and fields, the mailbox's signature, threaded on what they were already sent) to `customEmailAddress`, or to the lead. Nothing is recorded: no message, event, webhook or analytics, no tracking, and the unsubscribe link is a mailto. From `selectedEmailAccountId`, else the lead's mailbox in the campaign, else its first that can send (none → 400). Unknown step → 404; the lead unsubscribed (with no `customEmailAddress`) or the recipient block-listed → 400; the mail server refusing → 502 with its words.
+         * @description Sends step `sequenceNumber` as the lead `leadId` would get it (their variant, spintax and fields, the mailbox's signature, threaded on what they were already sent) to `customEmailAddress`, or to the lead. Nothing is recorded: no message, event, webhook or analytics, no tracking, and the unsubscribe link is a mailto. From `selectedEmailAccountId`, else the lead's mailbox in the campaign, else its first that can send (none → 400). Unknown step → 404; the lead unsubscribed (with no `customEmailAddress`), the recipient block-listed or unsubscribed → 400; the mail server refusing → 502 with its words. Sent by the mailbox's object: within its gap (`time_to_wait_in_mins`, else 400 naming when it may send) and its manual allowance (as many deliveries a UTC day as its daily cap, apart from campaign emails); counted in its `daily_sent_count`.
          */
         post: operations["sendCampaignTestEmail"];
         delete?: never;
@@ -4765,6 +4833,39 @@ export interface components {
                 seed: string;
                 error: string;
             }[];
+        };
+        WebSessionResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            data: components["schemas"]["WebSession"];
+        };
+        WebSession: {
+            id: number;
+            /**
+             * @description The kind of key the session was opened with
+             * @enum {string}
+             */
+            kind: "account" | "client";
+            /**
+             * @description That key, masked: its kind prefix and last four characters
+             * @example slv_cli_…x7Qa
+             */
+            key_hint: string;
+            account_id: number;
+            /** @description The client a client key's session acts for; null for an account key */
+            client_id: number | null;
+            user_agent: string | null;
+            created_at: string;
+            last_seen_at: string;
+            /** @description Slides with use (12 h idle), never past 7 days after sign-in */
+            expires_at: string;
+            /** @description The session this request was made with */
+            current: boolean;
+        };
+        WebSessionList: {
+            /** @enum {boolean} */
+            ok: true;
+            data: components["schemas"]["WebSession"][];
         };
         Account: {
             id: number;
@@ -6778,6 +6879,12 @@ export interface components {
             distribution?: number;
             variant_distribution?: number;
         };
+        TagMapping: {
+            email_account_ids?: (number | string)[];
+            /** @description Mailboxes by address, instead of email_account_ids */
+            emails?: string[];
+            tag_ids: (number | string)[];
+        };
         EmailAccount: {
             id: number;
             created_at: string;
@@ -6912,12 +7019,6 @@ export interface components {
             signature?: string | null;
             /** @description A number or its decimal string */
             client_id?: number | string | null;
-        };
-        TagMapping: {
-            email_account_ids?: (number | string)[];
-            /** @description Mailboxes by address, instead of email_account_ids */
-            emails?: string[];
-            tag_ids: (number | string)[];
         };
         UpdateEmailAccount: {
             from_name?: string;
@@ -8257,6 +8358,161 @@ export interface operations {
                 content: {
                     "application/json": {
                         ok: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Live sessions */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebSessionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new session (this one: current is true); the cookie is in Set-Cookie */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The session cookie */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebSessionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    readCurrentSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description This request's session */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebSessionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
                     };
                 };
             };
@@ -16043,127 +16299,6 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    saveEmailAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "from_name": "Ann from Acme",
-                 *       "from_email": "ann@acme.example",
-                 *       "user_name": "ann@acme.example",
-                 *       "password": "app-password",
-                 *       "smtp_host": "smtp.acme.example",
-                 *       "smtp_port": 465,
-                 *       "imap_host": "imap.acme.example",
-                 *       "imap_port": 993,
-                 *       "max_email_per_day": 100
-                 *     }
-                 */
-                "application/json": components["schemas"]["SaveEmailAccount"];
-            };
-        };
-        responses: {
-            /** @description The saved mailbox */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Ack"] & {
-                        id: number;
-                        data: components["schemas"]["EmailAccount"];
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["ValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    saveOauthEmailAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "from_name": "Ann from Acme",
-                 *       "from_email": "ann@acme.example",
-                 *       "username": "ann@acme.example",
-                 *       "type": "GMAIL",
-                 *       "token": {
-                 *         "refresh_token": "1//0g-refresh-token",
-                 *         "expiry_date": 1769331600000,
-                 *         "scope": "https://mail.google.com/",
-                 *         "token_type": "Bearer"
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["SaveOAuthEmailAccount"];
-            };
-        };
-        responses: {
-            /** @description The saved mailbox */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Ack"] & {
-                        id: number;
-                        data: components["schemas"]["EmailAccount"];
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["ValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     createTag: {
         parameters: {
             query?: never;
@@ -16426,6 +16561,127 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
+        };
+    };
+    saveEmailAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from_name": "Ann from Acme",
+                 *       "from_email": "ann@acme.example",
+                 *       "user_name": "ann@acme.example",
+                 *       "password": "app-password",
+                 *       "smtp_host": "smtp.acme.example",
+                 *       "smtp_port": 465,
+                 *       "imap_host": "imap.acme.example",
+                 *       "imap_port": 993,
+                 *       "max_email_per_day": 100
+                 *     }
+                 */
+                "application/json": components["schemas"]["SaveEmailAccount"];
+            };
+        };
+        responses: {
+            /** @description The saved mailbox */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ack"] & {
+                        id: number;
+                        data: components["schemas"]["EmailAccount"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    saveOauthEmailAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from_name": "Ann from Acme",
+                 *       "from_email": "ann@acme.example",
+                 *       "username": "ann@acme.example",
+                 *       "type": "GMAIL",
+                 *       "token": {
+                 *         "refresh_token": "1//0g-refresh-token",
+                 *         "expiry_date": 1769331600000,
+                 *         "scope": "https://mail.google.com/",
+                 *         "token_type": "Bearer"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SaveOAuthEmailAccount"];
+            };
+        };
+        responses: {
+            /** @description The saved mailbox */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ack"] & {
+                        id: number;
+                        data: components["schemas"]["EmailAccount"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     reconnectEmailAccounts: {

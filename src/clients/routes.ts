@@ -5,7 +5,7 @@ import { iso } from "../platform/time";
 import { requireAccountKey } from "../platform/principal";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
-import { PageQuery } from "../campaigns/paging";
+import { PageQuery } from "../platform/paging";
 
 const SaveClient = z
   .object({
@@ -32,16 +32,21 @@ const Client = z
 const saveClient = createRoute({
   method: "post",
   path: "/api/v1/client/save",
+  operationId: "saveClient",
+  description: "Creates a client sub-account, or updates it when `id` names one of the caller's clients (another's → 400). Answers " +
+    "`{ok, clientId, id, name, email}`. Account key only.",
   tags: ["Clients"],
   summary: "Create a client sub-account, or update one when id is given",
   security: API_KEY_SECURITY,
-  request: { body: jsonBody(SaveClient) },
+  request: { body: jsonBody(SaveClient, { name: "Acme Corp", email: "ops@acme.example" }) },
   responses: { 200: json(SavedClient, "The saved client"), ...errorResponses(400, 401, 422, 429) },
 });
 
 const listClients = createRoute({
   method: "get",
   path: "/api/v1/client",
+  operationId: "listClients",
+  description: "The account's clients as a bare array `[{id, name, email, user_id, created_at}]`, by id. Account key only.",
   tags: ["Clients"],
   summary: "List the account's clients, by id",
   security: API_KEY_SECURITY,

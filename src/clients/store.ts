@@ -1,6 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import { clients } from "../db/schema";
-import { afterCursor, pageWindow, type Page } from "../campaigns/paging";
+import { afterCursor, pageWindow, type Page } from "../platform/paging";
 import type { Database } from "../platform/db";
 
 type ClientFields = { name: string; email: string };

@@ -1,10 +1,10 @@
 import { config } from "../config";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { decryptSecret, loadKeyring, type Keyring } from "../platform/crypto";
 import { database } from "../platform/db";
 import type { ScheduledJob } from "../platform/jobs";
 import { log } from "../platform/logging";
-import { parseMessage, type ParsedMessage } from "../replies/parsed";
+import { parseMessage, type ParsedMessage } from "../mail/parsed";
 import { expireOverdueCells, pendingCellsOf, seedsToCheck, storeSeedPass, type Finding, type PendingCell } from "./checker-store";
 import { checkLinks, linksOf } from "./link-checker";
 import { arrivalOf, authenticationOf, foldersToRead, placementOf, senderHopOf, TEST_ID_HEADER, TEST_RUN_HEADER, tokensIn, type Placement } from "./placement";

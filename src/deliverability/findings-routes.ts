@@ -362,7 +362,7 @@ for (const report of reports) {
       return c.json({ success: true, data: report.build(run) } as never, 200);
     });
   } else {
-    const route = createRoute({ ...deliveryRoute, method: "post", request: { body: jsonBody(ProviderReportRequest) }, responses: { 200: wrapped, ...errorResponses(401, 404, 422, 429) } });
+    const route = createRoute({ ...deliveryRoute, method: "post", request: { body: jsonBody(ProviderReportRequest, { spam_test_id: 1 }) }, responses: { 200: wrapped, ...errorResponses(401, 404, 422, 429) } });
     findingsRoutes.openapi(route, async (c) => {
       const body = c.req.valid("json");
       const run = await loadRun(database(c.env.DB), c.get("principal"), requestedTestId(body), body.run_no);

@@ -5,6 +5,7 @@ import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import type { FolderRow } from "./shared";
 import { countFolderTests, deleteFolder, findFolder, insertFolder, listFolderTests, listFolders } from "./store";
+import { DELIVERABILITY } from "./shared";
 
 const Folder = z
   .object({ id: z.number().int(), name: z.string(), created_at: z.string(), updated_at: z.string() })
@@ -28,15 +29,19 @@ const routes = {
   create: createRoute({
     method: "post",
     path: "/api/v1/spam-test/folder",
+    operationId: "createSpamTestFolder",
+    description: "Creates a folder to group tests (`name`, or `folder_name`/`folderName`). " + DELIVERABILITY,
     tags,
     summary: "Create a folder for spam tests",
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(CreateFolder) },
+    request: { body: jsonBody(CreateFolder, { name: "January tests" }) },
     responses: { 200: json(Folder, "The folder"), ...errorResponses(401, 404, 422, 429) },
   }),
   list: createRoute({
     method: "get",
     path: "/api/v1/spam-test/folder",
+    operationId: "listSpamTestFolders",
+    description: "The caller's folders. " + DELIVERABILITY,
     tags,
     summary: "List folders",
     security: API_KEY_SECURITY,
@@ -45,6 +50,8 @@ const routes = {
   read: createRoute({
     method: "get",
     path: "/api/v1/smart-delivery/folders/{folder_id}",
+    operationId: "getSpamTestFolderWithTests",
+    description: "A folder with its tests, wrapped `{success, data}`. " + DELIVERABILITY,
     tags,
     summary: "Read a folder with its tests",
     security: API_KEY_SECURITY,
@@ -54,6 +61,8 @@ const routes = {
   readAlias: createRoute({
     method: "get",
     path: "/api/v1/spam-test/folder/{folder_id}",
+    operationId: "getSpamTestFolder",
+    description: "A folder, bare. " + DELIVERABILITY,
     tags,
     summary: "Read a folder (bare)",
     security: API_KEY_SECURITY,
@@ -63,6 +72,8 @@ const routes = {
   remove: createRoute({
     method: "delete",
     path: "/api/v1/spam-test/folder/{folder_id}",
+    operationId: "deleteSpamTestFolder",
+    description: "Deletes an empty folder; one holding tests → 400. " + DELIVERABILITY,
     tags,
     summary: "Delete an empty folder",
     security: API_KEY_SECURITY,

@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import { database } from "../platform/db";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { deliverabilityEnabled } from "./store";
 

@@ -27,6 +27,7 @@ const Region = z
 const catalogueRoute = createRoute({
   method: "get",
   path: "/api/v1/spam-test/seed/providers",
+  operationId: "listSeedProviders",
   tags: ["Deliverability"],
   summary: "The provider catalogue: regions, their provider groups, and the providers",
   description: "Only providers with at least one seed mailbox (registered by the operator) are offered; `seed_email` is the provider's first seed.",

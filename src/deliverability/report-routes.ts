@@ -6,7 +6,7 @@ import { iso } from "../platform/time";
 import type { Principal } from "../platform/principal";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
-import { placementCounts, SpamTestParams, type SpamTestRow } from "./shared";
+import { placementCounts, SpamTestParams, type SpamTestRow, DELIVERABILITY } from "./shared";
 import { DKIM_RESULTS, DMARC_RESULTS, SPF_RESULTS } from "./findings";
 import { folderCounts, listRuns, recordPlacements, runExists, type Findings } from "./report-store";
 import { findSpamTest, listProviders, listSenders } from "./store";
@@ -106,6 +106,8 @@ const routes = {
   senders: createRoute({
     method: "get",
     path: "/api/v1/spam-test/report/{spamTestId}/sender-accounts",
+    operationId: "listSpamTestSenderAccounts",
+    description: "The sender accounts of a test. " + DELIVERABILITY,
     tags,
     summary: "The sender accounts of a spam test",
     security: API_KEY_SECURITY,
@@ -115,21 +117,25 @@ const routes = {
   results: createRoute({
     method: "post",
     path: "/api/v1/spam-test/{spamTestId}/results",
+    operationId: "recordSpamTestResults",
+    "x-salvo-extension": true,
     tags,
     summary: "Record where test emails landed (placement checker)",
     description:
       "Where each sender's message landed at each provider in a run (default: the latest), with what the checker found on the seed's copy: spam filter score and symbols, SPF/DKIM/DMARC verdicts, the sending hop, the links followed. A later result for the same provider and sender replaces the earlier one, findings included.",
     security: API_KEY_SECURITY,
-    request: { params: SpamTestParams, body: jsonBody(RecordResults) },
+    request: { params: SpamTestParams, body: jsonBody(RecordResults, { results: [{ provider_id: "gmail", sender_email: "sender@yourdomain.example", folder: "inbox" }] }) },
     responses: { 200: json(z.object({ ok: z.boolean(), recorded: z.number().int() }), "Recorded"), ...errorResponses(400, 401, 404, 422, 429) },
   }),
   providerReport: createRoute({
     method: "post",
     path: "/api/v1/smart-delivery/provider-report",
+    operationId: "getProviderReport",
+    description: "Placement per provider for a run of a test (default: the latest): `spam_test_id` (or `spamTestId`, `test_id`), `run_no?`. " + DELIVERABILITY,
     tags,
     summary: "Placement per provider for a run (default: the latest)",
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(ProviderReportRequest) },
+    request: { body: jsonBody(ProviderReportRequest, { spam_test_id: 1 }) },
     responses: {
       200: json(
         z.object({
@@ -150,6 +156,8 @@ const routes = {
   providerwise: createRoute({
     method: "post",
     path: "/api/v1/spam-test/report/{spamTestId}/providerwise",
+    operationId: "getProviderwiseReport",
+    description: "Placement per provider in the hosted service's report form. " + DELIVERABILITY,
     tags,
     summary: "Placement per provider (the hosted service's report form)",
     security: API_KEY_SECURITY,
@@ -180,6 +188,8 @@ const routes = {
   history: createRoute({
     method: "get",
     path: "/api/v1/spam-test/report/{spamTestId}/schedule-history",
+    operationId: "getSpamTestScheduleHistory",
+    description: "Every run of a test with its placement counts. " + DELIVERABILITY,
     tags,
     summary: "Every run of a test with its placement counts",
     security: API_KEY_SECURITY,

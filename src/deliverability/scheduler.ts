@@ -1,5 +1,5 @@
 import { database } from "../platform/db";
-import { wakeMailboxes } from "../engine/wake";
+import { wakeMailboxes } from "../mailboxes/wake";
 import { dueSpamTests, senderMailboxesOf, startDueRuns } from "./runs-store";
 import { dueSlots } from "./schedule";
 import type { ScheduledJob } from "../platform/jobs";

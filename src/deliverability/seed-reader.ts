@@ -1,9 +1,15 @@
 import type { SeedCursor } from "../db/schema";
-import { withImapSession, type ImapFailure, type ImapSettings } from "../engine/imap";
-import { imapString, parseValues } from "../engine/imap-protocol";
-import { fetched, imapDate, searchUids, type FetchedMessage } from "../engine/reader";
+import { withImapSession, type ImapFailure, type ImapSettings } from "../mail/imap";
+import { imapString } from "../mail/imap-protocol";
+import { fetchBodies, imapDate, searchUids, type InboxMessage } from "../mail/reader";
 
-export interface SeedMessage extends FetchedMessage {
+/**
+ * What is read of a seed's message: all of one of our test emails (Rspamd scores it whole), while a
+ * stranger's huge message in a seed costs a bounded memory.
+ */
+const SEED_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface SeedMessage extends InboxMessage {
   folder: string;
 }
 
@@ -28,7 +34,7 @@ export async function readSeedFolders(
   since: number,
   limitPerFolder: number,
 ): Promise<{ ok: true; read: SeedRead } | { ok: false; failure: ImapFailure }> {
-  const result = await withImapSession(settings, { allowPlain: false }, async (session) => {
+  const result = await withImapSession(settings, { allowPlain: false, maxLiteralBytes: SEED_BODY_BYTES }, async (session) => {
     await session.login();
     const next: SeedCursor = { ...cursor };
     const messages: SeedMessage[] = [];
@@ -49,16 +55,9 @@ export async function readSeedFolders(
         ? await session.command(["UID", "SEARCH", "UID", `${after + 1}:*`])
         : await session.command(["UID", "SEARCH", "SINCE", imapString(imapDate(since))]);
       const uids = [...new Set(searchUids(search.untagged))].filter((uid) => uid > after).sort((a, b) => a - b);
-      const chosen = uids.slice(0, limitPerFolder);
+      const { messages: read, chosen } = await fetchBodies(session, uids.slice(0, limitPerFolder), SEED_BODY_BYTES);
       more ||= uids.length > chosen.length;
-      if (chosen.length > 0) {
-        const answer = await session.command(["UID", "FETCH", chosen.join(","), "(UID BODY.PEEK[])"]);
-        for (const response of answer.untagged) {
-          if (!/^\d+ FETCH /i.test(response.text)) continue;
-          const message = fetched(parseValues(response));
-          if (message) messages.push({ ...message, folder });
-        }
-      }
+      messages.push(...read.map((message) => ({ ...message, folder })));
       next[folder] = { uidValidity, lastUid: chosen.length > 0 ? chosen.at(-1)! : Math.max(after, (box.uidNext ?? 1) - 1) };
     }
     await session.logout();

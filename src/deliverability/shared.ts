@@ -2,6 +2,11 @@ import { z } from "@hono/zod-openapi";
 import type { spamProviders, spamTestFolders, spamTests } from "../db/schema";
 import { iso } from "../platform/time";
 
+/** What every deliverability route says about who may use it (the reference's words). */
+export const DELIVERABILITY =
+  "Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. " +
+  "Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.";
+
 export type SpamTestRow = typeof spamTests.$inferSelect;
 export type FolderRow = typeof spamTestFolders.$inferSelect;
 export type ProviderRow = typeof spamProviders.$inferSelect;

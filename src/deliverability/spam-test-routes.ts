@@ -4,22 +4,11 @@ import { database } from "../platform/db";
 import { TIME_UNITS } from "../db/schema";
 import { cronFromObject, firstSlotWithin, isFiveFieldCron } from "./schedule";
 import { isTimeZone, zoneOffset } from "../platform/zoned-time";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { findCampaign } from "../platform/access";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
-import {
-  CreatedSpamTest,
-  FOLDER_OF_ANOTHER_CLIENT,
-  folderMayHold,
-  parseTestId,
-  presentCreated,
-  presentSingle,
-  SingleSpamTest,
-  SpamTestParams,
-  type ProviderRow,
-  type SpamTestRow,
-} from "./shared";
+import { CreatedSpamTest, FOLDER_OF_ANOTHER_CLIENT, folderMayHold, parseTestId, presentCreated, presentSingle, SingleSpamTest, SpamTestParams, type ProviderRow, type SpamTestRow, DELIVERABILITY } from "./shared";
 import { offeredProviders, seedsOfProviders } from "./seed-store";
 import { deleteSpamTests, findFolder, findSpamTest, insertSpamTest, listSpamTests, stopSpamTest } from "./store";
 
@@ -100,24 +89,52 @@ const routes = {
   manual: createRoute({
     method: "post",
     path: "/api/v1/spam-test/manual",
+    operationId: "createManualSpamTest",
+    description: "Creates a one-off test: send the campaign's email to the answered `seed_emails`, then read the reports. `provider_ids` (string " +
+      "ids or numbers; unknown → 422 listing the valid ones), `sender_accounts` (1–50), the caller's `campaign_id` (foreign → 404). " + DELIVERABILITY,
     tags,
     summary: "Create a manual spam test (send to the returned seed inboxes)",
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(ManualTest) },
+    request: { body: jsonBody(ManualTest, {
+          test_name: "January check",
+          spam_filters: true,
+          link_checker: false,
+          campaign_id: 1,
+          sequence_mapping_id: 1,
+          provider_ids: ["gmail", "outlook"],
+          sender_accounts: ["sender@yourdomain.example"],
+        }) },
     responses: { 200: CreatedAnswer, ...errorResponses(400, 401, 404, 422, 429) },
   }),
   schedule: createRoute({
     method: "post",
     path: "/api/v1/spam-test/schedule",
+    operationId: "createScheduledSpamTest",
+    description: "A recurring test: the manual body plus `schedule_start_time`, `test_end_date` (after start), `every_days` (1–30) and " +
+      "`scheduler_cron_value` (a cron string, or `{tz, days, startHour}`; top-level `tz`, `days`, `startHour` are read too). A cron " +
+      "starts each due run. " + DELIVERABILITY,
     tags,
     summary: "Create a scheduled (recurring) spam test",
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(ScheduledTest) },
+    request: { body: jsonBody(ScheduledTest, {
+          test_name: "Weekly check",
+          spam_filters: true,
+          campaign_id: 1,
+          sequence_mapping_id: 1,
+          provider_ids: ["gmail", "outlook"],
+          sender_accounts: ["sender@yourdomain.example"],
+          schedule_start_time: "2030-01-06T09:00:00Z",
+          test_end_date: "2030-03-31T00:00:00Z",
+          every_days: 7,
+          scheduler_cron_value: { tz: "Europe/Berlin", days: [1], startHour: "09:00" },
+        }) },
     responses: { 200: CreatedAnswer, ...errorResponses(400, 401, 404, 422, 429) },
   }),
   read: createRoute({
     method: "get",
     path: "/api/v1/spam-test/{spamTestId}",
+    operationId: "getSpamTest",
+    description: "A test with its settings and status (`active`, `completed`, `stopped`). " + DELIVERABILITY,
     tags,
     summary: "Read a spam test",
     security: API_KEY_SECURITY,
@@ -127,6 +144,8 @@ const routes = {
   list: createRoute({
     method: "post",
     path: "/api/v1/spam-test/report",
+    operationId: "listSpamTests",
+    description: "The caller's tests, newest first, paged by `{limit, offset}`; `testType` manual|automated (auto) narrows. " + DELIVERABILITY,
     tags,
     summary: "List spam tests, newest first",
     security: API_KEY_SECURITY,
@@ -139,7 +158,7 @@ const routes = {
           .openapi({ description: "`auto` (the hosted list's word) reads as automated" }),
       }),
       body: jsonBody(
-        z.object({ limit: z.number().int().min(1).max(100).default(20), offset: z.number().int().min(0).default(0) }).openapi("ListSpamTests"),
+        z.object({ limit: z.number().int().min(1).max(100).default(20), offset: z.number().int().min(0).default(0) }).openapi("ListSpamTests"), { limit: 10, offset: 0 },
       ),
     },
     responses: {
@@ -153,6 +172,8 @@ const routes = {
   stop: createRoute({
     method: "put",
     path: "/api/v1/spam-test/{spamTestId}/stop",
+    operationId: "stopSpamTest",
+    description: "Stops a test: status `stopped`, no further runs. " + DELIVERABILITY,
     tags,
     summary: "Stop a spam test (no further runs)",
     security: API_KEY_SECURITY,
@@ -165,10 +186,12 @@ const routes = {
   remove: createRoute({
     method: "post",
     path: "/api/v1/spam-test/delete",
+    operationId: "deleteSpamTests",
+    description: "Deletes the tests `spamTestIds`. " + DELIVERABILITY,
     tags,
     summary: "Delete spam tests",
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(z.object({ spamTestIds: z.array(z.union([z.string(), z.number()])).min(1).max(100) }).openapi("DeleteSpamTests")) },
+    request: { body: jsonBody(z.object({ spamTestIds: z.array(z.union([z.string(), z.number()])).min(1).max(100) }).openapi("DeleteSpamTests"), { spamTestIds: [1] }) },
     responses: { 200: json(z.object({ success: z.boolean(), deleted: z.number().int() }), "Deleted"), ...errorResponses(401, 404, 422, 429) },
   }),
 };

@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
-import { settingsOf } from "../campaigns/settings";
+import { settingsOf } from "../schedule/settings";
 import { config } from "../config";
 import { emailAccounts } from "../db/schema";
 import { composeEmail, stepContent } from "../engine/compose";
-import { sendMail } from "../engine/smtp";
-import type { Bindings } from "../env";
+import { sendMail } from "../mail/smtp";
+import type { Bindings } from "../platform/env";
 import { connectionUsable, smtpTarget } from "../mailboxes/rules";
 import { storedPassword } from "../mailboxes/store";
 import { loadKeyring } from "../platform/crypto";

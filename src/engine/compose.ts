@@ -1,9 +1,9 @@
-import type { CampaignSettings } from "../campaigns/settings";
+import type { CampaignSettings } from "../schedule/settings";
 import { spin } from "../sequences/spintax";
 import { escapeHtml, renderTemplate, type TemplateLead } from "../sequences/template";
 import { chooseVariant, variantWeights } from "../sequences/variants";
-import { htmlToText } from "./html-text";
-import type { MimeMessage } from "./mime";
+import { htmlToText } from "../mail/html-text";
+import type { MimeMessage } from "../mail/mime";
 
 /**
  * One campaign email for one lead, as pure code: the step's variant for this record, spintax, the

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
-import { scheduleOf, settingsOf, type CampaignSettings } from "../campaigns/settings";
+import { scheduleOf, settingsOf, type CampaignSettings } from "../schedule/settings";
 import { config } from "../config";
 import { campaigns as campaignsTable } from "../db/schema";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { planIngestion, type PlannedEvent } from "../events/plan";
 import { ingestedDeliveryIds, ingestionStatements, loadIngestContext } from "../events/store";
 import { connectionUsable, smtpTarget, utcDayStart } from "../mailboxes/rules";
@@ -16,7 +16,7 @@ import { disconnectAnnouncement } from "../webhooks/disconnect";
 import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { composeEmail } from "./compose";
 import type { EmailLinks } from "./links";
-import { sendMail, type SmtpSettings } from "./smtp";
+import { sendMail, type SmtpSettings } from "../mail/smtp";
 import {
   claimRecords,
   loadCampaignPlans,
@@ -39,7 +39,7 @@ import {
   scheduleStartAt,
   stepDueAt,
   type Schedule,
-} from "./window";
+} from "../schedule/window";
 
 /**
  * One pass of a mailbox's sender (its Durable Object runs it on its alarm): send what is due for

@@ -1,11 +1,13 @@
+import { z } from "@hono/zod-openapi";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { scheduleOf } from "../campaigns/settings";
+import { scheduleOf } from "../schedule/settings";
 import { campaignEmailAccounts, emailAccounts, sequenceSteps, type CampaignStatus } from "../db/schema";
 import { connectionUsable, utcDayStart } from "../mailboxes/rules";
 import type { Database } from "../platform/db";
-import { loadCampaignPlans, loadMailboxWork, mailboxSends } from "./store";
+import { mailboxSends } from "../mailboxes/sends";
+import { loadCampaignPlans, loadMailboxWork } from "./store";
 import { mailboxSendingStatus, sendingStatus, type MailboxSendingStatus, type SendingStatus } from "./why-not-sending";
-import { localDayRange } from "./window";
+import { localDayRange } from "../schedule/window";
 
 /**
  * `sending_status` of a campaign and of a mailbox: the facts why-not-sending.ts reasons on, read
@@ -21,6 +23,7 @@ export async function campaignSendingStatus(
   const schedule = scheduleOf(campaign.schedule);
   const localStart = schedule ? localDayRange(now, schedule.timezone).start : utcDayStart(now);
   const attached = sql`${campaignEmailAccounts.emailAccountId}`;
+  const sends = mailboxSends(attached, sql`${emailAccounts.accountId}`, utcDayStart(now));
   const [steps, mailboxes, facts] = await db.batch([
     db
       .select({ n: sql<number>`count(*)` })
@@ -33,7 +36,8 @@ export async function campaignSendingStatus(
         isImapSuccess: emailAccounts.isImapSuccess,
         maxEmailPerDay: emailAccounts.maxEmailPerDay,
         gapMinutes: emailAccounts.timeToWaitInMins,
-        ...mailboxSends(attached, utcDayStart(now)),
+        sentToday: sends.sentToday,
+        lastSentAt: sends.lastSentAt,
         pinnedDue: sql<number | null>`(SELECT min(due_at) FROM campaign_leads WHERE campaign_id = ${campaign.id} AND email_account_id = ${attached} AND due_at IS NOT NULL)`,
       })
       .from(campaignEmailAccounts)
@@ -97,6 +101,11 @@ export async function mailboxSendingStatusOf(db: Database, mailboxId: number, no
       .map((c) => ({ schedule: c.schedule, nextDueAt: plans.get(c.id)!.nextDueAt })),
   });
 }
+
+/** Why nothing goes out, or "sending" (src/engine/why-not-sending.ts); on reads of one campaign or mailbox. */
+export const SendingStatusAnswer = z
+  .object({ code: z.string(), message: z.string(), next_send_at: z.string().nullable() })
+  .openapi("SendingStatus");
 
 /** The answer's form: `next_send_at` as ISO text. */
 export function presentSendingStatus(status: SendingStatus | MailboxSendingStatus) {

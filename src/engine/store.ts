@@ -1,10 +1,11 @@
-import { and, asc, eq, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import { campaignEmailAccounts, campaigns, emailAccounts, sequenceSteps, sequenceVariants } from "../db/schema";
 import type { Database } from "../platform/db";
 import type { TemplateLead } from "../sequences/template";
 import { blockListed } from "../leads/block-list";
 import { optedOut } from "../leads/opt-out";
 import { inList, jsonList, rawBatch } from "../platform/sql";
+import { mailboxSends } from "../mailboxes/sends";
 
 /**
  * The engine's SQL. A pass of one mailbox's sender reads its work (one batch), claims due records
@@ -30,19 +31,9 @@ export interface MailboxWork {
   lastSentAt: number | null;
 }
 
-/**
- * A mailbox's campaign sends since `dayStart` and its last send, as two seeks of
- * `events_mailbox_type_time_idx` (never its whole history).
- */
-export function mailboxSends(mailboxId: SQL, dayStart: number) {
-  return {
-    sentToday: sql<number>`(SELECT count(*) FROM events WHERE email_account_id = ${mailboxId} AND type = 'SENT' AND occurred_at >= ${dayStart})`,
-    lastSentAt: sql<number | null>`(SELECT max(occurred_at) FROM events WHERE email_account_id = ${mailboxId} AND type = 'SENT')`,
-  };
-}
-
-/** The mailbox, its ACTIVE campaigns, its campaign sends of this UTC day and its last send. */
+/** The mailbox, its ACTIVE campaigns, its sends of this UTC day and its last send (src/mailboxes/sends.ts). */
 export async function loadMailboxWork(db: Database, mailboxId: number, dayStart: number): Promise<MailboxWork> {
+  const sends = mailboxSends(sql`${mailboxId}`, sql`(SELECT account_id FROM email_accounts WHERE id = ${mailboxId})`, dayStart);
   const [mailboxRows, campaignRows, counts] = await db.batch([
     db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId)),
     db
@@ -59,7 +50,7 @@ export async function loadMailboxWork(db: Database, mailboxId: number, dayStart:
       .innerJoin(campaigns, eq(campaigns.id, campaignEmailAccounts.campaignId))
       .where(and(eq(campaignEmailAccounts.emailAccountId, mailboxId), eq(campaigns.status, "ACTIVE")))
       .orderBy(asc(campaigns.id)),
-    db.select(mailboxSends(sql`${mailboxId}`, dayStart)).from(sql`(SELECT 1)`),
+    db.select({ sentToday: sends.sentToday, lastSentAt: sends.lastSentAt }).from(sql`(SELECT 1)`),
   ]);
   return {
     mailbox: mailboxRows[0],
@@ -313,42 +304,4 @@ export function suspendStatement(mailboxId: number, reason: string, now: number)
 /** Releases a claim without an outcome (the pass stops before sending): due again at once. */
 export function releaseStatement(nonce: string, now: number): SQL {
   return sql`UPDATE campaign_leads SET due_at = ${now}, claim_token = NULL WHERE claim_token = ${nonce}`;
-}
-
-/** Writes when the mailbox's sender wakes next, so the minute cron can tell a lost alarm. */
-export async function recordWake(db: Database, mailboxId: number, wakeAt: number | null): Promise<void> {
-  await db
-    .update(emailAccounts)
-    .set({ engineWakeAt: wakeAt === null ? null : new Date(wakeAt) })
-    .where(eq(emailAccounts.id, mailboxId));
-}
-
-/**
- * Mailboxes the minute cron should wake: in an ACTIVE campaign (sending) or a PAUSED one (its leads
- * still reply; a suspended mailbox is still read), and late (their object's next wake passed a
- * minute ago, or was never set). Bounded per minute.
- */
-export async function lateMailboxes(db: Database, now: number, limit: number): Promise<number[]> {
-  const rows = await db
-    .selectDistinct({ id: emailAccounts.id })
-    .from(emailAccounts)
-    .innerJoin(campaignEmailAccounts, eq(campaignEmailAccounts.emailAccountId, emailAccounts.id))
-    .innerJoin(campaigns, eq(campaigns.id, campaignEmailAccounts.campaignId))
-    .where(
-      and(
-        inArray(campaigns.status, ["ACTIVE", "PAUSED"]),
-        or(isNull(emailAccounts.engineWakeAt), lte(emailAccounts.engineWakeAt, new Date(now - 60_000))),
-      ),
-    )
-    .limit(limit);
-  return rows.map((row) => row.id);
-}
-
-/** The mailboxes attached to a campaign (to wake them when it starts or gains leads). */
-export async function mailboxIdsOfCampaign(db: Database, campaignId: number): Promise<number[]> {
-  const rows = await db
-    .select({ id: campaignEmailAccounts.emailAccountId })
-    .from(campaignEmailAccounts)
-    .where(eq(campaignEmailAccounts.campaignId, campaignId));
-  return rows.map((row) => row.id);
 }

@@ -9,7 +9,7 @@ import {
   nextWindowOpen,
   scheduleStartAt,
   type Schedule,
-} from "./window";
+} from "../schedule/window";
 
 /**
  * A campaign's `sending_status` (issue 13, "why not sending"): the first reason, in a fixed order,
@@ -43,7 +43,7 @@ export type MailboxSnapshot = {
   suspended: boolean;
   /** The last connection check passed (`is_smtp_success`); a failing mailbox is never used. */
   connectionOk: boolean;
-  /** Campaign sends of this UTC day, across all its campaigns. */
+  /** Its sends of this UTC day, campaign and manual (src/mailboxes/sends.ts). */
   sentToday: number;
   maxEmailPerDay: number;
   lastSentAt: number | null;

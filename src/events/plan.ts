@@ -1,6 +1,6 @@
 import type { NewDelivery } from "../webhooks/outbox";
 import { categoryDeliveries, eventDeliveries, statusDeliveries, type CampaignFacts } from "../webhooks/fanout";
-import { settingsOf } from "../campaigns/settings";
+import { settingsOf } from "../schedule/settings";
 import { foldText } from "../platform/text-search";
 import { applyEvents, isIgnoredReply, type IncomingEvent } from "./rules";
 import type { EventRow, IngestContext, RecordRow } from "./store";

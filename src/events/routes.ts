@@ -1,14 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { EVENT_TYPES } from "../db/schema";
-import { normaliseEmail } from "../leads/rules";
-import { CAMPAIGN_NOT_FOUND, visibleCampaigns } from "../platform/access";
+import { normaliseEmail } from "../mail/address";
+import { CAMPAIGN_NOT_FOUND, campaignMailboxes, visibleCampaigns } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
 import { enqueue } from "../webhooks/outbox";
 import { CampaignParams } from "../campaigns/schemas";
 import { planIngestion, type PlannedEvent } from "./plan";
-import { loadIngestContext, storeIngestion, type RecordRow } from "./store";
+import { loadIngestContext, namedMailboxes, storeIngestion, type RecordRow } from "./store";
 
 export const MAX_EVENTS_PER_CALL = 1000;
 
@@ -55,16 +55,36 @@ const Ingested = z
 const ingestEvents = createRoute({
   method: "post",
   path: "/api/v1/campaigns/{campaign_id}/events",
+  operationId: "ingestCampaignEvents",
+  description: "Reports what a sending engine did: 1–1000 events (`SENT, OPEN, CLICK, REPLY, BOUNCE, BLOCK, UNSUBSCRIBE`), each naming its record " +
+    "by `email_lead_map_id` or `lead_email`. All or nothing: one bad event → 422 with its index. A repeated `event_id` is a no-op " +
+    "(counted in `duplicates`); an event without one is stored each time it is sent. `email_account_id` must be one of the caller's mailboxes (or one attached to the campaign) " +
+    "and `occurred_at` at most 5 minutes ahead of now (else 422). Records follow (SENT → INPROGRESS, BOUNCE/BLOCK → BLOCKED, UNSUBSCRIBE → STOPPED), replies join the " +
+    "conversation, and each event fans out to webhooks in the same batch.",
+  "x-salvo-extension": true,
   tags: ["Events"],
   summary: "Report what the sending engine did (1-1000 events, idempotent by event_id, all or nothing)",
   security: API_KEY_SECURITY,
-  request: { params: CampaignParams, body: jsonBody(IngestEvents) },
+  request: { params: CampaignParams, body: jsonBody(IngestEvents, {
+        events: [
+          { event_id: "esp-123", type: "SENT", lead_email: "ann@example.com", occurred_at: "2026-01-25T09:00:00Z", sequence_number: 1, subject: "Quick question" },
+          { event_id: "esp-124", type: "REPLY", lead_email: "ann@example.com", occurred_at: "2026-01-25T11:30:00Z", from_email: "ann@example.com", body: "Interested!" },
+        ],
+      }) },
   responses: { 200: json(Ingested, "Stored events and skipped duplicates"), ...errorResponses(401, 404, 422, 429) },
 });
 
 
-/** Every event must name a record of this campaign and a known category: else the whole call is refused. */
-function resolveRecords(events: EventBody[], records: RecordRow[], categories: Map<number, string>): RecordRow[] {
+/** How far ahead of the clock an event may be dated (clock drift between the engine and us), 5 minutes. */
+const FUTURE_MARGIN_MS = 5 * 60_000;
+
+/**
+ * Every event must name a record of this campaign, a known category, a mailbox the caller may name
+ * (another account's answers like a missing one) and a time not ahead of now: else the whole call
+ * is refused. A mailbox's daily count and gap are read from SENT events, so an event dated years
+ * ahead or naming a stranger's mailbox would hold that mailbox back.
+ */
+function resolveEvents(events: EventBody[], records: RecordRow[], categories: Map<number, string>, mailboxes: Set<number>, now: number): RecordRow[] {
   const byId = new Map(records.map((r) => [r.id, r]));
   const byEmail = new Map(records.map((r) => [r.leadEmail, r]));
   const issues: ValidationIssue[] = [];
@@ -80,6 +100,12 @@ function resolveRecords(events: EventBody[], records: RecordRow[], categories: M
     if (event.category_id != null && !categories.has(event.category_id)) {
       issues.push({ path: `events.${index}.category_id`, message: "Unknown lead category" });
     }
+    if (event.email_account_id != null && !mailboxes.has(event.email_account_id)) {
+      issues.push({ path: `events.${index}.email_account_id`, message: "No such email account" });
+    }
+    if (Date.parse(event.occurred_at) > now + FUTURE_MARGIN_MS) {
+      issues.push({ path: `events.${index}.occurred_at`, message: "occurred_at may be at most 5 minutes ahead of now" });
+    }
     return record;
   });
   if (issues.length > 0) throw ApiError.validation(issues);
@@ -93,6 +119,7 @@ function wanted(events: EventBody[]) {
     recordIds: unique(events.map((e) => e.email_lead_map_id)),
     emails: unique(events.map((e) => (e.lead_email === undefined ? undefined : normaliseEmail(e.lead_email)))),
     categoryIds: unique(events.map((e) => e.category_id)),
+    mailboxIds: unique(events.map((e) => e.email_account_id)),
   };
 }
 
@@ -137,17 +164,16 @@ eventRoutes.openapi(ingestEvents, async (c) => {
   const principal = c.get("principal");
   const { events } = c.req.valid("json");
   const db = database(c.env.DB);
-  const context = await loadIngestContext(
-    db,
-    visibleCampaigns(principal),
-    principal.accountId,
-    c.req.valid("param").campaign_id,
-    wanted(events),
-  );
+  const campaignId = c.req.valid("param").campaign_id;
+  const want = wanted(events);
+  const [context, mailboxes] = await Promise.all([
+    loadIngestContext(db, visibleCampaigns(principal), principal.accountId, campaignId, want),
+    namedMailboxes(db, campaignMailboxes(principal, [campaignId]), want.mailboxIds),
+  ]);
   const campaign = context.campaign;
   if (!campaign) throw ApiError.notFound(CAMPAIGN_NOT_FOUND);
 
-  const items = planned(events, resolveRecords(events, context.records, context.categories));
+  const items = planned(events, resolveEvents(events, context.records, context.categories, mailboxes, Date.now()));
   const { rows, deliveries } = planIngestion(context, campaign, items);
   const { accepted, deliveryIds } = await storeIngestion(c.env.DB, campaign, rows, deliveries, Date.now());
   await enqueue(c.env, deliveryIds);

@@ -1,5 +1,5 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
-import { accounts, campaignLeads, campaigns, leadCategories, leads, type EventType, type RecordState } from "../db/schema";
+import { accounts, campaignLeads, campaigns, emailAccounts, leadCategories, leads, type EventType, type RecordState } from "../db/schema";
 import { visibleCategories } from "../platform/access";
 import type { Database } from "../platform/db";
 import { inList, jsonList, rawBatch } from "../platform/sql";
@@ -7,7 +7,7 @@ import { deliveryIds, guardValue, insertDeliveries, type NewDelivery } from "../
 import type { WebhookTarget } from "../webhooks/fanout";
 import { activeWebhooks } from "../webhooks/store";
 import type { RecordSnapshot } from "./rules";
-import { settingsOf } from "../campaigns/settings";
+import { settingsOf } from "../schedule/settings";
 
 /** A campaign record as ingestion sees it: its state and flags, and its lead's address. */
 export interface RecordRow extends RecordSnapshot {
@@ -100,6 +100,16 @@ export async function loadIngestContext(
     categories: new Map(categoryRows.map((row) => [row.id, row.name])),
     webhooks: webhookRows,
   };
+}
+
+/** Which of these mailbox ids the caller may name (`rule`, src/platform/access.ts). */
+export async function namedMailboxes(db: Database, rule: SQL, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .select({ id: emailAccounts.id })
+    .from(emailAccounts)
+    .where(and(sql`${emailAccounts.id} ${inList(ids)}`, rule));
+  return new Set(rows.map((row) => row.id));
 }
 
 /** One event row as ingestion writes it. */

@@ -1,24 +1,24 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, operationWords, type OperationWords } from "../platform/openapi";
 import { changeCategory } from "./category-change";
 import { changeRecord, ignoreReplyByHand, resolveCategory, type RecordChange } from "./store";
 import { RecordTarget, given, targetRecord, type RecordTargetInput } from "./target";
 
 const Ok = z.object({ ok: z.boolean() });
 
-function action<T extends z.ZodRawShape>(method: "post" | "patch", path: string, summary: string, fields: T) {
+function action<T extends z.ZodRawShape>(method: "post" | "patch", path: string, words: OperationWords, fields: T) {
   return createRoute({
     method,
     path: `/api/v1/master-inbox/${path}`,
-    tags: ["Master inbox"],
-    summary,
+    ...operationWords(words),
     description: "The record is `email_lead_map_id`, or the lead's record in a campaign given as `lead_id` + `campaign_id`.",
+    tags: ["Master inbox"],
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(z.object({ ...RecordTarget, ...fields })) },
+    request: { body: jsonBody(z.object({ ...RecordTarget, ...fields }), words.example) },
     responses: { 200: json(Ok, "Done"), ...errorResponses(400, 401, 404, 422, 429) },
   });
 }
@@ -31,25 +31,63 @@ const futureInstant = z.iso
 export const CategoryInput = z.union([z.number().int().positive(), z.string().max(255)]).nullable();
 
 const routes = {
-  readStatus: action("patch", "change-read-status", "Mark a conversation read or unread", {
+  readStatus: action("patch", "change-read-status", {
+    operationId: "setConversationReadStatus",
+    summary: "Mark a conversation read or unread",
+    example: { email_lead_map_id: 1, read_status: true },
+  }, {
     read_status: z.boolean().optional(),
     is_read: z.boolean().optional().describe("Alias of read_status"),
   }),
-  category: action("patch", "update-category", "Categorise a lead (null or \"\" clears)", {
+  category: action("patch", "update-category", {
+    operationId: "setConversationCategory",
+    summary: "Categorise a lead (null or \"\" clears)",
+    example: { email_lead_map_id: 1, category_id: 1 },
+  }, {
     category_id: CategoryInput.optional(),
     category: CategoryInput.optional().describe("Alias of category_id; also a category name"),
   }),
-  teamMember: action("post", "update-team-member", "Assign a team member (null clears)", {
+  teamMember: action("post", "update-team-member", {
+    operationId: "setConversationTeamMember",
+    summary: "Assign a team member (null clears)",
+    example: { email_lead_map_id: 1, team_member_id: 7 },
+  }, {
     team_member_id: z.number().int().positive().nullable(),
   }),
-  snooze: action("post", "snooze", "Snooze a conversation until a future time", { snoozed_until: futureInstant }),
-  unsnooze: action("post", "unsnooze", "Bring a snoozed conversation back to the inbox", {}),
-  archive: action("post", "archive", "Archive a conversation", {}),
-  unarchive: action("post", "unarchive", "Bring an archived conversation back to the inbox", {}),
-  ignoreReply: action("post", "ignore-reply", "Flag one reply as ignored (excluded from reply_count)", {
+  snooze: action("post", "snooze", {
+    operationId: "snoozeConversation",
+    summary: "Snooze a conversation until a future time",
+    example: { email_lead_map_id: 1, snoozed_until: "2030-01-25T09:00:00.000Z" },
+  }, { snoozed_until: futureInstant }),
+  unsnooze: action("post", "unsnooze", {
+    operationId: "unsnoozeConversation",
+    summary: "Bring a snoozed conversation back to the inbox",
+    example: { email_lead_map_id: 1 },
+  }, {}),
+  archive: action("post", "archive", {
+    operationId: "archiveConversation",
+    summary: "Archive a conversation",
+    example: { email_lead_map_id: 1 },
+  }, {}),
+  unarchive: action("post", "unarchive", {
+    operationId: "unarchiveConversation",
+    summary: "Bring an archived conversation back to the inbox",
+    example: { email_lead_map_id: 1 },
+  }, {}),
+  ignoreReply: action("post", "ignore-reply", {
+    operationId: "ignoreReply",
+    summary: "Flag one reply as ignored (excluded from reply_count)",
+    example: { email_lead_map_id: 1, stats_id: "1" },
+    extension: true,
+  }, {
     stats_id: z.union([z.string().regex(/^\d+$/), z.number().int().positive()]).transform(Number),
   }),
-  important: action("patch", "mark-important", "Mark a conversation important (or not): the important view", {
+  important: action("patch", "mark-important", {
+    operationId: "markConversationImportant",
+    summary: "Mark a conversation important (or not): the important view",
+    example: { email_lead_map_id: 1, is_important: true },
+    extension: true,
+  }, {
     is_important: z.boolean().default(true),
   }),
 };

@@ -1,4 +1,4 @@
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 import { categoryDeliveries } from "../webhooks/fanout";

@@ -5,7 +5,7 @@ import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId 
 import { iso } from "../platform/time";
 import { insertNote, isMessageOf, notesOfLead, setRevenue, tasksOfLead, upsertReminder } from "./crm-store";
 import { ApiError } from "../platform/errors";
-import { IdInput, LEAD_MAPPING_NOT_FOUND, RecordTarget, given, targetRecord } from "./target";
+import { IdInput, LEAD_MAPPING_NOT_FOUND, RecordTarget, given, targetRecord, INBOX_TARGET } from "./target";
 
 const ack = <T extends z.ZodType>(data: T) => z.object({ ok: z.boolean(), success: z.boolean(), message: z.string(), data });
 
@@ -20,6 +20,8 @@ const NoteData = z.object({
 const createNote = createRoute({
   method: "post",
   path: "/api/v1/master-inbox/create-note",
+  operationId: "createNote",
+  description: "A note on the conversation: `note_message` 1–5000 chars (or `note`). Read back with `/crm/leads/notes/{lead_id}`. " + INBOX_TARGET,
   tags: ["Master inbox"],
   summary: "Add a note to a conversation",
   security: API_KEY_SECURITY,
@@ -29,7 +31,7 @@ const createNote = createRoute({
         ...RecordTarget,
         note_message: z.string().trim().min(1).max(5000).optional(),
         note: z.string().trim().min(1).max(5000).optional().describe("Alias of note_message"),
-      }),
+      }), { email_lead_map_id: 1, note_message: "Asked for pricing in March" },
     ),
   },
   responses: { 200: json(ack(NoteData), "The note"), ...errorResponses(401, 404, 422, 429) },
@@ -41,6 +43,8 @@ const reminderTime = z.iso.datetime({ offset: true });
 const setReminder = createRoute({
   method: "post",
   path: "/api/v1/master-inbox/set-reminder",
+  operationId: "setReminder",
+  description: "One reminder per record (a new one replaces it): `message` 1–1000, `reminder_time` (ISO; a past time is kept as overdue). Nothing is notified. " + INBOX_TARGET,
   tags: ["Master inbox"],
   summary: "Set the conversation's reminder (replaces the previous one; a past time shows as overdue)",
   security: API_KEY_SECURITY,
@@ -52,7 +56,7 @@ const setReminder = createRoute({
         message: z.string().trim().min(1).max(1000),
         reminder_time: reminderTime.optional(),
         reminder_date: reminderTime.optional().describe("Alias of reminder_time"),
-      }),
+      }), { email_lead_map_id: 1, message: "Follow up", reminder_time: "2030-01-27T09:00:00Z" },
     ),
   },
   responses: { 200: json(ack(ReminderData), "The reminder"), ...errorResponses(401, 404, 422, 429) },
@@ -65,10 +69,12 @@ const Revenue = z
 const updateRevenue = createRoute({
   method: "patch",
   path: "/api/v1/master-inbox/update-revenue",
+  operationId: "setConversationRevenue",
+  description: "`revenue` ≥ 0 (number or numeric string; negative → 422), two decimals kept; analytics sum it. " + INBOX_TARGET,
   tags: ["Master inbox"],
   summary: "Set the revenue of a conversation (two decimals kept)",
   security: API_KEY_SECURITY,
-  request: { body: jsonBody(z.object({ ...RecordTarget, revenue: Revenue })) },
+  request: { body: jsonBody(z.object({ ...RecordTarget, revenue: Revenue }), { email_lead_map_id: 1, revenue: 1250.5 }) },
   responses: {
     200: json(ack(z.object({ email_lead_map_id: z.number().int(), revenue: z.string(), updated_at: z.string() })), "Updated"),
     ...errorResponses(401, 404, 422, 429),
@@ -99,6 +105,8 @@ const leadParams = z.object({ lead_id: pathId("lead_id") });
 const leadNotes = createRoute({
   method: "get",
   path: "/api/v1/crm/leads/notes/{lead_id}",
+  operationId: "listLeadNotes",
+  description: "A lead's notes in every campaign, oldest first. Foreign lead → 404.",
   tags: ["Master inbox"],
   summary: "A lead's notes in every campaign, oldest first",
   security: API_KEY_SECURITY,
@@ -109,6 +117,8 @@ const leadNotes = createRoute({
 const leadTasks = createRoute({
   method: "get",
   path: "/api/v1/crm/leads/tasks/{lead_id}",
+  operationId: "listLeadTasks",
+  description: "A lead's tasks in every campaign, oldest first. Foreign lead → 404.",
   tags: ["Master inbox"],
   summary: "A lead's tasks in every campaign, oldest first",
   security: API_KEY_SECURITY,

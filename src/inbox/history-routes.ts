@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { htmlToText } from "../engine/html-text";
+import { htmlToText } from "../mail/html-text";
 import { findCampaign } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
@@ -34,6 +34,9 @@ const MessageHistory = z.object({ history: z.array(HistoryMessage), from: z.stri
 const messageHistory = createRoute({
   method: "get",
   path: "/api/v1/campaigns/{campaign_id}/leads/{lead_id}/message-history",
+  operationId: "getLeadMessageHistory",
+  description: "The lead's thread in the campaign, oldest first: every email sent (with open and click counts) and every reply. `event_time_gt` " +
+    "keeps later messages; `show_plain_text_response` gives bodies as text. Answers `{history, from, to}`.",
   tags: ["Master inbox"],
   summary: "A lead's thread in a campaign: every email sent and every reply, oldest first",
   security: API_KEY_SECURITY,
@@ -51,6 +54,9 @@ const MAX_LEAD_IDS = 100;
 const bulkHistory = createRoute({
   method: "post",
   path: "/api/v1/campaigns/{campaign_id}/message-history-for-leads/{token}",
+  operationId: "getLeadsMessageHistory",
+  description: "Several leads' threads keyed by lead id. `{token}` is any segment. `lead_ids` 1–100; null or absent = every lead of the campaign " +
+    "up to 500 (more → 400 asking for ids).",
   tags: ["Master inbox"],
   summary: "Several leads' threads in a campaign, keyed by lead id (leads not in the campaign are left out)",
   security: API_KEY_SECURITY,
@@ -75,6 +81,7 @@ const bulkHistory = createRoute({
                 .openapi({ description: `null or absent: every lead of the campaign (at most ${MAX_WHOLE_CAMPAIGN})` }),
             })
             .openapi("BulkMessageHistoryRequest"),
+          example: { lead_ids: [1, 2] },
         },
       },
     },

@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { recordFlags } from "../events/record-flags";
 import { ApiError } from "../platform/errors";
 import { iso } from "../platform/time";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryBoolean } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryBoolean, operationWords, type OperationWords } from "../platform/openapi";
 import { LISTING_SORTS, emailStatusOf, type InboxFilters, type Listing, type Sort } from "./query";
 import { InboxMessage, InboxPage, ListingBody, ViewBody } from "./schemas";
 import {
@@ -22,20 +22,91 @@ import { LEAD_MAPPING_NOT_FOUND } from "./target";
 
 const ListingQuery = z.object({ fetch_message_history: queryBoolean.optional() });
 
-const LISTINGS: { listing: Listing; path: string; summary: string }[] = [
-  { listing: "inbox", path: "inbox-replies", summary: "Active conversations (not archived, not snoozed)" },
-  { listing: "archived", path: "archived", summary: "Archived conversations" },
-  { listing: "snoozed", path: "snoozed", summary: "Conversations snoozed until a future time" },
+/** What every listing says about its body and answer (the reference's words). */
+const INBOX_LISTING =
+  "Body `{offset?=0, limit?=20 (1–20), filters?, sortBy?}`; query `fetch_message_history=true` adds each thread as `email_history`. " +
+  "Filters AND together: `search` (≤ 100 chars, lead email, name or reply text), `campaignId` (≤ 5), `emailAccountId` (≤ 10), " +
+  "`emailStatus`, `leadCategories`, `campaignTeamMemberId`, `campaignTagId`, `campaignClientId`, `replyTimeBetween`; over a limit → 422. " +
+  "Answers `{messages, total_count, offset, limit}`.";
+
+type ListingRoute = OperationWords & { listing: Listing; path: string };
+
+const LISTINGS: ListingRoute[] = [
+  {
+    listing: "inbox",
+    path: "inbox-replies",
+    operationId: "listInboxReplies",
+    summary: "Active conversations (not archived, not snoozed)",
+    description: "The active inbox: conversations (records with a reply) not archived and not snoozed. " + INBOX_LISTING,
+    example: { offset: 0, limit: 20, filters: { emailStatus: "Replied" }, sortBy: "REPLY_TIME_DESC" },
+  },
+  {
+    listing: "archived",
+    path: "archived",
+    operationId: "listArchivedConversations",
+    summary: "Archived conversations",
+    description: "Archived conversations. " + INBOX_LISTING,
+  },
+  {
+    listing: "snoozed",
+    path: "snoozed",
+    operationId: "listSnoozedConversations",
+    summary: "Conversations snoozed until a future time",
+    description: "Conversations snoozed until a future time; a snooze whose time has come is back in the inbox at once. " + INBOX_LISTING,
+  },
 ];
 
-const VIEWS: { listing: Listing; path: string; summary: string }[] = [
-  { listing: "unread", path: "unread-replies", summary: "Active conversations not read yet" },
-  { listing: "important", path: "important", summary: "Records marked important (not archived)" },
-  { listing: "scheduled", path: "scheduled", summary: "Records with a reply queued for later, soonest first" },
-  { listing: "reminders", path: "reminders", summary: "Records with a reminder, soonest first (past ones flagged overdue)" },
-  { listing: "sent", path: "sent", summary: "Every record an email was sent to, replied or not" },
-  { listing: "assigned", path: "assigned-me", summary: "Conversations assigned to a team member (filters.campaignTeamMemberId narrows)" },
-  { listing: "views", path: "views", summary: "Active conversations; filters.subSequenceId keeps the records of those subsequences" },
+const VIEWS: ListingRoute[] = [
+  {
+    listing: "unread",
+    path: "unread-replies",
+    operationId: "listUnreadReplies",
+    summary: "Active conversations not read yet",
+    description: "Active conversations not read yet. " + INBOX_LISTING,
+  },
+  {
+    listing: "important",
+    path: "important",
+    operationId: "listImportantConversations",
+    summary: "Records marked important (not archived)",
+    description: "Records marked important, not archived. " + INBOX_LISTING,
+  },
+  {
+    listing: "scheduled",
+    path: "scheduled",
+    operationId: "listScheduledReplies",
+    summary: "Records with a reply queued for later, soonest first",
+    description:
+      "Records with a reply queued for later, soonest first (`SCHEDULED_TIME_ASC`); rows add `scheduled_time` and `scheduled_message`. " + INBOX_LISTING,
+  },
+  {
+    listing: "reminders",
+    path: "reminders",
+    operationId: "listReminders",
+    summary: "Records with a reminder, soonest first (past ones flagged overdue)",
+    description: "Records with a reminder, soonest first; rows add `reminder_time`, `reminder_message` and `is_overdue`. " + INBOX_LISTING,
+  },
+  {
+    listing: "sent",
+    path: "sent",
+    operationId: "listSentConversations",
+    summary: "Every record an email was sent to, replied or not",
+    description: "Every record an email was sent to, replied or not (`campaignId` ≤ 15, `emailAccountId` ≤ 100 here). " + INBOX_LISTING,
+  },
+  {
+    listing: "assigned",
+    path: "assigned-me",
+    operationId: "listAssignedConversations",
+    summary: "Conversations assigned to a team member (filters.campaignTeamMemberId narrows)",
+    description: "Conversations assigned to a team member; keys carry no user, so `filters.campaignTeamMemberId` names whose. " + INBOX_LISTING,
+  },
+  {
+    listing: "views",
+    path: "views",
+    operationId: "listInboxView",
+    summary: "Active conversations; filters.subSequenceId keeps the records of those subsequences",
+    description: "Active conversations; `filters.subSequenceId` keeps the records of those subsequences. " + INBOX_LISTING,
+  },
 ];
 
 const time = (value: number | null) => (value === null ? null : iso(value));
@@ -142,15 +213,15 @@ async function page(c: Context<AppEnv>, listing: Listing, body: ViewRequest, wit
 
 export const listingRoutes = createRouter();
 
-for (const { listing, path, summary } of [...LISTINGS, ...VIEWS]) {
+for (const { listing, path, ...words } of [...LISTINGS, ...VIEWS]) {
   const isView = VIEWS.some((view) => view.listing === listing);
   const route = createRoute({
     method: "post",
     path: `/api/v1/master-inbox/${path}`,
+    ...operationWords(words),
     tags: ["Master inbox"],
-    summary,
     security: API_KEY_SECURITY,
-    request: { query: ListingQuery, body: jsonBody(isView ? ViewBody : ListingBody) },
+    request: { query: ListingQuery, body: jsonBody(isView ? ViewBody : ListingBody, words.example) },
     responses: { 200: json(InboxPage, "One page of conversations"), ...errorResponses(400, 401, 422, 429) },
   });
   listingRoutes.openapi(route, async (c) => {
@@ -162,6 +233,8 @@ for (const { listing, path, summary } of [...LISTINGS, ...VIEWS]) {
 const oneConversation = createRoute({
   method: "get",
   path: "/api/v1/master-inbox/{email_lead_map_id}",
+  operationId: "getConversation",
+  description: "One conversation with its whole thread (`email_history` always included). Missing → 404 `Lead mapping not found`.",
   tags: ["Master inbox"],
   summary: "One conversation with its whole thread",
   security: API_KEY_SECURITY,

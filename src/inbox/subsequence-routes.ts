@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { wakeCampaign } from "../engine/wake";
+import { wakeCampaign } from "../mailboxes/wake";
 import { findCampaign } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
@@ -22,6 +22,7 @@ const PushData = z.object({
 const push = createRoute({
   method: "post",
   path: "/api/v1/master-inbox/push-to-subsequence",
+  operationId: "pushToSubsequence",
   tags: ["Master inbox"],
   summary: "Move a lead from its campaign into one of the campaign's subsequences",
   description:
@@ -37,7 +38,7 @@ const push = createRoute({
         subsequence_id: IdInput.optional().describe("Alias of sub_sequence_id"),
         sub_sequence_delay_time: z.number().int().min(0).max(365 * 86_400).default(0),
         stop_lead_on_parent_campaign_reply: z.boolean().default(false),
-      }),
+      }), { email_lead_map_id: 1, sub_sequence_id: 2, sub_sequence_delay_time: 0, stop_lead_on_parent_campaign_reply: true },
     ),
   },
   responses: {

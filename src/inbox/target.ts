@@ -4,6 +4,11 @@ import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
 
+/** What every action on one conversation says about naming it (the reference's words). */
+export const INBOX_TARGET =
+  "The conversation is `email_lead_map_id` (number or decimal string), or the lead's record in a campaign given as `lead_id` + " +
+  "`campaign_id` (`lead_id` alone → 422). Missing or foreign → 404 `Lead mapping not found`.";
+
 /** An id given as a number or a decimal string. */
 export const IdInput = z.union([z.number().int().positive(), z.string().regex(/^\d{1,15}$/).transform(Number)]);
 

@@ -5,7 +5,7 @@ import { TASK_PRIORITIES } from "../db/schema";
 import { iso } from "../platform/time";
 import { findCampaignRecord } from "../platform/access";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, queryId } from "../platform/openapi";
-import { RecordTarget, given, targetRecord } from "./target";
+import { RecordTarget, given, targetRecord, INBOX_TARGET } from "./target";
 
 const CreateTask = z
   .object({
@@ -35,16 +35,21 @@ const Task = TaskData.extend({ description: z.string().nullable(), created_at: z
 const createTask = createRoute({
   method: "post",
   path: "/api/v1/master-inbox/create-task",
+  operationId: "createTask",
+  description: "A task on a lead's record: `name` (or `title`), `priority`, `due_date` (any ISO date), `description?`. " + INBOX_TARGET,
   tags: ["Master inbox"],
   summary: "Create a task for a lead in a campaign",
   security: API_KEY_SECURITY,
-  request: { body: jsonBody(CreateTask) },
+  request: { body: jsonBody(CreateTask, { email_lead_map_id: 1, name: "Call back", priority: "HIGH", due_date: "2030-01-26T10:00:00Z" }) },
   responses: { 200: json(CreatedTask, "The task"), ...errorResponses(401, 404, 422, 429) },
 });
 
 const listTasks = createRoute({
   method: "get",
   path: "/api/v1/master-inbox/tasks",
+  operationId: "listRecordTasks",
+  description: "The tasks of one record (`email_lead_map_id`), oldest first. Foreign → 404.",
+  "x-salvo-extension": true,
   tags: ["Master inbox"],
   summary: "A lead's tasks in a campaign, oldest first",
   security: API_KEY_SECURITY,

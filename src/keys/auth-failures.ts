@@ -1,5 +1,5 @@
 import { failureBucket } from "../platform/client-ip";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { ApiError } from "../platform/errors";
 
 const LOCAL_CLIENT = "local";

@@ -1,7 +1,8 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { digestKey, keyKindOf } from "../keys/rules";
+import { digestKey, keyKindOf, type KeyKind } from "../keys/rules";
 import { rateLimitHeaders } from "../platform/rate-limit";
-import type { AppEnv, Bindings } from "../env";
+import type { AppEnv, Bindings } from "../platform/env";
 import { refuseAuthentication, refuseIfBlocked, requestBucket } from "./auth-failures";
 import { ApiError } from "../platform/errors";
 
@@ -26,6 +27,23 @@ export function presentedKey(req: { header(name: string): string | undefined; qu
 }
 
 /**
+ * Resolves a key by its digest and spends its budget in one round trip to the key's own object; the
+ * principal and budget go into the context. Null when the key is unknown (deleted, reset away,
+ * inactive, account disabled); 429 when its budget is spent. Hands back the rate-limit headers.
+ * Sessions (src/sessions/auth.ts) come through here too, so a session spends its key's budget.
+ */
+export async function admitKey(c: Context<AppEnv>, kind: KeyKind, keyHash: string): Promise<Record<string, string> | null> {
+  const admission = await keyGate(c.env, keyHash).admit(kind, keyHash);
+  if (admission.outcome === "unknown") return null;
+  const { owner, budget, decision } = admission;
+  const headers = rateLimitHeaders(decision, budget, Math.floor(Date.now() / 1000));
+  if (admission.outcome === "limited") throw ApiError.rateLimited(decision.retryAfterSeconds, headers);
+  c.set("principal", { kind, accountId: owner.accountId, clientId: owner.clientId, keyId: owner.keyId, keyHash });
+  c.set("rateLimit", { budget, decision });
+  return headers;
+}
+
+/**
  * API key authentication and rate limiting for every /api/v1/ route, in one Durable Object
  * round trip: the key's own object resolves it and spends its budget. A caller this isolate knows
  * to be over its failure limit is refused before that, at no round trip at all.
@@ -38,16 +56,8 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   const kind = keyKindOf(apiKey);
   if (!kind) return refuseAuthentication(c.env, bucket, ApiError.unauthorized(INVALID_KEY));
 
-  const keyHash = await digestKey(apiKey);
-  const admission = await keyGate(c.env, keyHash).admit(kind, keyHash);
-  if (admission.outcome === "unknown") return refuseAuthentication(c.env, bucket, ApiError.unauthorized(INVALID_KEY));
-
-  const { owner, budget, decision } = admission;
-  const headers = rateLimitHeaders(decision, budget, Math.floor(Date.now() / 1000));
-  if (admission.outcome === "limited") throw ApiError.rateLimited(decision.retryAfterSeconds, headers);
-
-  c.set("principal", { kind, accountId: owner.accountId, clientId: owner.clientId, keyId: owner.keyId, keyHash });
-  c.set("rateLimit", { budget, decision });
+  const headers = await admitKey(c, kind, await digestKey(apiKey));
+  if (!headers) return refuseAuthentication(c.env, bucket, ApiError.unauthorized(INVALID_KEY));
   await next();
   for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
 });

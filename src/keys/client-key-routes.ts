@@ -59,16 +59,22 @@ const routeErrors = errorResponses(400, 401, 422, 429);
 const createKey = createRoute({
   method: "post",
   path: "/api/v1/client/api-key",
+  operationId: "createClientKey",
+  description: "Creates a key that acts for one client: it sees and creates only that client's campaigns and what hangs off them. `keyName` 1–100 " +
+    "chars of letters, digits, space, `_`, `-` (else 422); `client_id`/`key_name` are read too. Foreign client → 400 `Client not found`; " +
+    "more than 25 keys per client → 400. The value is answered here only.",
   tags: ["Client API keys"],
   summary: "Create an API key for a client",
   security: API_KEY_SECURITY,
-  request: { body: jsonBody(CreateKey) },
+  request: { body: jsonBody(CreateKey, { clientId: 1, keyName: "crm-sync" }) },
   responses: { 200: json(KeyEnvelope, "The new key; api_key is shown in full only here and on reset"), ...routeErrors },
 });
 
 const listKeys = createRoute({
   method: "get",
   path: "/api/v1/client/api-key",
+  operationId: "listClientKeys",
+  description: "Client keys, narrowed by `clientId`, `status` and `keyName` (case-insensitive substring); `api_key` masked as prefix … last 4.",
   tags: ["Client API keys"],
   summary: "List client API keys (values masked)",
   security: API_KEY_SECURITY,
@@ -82,6 +88,8 @@ const listKeys = createRoute({
 const deleteKey = createRoute({
   method: "delete",
   path: "/api/v1/client/api-key/{id}",
+  operationId: "deleteClientKey",
+  description: "Deletes a client key; it is refused from the next request. Unknown or foreign id → 400 `Client API key not found` (this family has no 404).",
   tags: ["Client API keys"],
   summary: "Delete a client API key; it stops working at once",
   security: API_KEY_SECURITY,
@@ -92,6 +100,8 @@ const deleteKey = createRoute({
 const resetKey = createRoute({
   method: "put",
   path: "/api/v1/client/api-key/reset/{id}",
+  operationId: "resetClientKey",
+  description: "Gives the key a new value (same id and status) and answers it once; the old value stops working at once. Unknown id → 400.",
   tags: ["Client API keys"],
   summary: "Replace a key's value; the old value stops working at once",
   security: API_KEY_SECURITY,
@@ -102,10 +112,13 @@ const resetKey = createRoute({
 const setKeyStatus = createRoute({
   method: "put",
   path: "/api/v1/client/api-key/{id}/status",
+  operationId: "setClientKeyStatus",
+  description: "`{status: active|inactive}`. An inactive key answers 401 until activated again. Unknown id → 400.",
+  "x-salvo-extension": true,
   tags: ["Client API keys"],
   summary: "Activate or deactivate a client API key",
   security: API_KEY_SECURITY,
-  request: { params: KeyParams, body: jsonBody(z.object({ status: KeyStatus }).openapi("ClientApiKeyStatus")) },
+  request: { params: KeyParams, body: jsonBody(z.object({ status: KeyStatus }).openapi("ClientApiKeyStatus"), { status: "inactive" }) },
   responses: { 200: json(KeyEnvelope, "The key with its new status"), ...routeErrors },
 });
 

@@ -13,6 +13,10 @@ const RateLimitStatus = z
 const readRateLimit = createRoute({
   method: "get",
   path: "/api/v1/rate-limit",
+  operationId: "getRateLimit",
+  description: "The calling key's budget after this request: `{limit, remaining, reset, burst}`. The same numbers ride on every authenticated " +
+    "answer as `X-RateLimit-*` and `RateLimit`/`RateLimit-Policy` headers.",
+  "x-salvo-extension": true,
   tags: ["Account"],
   summary: "The calling key's rate-limit budget (this request included)",
   security: API_KEY_SECURITY,

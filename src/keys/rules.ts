@@ -27,6 +27,8 @@ export function keyKindOf(value: string): KeyKind | null {
 
 export async function digestKey(value: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
+  // Hex by hand, not through platform/bytes.ts: scripts/seed.mjs loads this file in plain Node,
+  // which resolves no extensionless import.
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 

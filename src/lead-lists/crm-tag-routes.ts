@@ -20,6 +20,8 @@ const routes = {
   list: createRoute({
     method: "get",
     path: "/api/v1/crm/leads/tags",
+    operationId: "listLeadTags",
+    description: "With `leadId`, that lead's tags with their `tag_mapping_id`; without, every tag the caller may use.",
     tags: tag,
     summary: "A lead's tags (with leadId), else every tag the caller may use",
     security: API_KEY_SECURITY,
@@ -29,6 +31,8 @@ const routes = {
   add: createRoute({
     method: "post",
     path: "/api/v1/crm/leads/tags",
+    operationId: "tagLead",
+    description: "Puts tags on a lead; a tag it already has stays once. Unknown tag → 400, foreign lead → 404.",
     tags: tag,
     summary: "Put tags on a lead (a tag it has already stays once)",
     security: API_KEY_SECURITY,
@@ -41,7 +45,7 @@ const routes = {
             tagIds: z.array(BodyId).min(1).max(100).optional(),
             tag_ids: z.array(BodyId).min(1).max(100).optional().openapi({ description: "Alias of tagIds (BC)" }),
           })
-          .openapi("AddLeadTags"),
+          .openapi("AddLeadTags"), { leadId: 1, tagIds: [1] },
       ),
     },
     responses: { 200: json(Ack, "Tagged"), ...errorResponses(400, 401, 404, 422, 429) },
@@ -49,6 +53,8 @@ const routes = {
   remove: createRoute({
     method: "delete",
     path: "/api/v1/crm/leads/tags/{tagMappingId}",
+    operationId: "untagLead",
+    description: "Takes one tag off a lead by its `tag_mapping_id`.",
     tags: tag,
     summary: "Take one tag off a lead, by its tag_mapping_id",
     security: API_KEY_SECURITY,

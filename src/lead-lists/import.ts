@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
 import { rawBatch } from "../platform/sql";

@@ -1,9 +1,9 @@
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { database } from "../platform/db";
 import type { CampaignRow } from "../platform/access";
 import { sortUpload } from "../leads/rules";
 import { countAlreadyInCampaign, storeUpload } from "../leads/store";
-import { wakeCampaign } from "../engine/wake";
+import { wakeCampaign } from "../mailboxes/wake";
 import type { ImportSettings } from "./import";
 import { leadFieldsOf, removeFromList, screenEmails, sourceLeadChunk, type LeadSource } from "./store";
 

@@ -51,6 +51,8 @@ const DeleteQuery = z.object({ id: queryId() });
 const listEntries = createRoute({
   method: "get",
   path: "/api/v1/leads/get-domain-block-list",
+  operationId: "listBlockList",
+  description: "Global block-list entries by id: `offset`, `limit` (1–1000), `filter_email_or_domain` (substring), `filter_client_id`, `filter_email_with_domain`.",
   tags: ["Block list"],
   summary: "The global block list (a client key also reads the account-wide entries), by id",
   security: API_KEY_SECURITY,
@@ -61,10 +63,13 @@ const listEntries = createRoute({
 const addEntries = createRoute({
   method: "post",
   path: "/api/v1/leads/add-domain-block-list",
+  operationId: "addToBlockList",
+  description: "Blocks 1–1000 addresses (with `@`) or domains (lower-cased; scheme and `www.` dropped); duplicates are skipped, a bad item → 422 " +
+    "with its index. Nothing is sent to them again, and live records of matching leads become BLOCKED. `client_id` null = whole account.",
   tags: ["Block list"],
   summary: "Block addresses and domains; live records of matching leads become BLOCKED",
   security: API_KEY_SECURITY,
-  request: { body: jsonBody(AddEntries) },
+  request: { body: jsonBody(AddEntries, { domain_block_list: ["competitor.example", "noreply@partner.example"], client_id: null }) },
   responses: {
     200: json(Ack.extend({ data: z.object({ added: z.number().int(), skipped: z.number().int() }) }), "Added"),
     ...errorResponses(400, 401, 422, 429),
@@ -74,6 +79,8 @@ const addEntries = createRoute({
 const deleteByQuery = createRoute({
   method: "delete",
   path: "/api/v1/leads/delete-domain-block-list",
+  operationId: "deleteBlockListEntryByQuery",
+  description: "Deletes the entry `?id=`; records it blocked stay BLOCKED. Missing → 404 `Block list entry not found`.",
   tags: ["Block list"],
   summary: "Delete a block-list entry by id (query)",
   security: API_KEY_SECURITY,
@@ -84,6 +91,8 @@ const deleteByQuery = createRoute({
 const deleteByPath = createRoute({
   method: "delete",
   path: "/api/v1/leads/delete-domain-block-list/{id}",
+  operationId: "deleteBlockListEntry",
+  description: "Deletes the entry by path id. Missing → 404 `Block list entry not found`.",
   tags: ["Block list"],
   summary: "Delete a block-list entry by id (path)",
   security: API_KEY_SECURITY,
@@ -94,20 +103,24 @@ const deleteByPath = createRoute({
 const removeByValue = createRoute({
   method: "delete",
   path: "/api/v1/leads/remove-domain-block-list",
+  operationId: "removeBlockListDomain",
+  description: "Deletes the entry for `{domain, client_id?}` (an address or a domain). Missing → 404.",
   tags: ["Block list"],
   summary: "Delete the block-list entry for an address or domain",
   security: API_KEY_SECURITY,
-  request: { body: jsonBody(RemoveEntry) },
+  request: { body: jsonBody(RemoveEntry, { domain: "competitor.example" }) },
   responses: { 200: json(Ack, "Deleted"), ...errorResponses(400, 401, 404, 422, 429) },
 });
 
 const blockDomains = createRoute({
   method: "post",
   path: "/api/v1/master-inbox/block-domains",
+  operationId: "inboxBlockDomains",
+  description: "Writes the same global block list from the inbox: `{domains (1–1000), source?: manual|bounce|complaint|invalid}`.",
   tags: ["Block list"],
   summary: "Block domains (or addresses) from the master inbox: the same list as add-domain-block-list",
   security: API_KEY_SECURITY,
-  request: { body: jsonBody(BlockDomains) },
+  request: { body: jsonBody(BlockDomains, { domains: ["spammy.example"], source: "manual" }) },
   responses: {
     200: json(
       Ack.extend({ data: z.object({ blocked_domains: z.array(z.string()), source: z.string(), blocked_at: z.string() }) }),

@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 
 /**
  * Whether an address, or its domain, is on the account's block list for a client scope (account-wide
- * entries count for every client): the one rule the engine's claims and replies from the inbox share.
+ * entries count for every client): the one rule the engine's claims and every manual send share.
  * One seek of `block_list_account_scope_value_idx` per scope.
  */
 export function blockListed(accountId: number, clientId: number | null, email: SQL): SQL {

@@ -1,7 +1,7 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { database, type Database } from "../platform/db";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import type { RecordState } from "../db/schema";
 import {
   findCampaign,
@@ -15,11 +15,11 @@ import {
 } from "../platform/access";
 import type { Principal } from "../platform/principal";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, operationWords, type OperationWords, optionalJsonBody } from "../platform/openapi";
 import { iso } from "../platform/time";
-import { wakeCampaign } from "../engine/wake";
-import { stepDueAt } from "../engine/window";
-import { scheduleOf } from "../campaigns/settings";
+import { wakeCampaign } from "../mailboxes/wake";
+import { stepDueAt } from "../schedule/window";
+import { scheduleOf } from "../schedule/settings";
 import { enqueue } from "../webhooks/outbox";
 import { changeCategory } from "../inbox/category-change";
 import {
@@ -40,7 +40,8 @@ import {
   updateLeadFields,
   type LeadFieldChange,
 } from "./change-store";
-import { isValidEmail, normaliseEmail } from "./rules";
+import { isValidEmail, normaliseEmail } from "../mail/address";
+import { ACK } from "../campaigns/schemas";
 
 const DAY_MS = 86_400_000;
 const MAX_CUSTOM_FIELDS = 200;
@@ -131,15 +132,15 @@ const CampaignRecordParams = z.object({ campaign_id: pathId("campaign_id"), emai
 function route<const M extends "post" | "put" | "patch" | "delete", const P extends string, const R extends RouteConfig["request"], S extends z.ZodType>(
   method: M,
   path: P,
-  summary: string,
+  words: OperationWords,
   request: R,
   schema: S,
 ) {
   return createRoute({
     method,
     path,
+    ...operationWords(words),
     tags: ["Leads"],
-    summary,
     security: API_KEY_SECURITY,
     request,
     responses: { 200: json(schema, "Done"), ...errorResponses(400, 401, 404, 422, 429) },
@@ -147,54 +148,112 @@ function route<const M extends "post" | "put" | "patch" | "delete", const P exte
 }
 
 const routes = {
-  update: route("post", "/api/v1/campaigns/{campaign_id}/leads/{lead_id}", "Update a lead (every campaign shows the change)", {
+  update: route("post", "/api/v1/campaigns/{campaign_id}/leads/{lead_id}", {
+    operationId: "updateCampaignLead",
+    summary: "Update a lead (every campaign shows the change)",
+    description: "Updates the lead (one per account, so every campaign shows the change); `email` may be left out. Rules as `PUT /leads/{lead_id}`.",
+  }, {
     params: CampaignLeadParams,
-    body: jsonBody(LeadUpdate),
+    body: jsonBody(LeadUpdate, { email: "ann@example.com", last_name: "Lee-Smith" }),
   }, Ack),
-  updateLead: route("put", "/api/v1/leads/{lead_id}", "Update a lead", { params: LeadParams, body: jsonBody(LeadUpdate) }, Ack),
-  pause: route("post", "/api/v1/campaigns/{campaign_id}/leads/{lead_id}/pause", "Pause a lead in a campaign", { params: CampaignLeadParams }, AckData),
+  updateLead: route("put", "/api/v1/leads/{lead_id}", {
+    operationId: "updateLead",
+    summary: "Update a lead",
+    description: "Updates a lead's fields; `custom_fields` merge (a key set to null is removed; ≤ 200 keys). A new `email` already used by another " +
+      "lead → 400 `Email already belongs to lead N`. " + ACK,
+  }, { params: LeadParams, body: jsonBody(LeadUpdate, { first_name: "Ann", company_name: "Acme GmbH", custom_fields: { role: "CEO" } }) }, Ack),
+  pause: route("post", "/api/v1/campaigns/{campaign_id}/leads/{lead_id}/pause", {
+    operationId: "pauseCampaignLead",
+    summary: "Pause a lead in a campaign",
+    description: "Pauses the record (from DRAFTED, STARTED or INPROGRESS; PAUSED is a no-op). A final record (COMPLETED, STOPPED, BLOCKED) → 400 `Lead is <STATE>`.",
+  }, { params: CampaignLeadParams }, AckData),
   resume: route(
     "post",
     "/api/v1/campaigns/{campaign_id}/leads/{lead_id}/resume",
-    "Resume a paused lead, optionally after a delay in days",
-    { params: CampaignLeadParams, body: { required: false, content: { "application/json": { schema: ResumeBody } } } },
+    {
+      operationId: "resumeCampaignLead",
+      summary: "Resume a paused lead, optionally after a delay in days",
+      description: "Returns a paused record to the state it was paused from; the next step is due after `resume_lead_with_delay_days` (0–365) or its " +
+        "own delay counted from the pause. Not paused → 400; nothing left to send → 400 `This is the last sequence...`.",
+    },
+    { params: CampaignLeadParams, body: optionalJsonBody(ResumeBody, { resume_lead_with_delay_days: 1 }) },
     Resumed,
   ),
   complete: route(
     "post",
     "/api/v1/campaigns/{campaign_id}/leads/{email_lead_map_id}/manual-complete",
-    "Mark a lead's record complete (a record id, or a lead id)",
+    {
+      operationId: "completeCampaignLead",
+      summary: "Mark a lead's record complete (a record id, or a lead id)",
+      description: "Marks the record COMPLETED (no more steps). The id is a record id; when the campaign has no such record it is tried as a lead id.",
+    },
     { params: CampaignRecordParams },
     Ack,
   ),
   unsubscribe: route(
     "post",
     "/api/v1/campaigns/{campaign_id}/leads/{lead_id}/unsubscribe",
-    "Unsubscribe a lead from one campaign",
+    {
+      operationId: "unsubscribeCampaignLead",
+      summary: "Unsubscribe a lead from one campaign",
+      description: "Stops the record and records an UNSUBSCRIBE event (source `api`), so `unsubscribed_count` and LEAD_UNSUBSCRIBED follow.",
+    },
     { params: CampaignLeadParams },
     Ack,
   ),
   unsubscribeEverywhere: route(
     "post",
     "/api/v1/leads/{lead_id}/unsubscribe",
-    "Unsubscribe a lead from every campaign, and from later uploads",
+    {
+      operationId: "unsubscribeLead",
+      summary: "Unsubscribe a lead from every campaign, and from later uploads",
+      description: "Unsubscribes the lead everywhere: `is_unsubscribed`, every live record STOPPED with an UNSUBSCRIBE event, later campaign adds " +
+        "skip it. Answers `{ok: true}` also when it already was.",
+    },
     { params: LeadParams },
     z.object({ ok: z.boolean() }),
   ),
-  status: route("put", "/api/v1/leads/{lead_id}/status", "Unsubscribe, pause or resume a lead everywhere", {
+  status: route("put", "/api/v1/leads/{lead_id}/status", {
+    operationId: "setLeadStatus",
+    summary: "Unsubscribe, pause or resume a lead everywhere",
+    description: "`{status}`: `unsubscribed` unsubscribes everywhere; `paused`/`active` pause or resume every record of the lead where allowed; anything else → 422.",
+  }, {
     params: LeadParams,
-    body: jsonBody(StatusBody),
+    body: jsonBody(StatusBody, { status: "paused" }),
   }, Ack),
-  remove: route("delete", "/api/v1/campaigns/{campaign_id}/leads/{lead_id}", "Delete a lead from a campaign (its events stay)", { params: CampaignLeadParams }, Ack),
-  removeLead: route("delete", "/api/v1/leads/{lead_id}", "Delete a lead from every campaign, then the lead", { params: LeadParams }, Ack),
-  category: route("post", "/api/v1/campaigns/{campaign_id}/leads/{lead_id}/category", "Categorise a lead in a campaign (id or name; null clears)", {
+  remove: route("delete", "/api/v1/campaigns/{campaign_id}/leads/{lead_id}", {
+    operationId: "deleteCampaignLead",
+    summary: "Delete a lead from a campaign (its events stay)",
+    description: "Removes the lead's record (and its conversation) from the campaign; its events stay, so windowed counts keep them. " + ACK,
+  }, { params: CampaignLeadParams }, Ack),
+  removeLead: route("delete", "/api/v1/leads/{lead_id}", {
+    operationId: "deleteLead",
+    summary: "Delete a lead from every campaign, then the lead",
+    description: "Removes the lead from every campaign and list, then deletes it; its events stay in the windowed counts. " + ACK,
+  }, { params: LeadParams }, Ack),
+  category: route("post", "/api/v1/campaigns/{campaign_id}/leads/{lead_id}/category", {
+    operationId: "setCampaignLeadCategory",
+    summary: "Categorise a lead in a campaign (id or name; null clears)",
+    description: "Categorises the lead's record: `category_id` (null or `\"\"` clears) or `category` (id or name). `pause_lead` also pauses it. " +
+      "Fires LEAD_CATEGORY_UPDATED. Unknown category → 400 `Invalid category - <value>`.",
+  }, {
     params: CampaignLeadParams,
-    body: jsonBody(CategoryBody),
+    body: jsonBody(CategoryBody, { category_id: 1, pause_lead: false }),
   }, Ack),
-  repin: route("post", "/api/v1/campaigns/update-lead-email-account", "Pin a lead's record to another mailbox of the campaign", {
-    body: jsonBody(RepinBody),
+  repin: route("post", "/api/v1/campaigns/update-lead-email-account", {
+    operationId: "updateLeadEmailAccount",
+    summary: "Pin a lead's record to another mailbox of the campaign",
+    description: "Pins a record to another mailbox of its campaign. The mailbox must be attached (else 400); a record already pinned needs " +
+      "`override_lead_email_account: true` (else 400).",
+  }, {
+    body: jsonBody(RepinBody, { email_account_id: 1, email_campaign_id: 1, email_lead_id: 1, override_lead_email_account: true }),
   }, Ack),
-  inboxResume: route("patch", "/api/v1/master-inbox/resume-lead", "Resume a paused lead from the master inbox", { body: jsonBody(InboxResumeBody) }, InboxResumed),
+  inboxResume: route("patch", "/api/v1/master-inbox/resume-lead", {
+    operationId: "inboxResumeLead",
+    summary: "Resume a paused lead from the master inbox",
+    description: "Resumes a paused record from the inbox: `{campaign_id, email_lead_map_id, resume_delay_days?}`. A `campaign_id` that is not the " +
+      "record's → 404; not paused → 400 `Lead is not paused`.",
+  }, { body: jsonBody(InboxResumeBody, { campaign_id: 1, email_lead_map_id: 1, resume_delay_days: 2 }) }, InboxResumed),
 };
 
 function refuseFinal(record: CampaignRecordRow): void {

@@ -2,10 +2,10 @@ import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { database } from "../platform/db";
 import { RECORD_STATES } from "../db/schema";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { findLead, findLeadRecord, findRecordOrLeadRecord } from "../platform/access";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, pathId, queryCount, queryId } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, pathId, queryCount, queryId, operationWords, type OperationWords } from "../platform/openapi";
 import { iso } from "../platform/time";
 import { Campaign } from "../campaigns/schemas";
 import { presentCampaign } from "../campaigns/routes";
@@ -24,7 +24,7 @@ import {
   type ActivityEventRow,
 } from "./lookup-store";
 import { LeadWithCampaigns, presentLeadWithCampaigns } from "./present";
-import { normaliseEmail } from "./rules";
+import { normaliseEmail } from "../mail/address";
 import { FINAL_STATES } from "./change-store";
 import { CampaignRecordOut, presentRecord } from "./routes";
 
@@ -173,7 +173,7 @@ const Activities = z
 
 function get<const P extends string, const R extends RouteConfig["request"], S extends z.ZodType>(
   path: P,
-  summary: string,
+  words: OperationWords,
   request: R,
   schema: S,
   errors: (400 | 404)[] = [],
@@ -181,8 +181,8 @@ function get<const P extends string, const R extends RouteConfig["request"], S e
   return createRoute({
     method: "get",
     path,
+    ...operationWords(words),
     tags: ["Leads"],
-    summary,
     security: API_KEY_SECURITY,
     request,
     responses: { 200: json(schema, "OK"), ...errorResponses(401, 422, 429, ...errors) },
@@ -192,25 +192,60 @@ function get<const P extends string, const R extends RouteConfig["request"], S e
 const routes = {
   byEmail: get(
     "/api/v1/leads",
-    "A lead by email with its campaigns ({} when there is none); without email, the /leads/all page",
+    {
+      operationId: "getLeadByEmail",
+      summary: "A lead by email with its campaigns ({} when there is none); without email, the /leads/all page",
+      description: "The lead with `email` and its `lead_campaign_data`; no such lead (or a foreign one) → 200 `{}`. Without `email` it answers as `/leads/all`.",
+    },
     { query: LeadByEmailQuery },
     z.union([LeadWithCampaigns, AllLeads, Empty]),
   ),
-  all: get("/api/v1/leads/all", "Every lead, by id after the lastSeenLeadId cursor", { query: AllLeadsQuery }, AllLeads),
+  all: get("/api/v1/leads/all", {
+    operationId: "listAllLeads",
+    summary: "Every lead, by id after the lastSeenLeadId cursor",
+    description: "Every lead by id, keyset-paged: `limit` (1–1000), `lastSeenLeadId`; narrowed by campaign, record state, `emailStatus`, list, client, " +
+      "`lead_email` substring and creation dates. Answers `{ok, data: {leads, lastSeenLeadId, hasMore}}`.",
+  }, { query: AllLeadsQuery }, AllLeads),
   activities: get(
     "/api/v1/campaigns/all-leads-activities",
-    "Each record's sends with their opens, clicks and replies",
+    {
+      operationId: "listAllLeadsActivities",
+      summary: "Each record's sends with their opens, clicks and replies",
+      description: "Per record of the caller's campaigns, its sends with their opens, clicks and reply. `event_time_from`/`event_time_to` (ISO or " +
+        "`YYYY-MM-DD`; `to` needs `from`; a bad date → 400), `client_id`, `offset`, `limit` (1–1000). Answers `{data, hasMore}`.",
+    },
     { query: ActivityQuery },
     Activities,
     [400],
   ),
-  lead: get("/api/v1/leads/{lead_id}", "A lead with its campaigns, newest state and category ({} when there is none)", { params: LeadParams }, z.union([LeadDetail, Empty])),
-  campaignLead: get("/api/v1/campaigns/{campaign_id}/leads/{lead_id}", "A lead's record in a campaign", { params: CampaignLeadParams }, CampaignLeadDetail, [404]),
-  campaigns: get("/api/v1/leads/{lead_id}/campaigns", "The campaigns a lead is in", { params: LeadParams }, z.array(LeadCampaign), [404]),
-  overview: get("/api/v1/leads/{lead_id}/campaign-overview", "A lead's progress in each of its campaigns", { params: LeadParams }, Overview, [404]),
+  lead: get("/api/v1/leads/{lead_id}", {
+    operationId: "getLead",
+    summary: "A lead with its campaigns, newest state and category ({} when there is none)",
+    description: "A lead with its campaigns, the newest record's `status` and the newest category. Missing → 200 `{}`, as by email.",
+  }, { params: LeadParams }, z.union([LeadDetail, Empty])),
+  campaignLead: get("/api/v1/campaigns/{campaign_id}/leads/{lead_id}", {
+    operationId: "getCampaignLead",
+    summary: "A lead's record in a campaign",
+    description: "The lead's record in the campaign with its step, last sent and reply times and mailbox. Lead not in the campaign → 404 `Lead not found in campaign`.",
+  }, { params: CampaignLeadParams }, CampaignLeadDetail, [404]),
+  campaigns: get("/api/v1/leads/{lead_id}/campaigns", {
+    operationId: "listLeadCampaigns",
+    summary: "The campaigns a lead is in",
+    description: "The campaigns the lead is in (bare array, campaign read shape) with its `campaign_lead_map_id`, `lead_status` and category there.",
+  }, { params: LeadParams }, z.array(LeadCampaign), [404]),
+  overview: get("/api/v1/leads/{lead_id}/campaign-overview", {
+    operationId: "getLeadCampaignOverview",
+    summary: "A lead's progress in each of its campaigns",
+    description: "Per campaign of the lead: its record's state, step, and sent, open, click and reply counts with the last times.",
+  }, { params: LeadParams }, Overview, [404]),
   sequence: get(
     "/api/v1/leads/{email_lead_map_id}/sequence-details",
-    "Each step of a record's sequence: sent, scheduled, pending or skipped",
+    {
+      operationId: "getLeadSequenceDetails",
+      summary: "Each step of a record's sequence: sent, scheduled, pending or skipped",
+      description: "Each step of a record's sequence with its variant and whether it was SENT, is SCHEDULED, PENDING or SKIPPED. With `campaignId`, an " +
+        "id that is no record of that campaign is tried as a lead id.",
+    },
     {
       params: z.object({ email_lead_map_id: pathId("email_lead_map_id") }),
       query: z.object({ campaignId: queryId() }),

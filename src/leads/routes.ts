@@ -1,4 +1,4 @@
-import { SENTIMENTS, sentimentOf } from "../analytics/rules";
+import { SENTIMENTS, sentimentOf } from "../categories/rules";
 import { createRoute, z } from "@hono/zod-openapi";
 import { database } from "../platform/db";
 import { RECORD_STATES } from "../db/schema";
@@ -6,11 +6,11 @@ import { sortUpload } from "./rules";
 import { iso } from "../platform/time";
 import { findCampaign, RECORD_NOT_FOUND, type CampaignRecordRow, type LeadRow } from "../platform/access";
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount } from "../platform/openapi";
 import { CampaignParams, Ok } from "../campaigns/schemas";
-import { wakeCampaign } from "../engine/wake";
+import { wakeCampaign } from "../mailboxes/wake";
 import { LeadInput, leadOutput, leadOutputFields } from "./lead-input";
 import { categoriesOf, countAlreadyInCampaign, recordPage, setRecordStateIn, skippedAddresses, storeUpload } from "./store";
 
@@ -107,26 +107,38 @@ const LeadCategory = z
 const addLeads = createRoute({
   method: "post",
   path: "/api/v1/campaigns/{campaign_id}/leads",
+  operationId: "addCampaignLeads",
+  description: "Adds 1–400 leads. A lead is one person per account (by email, case-insensitive); each becomes a DRAFTED record of the campaign. " +
+    "Duplicates, leads already in the campaign, invalid emails, block-listed and unsubscribed addresses are counted, not added " +
+    "(`settings.ignore_global_block_list`/`ignore_unsubscribe_list` override). `settings.return_lead_ids` adds `emailToLeadIdMap`. " +
+    "One flat lead (`email` at the top) is read as a one-lead list.",
   tags: ["Leads"],
   summary: "Add up to 400 leads to a campaign (deduplicated by email per account)",
   security: API_KEY_SECURITY,
-  request: { params: CampaignParams, body: jsonBody(AddLeads) },
+  request: { params: CampaignParams, body: jsonBody(AddLeads, {
+        lead_list: [{ email: "ann@example.com", first_name: "Ann", last_name: "Lee", company_name: "Acme", custom_fields: { role: "CTO" } }],
+        settings: { return_lead_ids: true },
+      }) },
   responses: { 200: json(AddedLeads, "Upload counts"), ...errorResponses(401, 404, 422, 429) },
 });
 
 const addLeadsBulk = createRoute({
   method: "post",
   path: "/api/v1/campaigns/{campaign_id}/leads/bulk",
+  operationId: "addCampaignLeadsBulk",
+  description: "Add-leads with the list under `leads` (the form one client uses); same rules and answer.",
   tags: ["Leads"],
   summary: "Add up to 400 leads to a campaign (the `leads` form of add-leads)",
   security: API_KEY_SECURITY,
-  request: { params: CampaignParams, body: jsonBody(BulkLeads) },
+  request: { params: CampaignParams, body: jsonBody(BulkLeads, { leads: [{ email: "ann@example.com", first_name: "Ann" }] }) },
   responses: { 200: json(AddedLeads, "Upload counts"), ...errorResponses(401, 404, 422, 429) },
 });
 
 const listLeads = createRoute({
   method: "get",
   path: "/api/v1/campaigns/{campaign_id}/leads",
+  operationId: "listCampaignLeads",
+  description: "The campaign's records, paged by `offset` and `limit` (1–100), narrowed by `status`: `{total_leads, offset, limit, data: [{campaign_lead_map_id, status, lead_category_id, created_at, lead}]}`.",
   tags: ["Leads"],
   summary: "List a campaign's leads",
   security: API_KEY_SECURITY,
@@ -137,16 +149,21 @@ const listLeads = createRoute({
 const setRecordState = createRoute({
   method: "patch",
   path: "/api/v1/campaigns/{campaign_id}/leads/{email_lead_map_id}",
+  operationId: "setCampaignLeadState",
+  description: "Sets a record's `state` directly (an extension for engines that send elsewhere). Foreign record → 404.",
+  "x-salvo-extension": true,
   tags: ["Leads"],
   summary: "Set a campaign record's state",
   security: API_KEY_SECURITY,
-  request: { params: RecordParams, body: jsonBody(z.object({ state: z.enum(RECORD_STATES) }).openapi("SetLeadState")) },
+  request: { params: RecordParams, body: jsonBody(z.object({ state: z.enum(RECORD_STATES) }).openapi("SetLeadState"), { state: "PAUSED" }) },
   responses: { 200: json(Ok, "State set"), ...errorResponses(401, 404, 422, 429) },
 });
 
 const fetchCategories = createRoute({
   method: "get",
   path: "/api/v1/leads/fetch-categories",
+  operationId: "listLeadCategories",
+  description: "The lead categories as a bare array with `sentiment_type`. Ids 1–7 are built in (6 = Out Of Office).",
   tags: ["Leads"],
   summary: "Lead categories (ids 1-7 are built in; 6 is Out Of Office)",
   security: API_KEY_SECURITY,

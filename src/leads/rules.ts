@@ -1,4 +1,5 @@
 /** Sorting an uploaded lead list into what will be stored and what is counted as skipped. */
+import { isValidEmail, normaliseEmail } from "../mail/address";
 
 export interface UploadedLead {
   email: string;
@@ -10,16 +11,6 @@ export interface SortedUpload<T extends UploadedLead> {
   unique: T[];
   duplicateCount: number;
   invalidEmailCount: number;
-}
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
-export function isValidEmail(email: string): boolean {
-  return email.length <= 254 && EMAIL.test(email);
 }
 
 export function sortUpload<T extends UploadedLead>(leads: T[]): SortedUpload<T> {

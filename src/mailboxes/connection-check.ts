@@ -1,6 +1,6 @@
 import type { MailboxType, PortType } from "../db/schema";
-import { checkImap } from "../engine/imap";
-import { checkSmtp } from "../engine/smtp";
+import { checkImap } from "../mail/imap";
+import { checkSmtp } from "../mail/smtp";
 import { loadKeyring } from "../platform/crypto";
 import type { Database } from "../platform/db";
 import { transportSecurity, type ConnectionOutcome, type MailboxRow, type ProtocolOutcome } from "./rules";

@@ -1,5 +1,5 @@
-import { and, asc, count, eq, gte, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
-import { campaignEmailAccounts, campaignLeads, campaigns, emailAccounts, emailAccountTags, events, tags } from "../db/schema";
+import { and, asc, count, eq, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
+import { campaignEmailAccounts, campaignLeads, campaigns, emailAccounts, emailAccountTags, tags } from "../db/schema";
 import { visibleCampaigns, visibleRows } from "../platform/access";
 import { decryptSecret, encryptSecret, type Keyring } from "../platform/crypto";
 import type { Database } from "../platform/db";
@@ -7,6 +7,7 @@ import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
 import { inList, jsonList, rawBatch } from "../platform/sql";
 import type { ConnectionOutcome, MailboxRow, MailboxUsage, TagRow } from "./rules";
+import { mailboxSends } from "./sends";
 
 export const MAILBOX_NOT_FOUND = "Email account not found";
 
@@ -216,7 +217,7 @@ export async function listMailboxes(db: Database, principal: Principal, filters:
     .offset(offset);
 }
 
-/** Each mailbox's campaigns and its SENT events since `dayStart`. */
+/** Each mailbox's campaigns and its sends of the UTC day from `dayStart` (src/mailboxes/sends.ts). */
 export async function mailboxUsage(db: Database, accountId: number, ids: number[], dayStart: number): Promise<Map<number, MailboxUsage>> {
   const usage = new Map(ids.map((id) => [id, { dailySentCount: 0, campaignCount: 0 }]));
   if (ids.length === 0) return usage;
@@ -227,20 +228,12 @@ export async function mailboxUsage(db: Database, accountId: number, ids: number[
       .where(sql`${campaignEmailAccounts.emailAccountId} ${inList(ids)}`)
       .groupBy(campaignEmailAccounts.emailAccountId),
     db
-      .select({ mailboxId: events.emailAccountId, n: count() })
-      .from(events)
-      .where(
-        and(
-          sql`${events.emailAccountId} ${inList(ids)}`,
-          eq(events.type, "SENT"),
-          gte(events.occurredAt, new Date(dayStart)),
-          eq(events.accountId, accountId),
-        ),
-      )
-      .groupBy(events.emailAccountId),
+      .select({ mailboxId: emailAccounts.id, n: mailboxSends(sql`${emailAccounts.id}`, sql`${emailAccounts.accountId}`, dayStart).sentToday })
+      .from(emailAccounts)
+      .where(and(sql`${emailAccounts.id} ${inList(ids)}`, eq(emailAccounts.accountId, accountId))),
   ]);
   for (const row of campaignsPer) usage.get(row.mailboxId)!.campaignCount = row.n;
-  for (const row of sentPer) usage.get(row.mailboxId!)!.dailySentCount = row.n;
+  for (const row of sentPer) usage.get(row.mailboxId)!.dailySentCount = row.n;
   return usage;
 }
 
@@ -372,4 +365,13 @@ export async function tagsOfMailboxes(db: Database, mailboxIds: number[]): Promi
     .orderBy(asc(tags.name), asc(tags.id));
   for (const { mailboxId, ...tag } of rows) byMailbox.get(mailboxId)?.push(tag);
   return byMailbox;
+}
+
+/** The mailboxes attached to a campaign (to wake them when it starts or gains leads). */
+export async function mailboxIdsOfCampaign(db: Database, campaignId: number): Promise<number[]> {
+  const rows = await db
+    .select({ id: campaignEmailAccounts.emailAccountId })
+    .from(campaignEmailAccounts)
+    .where(eq(campaignEmailAccounts.campaignId, campaignId));
+  return rows.map((row) => row.id);
 }

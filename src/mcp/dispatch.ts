@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ExecutionContext } from "hono";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 
 /** The app's own entry point: every tool call is a request to it, so auth, limits, validation and tenancy are REST's. */
 export type AppFetch = (request: Request, env: Bindings, ctx: ExecutionContext) => Response | Promise<Response>;

@@ -5,40 +5,58 @@ import { presentedKey } from "../keys/auth";
 import { VERSION } from "../ops/routes";
 import { createRouter } from "../platform/openapi";
 import { callRoute, toolError, toolResultOf, type AppFetch, type Caller } from "./dispatch";
+import { operationTools } from "./operations";
 import { taskTools } from "./task-tools";
-import { apiTools, ArgumentError, routeCallOf, type OpenApiDocument } from "./tools";
+import { apiTools, ArgumentError, routeCallOf, type ApiTool, type OpenApiDocument } from "./tools";
+import { selectionOf, TOOLSETS_HEADER, toolsetsOf, type Selection, type Toolset } from "./toolsets";
 
 const INSTRUCTIONS =
-  "Salvo runs outbound email campaigns. Each tool is one operation of its REST API (/api/v1, described at /openapi.json), " +
-  "called with your API key: same validation, errors and rate limit. launch_campaign and summarize_campaign_week combine several. " +
-  "A refused call answers isError with the REST status and body.";
+  "Salvo runs outbound email campaigns. Its REST API (/api/v1, described at /openapi.json) is reachable through find_operations, " +
+  "describe_operation and call_operation (call_read_only_operation for reads), called with your API key: same validation, errors and rate limit. " +
+  "launch_campaign and summarize_campaign_week combine several calls. A refused call answers isError with the REST status and body. " +
+  "One tool per operation: add ?toolsets=<names> (or all) to the /mcp URL.";
 
 type ToolRun = (caller: Caller, args: Record<string, unknown>) => Promise<CallToolResult>;
 
 interface Catalogue {
-  tools: Tool[];
+  /** Always listed: the generic operation tools and the task tools. */
+  core: Tool[];
+  operations: ApiTool[];
+  toolsets: Map<string, Toolset>;
+  /** Every tool by name, listed or not: a client that kept an operation's tool name can still call it. */
   run: Map<string, ToolRun>;
 }
 
-/** Every /api/v1 operation of the served document, plus the task tools. */
+/** Every /api/v1 operation of the served document as a tool, grouped by tag, plus the generic and task tools. */
 function catalogueOf(document: OpenApiDocument): Catalogue {
   const run = new Map<string, ToolRun>();
-  const tools: Tool[] = [];
+  const core: Tool[] = [];
   const add = (tool: Tool, handler: ToolRun) => {
     if (run.has(tool.name)) throw new Error(`Two MCP tools are named ${tool.name}`);
     run.set(tool.name, handler);
-    tools.push(tool);
   };
-  for (const task of taskTools(document)) add(task.tool, task.run);
-  for (const { tool, operation } of apiTools(document)) {
+  const operations = apiTools(document);
+  const toolsets = toolsetsOf(operations);
+  for (const generic of [...operationTools(operations, toolsets), ...taskTools(document)]) {
+    add(generic.tool, generic.run);
+    core.push(generic.tool);
+  }
+  for (const { tool, operation } of operations) {
     add(tool, async (caller, args) => toolResultOf(await callRoute(caller, routeCallOf(operation, args))));
   }
-  return { tools, run };
+  return { core, operations, toolsets, run };
 }
 
-function mcpServer(catalogue: Catalogue, caller: Caller): Server {
+/** The core tools, then the selected operations' own tools in the document's order. */
+function listedTools(catalogue: Catalogue, selection: Selection): Tool[] {
+  if (selection.all) return [...catalogue.core, ...catalogue.operations.map((operation) => operation.tool)];
+  const selected = new Set(selection.names.flatMap((name) => catalogue.toolsets.get(name)?.tools ?? []));
+  return [...catalogue.core, ...catalogue.operations.filter((operation) => selected.has(operation)).map((operation) => operation.tool)];
+}
+
+function mcpServer(catalogue: Catalogue, tools: Tool[], caller: Caller): Server {
   const server = new Server({ name: "salvo", version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalogue.tools }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const run = catalogue.run.get(request.params.name);
     if (!run) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
@@ -86,7 +104,10 @@ export function mcpRoutes(appFetch: AppFetch) {
       catalogue = undefined;
       throw error;
     });
-    const server = mcpServer(await catalogue, caller);
+    const loaded = await catalogue;
+    const requested = [...new URL(c.req.url).searchParams.getAll("toolsets"), c.req.header(TOOLSETS_HEADER) ?? ""];
+    const selection = selectionOf(requested, new Set(loaded.toolsets.keys()));
+    const server = mcpServer(loaded, listedTools(loaded, selection), caller);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

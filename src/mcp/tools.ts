@@ -13,6 +13,7 @@ interface OpenApiParameter {
 
 interface OpenApiOperation {
   operationId?: string;
+  tags?: string[];
   summary?: string;
   description?: string;
   parameters?: OpenApiParameter[];
@@ -86,6 +87,10 @@ export interface ApiOperation {
 export interface ApiTool {
   tool: Tool;
   operation: ApiOperation;
+  /** The document's words for it, which find_operations searches. */
+  tags: string[];
+  summary: string;
+  description: string;
 }
 
 /** `$ref`s replaced by the schemas they name: a tool's input schema stands alone. */
@@ -175,6 +180,9 @@ function apiTool(method: string, path: string, operation: OpenApiOperation, comp
       annotations: annotationsOf(key, method, operation.summary),
     },
     operation: { method: method.toUpperCase(), path, pathParams, queryParams, body, bodyRequired },
+    tags: operation.tags ?? [],
+    summary: operation.summary ?? "",
+    description: operation.description ?? "",
   };
 }
 

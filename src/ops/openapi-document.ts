@@ -1,14 +1,14 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { VERSION } from "./routes";
-import { OPERATION_DOCS, type OperationDoc } from "./operation-docs";
 import { exampleFromSchema, type JsonSchema } from "./schema-example";
 import { webhookComponents, webhookOperations } from "./webhook-docs";
 
 /**
- * The served OpenAPI document: what the routes declare, completed from src/ops/operation-docs.ts
- * (ids, summaries, descriptions, examples; a value a route gives itself wins), with the errors and
- * headers every operation shares as reusable components and the webhook payloads as `webhooks`.
+ * The served OpenAPI document: what the routes declare (each operation's id, summary, description and
+ * request example live beside its route), with the errors and headers every operation shares as
+ * reusable components, an example made from the schema for a body that has none, and the webhook
+ * payloads as `webhooks`.
  */
 
 type Json = Record<string, unknown>;
@@ -145,19 +145,10 @@ function resolve(schema: JsonSchema | undefined, schemas: Record<string, JsonSch
   return typeof ref === "string" ? schemas[ref.replace("#/components/schemas/", "")] : schema;
 }
 
-function addRequestExample(operation: Operation, doc: OperationDoc | undefined, schemas: Record<string, JsonSchema>): void {
+function addRequestExample(operation: Operation, schemas: Record<string, JsonSchema>): void {
   const media = operation.requestBody?.content?.["application/json"];
   if (!media || media.example !== undefined || media.examples !== undefined) return;
-  media.example = doc?.example ?? exampleFromSchema(media.schema, (ref) => resolve({ $ref: ref }, schemas));
-}
-
-/** Applies the docs module to one operation; the route's own values win. */
-function explain(key: string, operation: Operation): void {
-  const doc = OPERATION_DOCS[key];
-  operation.operationId ??= doc?.operationId;
-  operation.summary ??= doc?.summary;
-  operation.description ??= doc?.description;
-  if (doc?.extension) operation["x-salvo-extension"] = true;
+  media.example = exampleFromSchema(media.schema, (ref) => resolve({ $ref: ref }, schemas));
 }
 
 export function completeDocument(document: ApiDocument): ApiDocument {
@@ -166,10 +157,8 @@ export function completeDocument(document: ApiDocument): ApiDocument {
     for (const method of HTTP_METHODS) {
       const operation = methods[method];
       if (!operation) continue;
-      const key = `${method.toUpperCase()} ${path}`;
-      explain(key, operation);
       completeResponses(path, operation);
-      addRequestExample(operation, OPERATION_DOCS[key], schemas);
+      addRequestExample(operation, schemas);
     }
   }
   document.components = {

@@ -7,6 +7,8 @@ export const VERSION = pkg.version;
 const health = createRoute({
   method: "get",
   path: "/health",
+  operationId: "getHealth",
+  description: "No API key. Answers `{ok: true, version}` while the Worker runs, even in maintenance mode.",
   tags: ["Operations"],
   summary: "Liveness check",
   responses: { 200: json(z.object({ ok: z.boolean(), version: z.string() }).openapi("Health"), "The service is up") },
@@ -47,7 +49,8 @@ export const opsRoutes = createRouter();
 
 opsRoutes.openapi(health, (c) => c.json({ ok: true, version: VERSION }, 200));
 
-// A person who opens the bare origin lands on the reference; 302, so a later home page can take `/` over.
+// The web app (public/index.html, built from web/) answers `/` as a static asset before the Worker runs;
+// this answers only where the app is not built (the Workers-runtime tests): the reference.
 opsRoutes.get("/", (c) => c.redirect("/docs", 302));
 
 opsRoutes.get("/docs", (c) => c.html(DOCS_PAGE));

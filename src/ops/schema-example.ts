@@ -1,6 +1,6 @@
 /**
- * A request example built from a body's JSON Schema, for the operations src/ops/operation-docs.ts
- * gives no hand-written one: the required members only (with a schema's own `example` or `default`
+ * A request example built from a body's JSON Schema, for the operations whose route gives no
+ * hand-written one: the required members only (with a schema's own `example` or `default`
  * where it has one), each value the first the schema admits. A test sends every such example to its
  * route, so an example the server would refuse cannot be published.
  */

@@ -1,9 +1,13 @@
 import { and, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "./db";
-import { blockList, campaignLeads, campaigns, clients, leadCategories, leadLists, leads, webhooks } from "../db/schema";
+import { blockList, campaignLeads, campaigns, clients, emailAccounts, leadCategories, leadLists, leads, webhooks } from "../db/schema";
 import type { Principal } from "../platform/principal";
 import { ApiError } from "./errors";
+import { inList } from "./sql";
+
+/** Whose rows: an account, and for a client key (or a client's mailbox reading its mail) one client of it. */
+export type Scope = Pick<Principal, "accountId" | "clientId">;
 
 export const CAMPAIGN_NOT_FOUND = "Campaign not found";
 export const RECORD_NOT_FOUND = "Lead not found";
@@ -13,14 +17,32 @@ export const LEAD_LIST_NOT_FOUND = "Lead list not found";
  * The rows of a tenant-scoped table a principal may see: its account's, and for a client key
  * only its client's.
  */
-export function visibleRows(principal: Principal, table: { accountId: AnySQLiteColumn; clientId: AnySQLiteColumn }): SQL {
+export function visibleRows(principal: Scope, table: { accountId: AnySQLiteColumn; clientId: AnySQLiteColumn }): SQL {
   const account = eq(table.accountId, principal.accountId);
   return principal.clientId === null ? account : and(account, eq(table.clientId, principal.clientId))!;
 }
 
 /** The campaigns a principal may see. */
-export function visibleCampaigns(principal: Principal): SQL {
+export function visibleCampaigns(principal: Scope): SQL {
   return visibleRows(principal, campaigns);
+}
+
+/**
+ * The mailboxes a principal may name in what concerns these campaigns (events it reports, the
+ * mailbox reports it reads): its own (`visibleRows`), and for a client key also those attached to one
+ * of the campaigns (an owner may send a client's campaign through an account-wide mailbox). Never
+ * another account's. The campaigns must be ones the principal may see.
+ */
+export function campaignMailboxes(principal: Principal, campaignIds: number[]): SQL {
+  const own = visibleRows(principal, emailAccounts);
+  if (principal.clientId === null) return own;
+  return or(
+    own,
+    and(
+      eq(emailAccounts.accountId, principal.accountId),
+      sql`${emailAccounts.id} IN (SELECT email_account_id FROM campaign_email_accounts WHERE campaign_id ${inList(campaignIds)})`,
+    ),
+  )!;
 }
 
 /**

@@ -9,6 +9,7 @@
  * what the secret is for (its `context`, e.g. `webhook-signing-secret:42`); it is authenticated as
  * additional data, so a ciphertext copied into another row or another purpose does not decrypt.
  */
+import { fromBase64, toBase64 } from "./bytes";
 
 const VERSION = "v1";
 const KEY_BYTES = 32;
@@ -31,20 +32,6 @@ export interface Keyring {
   readonly keys: ReadonlyMap<string, CryptoKey>;
   /** The same keys as HKDF input, so other uses (tracking tokens) derive their own keys instead of reusing these. */
   readonly material: ReadonlyMap<string, CryptoKey>;
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let text = "";
-  for (const byte of bytes) text += String.fromCharCode(byte);
-  return btoa(text);
-}
-
-function fromBase64(text: string): Uint8Array<ArrayBuffer> | null {
-  try {
-    return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-  } catch {
-    return null;
-  }
 }
 
 /** Checks the whole configuration before any key is imported; messages never contain key material. */

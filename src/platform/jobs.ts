@@ -1,4 +1,4 @@
-import type { Bindings } from "../env";
+import type { Bindings } from "./env";
 
 /**
  * A job run by the every-minute Cron Trigger, given the instant the trigger was scheduled for.

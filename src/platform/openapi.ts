@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "./env";
 import { validationHook } from "./validation";
 
 /** Every route module builds on this, so all of them validate and fail the same way. */
@@ -46,8 +46,37 @@ export function errorResponses<S extends ErrorStatus>(...statuses: S[]): Record<
   return responses as Record<S, ErrorResponse>;
 }
 
-export function jsonBody<T extends z.ZodType>(schema: T) {
-  return { required: true, content: { "application/json": { schema } } };
+/**
+ * What the reference says about an operation, for routes a helper builds: a stable camelCase
+ * `operationId`, a one-line `summary`, a `description` (its rules and notable errors), whether it is
+ * an extension of the hosted API, and a request `example`.
+ */
+export interface OperationWords {
+  operationId: string;
+  summary: string;
+  description?: string;
+  extension?: boolean;
+  example?: unknown;
+}
+
+/** The createRoute fields of an operation's words (the example goes to its body: `jsonBody`). */
+export function operationWords(words: OperationWords) {
+  return {
+    operationId: words.operationId,
+    summary: words.summary,
+    ...(words.description !== undefined && { description: words.description }),
+    ...(words.extension && { "x-salvo-extension": true }),
+  };
+}
+
+/** A required JSON body; `example` is what the reference shows (else one is made from the schema). */
+export function jsonBody<T extends z.ZodType>(schema: T, example?: unknown) {
+  return { required: true, content: { "application/json": example === undefined ? { schema } : { schema, example } } };
+}
+
+/** An optional JSON body (absent or empty means none); `example` as for `jsonBody`. */
+export function optionalJsonBody<T extends z.ZodType>(schema: T, example?: unknown) {
+  return { required: false, content: { "application/json": example === undefined ? { schema } : { schema, example } } };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { is, sql, SQL } from "drizzle-orm";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
+import { utf8Length } from "./bytes";
 
 const dialect = new SQLiteAsyncDialect();
 
@@ -12,6 +13,35 @@ export type Statement = SQL | { toSQL(): { sql: string; params: unknown[] } };
  */
 export function jsonList(values: readonly unknown[]): string {
   return JSON.stringify(values);
+}
+
+/**
+ * What one `jsonList` parameter may take: D1 refuses a string (or row) over 2,000,000 bytes, and a
+ * list of a stranger's messages can be any size; half of it leaves room for the row a value becomes.
+ */
+export const JSON_LIST_BYTES = 1_000_000;
+
+/**
+ * `values` in runs whose `jsonList` stays within `maxBytes` (UTF-8), in order; a value larger on its
+ * own goes alone (the caller bounds each value). `size` gives a value's share when it is not the
+ * value's own JSON (a row whose text is written again elsewhere).
+ */
+export function jsonListChunks<T>(values: readonly T[], maxBytes = JSON_LIST_BYTES, size: (value: T) => number = (value) => utf8Length(JSON.stringify(value))): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let bytes = 2;
+  for (const value of values) {
+    const own = size(value) + 1;
+    if (current.length > 0 && bytes + own > maxBytes) {
+      chunks.push(current);
+      current = [];
+      bytes = 2;
+    }
+    current.push(value);
+    bytes += own;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
 }
 
 /** `IN (SELECT value FROM json_each(?))`: the one idiom for list membership in raw SQL. */

@@ -1,5 +1,5 @@
 import { z, type Hook } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "./env";
 import { ApiError, type ValidationIssue } from "./errors";
 
 /**

@@ -37,15 +37,21 @@ const routes = {
   save: createRoute({
     method: "post",
     path: `${BASE}/save-search`,
+    operationId: "saveProspectSearch",
+    description:
+      "Saves a prospect search for the caller: `search_string` (1–255) and filter arrays (`title`, `country`, `companyDomain`, …) flat or " +
+      "under `filters`. Hosted on the prospect host ({prospect_url}); in Salvo every host is the same origin.",
     tags,
     summary: "Save a prospect search (flat filter fields or a filters object)",
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(SaveSearch) },
+    request: { body: jsonBody(SaveSearch, { search_string: "CTOs in Berlin", title: ["CTO"], country: ["Germany"] }) },
     responses: { 200: json(Message.extend({ data: SavedSearch }), "The saved search"), ...errorResponses(401, 422, 429) },
   }),
   list: createRoute({
     method: "get",
     path: `${BASE}/saved-searches`,
+    operationId: "listProspectSearches",
+    description: "The caller's saved searches, newest first, paged by `limit`/`offset`.",
     tags,
     summary: "Saved searches, newest first",
     security: API_KEY_SECURITY,
@@ -63,15 +69,19 @@ const routes = {
   rename: createRoute({
     method: "put",
     path: `${BASE}/save-search/{id}`,
+    operationId: "renameProspectSearch",
+    description: "Renames a saved search. Foreign → 404.",
     tags,
     summary: "Rename a saved search",
     security: API_KEY_SECURITY,
-    request: { params: SearchParams, body: jsonBody(z.object({ search_string: z.string().trim().min(1).max(255) }).openapi("RenameSearch")) },
+    request: { params: SearchParams, body: jsonBody(z.object({ search_string: z.string().trim().min(1).max(255) }).openapi("RenameSearch"), { search_string: "CTOs in Munich" }) },
     responses: { 200: json(Message, "Renamed"), ...errorResponses(401, 404, 422, 429) },
   }),
   remove: createRoute({
     method: "delete",
     path: `${BASE}/save-search/{id}`,
+    operationId: "deleteProspectSearch",
+    description: "Deletes a saved search. Foreign → 404.",
     tags,
     summary: "Delete a saved search",
     security: API_KEY_SECURITY,

@@ -1,5 +1,5 @@
 import type { OutboundAttachment } from "../db/schema";
-import type { MimeAttachment } from "../engine/mime";
+import type { MimeAttachment } from "../mail/mime";
 
 /** Each file at most this large (CONTRACT section 12), and all of one reply together at most twice that. */
 export const ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;

@@ -1,4 +1,4 @@
-import { header, type ParsedMessage } from "./parsed";
+import { header, type ParsedMessage } from "../mail/parsed";
 import { replyText } from "./reply-text";
 import { parseReturnDate } from "./return-date";
 

@@ -1,4 +1,5 @@
-import { header, parseHeaderBlock, type ParsedMessage } from "./parsed";
+import { htmlToText } from "../mail/html-text";
+import { header, parseHeaderBlock, type ParsedMessage } from "../mail/parsed";
 
 export interface Bounce {
   /** hard: the address will not take mail (the lead is blocked); soft: a condition that may clear. */
@@ -74,13 +75,13 @@ const DELAY = new RegExp(
   [
     "delivery status notification \\(delay\\)",
     "delayed mail",
-    "\\bdelayed\\b.*\\b(hours?|days?)\\b",
+    "\\bdelayed\\b.{0,200}?\\b(hours?|days?)\\b",
     "this is just a warning",
     "(has|have) not (yet )?been delivered",
     "will (continue to )?(retry|try)",
     "still (trying|being retried)",
     "delivery (to the following recipients? )?(has been|is) delayed",
-    "warning: message .* delayed",
+    "warning: message .{0,200}? delayed",
     "(message|mail) is delayed",
     "only a temporary failure report",
     "(do not|don't) need to re-?send",
@@ -116,12 +117,16 @@ const FULL_MAILBOX = /mailbox (is )?full|over ?quota|quota exceeded|exceeded (it
 const HARD_PHRASE =
   /user unknown|unknown user|no such (user|recipient|mailbox|address)|does not exist|doesn't exist|address not found|invalid (recipient|address|mailbox)|recipient (address )?rejected|mailbox unavailable|not a valid|account (has been )?(disabled|closed)|address rejected|no mailbox|host unknown|domain not found/i;
 
-const EMAIL = /[\w.!#$%&'*+/=?^`{|}~-]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+/i;
+// Bounded runs (RFC 5321's 64-octet local part, 63-octet labels): an unbounded run before "@" is
+// scanned again from every starting point, quadratic on a long word.
+const EMAIL = /[\w.!#$%&'*+/=?^`{|}~-]{1,64}@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?){1,8}/i;
 const MESSAGE_ID = /<[^<>\s]+@[^<>\s]+>/;
 const STATUS_CODE = /(?<![\d.])([245])\.(\d{1,3})\.(\d{1,3})(?![\d.]*\d)/;
 const SMTP_REPLY = /(?<![\d.])([45]\d\d)(?=[ -]|$)/m;
 
-// Where an inline copy of the returned message starts in a plain-text bounce.
+// Where an inline copy of the returned message starts in a plain-text bounce. Space before a marker
+// is [ \t]*, never \s*: \s crosses line breaks, and from every line start of a run of blank lines
+// it would scan the rest of the run (quadratic: 600 KB of blank lines took 91 s).
 const RETURNED_MARKER = new RegExp(
   [
     "^-+ ?this is a copy of the message",
@@ -131,7 +136,7 @@ const RETURNED_MARKER = new RegExp(
     "^-+ ?original message headers",
     "^original message headers:",
     "^--- ?below is the original message",
-    "^\\s*-+ ?the body of the message",
+    "^[ \\t]*-+ ?the body of the message",
     "^(return-path|received|message-id|x-[\\w-]+|dkim-signature|mime-version): ",
   ].join("|"),
   "im",
@@ -236,15 +241,7 @@ function unquoted(text: string): string {
 }
 
 function htmlText(html: string | null): string {
-  if (!html) return "";
-  return html
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, " ")
-    .replace(/<br\s*\/?>|<\/(p|div|tr|li|h\d)>/gi, "\n")
-    .replace(/<[^>]+>/g, " ")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&amp;/g, "&")
-    .replace(/&nbsp;/g, " ");
+  return html ? htmlToText(html) : "";
 }
 
 function splitReturned(text: string): { notice: string; returned: string } {
@@ -259,7 +256,7 @@ function noticeRecipient(message: ParsedMessage, notice: string): string | null 
   const ours = new Set([message.from, ...message.to].filter((a): a is string => a !== null));
   const candidates = [
     // qmail, Yahoo and Postfix put the address at the start of its own line: "<user@host>:".
-    ...[...notice.matchAll(/^\s*<([^<>\s]+@[^<>\s]+)>:?/gm)].map((m) => m[1] ?? ""),
+    ...[...notice.matchAll(/^[ \t]*<([^<>\s]+@[^<>\s]+)>:?/gm)].map((m) => m[1] ?? ""),
     ...[...notice.matchAll(new RegExp(EMAIL.source, "gi"))].map((m) => m[0]),
   ];
   const address = candidates.find((a) => {
@@ -294,7 +291,7 @@ function originalMessageId(message: ParsedMessage, returnedText: string): string
   if (message.inReplyTo) return message.inReplyTo;
   const lastReference = message.references.at(-1);
   if (lastReference) return lastReference;
-  return returnedText.match(/^\s*message-id:\s*(<[^<>\s]+>)/im)?.[1] ?? null;
+  return returnedText.match(/^[ \t]*message-id:[ \t]*(<[^<>\s]+>)/im)?.[1] ?? null;
 }
 
 function kindOf(status: string | null, text: string): "hard" | "soft" {

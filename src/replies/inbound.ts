@@ -1,30 +1,34 @@
-import { and, eq, sql } from "drizzle-orm";
-import { settingsOf } from "../campaigns/settings";
+import { and, eq, or, sql } from "drizzle-orm";
+import { settingsOf } from "../schedule/settings";
 import { campaigns, messages, OUT_OF_OFFICE_CATEGORY_ID } from "../db/schema";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { planIngestion, type PlannedEvent } from "../events/plan";
 import { loadIngestContext, storeIngestion } from "../events/store";
+import { visibleCampaigns } from "../platform/access";
 import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
-import { inList } from "../platform/sql";
+import { inList, jsonList, JSON_LIST_BYTES } from "../platform/sql";
 import { enqueue } from "../webhooks/outbox";
 import { classifyAutoReply } from "./auto-reply";
 import { classifyBounce } from "./bounce";
-import type { ParsedMessage } from "./parsed";
+import type { ParsedMessage } from "../mail/parsed";
 import { replyText } from "./reply-text";
 import { loadUntrackedContext, storeUntracked } from "./untracked";
+import { toHex, utf8Length, utf8Prefix } from "../platform/bytes";
 
 /**
  * What a mailbox received, turned into events: a reply to one of our emails (its In-Reply-To or
  * References names a Message-ID we sent) becomes a REPLY of that lead's record, a delivery report
  * for one of them a BOUNCE (hard ones only: a soft bounce is retried by the sender's server), both
  * through the one ingestion path (inbox, analytics, stop rules, webhooks). Matching is by our own
- * Message-IDs within the mailbox's account only.
+ * Message-IDs (sentMessages says which).
  */
 
 export interface InboundMailbox {
   id: number;
   accountId: number;
+  /** The client the mailbox belongs to; null: the account's own. */
+  clientId: number | null;
   fromEmail: string;
 }
 
@@ -44,12 +48,27 @@ interface SentMessage {
   step: number;
 }
 
-async function sentMessages(db: Database, accountId: number, ids: string[]): Promise<Map<string, SentMessage>> {
+/**
+ * Our emails among these Message-IDs that mail received by `mailbox` may answer: those the mailbox
+ * sent itself, and those of campaigns within its scope (the one tenancy rule, the mailbox reading as
+ * its client would: an account-wide mailbox any campaign of the account, a client's mailbox only that
+ * client's). So mail that reached client Y's mailbox never joins client X's thread, while a reply to
+ * another mailbox of the same scope (a shared Reply-To, a re-pinned record) and a mailbox the owner
+ * attached to another scope's campaign still thread.
+ */
+async function sentMessages(db: Database, mailbox: InboundMailbox, ids: string[]): Promise<Map<string, SentMessage>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .select({ messageId: messages.messageId, recordId: messages.campaignLeadId, campaignId: messages.campaignId, step: messages.step })
     .from(messages)
-    .where(and(eq(messages.accountId, accountId), sql`${messages.messageId} ${inList(ids)}`));
+    .innerJoin(campaigns, eq(campaigns.id, messages.campaignId))
+    .where(
+      and(
+        eq(messages.accountId, mailbox.accountId),
+        sql`${messages.messageId} ${inList(ids)}`,
+        or(eq(messages.emailAccountId, mailbox.id), visibleCampaigns(mailbox)),
+      ),
+    );
   return new Map(rows.map((row) => [row.messageId, row]));
 }
 
@@ -68,7 +87,72 @@ interface Classified {
 async function inboundId(mailboxId: number, message: ParsedMessage): Promise<string> {
   const key = message.messageId ?? `${message.from}|${message.date}|${message.subject}|${message.text.slice(0, 200)}`;
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
-  return `imap:${mailboxId}:${[...digest.slice(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+  return `imap:${mailboxId}:${toHex(digest.subarray(0, 12))}`;
+}
+
+/** What is stored of a reply's own words (and of a bounce's diagnostic): the rest stays in the mailbox. */
+export const REPLY_BODY_BYTES = 64 * 1024;
+
+/**
+ * Records one campaign's replies and bounces through the one ingestion path, in ONE D1 batch when its
+ * list parameters fit within JSON_LIST_BYTES (D1 refuses a string over 2,000,000 bytes; each body is
+ * written in the event twice and in every webhook delivery again); else in halves, each planned on
+ * freshly loaded records, as many batches as needed.
+ */
+async function storeCampaignNews(env: Bindings, db: Database, mailbox: InboundMailbox, campaignId: number, items: Classified[], now: number, outcome: InboundOutcome): Promise<void> {
+  const context = await loadIngestContext(db, eq(campaigns.accountId, mailbox.accountId), mailbox.accountId, campaignId, {
+    recordIds: [...new Set(items.map((item) => item.thread.recordId))],
+    emails: [],
+    categoryIds: [OUT_OF_OFFICE_CATEGORY_ID],
+  });
+  if (!context.campaign) return;
+  const categorise = settingsOf(context.campaign.settings).outOfOffice.autoCategorizeOOO;
+  const records = new Map(context.records.map((record) => [record.id, record]));
+  const planned: PlannedEvent[] = [];
+  let replies = 0;
+  for (const item of items) {
+    const record = records.get(item.thread.recordId);
+    if (!record) continue;
+    const { message } = item;
+    const occurredAt = Math.min(message.date ?? now, now);
+    const isReply = item.kind === "reply";
+    const body = isReply ? replyText(message) : item.bounceDiagnostic;
+    planned.push({
+      eventId: `${isReply ? "" : "bounce-"}${await inboundId(mailbox.id, message)}`,
+      record,
+      incoming: {
+        type: isReply ? "REPLY" : "BOUNCE",
+        occurredAt,
+        sequenceNumber: item.thread.step,
+        emailAccountId: mailbox.id,
+        fromEmail: isReply ? message.from : null,
+        isOoo: item.outOfOffice,
+        categoryId: isReply && item.outOfOffice && categorise ? OUT_OF_OFFICE_CATEGORY_ID : null,
+      },
+      toEmail: mailbox.fromEmail,
+      subject: message.subject,
+      body: body === null ? null : utf8Prefix(body, REPLY_BODY_BYTES),
+      messageId: message.messageId,
+      cc: isReply ? message.cc : undefined,
+      linkUrl: null,
+      isMachine: false,
+      resumeAt: item.returnsAt,
+    });
+    if (isReply) replies += 1;
+  }
+  const { rows, deliveries } = planIngestion(context, context.campaign, planned);
+  const deliveryBytes = deliveries.reduce((sum, d) => sum + utf8Length(JSON.stringify(JSON.stringify(d.payload))) + 200, 2);
+  if (items.length > 1 && Math.max(utf8Length(jsonList(rows)), deliveryBytes) > JSON_LIST_BYTES) {
+    const half = Math.ceil(items.length / 2);
+    await storeCampaignNews(env, db, mailbox, campaignId, items.slice(0, half), now, outcome);
+    await storeCampaignNews(env, db, mailbox, campaignId, items.slice(half), now, outcome);
+    return;
+  }
+  const { deliveryIds } = await storeIngestion(env.DB, context.campaign, rows, deliveries, now);
+  outcome.replies += replies;
+  outcome.bounces += planned.length - replies;
+  outcome.writeBatches += 1;
+  await enqueue(env, deliveryIds);
 }
 
 export async function recordInbound(env: Bindings, mailbox: InboundMailbox, received: ParsedMessage[], now: number): Promise<InboundOutcome> {
@@ -76,7 +160,7 @@ export async function recordInbound(env: Bindings, mailbox: InboundMailbox, rece
   const outcome: InboundOutcome = { replies: 0, bounces: 0, untracked: 0, writeBatches: 0 };
   const bounces = received.map((message) => classifyBounce(message));
   const candidates = received.flatMap((message, i) => [message.inReplyTo, ...message.references, bounces[i]?.originalMessageId].filter((id): id is string => !!id));
-  const sent = await sentMessages(db, mailbox.accountId, [...new Set(candidates)]);
+  const sent = await sentMessages(db, mailbox, [...new Set(candidates)]);
 
   const classified: Classified[] = [];
   const untracked: ParsedMessage[] = [];
@@ -100,51 +184,7 @@ export async function recordInbound(env: Bindings, mailbox: InboundMailbox, rece
 
   const byCampaign = new Map<number, Classified[]>();
   for (const item of classified) byCampaign.set(item.thread.campaignId, [...(byCampaign.get(item.thread.campaignId) ?? []), item]);
-  for (const [campaignId, items] of byCampaign) {
-    const context = await loadIngestContext(db, eq(campaigns.accountId, mailbox.accountId), mailbox.accountId, campaignId, {
-      recordIds: [...new Set(items.map((item) => item.thread.recordId))],
-      emails: [],
-      categoryIds: [OUT_OF_OFFICE_CATEGORY_ID],
-    });
-    if (!context.campaign) continue;
-    const categorise = settingsOf(context.campaign.settings).outOfOffice.autoCategorizeOOO;
-    const records = new Map(context.records.map((record) => [record.id, record]));
-    const planned: PlannedEvent[] = [];
-    for (const item of items) {
-      const record = records.get(item.thread.recordId);
-      if (!record) continue;
-      const { message } = item;
-      const occurredAt = Math.min(message.date ?? now, now);
-      const isReply = item.kind === "reply";
-      planned.push({
-        eventId: `${isReply ? "" : "bounce-"}${await inboundId(mailbox.id, message)}`,
-        record,
-        incoming: {
-          type: isReply ? "REPLY" : "BOUNCE",
-          occurredAt,
-          sequenceNumber: item.thread.step,
-          emailAccountId: mailbox.id,
-          fromEmail: isReply ? message.from : null,
-          isOoo: item.outOfOffice,
-          categoryId: isReply && item.outOfOffice && categorise ? OUT_OF_OFFICE_CATEGORY_ID : null,
-        },
-        toEmail: mailbox.fromEmail,
-        subject: message.subject,
-        body: isReply ? replyText(message) : item.bounceDiagnostic,
-        messageId: message.messageId,
-        cc: isReply ? message.cc : undefined,
-        linkUrl: null,
-        isMachine: false,
-        resumeAt: item.returnsAt,
-      });
-      if (isReply) outcome.replies += 1;
-      else outcome.bounces += 1;
-    }
-    const { rows, deliveries } = planIngestion(context, context.campaign, planned);
-    const { deliveryIds } = await storeIngestion(env.DB, context.campaign, rows, deliveries, now);
-    outcome.writeBatches += 1;
-    await enqueue(env, deliveryIds);
-  }
+  for (const [campaignId, items] of byCampaign) await storeCampaignNews(env, db, mailbox, campaignId, items, now, outcome);
   if (untracked.length > 0) {
     const context = await loadUntrackedContext(db, mailbox);
     const keyed = await Promise.all(untracked.map(async (message) => ({ key: await inboundId(mailbox.id, message), message })));

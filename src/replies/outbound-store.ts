@@ -1,5 +1,5 @@
 import { and, eq, inArray, lte, sql } from "drizzle-orm";
-import { campaigns, emailAccounts, outboundReplies, type OutboundAttachment, type OutboundReplyStatus } from "../db/schema";
+import { campaigns, outboundReplies, type OutboundAttachment, type OutboundReplyStatus } from "../db/schema";
 import { visibleCampaigns } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
@@ -68,6 +68,14 @@ export function settleReply(
     .where(eq(outboundReplies.id, id));
 }
 
+/** A claimed reply the mailbox's gap held back: SCHEDULED again, due at the gap's end. */
+export function rescheduleReply(db: Database, id: number, at: number, now: number) {
+  return db
+    .update(outboundReplies)
+    .set({ status: "SCHEDULED", scheduledAt: new Date(at), updatedAt: new Date(now) })
+    .where(eq(outboundReplies.id, id));
+}
+
 /** Mailboxes with a scheduled reply due (the minute cron wakes their objects). */
 export async function mailboxesWithDueReplies(db: Database, now: number, limit: number): Promise<number[]> {
   const rows = await db
@@ -95,8 +103,4 @@ export function replyByMessageId(db: Database, principal: Principal, messageId: 
     .innerJoin(campaigns, eq(campaigns.id, outboundReplies.campaignId))
     .where(and(eq(outboundReplies.accountId, principal.accountId), eq(outboundReplies.messageId, messageId), visibleCampaigns(principal)))
     .get();
-}
-
-export function mailboxOfReply(db: Database, mailboxId: number) {
-  return db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId)).get();
 }

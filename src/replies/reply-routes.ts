@@ -6,9 +6,11 @@ import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { iso } from "../platform/time";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
-import { MAILBOX_UNUSABLE, sendReply, type ReplyToSend } from "./outbound";
+import { collapseRecipients } from "../manual-mail/rules";
+import { recipientsProblem } from "../manual-mail/store";
+import { MAILBOX_UNUSABLE, replyDoor, type ReplyToSend } from "./outbound";
 import { insertOutboundReply, replyByMessageId } from "./outbound-store";
-import { isBlocked, threadAnchor, threadMailbox } from "./thread-store";
+import { threadAnchor, threadMailbox } from "./thread-store";
 
 const Addresses = z
   .union([z.string().max(2000), z.array(z.email().max(320)).max(20)])
@@ -52,13 +54,17 @@ const ReplySent = z
 const replyInThread = createRoute({
   method: "post",
   path: "/api/v1/campaigns/{campaign_id}/reply-email-thread",
+  operationId: "replyEmailThread",
   tags: ["Master inbox"],
   summary: "Reply in a lead's thread from the mailbox that wrote to it (threaded, recorded in the thread)",
   description:
     "Sent at once, or at `scheduled_time` when that is in the future (the mailbox's object sends it; `GET /master-inbox/reply-status` follows it). " +
+    "A reply the mailbox's gap (`time_to_wait_in_mins`) holds back is queued for the gap's end. To, cc and bcc together: at most 10 addresses (a repeat counts once), " +
+    "none block-listed or unsubscribed (else 400 naming it); the mailbox makes as many manual deliveries a UTC day as its daily cap (one per recipient), " +
+    "apart from its campaign emails. " +
     "Attachments are fetched at send time (https, at most 10 MB each). A scheduled reply's `email_stats_id` is the message it answers until it is sent.",
   security: API_KEY_SECURITY,
-  request: { params: z.object({ campaign_id: pathId("campaign_id") }), body: jsonBody(ReplyInThread) },
+  request: { params: z.object({ campaign_id: pathId("campaign_id") }), body: jsonBody(ReplyInThread, { email_stats_id: "1", email_body: "<p>Thanks Ann, does Tuesday work?</p>", add_signature: true }) },
   responses: { 200: json(ReplySent, "Sent, or queued for its time"), ...errorResponses(400, 401, 404, 422, 429, 502) },
 });
 
@@ -79,6 +85,8 @@ const ReplyStatus = z
 const replyStatus = createRoute({
   method: "get",
   path: "/api/v1/master-inbox/reply-status",
+  operationId: "getReplyStatus",
+  description: "Where a reply sent through `reply-email-thread` stands (`SCHEDULED`, `QUEUED`, `COMPLETED`, `FAILED`), by its `message_id`. Unknown → 404.",
   tags: ["Master inbox"],
   summary: "Where a reply sent through reply-email-thread stands",
   security: API_KEY_SECURITY,
@@ -106,8 +114,11 @@ replyRoutes.openapi(replyInThread, async (c) => {
   if (!anchor) throw ApiError.notFound("Email stats not found");
   const mailbox = await threadMailbox(db, principal, anchor.mailboxId);
   if (!mailbox || mailbox.isSuspended || !connectionUsable(mailbox)) throw ApiError.badRequest(MAILBOX_UNUSABLE);
-  const to = (body.to_email ?? anchor.leadEmail).toLowerCase();
-  if (await isBlocked(c.env.DB, principal.accountId, campaign.clientId, to)) throw ApiError.badRequest("The recipient is on the block list");
+  // The manual-send rule (src/manual-mail/rules.ts), checked now so a refusal answers at once; the
+  // mailbox's object checks it again when it sends (the block list may change meanwhile).
+  const recipients = collapseRecipients({ to: body.to_email ?? anchor.leadEmail, cc: body.cc ?? [], bcc: body.bcc ?? [] });
+  const problem = await recipientsProblem(c.env.DB, { accountId: principal.accountId, clientId: campaign.clientId }, recipients);
+  if (problem !== null) throw ApiError.badRequest(problem);
 
   const now = Date.now();
   const scheduledAt = body.scheduled_time ? Date.parse(body.scheduled_time) : null;
@@ -123,10 +134,10 @@ replyRoutes.openapi(replyInThread, async (c) => {
     emailAccountId: mailbox.id,
     answersStatsId: anchor.eventId,
     messageId: `<${crypto.randomUUID().replaceAll("-", "")}@${mailbox.fromEmail.split("@")[1]}>`,
-    toEmail: to,
+    toEmail: recipients.to,
     toName: name || null,
-    cc: body.cc ?? [],
-    bcc: body.bcc ?? [],
+    cc: recipients.cc,
+    bcc: recipients.bcc,
     subject: replySubject(thread.find((m) => m.type === "SENT")?.subject ?? thread[0]?.subject ?? null),
     html: body.add_signature && mailbox.signature ? `${body.email_body}\n${mailbox.signature}` : body.email_body,
     inReplyTo: answered,
@@ -138,11 +149,17 @@ replyRoutes.openapi(replyInThread, async (c) => {
   if (later) {
     await insertOutboundReply(db, { ...reply, extra, status: "SCHEDULED", scheduledAt: new Date(scheduledAt) });
   } else {
-    // Stored once it went out: a refused send leaves nothing behind but its error.
-    const outcome = await sendReply(c.env, reply, now);
-    if (!outcome.ok) throw outcome.kind === "server" ? new ApiError(502, { error: outcome.message }) : ApiError.badRequest(outcome.message);
-    statsId = outcome.statsId;
-    await insertOutboundReply(db, { ...reply, attachments: outcome.attachments, extra, status: "COMPLETED", sentEventId: statsId, scheduledAt: null });
+    // Sent by the mailbox's object (its one sender); stored once it went out, so a refused send
+    // leaves nothing behind but its error. One the mailbox's gap holds back is queued for its end.
+    const outcome = await replyDoor(c.env, mailbox.id).sendInboxReply(reply);
+    if (outcome.ok) {
+      statsId = outcome.statsId;
+      await insertOutboundReply(db, { ...reply, attachments: outcome.attachments, extra, status: "COMPLETED", sentEventId: statsId, scheduledAt: null });
+    } else if (outcome.kind === "wait") {
+      await insertOutboundReply(db, { ...reply, extra, status: "SCHEDULED", scheduledAt: new Date(outcome.until) });
+    } else {
+      throw outcome.kind === "server" ? new ApiError(502, { error: outcome.message }) : ApiError.badRequest(outcome.message);
+    }
   }
   return c.json(
     { ok: true, data: "success", message: "Email added to the queue, will be sent out soon!", message_id: reply.messageId, email_stats_id: String(statsId) },

@@ -1,5 +1,5 @@
-import { htmlToText } from "../engine/html-text";
-import type { ParsedMessage } from "./parsed";
+import { firstElementAt, htmlToText } from "../mail/html-text";
+import type { ParsedMessage } from "../mail/parsed";
 
 /**
  * The new text of a reply: what the sender wrote above the quoted history and the signature.
@@ -8,8 +8,16 @@ import type { ParsedMessage } from "./parsed";
  */
 
 // HTML containers that hold the quoted history: Gmail, Outlook (web and desktop), Apple Mail, Yahoo, Zimbra.
-const HTML_QUOTE =
-  /<(?:div|blockquote)\b[^>]*(?:class\s*=\s*["'][^"']*\b(?:gmail_quote|yahoo_quoted|zmail_extra)\b|id\s*=\s*["'](?:appendonsend|divRplyFwdMsg)["']|type\s*=\s*["']cite["'])[^>]*>/i;
+// Found by parsing (firstElementAt), not by a regular expression: a pattern over a tag's attributes
+// scans to the next ">" from every "<div", quadratic on a stranger's unclosed tags.
+const QUOTE_CLASSES = new Set(["gmail_quote", "yahoo_quoted", "zmail_extra"]);
+const QUOTE_IDS = new Set(["appendonsend", "divRplyFwdMsg"]);
+
+function isQuoteContainer(name: string, attributes: Record<string, string>): boolean {
+  if (name !== "div" && name !== "blockquote") return false;
+  if ((attributes.class ?? "").split(/[ \t\n\f\r]+/).some((c) => QUOTE_CLASSES.has(c))) return true;
+  return QUOTE_IDS.has(attributes.id ?? "") || (attributes.type ?? "").toLowerCase() === "cite";
+}
 
 // A line that alone announces the history ("-----Original Message-----" and its translations, forwards).
 const RULE =
@@ -62,8 +70,8 @@ function outlookBlockAt(lines: string[], i: number): boolean {
   return sent >= 0 && following.slice(sent + 1).some((line) => BLOCK_SUBJECT.test(line));
 }
 
-function historyStart(lines: string[]): number {
-  for (let i = 0; i < lines.length; i++) {
+function historyStart(lines: string[], from: number): number {
+  for (let i = from; i < lines.length; i++) {
     if (RULE.test(lines[i]!) || attributionAt(lines, i) > 0 || outlookBlockAt(lines, i)) return i;
   }
   return lines.length;
@@ -72,8 +80,8 @@ function historyStart(lines: string[]): number {
 const tidy = (lines: string[]) =>
   lines
     .join("\n")
-    // Outlook draws a rule of underscores above its header block.
-    .replace(/\n[ \t]*_{8,}[ \t]*$/, "")
+    // Outlook draws a rule above its header block: underscores in text, an <hr> (dashes once converted) in HTML.
+    .replace(/\n[ \t]*(?:_{8,}|-{8,})[ \t]*$/, "")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
 
@@ -82,8 +90,8 @@ function bodyText(message: Pick<ParsedMessage, "text" | "html">): string {
   const html = message.html;
   const whole = message.text.trim() || !html ? message.text : htmlToText(html);
   if (html) {
-    const quote = HTML_QUOTE.exec(html);
-    const above = quote ? htmlToText(html.slice(0, quote.index)) : "";
+    const quote = firstElementAt(html, isQuoteContainer);
+    const above = quote !== null ? htmlToText(html.slice(0, quote)) : "";
     // Nothing above the container means an answer written below the quote: the text rules find it.
     if (above) return above;
   }
@@ -91,14 +99,15 @@ function bodyText(message: Pick<ParsedMessage, "text" | "html">): string {
 }
 
 function ownWords(text: string): string[] {
-  let lines = text.replace(/\r\n?/g, "\n").split("\n");
-  for (;;) {
-    const start = historyStart(lines);
-    const kept = lines.slice(0, start).filter((line) => !QUOTED.test(line));
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  // An offset rather than slicing the rest at each attribution: a run of them would be quadratic.
+  for (let from = 0; ; ) {
+    const start = historyStart(lines, from);
+    const kept = lines.slice(from, start).filter((line) => !QUOTED.test(line));
     const span = start < lines.length ? attributionAt(lines, start) : 0;
     // Bottom-posting: nothing above the attribution, so the answer is what follows the quote.
     if (tidy(kept) || span === 0) return kept;
-    lines = lines.slice(start + span);
+    from = start + span;
   }
 }
 

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { wakeCampaign } from "../engine/wake";
-import type { Bindings } from "../env";
+import { wakeCampaign } from "../mailboxes/wake";
+import type { Bindings } from "../platform/env";
 import { rawBatch } from "../platform/sql";
 
 /** Records resumed per minute at most (the rest the next minute). */

@@ -1,5 +1,5 @@
-import { wakeMailboxes } from "../engine/wake";
-import type { Bindings } from "../env";
+import { wakeMailboxes } from "../mailboxes/wake";
+import type { Bindings } from "../platform/env";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
 import { failInterruptedReplies, mailboxesWithDueReplies } from "./outbound-store";

@@ -3,7 +3,6 @@ import { emailAccounts } from "../db/schema";
 import { visibleRows } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
-import { blockListed } from "../leads/block-list";
 import { statement } from "../platform/sql";
 
 /** The message a reply from the inbox answers, with its record, lead and the record's mailbox. */
@@ -35,12 +34,6 @@ export async function threadAnchor(d1: D1Database, campaignId: number, statsId: 
 export async function threadMailbox(db: Database, principal: Principal, mailboxId: number | null) {
   if (mailboxId === null) return undefined;
   return db.select().from(emailAccounts).where(and(eq(emailAccounts.id, mailboxId), visibleRows(principal, emailAccounts))).get();
-}
-
-/** Whether an address or its domain is on the account's block list for this client scope. */
-export async function isBlocked(d1: D1Database, accountId: number, clientId: number | null, email: string): Promise<boolean> {
-  const row = await statement(d1, sql`SELECT ${blockListed(accountId, clientId, sql`${email}`)} AS hit`).first<{ hit: number }>();
-  return row?.hit === 1;
 }
 
 /** The id of an event by its event_id (the row a reply from the inbox was stored as). */

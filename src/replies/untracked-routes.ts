@@ -24,6 +24,9 @@ const UntrackedReply = z
 const route = createRoute({
   method: "get",
   path: "/api/v1/master-inbox/untracked-replies",
+  operationId: "listUntrackedReplies",
+  description: "Messages the mailbox reader found that answer no campaign email, newest first: `limit` (1–100), `offset`, `from_email`, " +
+    "`to_email`, `subject_line`; `fetchBody`/`fetchAttachments` add bodies and attachment metadata.",
   tags: ["Master inbox"],
   summary: "Replies the mailbox reader found that answer no campaign email, newest first",
   security: API_KEY_SECURITY,

@@ -3,12 +3,13 @@ import { emailAccounts, untrackedReplies, type UntrackedAttachment } from "../db
 import { visibleRows } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
-import { jsonList, rawBatch } from "../platform/sql";
+import { jsonList, jsonListChunks, rawBatch } from "../platform/sql";
+import { utf8Length } from "../platform/bytes";
 import { containsText } from "../platform/text-search";
 import { untrackedReplyDeliveries, type WebhookTarget } from "../webhooks/fanout";
 import { deliveryIds, guardValue, insertDeliveries } from "../webhooks/outbox";
 import { campaignlessWebhooks } from "../webhooks/store";
-import type { ParsedMessage } from "./parsed";
+import type { ParsedMessage } from "../mail/parsed";
 
 /**
  * Messages a mailbox received that answer none of our emails: kept (`untracked_replies`), announced
@@ -32,18 +33,23 @@ export async function loadUntrackedContext(db: Database, mailbox: { id: number; 
   return { clientId: mailboxes[0]?.clientId ?? null, webhooks };
 }
 
+/** The attachments listed per message: a stranger's message may have thousands of parts. */
+const LISTED_ATTACHMENTS = 100;
+
 function attachmentsOf(message: ParsedMessage): UntrackedAttachment[] {
-  return message.parts.map((part) => ({
+  return message.parts.slice(0, LISTED_ATTACHMENTS).map((part) => ({
     filename: part.filename,
     content_type: part.mimeType,
-    size: new TextEncoder().encode(part.content).byteLength,
+    size: part.size,
   }));
 }
 
 /**
  * Stores the messages and their deliveries in ONE D1 batch; a delivery is kept only when this
- * batch stored its message (a repeat read inserts nothing, so announces nothing). Returns the
- * delivery ids to enqueue.
+ * batch stored its message (a repeat read inserts nothing, so announces nothing). Each message is
+ * bounded when parsed (parsed.ts); the messages, and the deliveries that carry their bodies, go in
+ * as many statements as keep each list parameter within JSON_LIST_BYTES (D1 refuses a string over
+ * 2,000,000 bytes). Returns the delivery ids to enqueue.
  */
 export async function storeUntracked(
   d1: D1Database,
@@ -83,17 +89,21 @@ export async function storeUntracked(
   );
   const fresh: SQL = sql`EXISTS (SELECT 1 FROM untracked_replies u
       WHERE u.email_account_id = ${mailbox.id} AND u.message_key = ${guardValue("untracked_key")} AND u.created_at = ${now})`;
-  const results = await rawBatch(d1, [
-    sql`INSERT INTO untracked_replies (account_id, client_id, email_account_id, message_key, from_email, from_name, to_email, subject,
+  const inserts = jsonListChunks(rows).map(
+    (chunk) => sql`INSERT INTO untracked_replies (account_id, client_id, email_account_id, message_key, from_email, from_name, to_email, subject,
                                        message_id, received_at, text_body, html_body, attachments, created_at)
         SELECT ${mailbox.accountId}, ${context.clientId}, ${mailbox.id}, value ->> '$.message_key', value ->> '$.from_email',
                value ->> '$.from_name', ${mailbox.fromEmail}, value ->> '$.subject', value ->> '$.message_id', value ->> '$.received_at',
                value ->> '$.text_body', value ->> '$.html_body', value ->> '$.attachments', ${now}
-        FROM json_each(${jsonList(rows)}) WHERE true
+        FROM json_each(${jsonList(chunk)}) WHERE true
         ON CONFLICT (email_account_id, message_key) DO NOTHING`,
-    ...(deliveries.length > 0 ? [insertDeliveries(deliveries, fresh, now)] : []),
-  ]);
-  return deliveries.length > 0 ? deliveryIds(results[1]) : [];
+  );
+  // insertDeliveries writes each payload as a JSON string inside its list: escaped twice.
+  const announcements = jsonListChunks(deliveries, undefined, (d) => utf8Length(JSON.stringify(JSON.stringify(d.payload))) + 200).map((chunk) =>
+    insertDeliveries(chunk, fresh, now),
+  );
+  const results = await rawBatch(d1, [...inserts, ...announcements]);
+  return results.slice(inserts.length).flatMap((result) => deliveryIds(result));
 }
 
 export interface UntrackedFilters {

@@ -94,6 +94,8 @@ const routes = {
   list: createRoute({
     method: "get",
     path: "/api/v1/campaigns/{campaign_id}/sequences",
+    operationId: "getCampaignSequences",
+    description: "The campaign's steps by `seq_number` with delays (`delay_in_days` and `delayInDays`) and live A/B variants.",
     tags,
     summary: "A campaign's sequence: its steps by number, with their A/B variants",
     security: API_KEY_SECURITY,
@@ -103,10 +105,20 @@ const routes = {
   save: createRoute({
     method: "post",
     path: "/api/v1/campaigns/{campaign_id}/sequences",
+    operationId: "saveCampaignSequences",
+    description: "Replaces the whole sequence (1–20 steps): steps and variants with an `id` update in place, new ones are created, those left out are " +
+      "retired (their sends stay in statistics). Variant percentages are weights (all 0 → 422). `{{first_name}}`-style variables and " +
+      "`{A|B}` spintax render per lead. ACTIVE campaign → 400 `Pause the campaign before changing its sequences`; an id of another " +
+      "campaign → 400.",
     tags,
     summary: "Replace a campaign's sequence (steps with an id update in place, those left out are retired)",
     security: API_KEY_SECURITY,
-    request: { params: CampaignParams, body: jsonBody(SaveSequences) },
+    request: { params: CampaignParams, body: jsonBody(SaveSequences, {
+          sequences: [
+            { seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Quick question, {{first_name}}", email_body: "<p>Hi {{first_name}},</p>" },
+            { seq_number: 2, seq_delay_details: { delay_in_days: 3 }, subject: "", email_body: "<p>Any thoughts?</p>" },
+          ],
+        }) },
     responses: {
       200: json(z.object({ ok: z.boolean(), data: z.array(Step) }).openapi("SavedSequences"), "The sequence as stored"),
       ...errorResponses(400, 401, 404, 422, 429),

@@ -1,17 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { settingsOf } from "../campaigns/settings";
-import { config } from "../config";
+import { settingsOf } from "../schedule/settings";
 import { composeEmail, stepContent } from "../engine/compose";
-import { sendMail } from "../engine/smtp";
-import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rules";
-import { campaignMailboxes, findMailbox, storedPassword } from "../mailboxes/store";
+import { manualMailDoor } from "../manual-mail/send";
+import { connectionUsable, type MailboxRow } from "../mailboxes/rules";
+import { campaignMailboxes, findMailbox } from "../mailboxes/store";
 import { findLeadRecord } from "../platform/access";
-import { loadKeyring } from "../platform/crypto";
 import { database, type Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import type { Principal } from "../platform/principal";
-import { isBlocked } from "../replies/thread-store";
 import { loadSequence } from "../sequences/store";
 import { earlierSends, leadFields } from "./store";
 
@@ -45,10 +42,18 @@ const TestEmailSent = z
 const sendTestEmail = createRoute({
   method: "post",
   path: "/api/v1/campaigns/{campaign_id}/send-test-email",
+  operationId: "sendCampaignTestEmail",
+  description: "Sends step `sequenceNumber` as the lead `leadId` would get it (their variant, spintax and fields, the mailbox's signature, " +
+    "threaded on what they were already sent) to `customEmailAddress`, or to the lead. Nothing is recorded: no message, event, " +
+    "webhook or analytics, no tracking, and the unsubscribe link is a mailto. From `selectedEmailAccountId`, else the lead's " +
+    "mailbox in the campaign, else its first that can send (none → 400). Unknown step → 404; the lead unsubscribed (with no " +
+    "`customEmailAddress`), the recipient block-listed or unsubscribed → 400; the mail server refusing → 502 with its words. Sent by the mailbox's " +
+    "object: within its gap (`time_to_wait_in_mins`, else 400 naming when it may send) and its manual allowance (as many deliveries a UTC day as its " +
+    "daily cap, apart from campaign emails); counted in its `daily_sent_count`.",
   tags: ["Campaigns"],
   summary: "Send one step of the sequence, filled with a lead's fields, as a test (nothing is recorded)",
   security: API_KEY_SECURITY,
-  request: { params: z.object({ campaign_id: pathId("campaign_id") }), body: jsonBody(SendTestEmail) },
+  request: { params: z.object({ campaign_id: pathId("campaign_id") }), body: jsonBody(SendTestEmail, { leadId: 17, sequenceNumber: 1, customEmailAddress: "me@yourdomain.example" }) },
   responses: {
     200: json(TestEmailSent, "The mail server took the test email"),
     ...errorResponses(400, 401, 404, 422, 429, 502),
@@ -88,9 +93,6 @@ testEmailRoutes.openapi(sendTestEmail, async (c) => {
   // A test to the lead's own address is still an email to that person: their opt-out and the block list hold.
   if (custom === null && lead.isUnsubscribed) throw ApiError.badRequest("The lead has unsubscribed: send the test to customEmailAddress instead");
   const to = custom ?? lead.fields.email;
-  if (await isBlocked(c.env.DB, principal.accountId, campaign.clientId, to)) throw ApiError.badRequest("The recipient is on the block list");
-  const password = await storedPassword(await loadKeyring(config(c.env).secretsKey), mailbox, "smtp");
-  if (password === null) throw ApiError.badRequest(CANNOT_SEND);
 
   const domain = mailbox.fromEmail.split("@")[1]!;
   const shared = {
@@ -118,8 +120,21 @@ testEmailRoutes.openapi(sendTestEmail, async (c) => {
     delete message.headers?.References;
   }
   if (custom !== null) message.to = { email: custom };
-  const result = await sendMail(smtpTarget(mailbox, password), message, { allowPlain: false });
-  if (!result.ok) throw new ApiError(502, { error: `The mail server did not take the test email: ${result.failure.text}` });
+  // Through the mailbox's object, under the manual-send rule (src/manual-mail/rules.ts): block list and
+  // opt-outs, the mailbox's gap (a test email is not queued: refused until it ends) and its allowance.
+  const outcome = await manualMailDoor(c.env, mailbox.id).sendManualEmail({
+    kind: "test_email",
+    mailboxId: mailbox.id,
+    scope: { accountId: principal.accountId, clientId: campaign.clientId },
+    message,
+    cc: [],
+    bcc: [],
+    ownBcc: false,
+  });
+  if (!outcome.ok) {
+    if (outcome.kind === "server") throw new ApiError(502, { error: `The mail server did not take the test email: ${outcome.message}` });
+    throw ApiError.badRequest(outcome.kind === "mailbox" ? CANNOT_SEND : outcome.message);
+  }
   return c.json(
     { ok: true, success: true, message: "Test email sent successfully", message_id: messageId, from_email: mailbox.fromEmail, to_email: to, subject: composed.subject },
     200,

@@ -1,12 +1,13 @@
 import { Hono, type Context } from "hono";
 import { config } from "../config";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
 import { classifyHit } from "./machine";
 import type { TrackedEvent } from "./queue-message";
 import { recordTrackedEvents } from "./store";
 import { verifyToken, type TrackKind, type TrackPayload } from "./tokens";
+import { fromBase64 } from "../platform/bytes";
 
 /**
  * The links inside emails: open pixel, click redirect, unsubscribe. No API key and no cookies (the
@@ -16,7 +17,7 @@ import { verifyToken, type TrackKind, type TrackPayload } from "./tokens";
 export const trackingRoutes = new Hono<AppEnv>();
 
 /** A transparent 1x1 GIF (43 bytes). */
-const PIXEL = Uint8Array.from(atob("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw=="), (c) => c.charCodeAt(0));
+const PIXEL = fromBase64("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==")!;
 
 const NO_STORE = { "Cache-Control": "no-store, no-cache, must-revalidate, private", Pragma: "no-cache" };
 

@@ -1,6 +1,6 @@
 import { eq, inArray } from "drizzle-orm";
 import { campaignLeads, campaigns } from "../db/schema";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { planIngestion, type PlannedEvent } from "../events/plan";
 import { loadIngestContext, storeIngestion } from "../events/store";
 import { database, type Database } from "../platform/db";

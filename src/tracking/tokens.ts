@@ -1,4 +1,5 @@
 import type { Keyring } from "../platform/crypto";
+import { fromBase64Url, toBase64Url } from "../platform/bytes";
 
 /**
  * Signed tokens for the links in an email (open pixel, click redirect, unsubscribe).
@@ -56,20 +57,6 @@ function trackingKeys(keyring: Keyring): Promise<Map<string, CryptoKey>> {
   return keys;
 }
 
-function toBase64Url(bytes: Uint8Array): string {
-  let text = "";
-  for (const byte of bytes) text += String.fromCharCode(byte);
-  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
-  try {
-    return Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
-  } catch {
-    return null;
-  }
-}
 
 async function mac(key: CryptoKey, body: string): Promise<Uint8Array<ArrayBuffer>> {
   const full = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(body));

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { jsonList, rawBatch, statement } from "../platform/sql";
 import { log } from "../platform/logging";
 import { DELIVERY_TIMEOUT_MS, judge, signatureHeader, smartleadSignature, type Verdict } from "./delivery-rules";

@@ -1,25 +1,21 @@
 /** Standard Webhooks signing, and what to do with a receiver's answer. */
+import { fromBase64, toBase64, toHex } from "../platform/bytes";
 
 export const RETRY_SCHEDULE_SECONDS = [30, 120, 600, 3600, 21_600, 43_200] as const;
 export const MAX_RETRY_AFTER_SECONDS = 43_200;
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
-function base64(bytes: ArrayBuffer | Uint8Array): string {
-  let text = "";
-  for (const byte of new Uint8Array(bytes)) text += String.fromCharCode(byte);
-  return btoa(text);
-}
-
 export function newWebhookSecret(): string {
-  return `whsec_${base64(crypto.getRandomValues(new Uint8Array(24)))}`;
+  return `whsec_${toBase64(crypto.getRandomValues(new Uint8Array(24)))}`;
 }
 
 /** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret. */
 async function signature(secret: string, messageId: string, timestamp: number, body: string): Promise<string> {
-  const keyBytes = Uint8Array.from(atob(secret.replace(/^whsec_/, "")), (c) => c.charCodeAt(0));
+  const keyBytes = fromBase64(secret.replace(/^whsec_/, ""));
+  if (!keyBytes) throw new Error("a webhook signing secret is not base64");
   const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${messageId}.${timestamp}.${body}`));
-  return `v1,${base64(mac)}`;
+  return `v1,${toBase64(mac)}`;
 }
 
 /**
@@ -39,7 +35,7 @@ export async function signatureHeader(secrets: readonly string[], messageId: str
 export async function smartleadSignature(secret: string, body: string): Promise<string> {
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(body)));
-  return `sha256=${[...mac].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+  return `sha256=${toHex(mac)}`;
 }
 
 /** How long the previous signing secret still signs after a rotation. */

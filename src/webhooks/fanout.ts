@@ -1,5 +1,5 @@
 import type { CampaignStatus, EventType, WebhookScope } from "../db/schema";
-import { sentimentOf } from "../analytics/rules";
+import { sentimentOf } from "../categories/rules";
 import { iso } from "../platform/time";
 import { kindsOf, wants, type WebhookEventKind } from "./event-kinds";
 import type { NewDelivery } from "./outbox";

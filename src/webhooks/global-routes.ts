@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { PageQuery } from "../campaigns/paging";
+import { PageQuery } from "../platform/paging";
 import type { Context } from "hono";
 import { config } from "../config";
 import type { WebhookScope } from "../db/schema";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { accountHasClient, findCampaign } from "../platform/access";
 import { database, type Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
@@ -130,33 +130,44 @@ const routes = {
   create: createRoute({
     method: "post",
     path: "/api/v1/webhook/create",
+    operationId: "createWebhook",
+    description: "Creates a webhook of any scope: `association_type` user (every campaign), client (`client_id`) or campaign (`email_campaign_id`). " +
+      "Without `force_create`, a webhook with the same scope, target and URL is updated instead. Event kinds as `event_type_map`, " +
+      "`event_types` or `event_type`; URL rules as the campaign route (≤ 2048 characters). A client key cannot create user scope (401). " +
+      "The signing secret is answered once, on creation.",
     tags: tag,
     summary: "Create a webhook of any scope (user, client, campaign); without force_create a webhook with the same scope, target and URL is updated instead",
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(CreateWebhook) },
+    request: { body: jsonBody(CreateWebhook, { webhook_url: "https://hooks.example.com/salvo", association_type: "user", name: "All replies", event_types: ["EMAIL_REPLY"] }) },
     responses: { 200: json(CreateAnswer, "The webhook (secret only when one was created)"), ...errorResponses(400, 401, 404, 422, 429, 503) },
   }),
   update: createRoute({
     method: "put",
     path: "/api/v1/webhook/update/{id}",
+    operationId: "updateWebhook",
+    description: "Changes name, URL, kinds or categories; scope and target are fixed (ignored if sent).",
     tags: tag,
     summary: "Update a webhook's name, URL, kinds or categories (scope and target are fixed)",
     security: API_KEY_SECURITY,
-    request: { params: IdParams, body: jsonBody(UpdateWebhook) },
+    request: { params: IdParams, body: jsonBody(UpdateWebhook, { name: "Replies and bounces", event_types: ["EMAIL_REPLY", "EMAIL_BOUNCE"] }) },
     responses: { 200: json(UpdateAnswer, "Saved"), ...errorResponses(401, 404, 422, 429, 503) },
   }),
   deleteByBody: createRoute({
     method: "delete",
     path: "/api/v1/webhook/delete",
+    operationId: "deleteWebhookByBody",
+    description: "Deletes the webhook `{id}` named in the body; queued deliveries are still tried.",
     tags: tag,
     summary: "Delete the webhook named in the body (deliveries already queued are still tried)",
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(z.object({ id: bodyId })) },
+    request: { body: jsonBody(z.object({ id: bodyId }), { id: 1 }) },
     responses: { 200: json(Ok, "Deleted"), ...errorResponses(401, 404, 422, 429) },
   }),
   deleteByPath: createRoute({
     method: "delete",
     path: "/api/v1/webhook/delete/{id}",
+    operationId: "deleteWebhookById",
+    description: "Deletes a webhook of any scope.",
     tags: tag,
     summary: "Delete a webhook",
     security: API_KEY_SECURITY,
@@ -166,6 +177,9 @@ const routes = {
   list: createRoute({
     method: "get",
     path: "/api/v1/webhooks",
+    operationId: "listWebhooks",
+    description: "Every webhook the key sees, of every scope, narrowed by `association_type`, `client_id`, `email_campaign_id`; paged by `offset`/`limit` or `starting_after`.",
+    "x-salvo-extension": true,
     tags: tag,
     summary: "The caller's webhooks of every scope, narrowed by scope and target",
     security: API_KEY_SECURITY,
@@ -182,24 +196,30 @@ const routes = {
   bcCreate: createRoute({
     method: "post",
     path: "/api/v1/webhooks",
+    operationId: "createWebhookShort",
+    description: "`{name, url, events, client_id?}`: client scope with `client_id`, else user scope; otherwise `webhook/create`'s rules.",
     tags: tag,
     summary: "Create a webhook: client scope with client_id, else user scope (webhook/create's rules)",
     security: API_KEY_SECURITY,
-    request: { body: jsonBody(BcCreate) },
+    request: { body: jsonBody(BcCreate, { name: "Replies", url: "https://hooks.example.com/salvo", events: ["EMAIL_REPLY"] }) },
     responses: { 200: json(CreateAnswer, "The webhook (secret only when one was created)"), ...errorResponses(400, 401, 422, 429, 503) },
   }),
   bcUpdate: createRoute({
     method: "patch",
     path: "/api/v1/webhooks/{id}",
+    operationId: "updateWebhookShort",
+    description: "`{name?, url?, events?}`, `webhook/update`'s rules.",
     tags: tag,
     summary: "Update a webhook (webhook/update's rules)",
     security: API_KEY_SECURITY,
-    request: { params: IdParams, body: jsonBody(BcUpdate) },
+    request: { params: IdParams, body: jsonBody(BcUpdate, { events: ["EMAIL_REPLY", "EMAIL_OPEN"] }) },
     responses: { 200: json(UpdateAnswer, "Saved"), ...errorResponses(401, 404, 422, 429, 503) },
   }),
   bcDelete: createRoute({
     method: "delete",
     path: "/api/v1/webhooks/{id}",
+    operationId: "deleteWebhook",
+    description: "Deletes a webhook of any scope.",
     tags: tag,
     summary: "Delete a webhook",
     security: API_KEY_SECURITY,
@@ -209,6 +229,9 @@ const routes = {
   rotateSecret: createRoute({
     method: "post",
     path: "/api/v1/webhook/{id}/rotate-secret",
+    operationId: "rotateWebhookSecret",
+    description: "Replaces any webhook's signing secret (answered once); for 24 h deliveries carry the old signature beside the new.",
+    "x-salvo-extension": true,
     tags: tag,
     summary: "Replace a webhook's signing secret, any scope (shown once); for 24 h deliveries carry the old signature beside the new",
     security: API_KEY_SECURITY,
@@ -218,6 +241,9 @@ const routes = {
   deliveries: createRoute({
     method: "get",
     path: "/api/v1/webhook/{id}/deliveries",
+    operationId: "listWebhookDeliveries",
+    description: "The webhook's deliveries, newest first, each with its attempts (status code, response time, error) and next retry: `limit` (1–100), `before` cursor, `status`.",
+    "x-salvo-extension": true,
     tags: tag,
     summary: "A webhook's deliveries, newest first, each with its attempts (status code, response time) and next retry",
     security: API_KEY_SECURITY,
@@ -237,6 +263,9 @@ const routes = {
   delivery: createRoute({
     method: "get",
     path: "/api/v1/webhook/{id}/deliveries/{delivery_id}",
+    operationId: "getWebhookDelivery",
+    description: "One delivery with its payload and every attempt.",
+    "x-salvo-extension": true,
     tags: tag,
     summary: "One delivery with its payload and attempts",
     security: API_KEY_SECURITY,
@@ -249,6 +278,9 @@ const routes = {
   redeliver: createRoute({
     method: "post",
     path: "/api/v1/webhook/{id}/deliveries/{delivery_id}/redeliver",
+    operationId: "redeliverWebhookDelivery",
+    description: "Sends a settled (delivered or failed) delivery again now with the same `webhook-id`. Still pending, or the webhook disabled → 400.",
+    "x-salvo-extension": true,
     tags: tag,
     summary: "Send a settled delivery (delivered or failed) again, same webhook-id, now",
     security: API_KEY_SECURITY,

@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { log } from "../platform/logging";
 import { jsonList, rawBatch, statement } from "../platform/sql";
 import type { DeliveryMessage } from "./queue-message";

@@ -3,11 +3,11 @@ import { config } from "../config";
 import type { Context } from "hono";
 import { database } from "../platform/db";
 import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from "./url-rules";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { findCampaign } from "../platform/access";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
-import { PageQuery } from "../campaigns/paging";
+import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, optionalJsonBody } from "../platform/openapi";
+import { PageQuery } from "../platform/paging";
 import { insertWebhook, rotateSigningSecret, sealSecretKey } from "./secrets";
 import { checkKinds, EventKindName, presentWebhook, resolveCategories, Webhook } from "./shapes";
 import {
@@ -57,6 +57,8 @@ const routes = {
   read: createRoute({
     method: "get",
     path: "/api/v1/webhook/{id}",
+    operationId: "getWebhook",
+    description: "A webhook of any scope: `{ok, data: Webhook}` with `event_type_map`, `category_id_map` and their array forms.",
     tags: tag,
     summary: "Read a webhook",
     security: API_KEY_SECURITY,
@@ -66,6 +68,8 @@ const routes = {
   list: createRoute({
     method: "get",
     path: "/api/v1/campaigns/{campaign_id}/webhooks",
+    operationId: "listCampaignWebhooks",
+    description: "The campaign's campaign-scope webhooks as a bare array, by id.",
     tags: tag,
     summary: "A campaign's webhooks, by id",
     security: API_KEY_SECURITY,
@@ -75,10 +79,15 @@ const routes = {
   save: createRoute({
     method: "post",
     path: "/api/v1/campaigns/{campaign_id}/webhooks",
+    operationId: "saveCampaignWebhook",
+    description: "Creates a campaign webhook (no `id`, or `id: null`) and answers its signing secret `whsec_…` once; with an `id`, updates it. " +
+      "`webhook_url`: https, no credentials, no IP literal, no local-only name, at most 2048 characters (else 422). `event_types`: kinds " +
+      "or their aliases (else 422 `Invalid event_types - <name>`). `categories` (ids or names) limit EMAIL_REPLY and LEAD_CATEGORY_UPDATED. " +
+      "`secret_key` is your own token, echoed in payloads. 503 without SECRETS_KEY.",
     tags: tag,
     summary: "Create a webhook (no id; the signing secret is shown once) or update one (id)",
     security: API_KEY_SECURITY,
-    request: { params: CampaignParams, body: jsonBody(SaveWebhook) },
+    request: { params: CampaignParams, body: jsonBody(SaveWebhook, { id: null, name: "CRM sync", webhook_url: "https://hooks.example.com/salvo", event_types: ["EMAIL_REPLY", "LEAD_CATEGORY_UPDATED"], categories: [1, 2] }) },
     responses: {
       200: json(z.object({ ok: z.boolean(), data: Webhook, secret: z.string().optional() }), "The saved webhook"),
       ...errorResponses(401, 404, 422, 429, 503),
@@ -87,15 +96,19 @@ const routes = {
   deleteByBody: createRoute({
     method: "delete",
     path: "/api/v1/campaigns/{campaign_id}/webhooks",
+    operationId: "deleteCampaignWebhookByBody",
+    description: "Deletes the campaign webhook `{id}` named in the body.",
     tags: tag,
     summary: "Delete a webhook named in the body",
     security: API_KEY_SECURITY,
-    request: { params: CampaignParams, body: jsonBody(z.object({ id: z.number().int().positive() })) },
+    request: { params: CampaignParams, body: jsonBody(z.object({ id: z.number().int().positive() }), { id: 1 }) },
     responses: { 200: json(z.object({ ok: z.boolean() }), "Deleted"), ...errorResponses(401, 404, 422, 429) },
   }),
   deleteByPath: createRoute({
     method: "delete",
     path: "/api/v1/campaigns/{campaign_id}/webhooks/{webhook_id}",
+    operationId: "deleteCampaignWebhook",
+    description: "Deletes a campaign webhook; deliveries already queued are still tried.",
     tags: tag,
     summary: "Delete a webhook",
     security: API_KEY_SECURITY,
@@ -105,6 +118,9 @@ const routes = {
   rotateSecret: createRoute({
     method: "post",
     path: "/api/v1/campaigns/{campaign_id}/webhooks/{webhook_id}/rotate-secret",
+    operationId: "rotateCampaignWebhookSecret",
+    description: "Replaces the signing secret and answers the new one once; for 24 h deliveries carry both signatures, space-separated.",
+    "x-salvo-extension": true,
     tags: tag,
     summary: "Replace the signing secret (shown once); for 24 h deliveries carry the old signature beside the new",
     security: API_KEY_SECURITY,
@@ -117,6 +133,8 @@ const routes = {
   summary: createRoute({
     method: "get",
     path: "/api/v1/campaigns/{campaign_id}/webhooks/summary",
+    operationId: "getCampaignWebhookSummary",
+    description: "Delivery counts of the campaign's webhooks by state and event kind, for `fromTime`..`toTime`; `total`, `success`, `failed` also at the top.",
     tags: tag,
     summary: "Delivery counts of a campaign's webhooks, by state and event kind",
     security: API_KEY_SECURITY,
@@ -129,19 +147,23 @@ const routes = {
   retrigger: createRoute({
     method: "post",
     path: "/api/v1/campaigns/{campaign_id}/webhooks/retrigger-failed-events",
+    operationId: "retriggerFailedWebhookEvents",
+    description: "Queues again every failed delivery of the campaign in `fromTime`..`toTime`; answers `{ok, requeued}`.",
     tags: tag,
     summary: "Send failed deliveries of a time range again",
     security: API_KEY_SECURITY,
-    request: { params: CampaignParams, body: jsonBody(TimeRange) },
+    request: { params: CampaignParams, body: jsonBody(TimeRange, { fromTime: "2026-01-01T00:00:00Z", toTime: "2026-01-31T23:59:59Z" }) },
     responses: { 200: json(z.object({ ok: z.boolean(), requeued: z.number().int() }), "Requeued"), ...errorResponses(401, 404, 422, 429) },
   }),
   retriggerAlias: createRoute({
     method: "post",
     path: "/api/v1/campaigns/{campaign_id}/retrigger-webhooks",
+    operationId: "retriggerWebhooks",
+    description: "Alias of `webhooks/retrigger-failed-events`; without a body, every failed delivery of the campaign.",
     tags: tag,
     summary: "Alias of webhooks/retrigger-failed-events (the body may be left out: every failed delivery)",
     security: API_KEY_SECURITY,
-    request: { params: CampaignParams, body: { required: false, content: { "application/json": { schema: TimeRange } } } },
+    request: { params: CampaignParams, body: optionalJsonBody(TimeRange) },
     responses: { 200: json(z.object({ ok: z.boolean(), requeued: z.number().int() }), "Requeued"), ...errorResponses(401, 404, 422, 429) },
   }),
 };

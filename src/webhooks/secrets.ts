@@ -3,7 +3,7 @@ import { config } from "../config";
 import { database, type Database } from "../platform/db";
 import { webhooks } from "../db/schema";
 import { newWebhookSecret, ROTATION_OVERLAP_MS, signingSecrets } from "./delivery-rules";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { log } from "../platform/logging";
 import { decryptSecret, encryptSecret, loadKeyring } from "../platform/crypto";
 

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
-import { afterCursor, pageWindow, type Page } from "../campaigns/paging";
+import { afterCursor, pageWindow, type Page } from "../platform/paging";
 import { leadCategories, webhookAttempts, webhookDeliveries, webhooks, type WebhookScope } from "../db/schema";
-import type { Bindings } from "../env";
+import type { Bindings } from "../platform/env";
 import { visibleCategories, visibleWebhooks } from "../platform/access";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { callJson, env, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
+import { createMailbox } from "../mailboxes/fixtures";
 import { parseCalendarDate, zonedDayRange } from "../../src/platform/zoned-time";
 import { seededRandom } from "./seeded-random";
 
@@ -56,7 +57,13 @@ async function bySendOracle(campaign: number, start: number, end: number) {
 }
 
 const TYPES = ["SENT", "SENT", "SENT", "OPEN", "OPEN", "CLICK", "REPLY", "BOUNCE", "UNSUBSCRIBE"];
-const MAILBOXES = [7001, 7002, 7003];
+
+/** Three mailboxes of the account, ids ascending. */
+async function mailboxesOf(apiKey: string): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < 3; i += 1) ids.push((await createMailbox(apiKey)).id);
+  return ids;
+}
 const ZONES = ["UTC", "Asia/Kathmandu", "America/St_Johns", "Pacific/Chatham"];
 const WINDOW = { start_date: "2026-03-01", end_date: "2026-03-06" };
 
@@ -103,6 +110,7 @@ describe("send credit", () => {
   it("credits every outcome to the send it answers, through late sends, ignored replies and deleted sends", async () => {
     const { apiKey } = await provisionAccount();
     const campaign = await createCampaign(apiKey);
+    const mailboxes = await mailboxesOf(apiKey);
     const emails = Array.from({ length: 8 }, (_, i) => `k${i}@credit.example`);
     await addLeads(apiKey, campaign, emails);
     const next = seededRandom(11);
@@ -116,7 +124,7 @@ describe("send credit", () => {
         // Whole seconds in a few buckets, so sends and outcomes often share an instant.
         occurred_at: new Date(base + Math.floor(next() * 7 * 24) * 3_600_000 + Math.floor(next() * 4) * 900_000).toISOString(),
         sequence_number: 1 + Math.floor(next() * 3),
-        ...(type === "SENT" ? { email_account_id: MAILBOXES[Math.floor(next() * MAILBOXES.length)] } : {}),
+        ...(type === "SENT" ? { email_account_id: mailboxes[Math.floor(next() * mailboxes.length)] } : {}),
         ...(type === "REPLY" ? { from_email: emails[0] } : {}),
       };
     });
@@ -145,17 +153,18 @@ describe("send credit", () => {
   it("filters statistics rows by the outcome credited to each send", async () => {
     const { apiKey } = await provisionAccount();
     const campaign = await createCampaign(apiKey);
+    const [m1, m2, m3] = await mailboxesOf(apiKey);
     await addLeads(apiKey, campaign, ["a@credit.example", "b@credit.example"]);
     await ingestOk(apiKey, campaign, [
       { type: "OPEN", lead_email: "a@credit.example", occurred_at: "2026-03-02T09:00:00Z" },
-      { type: "SENT", lead_email: "a@credit.example", occurred_at: "2026-03-01T09:00:00Z", email_account_id: 1 },
-      { type: "SENT", lead_email: "a@credit.example", occurred_at: "2026-03-03T09:00:00Z", sequence_number: 2, email_account_id: 1 },
+      { type: "SENT", lead_email: "a@credit.example", occurred_at: "2026-03-01T09:00:00Z", email_account_id: m1 },
+      { type: "SENT", lead_email: "a@credit.example", occurred_at: "2026-03-03T09:00:00Z", sequence_number: 2, email_account_id: m1 },
       { type: "REPLY", lead_email: "a@credit.example", from_email: "a@credit.example", occurred_at: "2026-03-04T09:00:00Z" },
-      { type: "SENT", lead_email: "b@credit.example", occurred_at: "2026-03-01T10:00:00Z", email_account_id: 2 },
+      { type: "SENT", lead_email: "b@credit.example", occurred_at: "2026-03-01T10:00:00Z", email_account_id: m2 },
       { type: "OPEN", lead_email: "b@credit.example", occurred_at: "2026-03-05T10:00:00Z" },
     ]);
     // A send written late, between b's send and its open, takes the open over.
-    await ingestOk(apiKey, campaign, [{ type: "SENT", lead_email: "b@credit.example", occurred_at: "2026-03-02T10:00:00Z", sequence_number: 2, email_account_id: 3 }]);
+    await ingestOk(apiKey, campaign, [{ type: "SENT", lead_email: "b@credit.example", occurred_at: "2026-03-02T10:00:00Z", sequence_number: 2, email_account_id: m3 }]);
     const rows = async (status: string) => {
       const { body } = await callJson<{ total_stats: string; data: Body[] }>(`/api/v1/campaigns/${campaign}/statistics?email_status=${status}`, { apiKey });
       return { total: body.total_stats, rows: body.data.map((row) => [row.lead_email, row.sequence_number, row.open_count, row.reply_time !== null]) };
@@ -172,9 +181,9 @@ describe("send credit", () => {
     expect(await rows("opened&email_sequence_number=1")).toEqual({ total: "1", rows: [["a@credit.example", 1, 1, false]] });
     const mailboxes = await callJson<{ data: Body[] }>(`/api/v1/campaigns/${campaign}/mailbox-statistics`, { apiKey });
     expect(mailboxes.body.data.map((row) => [row.email_account_id, row.sent_count, row.open_count, row.reply_count])).toEqual([
-      [1, 2, 1, 1],
-      [2, 1, 0, 0],
-      [3, 1, 1, 0],
+      [m1, 2, 1, 1],
+      [m2, 1, 0, 0],
+      [m3, 1, 1, 0],
     ]);
   });
 });

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
+import { createMailbox } from "../mailboxes/fixtures";
 
 type Body = Record<string, unknown>;
 const WINDOW = { start_date: "2026-03-01", end_date: "2026-03-10" };
-const MAILBOX = 424242;
 
 async function get(apiKey: string, path: string, query: Record<string, string> = {}) {
   return callJson<Body>(`/api/v1/${path}?${new URLSearchParams(query)}`, { apiKey });
@@ -14,13 +14,15 @@ async function get(apiKey: string, path: string, query: Record<string, string> =
  * One campaign, worked out by hand (all March 2026, UTC):
  * L1 step 1 sent 03-01, opened twice, clicked, replied 03-03 (Interested); step 2 sent 03-04, opened.
  * L2 step 1 sent 03-01, bounced. L3 step 1 sent 02-20 (before the window), out-of-office reply
- * 03-02 (category 6), unsubscribed 03-06. L4 drafted.
+ * 03-02 (category 6), unsubscribed 03-06. L4 drafted. The sending mailbox is deleted since (its
+ * sends keep its id; reports name it by what its sends say).
  */
 async function seed(apiKey: string, body: Body = {}) {
+  const mailbox = (await createMailbox(apiKey)).id;
   const campaign = await createCampaign(apiKey, { name: "Families", ...body });
   const ids = await addLeads(apiKey, campaign, ["l1@fam.example", "l2@fam.example", "l3@fam.example", "l4@fam.example"]);
   const sent = (lead: string, at: string, seq = 1) => ({
-    type: "SENT", lead_email: lead, occurred_at: at, sequence_number: seq, email_account_id: MAILBOX, from_email: "sender@out.example",
+    type: "SENT", lead_email: lead, occurred_at: at, sequence_number: seq, email_account_id: mailbox, from_email: "sender@out.example",
     subject: `Step ${seq}`, body: `Hello ${lead}`,
   });
   await ingestOk(apiKey, campaign, [
@@ -37,17 +39,19 @@ async function seed(apiKey: string, body: Body = {}) {
     { type: "REPLY", lead_email: "l3@fam.example", from_email: "l3@fam.example", occurred_at: "2026-03-02T10:00:00Z", is_ooo: true, category_id: 6 },
     { type: "UNSUBSCRIBE", lead_email: "l3@fam.example", occurred_at: "2026-03-06T10:00:00Z" },
   ]);
-  return { campaign, ids };
+  expect((await callJson(`/api/v1/email-accounts/${mailbox}`, { method: "DELETE", apiKey })).status).toBe(200);
+  return { campaign, ids, mailbox };
 }
 
 describe("analytics families (CONTRACT section 13)", () => {
   let apiKey: string;
   let campaign: number;
   let ids: Record<string, number>;
+  let mailbox: number;
 
   beforeAll(async () => {
     ({ apiKey } = await provisionAccount());
-    ({ campaign, ids } = await seed(apiKey));
+    ({ campaign, ids, mailbox } = await seed(apiKey));
   });
 
   it("agree with analytics-by-date on the same window", async () => {
@@ -77,7 +81,7 @@ describe("analytics families (CONTRACT section 13)", () => {
       ok: true,
       data: [
         {
-          email_account_id: MAILBOX, from_email: "sender@out.example", from_name: null,
+          email_account_id: mailbox, from_email: "sender@out.example", from_name: null,
           // The window's 3 sends; L3's reply answers its February send, so it counts too.
           sent_count: 3, unique_sent_count: 2, open_count: 3, unique_open_count: 1, click_count: 1, unique_click_count: 1,
           reply_count: 2, bounce_count: 1, unsubscribed_count: 1,

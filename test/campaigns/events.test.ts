@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { Bindings } from "../../src/env";
+import type { Bindings } from "../../src/platform/env";
 import { resumePausedRecords } from "../../src/replies/resume";
 import { callJson, env, provisionAccount } from "../helpers";
+import { createMailbox } from "../mailboxes/fixtures";
 import { addLeads, createCampaign, ingest, ingestOk } from "./fixtures";
 
 async function record(id: number) {
@@ -73,8 +74,9 @@ describe("event ingestion", () => {
     const account = await provisionAccount();
     const campaign = await createCampaign(account.apiKey);
     const map = await addLeads(account.apiKey, campaign, ["a@st.example", "b@st.example", "c@st.example", "d@st.example"]);
+    const mailbox = (await createMailbox(account.apiKey)).id;
     await ingestOk(account.apiKey, campaign, [
-      { type: "SENT", lead_email: "a@st.example", occurred_at: "2026-03-01T10:00:00Z", email_account_id: 42 },
+      { type: "SENT", lead_email: "a@st.example", occurred_at: "2026-03-01T10:00:00Z", email_account_id: mailbox },
       { type: "OPEN", lead_email: "a@st.example", occurred_at: "2026-03-01T11:00:00Z" },
       { type: "REPLY", lead_email: "a@st.example", occurred_at: "2026-03-02T09:00:00Z", from_email: "a@st.example" },
       { type: "SENT", lead_email: "b@st.example", occurred_at: "2026-03-01T10:00:00Z" },
@@ -86,7 +88,7 @@ describe("event ingestion", () => {
     // The lead's reply ends its sequence (CONTRACT section 11, stop_lead_settings).
     expect(await record(map["a@st.example"]!)).toMatchObject({
       state: "COMPLETED",
-      email_account_id: 42,
+      email_account_id: mailbox,
       has_sent: 1,
       has_opened: 1,
       has_replied: 1,

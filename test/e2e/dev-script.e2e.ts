@@ -13,11 +13,9 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
 }
 
 describe("npm run dev without the mail lab", () => {
-  it("says how to get the lab, and that sending reports no_mailboxes", () => {
+  it("says it serves without the lab (SALVO_MAIL_LAB=off), and that sending reports no_mailboxes", () => {
     expect(devOutput).toContain(`Demo account API key: ${apiKey}`);
-    expect(devOutput).toContain(
-      'No mail lab: campaigns report sending_status "no_mailboxes". To send for real, run `npm run mail-lab` in another terminal, then restart `npm run dev`.',
-    );
+    expect(devOutput).toContain('No mail lab (SALVO_MAIL_LAB=off): campaigns report sending_status "no_mailboxes".');
     expect(devOutput).not.toContain("Mail lab found");
   });
 

@@ -1,9 +1,10 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Bindings } from "../../src/env";
-import type { MailboxSender } from "../../src/engine/sender.do";
-import { lateMailboxes } from "../../src/engine/store";
-import { rearmLateSenders, senderStub } from "../../src/engine/wake";
+import type { Bindings } from "../../src/platform/env";
+import type { MailboxSender } from "../../src/mailbox-agent/mailbox.do";
+import { lateMailboxes } from "../../src/mailbox-agent/store";
+import { rearmLateSenders } from "../../src/mailbox-agent/rearm";
+import { senderStub } from "../../src/mailbox-agent/stub";
 import { database } from "../../src/platform/db";
 import { MINUTE_JOBS } from "../../src/scheduled";
 import { call, callJson, provisionAccount, type TestAccount } from "../helpers";
@@ -95,14 +96,16 @@ describe("the mailbox sender", () => {
     const at = MONDAY_10;
     const { body: other } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey: account.apiKey, body: { name: "Other" } });
     await callJson(`/api/v1/campaigns/${other.id}/leads`, { method: "POST", apiKey: account.apiKey, body: { lead_list: [{ email: "x@y.example" }] } });
-    const sent = await callJson(`/api/v1/campaigns/${other.id}/events`, {
-      method: "POST",
-      apiKey: account.apiKey,
-      body: {
-        events: [0, 1].map((i) => ({ type: "SENT", lead_email: "x@y.example", occurred_at: new Date(at - (i + 1) * MINUTE).toISOString(), email_account_id: mailboxId, event_id: `cap-${i}` })),
-      },
-    });
-    expect(sent.status).toBe(200);
+    // Two sends of that (future) day through another campaign, as the mailbox's own passes store them
+    // (the events API takes no time ahead of now).
+    for (const i of [0, 1]) {
+      await env.DB.prepare(
+        `INSERT INTO events (account_id, campaign_id, campaign_lead_id, event_id, type, occurred_at, sequence_number, email_account_id, created_at)
+         SELECT account_id, campaign_id, id, ?2, 'SENT', ?3, ?4, ?5, ?3 FROM campaign_leads WHERE campaign_id = ?1`,
+      )
+        .bind(other.id, `cap-${i}`, at - (i + 1) * MINUTE, i + 1, mailboxId)
+        .run();
+    }
     const result = await senderStub(bindings, mailboxId).runPass(at);
     expect(result).toMatchObject({ sent: 0, nextWakeAt: Date.parse("2031-03-04T00:00:00Z") });
     expect(await claimedCount(campaignId)).toBe(0);

@@ -1,5 +1,6 @@
 import { callJson, createClient, env, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
+import { createMailbox } from "../mailboxes/fixtures";
 
 export const at = (day: number, hour = 10) => new Date(Date.UTC(2026, 2, day, hour)).toISOString();
 
@@ -53,10 +54,10 @@ export function act(apiKey: string, path: string, body: Record<string, unknown>,
 
 /**
  * Two campaigns (B tagged "vip" and owned by a client). Replies (and so conversations):
- * ann (A; sent 1st, opened, clicked, replied 5th, category 1, account 11)
- * bob (A; sent 2nd, replied 4th "pricing please", uncategorised, account 12)
+ * ann (A; sent 1st, opened, clicked, replied 5th, category 1, mailbox m1)
+ * bob (A; sent 2nd, replied 4th "pricing please", uncategorised, mailbox m2)
  * cat (A; sent 1st, bounced, replied 3rd, category 6)
- * dan (B; sent 3rd, unsubscribed, replied 6th, category 3, account 11)
+ * dan (B; sent 3rd, unsubscribed, replied 6th, category 3, mailbox m1)
  * eve (B; replied 2nd without any send)
  * and zed (A) who was only sent to: not a conversation.
  */
@@ -83,6 +84,8 @@ export async function world() {
   )
     .bind(account.id)
     .run();
+  const m1 = (await createMailbox(k)).id;
+  const m2 = (await createMailbox(k)).id;
   const reply = (email: string, day: number, extra: Record<string, unknown> = {}) => ({
     type: "REPLY",
     lead_email: email,
@@ -91,11 +94,11 @@ export async function world() {
     ...extra,
   });
   await ingestOk(k, a, [
-    { type: "SENT", lead_email: "ann@in.example", occurred_at: at(1), email_account_id: 11 },
+    { type: "SENT", lead_email: "ann@in.example", occurred_at: at(1), email_account_id: m1 },
     { type: "OPEN", lead_email: "ann@in.example", occurred_at: at(1, 12) },
     { type: "CLICK", lead_email: "ann@in.example", occurred_at: at(1, 13) },
     reply("ann@in.example", 5, { category_id: 1, body: "Sounds good" }),
-    { type: "SENT", lead_email: "bob@in.example", occurred_at: at(2), email_account_id: 12 },
+    { type: "SENT", lead_email: "bob@in.example", occurred_at: at(2), email_account_id: m2 },
     reply("bob@in.example", 4, { body: "Pricing please, and the onboarding timeline for a team of forty people" }),
     { type: "SENT", lead_email: "cat@in.example", occurred_at: at(1) },
     { type: "BOUNCE", lead_email: "cat@in.example", occurred_at: at(1, 11) },
@@ -103,12 +106,12 @@ export async function world() {
     { type: "SENT", lead_email: "zed@in.example", occurred_at: at(1) },
   ]);
   await ingestOk(k, b, [
-    { type: "SENT", lead_email: "dan@in.example", occurred_at: at(3), email_account_id: 11 },
+    { type: "SENT", lead_email: "dan@in.example", occurred_at: at(3), email_account_id: m1 },
     { type: "UNSUBSCRIBE", lead_email: "dan@in.example", occurred_at: at(3, 12) },
     reply("dan@in.example", 6, { category_id: 3 }),
     reply("eve@in.example", 2),
   ]);
   await env.DB.prepare("UPDATE campaign_leads SET team_member_id = 7 WHERE id IN (?, ?)").bind(ids["ann@in.example"], ids["dan@in.example"]).run();
-  return { account, k, a, b, clientId, tagId: tag!.id, ids };
+  return { account, k, a, b, clientId, tagId: tag!.id, ids, m1, m2 };
 }
 

@@ -5,7 +5,7 @@ import { at, emails, list, world } from "./fixtures";
 
 describe("master inbox listings", () => {
   it("lists conversations newest reply first with every field of a message", async () => {
-    const { k, a, ids, account } = await world();
+    const { k, a, ids, account, m1 } = await world();
     const { status, body } = await list(k, "inbox-replies");
     expect(status).toBe(200);
     expect(body.total_count).toBe(5);
@@ -19,7 +19,7 @@ describe("master inbox listings", () => {
       email_lead_map_id: ids["ann@in.example"],
       lead: { id: annLead!.id, email: "ann@in.example", first_name: "Annabel", last_name: "Smythe" },
       campaign: { id: a, name: "Alpha" },
-      email_account_id: 11,
+      email_account_id: m1,
       email_status: "Replied",
       lead_category_id: 1,
       team_member_id: 7,
@@ -59,7 +59,7 @@ describe("master inbox listings", () => {
 
   describe("filters", () => {
     it("applies each member alone", async () => {
-      const { k, a, b, clientId, tagId } = await world();
+      const { k, a, b, clientId, tagId, m1 } = await world();
       const cases: [Record<string, unknown>, string[]][] = [
         [{ search: "SMYTHE" }, ["ann@in.example"]],
         [{ search: "annab" }, ["ann@in.example"]],
@@ -73,7 +73,7 @@ describe("master inbox listings", () => {
         [{ search: "PRICING PLEASE" }, ["bob@in.example"]],
         [{ campaignId: b }, ["dan@in.example", "eve@in.example"]],
         [{ campaignId: [a] }, ["ann@in.example", "bob@in.example", "cat@in.example"]],
-        [{ emailAccountId: 11 }, ["dan@in.example", "ann@in.example"]],
+        [{ emailAccountId: m1 }, ["dan@in.example", "ann@in.example"]],
         [{ emailStatus: "Opened" }, ["ann@in.example"]],
         [{ emailStatus: "Clicked" }, ["ann@in.example"]],
         [{ emailStatus: "Bounced" }, ["cat@in.example"]],
@@ -95,11 +95,11 @@ describe("master inbox listings", () => {
     });
 
     it("ANDs members together and ORs values within a member", async () => {
-      const { k, a, b } = await world();
+      const { k, a, b, m1, m2 } = await world();
       const cases: [Record<string, unknown>, string[]][] = [
         [{ emailStatus: ["Bounced", "Unsubscribed"] }, ["dan@in.example", "cat@in.example"]],
-        [{ campaignId: [a, b], emailAccountId: [11] }, ["dan@in.example", "ann@in.example"]],
-        [{ campaignId: a, emailAccountId: [11, 12] }, ["ann@in.example", "bob@in.example"]],
+        [{ campaignId: [a, b], emailAccountId: [m1] }, ["dan@in.example", "ann@in.example"]],
+        [{ campaignId: a, emailAccountId: [m1, m2] }, ["ann@in.example", "bob@in.example"]],
         [{ campaignId: a, emailStatus: ["Clicked", "Bounced"], leadCategories: { categoryIdsNotIn: [6] } }, ["ann@in.example"]],
         [{ leadCategories: { categoryIdsIn: [1], unassigned: true } }, ["ann@in.example", "bob@in.example", "eve@in.example"]],
         [{ search: "in.example", campaignId: b, replyTimeBetween: ["2026-03-01", "2026-03-02"] }, ["eve@in.example"]],

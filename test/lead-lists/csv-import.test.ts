@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, callJson, env, provisionAccount } from "../helpers";
 import { continueCsvImports, runImport } from "../../src/lead-lists/import";
-import type { Bindings } from "../../src/env";
+import type { Bindings } from "../../src/platform/env";
 import { MINUTE_JOBS } from "../../src/scheduled";
 import { countCsvRows, readCsvRows } from "../../src/lead-lists/csv";
 import { blockListEntry, createList, listEmails } from "./fixtures";

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it, vi } from "vitest";
-import { senderStub } from "../../src/engine/wake";
-import type { Bindings } from "../../src/env";
+import { senderStub } from "../../src/mailbox-agent/stub";
+import type { Bindings } from "../../src/platform/env";
 import { call, callJson, provisionAccount } from "../helpers";
 import { checked, saveLabMailbox, type CheckedMailbox as MailboxRead } from "./lab-mailboxes";
 import { delivered, header, htmlOf } from "./lab-messages";

@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
-import { checkImap, withImapSession, type ImapSettings } from "../../src/engine/imap";
-import { imapString, parseValues } from "../../src/engine/imap-protocol";
-import { sendMail } from "../../src/engine/smtp";
+import { checkImap, withImapSession, type ImapSettings } from "../../src/mail/imap";
+import { imapString, parseValues } from "../../src/mail/imap-protocol";
+import { sendMail } from "../../src/mail/smtp";
 
 const lab = inject("mailLab");
 const scriptedSmtp = inject("scriptedSmtp");

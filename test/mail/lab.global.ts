@@ -3,6 +3,7 @@ import { createServer as createHttpServer } from "node:http";
 import { createServer as createTcpServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
+import { consent } from "../../scripts/lib/lab-oauth-client.mjs";
 import { LabImap, quote, type MailLab } from "../../scripts/lib/mail-lab.mjs";
 
 declare module "vitest" {
@@ -27,6 +28,15 @@ declare module "vitest" {
      * untagged BYE and closes.
      */
     scriptedImap: { noStarttls: number; bye: number };
+    /**
+     * A person at the lab's OAuth provider, for tests in the Workers runtime (which cannot run a
+     * browser): `POST <labConsent>` with JSON `{"auth_url", "email", "allow"?, "mail_scopes"?}`
+     * follows the authorization URL through the provider's login and consent pages as that lab user
+     * (`allow: false` presses Cancel; `mail_scopes` lists the mail scopes left ticked, all when
+     * absent) and answers `{"redirect": "<redirect_uri>?code=…&state=…"}` (or `?error=…`), the URL
+     * the browser would be sent to; 400 with the reason when the pages refuse.
+     */
+    labConsent: string;
   }
 }
 
@@ -158,6 +168,21 @@ export default async function setup(project: TestProject) {
     );
   });
   await new Promise<void>((resolve) => reader.listen(0, "127.0.0.1", resolve));
+  const person = createHttpServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => (body += chunk));
+    request.on("end", () => {
+      type Asked = { auth_url: string; email: string; allow?: boolean; mail_scopes?: string[] };
+      Promise.resolve()
+        .then(() => JSON.parse(body) as Asked)
+        .then((asked) => consent(lab, asked.auth_url, { email: asked.email, allow: asked.allow, mailScopes: asked.mail_scopes }))
+        .then(
+          (redirect) => response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ redirect })),
+          (error: Error) => response.writeHead(400).end(error.message),
+        );
+    });
+  });
+  await new Promise<void>((resolve) => person.listen(0, "127.0.0.1", resolve));
   const transient = await transientServer();
   const hangup = await hangupServer();
   const silent = await silentServer();
@@ -169,13 +194,16 @@ export default async function setup(project: TestProject) {
   project.provide("mailReader", `http://127.0.0.1:${portOf(reader)}`);
   project.provide("scriptedSmtp", { transient: portOf(transient), hangup: portOf(hangup), silent: portOf(silent) });
   project.provide("scriptedImap", { noStarttls: portOf(noStarttls), bye: portOf(bye) });
-  reader.on("connection", (socket: Socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
+  project.provide("labConsent", `http://127.0.0.1:${portOf(person)}`);
+  for (const server of [reader, person]) {
+    server.on("connection", (socket: Socket) => {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+    });
+  }
   return async () => {
     for (const socket of sockets) socket.destroy();
-    for (const server of [reader, transient, hangup, silent, noStarttls, bye]) {
+    for (const server of [reader, person, transient, hangup, silent, noStarttls, bye]) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   };

@@ -1,8 +1,8 @@
 import { createScheduledController, env } from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import worker from "../../src/index";
-import { sendMail } from "../../src/engine/smtp";
-import type { Bindings } from "../../src/env";
+import { sendMail } from "../../src/mail/smtp";
+import type { Bindings } from "../../src/platform/env";
 import { ADMIN_TOKEN, callJson, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { checked, saveLabMailbox } from "./lab-mailboxes";

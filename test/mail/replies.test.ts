@@ -1,10 +1,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it, vi } from "vitest";
-import { imapString } from "../../src/engine/imap-protocol";
-import { withImapSession } from "../../src/engine/imap";
-import { sendMail } from "../../src/engine/smtp";
-import { senderStub } from "../../src/engine/wake";
-import type { Bindings } from "../../src/env";
+import { imapString } from "../../src/mail/imap-protocol";
+import { withImapSession } from "../../src/mail/imap";
+import { sendMail } from "../../src/mail/smtp";
+import { senderStub } from "../../src/mailbox-agent/stub";
+import type { Bindings } from "../../src/platform/env";
 import { callJson, provisionAccount } from "../helpers";
 import { createWebhook } from "../webhooks/fixtures";
 import { checked, saveLabMailbox } from "./lab-mailboxes";

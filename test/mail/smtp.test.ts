@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { checkSmtp, sendMail, type SmtpSettings } from "../../src/engine/smtp";
+import { checkSmtp, sendMail, type SmtpSettings } from "../../src/mail/smtp";
 
 const lab = inject("mailLab");
 const reader = inject("mailReader");

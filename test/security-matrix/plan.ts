@@ -41,7 +41,8 @@ export type Kind =
   | "blockEntry"
   | "leadList"
   | "leadImport"
-  | "tagMapping";
+  | "tagMapping"
+  | "session";
 export type Objects = Record<Kind, number>;
 
 export const MISSING = 999_999_999;
@@ -97,6 +98,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
   leadId: "person",
   leadIds: "person",
   leadMapIds: "lead",
+  session_id: "session",
 };
 
 /**
@@ -153,17 +155,7 @@ const NOT_TENANT: Record<string, unknown> = {
   lastSeenLeadId: 0,
 };
 
-/**
- * Ids an operation records as given without resolving them: ingestion stores the sending mailbox the
- * engine reports on each event (to be held to the caller's mailboxes once the engine sends through them).
- */
-const RECORDED_AS_GIVEN: Record<string, Record<string, unknown>> = {
-  "/api/v1/campaigns/{campaign_id}/events": { email_account_id: 1 },
-};
-
-function labelValue(apiPath: string, name: string): { value: unknown } | undefined {
-  const recorded = RECORDED_AS_GIVEN[apiPath];
-  if (recorded && name in recorded) return { value: recorded[name] };
+function labelValue(name: string): { value: unknown } | undefined {
   return name in NOT_TENANT ? { value: NOT_TENANT[name] } : undefined;
 }
 
@@ -335,7 +327,7 @@ function collectBodyIds(document: Document, apiPath: string, raw: Schema, prefix
     const isRequired = chainRequired && required.has(name);
     const resolved = resolve(document, property);
     if (firstType(resolved) === "boolean") continue;
-    const label = isIdName(name) ? labelValue(apiPath, name) : undefined;
+    const label = isIdName(name) ? labelValue(name) : undefined;
     if (label) {
       if (isRequired || !prefix) setAt(body, path, label.value);
     } else if (isIdName(name)) {
@@ -358,7 +350,7 @@ export function planOperation(document: Document, path: string, method: string, 
   for (const parameter of operation.parameters ?? []) {
     if (parameter.in === "header") continue;
     if (parameter.in === "path" || isIdName(parameter.name)) {
-      const label = labelValue(path, parameter.name);
+      const label = labelValue(parameter.name);
       if (label) query[parameter.name] = label.value;
       else {
         const kind = kindOf(path, parameter.name);

@@ -98,7 +98,12 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
   const tag = tags.tags[0]!.id;
   await ok(api(apiKey, "/api/v1/crm/leads/tags", { leadId: person, tagIds: [tag] }), "lead tag");
   const tagMapping = (await ok(api<{ data: { tag_mapping_id: number }[] }>(apiKey, `/api/v1/crm/leads/tags?leadId=${person}`), "lead tags")).data[0]!.tag_mapping_id;
+  // A web app session opened with this key (its id only: the matrix calls with keys).
+  const signedIn = await api<{ data: { id: number } }>(apiKey, "/api/v1/sessions", {});
+  if (signedIn.status !== 201) throw new Error(`sign-in failed with ${signedIn.status}`);
+  const session = signedIn.body.data.id;
   return {
+    session,
     campaign,
     tag,
     mailbox: mailbox.id,

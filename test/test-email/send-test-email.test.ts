@@ -76,7 +76,7 @@ describe("POST /campaigns/{id}/send-test-email", () => {
     await callJson("/api/v1/leads/add-domain-block-list", { method: "POST", apiKey, body: { domain_block_list: ["blocked.example"] } });
     expect(await send(apiKey, campaign, { leadId: lead, sequenceNumber: 1, customEmailAddress: "me@blocked.example" })).toMatchObject({
       status: 400,
-      body: { error: "The recipient is on the block list" },
+      body: { error: "The recipient me@blocked.example is on the block list" },
     });
   });
 });

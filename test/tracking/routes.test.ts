@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { loadKeyring } from "../../src/platform/crypto";
-import type { Bindings } from "../../src/env";
+import type { Bindings } from "../../src/platform/env";
 import { recordTrackedEvents } from "../../src/tracking/store";
 import { signToken, type TrackPayload } from "../../src/tracking/tokens";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";

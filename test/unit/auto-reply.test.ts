@@ -1,7 +1,7 @@
 /// <reference types="vite/client" />
 import { describe, expect, it } from "vitest";
 import { classifyAutoReply } from "../../src/replies/auto-reply";
-import { parseMessage } from "../../src/replies/parsed";
+import { parseMessage } from "../../src/mail/parsed";
 import { parseReturnDate } from "../../src/replies/return-date";
 
 // The corpus (test/fixtures/replies/SOURCES.md): ooo/ are out-of-office answers, human/ are people

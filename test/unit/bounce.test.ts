@@ -1,7 +1,7 @@
 /// <reference types="vite/client" />
 import { describe, expect, it } from "vitest";
 import { classifyBounce, type Bounce } from "../../src/replies/bounce";
-import { parseMessage } from "../../src/replies/parsed";
+import { parseMessage } from "../../src/mail/parsed";
 
 // The corpus is read at build time: the Workers runtime has no file system. Sources and licences:
 // test/fixtures/replies/SOURCES-bounces.md.

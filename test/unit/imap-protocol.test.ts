@@ -11,7 +11,7 @@ import {
   parseValues,
   splitTag,
   type ImapResponse,
-} from "../../src/engine/imap-protocol";
+} from "../../src/mail/imap-protocol";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const untagged = (text: string, literals: Uint8Array[] = []): ImapResponse => ({ tag: "*", text, literals });

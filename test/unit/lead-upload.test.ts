@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isValidEmail, normaliseEmail, sortUpload } from "../../src/leads/rules";
+import { isValidEmail, normaliseEmail } from "../../src/mail/address";
+import { sortUpload } from "../../src/leads/rules";
 
 describe("lead upload", () => {
   it("normalises an address by trimming and lower-casing", () => {

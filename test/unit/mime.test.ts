@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import PostalMime from "postal-mime";
-import { buildMime, encodeWords, quotedPrintable, rfc5322Date } from "../../src/engine/mime";
+import { buildMime, encodeWords, quotedPrintable, rfc5322Date } from "../../src/mail/mime";
 
 const decodeWords = (value: string) =>
   value

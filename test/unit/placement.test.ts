@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { arrivalOf, authenticationOf, cellDeadline, foldersToRead, placementOf, senderHopOf, tokensIn } from "../../src/deliverability/placement";
 import { verdictOf } from "../../src/deliverability/spam-filter";
 import { linksOf } from "../../src/deliverability/link-checker";
-import { parseHeaderBlock } from "../../src/replies/parsed";
+import { parseHeaderBlock } from "../../src/mail/parsed";
 
 const gmailSeed = { inboxFolders: ["INBOX"], tabFolders: ["[Gmail]/Promotions", "[Gmail]/Social"], spamFolders: ["[Gmail]/Spam"] };
 

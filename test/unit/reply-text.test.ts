@@ -1,6 +1,6 @@
 /// <reference types="vite/client" />
 import { describe, expect, it } from "vitest";
-import { parseMessage } from "../../src/replies/parsed";
+import { parseMessage } from "../../src/mail/parsed";
 import { replyText } from "../../src/replies/reply-text";
 
 const plain = (text: string) => replyText({ text, html: null });

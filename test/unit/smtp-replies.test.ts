@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyReply, enhancedStatus, parseReply, type SmtpStage } from "../../src/engine/smtp-replies";
+import { classifyReply, enhancedStatus, parseReply, type SmtpStage } from "../../src/mail/smtp-replies";
 
 const reply = (text: string) => {
   const parsed = parseReply(text.split("\n"));

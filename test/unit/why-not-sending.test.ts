@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Schedule } from "../../src/engine/window";
+import type { Schedule } from "../../src/schedule/window";
 import {
   mailboxSendingStatus,
   type MailboxSnapshot,

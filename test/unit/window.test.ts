@@ -17,7 +17,7 @@ import {
   parseClock,
   type Schedule,
   stepDueAt,
-} from "../../src/engine/window";
+} from "../../src/schedule/window";
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

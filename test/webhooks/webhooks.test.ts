@@ -303,8 +303,8 @@ describe("fan-out", () => {
     await ingestOk(apiKey, campaign, [
       { type: "SENT", lead_email: "crm@fan.example", occurred_at: "2026-03-01T10:00:00Z", subject: "Hello Cleo" },
       { type: "REPLY", lead_email: "crm@fan.example", occurred_at: "2026-03-02T10:00:00Z", from_email: "crm@fan.example", body: "Let's talk", cc_emails: ["cfo@fan.example", "ops@fan.example"] },
-      // Recorded now, dated after the change: not part of the thread the change saw.
-      { type: "SENT", lead_email: "crm@fan.example", occurred_at: "2099-01-01T10:00:00Z", sequence_number: 2 },
+      // Recorded now, dated after the change (4 minutes ahead: as far as ingestion takes): not part of the thread the change saw.
+      { type: "SENT", lead_email: "crm@fan.example", occurred_at: new Date(Date.now() + 4 * 60_000).toISOString(), sequence_number: 2 },
     ]);
     const { body: lead } = await callJson<{ id: number }>(`/api/v1/leads?email=crm@fan.example`, { apiKey });
     const changed = await callJson(`/api/v1/campaigns/${campaign}/leads/${lead.id}/category`, { method: "POST", apiKey, body: { category_id: 2 } });

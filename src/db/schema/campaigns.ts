@@ -296,8 +296,8 @@ export const events = sqliteTable(
       t.isMachine,
     ),
     index("events_record_time_idx").on(t.campaignLeadId, t.occurredAt),
-    // A mailbox's sends of a day (its daily_sent_count) as one range.
-    index("events_mailbox_type_time_idx").on(t.emailAccountId, t.type, t.occurredAt),
+    // A mailbox's sends of a day within its own account (src/mailboxes/sends.ts) as one range.
+    index("events_mailbox_type_time_idx").on(t.emailAccountId, t.type, t.accountId, t.occurredAt),
     // A send's outcomes (statistics rows) by seek, and the sends with an outcome of a type
     // (statistics' outcome filter) counted as one range, without a search per record.
     index("events_campaign_send_idx").on(t.campaignId, t.type, t.sendId, t.sendAt).where(sql`send_id IS NOT NULL`),

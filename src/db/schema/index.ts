@@ -8,3 +8,4 @@ export * from "./mailboxes";
 export * from "./engine";
 export * from "./lead-lists";
 export * from "./analytics";
+export * from "./sessions";

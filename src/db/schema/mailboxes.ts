@@ -99,3 +99,31 @@ export const emailAccountTags = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.emailAccountId, t.tagId] }), index("email_account_tags_tag_idx").on(t.tagId)],
 );
+
+export const MANUAL_SEND_KINDS = ["reply", "test_email", "forward", "single"] as const;
+export type ManualSendKind = (typeof MANUAL_SEND_KINDS)[number];
+
+/**
+ * One email a mailbox sent outside its campaigns (src/manual-mail/), with how many recipients it
+ * reached. A reply is also a SENT event of its thread (`in_events`): the day's count of the mailbox
+ * (src/mailboxes/sends.ts) takes it from the events and this row only for its recipients.
+ */
+export const manualSends = sqliteTable(
+  "manual_sends",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    emailAccountId: integer("email_account_id")
+      .notNull()
+      .references(() => emailAccounts.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: MANUAL_SEND_KINDS }).notNull(),
+    recipients: integer("recipients").notNull(),
+    inEvents: integer("in_events", { mode: "boolean" }).notNull().default(false),
+    messageId: text("message_id"),
+    sentAt: instant("sent_at").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("manual_sends_mailbox_time_idx").on(t.emailAccountId, t.sentAt, t.inEvents, t.recipients)],
+);

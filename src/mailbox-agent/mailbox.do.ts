@@ -1,0 +1,150 @@
+import { DurableObject } from "cloudflare:workers";
+import { config } from "../config";
+import type { Bindings } from "../platform/env";
+import { database } from "../platform/db";
+import { loadKeyring } from "../platform/crypto";
+import { log } from "../platform/logging";
+import { emailLinks } from "../engine/links";
+import { runReaderPass, type ReadResult } from "./read-pass";
+import type { ReaderCursor } from "../mail/reader";
+import { runSenderPass, type PassOptions, type PassResult } from "../engine/sender";
+import { recordWake } from "./store";
+import { sendDueReplies, sendReply, type Delivery, type ReplyDoor, type ReplyToSend } from "../replies/outbound";
+import { deliverManualEmail, type ManualEmail, type ManualMailDoor, type ManualOutcome } from "../manual-mail/send";
+import { sendDueTestEmails } from "../deliverability/test-sender";
+
+/** After a read that left messages waiting, the next one comes this soon. */
+const READ_AGAIN_MS = 1_000;
+
+type RunOptions = PassOptions & { mailboxId?: number; read?: boolean };
+
+/**
+ * One object per mailbox (named by its id): the only code that sends from that mailbox (campaign
+ * passes, scheduled and immediate inbox replies, test emails: one at a time), so its gap, daily cap
+ * and manual allowance hold across all its campaigns without any lock, and the one that reads its INBOX
+ * (a cursor of UIDVALIDITY and last UID in its storage). It works on its alarm, set to the sooner of
+ * the next send and the next read; `wake` sets it at once (START, new leads, a mailbox attached or
+ * fixed, the minute cron for a late one).
+ */
+export class MailboxSender extends DurableObject<Bindings> implements ManualMailDoor, ReplyDoor {
+  private running: Promise<unknown> | null = null;
+  private reading: Promise<ReadResult> | null = null;
+
+  private get kv() {
+    return this.ctx.storage.kv;
+  }
+
+  /** Runs a pass soon: at once when `now`, else only if no alarm is set (the cron's re-arm). */
+  async wake(mailboxId: number, mode: "now" | "if-idle" = "now"): Promise<void> {
+    this.kv.put("mailbox", mailboxId);
+    const alarm = await this.ctx.storage.getAlarm();
+    if (mode === "if-idle" && alarm !== null) return;
+    if (alarm === null || alarm > Date.now()) await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  override async alarm(): Promise<void> {
+    await this.runPass(Date.now());
+  }
+
+  /**
+   * One pass at `now` (the alarm's time; tests and the operator route give their own clock and
+   * bounds): a read of the INBOX when one is due (unless `read: false`), the replies scheduled from
+   * the inbox that are due, the spam-test emails that are due (so a mailbox's sending, test emails
+   * included, stays in this one object), then the campaign sending.
+   */
+  async runPass(now: number, options: RunOptions = {}): Promise<PassResult & { timings: PassOptions["timings"] }> {
+    if (options.mailboxId !== undefined) this.kv.put("mailbox", options.mailboxId);
+    const timings = { findMs: 0, claimMs: 0, sendMs: 0 };
+    // One pass at a time, each at its own clock: a pass asked for while another runs waits for it
+    // (sharing it would answer with the other pass's clock, e.g. an alarm's real time).
+    return { ...(await this.exclusive(() => this.pass(now, { ...options, timings }))), timings };
+  }
+
+  /**
+   * A manual email (a test email; later a forward or a one-off send) under the manual-send rule:
+   * sent between passes, never during one, so the mailbox's gap and allowance hold.
+   */
+  async sendManualEmail(email: ManualEmail): Promise<ManualOutcome> {
+    return this.exclusive(() => deliverManualEmail(this.env, email, Date.now()));
+  }
+
+  /** An inbox reply to send now; one the gap holds back is queued by the route, and this object wakes for it. */
+  async sendInboxReply(reply: ReplyToSend): Promise<Delivery> {
+    const delivery = await this.exclusive(() => sendReply(this.env, reply, Date.now()));
+    if (!delivery.ok && delivery.kind === "wait") {
+      this.kv.put("mailbox", reply.emailAccountId);
+      const alarm = await this.ctx.storage.getAlarm();
+      if (alarm === null || alarm > delivery.until) await this.ctx.storage.setAlarm(delivery.until);
+    }
+    return delivery;
+  }
+
+  /** Sends one thing at a time: a pass or a manual send asked for while another runs waits for it. */
+  private async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    while (this.running) await this.running.catch(() => undefined);
+    const run = work().finally(() => (this.running = null));
+    this.running = run;
+    return run;
+  }
+
+  /** Reads the INBOX now, whatever the schedule (tests, the operator route, the replies benchmark). */
+  async runRead(now: number, mailboxId: number): Promise<ReadResult> {
+    this.kv.put("mailbox", mailboxId);
+    return this.read(mailboxId, now);
+  }
+
+  /** One read at a time: a read asked for while one runs shares it (the cursor moves once). */
+  private read(mailboxId: number, now: number): Promise<ReadResult> {
+    if (!this.reading) this.reading = this.readOnce(mailboxId, now).finally(() => (this.reading = null));
+    return this.reading;
+  }
+
+  private async readOnce(mailboxId: number, now: number): Promise<ReadResult> {
+    let result: ReadResult = { cursor: null, more: false, outcome: null };
+    try {
+      result = await runReaderPass(this.env, mailboxId, now, this.kv.get<ReaderCursor>("cursor") ?? null);
+      if (result.cursor) this.kv.put("cursor", result.cursor);
+    } catch (error) {
+      log("error", "mailbox read failed", { mailbox_id: mailboxId, error: String(error) });
+    }
+    this.kv.put("nextReadAt", result.more ? now + READ_AGAIN_MS : now + config(this.env).mailboxPollMs);
+    return result;
+  }
+
+  private async pass(now: number, options: RunOptions): Promise<PassResult> {
+    const mailboxId = this.kv.get<number>("mailbox");
+    if (mailboxId === undefined) return { sent: 0, nextWakeAt: null };
+    if (options.read !== false && (this.kv.get<number>("nextReadAt") ?? 0) <= now) await this.read(mailboxId, now);
+    let nextReplyAt: number | null = null;
+    try {
+      nextReplyAt = await sendDueReplies(this.env, mailboxId, now);
+    } catch (error) {
+      // Claimed replies stay QUEUED; the minute cron marks them failed rather than send twice.
+      log("error", "scheduled replies failed", { mailbox_id: mailboxId, error: String(error) });
+    }
+    let nextTestSendAt: number | null;
+    try {
+      nextTestSendAt = await sendDueTestEmails(this.env, mailboxId, now);
+    } catch (error) {
+      // Claimed test emails count as sent; their cells reach the deadline as not_received.
+      log("error", "spam test emails failed", { mailbox_id: mailboxId, error: String(error) });
+      nextTestSendAt = now + 60_000;
+    }
+    const settings = config(this.env);
+    const links = emailLinks(await loadKeyring(settings.secretsKey), settings.publicUrl);
+    let result: PassResult;
+    try {
+      result = await runSenderPass(this.env, mailboxId, now, links, options);
+    } catch (error) {
+      // Claims not stored stay leased and come back when the lease ends; try again then.
+      log("error", "sender pass failed", { mailbox_id: mailboxId, error: String(error) });
+      result = { sent: 0, nextWakeAt: now + 60_000 };
+    }
+    const wakeAt = Math.min(result.nextWakeAt ?? Infinity, this.kv.get<number>("nextReadAt") ?? Infinity, nextReplyAt ?? Infinity, nextTestSendAt ?? Infinity);
+    if (wakeAt === Infinity) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(Math.max(wakeAt, Date.now()));
+    // With no alarm, the cron looks again in an hour (a lost wake costs at most that).
+    await recordWake(database(this.env.DB), mailboxId, wakeAt === Infinity ? now + 3_600_000 : wakeAt);
+    return result;
+  }
+}

@@ -1,0 +1,32 @@
+import { and, eq, inArray, isNull, lte, or } from "drizzle-orm";
+import { campaignEmailAccounts, campaigns, emailAccounts } from "../db/schema";
+import type { Database } from "../platform/db";
+
+/**
+ * Mailboxes the minute cron should wake: in an ACTIVE campaign (sending) or a PAUSED one (its leads
+ * still reply; a suspended mailbox is still read), and late (their object's next wake passed a
+ * minute ago, or was never set). Bounded per minute.
+ */
+export async function lateMailboxes(db: Database, now: number, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectDistinct({ id: emailAccounts.id })
+    .from(emailAccounts)
+    .innerJoin(campaignEmailAccounts, eq(campaignEmailAccounts.emailAccountId, emailAccounts.id))
+    .innerJoin(campaigns, eq(campaigns.id, campaignEmailAccounts.campaignId))
+    .where(
+      and(
+        inArray(campaigns.status, ["ACTIVE", "PAUSED"]),
+        or(isNull(emailAccounts.engineWakeAt), lte(emailAccounts.engineWakeAt, new Date(now - 60_000))),
+      ),
+    )
+    .limit(limit);
+  return rows.map((row) => row.id);
+}
+
+/** Writes when the mailbox's sender wakes next, so the minute cron can tell a lost alarm. */
+export async function recordWake(db: Database, mailboxId: number, wakeAt: number | null): Promise<void> {
+  await db
+    .update(emailAccounts)
+    .set({ engineWakeAt: wakeAt === null ? null : new Date(wakeAt) })
+    .where(eq(emailAccounts.id, mailboxId));
+}

@@ -1,0 +1,12 @@
+import { createRouter } from "../platform/openapi";
+import { campaignMailboxRoutes } from "./campaign-routes";
+import { mailboxRoutes } from "./routes";
+import { mailboxTagRoutes } from "./tag-routes";
+import { mailboxWarmupRoutes } from "./warmup-routes";
+
+/** Mailboxes: the tag routes' literal paths first, so `/email-accounts/tag-manager` and its siblings are never ids. */
+export const mailboxFeatureRoutes = createRouter()
+  .route("/", mailboxTagRoutes)
+  .route("/", mailboxRoutes)
+  .route("/", mailboxWarmupRoutes)
+  .route("/", campaignMailboxRoutes);

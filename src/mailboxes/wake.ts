@@ -1,0 +1,31 @@
+import type { Bindings } from "../platform/env";
+import { database } from "../platform/db";
+import { log } from "../platform/logging";
+import { mailboxIdsOfCampaign } from "./store";
+
+/**
+ * The doorbell of a mailbox's agent (its Durable Object, `src/mailbox-agent/`): features that give a
+ * mailbox work (START, new leads, an attached or fixed mailbox, a scheduled reply) ring it here. Only
+ * `wake` is typed, so these features need not import the agent that sits above them.
+ */
+export interface MailboxDoorbell {
+  wake(mailboxId: number, mode: "now" | "if-idle"): Promise<void>;
+}
+
+/** The Durable Object of a mailbox, named by its id. */
+export function mailboxObject(env: Bindings, mailboxId: number): DurableObjectStub {
+  return env.MAILBOX_SENDER.get(env.MAILBOX_SENDER.idFromName(String(mailboxId)));
+}
+
+/** Wakes these mailboxes' agents now; a failed wake is logged (the minute cron re-arms late ones). */
+export async function wakeMailboxes(env: Bindings, mailboxIds: number[], mode: "now" | "if-idle" = "now"): Promise<void> {
+  const results = await Promise.allSettled(mailboxIds.map((id) => (mailboxObject(env, id) as unknown as MailboxDoorbell).wake(id, mode)));
+  for (const [index, result] of results.entries()) {
+    if (result.status === "rejected") log("warn", "mailbox sender wake failed", { mailbox_id: mailboxIds[index], error: String(result.reason) });
+  }
+}
+
+/** Wakes the agents of a campaign's mailboxes (it started, or gained leads). */
+export async function wakeCampaign(env: Bindings, campaignId: number): Promise<void> {
+  await wakeMailboxes(env, await mailboxIdsOfCampaign(database(env.DB), campaignId));
+}

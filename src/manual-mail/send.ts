@@ -1,0 +1,108 @@
+import { eq, type SQL } from "drizzle-orm";
+import { config } from "../config";
+import { emailAccounts, type ManualSendKind } from "../db/schema";
+import { mailbox as addressOf, type MimeAttachment, type MimeMessage } from "../mail/mime";
+import { sendMail } from "../mail/smtp";
+import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rules";
+import { storedPassword } from "../mailboxes/store";
+import { mailboxObject } from "../mailboxes/wake";
+import type { Scope } from "../platform/access";
+import { loadKeyring } from "../platform/crypto";
+import { database } from "../platform/db";
+import type { Bindings } from "../platform/env";
+import { rawBatch } from "../platform/sql";
+import { allRecipients, collapseRecipients, manualPace, recipientProblem } from "./rules";
+import { manualFacts, manualSendStatement } from "./store";
+
+/** An email a person has a mailbox send outside its campaigns. */
+export interface ManualEmail {
+  kind: ManualSendKind;
+  mailboxId: number;
+  /** Whose block list and opt-outs hold: the account, and the client of the campaign the email belongs to. */
+  scope: Scope;
+  /** The email: `to` is its one To recipient; it always goes out from the mailbox's own identity. */
+  message: Omit<MimeMessage, "from">;
+  cc: string[];
+  bcc: string[];
+  /** Add the mailbox's own `bcc` copy (CONTRACT 10: every campaign email and manual reply). */
+  ownBcc: boolean;
+}
+
+export type ManualOutcome =
+  /** `results`: those of the `record` statements, in order. */
+  | { ok: true; sentAt: number; results: Record<string, unknown>[][] }
+  | { ok: false; kind: "mailbox" | "refused" | "server"; message: string }
+  /** The mailbox's gap runs until `until`: nothing was sent. */
+  | { ok: false; kind: "wait"; until: number; message: string };
+
+interface ManualHooks {
+  /** Files fetched once the rule allows the send (a reply's attachments, fetched at send time); a string refuses it. */
+  attachments?: () => Promise<MimeAttachment[] | string>;
+  /**
+   * Statements committed in the same batch as the send's row: a reply's SENT event of its thread
+   * (so the day's count takes the reply from the events, src/mailboxes/sends.ts).
+   */
+  record?: (sent: { at: number; mailbox: MailboxRow }) => SQL[];
+}
+
+/**
+ * The mailbox agent's door for manual sends (src/mailbox-agent/ implements it): features send
+ * through the mailbox's one object, never on their own, so its gap and allowance hold.
+ */
+export interface ManualMailDoor {
+  sendManualEmail(email: ManualEmail): Promise<ManualOutcome>;
+}
+
+export function manualMailDoor(env: Bindings, mailboxId: number): ManualMailDoor {
+  return mailboxObject(env, mailboxId) as unknown as ManualMailDoor;
+}
+
+const UNUSABLE = "The mailbox cannot send: it is deleted, suspended, failing its connection check, or has no password";
+
+/**
+ * Sends one manual email after the rule of src/manual-mail/rules.ts (recipients, gap, allowance),
+ * then stores its row (and `hooks.record`) in one batch. Runs inside the mailbox's object only.
+ */
+export async function deliverManualEmail(env: Bindings, email: ManualEmail, now: number, hooks: ManualHooks = {}): Promise<ManualOutcome> {
+  const mailbox = await database(env.DB).select().from(emailAccounts).where(eq(emailAccounts.id, email.mailboxId)).get();
+  if (!mailbox || mailbox.accountId !== email.scope.accountId || mailbox.isSuspended || !connectionUsable(mailbox)) {
+    return { ok: false, kind: "mailbox", message: UNUSABLE };
+  }
+  const password = await storedPassword(await loadKeyring(config(env).secretsKey), mailbox, "smtp");
+  if (password === null) return { ok: false, kind: "mailbox", message: UNUSABLE };
+
+  const to = addressOf(email.message.to);
+  const recipients = collapseRecipients({ to: to.email, cc: email.cc, bcc: email.bcc });
+  const { refusals, day } = await manualFacts(env.DB, email.scope, recipients, mailbox, now);
+  const problem = recipientProblem(recipients, refusals);
+  if (problem !== null) return { ok: false, kind: "refused", message: problem };
+  const deliveries = allRecipients(recipients).length;
+  const pace = manualPace(day, deliveries);
+  if (pace.kind !== "now") return pace.kind === "wait" ? { ok: false, ...pace } : { ok: false, kind: "refused", message: pace.message };
+
+  const attachments = hooks.attachments ? await hooks.attachments() : email.message.attachments;
+  if (typeof attachments === "string") return { ok: false, kind: "refused", message: attachments };
+  const headers = { ...email.message.headers };
+  if (recipients.cc.length > 0) headers.Cc = recipients.cc.join(", ");
+  if (mailbox.differentReplyToAddress && headers["Reply-To"] === undefined) headers["Reply-To"] = mailbox.differentReplyToAddress;
+  const copies = [...recipients.cc, ...recipients.bcc, ...(email.ownBcc && mailbox.bccEmail ? [mailbox.bccEmail] : [])];
+  const result = await sendMail(
+    smtpTarget(mailbox, password),
+    { ...email.message, from: { email: mailbox.fromEmail, name: mailbox.fromName }, to: { ...to, email: recipients.to }, headers, attachments },
+    { allowPlain: false, bcc: copies },
+  );
+  if (!result.ok) return { ok: false, kind: "server", message: result.failure.text };
+
+  const statements = hooks.record?.({ at: now, mailbox }) ?? [];
+  const row = manualSendStatement({
+    accountId: mailbox.accountId,
+    mailboxId: mailbox.id,
+    kind: email.kind,
+    recipients: deliveries,
+    inEvents: hooks.record !== undefined,
+    messageId: result.messageId,
+    sentAt: now,
+  });
+  const results = await rawBatch(env.DB, [...statements, row]);
+  return { ok: true, sentAt: now, results: results.slice(0, statements.length) };
+}

@@ -1,0 +1,105 @@
+import type { Schedule } from "./window";
+
+/**
+ * A campaign's sending settings (contract section 11), stored as one JSON value: the engine reads
+ * them whole with the campaign, and fields that are stored but not acted on stay together.
+ */
+export interface CampaignSettings {
+  trackSettings: TrackSetting[];
+  stopLeadSettings: StopLeadSetting;
+  unsubscribeText: string;
+  addUnsubscribeTag: boolean;
+  sendAsPlainText: boolean;
+  forcePlainText: boolean;
+  followUpPercentage: number;
+  outOfOffice: OutOfOfficeSettings;
+  autoPauseDomainLeadsOnReply: boolean;
+  bounceAutopauseThreshold: number | null;
+  /** Accepted for compatibility, stored, not acted on. */
+  stored: Record<string, unknown>;
+}
+
+export const TRACK_SETTINGS = ["DONT_EMAIL_OPEN", "DONT_LINK_CLICK", "DONT_REPLY_TO_AN_EMAIL"] as const;
+export type TrackSetting = (typeof TRACK_SETTINGS)[number];
+export const STOP_LEAD_SETTINGS = ["REPLY_TO_AN_EMAIL", "CLICK_ON_A_LINK", "OPEN_AN_EMAIL"] as const;
+export type StopLeadSetting = (typeof STOP_LEAD_SETTINGS)[number];
+
+export interface OutOfOfficeSettings {
+  ignoreOOOasReply: boolean;
+  autoReactivateOOO: boolean;
+  reactivateOOOwithDelay: number;
+  autoCategorizeOOO: boolean;
+}
+
+export const DEFAULT_SETTINGS: CampaignSettings = {
+  trackSettings: [],
+  stopLeadSettings: "REPLY_TO_AN_EMAIL",
+  unsubscribeText: "",
+  addUnsubscribeTag: false,
+  sendAsPlainText: false,
+  forcePlainText: false,
+  followUpPercentage: 100,
+  outOfOffice: { ignoreOOOasReply: false, autoReactivateOOO: false, reactivateOOOwithDelay: 7, autoCategorizeOOO: false },
+  autoPauseDomainLeadsOnReply: false,
+  bounceAutopauseThreshold: null,
+  stored: {},
+};
+
+/** The write names of track settings map onto the read names (both are accepted). */
+export function trackSetting(value: string): TrackSetting {
+  return value.replace(/^DONT_TRACK_/, "DONT_") as TrackSetting;
+}
+
+/** A first schedule's defaults (contract section 11, inferred): Monday-Friday 09:00-17:00. */
+export function scheduleWithDefaults(current: Schedule | null, change: Partial<Schedule>): Schedule | null {
+  const base: Omit<Schedule, "timezone"> = current ?? {
+    days_of_the_week: [1, 2, 3, 4, 5],
+    start_hour: "09:00",
+    end_hour: "17:00",
+    min_time_btw_emails: 10,
+    max_new_leads_per_day: 100,
+    schedule_start_time: null,
+  };
+  const timezone = change.timezone ?? current?.timezone;
+  if (!timezone) return null;
+  const defined = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined));
+  return { ...base, ...defined, timezone } as Schedule;
+}
+
+/** The read shape's `scheduler_cron_value`. */
+export function presentSchedule(schedule: Schedule | null) {
+  return schedule
+    ? { tz: schedule.timezone, days: [...schedule.days_of_the_week], startHour: schedule.start_hour, endHour: schedule.end_hour }
+    : null;
+}
+
+/** The stored JSON as settings, every absent field at its default. */
+export function settingsOf(stored: Record<string, unknown> | null): CampaignSettings {
+  const value = (stored ?? {}) as Partial<CampaignSettings>;
+  return { ...DEFAULT_SETTINGS, ...value, outOfOffice: { ...DEFAULT_SETTINGS.outOfOffice, ...value.outOfOffice } };
+}
+
+export function scheduleOf(stored: Record<string, unknown> | null): Schedule | null {
+  return (stored as Schedule | null) ?? null;
+}
+
+/** The fields section 11 adds to a campaign's read shape. */
+export function presentSending(schedule: Schedule | null, settings: CampaignSettings) {
+  return {
+    track_settings: settings.trackSettings,
+    scheduler_cron_value: presentSchedule(schedule),
+    min_time_btwn_emails: schedule?.min_time_btw_emails ?? null,
+    max_leads_per_day: schedule?.max_new_leads_per_day ?? null,
+    schedule_start_time: schedule?.schedule_start_time == null ? null : String(schedule.schedule_start_time),
+    stop_lead_settings: settings.stopLeadSettings,
+    unsubscribe_text: settings.unsubscribeText,
+    send_as_plain_text: settings.sendAsPlainText,
+    force_plain_text: settings.forcePlainText,
+    follow_up_percentage: settings.followUpPercentage,
+    enable_ai_esp_matching: Boolean(settings.stored.enable_ai_esp_matching ?? false),
+    add_unsubscribe_tag: settings.addUnsubscribeTag,
+    auto_pause_domain_leads_on_reply: settings.autoPauseDomainLeadsOnReply,
+    bounce_autopause_threshold: settings.bounceAutopauseThreshold,
+    out_of_office_detection_settings: settings.outOfOffice,
+  };
+}

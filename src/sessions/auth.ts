@@ -1,0 +1,49 @@
+import { createMiddleware } from "hono/factory";
+import type { Context } from "hono";
+import type { AppEnv } from "../platform/env";
+import { admitKey, apiKeyAuth, presentedKey } from "../keys/auth";
+import { refuseAuthentication, refuseIfBlocked, requestBucket } from "../keys/auth-failures";
+import { ApiError } from "../platform/errors";
+import { deleteSession, findLiveSession, touchSession } from "./store";
+import { digestToken, fromOwnPages, slidingExpiry, tokenFromCookies, TOUCH_EVERY_MS } from "./rules";
+
+export const SESSION_ENDED = "Session expired or signed out";
+
+/**
+ * The session token of a request the app's own pages made, when it presents no API key. From anywhere
+ * else the cookie is not a credential at all (the request is answered as one without a key).
+ */
+export function sessionToken(c: Context<AppEnv>): string | undefined {
+  if (presentedKey(c.req)) return undefined;
+  const url = new URL(c.req.url);
+  const token = tokenFromCookies(url, c.req.header("Cookie"));
+  if (!token) return undefined;
+  return fromOwnPages(url, { secFetchSite: c.req.header("Sec-Fetch-Site"), origin: c.req.header("Origin") }) ? token : undefined;
+}
+
+/**
+ * Authentication for /api/v1/: an API key as before, or a web app session from the app's own pages.
+ * A session resolves through its key's gate exactly as the key would (same principal, same budget,
+ * same refusal once the key is deleted, reset or deactivated), so there is one tenancy rule and one
+ * rate limit, whatever the credential.
+ */
+export const apiAuth = createMiddleware<AppEnv>(async (c, next) => {
+  const token = sessionToken(c);
+  if (!token) return apiKeyAuth(c, next);
+  const bucket = requestBucket(c.req.header("CF-Connecting-IP"));
+  refuseIfBlocked(bucket);
+  const now = Date.now();
+  const session = await findLiveSession(c.env.DB, await digestToken(token), now);
+  if (!session) return refuseAuthentication(c.env, bucket, ApiError.unauthorized(SESSION_ENDED));
+  const headers = await admitKey(c, session.keyKind, session.keyHash);
+  if (!headers) {
+    await deleteSession(c.env.DB, session.id);
+    return refuseAuthentication(c.env, bucket, ApiError.unauthorized(SESSION_ENDED));
+  }
+  c.set("sessionId", session.id);
+  if (now - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
+    await touchSession(c.env.DB, session.id, now, slidingExpiry(session.createdAt.getTime(), now));
+  }
+  await next();
+  for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+});

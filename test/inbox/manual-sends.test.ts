@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
+import { callJson, env, provisionAccount } from "../helpers";
+import { createMailbox, readMailbox } from "../mailboxes/fixtures";
+
+/**
+ * Issue 23, "block list and caps bypassed outside campaigns": every manual send (inbox replies and
+ * test emails today) goes through one rule: no block-listed or opted-out address in to, cc or bcc,
+ * at most 10 recipients, the mailbox's gap, and a daily allowance of manual deliveries equal to its
+ * cap. What needs no mail server is tested here; the lab test (test/mail/manual-sends.test.ts)
+ * sends for real.
+ */
+
+const MINUTE = 60_000;
+
+/** A thread of a campaign with one step, its record pinned to a mailbox that passed its check. */
+async function world(mailbox: Record<string, unknown> = {}) {
+  const account = await provisionAccount();
+  const apiKey = account.apiKey;
+  const box = await createMailbox(apiKey, { max_email_per_day: 2, ...mailbox });
+  await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, is_imap_success = 1 WHERE id = ?").bind(box.id).run();
+  const campaign = await createCampaign(apiKey);
+  await callJson(`/api/v1/campaigns/${campaign}/sequences`, {
+    method: "POST",
+    apiKey,
+    body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }] },
+  });
+  const records = await addLeads(apiKey, campaign, ["lead@manual.example", "gone@manual.example"]);
+  await callJson(`/api/v1/campaigns/${campaign}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: [box.id] } });
+  await ingestOk(apiKey, campaign, [
+    { type: "SENT", lead_email: "lead@manual.example", occurred_at: new Date(Date.now() - 2 * 86_400_000).toISOString(), message_id: "<s@m>", email_account_id: box.id },
+  ]);
+  const stats = (await env.DB.prepare("SELECT id FROM events WHERE campaign_lead_id = ? AND type = 'SENT'").bind(records["lead@manual.example"]!).first<{ id: number }>())!.id;
+  const leadId = async (email: string) =>
+    (await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(records[email]!).first<{ lead_id: number }>())!.lead_id;
+  return { account, apiKey, campaign, mailboxId: box.id, stats, leadId };
+}
+
+const reply = (apiKey: string, campaign: number, body: Record<string, unknown>) =>
+  callJson<{ error?: string; message_id?: string; email_stats_id?: string }>(`/api/v1/campaigns/${campaign}/reply-email-thread`, { method: "POST", apiKey, body });
+const testEmail = (apiKey: string, campaign: number, body: Record<string, unknown>) =>
+  callJson<{ error?: string }>(`/api/v1/campaigns/${campaign}/send-test-email`, { method: "POST", apiKey, body });
+
+/** Manual sends the mailbox made earlier today, as its object records them. */
+async function earlierManualSends(mailboxId: number, accountId: number, recipients: number[], at = Date.now() - 30 * MINUTE) {
+  for (const n of recipients) {
+    await env.DB.prepare("INSERT INTO manual_sends (account_id, email_account_id, kind, recipients, in_events, sent_at, created_at) VALUES (?, ?, 'test_email', ?, 0, ?, ?)")
+      .bind(accountId, mailboxId, n, at, at)
+      .run();
+  }
+}
+
+async function nothingStored(campaign: number) {
+  const row = await env.DB.prepare(
+    "SELECT (SELECT count(*) FROM outbound_replies WHERE campaign_id = ?1) AS replies, (SELECT count(*) FROM events WHERE campaign_id = ?1 AND type = 'SENT') AS sent",
+  )
+    .bind(campaign)
+    .first<{ replies: number; sent: number }>();
+  expect(row).toEqual({ replies: 0, sent: 1 });
+}
+
+describe("what a manual send may reach", () => {
+  it("refuses a reply with a block-listed or opted-out address in to, cc or bcc, naming it, now or scheduled", async () => {
+    const { apiKey, campaign, stats, leadId } = await world();
+    await callJson("/api/v1/leads/add-domain-block-list", { method: "POST", apiKey, body: { domain_block_list: ["blocked.example", "one@listed.example"] } });
+    expect((await callJson(`/api/v1/leads/${await leadId("gone@manual.example")}/unsubscribe`, { method: "POST", apiKey })).status).toBe(200);
+    const later = new Date(Date.now() + 86_400_000).toISOString();
+    for (const extra of [{}, { scheduled_time: later }]) {
+      expect(await reply(apiKey, campaign, { email_stats_id: stats, email_body: "x", cc: "ok@fine.example, Boss@Blocked.example", ...extra })).toMatchObject({
+        status: 400,
+        body: { error: "The recipient boss@blocked.example is on the block list" },
+      });
+      expect(await reply(apiKey, campaign, { email_stats_id: stats, email_body: "x", bcc: ["one@listed.example"], ...extra })).toMatchObject({
+        status: 400,
+        body: { error: "The recipient one@listed.example is on the block list" },
+      });
+      expect(await reply(apiKey, campaign, { email_stats_id: stats, email_body: "x", to_email: "gone@manual.example", ...extra })).toMatchObject({
+        status: 400,
+        body: { error: "The recipient gone@manual.example has unsubscribed or bounced" },
+      });
+      expect(await reply(apiKey, campaign, { email_stats_id: stats, email_body: "x", bcc: "GONE@manual.example", ...extra })).toMatchObject({
+        status: 400,
+        body: { error: "The recipient gone@manual.example has unsubscribed or bounced" },
+      });
+    }
+    await nothingStored(campaign);
+  });
+
+  it("takes at most 10 recipients, counting an address repeated across to, cc and bcc once", async () => {
+    const { apiKey, campaign, stats } = await world();
+    const later = new Date(Date.now() + 86_400_000).toISOString();
+    const ten = Array.from({ length: 10 }, (_, i) => `p${i}@many.example`);
+    expect(await reply(apiKey, campaign, { email_stats_id: stats, email_body: "x", cc: ten, scheduled_time: later })).toMatchObject({
+      status: 400,
+      body: { error: "A manual email may go to at most 10 recipients (to, cc and bcc together); this one has 11" },
+    });
+    expect(await reply(apiKey, campaign, { email_stats_id: stats, email_body: "x", cc: ten.slice(1), scheduled_time: later })).toMatchObject({ status: 200 });
+    // The lead twice more, in other cases: still ten.
+    const repeated = await reply(apiKey, campaign, { email_stats_id: stats, email_body: "x", cc: [...ten.slice(1, 6), "LEAD@manual.example"], bcc: [...ten.slice(6), "Lead@Manual.example"], scheduled_time: later });
+    expect(repeated.status, JSON.stringify(repeated.body)).toBe(200);
+    const stored = await env.DB.prepare("SELECT to_email, cc, bcc FROM outbound_replies WHERE message_id = ?").bind(repeated.body.message_id).first<Record<string, string>>();
+    expect(stored).toEqual({ to_email: "lead@manual.example", cc: JSON.stringify(ten.slice(1, 6)), bcc: JSON.stringify(ten.slice(6)) });
+  });
+
+  it("refuses a test email to an opted-out address", async () => {
+    const { apiKey, campaign, leadId } = await world();
+    expect((await callJson(`/api/v1/leads/${await leadId("gone@manual.example")}/unsubscribe`, { method: "POST", apiKey })).status).toBe(200);
+    expect(await testEmail(apiKey, campaign, { leadId: await leadId("lead@manual.example"), sequenceNumber: 1, customEmailAddress: "Gone@Manual.example" })).toMatchObject({
+      status: 400,
+      body: { error: "The recipient gone@manual.example has unsubscribed or bounced" },
+    });
+  });
+});
+
+describe("how many manual sends a mailbox makes", () => {
+  it("allows as many manual deliveries a UTC day as its cap, counted per recipient, then refuses replies and test emails", async () => {
+    const { account, apiKey, campaign, mailboxId, stats, leadId } = await world({ max_email_per_day: 2 });
+    await earlierManualSends(mailboxId, account.id, [2]);
+    expect(await testEmail(apiKey, campaign, { leadId: await leadId("lead@manual.example"), sequenceNumber: 1 })).toMatchObject({
+      status: 400,
+      body: {
+        error: expect.stringMatching(
+          /^The mailbox has made 2 of its 2 manual deliveries for today \(UTC, one per recipient\); this email needs 1: the allowance renews at \d{4}-\d\d-\d\dT00:00:00\.000Z$/,
+        ),
+      },
+    });
+    expect(await reply(apiKey, campaign, { email_stats_id: stats, email_body: "x" })).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^The mailbox has made 2 of its 2 manual deliveries/) } });
+    await nothingStored(campaign);
+    // Manual sends count in daily_sent_count (one per email), like the campaign's.
+    expect((await readMailbox(apiKey, mailboxId)).body.daily_sent_count).toBe(1);
+  });
+
+  it("keeps the mailbox's gap: a test email is refused until it ends, a reply is queued for its end", async () => {
+    const { account, apiKey, campaign, mailboxId, stats, leadId } = await world({ max_email_per_day: 50, time_to_wait_in_mins: 10 });
+    const sentAt = Date.now() - MINUTE;
+    await earlierManualSends(mailboxId, account.id, [1], sentAt);
+    const until = new Date(sentAt + 10 * MINUTE).toISOString();
+    expect(await testEmail(apiKey, campaign, { leadId: await leadId("lead@manual.example"), sequenceNumber: 1 })).toMatchObject({
+      status: 400,
+      body: { error: `The mailbox waits 10 minutes between sends: it may send again at ${until}` },
+    });
+    const queued = await reply(apiKey, campaign, { email_stats_id: stats, email_body: "<p>Soon</p>" });
+    expect(queued.status, JSON.stringify(queued.body)).toBe(200);
+    expect(queued.body).toMatchObject({ ok: true, message: "Email added to the queue, will be sent out soon!", email_stats_id: String(stats) });
+    const status = await callJson(`/api/v1/master-inbox/reply-status?message_id=${encodeURIComponent(queued.body.message_id!)}`, { apiKey });
+    expect(status.body).toMatchObject({ data: { status: "SCHEDULED", scheduled_time: until } });
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { parseMessage } from "../../src/mail/parsed";
+import { recordInbound } from "../../src/replies/inbound";
+import { addLeads, createCampaign } from "../campaigns/fixtures";
+import { createClient, env, provisionAccount } from "../helpers";
+import { createMailbox, type EmailAccount } from "../mailboxes/fixtures";
+
+/**
+ * Issue 23: a message a mailbox receives joins a campaign thread only when that thread is within
+ * the mailbox's client scope (the one tenancy rule, with the mailbox as the one who reads), or when
+ * the mailbox itself sent the message it answers. Mail that reached client Y's mailbox never shows
+ * in client X's inbox.
+ */
+
+const RECEIVED = Date.parse("2026-04-02T09:30:00.000Z");
+
+function answer(to: string, inReplyTo: string): string {
+  return [
+    "From: lead@x-prospect.example",
+    `To: ${to}`,
+    "Subject: Re: Hello",
+    `Message-ID: <${crypto.randomUUID()}@x-prospect.example>`,
+    `In-Reply-To: ${inReplyTo}`,
+    `References: ${inReplyTo}`,
+    "Date: Thu, 02 Apr 2026 09:30:00 +0000",
+    "MIME-Version: 1.0",
+    'Content-Type: text/plain; charset="utf-8"',
+    "",
+    "Private words meant for whoever wrote to me.",
+  ].join("\r\n");
+}
+
+/** A campaign email as the engine leaves it: a sent message row of the record, from `mailboxId`. */
+async function sentMessage(campaign: number, recordId: number, mailboxId: number): Promise<string> {
+  const messageId = `<${crypto.randomUUID()}@x-sender.example>`;
+  await env.DB.prepare(
+    `INSERT INTO messages (account_id, campaign_id, campaign_lead_id, step, email_account_id, message_id, status, attempts, to_email, created_at, updated_at)
+     SELECT account_id, campaign_id, id, 1, ?2, ?3, 'sent', 1, 'lead@x-prospect.example', ?4, ?4 FROM campaign_leads WHERE id = ?1`,
+  )
+    .bind(recordId, mailboxId, messageId, RECEIVED - 3_600_000)
+    .run();
+  return messageId;
+}
+
+const replies = async (campaign: number) =>
+  (await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_id = ? AND type = 'REPLY'").bind(campaign).first<{ n: number }>())!.n;
+
+describe("matching a received message to a campaign thread", () => {
+  it("keeps client Y's mailbox out of client X's threads, unless that mailbox sent the message answered", async () => {
+    const account = await provisionAccount();
+    const k = account.apiKey;
+    const clientX = await createClient(k, "X", "x@clients.example");
+    const clientY = await createClient(k, "Y", "y@clients.example");
+    const ofX = await createMailbox(k, { client_id: clientX });
+    const ofY = await createMailbox(k, { client_id: clientY });
+    const owners = await createMailbox(k);
+    const campaign = await createCampaign(k, { client_id: clientX });
+    const records = await addLeads(k, campaign, ["lead@x-prospect.example"]);
+    const record = records["lead@x-prospect.example"]!;
+    const fromX = await sentMessage(campaign, record, ofX.id);
+    const mailbox = (row: EmailAccount, clientId: number | null) => ({ id: row.id, accountId: account.id, clientId, fromEmail: row.from_email });
+    const read = async (row: EmailAccount, clientId: number | null, inReplyTo: string, at: number) =>
+      recordInbound(env, mailbox(row, clientId), [await parseMessage(answer(row.from_email, inReplyTo))], at);
+
+    // Y's mailbox got an answer to X's email: it stays Y's (untracked), never X's conversation.
+    expect(await read(ofY, clientY, fromX, RECEIVED)).toMatchObject({ replies: 0, untracked: 1 });
+    expect(await replies(campaign)).toBe(0);
+    // The mailbox that wrote, and the owner's own (it sees every client), both join the thread.
+    expect(await read(ofX, clientX, fromX, RECEIVED + 1000)).toMatchObject({ replies: 1, untracked: 0 });
+    expect(await read(owners, null, fromX, RECEIVED + 2000)).toMatchObject({ replies: 1, untracked: 0 });
+    expect(await replies(campaign)).toBe(2);
+
+    // The owner attached Y's mailbox to X's campaign and it sent step 2: answers to what it sent are X's thread.
+    const secondRecord = (await addLeads(k, campaign, ["second@x-prospect.example"]))["second@x-prospect.example"]!;
+    const fromY = await sentMessage(campaign, secondRecord, ofY.id);
+    expect(await read(ofY, clientY, fromY, RECEIVED + 3000)).toMatchObject({ replies: 1, untracked: 0 });
+    expect(await replies(campaign)).toBe(3);
+  });
+});
