@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
-import { quietAccessLog, testBindings } from "./vitest.shared";
+import { fakeWorkersAi, quietAccessLog, testBindings } from "./vitest.shared";
 
 /**
  * Files that spend a failure budget (30 a minute, one back every 2 s) faster than it refills: they
@@ -50,18 +50,26 @@ export default defineConfig(async () => {
         miniflare: {
           bindings: {
             ...testBindings,
+            ...fakeWorkersAi.categoriser,
             TEST_MIGRATIONS: migrations,
             // No mail server here: the connection check runs against the real lab in vitest.mail.config.ts.
             MAILBOX_CONNECTION_CHECKS: "false",
           },
           // An empty database beside DB, where a test builds a pre-migration state to migrate.
           d1Databases: ["MIGRATION_DB"],
+          workers: fakeWorkersAi.workers,
+          serviceBindings: fakeWorkersAi.serviceBindings,
         },
       }),
     ],
     test: {
       // Node-side receivers the Workers-runtime tests reach over loopback.
-      globalSetup: ["./test/webhooks/redirect-receiver.global.ts", "./test/openapi-validator.global.ts", "./test/deliverability/link-stub.global.ts"],
+      globalSetup: [
+        "./test/webhooks/redirect-receiver.global.ts",
+        "./test/openapi-validator.global.ts",
+        "./test/deliverability/link-stub.global.ts",
+        "./test/triage/openai-server.global.ts",
+      ],
       onConsoleLog: quietAccessLog,
       // Vitest's default (cores - 1) runs one file at a time on 2 cores, leaving one idle.
       maxWorkers: Math.max(2, availableParallelism() - 1),
@@ -78,7 +86,8 @@ export default defineConfig(async () => {
             setupFiles: ["./test/setup.ts"],
             // One runtime (and database) per worker, reused by its files: starting workerd and loading
             // the Worker for each file cost more than most files' tests. Each file makes its own
-            // accounts, so it sees only its own rows.
+            // accounts, so it sees only its own rows; test/setup.ts empties the storage as a file ends,
+            // so no queue retry of a file's runs (and logs) while the runtime shuts down.
             isolate: false,
           },
         },

@@ -2,12 +2,41 @@
 // fixed connections and duration) goes to /health and to an authenticated cheap route
 // (GET /api/v1/rate-limit, with the account's limits raised for the run); prints requests/s and
 // p50/p99 latency of each and the throughput ratio. Target: authenticated >= 60% of /health.
+// Then the workerd CPU each route costs per request (utime + stime of the dev server's workerd
+// processes over a fixed number of requests, median of 3 rounds): unlike requests/s under a fixed
+// load, it holds steady on a machine shared with other work.
 import autocannon from "autocannon";
+import { readdirSync, readFileSync } from "node:fs";
 import { provisionBenchAccount } from "./lib/bench-tools.mjs";
 import { startDevServer } from "./lib/dev-server.mjs";
 
 const CONNECTIONS = 20;
 const DURATION_S = 10;
+
+const CPU_REQUESTS = 1500;
+const CLOCK_TICKS = 100;
+
+/** CPU ms used so far by the workerd processes of the dev server's process group. */
+function workerdCpuMs(groupId) {
+  let ticks = 0;
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (comm === "workerd" && Number(fields[2]) === groupId) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+
+function requests({ url, headers = {} }, amount) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, headers, connections: 10, amount }, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
 
 function load({ url, headers = {} }) {
   return new Promise((resolve, reject) => {
@@ -35,6 +64,21 @@ try {
   const ratio = results["/api/v1/rate-limit"] / results["/health"];
   console.log(`authenticated / health throughput: ${(ratio * 100).toFixed(1)}% (target >= 60%)`);
   console.log(`load: ${CONNECTIONS} connections, ${DURATION_S} s per route, after a ${DURATION_S} s warm-up`);
+
+  const cpu = Object.fromEntries(Object.keys(routes).map((name) => [name, []]));
+  for (let round = 0; round < 3; round += 1) {
+    for (const [name, route] of Object.entries(routes)) {
+      const before = workerdCpuMs(server.pid);
+      const result = await requests(route, CPU_REQUESTS);
+      cpu[name].push((workerdCpuMs(server.pid) - before) / result["2xx"]);
+    }
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[1];
+  for (const [name, values] of Object.entries(cpu)) {
+    console.log(`${name.padEnd(20)} workerd CPU per request: median ${median(values).toFixed(2)} ms (${values.map((v) => v.toFixed(2)).join(", ")})`);
+  }
+  const cpuRatio = median(cpu["/health"]) / median(cpu["/api/v1/rate-limit"]);
+  console.log(`authenticated / health requests per CPU second: ${(cpuRatio * 100).toFixed(1)}% (${CPU_REQUESTS} requests per route and round, 3 rounds)`);
 } finally {
   await server.stop();
 }

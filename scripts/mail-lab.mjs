@@ -50,6 +50,8 @@ const CATALOGUE = ["gmail", "google-workspace", "outlook", "office365", "yahoo",
 const MAILBOXES = [
   ...Array.from({ length: 10 }, (_, i) => ({ local: `sender${i + 1}`, role: "sender" })),
   ...[1, 2, 3, 4, 5].map((n) => ({ local: `lead${n}`, role: "lead" })),
+  // Mailboxes connected through the lab's OAuth provider in tests (apart from the senders benchmarks take).
+  ...["google", "microsoft"].map((provider) => ({ local: `oauth-${provider}`, role: "oauth" })),
   // provider ids from migrations/0006_provider_catalogue.sql; every seed has INBOX, a Promotions tab and Junk.
   ...["gmail", "outlook", "yahoo"].map((id) => ({
     local: `seed-${id}`,

@@ -36,6 +36,8 @@ import { deliverabilityRoutes } from "./deliverability/index";
 import { savedSearchRoutes } from "./prospect/routes";
 import { sequenceRoutes } from "./sequences/routes";
 import { mailboxFeatureRoutes } from "./mailboxes/index";
+import { oauthRoutes } from "./oauth/routes";
+import { oauthCallbackRoutes } from "./oauth/callback-routes";
 import { trackingRoutes } from "./tracking/routes";
 import { replyRoutes } from "./replies/reply-routes";
 import { testEmailRoutes } from "./test-email/routes";
@@ -44,6 +46,9 @@ import { crmTagRoutes } from "./lead-lists/crm-tag-routes";
 import { untrackedReplyRoutes } from "./replies/untracked-routes";
 import { SecretsKeyError } from "./platform/crypto";
 import { mcpRoutes } from "./mcp/routes";
+import { categoryRoutes } from "./triage/category-routes";
+import { promptRoutes } from "./triage/prompt-routes";
+import { triageRoutes } from "./triage/routes";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAINTENANCE_RETRY_AFTER_SECONDS = 300;
@@ -96,6 +101,10 @@ export function createApp() {
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);
   app.route("/", leadLiteralRoutes);
+  // Literal `/leads/categories` paths: before `/leads/{lead_id}` (C9).
+  app.route("/", categoryRoutes);
+  app.route("/", promptRoutes);
+  app.route("/", triageRoutes);
   // Before the campaign routes: `/leads/get-domain-block-list` and its siblings are literal segments, never a lead id.
   app.route("/", blockListRoutes);
   app.route("/", leadListFeatureRoutes);
@@ -117,6 +126,8 @@ export function createApp() {
   app.route("/", deliverabilityRoutes);
   app.route("/", savedSearchRoutes);
   app.route("/", sequenceRoutes);
+  // Before the mailbox routes: `/email-accounts/save-oauth` and `/email-accounts/oauth/...` are literal paths.
+  app.route("/", oauthRoutes);
   app.route("/", mailboxFeatureRoutes);
   app.route("/", replyRoutes);
   app.route("/", testEmailRoutes);
@@ -125,6 +136,8 @@ export function createApp() {
   app.route("/", leadOperationRoutes);
   // The links in emails: outside /api/v1 (no API key) and outside the OpenAPI document.
   app.route("/", trackingRoutes);
+  // The OAuth consent's callback: a page for the person's browser, outside /api/v1 and the document.
+  app.route("/", oauthCallbackRoutes);
   // The API as MCP tools; each tool call is a request to this app, through the routes above.
   app.route("/", mcpRoutes(app.fetch));
 

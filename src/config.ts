@@ -28,6 +28,39 @@ export interface Vars {
   SPAM_TEST_DEADLINE_MINUTES?: string;
   /** Secret: keys for secrets at rest, `kid:base64key[,kid:base64key...]`; the first encrypts (src/platform/crypto.ts). */
   SECRETS_KEY?: string;
+  /** The deployment's Google OAuth app (CONTRACT 18.1): its client id (var) and secret (secret). */
+  GOOGLE_OAUTH_CLIENT_ID?: string;
+  GOOGLE_OAUTH_CLIENT_SECRET?: string;
+  /** Google's endpoints and id-token issuer (defaults: Google's public ones; the mail lab points them at its own provider). */
+  GOOGLE_OAUTH_AUTHORIZE_URL?: string;
+  GOOGLE_OAUTH_TOKEN_URL?: string;
+  GOOGLE_OAUTH_ISSUER?: string;
+  /** The deployment's Microsoft (Entra) OAuth app: client id (var), secret (secret), tenant (`common`, `organizations`, `consumers`, an id or domain). */
+  MICROSOFT_OAUTH_CLIENT_ID?: string;
+  MICROSOFT_OAUTH_CLIENT_SECRET?: string;
+  MICROSOFT_OAUTH_TENANT?: string;
+  /** Microsoft's authority (`<authority>/<tenant>/oauth2/v2.0/authorize` and `/token`) and id-token issuer (`{tenantid}` stands for the token's `tid`). */
+  MICROSOFT_OAUTH_AUTHORITY?: string;
+  MICROSOFT_OAUTH_ISSUER?: string;
+  /** A provider's mail servers as JSON `{"smtp":"host:port:TYPE","imap":"host:port:TYPE"}` (TYPE: SSL, TLS or STARTTLS). */
+  GOOGLE_MAIL_SERVERS?: string;
+  MICROSOFT_MAIL_SERVERS?: string;
+  /** Seconds an OAuth consent may take from its init to its callback (default 600). */
+  OAUTH_SESSION_TTL_SECONDS?: string;
+  /** Reply categorisation (src/triage/): `rules` (default: rules only), `workers-ai` (binding AI), `openai` (any OpenAI-compatible chat endpoint) or `off`. */
+  CATEGORISER?: string;
+  /** The model: a Workers AI model id (default `@cf/meta/llama-3.2-3b-instruct`) or the endpoint's model name (required with `openai`). */
+  CATEGORISER_MODEL?: string;
+  /** The OpenAI-compatible endpoint's base URL (`POST {base}/chat/completions`), e.g. `https://api.openai.com/v1` or an AI Gateway URL. */
+  CATEGORISER_OPENAI_BASE_URL?: string;
+  /** Secret: that endpoint's API key (sent as a bearer token; never logged). */
+  CATEGORISER_OPENAI_API_KEY?: string;
+  /** A model answer below this confidence goes to the needs-review lane (default 0.7). */
+  CATEGORISER_MIN_CONFIDENCE?: string;
+  /** Do Not Contact needs at least this confidence from the model (default 0.9). */
+  CATEGORISER_DNC_MIN_CONFIDENCE?: string;
+  /** Calls of the categorisation test route per account and UTC day (default 200). */
+  CATEGORISER_TEST_PER_DAY?: string;
 }
 
 const flag = z.enum(["true", "false"]).default("false").transform((value) => value === "true");
@@ -41,6 +74,17 @@ const text = z
   .string()
   .optional()
   .transform((value) => value?.trim() || undefined);
+const confidence = (fallback: number) =>
+  z
+    .string()
+    .regex(/^(?:0(?:\.\d{1,6})?|1(?:\.0{1,6})?)$/, "must be a number from 0 to 1")
+    .transform(Number)
+    .default(fallback);
+
+export const CATEGORISERS = ["rules", "workers-ai", "openai", "off"] as const;
+export type CategoriserKind = (typeof CATEGORISERS)[number];
+/** A small instruct model (CONTRACT section 20.4). */
+export const DEFAULT_WORKERS_AI_MODEL = "@cf/meta/llama-3.2-3b-instruct";
 
 /** `wrangler dev`'s address: a fresh clone runs without configuring PUBLIC_URL. */
 const LOCAL_ORIGIN = "http://127.0.0.1:8787";
@@ -54,6 +98,44 @@ const origin = z
     return url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
   }, "must be an origin only (scheme, host and port; no path, query or credentials)")
   .transform((value) => new URL(value).origin);
+
+/** `host:port:TYPE` of one mail server. */
+const serverSpec = z
+  .string()
+  .regex(/^[A-Za-z0-9.:[\]-]+:\d{1,5}:(SSL|TLS|STARTTLS)$/, "must be host:port:TYPE (SSL, TLS or STARTTLS)")
+  .transform((value) => {
+    const parts = value.split(":");
+    const portType = parts.pop() as "SSL" | "TLS" | "STARTTLS";
+    const port = Number(parts.pop());
+    return { host: parts.join(":").replace(/^\[(.*)\]$/, "$1"), port, portType };
+  });
+
+/** A provider's mail servers, as JSON; absent: `fallback`. */
+const mailServers = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value) => value?.trim() || fallback)
+    .pipe(
+      z
+        .string()
+        .transform((value, ctx) => {
+          try {
+            return JSON.parse(value) as unknown;
+          } catch {
+            ctx.addIssue({ code: "custom", message: 'must be JSON {"smtp":"host:port:TYPE","imap":"host:port:TYPE"}' });
+            return z.NEVER;
+          }
+        })
+        .pipe(z.object({ smtp: serverSpec, imap: serverSpec })),
+    );
+
+const httpsUrl = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value) => value?.trim() || fallback)
+    .pipe(z.url({ protocol: /^https$/, error: "must be an https URL" }));
 
 const VarsSchema = z.object({
   MAINTENANCE_MODE: flag,
@@ -73,7 +155,53 @@ const VarsSchema = z.object({
   SECRETS_KEY: text,
   PUBLIC_URL: origin.default(LOCAL_ORIGIN),
   MAILBOX_CONNECTION_CHECKS: z.enum(["true", "false"]).default("true").transform((value) => value === "true"),
+  GOOGLE_OAUTH_CLIENT_ID: text,
+  GOOGLE_OAUTH_CLIENT_SECRET: text,
+  GOOGLE_OAUTH_AUTHORIZE_URL: httpsUrl("https://accounts.google.com/o/oauth2/v2/auth"),
+  GOOGLE_OAUTH_TOKEN_URL: httpsUrl("https://oauth2.googleapis.com/token"),
+  GOOGLE_OAUTH_ISSUER: text.transform((value) => value ?? "https://accounts.google.com"),
+  MICROSOFT_OAUTH_CLIENT_ID: text,
+  MICROSOFT_OAUTH_CLIENT_SECRET: text,
+  MICROSOFT_OAUTH_TENANT: text.transform((value) => value ?? "common"),
+  MICROSOFT_OAUTH_AUTHORITY: httpsUrl("https://login.microsoftonline.com").transform((value) => value.replace(/\/+$/, "")),
+  MICROSOFT_OAUTH_ISSUER: text.transform((value) => value ?? "https://login.microsoftonline.com/{tenantid}/v2.0"),
+  GOOGLE_MAIL_SERVERS: mailServers('{"smtp":"smtp.gmail.com:465:SSL","imap":"imap.gmail.com:993:SSL"}'),
+  MICROSOFT_MAIL_SERVERS: mailServers('{"smtp":"smtp.office365.com:587:STARTTLS","imap":"outlook.office365.com:993:SSL"}'),
+  OAUTH_SESSION_TTL_SECONDS: positiveInteger(600),
+  CATEGORISER: z.enum(CATEGORISERS).default("rules"),
+  CATEGORISER_MODEL: text,
+  CATEGORISER_OPENAI_BASE_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .optional()
+    .or(z.literal("").transform(() => undefined))
+    .transform((value) => value?.replace(/\/+$/, "")),
+  CATEGORISER_OPENAI_API_KEY: text,
+  CATEGORISER_MIN_CONFIDENCE: confidence(0.7),
+  CATEGORISER_DNC_MIN_CONFIDENCE: confidence(0.9),
+  CATEGORISER_TEST_PER_DAY: positiveInteger(200),
+}).superRefine((vars, context) => {
+  if (vars.CATEGORISER !== "openai") return;
+  if (!vars.CATEGORISER_OPENAI_BASE_URL) context.addIssue({ code: "custom", path: ["CATEGORISER_OPENAI_BASE_URL"], message: "is required when CATEGORISER is openai" });
+  if (!vars.CATEGORISER_MODEL) context.addIssue({ code: "custom", path: ["CATEGORISER_MODEL"], message: "is required when CATEGORISER is openai" });
 });
+
+export type OAuthProvider = "google" | "microsoft";
+export interface MailServer {
+  host: string;
+  port: number;
+  portType: "SSL" | "TLS" | "STARTTLS";
+}
+/** A provider as the deployment configures it: its app (when set), endpoints, id-token issuer and mail servers. */
+export interface OAuthProviderConfig {
+  /** The deployment's app; null when its client id or secret is not set. */
+  app: { clientId: string; clientSecret: string; tenant: string } | null;
+  /** Google: the endpoint itself. Microsoft: with `{tenant}` for the app's tenant. */
+  authorizeUrl: string;
+  tokenUrl: string;
+  /** The id token's `iss`; `{tenantid}` stands for its `tid` (Microsoft). */
+  issuer: string;
+  servers: { smtp: MailServer; imap: MailServer };
+}
 
 /** The environment as the code uses it: typed, defaulted, checked. */
 export interface Config {
@@ -95,6 +223,20 @@ export interface Config {
   spamTestDeadlineMinutes: number;
   /** Where tracking and unsubscribe links point unless a mailbox has its own tracking domain; no trailing slash. */
   publicUrl: string;
+  /** Google and Microsoft mailboxes through OAuth (CONTRACT 18). */
+  oauth: Record<OAuthProvider, OAuthProviderConfig> & { sessionTtlMs: number };
+  categoriser: CategoriserConfig;
+}
+
+/** How replies are categorised (src/triage/): which model, if any, and the confidence it needs. */
+export interface CategoriserConfig {
+  kind: CategoriserKind;
+  /** The model's id for `workers-ai` and `openai`; undefined for `rules` and `off`. */
+  model: string | undefined;
+  openai: { baseUrl: string; apiKey: string | undefined } | undefined;
+  minConfidence: number;
+  dncMinConfidence: number;
+  testPerDay: number;
 }
 
 /** A var with a value the Worker cannot run with: named, so the operator can fix it. */
@@ -126,6 +268,39 @@ export function config(env: Vars): Config {
     publicUrl: vars.PUBLIC_URL,
     rspamdUrl: vars.RSPAMD_URL,
     spamTestDeadlineMinutes: vars.SPAM_TEST_DEADLINE_MINUTES,
+    oauth: {
+      google: {
+        app: vars.GOOGLE_OAUTH_CLIENT_ID && vars.GOOGLE_OAUTH_CLIENT_SECRET ? { clientId: vars.GOOGLE_OAUTH_CLIENT_ID, clientSecret: vars.GOOGLE_OAUTH_CLIENT_SECRET, tenant: "" } : null,
+        authorizeUrl: vars.GOOGLE_OAUTH_AUTHORIZE_URL,
+        tokenUrl: vars.GOOGLE_OAUTH_TOKEN_URL,
+        issuer: vars.GOOGLE_OAUTH_ISSUER,
+        servers: vars.GOOGLE_MAIL_SERVERS,
+      },
+      microsoft: {
+        app:
+          vars.MICROSOFT_OAUTH_CLIENT_ID && vars.MICROSOFT_OAUTH_CLIENT_SECRET
+            ? { clientId: vars.MICROSOFT_OAUTH_CLIENT_ID, clientSecret: vars.MICROSOFT_OAUTH_CLIENT_SECRET, tenant: vars.MICROSOFT_OAUTH_TENANT }
+            : null,
+        authorizeUrl: `${vars.MICROSOFT_OAUTH_AUTHORITY}/{tenant}/oauth2/v2.0/authorize`,
+        tokenUrl: `${vars.MICROSOFT_OAUTH_AUTHORITY}/{tenant}/oauth2/v2.0/token`,
+        issuer: vars.MICROSOFT_OAUTH_ISSUER,
+        servers: vars.MICROSOFT_MAIL_SERVERS,
+      },
+      sessionTtlMs: vars.OAUTH_SESSION_TTL_SECONDS * 1000,
+    },
+    categoriser: {
+      kind: vars.CATEGORISER,
+      model:
+        vars.CATEGORISER === "workers-ai"
+          ? (vars.CATEGORISER_MODEL ?? DEFAULT_WORKERS_AI_MODEL)
+          : vars.CATEGORISER === "openai"
+            ? vars.CATEGORISER_MODEL
+            : undefined,
+      openai: vars.CATEGORISER === "openai" ? { baseUrl: vars.CATEGORISER_OPENAI_BASE_URL!, apiKey: vars.CATEGORISER_OPENAI_API_KEY } : undefined,
+      minConfidence: vars.CATEGORISER_MIN_CONFIDENCE,
+      dncMinConfidence: vars.CATEGORISER_DNC_MIN_CONFIDENCE,
+      testPerDay: vars.CATEGORISER_TEST_PER_DAY,
+    },
   };
   parsed.set(env, value);
   return value;

@@ -11,6 +11,8 @@ import { resumePausedRecords } from "./replies/resume";
 import { wakeForScheduledReplies } from "./replies/scheduled-replies";
 import { recheckMailboxesDaily } from "./mailboxes/recheck";
 import { continueCsvImports } from "./lead-lists/import";
+import { sweepUntriaged } from "./triage/queue";
+import { restartIdleReplays } from "./triage/replay";
 
 /** Every job the minute cron runs, by the name its log line gives it (see ScheduledJob for what each must promise). */
 export const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
@@ -24,6 +26,8 @@ export const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
   wake_scheduled_replies: wakeForScheduledReplies,
   recheck_mailboxes: recheckMailboxesDaily,
   continue_csv_imports: continueCsvImports,
+  categorise_missed_replies: sweepUntriaged,
+  continue_triage_replays: restartIdleReplays,
 };
 
 export const MINUTE_JOBS: ScheduledJob[] = Object.values(MINUTE_JOBS_BY_NAME);

@@ -28,3 +28,20 @@ export async function personOf(recordId: number): Promise<number> {
   if (!row) throw new Error(`no record ${recordId}`);
   return row.leadId;
 }
+
+/** A completed dry-run replay of a campaign's replies (as a finished replay leaves one, so no chunk runs later). */
+export async function completedReplay(campaignId: number): Promise<number> {
+  const campaign = await testDb().select({ accountId: schema.campaigns.accountId }).from(schema.campaigns).where(eq(schema.campaigns.id, campaignId)).get();
+  if (!campaign) throw new Error(`no campaign ${campaignId}`);
+  const row = await testDb()
+    .insert(schema.triageReplays)
+    .values({ accountId: campaign.accountId, campaignId, dryRun: true, status: "completed", options: {}, total: 0 })
+    .returning({ id: schema.triageReplays.id })
+    .get();
+  return row.id;
+}
+
+/** Whether a reply event has been categorised (the triage consumer's work is done). */
+export async function isCategorised(eventId: number): Promise<boolean> {
+  return (await testDb().select({ eventId: schema.replyCategorisations.eventId }).from(schema.replyCategorisations).where(eq(schema.replyCategorisations.eventId, eventId)).get()) !== undefined;
+}

@@ -12,7 +12,7 @@ const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 interface Metrics {
   generated_at: string;
   webhook_deliveries: { pending: number; overdue: number; oldest_pending_due_at: string | null };
-  sends: { since: string; sent: number };
+  sends: { since: string; sent: number; unconfirmed: number };
   mailboxes: { total: number; suspended: number; failing: number };
   due_jobs: { snoozes: number; scheduled_replies: number; paused_records: number; spam_tests: number; csv_imports: number };
 }
@@ -37,12 +37,12 @@ async function scene(account: TestAccount) {
   return { campaignId, recordIds: records.results.map((r) => r.id), hook, mailboxId: mailbox.id };
 }
 
-async function insertMessage(account: TestAccount, campaignId: number, recordId: number, step: number, mailboxId: number, sentAt: number | null) {
+async function insertMessage(account: TestAccount, campaignId: number, recordId: number, step: number, mailboxId: number, sentAt: number | null, status = sentAt === null ? "sending" : "sent", updatedAt = Date.now()) {
   await env.DB.prepare(
     `INSERT INTO messages (account_id, campaign_id, campaign_lead_id, step, email_account_id, message_id, status, sent_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, '<ops@x>', ?, ?, ?, ?)`,
   )
-    .bind(account.id, campaignId, recordId, step, mailboxId, sentAt === null ? "sending" : "sent", sentAt, Date.now(), Date.now())
+    .bind(account.id, campaignId, recordId, step, mailboxId, status, sentAt, Date.now(), updatedAt)
     .run();
 }
 
@@ -61,6 +61,9 @@ describe("GET /admin/metrics", () => {
     await insertMessage(account, campaignId, recordIds[0]!, 1, mailboxId, now - 1000);
     await insertMessage(account, campaignId, recordIds[1]!, 1, mailboxId, midnight.getTime() - MINUTE);
     await insertMessage(account, campaignId, recordIds[0]!, 2, mailboxId, null);
+    // In doubt today, and yesterday (not counted).
+    await insertMessage(account, campaignId, recordIds[1]!, 2, mailboxId, null, "unconfirmed");
+    await insertMessage(account, campaignId, recordIds[0]!, 3, mailboxId, null, "unconfirmed", midnight.getTime() - MINUTE);
     await env.DB.prepare("UPDATE email_accounts SET is_suspended = 1, is_imap_success = 0 WHERE id = ?").bind(mailboxId).run();
     await env.DB.prepare("UPDATE campaign_leads SET snoozed_until = ? WHERE id = ?").bind(now - MINUTE, recordIds[0]).run();
     await env.DB.prepare("UPDATE campaign_leads SET snoozed_until = ? WHERE id = ?").bind(now + 60 * MINUTE, recordIds[1]).run();
@@ -70,7 +73,7 @@ describe("GET /admin/metrics", () => {
     expect(after.webhook_deliveries.pending - before.webhook_deliveries.pending).toBe(2);
     expect(after.webhook_deliveries.overdue - before.webhook_deliveries.overdue).toBe(1);
     expect(Date.parse(after.webhook_deliveries.oldest_pending_due_at!)).toBeLessThanOrEqual(now - 10 * MINUTE);
-    expect(after.sends).toEqual({ since: midnight.toISOString(), sent: before.sends.sent + 1 });
+    expect(after.sends).toEqual({ since: midnight.toISOString(), sent: before.sends.sent + 1, unconfirmed: before.sends.unconfirmed + 1 });
     expect(after.mailboxes.total - before.mailboxes.total).toBe(0);
     expect(after.mailboxes.suspended - before.mailboxes.suspended).toBe(1);
     expect(after.mailboxes.failing - before.mailboxes.failing).toBe(1);

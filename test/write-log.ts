@@ -29,16 +29,22 @@ const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 async function install() {
   await env.DB.prepare(`CREATE TABLE IF NOT EXISTS ${LOG} (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, op TEXT NOT NULL, row INTEGER)`).run();
   const tables = await env.DB.prepare(
-    `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('d1_migrations', '${LOG}') ORDER BY name`,
-  ).all<{ name: string }>();
+    // Not the full-text indexes (virtual tables and their shadow tables take no triggers): they are
+    // written with the rows they index, which the log sees.
+    `SELECT name, upper(sql) LIKE '%WITHOUT ROWID%' AS keyed FROM sqlite_master m WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('d1_migrations', '${LOG}')
+       AND NOT EXISTS (SELECT 1 FROM sqlite_master v WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL TABLE%' AND (m.name = v.name OR substr(m.name, 1, length(v.name) + 1) = v.name || '_'))
+     ORDER BY name`,
+  ).all<{ name: string; keyed: number }>();
   const columns = await env.DB.batch<{ name: string }>(tables.results.map(({ name }) => env.DB.prepare(`SELECT name FROM pragma_table_info(${literal(name)})`)));
-  const statements = tables.results.flatMap(({ name }, i) => {
-    const changed = ["rowid", ...columns[i]!.results.map((c) => quote(c.name))].map((c) => `OLD.${c} IS NOT NEW.${c}`).join(" OR ");
+  const statements = tables.results.flatMap(({ name, keyed }, i) => {
+    // A WITHOUT ROWID table's rows have no number: its writes are logged without one.
+    const rowid = keyed ? [] : ["rowid"];
+    const changed = [...rowid, ...columns[i]!.results.map((c) => quote(c.name))].map((c) => `OLD.${c} IS NOT NEW.${c}`).join(" OR ");
     const log = (op: string, row: string) => `BEGIN INSERT INTO ${LOG} (tbl, op, row) VALUES (${literal(name)}, '${op}', ${row}); END`;
     return [
-      `CREATE TRIGGER IF NOT EXISTS ${quote(`${LOG}_${name}_insert`)} AFTER INSERT ON ${quote(name)} ${log("INSERT", "NEW.rowid")}`,
-      `CREATE TRIGGER IF NOT EXISTS ${quote(`${LOG}_${name}_update`)} AFTER UPDATE ON ${quote(name)} WHEN ${changed} ${log("UPDATE", "NEW.rowid")}`,
-      `CREATE TRIGGER IF NOT EXISTS ${quote(`${LOG}_${name}_delete`)} AFTER DELETE ON ${quote(name)} ${log("DELETE", "OLD.rowid")}`,
+      `CREATE TRIGGER IF NOT EXISTS ${quote(`${LOG}_${name}_insert`)} AFTER INSERT ON ${quote(name)} ${log("INSERT", keyed ? "NULL" : "NEW.rowid")}`,
+      `CREATE TRIGGER IF NOT EXISTS ${quote(`${LOG}_${name}_update`)} AFTER UPDATE ON ${quote(name)} WHEN ${changed} ${log("UPDATE", keyed ? "NULL" : "NEW.rowid")}`,
+      `CREATE TRIGGER IF NOT EXISTS ${quote(`${LOG}_${name}_delete`)} AFTER DELETE ON ${quote(name)} ${log("DELETE", keyed ? "NULL" : "OLD.rowid")}`,
     ].map((sql) => env.DB.prepare(sql));
   });
   await env.DB.batch(statements);

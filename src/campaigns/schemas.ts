@@ -40,6 +40,8 @@ export const Campaign = z
       reactivateOOOwithDelay: z.number().int(),
       autoCategorizeOOO: z.boolean(),
     }),
+    ai_categorisation_options: z.unknown().openapi({ description: "As stored by the settings route (null when never set)" }),
+    auto_categorise_reply: z.boolean().openapi({ description: "Whether replies are categorised automatically (CONTRACT section 20.3)" }),
     parent_campaign_id: z.number().int().nullable(),
     team_member_id: z.number().int().nullable(),
     sending_status: SendingStatusAnswer.optional(),

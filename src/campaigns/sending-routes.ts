@@ -85,7 +85,11 @@ const SetSettings = z
     ai_esp_matching: z.unknown().optional(),
     ignore_ss_mailbox_sending_limit: z.unknown().optional(),
     domain_level_rate_limit: z.unknown().optional(),
-    ai_categorisation_options: z.unknown().optional(),
+    ai_categorisation_options: z
+      .unknown()
+      .optional()
+      .openapi({ description: "Category ids (or `{id, label}` objects) automatic categorisation may choose from when no prompt template is active (CONTRACT section 20.3); other shapes are stored and ignored" }),
+    auto_categorise_reply: z.boolean().optional().openapi({ description: "false turns automatic reply categorisation off for this campaign (default true); out-of-office follows autoCategorizeOOO" }),
   })
   .openapi("SetCampaignSettings");
 
@@ -183,6 +187,7 @@ sendingRoutes.openapi(routes.settings, async (c) => {
     outOfOffice: { ...current.outOfOffice, ...ooo },
     autoPauseDomainLeadsOnReply: body.auto_pause_domain_leads_on_reply ?? current.autoPauseDomainLeadsOnReply,
     bounceAutopauseThreshold: body.bounce_autopause_threshold === undefined ? current.bounceAutopauseThreshold : body.bounce_autopause_threshold,
+    autoCategoriseReply: body.auto_categorise_reply ?? current.autoCategoriseReply,
     stored: { ...current.stored, ...stored },
   };
   await saveSettings(db, campaign.id, { settings: next, name: body.name, clientId });

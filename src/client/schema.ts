@@ -544,6 +544,178 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/leads/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Lead categories: the built-in ones, then the account's own
+         * @description The same list as `GET /leads/fetch-categories`: built-in categories 1-7 then the account's custom ones, by id. Custom items add `colour_code` and `user_id`; a custom category without a sentiment reads `neutral`.
+         */
+        get: operations["getLeadCategories"];
+        put?: never;
+        /**
+         * Create a custom lead category
+         * @description `{name (1-255 after trimming, unique case-insensitively among built-in and custom), sentiment_type? (positive | negative | null), colour_code? (#RRGGBB, default #f9f1e9)}` → 201. A taken name → 409. Account keys only (a client key → 401).
+         */
+        post: operations["createLeadCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/categories/{category_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a custom lead category
+         * @description Refused with 409 while any campaign record is in it, 403 for a built-in one. Deleting also removes the id from webhook category filters, prompt templates and campaigns' `ai_categorisation_options`; past categorisations keep it. Account keys only.
+         */
+        delete: operations["deleteLeadCategory"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a custom lead category
+         * @description The create fields, at least one (else 400). A built-in category → 403; unknown or another account's → 404; a taken name → 409. Account keys only.
+         */
+        patch: operations["updateLeadCategory"];
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/prompt-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The campaign's newest prompt template (or null)
+         * @description The prompt the categoriser's model gets for this campaign's replies and the categories it may choose from: `{ok, success, data:{template}}`, the newest template (null when none was saved; Salvo's default prompt is used then).
+         */
+        get: operations["getPromptTemplate"];
+        put?: never;
+        /**
+         * Save a new prompt template; it becomes the active one
+         * @description `{prompt_content (1-20000), categories (1-50 ids the caller can use)}` → 201 with the template. Earlier templates of the campaign turn inactive. An unknown category → 400 `Invalid category - <id>`.
+         */
+        post: operations["createPromptTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/prompt-template/{template_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a prompt template (prompt, categories, active)
+         * @description `{prompt_content?, categories?, is_active?}`, at least one (else 400). A change of prompt or categories moves `version` on; `is_active: true` makes it the campaign's one active template. Another campaign's or unknown template → 404.
+         */
+        patch: operations["updatePromptTemplate"];
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/reply-categorisation/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Categorise a text as this campaign would (stores nothing)
+         * @description Runs the rules, then the configured model, on `reply_text` with the campaign's prompt and categories (or `prompt_content` / `categories` given here, to try them without saving) and answers what it would decide and why. Stores nothing, fires nothing. At most CATEGORISER_TEST_PER_DAY calls (default 200) per account and UTC day, then 429.
+         */
+        post: operations["testReplyCategorisation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/reply-categorisation/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Categorise a campaign's past replies again (dry run by default)
+         * @description Starts a job over the campaign's replies (newest first, at most `limit`, in `from`..`to`, only uncategorised ones if asked). A dry run stores the diff for review (`…/replay/{job_id}`) and may try a `prompt_content` / `categories`; `dry_run:false` applies as it goes. Categories set by a person or given with an event are never changed. One job per campaign at a time (409).
+         */
+        post: operations["startReplyCategorisationReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/reply-categorisation/replay/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A replay's progress and its diff (changed replies, paged)
+         * @description Counters (`total, processed, changed, unchanged, kept_human, needs_review`) and one page (`offset`, `limit` 1-1000, default 100) of the replies whose category the replay changes, newest first, each with its old and new category.
+         */
+        get: operations["getReplyCategorisationReplay"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/reply-categorisation/replay/{job_id}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a completed dry run
+         * @description Applies the diff of a completed dry run to the replies unchanged since it was made (a person's category since, or a newer categorisation, is kept): `{ok, applied, skipped}`. Each lead whose current category changes gets one LEAD_CATEGORY_UPDATED. Not a dry run, not completed, or applied already → 400.
+         */
+        post: operations["applyReplyCategorisationReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/leads/get-domain-block-list": {
         parameters: {
             query?: never;
@@ -3664,6 +3836,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/email-accounts/oauth/{provider}/app": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The OAuth app of one level, and the app a consent there would use
+         * @description `data`: the app registered at the account level (or the client's, with `client_id`; a client key reads its own client's), or null; `effective`: the app a consent there uses (client, else account, else the deployment's), or null when none is configured.
+         */
+        get: operations["getOAuthApp"];
+        /**
+         * Register the account's (or a client's) own Google or Microsoft OAuth app
+         * @description Sets the OAuth app consents at this level use instead of the deployment's (CONTRACT 18.1), so an agency shows its customers its own consent screen: `oauth_client_id`, `oauth_client_secret` (required on create; absent or `********` keeps it; stored encrypted, never answered), `tenant` (Microsoft), `client_id` (a client of the account; absent: the account level). A changed `oauth_client_id` disconnects the mailboxes connected with the old one at their next refresh. Account key only (a client key → 401).
+         */
+        put: operations["saveOAuthApp"];
+        post?: never;
+        /**
+         * Remove the OAuth app of one level
+         * @description Mailboxes connected with it keep working until their next refresh, when they are disconnected (`oauth_app_invalid`); so while any use it the answer is 409 `N mailboxes use this OAuth app` unless `force=true`. Account key only.
+         */
+        delete: operations["deleteOAuthApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/oauth/{provider}/init": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start connecting a Google or Microsoft mailbox: the consent URL to open
+         * @description Answers `auth_url` (an authorization-code request with PKCE S256 and a single-use `state` valid until `expires_at`) and a `session_id` to poll. The person opens `auth_url`, consents, and the provider sends the browser to Salvo's callback, which creates (or updates) the mailbox with the provider's servers and runs its connection check. `email` (alias `login_hint`): the consented address must equal it (`address_mismatch`). `client_id`: the caller's client (a client key's own is forced). `redirect_url`: where the browser goes after the callback (https, or `http://127.0.0.1:<port>/…` for a CLI). No app configured → 400 naming the settings. At most 20 pending consents per account (429).
+         */
+        post: operations["startOAuthConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/{id}/oauth/reconnect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Consent again for a disconnected OAuth mailbox
+         * @description Answers as init, plus `email_account_id`. The consent must be for the mailbox's own address (else `address_mismatch`, the mailbox untouched); success replaces its refresh token, ends the disconnect and re-runs the check. A password mailbox → 400.
+         */
+        post: operations["reconnectOAuthMailbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/oauth/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A consent's state: pending, success (with the mailbox), error or expired
+         * @description What a CLI or MCP client polls after opening `auth_url`. `error`: access_denied, provider_error, expired, token_exchange_failed, no_refresh_token, scope_missing, email_unverified, address_in_use, address_mismatch, oauth_app_missing. A consent whose connection check failed is still `success`: the mailbox exists with its reason. Readable 24 h after it ends; unknown or foreign → 404.
+         */
+        get: operations["getOAuthSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/save-oauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update a Gmail/Outlook mailbox from OAuth material the caller already holds
+         * @description For callers that ran the consent themselves (CONTRACT 18.4): the token must carry a `refresh_token` (stored encrypted, never answered). The refresh uses the app resolved as a consent would (the client's, else the account's, else the deployment's; `use_whitelabel_credentials: false` uses the deployment's), so it must be the app the token was granted to; none configured → 400. A still-valid `access_token` runs the connection check at once. A password mailbox of that address becomes an OAuth one.
+         */
+        post: operations["saveOauthEmailAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tags": {
         parameters: {
             query?: never;
@@ -3782,26 +4062,6 @@ export interface paths {
          * @description Required on create: from_name, from_email, password, smtp_host, smtp_port, imap_host, imap_port. Credentials are write-only. New credentials or servers start a connection check after the answer: SMTP login (is_smtp_success, smtp_failure_error) and IMAP LOGIN + SELECT INBOX (is_imap_success, imap_failure_error), each failure with the server's own text.
          */
         post: operations["saveEmailAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/email-accounts/save-oauth": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create or update a Gmail/Outlook mailbox from OAuth material
-         * @description The token is stored encrypted and never answered. Salvo holds no provider OAuth client yet, so the mailbox is kept with is_smtp_success false and smtp_failure_error "OAuth client not configured".
-         */
-        post: operations["saveOauthEmailAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4634,8 +4894,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A mailbox that worked failed its connection check
-         * @description Only `user`- and `client`-scope webhooks hear it. Campaign and lead members are null.
+         * A mailbox that worked failed, or a failing one became disconnected
+         * @description Only `user`- and `client`-scope webhooks hear it. Campaign and lead members are null. Sent once when a mailbox leaves `connected`, and once more when a `failing` mailbox becomes `disconnected` (a person must act: `needs_reconnect` true, `disconnect_reason` says why); never again until a check passes.
          *
          *     Delivered as a POST of JSON with Standard Webhooks headers (`webhook-id`, stable across retries; `webhook-timestamp`; `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body keyed by the base64-decoded whsec_ secret>`, two signatures for 24 h after a rotation), plus `X-Webhook-Level`, `X-Request-Id` and `X-Smartlead-Signature: sha256=<hex>`. Timeout 10 s, redirects not followed. 2xx = delivered; 410 disables the webhook; other 4xx except 408/429 fail without retry; 5xx, 408, 429, network errors and timeouts retry after 30 s, 2 m, 10 m, 1 h, 6 h, 12 h (honouring `Retry-After`), then fail.
          */
@@ -4748,6 +5008,8 @@ export interface components {
                 since: string;
                 /** @description Campaign emails sent since then, every account */
                 sent: number;
+                /** @description Campaign emails in doubt since then, every account: sending stopped during their SMTP transaction (a crash or restart), so they may or may not have gone; never sent twice. Each mailbox's sending_status names its own */
+                unconfirmed: number;
             };
             mailboxes: {
                 total: number;
@@ -4983,6 +5245,185 @@ export interface components {
             email_lead_id: number | string;
             /** @default false */
             override_lead_email_account: boolean;
+        };
+        LeadCategory: {
+            id: number;
+            name: string;
+            created_at: string;
+            /**
+             * @description positive, negative or neutral (CONTRACT section 13; a custom category without one reads neutral)
+             * @enum {string}
+             */
+            sentiment_type: "positive" | "negative" | "neutral";
+            /** @description Custom categories only */
+            colour_code?: string;
+            /** @description Custom categories only: the account */
+            user_id?: number;
+        };
+        LeadCategoryAnswer: {
+            ok: boolean;
+            data: components["schemas"]["CustomLeadCategory"];
+        };
+        CustomLeadCategory: {
+            id: number;
+            name: string;
+            user_id: number;
+            /** @enum {string|null} */
+            sentiment_type: "positive" | "negative" | null;
+            colour_code: string;
+            created_at: string;
+        };
+        HostedError: {
+            error: string;
+            /** @enum {boolean} */
+            ok: false;
+            message: string;
+        };
+        CreateLeadCategory: {
+            name: string;
+            /**
+             * @description positive, negative, or null (neutral; "neutral" is read as null)
+             * @enum {string|null}
+             */
+            sentiment_type?: "positive" | "negative" | "neutral" | null;
+            colour_code?: string;
+        };
+        UpdateLeadCategory: {
+            name?: string;
+            /**
+             * @description positive, negative, or null (neutral; "neutral" is read as null)
+             * @enum {string|null}
+             */
+            sentiment_type?: "positive" | "negative" | "neutral" | null;
+            colour_code?: string;
+        };
+        LeadCategoryDeleted: {
+            ok: boolean;
+            message: string;
+        };
+        PromptTemplateAnswer: {
+            ok: boolean;
+            success: boolean;
+            data: {
+                template: components["schemas"]["PromptTemplate"];
+            };
+        };
+        PromptTemplate: {
+            id: number;
+            categories: number[];
+            prompt_content: string;
+            is_active: boolean;
+            /** @description Starts at 1; +1 when the prompt or the categories change (extension) */
+            version: number;
+            created_at: string;
+            updated_at: string;
+        } | null;
+        CreatePromptTemplate: {
+            prompt_content: string;
+            /** @description 1-50 category ids the caller can use (built-in or the account's own) */
+            categories: (number | string)[];
+        };
+        UpdatePromptTemplate: {
+            prompt_content?: string;
+            /** @description 1-50 category ids the caller can use (built-in or the account's own) */
+            categories?: (number | string)[];
+            is_active?: boolean;
+        };
+        ReplyCategorisationTestAnswer: {
+            ok: boolean;
+            data: {
+                category_id: number | null;
+                category_name: string | null;
+                /** @description = category_name (the key Instantly's ai-reply-label answers) */
+                result: string | null;
+                /** @enum {string} */
+                source: "rule" | "model";
+                confidence: number | null;
+                needs_review: boolean;
+                reason: string;
+                rule_id: string | null;
+                model: string | null;
+                prompt_version: string | null;
+                categories_considered: {
+                    id: number;
+                    name: string;
+                }[];
+                custom_labels_considered: string[];
+            };
+        };
+        ReplyCategorisationTest: {
+            reply_text: string;
+            subject?: string;
+            prompt_content?: string;
+            /** @description 1-50 category ids the caller can use (built-in or the account's own) */
+            categories?: (number | string)[];
+        };
+        ReplayStarted: {
+            ok: boolean;
+            data: {
+                job_id: number;
+                /** @enum {string} */
+                status: "queued";
+            };
+        };
+        ReplayRequest: {
+            /** @default true */
+            dry_run: boolean;
+            /**
+             * Format: date-time
+             * @description Replies at or after this time
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Replies at or before this time
+             */
+            to?: string;
+            /** @default false */
+            only_uncategorised: boolean;
+            /** @description Try a prompt without saving it (dry runs only) */
+            prompt_content?: string;
+            /** @description Try categories without saving them (dry runs only) */
+            categories?: (number | string)[];
+            /**
+             * @description At most this many replies, newest first
+             * @default 1000
+             */
+            limit: number;
+        };
+        ReplayState: {
+            ok: boolean;
+            data: {
+                job_id: number;
+                dry_run: boolean;
+                /** @enum {string} */
+                status: "queued" | "running" | "completed" | "failed";
+                total: number;
+                processed: number;
+                changed: number;
+                unchanged: number;
+                kept_human: number;
+                needs_review: number;
+                /** @description When the changes were applied (as the job went, or by apply); extension */
+                applied_at: string | null;
+                error: string | null;
+                diff: {
+                    stats_id: string;
+                    email_lead_map_id: number;
+                    lead_email: string;
+                    reply_time: string;
+                    old: {
+                        category_id: number | null;
+                        source: string | null;
+                    };
+                    new: {
+                        category_id: number | null;
+                        source: string;
+                        confidence: number | null;
+                        needs_review: boolean;
+                    };
+                }[];
+            };
         };
         BlockListEntry: {
             id: number;
@@ -5867,16 +6308,6 @@ export interface components {
             /** @enum {string} */
             state: "DRAFTED" | "STARTED" | "INPROGRESS" | "COMPLETED" | "PAUSED" | "STOPPED" | "BLOCKED";
         };
-        LeadCategory: {
-            id: number;
-            name: string;
-            created_at: string;
-            /**
-             * @description positive, negative or neutral (CONTRACT section 13)
-             * @enum {string}
-             */
-            sentiment_type: "positive" | "negative" | "neutral";
-        };
         CampaignSchedule: {
             ok: boolean;
             data: {
@@ -5949,7 +6380,10 @@ export interface components {
             ai_esp_matching?: unknown;
             ignore_ss_mailbox_sending_limit?: unknown;
             domain_level_rate_limit?: unknown;
+            /** @description Category ids (or `{id, label}` objects) automatic categorisation may choose from when no prompt template is active (CONTRACT section 20.3); other shapes are stored and ignored */
             ai_categorisation_options?: unknown;
+            /** @description false turns automatic reply categorisation off for this campaign (default true); out-of-office follows autoCategorizeOOO */
+            auto_categorise_reply?: boolean;
         };
         CreatedSubsequence: {
             ok: boolean;
@@ -6038,6 +6472,10 @@ export interface components {
                 reactivateOOOwithDelay: number;
                 autoCategorizeOOO: boolean;
             };
+            /** @description As stored by the settings route (null when never set) */
+            ai_categorisation_options?: unknown;
+            /** @description Whether replies are categorised automatically (CONTRACT section 20.3) */
+            auto_categorise_reply: boolean;
             parent_campaign_id: number | null;
             team_member_id: number | null;
             sending_status?: components["schemas"]["SendingStatus"];
@@ -6122,6 +6560,13 @@ export interface components {
             is_pushed_to_sub_sequence: boolean;
             sub_sequence_id: number | null;
             current_sequence_number: number | null;
+            /**
+             * @description Who categorised the latest reply (CONTRACT section 20.5)
+             * @enum {string|null}
+             */
+            category_source: "rule" | "model" | "human" | "event" | null;
+            /** @description The latest reply waits for a person: the categoriser could not decide */
+            needs_review: boolean;
             scheduled_time?: string | null;
             scheduled_message?: {
                 email_stats_id: string;
@@ -6144,6 +6589,21 @@ export interface components {
             time: string;
             sequence_number: number;
             ignored: boolean;
+            /** @description On a REPLY: how it was categorised (CONTRACT section 20.5) */
+            categorisation?: {
+                category_id: number | null;
+                category_name: string | null;
+                /** @enum {string} */
+                source: "rule" | "model" | "human" | "event";
+                rule_id: string | null;
+                model: string | null;
+                prompt_template_id: number | null;
+                prompt_version: string | null;
+                confidence: number | null;
+                needs_review: boolean;
+                reason: string | null;
+                categorised_at: string;
+            } | null;
         };
         InboxListingRequest: {
             /** @default 0 */
@@ -6172,6 +6632,8 @@ export interface components {
                 string,
                 string
             ];
+            /** @description true: conversations whose latest reply waits in the needs-review lane; false: the others (CONTRACT section 20.5) */
+            needsReview?: boolean;
         };
         InboxViewRequest: {
             /** @default 0 */
@@ -6204,6 +6666,8 @@ export interface components {
                 string,
                 string
             ];
+            /** @description true: conversations whose latest reply waits in the needs-review lane; false: the others (CONTRACT section 20.5) */
+            needsReview?: boolean;
             subSequenceId?: number | number[];
         };
         CreatedTask: {
@@ -6273,6 +6737,21 @@ export interface components {
                 file_size: number;
             }[];
             ignored: boolean;
+            /** @description On a REPLY: how it was categorised (CONTRACT section 20.5) */
+            categorisation?: {
+                category_id: number | null;
+                category_name: string | null;
+                /** @enum {string} */
+                source: "rule" | "model" | "human" | "event";
+                rule_id: string | null;
+                model: string | null;
+                prompt_template_id: number | null;
+                prompt_version: string | null;
+                confidence: number | null;
+                needs_review: boolean;
+                reason: string | null;
+                categorised_at: string;
+            } | null;
         };
         BulkMessageHistoryRequest: {
             /** @description null or absent: every lead of the campaign (at most 500) */
@@ -6879,11 +7358,109 @@ export interface components {
             distribution?: number;
             variant_distribution?: number;
         };
-        TagMapping: {
-            email_account_ids?: (number | string)[];
-            /** @description Mailboxes by address, instead of email_account_ids */
-            emails?: string[];
-            tag_ids: (number | string)[];
+        OAuthAppSaved: {
+            /** @enum {boolean} */
+            ok: true;
+            data: components["schemas"]["OAuthApp"];
+        };
+        OAuthApp: {
+            /** @enum {string} */
+            provider: "google" | "microsoft";
+            /** @enum {string} */
+            level: "client" | "account" | "deployment";
+            /** @description The Salvo client it belongs to; null at account and deployment level */
+            client_id: number | null;
+            oauth_client_id: string;
+            /**
+             * @description Write-only: never answered
+             * @enum {string}
+             */
+            oauth_client_secret: "********";
+            tenant: string | null;
+            redirect_uri: string;
+            mailbox_count: number;
+            updated_at: string | null;
+        };
+        SaveOAuthApp: {
+            oauth_client_id: string;
+            /** @description Required on create; absent or "********" keeps the stored one */
+            oauth_client_secret?: string;
+            /** @description Microsoft: common, organizations, consumers, a tenant id or domain */
+            tenant?: string;
+            /** @description The caller's client; absent or null: the account's app */
+            client_id?: number | null;
+        };
+        OAuthAppRead: {
+            /** @enum {boolean} */
+            ok: true;
+            data: components["schemas"]["OAuthApp"] & (Record<string, never> | null);
+            effective: components["schemas"]["OAuthApp"] & (Record<string, never> | null);
+        };
+        Refusal: {
+            error: string;
+            /** @enum {boolean} */
+            ok: false;
+            message: string;
+        };
+        OAuthConsentStarted: {
+            /** @enum {boolean} */
+            ok: true;
+            session_id: string;
+            auth_url: string;
+            expires_at: string;
+            /** @enum {string} */
+            provider: "google" | "microsoft";
+            redirect_uri: string;
+            email_account_id?: number;
+        };
+        OAuthInit: {
+            /**
+             * Format: email
+             * @description Sent as the login hint; the consented address must equal it
+             */
+            email?: string;
+            /**
+             * Format: email
+             * @description Alias of email
+             */
+            login_hint?: string;
+            client_id?: number | null;
+            tenant?: string;
+            /** @description Where the browser goes after the callback (https, or a CLI's loopback listener) */
+            redirect_url?: string;
+            from_name?: string;
+            max_email_per_day?: number;
+            time_to_wait_in_mins?: number;
+            signature?: string | null;
+            /** Format: email */
+            bcc?: string | null;
+            /** Format: email */
+            different_reply_to_address?: string | null;
+            custom_tracking_url?: string | null;
+            warmup_enabled?: boolean;
+        };
+        OAuthReconnect: {
+            redirect_url?: string;
+            tenant?: string;
+        };
+        OAuthSession: {
+            /** @enum {boolean} */
+            ok: true;
+            session_id: string;
+            /** @enum {string} */
+            provider: "google" | "microsoft";
+            /** @enum {string} */
+            status: "pending" | "success" | "error" | "expired";
+            email: string | null;
+            name: string | null;
+            email_account_id: number | null;
+            reconnect: boolean;
+            connection_state: string | null;
+            error: string | null;
+            error_description: string | null;
+            expires_at: string;
+            created_at: string;
+            completed_at: string | null;
         };
         EmailAccount: {
             id: number;
@@ -6921,6 +7498,30 @@ export interface components {
             smtp_failure_error: string | null;
             imap_failure_error: string | null;
             is_suspended: boolean;
+            /** @enum {string} */
+            auth_type: "PASSWORD" | "OAUTH";
+            /**
+             * @description failing: a passing fault, retried; disconnected: a person must act (see disconnect_reason)
+             * @enum {string}
+             */
+            connection_state: "unchecked" | "connected" | "failing" | "disconnected";
+            needs_reconnect: boolean;
+            disconnect_reason: {
+                code: string;
+                message: string;
+                at: string | null;
+            } | null;
+            oauth: {
+                /** @enum {string} */
+                provider: "google" | "microsoft";
+                /** @enum {string|null} */
+                account_kind: "workspace" | "consumer" | "work" | "personal" | null;
+                scopes: string[];
+                /** @enum {string|null} */
+                app_level: "client" | "account" | "deployment" | null;
+                connected_at: string | null;
+                last_refresh_at: string | null;
+            } | null;
             daily_sent_count: number;
             campaign_count: number;
             warmup_details: {
@@ -6945,7 +7546,51 @@ export interface components {
             };
             campaign_ids?: number[];
             tags?: components["schemas"]["Tag"][];
-            sending_status?: components["schemas"]["SendingStatus"] & unknown;
+            sending_status?: components["schemas"]["MailboxSendingStatus"];
+        };
+        /** @description By id only: why the mailbox sends nothing now, or sending */
+        MailboxSendingStatus: components["schemas"]["SendingStatus"] & {
+            /** @description Extension: `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); empty when none */
+            warnings: {
+                code: string;
+                message: string;
+            }[];
+        };
+        SaveOAuthEmailAccount: {
+            /** @description A number or its decimal string */
+            id?: number | string | null;
+            from_name: string;
+            /** Format: email */
+            from_email: string;
+            username: string;
+            /** @enum {string} */
+            type: "GMAIL" | "OUTLOOK";
+            /** @description Write-only OAuth material */
+            token: {
+                access_token?: string;
+                refresh_token?: string;
+                /** @description Epoch milliseconds */
+                expiry_date: number;
+                scope: string;
+                token_type?: string;
+                id_token?: string;
+            };
+            warmup_enabled?: boolean;
+            /** @description false: refresh with the deployment's app, not the client's or account's */
+            use_whitelabel_credentials?: boolean;
+            max_email_per_day?: number;
+            time_to_wait_in_mins?: number;
+            custom_tracking_url?: string | null;
+            bcc?: string | "" | null;
+            signature?: string | null;
+            /** @description A number or its decimal string */
+            client_id?: number | string | null;
+        };
+        TagMapping: {
+            email_account_ids?: (number | string)[];
+            /** @description Mailboxes by address, instead of email_account_ids */
+            emails?: string[];
+            tag_ids: (number | string)[];
         };
         SaveEmailAccount: {
             from_name?: string;
@@ -6989,36 +7634,6 @@ export interface components {
             is_suspended?: boolean;
             /** @description Update this mailbox; absent or null creates */
             id?: number | string | null;
-        };
-        SaveOAuthEmailAccount: {
-            /** @description A number or its decimal string */
-            id?: number | string | null;
-            from_name: string;
-            /** Format: email */
-            from_email: string;
-            username: string;
-            /** @enum {string} */
-            type: "GMAIL" | "OUTLOOK";
-            /** @description Write-only OAuth material */
-            token: {
-                access_token?: string;
-                refresh_token?: string;
-                /** @description Epoch milliseconds */
-                expiry_date: number;
-                scope: string;
-                token_type?: string;
-                id_token?: string;
-            };
-            warmup_enabled?: boolean;
-            /** @description Ignored */
-            use_whitelabel_credentials?: boolean;
-            max_email_per_day?: number;
-            time_to_wait_in_mins?: number;
-            custom_tracking_url?: string | null;
-            bcc?: string | "" | null;
-            signature?: string | null;
-            /** @description A number or its decimal string */
-            client_id?: number | string | null;
         };
         UpdateEmailAccount: {
             from_name?: string;
@@ -7734,11 +8349,22 @@ export interface components {
                 email_body: string | null;
                 email_seq_number: string;
                 ignored: boolean;
+                /** @description On a REPLY: how it was categorised (CONTRACT section 20.5): category, source (rule, model, human, event), rule id, model, prompt version, confidence, needs_review, reason */
+                categorisation: Record<string, never> | null;
             }[];
             last_reply: Record<string, never> | null;
             lastReply: Record<string, never> | null;
             from: string | null;
             to: string | null;
+            /**
+             * @description Who set the new category: the rules, the model, a person, or the event that carried it
+             * @enum {string}
+             */
+            category_source: "rule" | "model" | "human" | "event";
+            /** @description The rules' or the model's confidence (null for a person's or an event's choice) */
+            confidence: number | null;
+            /** @description `<template id>.<version>` or `default.<n>` when the model decided */
+            prompt_version: string | null;
         };
         WebhookCampaignStatusChangedPayload: {
             webhook_id: number;
@@ -7907,6 +8533,16 @@ export interface components {
             email_account_id: number;
             smtp_failure_error: string | null;
             imap_failure_error: string | null;
+            disconnect_reason: {
+                code: string;
+                message: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                at: string;
+            } | null;
+            needs_reconnect: boolean;
             /**
              * Format: date-time
              * @description ISO 8601, UTC, milliseconds
@@ -9027,6 +9663,473 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LeadAck"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getLeadCategories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every category the account can use */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadCategory"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createLeadCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateLeadCategory"];
+            };
+        };
+        responses: {
+            /** @description The new category */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadCategoryAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description A category with this name already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedError"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteLeadCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                category_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadCategoryDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Built-in categories cannot be deleted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedError"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description The category is still assigned */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedError"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateLeadCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                category_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["UpdateLeadCategory"];
+            };
+        };
+        responses: {
+            /** @description The category as changed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadCategoryAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Built-in categories cannot be changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedError"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description A category with this name already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedError"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getPromptTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The newest template */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptTemplateAnswer"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createPromptTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "prompt_content": "example",
+                 *       "categories": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePromptTemplate"];
+            };
+        };
+        responses: {
+            /** @description The new template */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptTemplateAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updatePromptTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+                template_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["UpdatePromptTemplate"];
+            };
+        };
+        responses: {
+            /** @description Changed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        success: boolean;
+                        data: {
+                            id: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    testReplyCategorisation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reply_text": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplyCategorisationTest"];
+            };
+        };
+        responses: {
+            /** @description What the categoriser decides */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplyCategorisationTestAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    startReplyCategorisationReplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description Queued */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayStarted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description A replay of this campaign is queued or running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedError"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getReplyCategorisationReplay: {
+        parameters: {
+            query?: {
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                campaign_id: number;
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayState"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    applyReplyCategorisationReplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Applied */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        applied: number;
+                        skipped: number;
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -16299,6 +17402,341 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    getOAuthApp: {
+        parameters: {
+            query?: {
+                client_id?: number;
+            };
+            header?: never;
+            path: {
+                /** @description google or microsoft (gmail and outlook are read as those) */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The app and the effective one */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthAppRead"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    saveOAuthApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description google or microsoft (gmail and outlook are read as those) */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "oauth_client_id": "1234-abcd.apps.googleusercontent.com",
+                 *       "oauth_client_secret": "GOCSPX-…"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SaveOAuthApp"];
+            };
+        };
+        responses: {
+            /** @description The app */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthAppSaved"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteOAuthApp: {
+        parameters: {
+            query?: {
+                client_id?: number;
+                force?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description google or microsoft (gmail and outlook are read as those) */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        success: boolean;
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description Mailboxes use it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    startOAuthConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description google or microsoft (gmail and outlook are read as those) */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ann@acme.example",
+                 *       "from_name": "Ann Lee"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OAuthInit"];
+            };
+        };
+        responses: {
+            /** @description The consent to open */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthConsentStarted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reconnectOAuthMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["OAuthReconnect"];
+            };
+        };
+        responses: {
+            /** @description The consent to open */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthConsentStarted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOAuthSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consent */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthSession"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    saveOauthEmailAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from_name": "Ann from Acme",
+                 *       "from_email": "ann@acme.example",
+                 *       "username": "ann@acme.example",
+                 *       "type": "GMAIL",
+                 *       "token": {
+                 *         "refresh_token": "1//0g-refresh-token",
+                 *         "expiry_date": 1769331600000,
+                 *         "scope": "https://mail.google.com/",
+                 *         "token_type": "Bearer"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SaveOAuthEmailAccount"];
+            };
+        };
+        responses: {
+            /** @description The saved mailbox */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        success: boolean;
+                        message: string;
+                        id: number;
+                        data: components["schemas"]["EmailAccount"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createTag: {
         parameters: {
             query?: never;
@@ -16623,67 +18061,6 @@ export interface operations {
             };
         };
     };
-    saveOauthEmailAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "from_name": "Ann from Acme",
-                 *       "from_email": "ann@acme.example",
-                 *       "username": "ann@acme.example",
-                 *       "type": "GMAIL",
-                 *       "token": {
-                 *         "refresh_token": "1//0g-refresh-token",
-                 *         "expiry_date": 1769331600000,
-                 *         "scope": "https://mail.google.com/",
-                 *         "token_type": "Bearer"
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["SaveOAuthEmailAccount"];
-            };
-        };
-        responses: {
-            /** @description The saved mailbox */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Ack"] & {
-                        id: number;
-                        data: components["schemas"]["EmailAccount"];
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["ValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            /** @description Unavailable (maintenance, or SECRETS_KEY not configured where a secret is stored) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     reconnectEmailAccounts: {
         parameters: {
             query?: never;
@@ -16737,6 +18114,8 @@ export interface operations {
                 esp?: "GMAIL" | "OUTLOOK" | "SMTP";
                 username?: string;
                 client_id?: number;
+                connection_state?: "unchecked" | "connected" | "failing" | "disconnected";
+                needs_reconnect?: "0" | "1" | "true" | "false";
             };
             header?: never;
             path?: never;
@@ -18675,7 +20054,8 @@ export interface operations {
                  *           "subject": "Quick question, Ann",
                  *           "email_body": "<p>Hi Ann, ...</p>",
                  *           "email_seq_number": "1",
-                 *           "ignored": false
+                 *           "ignored": false,
+                 *           "categorisation": null
                  *         },
                  *         {
                  *           "stats_id": "1004",
@@ -18689,13 +20069,17 @@ export interface operations {
                  *           "subject": "Re: Quick question, Ann",
                  *           "email_body": "Sounds good, call me Tuesday.",
                  *           "email_seq_number": "1",
-                 *           "ignored": false
+                 *           "ignored": false,
+                 *           "categorisation": null
                  *         }
                  *       ],
                  *       "last_reply": null,
                  *       "lastReply": null,
                  *       "from": null,
                  *       "to": null,
+                 *       "category_source": "human",
+                 *       "confidence": null,
+                 *       "prompt_version": null,
                  *       "secret_key": null
                  *     }
                  */
@@ -18946,6 +20330,12 @@ export interface operations {
                  *       "email_account_id": 5,
                  *       "smtp_failure_error": "535 5.7.8 authentication failed",
                  *       "imap_failure_error": null,
+                 *       "disconnect_reason": {
+                 *         "code": "auth_rejected",
+                 *         "message": "535 5.7.8 authentication failed",
+                 *         "at": "2026-01-25T09:00:00.000Z"
+                 *       },
+                 *       "needs_reconnect": true,
                  *       "time": "2026-01-25T09:00:00.000Z",
                  *       "secret_key": null
                  *     }

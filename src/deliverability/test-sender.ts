@@ -1,18 +1,17 @@
 import { eq } from "drizzle-orm";
 import { settingsOf } from "../schedule/settings";
-import { config } from "../config";
 import { emailAccounts } from "../db/schema";
 import { composeEmail, stepContent } from "../engine/compose";
 import { sendMail } from "../mail/smtp";
 import type { Bindings } from "../platform/env";
-import { connectionUsable, smtpTarget } from "../mailboxes/rules";
-import { storedPassword } from "../mailboxes/store";
-import { loadKeyring } from "../platform/crypto";
+import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rules";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
 import { escapeHtml } from "../sequences/template";
 import { TEST_ID_HEADER, TEST_RUN_HEADER } from "./placement";
 import { claimDueSends, nextSendAt, recordSendError, testStep, type ClaimedSend } from "./test-send-store";
+import type { MailboxLogins } from "../mailboxes/login";
+import { type MailboxLogin } from "../mailboxes/login";
 
 /** Test emails sent per mailbox pass; more due ones go on the next pass, at once. */
 const SENDS_PER_PASS = 25;
@@ -22,7 +21,7 @@ export function tokenLine(token: string): string {
   return `Salvo placement test ${token}`;
 }
 
-async function sendOne(env: Bindings, mailbox: typeof emailAccounts.$inferSelect, password: string, cell: ClaimedSend, now: number): Promise<string | null> {
+async function sendOne(env: Bindings, mailbox: MailboxRow, login: Extract<MailboxLogin, { ok: true }>, logins: MailboxLogins, cell: ClaimedSend, now: number): Promise<string | null> {
   const db = database(env.DB);
   const content = await testStep(db, cell.campaignId, cell.sequenceMappingId);
   if (content === null) return `The campaign has no live step ${cell.sequenceMappingId} (sequence_mapping_id)`;
@@ -42,8 +41,10 @@ async function sendOne(env: Bindings, mailbox: typeof emailAccounts.$inferSelect
   message.headers = { ...message.headers, [TEST_ID_HEADER]: cell.trackId, [TEST_RUN_HEADER]: String(cell.runNo) };
   message.text = `${message.text}\n\n${tokenLine(cell.trackId)}`;
   if (message.html !== undefined) message.html = `${message.html}\n<p style="font-size:10px;color:#999">${escapeHtml(tokenLine(cell.trackId))}</p>`;
-  const result = await sendMail(smtpTarget(mailbox, password), message, { allowPlain: false });
-  return result.ok ? null : `The mail server did not take the test email: ${result.failure.text}`;
+  const result = await sendMail(smtpTarget(mailbox, login.credential), message, { allowPlain: false });
+  if (result.ok) return null;
+  if (result.failure.kind === "auth_failed") await logins.refused(mailbox, "smtp", login, result.failure.text, now);
+  return `The mail server did not take the test email: ${result.failure.text}`;
 }
 
 /**
@@ -51,16 +52,16 @@ async function sendOne(env: Bindings, mailbox: typeof emailAccounts.$inferSelect
  * rendered as the engine renders it, with no tracking so the link checker sees the real links, the
  * token in a header and in the body) and tells when the next one is due (null: none waits).
  */
-export async function sendDueTestEmails(env: Bindings, mailboxId: number, now: number): Promise<number | null> {
+export async function sendDueTestEmails(env: Bindings, logins: MailboxLogins, mailboxId: number, now: number): Promise<number | null> {
   const db = database(env.DB);
   const mailbox = await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId)).get();
   if (!mailbox) return null;
   const due = await claimDueSends(env.DB, mailbox, now, SENDS_PER_PASS);
   if (due.length > 0) {
     const usable = !mailbox.isSuspended && connectionUsable(mailbox);
-    const password = usable ? await storedPassword(await loadKeyring(config(env).secretsKey), mailbox, "smtp") : null;
+    const login = usable ? await logins.for(mailbox, "smtp", now) : null;
     for (const cell of due) {
-      const error = password === null ? "The sender mailbox cannot send (suspended, failing its connection check, or no password)" : await sendOne(env, mailbox, password, cell, now);
+      const error = !login?.ok ? "The sender mailbox cannot send (suspended, failing its connection check, disconnected, or no password)" : await sendOne(env, mailbox, login, logins, cell, now);
       if (error !== null) {
         await recordSendError(env.DB, cell.id, error, Date.now());
         log("warn", "spam test email not sent", { mailbox_id: mailboxId, cell_id: cell.id, reason: error });

@@ -1,13 +1,11 @@
-import { eq } from "drizzle-orm";
+import { eq, type SQL } from "drizzle-orm";
 import { scheduleOf, settingsOf, type CampaignSettings } from "../schedule/settings";
-import { config } from "../config";
 import { campaigns as campaignsTable } from "../db/schema";
 import type { Bindings } from "../platform/env";
-import { planIngestion, type PlannedEvent } from "../events/plan";
-import { ingestedDeliveryIds, ingestionStatements, loadIngestContext } from "../events/store";
+import { planIngestion } from "../events/plan";
+import { ingestedDeliveryIds, ingestionStatements, loadIngestContext, type IngestContext } from "../events/store";
 import { connectionUsable, smtpTarget, utcDayStart } from "../mailboxes/rules";
-import { storedPassword } from "../mailboxes/store";
-import { loadKeyring } from "../platform/crypto";
+import type { MailboxLogins } from "../mailboxes/login";
 import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
 import { rawBatch } from "../platform/sql";
@@ -17,36 +15,17 @@ import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { composeEmail } from "./compose";
 import type { EmailLinks } from "./links";
 import { sendMail, type SmtpSettings } from "../mail/smtp";
-import {
-  claimRecords,
-  loadCampaignPlans,
-  loadMailboxWork,
-  outcomeStatements,
-  suspendStatement,
-  type CampaignPlan,
-  type CampaignRow,
-  type ClaimedRecord,
-  type MailboxRow,
-  type RecordOutcome,
-} from "./store";
-import {
-  gapEndsAt,
-  isInWindow,
-  localDayRange,
-  nextLocalDayStart,
-  nextMailboxDayStart,
-  nextWindowOpen,
-  scheduleStartAt,
-  stepDueAt,
-  type Schedule,
-} from "../schedule/window";
+import { claimRecords, loadCampaignPlans, loadMailboxWork, openStatement, outcomeStatements, releaseDeadClaims, suspendStatement, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
+import { CONNECTION_RETRY_MS, failureOutcome, type NextStep, type RecordOutcome } from "./outcome";
+import { gapEndsAt, isInWindow, localDayRange, nextLocalDayStart, nextMailboxDayStart, nextWindowOpen, scheduleStartAt, stepDueAt, type Schedule } from "../schedule/window";
 
 /**
  * One pass of a mailbox's sender (its Durable Object runs it on its alarm): send what is due for
  * this mailbox inside each ACTIVE campaign's window, within its daily cap, its gap and each
- * campaign's new-leads cap, and say when to wake next. Each claim is one campaign's batch of due
- * records; its outcomes (SENT and BOUNCE events through the ingestion statements, message rows,
- * the records' next step) commit in one D1 batch.
+ * campaign's new-leads cap, and say when to wake next. Each claim leases one campaign's batch of
+ * due records; each of its messages is written `sending` right before its SMTP transaction, and
+ * that transaction's outcome (its SENT or BOUNCE event through the ingestion statements, the
+ * message row, the record's next step) commits in one D1 batch before the next message opens.
  */
 
 /** Sends per claim when the mailbox has no gap to keep (it would otherwise send one per wake). */
@@ -54,10 +33,6 @@ const BURST = 10;
 /** A pass stops after this long or this many sends and wakes again at once (alarm handlers are bounded). */
 const PASS_BUDGET_MS = 25_000;
 const PASS_MAX_SENDS = 50;
-/** Back-off of a recipient's temporary refusal, by attempt; after the last, the email fails. */
-const RETRY_DELAYS_MS = [5, 15, 60, 240, 720].map((m) => m * 60_000);
-/** A mailbox whose server cannot be reached is tried again after this long. */
-const CONNECTION_RETRY_MS = 5 * 60_000;
 /** A pass that sent nothing and found nothing to do soon looks again no sooner than this. */
 const IDLE_RECHECK_MS = 60 * 60_000;
 
@@ -91,7 +66,7 @@ interface ActiveCampaign {
 }
 
 /** The step after `step` that this record gets, with its due time; null when the sequence ends. */
-function following(active: ActiveCampaign, recordId: number, step: number, sentAt: number): { nextStep: number | null; nextDueAt: number | null } {
+function following(active: ActiveCampaign, recordId: number, step: number, sentAt: number): NextStep {
   const later = [...active.plan.steps.keys()].filter((n) => n > step).sort((a, b) => a - b)[0];
   if (later === undefined || !getsFollowUps(recordId, active.settings.followUpPercentage)) return { nextStep: null, nextDueAt: null };
   const delay = active.plan.steps.get(later)!.step.delayInDays;
@@ -104,7 +79,11 @@ function stepFor(active: ActiveCampaign, next: number) {
   return numbers.length === 0 ? undefined : active.plan.steps.get(numbers[0]!);
 }
 
-export async function runSenderPass(env: Bindings, mailboxId: number, now: number, links: EmailLinks, options: PassOptions = {}): Promise<PassResult> {
+/**
+ * A pass of one mailbox. Only the mailbox's object runs it, one pass at a time: so a claim of the
+ * mailbox still held when a pass begins belongs to a pass that died, and is released first.
+ */
+export async function runSenderPass(env: Bindings, mailboxId: number, now: number, links: EmailLinks, logins: MailboxLogins, options: PassOptions = {}): Promise<PassResult> {
   const maxSends = Math.min(options.maxSends ?? PASS_MAX_SENDS, PASS_MAX_SENDS);
   const timings = options.timings ?? { findMs: 0, claimMs: 0, sendMs: 0 };
   let clock = Date.now();
@@ -114,8 +93,15 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
     clock = at;
   };
   const db = database(env.DB);
-  const settingsOfEnv = config(env);
   const dayStart = utcDayStart(now);
+  for (const doubt of await releaseDeadClaims(env.DB, mailboxId, now)) {
+    log("warn", "campaign email in doubt: its pass died during the SMTP transaction; it is never sent again", {
+      mailbox_id: mailboxId,
+      campaign_id: doubt.campaignId,
+      record_id: doubt.recordId,
+      message_row_id: doubt.messageRowId,
+    });
+  }
   const work = await loadMailboxWork(db, mailboxId, dayStart);
   const mailbox = work.mailbox;
   if (!mailbox || mailbox.isSuspended || !connectionUsable(mailbox)) return { sent: 0, nextWakeAt: null };
@@ -136,9 +122,9 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
     .sort((a, b) => (a.plan.nextDueAt ?? Infinity) - (b.plan.nextDueAt ?? Infinity));
   lap("findMs");
 
-  const password = await storedPassword(await loadKeyring(settingsOfEnv.secretsKey), mailbox, "smtp");
-  if (password === null) return { sent: 0, nextWakeAt: null };
-  const smtp = smtpTarget(mailbox, password);
+  const login = await logins.for(mailbox, "smtp", now);
+  if (!login.ok) return { sent: 0, nextWakeAt: login.kind === "unavailable" ? now + CONNECTION_RETRY_MS : null };
+  const smtp = smtpTarget(mailbox, login.credential);
   const senderDomain = mailbox.fromEmail.split("@")[1]!;
 
   let sent = 0;
@@ -184,11 +170,16 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
       wakes.push(nextWindowOpen(schedule, nextLocalDayStart(now, schedule.timezone)) ?? now + IDLE_RECHECK_MS);
       continue;
     }
-    const outcome = await sendClaimed(env, db, { campaign, mailbox, smtp, records, nonce, now, links });
+    const outcome = await sendClaimed(env, db, { campaign, mailbox, smtp, oauth: login.oauth, records, nonce, now, links });
     lap("sendMs");
     sent += outcome.sent;
     capLeft -= outcome.sent;
     if (outcome.sent > 0) lastSentAt = now;
+    if (outcome.oauthRefusal !== null) {
+      // A held token refused: the next pass refreshes it; a fresh one refused disconnects the mailbox.
+      const disconnected = await logins.refused(mailbox, "smtp", login, outcome.oauthRefusal, now);
+      return { sent, nextWakeAt: disconnected ? null : outcome.retryAt };
+    }
     if (outcome.stop) return { sent, nextWakeAt: outcome.retryAt };
     const again = gapEndsAt(lastSentAt, mailbox.timeToWaitInMins, schedule.min_time_btw_emails);
     wakes.push(again !== null && again > now ? again : now);
@@ -205,149 +196,213 @@ interface ClaimContext {
   campaign: ActiveCampaign;
   mailbox: MailboxRow;
   smtp: SmtpSettings;
+  /** `smtp` logs in with an OAuth token (a refused login is the token's, not a suspension). */
+  oauth: boolean;
   records: ClaimedRecord[];
   nonce: string;
   now: number;
   links: EmailLinks;
 }
 
-/** Sends a claim's records one after the other and stores every outcome in one batch. */
+const NO_STEP_LEFT = "The sequence has no step left to send";
+
+/** What one SMTP transaction came to: the record's outcome, the event it records, a suspension. */
+interface Finished {
+  record: ClaimedRecord;
+  outcome: RecordOutcome;
+  event: { type: "SENT" | "BOUNCE"; subject: string | null; body: string | null; messageId: string | null } | null;
+  suspend: string | null;
+}
+
+/**
+ * Sends a claim's records one after the other. Each message's row turns `sending` (`openStatement`)
+ * right before its SMTP transaction, and that transaction's outcome (the message row, the record's
+ * next step, its SENT or BOUNCE event through the ingestion statements) commits in the batch that
+ * opens the next message (or alone, after the last): a pass that dies at any instant leaves at
+ * most ONE message of the mailbox `sending`, in doubt, and the next pass releases the rest of its
+ * claim (`releaseDeadClaims`). SMTP session reuse (several messages per session, RSET between)
+ * keeps this per message: open the row before its MAIL FROM, store its outcome no later than the
+ * next message's opening, never two messages open at once; a session lost mid-message leaves only
+ * that one in doubt.
+ */
 async function sendClaimed(
   env: Bindings,
   db: Database,
   claim: ClaimContext,
-): Promise<{ sent: number; stop: boolean; retryAt: number | null }> {
-  const { campaign, mailbox, smtp, records, nonce, now } = claim;
-  const outcomes: RecordOutcome[] = [];
-  const events: { record: ClaimedRecord; type: "SENT" | "BOUNCE"; messageRowId: number; subject: string | null; body: string | null; messageId: string | null }[] = [];
-  let suspendReason: string | null = null;
-  let stop = false;
-  let retryAt: number | null = null;
-
-  for (const record of records) {
-    if (record.refusal) {
-      outcomes.push({ kind: "refused", recordId: record.recordId, state: record.refusal === "blocked" ? "BLOCKED" : "STOPPED" });
-      continue;
-    }
-    const content = stepFor(campaign, record.step);
-    if (record.messageRowId === null || record.messageStatus !== "sending" || stop || !content) {
-      if (record.messageRowId !== null && record.messageStatus === "sending" && !content) {
-        outcomes.push({ kind: "failed", recordId: record.recordId, messageRowId: record.messageRowId, error: "The sequence has no step left to send" });
-      } else if (stop && record.messageRowId !== null && record.messageStatus === "sending") {
-        outcomes.push({ kind: "deferred", recordId: record.recordId, messageRowId: record.messageRowId, error: "not attempted", retryAt: retryAt ?? now, unpin: record.step === 1, countAttempt: false });
-      } else {
-        outcomes.push({ kind: "skipped", recordId: record.recordId, ...following(campaign, record.recordId, record.step, now) });
+): Promise<{ sent: number; stop: boolean; retryAt: number | null; oauthRefusal: string | null }> {
+  const { campaign, mailbox, smtp, records, now } = claim;
+  const opening = { nonce: claim.nonce, mailboxId: mailbox.id, now };
+  const pending = new PendingOutcomes(env, db, claim);
+  let sent = 0;
+  let stop: { retryAt: number | null } | null = null;
+  let oauthRefusal: string | null = null;
+  try {
+    for (const record of records) {
+      const { recordId, step } = record;
+      if (stop) {
+        pending.settle({ kind: "released", recordId, dueAt: stop.retryAt ?? now, unpin: step === 1 });
+        continue;
       }
-      continue;
-    }
-    const composed = await composeEmail({
-      recordId: record.recordId,
-      step: {
-        seqNumber: record.step,
-        subject: content.step.subject,
-        emailBody: content.step.emailBody,
-        variants: content.variants.map((v) => ({ id: v.id, subject: v.subject, emailBody: v.emailBody, percentage: v.percentage })),
-      },
-      lead: { ...record.lead, email: record.leadEmail },
-      sender: { fromName: mailbox.fromName, fromEmail: mailbox.fromEmail, signature: mailbox.signature, replyTo: mailbox.differentReplyToAddress },
-      settings: campaign.settings,
-      thread: record.thread,
-      messageId: record.messageId!,
-      ...(await claim.links.forEmail({
-        recordId: record.recordId,
-        step: record.step,
-        mailboxId: mailbox.id,
-        sentAt: now,
-        customTrackingDomain: mailbox.customTrackingDomain,
-        trackOpens: !campaign.settings.trackSettings.includes("DONT_EMAIL_OPEN"),
-        trackClicks: !campaign.settings.trackSettings.includes("DONT_LINK_CLICK"),
-      })),
-    });
-    const result = await sendMail(smtp, composed.message, { allowPlain: false, bcc: mailbox.bccEmail ? [mailbox.bccEmail] : [] });
-    const rowId = record.messageRowId;
-    if (result.ok) {
-      outcomes.push({ kind: "sent", recordId: record.recordId, messageRowId: rowId, subject: composed.subject, sentAt: now, ...following(campaign, record.recordId, record.step, now) });
-      events.push({ record, type: "SENT", messageRowId: rowId, subject: composed.subject, body: composed.body, messageId: record.messageId });
-      continue;
-    }
-    const { failure } = result;
-    log("warn", "campaign email not sent", { mailbox_id: mailbox.id, campaign_id: campaign.row.id, record_id: record.recordId, kind: failure.kind, code: failure.code });
-    switch (failure.kind) {
-      case "auth_failed":
-        suspendReason = failure.text;
-        stop = true;
-        outcomes.push({ kind: "deferred", recordId: record.recordId, messageRowId: rowId, error: failure.text, retryAt: now, unpin: record.step === 1, countAttempt: false });
-        break;
-      case "connection":
-        stop = true;
-        retryAt = now + CONNECTION_RETRY_MS;
-        outcomes.push({ kind: "deferred", recordId: record.recordId, messageRowId: rowId, error: failure.text, retryAt, unpin: record.step === 1, countAttempt: false });
-        break;
-      case "transient": {
-        const delay = RETRY_DELAYS_MS[record.attempts - 1];
-        outcomes.push(
-          delay === undefined
-            ? { kind: "failed", recordId: record.recordId, messageRowId: rowId, error: failure.text }
-            : { kind: "deferred", recordId: record.recordId, messageRowId: rowId, error: failure.text, retryAt: now + delay, unpin: false, countAttempt: true },
-        );
-        break;
+      if (record.refusal) {
+        pending.settle({ kind: "refused", recordId, state: record.refusal === "blocked" ? "BLOCKED" : "STOPPED" });
+        continue;
       }
-      case "recipient_rejected":
-        outcomes.push({ kind: "bounced", recordId: record.recordId, messageRowId: rowId, error: failure.text });
-        events.push({ record, type: "BOUNCE", messageRowId: rowId, subject: null, body: failure.text, messageId: null });
-        break;
-      case "permanent":
-        outcomes.push({ kind: "failed", recordId: record.recordId, messageRowId: rowId, error: failure.text });
-        break;
-    }
-  }
-
-  const statements = [];
-  let deliveries: ReturnType<typeof planIngestion>["deliveries"] = [];
-  if (events.length > 0) {
-    const context = await loadIngestContext(db, eq(campaignsTable.accountId, campaign.row.accountId), campaign.row.accountId, campaign.row.id, {
-      recordIds: events.map((e) => e.record.recordId),
-      emails: [],
-      categoryIds: [],
-    });
-    const byId = new Map(context.records.map((r) => [r.id, r]));
-    const planned: PlannedEvent[] = events.flatMap((e) => {
-      const row = byId.get(e.record.recordId);
-      if (!row) return [];
-      return [
-        {
-          eventId: `salvo:${e.type.toLowerCase()}:${e.messageRowId}`,
-          record: row,
-          incoming: {
-            type: e.type,
-            occurredAt: now,
-            sequenceNumber: e.record.step,
-            emailAccountId: mailbox.id,
-            fromEmail: mailbox.fromEmail,
-            isOoo: false,
-            categoryId: null,
-          },
-          toEmail: e.record.leadEmail,
-          subject: e.subject,
-          body: e.body,
-          messageId: e.messageId,
-          linkUrl: null,
+      if (record.messageStatus !== null && record.messageStatus !== "deferred") {
+        // Sent, or in doubt: never again; the record moves on.
+        pending.settle({ kind: "skipped", recordId, ...following(campaign, recordId, step, now) });
+        continue;
+      }
+      const content = stepFor(campaign, step);
+      if (!content) {
+        const rowId = await pending.store(openStatement(opening, record, { status: "failed", error: NO_STEP_LEFT }));
+        pending.settle(rowId === null ? { kind: "released", recordId, dueAt: now, unpin: false } : { kind: "failed", recordId, messageRowId: rowId, error: NO_STEP_LEFT });
+        continue;
+      }
+      const composed = await composeEmail({
+        recordId,
+        step: {
+          seqNumber: step,
+          subject: content.step.subject,
+          emailBody: content.step.emailBody,
+          variants: content.variants.map((v) => ({ id: v.id, subject: v.subject, emailBody: v.emailBody, percentage: v.percentage })),
         },
-      ];
-    });
-    const plan = planIngestion(context, campaign.row, planned);
-    deliveries = plan.deliveries;
-    statements.push(...ingestionStatements(campaign.row, plan.rows, plan.deliveries, now));
+        lead: { ...record.lead, email: record.leadEmail },
+        sender: { fromName: mailbox.fromName, fromEmail: mailbox.fromEmail, signature: mailbox.signature, replyTo: mailbox.differentReplyToAddress },
+        settings: campaign.settings,
+        thread: record.thread,
+        messageId: record.messageId,
+        ...(await claim.links.forEmail({
+          recordId,
+          step,
+          mailboxId: mailbox.id,
+          sentAt: now,
+          customTrackingDomain: mailbox.customTrackingDomain,
+          trackOpens: !campaign.settings.trackSettings.includes("DONT_EMAIL_OPEN"),
+          trackClicks: !campaign.settings.trackSettings.includes("DONT_LINK_CLICK"),
+        })),
+      });
+      const rowId = await pending.store(openStatement(opening, record));
+      if (rowId === null) {
+        // The claim was released, the lead stopped or the campaign paused since the claim: not sent.
+        pending.settle({ kind: "released", recordId, dueAt: now, unpin: false });
+        continue;
+      }
+      const result = await sendMail(smtp, composed.message, { allowPlain: false, bcc: mailbox.bccEmail ? [mailbox.bccEmail] : [] });
+      if (result.ok) {
+        pending.finish({
+          record,
+          outcome: { kind: "sent", recordId, messageRowId: rowId, subject: composed.subject, sentAt: now, ...following(campaign, recordId, step, now) },
+          event: { type: "SENT", subject: composed.subject, body: composed.body, messageId: record.messageId },
+          suspend: null,
+        });
+        sent += 1;
+        continue;
+      }
+      const { failure } = result;
+      const what = failure.kind === "unconfirmed" ? "campaign email in doubt: the session was lost after the message was handed over; it is never sent again" : "campaign email not sent";
+      log("warn", what, { mailbox_id: mailbox.id, campaign_id: campaign.row.id, record_id: recordId, kind: failure.kind, code: failure.code });
+      const verdict = failureOutcome(failure, { recordId, messageRowId: rowId, step, attempt: record.attempts + 1, now, next: following(campaign, recordId, step, now), oauth: claim.oauth });
+      oauthRefusal = verdict.oauthRefusal;
+      pending.finish({
+        record,
+        outcome: verdict.outcome,
+        event: verdict.bounce ? { type: "BOUNCE", subject: null, body: failure.text, messageId: null } : null,
+        suspend: verdict.suspend,
+      });
+      if (verdict.stop) stop = { retryAt: verdict.retryAt };
+    }
+  } catch (error) {
+    // What is done is stored before the error goes up: a finished transaction must not be left in doubt.
+    await pending.store(null).catch(() => undefined);
+    throw error;
   }
-  const ingestionCount = statements.length;
-  statements.push(...outcomeStatements(nonce, outcomes, now));
-  const announce = suspendReason === null ? null : await disconnectAnnouncement(db, mailbox, { smtp: suspendReason, imap: null }, now);
-  const announceAt = statements.length;
-  if (announce !== null) statements.push(announce);
-  if (suspendReason !== null) statements.push(suspendStatement(mailbox.id, suspendReason, now));
-  const results = await rawBatch(env.DB, statements);
-  if (ingestionCount > 0) await enqueue(env, ingestedDeliveryIds(results, deliveries));
-  if (announce !== null) await enqueue(env, deliveryIds(results[announceAt]));
-  if (suspendReason !== null) log("warn", "mailbox suspended: its server refused the login", { mailbox_id: mailbox.id });
-  return { sent: events.filter((e) => e.type === "SENT").length, stop, retryAt: suspendReason !== null ? null : retryAt };
+  await pending.store(null);
+  return { sent, stop: stop !== null, retryAt: stop?.retryAt ?? null, oauthRefusal };
+}
+
+/**
+ * A claim's outcomes not yet stored: the last transaction's and those settled without SMTP
+ * (refusals, skips, releases). `store` commits them in ONE batch, with the next message's opening
+ * when given: the transaction's event through the ingestion statements (analytics, inbox, webhook
+ * deliveries as for pushed events), the message rows and records, and a refused login's suspension
+ * and announcement; then it queues the deliveries. The ingestion context is read once per claim, at
+ * its first event (a claim names each record once).
+ */
+class PendingOutcomes {
+  private settled: RecordOutcome[] = [];
+  private finished: Finished | null = null;
+  private context: IngestContext | null = null;
+
+  constructor(
+    private readonly env: Bindings,
+    private readonly db: Database,
+    private readonly claim: ClaimContext,
+  ) {}
+
+  settle(outcome: RecordOutcome): void {
+    this.settled.push(outcome);
+  }
+
+  finish(finished: Finished): void {
+    this.finished = finished;
+  }
+
+  /** Commits what is pending, with `open` last in the same batch; answers the row `open` opened (null: none). */
+  async store(open: SQL | null): Promise<number | null> {
+    const { campaign, mailbox, now } = this.claim;
+    const finished = this.finished;
+    const statements: SQL[] = [];
+    let deliveries: ReturnType<typeof planIngestion>["deliveries"] = [];
+    if (finished?.event && "messageRowId" in finished.outcome) {
+      this.context ??= await loadIngestContext(this.db, eq(campaignsTable.accountId, campaign.row.accountId), campaign.row.accountId, campaign.row.id, {
+        recordIds: this.claim.records.map((r) => r.recordId),
+        emails: [],
+        categoryIds: [],
+      });
+      const row = this.context.records.find((r) => r.id === finished.record.recordId);
+      if (row) {
+        const plan = planIngestion(this.context, campaign.row, [
+          {
+            eventId: `salvo:${finished.event.type.toLowerCase()}:${finished.outcome.messageRowId}`,
+            record: row,
+            incoming: {
+              type: finished.event.type,
+              occurredAt: now,
+              sequenceNumber: finished.record.step,
+              emailAccountId: mailbox.id,
+              fromEmail: mailbox.fromEmail,
+              isOoo: false,
+              categoryId: null,
+            },
+            toEmail: finished.record.leadEmail,
+            subject: finished.event.subject,
+            body: finished.event.body,
+            messageId: finished.event.messageId,
+            linkUrl: null,
+          },
+        ]);
+        deliveries = plan.deliveries;
+        statements.push(...ingestionStatements(campaign.row, plan.rows, plan.deliveries, now));
+      }
+    }
+    const ingested = statements.length > 0;
+    const outcomes = finished ? [...this.settled, finished.outcome] : this.settled;
+    if (outcomes.length > 0) statements.push(...outcomeStatements(this.claim.nonce, outcomes, now));
+    const suspend = finished?.suspend ?? null;
+    const announce = suspend === null ? null : await disconnectAnnouncement(this.db, mailbox, { smtp: suspend, imap: null }, now);
+    const announceAt = statements.length;
+    if (announce !== null) statements.push(announce);
+    if (suspend !== null) statements.push(suspendStatement(mailbox.id, suspend, now));
+    const openAt = statements.length;
+    if (open !== null) statements.push(open);
+    if (statements.length === 0) return null;
+    const results = await rawBatch(this.env.DB, statements);
+    this.settled = [];
+    this.finished = null;
+    if (ingested) await enqueue(this.env, ingestedDeliveryIds(results, deliveries));
+    if (announce !== null) await enqueue(this.env, deliveryIds(results[announceAt]));
+    if (suspend !== null) log("warn", "mailbox suspended: its server refused the login", { mailbox_id: mailbox.id });
+    const opened = open === null ? undefined : results[openAt]?.[0]?.id;
+    return opened === undefined ? null : Number(opened);
+  }
 }

@@ -5,8 +5,8 @@ import { campaignEmailAccounts, emailAccounts, sequenceSteps, type CampaignStatu
 import { connectionUsable, utcDayStart } from "../mailboxes/rules";
 import type { Database } from "../platform/db";
 import { mailboxSends } from "../mailboxes/sends";
-import { loadCampaignPlans, loadMailboxWork } from "./store";
-import { mailboxSendingStatus, sendingStatus, type MailboxSendingStatus, type SendingStatus } from "./why-not-sending";
+import { IN_DOUBT_REPORT_MS, loadCampaignPlans, loadMailboxWork, unconfirmedSends } from "./store";
+import { mailboxSendingStatus, mailboxWarnings, sendingStatus, type MailboxSendingStatus, type MailboxWarning, type SendingStatus } from "./why-not-sending";
 import { localDayRange } from "../schedule/window";
 
 /**
@@ -74,8 +74,12 @@ export async function campaignSendingStatus(
   });
 }
 
-export async function mailboxSendingStatusOf(db: Database, mailboxId: number, now: number): Promise<MailboxSendingStatus | null> {
-  const work = await loadMailboxWork(db, mailboxId, utcDayStart(now));
+export async function mailboxSendingStatusOf(db: Database, mailboxId: number, now: number): Promise<(MailboxSendingStatus & { warnings: MailboxWarning[] }) | null> {
+  const [work, unconfirmed] = await Promise.all([
+    loadMailboxWork(db, mailboxId, utcDayStart(now)),
+    unconfirmedSends(db.$client, mailboxId, now - IN_DOUBT_REPORT_MS),
+  ]);
+  const warnings = mailboxWarnings({ unconfirmed, days: IN_DOUBT_REPORT_MS / 86_400_000 });
   const mailbox = work.mailbox;
   if (!mailbox) return null;
   const scheduled = work.campaigns.flatMap((row) => {
@@ -88,10 +92,11 @@ export async function mailboxSendingStatusOf(db: Database, mailboxId: number, no
     scheduled.map((c) => c.id),
     new Map(scheduled.map((c) => [c.id, localDayRange(now, c.schedule.timezone).start])),
   );
-  return mailboxSendingStatus({
+  const status = mailboxSendingStatus({
     now,
     suspended: mailbox.isSuspended,
     connectionOk: connectionUsable(mailbox),
+    disconnectMessage: mailbox.disconnectCode === null ? null : (mailbox.disconnectMessage ?? mailbox.disconnectCode),
     sentToday: work.sentToday,
     maxEmailPerDay: mailbox.maxEmailPerDay,
     lastSentAt: work.lastSentAt,
@@ -100,6 +105,7 @@ export async function mailboxSendingStatusOf(db: Database, mailboxId: number, no
       .filter((c) => (plans.get(c.id)?.steps.size ?? 0) > 0)
       .map((c) => ({ schedule: c.schedule, nextDueAt: plans.get(c.id)!.nextDueAt })),
   });
+  return { ...status, warnings };
 }
 
 /** Why nothing goes out, or "sending" (src/engine/why-not-sending.ts); on reads of one campaign or mailbox. */
@@ -107,8 +113,24 @@ export const SendingStatusAnswer = z
   .object({ code: z.string(), message: z.string(), next_send_at: z.string().nullable() })
   .openapi("SendingStatus");
 
-/** The answer's form: `next_send_at` as ISO text. */
-export function presentSendingStatus(status: SendingStatus | MailboxSendingStatus) {
-  return { code: status.code, message: status.message, next_send_at: status.next_send_at === null ? null : new Date(status.next_send_at).toISOString() };
+/** A mailbox's: the same, with what its owner should know besides (emails in doubt). */
+export const MailboxSendingStatusAnswer = SendingStatusAnswer.extend({
+  warnings: z
+    .array(z.object({ code: z.string(), message: z.string() }))
+    .openapi({ description: "Extension: `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); empty when none" }),
+}).openapi("MailboxSendingStatus");
+
+type Presented = z.infer<typeof SendingStatusAnswer>;
+
+/** The answer's form: `next_send_at` as ISO text, and a mailbox's warnings. */
+export function presentSendingStatus(status: SendingStatus): Presented;
+export function presentSendingStatus(status: MailboxSendingStatus & { warnings: MailboxWarning[] }): Presented & { warnings: MailboxWarning[] };
+export function presentSendingStatus(status: SendingStatus | (MailboxSendingStatus & { warnings: MailboxWarning[] })): Presented & { warnings?: MailboxWarning[] } {
+  return {
+    code: status.code,
+    message: status.message,
+    next_send_at: status.next_send_at === null ? null : new Date(status.next_send_at).toISOString(),
+    ...("warnings" in status && { warnings: status.warnings }),
+  };
 }
 

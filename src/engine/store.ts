@@ -1,11 +1,12 @@
 import { and, asc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
-import { campaignEmailAccounts, campaigns, emailAccounts, sequenceSteps, sequenceVariants } from "../db/schema";
+import { campaignEmailAccounts, campaigns, emailAccounts, sequenceSteps, sequenceVariants, type MessageStatus } from "../db/schema";
 import type { Database } from "../platform/db";
 import type { TemplateLead } from "../sequences/template";
 import { blockListed } from "../leads/block-list";
 import { optedOut } from "../leads/opt-out";
-import { inList, jsonList, rawBatch } from "../platform/sql";
+import { inList, jsonList, rawBatch, statement } from "../platform/sql";
 import { mailboxSends } from "../mailboxes/sends";
+import type { RecordOutcome } from "./outcome";
 
 /**
  * The engine's SQL. A pass of one mailbox's sender reads its work (one batch), claims due records
@@ -119,16 +120,18 @@ export async function loadCampaignPlans(
   return plans;
 }
 
-/** A claimed record as the pass sends it: the lead, the step, its message row and the thread so far. */
+/** A claimed record as the pass sends it: the lead, the step, its message row if any and the thread so far. */
 export interface ClaimedRecord {
   recordId: number;
   step: number;
   leadEmail: string;
   lead: TemplateLead;
-  /** The message row of (record, step); null when the record may not be sent to (see `refusal`). */
+  /** The step's message row, when one exists (a deferred attempt, or one already sent or in doubt). */
   messageRowId: number | null;
-  messageStatus: string | null;
-  messageId: string | null;
+  messageStatus: MessageStatus | null;
+  /** The row's Message-ID, or a fresh one for a message not yet written. */
+  messageId: string;
+  /** Attempts made so far (0 for a message not yet written). */
   attempts: number;
   /** Earlier messages of the thread, oldest first. */
   thread: { messageId: string; subject: string | null }[];
@@ -148,12 +151,13 @@ export interface ClaimRequest {
 
 /**
  * Claims up to `limit` due records of one campaign for this mailbox, follow-ups first (pinned to
- * it), then new leads (unpinned, pinned now) within the new-leads cap; writes a `sending` message
- * row for each record that may be sent to, BEFORE any SMTP; and reads what the pass needs. All in
- * one batch: a concurrent pass of another mailbox cannot take the same record (the claim is one
- * UPDATE on rows still unclaimed), a campaign paused or stopped since the pass began yields nothing,
- * and a row left `sending` by a pass that died becomes `unconfirmed`, so a retried pass never sends
- * a step twice.
+ * it), then new leads (unpinned, pinned now) within the new-leads cap, and reads what the pass
+ * needs; one batch. The claim is a lease (`claim_token`, `due_at` at the lease's end): a concurrent
+ * pass of another mailbox cannot take the same record (one UPDATE on rows still unclaimed), and a
+ * campaign paused or stopped since the pass began yields nothing. It writes NO message row: each is
+ * written `sending` by `openStatement` right before its own SMTP transaction, so a pass that dies
+ * leaves at most the one in flight in doubt. A row still `sending` here (its pass died and its
+ * lease ran out before `releaseDeadClaims` saw it) becomes `unconfirmed`, never sent again.
  */
 export async function claimRecords(d1: D1Database, request: ClaimRequest): Promise<{ nonce: string; records: ClaimedRecord[] }> {
   const { campaign, mailboxId, now, limit } = request;
@@ -176,21 +180,13 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
     claim(
       sql`${due(sql`email_account_id IS NULL`)} LIMIT max(0, min(${request.newLeadsLeft}, ${limit} - (SELECT count(*) FROM campaign_leads WHERE claim_token = ${nonce})))`,
     ),
-    sql`UPDATE messages SET status = 'unconfirmed', updated_at = ${now}
+    sql`UPDATE messages SET status = 'unconfirmed', last_error = ${IN_DOUBT}, updated_at = ${now}
         WHERE status = 'sending' AND campaign_lead_id IN (${claimed})
           AND step = (SELECT next_step FROM campaign_leads WHERE id = messages.campaign_lead_id)`,
-    sql`UPDATE messages SET status = 'sending', attempts = attempts + 1, email_account_id = ${mailboxId}, updated_at = ${now}
-        WHERE status = 'deferred' AND campaign_lead_id IN (${claimed})
-          AND step = (SELECT next_step FROM campaign_leads WHERE id = messages.campaign_lead_id)`,
-    sql`INSERT INTO messages (account_id, campaign_id, campaign_lead_id, step, email_account_id, message_id, status, attempts, to_email, created_at, updated_at)
-        SELECT cl.account_id, cl.campaign_id, cl.id, cl.next_step, ${mailboxId},
-               '<' || lower(hex(randomblob(16))) || '@' || ${request.senderDomain} || '>', 'sending', 1, l.email, ${now}, ${now}
-        FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id
-        WHERE cl.claim_token = ${nonce} AND (${refusal}) IS NULL
-        ON CONFLICT (campaign_lead_id, step) DO NOTHING`,
     sql`SELECT cl.id AS record_id, cl.next_step AS step, l.email AS lead_email, l.first_name, l.last_name, l.company_name,
                l.phone_number, l.website, l.location, l.linkedin_profile, l.company_url, l.custom_fields,
-               m.id AS message_row_id, m.status AS message_status, m.message_id AS message_id, m.attempts AS attempts,
+               m.id AS message_row_id, m.status AS message_status, m.attempts AS attempts,
+               coalesce(m.message_id, '<' || lower(hex(randomblob(16))) || '@' || ${request.senderDomain} || '>') AS message_id,
                (${refusal}) AS refusal,
                (SELECT json_group_array(json_object('messageId', p.message_id, 'subject', p.subject)) FROM
                   (SELECT message_id, subject FROM messages WHERE campaign_lead_id = cl.id AND step < cl.next_step
@@ -199,7 +195,7 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
         LEFT JOIN messages m ON m.campaign_lead_id = cl.id AND m.step = cl.next_step
         WHERE cl.claim_token = ${nonce}`,
   ]);
-  const records = results[5]!.map((row) => ({
+  const records = results[3]!.map((row) => ({
     recordId: Number(row.record_id),
     step: Number(row.step),
     leadEmail: String(row.lead_email),
@@ -216,8 +212,8 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
       custom_fields: row.custom_fields === null ? null : (JSON.parse(String(row.custom_fields)) as Record<string, unknown>),
     },
     messageRowId: row.message_row_id === null ? null : Number(row.message_row_id),
-    messageStatus: (row.message_status as string | null) ?? null,
-    messageId: (row.message_id as string | null) ?? null,
+    messageStatus: (row.message_status as MessageStatus | null) ?? null,
+    messageId: String(row.message_id),
     attempts: Number(row.attempts ?? 0),
     thread: JSON.parse(String(row.thread ?? "[]")) as { messageId: string; subject: string | null }[],
     refusal: (row.refusal as ClaimedRecord["refusal"]) ?? null,
@@ -225,20 +221,87 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
   return { nonce, records };
 }
 
-/** What became of one claimed record, as the outcome batch writes it. */
-export type RecordOutcome =
-  | { kind: "sent"; recordId: number; messageRowId: number; subject: string; sentAt: number; nextStep: number | null; nextDueAt: number | null }
-  /** The step was already sent (or may have been): move on without sending it again. */
-  | { kind: "skipped"; recordId: number; nextStep: number | null; nextDueAt: number | null }
-  | { kind: "deferred"; recordId: number; messageRowId: number; error: string; retryAt: number; unpin: boolean; countAttempt: boolean }
-  | { kind: "failed"; recordId: number; messageRowId: number; error: string }
-  | { kind: "bounced"; recordId: number; messageRowId: number; error: string }
-  | { kind: "refused"; recordId: number; state: "BLOCKED" | "STOPPED" };
+/** What a message left `sending` by a pass that died says (its `last_error`). */
+export const IN_DOUBT = "The sender stopped during this email's SMTP transaction: it may or may not have gone out, and it is never sent again";
 
 /**
- * The statements that store a claim's outcomes (the caller puts them in the same batch as the
- * events' ingestion). Every record update is guarded by the claim so a pass whose lease ran
- * out and was claimed again changes nothing of the newer claim.
+ * Opens a claimed record's message right before its SMTP transaction (`sending`), or for a step
+ * that cannot be sent (`failed`): its row inserted, or a `deferred` one taken up again (one attempt
+ * more for `sending`). Only while the record is still this claim's and live and its campaign is
+ * ACTIVE: a claim released meanwhile (its pass presumed dead), a lead stopped by a reply, a paused
+ * campaign, or a row in any other state writes nothing and returns no row, and nothing is sent.
+ * This guard, not the lease, is what makes two passes never send one step twice. One statement
+ * (RETURNING the row's id), so the sender can put it in the batch that stores the previous outcome.
+ */
+export function openStatement(
+  claim: { nonce: string; mailboxId: number; now: number },
+  record: Pick<ClaimedRecord, "recordId" | "step" | "messageId" | "leadEmail">,
+  open: { status: "sending" } | { status: "failed"; error: string } = { status: "sending" },
+): SQL {
+  const { nonce, mailboxId, now } = claim;
+  const sending = open.status === "sending" ? 1 : 0;
+  return sql`INSERT INTO messages (account_id, campaign_id, campaign_lead_id, step, email_account_id, message_id, status, attempts, last_error, to_email, created_at, updated_at)
+      SELECT cl.account_id, cl.campaign_id, cl.id, ${record.step}, ${mailboxId}, ${record.messageId}, ${open.status}, ${sending},
+             ${open.status === "failed" ? open.error : null}, ${record.leadEmail}, ${now}, ${now}
+      FROM campaign_leads cl
+      WHERE cl.id = ${record.recordId} AND cl.claim_token = ${nonce} AND cl.state IN ${live}
+        AND EXISTS (SELECT 1 FROM campaigns WHERE id = cl.campaign_id AND status = 'ACTIVE')
+      ON CONFLICT (campaign_lead_id, step) DO UPDATE SET status = excluded.status, attempts = messages.attempts + excluded.attempts,
+        email_account_id = excluded.email_account_id, last_error = excluded.last_error, updated_at = excluded.updated_at
+      WHERE messages.status = 'deferred'
+      RETURNING id`;
+}
+
+/** A message a pass that died left in doubt, now `unconfirmed`. */
+export interface InDoubt {
+  messageRowId: number;
+  campaignId: number;
+  recordId: number;
+}
+
+/**
+ * Run first by every pass of a mailbox (its object runs one pass at a time, so any claim of the
+ * mailbox still held at that moment belongs to a pass that died: a crash, a restart, an error): the
+ * message that pass had `sending` becomes `unconfirmed` (at most one: rows turn `sending` one at a
+ * time), and its records are released at once, due now, instead of when the lease runs out. A
+ * first step not yet written goes back to rotation (unpinned), as when a pass stops early. Two seeks:
+ * `campaign_leads_claimed_idx`, then each record's `messages_record_step_idx`.
+ */
+export async function releaseDeadClaims(d1: D1Database, mailboxId: number, now: number): Promise<InDoubt[]> {
+  const held = sql`SELECT id FROM campaign_leads WHERE email_account_id = ${mailboxId} AND claim_token IS NOT NULL`;
+  const [inDoubt] = await rawBatch(d1, [
+    sql`UPDATE messages SET status = 'unconfirmed', last_error = ${IN_DOUBT}, updated_at = ${now}
+        WHERE status = 'sending' AND campaign_lead_id IN (${held})
+        RETURNING id, campaign_id, campaign_lead_id`,
+    sql`UPDATE campaign_leads SET claim_token = NULL, updated_at = ${now},
+          due_at = CASE WHEN state IN ${live} AND next_step IS NOT NULL THEN ${now} ELSE NULL END,
+          email_account_id = CASE WHEN next_step = 1 AND NOT EXISTS (SELECT 1 FROM messages WHERE campaign_lead_id = campaign_leads.id AND step = 1)
+            THEN NULL ELSE email_account_id END
+        WHERE id IN (${held})`,
+  ]);
+  return inDoubt!.map((row) => ({ messageRowId: Number(row.id), campaignId: Number(row.campaign_id), recordId: Number(row.campaign_lead_id) }));
+}
+
+/** How far back a mailbox's messages in doubt are reported (its `sending_status` warning). */
+export const IN_DOUBT_REPORT_MS = 7 * 86_400_000;
+
+/** A mailbox's messages in doubt since `since` (`messages_unconfirmed_idx`): how many and, newest first, a few recipients. */
+export async function unconfirmedSends(d1: D1Database, mailboxId: number, since: number): Promise<{ count: number; recipients: string[] }> {
+  const row = await statement(
+    d1,
+    sql`SELECT count(*) AS n, (SELECT json_group_array(to_email) FROM (
+          SELECT to_email FROM messages WHERE email_account_id = ${mailboxId} AND status = 'unconfirmed' AND updated_at >= ${since}
+          ORDER BY updated_at DESC LIMIT 5)) AS recipients
+        FROM messages WHERE email_account_id = ${mailboxId} AND status = 'unconfirmed' AND updated_at >= ${since}`,
+  ).first<{ n: number; recipients: string }>();
+  return { count: Number(row?.n ?? 0), recipients: (JSON.parse(row?.recipients ?? "[]") as (string | null)[]).filter((r): r is string => r !== null) };
+}
+
+/**
+ * The statements that store outcomes of a claim's records (the caller puts them in the same batch
+ * as the events' ingestion; the sender stores each sent message's outcome before it opens the
+ * next). Every record update is guarded by the claim, so a pass whose claim was released or whose
+ * lease ran out and was claimed again changes nothing of the newer claim.
  */
 export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now: number): SQL[] {
   const statements: SQL[] = [];
@@ -251,6 +314,7 @@ export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now:
           return [{ id: o.messageRowId, status: "deferred", error: o.error, sent_at: null, subject: null, attempt: o.countAttempt ? 0 : -1 }];
         case "failed":
         case "bounced":
+        case "unconfirmed":
           return [{ id: o.messageRowId, status: o.kind, error: o.error, sent_at: null, subject: null, attempt: 0 }];
         default:
           return [];
@@ -267,7 +331,10 @@ export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now:
       switch (o.kind) {
         case "sent":
         case "skipped":
+        case "unconfirmed":
           return { id: o.recordId, next_step: o.nextStep, due_at: o.nextDueAt, done: o.nextStep === null ? 1 : 0, unpin: 0, state: null };
+        case "released":
+          return { id: o.recordId, next_step: -1, due_at: o.dueAt, done: 0, unpin: o.unpin ? 1 : 0, state: null };
         case "deferred":
           return { id: o.recordId, next_step: -1, due_at: o.retryAt, done: 0, unpin: o.unpin ? 1 : 0, state: null };
         case "failed":
@@ -299,9 +366,4 @@ export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now:
 export function suspendStatement(mailboxId: number, reason: string, now: number): SQL {
   return sql`UPDATE email_accounts SET is_suspended = 1, is_smtp_success = 0, smtp_failure_error = ${reason}, checked_at = ${now}, updated_at = ${now}
              WHERE id = ${mailboxId}`;
-}
-
-/** Releases a claim without an outcome (the pass stops before sending): due again at once. */
-export function releaseStatement(nonce: string, now: number): SQL {
-  return sql`UPDATE campaign_leads SET due_at = ${now}, claim_token = NULL WHERE claim_token = ${nonce}`;
 }

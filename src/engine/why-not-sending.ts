@@ -130,6 +130,7 @@ export function sendingStatus(s: SendingSnapshot): SendingStatus {
 export type MailboxSendingCode =
   | "sending"
   | "suspended"
+  | "needs_reconnect"
   | "connection_failing"
   | "no_active_campaigns"
   | "daily_cap_reached"
@@ -140,6 +141,8 @@ export type MailboxSendingStatus = { code: MailboxSendingCode; message: string; 
 
 export type MailboxStatusSnapshot = MailboxSnapshot & {
   now: number;
+  /** Why a person must reconnect it (CONTRACT 18.5), when it is disconnected. */
+  disconnectMessage: string | null;
   /**
    * Its ACTIVE campaigns with live steps: each one's schedule and when the earliest of its records
    * this mailbox may send falls due (at or before `now` when one is due now; null when none waits).
@@ -150,6 +153,7 @@ export type MailboxStatusSnapshot = MailboxSnapshot & {
 const MAILBOX_MESSAGES: Record<MailboxSendingCode, string> = {
   sending: "Sending",
   suspended: "The mailbox is suspended",
+  needs_reconnect: "The mailbox is disconnected and needs a reconnect",
   connection_failing: "The mailbox has not passed its connection check (SMTP, and IMAP once checked)",
   no_active_campaigns: "The mailbox is in no active campaign",
   daily_cap_reached: "The mailbox has reached its daily cap",
@@ -166,6 +170,8 @@ const MAILBOX_MESSAGES: Record<MailboxSendingCode, string> = {
 export function mailboxSendingStatus(m: MailboxStatusSnapshot): MailboxSendingStatus {
   const answer = (code: MailboxSendingCode, next: number | null) => ({ code, message: MAILBOX_MESSAGES[code], next_send_at: next });
   if (m.suspended) return answer("suspended", null);
+  // CONTRACT 18.5: the reason in its own words, and the way back (POST /email-accounts/{id}/oauth/reconnect for OAuth, new credentials otherwise).
+  if (m.disconnectMessage !== null) return { code: "needs_reconnect", message: m.disconnectMessage, next_send_at: null };
   if (!m.connectionOk) return answer("connection_failing", null);
   if (m.campaigns.length === 0) return answer("no_active_campaigns", null);
   const capped = mailboxCapReached(m.sentToday, m.maxEmailPerDay);
@@ -180,4 +186,33 @@ export function mailboxSendingStatus(m: MailboxStatusSnapshot): MailboxSendingSt
   if (dueNow.length === 0) return answer("no_leads_due", next);
   if (!dueNow.some((c) => isInWindow(c.schedule, m.now))) return answer("outside_window", next);
   return answer("sending", next);
+}
+
+/** A warning beside a mailbox's `sending_status` (CONTRACT 19's `warnings`, an Extension). */
+export type MailboxWarning = { code: "unconfirmed_sends"; message: string };
+
+/** How many recipients of emails in doubt a warning names. */
+const NAMED_RECIPIENTS = 5;
+
+/**
+ * What a mailbox's owner should know besides why it sends or not: campaign emails in doubt (a pass
+ * died during their SMTP transaction, or the server's answer was lost after the message was handed
+ * over). They may or may not have arrived and are never sent again, so the owner may want to check
+ * with those recipients. The message starts with the count.
+ */
+export function mailboxWarnings(facts: { unconfirmed: { count: number; recipients: readonly string[] }; days: number }): MailboxWarning[] {
+  const { count, recipients } = facts.unconfirmed;
+  if (count === 0) return [];
+  const named = recipients.slice(0, NAMED_RECIPIENTS);
+  const more = count > named.length ? ` and ${count - named.length} more` : "";
+  const emails = count === 1 ? "campaign email" : "campaign emails";
+  return [
+    {
+      code: "unconfirmed_sends",
+      message:
+        `${count} ${emails} from this mailbox in the last ${facts.days} days may not have gone out: sending stopped during ` +
+        `${count === 1 ? "its" : "their"} SMTP transaction, and Salvo never sends an email twice. ` +
+        `Recipients: ${named.join(", ")}${more}.`,
+    },
+  ];
 }

@@ -5,10 +5,10 @@ import { CAMPAIGN_NOT_FOUND, campaignMailboxes, visibleCampaigns } from "../plat
 import { database } from "../platform/db";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
-import { enqueue } from "../webhooks/outbox";
 import { CampaignParams } from "../campaigns/schemas";
-import { planIngestion, type PlannedEvent } from "./plan";
-import { loadIngestContext, namedMailboxes, storeIngestion, type RecordRow } from "./store";
+import { ingest } from "./ingest";
+import type { PlannedEvent } from "./plan";
+import { namedMailboxes, type RecordRow } from "./store";
 
 export const MAX_EVENTS_PER_CALL = 1000;
 
@@ -166,16 +166,19 @@ eventRoutes.openapi(ingestEvents, async (c) => {
   const db = database(c.env.DB);
   const campaignId = c.req.valid("param").campaign_id;
   const want = wanted(events);
-  const [context, mailboxes] = await Promise.all([
-    loadIngestContext(db, visibleCampaigns(principal), principal.accountId, campaignId, want),
-    namedMailboxes(db, campaignMailboxes(principal, [campaignId]), want.mailboxIds),
-  ]);
-  const campaign = context.campaign;
-  if (!campaign) throw ApiError.notFound(CAMPAIGN_NOT_FOUND);
-
-  const items = planned(events, resolveEvents(events, context.records, context.categories, mailboxes, Date.now()));
-  const { rows, deliveries } = planIngestion(context, campaign, items);
-  const { accepted, deliveryIds } = await storeIngestion(c.env.DB, campaign, rows, deliveries, Date.now());
-  await enqueue(c.env, deliveryIds);
-  return c.json({ ok: true, accepted, duplicates: events.length - accepted }, 200);
+  const scope = { visible: visibleCampaigns(principal), accountId: principal.accountId, campaignId, want };
+  // The mailboxes are looked up only once the campaign is known to be visible (a 404 comes first),
+  // and only when an event names one (no round trip otherwise).
+  const stored = await ingest(
+    c.env,
+    db,
+    scope,
+    async (context) => {
+      const mailboxes = await namedMailboxes(db, campaignMailboxes(principal, [campaignId]), want.mailboxIds);
+      return planned(events, resolveEvents(events, context.records, context.categories, mailboxes, Date.now()));
+    },
+    Date.now(),
+  );
+  if (!stored) throw ApiError.notFound(CAMPAIGN_NOT_FOUND);
+  return c.json({ ok: true, accepted: stored.accepted, duplicates: events.length - stored.accepted }, 200);
 });

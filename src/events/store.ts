@@ -2,7 +2,8 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import { accounts, campaignLeads, campaigns, emailAccounts, leadCategories, leads, type EventType, type RecordState } from "../db/schema";
 import { visibleCategories } from "../platform/access";
 import type { Database } from "../platform/db";
-import { inList, jsonList, rawBatch } from "../platform/sql";
+import { inList, jsonList, JSON_LIST_BYTES, rawBatch } from "../platform/sql";
+import { utf8Length } from "../platform/bytes";
 import { deliveryIds, guardValue, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
 import type { WebhookTarget } from "../webhooks/fanout";
 import { activeWebhooks } from "../webhooks/store";
@@ -311,6 +312,16 @@ export async function storeIngestion(
 ): Promise<{ accepted: number; deliveryIds: number[] }> {
   const results = await rawBatch(d1, ingestionStatements(campaign, rows, deliveries, now));
   return { accepted: results[1]!.length, deliveryIds: ingestedDeliveryIds(results, deliveries) };
+}
+
+/**
+ * Whether an ingestion's list parameters stay within JSON_LIST_BYTES (D1 refuses a string over
+ * 2,000,000 bytes): its events as one list, and its webhook deliveries, whose payloads are written
+ * as JSON strings inside the list (escaped again) beside a row of their own.
+ */
+export function ingestionFits(rows: EventRow[], deliveries: NewDelivery[]): boolean {
+  const deliveryBytes = deliveries.reduce((sum, d) => sum + utf8Length(JSON.stringify(JSON.stringify(d.payload))) + 200, 2);
+  return Math.max(utf8Length(jsonList(rows)), deliveryBytes) <= JSON_LIST_BYTES;
 }
 
 /** The delivery ids an ingestion's statements created, from the results of the batch they led. */

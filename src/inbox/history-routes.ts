@@ -7,6 +7,7 @@ import { API_KEY_SECURITY, createRouter, errorResponses, json, pathId, queryBool
 import { iso } from "../platform/time";
 import type { OutboundAttachment } from "../db/schema";
 import { recordOfLead, recordsOfLeads, threadOf, threadsOf, type Thread } from "./store";
+import { Categorisation, parseCategorisation } from "../triage/present";
 
 const HistoryMessage = z
   .object({
@@ -26,6 +27,7 @@ const HistoryMessage = z
     click_details: z.record(z.string(), z.boolean()).optional(),
     attachments: z.array(z.object({ file_name: z.string(), file_url: z.string(), file_type: z.string(), file_size: z.number() })),
     ignored: z.boolean(),
+    categorisation: Categorisation.nullable().optional().openapi({ description: "On a REPLY: how it was categorised (CONTRACT section 20.5)" }),
   })
   .openapi("HistoryMessage");
 
@@ -161,5 +163,6 @@ function presentHistory({ messages, opens, clicks }: Thread, plain: boolean) {
     }),
     attachments: attachmentsOf(m.attachments),
     ignored: m.ignored === 1,
+    ...(m.type === "REPLY" && { categorisation: parseCategorisation(m.categorisation) }),
   }));
 }

@@ -7,18 +7,10 @@ import { iso } from "../platform/time";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryBoolean, operationWords, type OperationWords } from "../platform/openapi";
 import { LISTING_SORTS, emailStatusOf, type InboxFilters, type Listing, type Sort } from "./query";
 import { InboxMessage, InboxPage, ListingBody, ViewBody } from "./schemas";
-import {
-  conversationOf,
-  listConversations,
-  messagesOf,
-  remindersOf,
-  scheduledRepliesOf,
-  type ConversationRow,
-  type MessageRow,
-  type ReminderRow,
-  type ScheduledReplyRow,
-} from "./store";
+import { conversationOf, listConversations, type ConversationRow } from "./listing-store";
+import { messagesOf, remindersOf, scheduledRepliesOf, type MessageRow, type ReminderRow, type ScheduledReplyRow } from "./store";
 import { LEAD_MAPPING_NOT_FOUND } from "./target";
+import { parseCategorisation } from "../triage/present";
 
 const ListingQuery = z.object({ fetch_message_history: queryBoolean.optional() });
 
@@ -139,6 +131,8 @@ function present(row: ConversationRow, now: number, extras: Extras): z.infer<typ
     is_pushed_to_sub_sequence: row.sub_sequence_id !== null,
     sub_sequence_id: row.sub_sequence_id,
     current_sequence_number: row.current_sequence_number,
+    category_source: row.category_source,
+    needs_review: row.needs_review === 1,
     ...(extras.scheduled !== undefined && {
       scheduled_time: time(extras.scheduled?.scheduled_at ?? null),
       scheduled_message: extras.scheduled
@@ -161,6 +155,7 @@ function present(row: ConversationRow, now: number, extras: Extras): z.infer<typ
         time: iso(message.occurred_at),
         sequence_number: message.sequence_number,
         ignored: message.ignored === 1,
+        ...(message.type === "REPLY" && { categorisation: parseCategorisation(message.categorisation) }),
       })),
     }),
   };

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { EMAIL_STATUSES, SORTS } from "./query";
+import { Categorisation } from "../triage/present";
 
 /** A number or an array of at most `max` numbers; both arrive as an array. */
 const oneOrMany = (max: number) =>
@@ -38,6 +39,7 @@ const filterFields = {
       .refine(([from, to]) => Date.parse(from) <= Date.parse(to), "The first date must not be after the second")
       .transform(([from, to]) => [Date.parse(from), upperBound(to)] as [number, number])
       .optional(),
+    needsReview: z.boolean().optional().openapi({ description: "true: conversations whose latest reply waits in the needs-review lane; false: the others (CONTRACT section 20.5)" }),
 };
 
 export const InboxFilters = z.object(filterFields).openapi("InboxFilters");
@@ -88,6 +90,7 @@ export const HistoryMessage = z
     time: z.string(),
     sequence_number: z.number().int(),
     ignored: z.boolean(),
+    categorisation: Categorisation.nullable().optional().openapi({ description: "On a REPLY: how it was categorised (CONTRACT section 20.5)" }),
   })
   .openapi("InboxHistoryMessage");
 
@@ -112,6 +115,8 @@ export const InboxMessage = z
     is_pushed_to_sub_sequence: z.boolean(),
     sub_sequence_id: z.number().int().nullable(),
     current_sequence_number: z.number().int().nullable(),
+    category_source: z.enum(["rule", "model", "human", "event"]).nullable().openapi({ description: "Who categorised the latest reply (CONTRACT section 20.5)" }),
+    needs_review: z.boolean().openapi({ description: "The latest reply waits for a person: the categoriser could not decide" }),
     scheduled_time: z.string().nullable().optional(),
     scheduled_message: z.object({ email_stats_id: z.string(), subject: z.string(), email_body: z.string() }).nullable().optional(),
     reminder_time: z.string().nullable().optional(),
@@ -122,6 +127,16 @@ export const InboxMessage = z
   .openapi("InboxMessage");
 
 export const InboxPage = z
-  .object({ messages: z.array(InboxMessage), total_count: z.number().int(), offset: z.number().int(), limit: z.number().int() })
+  .object({
+    messages: z.array(InboxMessage),
+    total_count: z
+      .number()
+      .int()
+      .describe(
+        "Exact, except with search, emailAccountId or replyTimeBetween: then counted up to 10,000 (200 for a one- or two-character search that matches often); past that, the cap or offset + this page (+1 while pages are full)",
+      ),
+    offset: z.number().int(),
+    limit: z.number().int(),
+  })
   .openapi("InboxPage");
 

@@ -1,36 +1,13 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { campaignLeads, campaigns, events, leadCategories, leads, tasks } from "../db/schema";
-import { RECORD_NOT_FOUND, visibleCampaigns, visibleCategories, visibleRecordsAliased } from "../platform/access";
+import { RECORD_NOT_FOUND, visibleCampaigns, visibleCategories } from "../platform/access";
 import type { Principal } from "../platform/principal";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { deliveryIds, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
 import { activeWebhooks } from "../webhooks/store";
-import { inboxConditions, inboxOrder, type InboxFilters, type Listing, type Sort } from "./query";
 import { inList, rawBatch, statement } from "../platform/sql";
-import type { RecordFlagColumns } from "../events/record-flags";
-
-export interface ConversationRow extends RecordFlagColumns {
-  id: number;
-  campaign_id: number;
-  campaign_name: string;
-  lead_id: number;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  email_account_id: number | null;
-  category_id: number | null;
-  team_member_id: number | null;
-  is_read: number;
-  is_important: number;
-  is_archived: number;
-  snoozed_until: number | null;
-  last_sent_at: number | null;
-  last_reply_at: number | null;
-  revenue_cents: number;
-  sub_sequence_id: number | null;
-  current_sequence_number: number | null;
-}
+import { categorisationJson, humanCategorisation } from "../categories/provenance-sql";
 
 export interface MessageRow {
   id: number;
@@ -43,55 +20,8 @@ export interface MessageRow {
   occurred_at: number;
   sequence_number: number;
   ignored: number;
-}
-
-export interface ListingQuery {
-  scope: { accountId: number; clientId: number | null };
-  listing: Listing;
-  filters: InboxFilters;
-  sort: Sort;
-  offset: number;
-  limit: number;
-  now: number;
-}
-
-/**
- * One page of a listing and its total. A short, non-empty page already tells the total, so the
- * count (a second pass over every match) runs only when the page cannot.
- */
-const CONVERSATION_COLUMNS = sql`cl.id, cl.campaign_id, c.name AS campaign_name, cl.lead_id, l.email, l.first_name, l.last_name,
-  cl.email_account_id, cl.category_id, cl.team_member_id, cl.is_read, cl.is_important, cl.is_archived,
-  cl.snoozed_until, cl.last_sent_at, cl.last_reply_at, cl.has_sent, cl.has_opened, cl.has_clicked,
-  cl.has_replied, cl.has_bounced, cl.has_unsubscribed, cl.revenue_cents, cl.sub_sequence_id,
-  (SELECT max(sequence_number) FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'SENT') AS current_sequence_number`;
-
-/**
- * One page of a listing and its total. A short, non-empty page already tells the total, so the
- * count (a second pass over every match) runs only when the page cannot.
- */
-export async function listConversations(d1: D1Database, query: ListingQuery) {
-  const where = inboxConditions(query.scope, query.listing, query.filters, query.now);
-  const page = await statement(
-    d1,
-    sql`SELECT ${CONVERSATION_COLUMNS}
-        FROM campaign_leads cl JOIN campaigns c ON c.id = cl.campaign_id JOIN leads l ON l.id = cl.lead_id
-        WHERE ${where}
-        ORDER BY ${inboxOrder(query.sort, query.listing)} LIMIT ${query.limit} OFFSET ${query.offset}`,
-  ).all<ConversationRow>();
-  const rows = page.results;
-  if (rows.length > 0 && rows.length < query.limit) return { rows, total: query.offset + rows.length };
-  const total = await statement(d1, sql`SELECT count(*) AS n FROM campaign_leads cl WHERE ${where}`).first<{ n: number }>();
-  return { rows, total: total?.n ?? 0 };
-}
-
-/** One record as a conversation, if the caller may see it (any state: replied or not). */
-export async function conversationOf(d1: D1Database, scope: { accountId: number; clientId: number | null }, recordId: number) {
-  return statement(
-    d1,
-    sql`SELECT ${CONVERSATION_COLUMNS}
-        FROM campaign_leads cl JOIN campaigns c ON c.id = cl.campaign_id JOIN leads l ON l.id = cl.lead_id
-        WHERE cl.id = ${recordId} AND ${visibleRecordsAliased(scope)}`,
-  ).first<ConversationRow>();
+  /** categorisationJson: the REPLY's categorisation as JSON text. */
+  categorisation: string | null;
 }
 
 export interface ScheduledReplyRow {
@@ -136,10 +66,11 @@ export async function messagesOf(d1: D1Database, recordIds: number[]): Promise<M
   if (recordIds.length === 0) return [];
   const result = await statement(
     d1,
-    sql`SELECT id, campaign_lead_id, type, from_email, to_email, subject, body, occurred_at, sequence_number, ignored
-        FROM events WHERE campaign_lead_id IN (SELECT value FROM json_each(${JSON.stringify(recordIds)}))
-          AND type IN ('SENT', 'REPLY')
-        ORDER BY occurred_at, id`,
+    sql`SELECT e.id, e.campaign_lead_id, e.type, e.from_email, e.to_email, e.subject, e.body, e.occurred_at, e.sequence_number, e.ignored,
+          ${categorisationJson("e")} AS categorisation
+        FROM events e WHERE e.campaign_lead_id IN (SELECT value FROM json_each(${JSON.stringify(recordIds)}))
+          AND e.type IN ('SENT', 'REPLY')
+        ORDER BY e.occurred_at, e.id`,
   ).all<MessageRow>();
   return result.results;
 }
@@ -207,6 +138,7 @@ export async function setCategory(
   const results = await rawBatch(d1, [
     sql`UPDATE campaign_leads SET category_id = ${categoryId}, category_set_at = ${now}, updated_at = ${now}
         WHERE id = ${recordId} AND category_id IS NOT ${categoryId}`,
+    ...humanCategorisation(recordId, categoryId, now),
     ...(deliveries.length > 0
       ? [
           insertDeliveries(
@@ -217,7 +149,7 @@ export async function setCategory(
         ]
       : []),
   ]);
-  return deliveryIds(results[1]);
+  return deliveryIds(results[3]);
 }
 
 /**
@@ -313,7 +245,7 @@ export async function threadsOf(d1: D1Database, recordIds: number[], after: numb
   const rows = await statement(
     d1,
     sql`SELECT e.id, e.campaign_lead_id, e.type, e.message_id, e.from_email, e.to_email, e.subject, e.body, e.occurred_at, e.sequence_number,
-               e.ignored, e.link_url, r.attachments, coalesce(e.cc_emails, r.cc) AS cc, r.bcc
+               e.ignored, e.link_url, r.attachments, coalesce(e.cc_emails, r.cc) AS cc, r.bcc, ${categorisationJson("e")} AS categorisation
         FROM events e
         LEFT JOIN outbound_replies r INDEXED BY outbound_replies_record_idx
           ON e.type = 'SENT' AND r.campaign_lead_id = e.campaign_lead_id AND r.sent_event_id = e.id

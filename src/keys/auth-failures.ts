@@ -39,14 +39,19 @@ export function refuseIfBlocked(bucket: string, now = Date.now()): void {
   throw ApiError.rateLimited(Math.ceil((until - now) / 1000));
 }
 
-/** Counts a failed authentication: the given error (401), or 429 once the bucket has failed too often. */
-export async function refuseAuthentication(env: Bindings, bucket: string, failure: ApiError): Promise<never> {
+/** Counts a failed authentication in the bucket: null while under the limit, else the seconds to wait. */
+export async function countAuthFailure(env: Bindings, bucket: string): Promise<number | null> {
   const limiter = env.AUTH_FAILURES.get(env.AUTH_FAILURES.idFromName(bucket));
   const decision = await limiter.recordFailure();
-  if (!decision.admitted) {
-    const now = Date.now();
-    remember(bucket, now + decision.retryAfterSeconds * 1000, now);
-    throw ApiError.rateLimited(decision.retryAfterSeconds);
-  }
+  if (decision.admitted) return null;
+  const now = Date.now();
+  remember(bucket, now + decision.retryAfterSeconds * 1000, now);
+  return decision.retryAfterSeconds;
+}
+
+/** Counts a failed authentication: the given error (401), or 429 once the bucket has failed too often. */
+export async function refuseAuthentication(env: Bindings, bucket: string, failure: ApiError): Promise<never> {
+  const retryAfter = await countAuthFailure(env, bucket);
+  if (retryAfter !== null) throw ApiError.rateLimited(retryAfter);
   throw failure;
 }

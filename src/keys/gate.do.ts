@@ -17,23 +17,46 @@ interface CachedOwner {
   checkedAt: number;
 }
 
+/** What a key's object holds: in its SQLite storage (the truth), and in memory while it lives. */
+interface GateState {
+  revoked: boolean;
+  owner: CachedOwner | undefined;
+  /** Bumped by every invalidate, so a D1 read that raced one is not cached. */
+  generation: number;
+  budget: BudgetState | undefined;
+}
+
 /**
  * One object per API key (named by the key's digest). It both resolves the key and spends its
  * budget, so a request costs one round trip. It caches the key's owner; every route that deletes,
  * resets, deactivates a key or disables an account tells it at once (revoke: never again;
  * invalidate: look again), and the cache is trusted only for KEY_REVALIDATE_SECONDS, after which
  * the next request reads the row again, so a row deleted by any other path stops the key within
- * that bound. State lives in the object's SQLite storage, so eviction loses nothing.
+ * that bound. State lives in the object's SQLite storage, so eviction loses nothing; the object
+ * reads it once when it starts and keeps a copy in memory (every write goes to both), so a
+ * request costs one storage write and no reads.
  */
 export class KeyGate extends DurableObject<GateEnv> {
+  private loaded: GateState | undefined;
+
   private get kv() {
     return this.ctx.storage.kv;
   }
 
+  private get state(): GateState {
+    this.loaded ??= {
+      revoked: Boolean(this.kv.get("revoked")),
+      owner: this.kv.get<CachedOwner>("owner"),
+      generation: this.kv.get<number>("generation") ?? 0,
+      budget: this.kv.get<BudgetState>("budget"),
+    };
+    return this.loaded;
+  }
+
   async admit(kind: KeyKind, keyHash: string, now = Date.now()): Promise<Admission> {
-    if (this.kv.get("revoked")) return { outcome: "unknown" };
+    if (this.state.revoked) return { outcome: "unknown" };
     const { keyRevalidateMs: revalidateMs, rateLimit } = config(this.env);
-    const cached = this.kv.get<CachedOwner>("owner");
+    const cached = this.state.owner;
     const fresh = cached && now >= cached.checkedAt && now - cached.checkedAt < revalidateMs;
     const owner = fresh ? cached.owner : await this.lookUp(kind, keyHash, now);
     if (!owner) return { outcome: "unknown" };
@@ -42,30 +65,40 @@ export class KeyGate extends DurableObject<GateEnv> {
       burst: owner.rateLimitBurst ?? rateLimit.burst,
     };
     // No await from here on: the read-modify-write of the budget is atomic within the object.
-    const decision = spend(budget, this.kv.get<BudgetState>("budget"), now);
+    const decision = spend(budget, this.state.budget, now);
+    this.state.budget = decision.state;
     this.kv.put("budget", decision.state);
     return { outcome: decision.admitted ? "admitted" : "limited", owner, budget, decision };
   }
 
   /** The key's value is gone for good (deleted, or reset to a new value). */
   async revoke(): Promise<void> {
+    this.state.owner = undefined;
+    this.state.revoked = true;
     this.kv.delete("owner");
     this.kv.put("revoked", true);
   }
 
   /** The key's standing changed (status, account disabled); the next request reads it again. */
   async invalidate(): Promise<void> {
+    this.state.owner = undefined;
+    this.state.generation += 1;
     this.kv.delete("owner");
-    this.kv.put("generation", (this.kv.get<number>("generation") ?? 0) + 1);
+    this.kv.put("generation", this.state.generation);
   }
 
   private async lookUp(kind: KeyKind, keyHash: string, now: number): Promise<KeyOwner | null> {
-    const generation = this.kv.get<number>("generation") ?? 0;
+    const generation = this.state.generation;
     const owner = await findKeyOwner(this.env.DB, kind, keyHash);
     // A revoke or invalidate that landed during the D1 read wins over what the read saw.
-    const unchanged = !this.kv.get("revoked") && (this.kv.get<number>("generation") ?? 0) === generation;
-    if (owner && unchanged) this.kv.put("owner", { owner, checkedAt: now } satisfies CachedOwner);
-    else if (unchanged) this.kv.delete("owner");
+    const unchanged = !this.state.revoked && this.state.generation === generation;
+    if (owner && unchanged) {
+      this.state.owner = { owner, checkedAt: now };
+      this.kv.put("owner", this.state.owner);
+    } else if (unchanged) {
+      this.state.owner = undefined;
+      this.kv.delete("owner");
+    }
     return unchanged ? owner : null;
   }
 }

@@ -1,4 +1,3 @@
-import { SENTIMENTS, sentimentOf } from "../categories/rules";
 import { createRoute, z } from "@hono/zod-openapi";
 import { database } from "../platform/db";
 import { RECORD_STATES } from "../db/schema";
@@ -12,6 +11,7 @@ import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId,
 import { CampaignParams, Ok } from "../campaigns/schemas";
 import { wakeCampaign } from "../mailboxes/wake";
 import { LeadInput, leadOutput, leadOutputFields } from "./lead-input";
+import { CategoryListItem, presentCategoryListItem } from "../triage/present";
 import { categoriesOf, countAlreadyInCampaign, recordPage, setRecordStateIn, skippedAddresses, storeUpload } from "./store";
 
 export const MAX_LEADS_PER_UPLOAD = 400;
@@ -95,14 +95,6 @@ const ListQuery = z.object({
 
 const RecordParams = z.object({ campaign_id: pathId("campaign_id"), email_lead_map_id: pathId("email_lead_map_id") });
 
-const LeadCategory = z
-  .object({
-    id: z.number().int(),
-    name: z.string(),
-    created_at: z.string(),
-    sentiment_type: z.enum(SENTIMENTS).openapi({ description: "positive, negative or neutral (CONTRACT section 13)" }),
-  })
-  .openapi("LeadCategory");
 
 const addLeads = createRoute({
   method: "post",
@@ -167,7 +159,7 @@ const fetchCategories = createRoute({
   tags: ["Leads"],
   summary: "Lead categories (ids 1-7 are built in; 6 is Out Of Office)",
   security: API_KEY_SECURITY,
-  responses: { 200: json(z.array(LeadCategory), "Every category the account can use"), ...errorResponses(401, 429) },
+  responses: { 200: json(z.array(CategoryListItem), "Every category the account can use"), ...errorResponses(401, 429) },
 });
 
 export const leadRoutes = createRouter();
@@ -243,13 +235,5 @@ leadRoutes.openapi(setRecordState, async (c) => {
 leadRoutes.openapi(fetchCategories, async (c) => {
   const principal = c.get("principal");
   const rows = await categoriesOf(database(c.env.DB), principal.accountId);
-  return c.json(
-    rows.map((row) => ({
-      id: row.id,
-      name: row.name,
-      created_at: iso(row.createdAt),
-      sentiment_type: sentimentOf(row.accountId === null ? row.id : null),
-    })),
-    200,
-  );
+  return c.json(rows.map(presentCategoryListItem), 200);
 });

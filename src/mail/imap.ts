@@ -18,6 +18,8 @@
  * imap-protocol.ts and unit-tested.
  */
 import { LineSocket, LineSocketError } from "./line-socket";
+import { oauthChallengeStatus, oauthErrorAcknowledgement, oauthInitialResponse, oauthMechanism, type MailCredential, type OAuthMechanism } from "./sasl";
+import { fromBase64, utf8Base64 } from "../platform/bytes";
 import {
   capabilitiesOf,
   commandSegments,
@@ -34,13 +36,12 @@ import {
   type StatusResponse,
 } from "./imap-protocol";
 
-export interface ImapSettings {
+export type ImapSettings = {
   host: string;
   port: number;
   security: "tls" | "starttls" | "plain";
   username: string;
-  password: string;
-}
+} & MailCredential;
 
 export interface ImapOptions {
   /** Plain (unencrypted) IMAP is refused unless the caller's config allows it (local development only). */
@@ -245,13 +246,58 @@ export class ImapSession {
     this.capabilities = null;
   }
 
-  /** LOGIN with the settings' username and password (nothing to do after PREAUTH). */
+  /** LOGIN with the password, or AUTHENTICATE with the access token (nothing to do after PREAUTH). */
   async login(): Promise<void> {
     if (this.authenticated) return;
     const capabilities = await this.knownCapabilities();
-    if (capabilities.has("LOGINDISABLED")) throw new ImapError({ kind: "rejected", text: "the server does not accept LOGIN here (LOGINDISABLED)" });
-    await this.command(["LOGIN", imapString(this.settings.username), imapString(this.settings.password)], "auth_failed");
+    if (this.settings.accessToken !== undefined) {
+      const offered = [...capabilities].flatMap((name) => (name.startsWith("AUTH=") ? [name.slice(5)] : []));
+      const mechanism = oauthMechanism(offered);
+      if (!mechanism) throw new ImapError({ kind: "auth_failed", text: `the server offers no AUTHENTICATE XOAUTH2 or OAUTHBEARER (it offers ${offered.join(" ") || "none"})` });
+      await this.authenticate(mechanism, this.settings.accessToken, capabilities.has("SASL-IR"));
+    } else {
+      if (capabilities.has("LOGINDISABLED")) throw new ImapError({ kind: "rejected", text: "the server does not accept LOGIN here (LOGINDISABLED)" });
+      await this.command(["LOGIN", imapString(this.settings.username), imapString(this.settings.password)], "auth_failed");
+    }
     this.authenticated = true;
+  }
+
+  /**
+   * AUTHENTICATE with an OAuth token (RFC 3501 6.2.2; the response inline with SASL-IR, RFC 4959). A
+   * refused token brings an error challenge first, which is acknowledged so the server answers NO.
+   */
+  private async authenticate(mechanism: OAuthMechanism, accessToken: string, inline: boolean): Promise<void> {
+    const tag = `S${++this.tags}`;
+    const what = `the answer to AUTHENTICATE ${mechanism}`;
+    const initial = utf8Base64(oauthInitialResponse(mechanism, this.settings.username, accessToken, this.settings));
+    let challenge: string | null = null;
+    await this.exchange(what, {}, async () => {
+      await this.socket.write(encoder.encode(inline ? `${tag} AUTHENTICATE ${mechanism} ${initial}\r\n` : `${tag} AUTHENTICATE ${mechanism}\r\n`));
+      let sent = inline;
+      for (;;) {
+        const response = await this.response(what);
+        if (response.tag === "*") continue;
+        if (response.tag === "+") {
+          if (!sent) {
+            await this.socket.write(encoder.encode(`${initial}\r\n`));
+            sent = true;
+          } else {
+            const decoded = fromBase64(response.text.trim());
+            challenge = decoded ? oauthChallengeStatus(new TextDecoder().decode(decoded)) : null;
+            await this.socket.write(encoder.encode(`${utf8Base64(oauthErrorAcknowledgement(mechanism))}\r\n`));
+          }
+          continue;
+        }
+        if (response.tag !== tag) throw connectionFailure(`unexpected ${response.tag} while we waited for ${what}`);
+        const done = parseStatus(response.text);
+        if (done?.status === "OK") {
+          if (done.code) this.note(done.code);
+          return;
+        }
+        const text = done?.text || done?.status || response.text.slice(0, 200);
+        throw new ImapError({ kind: done?.status === "BAD" ? "rejected" : "auth_failed", text: challenge ? `${text} (token status ${challenge})` : text });
+      }
+    });
   }
 
   /** SELECT (or, read-only, EXAMINE) a mailbox; an ASCII name (modified UTF-7 is not done here). */

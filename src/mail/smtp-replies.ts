@@ -8,8 +8,10 @@
  *   disabled); the engine records a BOUNCE for the lead.
  * - `permanent`: any other 5xx (sender refused, relay denied, message refused); not the recipient's fault.
  * - `connection`: no usable session (refused, closed, timed out, TLS failed, no STARTTLS); `code` is null.
+ * - `unconfirmed`: the session was lost after the message was handed over (while sending it or
+ *   waiting for the answer to it): the server may have taken it, so it must never be sent again.
  */
-export type SmtpFailureKind = "auth_failed" | "transient" | "recipient_rejected" | "permanent" | "connection";
+export type SmtpFailureKind = "auth_failed" | "transient" | "recipient_rejected" | "permanent" | "connection" | "unconfirmed";
 
 export interface SmtpFailure {
   kind: SmtpFailureKind;

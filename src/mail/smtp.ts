@@ -14,14 +14,14 @@ import { isAddress } from "./address";
 import { buildMime, mailbox, type MimeMessage } from "./mime";
 import { classifyReply, connectionFailure, parseReply, type SmtpFailure, type SmtpReply, type SmtpStage } from "./smtp-replies";
 import { utf8Base64 } from "../platform/bytes";
+import { oauthErrorAcknowledgement, oauthInitialResponse, oauthMechanism, type MailCredential } from "./sasl";
 
-export interface SmtpSettings {
+export type SmtpSettings = {
   host: string;
   port: number;
   security: "starttls" | "tls" | "plain";
   username: string;
-  password: string;
-}
+} & MailCredential;
 
 export interface SmtpOptions {
   /** Plain (unencrypted) SMTP is refused unless the caller's config allows it (local development only). */
@@ -105,12 +105,24 @@ class Session {
     });
   }
 
-  /** The message after DATA's 354, dot-stuffed, and the server's verdict on it. */
-  message(block: string): Promise<SmtpReply> {
-    return this.exchange("the answer to the message", async () => {
-      await this.socket.write(block);
-      return this.expected("message", [250], await this.reply("the answer to the message"));
-    });
+  /**
+   * The message after DATA's 354, dot-stuffed, and the server's verdict on it. From the message's
+   * first byte on, a session lost (closed, timed out, broken, an answer that is no reply) leaves its
+   * fate unknown, since the server may have taken it: that is `unconfirmed`, which no sender may
+   * retry (a retry could deliver it twice). A reply the server did give keeps its own meaning.
+   */
+  async message(block: string): Promise<SmtpReply> {
+    const what = "the answer to the message";
+    try {
+      return await this.exchange(what, async () => {
+        await this.socket.write(block);
+        return this.expected("message", [250], await this.reply(what));
+      });
+    } catch (error) {
+      if (error instanceof SmtpError && error.failure.kind !== "connection") throw error;
+      const text = error instanceof SmtpError ? error.failure.text : `connection or TLS failure: ${(error as Error).message}`;
+      throw new SmtpError({ kind: "unconfirmed", code: null, text: `${text} (after the message was handed over: it may have been taken)` });
+    }
   }
 
   /** Upgrades to TLS after `220` to STARTTLS. */
@@ -148,6 +160,17 @@ async function login(session: Session, settings: SmtpSettings, options: SmtpOpti
     ehlo = await session.command("ehlo", `EHLO ${helo}`, [250]);
   }
   const offered = /^250[ -]AUTH[ =](.*)$/im.exec(ehlo.text)?.[1]?.toUpperCase().split(/\s+/) ?? [];
+  if (settings.accessToken !== undefined) {
+    const mechanism = oauthMechanism(offered);
+    if (!mechanism) {
+      throw new SmtpError({ kind: "auth_failed", code: null, text: `the server offers no AUTH XOAUTH2 or OAUTHBEARER${offered.length ? ` (it offers ${offered.join(" ")})` : ""}` });
+    }
+    const initial = utf8Base64(oauthInitialResponse(mechanism, settings.username, settings.accessToken, settings));
+    const reply = await session.command("auth", `AUTH ${mechanism} ${initial}`, [235, 334], `AUTH ${mechanism}`);
+    // 334: the token was refused and the server sends its error as a challenge; the acknowledgement brings its 5xx.
+    if (reply.code === 334) return session.command("auth", utf8Base64(oauthErrorAcknowledgement(mechanism)), [235], `the ${mechanism} error acknowledgement`);
+    return reply;
+  }
   if (offered.includes("PLAIN")) {
     const token = utf8Base64(`\0${settings.username}\0${settings.password}`);
     return session.command("auth", `AUTH PLAIN ${token}`, [235], "AUTH PLAIN");

@@ -12,6 +12,9 @@ import { recordWake } from "./store";
 import { sendDueReplies, sendReply, type Delivery, type ReplyDoor, type ReplyToSend } from "../replies/outbound";
 import { deliverManualEmail, type ManualEmail, type ManualMailDoor, type ManualOutcome } from "../manual-mail/send";
 import { sendDueTestEmails } from "../deliverability/test-sender";
+import { MailboxLogins, type AccessResult } from "../mailboxes/login";
+import { mailboxById } from "../mailboxes/store";
+import { TokenKeeper } from "./tokens";
 
 /** After a read that left messages waiting, the next one comes this soon. */
 const READ_AGAIN_MS = 1_000;
@@ -32,6 +35,25 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
 
   private get kv() {
     return this.ctx.storage.kv;
+  }
+
+  /** The one keeper of this mailbox's OAuth access token (CONTRACT 18.4). */
+  private readonly tokens = new TokenKeeper(this.env, this.ctx.storage.kv);
+
+  private async logins(): Promise<MailboxLogins> {
+    return new MailboxLogins(this.env, database(this.env.DB), await loadKeyring(config(this.env).secretsKey), this.tokens);
+  }
+
+  /** The access token for a use outside this object (the connection check); refreshed here if due. */
+  async accessToken(mailboxId: number): Promise<AccessResult> {
+    const mailbox = await mailboxById(database(this.env.DB), mailboxId);
+    if (!mailbox || mailbox.authType !== "OAUTH") return { ok: false, kind: "unavailable", message: "The mailbox does not sign in through OAuth" };
+    return this.tokens.accessToken(mailbox, Date.now());
+  }
+
+  /** A server refused the token this object gave out: the next use refreshes. */
+  async forgetAccessToken(): Promise<void> {
+    await this.tokens.forget();
   }
 
   /** Runs a pass soon: at once when `now`, else only if no alarm is set (the cron's re-arm). */
@@ -65,12 +87,12 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
    * sent between passes, never during one, so the mailbox's gap and allowance hold.
    */
   async sendManualEmail(email: ManualEmail): Promise<ManualOutcome> {
-    return this.exclusive(() => deliverManualEmail(this.env, email, Date.now()));
+    return this.exclusive(async () => deliverManualEmail(this.env, await this.logins(), email, Date.now()));
   }
 
   /** An inbox reply to send now; one the gap holds back is queued by the route, and this object wakes for it. */
   async sendInboxReply(reply: ReplyToSend): Promise<Delivery> {
-    const delivery = await this.exclusive(() => sendReply(this.env, reply, Date.now()));
+    const delivery = await this.exclusive(async () => sendReply(this.env, await this.logins(), reply, Date.now()));
     if (!delivery.ok && delivery.kind === "wait") {
       this.kv.put("mailbox", reply.emailAccountId);
       const alarm = await this.ctx.storage.getAlarm();
@@ -102,7 +124,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
   private async readOnce(mailboxId: number, now: number): Promise<ReadResult> {
     let result: ReadResult = { cursor: null, more: false, outcome: null };
     try {
-      result = await runReaderPass(this.env, mailboxId, now, this.kv.get<ReaderCursor>("cursor") ?? null);
+      result = await runReaderPass(this.env, await this.logins(), mailboxId, now, this.kv.get<ReaderCursor>("cursor") ?? null);
       if (result.cursor) this.kv.put("cursor", result.cursor);
     } catch (error) {
       log("error", "mailbox read failed", { mailbox_id: mailboxId, error: String(error) });
@@ -117,14 +139,14 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
     if (options.read !== false && (this.kv.get<number>("nextReadAt") ?? 0) <= now) await this.read(mailboxId, now);
     let nextReplyAt: number | null = null;
     try {
-      nextReplyAt = await sendDueReplies(this.env, mailboxId, now);
+      nextReplyAt = await sendDueReplies(this.env, await this.logins(), mailboxId, now);
     } catch (error) {
       // Claimed replies stay QUEUED; the minute cron marks them failed rather than send twice.
       log("error", "scheduled replies failed", { mailbox_id: mailboxId, error: String(error) });
     }
     let nextTestSendAt: number | null;
     try {
-      nextTestSendAt = await sendDueTestEmails(this.env, mailboxId, now);
+      nextTestSendAt = await sendDueTestEmails(this.env, await this.logins(), mailboxId, now);
     } catch (error) {
       // Claimed test emails count as sent; their cells reach the deadline as not_received.
       log("error", "spam test emails failed", { mailbox_id: mailboxId, error: String(error) });
@@ -134,9 +156,9 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
     const links = emailLinks(await loadKeyring(settings.secretsKey), settings.publicUrl);
     let result: PassResult;
     try {
-      result = await runSenderPass(this.env, mailboxId, now, links, options);
+      result = await runSenderPass(this.env, mailboxId, now, links, await this.logins(), options);
     } catch (error) {
-      // Claims not stored stay leased and come back when the lease ends; try again then.
+      // The next pass releases the claim this one held (its message in flight, if any, turns unconfirmed).
       log("error", "sender pass failed", { mailbox_id: mailboxId, error: String(error) });
       result = { sent: 0, nextWakeAt: now + 60_000 };
     }

@@ -1,10 +1,7 @@
 import { eq } from "drizzle-orm";
-import { config } from "../config";
 import { emailAccounts } from "../db/schema";
 import type { Bindings } from "../platform/env";
 import { imapTarget } from "../mailboxes/rules";
-import { storedPassword } from "../mailboxes/store";
-import { loadKeyring } from "../platform/crypto";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
 import { rawBatch } from "../platform/sql";
@@ -13,6 +10,7 @@ import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { recordInbound, type InboundOutcome } from "../replies/inbound";
 import { PARSE_LIMIT_BYTES, parseMessage, unparsedMessage, type ParsedMessage } from "../mail/parsed";
 import { fetchNewMessages, type ReaderCursor } from "../mail/reader";
+import type { MailboxLogins } from "../mailboxes/login";
 
 /** Messages read per pass: a pass stays well inside an alarm's time, and the next one goes on. */
 export const READ_LIMIT = 100;
@@ -30,17 +28,18 @@ export interface ReadResult {
  * cursor, parsed, and recorded as replies and bounces. A refused IMAP login marks the mailbox
  * `is_imap_success: false` with the server's words (the engine stops using it until a check passes).
  */
-export async function runReaderPass(env: Bindings, mailboxId: number, now: number, cursor: ReaderCursor | null, limit = READ_LIMIT): Promise<ReadResult> {
+export async function runReaderPass(env: Bindings, logins: MailboxLogins, mailboxId: number, now: number, cursor: ReaderCursor | null, limit = READ_LIMIT): Promise<ReadResult> {
   const db = database(env.DB);
   const mailbox = await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId)).get();
   if (!mailbox || mailbox.isImapSuccess === false) return { cursor, more: false, outcome: null };
-  const keyring = await loadKeyring(config(env).secretsKey);
-  const password = (await storedPassword(keyring, mailbox, "imap")) ?? (await storedPassword(keyring, mailbox, "smtp"));
-  if (password === null) return { cursor, more: false, outcome: null };
-  const fetched = await fetchNewMessages(imapTarget(mailbox, password), cursor, mailbox.createdAt.getTime() - FIRST_READ_MARGIN_MS, limit);
+  const login = await logins.for(mailbox, "imap", now);
+  if (!login.ok) return { cursor, more: false, outcome: null };
+  const fetched = await fetchNewMessages(imapTarget(mailbox, login.credential), cursor, mailbox.createdAt.getTime() - FIRST_READ_MARGIN_MS, limit);
   if (!fetched.ok) {
     log("warn", "mailbox read failed", { mailbox_id: mailboxId, kind: fetched.failure.kind });
-    if (fetched.failure.kind === "auth_failed") {
+    if (fetched.failure.kind === "auth_failed" && login.oauth) {
+      await logins.refused(mailbox, "imap", login, fetched.failure.text, now);
+    } else if (fetched.failure.kind === "auth_failed") {
       const announce = await disconnectAnnouncement(db, mailbox, { smtp: null, imap: fetched.failure.text }, now);
       const update = db
         .update(emailAccounts)

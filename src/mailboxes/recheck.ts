@@ -1,5 +1,6 @@
 import { config } from "../config";
-import { database, type Database } from "../platform/db";
+import { database } from "../platform/db";
+import type { Bindings } from "../platform/env";
 import type { ScheduledJob } from "../platform/jobs";
 import { log } from "../platform/logging";
 import { checkConnection, runConnectionCheck, type ConnectionChecker } from "./connection-check";
@@ -18,18 +19,17 @@ const CONCURRENT_CHECKS = 3;
  * decrypts) is logged and the mailbox waits for the next day, like one whose check ran.
  */
 export async function recheckMailboxes(
-  db: Database,
-  secretsKey: string | undefined,
+  env: Bindings,
   now: number,
   check: ConnectionChecker = checkConnection,
   limit = RECHECKS_PER_MINUTE,
 ): Promise<number[]> {
-  const claimed = await claimMailboxesToRecheck(db, now - RECHECK_AFTER_MS, now, limit);
+  const claimed = await claimMailboxesToRecheck(database(env.DB), now - RECHECK_AFTER_MS, now, limit);
   const queue = [...claimed];
   const worker = async () => {
     for (let row = queue.shift(); row; row = queue.shift()) {
       const id = row.id;
-      await runConnectionCheck(db, row, {}, secretsKey, check).catch((error: Error) =>
+      await runConnectionCheck(env, row, {}, check).catch((error: Error) =>
         log("error", "mailbox connection re-check failed", { mailbox_id: id, error: error.message }),
       );
     }
@@ -42,5 +42,5 @@ export async function recheckMailboxes(
 export const recheckMailboxesDaily: ScheduledJob = async (env, scheduledAt) => {
   const settings = config(env);
   if (!settings.mailboxConnectionChecks) return 0;
-  return (await recheckMailboxes(database(env.DB), settings.secretsKey, scheduledAt.getTime())).length;
+  return (await recheckMailboxes(env, scheduledAt.getTime())).length;
 };

@@ -12,9 +12,9 @@ import type { Principal } from "../platform/principal";
 import { runConnectionCheck } from "./connection-check";
 import { wakeMailboxes } from "./wake";
 import { mailboxSendingStatusOf, presentSendingStatus } from "../engine/status";
-import { defaultPortType, distinct, mailHost, newSecret, OAUTH_NOT_CONFIGURED, OAUTH_SERVERS, trackingDomain, type MailboxRow } from "./rules";
-import { campaignIdsOf, deleteMailbox, findMailbox, insertMailbox, listMailboxes, mailboxOfAddress, queueRecheck, reconnectTargets, recordConnectionOutcome, updateMailbox, type MailboxChanges, type MailboxSecrets, type NewMailbox } from "./store";
-import { SaveMailbox, UpdateMailbox, SaveOAuthMailbox, EmailAccount, Ack, IdParams, ListQuery, type Fields } from "./schemas";
+import { defaultPortType, distinct, mailHost, newSecret, trackingDomain, type MailboxRow } from "./rules";
+import { campaignIdsOf, deleteMailbox, findMailbox, insertMailbox, listMailboxes, mailboxOfAddress, queueRecheck, reconnectTargets, updateMailbox, type MailboxChanges, type MailboxSecrets, type NewMailbox } from "./store";
+import { SaveMailbox, UpdateMailbox, EmailAccount, Ack, IdParams, ListQuery, type Fields } from "./schemas";
 import { MAILBOX_TAG, ack, presentRows } from "./shared";
 
 // Schemas.
@@ -41,27 +41,6 @@ const routes = {
           imap_host: "imap.acme.example",
           imap_port: 993,
           max_email_per_day: 100,
-        }) },
-    responses: {
-      200: json(Ack.extend({ id: z.number().int(), data: EmailAccount }), "The saved mailbox"),
-      ...errorResponses(400, 401, 404, 422, 429, 503),
-    },
-  }),
-  saveOAuth: createRoute({
-    method: "post",
-    path: "/api/v1/email-accounts/save-oauth",
-    operationId: "saveOauthEmailAccount",
-    tags: tag,
-    summary: "Create or update a Gmail/Outlook mailbox from OAuth material",
-    description:
-      "The token is stored encrypted and never answered. Salvo holds no provider OAuth client yet, so the mailbox is kept with is_smtp_success false and smtp_failure_error \"OAuth client not configured\".",
-    security,
-    request: { body: jsonBody(SaveOAuthMailbox, {
-          from_name: "Ann from Acme",
-          from_email: "ann@acme.example",
-          username: "ann@acme.example",
-          type: "GMAIL",
-          token: { refresh_token: "1//0g-refresh-token", expiry_date: 1769331600000, scope: "https://mail.google.com/", token_type: "Bearer" },
         }) },
     responses: {
       200: json(Ack.extend({ id: z.number().int(), data: EmailAccount }), "The saved mailbox"),
@@ -150,7 +129,7 @@ const routes = {
 // Deciding.
 
 /** The written fields with their aliases resolved (the canonical name wins). */
-function canonical(body: Fields) {
+export function canonical(body: Fields) {
   return {
     ...body,
     user_name: body.user_name ?? body.username ?? body.smtp_username,
@@ -159,7 +138,14 @@ function canonical(body: Fields) {
     custom_tracking_url: body.custom_tracking_url !== undefined ? body.custom_tracking_url : body.custom_tracking_domain,
   };
 }
-type Written = ReturnType<typeof canonical>;
+export type Written = ReturnType<typeof canonical>;
+
+/** What an OAuth save adds to a mailbox write: its sealed material (`{refresh_token}`), its OAuth columns, a fresh access token for the check. */
+export interface OAuthWrite {
+  material: string;
+  columns: MailboxChanges;
+  accessToken?: string;
+}
 
 const REQUIRED_ON_CREATE = ["from_name", "from_email", "password", "smtp_host", "smtp_port", "imap_host", "imap_port"] as const;
 
@@ -241,10 +227,10 @@ async function keyringFor(c: Context<AppEnv>, secrets: MailboxSecrets) {
 }
 
 /** Starts the connection check after the answer (the save does not wait on the servers). */
-function checkInBackground(c: Context<AppEnv>, db: Database, row: MailboxRow, secrets: MailboxSecrets) {
+function checkInBackground(c: Context<AppEnv>, row: MailboxRow, secrets: MailboxSecrets) {
   if (!config(c.env).mailboxConnectionChecks) return;
   // A mailbox that passes may have work waiting for it: its sender looks at once.
-  const check = runConnectionCheck(db, row, secrets, config(c.env).secretsKey)
+  const check = runConnectionCheck(c.env, row, secrets)
     .then(() => wakeMailboxes(c.env, [row.id]))
     .catch((error: Error) =>
     log("error", "mailbox connection check failed", { request_id: c.get("requestId"), mailbox_id: row.id, error: error.message }),
@@ -253,9 +239,9 @@ function checkInBackground(c: Context<AppEnv>, db: Database, row: MailboxRow, se
 }
 
 /** Applies a validated write to an existing mailbox. */
-async function applyUpdate(c: Context<AppEnv>, db: Database, principal: Principal, existing: MailboxRow, body: Written, oauthToken?: string): Promise<MailboxRow> {
+export async function applyUpdate(c: Context<AppEnv>, db: Database, principal: Principal, existing: MailboxRow, body: Written, oauth?: OAuthWrite): Promise<MailboxRow> {
   const hosts = checkedHosts(body, config(c.env).allowLocalMailHosts);
-  const changes = changesOf(body, hosts);
+  const changes = { ...changesOf(body, hosts), ...oauth?.columns };
   if (body.client_id !== undefined) changes.clientId = await mailboxClient(db, principal, body.client_id);
   if (changes.fromEmail !== undefined && changes.fromEmail !== existing.fromEmail) {
     const holder = await mailboxOfAddress(db, principal.accountId, changes.fromEmail);
@@ -263,16 +249,18 @@ async function applyUpdate(c: Context<AppEnv>, db: Database, principal: Principa
   }
   if (body.smtp_port !== undefined && body.smtp_port_type === undefined && body.smtp_port !== existing.smtpPort) changes.smtpPortType = defaultPortType(body.smtp_port);
   if (body.imap_port !== undefined && body.imap_port_type === undefined && body.imap_port !== existing.imapPort) changes.imapPortType = defaultPortType(body.imap_port);
-  const secrets: MailboxSecrets = { password: newSecret(body.password), imapPassword: newSecret(body.imap_password), oauthToken };
+  const secrets: MailboxSecrets = oauth
+    ? { password: null, imapPassword: null, oauthToken: oauth.material, accessToken: oauth.accessToken }
+    : { password: newSecret(body.password), imapPassword: newSecret(body.imap_password) };
   const keyring = await keyringFor(c, secrets);
   const recheck = touchesConnection(existing, changes, secrets);
   const row = await updateMailbox(db, keyring, existing.id, { ...changes, ...(recheck ? UNCHECKED : {}), updatedAt: new Date() }, secrets);
-  if (recheck) checkInBackground(c, db, row, secrets);
+  if (recheck) checkInBackground(c, row, secrets);
   return row;
 }
 
-async function createMailbox(c: Context<AppEnv>, db: Database, principal: Principal, body: Written, oauthToken?: string): Promise<MailboxRow> {
-  const required = oauthToken === undefined ? REQUIRED_ON_CREATE : REQUIRED_ON_CREATE.filter((field) => field !== "password");
+export async function createMailbox(c: Context<AppEnv>, db: Database, principal: Principal, body: Written, oauth?: OAuthWrite): Promise<MailboxRow> {
+  const required = oauth === undefined ? REQUIRED_ON_CREATE : REQUIRED_ON_CREATE.filter((field) => field !== "password");
   const missing = required.filter((field) => body[field] === undefined || (field === "password" && newSecret(body.password) === undefined));
   if (missing.length) throw ApiError.validation(missing.map((field) => ({ path: field, message: `${field} is required to create an email account` })));
   const hosts = checkedHosts(body, config(c.env).allowLocalMailHosts);
@@ -291,18 +279,21 @@ async function createMailbox(c: Context<AppEnv>, db: Database, principal: Princi
     imapHost: hosts.imapHost!,
     imapPort: body.imap_port!,
     imapPortType: body.imap_port_type ?? defaultPortType(body.imap_port!),
+    ...oauth?.columns,
   };
-  const secrets: MailboxSecrets = { password: newSecret(body.password), imapPassword: newSecret(body.imap_password), oauthToken };
+  const secrets: MailboxSecrets = oauth
+    ? { oauthToken: oauth.material, accessToken: oauth.accessToken }
+    : { password: newSecret(body.password), imapPassword: newSecret(body.imap_password) };
   const keyring = await loadKeyring(config(c.env).secretsKey);
   const row = await insertMailbox(db, keyring, values, secrets);
-  checkInBackground(c, db, row, secrets);
+  checkInBackground(c, row, secrets);
   return row;
 }
 
 export const mailboxRoutes = createRouter();
 
 /** The mailbox a save without `id` means: the caller's own with that address, none, or a 400 when another client holds it. */
-async function mailboxToSave(db: Database, principal: Principal, id: number | null | undefined, fromEmail: string | undefined): Promise<MailboxRow | null> {
+export async function mailboxToSave(db: Database, principal: Principal, id: number | null | undefined, fromEmail: string | undefined): Promise<MailboxRow | null> {
   if (id != null) return findMailbox(db, principal, id);
   if (fromEmail === undefined) return null;
   const holder = await mailboxOfAddress(db, principal.accountId, fromEmail.toLowerCase());
@@ -311,7 +302,7 @@ async function mailboxToSave(db: Database, principal: Principal, id: number | nu
   return findMailbox(db, principal, holder.id);
 }
 
-async function answerSaved(db: Database, principal: Principal, row: MailboxRow, updated: boolean) {
+export async function answerSaved(db: Database, principal: Principal, row: MailboxRow, updated: boolean) {
   const [data] = await presentRows(db, principal, [row]);
   const message = updated ? "Email account updated successfully" : "Email account added successfully";
   return { ...ack(message), id: row.id, data: data! };
@@ -324,31 +315,6 @@ mailboxRoutes.openapi(routes.save, async (c) => {
   const body = canonical(fields);
   const existing = await mailboxToSave(db, principal, id, body.from_email);
   const row = existing ? await applyUpdate(c, db, principal, existing, body) : await createMailbox(c, db, principal, body);
-  return c.json(await answerSaved(db, principal, row, existing !== null), 200);
-});
-
-mailboxRoutes.openapi(routes.saveOAuth, async (c) => {
-  const db = database(c.env.DB);
-  const principal = c.get("principal");
-  // use_whitelabel_credentials rides along in `fields` and is ignored (no column reads it).
-  const { id, token, username, type, ...fields } = c.req.valid("json");
-  const servers = OAUTH_SERVERS[type];
-  const body = canonical({
-    ...fields,
-    type,
-    user_name: username,
-    smtp_host: servers.smtp.host,
-    smtp_port: servers.smtp.port,
-    smtp_port_type: servers.smtp.portType,
-    imap_host: servers.imap.host,
-    imap_port: servers.imap.port,
-    imap_port_type: servers.imap.portType,
-  });
-  const existing = await mailboxToSave(db, principal, id, body.from_email);
-  const oauthToken = JSON.stringify(token);
-  const saved = existing ? await applyUpdate(c, db, principal, existing, body, oauthToken) : await createMailbox(c, db, principal, body, oauthToken);
-  await recordConnectionOutcome(db, saved.id, OAUTH_NOT_CONFIGURED, Date.now());
-  const row = await findMailbox(db, principal, saved.id);
   return c.json(await answerSaved(db, principal, row, existing !== null), 200);
 });
 
@@ -377,6 +343,8 @@ mailboxRoutes.openapi(routes.list, async (c) => {
       type: query.esp,
       username: query.username,
       clientId: query.client_id,
+      connectionState: query.connection_state,
+      needsReconnect: query.needs_reconnect,
     },
     query.offset ?? 0,
     query.limit ?? 100,

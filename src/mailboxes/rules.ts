@@ -1,3 +1,4 @@
+import type { MailCredential } from "../mail/sasl";
 import type { MailboxType, PortType } from "../db/schema";
 import { iso } from "../platform/time";
 import { normaliseHost } from "../webhooks/url-rules";
@@ -12,12 +13,12 @@ export function transportSecurity(portType: PortType): "tls" | "starttls" {
 }
 
 /** Where and as whom a mailbox sends (SMTP) and reads (IMAP), given its password in clear. */
-export function smtpTarget(row: MailboxRow, password: string) {
-  return { host: row.smtpHost, port: row.smtpPort, security: transportSecurity(row.smtpPortType), username: row.username, password };
+export function smtpTarget(row: MailboxRow, credential: MailCredential) {
+  return { host: row.smtpHost, port: row.smtpPort, security: transportSecurity(row.smtpPortType), username: row.username, ...credential };
 }
 
-export function imapTarget(row: MailboxRow, password: string) {
-  return { host: row.imapHost, port: row.imapPort, security: transportSecurity(row.imapPortType), username: row.imapUsername ?? row.username, password };
+export function imapTarget(row: MailboxRow, credential: MailCredential) {
+  return { host: row.imapHost, port: row.imapPort, security: transportSecurity(row.imapPortType), username: row.imapUsername ?? row.username, ...credential };
 }
 
 /** 465 (SMTPS) and 993 (IMAPS) speak TLS from the first byte; anything else is taken to upgrade. */
@@ -115,18 +116,6 @@ export function trackingDomain(value: string): HostCheck {
   return ipv4Octets(checked.host) || checked.host.includes(":") ? { problem: "must be a host name" } : checked;
 }
 
-/** The servers of the OAuth providers (save-oauth sets them). */
-export const OAUTH_SERVERS = {
-  GMAIL: { smtp: { host: "smtp.gmail.com", port: 465, portType: "SSL" }, imap: { host: "imap.gmail.com", port: 993, portType: "SSL" } },
-  OUTLOOK: { smtp: { host: "smtp.office365.com", port: 587, portType: "STARTTLS" }, imap: { host: "outlook.office365.com", port: 993, portType: "SSL" } },
-} as const satisfies Record<string, Record<"smtp" | "imap", { host: string; port: number; portType: PortType }>>;
-
-/** What an OAuth mailbox reads as until Salvo holds the provider's OAuth client (Worker secrets). */
-export const OAUTH_NOT_CONFIGURED: ConnectionOutcome = {
-  smtp: { ok: false, error: "OAuth client not configured" },
-  imap: { ok: null, error: null },
-};
-
 export interface MailboxRow {
   id: number;
   accountId: number;
@@ -163,6 +152,18 @@ export interface MailboxRow {
   warmupKeyId: string | null;
   autoAdjustWarmup: boolean;
   isRampupEnabled: boolean;
+  authType: "PASSWORD" | "OAUTH";
+  oauthProvider: "google" | "microsoft" | null;
+  oauthAppId: number | null;
+  oauthAppLevel: "client" | "account" | "deployment" | null;
+  oauthAccountKind: "workspace" | "consumer" | "work" | "personal" | null;
+  oauthScopes: string | null;
+  oauthTenant: string | null;
+  oauthConnectedAt: Date | null;
+  oauthLastRefreshAt: Date | null;
+  disconnectCode: string | null;
+  disconnectMessage: string | null;
+  disconnectedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -171,6 +172,8 @@ export interface MailboxRow {
 export interface ProtocolOutcome {
   ok: boolean | null;
   error: string | null;
+  /** The server refused the login (not a passing fault): the mailbox is disconnected (CONTRACT 18.5). */
+  refused?: boolean;
 }
 
 export interface ConnectionOutcome {
@@ -227,7 +230,7 @@ export function presentMailbox(row: MailboxRow, usage: MailboxUsage) {
     from_name: row.fromName,
     from_email: row.fromEmail,
     username: row.username,
-    password: row.passwordCiphertext === null ? null : SECRET_MASK,
+    password: row.authType === "OAUTH" || row.passwordCiphertext === null ? null : SECRET_MASK,
     smtp_host: row.smtpHost,
     smtp_port: row.smtpPort,
     smtp_port_type: row.smtpPortType,
@@ -250,6 +253,21 @@ export function presentMailbox(row: MailboxRow, usage: MailboxUsage) {
     smtp_failure_error: row.smtpFailureError,
     imap_failure_error: row.imapFailureError,
     is_suspended: row.isSuspended,
+    auth_type: row.authType,
+    connection_state: connectionStateOf(row),
+    needs_reconnect: row.disconnectCode !== null,
+    disconnect_reason: row.disconnectCode === null ? null : { code: row.disconnectCode, message: row.disconnectMessage ?? "", at: row.disconnectedAt ? iso(row.disconnectedAt) : null },
+    oauth:
+      row.authType === "OAUTH" && row.oauthProvider !== null
+        ? {
+            provider: row.oauthProvider,
+            account_kind: row.oauthAccountKind,
+            scopes: row.oauthScopes === null ? [] : row.oauthScopes.split(/\s+/).filter(Boolean),
+            app_level: row.oauthAppLevel,
+            connected_at: row.oauthConnectedAt ? iso(row.oauthConnectedAt) : null,
+            last_refresh_at: row.oauthLastRefreshAt ? iso(row.oauthLastRefreshAt) : null,
+          }
+        : null,
     daily_sent_count: usage.dailySentCount,
     campaign_count: usage.campaignCount,
     warmup_details: presentWarmup(row),
@@ -287,6 +305,20 @@ export function distinct<T>(values: T[]): T[] {
  * Whether the engine may send from a mailbox: its SMTP check passed, and its IMAP check did not
  * fail (replies that cannot be read could not stop a sequence). Suspension is checked apart.
  */
-export function connectionUsable(row: { isSmtpSuccess: boolean | null; isImapSuccess: boolean | null }): boolean {
-  return row.isSmtpSuccess === true && row.isImapSuccess !== false;
+export function connectionUsable(row: { isSmtpSuccess: boolean | null; isImapSuccess: boolean | null; disconnectCode?: string | null }): boolean {
+  return row.isSmtpSuccess === true && row.isImapSuccess !== false && !row.disconnectCode;
+}
+
+export type ConnectionState = "unchecked" | "connected" | "failing" | "disconnected";
+
+/**
+ * CONTRACT 18.5: `disconnected` when a person must act (a refused grant or login: `disconnect_code`),
+ * `failing` for a passing fault (a check failed, retried), `connected` when both checks pass,
+ * `unchecked` before any check. Derived from the columns, so it can never disagree with them.
+ */
+export function connectionStateOf(row: { isSmtpSuccess: boolean | null; isImapSuccess: boolean | null; disconnectCode: string | null }): ConnectionState {
+  if (row.disconnectCode) return "disconnected";
+  if (row.isSmtpSuccess === false || row.isImapSuccess === false) return "failing";
+  if (row.isSmtpSuccess === true && row.isImapSuccess !== null) return "connected";
+  return "unchecked";
 }

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { MAILBOX_TYPES, PORT_TYPES } from "../db/schema";
 import { BodyId, pathId, queryBoolean, queryCount, queryId } from "../platform/openapi";
-import { SendingStatusAnswer } from "../engine/status";
+import { MailboxSendingStatusAnswer } from "../engine/status";
 
 // Schemas.
 
@@ -76,7 +76,7 @@ export const SaveOAuthMailbox = z
     type: z.enum(["GMAIL", "OUTLOOK"]),
     token: OAuthToken,
     warmup_enabled: z.boolean().optional(),
-    use_whitelabel_credentials: z.boolean().optional().openapi({ description: "Ignored" }),
+    use_whitelabel_credentials: z.boolean().optional().openapi({ description: "false: refresh with the deployment's app, not the client's or account's" }),
     max_email_per_day: z.number().int().min(1).max(10000).optional(),
     time_to_wait_in_mins: z.number().int().min(0).max(1440).optional(),
     custom_tracking_url: z.string().max(300).nullable().optional(),
@@ -141,12 +141,28 @@ export const EmailAccount = z
     smtp_failure_error: z.string().nullable(),
     imap_failure_error: z.string().nullable(),
     is_suspended: z.boolean(),
+    auth_type: z.enum(["PASSWORD", "OAUTH"]),
+    connection_state: z.enum(["unchecked", "connected", "failing", "disconnected"]).openapi({
+      description: "failing: a passing fault, retried; disconnected: a person must act (see disconnect_reason)",
+    }),
+    needs_reconnect: z.boolean(),
+    disconnect_reason: z.object({ code: z.string(), message: z.string(), at: z.string().nullable() }).nullable(),
+    oauth: z
+      .object({
+        provider: z.enum(["google", "microsoft"]),
+        account_kind: z.enum(["workspace", "consumer", "work", "personal"]).nullable(),
+        scopes: z.array(z.string()),
+        app_level: z.enum(["client", "account", "deployment"]).nullable(),
+        connected_at: z.string().nullable(),
+        last_refresh_at: z.string().nullable(),
+      })
+      .nullable(),
     daily_sent_count: z.number().int(),
     campaign_count: z.number().int(),
     warmup_details: WarmupDetails,
     campaign_ids: z.array(z.number().int()).optional(),
     tags: z.array(Tag).optional(),
-    sending_status: SendingStatusAnswer.optional().openapi({ description: "By id only: why the mailbox sends nothing now, or sending" }),
+    sending_status: MailboxSendingStatusAnswer.optional().openapi({ description: "By id only: why the mailbox sends nothing now, or sending" }),
   })
   .openapi("EmailAccount");
 
@@ -186,6 +202,8 @@ export const ListQuery = z.object({
   // D1 refuses LIKE patterns over 50 bytes.
   username: z.string().trim().min(1).max(40).optional(),
   client_id: queryId().optional(),
+  connection_state: z.enum(["unchecked", "connected", "failing", "disconnected"]).optional(),
+  needs_reconnect: queryBoolean.optional(),
 });
 
 // Routes. Literal paths are registered before the {id} ones, so `save`, `tags`, ... are never ids.

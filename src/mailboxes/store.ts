@@ -7,6 +7,10 @@ import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
 import { inList, jsonList, rawBatch } from "../platform/sql";
 import type { ConnectionOutcome, MailboxRow, MailboxUsage, TagRow } from "./rules";
+import type { DisconnectReason } from "./disconnect";
+import type { Bindings } from "../platform/env";
+import { disconnectAnnouncement } from "../webhooks/disconnect";
+import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { mailboxSends } from "./sends";
 
 export const MAILBOX_NOT_FOUND = "Email account not found";
@@ -14,12 +18,14 @@ export const MAILBOX_NOT_FOUND = "Email account not found";
 export type NewMailbox = Omit<typeof emailAccounts.$inferInsert, "id" | "passwordCiphertext" | "imapPasswordCiphertext" | "oauthTokenCiphertext">;
 export type MailboxChanges = Partial<Omit<NewMailbox, "accountId">>;
 
-/** Secrets to store: a value replaces the stored one; undefined keeps it. */
+/** Secrets to store: a value replaces the stored one; undefined keeps it; null (passwords) removes it. */
 export interface MailboxSecrets {
-  password?: string;
-  imapPassword?: string;
-  /** OAuth material as JSON. */
+  password?: string | null;
+  imapPassword?: string | null;
+  /** OAuth material as JSON (`{refresh_token}`). */
   oauthToken?: string;
+  /** An OAuth access token the caller holds (a consent just gave it): the check logs in with it. Never stored here. */
+  accessToken?: string;
 }
 
 const smtpContext = (id: number) => `mailbox-smtp-password:${id}`;
@@ -27,6 +33,11 @@ const imapContext = (id: number) => `mailbox-imap-password:${id}`;
 const oauthContext = (id: number) => `mailbox-oauth-token:${id}`;
 
 const within = (values: readonly unknown[]) => sql`${emailAccounts.id} ${inList(values)}`;
+
+/** A mailbox by id, for its own agent (named by that id, so no caller's tenancy applies). */
+export function mailboxById(db: Database, id: number): Promise<MailboxRow | undefined> {
+  return db.select().from(emailAccounts).where(eq(emailAccounts.id, id)).get();
+}
 
 /** A mailbox the caller may see, or the contract's 404 (another tenant's looks the same as none). */
 export async function findMailbox(db: Database, principal: Principal, id: number): Promise<MailboxRow> {
@@ -37,6 +48,15 @@ export async function findMailbox(db: Database, principal: Principal, id: number
     .get();
   if (!row) throw ApiError.notFound(MAILBOX_NOT_FOUND);
   return row;
+}
+
+/** A mailbox of the account, whichever client holds it (paths without a caller: the OAuth callback). */
+export async function findMailboxOfAccount(db: Database, accountId: number, id: number): Promise<MailboxRow | undefined> {
+  return db
+    .select()
+    .from(emailAccounts)
+    .where(and(eq(emailAccounts.id, id), eq(emailAccounts.accountId, accountId)))
+    .get();
 }
 
 /** The account's mailbox with this (lower-cased) address, whichever client holds it. */
@@ -69,9 +89,10 @@ export async function mailboxesOfAddresses(db: Database, principal: Principal, a
 }
 
 async function sealSecrets(keyring: Keyring, id: number, secrets: MailboxSecrets) {
+  const seal = async (value: string | null, context: string) => (value === null ? null : encryptSecret(keyring, value, context));
   return {
-    ...(secrets.password === undefined ? {} : { passwordCiphertext: await encryptSecret(keyring, secrets.password, smtpContext(id)) }),
-    ...(secrets.imapPassword === undefined ? {} : { imapPasswordCiphertext: await encryptSecret(keyring, secrets.imapPassword, imapContext(id)) }),
+    ...(secrets.password === undefined ? {} : { passwordCiphertext: await seal(secrets.password, smtpContext(id)) }),
+    ...(secrets.imapPassword === undefined ? {} : { imapPasswordCiphertext: await seal(secrets.imapPassword, imapContext(id)) }),
     ...(secrets.oauthToken === undefined ? {} : { oauthTokenCiphertext: await encryptSecret(keyring, secrets.oauthToken, oauthContext(id)) }),
   };
 }
@@ -103,6 +124,23 @@ export async function updateMailbox(db: Database, keyring: Keyring | null, id: n
     .get();
 }
 
+/** The refresh token an OAuth mailbox holds (its sealed material is JSON `{refresh_token}`), or null. */
+export async function storedRefreshToken(keyring: Keyring, row: { id: number; oauthTokenCiphertext: string | null }): Promise<string | null> {
+  if (row.oauthTokenCiphertext === null) return null;
+  try {
+    const material = JSON.parse(await decryptSecret(keyring, row.oauthTokenCiphertext, oauthContext(row.id))) as { refresh_token?: unknown };
+    return typeof material.refresh_token === "string" ? material.refresh_token : null;
+  } catch (error) {
+    if (error instanceof SyntaxError) return null;
+    throw error;
+  }
+}
+
+/** The sealed form of a refresh token, for the same statement that uses it (a rotation is stored before its access token is used). */
+export function sealRefreshToken(keyring: Keyring, mailboxId: number, refreshToken: string): Promise<string> {
+  return encryptSecret(keyring, JSON.stringify({ refresh_token: refreshToken }), oauthContext(mailboxId));
+}
+
 /** A stored password, decrypted (null when none is stored): what a check logs in with when the save gave none. */
 export async function storedPassword(keyring: Keyring, row: MailboxRow, which: "smtp" | "imap"): Promise<string | null> {
   const ciphertext = which === "smtp" ? row.passwordCiphertext : row.imapPasswordCiphertext;
@@ -113,18 +151,17 @@ export async function storedPassword(keyring: Keyring, row: MailboxRow, which: "
 /**
  * When a mailbox was last checked: its check, or (never checked: saved while checks were off, or
  * reset by a change) its last change. Indexed as `email_accounts_recheck_idx`, over mailboxes with a
- * password (OAuth ones have nothing to check yet), so the expression and the condition here must
- * stay those of the index.
+ * password or a refresh token, so the expression and the condition here must stay those of the index.
  */
 const lastChecked = sql`coalesce(${emailAccounts.checkedAt}, ${emailAccounts.updatedAt})`;
-const hasPassword = or(isNotNull(emailAccounts.passwordCiphertext), isNotNull(emailAccounts.imapPasswordCiphertext));
+const hasSecret = or(isNotNull(emailAccounts.passwordCiphertext), isNotNull(emailAccounts.imapPasswordCiphertext), isNotNull(emailAccounts.oauthTokenCiphertext));
 
-/** The ids of up to `limit` mailboxes with a password last checked before `before`, oldest first. */
+/** The ids of up to `limit` mailboxes with a password or refresh token last checked before `before`, oldest first. */
 export function mailboxesDueForRecheck(db: Database, before: number, limit: number) {
   return db
     .select({ id: emailAccounts.id })
     .from(emailAccounts)
-    .where(and(hasPassword, sql`${lastChecked} < ${before}`))
+    .where(and(hasSecret, sql`${lastChecked} < ${before}`))
     .orderBy(lastChecked)
     .limit(limit);
 }
@@ -153,7 +190,21 @@ export async function queueRecheck(db: Database, ids: number[]): Promise<void> {
  * Stores a connection check's outcome, after `announce` (webhook deliveries a failure causes) in the
  * same D1 batch. Their ids are left to the minute cron to enqueue.
  */
-export async function recordConnectionOutcome(db: Database, id: number, outcome: ConnectionOutcome, now: number, announce: SQL | null = null): Promise<void> {
+export async function recordConnectionOutcome(
+  db: Database,
+  id: number,
+  outcome: ConnectionOutcome,
+  now: number,
+  announce: SQL | null = null,
+  refusal: DisconnectReason | null = null,
+): Promise<void> {
+  const passed = outcome.smtp.ok !== false && outcome.imap.ok !== false;
+  // A refused login disconnects (a person must act); a passing check ends a disconnect; a passing fault changes neither.
+  const disconnect = refusal
+    ? { disconnectCode: refusal.code, disconnectMessage: refusal.message, disconnectedAt: sql`coalesce(${emailAccounts.disconnectedAt}, ${now})` }
+    : passed
+      ? { disconnectCode: null, disconnectMessage: null, disconnectedAt: null }
+      : {};
   const update = db
     .update(emailAccounts)
     .set({
@@ -162,6 +213,7 @@ export async function recordConnectionOutcome(db: Database, id: number, outcome:
       isImapSuccess: outcome.imap.ok,
       imapFailureError: outcome.imap.error,
       checkedAt: new Date(now),
+      ...disconnect,
     })
     .where(eq(emailAccounts.id, id));
   await rawBatch(db.$client, announce === null ? [update] : [announce, update]);
@@ -186,7 +238,16 @@ export interface MailboxFilters {
   type?: string;
   username?: string;
   clientId?: number;
+  connectionState?: "unchecked" | "connected" | "failing" | "disconnected";
+  needsReconnect?: boolean;
 }
+
+/** rules.ts `connectionStateOf` in SQL, for the list filter. */
+const CONNECTION_STATE = sql`CASE
+  WHEN ${emailAccounts.disconnectCode} IS NOT NULL THEN 'disconnected'
+  WHEN ${emailAccounts.isSmtpSuccess} = 0 OR ${emailAccounts.isImapSuccess} = 0 THEN 'failing'
+  WHEN ${emailAccounts.isSmtpSuccess} = 1 AND ${emailAccounts.isImapSuccess} IS NOT NULL THEN 'connected'
+  ELSE 'unchecked' END`;
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -203,6 +264,8 @@ export async function listMailboxes(db: Database, principal: Principal, filters:
   if (filters.isWarmupBlocked === true) conditions.push(sql`0`);
   if (filters.type !== undefined) conditions.push(eq(emailAccounts.type, filters.type as MailboxRow["type"]));
   if (filters.clientId !== undefined) conditions.push(eq(emailAccounts.clientId, filters.clientId));
+  if (filters.connectionState !== undefined) conditions.push(sql`${CONNECTION_STATE} = ${filters.connectionState}`);
+  if (filters.needsReconnect !== undefined) conditions.push(filters.needsReconnect ? isNotNull(emailAccounts.disconnectCode) : isNull(emailAccounts.disconnectCode));
   if (filters.username !== undefined) {
     // Addresses and logins are ASCII in practice; SQLite's LIKE folds ASCII case.
     const pattern = `%${escapeLike(filters.username)}%`;
@@ -374,4 +437,33 @@ export async function mailboxIdsOfCampaign(db: Database, campaignId: number): Pr
     .from(campaignEmailAccounts)
     .where(eq(campaignEmailAccounts.campaignId, campaignId));
   return rows.map((row) => row.id);
+}
+
+/**
+ * Marks a mailbox disconnected (CONTRACT 18.5: a person must act) in one batch: its reason, the side
+ * that failed, EMAIL_ACCOUNT_DISCONNECTED when it was still usable, and the records whose first email
+ * is unsent back in rotation (started ones stay pinned: moving them would break their threads).
+ */
+export async function disconnectMailbox(env: Bindings, db: Database, mailbox: MailboxRow, side: "smtp" | "imap", reason: DisconnectReason, now: number): Promise<void> {
+  const failure = side === "smtp" ? { smtp: reason.message, imap: null } : { smtp: null, imap: reason.message };
+  const announce = await disconnectAnnouncement(db, mailbox, failure, now, reason);
+  const statements = [
+    ...(announce === null ? [] : [announce]),
+    sql`UPDATE email_accounts SET disconnect_code = ${reason.code}, disconnect_message = ${reason.message}, disconnected_at = coalesce(disconnected_at, ${now}),
+               ${side === "smtp" ? sql`is_smtp_success = 0, smtp_failure_error = ${reason.message}` : sql`is_imap_success = 0, imap_failure_error = ${reason.message}`},
+               checked_at = ${now}, updated_at = ${now}
+        WHERE id = ${mailbox.id}`,
+    sql`UPDATE campaign_leads SET email_account_id = NULL
+        WHERE account_id = ${mailbox.accountId} AND email_account_id = ${mailbox.id} AND has_sent = 0 AND claim_token IS NULL`,
+  ];
+  const results = await rawBatch(db.$client, statements);
+  if (announce !== null) await enqueue(env, deliveryIds(results[0]));
+}
+
+/** A refresh's trace on the mailbox: when, and the rotated refresh token (sealed) when the provider sent one. */
+export async function recordRefresh(db: Database, mailboxId: number, rotatedCiphertext: string | null, now: number): Promise<void> {
+  await db
+    .update(emailAccounts)
+    .set({ oauthLastRefreshAt: new Date(now), ...(rotatedCiphertext === null ? {} : { oauthTokenCiphertext: rotatedCiphertext }) })
+    .where(eq(emailAccounts.id, mailboxId));
 }

@@ -2,6 +2,8 @@ import type { Bindings } from "../platform/env";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
 import { mailboxIdsOfCampaign } from "./store";
+import type { AccessResult, TokenSource } from "./login";
+import type { MailboxRow } from "./rules";
 
 /**
  * The doorbell of a mailbox's agent (its Durable Object, `src/mailbox-agent/`): features that give a
@@ -10,11 +12,22 @@ import { mailboxIdsOfCampaign } from "./store";
  */
 export interface MailboxDoorbell {
   wake(mailboxId: number, mode: "now" | "if-idle"): Promise<void>;
+  accessToken(mailboxId: number): Promise<AccessResult>;
+  forgetAccessToken(): Promise<void>;
 }
 
 /** The Durable Object of a mailbox, named by its id. */
 export function mailboxObject(env: Bindings, mailboxId: number): DurableObjectStub {
   return env.MAILBOX_SENDER.get(env.MAILBOX_SENDER.idFromName(String(mailboxId)));
+}
+
+/** An OAuth mailbox's access token from its agent, the only holder (the connection check runs outside it). */
+export function agentTokens(env: Bindings): TokenSource {
+  const door = (mailbox: MailboxRow) => mailboxObject(env, mailbox.id) as unknown as MailboxDoorbell;
+  return {
+    accessToken: (mailbox) => door(mailbox).accessToken(mailbox.id),
+    forget: (mailbox) => door(mailbox).forgetAccessToken(),
+  };
 }
 
 /** Wakes these mailboxes' agents now; a failed wake is logged (the minute cron re-arms late ones). */

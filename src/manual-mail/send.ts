@@ -1,18 +1,16 @@
 import { eq, type SQL } from "drizzle-orm";
-import { config } from "../config";
 import { emailAccounts, type ManualSendKind } from "../db/schema";
 import { mailbox as addressOf, type MimeAttachment, type MimeMessage } from "../mail/mime";
 import { sendMail } from "../mail/smtp";
 import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rules";
-import { storedPassword } from "../mailboxes/store";
 import { mailboxObject } from "../mailboxes/wake";
 import type { Scope } from "../platform/access";
-import { loadKeyring } from "../platform/crypto";
 import { database } from "../platform/db";
 import type { Bindings } from "../platform/env";
 import { rawBatch } from "../platform/sql";
 import { allRecipients, collapseRecipients, manualPace, recipientProblem } from "./rules";
 import { manualFacts, manualSendStatement } from "./store";
+import type { MailboxLogins } from "../mailboxes/login";
 
 /** An email a person has a mailbox send outside its campaigns. */
 export interface ManualEmail {
@@ -63,13 +61,13 @@ const UNUSABLE = "The mailbox cannot send: it is deleted, suspended, failing its
  * Sends one manual email after the rule of src/manual-mail/rules.ts (recipients, gap, allowance),
  * then stores its row (and `hooks.record`) in one batch. Runs inside the mailbox's object only.
  */
-export async function deliverManualEmail(env: Bindings, email: ManualEmail, now: number, hooks: ManualHooks = {}): Promise<ManualOutcome> {
+export async function deliverManualEmail(env: Bindings, logins: MailboxLogins, email: ManualEmail, now: number, hooks: ManualHooks = {}): Promise<ManualOutcome> {
   const mailbox = await database(env.DB).select().from(emailAccounts).where(eq(emailAccounts.id, email.mailboxId)).get();
   if (!mailbox || mailbox.accountId !== email.scope.accountId || mailbox.isSuspended || !connectionUsable(mailbox)) {
     return { ok: false, kind: "mailbox", message: UNUSABLE };
   }
-  const password = await storedPassword(await loadKeyring(config(env).secretsKey), mailbox, "smtp");
-  if (password === null) return { ok: false, kind: "mailbox", message: UNUSABLE };
+  const login = await logins.for(mailbox, "smtp", now);
+  if (!login.ok) return { ok: false, kind: "mailbox", message: `${UNUSABLE} (${login.message})` };
 
   const to = addressOf(email.message.to);
   const recipients = collapseRecipients({ to: to.email, cc: email.cc, bcc: email.bcc });
@@ -87,11 +85,14 @@ export async function deliverManualEmail(env: Bindings, email: ManualEmail, now:
   if (mailbox.differentReplyToAddress && headers["Reply-To"] === undefined) headers["Reply-To"] = mailbox.differentReplyToAddress;
   const copies = [...recipients.cc, ...recipients.bcc, ...(email.ownBcc && mailbox.bccEmail ? [mailbox.bccEmail] : [])];
   const result = await sendMail(
-    smtpTarget(mailbox, password),
+    smtpTarget(mailbox, login.credential),
     { ...email.message, from: { email: mailbox.fromEmail, name: mailbox.fromName }, to: { ...to, email: recipients.to }, headers, attachments },
     { allowPlain: false, bcc: copies },
   );
-  if (!result.ok) return { ok: false, kind: "server", message: result.failure.text };
+  if (!result.ok) {
+    if (result.failure.kind === "auth_failed") await logins.refused(mailbox, "smtp", login, result.failure.text, now);
+    return { ok: false, kind: "server", message: result.failure.text };
+  }
 
   const statements = hooks.record?.({ at: now, mailbox }) ?? [];
   const row = manualSendStatement({

@@ -17,6 +17,9 @@ const Metrics = z
     sends: z.object({
       since: z.string().openapi({ description: "Midnight UTC today" }),
       sent: count.openapi({ description: "Campaign emails sent since then, every account" }),
+      unconfirmed: count.openapi({
+        description: "Campaign emails in doubt since then, every account: sending stopped during their SMTP transaction (a crash or restart), so they may or may not have gone; never sent twice. Each mailbox's sending_status names its own",
+      }),
     }),
     mailboxes: z.object({
       total: count,
@@ -56,7 +59,7 @@ function present(metrics: OperatorMetrics, at: number): z.infer<typeof Metrics> 
       overdue: metrics.webhookDeliveries.overdue,
       oldest_pending_due_at: metrics.webhookDeliveries.oldestPendingAt?.toISOString() ?? null,
     },
-    sends: { since: metrics.sends.since.toISOString(), sent: metrics.sends.sent },
+    sends: { since: metrics.sends.since.toISOString(), sent: metrics.sends.sent, unconfirmed: metrics.sends.unconfirmed },
     mailboxes: metrics.mailboxes,
     due_jobs: {
       snoozes: metrics.dueJobs.snoozes,

@@ -5,7 +5,7 @@ import { OVERDUE_AFTER_MS } from "../webhooks/outbox";
 
 export interface OperatorMetrics {
   webhookDeliveries: { pending: number; overdue: number; oldestPendingAt: Date | null };
-  sends: { since: Date; sent: number };
+  sends: { since: Date; sent: number; unconfirmed: number };
   mailboxes: { total: number; suspended: number; failing: number };
   dueJobs: { snoozes: number; scheduledReplies: number; pausedRecords: number; spamTests: number; csvImports: number };
 }
@@ -19,13 +19,13 @@ export function startOfUtcDay(now: number): Date {
 
 /**
  * The operator's summary, every figure counted in D1 in one round trip, each from an index (the
- * pending-delivery, sent-at, snooze, resume, due-reply, due-test and pending-import indexes),
+ * pending-delivery, sent-at, unconfirmed, snooze, resume, due-reply, due-test and pending-import indexes),
  * except the mailbox counts, whose table holds one row per mailbox.
  */
 export async function readMetrics(db: Database, now: number): Promise<OperatorMetrics> {
   const at = new Date(now);
   const since = startOfUtcDay(now);
-  const [deliveries, overdue, sent, mailboxes, snoozes, replies, paused, tests, imports] = await db.batch([
+  const [deliveries, overdue, sent, unconfirmed, mailboxes, snoozes, replies, paused, tests, imports] = await db.batch([
     db
       .select({ pending: count(), oldest: min(webhookDeliveries.nextAttemptAt) })
       .from(webhookDeliveries)
@@ -35,6 +35,11 @@ export async function readMetrics(db: Database, now: number): Promise<OperatorMe
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, new Date(now - OVERDUE_AFTER_MS)))),
     db.select({ n: count() }).from(messages).where(gte(messages.sentAt, since)),
+    // Written as the partial index's own condition (messages_unconfirmed_idx), so it is the one read.
+    db
+      .select({ n: count() })
+      .from(messages)
+      .where(and(sql`${messages.status} = 'unconfirmed'`, gte(messages.updatedAt, since))),
     db
       .select({
         total: count(),
@@ -72,7 +77,7 @@ export async function readMetrics(db: Database, now: number): Promise<OperatorMe
   const mailboxRow = mailboxes[0];
   return {
     webhookDeliveries: { pending: pending?.pending ?? 0, overdue: overdue[0]?.n ?? 0, oldestPendingAt: pending?.oldest ?? null },
-    sends: { since, sent: sent[0]?.n ?? 0 },
+    sends: { since, sent: sent[0]?.n ?? 0, unconfirmed: unconfirmed[0]?.n ?? 0 },
     mailboxes: { total: mailboxRow?.total ?? 0, suspended: Number(mailboxRow?.suspended ?? 0), failing: Number(mailboxRow?.failing ?? 0) },
     dueJobs: {
       snoozes: snoozes[0]?.n ?? 0,

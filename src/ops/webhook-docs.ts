@@ -188,14 +188,21 @@ const PER_KIND: Record<WebhookEventKind, { summary: string; description: string;
             email_body: nullableString,
             email_seq_number: string,
             ignored: { type: "boolean" },
+            categorisation: {
+              type: ["object", "null"],
+              description: "On a REPLY: how it was categorised (CONTRACT section 20.5): category, source (rule, model, human, event), rule id, model, prompt version, confidence, needs_review, reason",
+            },
           },
-          required: ["stats_id", "message_id", "type", "time", "from", "to", "cc", "bcc", "subject", "email_body", "email_seq_number", "ignored"],
+          required: ["stats_id", "message_id", "type", "time", "from", "to", "cc", "bcc", "subject", "email_body", "email_seq_number", "ignored", "categorisation"],
         },
       },
       last_reply: { type: ["object", "null"] },
       lastReply: { type: ["object", "null"] },
       from: nullableString,
       to: nullableString,
+      category_source: { type: "string", enum: ["rule", "model", "human", "event"], description: "Who set the new category: the rules, the model, a person, or the event that carried it" },
+      confidence: { type: ["number", "null"], description: "The rules' or the model's confidence (null for a person's or an event's choice)" },
+      prompt_version: { ...nullableString, description: "`<template id>.<version>` or `default.<n>` when the model decided" },
     },
   },
   CAMPAIGN_STATUS_CHANGED: {
@@ -221,12 +228,19 @@ const PER_KIND: Record<WebhookEventKind, { summary: string; description: string;
     members: {},
   },
   EMAIL_ACCOUNT_DISCONNECTED: {
-    summary: "A mailbox that worked failed its connection check",
-    description: "Only `user`- and `client`-scope webhooks hear it. Campaign and lead members are null.",
+    summary: "A mailbox that worked failed, or a failing one became disconnected",
+    description:
+      "Only `user`- and `client`-scope webhooks hear it. Campaign and lead members are null. Sent once when a mailbox leaves `connected`, and once more when a `failing` mailbox becomes `disconnected` (a person must act: `needs_reconnect` true, `disconnect_reason` says why); never again until a check passes.",
     members: {
       email_account_id: { type: "integer" },
       smtp_failure_error: nullableString,
       imap_failure_error: nullableString,
+      disconnect_reason: {
+        type: ["object", "null"],
+        properties: { code: string, message: string, at: timestamp },
+        required: ["code", "message", "at"],
+      },
+      needs_reconnect: { type: "boolean" },
       time: timestamp,
     },
   },
@@ -316,7 +330,8 @@ function samplePayloads(): Map<string, Record<string, unknown>> {
       subject: "Partnership", messageId: "<77b0@elsewhere.example>", receivedAt: SAMPLE_AT, text: "Hello, are you open to a partnership?", html: null,
     }),
     ...disconnectDeliveries([{ ...SAMPLE_WEBHOOK, associationType: "user" }], {
-      accountId: 1, clientId: null, emailAccountId: 5, fromEmail: "sales@yourdomain.example", smtpFailureError: "535 5.7.8 authentication failed", imapFailureError: null, occurredAt: SAMPLE_AT,
+      accountId: 1, clientId: null, emailAccountId: 5, fromEmail: "sales@yourdomain.example", smtpFailureError: "535 5.7.8 authentication failed", imapFailureError: null,
+      disconnectReason: { code: "auth_rejected", message: "535 5.7.8 authentication failed", at: SAMPLE_AT }, occurredAt: SAMPLE_AT,
     }),
   ];
   return new Map(
@@ -343,6 +358,7 @@ function storedFields(payload: Record<string, unknown>): Record<string, unknown>
     email_body: body,
     email_seq_number: "1",
     ignored: false,
+    categorisation: null,
   });
   return {
     lead_data: {

@@ -22,6 +22,11 @@ export class ApiError extends Error {
     return new ApiError(400, { error });
   }
 
+  /** Part three's refusal (CONTRACT, sections 18-23): section 0's `{error}` plus the hosted pages' `ok: false` and `message`. */
+  static refused(status: ContentfulStatusCode, error: string): ApiError {
+    return new ApiError(status, { error, ok: false, message: error });
+  }
+
   static unauthorized(message: string): ApiError {
     return new ApiError(401, { message });
   }

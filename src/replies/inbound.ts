@@ -2,19 +2,19 @@ import { and, eq, or, sql } from "drizzle-orm";
 import { settingsOf } from "../schedule/settings";
 import { campaigns, messages, OUT_OF_OFFICE_CATEGORY_ID } from "../db/schema";
 import type { Bindings } from "../platform/env";
-import { planIngestion, type PlannedEvent } from "../events/plan";
-import { loadIngestContext, storeIngestion } from "../events/store";
+import { ingest, type FoundContext } from "../events/ingest";
+import type { PlannedEvent } from "../events/plan";
 import { visibleCampaigns } from "../platform/access";
 import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
-import { inList, jsonList, JSON_LIST_BYTES } from "../platform/sql";
+import { inList } from "../platform/sql";
 import { enqueue } from "../webhooks/outbox";
 import { classifyAutoReply } from "./auto-reply";
 import { classifyBounce } from "./bounce";
 import type { ParsedMessage } from "../mail/parsed";
 import { replyText } from "./reply-text";
 import { loadUntrackedContext, storeUntracked } from "./untracked";
-import { toHex, utf8Length, utf8Prefix } from "../platform/bytes";
+import { toHex, utf8Prefix } from "../platform/bytes";
 
 /**
  * What a mailbox received, turned into events: a reply to one of our emails (its In-Reply-To or
@@ -95,21 +95,43 @@ export const REPLY_BODY_BYTES = 64 * 1024;
 
 /**
  * Records one campaign's replies and bounces through the one ingestion path, in ONE D1 batch when its
- * list parameters fit within JSON_LIST_BYTES (D1 refuses a string over 2,000,000 bytes; each body is
- * written in the event twice and in every webhook delivery again); else in halves, each planned on
- * freshly loaded records, as many batches as needed.
+ * list parameters fit (D1 refuses a string over 2,000,000 bytes; each body is written in the event
+ * twice and in every webhook delivery again); else in halves, each planned on freshly loaded records,
+ * as many batches as needed.
  */
 async function storeCampaignNews(env: Bindings, db: Database, mailbox: InboundMailbox, campaignId: number, items: Classified[], now: number, outcome: InboundOutcome): Promise<void> {
-  const context = await loadIngestContext(db, eq(campaigns.accountId, mailbox.accountId), mailbox.accountId, campaignId, {
-    recordIds: [...new Set(items.map((item) => item.thread.recordId))],
-    emails: [],
-    categoryIds: [OUT_OF_OFFICE_CATEGORY_ID],
-  });
-  if (!context.campaign) return;
+  const scope = {
+    visible: eq(campaigns.accountId, mailbox.accountId),
+    accountId: mailbox.accountId,
+    campaignId,
+    want: { recordIds: [...new Set(items.map((item) => item.thread.recordId))], emails: [], categoryIds: [OUT_OF_OFFICE_CATEGORY_ID] },
+  };
+  let replies = 0;
+  let planned = 0;
+  const build = async (context: FoundContext) => {
+    const events = await plannedInbound(mailbox, items, context, now);
+    replies = events.filter((event) => event.incoming.type === "REPLY").length;
+    planned = events.length;
+    return events;
+  };
+  const stored = await ingest(env, db, scope, build, now, { bounded: true });
+  if (!stored || planned === 0) return;
+  if (stored.tooLarge) {
+    const half = Math.ceil(items.length / 2);
+    await storeCampaignNews(env, db, mailbox, campaignId, items.slice(0, half), now, outcome);
+    await storeCampaignNews(env, db, mailbox, campaignId, items.slice(half), now, outcome);
+    return;
+  }
+  outcome.replies += replies;
+  outcome.bounces += planned - replies;
+  outcome.writeBatches += 1;
+}
+
+/** A campaign's classified messages as planned events, each with its record (a record deleted since: none). */
+async function plannedInbound(mailbox: InboundMailbox, items: Classified[], context: FoundContext, now: number): Promise<PlannedEvent[]> {
   const categorise = settingsOf(context.campaign.settings).outOfOffice.autoCategorizeOOO;
   const records = new Map(context.records.map((record) => [record.id, record]));
   const planned: PlannedEvent[] = [];
-  let replies = 0;
   for (const item of items) {
     const record = records.get(item.thread.recordId);
     if (!record) continue;
@@ -138,21 +160,8 @@ async function storeCampaignNews(env: Bindings, db: Database, mailbox: InboundMa
       isMachine: false,
       resumeAt: item.returnsAt,
     });
-    if (isReply) replies += 1;
   }
-  const { rows, deliveries } = planIngestion(context, context.campaign, planned);
-  const deliveryBytes = deliveries.reduce((sum, d) => sum + utf8Length(JSON.stringify(JSON.stringify(d.payload))) + 200, 2);
-  if (items.length > 1 && Math.max(utf8Length(jsonList(rows)), deliveryBytes) > JSON_LIST_BYTES) {
-    const half = Math.ceil(items.length / 2);
-    await storeCampaignNews(env, db, mailbox, campaignId, items.slice(0, half), now, outcome);
-    await storeCampaignNews(env, db, mailbox, campaignId, items.slice(half), now, outcome);
-    return;
-  }
-  const { deliveryIds } = await storeIngestion(env.DB, context.campaign, rows, deliveries, now);
-  outcome.replies += replies;
-  outcome.bounces += planned.length - replies;
-  outcome.writeBatches += 1;
-  await enqueue(env, deliveryIds);
+  return planned;
 }
 
 export async function recordInbound(env: Bindings, mailbox: InboundMailbox, received: ParsedMessage[], now: number): Promise<InboundOutcome> {

@@ -13,6 +13,7 @@ import { enqueue, type NewDelivery } from "../webhooks/outbox";
 import { AttachmentError, fetchAttachments } from "./attachments";
 import { rescheduleReply, settleReply, takeDueReplies, type OutboundReplyRow } from "./outbound-store";
 import { eventIdOf, stepOfEvent } from "./thread-store";
+import type { MailboxLogins } from "../mailboxes/login";
 
 export const MAILBOX_UNUSABLE = "Email account not found!";
 
@@ -42,7 +43,7 @@ export function replyDoor(env: Bindings, mailboxId: number): ReplyDoor {
  * (src/manual-mail/rules.ts), and records it as a SENT message of the thread (its step and the
  * record's state do not move) in the batch of the send's row. Runs inside the mailbox's object.
  */
-export async function sendReply(env: Bindings, reply: ReplyToSend, now: number): Promise<Delivery> {
+export async function sendReply(env: Bindings, logins: MailboxLogins, reply: ReplyToSend, now: number): Promise<Delivery> {
   const db = database(env.DB);
   const eventKey = `inbox-reply:${reply.messageId}`;
   const [context, step] = await Promise.all([
@@ -61,6 +62,7 @@ export async function sendReply(env: Bindings, reply: ReplyToSend, now: number):
   if (reply.references) headers.References = reply.references;
   const outcome = await deliverManualEmail(
     env,
+    logins,
     {
       kind: "reply",
       mailboxId: reply.emailAccountId,
@@ -120,12 +122,12 @@ export async function sendReply(env: Bindings, reply: ReplyToSend, now: number):
  * The mailbox object's share of scheduled replies: sends those due now and tells when the next one
  * is due (null: none waits).
  */
-export async function sendDueReplies(env: Bindings, mailboxId: number, now: number): Promise<number | null> {
+export async function sendDueReplies(env: Bindings, logins: MailboxLogins, mailboxId: number, now: number): Promise<number | null> {
   const db = database(env.DB);
   const { due, nextAt: waiting } = await takeDueReplies(db, mailboxId, now);
   let nextAt = waiting;
   for (const reply of due) {
-    const outcome = await sendReply(env, reply, now);
+    const outcome = await sendReply(env, logins, reply, now);
     if (outcome.ok) {
       await settleReply(db, reply.id, "COMPLETED", null, outcome.statsId, Date.now(), outcome.attachments);
     } else if (outcome.kind === "wait") {

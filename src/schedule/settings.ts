@@ -15,7 +15,9 @@ export interface CampaignSettings {
   outOfOffice: OutOfOfficeSettings;
   autoPauseDomainLeadsOnReply: boolean;
   bounceAutopauseThreshold: number | null;
-  /** Accepted for compatibility, stored, not acted on. */
+  /** CONTRACT section 20.3: false turns automatic reply categorisation off for the campaign (out-of-office stays under autoCategorizeOOO). */
+  autoCategoriseReply: boolean;
+  /** Accepted for compatibility, stored, not acted on (ai_categorisation_options is read by src/triage/). */
   stored: Record<string, unknown>;
 }
 
@@ -42,6 +44,7 @@ export const DEFAULT_SETTINGS: CampaignSettings = {
   outOfOffice: { ignoreOOOasReply: false, autoReactivateOOO: false, reactivateOOOwithDelay: 7, autoCategorizeOOO: false },
   autoPauseDomainLeadsOnReply: false,
   bounceAutopauseThreshold: null,
+  autoCategoriseReply: true,
   stored: {},
 };
 
@@ -101,5 +104,7 @@ export function presentSending(schedule: Schedule | null, settings: CampaignSett
     auto_pause_domain_leads_on_reply: settings.autoPauseDomainLeadsOnReply,
     bounce_autopause_threshold: settings.bounceAutopauseThreshold,
     out_of_office_detection_settings: settings.outOfOffice,
+    ai_categorisation_options: settings.stored.ai_categorisation_options ?? null,
+    auto_categorise_reply: settings.autoCategoriseReply,
   };
 }

@@ -1,3 +1,4 @@
+import { page } from "../platform/page";
 import { Hono, type Context } from "hono";
 import { config } from "../config";
 import type { AppEnv } from "../platform/env";
@@ -41,23 +42,6 @@ function recordInBackground(c: Context<AppEnv>, type: "OPEN" | "CLICK", payload:
       .catch(() => recordTrackedEvents(c.env, [event]))
       .catch((error: Error) => log("error", `tracking ${type} not recorded: ${error.message}`, { record_id: payload.recordId })),
   );
-}
-
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <meta name="robots" content="noindex" />
-    <title>${title}</title>
-    <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}button{font-size:1rem;padding:.6rem 1.2rem}</style>
-  </head>
-  <body>
-    ${body}
-  </body>
-</html>
-`;
 }
 
 const NOT_FOUND_PAGE = page("Link not found", "<h1>Link not found</h1><p>This link is not valid. It may have been copied incompletely.</p>");

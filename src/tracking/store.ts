@@ -1,10 +1,10 @@
 import { eq, inArray } from "drizzle-orm";
 import { campaignLeads, campaigns } from "../db/schema";
 import type { Bindings } from "../platform/env";
-import { planIngestion, type PlannedEvent } from "../events/plan";
-import { loadIngestContext, storeIngestion } from "../events/store";
+import { ingest } from "../events/ingest";
+import type { PlannedEvent } from "../events/plan";
+import type { RecordRow } from "../events/store";
 import { database, type Database } from "../platform/db";
-import { enqueue } from "../webhooks/outbox";
 import type { TrackedEvent } from "./queue-message";
 
 /** The campaign and account of each record (a token names only the record). */
@@ -34,43 +34,45 @@ export async function recordTrackedEvents(env: Bindings, events: TrackedEvent[])
     byCampaign.set(owner.campaignId, group);
   }
   for (const [campaignId, group] of byCampaign) {
-    const context = await loadIngestContext(db, eq(campaigns.accountId, group.accountId), group.accountId, campaignId, {
-      recordIds: [...new Set(group.events.map((e) => e.payload.recordId))],
-      emails: [],
-      categoryIds: [],
-    });
-    if (!context.campaign) continue;
-    const records = new Map(context.records.map((r) => [r.id, r]));
-    const planned: PlannedEvent[] = group.events.flatMap((event) => {
-      const record = records.get(event.payload.recordId);
-      if (!record) return [];
-      return [
-        {
-          eventId: event.eventId,
-          record,
-          incoming: {
-            type: event.type,
-            occurredAt: event.occurredAt,
-            sequenceNumber: event.payload.step,
-            emailAccountId: event.payload.mailboxId,
-            fromEmail: null,
-            isOoo: false,
-            categoryId: null,
-          },
-          toEmail: record.leadEmail,
-          subject: null,
-          body: null,
-          messageId: null,
-          linkUrl: event.payload.url ?? null,
-          isMachine: event.isMachine,
-          unsubscribeSource: "link",
-        },
-      ];
-    });
-    const { rows, deliveries } = planIngestion(context, context.campaign, planned);
-    const { deliveryIds } = await storeIngestion(env.DB, context.campaign, rows, deliveries, Date.now());
-    await enqueue(env, deliveryIds);
+    const scope = {
+      visible: eq(campaigns.accountId, group.accountId),
+      accountId: group.accountId,
+      campaignId,
+      want: { recordIds: [...new Set(group.events.map((e) => e.payload.recordId))], emails: [], categoryIds: [] },
+    };
+    await ingest(env, db, scope, (context) => plannedHits(group.events, context.records), Date.now());
   }
+}
+
+/** The hits as planned events, each with its record (a record deleted since the email went out: none). */
+function plannedHits(events: TrackedEvent[], found: RecordRow[]): PlannedEvent[] {
+  const records = new Map(found.map((r) => [r.id, r]));
+  return events.flatMap((event): PlannedEvent[] => {
+    const record = records.get(event.payload.recordId);
+    if (!record) return [];
+    return [
+      {
+        eventId: event.eventId,
+        record,
+        incoming: {
+          type: event.type,
+          occurredAt: event.occurredAt,
+          sequenceNumber: event.payload.step,
+          emailAccountId: event.payload.mailboxId,
+          fromEmail: null,
+          isOoo: false,
+          categoryId: null,
+        },
+        toEmail: record.leadEmail,
+        subject: null,
+        body: null,
+        messageId: null,
+        linkUrl: event.payload.url ?? null,
+        isMachine: event.isMachine,
+        unsubscribeSource: "link",
+      },
+    ];
+  });
 }
 
 /**

@@ -12,25 +12,41 @@ export interface DisconnectingMailbox {
   fromEmail: string;
   isSmtpSuccess: boolean | null;
   isImapSuccess: boolean | null;
+  disconnectCode: string | null;
+}
+
+/** Why a person must act (CONTRACT 18.5), when the failure is a disconnect rather than a passing fault. */
+export interface AnnouncedReason {
+  code: string;
+  message: string;
 }
 
 /** The SQL twin of the engine's rule (mailboxes/rules.ts `connectionUsable`): SMTP works and IMAP has not failed. */
 const STILL_USABLE = (mailboxId: number) =>
-  sql`EXISTS (SELECT 1 FROM email_accounts WHERE id = ${mailboxId} AND is_smtp_success = 1 AND coalesce(is_imap_success, 1) = 1)`;
+  sql`EXISTS (SELECT 1 FROM email_accounts WHERE id = ${mailboxId} AND disconnect_code IS NULL AND is_smtp_success = 1 AND coalesce(is_imap_success, 1) = 1)`;
+/** Connected or failing, and not yet disconnected: what a disconnect announces from. */
+const NOT_YET_DISCONNECTED = (mailboxId: number) =>
+  sql`EXISTS (SELECT 1 FROM email_accounts WHERE id = ${mailboxId} AND disconnect_code IS NULL AND (is_smtp_success IS NOT NULL OR is_imap_success IS NOT NULL))`;
+
+const usable = (m: DisconnectingMailbox) => m.disconnectCode === null && m.isSmtpSuccess === true && m.isImapSuccess !== false;
 
 /**
- * EMAIL_ACCOUNT_DISCONNECTED for a working mailbox about to be marked failing: a statement to put
- * BEFORE that update in the same D1 batch. It stores the deliveries only while the mailbox is still
- * usable, so the first failure announces and repeats (or a racing writer that got there first) do
- * not. Null when the mailbox was not working or no user/client webhook wants the kind (one read).
+ * EMAIL_ACCOUNT_DISCONNECTED for a mailbox about to be marked failing or disconnected: a statement to
+ * put BEFORE that update in the same D1 batch (CONTRACT 18.5). A failure announces once when the
+ * mailbox leaves `connected`; a disconnect (`reason`) once more when a `failing` mailbox becomes
+ * `disconnected`; never again until a check passes. The condition is checked in the statement, so
+ * repeats and racing writers that got there first announce nothing. Null when there is nothing to
+ * announce or no user/client webhook wants the kind (one read).
  */
 export async function disconnectAnnouncement(
   db: Database,
   mailbox: DisconnectingMailbox,
   errors: { smtp: string | null; imap: string | null },
   now: number,
+  reason: AnnouncedReason | null = null,
 ): Promise<SQL | null> {
-  if (mailbox.isSmtpSuccess !== true || mailbox.isImapSuccess === false) return null;
+  const wasChecked = mailbox.isSmtpSuccess !== null || mailbox.isImapSuccess !== null;
+  if (reason === null ? !usable(mailbox) : mailbox.disconnectCode !== null || !wasChecked) return null;
   const webhooks = await campaignlessWebhooks(db, mailbox.accountId, mailbox.clientId);
   const deliveries = disconnectDeliveries(webhooks, {
     accountId: mailbox.accountId,
@@ -39,7 +55,8 @@ export async function disconnectAnnouncement(
     fromEmail: mailbox.fromEmail,
     smtpFailureError: errors.smtp,
     imapFailureError: errors.imap,
+    disconnectReason: reason === null ? null : { code: reason.code, message: reason.message, at: now },
     occurredAt: now,
   });
-  return deliveries.length === 0 ? null : insertDeliveries(deliveries, STILL_USABLE(mailbox.id), now);
+  return deliveries.length === 0 ? null : insertDeliveries(deliveries, reason === null ? STILL_USABLE(mailbox.id) : NOT_YET_DISCONNECTED(mailbox.id), now);
 }

@@ -69,6 +69,11 @@ export interface CategoryChange {
   newCategoryId: number | null;
   newCategoryName: string | null;
   occurredAt: number;
+  /**
+   * Who decided (CONTRACT section 20.5): an automatic categorisation names its source, confidence
+   * and prompt version; absent, a change with a reply came with the event, one without is a person's.
+   */
+  provenance?: { source: string; confidence: number | null; promptVersion: string | null };
 }
 
 /** A received message that answers none of our emails (stored in `untracked_replies`). */
@@ -93,6 +98,8 @@ export interface DisconnectFacts {
   fromEmail: string;
   smtpFailureError: string | null;
   imapFailureError: string | null;
+  /** Set when a person must act (CONTRACT 18.5). */
+  disconnectReason: { code: string; message: string; at: number } | null;
   occurredAt: number;
 }
 
@@ -306,6 +313,9 @@ export function categoryDeliveries(
     lastReply,
     from: change.reply?.fromEmail ?? null,
     to: change.reply?.toEmail ?? null,
+    category_source: change.provenance?.source ?? (change.reply ? "event" : "human"),
+    confidence: change.provenance?.confidence ?? null,
+    prompt_version: change.provenance?.promptVersion ?? null,
   };
   return webhooks
     .filter((webhook) => wants(webhook, "LEAD_CATEGORY_UPDATED", change.newCategoryId))
@@ -361,6 +371,8 @@ export function disconnectDeliveries(webhooks: WebhookTarget[], facts: Disconnec
     email_account_id: facts.emailAccountId,
     smtp_failure_error: facts.smtpFailureError,
     imap_failure_error: facts.imapFailureError,
+    disconnect_reason: facts.disconnectReason === null ? null : { ...facts.disconnectReason, at: iso(facts.disconnectReason.at) },
+    needs_reconnect: facts.disconnectReason !== null,
     time: iso(facts.occurredAt),
   };
   return webhooks

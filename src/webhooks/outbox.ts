@@ -3,6 +3,7 @@ import type { Bindings } from "../platform/env";
 import { log } from "../platform/logging";
 import { jsonList, rawBatch, statement } from "../platform/sql";
 import type { DeliveryMessage } from "./queue-message";
+import { categorisationJsonText } from "../categories/provenance-sql";
 
 /** A webhook delivery to store, plus the condition (over its JSON row `d`) under which it is real. */
 export interface NewDelivery {
@@ -67,7 +68,8 @@ const categoryPayload = sql.raw(`SELECT json_set(p,
                     'cc', (SELECT group_concat(value, ', ') FROM json_each(coalesce(e.cc_emails, r.cc))),
                     'bcc', (SELECT group_concat(value, ', ') FROM json_each(r.bcc)), 'subject', e.subject,
                     'email_body', e.body, 'email_seq_number', CAST(e.sequence_number AS TEXT),
-                    'ignored', json(CASE e.ignored WHEN 1 THEN 'true' ELSE 'false' END)) ORDER BY e.occurred_at, e.id)
+                    'ignored', json(CASE e.ignored WHEN 1 THEN 'true' ELSE 'false' END),
+                    'categorisation', json(${categorisationJsonText("e")})) ORDER BY e.occurred_at, e.id)
                   FROM events e INDEXED BY events_record_time_idx
                   LEFT JOIN outbound_replies r INDEXED BY outbound_replies_record_idx
                     ON e.type = 'SENT' AND r.campaign_lead_id = e.campaign_lead_id AND r.sent_event_id = e.id

@@ -39,6 +39,8 @@ describe("campaigns", () => {
       auto_pause_domain_leads_on_reply: false,
       bounce_autopause_threshold: null,
       out_of_office_detection_settings: { ignoreOOOasReply: false, autoReactivateOOO: false, reactivateOOOwithDelay: 7, autoCategorizeOOO: false },
+      ai_categorisation_options: null,
+      auto_categorise_reply: true,
       parent_campaign_id: null,
       team_member_id: null,
       sending_status: { code: "drafted", message: "The campaign has not been started", next_send_at: null },

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { claimRecords, outcomeStatements, type ClaimRequest } from "../../src/engine/store";
+import { claimRecords, outcomeStatements, releaseDeadClaims, type ClaimedRecord, type ClaimRequest } from "../../src/engine/store";
+import { openMessage } from "./open-message";
 import { rawBatch } from "../../src/platform/sql";
 import { callJson, provisionAccount } from "../helpers";
 
@@ -29,6 +30,15 @@ async function setUp(count: number) {
 
 const now = Date.now() + 60_000;
 
+const opening = (nonce: string, mailboxId: number) => ({ nonce, mailboxId, now });
+
+async function messageRows(campaignId: number) {
+  const rows = await env.DB.prepare("SELECT campaign_lead_id AS record, status, attempts FROM messages WHERE campaign_id = ? ORDER BY campaign_lead_id")
+    .bind(campaignId)
+    .all<{ record: number; status: string; attempts: number }>();
+  return rows.results;
+}
+
 function request(base: Awaited<ReturnType<typeof setUp>>, mailboxId: number, limit: number, newLeadsLeft = 100): ClaimRequest {
   return { campaign: base.campaign, mailboxId, senderDomain: "sender.example", now, limit, newLeadsLeft };
 }
@@ -44,7 +54,8 @@ describe("claiming due records", () => {
       .bind(base.campaign.id)
       .all<{ m: number; n: number }>();
     expect(pinned.results.map((r) => r.n).reduce((a, b) => a + b, 0)).toBe(6);
-    expect(first.records.every((r) => r.messageStatus === "sending" && r.messageId?.endsWith("@sender.example>"))).toBe(true);
+    expect(first.records.every((r) => r.messageStatus === null && r.messageRowId === null && r.messageId.endsWith("@sender.example>"))).toBe(true);
+    expect(await messageRows(base.campaign.id), "a claim writes no message: each is written right before its own transaction").toEqual([]);
   });
 
   it("holds new leads to the campaign's remaining new-leads allowance", async () => {
@@ -66,8 +77,9 @@ describe("claiming due records", () => {
       body: { events: [{ type: "UNSUBSCRIBE", lead_email: base.emails[1], occurred_at: new Date().toISOString() }] },
     });
     const { nonce, records } = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 10));
-    const byEmail = Object.fromEntries(records.map((r) => [r.leadEmail, [r.refusal, r.messageRowId === null]]));
-    expect(byEmail).toEqual({ [base.emails[0]!]: ["blocked", true], [base.emails[1]!]: ["opted_out", true], [base.emails[2]!]: [null, false] });
+    const byEmail = Object.fromEntries(records.map((r) => [r.leadEmail, r.refusal]));
+    expect(byEmail).toEqual({ [base.emails[0]!]: "blocked", [base.emails[1]!]: "opted_out", [base.emails[2]!]: null });
+    expect(await messageRows(base.campaign.id)).toEqual([]);
 
     await rawBatch(
       env.DB,
@@ -83,16 +95,74 @@ describe("claiming due records", () => {
     expect(states.results.map((s) => s.due_at)).toEqual([null, null]);
   });
 
-  it("never sends a step twice: a send left in flight by a dead pass comes back unconfirmed, not sending", async () => {
+  it("never sends a step twice: a send left in flight by a dead pass comes back unconfirmed once its lease runs out, not sending", async () => {
     const base = await setUp(1);
     const first = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1));
-    expect(first.records[0]!.messageStatus).toBe("sending");
+    const record = first.records[0]!;
+    expect(await openMessage(env.DB, opening(first.nonce, base.mailboxes[0]!), record)).not.toBeNull();
     // The pass dies mid-SMTP; its lease ends; another pass claims the record again.
-    await env.DB.prepare("UPDATE campaign_leads SET due_at = ? WHERE id = ?").bind(now - 1, first.records[0]!.recordId).run();
+    await env.DB.prepare("UPDATE campaign_leads SET due_at = ? WHERE id = ?").bind(now - 1, record.recordId).run();
     const second = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1));
-    expect(second.records[0]).toMatchObject({ recordId: first.records[0]!.recordId, messageStatus: "unconfirmed", messageId: first.records[0]!.messageId });
-    const rows = await env.DB.prepare("SELECT count(*) AS n FROM messages WHERE campaign_lead_id = ?").bind(first.records[0]!.recordId).first<{ n: number }>();
-    expect(rows?.n).toBe(1);
+    expect(second.records[0]).toMatchObject({ recordId: record.recordId, messageStatus: "unconfirmed", messageId: record.messageId });
+    // And the row is not taken up again by a second opening.
+    expect(await openMessage(env.DB, opening(second.nonce, base.mailboxes[0]!), second.records[0]!)).toBeNull();
+    expect(await messageRows(base.campaign.id)).toEqual([{ record: record.recordId, status: "unconfirmed", attempts: 1 }]);
+  });
+
+  it("a pass that dies mid-claim leaves only the message in flight in doubt; its next pass releases the rest at once", async () => {
+    const base = await setUp(7);
+    const [mailbox, other] = base.mailboxes as [number, number];
+    const claim = await claimRecords(env.DB, request(base, mailbox, 5));
+    const bystander = await claimRecords(env.DB, request(base, other, 5));
+    expect(bystander.records).toHaveLength(2);
+    const [done, inFlight, ...untouched] = claim.records;
+    // The first message went out and its outcome was stored; the second is in its SMTP transaction when the pass dies.
+    const doneRow = (await openMessage(env.DB, opening(claim.nonce, mailbox), done!))!;
+    await rawBatch(env.DB, outcomeStatements(claim.nonce, [{ kind: "sent", recordId: done!.recordId, messageRowId: doneRow, subject: "Hi", sentAt: now, nextStep: null, nextDueAt: null }], now));
+    const inFlightRow = (await openMessage(env.DB, opening(claim.nonce, mailbox), inFlight!))!;
+
+    const later = now + 5_000;
+    const inDoubt = await releaseDeadClaims(env.DB, mailbox, later);
+    expect(inDoubt).toEqual([{ messageRowId: inFlightRow, campaignId: base.campaign.id, recordId: inFlight!.recordId }]);
+    expect(await messageRows(base.campaign.id)).toEqual([
+      { record: done!.recordId, status: "sent", attempts: 1 },
+      { record: inFlight!.recordId, status: "unconfirmed", attempts: 1 },
+    ]);
+    const rows = await env.DB.prepare("SELECT id, due_at, claim_token, email_account_id AS mailbox FROM campaign_leads WHERE campaign_id = ? ORDER BY id")
+      .bind(base.campaign.id)
+      .all<{ id: number; due_at: number | null; claim_token: string | null; mailbox: number | null }>();
+    const byId = new Map(rows.results.map((row) => [row.id, row]));
+    // Released now, not in 15 minutes; first steps never written go back to rotation.
+    for (const record of untouched) expect(byId.get(record.recordId)).toMatchObject({ due_at: later, claim_token: null, mailbox: null });
+    expect(byId.get(inFlight!.recordId)).toMatchObject({ due_at: later, claim_token: null, mailbox });
+    // Another mailbox's claim (its pass still running) is not this mailbox's to release.
+    for (const record of bystander.records) expect(byId.get(record.recordId)).toMatchObject({ claim_token: bystander.nonce, mailbox: other });
+
+    // The next claim sees the one in doubt as such (the sender moves it on) and the others as never written.
+    const again = await claimRecords(env.DB, { ...request(base, mailbox, 10), now: later });
+    expect(Object.fromEntries(again.records.map((r) => [r.recordId, r.messageStatus]))).toEqual({
+      [inFlight!.recordId]: "unconfirmed",
+      ...Object.fromEntries(untouched.map((r) => [r.recordId, null])),
+    });
+  });
+
+  it("opens a message only for its own claim, a live record and an ACTIVE campaign, and takes up a deferred one with one attempt more", async () => {
+    const base = await setUp(3);
+    const mailbox = base.mailboxes[0]!;
+    const claim = await claimRecords(env.DB, request(base, mailbox, 3));
+    const [deferred, stopped, paused] = claim.records as [ClaimedRecord, ClaimedRecord, ClaimedRecord];
+    expect(await openMessage(env.DB, opening("another-claim", mailbox), deferred)).toBeNull();
+    const row = (await openMessage(env.DB, opening(claim.nonce, mailbox), deferred))!;
+    await rawBatch(env.DB, outcomeStatements(claim.nonce, [{ kind: "deferred", recordId: deferred.recordId, messageRowId: row, error: "451 busy", retryAt: now, unpin: false, countAttempt: true }], now));
+    const retry = await claimRecords(env.DB, request(base, mailbox, 1));
+    expect(retry.records[0]).toMatchObject({ recordId: deferred.recordId, messageRowId: row, messageStatus: "deferred", messageId: deferred.messageId, attempts: 1 });
+    expect(await openMessage(env.DB, opening(retry.nonce, mailbox), retry.records[0]!)).toBe(row);
+
+    await env.DB.prepare("UPDATE campaign_leads SET state = 'STOPPED' WHERE id = ?").bind(stopped.recordId).run();
+    expect(await openMessage(env.DB, opening(claim.nonce, mailbox), stopped), "a lead stopped since the claim").toBeNull();
+    await env.DB.prepare("UPDATE campaigns SET status = 'PAUSED' WHERE id = ?").bind(base.campaign.id).run();
+    expect(await openMessage(env.DB, opening(claim.nonce, mailbox), paused), "a campaign paused since the claim").toBeNull();
+    expect(await messageRows(base.campaign.id)).toEqual([{ record: deferred.recordId, status: "sending", attempts: 2 }]);
   });
 
   it("ignores an outcome whose claim was taken over after its lease ran out", async () => {

@@ -7,7 +7,9 @@ import { rearmLateSenders } from "../../src/mailbox-agent/rearm";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import { database } from "../../src/platform/db";
 import { MINUTE_JOBS } from "../../src/scheduled";
-import { call, callJson, provisionAccount, type TestAccount } from "../helpers";
+import { claimRecords, type ClaimRequest } from "../../src/engine/store";
+import { openMessage } from "./open-message";
+import { ADMIN_TOKEN, call, callJson, provisionAccount, type TestAccount } from "../helpers";
 
 /**
  * The sender's decisions that need no mail server: when it must not send, it claims nothing and
@@ -165,5 +167,41 @@ describe("the mailbox sender", () => {
     expect(campaign.body.sending_status).toMatchObject({ code: "before_start_time", next_send_at: new Date(MONDAY_10).toISOString() });
     const mailbox = await callJson<{ sending_status: { code: string; next_send_at: string | null } }>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey });
     expect(mailbox.body.sending_status).toMatchObject({ code: "outside_window", next_send_at: new Date(MONDAY_10).toISOString() });
+  });
+
+  it("releases at once the claim a dead pass left, turning only its message in flight unconfirmed, and reports that one", async () => {
+    const account = await provisionAccount();
+    const start = MONDAY_10 + 2 * DAY;
+    const { mailboxId, campaignId } = await activeCampaign(account, { schedule_start_time: new Date(start).toISOString() }, 3);
+    const metrics = async () =>
+      (await callJson<{ sends: { unconfirmed: number } }>("/admin/metrics", { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).body.sends.unconfirmed;
+    const before = await metrics();
+    // A pass that died: it claimed the three due leads and was in the first one's SMTP transaction.
+    const campaign = await env.DB.prepare("SELECT id, account_id AS accountId, client_id AS clientId, name, status, schedule, settings FROM campaigns WHERE id = ?")
+      .bind(campaignId)
+      .first<ClaimRequest["campaign"]>();
+    const claimedAt = Date.now();
+    const claim = await claimRecords(env.DB, { campaign: campaign!, mailboxId, senderDomain: "sender.example", now: claimedAt, limit: 10, newLeadsLeft: 10 });
+    expect(claim.records).toHaveLength(3);
+    const first = claim.records[0]!;
+    expect(await openMessage(env.DB, { nonce: claim.nonce, mailboxId, now: claimedAt }, first)).not.toBeNull();
+
+    // The object's next pass (before the campaign's start: it sends nothing) releases the claim first.
+    await senderStub(bindings, mailboxId).runPass(MONDAY_10);
+    // (The object's own wake on START may run that pass first, on the real clock.)
+    const records = await env.DB.prepare("SELECT id, claim_token, due_at, email_account_id AS mailbox FROM campaign_leads WHERE campaign_id = ? ORDER BY id")
+      .bind(campaignId)
+      .all<{ id: number; claim_token: string | null; due_at: number; mailbox: number | null }>();
+    expect(records.results.every((r) => r.claim_token === null && r.due_at >= claimedAt && r.due_at <= MONDAY_10), "due again now, none leased").toBe(true);
+    expect(records.results.map((r) => r.mailbox), "the one in doubt keeps its mailbox, unwritten first steps go back to rotation").toEqual(
+      records.results.map((r) => (r.id === first.recordId ? mailboxId : null)),
+    );
+    const messages = await env.DB.prepare("SELECT to_email, status FROM messages WHERE campaign_id = ?").bind(campaignId).all<{ to_email: string; status: string }>();
+    expect(messages.results).toEqual([{ to_email: first.leadEmail, status: "unconfirmed" }]);
+
+    const mailbox = await callJson<{ sending_status: { warnings: { code: string; message: string }[] } }>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey });
+    expect(mailbox.body.sending_status.warnings).toEqual([{ code: "unconfirmed_sends", message: expect.stringContaining(first.leadEmail) as string }]);
+    expect(mailbox.body.sending_status.warnings[0]!.message).toMatch(/^1 campaign email from this mailbox/);
+    expect(await metrics()).toBe(before + 1);
   });
 });

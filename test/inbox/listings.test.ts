@@ -34,6 +34,9 @@ describe("master inbox listings", () => {
       is_pushed_to_sub_sequence: false,
       sub_sequence_id: null,
       current_sequence_number: 1,
+      // Ann's reply came with its category (CONTRACT section 20.5).
+      category_source: "event",
+      needs_review: false,
     });
     expect(body.messages.map((m) => m.email_status)).toEqual(["Unsubscribed", "Replied", "Replied", "Bounced", "Replied"]);
   });

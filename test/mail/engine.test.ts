@@ -1,5 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it, vi } from "vitest";
+import { claimRecords, type ClaimRequest } from "../../src/engine/store";
+import { openMessage } from "../engine/open-message";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
 import { call, callJson, provisionAccount } from "../helpers";
@@ -194,9 +196,12 @@ describe("the engine sends a campaign into the lab", () => {
     const sender = lab.mailboxes.find((m) => m.email === "sender2@lab.salvo.test")!;
     // A wrong SMTP password (IMAP has its own, right one, so the object's reads of the INBOX go on).
     const mailboxId = await saveLabMailbox(account.apiKey, sender.email, "not-the-password", { time_to_wait_in_mins: 0, imap_password: sender.password });
-    expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: false, is_imap_success: true });
+    // The check's refusal disconnects the mailbox with the server's words (CONTRACT 18.5).
+    expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: false, is_imap_success: true, connection_state: "disconnected" });
     // The password changes on the server after a check that passed: the sender meets the refusal first.
-    await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, smtp_failure_error = NULL WHERE id = ?").bind(mailboxId).run();
+    await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, smtp_failure_error = NULL, disconnect_code = NULL, disconnect_message = NULL, disconnected_at = NULL WHERE id = ?")
+      .bind(mailboxId)
+      .run();
     const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
     const stub = senderStub(bindings, mailboxId);
@@ -229,5 +234,43 @@ describe("the engine sends a campaign into the lab", () => {
       [1, "sent"],
     ]);
     for (const message of messages) await delivered(message.to_email, message.message_id);
+  });
+
+  it("after a pass that died in a claim's first transaction: the rest goes out exactly once, the one in doubt never, reported, and its lead moves on", async () => {
+    const account = await provisionAccount();
+    const sender = lab.mailboxes.find((m) => m.email === "sender5@lab.salvo.test")!;
+    const mailboxId = await saveLabMailbox(account.apiKey, sender.email, sender.password, { time_to_wait_in_mins: 0 });
+    expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
+    const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
+    const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
+    const stub = senderStub(bindings, mailboxId);
+
+    // The pass that died: it claimed the three leads and had opened the first one's message.
+    const campaign = await env.DB.prepare("SELECT id, account_id AS accountId, client_id AS clientId, name, status, schedule, settings FROM campaigns WHERE id = ?")
+      .bind(campaignId)
+      .first<ClaimRequest["campaign"]>();
+    const claim = await claimRecords(env.DB, { campaign: campaign!, mailboxId, senderDomain: "lab.salvo.test", now: t0, limit: 10, newLeadsLeft: 10 });
+    expect(claim.records).toHaveLength(3);
+    const [inDoubt] = claim.records;
+    expect(await openMessage(env.DB, { nonce: claim.nonce, mailboxId, now: t0 }, inDoubt!)).not.toBeNull();
+
+    // The next pass releases that claim and first takes the one in doubt (pinned: a follow-up), which only moves
+    // on; then one email a minute (the campaign's gap) goes to each of the two others.
+    expect((await stub.runPass(t0 + 1_000, { read: false })).sent).toBe(0);
+    expect((await stub.runPass(t0 + MINUTE + 1_000, { read: false })).sent).toBe(1);
+    expect((await stub.runPass(t0 + 2 * MINUTE + 1_000, { read: false })).sent).toBe(1);
+    expect((await stub.runPass(t0 + 3 * MINUTE + 1_000, { read: false })).sent).toBe(0);
+    const messages = await messagesOf(campaignId);
+    expect(messages.map((m) => [m.to_email, m.status]).sort()).toEqual(
+      leads.map((lead) => [lead.email, lead.email === inDoubt!.leadEmail ? "unconfirmed" : "sent"]).sort(),
+    );
+    for (const message of messages.filter((m) => m.status === "sent")) await delivered(message.to_email, message.message_id);
+    const never = await fetch(`${inject("mailReader")}/message?user=${encodeURIComponent(inDoubt!.leadEmail)}&message_id=${encodeURIComponent(inDoubt!.messageId)}`);
+    expect(never.status, "the message in doubt was never sent by a later pass").toBe(404);
+    const record = await env.DB.prepare("SELECT next_step, due_at, claim_token FROM campaign_leads WHERE id = ?").bind(inDoubt!.recordId).first();
+    expect(record).toEqual({ next_step: 2, due_at: t0 + 1_000 + DAY, claim_token: null });
+
+    const mailbox = await callJson<{ sending_status: { warnings: { code: string; message: string }[] } }>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey });
+    expect(mailbox.body.sending_status.warnings).toEqual([{ code: "unconfirmed_sends", message: expect.stringContaining(inDoubt!.leadEmail) as string }]);
   });
 });

@@ -1,7 +1,9 @@
+import { createHash, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createTcpServer, type Server, type Socket } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { chromium } from "playwright-core";
 import type { TestProject } from "vitest/node";
 import { consent } from "../../scripts/lib/lab-oauth-client.mjs";
 import { LabImap, quote, type MailLab } from "../../scripts/lib/mail-lab.mjs";
@@ -13,15 +15,18 @@ declare module "vitest" {
     /**
      * A Node-side reader of lab mailboxes over IMAP (implicit TLS, trusting only the lab's CA):
      * `GET /message?user=<email>&message_id=<Message-ID>` answers the raw message once it is in the
-     * user's INBOX (polled for up to 10 s), or 404.
+     * user's INBOX (polled for up to 10 s), or 404. `GET /log?name=dovecot` (or postfix, oauth) answers
+     * that daemon's log as it stands.
      */
     mailReader: string;
     /**
      * Scripted SMTP servers on loopback (plain) for answers the lab never gives: `transient` greets and
      * accepts MAIL FROM but answers RCPT with 451 4.3.0; `hangup` greets and closes the connection;
-     * `silent` accepts the connection and never says anything.
+     * `silent` accepts the connection and never says anything; `lostAfterData` and `silentAfterData`
+     * take a whole transaction up to the end of the message, then close without answering it, or
+     * never answer it.
      */
-    scriptedSmtp: { transient: number; hangup: number; silent: number };
+    scriptedSmtp: { transient: number; hangup: number; silent: number; lostAfterData: number; silentAfterData: number };
     /**
      * Scripted IMAP servers on loopback (plain): `noStarttls` offers no STARTTLS but accepts any LOGIN
      * (so a client that went on in clear would pass); `bye` greets, then answers any command with an
@@ -59,6 +64,41 @@ async function readMessage(lab: MailLab, ca: Buffer, user: string, messageId: st
     }
   } finally {
     imap.close();
+  }
+}
+
+/**
+ * The person's part in Chromium: the provider's sign-in and consent pages as a browser shows them,
+ * up to the redirect to the app's callback, which is caught rather than followed (the app under test
+ * runs in the Workers runtime, not behind a URL this browser could reach).
+ */
+async function consentInChromium(lab: MailLab, authUrl: string, email: string): Promise<string> {
+  const cert = new X509Certificate(readFileSync(join(dirname(lab.ca_file), "server.pem")));
+  const spki = createHash("sha256").update(cert.publicKey.export({ type: "spki", format: "der" })).digest("base64");
+  const redirectUri = new URL(authUrl).searchParams.get("redirect_uri")!;
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
+      "--disable-sync", `--ignore-certificate-errors-spki-list=${spki}`],
+  });
+  try {
+    const page = await browser.newPage();
+    let landed: (url: string) => void;
+    const redirected = new Promise<string>((resolve) => (landed = resolve));
+    await page.route(`${redirectUri}**`, async (route) => {
+      landed(route.request().url());
+      await route.fulfill({ status: 200, body: "caught" });
+    });
+    await page.goto(authUrl);
+    const address = page.getByLabel("Email");
+    if ((await address.inputValue()) === "") await address.fill(email);
+    await page.getByLabel("Password").fill(lab.oauth.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Allow" }).click();
+    return await redirected;
+  } finally {
+    await browser.close();
   }
 }
 
@@ -148,6 +188,27 @@ function silentServer() {
   return scriptedServer((socket) => socket.on("error", () => {}));
 }
 
+/** Takes a whole SMTP transaction, then at the end of the message closes (`close`) or says nothing. */
+function afterDataServer(atEnd: "close" | "silence") {
+  const inData = new WeakSet<Socket>();
+  return lineServer("220 scripted.test ESMTP\r\n", (socket, line) => {
+    if (inData.has(socket)) {
+      if (line !== ".") return;
+      inData.delete(socket);
+      if (atEnd === "close") socket.destroy();
+      return;
+    }
+    const command = line.toUpperCase();
+    if (command.startsWith("EHLO")) socket.write("250-scripted.test\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME\r\n");
+    else if (command.startsWith("AUTH")) socket.write("235 2.7.0 Authentication successful\r\n");
+    else if (command === "DATA") {
+      inData.add(socket);
+      socket.write("354 End data with <CR><LF>.<CR><LF>\r\n");
+    } else if (command.startsWith("QUIT")) socket.end("221 2.0.0 Bye\r\n");
+    else socket.write("250 2.0.0 Ok\r\n");
+  });
+}
+
 export default async function setup(project: TestProject) {
   const path = process.env.MAIL_LAB_JSON ?? join(import.meta.dirname, "..", "..", ".mail-lab.json");
   let lab: MailLab;
@@ -160,6 +221,12 @@ export default async function setup(project: TestProject) {
 
   const reader = createHttpServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://reader");
+    if (url.pathname === "/log") {
+      const name = url.searchParams.get("name") as keyof MailLab["logs"];
+      const file = lab.logs[name];
+      if (!file) return response.writeHead(404).end();
+      return response.writeHead(200).end(readFileSync(file));
+    }
     const user = url.searchParams.get("user") ?? "";
     const messageId = url.searchParams.get("message_id") ?? "";
     readMessage(lab, ca, user, messageId).then(
@@ -172,10 +239,14 @@ export default async function setup(project: TestProject) {
     let body = "";
     request.on("data", (chunk: Buffer) => (body += chunk));
     request.on("end", () => {
-      type Asked = { auth_url: string; email: string; allow?: boolean; mail_scopes?: string[] };
+      type Asked = { auth_url: string; email: string; allow?: boolean; mail_scopes?: string[]; browser?: boolean };
       Promise.resolve()
         .then(() => JSON.parse(body) as Asked)
-        .then((asked) => consent(lab, asked.auth_url, { email: asked.email, allow: asked.allow, mailScopes: asked.mail_scopes }))
+        .then((asked) =>
+          asked.browser
+            ? consentInChromium(lab, asked.auth_url, asked.email)
+            : consent(lab, asked.auth_url, { email: asked.email, allow: asked.allow, mailScopes: asked.mail_scopes }),
+        )
         .then(
           (redirect) => response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ redirect })),
           (error: Error) => response.writeHead(400).end(error.message),
@@ -186,13 +257,21 @@ export default async function setup(project: TestProject) {
   const transient = await transientServer();
   const hangup = await hangupServer();
   const silent = await silentServer();
+  const lostAfterData = await afterDataServer("close");
+  const silentAfterData = await afterDataServer("silence");
   const noStarttls = await noStarttlsImapServer();
   const bye = await byeImapServer();
   const portOf = (server: { address(): unknown }) => (server.address() as { port: number }).port;
 
   project.provide("mailLab", lab);
   project.provide("mailReader", `http://127.0.0.1:${portOf(reader)}`);
-  project.provide("scriptedSmtp", { transient: portOf(transient), hangup: portOf(hangup), silent: portOf(silent) });
+  project.provide("scriptedSmtp", {
+    transient: portOf(transient),
+    hangup: portOf(hangup),
+    silent: portOf(silent),
+    lostAfterData: portOf(lostAfterData),
+    silentAfterData: portOf(silentAfterData),
+  });
   project.provide("scriptedImap", { noStarttls: portOf(noStarttls), bye: portOf(bye) });
   project.provide("labConsent", `http://127.0.0.1:${portOf(person)}`);
   for (const server of [reader, person]) {

@@ -166,6 +166,15 @@ describe("sendMail against the mail lab", () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  it("reports a session lost after the message was handed over as unconfirmed (it may have been taken), never as a connection failure", async () => {
+    const scriptedAt = (port: number) => ({ host: "127.0.0.1", port, security: "plain" as const, username: sender.email, password: "x" });
+    const message = { from: sender.email, to: lead.email, subject: "x", text: "x" };
+    const closed = await sendMail(scriptedAt(scripted.lostAfterData), message, { allowPlain: true });
+    expect(closed).toMatchObject({ ok: false, failure: { kind: "unconfirmed", code: null, text: expect.stringMatching(/closed the connection.*may have been taken/) } });
+    const silent = await sendMail(scriptedAt(scripted.silentAfterData), message, { allowPlain: true, timeoutMs: 500 });
+    expect(silent).toMatchObject({ ok: false, failure: { kind: "unconfirmed", code: null, text: expect.stringMatching(/^timed out after 500 ms waiting for the answer to the message/) } });
+  });
+
   it("refuses plain SMTP unless the caller allows it, without connecting", async () => {
     const result = await sendMail(settings(lab.smtp_plain), { from: sender.email, to: lead.email, subject: "x", text: "x" }, secure);
     expect(result).toEqual({ ok: false, failure: { kind: "permanent", code: null, text: expect.stringMatching(/unencrypted SMTP is refused/) } });

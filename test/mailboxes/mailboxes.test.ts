@@ -20,6 +20,8 @@ describe("saving a mailbox", () => {
         "is_different_imap_account", "different_reply_to_address", "type", "message_per_day", "time_to_wait_in_mins",
         "minTimeToWaitInMins", "signature", "custom_tracking_domain", "bcc_email", "is_smtp_success", "is_imap_success",
         "smtp_failure_error", "imap_failure_error", "is_suspended", "daily_sent_count", "campaign_count", "warmup_details",
+        // CONTRACT 18.5
+        "auth_type", "connection_state", "needs_reconnect", "disconnect_reason", "oauth",
       ].sort(),
     );
     expect(saved.data).toMatchObject({
@@ -356,8 +358,11 @@ describe("OAuth mailboxes (save-oauth)", () => {
       smtp_port: 465,
       imap_host: "imap.gmail.com",
       password: null,
-      is_smtp_success: false,
-      smtp_failure_error: "OAuth client not configured",
+      auth_type: "OAUTH",
+      oauth: { provider: "google", app_level: "deployment" },
+      // Checks are off in this suite: the mailbox is saved, unchecked, with the deployment's app (CONTRACT 18.4).
+      is_smtp_success: null,
+      connection_state: "unchecked",
       is_imap_success: null,
     });
     const row = await storedMailbox(body.id);
@@ -371,9 +376,21 @@ describe("OAuth mailboxes (save-oauth)", () => {
       apiKey: account.apiKey,
       body: { from_name: "Gail O", from_email: "gail@gmail.example.com", username: "gail@gmail.example.com", type: "OUTLOOK", token },
     });
-    expect(again.body).toMatchObject({ message: "Email account updated successfully", id: body.id, data: { type: "OUTLOOK", smtp_host: "smtp.office365.com", smtp_port_type: "STARTTLS" } });
+    // No Microsoft app in this deployment: CONTRACT 18.1's 400, and nothing written.
+    expect(again.response.status).toBe(400);
+    expect(again.body).toMatchObject({
+      message: "No Microsoft OAuth app is configured: set MICROSOFT_OAUTH_CLIENT_ID and MICROSOFT_OAUTH_CLIENT_SECRET, or PUT /email-accounts/oauth/microsoft/app",
+    });
+    expect((await readMailbox(account.apiKey, body.id)).body).toMatchObject({ type: "GMAIL", smtp_host: "smtp.gmail.com" });
+    const updated = await callJson<{ message: string; id: number; data: EmailAccount }>("/api/v1/email-accounts/save-oauth", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { from_name: "Gail O", from_email: "gail@gmail.example.com", username: "gail@gmail.example.com", type: "GMAIL", token },
+    });
+    expect(updated.body).toMatchObject({ message: "Email account updated successfully", id: body.id, data: { from_name: "Gail O", smtp_host: "smtp.gmail.com" } });
     const failed = await callJson("/api/v1/email-accounts/reconnect-failed-email-accounts", { method: "POST", apiKey: account.apiKey, body: {} });
-    expect(failed.body).toMatchObject({ data: { queued: 1 } });
+    // Unchecked is not failing: nothing to re-check.
+    expect(failed.body).toMatchObject({ data: { queued: 0 } });
   });
 
   it("answers 503 without SECRETS_KEY", async () => {

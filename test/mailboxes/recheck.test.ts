@@ -24,7 +24,7 @@ async function age(id: number, checkedDaysAgo: number | null, changedDaysAgo: nu
 
 /** Takes whatever an earlier test left due, so a test sees only its own mailboxes. */
 async function drain(now: number) {
-  await recheckMailboxes(db, env.SECRETS_KEY, now, recordingChecker().check, 1000);
+  await recheckMailboxes(env, now, recordingChecker().check, 1000);
 }
 
 /** A checker that records what it was asked and answers SMTP ok, IMAP refused. */
@@ -61,7 +61,7 @@ describe("daily mailbox re-check (minute cron)", () => {
     const oauth = await callJson<{ id: number }>("/api/v1/email-accounts/save-oauth", {
       method: "POST",
       apiKey: account.apiKey,
-      body: { from_name: "Gail", from_email: `gail-${crypto.randomUUID()}@gmail.example.com`, username: "gail", type: "GMAIL", token: { access_token: "a", expiry_date: 1, scope: "s" } },
+      body: { from_name: "Gail", from_email: `gail-${crypto.randomUUID()}@gmail.example.com`, username: "gail", type: "GMAIL", token: { access_token: "a", refresh_token: "r", expiry_date: 1, scope: "s" } },
     });
     expect(oauth.status).toBe(200);
     await age(stale.id, 2, 3, now);
@@ -72,21 +72,22 @@ describe("daily mailbox re-check (minute cron)", () => {
     await env.DB.prepare("UPDATE email_accounts SET checked_at = ? WHERE id = ?").bind(now - RECHECK_AFTER_MS + 3_600_000, fresh.id).run();
 
     const { targets, check } = recordingChecker();
-    const first = await recheckMailboxes(db, env.SECRETS_KEY, now, check, 2);
-    expect(sorted(first)).toEqual(sorted([oldest.id, stale.id]));
-    const second = await recheckMailboxes(db, env.SECRETS_KEY, now, check, 2);
-    expect(second).toEqual([never.id]);
+    // The OAuth mailbox is due too (its agent's token logs in); oldest first.
+    const first = await recheckMailboxes(env, now, check, 2);
+    expect(sorted(first)).toEqual(sorted([oauth.body.id, oldest.id]));
+    const second = await recheckMailboxes(env, now, check, 2);
+    expect(sorted(second)).toEqual(sorted([stale.id, never.id]));
     // Claimed: a second firing in the same minute takes nothing.
-    expect(await recheckMailboxes(db, env.SECRETS_KEY, now, check, 2)).toEqual([]);
+    expect(await recheckMailboxes(env, now, check, 2)).toEqual([]);
 
     // The stored passwords, decrypted; IMAP with its own login and password where they are set.
     expect(targets.find((target) => target.mailboxId === stale.id)).toMatchObject({
-      smtp: { username: "stale-login", password: "smtp-secret-A1", host: "smtp.example.com", port: 465, portType: "SSL" },
-      imap: { username: "stale-login", password: "smtp-secret-A1", host: "imap.example.com", port: 993, portType: "SSL" },
+      smtp: { username: "stale-login", credential: { password: "smtp-secret-A1" }, host: "smtp.example.com", port: 465, portType: "SSL" },
+      imap: { username: "stale-login", credential: { password: "smtp-secret-A1" }, host: "imap.example.com", port: 993, portType: "SSL" },
     });
     expect(targets.find((target) => target.mailboxId === never.id)).toMatchObject({
-      smtp: { username: "never-login", password: "smtp-secret-A1" },
-      imap: { username: "never-imap", password: "imap-secret-B2" },
+      smtp: { username: "never-login", credential: { password: "smtp-secret-A1" } },
+      imap: { username: "never-imap", credential: { password: "imap-secret-B2" } },
     });
     expect(sorted(targets.map((target) => target.mailboxId))).toEqual(sorted([oldest.id, stale.id, never.id]));
 
@@ -94,9 +95,9 @@ describe("daily mailbox re-check (minute cron)", () => {
     const read = await readMailbox(account.apiKey, never.id);
     expect(read.body).toMatchObject({ is_smtp_success: true, is_imap_success: false, imap_failure_error: "[AUTHENTICATIONFAILED] Authentication failed." });
     expect(Number((await storedMailbox(never.id)).checked_at)).toBeGreaterThanOrEqual(now);
-    // Not due, and OAuth (no password to check with): untouched.
+    // Not due: untouched. OAuth: its provider cannot be reached from here, so the check waits (nothing recorded, nothing guessed).
     expect((await readMailbox(account.apiKey, fresh.id)).body.is_smtp_success).toBeNull();
-    expect((await readMailbox(account.apiKey, oauth.body.id)).body).toMatchObject({ is_smtp_success: false, smtp_failure_error: "OAuth client not configured" });
+    expect((await readMailbox(account.apiKey, oauth.body.id)).body).toMatchObject({ is_smtp_success: null, connection_state: "unchecked" });
   });
 
   it("takes the oldest first", async () => {
@@ -108,8 +109,8 @@ describe("daily mailbox re-check (minute cron)", () => {
     await age(newer.id, 1, 1, now);
     await age(older.id, 100, 100, now);
     const { check } = recordingChecker();
-    expect(await recheckMailboxes(db, env.SECRETS_KEY, now, check, 1)).toEqual([older.id]);
-    expect(await recheckMailboxes(db, env.SECRETS_KEY, now, check, 1)).toEqual([newer.id]);
+    expect(await recheckMailboxes(env, now, check, 1)).toEqual([older.id]);
+    expect(await recheckMailboxes(env, now, check, 1)).toEqual([newer.id]);
   });
 
   it("goes on past a mailbox whose password no longer decrypts, which waits for the next day", async () => {
@@ -122,10 +123,10 @@ describe("daily mailbox re-check (minute cron)", () => {
     await age(sound.id, 40, 40, now);
     await env.DB.prepare("UPDATE email_accounts SET password_ciphertext = ? WHERE id = ?").bind("v1.test.AAAAAAAAAAAAAAAA.AAAA", broken.id).run();
     const { targets, check } = recordingChecker();
-    expect(sorted(await recheckMailboxes(db, env.SECRETS_KEY, now, check, 5))).toEqual(sorted([broken.id, sound.id]));
+    expect(sorted(await recheckMailboxes(env, now, check, 5))).toEqual(sorted([broken.id, sound.id]));
     expect(targets.map((target) => target.mailboxId)).toEqual([sound.id]);
     expect(Number((await storedMailbox(broken.id)).checked_at)).toBe(now);
-    expect(await recheckMailboxes(db, env.SECRETS_KEY, now, check, 5)).toEqual([]);
+    expect(await recheckMailboxes(env, now, check, 5)).toEqual([]);
   });
 
   it("takes the mailboxes a reconnect named in the next minute, whenever they were last checked", async () => {
@@ -141,7 +142,7 @@ describe("daily mailbox re-check (minute cron)", () => {
     });
     expect(status).toBe(200);
     const { targets, check } = recordingChecker();
-    expect(await recheckMailboxes(db, env.SECRETS_KEY, Date.now(), check)).toEqual([named.id]);
+    expect(await recheckMailboxes(env, Date.now(), check)).toEqual([named.id]);
     expect(targets.map((target) => target.mailboxId)).toEqual([named.id]);
     expect((await readMailbox(account.apiKey, named.id)).body).toMatchObject({ is_smtp_success: true, is_imap_success: false });
     expect((await readMailbox(account.apiKey, other.id)).body).toMatchObject({ is_smtp_success: null });

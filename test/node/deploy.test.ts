@@ -101,6 +101,7 @@ describe("npm run deploy -- --env <name>", () => {
       "queues create",
       "queues create",
       "queues create",
+      "queues create",
       "secret list",
       "d1 migrations",
       "deploy --env",
@@ -108,6 +109,7 @@ describe("npm run deploy -- --env <name>", () => {
     expect(calls.filter((call) => call.args[0] === "queues").map((call) => call.args[2])).toEqual([
       "salvo-webhooks-staging",
       "salvo-tracking-staging",
+      "salvo-triage-staging",
       "salvo-webhooks-staging-dlq",
     ]);
     expect(asked).toEqual(["PUBLIC_URL", "ADMIN_TOKEN", "SECRETS_KEY"]);
@@ -144,7 +146,7 @@ describe("npm run deploy -- --env <name>", () => {
       throw new Error("nothing should be asked");
     };
     await main(["--env", "production", "--config", config], { wrangler, ask, log: () => {} });
-    expect(commands()).toEqual(["whoami", "queues create", "queues create", "queues create", "secret list", "d1 migrations", "deploy --env"]);
+    expect(commands()).toEqual(["whoami", "queues create", "queues create", "queues create", "queues create", "secret list", "d1 migrations", "deploy --env"]);
     expect(calls.at(-1)!.args).not.toContain("--secrets-file");
   });
 

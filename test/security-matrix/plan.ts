@@ -42,8 +42,13 @@ export type Kind =
   | "leadList"
   | "leadImport"
   | "tagMapping"
+  | "category"
+  | "promptTemplate"
+  | "replay"
+  | "oauthSession"
   | "session";
-export type Objects = Record<Kind, number>;
+/** Ids are numbers, but for an OAuth consent session's (`oas_…`). */
+export type Objects = Record<Exclude<Kind, "oauthSession">, number> & { oauthSession: string };
 
 export const MISSING = 999_999_999;
 
@@ -98,7 +103,18 @@ const KIND_BY_NAME: Record<string, Kind> = {
   leadId: "person",
   leadIds: "person",
   leadMapIds: "lead",
+  template_id: "promptTemplate",
+  job_id: "replay",
   session_id: "session",
+};
+
+/**
+ * Id names that mean another kind on some paths: an account's own lead categories (elsewhere
+ * NOT_TENANT's catalogue value), and an OAuth consent session (elsewhere a web app session).
+ */
+const KIND_ON_PATH: Record<string, Record<string, Kind>> = {
+  "/api/v1/leads/categories/{category_id}": { category_id: "category" },
+  "/api/v1/email-accounts/oauth/sessions/{session_id}": { session_id: "oauthSession" },
 };
 
 /**
@@ -118,6 +134,8 @@ export const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string }
   "PATCH /api/v1/master-inbox/resume-lead": { status: 400, error: "Lead is not paused" },
   // The seed's own campaign is no subsequence of itself.
   "POST /api/v1/master-inbox/push-to-subsequence": { status: 400, error: "sub_sequence_id must be a subsequence of the lead's campaign" },
+  // The seeded mailbox signs in with a password: reconnecting it by OAuth is refused (CONTRACT 18.3).
+  "POST /api/v1/email-accounts/{id}/oauth/reconnect": { status: 400, error: "This mailbox signs in with a password; update its credentials instead" },
 };
 
 /** A bare `id` (path or body) names the row of the route it is on. */
@@ -153,9 +171,14 @@ const NOT_TENANT: Record<string, unknown> = {
   email_ids: ["matrix@example.com"],
   // A paging cursor: ids above it, of the caller's own rows only.
   lastSeenLeadId: 0,
+  // An OAuth provider's name (path), not an id: the test deployment has a Google app.
+  provider: "google",
+  // The OAuth app's client id at the provider.
+  oauth_client_id: "matrix-app.apps.googleusercontent.com",
 };
 
-function labelValue(name: string): { value: unknown } | undefined {
+function labelValue(apiPath: string, name: string): { value: unknown } | undefined {
+  if (KIND_ON_PATH[apiPath]?.[name]) return undefined;
   return name in NOT_TENANT ? { value: NOT_TENANT[name] } : undefined;
 }
 
@@ -223,7 +246,16 @@ export const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   "POST /api/v1/lead-list/{id}/import-csv": { csv: "email\nmatrix-csv@example.com\n" },
   // A name no other request gives a tag, so the rename does not collide.
   "POST /api/v1/email-accounts/tag-manager": { name: "Matrix renamed" },
+  // A change the template and the category take (the schemas cannot require one of their optional fields).
+  "PATCH /api/v1/campaigns/{campaign_id}/prompt-template/{template_id}": { is_active: true },
+  "PATCH /api/v1/leads/categories/{category_id}": { colour_code: "#123456" },
   // Everything a create needs, so a request naming no mailbox reaches the client check.
+  // A new app needs its secret (the schema cannot require it: an update may keep the stored one).
+  "PUT /api/v1/email-accounts/oauth/{provider}/app": { oauth_client_secret: "matrix-app-secret" },
+  // A grant Salvo can keep (a refresh token, the mail scope).
+  "POST /api/v1/email-accounts/save-oauth": {
+    token: { access_token: "matrix-access", refresh_token: "matrix-refresh", expiry_date: 1_900_000_000_000, scope: "https://mail.google.com/" },
+  },
   "POST /api/v1/email-accounts/save": {
     from_name: "Matrix",
     from_email: "matrix-save@sender.example.com",
@@ -235,11 +267,18 @@ export const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   },
 };
 
+/** Optional query parameters an operation needs with the seed's objects. */
+const QUERY_OVERRIDES: Record<string, Record<string, unknown>> = {
+  // The own-ids pass saved an OAuth mailbox with the client's app: deleting the app in use takes force (CONTRACT 18.1).
+  "DELETE /api/v1/email-accounts/oauth/{provider}/app": { force: "true" },
+};
+
 function isIdName(name: string) {
   return name === "id" || /_id$|Id$|_ids$|Ids$/.test(name);
 }
 
 function kindOf(path: string, name: string): Kind | undefined {
+  if (KIND_ON_PATH[path]?.[name]) return KIND_ON_PATH[path][name];
   if (name === "id") return KIND_OF_BARE_ID.find(([pattern]) => pattern.test(path))?.[1];
   return KIND_BY_NAME[name];
 }
@@ -280,7 +319,8 @@ function valueFor(document: Document, raw: Schema, name: string): unknown {
 }
 
 /** An id in the shape its schema wants: a number, a decimal string, or a one-element list. */
-function idValue(document: Document, raw: Schema, id: number): unknown {
+function idValue(document: Document, raw: Schema, id: number | string): unknown {
+  if (typeof id === "string") return id;
   const schema = resolve(document, raw);
   if (firstType(schema) === "array") return [idValue(document, schema.items!, id)];
   const first = schema.anyOf ? resolve(document, schema.anyOf.find((s) => firstType(resolve(document, s)))!) : schema;
@@ -302,6 +342,8 @@ export interface Case {
   path: string;
   slots: Slot[];
   query: Record<string, unknown>;
+  /** Path parameters that are no tenant's id (an OAuth provider's name). */
+  pathValues: Record<string, unknown>;
   body: Record<string, unknown> | undefined;
 }
 
@@ -327,7 +369,7 @@ function collectBodyIds(document: Document, apiPath: string, raw: Schema, prefix
     const isRequired = chainRequired && required.has(name);
     const resolved = resolve(document, property);
     if (firstType(resolved) === "boolean") continue;
-    const label = isIdName(name) ? labelValue(name) : undefined;
+    const label = isIdName(name) ? labelValue(apiPath, name) : undefined;
     if (label) {
       if (isRequired || !prefix) setAt(body, path, label.value);
     } else if (isIdName(name)) {
@@ -346,12 +388,13 @@ function collectBodyIds(document: Document, apiPath: string, raw: Schema, prefix
 export function planOperation(document: Document, path: string, method: string, operation: Operation): Case | undefined {
   const slots: Slot[] = [];
   const query: Record<string, unknown> = {};
+  const pathValues: Record<string, unknown> = {};
   const unknown: string[] = [];
   for (const parameter of operation.parameters ?? []) {
     if (parameter.in === "header") continue;
     if (parameter.in === "path" || isIdName(parameter.name)) {
-      const label = labelValue(parameter.name);
-      if (label) query[parameter.name] = label.value;
+      const label = labelValue(path, parameter.name);
+      if (label) (parameter.in === "path" ? pathValues : query)[parameter.name] = label.value;
       else {
         const kind = kindOf(path, parameter.name);
         if (!kind) unknown.push(`${parameter.in} ${parameter.name}`);
@@ -359,6 +402,7 @@ export function planOperation(document: Document, path: string, method: string, 
       }
     } else if (parameter.required) query[parameter.name] = valueFor(document, parameter.schema, parameter.name);
   }
+  Object.assign(query, QUERY_OVERRIDES[`${method} ${path}`]);
   const bodySchema = operation.requestBody?.content["application/json"]?.schema;
   let body: Record<string, unknown> | undefined;
   if (bodySchema) {
@@ -368,7 +412,7 @@ export function planOperation(document: Document, path: string, method: string, 
   }
   if (unknown.length) throw new Error(`the matrix does not know what ${unknown.join(", ")} names`);
   if (!slots.length) return undefined;
-  return { label: `${method} ${path}`, method, path, slots, query, body };
+  return { label: `${method} ${path}`, method, path, slots, query, pathValues, body };
 }
 
 export interface Attempt {
@@ -389,7 +433,7 @@ export function buildAttempt(document: Document, plan: Case, tested: Slot[], tar
   const testedNames = new Set(tested.map((slot) => slot.name));
   const chosen = (ONE_OF_IDS[plan.label] ?? []).filter((group) => !group.some((name) => testedNames.has(name))).map((group) => group[0]);
   const present = plan.slots.filter((slot) => slot.required || slot.in === "path" || tested.includes(slot) || chosen.includes(slot.name) || (slot.in === "body" && companions.includes(slot.name)));
-  let url = plan.path;
+  let url = Object.entries(plan.pathValues).reduce((path, [name, value]) => path.replace(`{${name}}`, encodeURIComponent(String(value))), plan.path);
   const search = new URLSearchParams(Object.entries(plan.query).map(([k, v]) => [k, String(v)]));
   const body = plan.body ? structuredClone(plan.body) : undefined;
   for (const slot of present) {

@@ -1,8 +1,8 @@
 import { createCampaign, ingestOk } from "../campaigns/fixtures";
-import { personOf, webhookOwner } from "../db";
+import { completedReplay, isCategorised, personOf, webhookOwner } from "../db";
 import { ADMIN_TOKEN, callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { insertDelivery } from "../webhooks/fixtures";
-import { BODY_OVERRIDES, MISSING, VALUE_OVERRIDES, type Objects } from "./plan";
+import { BODY_OVERRIDES, MISSING, VALUE_OVERRIDES, type Kind, type Objects } from "./plan";
 
 /** The matrix's tenants, each with one object of every kind the matrix names, made through the API. */
 
@@ -15,8 +15,27 @@ async function ok<T>(promise: Promise<{ status: number; body: T }>, what: string
   return body;
 }
 
+async function created<T>(promise: Promise<{ status: number; body: T }>, what: string): Promise<T> {
+  const { status, body } = await promise;
+  if (status !== 201) throw new Error(`${what} failed with ${status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+export interface SeedOptions {
+  /** File the spam test in the seed's folder (a fresh seed for the own-ids pass leaves the folder empty, so it may be deleted). */
+  fileTheTest?: boolean;
+  /** The account's own key: client keys cannot create lead categories, so the account makes the seed's. */
+  accountApiKey?: string;
+  /** Wait for the seed's background work (the reply's categorisation) to end, before the write log is read. */
+  settle?: boolean;
+  /** The kinds one operation needs (a fresh seed for it): the reply-categorisation and OAuth objects are made only then. */
+  only?: Set<Kind>;
+}
+
 /** One object of every kind, created through the API with `apiKey` (an account key or a client key). */
-export async function seed(apiKey: string, extra: { client: number; clientKey: number; accountKey: number }, fileTheTest = true): Promise<Objects> {
+export async function seed(apiKey: string, extra: { client: number; clientKey: number; accountKey: number }, options: SeedOptions = {}): Promise<Objects> {
+  const { fileTheTest = true, accountApiKey = apiKey, settle = fileTheTest, only } = options;
+  const wanted = (kind: Kind) => !only || only.has(kind);
   const campaign = await createCampaign(apiKey, { name: "Matrix" });
   const tags = await ok(api<{ tags: { id: number }[] }>(apiKey, `/api/v1/campaigns/${campaign}/tags`, { tags: ["Matrix tag"] }), "tags");
   // The own-ids pass unsubscribes these leads everywhere on the way; each seed adds them again regardless.
@@ -41,6 +60,22 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
     "inbox listing",
   );
   const stat = Number(inbox.messages.find((m) => m.email_lead_map_id === lead)!.email_history.find((m) => m.type === "REPLY")!.stats_id);
+  const category = wanted("category")
+    ? (await created(api<{ data: { id: number } }>(accountApiKey, "/api/v1/leads/categories", { name: `Matrix ${crypto.randomUUID()}` }), "lead category")).data.id
+    : MISSING;
+  const promptTemplate = wanted("promptTemplate")
+    ? (
+        await created(
+          api<{ data: { template: { id: number } } }>(apiKey, `/api/v1/campaigns/${campaign}/prompt-template`, { prompt_content: "Matrix prompt", categories: [1] }),
+          "prompt template",
+        )
+      ).data.template.id
+    : MISSING;
+  const replay = wanted("replay") ? await completedReplay(campaign) : MISSING;
+  // An OAuth consent session (pending: the test deployment's Google app answers no token).
+  const oauthSession = wanted("oauthSession")
+    ? (await ok(api<{ session_id: string }>(apiKey, "/api/v1/email-accounts/oauth/google/init", {}), "OAuth consent session")).session_id
+    : String(MISSING);
   await ok(api(apiKey, "/api/v1/master-inbox/create-task", { email_lead_map_id: lead, name: "Call back" }), "task");
   // After the events, so no delivery is under way while the matrix compares snapshots.
   const webhook = await ok(
@@ -102,6 +137,8 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
   const signedIn = await api<{ data: { id: number } }>(apiKey, "/api/v1/sessions", {});
   if (signedIn.status !== 201) throw new Error(`sign-in failed with ${signedIn.status}`);
   const session = signedIn.body.data.id;
+  // The reply is categorised in the background (src/triage/): let that end before the matrix reads the write log.
+  for (let i = 0; settle && i < 200 && !(await isCategorised(stat)); i++) await new Promise((resolve) => setTimeout(resolve, 25));
   return {
     session,
     campaign,
@@ -119,6 +156,10 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
     tagMapping,
     delivery,
     blockEntry: entries[0]!.id,
+    category,
+    promptTemplate,
+    replay,
+    oauthSession,
     ...extra,
   };
 }
@@ -149,8 +190,8 @@ export async function tenants() {
   return {
     aObjects: await seed(a.apiKey, { client: ca, clientKey: caKey.id, accountKey: aKey }),
     bObjects: await seed(b.apiKey, { client: bClient, clientKey: bClientKey.id, accountKey: bKey }),
-    caObjects: await seed(caKey.api_key, { client: ca, clientKey: caKey.id, accountKey: aKey }),
-    cbObjects: await seed(cbKey.api_key, { client: cb, clientKey: cbKey.id, accountKey: MISSING }),
+    caObjects: await seed(caKey.api_key, { client: ca, clientKey: caKey.id, accountKey: aKey }, { accountApiKey: a.apiKey }),
+    cbObjects: await seed(cbKey.api_key, { client: cb, clientKey: cbKey.id, accountKey: MISSING }, { accountApiKey: a.apiKey }),
     bApiKey: b.apiKey,
     cbApiKey: cbKey.api_key,
   };

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Schedule } from "../../src/schedule/window";
 import {
   mailboxSendingStatus,
+  mailboxWarnings,
   type MailboxSnapshot,
   type MailboxStatusSnapshot,
   type SendingSnapshot,
@@ -140,7 +141,7 @@ describe("mailboxSendingStatus", () => {
   const due = NOW - 3_600_000;
 
   function mailboxState(overrides: Partial<MailboxStatusSnapshot> = {}): MailboxStatusSnapshot {
-    return { ...mailbox, now: NOW, campaigns: [{ schedule, nextDueAt: due }], ...overrides };
+    return { ...mailbox, now: NOW, disconnectMessage: null, campaigns: [{ schedule, nextDueAt: due }], ...overrides };
   }
 
   const summarise = (m: MailboxStatusSnapshot) => {
@@ -151,6 +152,9 @@ describe("mailboxSendingStatus", () => {
   it("names what the customer must fix first", () => {
     expect(summarise(mailboxState({ suspended: true, connectionOk: false, campaigns: [] }))).toEqual(["suspended", null]);
     expect(summarise(mailboxState({ connectionOk: false, campaigns: [] }))).toEqual(["connection_failing", null]);
+    // A disconnect (a person must act) says why, before the failing check it also is (CONTRACT 18.5).
+    const reason = "The provider says the consent was revoked or expired (invalid_grant): reconnect the mailbox.";
+    expect(mailboxSendingStatus(mailboxState({ connectionOk: false, disconnectMessage: reason }))).toEqual({ code: "needs_reconnect", message: reason, next_send_at: null });
     expect(mailboxSendingStatus(mailboxState({ campaigns: [] }))).toEqual({
       code: "no_active_campaigns",
       message: "The mailbox is in no active campaign",
@@ -206,5 +210,21 @@ describe("mailboxSendingStatus", () => {
       "daily_cap_reached",
       "2026-03-10T08:00:00.000Z",
     ]);
+  });
+});
+
+describe("a mailbox's warnings", () => {
+  it("names its campaign emails in doubt, count first, up to five recipients, and nothing when there are none", () => {
+    expect(mailboxWarnings({ unconfirmed: { count: 0, recipients: [] }, days: 7 })).toEqual([]);
+    expect(mailboxWarnings({ unconfirmed: { count: 1, recipients: ["ann@example.com"] }, days: 7 })).toEqual([
+      {
+        code: "unconfirmed_sends",
+        message:
+          "1 campaign email from this mailbox in the last 7 days may not have gone out: sending stopped during its SMTP transaction, " +
+          "and Salvo never sends an email twice. Recipients: ann@example.com.",
+      },
+    ]);
+    const many = mailboxWarnings({ unconfirmed: { count: 8, recipients: ["a@x.io", "b@x.io", "c@x.io", "d@x.io", "e@x.io", "f@x.io"] }, days: 7 });
+    expect(many[0]!.message).toMatch(/^8 campaign emails .* during their SMTP transaction.* Recipients: a@x\.io, b@x\.io, c@x\.io, d@x\.io, e@x\.io and 3 more\.$/);
   });
 });

@@ -35,9 +35,9 @@ describe("EMAIL_ACCOUNT_DISCONNECTED", () => {
     await db.update(emailAccounts).set({ isSmtpSuccess: true, isImapSuccess: true }).where(eq(emailAccounts.id, mailbox.id));
     const working = (await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailbox.id)).get())!;
 
-    await runConnectionCheck(db, working, { password: "p", imapPassword: "p" }, undefined, refused);
+    await runConnectionCheck(env, working, { password: "p", imapPassword: "p" }, refused);
     // A second failing check (from the stale row, as a racing check would have it) announces nothing more.
-    await runConnectionCheck(db, working, { password: "p", imapPassword: "p" }, undefined, refused);
+    await runConnectionCheck(env, working, { password: "p", imapPassword: "p" }, refused);
 
     for (const id of [user, forA]) {
       const deliveries = await deliveriesOf(id);
@@ -64,7 +64,39 @@ describe("EMAIL_ACCOUNT_DISCONNECTED", () => {
     const user = await hook(account.apiKey, { association_type: "user", event_types: ["EMAIL_ACCOUNT_DISCONNECTED"] });
     const db = database(env.DB);
     const row = (await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailbox.id)).get())!;
-    await runConnectionCheck(db, row, { password: "p", imapPassword: "p" }, undefined, refused);
+    await runConnectionCheck(env, row, { password: "p", imapPassword: "p" }, refused);
     expect(await deliveriesOf(user)).toEqual([]);
+  });
+
+  it("fires once more when a failing mailbox becomes disconnected (with its reason), never again until a check passes", async () => {
+    const account = await provisionAccount();
+    const mailbox = await createMailbox(account.apiKey);
+    const user = await hook(account.apiKey, { association_type: "user", event_types: ["EMAIL_ACCOUNT_DISCONNECTED"] });
+    const db = database(env.DB);
+    await db.update(emailAccounts).set({ isSmtpSuccess: true, isImapSuccess: true }).where(eq(emailAccounts.id, mailbox.id));
+    const row = async () => (await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailbox.id)).get())!;
+    const secrets = { password: "p", imapPassword: "p" };
+    const timeout = async () => ({ smtp: { ok: false, error: "timed out after 10000 ms waiting for the greeting" }, imap: { ok: true, error: null } });
+    const rejected = async () => ({ smtp: { ok: false, error: "535 5.7.139 Authentication unsuccessful, SmtpClientAuthentication is disabled for the Tenant.", refused: true }, imap: { ok: true, error: null } });
+    const passes = async () => ({ smtp: { ok: true, error: null }, imap: { ok: true, error: null } });
+
+    await runConnectionCheck(env, await row(), secrets, timeout);
+    expect((await row()).disconnectCode).toBeNull();
+    await runConnectionCheck(env, await row(), secrets, rejected);
+    expect(await row()).toMatchObject({ disconnectCode: "smtp_auth_disabled", isSmtpSuccess: false });
+    await runConnectionCheck(env, await row(), secrets, rejected);
+    await runConnectionCheck(env, await row(), secrets, timeout);
+    const payloads = (await deliveriesOf(user)).map((d) => JSON.parse(d.payload) as Record<string, unknown>);
+    expect(payloads.map((p) => [p.needs_reconnect, (p.disconnect_reason as { code: string } | null)?.code ?? null])).toEqual([
+      [false, null],
+      [true, "smtp_auth_disabled"],
+    ]);
+    expect((payloads[1]!.disconnect_reason as { message: string }).message).toMatch(/Set-CASMailbox/);
+
+    // A passing check ends the disconnect; the next refusal announces again.
+    await runConnectionCheck(env, await row(), secrets, passes);
+    expect(await row()).toMatchObject({ disconnectCode: null, disconnectMessage: null, isSmtpSuccess: true });
+    await runConnectionCheck(env, await row(), secrets, rejected);
+    expect(await deliveriesOf(user)).toHaveLength(3);
   });
 });

@@ -79,13 +79,23 @@ export const campaignTags = sqliteTable(
   (t) => [primaryKey({ columns: [t.campaignId, t.tagId] }), index("campaign_tags_tag_idx").on(t.tagId)],
 );
 
-/** Built-in categories have no account; accounts may add their own later. */
-export const leadCategories = sqliteTable("lead_categories", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  accountId: integer("account_id").references(() => accounts.id, { onDelete: "cascade" }),
-  name: text("name").notNull(),
-  createdAt: createdAt(),
-});
+/** Built-in categories (ids 1-7) have no account; an account's own start at 1001 (CONTRACT section 20.1). */
+export const leadCategories = sqliteTable(
+  "lead_categories",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id").references(() => accounts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** A custom category's "positive" or "negative"; null = neutral (built-ins take theirs from the contract). */
+    sentimentType: text("sentiment_type", { enum: ["positive", "negative"] }),
+    colourCode: text("colour_code"),
+    /** The name case-folded in code (foldText): unique per account and compared with the built-in names. */
+    nameFolded: text("name_folded"),
+    createdAt: createdAt(),
+    updatedAt: instant("updated_at"),
+  },
+  (t) => [uniqueIndex("lead_categories_account_name_idx").on(t.accountId, t.nameFolded).where(sql`account_id IS NOT NULL`)],
+);
 
 /**
  * One person per account and client scope, identified by lower-cased email: the leads of two
@@ -192,6 +202,10 @@ export const campaignLeads = sqliteTable(
     claimToken: text("claim_token"),
     /** A record PAUSED by an out-of-office answer goes on from then (the minute cron resumes it). */
     resumeAt: instant("resume_at"),
+    /** The reminder's time (reminders.remind_at), copied by triggers (migration 0050) for the reminders view. */
+    reminderAt: instant("reminder_at"),
+    /** The first SCHEDULED reply's time (outbound_replies), copied by triggers for the scheduled view. */
+    scheduledReplyAt: instant("scheduled_reply_at"),
     /** Revenue set from the inbox, in cents (answers show two decimals). */
     revenueCents: integer("revenue_cents").notNull().default(0),
     /** The subsequence campaign this record was pushed to (it then stops here, COMPLETED). */
@@ -211,6 +225,8 @@ export const campaignLeads = sqliteTable(
     // due time, so a pass reads a range and never scans.
     index("campaign_leads_due_idx").on(t.campaignId, t.emailAccountId, t.dueAt).where(sql`due_at IS NOT NULL`),
     index("campaign_leads_claim_idx").on(t.claimToken).where(sql`claim_token IS NOT NULL`),
+    // A mailbox's claims still held, which its next pass releases when their pass died.
+    index("campaign_leads_claimed_idx").on(t.emailAccountId).where(sql`claim_token IS NOT NULL`),
     index("campaign_leads_resume_idx").on(t.resumeAt).where(sql`resume_at IS NOT NULL`),
     uniqueIndex("campaign_leads_campaign_lead_idx").on(t.campaignId, t.leadId),
     index("campaign_leads_campaign_state_idx").on(t.campaignId, t.state),
@@ -230,6 +246,37 @@ export const campaignLeads = sqliteTable(
     index("campaign_leads_sent_view_idx").on(t.accountId, t.lastSentAt, t.id).where(sql`has_sent = 1`),
     index("campaign_leads_parent_idx").on(t.parentRecordId).where(sql`parent_record_id IS NOT NULL`),
     index("campaign_leads_snoozed_idx").on(t.snoozedUntil).where(sql`snoozed_until IS NOT NULL`),
+    // The inbox listings' other ranges (migration 0052; src/inbox/listing-plan.ts names them): a
+    // view's few records in its own order, and the ordered ranges a page merges per campaign,
+    // category or mailbox (covering, so a count over them reads the index alone).
+    index("campaign_leads_inbox_snoozed_idx")
+      .on(t.accountId, t.lastReplyAt, t.id)
+      .where(sql`has_replied = 1 AND is_archived = 0 AND snoozed_until IS NOT NULL`),
+    index("campaign_leads_inbox_snoozed_sent_idx")
+      .on(t.accountId, t.lastSentAt, t.id)
+      .where(sql`has_replied = 1 AND is_archived = 0 AND snoozed_until IS NOT NULL`),
+    index("campaign_leads_important_idx").on(t.accountId, t.lastReplyAt, t.id).where(sql`is_important = 1 AND is_archived = 0`),
+    index("campaign_leads_important_sent_idx").on(t.accountId, t.lastSentAt, t.id).where(sql`is_important = 1 AND is_archived = 0`),
+    index("campaign_leads_scheduled_idx")
+      .on(t.accountId, t.scheduledReplyAt, t.id, t.lastReplyAt, t.lastSentAt)
+      .where(sql`scheduled_reply_at IS NOT NULL`),
+    index("campaign_leads_reminder_idx").on(t.accountId, t.reminderAt, t.id, t.lastReplyAt, t.lastSentAt).where(sql`reminder_at IS NOT NULL`),
+    index("campaign_leads_sent_replied_idx")
+      .on(t.accountId, t.lastReplyAt, t.lastSentAt, t.id)
+      .where(sql`has_sent = 1 AND last_reply_at IS NOT NULL`),
+    index("campaign_leads_sent_campaign_idx").on(t.campaignId, t.lastSentAt, t.id).where(sql`has_sent = 1`),
+    index("campaign_leads_inbox_campaign_idx")
+      .on(t.campaignId, t.isArchived, t.lastReplyAt, t.id, t.accountId, t.snoozedUntil, t.isRead, t.leadId, t.categoryId, t.emailAccountId,
+        t.teamMemberId, t.hasSent, t.hasOpened, t.hasClicked, t.hasBounced, t.hasUnsubscribed, t.lastSentAt)
+      .where(sql`has_replied = 1`),
+    index("campaign_leads_inbox_category_idx")
+      .on(t.accountId, t.categoryId, t.isArchived, t.lastReplyAt, t.id, t.snoozedUntil, t.isRead, t.campaignId, t.leadId, t.emailAccountId,
+        t.teamMemberId, t.hasSent, t.hasOpened, t.hasClicked, t.hasBounced, t.hasUnsubscribed, t.lastSentAt)
+      .where(sql`has_replied = 1`),
+    index("campaign_leads_inbox_mailbox_idx")
+      .on(t.emailAccountId, t.isArchived, t.lastReplyAt, t.id, t.accountId, t.snoozedUntil, t.isRead, t.campaignId, t.leadId, t.categoryId,
+        t.teamMemberId, t.hasSent, t.hasOpened, t.hasClicked, t.hasBounced, t.hasUnsubscribed, t.lastSentAt)
+      .where(sql`has_replied = 1`),
   ],
 );
 
@@ -301,6 +348,10 @@ export const events = sqliteTable(
     // A send's outcomes (statistics rows) by seek, and the sends with an outcome of a type
     // (statistics' outcome filter) counted as one range, without a search per record.
     index("events_campaign_send_idx").on(t.campaignId, t.type, t.sendId, t.sendAt).where(sql`send_id IS NOT NULL`),
+    // Replies not categorised yet, by creation time (sweepUntriaged, src/triage/queue.ts).
+    index("events_reply_created_idx").on(t.createdAt).where(sql`type = 'REPLY'`),
+    // A record's replies, for the inbox search tested record by record (src/inbox/query.ts).
+    index("events_record_reply_idx").on(t.campaignLeadId).where(sql`type = 'REPLY'`),
   ],
 );
 

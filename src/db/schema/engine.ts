@@ -8,9 +8,11 @@ export const MESSAGE_STATUSES = ["sending", "sent", "deferred", "failed", "bounc
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /**
- * One campaign email, written BEFORE its SMTP transaction and unique per (record, step): a pass that
- * is retried finds the row and never sends the step again. `sending` left behind by a pass that died
- * mid-transaction becomes `unconfirmed` (it may have gone), never a second send.
+ * One campaign email, written `sending` right BEFORE its SMTP transaction (one at a time per
+ * mailbox) and unique per (record, step): a pass that is retried finds the row and never sends the
+ * step again. `sending` left behind by a pass that died mid-transaction becomes `unconfirmed` (it
+ * may have gone; reported, never sent again), and so does a transaction whose answer was lost after
+ * the message was handed over.
  */
 export const messages = sqliteTable(
   "messages",
@@ -47,6 +49,8 @@ export const messages = sqliteTable(
     index("messages_message_id_idx").on(t.messageId),
     // Sends of the day across accounts: the operator's metrics (src/ops/metrics-store.ts).
     index("messages_sent_at_idx").on(t.sentAt).where(sql`sent_at IS NOT NULL`),
+    // Emails in doubt, by mailbox and time: the mailbox's warning and the operator's metric.
+    index("messages_unconfirmed_idx").on(t.emailAccountId, t.updatedAt).where(sql`status = 'unconfirmed'`),
   ],
 );
 

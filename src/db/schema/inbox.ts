@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { accounts } from "./accounts";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { accounts, clients } from "./accounts";
 import { campaignLeads, campaigns, leads } from "./campaigns";
 import { emailAccounts } from "./mailboxes";
 import { createdAt, instant, updatedAt } from "./columns";
@@ -122,4 +122,51 @@ export const outboundReplies = sqliteTable(
     index("outbound_replies_due_idx").on(t.scheduledAt, t.emailAccountId).where(sql`status = 'SCHEDULED'`),
     index("outbound_replies_record_idx").on(t.campaignLeadId, t.status),
   ],
+);
+
+/**
+ * The inbox counters (migration 0050, src/inbox/counts.ts): how many records of an account, of a
+ * client's campaigns and of a campaign have each combination of the facts the listings test
+ * (`flags`), per category and team member (0 for none). Triggers on campaign_leads and campaigns
+ * keep them exact; nothing else writes them. The search's FTS5 tables (lead_search,
+ * reply_search, migration 0051) are virtual tables drizzle cannot describe; triggers keep them too.
+ */
+const counterColumns = {
+  flags: integer("flags").notNull(),
+  categoryId: integer("category_id").notNull(),
+  teamMemberId: integer("team_member_id").notNull(),
+  n: integer("n").notNull(),
+};
+
+export const inboxCounts = sqliteTable(
+  "inbox_counts",
+  {
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    ...counterColumns,
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.flags, t.categoryId, t.teamMemberId] })],
+);
+
+export const inboxClientCounts = sqliteTable(
+  "inbox_client_counts",
+  {
+    clientId: integer("client_id")
+      .notNull()
+      .references(() => clients.id, { onDelete: "cascade" }),
+    ...counterColumns,
+  },
+  (t) => [primaryKey({ columns: [t.clientId, t.flags, t.categoryId, t.teamMemberId] })],
+);
+
+export const inboxCampaignCounts = sqliteTable(
+  "inbox_campaign_counts",
+  {
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    ...counterColumns,
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.flags, t.categoryId, t.teamMemberId] })],
 );

@@ -8,4 +8,6 @@ export * from "./mailboxes";
 export * from "./engine";
 export * from "./lead-lists";
 export * from "./analytics";
+export * from "./triage";
 export * from "./sessions";
+export * from "./oauth";

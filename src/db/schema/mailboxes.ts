@@ -56,6 +56,22 @@ export const emailAccounts = sqliteTable(
     warmupKeyId: text("warmup_key_id"),
     autoAdjustWarmup: integer("auto_adjust_warmup", { mode: "boolean" }).notNull().default(false),
     isRampupEnabled: integer("is_rampup_enabled", { mode: "boolean" }).notNull().default(false),
+    /** PASSWORD, or OAUTH (CONTRACT 18): then `oauth_token_ciphertext` holds the refresh token and the app it was granted to. */
+    authType: text("auth_type", { enum: ["PASSWORD", "OAUTH"] }).notNull().default("PASSWORD"),
+    oauthProvider: text("oauth_provider", { enum: ["google", "microsoft"] }),
+    /** The account's or client's app it was connected with; null with `oauth_app_level` deployment (or the app deleted). */
+    oauthAppId: integer("oauth_app_id"),
+    oauthAppLevel: text("oauth_app_level", { enum: ["client", "account", "deployment"] }),
+    oauthAccountKind: text("oauth_account_kind", { enum: ["workspace", "consumer", "work", "personal"] }),
+    /** The scopes granted, space-separated. */
+    oauthScopes: text("oauth_scopes"),
+    oauthTenant: text("oauth_tenant"),
+    oauthConnectedAt: instant("oauth_connected_at"),
+    oauthLastRefreshAt: instant("oauth_last_refresh_at"),
+    /** Set when a person must act (CONTRACT 18.5): the code, the message, when; cleared by a reconnect, new credentials or a passing check. */
+    disconnectCode: text("disconnect_code"),
+    disconnectMessage: text("disconnect_message"),
+    disconnectedAt: instant("disconnected_at"),
     /** When the mailbox's sender object next wakes (it writes this); the minute cron re-arms one that is late. */
     engineWakeAt: instant("engine_wake_at"),
     createdAt: createdAt(),
@@ -64,10 +80,10 @@ export const emailAccounts = sqliteTable(
   (t) => [
     uniqueIndex("email_accounts_account_email_idx").on(t.accountId, t.fromEmail),
     index("email_accounts_account_client_idx").on(t.accountId, t.clientId),
-    // The daily connection re-check takes the longest-unchecked mailboxes with a password (store.ts).
+    // The daily connection re-check takes the longest-unchecked mailboxes with a password or refresh token (store.ts).
     index("email_accounts_recheck_idx")
       .on(sql`coalesce(${t.checkedAt}, ${t.updatedAt})`)
-      .where(sql`password_ciphertext IS NOT NULL OR imap_password_ciphertext IS NOT NULL`),
+      .where(sql`password_ciphertext IS NOT NULL OR imap_password_ciphertext IS NOT NULL OR oauth_token_ciphertext IS NOT NULL`),
   ],
 );
 

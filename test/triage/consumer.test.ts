@@ -1,0 +1,336 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createCampaign, addLeads, analytics, ingestOk } from "../campaigns/fixtures";
+import { callJson, env } from "../helpers";
+import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
+import { commitOutcomes, triageReplies } from "../../src/triage/consumer";
+import { campaignContext, namedReplies } from "../../src/triage/store";
+import { database } from "../../src/platform/db";
+import { sweepUntriaged } from "../../src/triage/queue";
+import {
+  bindings,
+  categorisationOf,
+  eventually,
+  openAi,
+  recordOf,
+  replyIds,
+  rulesOnly,
+  sentWorld,
+  setSettings,
+  storeQuietReply,
+} from "./fixtures";
+
+let receiver: ReturnType<typeof interceptReceiver>;
+beforeEach(() => {
+  receiver = interceptReceiver();
+});
+afterEach(() => receiver.restore());
+
+const reply = (email: string, body: string, at = "2026-03-02T10:00:00Z", extra: Record<string, unknown> = {}) => ({
+  event_id: `reply-${email}-${at}`,
+  type: "REPLY",
+  lead_email: email,
+  from_email: email,
+  occurred_at: at,
+  subject: "Re: Quick question",
+  body,
+  ...extra,
+});
+
+describe("replies are categorised off the request path, within seconds", () => {
+  it("puts a remove-me reply in Do Not Contact by rule, stops the lead in every campaign and fires both webhooks", async () => {
+    const { account, campaign, ids } = await sentWorld(["gone@dnc.example", "stays@dnc.example"]);
+    const other = await createCampaign(account.apiKey, { name: "Other" });
+    const otherIds = await addLeads(account.apiKey, other, ["gone@dnc.example"]);
+    const hook = await createWebhook(account.apiKey, campaign, { event_types: ["LEAD_CATEGORY_UPDATED", "LEAD_UNSUBSCRIBED"] });
+    const otherHook = await createWebhook(account.apiKey, other, { event_types: ["LEAD_UNSUBSCRIBED"] });
+
+    await ingestOk(account.apiKey, campaign, [reply("gone@dnc.example", "Not interested. Please remove me from your mailing list.")]);
+    // Listed at once, before categorisation.
+    const [stored] = await replyIds(campaign);
+    const categorised = await eventually(stored!.id);
+    expect(categorised).toMatchObject({ category_id: 4, category_name: "Do Not Contact", source: "rule", rule_id: "dnc.remove-me@1", confidence: 1, needs_review: 0 });
+
+    const record = await recordOf(ids["gone@dnc.example"]!);
+    expect(record).toMatchObject({ category_id: 4, state: "STOPPED" });
+    expect((await recordOf(otherIds["gone@dnc.example"]!))!.state).toBe("STOPPED");
+    expect((await recordOf(ids["stays@dnc.example"]!))!.state).toBe("INPROGRESS");
+    const lead = await env.DB.prepare("SELECT is_unsubscribed FROM leads WHERE id = ?").bind(record!.lead_id).first<{ is_unsubscribed: number }>();
+    expect(lead!.is_unsubscribed).toBe(1);
+
+    const mine = await deliveriesOf(hook.id);
+    expect(mine.map((d) => d.event_type).sort()).toEqual(["LEAD_CATEGORY_UPDATED", "LEAD_UNSUBSCRIBED"]);
+    const change = JSON.parse(mine.find((d) => d.event_type === "LEAD_CATEGORY_UPDATED")!.payload);
+    expect(change).toMatchObject({
+      event_type: "LEAD_CATEGORY_UPDATED",
+      lead_category: { old_id: null, old_name: null, new_id: 4, new_name: "Do Not Contact" },
+      lead_category_id: 4,
+      category: "Do Not Contact",
+      category_source: "rule",
+      confidence: 1,
+      prompt_version: null,
+      stats_id: String(stored!.id),
+      lead_data: expect.objectContaining({ email: "gone@dnc.example", category: { name: "Do Not Contact", sentiment_type: "negative" } }),
+    });
+    const last = change.history.at(-1);
+    expect(last).toMatchObject({ type: "REPLY", categorisation: expect.objectContaining({ category_id: 4, source: "rule", needs_review: false }) });
+    const unsubscribed = JSON.parse(mine.find((d) => d.event_type === "LEAD_UNSUBSCRIBED")!.payload);
+    expect(unsubscribed).toMatchObject({ source: "reply", lead_email: "gone@dnc.example" });
+    expect((await deliveriesOf(otherHook.id)).map((d) => JSON.parse(d.payload).source)).toEqual(["reply"]);
+
+    // A redelivered message writes nothing twice.
+    await triageReplies(bindings, [{ campaignId: campaign, eventId: stored!.event_id }], []);
+    expect(await deliveriesOf(hook.id)).toHaveLength(2);
+    const unsubscribes = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE type = 'UNSUBSCRIBE' AND campaign_lead_id = ?").bind(ids["gone@dnc.example"]).first<{ n: number }>();
+    expect(unsubscribes!.n).toBe(1);
+  });
+
+  it("puts a left-the-company reply in Wrong Person, and a meeting proposal where the model says (Workers AI binding)", async () => {
+    const { account, campaign, ids } = await sentWorld(["left@wp.example", "keen@wp.example"]);
+    await ingestOk(account.apiKey, campaign, [
+      reply("left@wp.example", "I've left the company, try Dana at dana@wp.example"),
+      reply("keen@wp.example", "sounds good, can we talk Tuesday?"),
+    ]);
+    const [left, keen] = await replyIds(campaign);
+    expect(await eventually(left!.id)).toMatchObject({ category_id: 7, source: "rule", rule_id: "wrong_person.left-company@1" });
+    const meeting = await eventually(keen!.id);
+    expect(meeting).toMatchObject({
+      category_id: 2,
+      category_name: "Meeting Request",
+      source: "model",
+      model: "@cf/meta/llama-3.2-3b-instruct",
+      prompt_template_id: null,
+      prompt_version: "default.1",
+      confidence: 0.92,
+      needs_review: 0,
+    });
+    expect(meeting.reason).toContain("can we talk");
+    expect((await recordOf(ids["keen@wp.example"]!))!.category_id).toBe(2);
+    expect((await recordOf(ids["left@wp.example"]!))!.category_id).toBe(7);
+  });
+
+  it("sends a reply the model is unsure of to the needs-review lane, uncategorised, and the inbox shows and filters it", async () => {
+    const { account, campaign, ids } = await sentWorld(["maybe@nr.example", "sure@nr.example"]);
+    await ingestOk(account.apiKey, campaign, [reply("maybe@nr.example", "Hmm, what is this about exactly?"), reply("sure@nr.example", "can we talk next week?")]);
+    const [maybe, sure] = await replyIds(campaign);
+    expect(await eventually(maybe!.id)).toMatchObject({ category_id: null, source: "model", needs_review: 1 });
+    await eventually(sure!.id);
+    expect((await recordOf(ids["maybe@nr.example"]!))!.category_id).toBeNull();
+
+    const page = (filters: Record<string, unknown>) =>
+      callJson<{ messages: { email_lead_map_id: number; needs_review: boolean; category_source: string | null; email_history?: { type: string; categorisation?: unknown }[] }[] }>(
+        "/api/v1/master-inbox/inbox-replies?fetch_message_history=true",
+        { method: "POST", apiKey: account.apiKey, body: { filters: { campaignId: campaign, ...filters } } },
+      );
+    const all = (await page({})).body.messages;
+    expect(all.find((m) => m.email_lead_map_id === ids["maybe@nr.example"])).toMatchObject({ needs_review: true, category_source: "model" });
+    expect(all.find((m) => m.email_lead_map_id === ids["sure@nr.example"])).toMatchObject({ needs_review: false, category_source: "model" });
+    const history = all.find((m) => m.email_lead_map_id === ids["sure@nr.example"])!.email_history!;
+    expect(history.find((m) => m.type === "SENT")).not.toHaveProperty("categorisation");
+    expect(history.find((m) => m.type === "REPLY")!.categorisation).toEqual({
+      category_id: 2,
+      category_name: "Meeting Request",
+      source: "model",
+      rule_id: null,
+      model: "@cf/meta/llama-3.2-3b-instruct",
+      prompt_template_id: null,
+      prompt_version: "default.1",
+      confidence: 0.92,
+      needs_review: false,
+      reason: expect.stringContaining("Meeting Request"),
+      categorised_at: expect.stringMatching(/Z$/),
+    });
+    expect((await page({ needsReview: true })).body.messages.map((m) => m.email_lead_map_id)).toEqual([ids["maybe@nr.example"]]);
+    expect((await page({ needsReview: false })).body.messages.map((m) => m.email_lead_map_id)).toEqual([ids["sure@nr.example"]]);
+
+    const thread = await callJson<{ history: { type: string; categorisation?: { needs_review: boolean } }[] }>(
+      `/api/v1/campaigns/${campaign}/leads/${(await recordOf(ids["maybe@nr.example"]!))!.lead_id}/message-history`,
+      { apiKey: account.apiKey },
+    );
+    expect(thread.body.history.find((m) => m.type === "REPLY")!.categorisation).toMatchObject({ needs_review: true, source: "model" });
+  });
+
+  it("never guesses without a model: only the rules' categories appear", async () => {
+    const { campaign, ids } = await sentWorld(["a@rules.example", "b@rules.example"]);
+    const meeting = await storeQuietReply(campaign, ids["a@rules.example"]!, { body: "sounds good, can we talk Tuesday?" });
+    const dnc = await storeQuietReply(campaign, ids["b@rules.example"]!, { body: "Unsubscribe" });
+    await triageReplies(rulesOnly(), [], [meeting, dnc]);
+    expect(await categorisationOf(meeting)).toMatchObject({ category_id: null, source: "rule", model: null, needs_review: 0, reason: expect.stringContaining("no model") });
+    expect(await categorisationOf(dnc)).toMatchObject({ category_id: 4, source: "rule", rule_id: "dnc.bare-opt-out@1" });
+    expect((await recordOf(ids["a@rules.example"]!))!.category_id).toBeNull();
+  });
+
+  it("asks an OpenAI-compatible endpoint when configured so, with the campaign's prompt and categories", async () => {
+    const { account, campaign, ids } = await sentWorld(["o@oa.example"]);
+    const created = await callJson<{ data: { template: { id: number } } }>(`/api/v1/campaigns/${campaign}/prompt-template`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { prompt_content: "Sort these for the Acme team. [[fake:prefer=Information Request]]", categories: [1, 2, 5] },
+    });
+    const template = created.body.data.template.id;
+    const id = await storeQuietReply(campaign, ids["o@oa.example"]!, { body: "Tell me how this would work for us." });
+    await triageReplies(openAi(), [], [id]);
+    expect(await categorisationOf(id)).toMatchObject({ category_id: 5, source: "model", model: "gpt-test-mini", prompt_template_id: template, prompt_version: `${template}.1` });
+    const sent = (await (await fetch(`${openAi().CATEGORISER_OPENAI_BASE_URL!.replace(/\/v1$/, "")}/requests`)).json()) as { authorization: string; body: { messages: { content: string }[] } }[];
+    const last = sent.at(-1)!;
+    expect(last.authorization).toBe("Bearer sk-test-fake-openai-key");
+    expect(last.body.messages[0]!.content).toContain("Sort these for the Acme team.");
+    const input = JSON.parse(last.body.messages[1]!.content);
+    expect(input.categories.map((c: { id: number }) => c.id)).toEqual([1, 2, 5]);
+    expect(input.email_we_sent).toEqual({ subject: "Quick question", text: "<p>Hi, a quick question about your outbound.</p>" });
+    expect(input.reply.text).toBe("Tell me how this would work for us.");
+  });
+});
+
+describe("people and events keep their categories", () => {
+  it("never replaces a person's category with an automatic one for the same reply; a later reply may recategorise", async () => {
+    const { account, campaign, ids } = await sentWorld(["h@human.example"]);
+    const record = ids["h@human.example"]!;
+    const first = await storeQuietReply(campaign, record, { body: "Please remove me from your list.", occurredAt: "2026-03-02T10:00:00Z" });
+    expect((await callJson("/api/v1/master-inbox/update-category", { method: "PATCH", apiKey: account.apiKey, body: { email_lead_map_id: record, category_id: 1 } })).status).toBe(200);
+    await triageReplies(bindings, [], [first]);
+    expect(await categorisationOf(first)).toMatchObject({ source: "human", category_id: 1 });
+    expect((await recordOf(record))!).toMatchObject({ category_id: 1, state: "COMPLETED" });
+    const lead = await env.DB.prepare("SELECT is_unsubscribed FROM leads WHERE email = 'h@human.example'").first<{ is_unsubscribed: number }>();
+    expect(lead!.is_unsubscribed).toBe(0);
+
+    const later = await storeQuietReply(campaign, record, { body: "Actually, no budget this year.", occurredAt: new Date(Date.now() + 60_000).toISOString() });
+    await triageReplies(bindings, [], [later]);
+    expect(await categorisationOf(later)).toMatchObject({ source: "model", category_id: 3 });
+    expect((await recordOf(record))!.category_id).toBe(3);
+  });
+
+  it("leaves a person's later choice alone when an older reply is categorised after it (and unsubscribes nobody)", async () => {
+    const { account, campaign, ids } = await sentWorld(["late@order.example"]);
+    const record = ids["late@order.example"]!;
+    const older = await storeQuietReply(campaign, record, { body: "Please remove me from your list.", occurredAt: "2026-03-02T10:00:00Z" });
+    const newer = await storeQuietReply(campaign, record, { body: "Sorry, ignore that: send me the pricing sheet.", occurredAt: "2026-03-02T11:00:00Z" });
+    expect((await callJson("/api/v1/master-inbox/update-category", { method: "PATCH", apiKey: account.apiKey, body: { email_lead_map_id: record, category_id: 5 } })).status).toBe(200);
+    await triageReplies(bindings, [], [older]);
+    expect(await categorisationOf(older)).toMatchObject({ source: "rule", category_id: 4 });
+    expect(await categorisationOf(newer)).toMatchObject({ source: "human", category_id: 5 });
+    expect((await recordOf(record))!).toMatchObject({ category_id: 5 });
+    const lead = await env.DB.prepare("SELECT is_unsubscribed FROM leads WHERE email = 'late@order.example'").first<{ is_unsubscribed: number }>();
+    expect(lead!.is_unsubscribed).toBe(0);
+  });
+
+  it("holds a record to a person's change made between the consumer's read and its write (the SQL guard)", async () => {
+    const { account, campaign, ids } = await sentWorld(["stale@guard.example"]);
+    const record = ids["stale@guard.example"]!;
+    const hook = await createWebhook(account.apiKey, campaign, { event_types: ["LEAD_CATEGORY_UPDATED"] });
+    const id = await storeQuietReply(campaign, record, { body: "I am no longer with the company.", occurredAt: "2026-03-02T10:00:00Z" });
+    // A later reply takes the person's categorisation, so only the record's time guards the older one.
+    await storeQuietReply(campaign, record, { body: "Hmm.", occurredAt: "2026-03-02T11:00:00Z" });
+    const [stale] = await namedReplies(env.DB, [], [id]);
+    const context = (await campaignContext(database(env.DB), campaign))!;
+    expect((await callJson("/api/v1/master-inbox/update-category", { method: "PATCH", apiKey: account.apiKey, body: { email_lead_map_id: record, category_id: 1 } })).status).toBe(200);
+    const before = (await deliveriesOf(hook.id)).length;
+    // The outcome as a consumer that read before the person's change would write it.
+    await commitOutcomes(bindings, database(env.DB), [{ reply: stale!, context, markOoo: false, stored: { categoryId: 7, categoryName: "Wrong Person", source: "rule", ruleId: "wrong_person.left-company@1", model: null, promptTemplateId: null, promptVersion: null, confidence: 1, needsReview: false, reason: "test" } }], Date.now());
+    expect(await categorisationOf(id)).toMatchObject({ category_id: 7, source: "rule" });
+    expect((await recordOf(record))!.category_id).toBe(1);
+    expect(await deliveriesOf(hook.id)).toHaveLength(before);
+  });
+
+  it("keeps an event's own category as its source, and does nothing when the campaign turns categorisation off", async () => {
+    const { account, campaign, ids } = await sentWorld(["e@ev.example", "off@ev.example"]);
+    const given = await storeQuietReply(campaign, ids["e@ev.example"]!, { body: "Please remove me", categoryId: 1 });
+    await triageReplies(bindings, [], [given]);
+    expect(await categorisationOf(given)).toMatchObject({ source: "event", category_id: 1, category_name: "Interested" });
+    expect((await recordOf(ids["e@ev.example"]!))!.category_id).toBe(1);
+
+    await setSettings(account.apiKey, campaign, { auto_categorise_reply: false });
+    const off = await storeQuietReply(campaign, ids["off@ev.example"]!, { body: "Please remove me from your list" });
+    await triageReplies(bindings, [], [off]);
+    expect(await categorisationOf(off)).toMatchObject({ source: "off", category_id: null });
+    expect((await recordOf(ids["off@ev.example"]!))!.category_id).toBeNull();
+    const thread = await callJson<{ history: { type: string; categorisation: unknown }[] }>(
+      `/api/v1/campaigns/${campaign}/leads/${(await recordOf(ids["off@ev.example"]!))!.lead_id}/message-history`,
+      { apiKey: account.apiKey },
+    );
+    expect(thread.body.history.find((m) => m.type === "REPLY")!.categorisation).toBeNull();
+  });
+});
+
+describe("webhooks and analytics follow the automatic category", () => {
+  it("filters LEAD_CATEGORY_UPDATED by category_id_map exactly as for a change by hand", async () => {
+    const { account, campaign, ids } = await sentWorld(["p@f.example", "q@f.example"]);
+    const hook = await createWebhook(account.apiKey, campaign, { event_types: ["LEAD_CATEGORY_UPDATED"], categories: [7] });
+    const a = await storeQuietReply(campaign, ids["p@f.example"]!, { body: "Please remove me from your list" });
+    const b = await storeQuietReply(campaign, ids["q@f.example"]!, { body: "I am no longer with the company." });
+    await triageReplies(bindings, [], [a, b]);
+    const delivered = (await deliveriesOf(hook.id)).map((d) => JSON.parse(d.payload));
+    expect(delivered.map((p) => [p.sl_lead_email, p.lead_category.new_id])).toEqual([["q@f.example", 7]]);
+  });
+
+  it("keeps analytics-by-date's reply counts to rules 2-6 as categories arrive", async () => {
+    const { account, campaign, ids } = await sentWorld(["ooo@an.example", "back@an.example", "plain@an.example"]);
+    await setSettings(account.apiKey, campaign, { out_of_office_detection_settings: { autoCategorizeOOO: true } });
+    await ingestOk(account.apiKey, campaign, [
+      reply("ooo@an.example", "I am out of the office until Monday with limited access to email.", "2026-03-02T10:00:00Z", { subject: "Automatic reply: Quick question" }),
+      reply("back@an.example", "I am out of the office until Friday.", "2026-03-02T10:00:00Z", { subject: "Out of Office: Quick question", event_id: "back-1" }),
+      reply("back@an.example", "Back now: can we talk on Monday?", "2026-03-03T10:00:00Z", { event_id: "back-2" }),
+      reply("plain@an.example", "Who are you?", "2026-03-02T11:00:00Z"),
+    ]);
+    const replies = await replyIds(campaign);
+    await Promise.all(replies.map((r) => eventually(r.id)));
+    expect((await recordOf(ids["ooo@an.example"]!))!.category_id).toBe(6);
+    // Rule 6: the latest categorised reply decides, so the lead who came back counts as not out of office for both replies.
+    expect((await recordOf(ids["back@an.example"]!))!.category_id).toBe(2);
+    const { body } = await analytics(account.apiKey, campaign, { start_date: "2026-03-01", end_date: "2026-03-05" });
+    expect(body).toMatchObject({ total_reply_count: "4", reply_count: "4", non_ooo_reply_count: "3" });
+  });
+
+  it("treats an out-of-office answer only the rules recognise as one flagged on arrival: reopened when ignored, paused until its return date (20.3, section 11)", async () => {
+    const away = "I am out of the office until 16 March 2026 with limited access to email.";
+    // A lead the engine sent step 1 of two (step 2 three days later): the pushed reply, without is_ooo, ended its sequence on arrival.
+    const world = async (settings: Record<string, unknown>) => {
+      const { account, campaign, ids } = await sentWorld(["away@late.example"]);
+      const steps = [
+        { seq_number: 1, subject: "Quick question", email_body: "<p>Hi</p>", seq_delay_details: { delay_in_days: 0 } },
+        { seq_number: 2, subject: "Following up", email_body: "<p>Again</p>", seq_delay_details: { delay_in_days: 3 } },
+      ];
+      expect((await callJson(`/api/v1/campaigns/${campaign}/sequences`, { method: "POST", apiKey: account.apiKey, body: { sequences: steps } })).status).toBe(200);
+      const record = ids["away@late.example"]!;
+      await env.DB.prepare("UPDATE campaign_leads SET next_step = 2 WHERE id = ?").bind(record).run();
+      await setSettings(account.apiKey, campaign, { out_of_office_detection_settings: settings });
+      const reply = await storeQuietReply(campaign, record, { subject: "Automatic reply: Quick question", body: away });
+      expect((await recordOf(record))!.state).toBe("COMPLETED");
+      await triageReplies(rulesOnly(), [], [reply]);
+      const row = await env.DB.prepare("SELECT state, due_at, resume_at FROM campaign_leads WHERE id = ?").bind(record).first<{ state: string; due_at: number | null; resume_at: number | null }>();
+      const event = await env.DB.prepare("SELECT is_ooo, ignored FROM events WHERE id = ?").bind(reply).first<{ is_ooo: number; ignored: number }>();
+      return { row: row!, event: event! };
+    };
+    const stepTwoDue = Date.parse("2026-03-04T09:00:00Z");
+
+    const ignored = await world({ ignoreOOOasReply: true });
+    expect(ignored.event).toEqual({ is_ooo: 1, ignored: 1 });
+    expect(ignored.row).toEqual({ state: "INPROGRESS", due_at: stepTwoDue, resume_at: null });
+
+    const paused = await world({ autoReactivateOOO: true });
+    expect(paused.event).toEqual({ is_ooo: 1, ignored: 0 });
+    expect(paused.row).toEqual({ state: "PAUSED", due_at: stepTwoDue, resume_at: Date.parse("2026-03-16T00:00:00Z") });
+
+    // Neither setting: an out-of-office reply ends the sequence like any reply.
+    const counted = await world({});
+    expect(counted.row).toMatchObject({ state: "COMPLETED", due_at: null });
+  });
+
+  it("writes everything once when two consumers categorise the same reply at the same time", async () => {
+    const { account, campaign, ids } = await sentWorld(["twice@race.example"]);
+    const hook = await createWebhook(account.apiKey, campaign, { event_types: ["LEAD_CATEGORY_UPDATED", "LEAD_UNSUBSCRIBED"] });
+    const id = await storeQuietReply(campaign, ids["twice@race.example"]!, { body: "Please remove me from your list" });
+    await Promise.all([triageReplies(bindings, [], [id]), triageReplies(bindings, [], [id]), triageReplies(bindings, [], [id])]);
+    expect((await deliveriesOf(hook.id)).map((d) => d.event_type).sort()).toEqual(["LEAD_CATEGORY_UPDATED", "LEAD_UNSUBSCRIBED"]);
+    const unsubscribes = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE type = 'UNSUBSCRIBE' AND campaign_lead_id = ?").bind(ids["twice@race.example"]).first<{ n: number }>();
+    expect(unsubscribes!.n).toBe(1);
+  });
+
+  it("finds replies whose queue message was lost, on the minute cron", async () => {
+    const { campaign, ids } = await sentWorld(["lost@sweep.example"]);
+    const id = await storeQuietReply(campaign, ids["lost@sweep.example"]!, { body: "Please remove me from your list" });
+    await env.DB.prepare("UPDATE events SET created_at = created_at - 300000 WHERE id = ?").bind(id).run();
+    expect(await sweepUntriaged(bindings, new Date())).toBeGreaterThanOrEqual(1);
+    expect(await eventually(id)).toMatchObject({ category_id: 4 });
+    vi.useRealTimers();
+  });
+});

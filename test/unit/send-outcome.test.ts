@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import { CONNECTION_RETRY_MS, RETRY_DELAYS_MS, TOKEN_RETRY_MS, failureOutcome, type Attempt } from "../../src/engine/outcome";
+import type { SmtpFailure, SmtpFailureKind } from "../../src/mail/smtp-replies";
+
+const NOW = Date.parse("2031-03-03T10:00:00Z");
+const MINUTE = 60_000;
+
+const failure = (kind: SmtpFailureKind, text = "the server's words"): SmtpFailure => ({ kind, code: kind === "connection" || kind === "unconfirmed" ? null : 450, text });
+const attempt = (overrides: Partial<Attempt> = {}): Attempt => ({
+  recordId: 7,
+  messageRowId: 70,
+  step: 1,
+  attempt: 1,
+  now: NOW,
+  next: { nextStep: 2, nextDueAt: NOW + 3 * 86_400_000 },
+  oauth: false,
+  ...overrides,
+});
+
+describe("what a failed SMTP transaction makes of its record", () => {
+  it("a refused login suspends the mailbox with the server's words; the email waits, its attempt not counted, a first step back to rotation", () => {
+    const verdict = failureOutcome(failure("auth_failed", "535 5.7.8 bad credentials"), attempt());
+    expect(verdict).toEqual({
+      outcome: { kind: "deferred", recordId: 7, messageRowId: 70, error: "535 5.7.8 bad credentials", retryAt: NOW, unpin: true, countAttempt: false },
+      bounce: false,
+      suspend: "535 5.7.8 bad credentials",
+      oauthRefusal: null,
+      stop: true,
+      retryAt: null,
+    });
+    // A follow-up keeps its mailbox (moving it would break the thread).
+    expect(failureOutcome(failure("auth_failed"), attempt({ step: 2 })).outcome).toMatchObject({ kind: "deferred", unpin: false });
+  });
+
+  it("a refused OAuth token is the token's, not a suspension: the pass stops and comes back in seconds with a refreshed one", () => {
+    const verdict = failureOutcome(failure("auth_failed", "535 5.7.8 invalid token"), attempt({ oauth: true }));
+    expect(verdict).toEqual({
+      outcome: { kind: "deferred", recordId: 7, messageRowId: 70, error: "535 5.7.8 invalid token", retryAt: NOW + TOKEN_RETRY_MS, unpin: true, countAttempt: false },
+      bounce: false,
+      suspend: null,
+      oauthRefusal: "535 5.7.8 invalid token",
+      stop: true,
+      retryAt: NOW + TOKEN_RETRY_MS,
+    });
+  });
+
+  it("an unreachable server stops the pass and tries again in 5 minutes, the attempt not counted", () => {
+    const verdict = failureOutcome(failure("connection", "connect timed out"), attempt({ step: 3 }));
+    expect(verdict).toEqual({
+      outcome: { kind: "deferred", recordId: 7, messageRowId: 70, error: "connect timed out", retryAt: NOW + CONNECTION_RETRY_MS, unpin: false, countAttempt: false },
+      bounce: false,
+      suspend: null,
+      oauthRefusal: null,
+      stop: true,
+      retryAt: NOW + 5 * MINUTE,
+    });
+  });
+
+  it("a 4xx for the recipient backs off 5, 15, 60, 240, 720 minutes by attempt, then fails the email; the pass goes on", () => {
+    const delays = [1, 2, 3, 4, 5].map((n) => {
+      const verdict = failureOutcome(failure("transient"), attempt({ attempt: n }));
+      expect(verdict).toMatchObject({ stop: false, suspend: null, bounce: false });
+      expect(verdict.outcome).toMatchObject({ kind: "deferred", unpin: false, countAttempt: true });
+      return verdict.outcome.kind === "deferred" ? (verdict.outcome.retryAt - NOW) / MINUTE : null;
+    });
+    expect(delays).toEqual([5, 15, 60, 240, 720]);
+    expect(RETRY_DELAYS_MS).toHaveLength(5);
+    expect(failureOutcome(failure("transient", "451 busy"), attempt({ attempt: 6 }))).toEqual({
+      outcome: { kind: "failed", recordId: 7, messageRowId: 70, error: "451 busy" },
+      bounce: false,
+      suspend: null,
+      oauthRefusal: null,
+      stop: false,
+      retryAt: null,
+    });
+  });
+
+  it("a refused recipient is a BOUNCE; any other 5xx fails the email; neither stops the pass", () => {
+    expect(failureOutcome(failure("recipient_rejected", "550 5.1.1 no such user"), attempt())).toEqual({
+      outcome: { kind: "bounced", recordId: 7, messageRowId: 70, error: "550 5.1.1 no such user" },
+      bounce: true,
+      suspend: null,
+      oauthRefusal: null,
+      stop: false,
+      retryAt: null,
+    });
+    expect(failureOutcome(failure("permanent", "554 5.7.1 relay denied"), attempt())).toEqual({
+      outcome: { kind: "failed", recordId: 7, messageRowId: 70, error: "554 5.7.1 relay denied" },
+      bounce: false,
+      suspend: null,
+      oauthRefusal: null,
+      stop: false,
+      retryAt: null,
+    });
+  });
+
+  it("an answer lost after the message was handed over leaves it in doubt: never sent again, the record moves on, the pass stops", () => {
+    const verdict = failureOutcome(failure("unconfirmed", "the server closed the connection"), attempt());
+    expect(verdict).toEqual({
+      outcome: { kind: "unconfirmed", recordId: 7, messageRowId: 70, error: "the server closed the connection", nextStep: 2, nextDueAt: NOW + 3 * 86_400_000 },
+      bounce: false,
+      suspend: null,
+      oauthRefusal: null,
+      stop: true,
+      retryAt: NOW + CONNECTION_RETRY_MS,
+    });
+  });
+});
