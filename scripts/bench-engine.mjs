@@ -6,6 +6,9 @@
 //  2. One scheduler pass over 10k, 100k and 1M enrolled records (records bulk-loaded by SQL): the
 //     operator route runs a pass that sends at most one email; its own timings split finding work and
 //     claiming from sending. Each probe uses a fresh mailbox, so no gap holds it back.
+//     Then the same with the same 10 lab mailboxes connected through OAuth (the lab's Microsoft-style
+//     provider: SMTP AUTH XOAUTH2 over STARTTLS on the same port, 60-second tokens refreshed by each
+//     mailbox's agent): the OAuth rate as a share of the password rate (issue 24: >= 95%).
 //  3. Tracking endpoints against /health in the same run (autocannon): the open pixel and the click
 //     redirect of a real email of part 1, read from a lead's Maildir. BENCH_ENGINE_SKIP_SCHEDULER=true stops
 //     after this part.
@@ -17,6 +20,8 @@ import { DatabaseSync } from "node:sqlite";
 import { api, localD1File, ms, percentile, provisionBenchAccount } from "./lib/bench-tools.mjs";
 import { startDevServer } from "./lib/dev-server.mjs";
 import { campaignWithStep, labMailboxBody, waitForChecks, withoutGap } from "./lib/bench-mail.mjs";
+import { labTokens } from "./lib/lab-oauth-client.mjs";
+import { defaultDirs, findKeys } from "./check-no-keys.mjs";
 
 const root = join(import.meta.dirname, "..");
 const lab = JSON.parse(readFileSync(process.env.MAIL_LAB_JSON ?? join(root, ".mail-lab.json"), "utf8"));
@@ -52,13 +57,34 @@ function sentCount(server, campaignId) {
   return row;
 }
 
-async function throughput(server, account) {
-  const apiKey = account.api_key;
+/** The 10 senders with their passwords. */
+async function passwordMailboxes(server, apiKey) {
   const ids = [];
   for (const sender of senders.slice(0, 10)) ids.push((await api(server, apiKey, "/api/v1/email-accounts/save", { method: "POST", body: labMailboxBody(lab, sender.email, sender) })).id);
+  return ids;
+}
+
+/** The same 10 senders connected through the lab's Microsoft-style provider (a consent each, then save-oauth). */
+async function oauthMailboxes(server, apiKey) {
+  const ids = [];
+  for (const sender of senders.slice(0, 10)) {
+    const tokens = await labTokens(lab, "microsoft", sender.email);
+    const token = { access_token: tokens.access_token, refresh_token: tokens.refresh_token, expiry_date: Date.now() + tokens.expires_in * 1000, scope: tokens.scope, token_type: "Bearer" };
+    const saved = await api(server, apiKey, "/api/v1/email-accounts/save-oauth", {
+      method: "POST",
+      body: { from_name: "Bench", from_email: sender.email, username: sender.email, type: "OUTLOOK", token, max_email_per_day: 10_000, time_to_wait_in_mins: 0 },
+    });
+    ids.push(saved.id);
+  }
+  return ids;
+}
+
+async function throughput(server, account, mailboxes = passwordMailboxes, label = "password") {
+  const apiKey = account.api_key;
+  const ids = await mailboxes(server, apiKey);
   await waitForChecks(server, apiKey, ids);
-  const campaignId = await campaignWithStep(server, apiKey, "bench-throughput");
-  const leads = Array.from({ length: LEADS }, (_, i) => ({ email: `lead${(i % 5) + 1}+t${i}@${DOMAIN}`, first_name: `L${i}` }));
+  const campaignId = await campaignWithStep(server, apiKey, `bench-throughput-${label}`);
+  const leads = Array.from({ length: LEADS }, (_, i) => ({ email: `lead${(i % 5) + 1}+${label[0]}${i}@${DOMAIN}`, first_name: `L${i}` }));
   for (let i = 0; i < leads.length; i += 400) {
     await api(server, apiKey, `/api/v1/campaigns/${campaignId}/leads`, { method: "POST", body: { lead_list: leads.slice(i, i + 400) } });
   }
@@ -76,9 +102,9 @@ async function throughput(server, account) {
   }
   const seconds = (performance.now() - started) / 1000;
   const cpu = workerdCpuSeconds(server.pid) - cpuBefore;
-  console.log(`\n1. ${LEADS} leads, 10 mailboxes, no gap: ${counts.sent} sent (${counts.other} not) in ${seconds.toFixed(1)} s`);
+  console.log(`\n1. ${LEADS} leads, 10 ${label} mailboxes, no gap: ${counts.sent} sent (${counts.other} not) in ${seconds.toFixed(1)} s`);
   console.log(`   ${(counts.sent / seconds).toFixed(1)} emails/s into the lab; workerd CPU ${((cpu * 1000) / counts.sent).toFixed(2)} ms per email (${cpu.toFixed(1)} s in all)`);
-  return campaignId;
+  return { campaignId, rate: counts.sent / seconds };
 }
 
 /** Creates the probe campaigns and mailboxes through the API, then bulk-loads their records. */
@@ -202,8 +228,18 @@ const stateDir = mkdtempSync(join(tmpdir(), "salvo-bench-engine-"));
 let server = await startDevServer({ stateDir, quiet: true });
 try {
   const account = await provisionBenchAccount(server, "bench-engine");
-  const campaignId = await throughput(server, account);
+  const { campaignId, rate } = await throughput(server, account);
+  // Tracking first: it reads the newest message of part 1 from a lead's Maildir.
   await tracking(server, campaignId);
+  // A second account: the same addresses become its OAuth mailboxes (an address is one mailbox per account).
+  const oauthAccount = await provisionBenchAccount(server, "bench-engine-oauth");
+  const oauth = await throughput(server, oauthAccount, oauthMailboxes, "oauth");
+  console.log(`   OAuth / password in the same run: ${((oauth.rate / rate) * 100).toFixed(1)}% (target >= 95%: refresh is not on the per-email path)`);
+  // The OAuth part handled 10 consents' tokens and their refreshes: none may be found in the dev server's state, logs or traces.
+  const leaked = findKeys([stateDir, ...defaultDirs()]);
+  for (const { path, keys } of leaked) console.error(`   API key or token value in ${path}: ${keys.join(", ")}`);
+  if (leaked.length > 0) throw new Error("an API key or token value leaked into the dev server's state or logs");
+  console.log("   no API key or token value in the dev server's state, logs or traces (check:no-keys)");
   if (process.env.BENCH_ENGINE_SKIP_SCHEDULER === "true") process.exit(0);
   const plan = await prepareSchedulerDatasets(server, account.api_key);
   await server.stop();

@@ -1,2 +1,3 @@
 export function defaultDirs(): string[];
-export function findKeys(dirs: string[]): { path: string; keys: string[] }[];
+export function labTokenValues(labJson?: string): string[];
+export function findKeys(dirs: string[], tokens?: string[]): { path: string; keys: string[] }[];

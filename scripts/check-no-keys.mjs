@@ -1,16 +1,30 @@
-// Fails when an API key value is stored anywhere under the local state and log directories:
-// wrangler dev's observability store (traces and logs, <state>/v3/observability), D1 and Durable
-// Object files, and wrangler's own log files. Keys are stored as digests only, so any full value
-// found there leaked from a URL or a log line.
+// Fails when an API key value or an OAuth token is stored anywhere under the local state and log
+// directories: wrangler dev's observability store (traces and logs, <state>/v3/observability), D1 and
+// Durable Object files, and wrangler's own log files. Keys are stored as digests only and tokens
+// encrypted (refresh tokens in D1, access tokens in the mailbox's object), so any full value found
+// there leaked from a URL, a log line or a trace. Tokens: Google's and Microsoft's shapes (`ya29.`,
+// `1//`, JWTs), and every token the running mail lab's provider issued (its `issued_tokens` file).
 //   node scripts/check-no-keys.mjs [dir ...]   (default: .wrangler/state and wrangler's log directory)
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** A full key: prefix and 40 base62 characters (src/domain/api-keys.ts). */
+/** A full key: prefix and 40 base62 characters (src/keys/rules.ts). */
 const KEY = /slv_(?:acct|cli)_[0-9A-Za-z]{40}/g;
+/** Provider tokens by shape: Google access and refresh tokens, and a JWT (Microsoft's access tokens, any id token). */
+const TOKEN_SHAPES = /ya29\.[0-9A-Za-z_-]{20,}|1\/\/0[0-9A-Za-z_-]{20,}|eyJ[0-9A-Za-z_-]{10,}\.eyJ[0-9A-Za-z_-]{10,}\.[0-9A-Za-z_-]{10,}/g;
 const root = join(import.meta.dirname, "..");
+
+/** The tokens the running mail lab's provider issued (none without a lab). */
+export function labTokenValues(labJson = process.env.MAIL_LAB_JSON ?? join(root, ".mail-lab.json")) {
+  try {
+    const file = JSON.parse(readFileSync(labJson, "utf8")).oauth?.issued_tokens;
+    return file && existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((line) => line.length >= 16) : [];
+  } catch {
+    return [];
+  }
+}
 
 export function defaultDirs() {
   const config = process.env.XDG_CONFIG_HOME ?? join(homedir(), ".config");
@@ -28,15 +42,16 @@ function* files(dir) {
   }
 }
 
-/** Every file under the directories that holds a key value, with the keys masked. */
-export function findKeys(dirs) {
+/** Every file under the directories that holds a key or token value, with the values masked. */
+export function findKeys(dirs, tokens = labTokenValues()) {
   const found = [];
   for (const dir of dirs) {
     if (!existsSync(dir) || !statSync(dir).isDirectory()) continue;
     for (const path of files(dir)) {
-      // latin1 keeps every byte, so keys inside SQLite pages and WAL frames are seen too.
-      const matches = readFileSync(path).toString("latin1").match(KEY);
-      if (matches) found.push({ path, keys: [...new Set(matches)].map((key) => `${key.slice(0, 12)}…${key.slice(-4)}`) });
+      // latin1 keeps every byte, so values inside SQLite pages and WAL frames are seen too.
+      const text = readFileSync(path).toString("latin1");
+      const matches = [...(text.match(KEY) ?? []), ...(text.match(TOKEN_SHAPES) ?? []), ...tokens.filter((token) => text.includes(token))];
+      if (matches.length > 0) found.push({ path, keys: [...new Set(matches)].map((key) => `${key.slice(0, 8)}…${key.slice(-4)}`) });
     }
   }
   return found;
@@ -45,7 +60,7 @@ export function findKeys(dirs) {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const dirs = process.argv.length > 2 ? process.argv.slice(2) : defaultDirs();
   const found = findKeys(dirs);
-  for (const { path, keys } of found) console.error(`API key value in ${path}: ${keys.join(", ")}`);
+  for (const { path, keys } of found) console.error(`API key or token value in ${path}: ${keys.join(", ")}`);
   if (found.length > 0) process.exit(1);
-  console.log(`No API key values under ${dirs.join(", ")}`);
+  console.log(`No API key or token values under ${dirs.join(", ")}`);
 }

@@ -48,6 +48,7 @@ function sameSecret(given, expected) {
  * evicts past 1,000 entries.
  */
 const storeFile = join(config.state_dir, "store.json");
+const issuedFile = join(config.state_dir, "issued-tokens.txt");
 const store = new Map(existsSync(storeFile) ? JSON.parse(readFileSync(storeFile, "utf8")) : []);
 let saveTimer = null;
 function save() {
@@ -70,6 +71,8 @@ class LabAdapter {
 
   async upsert(id, payload, expiresIn) {
     store.set(this.key(id), { payload, expiresAt: typeof expiresIn === "number" ? Date.now() + expiresIn * 1000 : null });
+    // An opaque token's id is its value: kept (expired and revoked ones too) so a leak check can look for each.
+    if (this.model === "AccessToken" || this.model === "RefreshToken") appendFileSync(issuedFile, `${id}\n`, { mode: 0o600 });
     changed();
   }
 

@@ -123,6 +123,8 @@ export function prepareOAuth({ labDir, host, port, domain, mailboxes, tls, caFor
       access_token_ttl: accessTokenTtl,
       password: secrets.password,
       admin: { revoke_url: url("/lab/revoke"), token: secrets.admin_token },
+      // Every access and refresh token the provider ever issued, one a line (for npm run check:no-keys).
+      issued_tokens: join(dir, "issued-tokens.txt"),
       users,
       clients: {
         google: app(clients[0], GOOGLE_SCOPE, url("/auth"), url("/token")),

@@ -6527,6 +6527,7 @@ export interface components {
         };
         InboxPage: {
             messages: components["schemas"]["InboxMessage"][];
+            /** @description Exact, except with search, emailAccountId or replyTimeBetween: then counted up to 10,000 (200 for a one- or two-character search that matches often); past that, the cap or offset + this page (+1 while pages are full) */
             total_count: number;
             offset: number;
             limit: number;
