@@ -86,8 +86,7 @@ export default defineConfig(async () => {
             setupFiles: ["./test/setup.ts"],
             // One runtime (and database) per worker, reused by its files: starting workerd and loading
             // the Worker for each file cost more than most files' tests. Each file makes its own
-            // accounts, so it sees only its own rows; test/setup.ts empties the storage as a file ends,
-            // so no queue retry of a file's runs (and logs) while the runtime shuts down.
+            // accounts, so it sees only its own rows.
             isolate: false,
           },
         },

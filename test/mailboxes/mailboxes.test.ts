@@ -55,7 +55,12 @@ describe("saving a mailbox", () => {
     // A read by id adds why the mailbox sends nothing now: never checked here, and only a passed check sends.
     const { sending_status, ...rest } = read.body as typeof saved.data & { sending_status: unknown };
     expect(rest).toEqual(saved.data);
-    expect(sending_status).toEqual({ code: "connection_failing", message: "The mailbox has not passed its connection check (SMTP, and IMAP once checked)", next_send_at: null });
+    expect(sending_status).toEqual({
+      code: "connection_failing",
+      message: "The mailbox has not passed its connection check (SMTP, and IMAP once checked)",
+      next_send_at: null,
+      warnings: [],
+    });
   });
 
   it("accepts the aliases (the canonical name winning), ids as strings, and normalises the tracking domain", async () => {
