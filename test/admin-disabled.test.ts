@@ -1,5 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { schema, testDb } from "./db";
 import worker from "../src/index";
 
 describe("admin routes without ADMIN_TOKEN", () => {
@@ -17,7 +19,6 @@ describe("admin routes without ADMIN_TOKEN", () => {
     await waitOnExecutionContext(ctx);
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error: "Not found" });
-    const count = await env.DB.prepare("SELECT count(*) AS n FROM accounts WHERE email = 'a@example.com'").first();
-    expect(count).toEqual({ n: 0 });
+    expect(await testDb().$count(schema.accounts, eq(schema.accounts.email, "a@example.com"))).toBe(0);
   });
 });

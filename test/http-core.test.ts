@@ -1,5 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { schema, testDb } from "./db";
 import worker from "../src/index";
 import { call, callJson, provisionAccount } from "./helpers";
 
@@ -61,8 +63,7 @@ describe("HTTP core", () => {
     });
     expect(status).toBe(400);
     expect(body).toEqual({ error: "Request body exceeds 1 MiB" });
-    const row = await env.DB.prepare("SELECT count(*) AS n FROM clients WHERE email = 'big@example.com'").first<{ n: number }>();
-    expect(row?.n).toBe(0);
+    expect(await testDb().$count(schema.clients, eq(schema.clients.email, "big@example.com"))).toBe(0);
   });
 
   it("echoes a caller's X-Request-Id and mints one otherwise", async () => {

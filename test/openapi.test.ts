@@ -2,8 +2,21 @@ import { describe, expect, inject, it } from "vitest";
 import { createApp } from "../src/app";
 import { callJson } from "./helpers";
 
-/** Routes that serve the documentation itself (and `/`, a redirect to it), and the links inside emails (src/tracking/routes.ts): not the API. */
-const UNDOCUMENTED = new Set(["GET /", "GET /docs", "GET /openapi.json", "GET /t/o/{file}", "GET /t/c/{token}", "GET /u/{token}", "POST /u/{token}"]);
+/**
+ * Routes that serve the documentation itself (and `/`, a redirect to it), the links inside emails
+ * (src/tracking/routes.ts) and the OAuth provider's redirect back (src/oauth/callback-routes.ts, a
+ * page for the person's browser, CONTRACT 18.3): not the API.
+ */
+const UNDOCUMENTED = new Set([
+  "GET /",
+  "GET /docs",
+  "GET /openapi.json",
+  "GET /t/o/{file}",
+  "GET /t/c/{token}",
+  "GET /u/{token}",
+  "POST /u/{token}",
+  "GET /oauth/{provider}/callback",
+]);
 
 function toOpenApiPath(path: string): string {
   return path.replace(/:(\w+)/g, "{$1}");

@@ -127,8 +127,10 @@ describe("structured job logs", () => {
     const jobs = run!.jobs as Record<string, { count?: number; duration_ms: number; error?: string }>;
     expect(Object.keys(jobs).sort()).toEqual(
       [
+        "categorise_missed_replies",
         "check_placements",
         "continue_csv_imports",
+        "continue_triage_replays",
         "rearm_late_senders",
         "recheck_mailboxes",
         "release_snoozes",

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { eq } from "drizzle-orm";
+import { schema, testDb } from "../db";
+import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { createCampaign } from "./fixtures";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -120,8 +122,8 @@ describe("campaigns", () => {
     const ownersCampaign = await createCampaign(account.apiKey);
 
     const created = await createCampaign(key.api_key, { name: "Via client key" });
-    const row = await env.DB.prepare("SELECT client_id FROM campaigns WHERE id = ?").bind(created).first<{ client_id: number }>();
-    expect(row?.client_id).toBe(clientId);
+    const row = await testDb().select({ clientId: schema.campaigns.clientId }).from(schema.campaigns).where(eq(schema.campaigns.id, created)).get();
+    expect(row?.clientId).toBe(clientId);
 
     const listed = await callJson<{ id: number }[]>("/api/v1/campaigns", { apiKey: key.api_key });
     expect(listed.body.map((c) => c.id)).toEqual([created]);

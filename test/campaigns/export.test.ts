@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { call, callJson, env, provisionAccount } from "../helpers";
+import { eq } from "drizzle-orm";
+import { schema, testDb } from "../db";
+import { call, callJson, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "./fixtures";
 import { EXPORT_PAGE_SIZE } from "../../src/campaigns/export-routes";
 import { csvField } from "../../src/platform/csv";
@@ -8,7 +10,9 @@ const HEADER =
   "id,campaign_lead_map_id,status,category,is_interested,created_at,first_name,last_name,email,phone_number,company_name,website,location,custom_fields,linkedin_profile,company_url,is_unsubscribed,unsubscribed_client_id_map,last_email_sequence_sent,open_count,click_count,reply_count\r\n";
 
 async function recordRow(recordId: number) {
-  return (await env.DB.prepare("SELECT lead_id, created_at FROM campaign_leads WHERE id = ?").bind(recordId).first<{ lead_id: number; created_at: number }>())!;
+  const { campaignLeads } = schema;
+  const row = (await testDb().select({ lead_id: campaignLeads.leadId, created_at: campaignLeads.createdAt }).from(campaignLeads).where(eq(campaignLeads.id, recordId)).get())!;
+  return { ...row, created_at: row.created_at.getTime() };
 }
 
 describe("GET /campaigns/{id}/leads-export", () => {

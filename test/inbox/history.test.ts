@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { callJson, env, provisionAccount } from "../helpers";
+import { callJson, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
-
-async function leadIdOf(recordId: number): Promise<number> {
-  return (await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(recordId).first<{ lead_id: number }>())!.lead_id;
-}
+import { personOf as leadIdOf } from "../db";
 
 describe("a lead's message history", () => {
   it("lists the thread oldest first with each email's opens and clicks, in the contract's shape", async () => {

@@ -1,4 +1,6 @@
-import { callJson, env } from "../helpers";
+import { eq } from "drizzle-orm";
+import { schema, testDb } from "../db";
+import { callJson } from "../helpers";
 
 export interface ListBody {
   ok: boolean;
@@ -24,16 +26,21 @@ export async function listEmails(apiKey: string, listId: number): Promise<string
   return body.data.map((lead) => lead.email).sort();
 }
 
+/** A list's members by address: email → lead id. */
 export async function leadIdsOf(listId: number): Promise<Record<string, number>> {
-  const rows = await env.DB.prepare("SELECT l.email, l.id FROM lead_list_members m JOIN leads l ON l.id = m.lead_id WHERE m.list_id = ?")
-    .bind(listId)
-    .all<{ email: string; id: number }>();
-  return Object.fromEntries(rows.results.map((row) => [row.email, row.id]));
+  const { leadListMembers, leads } = schema;
+  const rows = await testDb()
+    .select({ email: leads.email, id: leads.id })
+    .from(leadListMembers)
+    .innerJoin(leads, eq(leads.id, leadListMembers.leadId))
+    .where(eq(leadListMembers.listId, listId))
+    .all();
+  return Object.fromEntries(rows.map((row) => [row.email, row.id]));
 }
 
 /** A block-list entry, written as the block-list routes (section 12) store one. */
 export async function blockListEntry(accountId: number, value: string, clientId: number | null = null) {
-  await env.DB.prepare("INSERT INTO block_list (account_id, client_id, email_or_domain) VALUES (?, ?, ?)").bind(accountId, clientId, value).run();
+  await testDb().insert(schema.blockList).values({ accountId, clientId, emailOrDomain: value });
 }
 
 export async function campaignEmails(apiKey: string, campaignId: number): Promise<string[]> {

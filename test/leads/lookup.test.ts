@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { schema, testDb } from "../db";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { post, setUp } from "./fixtures";
 
 const ANN = "ann@leads.example";
@@ -111,7 +113,10 @@ describe("lead lookup", () => {
     await post(apiKey, `/api/v1/campaigns/${campaign}/sequences`, { sequences: steps });
     const sentAt = new Date().toISOString();
     await ingestOk(apiKey, campaign, [{ type: "SENT", email_lead_map_id: records[ANN], occurred_at: sentAt, sequence_number: 1, subject: "First" }]);
-    await env.DB.prepare("UPDATE campaign_leads SET next_step = 2, due_at = ? WHERE id = ?").bind(Date.parse(sentAt) + 2 * 86_400_000, records[ANN]).run();
+    await testDb()
+      .update(schema.campaignLeads)
+      .set({ nextStep: 2, dueAt: new Date(Date.parse(sentAt) + 2 * 86_400_000) })
+      .where(eq(schema.campaignLeads.id, records[ANN]!));
     for (const id of [records[ANN], leads[ANN]]) {
       const details = await callJson<{ ok: boolean; data: Record<string, unknown>[] }>(`/api/v1/leads/${id}/sequence-details?campaignId=${campaign}`, { apiKey });
       expect(details.status).toBe(200);
