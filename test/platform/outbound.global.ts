@@ -27,7 +27,33 @@ declare module "vitest" {
  * (302 to it); `GET /requests/<token>` lists the paths asked with that token. `POST /listeners` opens
  * a TCP listener and answers its port; `GET /listeners/<port>` counts the connections it took.
  */
+/**
+ * The config's projects each inherit this global setup, and the resolver's port is fixed per process
+ * (the Worker's bindings name it): so the servers start once and every project shares them, the last
+ * one to finish closing them.
+ */
+interface Shared {
+  started: Promise<{ dnsControl: string; outboundTarget: string; close: () => Promise<void> }>;
+  users: number;
+}
+const SHARED = Symbol.for("salvo.outbound.global");
+const registry = globalThis as unknown as { [SHARED]?: Shared };
+
 export default async function setup(project: TestProject) {
+  const shared = (registry[SHARED] ??= { started: start(), users: 0 });
+  shared.users += 1;
+  const { dnsControl, outboundTarget, close } = await shared.started;
+  project.provide("dnsControl", dnsControl);
+  project.provide("outboundTarget", outboundTarget);
+  return async () => {
+    shared.users -= 1;
+    if (shared.users > 0) return;
+    delete registry[SHARED];
+    await close();
+  };
+}
+
+async function start() {
   const port = Number(process.env.SALVO_TEST_DOH_PORT);
   if (!port) throw new Error("SALVO_TEST_DOH_PORT is unset: the config must call testResolverUrl()");
   const set = new Map<string, { a: string[]; aaaa: string[] }>();
@@ -163,11 +189,13 @@ export default async function setup(project: TestProject) {
 
   await new Promise<void>((resolve) => resolver.listen(port, "127.0.0.1", resolve));
   await new Promise<void>((resolve) => targets.listen(0, "127.0.0.1", resolve));
-  project.provide("dnsControl", `http://127.0.0.1:${port}`);
-  project.provide("outboundTarget", `http://127.0.0.1:${(targets.address() as { port: number }).port}`);
-  return async () => {
-    for (const socket of sockets) socket.destroy();
-    for (const { server } of listeners.values()) server.close();
-    await Promise.all([new Promise<void>((resolve) => resolver.close(() => resolve())), new Promise<void>((resolve) => targets.close(() => resolve()))]);
+  return {
+    dnsControl: `http://127.0.0.1:${port}`,
+    outboundTarget: `http://127.0.0.1:${(targets.address() as { port: number }).port}`,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      for (const { server } of listeners.values()) server.close();
+      await Promise.all([new Promise<void>((resolve) => resolver.close(() => resolve())), new Promise<void>((resolve) => targets.close(() => resolve()))]);
+    },
   };
 }

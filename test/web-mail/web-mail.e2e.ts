@@ -125,7 +125,7 @@ describe.skipIf(!salvo)("the web app with the mail lab", () => {
     await screenshot(page, "mailboxes-oauth");
   });
 
-  it("sends a campaign email to a lab lead, shows the lead's reply in the inbox without a reload, and the answer arrives threaded", async () => {
+  it("sends a campaign email to a lab lead, shows the lead's reply in the inbox without a reload, categorises it, and the answer arrives threaded", async () => {
     expect(mailboxId).toBeGreaterThan(0);
     const campaign = (await apiCall<{ id: number }>(url, apiKey, "/api/v1/campaigns/create", { body: { name: `Lab outreach ${token}` } })).body.id;
     const call = async (path: string, body: unknown) => expect((await apiCall(url, apiKey, `/api/v1/campaigns/${campaign}${path}`, { body })).status).toBe(200);
@@ -155,6 +155,9 @@ describe.skipIf(!salvo)("the web app with the mail lab", () => {
     await until("the reply in the app's inbox", async () => ((await readPass()).ok && (await item.count()) > 0 ? true : undefined), 30_000);
     await item.click();
     await page.getByText(`Yes, tell me more (${token}).`).waitFor();
+    // Categorised from the conversation, as a person working the inbox does.
+    await page.getByLabel("Category of this conversation").selectOption({ label: "Interested" });
+    await page.getByText("Categorised as Interested").waitFor();
 
     await page.getByLabel("Reply", { exact: true }).fill(`Gladly, Lena. Here is more (${token}).`);
     await page.getByRole("button", { name: "Send reply" }).click();
