@@ -176,6 +176,9 @@ describe("the mailbox sender", () => {
     const metrics = async () =>
       (await callJson<{ sends: { unconfirmed: number } }>("/admin/metrics", { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).body.sends.unconfirmed;
     const before = await metrics();
+    // The object's own wake on START runs a pass on the real clock; one pass of ours waits for it and
+    // moves the alarm to the campaign's start, so no live pass meets the dead one's claim.
+    await senderStub(bindings, mailboxId).runPass(MONDAY_10);
     // A pass that died: it claimed the three due leads and was in the first one's SMTP transaction.
     const campaign = await env.DB.prepare("SELECT id, account_id AS accountId, client_id AS clientId, name, status, schedule, settings FROM campaigns WHERE id = ?")
       .bind(campaignId)
@@ -188,7 +191,6 @@ describe("the mailbox sender", () => {
 
     // The object's next pass (before the campaign's start: it sends nothing) releases the claim first.
     await senderStub(bindings, mailboxId).runPass(MONDAY_10);
-    // (The object's own wake on START may run that pass first, on the real clock.)
     const records = await env.DB.prepare("SELECT id, claim_token, due_at, email_account_id AS mailbox FROM campaign_leads WHERE campaign_id = ? ORDER BY id")
       .bind(campaignId)
       .all<{ id: number; claim_token: string | null; due_at: number; mailbox: number | null }>();
