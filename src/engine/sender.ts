@@ -16,7 +16,7 @@ import { disconnectAnnouncement } from "../webhooks/disconnect";
 import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { composeEmail } from "./compose";
 import type { EmailLinks } from "./links";
-import { sendMail, type SmtpSettings } from "../mail/smtp";
+import { SmtpSender } from "../mail/smtp";
 import { claimRecords, loadCampaignPlans, loadMailboxWork, openStatement, outcomeStatements, releaseDeadClaims, suspendStatement, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
 import { CONNECTION_RETRY_MS, failureOutcome, type NextStep, type RecordOutcome } from "./outcome";
 import { gapEndsAt, isInWindow, localDayRange, nextLocalDayStart, nextMailboxDayStart, nextWindowOpen, scheduleStartAt, stepDueAt, type Schedule } from "../schedule/window";
@@ -126,17 +126,47 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
 
   const login = await logins.for(mailbox, "smtp", now);
   if (!login.ok) return { sent: 0, nextWakeAt: login.kind === "unavailable" ? now + CONNECTION_RETRY_MS : null };
-  const smtp = smtpTarget(mailbox, login.credential);
-  const senderDomain = mailbox.fromEmail.split("@")[1]!;
+  // One session for the whole pass (issue 27): every message after the first goes on it after RSET.
+  const smtp = new SmtpSender(smtpTarget(mailbox, login.credential), { allowPlain: false, outbound: mailPolicy(config(env)) });
+  try {
+    return await sendDue(env, db, { mailbox, sentToday: work.sentToday, lastSentAt: work.lastSentAt, active, smtp, oauth: login.oauth, now, links, maxSends, started: Date.now(), lap }, async (refusal) =>
+      logins.refused(mailbox, "smtp", login, refusal, now),
+    );
+  } finally {
+    await smtp.close();
+  }
+}
 
+interface PassWork {
+  mailbox: MailboxRow;
+  sentToday: number;
+  lastSentAt: number | null;
+  active: ActiveCampaign[];
+  smtp: SmtpSender;
+  oauth: boolean;
+  now: number;
+  links: EmailLinks;
+  maxSends: number;
+  started: number;
+  lap: (part: keyof PassTimings) => void;
+}
+
+/**
+ * The sending part of a pass: each campaign in turn, claim after claim while due work lasts, within
+ * the mailbox's daily cap and gap (a mailbox with a gap sends one email a pass), each campaign's
+ * new-leads cap, and the pass's bounds. `refused` reports a held OAuth token the server refused
+ * (answers whether the mailbox is now disconnected).
+ */
+async function sendDue(env: Bindings, db: Database, work: PassWork, refused: (refusal: string) => Promise<boolean>): Promise<PassResult> {
+  const { mailbox, active, now, maxSends, lap } = work;
+  const senderDomain = mailbox.fromEmail.split("@")[1]!;
   let sent = 0;
   let capLeft = mailbox.maxEmailPerDay - work.sentToday;
   if (capLeft <= 0) return { sent, nextWakeAt: active.some((c) => c.plan.nextDueAt !== null) ? nextMailboxDayStart(now) : null };
   let lastSentAt = work.lastSentAt;
   const wakes: number[] = [];
-  const started = Date.now();
 
-  for (const campaign of active) {
+  campaigns: for (const campaign of active) {
     const { schedule, plan } = campaign;
     const dueAt = plan.nextDueAt;
     if (dueAt === null) continue;
@@ -148,45 +178,55 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
       if (open !== null) wakes.push(open);
       continue;
     }
-    if (capLeft <= 0) {
-      wakes.push(nextMailboxDayStart(now));
-      break;
-    }
     const keepsGap = Math.max(mailbox.timeToWaitInMins, schedule.min_time_btw_emails) > 0;
-    const limit = Math.min(capLeft, keepsGap ? 1 : BURST, maxSends - sent);
-    if (limit <= 0) {
-      wakes.push(now);
-      break;
+    let newLeadsLeft = Math.max(0, schedule.max_new_leads_per_day - plan.firstStepsToday);
+    let claims = 0;
+    for (;;) {
+      if (capLeft <= 0) {
+        wakes.push(nextMailboxDayStart(now));
+        break campaigns;
+      }
+      const limit = Math.min(capLeft, keepsGap ? 1 : BURST, maxSends - sent);
+      if (limit <= 0) {
+        wakes.push(now);
+        break campaigns;
+      }
+      const { nonce, records } = await claimRecords(env.DB, { campaign: campaign.row, mailboxId: mailbox.id, senderDomain, now, limit, newLeadsLeft });
+      lap("claimMs");
+      claims += 1;
+      if (records.length === 0) {
+        // The first claim found only new leads, and the campaign's new-leads cap is reached for its local day.
+        if (claims === 1) wakes.push(nextWindowOpen(schedule, nextLocalDayStart(now, schedule.timezone)) ?? now + IDLE_RECHECK_MS);
+        else wakes.push(now);
+        continue campaigns;
+      }
+      const outcome = await sendClaimed(env, db, { campaign, mailbox, smtp: work.smtp, oauth: work.oauth, records, nonce, now, links: work.links });
+      lap("sendMs");
+      sent += outcome.sent;
+      capLeft -= outcome.sent;
+      // Counted as claimed, not as sent: a new lead whose email failed still took its place today.
+      newLeadsLeft = Math.max(0, newLeadsLeft - records.filter((r) => r.step === 1).length);
+      if (outcome.sent > 0) lastSentAt = now;
+      if (outcome.oauthRefusal !== null) {
+        // A held token refused: the next pass refreshes it; a fresh one refused disconnects the mailbox.
+        return { sent, nextWakeAt: (await refused(outcome.oauthRefusal)) ? null : outcome.retryAt };
+      }
+      if (outcome.stop) return { sent, nextWakeAt: outcome.retryAt };
+      const again = gapEndsAt(lastSentAt, mailbox.timeToWaitInMins, schedule.min_time_btw_emails);
+      if (keepsGap && outcome.sent > 0) {
+        wakes.push(again !== null && again > now ? again : now);
+        break campaigns;
+      }
+      if (sent >= maxSends || Date.now() - work.started > PASS_BUDGET_MS) {
+        wakes.push(now);
+        break campaigns;
+      }
+      // A short claim took everything due; a claim that sent nothing would find the same again.
+      if (records.length < limit || outcome.sent === 0) {
+        wakes.push(now);
+        continue campaigns;
+      }
     }
-    const { nonce, records } = await claimRecords(env.DB, {
-      campaign: campaign.row,
-      mailboxId,
-      senderDomain,
-      now,
-      limit,
-      newLeadsLeft: Math.max(0, schedule.max_new_leads_per_day - plan.firstStepsToday),
-    });
-    lap("claimMs");
-    if (records.length === 0) {
-      // Only new leads were due and the campaign's new-leads cap is reached for its local day.
-      wakes.push(nextWindowOpen(schedule, nextLocalDayStart(now, schedule.timezone)) ?? now + IDLE_RECHECK_MS);
-      continue;
-    }
-    const outcome = await sendClaimed(env, db, { campaign, mailbox, smtp, oauth: login.oauth, records, nonce, now, links });
-    lap("sendMs");
-    sent += outcome.sent;
-    capLeft -= outcome.sent;
-    if (outcome.sent > 0) lastSentAt = now;
-    if (outcome.oauthRefusal !== null) {
-      // A held token refused: the next pass refreshes it; a fresh one refused disconnects the mailbox.
-      const disconnected = await logins.refused(mailbox, "smtp", login, outcome.oauthRefusal, now);
-      return { sent, nextWakeAt: disconnected ? null : outcome.retryAt };
-    }
-    if (outcome.stop) return { sent, nextWakeAt: outcome.retryAt };
-    const again = gapEndsAt(lastSentAt, mailbox.timeToWaitInMins, schedule.min_time_btw_emails);
-    wakes.push(again !== null && again > now ? again : now);
-    if (keepsGap && outcome.sent > 0) break;
-    if (sent >= maxSends || Date.now() - started > PASS_BUDGET_MS) break;
   }
   const nextWakeAt = wakes.length > 0 ? Math.min(...wakes) : null;
   // A pass that sent nothing never asks to run again at once: that would spin.
@@ -197,7 +237,7 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
 interface ClaimContext {
   campaign: ActiveCampaign;
   mailbox: MailboxRow;
-  smtp: SmtpSettings;
+  smtp: SmtpSender;
   /** `smtp` logs in with an OAuth token (a refused login is the token's, not a suspension). */
   oauth: boolean;
   records: ClaimedRecord[];
@@ -289,7 +329,7 @@ async function sendClaimed(
         pending.settle({ kind: "released", recordId, dueAt: now, unpin: false });
         continue;
       }
-      const result = await sendMail(smtp, composed.message, { allowPlain: false, outbound: mailPolicy(config(env)), bcc: mailbox.bccEmail ? [mailbox.bccEmail] : [] });
+      const result = await smtp.send(composed.message, mailbox.bccEmail ? [mailbox.bccEmail] : []);
       if (result.ok) {
         pending.finish({
           record,

@@ -1,7 +1,7 @@
 /**
  * SMTP submission from the Worker over `cloudflare:sockets` (issue 13, item 3): implicit TLS or
  * STARTTLS (required: a server that does not offer it is refused, never used in clear), AUTH PLAIN or
- * LOGIN, one message to one recipient per session. Every command is bounded in time and in what the
+ * LOGIN, one recipient per message, several messages per session (SmtpSender). Every command is bounded in time and in what the
  * server may send back (line-socket.ts), and every failure comes back as an SmtpFailure with the server's own code and text (smtp-replies.ts).
  * Our own client rather than `worker-mailer` 1.2.1, which goes on in clear (AUTH included) when a
  * STARTTLS server's EHLO does not offer STARTTLS, spins forever on a connection the server closed
@@ -51,8 +51,7 @@ class SmtpError extends Error {
 
 /**
  * One SMTP session over the shared line socket: each command and its reply is one exchange (one
- * deadline, one byte budget). A session can carry several transactions (RSET between them) when
- * the sender reuses it; today each message opens its own.
+ * deadline, one byte budget). An SmtpSender carries several transactions on it, RSET between them.
  */
 class Session {
   private readonly socket: LineSocket;
@@ -196,33 +195,132 @@ function dataBlock(raw: string): string {
   return `${body.replace(/^\./gm, "..")}.\r\n`;
 }
 
-async function session<T>(
-  settings: SmtpSettings,
-  options: SmtpOptions,
-  run: (session: Session) => Promise<T>,
-): Promise<T | { ok: false; failure: SmtpFailure }> {
-  if (settings.security === "plain" && !options.allowPlain) {
-    return {
-      ok: false,
-      failure: { kind: "permanent", code: null, text: "unencrypted SMTP is refused: use implicit TLS or STARTTLS" },
-    };
+/** Messages one session carries before it ends and the next message opens a new one (nodemailer's pool default). */
+const MAX_MESSAGES_PER_SESSION = 100;
+
+/**
+ * After this failure the session may carry the next message (after RSET): the server answered a
+ * command of the transaction with a well-formed refusal and did not announce its end (421). Any
+ * other failure (lost, timed out, in doubt, a login refused) ends the session.
+ */
+function sessionSurvives(failure: SmtpFailure): boolean {
+  return (failure.kind === "transient" || failure.kind === "recipient_rejected" || failure.kind === "permanent") && failure.code !== null && failure.code !== 421;
+}
+
+/**
+ * Sends messages of one mailbox over one logged-in session (issue 27): the first message logs in,
+ * each next one sends RSET first and goes on the same session, up to MAX_MESSAGES_PER_SESSION. A
+ * session the server ended meanwhile (RSET unanswered) is replaced before anything of the message is
+ * handed over, so that costs nothing; a failure that leaves the session in doubt ends it, and the
+ * next message opens a new one. Each `send` keeps the one-message guarantees: its failure is
+ * classified as before, and a session lost after the message was handed over is `unconfirmed`.
+ */
+export class SmtpSender {
+  private open: Session | null = null;
+  private carried = 0;
+
+  constructor(
+    private readonly settings: SmtpSettings,
+    private readonly options: SmtpOptions,
+  ) {}
+
+  /** Logs in (a new session) and answers the AUTH reply: what saving a mailbox records as `is_smtp_success`. */
+  login(): Promise<CheckResult> {
+    return this.attempt(async () => {
+      this.drop();
+      return { ok: true as const, reply: await this.connect() };
+    });
   }
-  const refused = await connectRefusal(settings.host, options.outbound);
-  if (refused) return { ok: false, failure: connectionFailure(refused.message) };
-  let open: Session;
-  try {
-    open = new Session(settings, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  } catch (error) {
-    return { ok: false, failure: connectionFailure(`cannot connect: ${(error as Error).message}`) };
+
+  /**
+   * Sends one message to one recipient (and blind copies, `bcc`, on the same transaction). `messageId`
+   * is the Message-ID it went out with (the caller's own header, or one made here); `reply` is the
+   * server's answer to the message (250 ... queued as ...).
+   */
+  async send(message: MimeMessage, bcc: readonly string[] = []): Promise<SendResult> {
+    const given = mailbox(message.to).email;
+    const to = smtpAddress(given);
+    if (to === null) return { ok: false, failure: { kind: "recipient_rejected", code: null, text: `invalid recipient address ${JSON.stringify(given)}` } };
+    // Not the recipient's fault: a permanent failure of this send, not a bounce.
+    if (needsSmtpUtf8(to)) return { ok: false, failure: { kind: "permanent", code: null, text: `the recipient ${JSON.stringify(to)} needs SMTPUTF8, which Salvo does not send yet` } };
+    let built: { raw: string; messageId: string };
+    try {
+      built = buildMime(message);
+    } catch (error) {
+      return { ok: false, failure: { kind: "permanent", code: null, text: (error as Error).message } };
+    }
+    const from = smtpAddress(mailbox(message.from).email)!;
+    return this.attempt(async () => {
+      const open = await this.ready();
+      await open.command("mail", `MAIL FROM:<${from}>`, [250]);
+      await open.command("rcpt", `RCPT TO:<${to}>`, [250, 251]);
+      // A refused copy (the mailbox's own bcc) must not cost the lead's email: it is left out.
+      for (const copy of bcc.map(smtpAddress).filter((a): a is string => a !== null && !needsSmtpUtf8(a))) {
+        await open.command("rcpt", `RCPT TO:<${copy}>`, [250, 251]).catch((error: unknown) => {
+          if (!(error instanceof SmtpError) || error.failure.kind === "connection") throw error;
+        });
+      }
+      await open.command("data", "DATA", [354]);
+      const reply = await open.message(dataBlock(built.raw));
+      this.carried += 1;
+      if (this.carried >= MAX_MESSAGES_PER_SESSION) await this.close();
+      return { ok: true as const, messageId: built.messageId, reply };
+    });
   }
-  try {
-    return await run(open);
-  } catch (error) {
-    if (error instanceof SmtpError) return { ok: false, failure: error.failure };
-    // The runtime reports TLS failures (such as an untrusted certificate) only as "internal error".
-    return { ok: false, failure: connectionFailure(`connection or TLS failure: ${(error as Error).message}`) };
-  } finally {
-    open.close();
+
+  /** Ends the session politely (QUIT), if one is open. */
+  async close(): Promise<void> {
+    if (this.open) await quit(this.open);
+    this.drop();
+  }
+
+  /** The open session made ready for a new transaction (RSET), or a new one logged in. */
+  private async ready(): Promise<Session> {
+    if (this.open) {
+      try {
+        await this.open.command("mail", "RSET", [250]);
+        return this.open;
+      } catch {
+        // The server ended the session meanwhile (an idle timeout, a restart): nothing of this message was handed over.
+        this.drop();
+      }
+    }
+    await this.connect();
+    return this.open!;
+  }
+
+  /** A new session, logged in; answers the AUTH reply. */
+  private async connect(): Promise<SmtpReply> {
+    const { settings, options } = this;
+    if (settings.security === "plain" && !options.allowPlain) {
+      throw new SmtpError({ kind: "permanent", code: null, text: "unencrypted SMTP is refused: use implicit TLS or STARTTLS" });
+    }
+    const refused = await connectRefusal(settings.host, options.outbound);
+    if (refused) throw new SmtpError(connectionFailure(refused.message));
+    try {
+      this.open = new Session(settings, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    } catch (error) {
+      throw new SmtpError(connectionFailure(`cannot connect: ${(error as Error).message}`));
+    }
+    this.carried = 0;
+    return login(this.open, settings, options);
+  }
+
+  /** Runs one use of the session; a failure comes back classified, and ends the session unless it survives it. */
+  private async attempt<T>(run: () => Promise<T>): Promise<T | { ok: false; failure: SmtpFailure }> {
+    try {
+      return await run();
+    } catch (error) {
+      // The runtime reports TLS failures (such as an untrusted certificate) only as "internal error".
+      const failure = error instanceof SmtpError ? error.failure : connectionFailure(`connection or TLS failure: ${(error as Error).message}`);
+      if (!sessionSurvives(failure)) this.drop();
+      return { ok: false, failure };
+    }
+  }
+
+  private drop(): void {
+    this.open?.close();
+    this.open = null;
   }
 }
 
@@ -231,44 +329,21 @@ async function quit(session: Session): Promise<void> {
 }
 
 /** EHLO and AUTH only (no mail): what saving a mailbox records as `is_smtp_success`. */
-export function checkSmtp(settings: SmtpSettings, options: SmtpOptions): Promise<CheckResult> {
-  return session(settings, options, async (open) => {
-    const reply = await login(open, settings, options);
-    await quit(open);
-    return { ok: true as const, reply };
-  });
+export async function checkSmtp(settings: SmtpSettings, options: SmtpOptions): Promise<CheckResult> {
+  const sender = new SmtpSender(settings, options);
+  try {
+    return await sender.login();
+  } finally {
+    await sender.close();
+  }
 }
 
-/**
- * Sends one message to one recipient (and blind copies, `options.bcc`, on the same transaction). `messageId` is the Message-ID it went out with (the caller's
- * own header, or one made here); `reply` is the server's answer to the message (250 ... queued as ...).
- */
+/** One message on a session of its own (a manual or test email); a pass of the engine keeps an SmtpSender instead. */
 export async function sendMail(settings: SmtpSettings, message: MimeMessage, options: SmtpOptions & { bcc?: string[] }): Promise<SendResult> {
-  const given = mailbox(message.to).email;
-  const to = smtpAddress(given);
-  if (to === null) return { ok: false, failure: { kind: "recipient_rejected", code: null, text: `invalid recipient address ${JSON.stringify(given)}` } };
-  // Not the recipient's fault: a permanent failure of this send, not a bounce.
-  if (needsSmtpUtf8(to)) return { ok: false, failure: { kind: "permanent", code: null, text: `the recipient ${JSON.stringify(to)} needs SMTPUTF8, which Salvo does not send yet` } };
-  let built: { raw: string; messageId: string };
+  const sender = new SmtpSender(settings, options);
   try {
-    built = buildMime(message);
-  } catch (error) {
-    return { ok: false, failure: { kind: "permanent", code: null, text: (error as Error).message } };
+    return await sender.send(message, options.bcc);
+  } finally {
+    await sender.close();
   }
-  const from = smtpAddress(mailbox(message.from).email)!;
-  return session(settings, options, async (open) => {
-    await login(open, settings, options);
-    await open.command("mail", `MAIL FROM:<${from}>`, [250]);
-    await open.command("rcpt", `RCPT TO:<${to}>`, [250, 251]);
-    // A refused copy (the mailbox's own bcc) must not cost the lead's email: it is left out.
-    for (const copy of (options.bcc ?? []).map(smtpAddress).filter((a): a is string => a !== null && !needsSmtpUtf8(a))) {
-      await open.command("rcpt", `RCPT TO:<${copy}>`, [250, 251]).catch((error: unknown) => {
-        if (!(error instanceof SmtpError) || error.failure.kind === "connection") throw error;
-      });
-    }
-    await open.command("data", "DATA", [354]);
-    const reply = await open.message(dataBlock(built.raw));
-    await quit(open);
-    return { ok: true as const, messageId: built.messageId, reply };
-  });
 }
