@@ -3,6 +3,10 @@
 //  1. Throughput: 10 lab mailboxes, one campaign, 1,000 leads (lead1..5+N@ addresses), started by the
 //     API; emails per second from START until every message is sent, and the workerd process's CPU
 //     time per email (utime + stime from /proc, so it includes the runtime, TLS and D1 for each send).
+//     In the same run, what a user could run instead on the same lab port (scripts/lib/bench-smtp-peers.mjs):
+//     nodemailer's pooled transport (the peer: the engine's target is >= 90% of it), and a bare client's
+//     floors, a session per email and one reused session per mailbox; then one mailbox alone, the engine
+//     against the bare reused session on one connection (target >= 80%).
 //  2. One scheduler pass over 10k, 100k and 1M enrolled records (records bulk-loaded by SQL): the
 //     operator route runs a pass that sends at most one email; its own timings split finding work and
 //     claiming from sending. Each probe uses a fresh mailbox, so no gap holds it back.
@@ -22,11 +26,14 @@ import { startDevServer } from "./lib/dev-server.mjs";
 import { campaignWithStep, labMailboxBody, waitForChecks, withoutGap } from "./lib/bench-mail.mjs";
 import { labTokens } from "./lib/lab-oauth-client.mjs";
 import { defaultDirs, findKeys } from "./check-no-keys.mjs";
+import { bareReusedSession, bareSessionPerEmail, nodemailerPooled } from "./lib/bench-smtp-peers.mjs";
 
 const root = join(import.meta.dirname, "..");
 const lab = JSON.parse(readFileSync(process.env.MAIL_LAB_JSON ?? join(root, ".mail-lab.json"), "utf8"));
 const DOMAIN = "lab.salvo.test";
 const LEADS = 1_000;
+/** Emails of the one-mailbox comparison. */
+const ONE_MAILBOX_LEADS = 300;
 const SIZES = [10_000, 100_000, 1_000_000];
 const PROBES = 20;
 const WARMUP = 3;
@@ -57,10 +64,10 @@ function sentCount(server, campaignId) {
   return row;
 }
 
-/** The 10 senders with their passwords. */
-async function passwordMailboxes(server, apiKey) {
+/** The 10 senders with their passwords (`count` of them). */
+async function passwordMailboxes(server, apiKey, count = 10) {
   const ids = [];
-  for (const sender of senders.slice(0, 10)) ids.push((await api(server, apiKey, "/api/v1/email-accounts/save", { method: "POST", body: labMailboxBody(lab, sender.email, sender) })).id);
+  for (const sender of senders.slice(0, count)) ids.push((await api(server, apiKey, "/api/v1/email-accounts/save", { method: "POST", body: labMailboxBody(lab, sender.email, sender) })).id);
   return ids;
 }
 
@@ -79,12 +86,12 @@ async function oauthMailboxes(server, apiKey) {
   return ids;
 }
 
-async function throughput(server, account, mailboxes = passwordMailboxes, label = "password") {
+async function throughput(server, account, { mailboxes = passwordMailboxes, label = "password", count = LEADS } = {}) {
   const apiKey = account.api_key;
   const ids = await mailboxes(server, apiKey);
   await waitForChecks(server, apiKey, ids);
   const campaignId = await campaignWithStep(server, apiKey, `bench-throughput-${label}`);
-  const leads = Array.from({ length: LEADS }, (_, i) => ({ email: `lead${(i % 5) + 1}+${label[0]}${i}@${DOMAIN}`, first_name: `L${i}` }));
+  const leads = Array.from({ length: count }, (_, i) => ({ email: `lead${(i % 5) + 1}+${label[0]}${i}@${DOMAIN}`, first_name: `L${i}` }));
   for (let i = 0; i < leads.length; i += 400) {
     await api(server, apiKey, `/api/v1/campaigns/${campaignId}/leads`, { method: "POST", body: { lead_list: leads.slice(i, i + 400) } });
   }
@@ -95,16 +102,32 @@ async function throughput(server, account, mailboxes = passwordMailboxes, label 
   const started = performance.now();
   await api(server, apiKey, `/api/v1/campaigns/${campaignId}/status`, { method: "POST", body: { status: "START" } });
   let counts = { sent: 0, other: 0 };
-  while (counts.sent + counts.other < LEADS) {
-    if (performance.now() - started > 15 * 60_000) throw new Error(`only ${counts.sent} of ${LEADS} sent after 15 minutes`);
+  while (counts.sent + counts.other < count) {
+    if (performance.now() - started > 15 * 60_000) throw new Error(`only ${counts.sent} of ${count} sent after 15 minutes`);
     await new Promise((resolve) => setTimeout(resolve, 200));
     counts = sentCount(server, campaignId);
   }
   const seconds = (performance.now() - started) / 1000;
   const cpu = workerdCpuSeconds(server.pid) - cpuBefore;
-  console.log(`\n1. ${LEADS} leads, 10 ${label} mailboxes, no gap: ${counts.sent} sent (${counts.other} not) in ${seconds.toFixed(1)} s`);
+  console.log(`\n1. ${count} leads, ${ids.length} ${label} mailbox(es), no gap: ${counts.sent} sent (${counts.other} not) in ${seconds.toFixed(1)} s`);
   console.log(`   ${(counts.sent / seconds).toFixed(1)} emails/s into the lab; workerd CPU ${((cpu * 1000) / counts.sent).toFixed(2)} ms per email (${cpu.toFixed(1)} s in all)`);
   return { campaignId, rate: counts.sent / seconds };
+}
+
+/** The peer and the floors on the same lab port, and their ratios to the engine's rates. */
+async function sideBySide(engine, oneMailbox) {
+  const recipients = [1, 2, 3, 4, 5].map((n) => `lead${n}@${DOMAIN}`);
+  const ten = senders.slice(0, 10);
+  console.log(`\n   Side by side on the same lab port, ${LEADS} emails over 10 mailboxes:`);
+  const peer = await nodemailerPooled(lab, ten, LEADS, recipients);
+  const perEmail = await bareSessionPerEmail(lab, ten, LEADS, recipients);
+  const reused = await bareReusedSession(lab, ten, LEADS, recipients);
+  for (const [name, rate] of [["Salvo's engine", engine], ["nodemailer pooled (peer)", peer], ["bare, session per email", perEmail], ["bare, reused sessions", reused]]) {
+    console.log(`   ${name.padEnd(26)} ${rate.toFixed(1).padStart(7)} emails/s   ${((engine / rate) * 100).toFixed(1).padStart(6)}% of it by the engine`);
+  }
+  console.log(`   engine / peer: ${((engine / peer) * 100).toFixed(1)}% (target >= 90%)`);
+  const bareOne = await bareReusedSession(lab, ten.slice(0, 1), ONE_MAILBOX_LEADS, recipients);
+  console.log(`   one mailbox, ${ONE_MAILBOX_LEADS} emails: engine ${oneMailbox.toFixed(1)}/s, bare reused session ${bareOne.toFixed(1)}/s: ${((oneMailbox / bareOne) * 100).toFixed(1)}% (target >= 80%)`);
 }
 
 /** Creates the probe campaigns and mailboxes through the API, then bulk-loads their records. */
@@ -113,7 +136,8 @@ async function prepareSchedulerDatasets(server, apiKey) {
   for (const size of SIZES) {
     const campaignId = await campaignWithStep(server, apiKey, `bench-scheduler-${size}`);
     const mailboxIds = [];
-    for (let i = 0; i < PROBES + WARMUP; i += 1) {
+    // Twice what the probes need: after the restart a mailbox's own alarm may spend its one email first.
+    for (let i = 0; i < 2 * (PROBES + WARMUP); i += 1) {
       const login = senders[i % senders.length];
       // A cap of one: after its probe the mailbox's own alarm finds the cap reached and sends nothing more.
       const body = labMailboxBody(lab, `probe-${size}-${i}@${DOMAIN}`, login, { max_email_per_day: 1 });
@@ -150,6 +174,7 @@ function loadRecords(file, accountId, plan) {
   db.close();
 }
 
+/** One pass of a probe mailbox that sends one email; null when the mailbox's own alarm already spent its cap. */
 async function probe(server, mailboxId) {
   const started = performance.now();
   const response = await fetch(`${server.url}/admin/v1/email-accounts/${mailboxId}/sender-pass?max_sends=1`, {
@@ -157,6 +182,7 @@ async function probe(server, mailboxId) {
     headers: { Authorization: `Bearer ${server.adminToken}` },
   });
   const body = await response.json();
+  if (response.ok && body.sent === 0) return null;
   if (!response.ok || body.sent !== 1) throw new Error(`probe of mailbox ${mailboxId}: ${response.status} ${JSON.stringify(body)}`);
   return { total: performance.now() - started, scheduling: body.timings.find_ms + body.timings.claim_ms, send: body.timings.send_ms };
 }
@@ -165,10 +191,15 @@ async function schedulerPasses(server, plan) {
   console.log("\n2. One scheduler pass (find due work + claim), per enrolled records; each probe sends one email:");
   for (const { size, mailboxIds } of plan) {
     const results = [];
-    for (const [index, id] of mailboxIds.entries()) {
+    let spent = 0;
+    for (const id of mailboxIds) {
       const result = await probe(server, id);
-      if (index >= WARMUP) results.push(result);
+      if (result === null) spent += 1;
+      else results.push(result);
+      if (results.length === PROBES + WARMUP) break;
     }
+    if (results.length < PROBES + WARMUP) throw new Error(`only ${results.length} probes of ${size} records sent (${spent} mailboxes' caps spent by their own alarms)`);
+    results.splice(0, WARMUP);
     const p50 = (key) => percentile(results.map((r) => r[key]).sort((a, b) => a - b), 50);
     console.log(
       `   ${String(size).padStart(9)} records: scheduling p50 ${ms(p50("scheduling"))}, p95 ${ms(percentile(results.map((r) => r.scheduling).sort((a, b) => a - b), 95))}; whole pass p50 ${ms(p50("total"))} (send ${ms(p50("send"))})`,
@@ -231,21 +262,28 @@ try {
   const { campaignId, rate } = await throughput(server, account);
   // Tracking first: it reads the newest message of part 1 from a lead's Maildir.
   await tracking(server, campaignId);
+  const one = await throughput(server, await provisionBenchAccount(server, "bench-engine-one"), {
+    mailboxes: (s, apiKey) => passwordMailboxes(s, apiKey, 1),
+    label: "one",
+    count: ONE_MAILBOX_LEADS,
+  });
+  await sideBySide(rate, one.rate);
   // A second account: the same addresses become its OAuth mailboxes (an address is one mailbox per account).
   const oauthAccount = await provisionBenchAccount(server, "bench-engine-oauth");
-  const oauth = await throughput(server, oauthAccount, oauthMailboxes, "oauth");
+  const oauth = await throughput(server, oauthAccount, { mailboxes: oauthMailboxes, label: "oauth" });
   console.log(`   OAuth / password in the same run: ${((oauth.rate / rate) * 100).toFixed(1)}% (target >= 95%: refresh is not on the per-email path)`);
   // The OAuth part handled 10 consents' tokens and their refreshes: none may be found in the dev server's state, logs or traces.
   const leaked = findKeys([stateDir, ...defaultDirs()]);
   for (const { path, keys } of leaked) console.error(`   API key or token value in ${path}: ${keys.join(", ")}`);
   if (leaked.length > 0) throw new Error("an API key or token value leaked into the dev server's state or logs");
   console.log("   no API key or token value in the dev server's state, logs or traces (check:no-keys)");
-  if (process.env.BENCH_ENGINE_SKIP_SCHEDULER === "true") process.exit(0);
-  const plan = await prepareSchedulerDatasets(server, account.api_key);
-  await server.stop();
-  loadRecords(localD1File(server.stateDir), account.id, plan);
-  server = await startDevServer({ stateDir, quiet: true });
-  await schedulerPasses(server, plan);
+  if (process.env.BENCH_ENGINE_SKIP_SCHEDULER !== "true") {
+    const plan = await prepareSchedulerDatasets(server, account.api_key);
+    await server.stop();
+    loadRecords(localD1File(server.stateDir), account.id, plan);
+    server = await startDevServer({ stateDir, quiet: true });
+    await schedulerPasses(server, plan);
+  }
 } finally {
   await server.stop();
   rmSync(stateDir, { recursive: true, force: true });

@@ -42,6 +42,26 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 /** The most an SMTP reply may take, continuation lines included (an EHLO answer is a few hundred bytes). */
 const MAX_REPLY_BYTES = 64 * 1024;
 
+/**
+ * A command of a transaction's envelope. `reset`: the RSET that readies a reused session, whose
+ * refusal means the session is no longer usable. `optional`: a blind copy's RCPT, whose refusal only
+ * leaves that copy out.
+ */
+interface EnvelopeCommand {
+  stage: SmtpStage;
+  line: string;
+  expected: number[];
+  reset?: boolean;
+  optional?: boolean;
+}
+
+/** What a refused envelope command means: null for a copy left out. */
+function refusal(command: EnvelopeCommand, reply: SmtpReply): SmtpFailure | null {
+  if (command.optional) return null;
+  if (command.reset) return connectionFailure(`the server refused RSET on a reused session: ${reply.text}`);
+  return classifyReply(command.stage, reply);
+}
+
 /** Ends the session with the failure it carries; thrown inside, returned by the public functions. */
 class SmtpError extends Error {
   constructor(readonly failure: SmtpFailure) {
@@ -96,6 +116,27 @@ class Session {
   private expected(stage: SmtpStage, codes: number[], reply: SmtpReply): SmtpReply {
     if (!codes.includes(reply.code)) throw new SmtpError(classifyReply(stage, reply));
     return reply;
+  }
+
+  /** The server offers PIPELINING (RFC 2920): the envelope's commands go in one write. */
+  pipelining = false;
+
+  /**
+   * The envelope's commands in one write, their replies read in order (all of them, so the session
+   * stays in step); the first refusal of a command that must pass ends the transaction, classified by
+   * its stage. DATA is never among them: the message follows only a 354 to it.
+   */
+  pipeline(commands: readonly EnvelopeCommand[]): Promise<void> {
+    const what = `the answers to ${commands.map((c) => c.line.split(/[ :]/)[0]).join(", ")}`;
+    return this.exchange(what, async () => {
+      await this.socket.write(commands.map((c) => `${c.line}\r\n`).join(""));
+      let failure: SmtpFailure | null = null;
+      for (const command of commands) {
+        const reply = await this.reply(what);
+        if (failure === null && !command.expected.includes(reply.code)) failure = refusal(command, reply);
+      }
+      if (failure !== null) throw new SmtpError(failure);
+    });
   }
 
   /** Sends a command and reads its reply; a reply outside `expected` ends the session, classified. */
@@ -161,6 +202,7 @@ async function login(session: Session, settings: SmtpSettings, options: SmtpOpti
     session.startTls();
     ehlo = await session.command("ehlo", `EHLO ${helo}`, [250]);
   }
+  session.pipelining = /^250[ -]PIPELINING\b/im.test(ehlo.text);
   const offered = /^250[ -]AUTH[ =](.*)$/im.exec(ehlo.text)?.[1]?.toUpperCase().split(/\s+/) ?? [];
   if (settings.accessToken !== undefined) {
     const mechanism = oauthMechanism(offered);
@@ -207,10 +249,16 @@ function sessionSurvives(failure: SmtpFailure): boolean {
   return (failure.kind === "transient" || failure.kind === "recipient_rejected" || failure.kind === "permanent") && failure.code !== null && failure.code !== 421;
 }
 
+/** The session was lost (closed, timed out, broken, RSET refused), as opposed to a command refused on it. */
+function sessionLost(error: unknown): boolean {
+  return !(error instanceof SmtpError) || error.failure.kind === "connection";
+}
+
 /**
  * Sends messages of one mailbox over one logged-in session (issue 27): the first message logs in,
- * each next one sends RSET first and goes on the same session, up to MAX_MESSAGES_PER_SESSION. A
- * session the server ended meanwhile (RSET unanswered) is replaced before anything of the message is
+ * each next one sends RSET first and goes on the same session, up to MAX_MESSAGES_PER_SESSION; the
+ * envelope (RSET, MAIL, RCPT) goes in one write when the server offers PIPELINING. A session the
+ * server ended meanwhile (RSET unanswered or refused) is replaced before anything of the message is
  * handed over, so that costs nothing; a failure that leaves the session in doubt ends it, and the
  * next message opens a new one. Each `send` keeps the one-message guarantees: its failure is
  * classified as before, and a session lost after the message was handed over is `unconfirmed`.
@@ -250,15 +298,32 @@ export class SmtpSender {
       return { ok: false, failure: { kind: "permanent", code: null, text: (error as Error).message } };
     }
     const from = smtpAddress(mailbox(message.from).email)!;
-    return this.attempt(async () => {
-      const open = await this.ready();
-      await open.command("mail", `MAIL FROM:<${from}>`, [250]);
-      await open.command("rcpt", `RCPT TO:<${to}>`, [250, 251]);
+    const envelope: EnvelopeCommand[] = [
+      { stage: "mail", line: `MAIL FROM:<${from}>`, expected: [250] },
+      { stage: "rcpt", line: `RCPT TO:<${to}>`, expected: [250, 251] },
       // A refused copy (the mailbox's own bcc) must not cost the lead's email: it is left out.
-      for (const copy of bcc.map(smtpAddress).filter((a): a is string => a !== null && !needsSmtpUtf8(a))) {
-        await open.command("rcpt", `RCPT TO:<${copy}>`, [250, 251]).catch((error: unknown) => {
-          if (!(error instanceof SmtpError) || error.failure.kind === "connection") throw error;
-        });
+      ...bcc
+        .map(smtpAddress)
+        .filter((a): a is string => a !== null && !needsSmtpUtf8(a))
+        .map((copy): EnvelopeCommand => ({ stage: "rcpt", line: `RCPT TO:<${copy}>`, expected: [250, 251], optional: true })),
+    ];
+    return this.attempt(async () => {
+      let open = this.open;
+      if (open !== null) {
+        try {
+          await this.envelope(open, [{ stage: "mail", line: "RSET", expected: [250], reset: true }, ...envelope]);
+        } catch (error) {
+          // The server ended the reused session meanwhile (an idle timeout, a restart): nothing of this
+          // message was handed over, so a new session carries it.
+          if (!sessionLost(error)) throw error;
+          this.drop();
+          open = null;
+        }
+      }
+      if (open === null) {
+        await this.connect();
+        open = this.open!;
+        await this.envelope(open, envelope);
       }
       await open.command("data", "DATA", [354]);
       const reply = await open.message(dataBlock(built.raw));
@@ -274,19 +339,16 @@ export class SmtpSender {
     this.drop();
   }
 
-  /** The open session made ready for a new transaction (RSET), or a new one logged in. */
-  private async ready(): Promise<Session> {
-    if (this.open) {
-      try {
-        await this.open.command("mail", "RSET", [250]);
-        return this.open;
-      } catch {
-        // The server ended the session meanwhile (an idle timeout, a restart): nothing of this message was handed over.
-        this.drop();
-      }
+  /** The envelope in one write when the server pipelines, else command by command. */
+  private async envelope(open: Session, commands: readonly EnvelopeCommand[]): Promise<void> {
+    if (open.pipelining) return open.pipeline(commands);
+    for (const command of commands) {
+      await open.command(command.stage, command.line, command.expected).catch((error: unknown) => {
+        if (!(error instanceof SmtpError) || error.failure.code === null) throw error;
+        const failure = refusal(command, { code: error.failure.code, text: error.failure.text });
+        if (failure !== null) throw new SmtpError(failure);
+      });
     }
-    await this.connect();
-    return this.open!;
   }
 
   /** A new session, logged in; answers the AUTH reply. */

@@ -26,9 +26,10 @@ declare module "vitest" {
      * take a whole transaction up to the end of the message, then close without answering it, or
      * never answer it. `recorder` keeps each session's commands (`GET <mailReader>/smtp-sessions?helo=<name>`
      * answers them as `[[command, …], …]`, one array per session that said `EHLO <name>`) and answers
-     * by the recipient's local part: `reject…` 550 at RCPT, `busy…` 451 at RCPT, `lost…` closes at the
+     * by the sender's and recipient's local parts: sender `refused…` 553 at MAIL (and 503 to the RCPT
+     * after it), recipient `reject…` 550 at RCPT, `busy…` 451 at RCPT, `lost…` closes at the
      * end of the message without answering it, `bye…` takes the message and then closes the session,
-     * anything else is taken.
+     * anything else is taken. It offers PIPELINING (the other scripted servers do not).
      */
     scriptedSmtp: { transient: number; hangup: number; silent: number; lostAfterData: number; silentAfterData: number; recorder: number };
     /**
@@ -217,10 +218,10 @@ function afterDataServer(atEnd: "close" | "silence") {
 const recorded = new Map<string, string[][]>();
 
 function recorderServer() {
-  const sessions = new WeakMap<Socket, { commands: string[]; recipient: string; inData: boolean }>();
+  const sessions = new WeakMap<Socket, { commands: string[]; recipient: string; inData: boolean; mailRefused: boolean }>();
   return lineServer("220 recorder.test ESMTP\r\n", (socket, line) => {
     let session = sessions.get(socket);
-    if (!session) sessions.set(socket, (session = { commands: [], recipient: "", inData: false }));
+    if (!session) sessions.set(socket, (session = { commands: [], recipient: "", inData: false, mailRefused: false }));
     if (session.inData) {
       if (line !== ".") return;
       session.inData = false;
@@ -235,8 +236,12 @@ function recorderServer() {
     if (command.startsWith("EHLO")) {
       const name = line.slice(5);
       if (session.commands.length === 1) recorded.set(name, [...(recorded.get(name) ?? []), session.commands]);
-      socket.write("250-recorder.test\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME\r\n");
+      socket.write("250-recorder.test\r\n250-PIPELINING\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME\r\n");
     } else if (command.startsWith("AUTH")) socket.write("235 2.7.0 Authentication successful\r\n");
+    else if (command.startsWith("MAIL")) {
+      session.mailRefused = /<refused/i.test(line);
+      socket.write(session.mailRefused ? "553 5.7.1 <refused@lab.salvo.test>: Sender address rejected: not owned by user\r\n" : "250 2.1.0 Ok\r\n");
+    } else if (command.startsWith("RCPT") && session.mailRefused) socket.write("503 5.5.1 Error: need MAIL command\r\n");
     else if (command.startsWith("RCPT")) {
       session.recipient = /<([^@>]*)/.exec(line)?.[1]?.toLowerCase() ?? "";
       if (session.recipient.startsWith("reject")) socket.write("550 5.1.1 <" + session.recipient + ">: Recipient address rejected: User unknown\r\n");

@@ -234,6 +234,16 @@ describe("SmtpSender: several messages on one session", () => {
     expect(all[0]!.slice(2)).toEqual(["MAIL FROM", "RCPT TO", "RSET", "MAIL FROM", "RCPT TO", "RSET", ...transaction, "QUIT"]);
   });
 
+  it("reads every pipelined answer after a refused MAIL FROM, so the session stays in step for the next message", async () => {
+    const { smtp, sessions, to } = recording();
+    expect(await smtp.send({ ...to("one"), from: "refused@lab.salvo.test" })).toMatchObject({ ok: false, failure: { kind: "permanent", code: 553 } });
+    expect(await smtp.send(to("two"))).toMatchObject({ ok: true });
+    await smtp.close();
+    const all = await sessions();
+    expect(all).toHaveLength(1);
+    expect(all[0]!.slice(2)).toEqual(["MAIL FROM", "RCPT TO", "RSET", ...transaction, "QUIT"]);
+  });
+
   it("after a session lost with the message handed over: that one is unconfirmed, the next goes on a new session", async () => {
     const { smtp, sessions, to, helo } = recording();
     expect(await smtp.send(to("first"))).toMatchObject({ ok: true });
