@@ -65,7 +65,9 @@ export function foldersOf(db: Database, principal: Scope) {
       id: campaignFolders.id,
       name: campaignFolders.name,
       createdAt: campaignFolders.createdAt,
-      campaignCount: sql<number>`(SELECT count(*) FROM ${campaigns} WHERE ${campaigns.folderId} = ${campaignFolders.id} AND ${visibleCampaigns(principal)})`,
+      // Written out: drizzle leaves a one-table select's columns unqualified, and "id" in the subquery would be the campaign's.
+      campaignCount: sql<number>`(SELECT count(*) FROM campaigns c WHERE c.folder_id = campaign_folders.id AND c.account_id = ${principal.accountId}
+                                   ${principal.clientId === null ? sql`` : sql`AND c.client_id = ${principal.clientId}`})`,
     })
     .from(campaignFolders)
     .where(visibleRows(principal, campaignFolders))

@@ -80,7 +80,7 @@ export async function reallocateRecords(d1: D1Database, campaignId: number, from
       ? sql`(email_account_id IS NULL OR email_account_id NOT IN (SELECT email_account_id FROM campaign_email_accounts WHERE campaign_id = ${campaignId}))`
       : sql`email_account_id ${inList(from)}`;
   const [rows] = await rawBatch(d1, [
-    sql`UPDATE campaign_leads SET email_account_id = json_extract(${jsonList(to)}, '$[' || (abs(random()) % ${to.length}) || ']'), updated_at = ${now}
+    sql`UPDATE campaign_leads SET email_account_id = json_extract(${jsonList(to)}, '$[' || CAST(abs(random()) % ${to.length} AS INTEGER) || ']'), updated_at = ${now}
         WHERE campaign_id = ${campaignId} AND state ${inList(REALLOCATED_STATES)} AND claim_token IS NULL AND ${pinned}
         RETURNING email_account_id`,
   ]);
