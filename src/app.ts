@@ -28,6 +28,7 @@ import { globalAnalyticsRoutes } from "./analytics/global-routes";
 import { peopleAnalyticsRoutes } from "./analytics/people-routes";
 import { clientKeyRoutes } from "./keys/client-key-routes";
 import { clientRoutes } from "./clients/routes";
+import { clientAssignRoutes } from "./clients/assign-routes";
 import { opsRoutes } from "./ops/routes";
 import { apiDocument } from "./ops/openapi-document";
 import { rateLimitRoutes } from "./keys/rate-limit-routes";
@@ -100,6 +101,7 @@ export function createApp() {
   app.route("/", sessionRoutes);
   app.route("/", accountRoutes);
   app.route("/", clientRoutes);
+  app.route("/", clientAssignRoutes);
   app.route("/", clientKeyRoutes);
   app.route("/", leadLiteralRoutes);
   // Literal `/leads/categories` paths: before `/leads/{lead_id}` (C9).

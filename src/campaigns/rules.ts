@@ -22,3 +22,8 @@ export function nextCampaignStatus(current: CampaignStatus, command: StatusComma
   if (current === "STOPPED") return TARGET[command] === "STOPPED" ? "STOPPED" : null;
   return TARGET[command];
 }
+
+/** Ids in the order first given, each once. */
+export function distinctIds(ids: readonly number[]): number[] {
+  return [...new Set(ids)];
+}

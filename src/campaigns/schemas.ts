@@ -42,6 +42,8 @@ export const Campaign = z
     }),
     ai_categorisation_options: z.unknown().openapi({ description: "As stored by the settings route (null when never set)" }),
     auto_categorise_reply: z.boolean().openapi({ description: "Whether replies are categorised automatically (CONTRACT section 20.3)" }),
+    spintax_distribution_mode: z.number().int().openapi({ description: "2 = random (default), 1 = incremental (CONTRACT 21.1)" }),
+    folder_id: z.number().int().nullable().openapi({ description: "The campaign folder it is filed in (CONTRACT 21.1)" }),
     parent_campaign_id: z.number().int().nullable(),
     team_member_id: z.number().int().nullable(),
     sending_status: SendingStatusAnswer.optional(),

@@ -188,6 +188,7 @@ sendingRoutes.openapi(routes.settings, async (c) => {
     autoPauseDomainLeadsOnReply: body.auto_pause_domain_leads_on_reply ?? current.autoPauseDomainLeadsOnReply,
     bounceAutopauseThreshold: body.bounce_autopause_threshold === undefined ? current.bounceAutopauseThreshold : body.bounce_autopause_threshold,
     autoCategoriseReply: body.auto_categorise_reply ?? current.autoCategoriseReply,
+    spintaxDistributionMode: current.spintaxDistributionMode,
     stored: { ...current.stored, ...stored },
   };
   await saveSettings(db, campaign.id, { settings: next, name: body.name, clientId });

@@ -400,6 +400,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/assign-client": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign a campaign (and its subsequences) to a client
+         * @description The campaign and its subsequences get `clientId` (null = the account's own again); the client's block-list entries apply to their sends from then on, and `applyClientDNC: true` also BLOCKs the matching live records now. 400 `Cannot assign client to a sub sequence!`, `Cannot assign the same client to the campaign` or `Client not found`; a client key → 401.
+         */
+        post: operations["assignCampaignClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/client/api-key": {
         parameters: {
             query?: never;
@@ -496,6 +516,46 @@ export interface paths {
          * @description Per record of the caller's campaigns, its sends with their opens, clicks and reply. `event_time_from`/`event_time_to` (ISO or `YYYY-MM-DD`; `to` needs `from`; a bad date → 400), `client_id`, `offset`, `limit` (1–1000). Answers `{data, hasMore}`.
          */
         get: operations["listAllLeadsActivities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/leads/filter": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search and filter a campaign's leads, a page at a time
+         * @description Every filter optional, all of them ANDed (`leadStatuses`, `emailStatuses`, `leadCategoryIds` each match any of their values). Records by id, `lastSeenLeadId` the cursor (`lastSeenEclmId` of the answer: null when no more follow); with `fieldSet: active_table` and `statusFilter: replied`, latest reply first, the cursor then the pair (`lastSeenReplyTime`, `lastSeenLeadId`). `count` = records matching the filters in all. `active_table` adds sending times, the category and the latest sent, reply and matched messages. STARTED matches records not sent yet (DRAFTED or STARTED); `espDomainTypes` is accepted and not applied yet (`esp_domain_type: null`).
+         */
+        post: operations["filterCampaignLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/lead-status-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many of a campaign's records are in each status group
+         * @description `all`; `active` (not sent yet or in progress); `replied`; `failed` (BLOCKED, or its latest send refused); `scheduled` (a next send time set); `manual_followups` (always 0); `completed`; `paused`. The keys are those the lead filter's `statusFilter` takes.
+         */
+        get: operations["getCampaignLeadStatusSummary"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1856,6 +1916,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add tags to campaigns in bulk
+         * @description Adds every (campaign, tag) pair of `campaignIds` × `tagIds` (1-100 each; `campaign_ids`/`tag_ids` are read too), idempotently and all or nothing. A campaign or tag the caller cannot see → 404 naming them (`not_found_campaign_ids`, `not_found_tag_ids`), nothing changed.
+         */
+        post: operations["addTagsToCampaigns"];
+        /**
+         * Remove tags from campaigns in bulk
+         * @description Removes every (campaign, tag) pair of `campaignIds` × `tagIds` (1-100 each; `campaign_ids`/`tag_ids` are read too), idempotently and all or nothing. A campaign or tag the caller cannot see → 404 naming them (`not_found_campaign_ids`, `not_found_tag_ids`), nothing changed.
+         */
+        delete: operations["removeTagsFromCampaigns"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/update-folder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move campaigns into a folder (or out of any)
+         * @description Files `campaign_ids` (1-200) in `folder_id` (`null` = no folder). Ids the caller cannot see are listed in `not_found_campaign_ids`; an unknown folder → 404 `Folder not found - Invalid folder_id.`; no campaign found → 404 with `not_found_campaign_ids`.
+         */
+        post: operations["updateCampaignFolder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List campaign folders
+         * @description The caller's folders by id, each with how many of its campaigns the caller sees (`campaign_count`).
+         */
+        get: operations["listCampaignFolders"];
+        put?: never;
+        /**
+         * Create a campaign folder
+         * @description A folder of the caller's (a client key's belongs to its client). Campaigns are filed with `update-folder`.
+         */
+        post: operations["createCampaignFolder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/folders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a campaign folder
+         * @description Its campaigns stay, in no folder. A folder the caller cannot see → 404 `Folder not found - Invalid folder_id.`
+         */
+        delete: operations["deleteCampaignFolder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/spintax-distribution-mode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set how spintax options are spread over a campaign's leads
+         * @description `spintaxDistributionMode` 2 (random, the default) = each record's stable hash picks; 1 (incremental) = the k-th record of the campaign (`spintax_modulo_index`, 0-based, by id) takes option k mod n of every spintax group. Only a DRAFTED campaign → else 400 `Campaign is not in draft mode.`
+         */
+        post: operations["setSpintaxDistributionMode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns/{campaign_id}/schedule": {
         parameters: {
             query?: never;
@@ -2049,7 +2217,7 @@ export interface paths {
         };
         /**
          * List campaigns (a client key sees its client's only)
-         * @description The caller's campaigns as a bare array (read shape with settings and tags); `client_id` narrows. A client key sees its client's only.
+         * @description The caller's campaigns as a bare array (read shape with settings and tags); `client_id` and `folder_id` narrow. A client key sees its client's only.
          */
         get: operations["listCampaigns"];
         put?: never;
@@ -4240,6 +4408,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/{campaign_id}/email-accounts/by-tag": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach every mailbox carrying the given tags to a campaign
+         * @description Attaches the caller's mailboxes that carry any of `tag_ids` (1-100); `only_connected` skips those whose SMTP and IMAP checks do not both pass. Already attached ones are counted, not added. The campaign may reach `max_limit` mailboxes (at most and by default 5,000): over it → 400, nothing attached. A tag the caller cannot see → 400 `Tag id - <id> not allowed. Permission Error.`
+         */
+        post: operations["addCampaignEmailAccountsByTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/reallocate-mailboxes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a campaign's records off mailboxes it no longer has
+         * @description Records pinned to a mailbox no longer attached (or to none; with `from_email_account_ids`, to one of those), with sending left and not STARTED, each get one of the campaign's usable attached mailboxes at random. None attached → 400 `No email accounts are attached to this campaign.`; a `from_email_account_ids` id still attached → 400 naming it.
+         */
+        post: operations["reallocateCampaignMailboxes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns/{campaign_id}/email-accounts": {
         parameters: {
             query?: never;
@@ -5183,6 +5391,22 @@ export interface components {
             user_id: number;
             created_at: string;
         };
+        CampaignClientAssigned: {
+            ok: boolean;
+            message: string;
+            client: {
+                id: number;
+                email: string;
+            } | null;
+        };
+        AssignCampaignClient: {
+            /** @description A number or its decimal string */
+            campaignId: number | string;
+            /** @description The account's client, or null to take the campaign back to the account */
+            clientId: number | string | null;
+            /** @description Also BLOCK now the live records the client's block list names (default false) */
+            applyClientDNC?: boolean;
+        };
         ClientApiKeyResponse: {
             ok: boolean;
             data: components["schemas"]["ClientApiKey"];
@@ -5244,6 +5468,136 @@ export interface components {
                 }[];
             }[];
             hasMore: boolean;
+        };
+        FilteredCampaignLeads: {
+            leads: components["schemas"]["FilteredCampaignLead"][];
+            lastSeenEclmId: number | null;
+            count: number;
+            lastSeenReplyTime?: string | null;
+        };
+        FilteredCampaignLead: {
+            id: number;
+            current_seq_num: number;
+            status: string;
+            email_account_id: number | null;
+            spintax_modulo_index: number | null;
+            email_lead: {
+                id: number;
+                email: string;
+                first_name: string | null;
+                last_name: string | null;
+                company_name: string | null;
+                phone_number: string | null;
+                company_url: string | null;
+                website: string | null;
+                linkedin_profile: string | null;
+                location: string | null;
+                custom_fields: {
+                    [key: string]: unknown;
+                } | null;
+                esp_domain_type: string | null;
+                seg_type?: null;
+            };
+            email_account: {
+                username: string;
+                mappingExists?: {
+                    id: number;
+                }[];
+            } | null;
+            next_timestamp_to_reach?: string | null;
+            last_sent_time?: string | null;
+            latest_reply_time?: string | null;
+            email_campaign_seq_id?: number | null;
+            lead_category_id?: number | null;
+            lead_category?: {
+                id: number;
+                name: string;
+            } | null;
+            latest_email_stats?: components["schemas"]["HistoryMessage"];
+            latest_reply_stats?: components["schemas"]["HistoryMessage"];
+            matched_status_stats?: components["schemas"]["HistoryMessage"];
+        };
+        HistoryMessage: {
+            stats_id: string;
+            message_id: string | null;
+            /** @enum {string} */
+            type: "SENT" | "REPLY";
+            time: string;
+            from: string | null;
+            to: string | null;
+            cc: string | null;
+            bcc: string | null;
+            subject: string | null;
+            email_body: string | null;
+            email_seq_number: string;
+            open_count?: number;
+            click_count?: number;
+            click_details?: {
+                [key: string]: boolean;
+            };
+            attachments: {
+                file_name: string;
+                file_url: string;
+                file_type: string;
+                file_size: number;
+            }[];
+            ignored: boolean;
+            /** @description On a REPLY: how it was categorised (CONTRACT section 20.5) */
+            categorisation?: {
+                category_id: number | null;
+                category_name: string | null;
+                /** @enum {string} */
+                source: "rule" | "model" | "human" | "event";
+                rule_id: string | null;
+                model: string | null;
+                prompt_template_id: number | null;
+                prompt_version: string | null;
+                confidence: number | null;
+                needs_review: boolean;
+                reason: string | null;
+                categorised_at: string;
+            } | null;
+        } | null;
+        CampaignLeadFilter: {
+            /** @description Words split on spaces; each must be in the email, first or last name */
+            searchText?: string;
+            /** @description 1-100, default 25 */
+            limit?: number;
+            /** @description Cursor: the previous page's `lastSeenEclmId` (a record id; 0 = from the start) */
+            lastSeenLeadId?: number | string;
+            /** @description With `active_table` + `statusFilter: replied`: the previous page's `lastSeenReplyTime` */
+            lastSeenReplyTime?: string | number;
+            leadStatuses?: ("STARTED" | "INPROGRESS" | "COMPLETED" | "STOPPED" | "PAUSED" | "BLOCKED")[];
+            emailStatuses?: ("is_opened" | "is_clicked" | "is_bounced" | "is_replied" | "got_reply" | "is_unsubscribed" | "is_accepted" | "not_replied" | "is_sender_bounced")[];
+            /** @description -1 = no category */
+            leadCategoryIds?: number[];
+            leadCategoryIsNull?: boolean;
+            emailAccountIds?: (number | string)[];
+            /** @description Accepted; every lead's provider is unknown until CONTRACT 23.3 */
+            espDomainTypes?: string[];
+            sequenceNumbers?: number[];
+            sequenceIds?: (number | string)[];
+            seqVariantIds?: (number | string)[];
+            /** @enum {string} */
+            statusFilter?: "all" | "active" | "replied" | "failed" | "scheduled" | "manual_followups" | "completed" | "paused";
+            /**
+             * @description Default drafted_table
+             * @enum {string}
+             */
+            fieldSet?: "drafted_table" | "active_table";
+        };
+        LeadStatusSummary: {
+            ok: boolean;
+            data: {
+                all: number;
+                active: number;
+                replied: number;
+                failed: number;
+                scheduled: number;
+                manual_followups: number;
+                completed: number;
+                paused: number;
+            };
         };
         InboxLeadResumed: components["schemas"]["LeadAck"] & {
             data: {
@@ -6332,6 +6686,69 @@ export interface components {
             /** @enum {string} */
             state: "DRAFTED" | "STARTED" | "INPROGRESS" | "COMPLETED" | "PAUSED" | "STOPPED" | "BLOCKED";
         };
+        CampaignTagsAdded: {
+            ok: boolean;
+            message: string;
+            campaign_ids: number[];
+            tag_ids: number[];
+            requested: number;
+            added: number;
+            already_present: number;
+        };
+        CampaignTagPairs: {
+            campaignIds?: (number | string)[];
+            /** @description Alias of campaignIds */
+            campaign_ids?: (number | string)[];
+            tagIds?: (number | string)[];
+            /** @description Alias of tagIds */
+            tag_ids?: (number | string)[];
+        };
+        CampaignTagsRemoved: {
+            ok: boolean;
+            message: string;
+            campaign_ids: number[];
+            tag_ids: number[];
+            requested: number;
+            removed: number;
+            not_present: number;
+        };
+        CampaignFolderUpdated: {
+            ok: boolean;
+            requested: number;
+            updated: number;
+            updated_campaign_ids: number[];
+            not_found_campaign_ids: number[];
+        };
+        UpdateCampaignFolder: {
+            campaign_ids: (number | string)[];
+            folder_id: number | string | null;
+        };
+        CampaignFolderCreated: {
+            ok: boolean;
+            data: {
+                id: number;
+                name: string;
+                created_at: string;
+            };
+        };
+        NewCampaignFolder: {
+            name: string;
+        };
+        CampaignFolders: {
+            ok: boolean;
+            data: components["schemas"]["CampaignFolder"][];
+        };
+        CampaignFolder: {
+            id: number;
+            name: string;
+            created_at: string;
+            campaign_count: number;
+        };
+        SpintaxDistributionMode: {
+            campaignId: number | string;
+            /** @description 1 = incremental (record k takes option k mod n), 2 = random (default) */
+            spintaxDistributionMode: 1 | 2;
+        };
         CampaignSchedule: {
             ok: boolean;
             data: {
@@ -6500,6 +6917,10 @@ export interface components {
             ai_categorisation_options?: unknown;
             /** @description Whether replies are categorised automatically (CONTRACT section 20.3) */
             auto_categorise_reply: boolean;
+            /** @description 2 = random (default), 1 = incremental (CONTRACT 21.1) */
+            spintax_distribution_mode: number;
+            /** @description The campaign folder it is filed in (CONTRACT 21.1) */
+            folder_id: number | null;
             parent_campaign_id: number | null;
             team_member_id: number | null;
             sending_status?: components["schemas"]["SendingStatus"];
@@ -6736,47 +7157,6 @@ export interface components {
             history: components["schemas"]["HistoryMessage"][];
             from: string | null;
             to: string;
-        };
-        HistoryMessage: {
-            stats_id: string;
-            message_id: string | null;
-            /** @enum {string} */
-            type: "SENT" | "REPLY";
-            time: string;
-            from: string | null;
-            to: string | null;
-            cc: string | null;
-            bcc: string | null;
-            subject: string | null;
-            email_body: string | null;
-            email_seq_number: string;
-            open_count?: number;
-            click_count?: number;
-            click_details?: {
-                [key: string]: boolean;
-            };
-            attachments: {
-                file_name: string;
-                file_url: string;
-                file_type: string;
-                file_size: number;
-            }[];
-            ignored: boolean;
-            /** @description On a REPLY: how it was categorised (CONTRACT section 20.5) */
-            categorisation?: {
-                category_id: number | null;
-                category_name: string | null;
-                /** @enum {string} */
-                source: "rule" | "model" | "human" | "event";
-                rule_id: string | null;
-                model: string | null;
-                prompt_template_id: number | null;
-                prompt_version: string | null;
-                confidence: number | null;
-                needs_review: boolean;
-                reason: string | null;
-                categorised_at: string;
-            } | null;
         };
         BulkMessageHistoryRequest: {
             /** @description null or absent: every lead of the campaign (at most 500) */
@@ -7698,6 +8078,41 @@ export interface components {
             /** @description A number or its decimal string */
             client_id?: number | string | null;
             is_suspended?: boolean;
+        };
+        CampaignEmailAccountsByTag: {
+            ok: boolean;
+            result: {
+                id: number;
+                email_campaign_id: number;
+                email_account_id: number;
+            }[];
+            added_count: number;
+            already_associated_count: number;
+            tag_resolution: {
+                matched_tags: {
+                    id: number;
+                    name: string;
+                }[];
+                resolved_account_count: number;
+                disconnected_account_count: number;
+                skipped_disconnected_count: number;
+            };
+            message?: string;
+        };
+        AddCampaignEmailAccountsByTag: {
+            tag_ids: (number | string)[];
+            /** @description Skip mailboxes whose SMTP and IMAP checks do not both pass (default false) */
+            only_connected?: boolean;
+            /** @description Accepted; warmup is set per mailbox */
+            auto_adjust_warmup?: boolean;
+        };
+        MailboxesReallocated: {
+            ok: boolean;
+            leads_reallocated: number;
+            to_email_account_ids: number[];
+        };
+        ReallocateCampaignMailboxes: {
+            from_email_account_ids?: (number | string)[];
         };
         CampaignEmailAccounts: {
             email_account_ids?: (number | string)[];
@@ -9387,6 +9802,48 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    assignCampaignClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignId": 1,
+                 *       "clientId": 2,
+                 *       "applyClientDNC": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["AssignCampaignClient"];
+            };
+        };
+        responses: {
+            /** @description The campaign's client now */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignClientAssigned"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listClientKeys: {
         parameters: {
             query?: {
@@ -9606,6 +10063,84 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    filterCampaignLeads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "searchText": "ann acme",
+                 *       "limit": 25,
+                 *       "leadStatuses": [
+                 *         "INPROGRESS"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CampaignLeadFilter"];
+            };
+        };
+        responses: {
+            /** @description One page of records */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilteredCampaignLeads"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getCampaignLeadStatusSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadStatusSummary"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };
@@ -12838,6 +13373,288 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    addTagsToCampaigns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignIds": [
+                 *         1,
+                 *         2
+                 *       ],
+                 *       "tagIds": [
+                 *         3
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CampaignTagPairs"];
+            };
+        };
+        responses: {
+            /** @description Pairs added and already present */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignTagsAdded"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    removeTagsFromCampaigns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignIds": [
+                 *         1,
+                 *         2
+                 *       ],
+                 *       "tagIds": [
+                 *         3
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CampaignTagPairs"];
+            };
+        };
+        responses: {
+            /** @description Pairs removed and not present */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignTagsRemoved"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateCampaignFolder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaign_ids": [
+                 *         1,
+                 *         2
+                 *       ],
+                 *       "folder_id": 5
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCampaignFolder"];
+            };
+        };
+        responses: {
+            /** @description The campaigns filed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignFolderUpdated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listCampaignFolders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The folders */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignFolders"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createCampaignFolder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Q1 outreach"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewCampaignFolder"];
+            };
+        };
+        responses: {
+            /** @description The folder */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignFolderCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteCampaignFolder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        success: boolean;
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    setSpintaxDistributionMode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignId": 1,
+                 *       "spintaxDistributionMode": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["SpintaxDistributionMode"];
+            };
+        };
+        responses: {
+            /** @description Set */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     setCampaignSchedule: {
         parameters: {
             query?: never;
@@ -13250,6 +14067,8 @@ export interface operations {
         parameters: {
             query?: {
                 client_id?: number;
+                /** @description Only the campaigns filed in this folder (CONTRACT 21.1) */
+                folder_id?: number;
                 /** @description Rows to skip (after starting_after, when given) */
                 offset?: number;
                 /** @description 1-1000; absent: every row */
@@ -18549,6 +19368,98 @@ export interface operations {
                     };
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    addCampaignEmailAccountsByTag: {
+        parameters: {
+            query?: {
+                /** @description The campaign's mailbox cap for this call (1-5000, default 5000) */
+                max_limit?: number;
+            };
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tag_ids": [
+                 *         1
+                 *       ],
+                 *       "only_connected": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["AddCampaignEmailAccountsByTag"];
+            };
+        };
+        responses: {
+            /** @description The links made */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignEmailAccountsByTag"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    reallocateCampaignMailboxes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "from_email_account_ids": [
+                 *         12
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReallocateCampaignMailboxes"];
+            };
+        };
+        responses: {
+            /** @description The records moved and the mailboxes they went to */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailboxesReallocated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];

@@ -42,10 +42,12 @@ export interface SenderIdentity {
 
 export interface ComposeInput {
   recordId: number;
+  /** The record's `spintax_modulo_index`: spintax takes option k mod n when the campaign's mode is incremental (1). */
+  spintaxIndex?: number | null;
   step: StepContent;
   lead: TemplateLead & { email: string };
   sender: SenderIdentity;
-  settings: Pick<CampaignSettings, "unsubscribeText" | "addUnsubscribeTag" | "sendAsPlainText" | "forcePlainText">;
+  settings: Pick<CampaignSettings, "unsubscribeText" | "addUnsubscribeTag" | "sendAsPlainText" | "forcePlainText"> & Partial<Pick<CampaignSettings, "spintaxDistributionMode">>;
   /** Earlier emails of this record's sequence, oldest first. */
   thread: { messageId: string; subject: string | null }[];
   messageId: string;
@@ -95,7 +97,8 @@ function threadSubject(subject: string, thread: ComposeInput["thread"]): string 
 export async function composeEmail(input: ComposeInput): Promise<Composed> {
   const { step, recordId, lead, sender, settings } = input;
   const chosen = pick(step, recordId);
-  const seed = { recordId, step: step.seqNumber };
+  const incremental = settings.spintaxDistributionMode === 1 && input.spintaxIndex != null;
+  const seed = { recordId, step: step.seqNumber, ...(incremental && { moduloIndex: input.spintaxIndex! }) };
   const subject = threadSubject(
     renderTemplate(spin(chosen.subject, { ...seed, part: "subject" }), lead, { signature: null }).replace(/[\r\n]+/g, " ").trim(),
     input.thread,

@@ -302,6 +302,7 @@ async function sendClaimed(
       }
       const composed = await composeEmail({
         recordId,
+        spintaxIndex: record.spintaxIndex,
         step: {
           seqNumber: step,
           subject: content.step.subject,

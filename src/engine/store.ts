@@ -136,6 +136,8 @@ export interface ClaimedRecord {
   /** Earlier messages of the thread, oldest first. */
   thread: { messageId: string; subject: string | null }[];
   refusal: "blocked" | "opted_out" | null;
+  /** The record's k in its campaign (incremental spintax, CONTRACT 21.1). */
+  spintaxIndex: number | null;
 }
 
 export interface ClaimRequest {
@@ -183,7 +185,7 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
     sql`UPDATE messages SET status = 'unconfirmed', last_error = ${IN_DOUBT}, updated_at = ${now}
         WHERE status = 'sending' AND campaign_lead_id IN (${claimed})
           AND step = (SELECT next_step FROM campaign_leads WHERE id = messages.campaign_lead_id)`,
-    sql`SELECT cl.id AS record_id, cl.next_step AS step, l.email AS lead_email, l.first_name, l.last_name, l.company_name,
+    sql`SELECT cl.id AS record_id, cl.next_step AS step, cl.spintax_modulo_index, l.email AS lead_email, l.first_name, l.last_name, l.company_name,
                l.phone_number, l.website, l.location, l.linkedin_profile, l.company_url, l.custom_fields,
                m.id AS message_row_id, m.status AS message_status, m.attempts AS attempts,
                coalesce(m.message_id, '<' || lower(hex(randomblob(16))) || '@' || ${request.senderDomain} || '>') AS message_id,
@@ -198,6 +200,7 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
   const records = results[3]!.map((row) => ({
     recordId: Number(row.record_id),
     step: Number(row.step),
+    spintaxIndex: row.spintax_modulo_index == null ? null : Number(row.spintax_modulo_index),
     leadEmail: String(row.lead_email),
     lead: {
       email: String(row.lead_email),

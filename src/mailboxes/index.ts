@@ -1,5 +1,6 @@
 import { createRouter } from "../platform/openapi";
 import { campaignMailboxRoutes } from "./campaign-routes";
+import { mailboxAllocationRoutes } from "./allocation-routes";
 import { mailboxRoutes } from "./routes";
 import { mailboxTagRoutes } from "./tag-routes";
 import { mailboxWarmupRoutes } from "./warmup-routes";
@@ -9,4 +10,5 @@ export const mailboxFeatureRoutes = createRouter()
   .route("/", mailboxTagRoutes)
   .route("/", mailboxRoutes)
   .route("/", mailboxWarmupRoutes)
+  .route("/", mailboxAllocationRoutes)
   .route("/", campaignMailboxRoutes);

@@ -17,6 +17,8 @@ export interface CampaignSettings {
   bounceAutopauseThreshold: number | null;
   /** CONTRACT section 20.3: false turns automatic reply categorisation off for the campaign (out-of-office stays under autoCategorizeOOO). */
   autoCategoriseReply: boolean;
+  /** CONTRACT 21.1: 2 = random (each record's stable hash picks a spintax option), 1 = incremental (record k takes option k mod n). */
+  spintaxDistributionMode: 1 | 2;
   /** Accepted for compatibility, stored, not acted on (ai_categorisation_options is read by src/triage/). */
   stored: Record<string, unknown>;
 }
@@ -45,6 +47,7 @@ export const DEFAULT_SETTINGS: CampaignSettings = {
   autoPauseDomainLeadsOnReply: false,
   bounceAutopauseThreshold: null,
   autoCategoriseReply: true,
+  spintaxDistributionMode: 2,
   stored: {},
 };
 
@@ -106,5 +109,6 @@ export function presentSending(schedule: Schedule | null, settings: CampaignSett
     out_of_office_detection_settings: settings.outOfOffice,
     ai_categorisation_options: settings.stored.ai_categorisation_options ?? null,
     auto_categorise_reply: settings.autoCategoriseReply,
+    spintax_distribution_mode: settings.spintaxDistributionMode,
   };
 }

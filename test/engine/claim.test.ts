@@ -58,6 +58,14 @@ describe("claiming due records", () => {
     expect(await messageRows(base.campaign.id), "a claim writes no message: each is written right before its own transaction").toEqual([]);
   });
 
+  it("reads each record's spintax_modulo_index, its k in the campaign (incremental spintax, CONTRACT 21.1)", async () => {
+    const base = await setUp(4);
+    const { records } = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 10));
+    expect(records.map((r) => r.spintaxIndex).sort()).toEqual([0, 1, 2, 3]);
+    const byRecord = [...records].sort((a, b) => a.recordId - b.recordId).map((r) => r.spintaxIndex);
+    expect(byRecord, "the k-th record by id has k").toEqual([0, 1, 2, 3]);
+  });
+
   it("holds new leads to the campaign's remaining new-leads allowance", async () => {
     const base = await setUp(5);
     const { records } = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 10, 2));

@@ -46,7 +46,8 @@ export type Kind =
   | "promptTemplate"
   | "replay"
   | "oauthSession"
-  | "session";
+  | "session"
+  | "campaignFolder";
 /** Ids are numbers, but for an OAuth consent session's (`oas_…`). */
 export type Objects = Record<Exclude<Kind, "oauthSession">, number> & { oauthSession: string };
 
@@ -57,6 +58,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
   campaign_id: "campaign",
   email_campaign_id: "campaign",
   campaignId: "campaign",
+  campaignIds: "campaign",
   subSequenceId: "campaign",
   sub_sequence_id: "campaign",
   subsequence_id: "campaign",
@@ -86,6 +88,8 @@ const KIND_BY_NAME: Record<string, Kind> = {
   email_account_id: "mailbox",
   email_account_ids: "mailbox",
   emailAccountId: "mailbox",
+  emailAccountIds: "mailbox",
+  from_email_account_ids: "mailbox",
   selectedEmailAccountId: "mailbox",
   listId: "leadList",
   list_id: "leadList",
@@ -113,6 +117,9 @@ const KIND_BY_NAME: Record<string, Kind> = {
  * NOT_TENANT's catalogue value), and an OAuth consent session (elsewhere a web app session).
  */
 const KIND_ON_PATH: Record<string, Record<string, Kind>> = {
+  // Campaign folders (CONTRACT 21.1), elsewhere `folder_id` is a spam-test folder.
+  "/api/v1/campaigns": { folder_id: "campaignFolder" },
+  "/api/v1/campaigns/update-folder": { folder_id: "campaignFolder" },
   "/api/v1/leads/categories/{category_id}": { category_id: "category" },
   "/api/v1/email-accounts/oauth/sessions/{session_id}": { session_id: "oauthSession" },
 };
@@ -121,7 +128,7 @@ const KIND_ON_PATH: Record<string, Record<string, Kind>> = {
  * Operations that succeed only with a live mail server behind the caller's mailbox (tested against
  * the lab in test/mail/): with the caller's own ids they must get as far as this refusal.
  */
-export const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string }> = {
+export const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string | RegExp }> = {
   "POST /api/v1/campaigns/{campaign_id}/reply-email-thread": { status: 400, error: "Email account not found!" },
   "POST /api/v1/campaigns/{campaign_id}/send-test-email": {
     status: 400,
@@ -134,12 +141,15 @@ export const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string }
   "PATCH /api/v1/master-inbox/resume-lead": { status: 400, error: "Lead is not paused" },
   // The seed's own campaign is no subsequence of itself.
   "POST /api/v1/master-inbox/push-to-subsequence": { status: 400, error: "sub_sequence_id must be a subsequence of the lead's campaign" },
+  // The caller's own mailbox is still attached to its campaign: nothing to move off it (CONTRACT 21.1).
+  "POST /api/v1/campaigns/{campaign_id}/reallocate-mailboxes": { status: 400, error: /^Email account \d+ is still attached to this campaign\.$/ },
   // The seeded mailbox signs in with a password: reconnecting it by OAuth is refused (CONTRACT 18.3).
   "POST /api/v1/email-accounts/{id}/oauth/reconnect": { status: 400, error: "This mailbox signs in with a password; update its credentials instead" },
 };
 
 /** A bare `id` (path or body) names the row of the route it is on. */
 const KIND_OF_BARE_ID: [RegExp, Kind][] = [
+  [/^\/api\/v1\/campaigns\/folders\//, "campaignFolder"],
   [/^\/api\/v1\/account\/api-keys\//, "accountKey"],
   [/^\/api\/v1\/client\/api-key\//, "clientKey"],
   [/^\/api\/v1\/client\/save$/, "client"],
@@ -175,6 +185,10 @@ const NOT_TENANT: Record<string, unknown> = {
   provider: "google",
   // The OAuth app's client id at the provider.
   oauth_client_id: "matrix-app.apps.googleusercontent.com",
+  // The lead filter's (CONTRACT 21.1) categories (the catalogue's), steps and variants: values to match, naming no tenant's rows.
+  leadCategoryIds: [1],
+  sequenceIds: [1],
+  seqVariantIds: [1],
 };
 
 function labelValue(apiPath: string, name: string): { value: unknown } | undefined {
@@ -213,6 +227,8 @@ const ONE_OF_IDS: Record<string, string[][]> = {
   "POST /api/v1/leads/campaign/push-to-list": [["leadMapIds"]],
   "POST /api/v1/crm/leads/tags": [["leadId", "lead_id"], ["tagIds", "tag_ids"]],
   "POST /api/v1/master-inbox/push-to-subsequence": [["sub_sequence_id", "subsequence_id"]],
+  "POST /api/v1/campaigns/tags": [["campaignIds", "campaign_ids"], ["tagIds", "tag_ids"]],
+  "DELETE /api/v1/campaigns/tags": [["campaignIds", "campaign_ids"], ["tagIds", "tag_ids"]],
 };
 
 /** Optional fields an operation needs that its schema cannot say are required (a choice of one among several). */

@@ -56,10 +56,14 @@ function callersOf(world: World) {
 }
 
 function namingMissing<T extends { result: { status: number; body: unknown } }>(sent: T, ids: (number | string)[]): T {
-  const body = sent.result.body as { error?: unknown } | null;
+  const body = sent.result.body as Record<string, unknown> | null;
   if (typeof body?.error !== "string") return sent;
   const error = ids.reduce<string>((text, id) => text.replace(new RegExp(`\\b${id}\\b`, "g"), String(MISSING)), body.error);
-  return { ...sent, result: { ...sent.result, body: { ...body, error } } };
+  // Bulk refusals list the ids they could not find (`not_found_campaign_ids`, CONTRACT 21.1).
+  const lists = Object.entries(body)
+    .filter(([key, value]) => key.startsWith("not_found_") && Array.isArray(value))
+    .map(([key, value]) => [key, (value as unknown[]).map((id) => (ids.includes(id as number) ? MISSING : id))]);
+  return { ...sent, result: { ...sent.result, body: { ...body, error, ...Object.fromEntries(lists) } } };
 }
 
 async function readBody(response: Response) {
@@ -139,7 +143,8 @@ async function ownIdsCall(document: Document, plan: Case, world: World, mine: Ob
   const response = await call(attempt.url, { method: plan.method, apiKey: world.bApiKey, body: attempt.body });
   const body = await readBody(response);
   const needs = NEEDS_MAIL_SERVER[plan.label];
-  const reachedTheServer = needs !== undefined && response.status === needs.status && (body as { error?: string })?.error === needs.error;
+  const error = (body as { error?: string })?.error ?? "";
+  const reachedTheServer = needs !== undefined && response.status === needs.status && (typeof needs.error === "string" ? error === needs.error : needs.error.test(error));
   return { ok: response.status < 300 || reachedTheServer, answer: `${response.status} ${JSON.stringify(body)}` };
 }
 

@@ -90,6 +90,7 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
   const owner = await webhookOwner(webhook.data.id);
   const { deliveryId: delivery } = await insertDelivery({ accountId: owner, webhookId: webhook.data.id, campaignId: campaign, eventType: "EMAIL_REPLY", payload: {}, status: "failed", nextAttemptAt: null });
   const folder = await ok(api<{ id: number }>(apiKey, "/api/v1/spam-test/folder", { name: "Matrix folder" }), "folder");
+  const campaignFolder = (await ok(api<{ data: { id: number } }>(apiKey, "/api/v1/campaigns/folders", { name: "Matrix campaign folder" }), "campaign folder")).data.id;
   const spamTest = await ok(
     api<{ id: string }>(apiKey, "/api/v1/spam-test/manual", {
       test_name: "Matrix",
@@ -149,6 +150,7 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
     stat,
     webhook: webhook.data.id,
     folder: folder.id,
+    campaignFolder,
     spamTest: Number(spamTest.id),
     savedSearch: search.data.id,
     leadList,

@@ -41,13 +41,33 @@ export const campaigns = sqliteTable(
     parentCampaignId: integer("parent_campaign_id").references((): AnySQLiteColumn => campaigns.id, { onDelete: "set null" }),
     /** The team member the campaign is assigned to (section 11); keys carry no user, so it is a bare number. */
     teamMemberId: integer("team_member_id"),
+    /** The folder it is filed in (CONTRACT 21.1); a deleted folder leaves it unfiled. */
+    folderId: integer("folder_id").references((): AnySQLiteColumn => campaignFolders.id, { onDelete: "set null" }),
+    /** Records ever added: the next record's `spintax_modulo_index` (trigger of migration 0071). */
+    spintaxRecords: integer("spintax_records").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     index("campaigns_account_client_idx").on(t.accountId, t.clientId),
+    index("campaigns_folder_idx").on(t.folderId).where(sql`folder_id IS NOT NULL`),
     index("campaigns_parent_idx").on(t.parentCampaignId).where(sql`parent_campaign_id IS NOT NULL`),
   ],
+);
+
+/** A campaign folder (CONTRACT 21.1, extension) belongs to the account and, optionally, one client. */
+export const campaignFolders = sqliteTable(
+  "campaign_folders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    clientId: integer("client_id").references(() => clients.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("campaign_folders_account_client_idx").on(t.accountId, t.clientId)],
 );
 
 /** A tag belongs to the account and, optionally, one client; names are unique within that scope. */
@@ -217,6 +237,8 @@ export const campaignLeads = sqliteTable(
     /** A record paused by hand: the state it resumes to, and when it was paused (the resume's delay counts from it). */
     pausedFrom: text("paused_from", { enum: RECORD_STATES }),
     pausedAt: instant("paused_at"),
+    /** This record's k among its campaign's records, 0-based (migration 0071): incremental spintax takes option k mod n. */
+    spintaxModuloIndex: integer("spintax_modulo_index"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
