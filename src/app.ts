@@ -28,6 +28,7 @@ import { globalAnalyticsRoutes } from "./analytics/global-routes";
 import { peopleAnalyticsRoutes } from "./analytics/people-routes";
 import { clientKeyRoutes } from "./keys/client-key-routes";
 import { clientRoutes } from "./clients/routes";
+import { clientDetailRoutes } from "./clients/detail-routes";
 import { opsRoutes } from "./ops/routes";
 import { apiDocument } from "./ops/openapi-document";
 import { rateLimitRoutes } from "./keys/rate-limit-routes";
@@ -101,6 +102,8 @@ export function createApp() {
   app.route("/", accountRoutes);
   app.route("/", clientRoutes);
   app.route("/", clientKeyRoutes);
+  // After the client keys: `/client/api-key` is a literal path, never a client id.
+  app.route("/", clientDetailRoutes);
   app.route("/", leadLiteralRoutes);
   // Literal `/leads/categories` paths: before `/leads/{lead_id}` (C9).
   app.route("/", categoryRoutes);

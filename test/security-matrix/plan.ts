@@ -46,7 +46,8 @@ export type Kind =
   | "promptTemplate"
   | "replay"
   | "oauthSession"
-  | "session";
+  | "session"
+  | "codeIntegration";
 /** Ids are numbers, but for an OAuth consent session's (`oas_…`). */
 export type Objects = Record<Exclude<Kind, "oauthSession">, number> & { oauthSession: string };
 
@@ -106,6 +107,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
   template_id: "promptTemplate",
   job_id: "replay",
   session_id: "session",
+  integration_id: "codeIntegration",
 };
 
 /**
@@ -143,6 +145,7 @@ const KIND_OF_BARE_ID: [RegExp, Kind][] = [
   [/^\/api\/v1\/account\/api-keys\//, "accountKey"],
   [/^\/api\/v1\/client\/api-key\//, "clientKey"],
   [/^\/api\/v1\/client\/save$/, "client"],
+  [/^\/api\/v1\/client\/\{id\}$/, "client"],
   [/^\/api\/v1\/webhooks?\/|\/webhooks$/, "webhook"],
   [/\/save-search\//, "savedSearch"],
   [/^\/api\/v1\/leads\/(delete|remove)-domain-block-list/, "blockEntry"],
@@ -253,6 +256,7 @@ export const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   // A change the template and the category take (the schemas cannot require one of their optional fields).
   "PATCH /api/v1/campaigns/{campaign_id}/prompt-template/{template_id}": { is_active: true },
   "PATCH /api/v1/leads/categories/{category_id}": { colour_code: "#123456" },
+  "PATCH /api/v1/client/{client_id}/code-integrations/{integration_id}": { snippet_name: "Matrix renamed" },
   // Everything a create needs, so a request naming no mailbox reaches the client check.
   // A new app needs its secret (the schema cannot require it: an update may keep the stored one).
   "PUT /api/v1/email-accounts/oauth/{provider}/app": { oauth_client_secret: "matrix-app-secret" },

@@ -137,6 +137,10 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
   const signedIn = await api<{ data: { id: number } }>(apiKey, "/api/v1/sessions", {});
   if (signedIn.status !== 201) throw new Error(`sign-in failed with ${signedIn.status}`);
   const session = signedIn.body.data.id;
+  // A client's code snippet (account keys only), in the seed's client.
+  const codeIntegration = wanted("codeIntegration")
+    ? (await created(api<{ data: { id: number } }>(accountApiKey, `/api/v1/client/${extra.client}/code-integrations`, { snippet_name: "Matrix", snippet_code: "<!-- matrix -->" }), "code integration")).data.id
+    : MISSING;
   // The reply is categorised in the background (src/triage/): let that end before the matrix reads the write log.
   for (let i = 0; settle && i < 200 && !(await isCategorised(stat)); i++) await new Promise((resolve) => setTimeout(resolve, 25));
   return {
@@ -160,6 +164,7 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
     promptTemplate,
     replay,
     oauthSession,
+    codeIntegration,
     ...extra,
   };
 }
