@@ -87,6 +87,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
   email_account_id: "mailbox",
   email_account_ids: "mailbox",
   emailAccountId: "mailbox",
+  emailAccountIds: "mailbox",
   selectedEmailAccountId: "mailbox",
   listId: "leadList",
   list_id: "leadList",
@@ -257,6 +258,8 @@ export const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   "PATCH /api/v1/campaigns/{campaign_id}/prompt-template/{template_id}": { is_active: true },
   "PATCH /api/v1/leads/categories/{category_id}": { colour_code: "#123456" },
   "PATCH /api/v1/client/{client_id}/code-integrations/{integration_id}": { snippet_name: "Matrix renamed" },
+  // At least one setting (the schema cannot require one of its optional fields).
+  "POST /api/v1/email-accounts/bulk-update-email-account-config": { updateData: { messagePerDay: 50 } },
   // Everything a create needs, so a request naming no mailbox reaches the client check.
   // A new app needs its secret (the schema cannot require it: an update may keep the stored one).
   "PUT /api/v1/email-accounts/oauth/{provider}/app": { oauth_client_secret: "matrix-app-secret" },
