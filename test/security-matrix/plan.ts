@@ -152,6 +152,7 @@ const KIND_OF_BARE_ID: [RegExp, Kind][] = [
   [/^\/api\/v1\/leads\/(delete|remove)-domain-block-list/, "blockEntry"],
   [/^\/api\/v1\/email-accounts\/tag-manager$/, "tag"],
   [/^\/api\/v1\/email-accounts\//, "mailbox"],
+  [/^\/api\/v1\/master-inbox\/ignore-reply$/, "stat"],
   [/^\/api\/v1\/lead-list\/|^\/api\/v1\/leads\/push-to-campaign$/, "leadList"],
 ];
 
@@ -217,6 +218,9 @@ const ONE_OF_IDS: Record<string, string[][]> = {
   "POST /api/v1/leads/campaign/push-to-list": [["leadMapIds"]],
   "POST /api/v1/crm/leads/tags": [["leadId", "lead_id"], ["tagIds", "tag_ids"]],
   "POST /api/v1/master-inbox/push-to-subsequence": [["sub_sequence_id", "subsequence_id"]],
+  // A reply named one of two ways: §4's stats_id (with the record), or the hosted id (CONTRACT 21.3).
+  "POST /api/v1/master-inbox/ignore-reply": [["stats_id", "id"]],
+  "PATCH /api/v1/master-inbox/ignore-reply": [["stats_id", "id"]],
 };
 
 /** Optional fields an operation needs that its schema cannot say are required (a choice of one among several). */
@@ -258,6 +262,9 @@ export const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   "PATCH /api/v1/campaigns/{campaign_id}/prompt-template/{template_id}": { is_active: true },
   "PATCH /api/v1/leads/categories/{category_id}": { colour_code: "#123456" },
   "PATCH /api/v1/client/{client_id}/code-integrations/{integration_id}": { snippet_name: "Matrix renamed" },
+  // The hosted form's flag (required with id; the schema cannot say so).
+  "POST /api/v1/master-inbox/ignore-reply": { ignore_reply: true },
+  "PATCH /api/v1/master-inbox/ignore-reply": { ignore_reply: true },
   // At least one setting (the schema cannot require one of its optional fields).
   "POST /api/v1/email-accounts/bulk-update-email-account-config": { updateData: { messagePerDay: 50 } },
   // Everything a create needs, so a request naming no mailbox reaches the client check.
