@@ -47,7 +47,8 @@ export type Kind =
   | "replay"
   | "oauthSession"
   | "session"
-  | "codeIntegration";
+  | "codeIntegration"
+  | "savedView";
 /** Ids are numbers, but for an OAuth consent session's (`oas_…`). */
 export type Objects = Record<Exclude<Kind, "oauthSession">, number> & { oauthSession: string };
 
@@ -109,6 +110,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
   job_id: "replay",
   session_id: "session",
   integration_id: "codeIntegration",
+  saved_view_id: "savedView",
 };
 
 /**
@@ -153,6 +155,7 @@ const KIND_OF_BARE_ID: [RegExp, Kind][] = [
   [/^\/api\/v1\/email-accounts\/tag-manager$/, "tag"],
   [/^\/api\/v1\/email-accounts\//, "mailbox"],
   [/^\/api\/v1\/master-inbox\/ignore-reply$/, "stat"],
+  [/^\/api\/v1\/master-inbox\/saved-views\//, "savedView"],
   [/^\/api\/v1\/lead-list\/|^\/api\/v1\/leads\/push-to-campaign$/, "leadList"],
 ];
 

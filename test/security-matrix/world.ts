@@ -141,6 +141,8 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
   const codeIntegration = wanted("codeIntegration")
     ? (await created(api<{ data: { id: number } }>(accountApiKey, `/api/v1/client/${extra.client}/code-integrations`, { snippet_name: "Matrix", snippet_code: "<!-- matrix -->" }), "code integration")).data.id
     : MISSING;
+  // A saved view of the master inbox (CONTRACT 21.3).
+  const savedView = (await created(api<{ data: { id: number } }>(apiKey, "/api/v1/master-inbox/saved-views", { name: "Matrix view", filters: {} }), "saved view")).data.id;
   // The reply is categorised in the background (src/triage/): let that end before the matrix reads the write log.
   for (let i = 0; settle && i < 200 && !(await isCategorised(stat)); i++) await new Promise((resolve) => setTimeout(resolve, 25));
   return {
@@ -165,6 +167,7 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
     replay,
     oauthSession,
     codeIntegration,
+    savedView,
     ...extra,
   };
 }
