@@ -48,7 +48,8 @@ export type Kind =
   | "oauthSession"
   | "session"
   | "codeIntegration"
-  | "savedView";
+  | "savedView"
+  | "untrackedReply";
 /** Ids are numbers, but for an OAuth consent session's (`oas_…`). */
 export type Objects = Record<Exclude<Kind, "oauthSession">, number> & { oauthSession: string };
 
@@ -111,6 +112,9 @@ const KIND_BY_NAME: Record<string, Kind> = {
   session_id: "session",
   integration_id: "codeIntegration",
   saved_view_id: "savedView",
+  emailCampaignId: "campaign",
+  leadMapId: "lead",
+  untrackedReplyId: "untrackedReply",
 };
 
 /**
