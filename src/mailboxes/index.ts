@@ -1,5 +1,6 @@
 import { createRouter } from "../platform/openapi";
 import { mailboxBulkRoutes } from "./bulk-routes";
+import { mailboxMessageRoutes } from "./messages-routes";
 import { campaignMailboxRoutes } from "./campaign-routes";
 import { mailboxRoutes } from "./routes";
 import { mailboxTagRoutes } from "./tag-routes";
@@ -8,6 +9,7 @@ import { mailboxWarmupRoutes } from "./warmup-routes";
 /** Mailboxes: the literal paths first, so `/email-accounts/tag-manager`, `/email-accounts/fetch-account-reply` and their siblings are never ids. */
 export const mailboxFeatureRoutes = createRouter()
   .route("/", mailboxBulkRoutes)
+  .route("/", mailboxMessageRoutes)
   .route("/", mailboxTagRoutes)
   .route("/", mailboxRoutes)
   .route("/", mailboxWarmupRoutes)
