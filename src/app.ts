@@ -29,6 +29,7 @@ import { peopleAnalyticsRoutes } from "./analytics/people-routes";
 import { clientKeyRoutes } from "./keys/client-key-routes";
 import { clientRoutes } from "./clients/routes";
 import { clientAssignRoutes } from "./clients/assign-routes";
+import { clientDetailRoutes } from "./clients/detail-routes";
 import { opsRoutes } from "./ops/routes";
 import { apiDocument } from "./ops/openapi-document";
 import { rateLimitRoutes } from "./keys/rate-limit-routes";
@@ -103,6 +104,8 @@ export function createApp() {
   app.route("/", clientRoutes);
   app.route("/", clientAssignRoutes);
   app.route("/", clientKeyRoutes);
+  // After the client keys: `/client/api-key` is a literal path, never a client id.
+  app.route("/", clientDetailRoutes);
   app.route("/", leadLiteralRoutes);
   // Literal `/leads/categories` paths: before `/leads/{lead_id}` (C9).
   app.route("/", categoryRoutes);

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { BodyId } from "../platform/openapi";
 import { EMAIL_STATUSES, SORTS } from "./query";
 import { Categorisation } from "../triage/present";
 
@@ -45,7 +46,7 @@ const filterFields = {
 export const InboxFilters = z.object(filterFields).openapi("InboxFilters");
 
 /** The views' filters: the sent view takes more campaigns and mailboxes, and views a subsequence. */
-const ViewFilters = z
+export const ViewFilters = z
   .object({
     ...filterFields,
     campaignId: oneOrMany(15).optional(),
@@ -76,6 +77,7 @@ export const ViewBody = z
     sortBy: z.enum(SORTS).optional(),
     campaign_id: z.number().int().optional().describe("Read as filters.campaignId"),
     client_id: z.number().int().optional().describe("Read as filters.campaignClientId"),
+    saved_view_id: BodyId.optional().describe("A saved view's filters (POST /master-inbox/saved-views), with this body's filters over them; another tenant's → 404"),
   })
   .openapi("InboxViewRequest");
 

@@ -14,6 +14,7 @@ import { deliverManualEmail, type ManualEmail, type ManualMailDoor, type ManualO
 import { sendDueTestEmails } from "../deliverability/test-sender";
 import { MailboxLogins, type AccessResult } from "../mailboxes/login";
 import { mailboxById } from "../mailboxes/store";
+import type { WakeMode } from "../mailboxes/wake";
 import { TokenKeeper } from "./tokens";
 
 /** After a read that left messages waiting, the next one comes this soon. */
@@ -56,9 +57,10 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
     await this.tokens.forget();
   }
 
-  /** Runs a pass soon: at once when `now`, else only if no alarm is set (the cron's re-arm). */
-  async wake(mailboxId: number, mode: "now" | "if-idle" = "now"): Promise<void> {
+  /** Runs a pass soon: at once when `now` or `read` (which makes the read due), else only if no alarm is set (the cron's re-arm). */
+  async wake(mailboxId: number, mode: WakeMode = "now"): Promise<void> {
     this.kv.put("mailbox", mailboxId);
+    if (mode === "read") this.kv.delete("nextReadAt");
     const alarm = await this.ctx.storage.getAlarm();
     if (mode === "if-idle" && alarm !== null) return;
     if (alarm === null || alarm > Date.now()) await this.ctx.storage.setAlarm(Date.now());

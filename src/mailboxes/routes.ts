@@ -376,15 +376,19 @@ async function setSuspended(c: Context<AppEnv>, id: number, isSuspended: boolean
 mailboxRoutes.openapi(routes.suspend, async (c) => c.json(await setSuspended(c, c.req.valid("param").id, true), 200));
 mailboxRoutes.openapi(routes.unsuspend, async (c) => c.json(await setSuspended(c, c.req.valid("param").id, false), 200));
 
-mailboxRoutes.openapi(routes.read, async (c) => {
-  const db = database(c.env.DB);
-  const principal = c.get("principal");
-  const query = c.req.valid("query");
-  const row = await findMailbox(db, principal, c.req.valid("param").id);
+/** §10's by-id answer: the mailbox, its sending status, and when asked its campaign ids and tags. */
+export async function mailboxReadAnswer(db: Database, principal: Principal, row: MailboxRow, query: { fetch_campaigns?: boolean; fetch_tags?: boolean }) {
   const [data] = await presentRows(db, principal, [row], query.fetch_tags === true);
   const campaignIds = query.fetch_campaigns ? { campaign_ids: await campaignIdsOf(db, principal, row.id) } : {};
   const status = await mailboxSendingStatusOf(db, row.id, Date.now());
-  return c.json({ ...data!, ...campaignIds, ...(status && { sending_status: presentSendingStatus(status) }) }, 200);
+  return { ...data!, ...campaignIds, ...(status && { sending_status: presentSendingStatus(status) }) };
+}
+
+mailboxRoutes.openapi(routes.read, async (c) => {
+  const db = database(c.env.DB);
+  const principal = c.get("principal");
+  const row = await findMailbox(db, principal, c.req.valid("param").id);
+  return c.json(await mailboxReadAnswer(db, principal, row, c.req.valid("query")), 200);
 });
 
 mailboxRoutes.openapi(routes.update, async (c) => {

@@ -11,10 +11,13 @@ import type { MailboxRow } from "./rules";
  * `wake` is typed, so these features need not import the agent that sits above them.
  */
 export interface MailboxDoorbell {
-  wake(mailboxId: number, mode: "now" | "if-idle"): Promise<void>;
+  wake(mailboxId: number, mode: WakeMode): Promise<void>;
   accessToken(mailboxId: number): Promise<AccessResult>;
   forgetAccessToken(): Promise<void>;
 }
+
+/** `now`: a pass at once; `if-idle`: only when no alarm is set (the cron's re-arm); `read`: a pass at once that reads the INBOX whatever its schedule (a live fetch). */
+export type WakeMode = "now" | "if-idle" | "read";
 
 /** The Durable Object of a mailbox, named by its id. */
 export function mailboxObject(env: Bindings, mailboxId: number): DurableObjectStub {
@@ -31,7 +34,7 @@ export function agentTokens(env: Bindings): TokenSource {
 }
 
 /** Wakes these mailboxes' agents now; a failed wake is logged (the minute cron re-arms late ones). */
-export async function wakeMailboxes(env: Bindings, mailboxIds: number[], mode: "now" | "if-idle" = "now"): Promise<void> {
+export async function wakeMailboxes(env: Bindings, mailboxIds: number[], mode: WakeMode = "now"): Promise<void> {
   const results = await Promise.allSettled(mailboxIds.map((id) => (mailboxObject(env, id) as unknown as MailboxDoorbell).wake(id, mode)));
   for (const [index, result] of results.entries()) {
     if (result.status === "rejected") log("warn", "mailbox sender wake failed", { mailbox_id: mailboxIds[index], error: String(result.reason) });

@@ -47,7 +47,10 @@ export type Kind =
   | "replay"
   | "oauthSession"
   | "session"
-  | "campaignFolder";
+  | "campaignFolder"
+  | "codeIntegration"
+  | "savedView"
+  | "untrackedReply";
 /** Ids are numbers, but for an OAuth consent session's (`oas_…`). */
 export type Objects = Record<Exclude<Kind, "oauthSession">, number> & { oauthSession: string };
 
@@ -110,6 +113,11 @@ const KIND_BY_NAME: Record<string, Kind> = {
   template_id: "promptTemplate",
   job_id: "replay",
   session_id: "session",
+  integration_id: "codeIntegration",
+  saved_view_id: "savedView",
+  emailCampaignId: "campaign",
+  leadMapId: "lead",
+  untrackedReplyId: "untrackedReply",
 };
 
 /**
@@ -153,11 +161,14 @@ const KIND_OF_BARE_ID: [RegExp, Kind][] = [
   [/^\/api\/v1\/account\/api-keys\//, "accountKey"],
   [/^\/api\/v1\/client\/api-key\//, "clientKey"],
   [/^\/api\/v1\/client\/save$/, "client"],
+  [/^\/api\/v1\/client\/\{id\}$/, "client"],
   [/^\/api\/v1\/webhooks?\/|\/webhooks$/, "webhook"],
   [/\/save-search\//, "savedSearch"],
   [/^\/api\/v1\/leads\/(delete|remove)-domain-block-list/, "blockEntry"],
   [/^\/api\/v1\/email-accounts\/tag-manager$/, "tag"],
   [/^\/api\/v1\/email-accounts\//, "mailbox"],
+  [/^\/api\/v1\/master-inbox\/ignore-reply$/, "stat"],
+  [/^\/api\/v1\/master-inbox\/saved-views\//, "savedView"],
   [/^\/api\/v1\/lead-list\/|^\/api\/v1\/leads\/push-to-campaign$/, "leadList"],
 ];
 
@@ -229,6 +240,9 @@ const ONE_OF_IDS: Record<string, string[][]> = {
   "POST /api/v1/master-inbox/push-to-subsequence": [["sub_sequence_id", "subsequence_id"]],
   "POST /api/v1/campaigns/tags": [["campaignIds", "campaign_ids"], ["tagIds", "tag_ids"]],
   "DELETE /api/v1/campaigns/tags": [["campaignIds", "campaign_ids"], ["tagIds", "tag_ids"]],
+  // A reply named one of two ways: §4's stats_id (with the record), or the hosted id (CONTRACT 21.3).
+  "POST /api/v1/master-inbox/ignore-reply": [["stats_id", "id"]],
+  "PATCH /api/v1/master-inbox/ignore-reply": [["stats_id", "id"]],
 };
 
 /** Optional fields an operation needs that its schema cannot say are required (a choice of one among several). */
@@ -269,6 +283,12 @@ export const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   // A change the template and the category take (the schemas cannot require one of their optional fields).
   "PATCH /api/v1/campaigns/{campaign_id}/prompt-template/{template_id}": { is_active: true },
   "PATCH /api/v1/leads/categories/{category_id}": { colour_code: "#123456" },
+  "PATCH /api/v1/client/{client_id}/code-integrations/{integration_id}": { snippet_name: "Matrix renamed" },
+  // The hosted form's flag (required with id; the schema cannot say so).
+  "POST /api/v1/master-inbox/ignore-reply": { ignore_reply: true },
+  "PATCH /api/v1/master-inbox/ignore-reply": { ignore_reply: true },
+  // At least one setting (the schema cannot require one of its optional fields).
+  "POST /api/v1/email-accounts/bulk-update-email-account-config": { updateData: { messagePerDay: 50 } },
   // Everything a create needs, so a request naming no mailbox reaches the client check.
   // A new app needs its secret (the schema cannot require it: an update may keep the stored one).
   "PUT /api/v1/email-accounts/oauth/{provider}/app": { oauth_client_secret: "matrix-app-secret" },

@@ -57,6 +57,11 @@ function callersOf(world: World) {
 
 function namingMissing<T extends { result: { status: number; body: unknown } }>(sent: T, ids: (number | string)[]): T {
   const body = sent.result.body as Record<string, unknown> | null;
+  // Bulk changes list the ids they skipped (CONTRACT 21.2): another tenant's is skipped like a missing one.
+  if (Array.isArray(body?.skipped_ids)) {
+    const skipped_ids = body.skipped_ids.map((id) => (ids.includes(id as number) ? MISSING : id));
+    return { ...sent, result: { ...sent.result, body: { ...body, skipped_ids } } };
+  }
   if (typeof body?.error !== "string") return sent;
   const error = ids.reduce<string>((text, id) => text.replace(new RegExp(`\\b${id}\\b`, "g"), String(MISSING)), body.error);
   // Bulk refusals list the ids they could not find (`not_found_campaign_ids`, CONTRACT 21.1).

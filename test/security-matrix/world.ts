@@ -1,7 +1,9 @@
 import { createCampaign, ingestOk } from "../campaigns/fixtures";
 import { completedReplay, isCategorised, personOf, webhookOwner } from "../db";
-import { ADMIN_TOKEN, callJson, createClient, createClientKey, provisionAccount } from "../helpers";
+import { ADMIN_TOKEN, callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
 import { insertDelivery } from "../webhooks/fixtures";
+import { parseMessage } from "../../src/mail/parsed";
+import { recordInbound } from "../../src/replies/inbound";
 import { BODY_OVERRIDES, MISSING, VALUE_OVERRIDES, type Kind, type Objects } from "./plan";
 
 /** The matrix's tenants, each with one object of every kind the matrix names, made through the API. */
@@ -138,6 +140,14 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
   const signedIn = await api<{ data: { id: number } }>(apiKey, "/api/v1/sessions", {});
   if (signedIn.status !== 201) throw new Error(`sign-in failed with ${signedIn.status}`);
   const session = signedIn.body.data.id;
+  // A client's code snippet (account keys only), in the seed's client.
+  const codeIntegration = wanted("codeIntegration")
+    ? (await created(api<{ data: { id: number } }>(accountApiKey, `/api/v1/client/${extra.client}/code-integrations`, { snippet_name: "Matrix", snippet_code: "<!-- matrix -->" }), "code integration")).data.id
+    : MISSING;
+  // An untracked reply the seed's mailbox received (the reader's own path), to associate with the lead (CONTRACT 21.3).
+  const untrackedReply = wanted("untrackedReply") ? await receiveUntracked(mailbox.id) : MISSING;
+  // A saved view of the master inbox (CONTRACT 21.3).
+  const savedView = (await created(api<{ data: { id: number } }>(apiKey, "/api/v1/master-inbox/saved-views", { name: "Matrix view", filters: {} }), "saved view")).data.id;
   // The reply is categorised in the background (src/triage/): let that end before the matrix reads the write log.
   for (let i = 0; settle && i < 200 && !(await isCategorised(stat)); i++) await new Promise((resolve) => setTimeout(resolve, 25));
   return {
@@ -162,8 +172,19 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
     promptTemplate,
     replay,
     oauthSession,
+    codeIntegration,
+    savedView,
+    untrackedReply,
     ...extra,
   };
+}
+
+/** A message no campaign email threads, read by the mailbox: it lands in the untracked list. */
+async function receiveUntracked(mailboxId: number): Promise<number> {
+  const mailbox = (await env.DB.prepare("SELECT account_id, client_id, from_email FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ account_id: number; client_id: number | null; from_email: string }>())!;
+  const raw = `From: Pat <pat@matrix-untracked.example>\r\nTo: ${mailbox.from_email}\r\nSubject: Hello\r\nMessage-ID: <${crypto.randomUUID()}@matrix.example>\r\n\r\nHello there`;
+  await recordInbound(env, { id: mailboxId, accountId: mailbox.account_id, clientId: mailbox.client_id, fromEmail: mailbox.from_email }, [await parseMessage(raw)], Date.now());
+  return (await env.DB.prepare("SELECT max(id) AS id FROM untracked_replies WHERE email_account_id = ?").bind(mailboxId).first<{ id: number }>())!.id;
 }
 
 async function mintAccountKey(accountId: number) {

@@ -74,11 +74,14 @@ export const emailAccounts = sqliteTable(
     disconnectedAt: instant("disconnected_at"),
     /** When the mailbox's sender object next wakes (it writes this); the minute cron re-arms one that is late. */
     engineWakeAt: instant("engine_wake_at"),
+    /** A live fetch (CONTRACT 21.2) asked for a read at this time; the reader clears it once that read has run. */
+    liveFetchRequestedAt: instant("live_fetch_requested_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex("email_accounts_account_email_idx").on(t.accountId, t.fromEmail),
+    index("email_accounts_live_fetch_idx").on(t.accountId, t.liveFetchRequestedAt).where(sql`live_fetch_requested_at IS NOT NULL`),
     index("email_accounts_account_client_idx").on(t.accountId, t.clientId),
     // The daily connection re-check takes the longest-unchecked mailboxes with a password or refresh token (store.ts).
     index("email_accounts_recheck_idx")
