@@ -3,6 +3,7 @@ import { createRouter } from "../platform/openapi";
 import { findingsRoutes } from "./findings-routes";
 import { folderRoutes } from "./folder-routes";
 import { mailboxReportRoutes } from "./mailbox-report-routes";
+import { copyReportRoutes } from "./copy-report-routes";
 import { providerRoutes } from "./provider-routes";
 import { reportRoutes } from "./report-routes";
 import { spamTestRoutes } from "./spam-test-routes";
@@ -18,6 +19,7 @@ deliverabilityRoutes
   .route("/", providerRoutes)
   .route("/", folderRoutes)
   .route("/", mailboxReportRoutes)
+  .route("/", copyReportRoutes)
   .route("/", reportRoutes)
   .route("/", findingsRoutes)
   .route("/", spamTestRoutes);

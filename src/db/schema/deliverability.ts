@@ -170,6 +170,8 @@ export const spamTestResults = sqliteTable(
     senderHost: text("sender_host"),
     /** JSON array of {url, status, final_url, redirects, ok, error?} from the link checker. */
     linkReport: text("link_report", { mode: "json" }).$type<LinkCheck[]>(),
+    /** The seed copy's header block as it arrived (at most 64 KB), for the headers and rDNS reports; null when not kept. */
+    rawHeaders: text("raw_headers"),
     /** When Salvo sends this cell's email (automated runs); null for manual tests, which the user sends. */
     sendAt: instant("send_at"),
     /** When the sending mailbox took the cell (claimed, then sent or failed). */
