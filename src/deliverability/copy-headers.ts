@@ -46,16 +46,19 @@ const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 const IPV6 = /^[0-9a-f:.]*:[0-9a-f:.]*$/i;
 
 /**
- * The connecting IP of the first (topmost) Received header, the seed provider's own, and the
- * reverse name that header gives for it (`from helo (reverse [ip])`; `unknown` means the receiver
- * found none). Either may be null.
+ * The connecting IP of the first Received header (from the top: the seed provider's own hops) that
+ * names one, and the reverse name that header gives for it (`from helo (reverse [ip])`; `unknown`
+ * means the receiver found none). A provider's internal hops without an IP (LMTP delivery) are
+ * passed over. Either may be null.
  */
 export function firstHop(block: string): { ip: string | null; reverse: string | null } {
-  const received = headerFields(block).find((field) => field.name.toLowerCase() === "received");
-  if (!received) return { ip: null, reverse: null };
-  const comment = /^from\s+\S+\s+\(([^)]*)\)/i.exec(received.value)?.[1] ?? "";
-  const bracket = /\[(?:IPv6:)?([0-9a-f.:]+)\]/i.exec(comment) ?? /^from\s+\[(?:IPv6:)?([0-9a-f.:]+)\]/i.exec(received.value);
-  const ip = bracket && (IPV4.test(bracket[1]!) || IPV6.test(bracket[1]!)) ? bracket[1]!.toLowerCase() : null;
-  const name = /^([a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*)\.?\s+\[/i.exec(comment)?.[1]?.toLowerCase() ?? null;
-  return { ip, reverse: ip === null || name === null || name === "unknown" ? null : name };
+  for (const received of headerFields(block).filter((field) => field.name.toLowerCase() === "received")) {
+    const comment = /^from\s+\S+\s+\(([^)]*)\)/i.exec(received.value)?.[1] ?? "";
+    const bracket = /\[(?:IPv6:)?([0-9a-f.:]+)\]/i.exec(comment) ?? /^from\s+\[(?:IPv6:)?([0-9a-f.:]+)\]/i.exec(received.value);
+    if (!bracket || !(IPV4.test(bracket[1]!) || IPV6.test(bracket[1]!))) continue;
+    const ip = bracket[1]!.toLowerCase();
+    const name = /^([a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*)\.?\s+\[/i.exec(comment)?.[1]?.toLowerCase() ?? null;
+    return { ip, reverse: name === null || name === "unknown" ? null : name };
+  }
+  return { ip: null, reverse: null };
 }

@@ -5,7 +5,7 @@ import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, queryCount } from "../platform/openapi";
 import { headerObject } from "./copy-headers";
-import { copiesOfRun, copyOfTest, type CopyRow } from "./copy-report-store";
+import { copiesOfRun, copyOfTest, runMessage, type CopyRow } from "./copy-report-store";
 import { rdnsOf } from "./rdns";
 import { DELIVERABILITY, parseTestId, SpamTestParams } from "./shared";
 import { findSpamTest } from "./store";
@@ -32,6 +32,20 @@ const RdnsRow = z.object({ from_email: z.string(), seed_accounts: z.array(SeedRd
 const Headers = z.record(z.string(), z.union([z.string(), z.array(z.string())])).openapi("SeedCopyHeaders");
 const ReplyHeaders = z.object({ reply_id: z.string(), seed_email: z.string(), headers: Headers }).openapi("SeedCopyReplyHeaders");
 
+const EmailContent = z
+  .object({
+    spamTest: z.string().openapi({ description: "The test's id" }),
+    subject: z.string(),
+    text: z.string(),
+    html: z.string().nullable(),
+    rawEmailContent: z.string().nullable().openapi({ description: "The RFC 5322 source handed to the SMTP server (null when larger than 1 MB)" }),
+  })
+  .openapi("SpamTestEmailContent");
+const NO_CONTENT = "No email of this run was sent by Salvo";
+const CONTENT_WORDS =
+  "The email of a run (default the latest) as Salvo's sending mailbox handed it to the SMTP server (its first cell; the others differ only in " +
+  "recipient, sender and Message-ID): subject, text and HTML parts, and the raw RFC 5322 source. Manual tests' runs, which their user sends, " +
+  `and runs not sent yet have none: 404 \`${NO_CONTENT}\`. `;
 const RunQuery = z.object({ run_no: queryCount(1).optional().openapi({ description: "The run (default: the latest)" }) });
 const RDNS_WORDS =
   "Per sender, per seed: the IP that handed the email to the seed's provider (its first Received header; else the sending hop the checker recorded), " +
@@ -89,7 +103,36 @@ const routes = {
     request: { query: z.object({ test_id: z.string().max(20), run_no: queryCount(1).optional() }) },
     responses: { 200: json(z.object({ success: z.boolean(), data: z.array(ReplyHeaders) }), "Per received copy"), ...errorResponses(401, 404, 422, 429) },
   }),
+  content: createRoute({
+    method: "get",
+    path: "/api/v1/spam-test/report/{spamTestId}/email-content",
+    operationId: "spamTestReportEmailContent",
+    tags,
+    summary: "The email a spam-test run sent, as handed to the mail server",
+    description: CONTENT_WORDS + DELIVERABILITY,
+    security: API_KEY_SECURITY,
+    request: { params: SpamTestParams, query: RunQuery },
+    responses: { 200: json(EmailContent, "The email"), ...errorResponses(401, 404, 422, 429) },
+  }),
+  contentDelivery: createRoute({
+    method: "get",
+    path: "/api/v1/smart-delivery/email-content",
+    operationId: "smartDeliveryEmailContent",
+    tags,
+    summary: "The email a spam-test run sent (the /smart-delivery form)",
+    description: `${CONTENT_WORDS}The test is named by \`test_id\`; the answer is \`{success, data}\`. ${DELIVERABILITY}`,
+    security: API_KEY_SECURITY,
+    request: { query: z.object({ test_id: z.string().max(20), run_no: queryCount(1).optional() }) },
+    responses: { 200: json(z.object({ success: z.boolean(), data: EmailContent }), "The email"), ...errorResponses(401, 404, 422, 429) },
+  }),
 };
+
+async function contentOf(db: Database, principal: Principal, testId: string | number, runNo?: number) {
+  const test = await findSpamTest(db, principal, testId);
+  const message = await runMessage(db, test.id, runNo ?? test.testRunNo);
+  if (!message) throw ApiError.notFound(NO_CONTENT);
+  return { spamTest: String(test.id), subject: message.subject, text: message.text, html: message.html, rawEmailContent: message.raw };
+}
 
 async function rdnsReport(db: Database, principal: Principal, resolverUrl: string | null, testId: string | number, runNo?: number) {
   const test = await findSpamTest(db, principal, testId);
@@ -140,4 +183,13 @@ copyReportRoutes.openapi(routes.headersDelivery, async (c) => {
   const test = await findSpamTest(db, c.get("principal"), test_id);
   const copies = (await copiesOfRun(db, test.id, run_no ?? test.testRunNo)).filter((copy) => received(copy) && copy.rawHeaders !== null);
   return c.json({ success: true, data: copies.map((copy) => ({ reply_id: String(copy.id), seed_email: copy.seedEmail, headers: headerObject(copy.rawHeaders!) })) }, 200);
+});
+
+copyReportRoutes.openapi(routes.content, async (c) =>
+  c.json(await contentOf(database(c.env.DB), c.get("principal"), c.req.valid("param").spamTestId, c.req.valid("query").run_no), 200),
+);
+
+copyReportRoutes.openapi(routes.contentDelivery, async (c) => {
+  const { test_id, run_no } = c.req.valid("query");
+  return c.json({ success: true, data: await contentOf(database(c.env.DB), c.get("principal"), test_id, run_no) }, 200);
 });

@@ -1,5 +1,5 @@
 import { and, asc, eq } from "drizzle-orm";
-import { spamProviders, spamTestResults } from "../db/schema";
+import { spamProviders, spamTestMessages, spamTestResults } from "../db/schema";
 import type { Database } from "../platform/db";
 
 /** What the copy reports read of each cell of a run: who sent to which seed, where it landed, and the copy's headers. */
@@ -32,5 +32,14 @@ export function copyOfTest(db: Database, testId: number, resultId: number) {
     .from(spamTestResults)
     .innerJoin(spamProviders, eq(spamProviders.id, spamTestResults.providerId))
     .where(and(eq(spamTestResults.spamTestId, testId), eq(spamTestResults.id, resultId)))
+    .get();
+}
+
+/** The email a run sent, as kept by the sender (src/deliverability/test-send-store.ts). */
+export function runMessage(db: Database, testId: number, runNo: number) {
+  return db
+    .select()
+    .from(spamTestMessages)
+    .where(and(eq(spamTestMessages.spamTestId, testId), eq(spamTestMessages.runNo, runNo)))
     .get();
 }

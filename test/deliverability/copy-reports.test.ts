@@ -67,6 +67,9 @@ describe("seed copy headers", () => {
     expect(headers.Subject).toBe("Q1 =?UTF-8?Q?plan?=");
     expect(firstHop(kept)).toEqual({ ip: "203.0.113.7", reverse: "mail.sender.example" });
     expect(firstHop(block("2001:DB8::1", "unknown"))).toEqual({ ip: "2001:db8::1", reverse: null });
+    // The provider's own delivery hop (LMTP, no IP) is passed over.
+    expect(firstHop(`Received: from mx.seed.example by store with LMTP id 1; Tue, 1 Dec 2026 10:00:01 +0000\r\n${kept}`)).toEqual({ ip: "203.0.113.7", reverse: "mail.sender.example" });
+    expect(firstHop("Received: from mx.seed.example by store with LMTP id 1; Tue, 1 Dec 2026 10:00:01 +0000")).toEqual({ ip: null, reverse: null });
     expect(headerBlock(new TextEncoder().encode(`X-Long: ${"a".repeat(70_000)}\r\nTo: b\r\n\r\n`)).length).toBeLessThanOrEqual(65_536);
     expect(reverseName("2001:db8::1")).toBe("1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa");
   });
@@ -130,5 +133,28 @@ describe("rdns-details", () => {
     expect((await callJson(`/api/v1/spam-test/report/${test}/rdns-details`, { apiKey: stranger.apiKey })).status).toBe(404);
     expect((await callJson("/api/v1/smart-delivery/rdns", { method: "POST", apiKey: stranger.apiKey, body: { test_id: test } })).status).toBe(404);
     expect((await callJson("/api/v1/smart-delivery/rdns", { method: "POST", apiKey: account.apiKey, body: {} })).status).toBe(422);
+  });
+});
+
+describe("email-content", () => {
+  it("answers the run's email as kept by the sender, 404 for a run Salvo did not send, and nothing to a stranger", async () => {
+    const { account, test } = await world();
+    const get = (path: string, apiKey = account.apiKey) => callJson<Record<string, unknown>>(path, { apiKey });
+    const none = { error: "No email of this run was sent by Salvo" };
+    expect(await get(`/api/v1/spam-test/report/${test}/email-content`)).toMatchObject({ status: 404, body: none });
+    const raw = "From: a@sender.example\r\nTo: seed@x\r\nSubject: Q1\r\n\r\nHi\r\n";
+    await env.DB.prepare("INSERT INTO spam_test_messages (spam_test_id, run_no, subject, text, html, raw, sent_at) VALUES (?, 1, 'Q1', 'Hi', '<p>Hi</p>', ?, 1)")
+      .bind(Number(test), raw)
+      .run();
+    expect(await get(`/api/v1/spam-test/report/${test}/email-content?run_no=1`)).toMatchObject({
+      status: 200,
+      body: { spamTest: test, subject: "Q1", text: "Hi", html: "<p>Hi</p>", rawEmailContent: raw },
+    });
+    expect(await get(`/api/v1/smart-delivery/email-content?test_id=${test}&run_no=1`)).toMatchObject({ status: 200, body: { success: true, data: { subject: "Q1" } } });
+    expect(await get(`/api/v1/spam-test/report/${test}/email-content?run_no=2`)).toMatchObject({ status: 404, body: none });
+    expect((await get(`/api/v1/spam-test/report/${test}/email-content?run_no=0`)).status).toBe(422);
+    const stranger = await provisionAccount();
+    expect(await get(`/api/v1/spam-test/report/${test}/email-content?run_no=1`, stranger.apiKey)).toMatchObject({ status: 404, body: { error: "Spam test not found" } });
+    expect((await get(`/api/v1/smart-delivery/email-content?test_id=${test}`, stranger.apiKey)).status).toBe(404);
   });
 });
