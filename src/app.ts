@@ -43,6 +43,8 @@ import { oauthRoutes } from "./oauth/routes";
 import { oauthCallbackRoutes } from "./oauth/callback-routes";
 import { trackingRoutes } from "./tracking/routes";
 import { replyRoutes } from "./replies/reply-routes";
+import { forwardRoutes } from "./replies/forward-routes";
+import { singleEmailRoutes } from "./manual-mail/single-routes";
 import { testEmailRoutes } from "./test-email/routes";
 import { leadListFeatureRoutes } from "./lead-lists/index";
 import { crmTagRoutes } from "./lead-lists/crm-tag-routes";
@@ -136,6 +138,8 @@ export function createApp() {
   app.route("/", oauthRoutes);
   app.route("/", mailboxFeatureRoutes);
   app.route("/", replyRoutes);
+  app.route("/", forwardRoutes);
+  app.route("/", singleEmailRoutes);
   app.route("/", testEmailRoutes);
   app.route("/", conversationRoutes);
   // Last: its `/leads/{lead_id}` routes must not catch the literal `/leads/<name>` paths above (C9).

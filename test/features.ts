@@ -17,7 +17,7 @@ export const FEATURES = {
     /^\/api\/v1\/campaigns\/update-lead-email-account$/,
   ],
   campaigns: [/^\/api\/v1\/campaigns(\/|$)/],
-  inbox: [/^\/api\/v1\/master-inbox\//],
+  inbox: [/^\/api\/v1\/master-inbox\//, /^\/api\/v1\/(email-campaigns|send-email)\//],
   deliverability: [/^\/api\/v1\/(spam-test|smart-delivery)\//],
   "lead-lists": [
     /^\/api\/v1\/lead-list(\/|$)/,

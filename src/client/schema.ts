@@ -3336,6 +3336,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/spam-test/report/mailboxes-count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Placement counts over all your spam tests' results (or one test's)
+         * @description Placement over every settled result of the caller's spam tests (or one test's, with `test_id` or `spamTestId`): inbox, tab, spam and failed (not received by the deadline); results still pending count nowhere. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["spamTestMailboxesCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/smart-delivery/mailbox-count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Placement counts over all your spam tests' results (the /smart-delivery form)
+         * @description Placement over every settled result of the caller's spam tests (or one test's, with `test_id` or `spamTestId`): inbox, tab, spam and failed (not received by the deadline); results still pending count nowhere. The answer is `{success, data}`. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["smartDeliveryMailboxCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/spam-test/report/mailboxes-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Placement per sender mailbox and seed provider over your spam tests
+         * @description One row per sender mailbox and seed provider over every settled result of the caller's spam tests (or one test's), by address then provider; `placement_score` is the inbox share in percent. `limit` 1-100 (default 20), `offset`. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["spamTestMailboxesSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/smart-delivery/mailbox-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Placement per sender mailbox and seed provider (the /smart-delivery form)
+         * @description One row per sender mailbox and seed provider over every settled result of the caller's spam tests (or one test's), by address then provider; `placement_score` is the inbox share in percent. `limit` 1-100 (default 20), `offset`. The answer is `{success, data}`. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["smartDeliveryMailboxSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/spam-test/report/{spamTestId}/rdns-details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reverse DNS of the IP each seed's copy came from
+         * @description Per sender, per seed: the IP that handed the email to the seed's provider (its first Received header; else the sending hop the checker recorded), the PTR name that header's reverse lookup gives (`rdns_source: received_header`) or else a PTR query through the configured resolver (`ptr_query`), and whether the name's A/AAAA include the IP. No copy, no IP, no resolver or no answer from it: null and `unknown`, never a guess. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["spamTestReportRdnsDetails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/smart-delivery/rdns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse DNS of the IP each seed's copy came from (the /smart-delivery form)
+         * @description Per sender, per seed: the IP that handed the email to the seed's provider (its first Received header; else the sending hop the checker recorded), the PTR name that header's reverse lookup gives (`rdns_source: received_header`) or else a PTR query through the configured resolver (`ptr_query`), and whether the name's A/AAAA include the IP. No copy, no IP, no resolver or no answer from it: null and `unknown`, never a guess. The test is named by `test_id`; the answer is `{success, data}`. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        post: operations["smartDeliveryRdns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/spam-test/report/{spamTestId}/sender-account-wise/{replyId}/email-headers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The headers of one seed's copy of a test email
+         * @description The seed copy's headers as they arrived, in order, each name as written; a name that repeats (Received) gives an array. `replyId` is a result id of `sender-account-wise`. Not received → 404 `No copy of this message was received`. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["spamTestReportEmailHeaders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/smart-delivery/reply-headers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The headers of every received seed copy of a test run (the /smart-delivery form)
+         * @description The seed copy's headers as they arrived, in order, each name as written; a name that repeats (Received) gives an array. One entry per received copy of the run (default the latest) whose headers were kept; the answer is `{success, data}`. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["smartDeliveryReplyHeaders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/spam-test/report/{spamTestId}/email-content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The email a spam-test run sent, as handed to the mail server
+         * @description The email of a run (default the latest) as Salvo's sending mailbox handed it to the SMTP server (its first cell; the others differ only in recipient, sender and Message-ID): subject, text and HTML parts, and the raw RFC 5322 source. Manual tests' runs, which their user sends, and runs not sent yet have none: 404 `No email of this run was sent by Salvo`. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["spamTestReportEmailContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/smart-delivery/email-content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The email a spam-test run sent (the /smart-delivery form)
+         * @description The email of a run (default the latest) as Salvo's sending mailbox handed it to the SMTP server (its first cell; the others differ only in recipient, sender and Message-ID): subject, text and HTML parts, and the raw RFC 5322 source. Manual tests' runs, which their user sends, and runs not sent yet have none: 404 `No email of this run was sent by Salvo`. The test is named by `test_id`; the answer is `{success, data}`. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["smartDeliveryEmailContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/spam-test/report/{spamTestId}/sender-accounts": {
         parameters: {
             query?: never;
@@ -4516,6 +4716,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/email-campaigns/send-email-thread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reply in a lead's thread (the camelCase form of reply-email-thread)
+         * @description `POST /campaigns/{campaign_id}/reply-email-thread` with the campaign in the body and camelCase fields (`campaignId`, `emailStatsId`, `emailBody`, `toEmail`, `cc`, `bcc`, `addSignature`, `scheduledTime`): the same rules, answers and errors.
+         */
+        post: operations["sendEmailThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/master-inbox/reply-status": {
         parameters: {
             query?: never;
@@ -4525,11 +4745,71 @@ export interface paths {
         };
         /**
          * Where a reply sent through reply-email-thread stands
-         * @description Where a reply sent through `reply-email-thread` stands (`SCHEDULED`, `QUEUED`, `COMPLETED`, `FAILED`), by its `message_id`. Unknown → 404.
+         * @description Where a reply sent through `reply-email-thread` stands (`SCHEDULED`, `QUEUED`, `COMPLETED`, `FAILED`), by its `message_id`; also a forward (`forward-email`) or a one-off email (`send-email/initiate`), whose `email_stats_id` is null (they are no message of a thread). Unknown → 404.
          */
         get: operations["getReplyStatus"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/forward-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forward a message of a lead's thread to other people
+         * @description From the thread's mailbox, through its object under the manual-send rule: within its gap (an email it holds back is sent when the gap ends), never held back by its campaign cap, counted in its `daily_sent_count`. Subject `Fwd: <subject>` unless given; the body is your text, a forwarded-message header block, then the thread up to that message (newest first). No tracking, no unsubscribe link, no SENT event or analytics; `GET /master-inbox/reply-status?message_id=` follows it. Several recipients: the first in To, the others in Cc. A recipient block-listed or unsubscribed → 400 naming it; the mailbox deleted, suspended or failing → 400 `Email account not found!`; unknown stats id → 404 `Email stats not found`; the mail server refusing → 400 with its words.
+         */
+        post: operations["forwardEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-campaigns/forward-reply-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forward a message of a lead's thread (the campaign-in-body form of forward-email)
+         * @description `POST /campaigns/{campaign_id}/forward-email` with the campaign in the body (`campaignId` or `campaign_id`; `lead_id` is ignored). From the thread's mailbox, through its object under the manual-send rule: within its gap (an email it holds back is sent when the gap ends), never held back by its campaign cap, counted in its `daily_sent_count`. Subject `Fwd: <subject>` unless given; the body is your text, a forwarded-message header block, then the thread up to that message (newest first). No tracking, no unsubscribe link, no SENT event or analytics; `GET /master-inbox/reply-status?message_id=` follows it. Several recipients: the first in To, the others in Cc. A recipient block-listed or unsubscribed → 400 naming it; the mailbox deleted, suspended or failing → 400 `Email account not found!`; unknown stats id → 404 `Email stats not found`; the mail server refusing → 400 with its words.
+         */
+        post: operations["forwardReplyEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/send-email/initiate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one email from one of your mailboxes, outside any campaign
+         * @description Sent by the mailbox's own object under the manual-send rule: within its gap (`time_to_wait_in_mins`; an email it holds back is sent when the gap ends) and never held back by its campaign cap (as many manual deliveries a UTC day as its cap, one per recipient), counted in its `daily_sent_count`. No tracking, no unsubscribe link or header, no SENT event or analytics. To, cc and bcc together: at most 10 addresses, none block-listed or unsubscribed (else 400 naming it). Waits up to 25 s for the mail server: `SENT` when it took the email, else `QUEUED` (`GET /master-inbox/reply-status?message_id=` follows it); the server refusing → 400 with its words. A mailbox that is not the caller's, or cannot send → 400 `Email account not found!`.
+         */
+        post: operations["sendSingleEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7311,6 +7591,66 @@ export interface components {
                 status: string;
             }[];
         };
+        SpamTestMailboxCount: {
+            inbox_count: number;
+            spam_count: number;
+            tab_count: number;
+            /** @description Not received by the deadline */
+            failed_count: number;
+            total_email_count: number;
+        };
+        SpamTestMailboxSummaryRow: {
+            /** @description `<email account id>:<provider_id>` (the sender's address in place of the id when it is no mailbox of the account) */
+            id: string;
+            from_email: string;
+            /** @description The seed provider's name */
+            esp: string;
+            total_email_count: number;
+            inbox_count: number;
+            tab_count: number;
+            spam_count: number;
+            failed_count: number;
+            /** @description Inbox share in percent, one decimal */
+            placement_score: number;
+        };
+        SpamTestRdnsRow: {
+            from_email: string;
+            seed_accounts: {
+                /** @description The result's id (as in sender-account-wise) */
+                id: string;
+                /** @description The seed address */
+                email: string;
+                /** @description The seed provider's name */
+                esp: string;
+                /** @description The PTR name's A/AAAA include the IP (false: they do not, or no PTR); null: unknown */
+                rdns_verified: boolean | null;
+                ip: string | null;
+                ptr: string | null;
+                /** @enum {string} */
+                rdns_source: "received_header" | "ptr_query" | "unknown";
+            }[];
+        };
+        SmartDeliveryRdnsRequest: {
+            test_id: string | number;
+            run_no?: number;
+        };
+        SeedCopyHeaders: {
+            [key: string]: string | string[];
+        };
+        SeedCopyReplyHeaders: {
+            reply_id: string;
+            seed_email: string;
+            headers: components["schemas"]["SeedCopyHeaders"];
+        };
+        SpamTestEmailContent: {
+            /** @description The test's id */
+            spamTest: string;
+            subject: string;
+            text: string;
+            html: string | null;
+            /** @description The RFC 5322 source handed to the SMTP server (null when larger than 1 MB) */
+            rawEmailContent: string | null;
+        };
         SenderAccount: {
             id: string;
             spam_test_id: string;
@@ -8152,6 +8492,20 @@ export interface components {
                 file_size?: number;
             }[];
         };
+        SendEmailThread: {
+            /** @description A number or its decimal string */
+            campaignId: number | string;
+            emailStatsId: number | string;
+            emailBody: string;
+            /** Format: email */
+            toEmail?: string;
+            cc?: string | string[];
+            bcc?: string | string[];
+            /** @default false */
+            addSignature: boolean;
+            /** Format: date-time */
+            scheduledTime?: string;
+        };
         ReplyStatus: {
             ok: boolean;
             data: {
@@ -8163,6 +8517,102 @@ export interface components {
                 scheduled_time: string | null;
                 email_stats_id: string | null;
             };
+        };
+        Forwarded: {
+            ok: boolean;
+            messageId: string;
+            /** @enum {string} */
+            status: "success";
+        };
+        ForwardEmail: {
+            /** @description The message to forward: a `stats_id` (SENT or REPLY) of this campaign */
+            stats_id?: number | string;
+            /** @description Alias of `stats_id` */
+            email_stats_id?: number | string;
+            /** @description 1-10 recipients, comma-separated or an array */
+            to_emails?: string | string[];
+            /** @description Alias of `to_emails` */
+            forward_to_email?: string | string[];
+            /** @description When given, must be the Message-ID of that message */
+            message_id?: string;
+            /** @description Your text above the forwarded message (HTML or plain text) */
+            forward_email_body?: string;
+            /** @description Alias of `forward_email_body` */
+            forward_message?: string;
+            /** @description Default `Fwd: <the message's subject>` */
+            forward_email_subject?: string;
+        };
+        ForwardReplyEmail: {
+            /** @description A number or its decimal string */
+            campaignId?: number | string;
+            /** @description Alias of `campaignId` */
+            campaign_id?: number | string;
+            emailStatsId?: number | string;
+            /** @description Alias of `emailStatsId` */
+            email_stats_id?: number | string;
+            /** @description 1-10 recipients, comma-separated or an array */
+            forwardToEmailIds?: string | string[];
+            /** @description Alias of `forwardToEmailIds` */
+            to?: string | string[];
+            forwardEmailSubject?: string;
+            forwardEmailBody?: string;
+            /** @description Alias of `forwardEmailBody` */
+            note?: string;
+        };
+        SingleEmailSent: {
+            success: boolean;
+            ok: boolean;
+            data: {
+                message: string;
+                message_id: string;
+                /** @enum {string} */
+                status: "SENT" | "QUEUED";
+            };
+        };
+        SendSingleEmail: {
+            /** @description The recipient (an address; several, comma-separated or an array: the first in To, the others in Cc) */
+            to?: string | string[];
+            /** @description Alias of `to` */
+            to_email?: string | string[];
+            subject: string;
+            /** @description HTML (a plain-text part is derived), or plain text when it holds no tag */
+            body: string;
+            /**
+             * Format: email
+             * @description The sending mailbox, by its address (one of the caller's)
+             */
+            fromEmail?: string;
+            /**
+             * Format: email
+             * @description Alias of `fromEmail`
+             */
+            from_email?: string;
+            /**
+             * Format: email
+             * @description Alias of `fromEmail`
+             */
+            from?: string;
+            /** @description The sending mailbox, by its id (one of the caller's) */
+            fromEmailId?: number | string;
+            /** @description Alias of `fromEmailId` */
+            email_account_id?: number | string;
+            /** @description The name shown in From (default the mailbox's) */
+            fromName?: string;
+            /** Format: email */
+            replyTo?: string;
+            /**
+             * Format: email
+             * @description Alias of `replyTo`
+             */
+            reply_to?: string;
+            cc?: string | string[];
+            bcc?: string | string[];
+            attachments?: {
+                filename: string;
+                /** @description The file's bytes in base64 */
+                content: string;
+                mimeType?: string;
+            }[];
         };
         TestEmailSent: {
             ok: boolean;
@@ -16792,6 +17242,374 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    spamTestMailboxesCount: {
+        parameters: {
+            query?: {
+                /** @description One test only (a test of the caller's, else 404) */
+                test_id?: string;
+                /** @description Alias of `test_id` */
+                spamTestId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpamTestMailboxCount"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    smartDeliveryMailboxCount: {
+        parameters: {
+            query?: {
+                /** @description One test only (a test of the caller's, else 404) */
+                test_id?: string;
+                /** @description Alias of `test_id` */
+                spamTestId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        data: components["schemas"]["SpamTestMailboxCount"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    spamTestMailboxesSummary: {
+        parameters: {
+            query?: {
+                /** @description One test only (a test of the caller's, else 404) */
+                test_id?: string;
+                /** @description Alias of `test_id` */
+                spamTestId?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per sender and provider */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpamTestMailboxSummaryRow"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    smartDeliveryMailboxSummary: {
+        parameters: {
+            query?: {
+                /** @description One test only (a test of the caller's, else 404) */
+                test_id?: string;
+                /** @description Alias of `test_id` */
+                spamTestId?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per sender and provider */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        data: components["schemas"]["SpamTestMailboxSummaryRow"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    spamTestReportRdnsDetails: {
+        parameters: {
+            query?: {
+                /** @description The run (default: the latest) */
+                run_no?: number;
+            };
+            header?: never;
+            path: {
+                spamTestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Per sender */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpamTestRdnsRow"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    smartDeliveryRdns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "test_id": 12
+                 *     }
+                 */
+                "application/json": components["schemas"]["SmartDeliveryRdnsRequest"];
+            };
+        };
+        responses: {
+            /** @description Per sender */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        data: components["schemas"]["SpamTestRdnsRow"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    spamTestReportEmailHeaders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                spamTestId: string;
+                replyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The headers */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeedCopyHeaders"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    smartDeliveryReplyHeaders: {
+        parameters: {
+            query: {
+                test_id: string;
+                run_no?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Per received copy */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        data: components["schemas"]["SeedCopyReplyHeaders"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    spamTestReportEmailContent: {
+        parameters: {
+            query?: {
+                /** @description The run (default: the latest) */
+                run_no?: number;
+            };
+            header?: never;
+            path: {
+                spamTestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The email */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpamTestEmailContent"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    smartDeliveryEmailContent: {
+        parameters: {
+            query: {
+                test_id: string;
+                run_no?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The email */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        data: components["schemas"]["SpamTestEmailContent"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listSpamTestSenderAccounts: {
         parameters: {
             query?: never;
@@ -19678,6 +20496,57 @@ export interface operations {
             };
         };
     };
+    sendEmailThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignId": 3,
+                 *       "emailStatsId": "41",
+                 *       "emailBody": "<p>Thanks Ann, does Tuesday work?</p>"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SendEmailThread"];
+            };
+        };
+        responses: {
+            /** @description Sent, or queued for its time */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplySent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description A mail server did not take the message (its own words in `error`) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getReplyStatus: {
         parameters: {
             query: {
@@ -19706,6 +20575,136 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    forwardEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stats_id": "41",
+                 *       "to_emails": "sales-lead@yourcompany.example",
+                 *       "forward_email_body": "Ann is interested: can you take it?"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ForwardEmail"];
+            };
+        };
+        responses: {
+            /** @description Sent, or queued for the mailbox's gap */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forwarded"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    forwardReplyEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignId": 3,
+                 *       "emailStatsId": "41",
+                 *       "forwardToEmailIds": [
+                 *         "sales-lead@yourcompany.example"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ForwardReplyEmail"];
+            };
+        };
+        responses: {
+            /** @description Sent, or queued for the mailbox's gap */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forwarded"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    sendSingleEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": "ann@example.com",
+                 *       "subject": "Our call",
+                 *       "body": "<p>Hi Ann, the notes from today.</p>",
+                 *       "fromEmailId": 12
+                 *     }
+                 */
+                "application/json": components["schemas"]["SendSingleEmail"];
+            };
+        };
+        responses: {
+            /** @description Sent, or queued */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SingleEmailSent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };

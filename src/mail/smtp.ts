@@ -35,7 +35,8 @@ export interface SmtpOptions {
   heloName?: string;
 }
 
-export type SendResult = { ok: true; messageId: string; reply: SmtpReply } | { ok: false; failure: SmtpFailure };
+/** `raw`: the RFC 5322 source handed to the server (a spam test keeps it for its email-content report). */
+export type SendResult = { ok: true; messageId: string; reply: SmtpReply; raw: string } | { ok: false; failure: SmtpFailure };
 export type CheckResult = { ok: true; reply: SmtpReply } | { ok: false; failure: SmtpFailure };
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -329,7 +330,7 @@ export class SmtpSender {
       const reply = await open.message(dataBlock(built.raw));
       this.carried += 1;
       if (this.carried >= MAX_MESSAGES_PER_SESSION) await this.close();
-      return { ok: true as const, messageId: built.messageId, reply };
+      return { ok: true as const, messageId: built.messageId, reply, raw: built.raw };
     });
   }
 

@@ -12,6 +12,7 @@ import { recordWake } from "./store";
 import { sendDueReplies, sendReply, type Delivery, type ReplyDoor, type ReplyToSend } from "../replies/outbound";
 import { deliverManualEmail, type ManualEmail, type ManualMailDoor, type ManualOutcome } from "../manual-mail/send";
 import { sendDueTestEmails } from "../deliverability/test-sender";
+import { sendDueOutsideEmails, sendOutside, type OutsideMailDoor, type OutsideSend } from "../manual-mail/outside";
 import { MailboxLogins, type AccessResult } from "../mailboxes/login";
 import { mailboxById } from "../mailboxes/store";
 import type { WakeMode } from "../mailboxes/wake";
@@ -30,7 +31,7 @@ type RunOptions = PassOptions & { mailboxId?: number; read?: boolean };
  * the next send and the next read; `wake` sets it at once (START, new leads, a mailbox attached or
  * fixed, the minute cron for a late one).
  */
-export class MailboxSender extends DurableObject<Bindings> implements ManualMailDoor, ReplyDoor {
+export class MailboxSender extends DurableObject<Bindings> implements ManualMailDoor, ReplyDoor, OutsideMailDoor {
   private running: Promise<unknown> | null = null;
   private reading: Promise<ReadResult> | null = null;
 
@@ -91,6 +92,17 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
    */
   async sendManualEmail(email: ManualEmail): Promise<ManualOutcome> {
     return this.exclusive(async () => deliverManualEmail(this.env, await this.logins(), email, Date.now()));
+  }
+
+  /** A forward or one-off email (CONTRACT 21.5); one the gap holds back waits in this object's storage, and it wakes for it. */
+  async sendOutsideEmail(send: OutsideSend): Promise<ManualOutcome> {
+    const outcome = await this.exclusive(async () => sendOutside(this.env, database(this.env.DB), await this.logins(), this.kv, send, Date.now()));
+    if (!outcome.ok && outcome.kind === "wait") {
+      this.kv.put("mailbox", send.email.mailboxId);
+      const alarm = await this.ctx.storage.getAlarm();
+      if (alarm === null || alarm > outcome.until) await this.ctx.storage.setAlarm(outcome.until);
+    }
+    return outcome;
   }
 
   /** An inbox reply to send now; one the gap holds back is queued by the route, and this object wakes for it. */
@@ -155,6 +167,13 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
       log("error", "spam test emails failed", { mailbox_id: mailboxId, error: String(error) });
       nextTestSendAt = now + 60_000;
     }
+    let nextOutsideAt: number | null;
+    try {
+      nextOutsideAt = await sendDueOutsideEmails(this.env, database(this.env.DB), await this.logins(), this.kv, now);
+    } catch (error) {
+      log("error", "held emails failed", { mailbox_id: mailboxId, error: String(error) });
+      nextOutsideAt = now + 60_000;
+    }
     const settings = config(this.env);
     const links = emailLinks(await loadKeyring(settings.secretsKey), settings.publicUrl);
     let result: PassResult;
@@ -165,7 +184,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
       log("error", "sender pass failed", { mailbox_id: mailboxId, error: String(error) });
       result = { sent: 0, nextWakeAt: now + 60_000 };
     }
-    const wakeAt = Math.min(result.nextWakeAt ?? Infinity, this.kv.get<number>("nextReadAt") ?? Infinity, nextReplyAt ?? Infinity, nextTestSendAt ?? Infinity);
+    const wakeAt = Math.min(result.nextWakeAt ?? Infinity, this.kv.get<number>("nextReadAt") ?? Infinity, nextReplyAt ?? Infinity, nextTestSendAt ?? Infinity, nextOutsideAt ?? Infinity);
     if (wakeAt === Infinity) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.max(wakeAt, Date.now()));
     // With no alarm, the cron looks again in an hour (a lost wake costs at most that).

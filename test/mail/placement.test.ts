@@ -177,6 +177,17 @@ describe("placement tests against the lab's seed mailboxes", () => {
     expect(report.gmail).toMatchObject({ inbox_count: 1, tab_count: 0, spam_count: 0, total_count: 1 });
     expect(report.outlook).toMatchObject({ inbox_count: 0, tab_count: 1, spam_count: 0, total_count: 1 });
     expect(report.yahoo).toMatchObject({ inbox_count: 0, tab_count: 0, spam_count: 1, total_count: 1 });
+
+    // CONTRACT 21.6: the checker kept each copy's headers as they arrived; the provider's first hop names the lab's sender.
+    const gmailCell = await env.DB.prepare("SELECT id FROM spam_test_results WHERE spam_test_id = ? AND provider_id = 'gmail'").bind(Number(id)).first<{ id: number }>();
+    const headers = await callJson<Record<string, string | string[]>>(`/api/v1/spam-test/report/${id}/sender-account-wise/${gmailCell!.id}/email-headers`, { apiKey: account.apiKey });
+    expect(headers.status, JSON.stringify(headers.body)).toBe(200);
+    expect(headers.body.Subject).toBe("Quarterly numbers");
+    // The seed's INBOX copy went through Postfix, then LMTP: the hop from the sender names its IP.
+    expect(headers.body.Received).toEqual([expect.stringMatching(/ with LMTP /), expect.stringMatching(/^from \S+ \(\S+ \[127\.0\.0\.1\]\)/), ...(headers.body.Received as string[]).slice(2)]);
+    const rdns = await callJson<{ from_email: string; seed_accounts: Record<string, unknown>[] }[]>(`/api/v1/spam-test/report/${id}/rdns-details`, { apiKey: account.apiKey });
+    expect(rdns.body).toEqual([{ from_email: sender.email, seed_accounts: expect.any(Array) }]);
+    expect(rdns.body[0]!.seed_accounts.find((s) => s.id === String(gmailCell!.id))).toMatchObject({ ip: "127.0.0.1", rdns_source: expect.stringMatching(/^(received_header|ptr_query)$/) });
   });
 
   it("an automated test's run sends the campaign step from the sender mailbox by itself and is checked", { timeout: 120_000 }, async () => {
@@ -237,5 +248,17 @@ describe("placement tests against the lab's seed mailboxes", () => {
     const report = await providerReport(account.apiKey, created.body.id);
     expect(report.gmail).toMatchObject({ inbox_count: 1, total_count: 1 });
     expect(report.yahoo).toMatchObject({ inbox_count: 1, total_count: 1 });
+
+    // CONTRACT 21.6: the email as the mailbox handed it to the server, the same one the seed received.
+    const content = await callJson<{ spamTest: string; subject: string; text: string; html: string; rawEmailContent: string }>(
+      `/api/v1/spam-test/report/${created.body.id}/email-content`,
+      { apiKey: account.apiKey },
+    );
+    expect(content.status, JSON.stringify(content.body)).toBe(200);
+    expect(content.body).toMatchObject({ spamTest: created.body.id, subject: "Hello there", html: expect.stringContaining("<p>A short note.</p>") });
+    const messageId = /^Message-ID: (.+)$/im.exec(content.body.rawEmailContent)![1]!.trim();
+    const arrived = await env.DB.prepare("SELECT count(*) AS n FROM spam_test_results WHERE spam_test_id = ? AND message_id = ?").bind(Number(created.body.id), messageId).first<{ n: number }>();
+    expect(arrived!.n).toBe(1);
+    expect(content.body.rawEmailContent).toMatch(/^Subject: Hello there\r$/m);
   });
 });

@@ -4,7 +4,7 @@ import type { TestProject } from "vitest/node";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** The resolver's own address, for changing its records: `POST /records {name, a?, aaaa?}`, `GET /queries/<name>`. */
+    /** The resolver's own address, for changing its records: `POST /records {name, a?, aaaa?, ptr?}`, `GET /queries/<name>`. */
     dnsControl: string;
     /** Base URL of the HTTP targets below (on 127.0.0.1). */
     outboundTarget: string;
@@ -56,10 +56,10 @@ export default async function setup(project: TestProject) {
 async function start() {
   const port = Number(process.env.SALVO_TEST_DOH_PORT);
   if (!port) throw new Error("SALVO_TEST_DOH_PORT is unset: the config must call testResolverUrl()");
-  const set = new Map<string, { a: string[]; aaaa: string[] }>();
+  const set = new Map<string, { a: string[]; aaaa: string[]; ptr?: string[] }>();
   const queries = new Map<string, number>();
 
-  function answerFor(name: string): { rcode: number; a: string[]; aaaa: string[]; ttl: number } {
+  function answerFor(name: string): { rcode: number; a: string[]; aaaa: string[]; ptr?: string[]; ttl: number } {
     const chosen = set.get(name);
     if (chosen) return { rcode: 0, ...chosen, ttl: 0 };
     if (name === "localtest.me" || name.endsWith(".localtest.me")) return { rcode: 0, a: ["127.0.0.1"], aaaa: ["::1"], ttl: 300 };
@@ -92,7 +92,16 @@ async function start() {
     const name = labels.join(".").toLowerCase();
     queries.set(name, (queries.get(name) ?? 0) + 1);
     const answer = answerFor(name);
-    const records = answer.rcode !== 0 ? [] : type === 1 ? answer.a.map((ip) => ip.split(".").map(Number)) : type === 28 ? answer.aaaa.map(ipv6Bytes) : [];
+    const records =
+      answer.rcode !== 0
+        ? []
+        : type === 1
+          ? answer.a.map((ip) => ip.split(".").map(Number))
+          : type === 28
+            ? answer.aaaa.map(ipv6Bytes)
+            : type === 12
+              ? (answer.ptr ?? []).map((target) => [...target.split(".").flatMap((label) => [label.length, ...Buffer.from(label, "latin1")]), 0])
+              : [];
     const header = Buffer.alloc(12);
     query.copy(header, 0, 0, 2);
     header.writeUInt16BE(0x8180 | answer.rcode, 2);
@@ -126,8 +135,8 @@ async function start() {
       return response.writeHead(200, { "Content-Type": "application/dns-message" }).end(respond(query));
     }
     if (url.pathname === "/records" && request.method === "POST") {
-      const record = JSON.parse(body.toString()) as { name: string; a?: string[]; aaaa?: string[] };
-      set.set(record.name.toLowerCase(), { a: record.a ?? [], aaaa: record.aaaa ?? [] });
+      const record = JSON.parse(body.toString()) as { name: string; a?: string[]; aaaa?: string[]; ptr?: string[] };
+      set.set(record.name.toLowerCase(), { a: record.a ?? [], aaaa: record.aaaa ?? [], ptr: record.ptr });
       return response.writeHead(204).end();
     }
     const asked = /^\/queries\/(.+)$/.exec(url.pathname);

@@ -74,6 +74,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
   email_lead_id: "person",
   stats_id: "stat",
   email_stats_id: "stat",
+  emailStatsId: "stat",
   webhook_id: "webhook",
   delivery_id: "delivery",
   folder_id: "folder",
@@ -94,6 +95,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
   emailAccountIds: "mailbox",
   from_email_account_ids: "mailbox",
   selectedEmailAccountId: "mailbox",
+  fromEmailId: "mailbox",
   listId: "leadList",
   list_id: "leadList",
   listIds: "leadList",
@@ -138,6 +140,10 @@ const KIND_ON_PATH: Record<string, Record<string, Kind>> = {
  */
 export const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string | RegExp }> = {
   "POST /api/v1/campaigns/{campaign_id}/reply-email-thread": { status: 400, error: "Email account not found!" },
+  "POST /api/v1/email-campaigns/send-email-thread": { status: 400, error: "Email account not found!" },
+  "POST /api/v1/campaigns/{campaign_id}/forward-email": { status: 400, error: "Email account not found!" },
+  "POST /api/v1/email-campaigns/forward-reply-email": { status: 400, error: "Email account not found!" },
+  "POST /api/v1/send-email/initiate": { status: 400, error: "Email account not found!" },
   "POST /api/v1/campaigns/{campaign_id}/send-test-email": {
     status: 400,
     error: "The email account cannot send: it is suspended, failing its connection check, or has no password",
@@ -243,6 +249,9 @@ const ONE_OF_IDS: Record<string, string[][]> = {
   // A reply named one of two ways: §4's stats_id (with the record), or the hosted id (CONTRACT 21.3).
   "POST /api/v1/master-inbox/ignore-reply": [["stats_id", "id"]],
   "PATCH /api/v1/master-inbox/ignore-reply": [["stats_id", "id"]],
+  "POST /api/v1/campaigns/{campaign_id}/forward-email": [["stats_id", "email_stats_id"]],
+  "POST /api/v1/email-campaigns/forward-reply-email": [["campaignId", "campaign_id"], ["emailStatsId", "email_stats_id"]],
+  "POST /api/v1/send-email/initiate": [["fromEmailId", "email_account_id"]],
 };
 
 /** Optional fields an operation needs that its schema cannot say are required (a choice of one among several). */
@@ -261,6 +270,9 @@ export const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   "POST /api/v1/webhooks": { url: "https://hooks.example.com/matrix", events: ["EMAIL_REPLY"] },
   "POST /api/v1/campaigns/{campaign_id}/schedule": { timezone: "Europe/Paris" },
   "POST /api/v1/campaigns/{campaign_id}/reply-email-thread": { email_body: "<p>Matrix</p>" },
+  "POST /api/v1/campaigns/{campaign_id}/forward-email": { to_emails: "matrix-forward@example.com" },
+  "POST /api/v1/email-campaigns/forward-reply-email": { forwardToEmailIds: ["matrix-forward@example.com"] },
+  "POST /api/v1/send-email/initiate": { to: "matrix-single@example.com" },
   // Fields that may come under an alias, so the schema cannot require them.
   "PATCH /api/v1/master-inbox/change-read-status": { read_status: true },
   "PATCH /api/v1/master-inbox/update-category": { category_id: 1 },
