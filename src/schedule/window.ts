@@ -23,6 +23,8 @@ export type Schedule = {
   max_new_leads_per_day: number;
   /** Nothing is sent before it (ISO text or ms); null = no start time. */
   schedule_start_time: string | number | null;
+  /** The days and hours apply in each lead's own zone (CONTRACT 23.2); absent = false. */
+  send_in_lead_timezone?: boolean;
 };
 
 /** `HH:MM` (00:00–23:59) as minutes after midnight; null when malformed. */
@@ -142,6 +144,33 @@ export function nextWindowOpen(schedule: Schedule, instant: number): number | nu
     if (window && from < window.end) return Math.max(from, window.start);
   }
   return null;
+}
+
+/**
+ * The schedule a record is sent under: the campaign's, moved into the lead's own zone when the
+ * campaign sends in each lead's zone and the lead has one (CONTRACT 23.2). Only the zone changes:
+ * the start time stays one instant, and the caps and gaps stay the campaign's and the mailbox's.
+ */
+export function recordSchedule(schedule: Schedule, leadZone: string | null): Schedule {
+  return schedule.send_in_lead_timezone && leadZone && leadZone !== schedule.timezone ? { ...schedule, timezone: leadZone } : schedule;
+}
+
+/**
+ * When a record in each lead's zone is due: `dueAt` moved to the first instant inside the lead's
+ * window, so the stored due time is already sendable and finding due work stays one range read over
+ * due times. Without lead zones the due time is stored as it is and the pass checks the campaign's
+ * window. A schedule that never opens keeps `dueAt`.
+ */
+export function recordDueAt(schedule: Schedule, leadZone: string | null, dueAt: number): number {
+  return schedule.send_in_lead_timezone ? (nextWindowOpen(recordSchedule(schedule, leadZone), dueAt) ?? dueAt) : dueAt;
+}
+
+/** When new records of an upload are first due: `default` for leads without a zone, `byZone` for these zones. */
+export function enrolmentDue(schedule: Schedule | null, zones: Iterable<string>, now: number): { default: number; byZone: Record<string, number> } {
+  if (!schedule?.send_in_lead_timezone) return { default: now, byZone: {} };
+  const byZone: Record<string, number> = {};
+  for (const zone of new Set(zones)) byZone[zone] = recordDueAt(schedule, zone, now);
+  return { default: recordDueAt(schedule, null, now), byZone };
 }
 
 /**
