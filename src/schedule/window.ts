@@ -213,7 +213,8 @@ export function newLeadAllowed(firstStepsSentToday: number, schedule: Schedule):
 
 /**
  * When a due email may actually go from a mailbox: not before now, its due time or the end of the
- * mailbox's gap, and then at the first window instant. Null when the window never opens.
+ * mailbox's gap, and then at the first window instant. Null when the window never opens. In each
+ * lead's zone due times are stored inside each lead's window, so no campaign window applies then.
  */
 export function nextSendAt(input: {
   schedule: Schedule;
@@ -224,5 +225,6 @@ export function nextSendAt(input: {
 }): number | null {
   const { schedule, now, dueAt, lastSentAt, mailboxGapMinutes } = input;
   const gap = gapEndsAt(lastSentAt, mailboxGapMinutes, schedule.min_time_btw_emails) ?? now;
-  return nextWindowOpen(schedule, Math.max(now, dueAt, gap));
+  const earliest = Math.max(now, dueAt, gap);
+  return schedule.send_in_lead_timezone ? Math.max(earliest, scheduleStartAt(schedule) ?? earliest) : nextWindowOpen(schedule, earliest);
 }
