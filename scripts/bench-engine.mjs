@@ -164,7 +164,10 @@ function loadRecords(file, accountId, plan) {
   const db = new DatabaseSync(file);
   const now = Date.now();
   db.exec("BEGIN");
-  for (const { size, leadZones, label, campaignId } of plan) {
+  for (const { size, leadZones, label, campaignId, mailboxIds } of plan) {
+    // Suspended until their probe (then lifted in the file, not through the API, which would wake
+    // them): after the restart every sender of an ACTIVE campaign wakes, and would spend its one email.
+    db.prepare("UPDATE email_accounts SET is_suspended = 1 WHERE id IN (SELECT value FROM json_each(?))").run(JSON.stringify(mailboxIds));
     db.prepare(
       `WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM n WHERE value < ?)
        INSERT INTO leads (account_id, email, first_name, created_at)
@@ -210,6 +213,10 @@ function loadRecords(file, accountId, plan) {
 }
 
 async function probe(server, mailboxId) {
+  const db = new DatabaseSync(localD1File(server.stateDir));
+  db.exec("PRAGMA busy_timeout = 5000");
+  db.prepare("UPDATE email_accounts SET is_suspended = 0 WHERE id = ?").run(mailboxId);
+  db.close();
   const started = performance.now();
   const response = await fetch(`${server.url}/admin/v1/email-accounts/${mailboxId}/sender-pass?max_sends=1`, {
     method: "POST",
