@@ -31,6 +31,7 @@ export const Campaign = z
     force_plain_text: z.boolean(),
     follow_up_percentage: z.number().int(),
     enable_ai_esp_matching: z.boolean(),
+    send_in_lead_timezone: z.boolean(),
     add_unsubscribe_tag: z.boolean(),
     auto_pause_domain_leads_on_reply: z.boolean(),
     bounce_autopause_threshold: z.number().int().nullable(),

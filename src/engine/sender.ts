@@ -19,7 +19,7 @@ import type { EmailLinks } from "./links";
 import { SmtpSender } from "../mail/smtp";
 import { claimRecords, loadCampaignPlans, loadMailboxWork, openStatement, outcomeStatements, releaseDeadClaims, suspendStatement, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
 import { CONNECTION_RETRY_MS, failureOutcome, type NextStep, type RecordOutcome } from "./outcome";
-import { gapEndsAt, isInWindow, localDayRange, nextLocalDayStart, nextMailboxDayStart, nextWindowOpen, scheduleStartAt, stepDueAt, type Schedule } from "../schedule/window";
+import { gapEndsAt, isInWindow, localDayRange, nextLocalDayStart, nextMailboxDayStart, nextWindowOpen, recordDueAt, recordSchedule, scheduleStartAt, stepDueAt, type Schedule } from "../schedule/window";
 
 /**
  * One pass of a mailbox's sender (its Durable Object runs it on its alarm): send what is due for
@@ -37,6 +37,8 @@ const PASS_BUDGET_MS = 25_000;
 const PASS_MAX_SENDS = 50;
 /** A pass that sent nothing and found nothing to do soon looks again no sooner than this. */
 const IDLE_RECHECK_MS = 60 * 60_000;
+/** In each lead's zone: claims in a row whose records were all outside their leads' windows, before the pass moves on. */
+const REDATE_ROUNDS = 5;
 
 export interface PassResult {
   sent: number;
@@ -67,12 +69,17 @@ interface ActiveCampaign {
   plan: CampaignPlan;
 }
 
-/** The step after `step` that this record gets, with its due time; null when the sequence ends. */
-function following(active: ActiveCampaign, recordId: number, step: number, sentAt: number): NextStep {
-  const later = [...active.plan.steps.keys()].filter((n) => n > step).sort((a, b) => a - b)[0];
-  if (later === undefined || !getsFollowUps(recordId, active.settings.followUpPercentage)) return { nextStep: null, nextDueAt: null };
+/**
+ * The step after the record's that it gets, with its due time; null when the sequence ends. In each
+ * lead's zone the delay counts calendar days of the lead's zone and the due time is moved into its
+ * window (CONTRACT 23.2), so the stored due time is already sendable.
+ */
+function following(active: ActiveCampaign, record: Pick<ClaimedRecord, "recordId" | "step" | "leadTimezone">, sentAt: number): NextStep {
+  const later = [...active.plan.steps.keys()].filter((n) => n > record.step).sort((a, b) => a - b)[0];
+  if (later === undefined || !getsFollowUps(record.recordId, active.settings.followUpPercentage)) return { nextStep: null, nextDueAt: null };
   const delay = active.plan.steps.get(later)!.step.delayInDays;
-  return { nextStep: later, nextDueAt: stepDueAt(sentAt, delay, active.schedule.timezone) };
+  const zone = recordSchedule(active.schedule, record.leadTimezone).timezone;
+  return { nextStep: later, nextDueAt: recordDueAt(active.schedule, record.leadTimezone, stepDueAt(sentAt, delay, zone)) };
 }
 
 /** The live step a record's `next_step` names, or the first live one after it (a step may have been removed). */
@@ -173,14 +180,17 @@ async function sendDue(env: Bindings, db: Database, work: PassWork, refused: (re
     const start = scheduleStartAt(schedule);
     const gapEnd = gapEndsAt(lastSentAt, mailbox.timeToWaitInMins, schedule.min_time_btw_emails);
     const earliest = Math.max(now, dueAt, start ?? now, gapEnd ?? now);
-    if (earliest > now || !isInWindow(schedule, now)) {
-      const open = nextWindowOpen(schedule, earliest);
+    // In each lead's zone the due times are already inside each lead's window: the earliest one is when to send.
+    const leadZones = schedule.send_in_lead_timezone === true;
+    if (earliest > now || (!leadZones && !isInWindow(schedule, now))) {
+      const open = leadZones ? earliest : nextWindowOpen(schedule, earliest);
       if (open !== null) wakes.push(open);
       continue;
     }
     const keepsGap = Math.max(mailbox.timeToWaitInMins, schedule.min_time_btw_emails) > 0;
     let newLeadsLeft = Math.max(0, schedule.max_new_leads_per_day - plan.firstStepsToday);
     let claims = 0;
+    let redateRounds = 0;
     for (;;) {
       if (capLeft <= 0) {
         wakes.push(nextMailboxDayStart(now));
@@ -196,7 +206,7 @@ async function sendDue(env: Bindings, db: Database, work: PassWork, refused: (re
       claims += 1;
       if (records.length === 0) {
         // The first claim found only new leads, and the campaign's new-leads cap is reached for its local day.
-        if (claims === 1) wakes.push(nextWindowOpen(schedule, nextLocalDayStart(now, schedule.timezone)) ?? now + IDLE_RECHECK_MS);
+        if (claims === 1) wakes.push((leadZones ? nextLocalDayStart(now, schedule.timezone) : nextWindowOpen(schedule, nextLocalDayStart(now, schedule.timezone))) ?? now + IDLE_RECHECK_MS);
         else wakes.push(now);
         continue campaigns;
       }
@@ -221,6 +231,9 @@ async function sendDue(env: Bindings, db: Database, work: PassWork, refused: (re
         wakes.push(now);
         break campaigns;
       }
+      // Records due outside their leads' windows (a due time written before the campaign sent in lead
+      // zones, or by a resume) were moved into them, none sent: claim again, a few rounds at most.
+      if (outcome.redated === records.length && (redateRounds += 1) < REDATE_ROUNDS) continue;
       // A short claim took everything due; a claim that sent nothing would find the same again.
       if (records.length < limit || outcome.sent === 0) {
         wakes.push(now);
@@ -271,8 +284,10 @@ async function sendClaimed(
   env: Bindings,
   db: Database,
   claim: ClaimContext,
-): Promise<{ sent: number; stop: boolean; retryAt: number | null; oauthRefusal: string | null }> {
+): Promise<{ sent: number; redated: number; stop: boolean; retryAt: number | null; oauthRefusal: string | null }> {
   const { campaign, mailbox, smtp, records, now } = claim;
+  const leadZones = campaign.schedule.send_in_lead_timezone === true;
+  let redated = 0;
   const opening = { nonce: claim.nonce, mailboxId: mailbox.id, now };
   const pending = new PendingOutcomes(env, db, claim);
   let sent = 0;
@@ -289,9 +304,15 @@ async function sendClaimed(
         pending.settle({ kind: "refused", recordId, state: record.refusal === "blocked" ? "BLOCKED" : "STOPPED" });
         continue;
       }
+      if (leadZones && !isInWindow(recordSchedule(campaign.schedule, record.leadTimezone), now)) {
+        // Outside the lead's own hours: due again when its window opens, a first step back to rotation.
+        pending.settle({ kind: "released", recordId, dueAt: recordDueAt(campaign.schedule, record.leadTimezone, now), unpin: step === 1 });
+        redated += 1;
+        continue;
+      }
       if (record.messageStatus !== null && record.messageStatus !== "deferred") {
         // Sent, or in doubt: never again; the record moves on.
-        pending.settle({ kind: "skipped", recordId, ...following(campaign, recordId, step, now) });
+        pending.settle({ kind: "skipped", recordId, ...following(campaign, record, now) });
         continue;
       }
       const content = stepFor(campaign, step);
@@ -334,7 +355,7 @@ async function sendClaimed(
       if (result.ok) {
         pending.finish({
           record,
-          outcome: { kind: "sent", recordId, messageRowId: rowId, subject: composed.subject, sentAt: now, ...following(campaign, recordId, step, now) },
+          outcome: { kind: "sent", recordId, messageRowId: rowId, subject: composed.subject, sentAt: now, ...following(campaign, record, now) },
           event: { type: "SENT", subject: composed.subject, body: composed.body, messageId: record.messageId },
           suspend: null,
         });
@@ -344,7 +365,7 @@ async function sendClaimed(
       const { failure } = result;
       const what = failure.kind === "unconfirmed" ? "campaign email in doubt: the session was lost after the message was handed over; it is never sent again" : "campaign email not sent";
       log("warn", what, { mailbox_id: mailbox.id, campaign_id: campaign.row.id, record_id: recordId, kind: failure.kind, code: failure.code });
-      const verdict = failureOutcome(failure, { recordId, messageRowId: rowId, step, attempt: record.attempts + 1, now, next: following(campaign, recordId, step, now), oauth: claim.oauth });
+      const verdict = failureOutcome(failure, { recordId, messageRowId: rowId, step, attempt: record.attempts + 1, now, next: following(campaign, record, now), oauth: claim.oauth });
       oauthRefusal = verdict.oauthRefusal;
       pending.finish({
         record,
@@ -360,7 +381,7 @@ async function sendClaimed(
     throw error;
   }
   await pending.store(null);
-  return { sent, stop: stop !== null, retryAt: stop?.retryAt ?? null, oauthRefusal };
+  return { sent, redated, stop: stop !== null, retryAt: stop?.retryAt ?? null, oauthRefusal };
 }
 
 /**

@@ -138,6 +138,8 @@ export interface ClaimedRecord {
   refusal: "blocked" | "opted_out" | null;
   /** The record's k in its campaign (incremental spintax, CONTRACT 21.1). */
   spintaxIndex: number | null;
+  /** The lead's own IANA zone (CONTRACT 23.2), null when it has none. */
+  leadTimezone: string | null;
 }
 
 export interface ClaimRequest {
@@ -186,7 +188,7 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
         WHERE status = 'sending' AND campaign_lead_id IN (${claimed})
           AND step = (SELECT next_step FROM campaign_leads WHERE id = messages.campaign_lead_id)`,
     sql`SELECT cl.id AS record_id, cl.next_step AS step, cl.spintax_modulo_index, l.email AS lead_email, l.first_name, l.last_name, l.company_name,
-               l.phone_number, l.website, l.location, l.linkedin_profile, l.company_url, l.custom_fields,
+               l.phone_number, l.website, l.location, l.linkedin_profile, l.company_url, l.custom_fields, l.timezone AS lead_timezone,
                m.id AS message_row_id, m.status AS message_status, m.attempts AS attempts,
                coalesce(m.message_id, '<' || lower(hex(randomblob(16))) || '@' || ${request.senderDomain} || '>') AS message_id,
                (${refusal}) AS refusal,
@@ -220,6 +222,7 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
     attempts: Number(row.attempts ?? 0),
     thread: JSON.parse(String(row.thread ?? "[]")) as { messageId: string; subject: string | null }[],
     refusal: (row.refusal as ClaimedRecord["refusal"]) ?? null,
+    leadTimezone: (row.lead_timezone as string | null) ?? null,
   }));
   return { nonce, records };
 }

@@ -71,6 +71,11 @@ const FIELD_OF_COLUMN: Record<string, string> = {
   linkedin: "linkedin_profile",
   linkedin_url: "linkedin_profile",
   company_url: "company_url",
+  timezone: "timezone",
+  time_zone: "timezone",
+  lead_timezone: "timezone",
+  schedule_timezone: "timezone",
+  tz: "timezone",
 };
 
 function normaliseColumn(name: string): string {

@@ -73,6 +73,7 @@ function presentImport(row: ImportRow) {
     duplicates: row.duplicates,
     blocked: row.blocked,
     invalid: row.invalid,
+    invalid_timezone_count: row.invalidTimezone,
     error: row.error,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),

@@ -21,6 +21,7 @@ export interface ImportCounts {
   duplicates: number;
   blocked: number;
   invalid: number;
+  invalid_timezone_count: number;
 }
 
 /**
@@ -29,7 +30,7 @@ export interface ImportCounts {
  * both counted as `blocked`.
  */
 async function sortForList(d1: D1Database, list: LeadListRow, upload: LeadFields[], settings: ImportSettings) {
-  const { unique, duplicateCount, invalidEmailCount } = sortUpload(upload);
+  const { unique, duplicateCount, invalidEmailCount, invalidTimezoneCount } = sortUpload(upload);
   const screening = await screenEmails(
     d1,
     list.accountId,
@@ -41,13 +42,13 @@ async function sortForList(d1: D1Database, list: LeadListRow, upload: LeadFields
       !(screening.blocked.has(lead.email) && !settings.ignoreGlobalBlockList) &&
       !(screening.unsubscribed.has(lead.email) && !settings.ignoreUnsubscribeList),
   );
-  return { kept, duplicateCount, invalidEmailCount, blocked: unique.length - kept.length };
+  return { kept, duplicateCount, invalidEmailCount, invalidTimezoneCount, blocked: unique.length - kept.length };
 }
 
 /** Imports up to 1000 leads into a list at once (the JSON import). */
 export async function importLeads(d1: D1Database, list: LeadListRow, upload: LeadFields[], settings: ImportSettings): Promise<ImportCounts> {
   const db = database(d1);
-  const { kept, duplicateCount, invalidEmailCount, blocked } = await sortForList(d1, list, upload, settings);
+  const { kept, duplicateCount, invalidEmailCount, invalidTimezoneCount, blocked } = await sortForList(d1, list, upload, settings);
   const statements = await importStatements(db, list, kept, Date.now());
   const results = statements.length > 0 ? await rawBatch(d1, statements) : [];
   const imported = results.at(-1)?.length ?? 0;
@@ -57,6 +58,7 @@ export async function importLeads(d1: D1Database, list: LeadListRow, upload: Lea
     duplicates: duplicateCount + kept.length - imported,
     blocked,
     invalid: invalidEmailCount,
+    invalid_timezone_count: invalidTimezoneCount,
   };
 }
 
@@ -135,7 +137,7 @@ async function importChunk(d1: D1Database, job: ImportRow, list: LeadListRow): P
   const { rows, next } = readCsvRows(csv, job.cursor, CSV_CHUNK_ROWS);
   const fields = columnFields(job.columns)!;
   const upload = rows.map((row) => rowToLead(job.columns, fields, row) as LeadFields);
-  const { kept, duplicateCount, invalidEmailCount, blocked } = await sortForList(d1, list, upload, job.settings);
+  const { kept, duplicateCount, invalidEmailCount, invalidTimezoneCount, blocked } = await sortForList(d1, list, upload, job.settings);
   const now = Date.now();
   // Only the worker whose cursor is current adds members, so a second worker on the same chunk
   // (after a lapsed lease) neither adds nor counts anything.
@@ -151,6 +153,7 @@ async function importChunk(d1: D1Database, job: ImportRow, list: LeadListRow): P
           duplicates = duplicates + ${duplicateCount + kept.length} - ${added},
           blocked = blocked + ${blocked},
           invalid = invalid + ${invalidEmailCount},
+          invalid_timezone = invalid_timezone + ${invalidTimezoneCount},
           processed = processed + ${rows.length},
           cursor = ${next},
           state = ${done ? "done" : "running"},

@@ -70,6 +70,7 @@ export const ImportCounts = z.object({
   duplicates: z.number().int(),
   blocked: z.number().int(),
   invalid: z.number().int(),
+  invalid_timezone_count: z.number().int().openapi({ description: "Leads whose time zone was not a known IANA name (stored as null, CONTRACT 23.1)" }),
 });
 
 export const CsvImportJson = z
@@ -88,6 +89,7 @@ export const CsvImport = z
     duplicates: z.number().int(),
     blocked: z.number().int(),
     invalid: z.number().int(),
+    invalid_timezone_count: z.number().int().openapi({ description: "Rows whose time zone was not a known IANA name (stored as null, CONTRACT 23.1)" }),
     error: z.string().nullable(),
     created_at: z.string(),
     updated_at: z.string(),

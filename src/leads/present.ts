@@ -19,6 +19,7 @@ export const LeadOut = z
     linkedin_profile: z.string().nullable(),
     company_url: z.string().nullable(),
     custom_fields: z.record(z.string(), z.unknown()).nullable(),
+    timezone: z.string().nullable().openapi({ description: "The lead's IANA time zone, or null (CONTRACT 23.1)" }),
     is_unsubscribed: z.boolean(),
     unsubscribed_client_id_map: z.record(z.string(), z.boolean()),
     created_at: z.string(),

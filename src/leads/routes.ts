@@ -2,6 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { database } from "../platform/db";
 import { RECORD_STATES } from "../db/schema";
 import { sortUpload } from "./rules";
+import { scheduleOf } from "../schedule/settings";
+import { enrolmentDue } from "../schedule/window";
 import { iso } from "../platform/time";
 import { findCampaign, RECORD_NOT_FOUND, type CampaignRecordRow, type LeadRow } from "../platform/access";
 import type { Context } from "hono";
@@ -62,6 +64,7 @@ const AddedLeads = z
     already_added_to_campaign: z.number().int(),
     duplicate_count: z.number().int(),
     invalid_email_count: z.number().int(),
+    invalid_timezone_count: z.number().int().openapi({ description: "Leads stored whose time zone was not a known IANA name (stored as null, CONTRACT 23.1)" }),
     block_count: z.number().int(),
     unsubscribed_leads: z.number().int(),
     emailToLeadIdMap: z.record(z.string(), z.number().int()).optional(),
@@ -169,7 +172,7 @@ async function upload(c: Context<AppEnv>, campaignId: number, body: Upload) {
   const principal = c.get("principal");
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, principal, campaignId);
-  const { unique, duplicateCount, invalidEmailCount } = sortUpload(body.lead_list);
+  const { unique, duplicateCount, invalidEmailCount, invalidTimezoneCount } = sortUpload(body.lead_list);
   const target = { accountId: principal.accountId, campaignId: campaign.id, clientId: campaign.clientId };
   const skipped = await skippedAddresses(c.env.DB, target, unique.map((lead) => lead.email), {
     blockList: !body.settings.ignore_global_block_list,
@@ -177,7 +180,9 @@ async function upload(c: Context<AppEnv>, campaignId: number, body: Upload) {
   });
   const kept = unique.filter((lead) => !skipped.blocked.has(lead.email) && !skipped.unsubscribed.has(lead.email));
   const alreadyAdded = await countAlreadyInCampaign(db, target, kept.map((lead) => lead.email));
-  const mapped = kept.length > 0 ? await storeUpload(c.env.DB, target, kept, Date.now()) : [];
+  const now = Date.now();
+  const due = enrolmentDue(scheduleOf(campaign.schedule), kept.flatMap((lead) => (lead.timezone ? [lead.timezone] : [])), now);
+  const mapped = kept.length > 0 ? await storeUpload(c.env.DB, target, kept, now, due) : [];
   if (campaign.status === "ACTIVE") await wakeCampaign(c.env, campaign.id);
 
   return c.json(
@@ -188,6 +193,7 @@ async function upload(c: Context<AppEnv>, campaignId: number, body: Upload) {
       already_added_to_campaign: alreadyAdded,
       duplicate_count: duplicateCount,
       invalid_email_count: invalidEmailCount,
+      invalid_timezone_count: invalidTimezoneCount,
       block_count: skipped.blocked.size,
       unsubscribed_leads: skipped.unsubscribed.size,
       ...(body.settings.return_lead_ids

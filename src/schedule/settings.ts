@@ -97,6 +97,7 @@ export function presentSending(schedule: Schedule | null, settings: CampaignSett
     min_time_btwn_emails: schedule?.min_time_btw_emails ?? null,
     max_leads_per_day: schedule?.max_new_leads_per_day ?? null,
     schedule_start_time: schedule?.schedule_start_time == null ? null : String(schedule.schedule_start_time),
+    send_in_lead_timezone: schedule?.send_in_lead_timezone ?? false,
     stop_lead_settings: settings.stopLeadSettings,
     unsubscribe_text: settings.unsubscribeText,
     send_as_plain_text: settings.sendAsPlainText,

@@ -27,6 +27,7 @@ describe("leads", () => {
       already_added_to_campaign: 0,
       duplicate_count: 1,
       invalid_email_count: 1,
+      invalid_timezone_count: 0,
       block_count: 0,
       unsubscribed_leads: 0,
       emailToLeadIdMap: { "ann@example.com": expect.any(Number), "bob@example.com": expect.any(Number) },
@@ -44,6 +45,7 @@ describe("leads", () => {
       already_added_to_campaign: 1,
       duplicate_count: 0,
       invalid_email_count: 0,
+      invalid_timezone_count: 0,
       block_count: 0,
       unsubscribed_leads: 0,
     });

@@ -140,6 +140,8 @@ export const leads = sqliteTable(
     linkedinProfile: text("linkedin_profile"),
     companyUrl: text("company_url"),
     customFields: text("custom_fields", { mode: "json" }).$type<Record<string, unknown>>(),
+    /** The lead's IANA zone (CONTRACT 23.1); null = none given or not a known name. */
+    timezone: text("timezone"),
     /** Email, first and last name, case-folded in code (see foldText), for inbox search. */
     searchFolded: text("search_folded"),
     /** Unsubscribed from everything: later uploads skip the lead unless told to ignore the list. */

@@ -83,6 +83,8 @@ export const leadListImports = sqliteTable(
     duplicates: integer("duplicates").notNull().default(0),
     blocked: integer("blocked").notNull().default(0),
     invalid: integer("invalid").notNull().default(0),
+    /** Rows stored whose zone was not a known IANA name (CONTRACT 23.1). */
+    invalidTimezone: integer("invalid_timezone").notNull().default(0),
     error: text("error"),
     /** Passes that ended in an error; at the cap the import is given up as failed. */
     failedPasses: integer("failed_passes").notNull().default(0),
