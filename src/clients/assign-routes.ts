@@ -48,5 +48,5 @@ clientAssignRoutes.openapi(assignRoute, async (c) => {
   if (client === undefined) throw ApiError.badRequest("Client not found");
   if ((client?.id ?? null) === campaign.clientId) throw ApiError.badRequest("Cannot assign the same client to the campaign");
   await assignClient(c.env.DB, campaign, client?.id ?? null, body.applyClientDNC === true, Date.now());
-  return c.json({ ok: true, message: "success", client }, 200);
+  return c.json({ ok: true, message: "success", client: client ? { id: client.id, email: client.email } : null }, 200);
 });
