@@ -14,10 +14,10 @@ import {
   foldersOf,
   insertFolder,
   removeTagsFromCampaigns,
+  saveDraftSettings,
   visibleCampaignIds,
   visibleCatalogueTagIds,
 } from "./bulk-store";
-import { saveSettings } from "./store";
 import { distinctIds } from "./rules";
 
 /**
@@ -242,7 +242,7 @@ campaignBulkRoutes.openapi(routes.spintaxMode, async (c) => {
   const db = database(c.env.DB);
   const body = c.req.valid("json");
   const campaign = await findCampaign(db, c.get("principal"), body.campaignId);
-  if (campaign.status !== "DRAFTED") throw ApiError.badRequest("Campaign is not in draft mode.");
-  await saveSettings(db, campaign.id, { settings: { ...settingsOf(campaign.settings), spintaxDistributionMode: body.spintaxDistributionMode } });
+  const settings = { ...settingsOf(campaign.settings), spintaxDistributionMode: body.spintaxDistributionMode };
+  if (campaign.status !== "DRAFTED" || !(await saveDraftSettings(db, campaign.id, settings))) throw ApiError.badRequest("Campaign is not in draft mode.");
   return c.json({ ok: true }, 200);
 });

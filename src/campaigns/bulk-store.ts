@@ -2,6 +2,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { campaignFolders, campaigns, tags } from "../db/schema";
 import { visibleCampaigns, visibleRows, type Scope } from "../platform/access";
 import type { Database } from "../platform/db";
+import type { CampaignSettings } from "../schedule/settings";
 import { inList, jsonList } from "../platform/sql";
 
 /** Of these campaign ids, the ones the caller may see. */
@@ -87,4 +88,15 @@ export async function fileCampaigns(db: Database, campaignIds: number[], folderI
     .where(sql`${campaigns.id} ${inList(campaignIds)}`)
     .returning({ id: campaigns.id });
   return rows.map((row) => row.id).sort((a, b) => a - b);
+}
+
+/** Stores a DRAFTED campaign's settings; false when it is no longer DRAFTED (a start got there first). */
+export async function saveDraftSettings(db: Database, campaignId: number, settings: CampaignSettings): Promise<boolean> {
+  const updated = await db
+    .update(campaigns)
+    .set({ settings: { ...settings }, updatedAt: new Date() })
+    .where(and(eq(campaigns.id, campaignId), eq(campaigns.status, "DRAFTED")))
+    .returning({ id: campaigns.id })
+    .get();
+  return updated !== undefined;
 }
