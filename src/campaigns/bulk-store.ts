@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from "drizzle-orm";
-import { campaignFolders, campaigns, tags } from "../db/schema";
+import { campaignFolders, campaigns } from "../db/schema";
 import { visibleCampaigns, visibleRows, type Scope } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { CampaignSettings } from "../schedule/settings";
@@ -11,15 +11,6 @@ export async function visibleCampaignIds(db: Database, principal: Scope, ids: nu
     .select({ id: campaigns.id })
     .from(campaigns)
     .where(and(visibleCampaigns(principal), sql`${campaigns.id} ${inList(ids)}`));
-  return new Set(rows.map((row) => row.id));
-}
-
-/** Of these tag ids, the ones the caller may see (the account's catalogue, a client key's client's only). */
-export async function visibleCatalogueTagIds(db: Database, principal: Scope, ids: number[]): Promise<Set<number>> {
-  const rows = await db
-    .select({ id: tags.id })
-    .from(tags)
-    .where(and(visibleRows(principal, tags), sql`${tags.id} ${inList(ids)}`));
   return new Set(rows.map((row) => row.id));
 }
 
