@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { findCampaign } from "../platform/access";
-import { database } from "../platform/db";
+import { database, type Database } from "../platform/db";
+import type { Principal } from "../platform/principal";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { iso } from "../platform/time";
@@ -14,11 +15,11 @@ import {
   foldersOf,
   insertFolder,
   removeTagsFromCampaigns,
+  saveDraftSettings,
   visibleCampaignIds,
-  visibleCatalogueTagIds,
 } from "./bulk-store";
-import { saveSettings } from "./store";
 import { distinctIds } from "./rules";
+import { visibleTagIds } from "../mailboxes/store";
 
 /**
  * The hosted service's newer campaign operations over several campaigns (CONTRACT 21.1): tags in bulk,
@@ -169,10 +170,11 @@ const TAGS_NOT_FOUND = "Tags not found - one or more tagIds are invalid.";
 export const campaignBulkRoutes = createRouter();
 
 /** The pairs' campaigns and tags, every one the caller's, or the contract's 404 naming those that are not. */
-async function resolvePairs(db: ReturnType<typeof database>, principal: Parameters<typeof visibleCampaignIds>[1], body: z.infer<typeof CampaignTagPairs>) {
+async function resolvePairs(db: Database, principal: Principal, body: z.infer<typeof CampaignTagPairs>) {
   const campaignIds = distinctIds(body.campaignIds ?? body.campaign_ids ?? []);
   const tagIds = distinctIds(body.tagIds ?? body.tag_ids ?? []);
-  const [campaignsSeen, tagsSeen] = await Promise.all([visibleCampaignIds(db, principal, campaignIds), visibleCatalogueTagIds(db, principal, tagIds)]);
+  const [campaignsSeen, tagList] = await Promise.all([visibleCampaignIds(db, principal, campaignIds), visibleTagIds(db, principal, tagIds)]);
+  const tagsSeen = new Set(tagList);
   const missingCampaigns = campaignIds.filter((id) => !campaignsSeen.has(id));
   if (missingCampaigns.length > 0) throw new ApiError(404, { ok: false, error: CAMPAIGNS_NOT_FOUND, not_found_campaign_ids: missingCampaigns });
   const missingTags = tagIds.filter((id) => !tagsSeen.has(id));
@@ -242,7 +244,7 @@ campaignBulkRoutes.openapi(routes.spintaxMode, async (c) => {
   const db = database(c.env.DB);
   const body = c.req.valid("json");
   const campaign = await findCampaign(db, c.get("principal"), body.campaignId);
-  if (campaign.status !== "DRAFTED") throw ApiError.badRequest("Campaign is not in draft mode.");
-  await saveSettings(db, campaign.id, { settings: { ...settingsOf(campaign.settings), spintaxDistributionMode: body.spintaxDistributionMode } });
+  const settings = { ...settingsOf(campaign.settings), spintaxDistributionMode: body.spintaxDistributionMode };
+  if (campaign.status !== "DRAFTED" || !(await saveDraftSettings(db, campaign.id, settings))) throw ApiError.badRequest("Campaign is not in draft mode.");
   return c.json({ ok: true }, 200);
 });

@@ -1,7 +1,8 @@
 import { and, asc, eq, sql } from "drizzle-orm";
-import { campaignFolders, campaigns, tags } from "../db/schema";
+import { campaignFolders, campaigns } from "../db/schema";
 import { visibleCampaigns, visibleRows, type Scope } from "../platform/access";
 import type { Database } from "../platform/db";
+import type { CampaignSettings } from "../schedule/settings";
 import { inList, jsonList } from "../platform/sql";
 
 /** Of these campaign ids, the ones the caller may see. */
@@ -10,15 +11,6 @@ export async function visibleCampaignIds(db: Database, principal: Scope, ids: nu
     .select({ id: campaigns.id })
     .from(campaigns)
     .where(and(visibleCampaigns(principal), sql`${campaigns.id} ${inList(ids)}`));
-  return new Set(rows.map((row) => row.id));
-}
-
-/** Of these tag ids, the ones the caller may see (the account's catalogue, a client key's client's only). */
-export async function visibleCatalogueTagIds(db: Database, principal: Scope, ids: number[]): Promise<Set<number>> {
-  const rows = await db
-    .select({ id: tags.id })
-    .from(tags)
-    .where(and(visibleRows(principal, tags), sql`${tags.id} ${inList(ids)}`));
   return new Set(rows.map((row) => row.id));
 }
 
@@ -87,4 +79,15 @@ export async function fileCampaigns(db: Database, campaignIds: number[], folderI
     .where(sql`${campaigns.id} ${inList(campaignIds)}`)
     .returning({ id: campaigns.id });
   return rows.map((row) => row.id).sort((a, b) => a - b);
+}
+
+/** Stores a DRAFTED campaign's settings; false when it is no longer DRAFTED (a start got there first). */
+export async function saveDraftSettings(db: Database, campaignId: number, settings: CampaignSettings): Promise<boolean> {
+  const updated = await db
+    .update(campaigns)
+    .set({ settings: { ...settings }, updatedAt: new Date() })
+    .where(and(eq(campaigns.id, campaignId), eq(campaigns.status, "DRAFTED")))
+    .returning({ id: campaigns.id })
+    .get();
+  return updated !== undefined;
 }

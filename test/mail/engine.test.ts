@@ -191,6 +191,30 @@ describe("the engine sends a campaign into the lab", () => {
     });
   });
 
+  it("spreads spintax options over the records in turn in the incremental mode (CONTRACT 21.1)", async () => {
+    const account = await provisionAccount();
+    const apiKey = account.apiKey;
+    const sender = lab.mailboxes.find((m) => m.email === "sender1@lab.salvo.test")!;
+    const mailboxId = await saveLabMailbox(apiKey, sender.email, sender.password, { time_to_wait_in_mins: 0 });
+    const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
+    const { body: created } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey, body: { name: "Spintax in turn" } });
+    const id = created.id;
+    const step = { seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "{Alpha|Beta|Gamma} note", email_body: "Hello" };
+    expect((await callJson(`/api/v1/campaigns/${id}/sequences`, { method: "POST", apiKey, body: { sequences: [step] } })).status).toBe(200);
+    const window = { timezone: "UTC", days_of_the_week: [0, 1, 2, 3, 4, 5, 6], start_hour: "00:00", end_hour: "23:59", min_time_btw_emails: 1, schedule_start_time: new Date(t0).toISOString() };
+    expect((await callJson(`/api/v1/campaigns/${id}/schedule`, { method: "POST", apiKey, body: window })).status).toBe(200);
+    expect((await callJson("/api/v1/campaigns/spintax-distribution-mode", { method: "POST", apiKey, body: { campaignId: id, spintaxDistributionMode: 1 } })).status).toBe(200);
+    await callJson(`/api/v1/campaigns/${id}/leads`, { method: "POST", apiKey, body: { lead_list: leads.map((lead) => ({ email: lead.email })) } });
+    await callJson(`/api/v1/campaigns/${id}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: [mailboxId] } });
+    expect((await callJson(`/api/v1/campaigns/${id}/status`, { method: "POST", apiKey, body: { status: "START" } })).status).toBe(200);
+    const stub = senderStub(bindings, mailboxId);
+    for (let i = 0; i < leads.length; i++) expect((await stub.runPass(t0 + i * MINUTE)).sent).toBe(1);
+    const sent = await env.DB.prepare("SELECT m.to_email, m.message_id FROM messages m WHERE m.campaign_id = ? ORDER BY m.campaign_lead_id").bind(id).all<{ to_email: string; message_id: string }>();
+    const subjects = [];
+    for (const row of sent.results) subjects.push(header(await delivered(row.to_email, row.message_id), "Subject"));
+    expect(subjects, "the k-th record by id takes option k mod 3").toEqual(["Alpha note", "Beta note", "Gamma note"]);
+  });
+
   it("suspends a mailbox whose server refuses the login, with the server's reason, and loses nothing", async () => {
     const account = await provisionAccount();
     const sender = lab.mailboxes.find((m) => m.email === "sender2@lab.salvo.test")!;
