@@ -30,7 +30,7 @@ interface Matched {
   placement: Placement;
 }
 
-export interface CheckReport {
+interface CheckReport {
   seeds: number;
   messages: number;
   recorded: number;

@@ -215,7 +215,7 @@ export async function recordOfLead(d1: D1Database, campaignId: number, leadId: n
 }
 
 /** A message of a lead's thread, as the history shows it. */
-export type HistoryRow = Omit<MessageRow, "campaign_lead_id"> & {
+type HistoryRow = Omit<MessageRow, "campaign_lead_id"> & {
   message_id: string | null;
   /** A reply sent from the inbox: the files it carried (outbound_replies.attachments, JSON). */
   attachments: string | null;

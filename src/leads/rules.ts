@@ -1,12 +1,12 @@
 /** Sorting an uploaded lead list into what will be stored and what is counted as skipped. */
 import { isValidEmail, normaliseEmail } from "../mail/address";
 
-export interface UploadedLead {
+interface UploadedLead {
   email: string;
   [field: string]: unknown;
 }
 
-export interface SortedUpload<T extends UploadedLead> {
+interface SortedUpload<T extends UploadedLead> {
   /** One entry per distinct valid address, with the email lower-cased and trimmed. */
   unique: T[];
   duplicateCount: number;

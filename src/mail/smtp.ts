@@ -24,7 +24,7 @@ export type SmtpSettings = {
   username: string;
 } & MailCredential;
 
-export interface SmtpOptions {
+interface SmtpOptions {
   /** Plain (unencrypted) SMTP is refused unless the caller's config allows it (local development only). */
   allowPlain: boolean;
   /** The outbound rule the server's host must pass before any connection (src/platform/outbound.ts `mailPolicy`). */
@@ -35,8 +35,8 @@ export interface SmtpOptions {
   heloName?: string;
 }
 
-export type SendResult = { ok: true; messageId: string; reply: SmtpReply } | { ok: false; failure: SmtpFailure };
-export type CheckResult = { ok: true; reply: SmtpReply } | { ok: false; failure: SmtpFailure };
+type SendResult = { ok: true; messageId: string; reply: SmtpReply } | { ok: false; failure: SmtpFailure };
+type CheckResult = { ok: true; reply: SmtpReply } | { ok: false; failure: SmtpFailure };
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** The most an SMTP reply may take, continuation lines included (an EHLO answer is a few hundred bytes). */

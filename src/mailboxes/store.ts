@@ -13,7 +13,7 @@ import { disconnectAnnouncement } from "../webhooks/disconnect";
 import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { mailboxSends } from "./sends";
 
-export const MAILBOX_NOT_FOUND = "Email account not found";
+const MAILBOX_NOT_FOUND = "Email account not found";
 
 export type NewMailbox = Omit<typeof emailAccounts.$inferInsert, "id" | "passwordCiphertext" | "imapPasswordCiphertext" | "oauthTokenCiphertext">;
 export type MailboxChanges = Partial<Omit<NewMailbox, "accountId">>;
@@ -230,7 +230,7 @@ export async function deleteMailbox(db: Database, accountId: number, id: number)
   ]);
 }
 
-export interface MailboxFilters {
+interface MailboxFilters {
   isInUse?: boolean;
   warmupEnabled?: boolean;
   isSmtpSuccess?: boolean;

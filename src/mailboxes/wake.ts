@@ -10,7 +10,7 @@ import type { MailboxRow } from "./rules";
  * mailbox work (START, new leads, an attached or fixed mailbox, a scheduled reply) ring it here. Only
  * `wake` is typed, so these features need not import the agent that sits above them.
  */
-export interface MailboxDoorbell {
+interface MailboxDoorbell {
   wake(mailboxId: number, mode: "now" | "if-idle"): Promise<void>;
   accessToken(mailboxId: number): Promise<AccessResult>;
   forgetAccessToken(): Promise<void>;

@@ -14,7 +14,7 @@ z.config({
   customError: (issue) => (issue.input === undefined && (issue.code === "invalid_type" || issue.code === "invalid_union") ? REQUIRED : undefined),
 });
 
-export function toValidationIssues(error: z.ZodError): ValidationIssue[] {
+function toValidationIssues(error: z.ZodError): ValidationIssue[] {
   return error.issues.flatMap((issue) => flatten(issue, []));
 }
 

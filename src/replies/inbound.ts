@@ -24,7 +24,7 @@ import { toHex, utf8Prefix } from "../platform/bytes";
  * Message-IDs (sentMessages says which).
  */
 
-export interface InboundMailbox {
+interface InboundMailbox {
   id: number;
   accountId: number;
   /** The client the mailbox belongs to; null: the account's own. */
@@ -91,7 +91,7 @@ async function inboundId(mailboxId: number, message: ParsedMessage): Promise<str
 }
 
 /** What is stored of a reply's own words (and of a bounce's diagnostic): the rest stays in the mailbox. */
-export const REPLY_BODY_BYTES = 64 * 1024;
+const REPLY_BODY_BYTES = 64 * 1024;
 
 /**
  * Records one campaign's replies and bounces through the one ingestion path, in ONE D1 batch when its

@@ -12,7 +12,7 @@ import { stableFraction } from "./hash";
  * its option is chosen.
  */
 
-export type SpintaxPart = { kind: "text"; text: string } | { kind: "group"; options: string[]; offset: number };
+type SpintaxPart = { kind: "text"; text: string } | { kind: "group"; options: string[]; offset: number };
 
 /** The index just past the `}}` closing a variable that opens at `at`, or -1 when never closed. */
 function variableEnd(text: string, at: number): number {
@@ -79,7 +79,7 @@ export function parseSpintax(text: string): SpintaxPart[] {
  * Who the text is spun for. `part` keeps the subject's and the body's choices independent (their
  * first groups would otherwise always pick the same index).
  */
-export type SpinSeed = { recordId: number | string; step: number; part?: string };
+type SpinSeed = { recordId: number | string; step: number; part?: string };
 
 /**
  * The index chosen for the `position`-th group (0-based, in order of appearance) of a step. A hash of

@@ -65,7 +65,7 @@ export const reminders = sqliteTable(
   (t) => [uniqueIndex("reminders_record_idx").on(t.campaignLeadId), index("reminders_time_idx").on(t.remindAt)],
 );
 
-export const OUTBOUND_REPLY_STATUSES = ["SCHEDULED", "QUEUED", "COMPLETED", "FAILED"] as const;
+const OUTBOUND_REPLY_STATUSES = ["SCHEDULED", "QUEUED", "COMPLETED", "FAILED"] as const;
 export type OutboundReplyStatus = (typeof OUTBOUND_REPLY_STATUSES)[number];
 
 export interface OutboundAttachment {
