@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../src/db/schema";
 import { env } from "./helpers";
@@ -44,4 +44,156 @@ export async function completedReplay(campaignId: number): Promise<number> {
 /** Whether a reply event has been categorised (the triage consumer's work is done). */
 export async function isCategorised(eventId: number): Promise<boolean> {
   return (await testDb().select({ eventId: schema.replyCategorisations.eventId }).from(schema.replyCategorisations).where(eq(schema.replyCategorisations.eventId, eventId)).get()) !== undefined;
+}
+
+type Ids = number | readonly number[];
+type RecordValues = Partial<typeof schema.campaignLeads.$inferInsert>;
+type MailboxValues = Partial<typeof schema.emailAccounts.$inferInsert>;
+type CampaignValues = Partial<typeof schema.campaigns.$inferInsert>;
+type WebhookValues = Partial<typeof schema.webhooks.$inferInsert>;
+type DeliveryValues = Partial<typeof schema.webhookDeliveries.$inferInsert>;
+type EventType = (typeof schema.events.$inferSelect)["type"];
+
+function found<T>(row: T | undefined, what: string): T {
+  if (row === undefined) throw new Error(`no ${what}`);
+  return row;
+}
+
+/** Sets columns of campaign records (campaign_leads rows) by id, as a test's world needs them. */
+export async function setRecord(ids: Ids, values: RecordValues): Promise<void> {
+  const t = schema.campaignLeads;
+  await testDb()
+    .update(t)
+    .set(values)
+    .where(typeof ids === "number" ? eq(t.id, ids) : inArray(t.id, [...ids]));
+}
+
+/** Sets columns of every record of a campaign. */
+export async function setCampaignRecords(campaignId: number, values: RecordValues): Promise<void> {
+  await testDb().update(schema.campaignLeads).set(values).where(eq(schema.campaignLeads.campaignId, campaignId));
+}
+
+/** A campaign record's row. */
+export async function recordRow(id: number): Promise<typeof schema.campaignLeads.$inferSelect> {
+  return found(await testDb().select().from(schema.campaignLeads).where(eq(schema.campaignLeads.id, id)).get(), `record ${id}`);
+}
+
+/** A campaign's records, by id. */
+export function recordsOf(campaignId: number): Promise<(typeof schema.campaignLeads.$inferSelect)[]> {
+  return testDb().select().from(schema.campaignLeads).where(eq(schema.campaignLeads.campaignId, campaignId)).orderBy(asc(schema.campaignLeads.id)).all();
+}
+
+/** How many records a campaign has. */
+export function recordCount(campaignId: number): Promise<number> {
+  return testDb().$count(schema.campaignLeads, eq(schema.campaignLeads.campaignId, campaignId));
+}
+
+/** Sets columns of a mailbox (email_accounts row). */
+export async function setMailbox(id: number, values: MailboxValues): Promise<void> {
+  await testDb().update(schema.emailAccounts).set(values).where(eq(schema.emailAccounts.id, id));
+}
+
+/** Marks a mailbox's SMTP (and, when asked, IMAP) check as passed, as a passing connection check leaves it. */
+export function mailboxConnected(id: number, { imap = false }: { imap?: boolean } = {}): Promise<void> {
+  return setMailbox(id, imap ? { isSmtpSuccess: true, isImapSuccess: true } : { isSmtpSuccess: true });
+}
+
+/** A mailbox's row. */
+export async function mailboxRow(id: number): Promise<typeof schema.emailAccounts.$inferSelect> {
+  return found(await testDb().select().from(schema.emailAccounts).where(eq(schema.emailAccounts.id, id)).get(), `mailbox ${id}`);
+}
+
+/** How many mailboxes an account has. */
+export function mailboxCount(accountId: number): Promise<number> {
+  return testDb().$count(schema.emailAccounts, eq(schema.emailAccounts.accountId, accountId));
+}
+
+/** Sets columns of a campaign. */
+export async function setCampaign(id: number, values: CampaignValues): Promise<void> {
+  await testDb().update(schema.campaigns).set(values).where(eq(schema.campaigns.id, id));
+}
+
+/** A campaign's row. */
+export async function campaignRow(id: number): Promise<typeof schema.campaigns.$inferSelect> {
+  return found(await testDb().select().from(schema.campaigns).where(eq(schema.campaigns.id, id)).get(), `campaign ${id}`);
+}
+
+/** Sets columns of a webhook. */
+export async function setWebhook(id: number, values: WebhookValues): Promise<void> {
+  await testDb().update(schema.webhooks).set(values).where(eq(schema.webhooks.id, id));
+}
+
+/** A webhook's row. */
+export async function webhookRow(id: number): Promise<typeof schema.webhooks.$inferSelect> {
+  return found(await testDb().select().from(schema.webhooks).where(eq(schema.webhooks.id, id)).get(), `webhook ${id}`);
+}
+
+/** Sets columns of webhook deliveries by id. */
+export async function setDelivery(ids: Ids, values: DeliveryValues): Promise<void> {
+  const t = schema.webhookDeliveries;
+  await testDb()
+    .update(t)
+    .set(values)
+    .where(typeof ids === "number" ? eq(t.id, ids) : inArray(t.id, [...ids]));
+}
+
+/** A webhook delivery's row. */
+export async function deliveryRow(id: number): Promise<typeof schema.webhookDeliveries.$inferSelect> {
+  return found(await testDb().select().from(schema.webhookDeliveries).where(eq(schema.webhookDeliveries.id, id)).get(), `delivery ${id}`);
+}
+
+/** A campaign's events (of one type, when given), by id. */
+export function eventsOf(campaignId: number, type?: EventType): Promise<(typeof schema.events.$inferSelect)[]> {
+  const t = schema.events;
+  return testDb()
+    .select()
+    .from(t)
+    .where(and(eq(t.campaignId, campaignId), type === undefined ? undefined : eq(t.type, type)))
+    .orderBy(asc(t.id))
+    .all();
+}
+
+/** How many events a campaign has (of one type, when given). */
+export function eventCount(campaignId: number, type?: EventType): Promise<number> {
+  const t = schema.events;
+  return testDb().$count(t, and(eq(t.campaignId, campaignId), type === undefined ? undefined : eq(t.type, type)));
+}
+
+/** The id of a record's first event of a type (its reply, its SENT event). */
+export async function recordEventId(recordId: number, type: EventType): Promise<number> {
+  const t = schema.events;
+  const row = await testDb().select({ id: t.id }).from(t).where(and(eq(t.campaignLeadId, recordId), eq(t.type, type))).orderBy(asc(t.id)).get();
+  return found(row, `${type} event of record ${recordId}`).id;
+}
+
+/** Sets columns of events by id. */
+export async function setEvent(id: number, values: Partial<typeof schema.events.$inferInsert>): Promise<void> {
+  await testDb().update(schema.events).set(values).where(eq(schema.events.id, id));
+}
+
+/** A campaign's messages (the engine's sends), by id. */
+export function messagesOf(campaignId: number): Promise<(typeof schema.messages.$inferSelect)[]> {
+  return testDb().select().from(schema.messages).where(eq(schema.messages.campaignId, campaignId)).orderBy(asc(schema.messages.id)).all();
+}
+
+/** Adds block-list entries (addresses or domains) to an account. */
+export async function blockListed(accountId: number, ...entries: string[]): Promise<void> {
+  await testDb()
+    .insert(schema.blockList)
+    .values(entries.map((emailOrDomain) => ({ accountId, emailOrDomain })));
+}
+
+/** Stores events as given (an ingestion path would refuse them: another account's, or dated ahead). */
+export async function addEvents(rows: (typeof schema.events.$inferInsert)[]): Promise<void> {
+  await testDb().insert(schema.events).values(rows);
+}
+
+/** Stores engine messages as given (as a pass that sent them leaves them). */
+export async function addMessages(rows: (typeof schema.messages.$inferInsert)[]): Promise<void> {
+  await testDb().insert(schema.messages).values(rows);
+}
+
+/** The webhook deliveries a campaign's events made, by id. */
+export function campaignDeliveries(campaignId: number): Promise<(typeof schema.webhookDeliveries.$inferSelect)[]> {
+  return testDb().select().from(schema.webhookDeliveries).where(eq(schema.webhookDeliveries.campaignId, campaignId)).orderBy(asc(schema.webhookDeliveries.id)).all();
 }
