@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, sum } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../src/db/schema";
 import { env } from "./helpers";
@@ -30,15 +30,41 @@ export async function personOf(recordId: number): Promise<number> {
 }
 
 /** A completed dry-run replay of a campaign's replies (as a finished replay leaves one, so no chunk runs later). */
-export async function completedReplay(campaignId: number): Promise<number> {
+export function completedReplay(campaignId: number): Promise<number> {
+  return storedReplay(campaignId, "completed");
+}
+
+/** A dry-run replay of a campaign's replies, stored in the given state. */
+export async function storedReplay(campaignId: number, status: (typeof schema.triageReplays.$inferInsert)["status"]): Promise<number> {
   const campaign = await testDb().select({ accountId: schema.campaigns.accountId }).from(schema.campaigns).where(eq(schema.campaigns.id, campaignId)).get();
   if (!campaign) throw new Error(`no campaign ${campaignId}`);
   const row = await testDb()
     .insert(schema.triageReplays)
-    .values({ accountId: campaign.accountId, campaignId, dryRun: true, status: "completed", options: {}, total: 0 })
+    .values({ accountId: campaign.accountId, campaignId, dryRun: true, status, options: {}, total: 0 })
     .returning({ id: schema.triageReplays.id })
     .get();
   return row.id;
+}
+
+/** Marks every replay of a campaign as failed. */
+export async function replaysFailed(campaignId: number): Promise<void> {
+  await testDb().update(schema.triageReplays).set({ status: "failed" }).where(eq(schema.triageReplays.campaignId, campaignId));
+}
+
+/** Forgets a reply's categorisation, as if no one had categorised it. */
+export async function uncategorised(eventId: number): Promise<void> {
+  await testDb().update(schema.events).set({ categoryId: null }).where(eq(schema.events.id, eventId));
+  await testDb().delete(schema.replyCategorisations).where(eq(schema.replyCategorisations.eventId, eventId));
+}
+
+/** A campaign's prompt templates, by id. */
+export function promptTemplatesOf(campaignId: number): Promise<(typeof schema.promptTemplates.$inferSelect)[]> {
+  return testDb().select().from(schema.promptTemplates).where(eq(schema.promptTemplates.campaignId, campaignId)).orderBy(asc(schema.promptTemplates.id)).all();
+}
+
+/** A webhook's deliveries, by id. */
+export function webhookDeliveries(webhookId: number): Promise<(typeof schema.webhookDeliveries.$inferSelect)[]> {
+  return testDb().select().from(schema.webhookDeliveries).where(eq(schema.webhookDeliveries.webhookId, webhookId)).orderBy(asc(schema.webhookDeliveries.id)).all();
 }
 
 /** Whether a reply event has been categorised (the triage consumer's work is done). */
@@ -196,4 +222,41 @@ export async function addMessages(rows: (typeof schema.messages.$inferInsert)[])
 /** The webhook deliveries a campaign's events made, by id. */
 export function campaignDeliveries(campaignId: number): Promise<(typeof schema.webhookDeliveries.$inferSelect)[]> {
   return testDb().select().from(schema.webhookDeliveries).where(eq(schema.webhookDeliveries.campaignId, campaignId)).orderBy(asc(schema.webhookDeliveries.id)).all();
+}
+
+export type MessageStatus = (typeof schema.messages.$inferInsert)["status"];
+
+/** A lead's row (the person, across campaigns). */
+export async function leadRow(id: number): Promise<typeof schema.leads.$inferSelect> {
+  return found(await testDb().select().from(schema.leads).where(eq(schema.leads.id, id)).get(), `lead ${id}`);
+}
+
+/** How many events of a type a record has. */
+export function recordEventCount(recordId: number, type: EventType): Promise<number> {
+  const t = schema.events;
+  return testDb().$count(t, and(eq(t.campaignLeadId, recordId), eq(t.type, type)));
+}
+
+/** An account's leads (the people), by id. */
+export function leadsOf(accountId: number): Promise<(typeof schema.leads.$inferSelect)[]> {
+  return testDb().select().from(schema.leads).where(eq(schema.leads.accountId, accountId)).orderBy(asc(schema.leads.id)).all();
+}
+
+/** A record's outbound replies (inbox replies and forwards), by id. */
+export function outboundRepliesOf(recordId: number): Promise<(typeof schema.outboundReplies.$inferSelect)[]> {
+  return testDb().select().from(schema.outboundReplies).where(eq(schema.outboundReplies.campaignLeadId, recordId)).orderBy(asc(schema.outboundReplies.id)).all();
+}
+
+/** Sets columns of an outbound reply. */
+export async function setOutboundReply(id: number, values: Partial<typeof schema.outboundReplies.$inferInsert>): Promise<void> {
+  await testDb().update(schema.outboundReplies).set(values).where(eq(schema.outboundReplies.id, id));
+}
+
+/** What an account's and a client's inbox counters hold in all. */
+export async function inboxCounterTotal(accountId: number, clientId: number): Promise<number> {
+  const [account, client] = await Promise.all([
+    testDb().select({ n: sum(schema.inboxCounts.n) }).from(schema.inboxCounts).where(eq(schema.inboxCounts.accountId, accountId)).get(),
+    testDb().select({ n: sum(schema.inboxClientCounts.n) }).from(schema.inboxClientCounts).where(eq(schema.inboxClientCounts.clientId, clientId)).get(),
+  ]);
+  return Number(account?.n ?? 0) + Number(client?.n ?? 0);
 }
