@@ -260,3 +260,67 @@ export async function inboxCounterTotal(accountId: number, clientId: number): Pr
   ]);
   return Number(account?.n ?? 0) + Number(client?.n ?? 0);
 }
+
+/** The outbound reply (inbox reply or forward) with a Message-ID. */
+export async function outboundReplyRow(messageId: string): Promise<typeof schema.outboundReplies.$inferSelect> {
+  return found(await testDb().select().from(schema.outboundReplies).where(eq(schema.outboundReplies.messageId, messageId)).get(), `outbound reply ${messageId}`);
+}
+
+/** A campaign's outbound replies, by id. */
+export function campaignOutboundReplies(campaignId: number): Promise<(typeof schema.outboundReplies.$inferSelect)[]> {
+  return testDb().select().from(schema.outboundReplies).where(eq(schema.outboundReplies.campaignId, campaignId)).orderBy(asc(schema.outboundReplies.id)).all();
+}
+
+/** The row id of a campaign's event by the event_id it was reported with. */
+export async function eventRowId(campaignId: number, eventId: string): Promise<number> {
+  const t = schema.events;
+  const row = await testDb().select({ id: t.id }).from(t).where(and(eq(t.campaignId, campaignId), eq(t.eventId, eventId))).get();
+  return found(row, `event ${eventId} of campaign ${campaignId}`).id;
+}
+
+/** How many tasks a record has. */
+export function taskCount(recordId: number): Promise<number> {
+  return testDb().$count(schema.tasks, eq(schema.tasks.campaignLeadId, recordId));
+}
+
+/** Sets columns of a lead (the person). */
+export async function setLead(id: number, values: Partial<typeof schema.leads.$inferInsert>): Promise<void> {
+  await testDb().update(schema.leads).set(values).where(eq(schema.leads.id, id));
+}
+
+/** An account's lead by address. */
+export async function leadByEmail(accountId: number, email: string): Promise<typeof schema.leads.$inferSelect> {
+  const row = await testDb().select().from(schema.leads).where(and(eq(schema.leads.accountId, accountId), eq(schema.leads.email, email))).get();
+  return found(row, `lead ${email}`);
+}
+
+/** Stores manual sends (test emails, replies, forwards, one-off sends) as a mailbox's object records them. */
+export async function addManualSends(rows: (typeof schema.manualSends.$inferInsert)[]): Promise<void> {
+  await testDb().insert(schema.manualSends).values(rows);
+}
+
+/** An account's tag by name. */
+export async function tagByName(accountId: number, name: string): Promise<typeof schema.tags.$inferSelect> {
+  const row = await testDb().select().from(schema.tags).where(and(eq(schema.tags.accountId, accountId), eq(schema.tags.name, name))).get();
+  return found(row, `tag ${name}`);
+}
+
+/** An account's clients, by id. */
+export function clientsOf(accountId: number): Promise<(typeof schema.clients.$inferSelect)[]> {
+  return testDb().select().from(schema.clients).where(eq(schema.clients.accountId, accountId)).orderBy(asc(schema.clients.id)).all();
+}
+
+/** How many webhooks an account has. */
+export function webhookCount(accountId: number): Promise<number> {
+  return testDb().$count(schema.webhooks, eq(schema.webhooks.accountId, accountId));
+}
+
+/** How many records are pinned to a mailbox. */
+export function pinnedRecordCount(mailboxId: number): Promise<number> {
+  return testDb().$count(schema.campaignLeads, eq(schema.campaignLeads.emailAccountId, mailboxId));
+}
+
+/** How many events name a mailbox. */
+export function mailboxEventCount(mailboxId: number): Promise<number> {
+  return testDb().$count(schema.events, eq(schema.events.emailAccountId, mailboxId));
+}
