@@ -324,3 +324,144 @@ export function pinnedRecordCount(mailboxId: number): Promise<number> {
 export function mailboxEventCount(mailboxId: number): Promise<number> {
   return testDb().$count(schema.events, eq(schema.events.emailAccountId, mailboxId));
 }
+
+type SessionId = (typeof schema.webSessions.$inferSelect)["id"];
+
+/** A web session's row, if it is still stored. */
+export function sessionRow(id: SessionId): Promise<typeof schema.webSessions.$inferSelect | undefined> {
+  return testDb().select().from(schema.webSessions).where(eq(schema.webSessions.id, id)).get();
+}
+
+/** Sets columns of a web session. */
+export async function setSession(id: SessionId, values: Partial<typeof schema.webSessions.$inferInsert>): Promise<void> {
+  await testDb().update(schema.webSessions).set(values).where(eq(schema.webSessions.id, id));
+}
+
+/** How many campaigns an account has. */
+export function campaignCount(accountId: number): Promise<number> {
+  return testDb().$count(schema.campaigns, eq(schema.campaigns.accountId, accountId));
+}
+
+/** An account's row. */
+export async function accountRow(id: number): Promise<typeof schema.accounts.$inferSelect> {
+  return found(await testDb().select().from(schema.accounts).where(eq(schema.accounts.id, id)).get(), `account ${id}`);
+}
+
+/** Sets columns of an account. */
+export async function setAccount(id: number, values: Partial<typeof schema.accounts.$inferInsert>): Promise<void> {
+  await testDb().update(schema.accounts).set(values).where(eq(schema.accounts.id, id));
+}
+
+/** How many accounts use an email address. */
+export function accountsWithEmail(email: string): Promise<number> {
+  return testDb().$count(schema.accounts, eq(schema.accounts.email, email));
+}
+
+/** An account's own keys (their stored digests). */
+export function accountKeysOf(accountId: number): Promise<(typeof schema.accountKeys.$inferSelect)[]> {
+  return testDb().select().from(schema.accountKeys).where(eq(schema.accountKeys.accountId, accountId)).orderBy(asc(schema.accountKeys.id)).all();
+}
+
+/** Deletes an account's own keys, as another instance's revocation would. */
+export async function deleteAccountKeys(accountId: number): Promise<void> {
+  await testDb().delete(schema.accountKeys).where(eq(schema.accountKeys.accountId, accountId));
+}
+
+/** A client's keys (their stored digests). */
+export function clientKeysOf(clientId: number): Promise<(typeof schema.clientKeys.$inferSelect)[]> {
+  return testDb().select().from(schema.clientKeys).where(eq(schema.clientKeys.clientId, clientId)).orderBy(asc(schema.clientKeys.id)).all();
+}
+
+/** A client key's row, if it is still stored. */
+export function clientKeyRow(id: number): Promise<typeof schema.clientKeys.$inferSelect | undefined> {
+  return testDb().select().from(schema.clientKeys).where(eq(schema.clientKeys.id, id)).get();
+}
+
+/** Deletes a client key, as another instance's revocation would. */
+export async function deleteClientKey(id: number): Promise<void> {
+  await testDb().delete(schema.clientKeys).where(eq(schema.clientKeys.id, id));
+}
+
+/** Every stored key of every account and client. */
+export async function everyKeyRow(): Promise<unknown[]> {
+  return [...(await testDb().select().from(schema.clientKeys).all()), ...(await testDb().select().from(schema.accountKeys).all())];
+}
+
+type OAuthSessionId = (typeof schema.oauthSessions.$inferSelect)["id"];
+
+/** An OAuth consent session's row. */
+export async function oauthSessionRow(id: OAuthSessionId): Promise<typeof schema.oauthSessions.$inferSelect> {
+  return found(await testDb().select().from(schema.oauthSessions).where(eq(schema.oauthSessions.id, id)).get(), `OAuth session ${id}`);
+}
+
+/** Sets columns of an OAuth consent session. */
+export async function setOAuthSession(id: OAuthSessionId, values: Partial<typeof schema.oauthSessions.$inferInsert>): Promise<void> {
+  await testDb().update(schema.oauthSessions).set(values).where(eq(schema.oauthSessions.id, id));
+}
+
+/** How many OAuth consent sessions an account has. */
+export function oauthSessionCount(accountId: number): Promise<number> {
+  return testDb().$count(schema.oauthSessions, eq(schema.oauthSessions.accountId, accountId));
+}
+
+/** An account's OAuth app (its own client id and secret). */
+export async function oauthAppOf(accountId: number): Promise<typeof schema.oauthApps.$inferSelect> {
+  return found(await testDb().select().from(schema.oauthApps).where(eq(schema.oauthApps.accountId, accountId)).get(), `OAuth app of account ${accountId}`);
+}
+
+/** A campaign's subsequences (campaigns whose parent it is), by id. */
+export function subsequencesOf(campaignId: number): Promise<(typeof schema.campaigns.$inferSelect)[]> {
+  return testDb().select().from(schema.campaigns).where(eq(schema.campaigns.parentCampaignId, campaignId)).orderBy(asc(schema.campaigns.id)).all();
+}
+
+/** A campaign's sequence steps, deleted ones too, by id. */
+export function sequenceStepsOf(campaignId: number): Promise<(typeof schema.sequenceSteps.$inferSelect)[]> {
+  return testDb().select().from(schema.sequenceSteps).where(eq(schema.sequenceSteps.campaignId, campaignId)).orderBy(asc(schema.sequenceSteps.id)).all();
+}
+
+/** The people (leads rows) a campaign's records stand for, by record id. */
+export async function campaignPeople(campaignId: number): Promise<(typeof schema.leads.$inferSelect)[]> {
+  const rows = await testDb()
+    .select({ lead: schema.leads })
+    .from(schema.campaignLeads)
+    .innerJoin(schema.leads, eq(schema.leads.id, schema.campaignLeads.leadId))
+    .where(eq(schema.campaignLeads.campaignId, campaignId))
+    .orderBy(asc(schema.campaignLeads.id))
+    .all();
+  return rows.map((row) => row.lead);
+}
+
+/** Deletes events by id (as if they had never been reported). */
+export async function deleteEvents(ids: readonly number[]): Promise<void> {
+  if (ids.length) await testDb().delete(schema.events).where(inArray(schema.events.id, [...ids]));
+}
+
+/** Deletes a record straight from the table (its events stay, as in a deletion through the API). */
+export async function deleteRecord(id: number): Promise<void> {
+  await testDb().delete(schema.campaignLeads).where(eq(schema.campaignLeads.id, id));
+}
+
+/** A lead list's row. */
+export async function leadListRow(id: number): Promise<typeof schema.leadLists.$inferSelect> {
+  return found(await testDb().select().from(schema.leadLists).where(eq(schema.leadLists.id, id)).get(), `lead list ${id}`);
+}
+
+/** How many leads a list holds. */
+export function listMemberCount(listId: number): Promise<number> {
+  return testDb().$count(schema.leadListMembers, eq(schema.leadListMembers.listId, listId));
+}
+
+/** A CSV import's row. */
+export async function importRow(id: number): Promise<typeof schema.leadListImports.$inferSelect> {
+  return found(await testDb().select().from(schema.leadListImports).where(eq(schema.leadListImports.id, id)).get(), `import ${id}`);
+}
+
+/** Sets columns of a CSV import. */
+export async function setImport(id: number, values: Partial<typeof schema.leadListImports.$inferInsert>): Promise<void> {
+  await testDb().update(schema.leadListImports).set(values).where(eq(schema.leadListImports.id, id));
+}
+
+/** Stores a CSV import as the upload route would queue it. */
+export async function addImport(values: typeof schema.leadListImports.$inferInsert): Promise<number> {
+  return (await testDb().insert(schema.leadListImports).values(values).returning({ id: schema.leadListImports.id }).get()).id;
+}
