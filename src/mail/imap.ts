@@ -44,7 +44,7 @@ export type ImapSettings = {
   username: string;
 } & MailCredential;
 
-interface ImapOptions {
+export interface ImapOptions {
   /** Plain (unencrypted) IMAP is refused unless the caller's config allows it (local development only). */
   allowPlain: boolean;
   /** The outbound rule the server's host must pass before any connection (src/platform/outbound.ts `mailPolicy`). */

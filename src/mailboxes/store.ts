@@ -13,7 +13,7 @@ import { disconnectAnnouncement } from "../webhooks/disconnect";
 import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { mailboxSends } from "./sends";
 
-const MAILBOX_NOT_FOUND = "Email account not found";
+export const MAILBOX_NOT_FOUND = "Email account not found";
 
 export type NewMailbox = Omit<typeof emailAccounts.$inferInsert, "id" | "passwordCiphertext" | "imapPasswordCiphertext" | "oauthTokenCiphertext">;
 export type MailboxChanges = Partial<Omit<NewMailbox, "accountId">>;
