@@ -1,4 +1,5 @@
-import { and, asc, eq, inArray, sum } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, inArray, sum } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../src/db/schema";
 import { env } from "./helpers";
@@ -203,20 +204,34 @@ export function messagesOf(campaignId: number): Promise<(typeof schema.messages.
 }
 
 /** Adds block-list entries (addresses or domains) to an account. */
-export async function blockListed(accountId: number, ...entries: string[]): Promise<void> {
-  await testDb()
-    .insert(schema.blockList)
-    .values(entries.map((emailOrDomain) => ({ accountId, emailOrDomain })));
+export function blockListed(accountId: number, ...entries: string[]): Promise<void> {
+  return insertRows(
+    schema.blockList,
+    entries.map((emailOrDomain) => ({ accountId, emailOrDomain })),
+  );
+}
+
+/**
+ * Inserts rows in statements of as many rows as D1's 100 bound parameters allow (every column is
+ * bound, defaults included), all in one batch.
+ */
+async function insertRows<T extends SQLiteTable>(table: T, rows: T["$inferInsert"][]): Promise<void> {
+  const perStatement = Math.max(1, Math.floor(100 / Object.keys(getTableColumns(table)).length));
+  const db = testDb();
+  const statements = [];
+  for (let i = 0; i < rows.length; i += perStatement) statements.push(db.insert(table).values(rows.slice(i, i + perStatement)));
+  const [first, ...rest] = statements;
+  if (first) await db.batch([first, ...rest]);
 }
 
 /** Stores events as given (an ingestion path would refuse them: another account's, or dated ahead). */
-export async function addEvents(rows: (typeof schema.events.$inferInsert)[]): Promise<void> {
-  await testDb().insert(schema.events).values(rows);
+export function addEvents(rows: (typeof schema.events.$inferInsert)[]): Promise<void> {
+  return insertRows(schema.events, rows);
 }
 
 /** Stores engine messages as given (as a pass that sent them leaves them). */
-export async function addMessages(rows: (typeof schema.messages.$inferInsert)[]): Promise<void> {
-  await testDb().insert(schema.messages).values(rows);
+export function addMessages(rows: (typeof schema.messages.$inferInsert)[]): Promise<void> {
+  return insertRows(schema.messages, rows);
 }
 
 /** The webhook deliveries a campaign's events made, by id. */
@@ -295,8 +310,8 @@ export async function leadByEmail(accountId: number, email: string): Promise<typ
 }
 
 /** Stores manual sends (test emails, replies, forwards, one-off sends) as a mailbox's object records them. */
-export async function addManualSends(rows: (typeof schema.manualSends.$inferInsert)[]): Promise<void> {
-  await testDb().insert(schema.manualSends).values(rows);
+export function addManualSends(rows: (typeof schema.manualSends.$inferInsert)[]): Promise<void> {
+  return insertRows(schema.manualSends, rows);
 }
 
 /** An account's tag by name. */
@@ -464,4 +479,17 @@ export async function setImport(id: number, values: Partial<typeof schema.leadLi
 /** Stores a CSV import as the upload route would queue it. */
 export async function addImport(values: typeof schema.leadListImports.$inferInsert): Promise<number> {
   return (await testDb().insert(schema.leadListImports).values(values).returning({ id: schema.leadListImports.id }).get()).id;
+}
+
+/** The kinds of webhook deliveries a campaign's events made, with how many of each. */
+export async function deliveryKinds(where: { campaignId: number } | { webhookId: number }): Promise<Record<string, number>> {
+  const t = schema.webhookDeliveries;
+  const rows = await testDb()
+    .select({ kind: t.eventType })
+    .from(t)
+    .where("campaignId" in where ? eq(t.campaignId, where.campaignId) : eq(t.webhookId, where.webhookId))
+    .all();
+  const kinds: Record<string, number> = {};
+  for (const { kind } of rows) kinds[kind] = (kinds[kind] ?? 0) + 1;
+  return kinds;
 }
