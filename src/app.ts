@@ -195,5 +195,3 @@ export function createApp() {
 
   return app;
 }
-
-export type App = ReturnType<typeof createApp>;

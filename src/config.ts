@@ -88,10 +88,10 @@ const confidence = (fallback: number) =>
     .transform(Number)
     .default(fallback);
 
-export const CATEGORISERS = ["rules", "workers-ai", "openai", "off"] as const;
-export type CategoriserKind = (typeof CATEGORISERS)[number];
+const CATEGORISERS = ["rules", "workers-ai", "openai", "off"] as const;
+type CategoriserKind = (typeof CATEGORISERS)[number];
 /** A small instruct model (CONTRACT section 20.4). */
-export const DEFAULT_WORKERS_AI_MODEL = "@cf/meta/llama-3.2-3b-instruct";
+const DEFAULT_WORKERS_AI_MODEL = "@cf/meta/llama-3.2-3b-instruct";
 
 /** `wrangler dev`'s address: a fresh clone runs without configuring PUBLIC_URL. */
 const LOCAL_ORIGIN = "http://127.0.0.1:8787";
@@ -202,7 +202,7 @@ const VarsSchema = z.object({
 });
 
 export type OAuthProvider = "google" | "microsoft";
-export interface MailServer {
+interface MailServer {
   host: string;
   port: number;
   portType: "SSL" | "TLS" | "STARTTLS";

@@ -15,7 +15,7 @@ import { sweepUntriaged } from "./triage/queue";
 import { restartIdleReplays } from "./triage/replay";
 
 /** Every job the minute cron runs, by the name its log line gives it (see ScheduledJob for what each must promise). */
-export const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
+const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
   release_snoozes: releaseDueSnoozes,
   start_spam_tests: startDueSpamTests,
   check_placements: checkPlacements,

@@ -87,7 +87,7 @@ export async function tagsOf(db: Database, campaignIds: number[]): Promise<Map<n
 }
 
 /** The campaign whose tags are set: its tags take the campaign's client scope. */
-export interface TagTarget {
+interface TagTarget {
   accountId: number;
   campaignId: number;
   clientId: number | null;

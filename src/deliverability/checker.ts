@@ -31,7 +31,7 @@ interface Matched {
   placement: Placement;
 }
 
-export interface CheckReport {
+interface CheckReport {
   seeds: number;
   messages: number;
   recorded: number;

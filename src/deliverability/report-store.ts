@@ -5,10 +5,10 @@ import { jsonList, statement } from "../platform/sql";
 import type { ResultRow } from "./findings";
 import type { Folder } from "./placement-report";
 
-export type RunRow = typeof spamTestRuns.$inferSelect;
+type RunRow = typeof spamTestRuns.$inferSelect;
 
 /** How many results of a test (or of one of its runs) each run, provider and folder holds. */
-export interface FolderCount {
+interface FolderCount {
   runNo: number;
   providerId: string;
   folder: Folder;
@@ -32,7 +32,7 @@ export interface Findings {
 }
 
 /** One placement as the checker reports it (sender email already lower-cased). */
-export interface Placement extends Findings {
+interface Placement extends Findings {
   providerId: string;
   senderEmail: string;
   seedEmail: string | null;

@@ -19,7 +19,7 @@ import { type MailboxLogin } from "../mailboxes/login";
 const SENDS_PER_PASS = 25;
 
 /** The token's line in the body: the checker finds the token here when a provider strips our headers. */
-export function tokenLine(token: string): string {
+function tokenLine(token: string): string {
   return `Salvo placement test ${token}`;
 }
 

@@ -13,7 +13,7 @@ import type { MimeMessage } from "../mail/mime";
  * one-click). A body without markup is text: its HTML part is the text, escaped, line by line.
  */
 
-export interface StepContent {
+interface StepContent {
   seqNumber: number;
   subject: string;
   emailBody: string | null;
@@ -33,7 +33,7 @@ export function stepContent(
   };
 }
 
-export interface SenderIdentity {
+interface SenderIdentity {
   fromName: string;
   fromEmail: string;
   signature: string | null;
@@ -56,7 +56,7 @@ export interface ComposeInput {
   track: (html: string) => Promise<string>;
 }
 
-export interface Composed {
+interface Composed {
   message: MimeMessage;
   subject: string;
   variantId: number | null;

@@ -46,7 +46,7 @@ export interface Attempt {
   oauth: boolean;
 }
 
-export interface FailureVerdict {
+interface FailureVerdict {
   outcome: RecordOutcome;
   /** Record a BOUNCE event for the lead. */
   bounce: boolean;

@@ -47,7 +47,7 @@ export interface PassResult {
 }
 
 /** Where a pass spent its time (wall clock across D1 and SMTP calls): the operator route shows it. */
-export interface PassTimings {
+interface PassTimings {
   /** Reading the mailbox, its campaigns and their due work. */
   findMs: number;
   /** Claiming records and writing their message rows. */

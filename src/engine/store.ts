@@ -16,16 +16,16 @@ import type { RecordOutcome } from "./outcome";
  */
 
 /** Record states the engine still sends to; the others are final or held by hand (PAUSED). */
-export const LIVE_STATES = ["DRAFTED", "STARTED", "INPROGRESS"] as const;
+const LIVE_STATES = ["DRAFTED", "STARTED", "INPROGRESS"] as const;
 const live = sql.raw(`(${LIVE_STATES.map((s) => `'${s}'`).join(", ")})`);
 
 /** How long a claimed record stays out of other passes' reach while its pass sends. */
-export const LEASE_MS = 15 * 60_000;
+const LEASE_MS = 15 * 60_000;
 
 export type MailboxRow = typeof emailAccounts.$inferSelect;
 export type CampaignRow = Pick<typeof campaigns.$inferSelect, "id" | "accountId" | "clientId" | "name" | "status" | "schedule" | "settings">;
 
-export interface MailboxWork {
+interface MailboxWork {
   mailbox: MailboxRow | undefined;
   campaigns: CampaignRow[];
   sentToday: number;
@@ -61,8 +61,8 @@ export async function loadMailboxWork(db: Database, mailboxId: number, dayStart:
   };
 }
 
-export type StepRow = typeof sequenceSteps.$inferSelect;
-export type VariantRow = typeof sequenceVariants.$inferSelect;
+type StepRow = typeof sequenceSteps.$inferSelect;
+type VariantRow = typeof sequenceVariants.$inferSelect;
 
 export interface CampaignPlan {
   steps: Map<number, { step: StepRow; variants: VariantRow[] }>;
@@ -228,7 +228,7 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
 }
 
 /** What a message left `sending` by a pass that died says (its `last_error`). */
-export const IN_DOUBT = "The sender stopped during this email's SMTP transaction: it may or may not have gone out, and it is never sent again";
+const IN_DOUBT = "The sender stopped during this email's SMTP transaction: it may or may not have gone out, and it is never sent again";
 
 /**
  * Opens a claimed record's message right before its SMTP transaction (`sending`), or for a step
@@ -259,7 +259,7 @@ export function openStatement(
 }
 
 /** A message a pass that died left in doubt, now `unconfirmed`. */
-export interface InDoubt {
+interface InDoubt {
   messageRowId: number;
   campaignId: number;
   recordId: number;

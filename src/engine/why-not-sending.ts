@@ -19,7 +19,7 @@ import {
  * answers the same question for one mailbox across its campaigns.
  */
 
-export type SendingCode =
+type SendingCode =
   | "sending"
   | "drafted"
   | "paused"
@@ -131,7 +131,7 @@ export function sendingStatus(s: SendingSnapshot): SendingStatus {
   return result("sending", times.length > 0 ? Math.min(...times) : null);
 }
 
-export type MailboxSendingCode =
+type MailboxSendingCode =
   | "sending"
   | "suspended"
   | "needs_reconnect"

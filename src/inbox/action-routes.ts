@@ -28,7 +28,7 @@ const futureInstant = z.iso
   .refine((value) => Date.parse(value) > Date.now(), "snoozed_until must be in the future");
 
 /** A category id, a decimal string, a category name (BC), or "" / null to clear it (compat rule C8). */
-export const CategoryInput = z.union([z.number().int().positive(), z.string().max(255)]).nullable();
+const CategoryInput = z.union([z.number().int().positive(), z.string().max(255)]).nullable();
 
 const routes = {
   readStatus: action("patch", "change-read-status", {

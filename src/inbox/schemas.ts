@@ -43,7 +43,7 @@ const filterFields = {
     needsReview: z.boolean().optional().openapi({ description: "true: conversations whose latest reply waits in the needs-review lane; false: the others (CONTRACT section 20.5)" }),
 };
 
-export const InboxFilters = z.object(filterFields).openapi("InboxFilters");
+const InboxFilters = z.object(filterFields).openapi("InboxFilters");
 
 /** The views' filters: the sent view takes more campaigns and mailboxes, and views a subsequence. */
 export const ViewFilters = z
@@ -81,7 +81,7 @@ export const ViewBody = z
   })
   .openapi("InboxViewRequest");
 
-export const HistoryMessage = z
+const HistoryMessage = z
   .object({
     stats_id: z.string(),
     type: z.enum(["SENT", "REPLY"]),

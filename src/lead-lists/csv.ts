@@ -1,6 +1,6 @@
 /** RFC 4180 CSV reading for lead imports: quoted fields, doubled quotes, CRLF or LF, a leading BOM. */
 
-export interface CsvSlice {
+interface CsvSlice {
   rows: string[][];
   /** The character offset after the last row read: where the next slice starts. */
   next: number;
@@ -88,7 +88,7 @@ export function columnFields(header: string[]): (string | null)[] | null {
   return fields.includes("email") ? fields : null;
 }
 
-export interface CsvLead {
+interface CsvLead {
   email: string;
   [field: string]: unknown;
 }

@@ -15,7 +15,7 @@ export interface ImportSettings {
   ignoreUnsubscribeList: boolean;
 }
 
-export interface ImportCounts {
+interface ImportCounts {
   total_leads: number;
   imported: number;
   duplicates: number;

@@ -9,7 +9,7 @@ import { wakeCampaign } from "../mailboxes/wake";
 import type { ImportSettings } from "./import";
 import { leadFieldsOf, removeFromList, screenEmails, sourceLeadChunk, type LeadSource } from "./store";
 
-export interface PushCounts {
+interface PushCounts {
   campaign_id: number;
   total_leads: number;
   pushed: number;

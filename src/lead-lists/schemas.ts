@@ -11,12 +11,12 @@ export const LEAD_LIST_TAG = ["Lead lists"];
 
 export const Ack = z.object({ ok: z.boolean(), success: z.boolean(), message: z.string() });
 
-export const MAX_PUSH_IDS = 10_000;
-export const LeadIds = z.array(BodyId).min(1).max(MAX_PUSH_IDS);
+const MAX_PUSH_IDS = 10_000;
+const LeadIds = z.array(BodyId).min(1).max(MAX_PUSH_IDS);
 
 export const ListName = z.string().trim().min(1).max(255);
 
-export const Tag = z.object({ id: z.number().int(), name: z.string(), color: z.string() });
+const Tag = z.object({ id: z.number().int(), name: z.string(), color: z.string() });
 
 export const LeadList = z
   .object({
@@ -33,7 +33,7 @@ export const LeadList = z
 export const ListParams = z.object({ id: pathId("id") });
 
 /** Skipping rules, read from `csvSettings` or from the top level (DL, BC); csvSettings wins. */
-export const SkipSettings = {
+const SkipSettings = {
   csvSettings: z.object({ ignoreGlobalBlockList: z.boolean().optional(), ignoreUnsubscribeList: z.boolean().optional() }).optional(),
   ignoreGlobalBlockList: z.boolean().optional(),
   ignoreUnsubscribeList: z.boolean().optional(),
@@ -50,7 +50,7 @@ export function skipSettings(body: SkipInput): ImportSettings {
   };
 }
 
-export const MAX_IMPORT_LEADS = 1000;
+const MAX_IMPORT_LEADS = 1000;
 export const ImportBody = z
   .object({
     leadList: z.array(LeadInput).min(1).max(MAX_IMPORT_LEADS).optional(),

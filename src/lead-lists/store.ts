@@ -9,9 +9,9 @@ import { optedOut } from "../leads/opt-out";
 import { campaigns, leadListMembers, leadLists, leadListTags, leads, leadTagMappings, tags } from "../db/schema";
 
 /** How many leads one statement group handles: whole lists travel as one JSON parameter each. */
-export const LEAD_CHUNK = 500;
+const LEAD_CHUNK = 500;
 
-export type LeadRow = typeof leads.$inferSelect;
+type LeadRow = typeof leads.$inferSelect;
 
 /** The lead fields an import or a push carries (section 2's add-lead object). */
 export interface LeadFields {
@@ -74,7 +74,7 @@ export async function deleteLeadList(db: Database, id: number): Promise<void> {
   await db.delete(leadLists).where(eq(leadLists.id, id));
 }
 
-export interface ListFilters {
+interface ListFilters {
   listName?: string;
   tagIds?: number[];
   clientId?: number;
@@ -108,7 +108,7 @@ export function leadListPage(
     .offset(page.offset);
 }
 
-export type ListTag = { id: number; name: string; color: string };
+type ListTag = { id: number; name: string; color: string };
 
 /** Each list's lead count and tags. */
 export async function listDetails(db: Database, listIds: number[]) {
@@ -258,7 +258,7 @@ export function oldestCampaignNamed(db: Database, principal: Principal, name: st
 
 // What an add skips.
 
-export interface Screening {
+interface Screening {
   blocked: Set<string>;
   unsubscribed: Set<string>;
 }

@@ -62,7 +62,7 @@ export async function campaignDataOf(db: Database, principal: Principal, leadIds
     .orderBy(asc(campaignLeads.id));
 }
 
-export interface AllLeadsFilters {
+interface AllLeadsFilters {
   campaignId?: number;
   status?: RecordState;
   emailStatus?: EmailStatus;
@@ -107,7 +107,7 @@ export async function leadPage(db: Database, principal: Principal, filters: AllL
 }
 
 /** Per record: its sends, opens, clicks and replies, the furthest step sent and the last times. */
-export interface RecordActivity {
+interface RecordActivity {
   record_id: number;
   sent_count: number;
   open_count: number;
@@ -175,13 +175,13 @@ export async function sentStepsOf(d1: D1Database, recordId: number) {
   return result.results;
 }
 
-export interface ActivityFilters {
+interface ActivityFilters {
   clientId?: number;
   from?: number;
   to?: number;
 }
 
-export interface ActivityRecordRow {
+interface ActivityRecordRow {
   id: number;
   lead_id: number;
   campaign_id: number;

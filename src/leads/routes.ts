@@ -16,7 +16,7 @@ import { LeadInput, leadOutput, leadOutputFields } from "./lead-input";
 import { CategoryListItem, presentCategoryListItem } from "../triage/present";
 import { categoriesOf, countAlreadyInCampaign, recordPage, setRecordStateIn, skippedAddresses, storeUpload } from "./store";
 
-export const MAX_LEADS_PER_UPLOAD = 400;
+const MAX_LEADS_PER_UPLOAD = 400;
 
 const UploadSettings = z.object({
   return_lead_ids: z.boolean().optional(),

@@ -2,12 +2,12 @@
 import { isValidEmail, normaliseEmail } from "../mail/address";
 import { isTimeZone } from "../platform/zoned-time";
 
-export interface UploadedLead {
+interface UploadedLead {
   email: string;
   [field: string]: unknown;
 }
 
-export interface SortedUpload<T extends UploadedLead> {
+interface SortedUpload<T extends UploadedLead> {
   /** One entry per distinct valid address, with the email lower-cased and trimmed. */
   unique: T[];
   duplicateCount: number;

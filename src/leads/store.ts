@@ -7,7 +7,7 @@ import { campaignLeads, leadCategories, leads, type RecordState } from "../db/sc
 import { visibleCategories } from "../platform/access";
 
 /** The campaign an upload goes into: its leads take the campaign's client scope. */
-export interface UploadTarget {
+interface UploadTarget {
   accountId: number;
   campaignId: number;
   clientId: number | null;

@@ -24,7 +24,7 @@ export type SmtpSettings = {
   username: string;
 } & MailCredential;
 
-export interface SmtpOptions {
+interface SmtpOptions {
   /** Plain (unencrypted) SMTP is refused unless the caller's config allows it (local development only). */
   allowPlain: boolean;
   /** The outbound rule the server's host must pass before any connection (src/platform/outbound.ts `mailPolicy`). */

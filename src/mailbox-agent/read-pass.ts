@@ -15,7 +15,7 @@ import { fetchNewMessages, type ReaderCursor } from "../mail/reader";
 import type { MailboxLogins } from "../mailboxes/login";
 
 /** Messages read per pass: a pass stays well inside an alarm's time, and the next one goes on. */
-export const READ_LIMIT = 100;
+const READ_LIMIT = 100;
 /** On a first read, mail from a day before the mailbox was added is read; older mail answers nothing of ours. */
 const FIRST_READ_MARGIN_MS = 86_400_000;
 

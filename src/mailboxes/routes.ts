@@ -139,10 +139,10 @@ export function canonical(body: Fields) {
     custom_tracking_url: body.custom_tracking_url !== undefined ? body.custom_tracking_url : body.custom_tracking_domain,
   };
 }
-export type Written = ReturnType<typeof canonical>;
+type Written = ReturnType<typeof canonical>;
 
 /** What an OAuth save adds to a mailbox write: its sealed material (`{refresh_token}`), its OAuth columns, a fresh access token for the check. */
-export interface OAuthWrite {
+interface OAuthWrite {
   material: string;
   columns: MailboxChanges;
   accessToken?: string;

@@ -6,7 +6,7 @@ import { toBase64Url } from "./bytes";
  * a name that changes to a private address is seen again as soon as its record lets it.
  */
 
-export const A = 1;
+const A = 1;
 export const AAAA = 28;
 export const PTR = 12;
 type RecordType = typeof A | typeof AAAA;
@@ -14,7 +14,7 @@ type RecordType = typeof A | typeof AAAA;
 /** The resolver did not answer usably (unreachable, timed out, SERVFAIL, not DNS): nothing is known about the name. */
 export class DnsError extends Error {}
 
-export interface Lookup {
+interface Lookup {
   /** Every A and AAAA address the answer holds (a CNAME chain's end included); empty for NXDOMAIN or no data. */
   addresses: string[];
   /** The shortest TTL among them, in seconds. */

@@ -24,11 +24,11 @@ export interface CampaignSettings {
 }
 
 export const TRACK_SETTINGS = ["DONT_EMAIL_OPEN", "DONT_LINK_CLICK", "DONT_REPLY_TO_AN_EMAIL"] as const;
-export type TrackSetting = (typeof TRACK_SETTINGS)[number];
+type TrackSetting = (typeof TRACK_SETTINGS)[number];
 export const STOP_LEAD_SETTINGS = ["REPLY_TO_AN_EMAIL", "CLICK_ON_A_LINK", "OPEN_AN_EMAIL"] as const;
-export type StopLeadSetting = (typeof STOP_LEAD_SETTINGS)[number];
+type StopLeadSetting = (typeof STOP_LEAD_SETTINGS)[number];
 
-export interface OutOfOfficeSettings {
+interface OutOfOfficeSettings {
   ignoreOOOasReply: boolean;
   autoReactivateOOO: boolean;
   reactivateOOOwithDelay: number;
@@ -73,7 +73,7 @@ export function scheduleWithDefaults(current: Schedule | null, change: Partial<S
 }
 
 /** The read shape's `scheduler_cron_value`. */
-export function presentSchedule(schedule: Schedule | null) {
+function presentSchedule(schedule: Schedule | null) {
   return schedule
     ? { tz: schedule.timezone, days: [...schedule.days_of_the_week], startHour: schedule.start_hour, endHour: schedule.end_hour }
     : null;

@@ -12,7 +12,7 @@ import { stableFraction } from "./hash";
  * its option is chosen.
  */
 
-export type SpintaxPart = { kind: "text"; text: string } | { kind: "group"; options: string[]; offset: number };
+type SpintaxPart = { kind: "text"; text: string } | { kind: "group"; options: string[]; offset: number };
 
 /** The index just past the `}}` closing a variable that opens at `at`, or -1 when never closed. */
 function variableEnd(text: string, at: number): number {

@@ -1,9 +1,11 @@
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it, vi } from "vitest";
-import { claimRecords, type ClaimRequest } from "../../src/engine/store";
+import { claimRecords } from "../../src/engine/store";
 import { openMessage } from "../engine/open-message";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
+import { asc, eq } from "drizzle-orm";
+import { campaignPeople, campaignRow, deliveryKinds, eventCount, recordRow, recordsOf, schema, setMailbox, testDb } from "../db";
 import { call, callJson, provisionAccount } from "../helpers";
 import { checked, saveLabMailbox, type CheckedMailbox as MailboxRead } from "./lab-mailboxes";
 import { delivered, header, htmlOf } from "./lab-messages";
@@ -69,20 +71,17 @@ async function campaignWithSequence(apiKey: string, mailboxId: number, startAt: 
   return id;
 }
 
-interface MessageRow {
-  campaign_lead_id: number;
-  step: number;
-  message_id: string;
-  status: string;
-  to_email: string;
-  subject: string | null;
-}
-
-async function messagesOf(campaignId: number): Promise<MessageRow[]> {
-  const rows = await env.DB.prepare("SELECT campaign_lead_id, step, message_id, status, to_email, subject FROM messages WHERE campaign_id = ? ORDER BY step, to_email")
-    .bind(campaignId)
-    .all<MessageRow>();
-  return rows.results;
+/** A campaign's messages by step and address, under the column names the tests read. */
+async function messagesOf(campaignId: number) {
+  const t = schema.messages;
+  const rows = await testDb()
+    .select({ campaign_lead_id: t.campaignLeadId, step: t.step, message_id: t.messageId, status: t.status, to_email: t.toEmail, subject: t.subject })
+    .from(t)
+    .where(eq(t.campaignId, campaignId))
+    .orderBy(asc(t.step), asc(t.toEmail))
+    .all();
+  // The engine writes each message with its recipient.
+  return rows.map((row) => ({ ...row, to_email: row.to_email! }));
 }
 
 describe("the engine sends a campaign into the lab", () => {
@@ -136,8 +135,7 @@ describe("the engine sends a campaign into the lab", () => {
     // The click goes through the tracking queue: wait until its batch is written.
     await vi.waitFor(
       async () => {
-        const row = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_id = ? AND type = 'CLICK'").bind(campaignId).first<{ n: number }>();
-        expect(row?.n).toBe(1);
+        expect(await eventCount(campaignId, "CLICK")).toBe(1);
       },
       { timeout: 10_000, interval: 100 },
     );
@@ -163,10 +161,8 @@ describe("the engine sends a campaign into the lab", () => {
     expect(thirds).toHaveLength(2);
     const third = await delivered(thirds[0]!.to_email, thirds[0]!.message_id);
     expect(header(third, "References")?.split(" ")).toHaveLength(2);
-    const states = await env.DB.prepare("SELECT l.email, cl.state, cl.due_at FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id WHERE cl.campaign_id = ?")
-      .bind(campaignId)
-      .all<{ email: string; state: string; due_at: number | null }>();
-    expect(Object.fromEntries(states.results.map((r) => [r.email, [r.state, r.due_at]]))).toEqual({
+    const [records, people] = [await recordsOf(campaignId), await campaignPeople(campaignId)];
+    expect(Object.fromEntries(records.map((r, i) => [people[i]!.email, [r.state, r.dueAt?.getTime() ?? null]]))).toEqual({
       [leads[0]!.email]: ["COMPLETED", null],
       [leads[1]!.email]: ["STOPPED", null],
       [leads[2]!.email]: ["COMPLETED", null],
@@ -180,10 +176,7 @@ describe("the engine sends a campaign into the lab", () => {
     );
     expect(stats).toMatchObject({ sent_count: "7", unique_sent_count: "3", click_count: "1", unique_click_count: "1", unsubscribed_count: "1" });
 
-    const kinds = await env.DB.prepare("SELECT event_type, count(*) AS n FROM webhook_deliveries WHERE campaign_id = ? GROUP BY event_type")
-      .bind(campaignId)
-      .all<{ event_type: string; n: number }>();
-    expect(Object.fromEntries(kinds.results.map((r) => [r.event_type, r.n]))).toMatchObject({
+    expect(await deliveryKinds({ campaignId })).toMatchObject({
       EMAIL_SENT: 7,
       FIRST_EMAIL_SENT: 3,
       EMAIL_LINK_CLICK: 1,
@@ -223,9 +216,7 @@ describe("the engine sends a campaign into the lab", () => {
     // The check's refusal disconnects the mailbox with the server's words (CONTRACT 18.5).
     expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: false, is_imap_success: true, connection_state: "disconnected" });
     // The password changes on the server after a check that passed: the sender meets the refusal first.
-    await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, smtp_failure_error = NULL, disconnect_code = NULL, disconnect_message = NULL, disconnected_at = NULL WHERE id = ?")
-      .bind(mailboxId)
-      .run();
+    await setMailbox(mailboxId, { isSmtpSuccess: true, smtpFailureError: null, disconnectCode: null, disconnectMessage: null, disconnectedAt: null });
     const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
     const stub = senderStub(bindings, mailboxId);
@@ -235,12 +226,9 @@ describe("the engine sends a campaign into the lab", () => {
     expect(mailbox.is_suspended).toBe(true);
     expect(mailbox.is_smtp_success).toBe(false);
     expect(mailbox.smtp_failure_error).toMatch(/^535 /);
-    const sentEvents = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_id = ? AND type = 'SENT'").bind(campaignId).first<{ n: number }>();
-    expect(sentEvents?.n).toBe(0);
-    const records = await env.DB.prepare("SELECT count(*) AS n FROM campaign_leads WHERE campaign_id = ? AND due_at <= ? AND claim_token IS NULL AND email_account_id IS NULL")
-      .bind(campaignId, t0)
-      .first<{ n: number }>();
-    expect(records?.n, "every lead still due, back in rotation").toBe(3);
+    expect(await eventCount(campaignId, "SENT")).toBe(0);
+    const due = (await recordsOf(campaignId)).filter((r) => r.dueAt !== null && r.dueAt.getTime() <= t0 && r.claimToken === null && r.emailAccountId === null);
+    expect(due.length, "every lead still due, back in rotation").toBe(3);
 
     // Fixed: the right password passes the check, the mailbox is unsuspended, and the email goes.
     const update = await callJson(`/api/v1/email-accounts/${mailboxId}`, { method: "POST", apiKey: account.apiKey, body: { password: sender.password } });
@@ -273,10 +261,7 @@ describe("the engine sends a campaign into the lab", () => {
     await stub.runPass(t0 - MINUTE, { read: false });
 
     // The pass that died: it claimed the three leads and had opened the first one's message.
-    const campaign = await env.DB.prepare("SELECT id, account_id AS accountId, client_id AS clientId, name, status, schedule, settings FROM campaigns WHERE id = ?")
-      .bind(campaignId)
-      .first<ClaimRequest["campaign"]>();
-    const claim = await claimRecords(env.DB, { campaign: campaign!, mailboxId, senderDomain: "lab.salvo.test", now: t0, limit: 10, newLeadsLeft: 10 });
+    const claim = await claimRecords(env.DB, { campaign: await campaignRow(campaignId), mailboxId, senderDomain: "lab.salvo.test", now: t0, limit: 10, newLeadsLeft: 10 });
     expect(claim.records).toHaveLength(3);
     const [inDoubt] = claim.records;
     expect(await openMessage(env.DB, { nonce: claim.nonce, mailboxId, now: t0 }, inDoubt!)).not.toBeNull();
@@ -294,8 +279,8 @@ describe("the engine sends a campaign into the lab", () => {
     for (const message of messages.filter((m) => m.status === "sent")) await delivered(message.to_email, message.message_id);
     const never = await fetch(`${inject("mailReader")}/message?user=${encodeURIComponent(inDoubt!.leadEmail)}&message_id=${encodeURIComponent(inDoubt!.messageId)}`);
     expect(never.status, "the message in doubt was never sent by a later pass").toBe(404);
-    const record = await env.DB.prepare("SELECT next_step, due_at, claim_token FROM campaign_leads WHERE id = ?").bind(inDoubt!.recordId).first();
-    expect(record).toEqual({ next_step: 2, due_at: t0 + 1_000 + DAY, claim_token: null });
+    const record = await recordRow(inDoubt!.recordId);
+    expect({ next_step: record.nextStep, due_at: record.dueAt?.getTime(), claim_token: record.claimToken }).toEqual({ next_step: 2, due_at: t0 + 1_000 + DAY, claim_token: null });
 
     const mailbox = await callJson<{ sending_status: { warnings: { code: string; message: string }[] } }>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey });
     expect(mailbox.body.sending_status.warnings).toEqual([{ code: "unconfirmed_sends", message: expect.stringContaining(inDoubt!.leadEmail) as string }]);

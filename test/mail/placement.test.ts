@@ -3,6 +3,8 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import worker from "../../src/index";
 import { sendMail } from "../../src/mail/smtp";
 import type { Bindings } from "../../src/platform/env";
+import { asc, eq, sql } from "drizzle-orm";
+import { schema, testDb } from "../db";
 import { ADMIN_TOKEN, callJson, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
@@ -30,20 +32,7 @@ interface ProviderCounts {
   total_count: number;
 }
 
-interface Cell {
-  provider_id: string;
-  seed_email: string;
-  folder: string;
-  mailbox_folder: string | null;
-  spam_score: number | null;
-  spam_required: number | null;
-  spam_action: string | null;
-  spam_symbols: string | null;
-  link_report: string | null;
-  sender_ip: string | null;
-  sent_at: number | null;
-  send_error: string | null;
-}
+type Cell = Awaited<ReturnType<typeof cellsOf>>[number];
 
 /** The operator's part: the catalogue's unread default seeds of the lab's providers replaced by the lab's seeds. */
 async function registerLabSeeds() {
@@ -74,14 +63,28 @@ async function registerLabSeeds() {
   }
 }
 
-async function cellsOf(testId: string | number): Promise<Cell[]> {
-  const rows = await env.DB.prepare(
-    `SELECT provider_id, seed_email, folder, mailbox_folder, spam_score, spam_required, spam_action, spam_symbols, link_report, sender_ip, sent_at, send_error
-     FROM spam_test_results WHERE spam_test_id = ? ORDER BY provider_id`,
-  )
-    .bind(Number(testId))
-    .all<Cell>();
-  return rows.results;
+/** A test's cells by provider, under the column names the tests read; the JSON columns as stored (text). */
+function cellsOf(testId: string | number) {
+  const t = schema.spamTestResults;
+  return testDb()
+    .select({
+      provider_id: t.providerId,
+      seed_email: t.seedEmail,
+      folder: t.folder,
+      mailbox_folder: t.mailboxFolder,
+      spam_score: t.spamScore,
+      spam_required: t.spamRequired,
+      spam_action: t.spamAction,
+      spam_symbols: sql<string | null>`${t.spamSymbols}`,
+      link_report: sql<string | null>`${t.linkReport}`,
+      sender_ip: t.senderIp,
+      sent_at: t.sentAt,
+      send_error: t.sendError,
+    })
+    .from(t)
+    .where(eq(t.spamTestId, Number(testId)))
+    .orderBy(asc(t.providerId))
+    .all();
 }
 
 /** Runs the checker until no cell of the test is pending (mail takes a moment through Postfix and LMTP). */

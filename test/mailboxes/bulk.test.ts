@@ -83,7 +83,7 @@ describe("bulk mailbox settings (CONTRACT 21.2)", () => {
       });
     }
     const untouched = await storedMailbox(foreign.id);
-    expect(untouched.max_email_per_day).not.toBe(40);
+    expect(untouched.maxEmailPerDay).not.toBe(40);
   });
 
   it("refuses bad input with 422, a tag or client the caller cannot use with 400, and changes nothing then", async () => {
@@ -112,7 +112,7 @@ describe("bulk mailbox settings (CONTRACT 21.2)", () => {
     expect(tag.body).toEqual({ error: `Tag not found: ${foreignTag}` });
     const client = await post({ emailAccountIds: [mailbox.id], updateData: { messagePerDay: 5, clientId: 999_999_999 } });
     expect(client.status).toBe(400);
-    expect((await storedMailbox(mailbox.id)).max_email_per_day).toBe(100);
+    expect((await storedMailbox(mailbox.id)).maxEmailPerDay).toBe(100);
   });
 
   it("lets a client key change only its client's mailboxes", async () => {
@@ -127,8 +127,8 @@ describe("bulk mailbox settings (CONTRACT 21.2)", () => {
       body: { emailAccountIds: [own.id, accountWide.id], updateData: { messagePerDay: 12 } },
     });
     expect(body).toMatchObject({ updated: 1, skipped_ids: [accountWide.id] });
-    expect((await storedMailbox(own.id)).max_email_per_day).toBe(12);
-    expect((await storedMailbox(accountWide.id)).max_email_per_day).toBe(100);
+    expect((await storedMailbox(own.id)).maxEmailPerDay).toBe(12);
+    expect((await storedMailbox(accountWide.id)).maxEmailPerDay).toBe(100);
   });
 });
 
@@ -172,7 +172,7 @@ describe("fetch replies now (CONTRACT 21.2)", () => {
     expect((await callJson("/api/v1/email-accounts/fetch-account-reply", { method: "POST", apiKey: account.apiKey })).status).toBe(200);
     let mark: unknown = "set";
     for (let i = 0; i < 200 && mark !== null; i++) {
-      mark = (await storedMailbox(mailbox.id)).live_fetch_requested_at;
+      mark = (await storedMailbox(mailbox.id)).liveFetchRequestedAt;
       if (mark !== null) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(mark).toBeNull();

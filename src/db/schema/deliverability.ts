@@ -4,8 +4,8 @@ import { accounts, clients } from "./accounts";
 import { campaigns } from "./campaigns";
 import { createdAt, instant, updatedAt } from "./columns";
 
-export const SPAM_TEST_TYPES = ["manual", "automated"] as const;
-export const SPAM_TEST_STATUSES = ["active", "completed", "stopped"] as const;
+const SPAM_TEST_TYPES = ["manual", "automated"] as const;
+const SPAM_TEST_STATUSES = ["active", "completed", "stopped"] as const;
 export const PLACEMENT_FOLDERS = ["inbox", "tab", "spam", "not_received"] as const;
 export const TIME_UNITS = ["minutes", "hours", "days"] as const;
 
@@ -213,7 +213,7 @@ export type ResultFindings = Pick<
   "mailboxFolder" | "messageId" | "spamScore" | "spamRequired" | "spamAction" | "spamSymbols" | "spf" | "dkim" | "dmarc" | "senderIp" | "senderHost" | "linkReport"
 >;
 
-export const IMAP_SECURITY = ["tls", "starttls", "plain"] as const;
+const IMAP_SECURITY = ["tls", "starttls", "plain"] as const;
 
 /** Where one seed mailbox's folder cursor stands (UIDVALIDITY and the last UID read). */
 export type SeedCursor = Record<string, { uidValidity: number; lastUid: number }>;

@@ -52,8 +52,7 @@ export const leadListTags = sqliteTable(
   (t) => [primaryKey({ columns: [t.listId, t.tagId] }), index("lead_list_tags_tag_idx").on(t.tagId)],
 );
 
-export const IMPORT_STATES = ["queued", "running", "done", "failed"] as const;
-export type ImportState = (typeof IMPORT_STATES)[number];
+const IMPORT_STATES = ["queued", "running", "done", "failed"] as const;
 
 /**
  * A CSV import into a list, worked through in chunks in the background (src/lead-lists/csv-import.ts).

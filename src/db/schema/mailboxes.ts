@@ -119,7 +119,7 @@ export const emailAccountTags = sqliteTable(
   (t) => [primaryKey({ columns: [t.emailAccountId, t.tagId] }), index("email_account_tags_tag_idx").on(t.tagId)],
 );
 
-export const MANUAL_SEND_KINDS = ["reply", "test_email", "forward", "single"] as const;
+const MANUAL_SEND_KINDS = ["reply", "test_email", "forward", "single"] as const;
 export type ManualSendKind = (typeof MANUAL_SEND_KINDS)[number];
 
 /**
