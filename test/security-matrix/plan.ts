@@ -148,6 +148,10 @@ export const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string |
     status: 400,
     error: "The email account cannot send: it is suspended, failing its connection check, or has no password",
   },
+  // The seed's spam tests are manual: Salvo sent no email of theirs and received no copy (CONTRACT 21.6).
+  "GET /api/v1/spam-test/report/{spamTestId}/email-content": { status: 404, error: "No email of this run was sent by Salvo" },
+  "GET /api/v1/smart-delivery/email-content": { status: 404, error: "No email of this run was sent by Salvo" },
+  "GET /api/v1/spam-test/report/{spamTestId}/sender-account-wise/{replyId}/email-headers": { status: 404, error: "Result not found" },
   // Likewise operations that need a record in another state than the seeded one: they get as far as that refusal.
   "POST /api/v1/campaigns/{campaign_id}/leads/{lead_id}/resume": { status: 400, error: "Lead is not paused" },
   // The seeded lead replied, which completed its record.
@@ -198,6 +202,10 @@ const NOT_TENANT: Record<string, unknown> = {
   email_ids: ["matrix@example.com"],
   // A paging cursor: ids above it, of the caller's own rows only.
   lastSeenLeadId: 0,
+  // Recipients' addresses (CONTRACT 21.5), not ids.
+  forwardToEmailIds: ["matrix-forward@example.com"],
+  // A result of the test named beside it (the test carries the tenancy): the seed has none.
+  replyId: "1",
   // An OAuth provider's name (path), not an id: the test deployment has a Google app.
   provider: "google",
   // The OAuth app's client id at the provider.
@@ -271,7 +279,6 @@ export const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   "POST /api/v1/campaigns/{campaign_id}/schedule": { timezone: "Europe/Paris" },
   "POST /api/v1/campaigns/{campaign_id}/reply-email-thread": { email_body: "<p>Matrix</p>" },
   "POST /api/v1/campaigns/{campaign_id}/forward-email": { to_emails: "matrix-forward@example.com" },
-  "POST /api/v1/email-campaigns/forward-reply-email": { forwardToEmailIds: ["matrix-forward@example.com"] },
   "POST /api/v1/send-email/initiate": { to: "matrix-single@example.com" },
   // Fields that may come under an alias, so the schema cannot require them.
   "PATCH /api/v1/master-inbox/change-read-status": { read_status: true },
