@@ -2035,7 +2035,7 @@ export interface paths {
         put?: never;
         /**
          * Set when a campaign sends: zone, days, hours, gap between emails, new leads per day, start time
-         * @description Flat or nested (`{schedule: {...}}`) body. `timezone` (IANA; required until the campaign has a schedule), `days_of_the_week` (0–6, 0 = Sunday, 7 also Sunday), `start_hour`/`end_hour` (`HH:MM`, end after start), `min_time_btw_emails` (1–1440 min), `max_new_leads_per_day` (1–10000), `schedule_start_time`. Absent fields keep their value; a first schedule defaults to Mon–Fri 09:00–17:00.
+         * @description Flat or nested (`{schedule: {...}}`) body. `timezone` (IANA; required until the campaign has a schedule), `days_of_the_week` (0–6, 0 = Sunday, 7 also Sunday), `start_hour`/`end_hour` (`HH:MM`, end after start), `min_time_btw_emails` (1–1440 min), `max_new_leads_per_day` (1–10000), `schedule_start_time`, `send_in_lead_timezone` (the days and hours apply in each lead's own zone). Absent fields keep their value; a first schedule defaults to Mon–Fri 09:00–17:00.
          */
         post: operations["setCampaignSchedule"];
         delete?: never;
@@ -4910,7 +4910,7 @@ export interface paths {
         get: operations["getLead"];
         /**
          * Update a lead
-         * @description Updates a lead's fields; `custom_fields` merge (a key set to null is removed; ≤ 200 keys). A new `email` already used by another lead → 400 `Email already belongs to lead N`. Answers the Ack `{ok: true, success: true, message}`.
+         * @description Updates a lead's fields; `custom_fields` merge (a key set to null is removed; ≤ 200 keys). A new `email` already used by another lead → 400 `Email already belongs to lead N`. `timezone` (or an alias, or a custom field of those names) sets the lead's IANA zone; null clears it; an unknown name clears it and answers `invalid_timezone_count: 1`. Answers the Ack `{ok: true, success: true, message}`.
          */
         put: operations["updateLead"];
         post?: never;
@@ -6165,6 +6165,16 @@ export interface components {
                 custom_fields?: {
                     [key: string]: unknown;
                 } | null;
+                /** @description IANA time zone name (Europe/Paris); unknown names are stored as null and counted in invalid_timezone_count */
+                timezone?: string | null;
+                /** @description Alias of timezone */
+                time_zone?: string | null;
+                /** @description Alias of timezone */
+                lead_timezone?: string | null;
+                /** @description Alias of timezone */
+                schedule_timezone?: string | null;
+                /** @description Alias of timezone */
+                tz?: string | null;
             }[];
             /** @description Alias of leadList (BC) */
             leads?: {
@@ -6180,6 +6190,16 @@ export interface components {
                 custom_fields?: {
                     [key: string]: unknown;
                 } | null;
+                /** @description IANA time zone name (Europe/Paris); unknown names are stored as null and counted in invalid_timezone_count */
+                timezone?: string | null;
+                /** @description Alias of timezone */
+                time_zone?: string | null;
+                /** @description Alias of timezone */
+                lead_timezone?: string | null;
+                /** @description Alias of timezone */
+                schedule_timezone?: string | null;
+                /** @description Alias of timezone */
+                tz?: string | null;
             }[];
             /** @description Alias of leadList */
             lead_list?: {
@@ -6195,6 +6215,16 @@ export interface components {
                 custom_fields?: {
                     [key: string]: unknown;
                 } | null;
+                /** @description IANA time zone name (Europe/Paris); unknown names are stored as null and counted in invalid_timezone_count */
+                timezone?: string | null;
+                /** @description Alias of timezone */
+                time_zone?: string | null;
+                /** @description Alias of timezone */
+                lead_timezone?: string | null;
+                /** @description Alias of timezone */
+                schedule_timezone?: string | null;
+                /** @description Alias of timezone */
+                tz?: string | null;
             }[];
             fileName?: string;
             emailFieldsAdded?: unknown;
@@ -6221,6 +6251,8 @@ export interface components {
             duplicates: number;
             blocked: number;
             invalid: number;
+            /** @description Rows whose time zone was not a known IANA name (stored as null, CONTRACT 23.1) */
+            invalid_timezone_count: number;
             error: string | null;
             created_at: string;
             updated_at: string;
@@ -6861,6 +6893,8 @@ export interface components {
             already_added_to_campaign: number;
             duplicate_count: number;
             invalid_email_count: number;
+            /** @description Leads stored whose time zone was not a known IANA name (stored as null, CONTRACT 23.1) */
+            invalid_timezone_count: number;
             block_count: number;
             unsubscribed_leads: number;
             emailToLeadIdMap?: {
@@ -6880,6 +6914,16 @@ export interface components {
             custom_fields?: {
                 [key: string]: unknown;
             } | null;
+            /** @description IANA time zone name (Europe/Paris); unknown names are stored as null and counted in invalid_timezone_count */
+            timezone?: string | null;
+            /** @description Alias of timezone */
+            time_zone?: string | null;
+            /** @description Alias of timezone */
+            lead_timezone?: string | null;
+            /** @description Alias of timezone */
+            schedule_timezone?: string | null;
+            /** @description Alias of timezone */
+            tz?: string | null;
             return_lead_ids?: boolean;
             ignore_global_block_list?: boolean;
             ignore_unsubscribe_list?: boolean;
@@ -6898,6 +6942,16 @@ export interface components {
                 custom_fields?: {
                     [key: string]: unknown;
                 } | null;
+                /** @description IANA time zone name (Europe/Paris); unknown names are stored as null and counted in invalid_timezone_count */
+                timezone?: string | null;
+                /** @description Alias of timezone */
+                time_zone?: string | null;
+                /** @description Alias of timezone */
+                lead_timezone?: string | null;
+                /** @description Alias of timezone */
+                schedule_timezone?: string | null;
+                /** @description Alias of timezone */
+                tz?: string | null;
             }[];
             settings?: {
                 return_lead_ids?: boolean;
@@ -6921,6 +6975,16 @@ export interface components {
                 custom_fields?: {
                     [key: string]: unknown;
                 } | null;
+                /** @description IANA time zone name (Europe/Paris); unknown names are stored as null and counted in invalid_timezone_count */
+                timezone?: string | null;
+                /** @description Alias of timezone */
+                time_zone?: string | null;
+                /** @description Alias of timezone */
+                lead_timezone?: string | null;
+                /** @description Alias of timezone */
+                schedule_timezone?: string | null;
+                /** @description Alias of timezone */
+                tz?: string | null;
             }[];
             settings?: {
                 return_lead_ids?: boolean;
@@ -6958,6 +7022,8 @@ export interface components {
             custom_fields: {
                 [key: string]: unknown;
             } | null;
+            /** @description The lead's IANA time zone, or null */
+            timezone: string | null;
         };
         Ok: {
             ok: boolean;
@@ -7039,6 +7105,7 @@ export interface components {
                 min_time_btw_emails: number;
                 max_new_leads_per_day: number;
                 schedule_start_time: string | null;
+                send_in_lead_timezone: boolean;
             };
         };
         SetCampaignSchedule: {
@@ -7054,6 +7121,10 @@ export interface components {
             max_new_leads_per_day?: number;
             /** Format: date-time */
             schedule_start_time?: string | null;
+            /** @description Send inside the schedule's days and hours in each lead's own zone (the campaign's when the lead has none); default false (CONTRACT 23.2) */
+            send_in_lead_timezone?: boolean;
+            /** @description Alias of send_in_lead_timezone */
+            use_lead_timezone?: boolean;
             schedule?: {
                 timezone?: string;
                 tz?: string;
@@ -7067,6 +7138,10 @@ export interface components {
                 max_new_leads_per_day?: number;
                 /** Format: date-time */
                 schedule_start_time?: string | null;
+                /** @description Send inside the schedule's days and hours in each lead's own zone (the campaign's when the lead has none); default false (CONTRACT 23.2) */
+                send_in_lead_timezone?: boolean;
+                /** @description Alias of send_in_lead_timezone */
+                use_lead_timezone?: boolean;
             };
         };
         Ack: {
@@ -7184,6 +7259,7 @@ export interface components {
             force_plain_text: boolean;
             follow_up_percentage: number;
             enable_ai_esp_matching: boolean;
+            send_in_lead_timezone: boolean;
             add_unsubscribe_tag: boolean;
             auto_pause_domain_leads_on_reply: boolean;
             bounce_autopause_threshold: number | null;
@@ -8664,6 +8740,8 @@ export interface components {
             custom_fields: {
                 [key: string]: unknown;
             } | null;
+            /** @description The lead's IANA time zone, or null (CONTRACT 23.1) */
+            timezone: string | null;
             is_unsubscribed: boolean;
             unsubscribed_client_id_map: {
                 [key: string]: boolean;
@@ -8729,6 +8807,10 @@ export interface components {
                 scheduled_time: string | null;
             }[];
         };
+        LeadUpdated: components["schemas"]["LeadAck"] & {
+            /** @description 1 when the given time zone was not a known IANA name (the lead's zone is then cleared, CONTRACT 23.1) */
+            invalid_timezone_count: number;
+        };
         LeadUpdate: {
             email?: string;
             first_name?: string | null;
@@ -8742,6 +8824,16 @@ export interface components {
             custom_fields?: {
                 [key: string]: unknown;
             } | null;
+            /** @description IANA time zone name (Europe/Paris); unknown names are stored as null and counted in invalid_timezone_count */
+            timezone?: string | null;
+            /** @description Alias of timezone */
+            time_zone?: string | null;
+            /** @description Alias of timezone */
+            lead_timezone?: string | null;
+            /** @description Alias of timezone */
+            schedule_timezone?: string | null;
+            /** @description Alias of timezone */
+            tz?: string | null;
         };
         LeadAckSuccess: components["schemas"]["LeadAck"] & {
             data: string;
@@ -11749,6 +11841,8 @@ export interface operations {
                             custom_fields: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description The lead's IANA time zone, or null */
+                            timezone: string | null;
                             added_at: string;
                         }[];
                         has_more: boolean;
@@ -11807,6 +11901,8 @@ export interface operations {
                             duplicates: number;
                             blocked: number;
                             invalid: number;
+                            /** @description Leads whose time zone was not a known IANA name (stored as null, CONTRACT 23.1) */
+                            invalid_timezone_count: number;
                         };
                     };
                 };
@@ -20931,7 +21027,8 @@ export interface operations {
                  *       "company_name": "Acme GmbH",
                  *       "custom_fields": {
                  *         "role": "CEO"
-                 *       }
+                 *       },
+                 *       "timezone": "Europe/Paris"
                  *     }
                  */
                 "application/json": components["schemas"]["LeadUpdate"];
@@ -20950,7 +21047,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LeadAck"];
+                    "application/json": components["schemas"]["LeadUpdated"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -21060,7 +21157,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LeadAck"];
+                    "application/json": components["schemas"]["LeadUpdated"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -199,4 +199,28 @@ describe("the mailbox sender", () => {
     expect(mailbox.body.sending_status.warnings[0]!.message).toMatch(/^1 campaign email from this mailbox/);
     expect(await metrics()).toBe(before + 1);
   });
+
+  it("in each lead's zone, outside the campaign's window, wakes at the earliest lead's own 09:00 and says so in sending_status", async () => {
+    const account = await provisionAccount();
+    // The campaign's zone is Paris; its leads are in Tokyo and New York. No lead is uploaded by the helper.
+    const { mailboxId, campaignId } = await activeCampaign(account, { send_in_lead_timezone: true }, 0);
+    const upload = await callJson<Record<string, unknown>>(`/api/v1/campaigns/${campaignId}/leads`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { lead_list: [{ email: `t-${crypto.randomUUID()}@lead.example`, timezone: "Asia/Tokyo" }, { email: `n-${crypto.randomUUID()}@lead.example`, tz: "America/New_York" }] },
+    });
+    expect(upload.body).toMatchObject({ upload_count: 2, invalid_timezone_count: 0 });
+    // The start time is Saturday 2031-03-01; the first sending day is Monday: 09:00 JST is 00:00 UTC, 09:00 EST 14:00 UTC.
+    const tokyoMonday = Date.parse("2031-03-03T00:00:00Z");
+    const newYorkMonday = Date.parse("2031-03-03T14:00:00Z");
+    const dues = await env.DB.prepare("SELECT due_at FROM campaign_leads WHERE campaign_id = ? ORDER BY due_at").bind(campaignId).all<{ due_at: number }>();
+    expect(dues.results.map((r) => r.due_at)).toEqual([tokyoMonday, newYorkMonday]);
+    // Sunday 20:00 UTC: outside the campaign's (Paris) window and everyone's Monday.
+    const sunday = Date.parse("2031-03-02T20:00:00Z");
+    expect(await senderStub(bindings, mailboxId).runPass(sunday)).toMatchObject({ sent: 0, nextWakeAt: tokyoMonday });
+    expect(await claimedCount(campaignId)).toBe(0);
+    const { body } = await callJson<{ sending_status: { code: string; next_send_at: string | null } }>(`/api/v1/campaigns/${campaignId}`, { apiKey: account.apiKey });
+    // Nothing is due before Tokyo's Monday morning, whatever the campaign's own (Paris) window says.
+    expect(body.sending_status).toMatchObject({ code: "no_leads_due", next_send_at: new Date(tokyoMonday).toISOString() });
+  });
 });
