@@ -484,6 +484,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/client/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A client by id, with its permissions, credits, code snippets and white-label app ids when asked
+         * @description The hosted service's client read (CONTRACT 21.4). `includePermissions` adds `client_permissions` (always full access: Salvo has no per-client permissions), `includeCredits` adds `user_client_credit:null`, `includeCodeIntegrations` the client's stored snippets, `includeWhitelabel` the account-level OAuth apps' client ids (CONTRACT 18.1). An unknown id, or another account's → 404. Account key only (a client key → 401).
+         */
+        get: operations["getClient"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/client/{client_id}/code-integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store a code snippet for a client (stored and listed only)
+         * @description Stores `{snippet_name (1-255), snippet_code (1-100 000 characters)}` for the client; `GET /client/{id}?includeCodeIntegrations=true` lists them. No white-label app runs them. Account key only (a client key → 401).
+         */
+        post: operations["createClientCodeIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/client/{client_id}/code-integrations/{integration_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a client's code snippet
+         * @description Extension. Unknown client or snippet → 404. Account key only (a client key → 401).
+         */
+        delete: operations["deleteClientCodeIntegration"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a client's code snippet (either field)
+         * @description Changes `snippet_name`, `snippet_code` or both (at least one, else 422). Unknown client or snippet → 404. Account key only (a client key → 401).
+         */
+        patch: operations["updateClientCodeIntegration"];
+        trace?: never;
+    };
     "/api/v1/campaigns/all-leads-activities": {
         parameters: {
             query?: never;
@@ -2124,6 +2188,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/master-inbox/untracked-replies/associate-to-lead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an untracked reply a reply of a campaign's lead
+         * @description The untracked reply becomes a REPLY of the record `leadMapId` of campaign `emailCampaignId`, on its latest sent email, leaves the untracked list and acts as any reply: the record's state and stop-on-reply, categorisation, counts and EMAIL_REPLY webhooks. Campaign, record or untracked reply not found (or another tenant's) → 404; the record has no sent email → 400 `No sent email found for this lead in the campaign`.
+         */
+        post: operations["associateUntrackedReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/master-inbox/untracked-replies": {
         parameters: {
             query?: never;
@@ -2514,11 +2598,59 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Flag one reply as ignored (excluded from reply_count)
-         * @description The record is `email_lead_map_id`, or the lead's record in a campaign given as `lead_id` + `campaign_id`.
+         * Ignore one reply (excluded from reply_count), or count it again
+         * @description Two bodies: the hosted `{id (a reply's stats_id), ignore_reply: boolean}` → `{"ok":true,"message":"Reply ignored successfully","data":{"success":true,"updated":1}}` (`false` counts it again, overriding the automatic flags: `"Reply counted again"`); an unknown or another tenant's reply → 404 `{"ok":false,"error":"Email stat not found or access denied","message":…}`. Or §4's `{email_lead_map_id | lead_id + campaign_id, stats_id}`, which ignores that reply of the record (The conversation is `email_lead_map_id` (number or decimal string), or the lead's record in a campaign given as `lead_id` + `campaign_id` (`lead_id` alone → 422). Missing or foreign → 404 `Lead mapping not found`. Not a reply of it → 404 `Reply not found`). Counts (reply_count, analytics) follow at once. §4's body answers `{"ok":true}`.
          */
         post: operations["ignoreReply"];
         delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Ignore one reply, or count it again (the hosted form)
+         * @description Two bodies: the hosted `{id (a reply's stats_id), ignore_reply: boolean}` → `{"ok":true,"message":"Reply ignored successfully","data":{"success":true,"updated":1}}` (`false` counts it again, overriding the automatic flags: `"Reply counted again"`); an unknown or another tenant's reply → 404 `{"ok":false,"error":"Email stat not found or access denied","message":…}`. Or §4's `{email_lead_map_id | lead_id + campaign_id, stats_id}`, which ignores that reply of the record (The conversation is `email_lead_map_id` (number or decimal string), or the lead's record in a campaign given as `lead_id` + `campaign_id` (`lead_id` alone → 422). Missing or foreign → 404 `Lead mapping not found`. Not a reply of it → 404 `Reply not found`). Counts (reply_count, analytics) follow at once. Either body answers the hosted shape.
+         */
+        patch: operations["setReplyIgnored"];
+        trace?: never;
+    };
+    "/api/v1/master-inbox/saved-views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The saved views of the master inbox, by id
+         * @description Extension. The caller's saved views (a client key: its client's), by id.
+         */
+        get: operations["listInboxSavedViews"];
+        put?: never;
+        /**
+         * Save a view of the master inbox (a name and the views' filters)
+         * @description `{name (1-255), filters, limitedAccess?=true}`: `filters` are exactly those of `POST /master-inbox/views` (another key → 400 naming it; a bad value → 422), stored as given. A client key saves to its client. `POST /master-inbox/views` with `saved_view_id` lists with them.
+         */
+        post: operations["createInboxSavedView"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/master-inbox/saved-views/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a saved view
+         * @description Extension. Unknown or another tenant's → 404 `Saved view not found`.
+         */
+        delete: operations["deleteInboxSavedView"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3968,6 +4100,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/email-accounts/fetch-email-account-details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A mailbox by its from address
+         * @description The by-id answer (`GET /email-accounts/{id}`) for the caller's mailbox whose `from_email` is `email` (compared case-insensitively); `fetch_campaigns` and `fetch_tags` as there. None → 404 `{"error":"Email account not found"}`; a missing or invalid `email` → 422.
+         */
+        get: operations["getEmailAccountByEmail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/bulk-update-email-account-config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change settings and warmup of many mailboxes at once
+         * @description `{emailAccountIds (1-1000), updateData}`: every field of `updateData` is the per-mailbox setting of the same meaning, with its rules — `messagePerDay` = `max_email_per_day`, `minTimeToWaitInMins` = `time_to_wait_in_mins`, `fromName`, `signature`, `customTrackingDomain` = `custom_tracking_url`, and warmup's (CONTRACT 19.1): `status` (ACTIVE/INACTIVE), `maxEmailPerDay`/`warmupMaxCount` = `total_warmup_per_day` (1-250), `warmupMinCount` (≤ the maximum), `replyRate`, `isRampupEnabled`, `rampupValue` = `daily_rampup`, `sendWarmupsOnlyOnWeekdays`, `autoAdjustWarmup`, `useCustomDomain`, `warmupTagIdentifier` = `warmup_key_id` ([A-Za-z0-9_-]), `dailyReplyLimit` (8-80); `tags` (tag ids, ≥ 1) replaces the mailboxes' tags; `clientId` moves them to a client (account key). An unknown field → 422. Ids the caller cannot see are skipped and listed; the rest change together, all or nothing. A tag or client the caller cannot use → 400.
+         */
+        post: operations["bulkUpdateEmailAccountConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/fetch-account-reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read every mailbox's inbox now (fetch replies now)
+         * @description Wakes the reader of each of the caller's mailboxes whose IMAP check passed, to read its INBOX at once rather than at its next poll; replies are recorded as they always are. Answers how many. A live fetch of the caller's started in the last 30 minutes whose reads have not all run yet → 406 `{"message":"Live fetch is already in-progress. Please try later.","error":"<same>"}`.
+         */
+        post: operations["fetchEmailAccountReplies"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/multi/fetch-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read the messages of several mailboxes now (live IMAP)
+         * @description A live IMAP read of the mailbox (read-only: nothing is marked seen), stored nowhere: `{limit? (1-500, default 100), folder? (INBOX; SENT, SPAM, TRASH), includeBody?, from?, to? (ISO instants, on arrival time)}` → the folder's messages newest first, with `total` within the bounds. For 1-10 mailboxes at once: a bare array (or `{accounts:[…]}`) of `{account_id, …the same options}`, read together; each answers its data, or `{email_account_id, ok:false, error}` (another tenant's mailbox reads as `Email account not found`).
+         */
+        post: operations["fetchMessagesOfEmailAccounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/{id}/fetch-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a mailbox's messages now (live IMAP)
+         * @description A live IMAP read of the mailbox (read-only: nothing is marked seen), stored nowhere: `{limit? (1-500, default 100), folder? (INBOX; SENT, SPAM, TRASH), includeBody?, from?, to? (ISO instants, on arrival time)}` → the folder's messages newest first, with `total` within the bounds. No answer in 25 s → 504 `{"error":"The mailbox did not answer in time"}`; a mailbox that cannot read (failed IMAP check, disconnected, login refused, folder missing) → 400 with its reason.
+         */
+        post: operations["fetchEmailAccountMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tags": {
         parameters: {
             query?: never;
@@ -5205,6 +5437,46 @@ export interface components {
         ClientApiKeyStatus: {
             /** @enum {string} */
             status: "active" | "inactive";
+        };
+        ClientDetails: {
+            id: number;
+            uuid: string;
+            name: string;
+            email: string;
+            logo: null;
+            user_id: number;
+            created_at: string;
+            logo_url: null;
+            is_credit_assigned: boolean;
+            mobile_device_id: null;
+            ga_view_access: boolean;
+            client_preferences: Record<string, never>;
+            client_permissions?: {
+                permission: string[];
+                retricted_category: number[];
+            }[];
+            user_client_credit?: null;
+            client_code_integrations?: components["schemas"]["ClientCodeIntegration"][];
+            user?: {
+                gpt_api_info: null;
+                whitelabel_details: null;
+                display_whitelabel_credentials: boolean;
+                wl_google_client_id: string | null;
+                wl_microsoft_client_id: string | null;
+            };
+        };
+        ClientCodeIntegration: {
+            id: number;
+            snippet_name: string;
+            snippet_code: string;
+        };
+        NewClientCodeIntegration: {
+            snippet_name: string;
+            snippet_code: string;
+        };
+        ClientCodeIntegrationChange: {
+            snippet_name?: string;
+            snippet_code?: string;
         };
         LeadActivities: {
             data: {
@@ -6532,6 +6804,14 @@ export interface components {
             /** @description requests per second */
             burst: number;
         };
+        AssociateUntrackedReply: {
+            /** @description A number or its decimal string */
+            emailCampaignId: number | string;
+            /** @description The campaign's record (email_lead_map_id) */
+            leadMapId: number | string;
+            /** @description An id of GET /master-inbox/untracked-replies (number or decimal string) */
+            untrackedReplyId: number | string;
+        };
         UntrackedReply: {
             id: number;
             email_account_id: number;
@@ -6672,6 +6952,8 @@ export interface components {
             campaign_id?: number;
             /** @description Read as filters.campaignClientId */
             client_id?: number;
+            /** @description A saved view's filters (POST /master-inbox/saved-views), with this body's filters over them; another tenant's → 404 */
+            saved_view_id?: number | string;
         };
         InboxViewFilters: {
             search?: string;
@@ -6694,6 +6976,38 @@ export interface components {
             /** @description true: conversations whose latest reply waits in the needs-review lane; false: the others (CONTRACT section 20.5) */
             needsReview?: boolean;
             subSequenceId?: number | number[];
+        };
+        IgnoreReply: {
+            email_lead_map_id?: number | string;
+            lead_id?: number | string;
+            campaign_id?: number | string;
+            /** @description §4's form: a reply of the record named (ignored) */
+            stats_id?: number | string;
+            /** @description The hosted form: a reply's stats_id, with ignore_reply */
+            id?: number | string;
+            /** @description true ignores the reply, false counts it again (the hosted form) */
+            ignore_reply?: boolean;
+        };
+        InboxSavedView: {
+            id: number;
+            name: string;
+            filters: {
+                [key: string]: unknown;
+            };
+            limitedAccess: boolean;
+            teamMemberId: null;
+            clientId: number | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        NewInboxSavedView: {
+            name: string;
+            /** @description Exactly section 15's view filters (those of POST /master-inbox/views); another key → 400 */
+            filters: {
+                [key: string]: unknown;
+            };
+            /** @default true */
+            limitedAccess: boolean;
         };
         CreatedTask: {
             success: boolean;
@@ -7608,6 +7922,142 @@ export interface components {
             signature?: string | null;
             /** @description A number or its decimal string */
             client_id?: number | string | null;
+        };
+        BulkUpdateEmailAccountConfig: {
+            emailAccountIds: (number | string)[];
+            updateData: {
+                /** @description max_email_per_day */
+                messagePerDay?: number;
+                /** @description time_to_wait_in_mins */
+                minTimeToWaitInMins?: number;
+                fromName?: string;
+                signature?: string | null;
+                /** @description custom_tracking_url; "" or null clears it */
+                customTrackingDomain?: string | null;
+                /**
+                 * @description Warmup on or off (warmup_enabled)
+                 * @enum {string}
+                 */
+                status?: "ACTIVE" | "INACTIVE";
+                /** @description Warmup mail per day (total_warmup_per_day) */
+                maxEmailPerDay?: number;
+                warmupMinCount?: number;
+                /** @description total_warmup_per_day (as maxEmailPerDay; they must agree when both are given) */
+                warmupMaxCount?: number;
+                /** @description reply_rate_percentage */
+                replyRate?: number;
+                isRampupEnabled?: boolean;
+                /** @description daily_rampup */
+                rampupValue?: number;
+                sendWarmupsOnlyOnWeekdays?: boolean;
+                autoAdjustWarmup?: boolean;
+                useCustomDomain?: boolean;
+                /** @description warmup_key_id */
+                warmupTagIdentifier?: string;
+                dailyReplyLimit?: number;
+                /** @description Replaces the mailboxes' tags */
+                tags?: (number | string)[];
+                /** @description A number or its decimal string */
+                clientId?: number | string | null;
+            };
+        };
+        MailboxMessages: {
+            email_account_id: number;
+            folder: string;
+            total: number;
+            messages: components["schemas"]["MailboxMessage"][];
+        };
+        MailboxMessage: {
+            uid: number;
+            message_id: string | null;
+            in_reply_to: string | null;
+            from: string | null;
+            to: string[];
+            cc: string[];
+            subject: string;
+            date: string | null;
+            flags: string[];
+            size: number;
+            has_attachments: boolean;
+            is_warmup: boolean;
+            body?: string | null;
+        };
+        FetchMessagesMultiRequest: {
+            /** @description A number or its decimal string */
+            account_id: number | string;
+            /** @default 100 */
+            limit: number;
+            /**
+             * @description INBOX (default); SENT, SPAM or TRASH by their special-use flag, then usual names; or a folder's exact name
+             * @default INBOX
+             */
+            folder: string;
+            /**
+             * @description Adds each message's body (HTML, else text), the newest first within 8 MiB together; beyond that `body` is null
+             * @default false
+             */
+            includeBody: boolean;
+            /**
+             * Format: date-time
+             * @description Messages that arrived at or after this instant
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Messages that arrived at or before this instant
+             */
+            to?: string;
+        }[] | {
+            accounts: {
+                /** @description A number or its decimal string */
+                account_id: number | string;
+                /** @default 100 */
+                limit: number;
+                /**
+                 * @description INBOX (default); SENT, SPAM or TRASH by their special-use flag, then usual names; or a folder's exact name
+                 * @default INBOX
+                 */
+                folder: string;
+                /**
+                 * @description Adds each message's body (HTML, else text), the newest first within 8 MiB together; beyond that `body` is null
+                 * @default false
+                 */
+                includeBody: boolean;
+                /**
+                 * Format: date-time
+                 * @description Messages that arrived at or after this instant
+                 */
+                from?: string;
+                /**
+                 * Format: date-time
+                 * @description Messages that arrived at or before this instant
+                 */
+                to?: string;
+            }[];
+        };
+        FetchMessagesRequest: {
+            /** @default 100 */
+            limit: number;
+            /**
+             * @description INBOX (default); SENT, SPAM or TRASH by their special-use flag, then usual names; or a folder's exact name
+             * @default INBOX
+             */
+            folder: string;
+            /**
+             * @description Adds each message's body (HTML, else text), the newest first within 8 MiB together; beyond that `body` is null
+             * @default false
+             */
+            includeBody: boolean;
+            /**
+             * Format: date-time
+             * @description Messages that arrived at or after this instant
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Messages that arrived at or before this instant
+             */
+            to?: string;
         };
         TagMapping: {
             email_account_ids?: (number | string)[];
@@ -9565,6 +10015,181 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClientApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getClient: {
+        parameters: {
+            query?: {
+                includePermissions?: "0" | "1" | "true" | "false";
+                includeCredits?: "0" | "1" | "true" | "false";
+                includeCodeIntegrations?: "0" | "1" | "true" | "false";
+                includeWhitelabel?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        data: components["schemas"]["ClientDetails"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createClientCodeIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "snippet_name": "Analytics",
+                 *       "snippet_code": "<script>/* … *\/</script>"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewClientCodeIntegration"];
+            };
+        };
+        responses: {
+            /** @description Stored */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        ok: boolean;
+                        data: {
+                            id: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteClientCodeIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: number;
+                integration_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        success: boolean;
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateClientCodeIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: number;
+                integration_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "snippet_code": "<script>/* v2 *\/</script>"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClientCodeIntegrationChange"];
+            };
+        };
+        responses: {
+            /** @description Changed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        ok: boolean;
+                        data: {
+                            id: number;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -13443,6 +14068,59 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    associateUntrackedReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "emailCampaignId": 1,
+                 *       "leadMapId": 10,
+                 *       "untrackedReplyId": "42"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AssociateUntrackedReply"];
+            };
+        };
+        responses: {
+            /** @description Associated */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The hosted page's spelling, kept */
+                        sucess: boolean;
+                        success: boolean;
+                        ok: boolean;
+                        message: string;
+                        data: {
+                            leadMapId: number;
+                            /** @description The reply's stats_id in the record's thread */
+                            swMessageId: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listUntrackedReplies: {
         parameters: {
             query?: {
@@ -14269,12 +14947,7 @@ export interface operations {
                  *       "stats_id": "1"
                  *     }
                  */
-                "application/json": {
-                    email_lead_map_id?: number | string;
-                    lead_id?: number | string;
-                    campaign_id?: number | string;
-                    stats_id: string | number;
-                };
+                "application/json": components["schemas"]["IgnoreReply"];
             };
         };
         responses: {
@@ -14292,10 +14965,183 @@ export interface operations {
                 content: {
                     "application/json": {
                         ok: boolean;
+                    } | {
+                        ok: boolean;
+                        message: string;
+                        data: {
+                            success: boolean;
+                            updated: number;
+                        };
                     };
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    setReplyIgnored: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1,
+                 *       "ignore_reply": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["IgnoreReply"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        message: string;
+                        data: {
+                            success: boolean;
+                            updated: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listInboxSavedViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Saved views */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        data: components["schemas"]["InboxSavedView"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createInboxSavedView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Hot leads",
+                 *       "filters": {
+                 *         "leadCategories": {
+                 *           "categoryIdsIn": [
+                 *             1
+                 *           ]
+                 *         },
+                 *         "emailStatus": "Replied"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewInboxSavedView"];
+            };
+        };
+        responses: {
+            /** @description Saved */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        ok: boolean;
+                        data: components["schemas"]["InboxSavedView"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteInboxSavedView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        success: boolean;
+                        message: string;
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
@@ -17851,6 +18697,254 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEmailAccountByEmail: {
+        parameters: {
+            query: {
+                email: string;
+                fetch_campaigns?: "0" | "1" | "true" | "false";
+                fetch_tags?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bare EmailAccount */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailAccount"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    bulkUpdateEmailAccountConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "emailAccountIds": [
+                 *         1,
+                 *         2
+                 *       ],
+                 *       "updateData": {
+                 *         "messagePerDay": 40,
+                 *         "minTimeToWaitInMins": 5,
+                 *         "status": "ACTIVE",
+                 *         "maxEmailPerDay": 20
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BulkUpdateEmailAccountConfig"];
+            };
+        };
+        responses: {
+            /** @description Updated */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        message: string;
+                        updated: number;
+                        skipped_ids: number[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    fetchEmailAccountReplies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Queued */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description A live fetch is still running */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        error: string;
+                    };
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    fetchMessagesOfEmailAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "account_id": 1,
+                 *         "limit": 20
+                 *       },
+                 *       {
+                 *         "account_id": 2,
+                 *         "folder": "SPAM"
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["FetchMessagesMultiRequest"];
+            };
+        };
+        responses: {
+            /** @description Each mailbox's messages */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        data: (components["schemas"]["MailboxMessages"] | {
+                            email_account_id: number;
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: string;
+                        })[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    fetchEmailAccountMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "limit": 20,
+                 *       "folder": "INBOX"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FetchMessagesRequest"];
+            };
+        };
+        responses: {
+            /** @description The messages */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        data: components["schemas"]["MailboxMessages"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description The mailbox did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
                 };
             };
         };
