@@ -136,6 +136,8 @@ export const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string }
     status: 400,
     error: "The email account cannot send: it is suspended, failing its connection check, or has no password",
   },
+  // A live IMAP read (CONTRACT 21.2): the seed's mailbox names a host with no server behind it, so the read gets as far as connecting.
+  "POST /api/v1/email-accounts/{id}/fetch-messages": { status: 400, error: "connection or TLS failure: proxy request failed, cannot connect to the specified address" },
   // Likewise operations that need a record in another state than the seeded one: they get as far as that refusal.
   "POST /api/v1/campaigns/{campaign_id}/leads/{lead_id}/resume": { status: 400, error: "Lead is not paused" },
   // The seeded lead replied, which completed its record.
