@@ -1,12 +1,13 @@
 import { describe, expect, inject, it } from "vitest";
 import { imapString } from "../../src/mail/imap-protocol";
 import { withImapSession } from "../../src/mail/imap";
-import { callJson, provisionAccount } from "../helpers";
+import { call, callJson, provisionAccount } from "../helpers";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 
 /** CONTRACT 21.2's fetch-messages: a live, read-only IMAP read of a mailbox, against the lab's Dovecot. */
 
 const lab = inject("mailLab");
+const labConsent = inject("labConsent");
 const hostile = inject("hostileMail");
 const box = (local: string) => lab.mailboxes.find((m) => m.email === `${local}@lab.salvo.test`)!;
 const owner = box("sender9");
@@ -71,7 +72,30 @@ function fetchMessages(apiKey: string, id: number, body?: Record<string, unknown
   return callJson<{ ok: boolean; data: Listing; error?: string }>(`/api/v1/email-accounts/${id}/fetch-messages`, { method: "POST", apiKey, body });
 }
 
+/** Connects a lab mailbox through the lab provider's consent (no browser); answers its id. */
+async function connectOAuth(apiKey: string, email: string): Promise<number> {
+  const started = await callJson<{ session_id: string; auth_url: string }>("/api/v1/email-accounts/oauth/microsoft/init", { method: "POST", apiKey, body: { email, from_name: "Lab OAuth" } });
+  expect(started.status, JSON.stringify(started.body)).toBe(200);
+  const person = await fetch(labConsent, { method: "POST", body: JSON.stringify({ auth_url: started.body.auth_url, email, browser: false }) });
+  expect(person.status).toBe(200);
+  const redirect = new URL(((await person.json()) as { redirect: string }).redirect);
+  expect((await call(`/oauth/microsoft/callback${redirect.search}`, { redirect: "manual" })).status).toBe(200);
+  const session = await callJson<{ status: string; email_account_id: number }>(`/api/v1/email-accounts/oauth/sessions/${started.body.session_id}`, { apiKey });
+  expect(session.body).toMatchObject({ status: "success" });
+  return session.body.email_account_id;
+}
+
 describe("fetch-messages against the lab", () => {
+  it("reads an OAuth mailbox with its access token (XOAUTH2)", async () => {
+    const account = await provisionAccount();
+    const mailbox = box("oauth-microsoft");
+    const id = await connectOAuth(account.apiKey, mailbox.email);
+    await append(mailbox, "INBOX", message(5).replace(owner.email, mailbox.email), arrival(5));
+    const { status, body } = await fetchMessages(account.apiKey, id, { from: at(5, "00:00:00"), to: at(5, "23:00:00") });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.data).toMatchObject({ email_account_id: id, folder: "INBOX", total: 1, messages: [expect.objectContaining({ message_id: `<${run}-5@prospect.example>`, to: [mailbox.email] })] });
+  });
+
   it("reads a folder newest first within the bounds, with flags, attachments and bodies, marking nothing seen", async () => {
     const account = await provisionAccount();
     const id = await saveLabMailbox(account.apiKey, owner.email, owner.password);

@@ -152,6 +152,8 @@ export const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string |
   "GET /api/v1/spam-test/report/{spamTestId}/email-content": { status: 404, error: "No email of this run was sent by Salvo" },
   "GET /api/v1/smart-delivery/email-content": { status: 404, error: "No email of this run was sent by Salvo" },
   "GET /api/v1/spam-test/report/{spamTestId}/sender-account-wise/{replyId}/email-headers": { status: 404, error: "Result not found" },
+  // A live IMAP read (CONTRACT 21.2): the seed's mailbox names a host with no server behind it, so the read gets as far as connecting.
+  "POST /api/v1/email-accounts/{id}/fetch-messages": { status: 400, error: "connection or TLS failure: proxy request failed, cannot connect to the specified address" },
   // Likewise operations that need a record in another state than the seeded one: they get as far as that refusal.
   "POST /api/v1/campaigns/{campaign_id}/leads/{lead_id}/resume": { status: 400, error: "Lead is not paused" },
   // The seeded lead replied, which completed its record.
