@@ -4,7 +4,7 @@ import type { TestProject } from "vitest/node";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** The resolver's own address, for changing its records: `POST /records {name, a?, aaaa?}`, `GET /queries/<name>`. */
+    /** The resolver's own address, for changing its records: `POST /records {name, a?, aaaa?, mx?}`, `GET /queries/<name>`. */
     dnsControl: string;
     /** Base URL of the HTTP targets below (on 127.0.0.1). */
     outboundTarget: string;
@@ -18,7 +18,8 @@ declare module "vitest" {
  * - `<a.b.c.d>.nip.io` and `<a-b-c-d>.nip.io` (with any labels before): that IPv4 address;
  * - `example.com`, `example.net`, `example.org` and their subdomains: a public address (TTL 300);
  * - names under `servfail.example`: SERVFAIL;
- * - names a test set through `POST /records` (TTL 0, so each lookup sees the latest);
+ * - names a test set through `POST /records` (TTL 0, so each lookup sees the latest): A, AAAA and MX
+ *   (`mx: [{preference, exchange}]`, exchange "" for a null MX);
  * - anything else: NXDOMAIN.
  * `GET /queries/<name>` tells how many lookups a name got.
  *
@@ -56,10 +57,11 @@ export default async function setup(project: TestProject) {
 async function start() {
   const port = Number(process.env.SALVO_TEST_DOH_PORT);
   if (!port) throw new Error("SALVO_TEST_DOH_PORT is unset: the config must call testResolverUrl()");
-  const set = new Map<string, { a: string[]; aaaa: string[] }>();
+  type Mx = { preference: number; exchange: string };
+  const set = new Map<string, { a: string[]; aaaa: string[]; mx: Mx[] }>();
   const queries = new Map<string, number>();
 
-  function answerFor(name: string): { rcode: number; a: string[]; aaaa: string[]; ttl: number } {
+  function answerFor(name: string): { rcode: number; a: string[]; aaaa: string[]; mx?: Mx[]; ttl: number } {
     const chosen = set.get(name);
     if (chosen) return { rcode: 0, ...chosen, ttl: 0 };
     if (name === "localtest.me" || name.endsWith(".localtest.me")) return { rcode: 0, a: ["127.0.0.1"], aaaa: ["::1"], ttl: 300 };
@@ -92,7 +94,9 @@ async function start() {
     const name = labels.join(".").toLowerCase();
     queries.set(name, (queries.get(name) ?? 0) + 1);
     const answer = answerFor(name);
-    const records = answer.rcode !== 0 ? [] : type === 1 ? answer.a.map((ip) => ip.split(".").map(Number)) : type === 28 ? answer.aaaa.map(ipv6Bytes) : [];
+    const mxBytes = (mx: Mx) => [mx.preference >> 8, mx.preference & 0xff, ...mx.exchange.split(".").filter(Boolean).flatMap((label) => [label.length, ...Buffer.from(label)]), 0];
+    const records =
+      answer.rcode !== 0 ? [] : type === 1 ? answer.a.map((ip) => ip.split(".").map(Number)) : type === 28 ? answer.aaaa.map(ipv6Bytes) : type === 15 ? (answer.mx ?? []).map(mxBytes) : [];
     const header = Buffer.alloc(12);
     query.copy(header, 0, 0, 2);
     header.writeUInt16BE(0x8180 | answer.rcode, 2);
@@ -126,8 +130,8 @@ async function start() {
       return response.writeHead(200, { "Content-Type": "application/dns-message" }).end(respond(query));
     }
     if (url.pathname === "/records" && request.method === "POST") {
-      const record = JSON.parse(body.toString()) as { name: string; a?: string[]; aaaa?: string[] };
-      set.set(record.name.toLowerCase(), { a: record.a ?? [], aaaa: record.aaaa ?? [] });
+      const record = JSON.parse(body.toString()) as { name: string; a?: string[]; aaaa?: string[]; mx?: Mx[] };
+      set.set(record.name.toLowerCase(), { a: record.a ?? [], aaaa: record.aaaa ?? [], mx: record.mx ?? [] });
       return response.writeHead(204).end();
     }
     const asked = /^\/queries\/(.+)$/.exec(url.pathname);
