@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { LeadRow } from "../platform/access";
+import { VERIFICATION_STATUSES } from "../db/schema";
 
 const optionalText = z.string().max(500).nullish();
 
@@ -30,6 +31,9 @@ export const leadOutputFields = {
   linkedin_profile: z.string().nullable(),
   company_url: z.string().nullable(),
   custom_fields: z.record(z.string(), z.unknown()).nullable(),
+  verification_status: z.enum(VERIFICATION_STATUSES).nullable().openapi({ description: "Extension (CONTRACT 22): the latest email verification; null = never checked" }),
+  verification_reason: z.string().nullable().openapi({ description: "The verification's reason code (e.g. `mx_ok`, `no_domain`, `hard_bounce`)" }),
+  verified_at: z.string().nullable(),
 };
 
 /** A lead's own fields as every lead output gives them (leadOutputFields' members). */
@@ -46,5 +50,8 @@ export function leadOutput(lead: LeadRow) {
     linkedin_profile: lead.linkedinProfile,
     company_url: lead.companyUrl,
     custom_fields: lead.customFields ?? null,
+    verification_status: lead.verificationStatus,
+    verification_reason: lead.verificationReason,
+    verified_at: lead.verifiedAt ? lead.verifiedAt.toISOString() : null,
   };
 }

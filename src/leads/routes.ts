@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { database } from "../platform/db";
-import { RECORD_STATES } from "../db/schema";
+import { RECORD_STATES, VERIFICATION_STATUSES } from "../db/schema";
 import { sortUpload } from "./rules";
 import { iso } from "../platform/time";
 import { findCampaign, RECORD_NOT_FOUND, type CampaignRecordRow, type LeadRow } from "../platform/access";
@@ -91,6 +91,7 @@ const ListQuery = z.object({
   limit: queryCount(1, 100).default(100),
   status: z.enum(RECORD_STATES).optional(),
   starting_after: queryCount(0).optional(),
+  verification_status: z.enum(VERIFICATION_STATUSES).optional().openapi({ description: "Extension (CONTRACT 22): only leads with this email verification status" }),
 });
 
 const RecordParams = z.object({ campaign_id: pathId("campaign_id"), email_lead_map_id: pathId("email_lead_map_id") });
@@ -206,8 +207,8 @@ leadRoutes.openapi(listLeads, async (c) => {
   const principal = c.get("principal");
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
-  const { offset, limit, status, starting_after } = c.req.valid("query");
-  const { total, rows } = await recordPage(db, campaign.id, status, { offset, limit, after: starting_after ?? 0 });
+  const { offset, limit, status, starting_after, verification_status } = c.req.valid("query");
+  const { total, rows } = await recordPage(db, campaign.id, status, { offset, limit, after: starting_after ?? 0 }, verification_status);
   return c.json({ total_leads: String(total), offset, limit, data: rows.map(({ record, lead }) => presentRecord(record, lead)) }, 200);
 });
 

@@ -28,13 +28,14 @@ export async function runVerificationJob(env: Bindings, jobId: number, budgetMs 
   if (!job) return;
   const settings = verifierSettings(config(env));
   try {
+    // At least one chunk per pass, then more while the budget lasts.
     while (job.processed < job.total) {
-      if (Date.now() - started >= budgetMs) return await endPass(db, jobId, null, Date.now());
       const items = await pendingItems(db, job, CHUNK);
       if (items.length === 0) break;
       const now = Date.now();
       const results = await verifyAddresses(env.DB, settings, items.map((item) => item.email), now);
       if (!(await storeChunk(env.DB, job, items, results, now))) return;
+      if (job.processed < job.total && Date.now() - started >= budgetMs) return await endPass(db, jobId, null, Date.now());
     }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -139,9 +139,11 @@ export async function storeChunk(
   const current = sql`EXISTS (SELECT 1 FROM verification_jobs WHERE id = ${job.id} AND processed = ${job.processed})`;
   const onLeads = items.flatMap((item, index) => (item.leadId === null ? [] : [{ leadId: item.leadId, result: results[index]! }]));
   const [, , updated] = await rawBatch(d1, [
-    sql`UPDATE verification_job_items SET result = v.value ->> '$.r'
-        FROM json_each(${jsonList(items.map((item, index) => ({ p: item.position, r: JSON.stringify(results[index]) })))}) AS v
-        WHERE verification_job_items.job_id = ${job.id} AND verification_job_items.position = v.value ->> '$.p' AND ${current}`,
+    // An upsert that always meets its row: json_each is walked once, each row found by its key.
+    sql`INSERT INTO verification_job_items (job_id, position, email, result)
+        SELECT ${job.id}, v.value ->> '$.p', '', v.value ->> '$.r'
+        FROM json_each(${jsonList(items.map((item, index) => ({ p: item.position, r: JSON.stringify(results[index]) })))}) AS v WHERE ${current}
+        ON CONFLICT (job_id, position) DO UPDATE SET result = excluded.result`,
     onLeads.length > 0 ? sql`${storeOnLeadsStatement(onLeads, now)} AND ${current}` : sql`SELECT 1`,
     sql`UPDATE verification_jobs SET processed = ${processed},
           valid = valid + ${counts.valid}, invalid = invalid + ${counts.invalid}, risky = risky + ${counts.risky}, unknown = unknown + ${counts.unknown},
