@@ -12,6 +12,7 @@ import { CampaignParams, Ok } from "../campaigns/schemas";
 import { wakeCampaign } from "../mailboxes/wake";
 import { LeadInput, leadOutput, leadOutputFields } from "./lead-input";
 import { CategoryListItem, presentCategoryListItem } from "../triage/present";
+import { flagForVerification, screenAddresses, storeOnLeadsByEmail, VERIFY_MODES } from "../verification/upload";
 import { categoriesOf, countAlreadyInCampaign, recordPage, setRecordStateIn, skippedAddresses, storeUpload } from "./store";
 
 export const MAX_LEADS_PER_UPLOAD = 400;
@@ -22,6 +23,10 @@ const UploadSettings = z.object({
   ignore_unsubscribe_list: z.boolean().optional(),
   ignore_duplicate_leads_in_other_campaign: z.boolean().optional(),
   ignore_community_bounce_list: z.boolean().optional(),
+  verify_emails: z.enum(VERIFY_MODES).optional().openapi({
+    description: "Extension (CONTRACT 22): `off` (default); `flag`: added, then verified in the background (`verification_job_id`); `skip`: DNS checks now, invalid addresses are not added (`invalid_emails`)",
+  }),
+  skip_risky: z.boolean().optional().openapi({ description: "With `verify_emails: skip`, risky addresses (disposable, role, …) are not added either" }),
 });
 
 type Upload = { lead_list: z.infer<typeof LeadInput>[]; settings: z.infer<typeof UploadSettings> };
@@ -42,8 +47,9 @@ const AddLeads = LeadInput.partial()
     }
   })
   .transform((body): Upload => {
-    const { lead_list, settings, return_lead_ids, ignore_global_block_list, ignore_unsubscribe_list, ignore_duplicate_leads_in_other_campaign, ignore_community_bounce_list, ...flat } = body;
-    const topLevel = { return_lead_ids, ignore_global_block_list, ignore_unsubscribe_list, ignore_duplicate_leads_in_other_campaign, ignore_community_bounce_list };
+    const { lead_list, settings, return_lead_ids, ignore_global_block_list, ignore_unsubscribe_list, ignore_duplicate_leads_in_other_campaign, ignore_community_bounce_list, verify_emails, skip_risky, ...flat } =
+      body;
+    const topLevel = { return_lead_ids, ignore_global_block_list, ignore_unsubscribe_list, ignore_duplicate_leads_in_other_campaign, ignore_community_bounce_list, verify_emails, skip_risky };
     const defined = Object.fromEntries(Object.entries(topLevel).filter(([, value]) => value !== undefined));
     return { lead_list: lead_list ?? [flat as z.infer<typeof LeadInput>], settings: { ...defined, ...settings } };
   })
@@ -65,6 +71,8 @@ const AddedLeads = z
     block_count: z.number().int(),
     unsubscribed_leads: z.number().int(),
     emailToLeadIdMap: z.record(z.string(), z.number().int()).optional(),
+    invalid_emails: z.array(z.string()).optional().openapi({ description: "With `verify_emails: skip`: the addresses verification kept out (also counted in `invalid_email_count`)" }),
+    verification_job_id: z.string().optional().openapi({ description: "With `verify_emails: flag`: the background job (`GET /verify-emails/status?job_id=`)" }),
   })
   .openapi("AddedLeads");
 
@@ -170,8 +178,12 @@ async function upload(c: Context<AppEnv>, campaignId: number, body: Upload) {
   const principal = c.get("principal");
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, principal, campaignId);
-  const { unique, duplicateCount, invalidEmailCount } = sortUpload(body.lead_list);
+  const sorted = sortUpload(body.lead_list);
   const target = { accountId: principal.accountId, campaignId: campaign.id, clientId: campaign.clientId };
+  const scope = { accountId: principal.accountId, clientId: campaign.clientId };
+  const verify = body.settings.verify_emails ?? "off";
+  const screened = verify === "skip" ? await screenAddresses(c.env, sorted.unique.map((lead) => lead.email), body.settings.skip_risky ?? false) : null;
+  const unique = screened ? sorted.unique.filter((lead) => !screened.refused.has(lead.email)) : sorted.unique;
   const skipped = await skippedAddresses(c.env.DB, target, unique.map((lead) => lead.email), {
     blockList: !body.settings.ignore_global_block_list,
     unsubscribed: !body.settings.ignore_unsubscribe_list,
@@ -179,7 +191,11 @@ async function upload(c: Context<AppEnv>, campaignId: number, body: Upload) {
   const kept = unique.filter((lead) => !skipped.blocked.has(lead.email) && !skipped.unsubscribed.has(lead.email));
   const alreadyAdded = await countAlreadyInCampaign(db, target, kept.map((lead) => lead.email));
   const mapped = kept.length > 0 ? await storeUpload(c.env.DB, target, kept, Date.now()) : [];
+  if (screened) await storeOnLeadsByEmail(c.env.DB, scope, screened.results.filter((r) => !screened.refused.has(r.email)), Date.now());
+  const jobId = verify === "flag" ? await flagForVerification(c.env, (work) => c.executionCtx.waitUntil(work), scope, kept.map((lead) => lead.email)) : null;
   if (campaign.status === "ACTIVE") await wakeCampaign(c.env, campaign.id);
+  const invalidEmailCount = sorted.invalidEmailCount + (screened?.refused.size ?? 0);
+  const duplicateCount = sorted.duplicateCount;
 
   return c.json(
     {
@@ -194,6 +210,8 @@ async function upload(c: Context<AppEnv>, campaignId: number, body: Upload) {
       ...(body.settings.return_lead_ids
         ? { emailToLeadIdMap: Object.fromEntries(mapped.map((row) => [row.email, row.id])) }
         : {}),
+      ...(screened && { invalid_emails: [...screened.refused] }),
+      ...(jobId !== null && { verification_job_id: jobId }),
     },
     200,
   );

@@ -1,4 +1,5 @@
 import { inject } from "vitest";
+import { callJson } from "../helpers";
 
 const dns = inject("dnsControl");
 
@@ -24,4 +25,14 @@ export async function mailDomain(label: string, provider = "mx.hosting.example")
 /** How many lookups the resolver answered for a name. */
 export async function queriesOf(name: string): Promise<number> {
   return (await (await fetch(`${dns}/queries/${name}`)).json()) as number;
+}
+
+/** Polls a verification job's status until it ends (or the time is up). */
+export async function waitForJob(apiKey: string, jobId: string, timeoutMs = 60_000) {
+  const started = Date.now();
+  for (;;) {
+    const { body } = await callJson<{ status: string; processed: number; total: number; counts: Record<string, number>; data: unknown[] }>(`/api/v1/verify-emails/status?job_id=${jobId}`, { apiKey });
+    if (body.status === "completed" || body.status === "failed" || Date.now() - started > timeoutMs) return body;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }

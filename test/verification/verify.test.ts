@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
-import { domain, mailDomain, queriesOf, setRecords } from "./fixtures";
+import { domain, mailDomain, queriesOf, setRecords, waitForJob } from "./fixtures";
 
 type Result = { email: string; status: string; reason: string; is_disposable: boolean; is_role_account: boolean; mx_found: boolean; provider: string | null; ascii_domain: string | null };
 
@@ -127,12 +127,3 @@ describe("background verification jobs (CONTRACT 22)", () => {
     expect((await callJson(`/api/v1/verify-emails/status?job_id=${jobId}&limit=1001`, { apiKey: owner.apiKey })).status).toBe(422);
   });
 });
-
-export async function waitForJob(apiKey: string, jobId: string, timeoutMs = 60_000) {
-  const started = Date.now();
-  for (;;) {
-    const { body } = await callJson<{ status: string; processed: number; total: number; counts: Record<string, number>; data: Result[] }>(`/api/v1/verify-emails/status?job_id=${jobId}`, { apiKey });
-    if (body.status === "completed" || body.status === "failed" || Date.now() - started > timeoutMs) return body;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
