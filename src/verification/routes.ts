@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { sql, type SQL } from "drizzle-orm";
+import { and, sql, type SQL } from "drizzle-orm";
+import { leads } from "../db/schema";
 import { config } from "../config";
-import { findCampaign, findLeadList } from "../platform/access";
+import { findCampaign, findLeadList, RECORD_NOT_FOUND, visibleLeads } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody, queryCount } from "../platform/openapi";
@@ -115,7 +116,8 @@ const routes = {
     tags,
     summary: "Verify leads' addresses in the background and store the result on each lead",
     description:
-      "Choose the leads with one of `lead_ids` (1-10,000), `campaign_id`, `list_id` or `all: true`; leads verified within " +
+      "Choose the leads with one of `lead_ids` (1-10,000; any id not the caller's → 404 `Lead not found`), `campaign_id`, `list_id` or `all: true` " +
+      "(another tenant's campaign or list → 404); leads verified within " +
       "`recheck_after_days` (default 30) are skipped. Each lead's `verification_status`, `verification_reason` and `verified_at` are set as " +
       "the job advances; the engine never sends to a lead verified `invalid`. Progress: `GET /verify-emails/status?job_id=`.",
     security: API_KEY_SECURITY,
@@ -170,7 +172,17 @@ verificationRoutes.openapi(routes.verifyLeads, async (c) => {
     const list = await findLeadList(db, principal, body.list_id);
     selection ??= sql`SELECT lead_id FROM lead_list_members WHERE list_id = ${list.id}`;
   }
-  if (selection === null && body.lead_ids !== undefined) selection = sql`SELECT value FROM json_each(${jsonList(body.lead_ids)})`;
+  if (body.lead_ids !== undefined) {
+    // Every id must be one of the caller's leads: another tenant's is answered as a missing one.
+    const ids = [...new Set(body.lead_ids)];
+    const visible = await db
+      .select({ n: sql<number>`count(*)` })
+      .from(leads)
+      .where(and(visibleLeads(principal), sql`${leads.id} IN (SELECT value FROM json_each(${jsonList(ids)}))`))
+      .get();
+    if ((visible?.n ?? 0) !== ids.length) throw ApiError.notFound(RECORD_NOT_FOUND);
+    selection ??= sql`SELECT value FROM json_each(${jsonList(ids)})`;
+  }
   if (selection === null && body.all) selection = sql`SELECT id FROM leads WHERE account_id = ${principal.accountId}`;
   if (selection === null) throw ApiError.validation([{ path: "lead_ids", message: "Give one of lead_ids, campaign_id, list_id or all: true" }]);
   const now = Date.now();

@@ -46,9 +46,10 @@ export type Kind =
   | "promptTemplate"
   | "replay"
   | "oauthSession"
+  | "verificationJob"
   | "session";
-/** Ids are numbers, but for an OAuth consent session's (`oas_…`). */
-export type Objects = Record<Exclude<Kind, "oauthSession">, number> & { oauthSession: string };
+/** Ids are numbers, but for an OAuth consent session's (`oas_…`) and a verification job's (`vj_…`). */
+export type Objects = Record<Exclude<Kind, "oauthSession" | "verificationJob">, number> & { oauthSession: string; verificationJob: string };
 
 export const MISSING = 999_999_999;
 
@@ -115,6 +116,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
 const KIND_ON_PATH: Record<string, Record<string, Kind>> = {
   "/api/v1/leads/categories/{category_id}": { category_id: "category" },
   "/api/v1/email-accounts/oauth/sessions/{session_id}": { session_id: "oauthSession" },
+  "/api/v1/verify-emails/status": { job_id: "verificationJob" },
 };
 
 /**
@@ -213,6 +215,7 @@ const ONE_OF_IDS: Record<string, string[][]> = {
   "POST /api/v1/leads/campaign/push-to-list": [["leadMapIds"]],
   "POST /api/v1/crm/leads/tags": [["leadId", "lead_id"], ["tagIds", "tag_ids"]],
   "POST /api/v1/master-inbox/push-to-subsequence": [["sub_sequence_id", "subsequence_id"]],
+  "POST /api/v1/leads/verify": [["campaign_id", "list_id", "lead_ids"]],
 };
 
 /** Optional fields an operation needs that its schema cannot say are required (a choice of one among several). */

@@ -101,9 +101,10 @@ describe("verification while leads are added (CONTRACT 22)", () => {
       expect(await callJson("/api/v1/leads/verify", { method: "POST", apiKey, body: { campaign_id: id } })).toMatchObject({ status: 404, body: { error: "Campaign not found" } });
     }
     const leadIds = (await callJson<{ data: { leads: { id: number }[] } }>("/api/v1/leads/all", { apiKey: owner.apiKey })).body.data.leads.map((lead) => lead.id);
-    const foreign = await callJson<{ total: number; job_id: string }>("/api/v1/leads/verify", { method: "POST", apiKey: stranger.apiKey, body: { lead_ids: leadIds, recheck_after_days: 0 } });
-    expect(foreign.body.total).toBe(0);
-    expect((await callJson(`/api/v1/verify-emails/status?job_id=${foreign.body.job_id}`, { apiKey: owner.apiKey })).status).toBe(404);
+    const foreign = await callJson("/api/v1/leads/verify", { method: "POST", apiKey: stranger.apiKey, body: { lead_ids: leadIds, recheck_after_days: 0 } });
+    expect(foreign).toMatchObject({ status: 404, body: { error: "Lead not found" } });
+    expect((await callJson("/api/v1/leads/verify", { method: "POST", apiKey: owner.apiKey, body: { lead_ids: [leadIds[0], 999_999_999] } })).status).toBe(404);
+    expect((await callJson("/api/v1/leads/verify", { method: "POST", apiKey: owner.apiKey, body: { lead_ids: leadIds, recheck_after_days: 0 } })).body).toMatchObject({ total: 2 });
     expect((await callJson("/api/v1/leads/verify", { method: "POST", apiKey: stranger.apiKey, body: { list_id: 999_999 } })).status).toBe(404);
 
     for (const body of [{}, { lead_ids: [] }, { all: false }, { lead_ids: ["x"] }, { campaign_id: id, recheck_after_days: -1 }]) {
