@@ -112,7 +112,7 @@ async function askVerifier(verifier: NonNullable<VerifierSettings["verifier"]>, 
       log("warn", "external email verifier failed", { addresses: batch.length, error: error instanceof Error ? error.message : String(error) });
     }
   }
-  for (const email of emails) if (!answers.has(email)) answers.set(email, { result: "unknown", catch_all: null });
+  for (const email of emails) if (!answers.has(email)) answers.set(email, { result: "unknown", catch_all: null, unanswered: true });
   return answers;
 }
 

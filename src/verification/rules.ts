@@ -37,6 +37,8 @@ export interface DomainVerdict {
 export interface ExternalAnswer {
   result: "deliverable" | "undeliverable" | "risky" | "unknown";
   catch_all: boolean | null;
+  /** The call failed or left the address out: counted as "unknown", and the mailbox as not checked. */
+  unanswered?: boolean;
 }
 
 /** CONTRACT 22's Result. */
@@ -106,7 +108,7 @@ export function classify(parsed: ParsedAddress, verdict: DomainVerdict | null, e
     is_role_account: isRole,
     mx_found: verdict?.outcome === "mx",
     is_catch_all: external?.catch_all ?? null,
-    mailbox_checked: external !== null,
+    mailbox_checked: external !== null && !external.unanswered,
     domain: parsed.domain,
     ascii_domain: asciiDomain,
     provider: asciiDomain !== null && verdict !== null ? providerOf(asciiDomain, verdict) : null,

@@ -25,7 +25,7 @@ declare module "vitest" {
  *
  * And HTTP targets on another port: `/file/<token>` (200, a small text), `/big/<token>` (11 MiB with
  * no Content-Length), `/stall/<token>` (headers and a first chunk, then nothing), `/redirect/<token>?to=<url>`
- * (302 to it); `GET /requests/<token>` lists the paths asked with that token. `POST /listeners` opens
+ * (302 to it), `/verifier/<token>` (an external email verifier, below); `GET /requests/<token>` lists the paths asked with that token. `POST /listeners` opens
  * a TCP listener and answers its port; `GET /listeners/<port>` counts the connections it took.
  */
 /**
@@ -139,10 +139,33 @@ async function start() {
     response.writeHead(404).end();
   });
 
+  /**
+   * An external email verifier (CONTRACT 22's wire shape) at `/verifier/<token>`: bearer `verifier-key`
+   * or 401; by local part, `nobody` undeliverable, `anyone` deliverable on a catch-all domain, `maybe`
+   * unknown, `down` a 503 for the whole call, anything else deliverable. `GET /requests/<token>` counts the calls.
+   */
+  async function verifier(request: IncomingMessage, response: ServerResponse) {
+    const token = request.url!.split("/")[2] ?? "";
+    requests.set(token, [...(requests.get(token) ?? []), `${request.method} /verifier/${token}`]);
+    const body = JSON.parse((await bodyOf(request)).toString() || "{}") as { emails?: string[] };
+    if (request.headers.authorization !== "Bearer verifier-key") return response.writeHead(401).end();
+    const emails = body.emails ?? [];
+    if (emails.some((email) => email.startsWith("down@"))) return response.writeHead(503).end();
+    const results = emails.map((email) => {
+      const local = email.slice(0, email.lastIndexOf("@"));
+      if (local === "nobody") return { email, result: "undeliverable", catch_all: false };
+      if (local === "anyone") return { email, result: "risky", catch_all: true };
+      if (local === "maybe") return { email, result: "unknown", catch_all: null };
+      return { email, result: "deliverable", catch_all: false };
+    });
+    return response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ results }));
+  }
+
   const requests = new Map<string, string[]>();
   const listeners = new Map<number, { server: Server; connections: number }>();
   const sockets = new Set<Socket>();
   const targets = createHttpServer(async (request: IncomingMessage, response: ServerResponse) => {
+    if (request.url?.startsWith("/verifier/")) return verifier(request, response);
     request.resume();
     const url = new URL(request.url ?? "/", "http://target");
     const [, route = "", token = ""] = url.pathname.split("/");
