@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { domain, mailDomain, waitForJob } from "./fixtures";
+import { ingestOk } from "../campaigns/fixtures";
+import { isVerifiedInvalid } from "../../src/verification/index";
+import { env } from "../helpers";
 
 type Lead = { email: string; verification_status: string | null; verification_reason: string | null; verified_at: string | null };
 
@@ -111,5 +114,32 @@ describe("verification while leads are added (CONTRACT 22)", () => {
       const refused = await callJson("/api/v1/leads/verify", { method: "POST", apiKey: owner.apiKey, body });
       expect(refused.status, JSON.stringify(body)).toBe(422);
     }
+  });
+
+  it("a hard bounce of Salvo's own mail marks the lead invalid (hard_bounce), which isVerifiedInvalid then answers", async () => {
+    const account = await provisionAccount();
+    const id = await campaign(account.apiKey);
+    const good = await mailDomain("bounce");
+    const added = await callJson<{ emailToLeadIdMap: Record<string, number> }>(`/api/v1/campaigns/${id}/leads`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { lead_list: [{ email: `ann@${good}` }, { email: `bob@${good}` }], settings: { return_lead_ids: true } },
+    });
+    const record = added.body.emailToLeadIdMap[`ann@${good}`]!;
+    const scope = { accountId: account.id, clientId: null };
+    expect(await isVerifiedInvalid(env.DB, scope, `ann@${good}`)).toBe(false);
+    await ingestOk(account.apiKey, id, [
+      { event_id: "sent-1", type: "SENT", email_lead_map_id: record, occurred_at: "2026-11-01T09:00:00Z" },
+      { event_id: "bounce-1", type: "BOUNCE", email_lead_map_id: record, occurred_at: "2026-11-01T09:05:00Z" },
+    ]);
+    const leads = await leadsOf(account.apiKey, id);
+    expect(leads.map((lead) => [lead.email, lead.verification_status, lead.verification_reason])).toEqual([
+      [`ann@${good}`, "invalid", "hard_bounce"],
+      [`bob@${good}`, null, null],
+    ]);
+    expect(await isVerifiedInvalid(env.DB, scope, ` ANN@${good.toUpperCase()} `)).toBe(true);
+    // Another account's lead with the same address is not this account's fact.
+    const other = await provisionAccount();
+    expect(await isVerifiedInvalid(env.DB, { accountId: other.id, clientId: null }, `ann@${good}`)).toBe(false);
   });
 });
