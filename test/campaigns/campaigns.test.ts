@@ -43,7 +43,12 @@ describe("campaigns", () => {
       auto_categorise_reply: true,
       parent_campaign_id: null,
       team_member_id: null,
-      sending_status: { code: "drafted", message: "The campaign has not been started", next_send_at: null },
+      sending_status: {
+        code: "drafted",
+        message: "The campaign has not been started",
+        next_send_at: null,
+        details: { skipped: { invalid_email: 0, blocked: 0, unsubscribed: 0 } },
+      },
     });
   });
 
