@@ -54,6 +54,7 @@ import { mcpRoutes } from "./mcp/routes";
 import { categoryRoutes } from "./triage/category-routes";
 import { promptRoutes } from "./triage/prompt-routes";
 import { triageRoutes } from "./triage/routes";
+import { verificationRoutes } from "./verification/index";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAINTENANCE_RETRY_AFTER_SECONDS = 300;
@@ -108,6 +109,8 @@ export function createApp() {
   app.route("/", clientKeyRoutes);
   // After the client keys: `/client/api-key` is a literal path, never a client id.
   app.route("/", clientDetailRoutes);
+  // Before the lead routes: `/leads/verify` is a literal segment, never a lead id.
+  app.route("/", verificationRoutes);
   app.route("/", leadLiteralRoutes);
   // Literal `/leads/categories` paths: before `/leads/{lead_id}` (C9).
   app.route("/", categoryRoutes);

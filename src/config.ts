@@ -68,6 +68,10 @@ export interface Vars {
   CATEGORISER_DNC_MIN_CONFIDENCE?: string;
   /** Calls of the categorisation test route per account and UTC day (default 200). */
   CATEGORISER_TEST_PER_DAY?: string;
+  /** An optional external email verifier (CONTRACT 22): `POST {"emails":[…]}` with a bearer key; unset: DNS checks only. */
+  EMAIL_VERIFIER_URL?: string;
+  /** Secret: that verifier's key (never logged). */
+  EMAIL_VERIFIER_KEY?: string;
 }
 
 const flag = z.enum(["true", "false"]).default("false").transform((value) => value === "true");
@@ -195,6 +199,11 @@ const VarsSchema = z.object({
   CATEGORISER_MIN_CONFIDENCE: confidence(0.7),
   CATEGORISER_DNC_MIN_CONFIDENCE: confidence(0.9),
   CATEGORISER_TEST_PER_DAY: positiveInteger(200),
+  EMAIL_VERIFIER_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  EMAIL_VERIFIER_KEY: text,
 }).superRefine((vars, context) => {
   if (vars.CATEGORISER !== "openai") return;
   if (!vars.CATEGORISER_OPENAI_BASE_URL) context.addIssue({ code: "custom", path: ["CATEGORISER_OPENAI_BASE_URL"], message: "is required when CATEGORISER is openai" });
@@ -246,6 +255,8 @@ export interface Config {
   /** Google and Microsoft mailboxes through OAuth (CONTRACT 18). */
   oauth: Record<OAuthProvider, OAuthProviderConfig> & { sessionTtlMs: number };
   categoriser: CategoriserConfig;
+  /** The external email verifier (mailbox existence, catch-all); null: DNS checks only. */
+  emailVerifier: { url: string; key: string | undefined } | null;
 }
 
 /** How replies are categorised (src/triage/): which model, if any, and the confidence it needs. */
@@ -323,6 +334,7 @@ export function config(env: Vars): Config {
       dncMinConfidence: vars.CATEGORISER_DNC_MIN_CONFIDENCE,
       testPerDay: vars.CATEGORISER_TEST_PER_DAY,
     },
+    emailVerifier: vars.EMAIL_VERIFIER_URL ? { url: vars.EMAIL_VERIFIER_URL, key: vars.EMAIL_VERIFIER_KEY } : null,
   };
   parsed.set(env, value);
   return value;

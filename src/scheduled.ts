@@ -13,6 +13,8 @@ import { recheckMailboxesDaily } from "./mailboxes/recheck";
 import { continueCsvImports } from "./lead-lists/import";
 import { sweepUntriaged } from "./triage/queue";
 import { restartIdleReplays } from "./triage/replay";
+import { continueVerificationJobs } from "./verification/jobs";
+import { retryVerificationWebhooks } from "./verification/webhook";
 
 /** Every job the minute cron runs, by the name its log line gives it (see ScheduledJob for what each must promise). */
 const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
@@ -28,6 +30,8 @@ const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
   continue_csv_imports: continueCsvImports,
   categorise_missed_replies: sweepUntriaged,
   continue_triage_replays: restartIdleReplays,
+  continue_email_verifications: continueVerificationJobs,
+  retry_verification_webhooks: retryVerificationWebhooks,
 };
 
 export const MINUTE_JOBS: ScheduledJob[] = Object.values(MINUTE_JOBS_BY_NAME);

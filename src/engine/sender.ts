@@ -301,7 +301,11 @@ async function sendClaimed(
         continue;
       }
       if (record.refusal) {
-        pending.settle({ kind: "refused", recordId, state: record.refusal === "blocked" ? "BLOCKED" : "STOPPED" });
+        pending.settle(
+          record.refusal === "invalid_email"
+            ? { kind: "refused", recordId, state: "BLOCKED", reason: "invalid_email" }
+            : { kind: "refused", recordId, state: record.refusal === "blocked" ? "BLOCKED" : "STOPPED" },
+        );
         continue;
       }
       if (leadZones && !isInWindow(recordSchedule(campaign.schedule, record.leadTimezone), now)) {

@@ -135,7 +135,8 @@ export interface ClaimedRecord {
   attempts: number;
   /** Earlier messages of the thread, oldest first. */
   thread: { messageId: string; subject: string | null }[];
-  refusal: "blocked" | "opted_out" | null;
+  /** Not to be sent: block-listed, opted out, or its address verified invalid (CONTRACT 22). */
+  refusal: "blocked" | "opted_out" | "invalid_email" | null;
   /** The record's k in its campaign (incremental spintax, CONTRACT 21.1). */
   spintaxIndex: number | null;
   /** The lead's own IANA zone (CONTRACT 23.2), null when it has none. */
@@ -178,6 +179,7 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
   const refusal = sql`CASE
       WHEN ${blockListed(campaign.accountId, campaign.clientId, sql`l.email`)} THEN 'blocked'
       WHEN ${optedOut(sql`cl.lead_id`)} THEN 'opted_out'
+      WHEN l.verification_status = 'invalid' THEN 'invalid_email'
     END`;
   const results = await rawBatch(d1, [
     claim(sql`${due(sql`email_account_id = ${mailboxId}`)} LIMIT ${limit}`),
@@ -348,7 +350,7 @@ export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now:
         case "bounced":
           return { id: o.recordId, next_step: -1, due_at: null, done: 0, unpin: 0, state: null };
         case "refused":
-          return { id: o.recordId, next_step: -1, due_at: null, done: 0, unpin: 0, state: o.state };
+          return { id: o.recordId, next_step: -1, due_at: null, done: 0, unpin: 0, state: o.state, reason: o.reason ?? null };
       }
     }),
   );
@@ -362,6 +364,7 @@ export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now:
         WHEN v.value ->> '$.done' = 1 AND campaign_leads.state IN ${live} THEN 'COMPLETED'
         ELSE campaign_leads.state END,
       email_account_id = CASE WHEN v.value ->> '$.unpin' = 1 THEN NULL ELSE campaign_leads.email_account_id END,
+      blocked_reason = coalesce(v.value ->> '$.reason', campaign_leads.blocked_reason),
       claim_token = NULL, updated_at = ${now}
     FROM json_each(${records}) AS v
     WHERE campaign_leads.id = v.value ->> '$.id' AND campaign_leads.claim_token = ${nonce}`);

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { VERIFY_MODES } from "../verification/upload";
 import { LeadInput } from "../leads/lead-input";
 import { ApiError } from "../platform/errors";
 import { BodyId, pathId, queryCount, queryId } from "../platform/openapi";
@@ -33,8 +34,16 @@ export const LeadList = z
 export const ListParams = z.object({ id: pathId("id") });
 
 /** Skipping rules, read from `csvSettings` or from the top level (DL, BC); csvSettings wins. */
-const SkipSettings = {
-  csvSettings: z.object({ ignoreGlobalBlockList: z.boolean().optional(), ignoreUnsubscribeList: z.boolean().optional() }).optional(),
+export const SkipSettings = {
+  csvSettings: z
+    .object({
+      ignoreGlobalBlockList: z.boolean().optional(),
+      ignoreUnsubscribeList: z.boolean().optional(),
+      verifyEmails: z.enum(VERIFY_MODES).optional().openapi({ description: "Extension (CONTRACT 22): `off` (default), `flag` (verified in the background) or `skip` (invalid addresses not added)" }),
+      skipRisky: z.boolean().optional().openapi({ description: "With `verifyEmails: skip`, risky addresses are not added either" }),
+    })
+    .optional(),
+  verify_emails: z.enum(VERIFY_MODES).optional(),
   ignoreGlobalBlockList: z.boolean().optional(),
   ignoreUnsubscribeList: z.boolean().optional(),
   ignore_global_block_list: z.boolean().optional(),
@@ -47,6 +56,8 @@ export function skipSettings(body: SkipInput): ImportSettings {
   return {
     ignoreGlobalBlockList: body.csvSettings?.ignoreGlobalBlockList ?? body.ignoreGlobalBlockList ?? body.ignore_global_block_list ?? false,
     ignoreUnsubscribeList: body.csvSettings?.ignoreUnsubscribeList ?? body.ignoreUnsubscribeList ?? body.ignore_unsubscribe_list ?? false,
+    verifyEmails: body.csvSettings?.verifyEmails ?? body.verify_emails ?? "off",
+    skipRisky: body.csvSettings?.skipRisky ?? false,
   };
 }
 
@@ -71,6 +82,8 @@ export const ImportCounts = z.object({
   blocked: z.number().int(),
   invalid: z.number().int(),
   invalid_timezone_count: z.number().int().openapi({ description: "Leads whose time zone was not a known IANA name (stored as null, CONTRACT 23.1)" }),
+  invalid_emails: z.array(z.string()).optional().openapi({ description: "With `verifyEmails: skip`: the addresses verification kept out (counted in `invalid`)" }),
+  verification_job_id: z.string().optional().openapi({ description: "With `verifyEmails: flag`: the background job (`GET /verify-emails/status?job_id=`)" }),
 });
 
 export const CsvImportJson = z

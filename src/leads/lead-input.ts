@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { LeadRow } from "../platform/access";
+import { VERIFICATION_STATUSES } from "../db/schema";
 
 const optionalText = z.string().max(500).nullish();
 
@@ -41,6 +42,9 @@ export const leadOutputFields = {
   company_url: z.string().nullable(),
   custom_fields: z.record(z.string(), z.unknown()).nullable(),
   timezone: z.string().nullable().openapi({ description: "The lead's IANA time zone, or null" }),
+  verification_status: z.enum(VERIFICATION_STATUSES).nullable().openapi({ description: "Extension (CONTRACT 22): the latest email verification; null = never checked" }),
+  verification_reason: z.string().nullable().openapi({ description: "The verification's reason code (e.g. `mx_ok`, `no_domain`, `hard_bounce`)" }),
+  verified_at: z.string().nullable(),
 };
 
 /** A lead's own fields as every lead output gives them (leadOutputFields' members). */
@@ -58,5 +62,8 @@ export function leadOutput(lead: LeadRow) {
     company_url: lead.companyUrl,
     custom_fields: lead.customFields ?? null,
     timezone: lead.timezone,
+    verification_status: lead.verificationStatus,
+    verification_reason: lead.verificationReason,
+    verified_at: lead.verifiedAt ? lead.verifiedAt.toISOString() : null,
   };
 }

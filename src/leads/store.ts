@@ -3,7 +3,7 @@ import { blockListed } from "./block-list";
 import type { Database } from "../platform/db";
 import { jsonList, rawBatch } from "../platform/sql";
 import { foldLeadSearch } from "../platform/text-search";
-import { campaignLeads, leadCategories, leads, type RecordState } from "../db/schema";
+import { campaignLeads, leadCategories, leads, type RecordState, type VerificationStatus } from "../db/schema";
 import { visibleCategories } from "../platform/access";
 
 /** The campaign an upload goes into: its leads take the campaign's client scope. */
@@ -110,8 +110,13 @@ export async function recordPage(
   campaignId: number,
   state: RecordState | undefined,
   page: { offset: number; limit: number; after: number },
+  verification?: VerificationStatus,
 ) {
-  const where = and(eq(campaignLeads.campaignId, campaignId), state ? eq(campaignLeads.state, state) : undefined);
+  const where = and(
+    eq(campaignLeads.campaignId, campaignId),
+    state ? eq(campaignLeads.state, state) : undefined,
+    verification ? sql`EXISTS (SELECT 1 FROM leads v WHERE v.id = ${campaignLeads.leadId} AND v.verification_status = ${verification})` : undefined,
+  );
   // The `starting_after` cursor narrows the page, not the total: rows added meanwhile never shift it.
   const pageWhere = and(where, page.after > 0 ? gt(campaignLeads.id, page.after) : undefined);
   // Not db.batch: drizzle maps batched rows by column name, and the join repeats id/account_id/created_at.

@@ -2,13 +2,15 @@ import { toBase64Url } from "./bytes";
 /**
  * Address lookups over DNS-over-HTTPS (RFC 8484, wire format): Workers have no DNS API, so a name
  * Salvo is about to reach is resolved through the resolver the operator names (`DNS_RESOLVER_URL`).
- * Only A and AAAA are asked; answers are cached per isolate for their TTL (at most five minutes), so
- * a name that changes to a private address is seen again as soon as its record lets it.
+ * A and AAAA are asked before connecting; answers are cached per isolate for their TTL (at most five
+ * minutes), so a name that changes to a private address is seen again as soon as its record lets it.
+ * MX is asked by email verification (`lookupMx`), which keeps its own cache per domain.
  */
 
 const A = 1;
 export const AAAA = 28;
 export const PTR = 12;
+export const MX = 15;
 type RecordType = typeof A | typeof AAAA;
 
 /** The resolver did not answer usably (unreachable, timed out, SERVFAIL, not DNS): nothing is known about the name. */
@@ -28,7 +30,7 @@ const MAX_CACHED = 1_000;
 const cache = new Map<string, { lookup: Lookup; expires: number }>();
 
 /** An RFC 1035 query for one name and type, id 0 and recursion desired (RFC 8484 4.1: id 0 keeps it cacheable). */
-export function dnsQuery(name: string, type: RecordType | typeof PTR): Uint8Array {
+export function dnsQuery(name: string, type: RecordType | typeof PTR | typeof MX): Uint8Array {
   const labels = name.replace(/\.$/, "").split(".").map((label) => new TextEncoder().encode(label));
   const bytes = new Uint8Array(12 + labels.reduce((size, label) => size + 1 + label.length, 0) + 1 + 4);
   bytes.set([0, 0, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]);
@@ -105,7 +107,7 @@ async function ask(resolverUrl: string, name: string, type: RecordType): Promise
   return parseDnsAnswer(await fetchAnswer(resolverUrl, name, type), type);
 }
 
-async function fetchAnswer(resolverUrl: string, name: string, type: RecordType | typeof PTR): Promise<Uint8Array> {
+async function fetchAnswer(resolverUrl: string, name: string, type: RecordType | typeof PTR | typeof MX): Promise<Uint8Array> {
   const url = new URL(resolverUrl);
   url.searchParams.set("dns", toBase64Url(dnsQuery(name, type)));
   let response: Response;
@@ -136,13 +138,19 @@ export async function lookupAddresses(resolverUrl: string, name: string, now = D
   return lookup;
 }
 
-/** The (possibly compressed) name starting at `at`, as dotted text without the final dot. */
+/** A domain's mail exchangers: `exists` false for NXDOMAIN; a null MX (RFC 7505) is the exchange "". */
+export interface MxLookup {
+  exists: boolean;
+  exchanges: { preference: number; exchange: string }[];
+}
+
+/** The (possibly compressed) name starting at `at`, lower case, without the root's dot. */
 function readName(bytes: Uint8Array, at: number): string {
   const labels: string[] = [];
   for (let hops = 0; hops < 128; hops += 1) {
     const length = bytes[at];
     if (length === undefined) throw new DnsError("truncated DNS answer");
-    if (length === 0) return labels.join(".");
+    if (length === 0) return labels.join(".").toLowerCase();
     if ((length & 0xc0) === 0xc0) {
       at = ((length & 0x3f) << 8) | (bytes[at + 1] ?? 0);
       continue;
@@ -192,4 +200,31 @@ export async function lookupPtr(resolverUrl: string, ip: string): Promise<string
   const name = reverseName(ip);
   if (name === null) return [];
   return parsePtrAnswer(await fetchAnswer(resolverUrl, name, PTR));
+}
+
+/** The MX records in a DNS answer; NXDOMAIN is `exists: false`, any other failure a DnsError. */
+export function parseMxAnswer(bytes: Uint8Array): MxLookup {
+  if (bytes.length < 12) throw new DnsError("truncated DNS answer");
+  const rcode = bytes[3]! & 0x0f;
+  if (rcode === 3) return { exists: false, exchanges: [] };
+  if (rcode !== 0) throw new DnsError(`the resolver answered rcode ${rcode}`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let at = 12;
+  for (let i = 0; i < view.getUint16(4); i += 1) at = skipName(bytes, at) + 4;
+  const exchanges: MxLookup["exchanges"] = [];
+  for (let i = 0; i < view.getUint16(6); i += 1) {
+    at = skipName(bytes, at);
+    if (at + 10 > bytes.length) throw new DnsError("truncated DNS answer");
+    const recordType = view.getUint16(at);
+    const length = view.getUint16(at + 8);
+    if (at + 10 + length > bytes.length) throw new DnsError("truncated DNS answer");
+    if (recordType === MX && length >= 3) exchanges.push({ preference: view.getUint16(at + 10), exchange: readName(bytes, at + 12) });
+    at += 10 + length;
+  }
+  return { exists: true, exchanges: exchanges.sort((a, b) => a.preference - b.preference) };
+}
+
+/** A domain's MX records through the resolver (not cached here); DnsError when it cannot tell. */
+export async function lookupMx(resolverUrl: string, name: string): Promise<MxLookup> {
+  return parseMxAnswer(await fetchAnswer(resolverUrl, name, MX));
 }

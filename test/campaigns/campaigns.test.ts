@@ -45,7 +45,12 @@ describe("campaigns", () => {
       parent_campaign_id: null,
       team_member_id: null,
       folder_id: null,
-      sending_status: { code: "drafted", message: "The campaign has not been started", next_send_at: null },
+      sending_status: {
+        code: "drafted",
+        message: "The campaign has not been started",
+        next_send_at: null,
+        details: { skipped: { invalid_email: 0, blocked: 0, unsubscribed: 0 } },
+      },
     });
   });
 

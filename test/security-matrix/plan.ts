@@ -50,9 +50,10 @@ export type Kind =
   | "campaignFolder"
   | "codeIntegration"
   | "savedView"
-  | "untrackedReply";
-/** Ids are numbers, but for an OAuth consent session's (`oas_…`). */
-export type Objects = Record<Exclude<Kind, "oauthSession">, number> & { oauthSession: string };
+  | "untrackedReply"
+  | "verificationJob";
+/** Ids are numbers, but for an OAuth consent session's (`oas_…`) and a verification job's (`vj_…`). */
+export type Objects = Record<Exclude<Kind, "oauthSession" | "verificationJob">, number> & { oauthSession: string; verificationJob: string };
 
 export const MISSING = 999_999_999;
 
@@ -132,6 +133,7 @@ const KIND_ON_PATH: Record<string, Record<string, Kind>> = {
   "/api/v1/campaigns/update-folder": { folder_id: "campaignFolder" },
   "/api/v1/leads/categories/{category_id}": { category_id: "category" },
   "/api/v1/email-accounts/oauth/sessions/{session_id}": { session_id: "oauthSession" },
+  "/api/v1/verify-emails/status": { job_id: "verificationJob" },
 };
 
 /**
@@ -262,6 +264,7 @@ const ONE_OF_IDS: Record<string, string[][]> = {
   "POST /api/v1/campaigns/{campaign_id}/forward-email": [["stats_id", "email_stats_id"]],
   "POST /api/v1/email-campaigns/forward-reply-email": [["campaignId", "campaign_id"], ["emailStatsId", "email_stats_id"]],
   "POST /api/v1/send-email/initiate": [["fromEmailId", "email_account_id"]],
+  "POST /api/v1/leads/verify": [["campaign_id", "list_id", "lead_ids"]],
 };
 
 /** Optional fields an operation needs that its schema cannot say are required (a choice of one among several). */

@@ -133,6 +133,15 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
     if (data.state === "done") break;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  // A verification job over the seed's leads, ended before the matrix compares snapshots.
+  const verificationJob = wanted("verificationJob")
+    ? (await api<{ job_id: string }>(apiKey, "/api/v1/leads/verify", { campaign_id: campaign, recheck_after_days: 0 })).body.job_id
+    : String(MISSING);
+  for (let i = 0; verificationJob !== String(MISSING) && i < 100; i++) {
+    const { status } = await ok(api<{ status: string }>(apiKey, `/api/v1/verify-emails/status?job_id=${verificationJob}`), "verification progress");
+    if (status === "completed") break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   const tag = tags.tags[0]!.id;
   await ok(api(apiKey, "/api/v1/crm/leads/tags", { leadId: person, tagIds: [tag] }), "lead tag");
   const tagMapping = (await ok(api<{ data: { tag_mapping_id: number }[] }>(apiKey, `/api/v1/crm/leads/tags?leadId=${person}`), "lead tags")).data[0]!.tag_mapping_id;
@@ -175,6 +184,7 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
     codeIntegration,
     savedView,
     untrackedReply,
+    verificationJob,
     ...extra,
   };
 }

@@ -14,6 +14,10 @@ import { createdAt, instant, scopeKey, updatedAt } from "./columns";
 export const CAMPAIGN_STATUSES = ["DRAFTED", "ACTIVE", "PAUSED", "STOPPED", "COMPLETED", "ARCHIVED"] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
+/** A lead's email verification status (CONTRACT 22). */
+export const VERIFICATION_STATUSES = ["valid", "invalid", "risky", "unknown"] as const;
+export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
+
 export const RECORD_STATES = ["DRAFTED", "STARTED", "INPROGRESS", "COMPLETED", "PAUSED", "STOPPED", "BLOCKED"] as const;
 export type RecordState = (typeof RECORD_STATES)[number];
 
@@ -147,9 +151,16 @@ export const leads = sqliteTable(
     /** Unsubscribed from everything: later uploads skip the lead unless told to ignore the list. */
     isUnsubscribed: integer("is_unsubscribed", { mode: "boolean" }).notNull().default(false),
     unsubscribedAt: instant("unsubscribed_at"),
+    /** The latest email verification (CONTRACT 22): status (null = never checked), reason code, when. */
+    verificationStatus: text("verification_status", { enum: VERIFICATION_STATUSES }),
+    verificationReason: text("verification_reason"),
+    verifiedAt: instant("verified_at"),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("leads_account_scope_email_idx").on(t.accountId, scopeKey(t.clientId), t.email)],
+  (t) => [
+    uniqueIndex("leads_account_scope_email_idx").on(t.accountId, scopeKey(t.clientId), t.email),
+    index("leads_verification_idx").on(t.accountId, t.verificationStatus),
+  ],
 );
 
 function inboxFilterColumns(t: {
@@ -222,6 +233,8 @@ export const campaignLeads = sqliteTable(
     dueAt: instant("due_at"),
     /** The engine pass that holds the record while it sends (src/engine/store.ts). */
     claimToken: text("claim_token"),
+    /** Why the engine made the record BLOCKED without sending (`invalid_email`); null otherwise. */
+    blockedReason: text("blocked_reason"),
     /** A record PAUSED by an out-of-office answer goes on from then (the minute cron resumes it). */
     resumeAt: instant("resume_at"),
     /** The reminder's time (reminders.remind_at), copied by triggers (migration 0050) for the reminders view. */
@@ -254,6 +267,7 @@ export const campaignLeads = sqliteTable(
     index("campaign_leads_resume_idx").on(t.resumeAt).where(sql`resume_at IS NOT NULL`),
     uniqueIndex("campaign_leads_campaign_lead_idx").on(t.campaignId, t.leadId),
     index("campaign_leads_campaign_state_idx").on(t.campaignId, t.state),
+    index("campaign_leads_blocked_idx").on(t.campaignId, t.blockedReason).where(sql`state = 'BLOCKED'`),
     index("campaign_leads_lead_idx").on(t.leadId),
     // Analytics: a campaign's records in one category (its out-of-office or positive replies).
     index("campaign_leads_campaign_category_idx").on(t.campaignId, t.categoryId),

@@ -12,3 +12,4 @@ export * from "./triage";
 export * from "./sessions";
 export * from "./oauth";
 export * from "./manual-mail";
+export * from "./verification";
