@@ -568,6 +568,66 @@ export interface paths {
         patch: operations["updateClientCodeIntegration"];
         trace?: never;
     };
+    "/api/v1/verify-emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify email addresses (syntax, DNS/MX, disposable, role; mailbox through the optional external verifier)
+         * @description Takes `{email}`, `{emails:[…]}` or `{emailList:[…]}` (1-10,000 addresses). Up to 50 addresses with no external verifier configured are answered at once (200, `data`: one Result each, in order). Otherwise a background job is queued (202 with `job_id`); read its progress and results from `GET /verify-emails/status`, and with `webhook_url` the completed status is POSTed there once. Status is `valid`, `invalid`, `risky` or `unknown` with a reason code (`syntax`, `no_domain`, `no_mx`, `null_mx`, `undeliverable`, `hard_bounce`, `disposable`, `role`, `catch_all`, `smtputf8`, `dns_error`, `external_unknown`, `mx_ok`, `deliverable`).
+         */
+        post: operations["verifyEmails"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/verify-emails/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A verification job's progress, counts and finished results
+         * @description `status` queued, running, completed or failed; `processed` of `total`; counts by status; `data` the finished results in order from `offset` (`limit` 1-1000, default 100). An unknown job, or another tenant's, answers 404.
+         */
+        get: operations["getEmailVerificationJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify leads' addresses in the background and store the result on each lead
+         * @description Choose the leads with one of `lead_ids` (1-10,000; any id not the caller's → 404 `Lead not found`), `campaign_id`, `list_id` or `all: true` (another tenant's campaign or list → 404); leads verified within `recheck_after_days` (default 30) are skipped. Each lead's `verification_status`, `verification_reason` and `verified_at` are set as the job advances; the engine never sends to a lead verified `invalid`. Progress: `GET /verify-emails/status?job_id=`.
+         */
+        post: operations["verifyLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns/all-leads-activities": {
         parameters: {
             query?: never;
@@ -5982,6 +6042,24 @@ export interface components {
             snippet_name?: string;
             snippet_code?: string;
         };
+        VerificationResult: {
+            email: string;
+            /** @enum {string} */
+            status: "valid" | "invalid" | "risky" | "unknown";
+            /** @enum {string} */
+            reason: "syntax" | "no_domain" | "no_mx" | "null_mx" | "undeliverable" | "hard_bounce" | "disposable" | "role" | "catch_all" | "smtputf8" | "dns_error" | "external_unknown" | "mx_ok" | "deliverable";
+            reason_text: string;
+            is_disposable: boolean;
+            is_role_account: boolean;
+            mx_found: boolean;
+            is_catch_all: boolean | null;
+            mailbox_checked: boolean;
+            domain: string | null;
+            ascii_domain: string | null;
+            /** @enum {string|null} */
+            provider: "google" | "microsoft" | "other" | null;
+            checked_at: string;
+        };
         LeadActivities: {
             data: {
                 lead_id: number;
@@ -6505,7 +6583,16 @@ export interface components {
             csvSettings?: {
                 ignoreGlobalBlockList?: boolean;
                 ignoreUnsubscribeList?: boolean;
+                /**
+                 * @description Extension (CONTRACT 22): `off` (default), `flag` (verified in the background) or `skip` (invalid addresses not added)
+                 * @enum {string}
+                 */
+                verifyEmails?: "off" | "flag" | "skip";
+                /** @description With `verifyEmails: skip`, risky addresses are not added either */
+                skipRisky?: boolean;
             };
+            /** @enum {string} */
+            verify_emails?: "off" | "flag" | "skip";
             ignoreGlobalBlockList?: boolean;
             ignoreUnsubscribeList?: boolean;
             ignore_global_block_list?: boolean;
@@ -6537,7 +6624,16 @@ export interface components {
             csvSettings?: {
                 ignoreGlobalBlockList?: boolean;
                 ignoreUnsubscribeList?: boolean;
+                /**
+                 * @description Extension (CONTRACT 22): `off` (default), `flag` (verified in the background) or `skip` (invalid addresses not added)
+                 * @enum {string}
+                 */
+                verifyEmails?: "off" | "flag" | "skip";
+                /** @description With `verifyEmails: skip`, risky addresses are not added either */
+                skipRisky?: boolean;
             };
+            /** @enum {string} */
+            verify_emails?: "off" | "flag" | "skip";
             ignoreGlobalBlockList?: boolean;
             ignoreUnsubscribeList?: boolean;
             ignore_global_block_list?: boolean;
@@ -6564,7 +6660,16 @@ export interface components {
             csvSettings?: {
                 ignoreGlobalBlockList?: boolean;
                 ignoreUnsubscribeList?: boolean;
+                /**
+                 * @description Extension (CONTRACT 22): `off` (default), `flag` (verified in the background) or `skip` (invalid addresses not added)
+                 * @enum {string}
+                 */
+                verifyEmails?: "off" | "flag" | "skip";
+                /** @description With `verifyEmails: skip`, risky addresses are not added either */
+                skipRisky?: boolean;
             };
+            /** @enum {string} */
+            verify_emails?: "off" | "flag" | "skip";
             ignoreGlobalBlockList?: boolean;
             ignoreUnsubscribeList?: boolean;
             ignore_global_block_list?: boolean;
@@ -7172,6 +7277,10 @@ export interface components {
             emailToLeadIdMap?: {
                 [key: string]: number;
             };
+            /** @description With `verify_emails: skip`: the addresses verification kept out (also counted in `invalid_email_count`) */
+            invalid_emails?: string[];
+            /** @description With `verify_emails: flag`: the background job (`GET /verify-emails/status?job_id=`) */
+            verification_job_id?: string;
         };
         AddLeads: {
             email?: string;
@@ -7201,6 +7310,13 @@ export interface components {
             ignore_unsubscribe_list?: boolean;
             ignore_duplicate_leads_in_other_campaign?: boolean;
             ignore_community_bounce_list?: boolean;
+            /**
+             * @description Extension (CONTRACT 22): `off` (default); `flag`: added, then verified in the background (`verification_job_id`); `skip`: DNS checks now, invalid addresses are not added (`invalid_emails`)
+             * @enum {string}
+             */
+            verify_emails?: "off" | "flag" | "skip";
+            /** @description With `verify_emails: skip`, risky addresses (disposable, role, …) are not added either */
+            skip_risky?: boolean;
             lead_list?: {
                 email: string;
                 first_name?: string | null;
@@ -7231,6 +7347,13 @@ export interface components {
                 ignore_unsubscribe_list?: boolean;
                 ignore_duplicate_leads_in_other_campaign?: boolean;
                 ignore_community_bounce_list?: boolean;
+                /**
+                 * @description Extension (CONTRACT 22): `off` (default); `flag`: added, then verified in the background (`verification_job_id`); `skip`: DNS checks now, invalid addresses are not added (`invalid_emails`)
+                 * @enum {string}
+                 */
+                verify_emails?: "off" | "flag" | "skip";
+                /** @description With `verify_emails: skip`, risky addresses (disposable, role, …) are not added either */
+                skip_risky?: boolean;
             };
         };
         AddLeadsBulk: {
@@ -7264,6 +7387,13 @@ export interface components {
                 ignore_unsubscribe_list?: boolean;
                 ignore_duplicate_leads_in_other_campaign?: boolean;
                 ignore_community_bounce_list?: boolean;
+                /**
+                 * @description Extension (CONTRACT 22): `off` (default); `flag`: added, then verified in the background (`verification_job_id`); `skip`: DNS checks now, invalid addresses are not added (`invalid_emails`)
+                 * @enum {string}
+                 */
+                verify_emails?: "off" | "flag" | "skip";
+                /** @description With `verify_emails: skip`, risky addresses (disposable, role, …) are not added either */
+                skip_risky?: boolean;
             };
         };
         CampaignLeadPage: {
@@ -7296,6 +7426,14 @@ export interface components {
             } | null;
             /** @description The lead's IANA time zone, or null */
             timezone: string | null;
+            /**
+             * @description Extension (CONTRACT 22): the latest email verification; null = never checked
+             * @enum {string|null}
+             */
+            verification_status: "valid" | "invalid" | "risky" | "unknown" | null;
+            /** @description The verification's reason code (e.g. `mx_ok`, `no_domain`, `hard_bounce`) */
+            verification_reason: string | null;
+            verified_at: string | null;
         };
         Ok: {
             ok: boolean;
@@ -7564,6 +7702,14 @@ export interface components {
             code: string;
             message: string;
             next_send_at: string | null;
+            /** @description Extension, a campaign's only: records the engine will not send to, by why (`invalid_email`: the lead's address is verified invalid) */
+            details?: {
+                skipped: {
+                    invalid_email: number;
+                    blocked: number;
+                    unsubscribed: number;
+                };
+            };
         };
         SetCampaignStatus: {
             /** @enum {string} */
@@ -11198,6 +11344,201 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    verifyEmails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "emails": [
+                 *         "ann@example.com",
+                 *         "info@example.org"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description One address (the DL client's shape) */
+                    email?: string;
+                    /** @description 1-10,000 addresses (the BC client's shape) */
+                    emails?: string[];
+                    /** @description The hosted verify page's name for `emails` */
+                    emailList?: string[];
+                    /** @description POSTed the completed status once (background jobs) */
+                    webhook_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The results, in order */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["VerificationResult"][];
+                    };
+                };
+            };
+            /** @description A background job */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        /** @enum {boolean} */
+                        success: true;
+                        job_id: string;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "completed" | "failed";
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getEmailVerificationJob: {
+        parameters: {
+            query: {
+                job_id: string;
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        /** @enum {boolean} */
+                        success: true;
+                        job_id: string;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "completed" | "failed";
+                        total: number;
+                        processed: number;
+                        counts: {
+                            valid: number;
+                            invalid: number;
+                            risky: number;
+                            unknown: number;
+                        };
+                        data: components["schemas"]["VerificationResult"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    verifyLeads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaign_id": 1,
+                 *       "recheck_after_days": 30
+                 *     }
+                 */
+                "application/json": {
+                    lead_ids?: (number | string)[];
+                    /** @description A number or its decimal string */
+                    campaign_id?: number | string;
+                    /** @description A number or its decimal string */
+                    list_id?: number | string;
+                    /** @enum {boolean} */
+                    all?: true;
+                    /**
+                     * @description Leads verified more recently than this are skipped (0: verify all again)
+                     * @default 30
+                     */
+                    recheck_after_days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The job (status completed at once when no lead needed checking) */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        /** @enum {boolean} */
+                        success: true;
+                        job_id: string;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "completed" | "failed";
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listAllLeadsActivities: {
         parameters: {
             query?: {
@@ -12468,6 +12809,14 @@ export interface operations {
                             } | null;
                             /** @description The lead's IANA time zone, or null */
                             timezone: string | null;
+                            /**
+                             * @description Extension (CONTRACT 22): the latest email verification; null = never checked
+                             * @enum {string|null}
+                             */
+                            verification_status: "valid" | "invalid" | "risky" | "unknown" | null;
+                            /** @description The verification's reason code (e.g. `mx_ok`, `no_domain`, `hard_bounce`) */
+                            verification_reason: string | null;
+                            verified_at: string | null;
                             added_at: string;
                         }[];
                         has_more: boolean;
@@ -12528,6 +12877,10 @@ export interface operations {
                             invalid: number;
                             /** @description Leads whose time zone was not a known IANA name (stored as null, CONTRACT 23.1) */
                             invalid_timezone_count: number;
+                            /** @description With `verifyEmails: skip`: the addresses verification kept out (counted in `invalid`) */
+                            invalid_emails?: string[];
+                            /** @description With `verifyEmails: flag`: the background job (`GET /verify-emails/status?job_id=`) */
+                            verification_job_id?: string;
                         };
                     };
                 };
@@ -14341,6 +14694,8 @@ export interface operations {
                 limit?: number;
                 status?: "DRAFTED" | "STARTED" | "INPROGRESS" | "COMPLETED" | "PAUSED" | "STOPPED" | "BLOCKED";
                 starting_after?: number;
+                /** @description Extension (CONTRACT 22): only leads with this email verification status */
+                verification_status?: "valid" | "invalid" | "risky" | "unknown";
             };
             header?: never;
             path: {
@@ -22002,6 +22357,8 @@ export interface operations {
                 start_date?: string;
                 end_date?: string;
                 lead_type?: string;
+                /** @description Extension (CONTRACT 22): only leads with this email verification status */
+                verification_status?: "valid" | "invalid" | "risky" | "unknown";
                 email?: string;
             };
             header?: never;
@@ -22045,6 +22402,8 @@ export interface operations {
                 start_date?: string;
                 end_date?: string;
                 lead_type?: string;
+                /** @description Extension (CONTRACT 22): only leads with this email verification status */
+                verification_status?: "valid" | "invalid" | "risky" | "unknown";
             };
             header?: never;
             path?: never;
