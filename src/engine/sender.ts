@@ -37,8 +37,11 @@ const PASS_BUDGET_MS = 25_000;
 const PASS_MAX_SENDS = 50;
 /** A pass that sent nothing and found nothing to do soon looks again no sooner than this. */
 const IDLE_RECHECK_MS = 60 * 60_000;
-/** In each lead's zone: claims in a row whose records were all outside their leads' windows, before the pass moves on. */
-const REDATE_ROUNDS = 5;
+/**
+ * Claims in a row that reached no mail server (every record refused, skipped, or outside its lead's
+ * window) before the pass moves on: so a mailbox with a gap clears several such records a pass.
+ */
+const SETTLE_ROUNDS = 5;
 
 export interface PassResult {
   sent: number;
@@ -190,7 +193,7 @@ async function sendDue(env: Bindings, db: Database, work: PassWork, refused: (re
     const keepsGap = Math.max(mailbox.timeToWaitInMins, schedule.min_time_btw_emails) > 0;
     let newLeadsLeft = Math.max(0, schedule.max_new_leads_per_day - plan.firstStepsToday);
     let claims = 0;
-    let redateRounds = 0;
+    let settleRounds = 0;
     for (;;) {
       if (capLeft <= 0) {
         wakes.push(nextMailboxDayStart(now));
@@ -231,9 +234,9 @@ async function sendDue(env: Bindings, db: Database, work: PassWork, refused: (re
         wakes.push(now);
         break campaigns;
       }
-      // Records due outside their leads' windows (a due time written before the campaign sent in lead
-      // zones, or by a resume) were moved into them, none sent: claim again, a few rounds at most.
-      if (outcome.redated === records.length && (redateRounds += 1) < REDATE_ROUNDS) continue;
+      // No record of the claim reached the server (refused, verified invalid, already sent, or due outside its
+      // lead's window and moved into it): nothing held the gap, so claim again, a few rounds at most.
+      if (outcome.attempted === 0 && (settleRounds += 1) < SETTLE_ROUNDS) continue;
       // A short claim took everything due; a claim that sent nothing would find the same again.
       if (records.length < limit || outcome.sent === 0) {
         wakes.push(now);
@@ -284,10 +287,10 @@ async function sendClaimed(
   env: Bindings,
   db: Database,
   claim: ClaimContext,
-): Promise<{ sent: number; redated: number; stop: boolean; retryAt: number | null; oauthRefusal: string | null }> {
+): Promise<{ sent: number; attempted: number; stop: boolean; retryAt: number | null; oauthRefusal: string | null }> {
   const { campaign, mailbox, smtp, records, now } = claim;
   const leadZones = campaign.schedule.send_in_lead_timezone === true;
-  let redated = 0;
+  let attempted = 0;
   const opening = { nonce: claim.nonce, mailboxId: mailbox.id, now };
   const pending = new PendingOutcomes(env, db, claim);
   let sent = 0;
@@ -311,7 +314,6 @@ async function sendClaimed(
       if (leadZones && !isInWindow(recordSchedule(campaign.schedule, record.leadTimezone), now)) {
         // Outside the lead's own hours: due again when its window opens, a first step back to rotation.
         pending.settle({ kind: "released", recordId, dueAt: recordDueAt(campaign.schedule, record.leadTimezone, now), unpin: step === 1 });
-        redated += 1;
         continue;
       }
       if (record.messageStatus !== null && record.messageStatus !== "deferred") {
@@ -355,6 +357,7 @@ async function sendClaimed(
         pending.settle({ kind: "released", recordId, dueAt: now, unpin: false });
         continue;
       }
+      attempted += 1;
       const result = await smtp.send(composed.message, mailbox.bccEmail ? [mailbox.bccEmail] : []);
       if (result.ok) {
         pending.finish({
@@ -385,7 +388,7 @@ async function sendClaimed(
     throw error;
   }
   await pending.store(null);
-  return { sent, redated, stop: stop !== null, retryAt: stop?.retryAt ?? null, oauthRefusal };
+  return { sent, attempted, stop: stop !== null, retryAt: stop?.retryAt ?? null, oauthRefusal };
 }
 
 /**

@@ -45,6 +45,7 @@ describe("campaigns", () => {
       parent_campaign_id: null,
       team_member_id: null,
       folder_id: null,
+      send_in_lead_timezone: false,
       sending_status: {
         code: "drafted",
         message: "The campaign has not been started",

@@ -9,7 +9,7 @@ import { database } from "../../src/platform/db";
 import { MINUTE_JOBS } from "../../src/scheduled";
 import { claimRecords } from "../../src/engine/store";
 import { openMessage } from "./open-message";
-import { addEvents, addMessages, campaignRow, mailboxConnected, messagesOf, recordsOf, setMailbox, setRecord } from "../db";
+import { addEvents, addMessages, campaignRow, mailboxConnected, messagesOf, recordsOf, setLead, setMailbox, setRecord } from "../db";
 import { ADMIN_TOKEN, call, callJson, provisionAccount, type TestAccount } from "../helpers";
 
 /**
@@ -154,6 +154,17 @@ describe("the mailbox sender", () => {
     await callJson(`/api/v1/campaigns/${campaignId}/status`, { method: "POST", apiKey: account.apiKey, body: { status: "STOPPED" } });
     await setWake(null);
     expect(await late(), "only a stopped campaign").toBe(false);
+  });
+
+  it("with a gap to keep, settles several records verified invalid in one pass instead of one a pass", async () => {
+    const account = await provisionAccount();
+    const start = MONDAY_10 - DAY;
+    const { mailboxId, campaignId } = await activeCampaign(account, { schedule_start_time: new Date(start).toISOString(), min_time_btw_emails: 5 }, 3);
+    for (const record of await recordsOf(campaignId)) await setLead(record.leadId, { verificationStatus: "invalid", verificationReason: "no_domain" });
+    const result = await senderStub(bindings, mailboxId).runPass(MONDAY_10, { read: false });
+    expect(result.sent).toBe(0);
+    expect((await recordsOf(campaignId)).map((r) => r.state)).toEqual(["BLOCKED", "BLOCKED", "BLOCKED"]);
+    expect(await messagesOf(campaignId)).toEqual([]);
   });
 
   it("reports sending_status for the campaign and the mailbox", async () => {

@@ -30,18 +30,19 @@ describe("lead upload", () => {
     ]);
     expect(sorted).toEqual({
       unique: [
-        { email: "ann@example.com", first_name: "Ann" },
-        { email: "bob@example.com", first_name: "Bob" },
+        { email: "ann@example.com", first_name: "Ann", timezone: null },
+        { email: "bob@example.com", first_name: "Bob", timezone: null },
       ],
       duplicateCount: 2,
       invalidEmailCount: 5,
+      invalidTimezoneCount: 0,
     });
   });
 
   it("validates the normalised address, and does not change the caller's leads", () => {
     const lead = { email: "  Cat@Example.org  " };
-    expect(sortUpload([lead])).toEqual({ unique: [{ email: "cat@example.org" }], duplicateCount: 0, invalidEmailCount: 0 });
+    expect(sortUpload([lead])).toEqual({ unique: [{ email: "cat@example.org", timezone: null }], duplicateCount: 0, invalidEmailCount: 0, invalidTimezoneCount: 0 });
     expect(lead.email).toBe("  Cat@Example.org  ");
-    expect(sortUpload([])).toEqual({ unique: [], duplicateCount: 0, invalidEmailCount: 0 });
+    expect(sortUpload([])).toEqual({ unique: [], duplicateCount: 0, invalidEmailCount: 0, invalidTimezoneCount: 0 });
   });
 });
