@@ -36,7 +36,7 @@ export async function campaignSendingStatus(
         isImapSuccess: emailAccounts.isImapSuccess,
         maxEmailPerDay: emailAccounts.maxEmailPerDay,
         gapMinutes: emailAccounts.timeToWaitInMins,
-        sentToday: sends.sentToday,
+        sentToday: sends.capToday,
         lastSentAt: sends.lastSentAt,
         pinnedDue: sql<number | null>`(SELECT min(due_at) FROM campaign_leads WHERE campaign_id = ${campaign.id} AND email_account_id = ${attached} AND due_at IS NOT NULL)`,
       })

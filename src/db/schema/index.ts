@@ -11,3 +11,4 @@ export * from "./analytics";
 export * from "./triage";
 export * from "./sessions";
 export * from "./oauth";
+export * from "./warmup";
