@@ -125,7 +125,7 @@ export const SendingStatusAnswer = z
 export const MailboxSendingStatusAnswer = SendingStatusAnswer.extend({
   warnings: z
     .array(z.object({ code: z.string(), message: z.string() }))
-    .openapi({ description: "Extension: `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); empty when none" }),
+    .openapi({ description: "Extension: `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); `warmup_spam_high`, `warmup_blocked` and `warmup_waiting_for_pool` report the mailbox's warmup (CONTRACT 19.4); empty when none" }),
 }).openapi("MailboxSendingStatus");
 
 type Presented = z.infer<typeof SendingStatusAnswer>;

@@ -15,6 +15,8 @@ import { sendDueTestEmails } from "../deliverability/test-sender";
 import { MailboxLogins, type AccessResult } from "../mailboxes/login";
 import { mailboxById } from "../mailboxes/store";
 import { TokenKeeper } from "./tokens";
+import { runWarmupPass } from "../warmup/send";
+import { warmupDoor } from "./warmup-door";
 
 /** After a read that left messages waiting, the next one comes this soon. */
 const READ_AGAIN_MS = 1_000;
@@ -163,7 +165,15 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
       log("error", "sender pass failed", { mailbox_id: mailboxId, error: String(error) });
       result = { sent: 0, nextWakeAt: now + 60_000 };
     }
-    const wakeAt = Math.min(result.nextWakeAt ?? Infinity, this.kv.get<number>("nextReadAt") ?? Infinity, nextReplyAt ?? Infinity, nextTestSendAt ?? Infinity);
+    // Warmup after the campaign's turn: a due campaign email goes first, and its send holds the gap.
+    let nextWarmupAt: number | null;
+    try {
+      nextWarmupAt = await runWarmupPass(this.env, warmupDoor(database(this.env.DB), await this.logins()), mailboxId, now);
+    } catch (error) {
+      log("error", "warmup pass failed", { mailbox_id: mailboxId, error: String(error) });
+      nextWarmupAt = now + 60_000;
+    }
+    const wakeAt = Math.min(result.nextWakeAt ?? Infinity, this.kv.get<number>("nextReadAt") ?? Infinity, nextReplyAt ?? Infinity, nextTestSendAt ?? Infinity, nextWarmupAt ?? Infinity);
     if (wakeAt === Infinity) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.max(wakeAt, Date.now()));
     // With no alarm, the cron looks again in an hour (a lost wake costs at most that).

@@ -13,7 +13,9 @@ import type { Principal } from "../platform/principal";
 import { runConnectionCheck } from "./connection-check";
 import { wakeMailboxes } from "./wake";
 import { mailboxSendingStatusOf, presentSendingStatus } from "../engine/status";
-import { bareTrackingDomain, defaultPortType, distinct, newSecret, type MailboxRow, warmupTurnedOn } from "./rules";
+import { bareTrackingDomain, defaultPortType, distinct, newSecret, type MailboxRow, utcDayStart, warmupTurnedOn } from "./rules";
+import { warmupWarnings } from "../warmup/rules";
+import { warmupCounters } from "../warmup/store";
 import { campaignIdsOf, deleteMailbox, findMailbox, insertMailbox, listMailboxes, mailboxOfAddress, queueRecheck, reconnectTargets, updateMailbox, type MailboxChanges, type MailboxSecrets, type NewMailbox } from "./store";
 import { SaveMailbox, UpdateMailbox, EmailAccount, Ack, IdParams, ListQuery, type Fields } from "./schemas";
 import { MAILBOX_TAG, ack, presentRows } from "./shared";
@@ -384,8 +386,12 @@ mailboxRoutes.openapi(routes.read, async (c) => {
   const row = await findMailbox(db, principal, c.req.valid("param").id);
   const [data] = await presentRows(db, principal, config(c.env).warmup, [row], query.fetch_tags === true);
   const campaignIds = query.fetch_campaigns ? { campaign_ids: await campaignIdsOf(db, principal, row.id) } : {};
-  const status = await mailboxSendingStatusOf(db, row.id, Date.now());
-  return c.json({ ...data!, ...campaignIds, ...(status && { sending_status: presentSendingStatus(status) }) }, 200);
+  const now = Date.now();
+  const status = await mailboxSendingStatusOf(db, row.id, now);
+  const week = (await warmupCounters(db, [row.id], now, utcDayStart(now))).get(row.id)!;
+  const warmup = warmupWarnings({ state: data!.warmup_details.state, spam: week.spam, observed: week.observed, warnPercent: config(c.env).warmup.spamWarnPercent, blockedReason: row.warmupBlockedReason });
+  const sending = status && presentSendingStatus(status);
+  return c.json({ ...data!, ...campaignIds, ...(sending && { sending_status: { ...sending, warnings: [...sending.warnings, ...warmup] } }) }, 200);
 });
 
 mailboxRoutes.openapi(routes.update, async (c) => {

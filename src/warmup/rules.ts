@@ -200,3 +200,27 @@ export function providerOf(type: string, smtpHost: string): string {
   if (type === "GMAIL" || type === "OUTLOOK" || type === "ZOHO") return type;
   return smtpHost.toLowerCase().split(".").slice(-2).join(".");
 }
+
+export interface WarmupWarning {
+  code: "warmup_spam_high" | "warmup_blocked" | "warmup_waiting_for_pool";
+  message: string;
+}
+
+/**
+ * The warmup warnings of a mailbox's `sending_status` (19.4): its warmup mail of the last 7 days in
+ * spam at least `warnPercent` of the time (with at least 10 observations, reputation's floor), a
+ * block (with the servers' words), or a pool too small to send in.
+ */
+export function warmupWarnings(facts: { state: WarmupState; spam: number; observed: number; warnPercent: number; blockedReason: string | null }): WarmupWarning[] {
+  const warnings: WarmupWarning[] = [];
+  const share = spamShare(facts.spam, facts.observed);
+  if (facts.observed >= REPUTATION_MIN_OBSERVATIONS && share >= facts.warnPercent) {
+    warnings.push({
+      code: "warmup_spam_high",
+      message: `${Math.round(share)}% of this mailbox's warmup mail of the last 7 days (${facts.spam} of ${facts.observed}) landed in spam: check its SPF, DKIM and DMARC, and lower its volume.`,
+    });
+  }
+  if (facts.state === "blocked") warnings.push({ code: "warmup_blocked", message: `Warmup is blocked: ${facts.blockedReason ?? "servers refused its mail"}. Turn warmup off and on, or unblock it with the OTP routes.` });
+  if (facts.state === "waiting_for_pool") warnings.push({ code: "warmup_waiting_for_pool", message: "Warmup waits for a second mailbox in its pool: turn warmup on for another connected mailbox." });
+  return warnings;
+}

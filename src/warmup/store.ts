@@ -67,20 +67,53 @@ export interface NewWarmupMessage {
   sentAt: number;
 }
 
-/** Records a send (or its refusal: the server's words and its kind) and, for a reply, marks the email answered. */
-export async function recordWarmupSend(db: Database, message: NewWarmupMessage, refusal: { text: string; kind: string } | null): Promise<void> {
-  const insert = db.insert(warmupMessages).values({
-    ...message,
-    sentAt: new Date(message.sentAt),
-    status: refusal ? "refused" : "sent",
-    error: refusal?.text ?? null,
-    errorKind: refusal?.kind ?? null,
-  });
-  if (message.replyToId === null || refusal) {
-    await insert;
-    return;
-  }
-  await db.batch([insert, db.update(warmupMessages).set({ repliedAt: new Date(message.sentAt) }).where(eq(warmupMessages.id, message.replyToId))]);
+/** Records a warmup email before it goes, so a receiver's reader knows it whatever happens next. */
+export async function insertWarmupMessage(db: Database, message: NewWarmupMessage): Promise<number> {
+  const row = await db
+    .insert(warmupMessages)
+    .values({ ...message, sentAt: new Date(message.sentAt) })
+    .returning({ id: warmupMessages.id })
+    .get();
+  return row.id;
+}
+
+/** The server did not take it: the server's words and their kind (policy, bounce, other). */
+export async function markRefused(db: Database, id: number, refusal: { text: string; kind: string }): Promise<void> {
+  await db.update(warmupMessages).set({ status: "refused", error: refusal.text, errorKind: refusal.kind }).where(eq(warmupMessages.id, id));
+}
+
+/** A bounce came back for a warmup email: refused with the report's words; answers its receiver (null: not ours). */
+export async function markRefusedByMessageId(db: Database, messageId: string, refusal: { text: string; kind: string }): Promise<number | null> {
+  const row = await db
+    .update(warmupMessages)
+    .set({ status: "refused", error: refusal.text, errorKind: refusal.kind })
+    .where(eq(warmupMessages.messageId, messageId))
+    .returning({ receiverId: warmupMessages.receiverId })
+    .get();
+  return row?.receiverId ?? null;
+}
+
+/** A reply went out: the email it answers is replied. */
+export async function markReplied(db: Database, id: number, at: number): Promise<void> {
+  await db.update(warmupMessages).set({ repliedAt: new Date(at) }).where(eq(warmupMessages.id, id));
+}
+
+/** Warmup mail this mailbox received and found (first emails, not replies), unanswered, since `since`: the reply candidates. */
+export async function unanswered(db: Database, receiverId: number, since: number, limit: number) {
+  return db
+    .select({ id: warmupMessages.id, senderId: warmupMessages.senderId, messageId: warmupMessages.messageId, subject: warmupMessages.subject })
+    .from(warmupMessages)
+    .where(
+      and(
+        eq(warmupMessages.receiverId, receiverId),
+        eq(warmupMessages.kind, "warmup"),
+        inArray(warmupMessages.landed, ["inbox", "spam"]),
+        isNull(warmupMessages.repliedAt),
+        gte(warmupMessages.landedAt, new Date(since)),
+      ),
+    )
+    .orderBy(warmupMessages.landedAt)
+    .limit(limit);
 }
 
 /** Refusals of a mailbox's warmup mail: policy rejections since `dayStart`, hard bounces since `weekStart`, and the latest words. */
@@ -138,16 +171,6 @@ export async function expireUnfound(db: Database, receiverId: number, now: numbe
     .update(warmupMessages)
     .set({ landed: "not_found", landedAt: new Date(now) })
     .where(and(eq(warmupMessages.receiverId, receiverId), isNull(warmupMessages.landed), eq(warmupMessages.status, "sent"), lt(warmupMessages.sentAt, new Date(now - NOT_FOUND_AFTER_MS))));
-}
-
-/** Replies `receiverId` sent in [start, end) (its `daily_reply_limit`). */
-export async function repliesSent(db: Database, mailboxId: number, start: number): Promise<number> {
-  const row = await db
-    .select({ n: sql<number>`count(*)` })
-    .from(warmupMessages)
-    .where(and(eq(warmupMessages.senderId, mailboxId), eq(warmupMessages.kind, "reply"), gte(warmupMessages.sentAt, new Date(start)), lt(warmupMessages.sentAt, new Date(start + DAY_MS))))
-    .get();
-  return row?.n ?? 0;
 }
 
 /** Which of these Message-IDs are warmup mail (Salvo's, by the Message-ID recorded at send). */
