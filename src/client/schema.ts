@@ -98,8 +98,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Disable or re-enable an account; a disabled account's keys (account and client) answer 401
-         * @description `{disabled: true|false}`. While disabled, the account's account keys and client keys answer 401; nothing is deleted.
+         * Disable or re-enable an account (its keys answer 401 while disabled), or let it share the deployment's warmup pool
+         * @description `{disabled?: true|false, warmup_shared_pool?: true|false}`. While disabled, the account's account keys and client keys answer 401; nothing is deleted. `warmup_shared_pool` (default false) lets the account's warmup mailboxes join the deployment's shared pool when WARMUP_POOL_SCOPE=deployment.
          */
         patch: operations["adminUpdateAccount"];
         trace?: never;
@@ -4210,8 +4210,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Warmup settings (stored and shown; Salvo runs no warmup network)
-         * @description Stores warmup settings (shown in `warmup_details`); Salvo runs no warmup network, so they change nothing sent.
+         * Set the mailbox's warmup: on/off, daily volume and ramp, weekdays, replies
+         * @description Turns the mailbox's warmup on or off and sets how it runs (CONTRACT 19.1): the daily volume (`warmup_min_count` to `total_warmup_per_day`, ramping by `daily_rampup` when `is_rampup_enabled`), weekdays only, auto-adjust to campaign volume, the reply share and daily reply limit. On, the mailbox joins its pool of the account's (or the deployment's shared) warmup mailboxes once its connection checks pass; off, it leaves at once (mail already sent is still tracked). Turning warmup off and on unblocks it. `warmup_key_id`, the identifier ending every warmup email, is generated when first enabled without one. The bulk page's camel-case names are read too.
          */
         post: operations["setEmailAccountWarmup"];
         delete?: never;
@@ -4228,8 +4228,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Warmup statistics of the last 7 UTC days (all 0: no warmup network)
-         * @description Warmup statistics of the last 7 UTC days; all 0, as Salvo runs no warmup network.
+         * Warmup statistics: sent, landed in inbox or spam, rescued, replied, per day
+         * @description What the mailbox's warmup mail did, as its receivers recorded it (CONTRACT 19.3): lifetime counts, and per UTC day of the last 7 (or `start_date`..`end_date`, at most 30 days) the mail sent, where receivers first found it (inbox or spam), how much was moved out of spam, read, and answered. `reputation_score` is the inbox share of the last 7 days (null under 10 observations).
          */
         get: operations["getEmailAccountWarmupStats"];
         put?: never;
@@ -4988,9 +4988,12 @@ export interface components {
             email: string;
             name: string;
             disabled: boolean;
+            warmup_shared_pool: boolean;
         };
         AccountStanding: {
-            disabled: boolean;
+            disabled?: boolean;
+            /** @description With WARMUP_POOL_SCOPE=deployment, the account's warmup mailboxes share one pool with every other flagged account (CONTRACT 19.4) */
+            warmup_shared_pool?: boolean;
         };
         ReadPass: {
             ok: boolean;
@@ -7565,6 +7568,15 @@ export interface components {
                 warmup_key_id: string | null;
                 auto_adjust_warmup: boolean;
                 is_rampup_enabled: boolean;
+                reply_rate: number;
+                send_warmups_only_on_weekdays: boolean;
+                daily_reply_limit: number | null;
+                use_custom_domain: boolean;
+                /** @enum {string} */
+                state: "off" | "warming" | "weekend" | "waiting_for_pool" | "out_of_pool" | "blocked";
+                pool_size: number;
+                today_target: number;
+                today_sent: number;
                 created_at: string;
             };
             campaign_ids?: number[];
@@ -7573,7 +7585,7 @@ export interface components {
         };
         /** @description By id only: why the mailbox sends nothing now, or sending */
         MailboxSendingStatus: components["schemas"]["SendingStatus"] & {
-            /** @description Extension: `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); empty when none */
+            /** @description Extension: `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); `warmup_spam_high`, `warmup_blocked` and `warmup_waiting_for_pool` report the mailbox's warmup (CONTRACT 19.4); empty when none */
             warnings: {
                 code: string;
                 message: string;
@@ -7698,6 +7710,58 @@ export interface components {
             /** @description A number or its decimal string */
             client_id?: number | string | null;
             is_suspended?: boolean;
+        };
+        WarmupSettings: {
+            warmup_enabled: boolean;
+            total_warmup_per_day?: number;
+            daily_rampup?: number;
+            reply_rate_percentage?: number;
+            warmup_key_id?: string | null;
+            auto_adjust_warmup?: boolean;
+            is_rampup_enabled?: boolean;
+            warmup_min_count?: number;
+            send_warmups_only_on_weekdays?: boolean;
+            daily_reply_limit?: number | null;
+            use_custom_domain?: boolean;
+            /** @description = total_warmup_per_day (the bulk page's name) */
+            maxEmailPerDay?: number;
+            /** @description = total_warmup_per_day */
+            warmupMaxCount?: number;
+            warmupMinCount?: number;
+            replyRate?: number;
+            rampupValue?: number;
+            isRampupEnabled?: boolean;
+            sendWarmupsOnlyOnWeekdays?: boolean;
+            autoAdjustWarmup?: boolean;
+            warmupTagIdentifier?: string | null;
+            dailyReplyLimit?: number | null;
+        };
+        WarmupStats: {
+            ok: boolean;
+            id: number;
+            sent_count: number;
+            spam_count: number;
+            inbox_count: number;
+            warmup_email_received_count: number;
+            total_sent: number;
+            reputation_score: number | null;
+            stats_by_date: {
+                id: number;
+                date: string;
+                sent_count: number;
+                reply_count: number;
+                save_from_spam_count: number;
+                inbox_count: number;
+                spam_count: number;
+            }[];
+            daily_stats: {
+                date: string;
+                sent: number;
+                spam: number;
+                delivered: number;
+                opened: number;
+                replied: number;
+            }[];
         };
         CampaignEmailAccounts: {
             email_account_ids?: (number | string)[];
@@ -18471,18 +18535,11 @@ export interface operations {
                  * @example {
                  *       "warmup_enabled": true,
                  *       "total_warmup_per_day": 20,
-                 *       "daily_rampup": 2
+                 *       "daily_rampup": 2,
+                 *       "reply_rate_percentage": 30
                  *     }
                  */
-                "application/json": {
-                    warmup_enabled: boolean;
-                    total_warmup_per_day?: number;
-                    daily_rampup?: number;
-                    reply_rate_percentage?: number;
-                    warmup_key_id?: string | null;
-                    auto_adjust_warmup?: boolean;
-                    is_rampup_enabled?: boolean;
-                };
+                "application/json": components["schemas"]["WarmupSettings"];
             };
         };
         responses: {
@@ -18510,7 +18567,11 @@ export interface operations {
     };
     getEmailAccountWarmupStats: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Extension: the window's first UTC day (with end_date; at most 30 days) */
+                start_date?: string;
+                end_date?: string;
+            };
             header?: never;
             path: {
                 id: number;
@@ -18531,24 +18592,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        ok: boolean;
-                        total_sent: number;
-                        spam_count: number;
-                        sent_count: number;
-                        inbox_count: number;
-                        reputation_score: number | null;
-                        daily_stats: {
-                            date: string;
-                            sent: number;
-                            spam: number;
-                            delivered: number;
-                            opened: number;
-                            replied: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["WarmupStats"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];

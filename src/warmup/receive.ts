@@ -110,11 +110,11 @@ export interface Placed {
 /**
  * Looks for the warmup mail sent to this mailbox that no read has placed yet: INBOX first, then the
  * spam folder (special use, then known names). Each one found is marked read and important, a spam
- * copy moved to INBOX, and where it first landed recorded; one missing after 24 h is `not_found`.
+ * copy moved to INBOX, and where it first landed recorded; one still missing, after a look that
+ * worked, 24 h after its send is `not_found`.
  */
 export async function placeWarmupMail(db: Database, mailboxId: number, imap: ImapSettings, outbound: OutboundPolicy, now: number): Promise<Placed> {
   const placed: Placed = { inbox: 0, spam: 0 };
-  await expireUnfound(db, mailboxId, now);
   const awaited = await awaitedBy(db, mailboxId, LOOK_FOR);
   if (awaited.length === 0) return placed;
   const result = await withImapSession(imap, { allowPlain: false, outbound }, async (session) => {
@@ -157,6 +157,8 @@ export async function placeWarmupMail(db: Database, mailboxId: number, imap: Ima
     await recordLanding(db, message.id, landed, now, { rescued: landed === "spam", opened: true });
     placed[landed]++;
   }
+  // Only after a look that worked: what is still missing a day after its send was not delivered.
+  await expireUnfound(db, mailboxId, now);
   return placed;
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newWarmupKey, warmupEmail, warmupReply } from "../../src/warmup/corpus";
+import { listedFolders, spamFolder } from "../../src/warmup/receive";
 import {
   DAY_MS,
   answers,
@@ -15,6 +16,7 @@ import {
   sendTimes,
   sendingDaysSince,
   warmupState,
+  warmupWarnings,
   zonedDay,
   type MemberFacts,
   type Partner,
@@ -229,5 +231,31 @@ describe("content", () => {
     expect(warmupReply("<r@x>", "Checking in", "Bob", "Ann", "tide-onyx").subject).toBe("Re: Checking in");
     expect(warmupReply("<r@x>", "Re: Checking in", "Bob", "Ann", "tide-onyx").subject).toBe("Re: Checking in");
     expect(warmupReply("<r@x>", "Checking in", "Bob", "Ann", "tide-onyx").text.endsWith("tide-onyx")).toBe(true);
+  });
+});
+
+describe("warnings and the spam folder", () => {
+  it("warns of a high spam share (10 observations at least), a block and a pool too small", () => {
+    const base = { state: "warming" as const, spam: 0, observed: 0, warnPercent: 20, blockedReason: null };
+    expect(warmupWarnings(base)).toEqual([]);
+    expect(warmupWarnings({ ...base, spam: 2, observed: 10 }).map((w) => w.code)).toEqual(["warmup_spam_high"]);
+    expect(warmupWarnings({ ...base, spam: 1, observed: 10 })).toEqual([]);
+    expect(warmupWarnings({ ...base, spam: 5, observed: 9 })).toEqual([]);
+    expect(warmupWarnings({ ...base, state: "blocked", blockedReason: "550 5.7.1 no" })).toEqual([expect.objectContaining({ code: "warmup_blocked", message: expect.stringContaining("550 5.7.1 no") })]);
+    expect(warmupWarnings({ ...base, state: "waiting_for_pool" }).map((w) => w.code)).toEqual(["warmup_waiting_for_pool"]);
+  });
+
+  it("finds the spam folder by its \\Junk special use first, then by the known names", () => {
+    const listed = listedFolders([
+      { text: 'LIST (\\HasNoChildren) "/" INBOX', literals: [] },
+      { text: 'LIST (\\HasNoChildren) "/" "Junk E-mail"', literals: [] },
+      { text: 'LIST (\\HasNoChildren \\Junk) "/" Bulk', literals: [] },
+      { text: "OK done", literals: [] },
+    ]);
+    expect(listed.map((f) => f.name)).toEqual(["INBOX", "Junk E-mail", "Bulk"]);
+    expect(spamFolder(listed)).toBe("Bulk");
+    expect(spamFolder(listed.slice(0, 2))).toBe("Junk E-mail");
+    expect(spamFolder([{ name: "[Gmail]/Spam", flags: [] }, { name: "Archive", flags: [] }])).toBe("[Gmail]/Spam");
+    expect(spamFolder([{ name: "INBOX", flags: [] }])).toBeNull();
   });
 });
