@@ -48,5 +48,7 @@ CREATE TABLE warmup_otps (
   email_account_id INTEGER PRIMARY KEY REFERENCES email_accounts(id) ON DELETE CASCADE,
   code_digest TEXT NOT NULL,
   expires_at INTEGER NOT NULL,
-  tries INTEGER NOT NULL DEFAULT 0
+  tries INTEGER NOT NULL DEFAULT 0,
+  -- The code's email, which the mailbox's reader keeps out of everything it records.
+  message_id TEXT
 );

@@ -16,6 +16,7 @@ import { MailboxLogins, type AccessResult } from "../mailboxes/login";
 import { mailboxById } from "../mailboxes/store";
 import { TokenKeeper } from "./tokens";
 import { runWarmupPass } from "../warmup/send";
+import { sendOtpEmail } from "../warmup/otp";
 import { warmupDoor } from "./warmup-door";
 
 /** After a read that left messages waiting, the next one comes this soon. */
@@ -91,6 +92,11 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
    */
   async sendManualEmail(email: ManualEmail): Promise<ManualOutcome> {
     return this.exclusive(async () => deliverManualEmail(this.env, await this.logins(), email, Date.now()));
+  }
+
+  /** The warmup unblock code's email (CONTRACT 19.4), between passes like every other send. */
+  async sendWarmupOtp(mailboxId: number, code: string): Promise<{ ok: true } | { ok: false; message: string }> {
+    return this.exclusive(async () => sendOtpEmail(this.env, warmupDoor(database(this.env.DB), await this.logins()), mailboxId, code, Date.now()));
   }
 
   /** An inbox reply to send now; one the gap holds back is queued by the route, and this object wakes for it. */

@@ -10,6 +10,8 @@ import { utcDayStart, warmupTurnedOn } from "./rules";
 import { findMailbox, updateMailbox, type MailboxChanges } from "./store";
 import { Ack, IdParams } from "./schemas";
 import { MAILBOX_TAG, ack } from "./shared";
+import { sendWarmupOtp } from "./wake";
+import { newOtp, verifyOtp } from "../warmup/otp";
 
 // Schemas.
 
@@ -95,7 +97,57 @@ const routes = {
   }),
 };
 
+const OtpAnswer = z.object({ ok: z.boolean(), data: z.string() }).openapi("WarmupOtpAnswer");
+
+const otpRoutes = {
+  sendOtp: createRoute({
+    method: "post",
+    path: "/api/v1/email-accounts/{id}/send-otp-email",
+    operationId: "sendWarmupUnblockOtp",
+    description:
+      "For a mailbox whose warmup is blocked (CONTRACT 19.4): the mailbox mails a 6-digit code to its own address, valid 10 minutes, single use, 5 tries. Not blocked: 400 `Warmup is not blocked for this mailbox`; the mail server refusing the email: 400 with its words. The code's email never appears in the inbox or any record.",
+    tags: tag,
+    summary: "Mail a code that unblocks the mailbox's warmup to its own address",
+    security,
+    request: { params: IdParams },
+    responses: { 200: json(OtpAnswer, "Sent"), ...errorResponses(400, 401, 404, 422, 429) },
+  }),
+  verifyOtp: createRoute({
+    method: "post",
+    path: "/api/v1/email-accounts/{id}/verify-otp",
+    operationId: "verifyWarmupUnblockOtp",
+    description:
+      "The code the mailbox received from `send-otp-email` (CONTRACT 19.4): right, warmup is unblocked and ACTIVE; wrong, 400 `The OTP entered is incorrect. Please attempt again.`; none valid (never sent, expired, used or out of tries), 400 `No valid OTP exists for this email account.`",
+    tags: tag,
+    summary: "Unblock the mailbox's warmup with the code it received",
+    security,
+    request: {
+      params: IdParams,
+      body: jsonBody(z.object({ otp: z.union([z.string().trim().min(1).max(20), z.number().int().nonnegative()]) }).openapi("WarmupOtp"), { otp: "123456" }),
+    },
+    responses: { 200: json(OtpAnswer, "Unblocked"), ...errorResponses(400, 401, 404, 422, 429) },
+  }),
+};
+
 export const mailboxWarmupRoutes = createRouter();
+
+mailboxWarmupRoutes.openapi(otpRoutes.sendOtp, async (c) => {
+  const mailbox = await findMailbox(database(c.env.DB), c.get("principal"), c.req.valid("param").id);
+  if (mailbox.warmupBlockedReason === null) throw ApiError.badRequest("Warmup is not blocked for this mailbox");
+  const sent = await sendWarmupOtp(c.env, mailbox.id, newOtp());
+  if (!sent.ok) throw ApiError.badRequest(sent.message);
+  return c.json({ ok: true, data: "OTP has been sent successfully." }, 200);
+});
+
+mailboxWarmupRoutes.openapi(otpRoutes.verifyOtp, async (c) => {
+  const db = database(c.env.DB);
+  const mailbox = await findMailbox(db, c.get("principal"), c.req.valid("param").id);
+  const { otp } = c.req.valid("json");
+  const check = await verifyOtp(db, mailbox.id, typeof otp === "number" ? String(otp).padStart(6, "0") : otp, Date.now());
+  if (check === "none") throw ApiError.badRequest("No valid OTP exists for this email account.");
+  if (check === "wrong") throw ApiError.badRequest("The OTP entered is incorrect. Please attempt again.");
+  return c.json({ ok: true, data: "OTP verification completed successfully; your warmup account is now unblocked." }, 200);
+});
 
 mailboxWarmupRoutes.openapi(routes.warmup, async (c) => {
   const db = database(c.env.DB);

@@ -1,5 +1,5 @@
 import { and, eq, gte, inArray, isNull, lt, sql, type SQL } from "drizzle-orm";
-import { accounts, emailAccounts, warmupMessages } from "../db/schema";
+import { accounts, emailAccounts, warmupMessages, warmupOtps } from "../db/schema";
 import type { Database } from "../platform/db";
 import { DAY_MS, NOT_FOUND_AFTER_MS } from "./rules";
 
@@ -173,13 +173,17 @@ export async function expireUnfound(db: Database, receiverId: number, now: numbe
     .where(and(eq(warmupMessages.receiverId, receiverId), isNull(warmupMessages.landed), eq(warmupMessages.status, "sent"), lt(warmupMessages.sentAt, new Date(now - NOT_FOUND_AFTER_MS))));
 }
 
-/** Which of these Message-IDs are warmup mail (Salvo's, by the Message-ID recorded at send). */
+/** Which of these Message-IDs are warmup mail or an unblock code's email (Salvo's, by the Message-ID recorded at send). */
 export async function warmupMessageIds(db: Database, messageIds: string[]): Promise<Set<string>> {
   if (messageIds.length === 0) return new Set();
   const found = new Set<string>();
-  for (let i = 0; i < messageIds.length; i += 90) {
-    const rows = await db.select({ messageId: warmupMessages.messageId }).from(warmupMessages).where(inArray(warmupMessages.messageId, messageIds.slice(i, i + 90)));
-    for (const row of rows) found.add(row.messageId);
+  for (let i = 0; i < messageIds.length; i += 45) {
+    const chunk = messageIds.slice(i, i + 45);
+    const [sent, codes] = await db.batch([
+      db.select({ messageId: warmupMessages.messageId }).from(warmupMessages).where(inArray(warmupMessages.messageId, chunk)),
+      db.select({ messageId: warmupOtps.messageId }).from(warmupOtps).where(inArray(warmupOtps.messageId, chunk)),
+    ]);
+    for (const row of [...sent, ...codes]) if (row.messageId) found.add(row.messageId);
   }
   return found;
 }

@@ -48,4 +48,6 @@ export const warmupOtps = sqliteTable("warmup_otps", {
   codeDigest: text("code_digest").notNull(),
   expiresAt: instant("expires_at").notNull(),
   tries: integer("tries").notNull().default(0),
+  /** The code's email, which the mailbox's reader keeps out of everything it records. */
+  messageId: text("message_id"),
 });
