@@ -4200,6 +4200,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/email-accounts/{id}/send-otp-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a code that unblocks the mailbox's warmup to its own address
+         * @description For a mailbox whose warmup is blocked (CONTRACT 19.4): the mailbox mails a 6-digit code to its own address, valid 10 minutes, single use, 5 tries. Not blocked: 400 `Warmup is not blocked for this mailbox`; the mail server refusing the email: 400 with its words. The code's email never appears in the inbox or any record.
+         */
+        post: operations["sendWarmupUnblockOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/{id}/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unblock the mailbox's warmup with the code it received
+         * @description The code the mailbox received from `send-otp-email` (CONTRACT 19.4): right, warmup is unblocked and ACTIVE; wrong, 400 `The OTP entered is incorrect. Please attempt again.`; none valid (never sent, expired, used or out of tries), 400 `No valid OTP exists for this email account.`
+         */
+        post: operations["verifyWarmupUnblockOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/email-accounts/{id}/warmup": {
         parameters: {
             query?: never;
@@ -7710,6 +7750,13 @@ export interface components {
             /** @description A number or its decimal string */
             client_id?: number | string | null;
             is_suspended?: boolean;
+        };
+        WarmupOtpAnswer: {
+            ok: boolean;
+            data: string;
+        };
+        WarmupOtp: {
+            otp: string | number;
         };
         WarmupSettings: {
             warmup_enabled: boolean;
@@ -18514,6 +18561,81 @@ export interface operations {
                     };
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    sendWarmupUnblockOtp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sent */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WarmupOtpAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    verifyWarmupUnblockOtp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp": "123456"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WarmupOtp"];
+            };
+        };
+        responses: {
+            /** @description Unblocked */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WarmupOtpAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
