@@ -154,7 +154,12 @@ export interface Partner {
 export function choosePartners(self: Partner, members: readonly Partner[], count: number, day: number): number[] {
   const others = members.filter((m) => m.id !== self.id);
   if (others.length === 0 || count <= 0) return [];
-  const order = (list: Partner[]) => [...list].sort((a, b) => stableHash(`warmup-pair:${self.id}:${day}:${a.id}`) - stableHash(`warmup-pair:${self.id}:${day}:${b.id}`) || a.id - b.id);
+  // Each member's key hashed once (a pool of 1,000 sorts in well under a millisecond).
+  const order = (list: Partner[]) =>
+    list
+      .map((m) => ({ m, key: stableHash(`warmup-pair:${self.id}:${day}:${m.id}`) }))
+      .sort((a, b) => a.key - b.key || a.m.id - b.m.id)
+      .map((entry) => entry.m);
   const far = order(others.filter((m) => m.provider !== self.provider || m.domain !== self.domain));
   const near = order(others.filter((m) => m.provider === self.provider && m.domain === self.domain));
   // Interleave two far for one near while both last, then whatever is left: each member once per round.
