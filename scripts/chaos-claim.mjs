@@ -141,6 +141,10 @@ try {
   await api(server, apiKey, `/api/v1/campaigns/${campaignId}/status`, { method: "POST", body: { status: "START" } });
 
   let kills = 0;
+  // Sent by the running server before the kill: more than none means the kill fell inside a reused
+  // SMTP session (one pass carries up to 50 emails on one session; each restart's first pass opens a new one).
+  let sentAtStart = 0;
+  let killsInReusedSession = 0;
   const seen = new Set();
   const leftAtKills = new Set();
   for (let round = 1; round <= KILLS; round += 1) {
@@ -159,8 +163,13 @@ try {
     }
     const counts = statusCounts(campaignId);
     kills += 1;
-    console.log(`kill ${round}: ${inFlight.length} row(s) left sending by the kill (${inFlight.map((r) => r.to_email).join(", ")}); messages by status then: ${JSON.stringify(counts)}`);
+    const sentBefore = (counts.sent ?? 0) - sentAtStart;
+    if (sentBefore > 0) killsInReusedSession += 1;
+    console.log(
+      `kill ${round}: ${inFlight.length} row(s) left sending by the kill (${inFlight.map((r) => r.to_email).join(", ")}); ${sentBefore} sent before it by this server; messages by status then: ${JSON.stringify(counts)}`,
+    );
     server = await startDevServer({ stateDir, quiet: true });
+    sentAtStart = statusCounts(campaignId).sent ?? 0;
   }
 
   // The campaign goes on after the last restart: wait until no record has work left.
@@ -207,6 +216,7 @@ try {
   const metricCount = metrics.sends?.unconfirmed;
 
   console.log(`\n${LEADS} leads, 1 mailbox, no gap, ${kills} kills at the moment a row turned sending${KILL_DELAY_MS ? ` (+ 0-${KILL_DELAY_MS} ms)` : ""}; finished ${settledIn.toFixed(1)} s after the last restart (${((performance.now() - started) / 1000).toFixed(1)} s in all)`);
+  console.log(`kills that fell inside a reused SMTP session (the server had sent before them): ${killsInReusedSession} of ${kills}`);
   console.log(`messages by status: ${JSON.stringify(counts)}; records: ${states}; the minute cron was fired ${nudges} time(s) after a restart left the engine idle`);
   console.log(`leads who got their email exactly once (message sent): ${exactlyOnce.length} of ${LEADS}`);
   console.log(`messages in doubt (unconfirmed): ${unconfirmed.length} (at most ${kills} allowed, one per kill); of them ${doubtDelivered} arrived once, ${unconfirmed.length - doubtDelivered} never`);

@@ -28,6 +28,8 @@ import { globalAnalyticsRoutes } from "./analytics/global-routes";
 import { peopleAnalyticsRoutes } from "./analytics/people-routes";
 import { clientKeyRoutes } from "./keys/client-key-routes";
 import { clientRoutes } from "./clients/routes";
+import { clientAssignRoutes } from "./clients/assign-routes";
+import { clientDetailRoutes } from "./clients/detail-routes";
 import { opsRoutes } from "./ops/routes";
 import { apiDocument } from "./ops/openapi-document";
 import { rateLimitRoutes } from "./keys/rate-limit-routes";
@@ -41,6 +43,8 @@ import { oauthRoutes } from "./oauth/routes";
 import { oauthCallbackRoutes } from "./oauth/callback-routes";
 import { trackingRoutes } from "./tracking/routes";
 import { replyRoutes } from "./replies/reply-routes";
+import { forwardRoutes } from "./replies/forward-routes";
+import { singleEmailRoutes } from "./manual-mail/single-routes";
 import { testEmailRoutes } from "./test-email/routes";
 import { leadListFeatureRoutes } from "./lead-lists/index";
 import { crmTagRoutes } from "./lead-lists/crm-tag-routes";
@@ -50,6 +54,7 @@ import { mcpRoutes } from "./mcp/routes";
 import { categoryRoutes } from "./triage/category-routes";
 import { promptRoutes } from "./triage/prompt-routes";
 import { triageRoutes } from "./triage/routes";
+import { verificationRoutes } from "./verification/index";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAINTENANCE_RETRY_AFTER_SECONDS = 300;
@@ -100,7 +105,12 @@ export function createApp() {
   app.route("/", sessionRoutes);
   app.route("/", accountRoutes);
   app.route("/", clientRoutes);
+  app.route("/", clientAssignRoutes);
   app.route("/", clientKeyRoutes);
+  // After the client keys: `/client/api-key` is a literal path, never a client id.
+  app.route("/", clientDetailRoutes);
+  // Before the lead routes: `/leads/verify` is a literal segment, never a lead id.
+  app.route("/", verificationRoutes);
   app.route("/", leadLiteralRoutes);
   // Literal `/leads/categories` paths: before `/leads/{lead_id}` (C9).
   app.route("/", categoryRoutes);
@@ -131,6 +141,8 @@ export function createApp() {
   app.route("/", oauthRoutes);
   app.route("/", mailboxFeatureRoutes);
   app.route("/", replyRoutes);
+  app.route("/", forwardRoutes);
+  app.route("/", singleEmailRoutes);
   app.route("/", testEmailRoutes);
   app.route("/", conversationRoutes);
   // Last: its `/leads/{lead_id}` routes must not catch the literal `/leads/<name>` paths above (C9).
@@ -186,5 +198,3 @@ export function createApp() {
 
   return app;
 }
-
-export type App = ReturnType<typeof createApp>;

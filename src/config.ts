@@ -74,6 +74,10 @@ export interface Vars {
   WARMUP_TIME_ZONE?: string;
   /** A mailbox whose warmup mail of the last 7 days landed in spam at least this often (percent) is warned about (default 20). */
   WARMUP_SPAM_WARN_PERCENT?: string;
+  /** An optional external email verifier (CONTRACT 22): `POST {"emails":[…]}` with a bearer key; unset: DNS checks only. */
+  EMAIL_VERIFIER_URL?: string;
+  /** Secret: that verifier's key (never logged). */
+  EMAIL_VERIFIER_KEY?: string;
 }
 
 const flag = z.enum(["true", "false"]).default("false").transform((value) => value === "true");
@@ -94,10 +98,10 @@ const confidence = (fallback: number) =>
     .transform(Number)
     .default(fallback);
 
-export const CATEGORISERS = ["rules", "workers-ai", "openai", "off"] as const;
-export type CategoriserKind = (typeof CATEGORISERS)[number];
+const CATEGORISERS = ["rules", "workers-ai", "openai", "off"] as const;
+type CategoriserKind = (typeof CATEGORISERS)[number];
 /** A small instruct model (CONTRACT section 20.4). */
-export const DEFAULT_WORKERS_AI_MODEL = "@cf/meta/llama-3.2-3b-instruct";
+const DEFAULT_WORKERS_AI_MODEL = "@cf/meta/llama-3.2-3b-instruct";
 
 /** `wrangler dev`'s address: a fresh clone runs without configuring PUBLIC_URL. */
 const LOCAL_ORIGIN = "http://127.0.0.1:8787";
@@ -223,6 +227,11 @@ const VarsSchema = z.object({
     .regex(/^(?:100|[1-9]?\d)$/, "must be a whole number from 0 to 100")
     .transform(Number)
     .default(20),
+  EMAIL_VERIFIER_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  EMAIL_VERIFIER_KEY: text,
 }).superRefine((vars, context) => {
   if (vars.CATEGORISER !== "openai") return;
   if (!vars.CATEGORISER_OPENAI_BASE_URL) context.addIssue({ code: "custom", path: ["CATEGORISER_OPENAI_BASE_URL"], message: "is required when CATEGORISER is openai" });
@@ -230,7 +239,7 @@ const VarsSchema = z.object({
 });
 
 export type OAuthProvider = "google" | "microsoft";
-export interface MailServer {
+interface MailServer {
   host: string;
   port: number;
   portType: "SSL" | "TLS" | "STARTTLS";
@@ -274,6 +283,8 @@ export interface Config {
   /** Google and Microsoft mailboxes through OAuth (CONTRACT 18). */
   oauth: Record<OAuthProvider, OAuthProviderConfig> & { sessionTtlMs: number };
   categoriser: CategoriserConfig;
+  /** The external email verifier (mailbox existence, catch-all); null: DNS checks only. */
+  emailVerifier: { url: string; key: string | undefined } | null;
   warmup: WarmupConfig;
 }
 
@@ -360,6 +371,7 @@ export function config(env: Vars): Config {
       testPerDay: vars.CATEGORISER_TEST_PER_DAY,
     },
     warmup: { poolScope: vars.WARMUP_POOL_SCOPE, timeZone: vars.WARMUP_TIME_ZONE, spamWarnPercent: vars.WARMUP_SPAM_WARN_PERCENT },
+    emailVerifier: vars.EMAIL_VERIFIER_URL ? { url: vars.EMAIL_VERIFIER_URL, key: vars.EMAIL_VERIFIER_KEY } : null,
   };
   parsed.set(env, value);
   return value;

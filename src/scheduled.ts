@@ -13,9 +13,11 @@ import { recheckMailboxesDaily } from "./mailboxes/recheck";
 import { continueCsvImports } from "./lead-lists/import";
 import { sweepUntriaged } from "./triage/queue";
 import { restartIdleReplays } from "./triage/replay";
+import { continueVerificationJobs } from "./verification/jobs";
+import { retryVerificationWebhooks } from "./verification/webhook";
 
 /** Every job the minute cron runs, by the name its log line gives it (see ScheduledJob for what each must promise). */
-export const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
+const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
   release_snoozes: releaseDueSnoozes,
   start_spam_tests: startDueSpamTests,
   check_placements: checkPlacements,
@@ -28,6 +30,8 @@ export const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
   continue_csv_imports: continueCsvImports,
   categorise_missed_replies: sweepUntriaged,
   continue_triage_replays: restartIdleReplays,
+  continue_email_verifications: continueVerificationJobs,
+  retry_verification_webhooks: retryVerificationWebhooks,
 };
 
 export const MINUTE_JOBS: ScheduledJob[] = Object.values(MINUTE_JOBS_BY_NAME);

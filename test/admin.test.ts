@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, callJson, env, provisionAccount } from "./helpers";
+import { accountKeysOf, accountRow, accountsWithEmail } from "./db";
+import { ADMIN_TOKEN, callJson, provisionAccount } from "./helpers";
 
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 
@@ -26,13 +27,12 @@ describe("admin provisioning", () => {
       deliverability_enabled: false,
     });
 
-    const stored = await env.DB.prepare("SELECT * FROM account_keys WHERE account_id = ?").bind(body.id).all();
-    expect(stored.results).toHaveLength(1);
-    expect(JSON.stringify(stored.results)).not.toContain(body.api_key);
-    expect(stored.results[0]).toMatchObject({ last4: body.api_key.slice(-4) });
-    expect(String(stored.results[0]!.key_hash)).toMatch(/^[0-9a-f]{64}$/);
-    const limits = await env.DB.prepare("SELECT rate_limit_per_minute FROM accounts WHERE id = ?").bind(body.id).first();
-    expect(limits).toEqual({ rate_limit_per_minute: 120 });
+    const stored = await accountKeysOf(body.id);
+    expect(stored).toHaveLength(1);
+    expect(JSON.stringify(stored)).not.toContain(body.api_key);
+    expect(stored[0]).toMatchObject({ last4: body.api_key.slice(-4) });
+    expect(String(stored[0]!.keyHash)).toMatch(/^[0-9a-f]{64}$/);
+    expect((await accountRow(body.id)).rateLimitPerMinute).toBe(120);
   });
 
   it("defaults deliverability on and the out-of-office toggle off", async () => {
@@ -50,8 +50,7 @@ describe("admin provisioning", () => {
     });
     expect(status).toBe(400);
     expect(body).toEqual({ error: "An account with this email already exists" });
-    const count = await env.DB.prepare("SELECT count(*) AS n FROM accounts WHERE email = ?").bind(first.email).first();
-    expect(count).toEqual({ n: 1 });
+    expect(await accountsWithEmail(first.email)).toBe(1);
   });
 
   it("validates the provisioning body", async () => {

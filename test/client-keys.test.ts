@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_KEYS_PER_CLIENT } from "../src/keys/client-key-routes";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "./helpers";
+import { clientKeyRow, clientKeysOf, everyKeyRow } from "./db";
+import { callJson, createClient, createClientKey, provisionAccount } from "./helpers";
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -104,8 +105,7 @@ describe("client API keys: happy paths", () => {
     const after = await callJson("/api/v1/campaigns", { apiKey: key.api_key });
     expect(after.status).toBe(401);
     expect(after.body).toEqual({ message: "Invalid API Key" });
-    const rows = await env.DB.prepare("SELECT count(*) AS n FROM client_keys WHERE id = ?").bind(key.id).first();
-    expect(rows).toEqual({ n: 0 });
+    expect(await clientKeyRow(key.id)).toBeUndefined();
   });
 
   it("deactivates and reactivates a key", async () => {
@@ -168,8 +168,7 @@ describe("client API keys: errors", () => {
     const refused = attempts.filter((a) => a.status === 400);
     expect(refused).toHaveLength(5);
     expect(refused[0]!.body).toEqual({ error: `A client can have at most ${MAX_KEYS_PER_CLIENT} API keys` });
-    const count = await env.DB.prepare("SELECT count(*) AS n FROM client_keys WHERE client_id = ?").bind(owner.clientId).first();
-    expect(count).toEqual({ n: MAX_KEYS_PER_CLIENT });
+    expect(await clientKeysOf(owner.clientId)).toHaveLength(MAX_KEYS_PER_CLIENT);
   });
 
   it("answers 400 for unknown key ids and 422 for non-numeric ones", async () => {
@@ -216,9 +215,9 @@ describe("client API keys: security", () => {
       expect(response.status).toBe(401);
       expect(response.body).toEqual({ message: "This API key cannot manage clients or API keys" });
     }
-    const rows = await env.DB.prepare("SELECT key_hash, status FROM client_keys WHERE client_id = ?").bind(owner.clientId).all();
-    expect(rows.results).toHaveLength(1);
-    expect(rows.results[0]).toMatchObject({ status: "active" });
+    const rows = await clientKeysOf(owner.clientId);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: "active" });
   });
 
   it("one account cannot see or touch another's keys, and gets the same answer as for a missing key", async () => {
@@ -255,16 +254,13 @@ describe("client API keys: security", () => {
     const owner = await ownerWithClient();
     const key = await createClientKey(owner.apiKey, owner.clientId);
     const reset = await callJson<{ data: KeyRecord }>(`/api/v1/client/api-key/reset/${key.id}`, { method: "PUT", apiKey: owner.apiKey });
-    const dump = JSON.stringify([
-      (await env.DB.prepare("SELECT * FROM client_keys").all()).results,
-      (await env.DB.prepare("SELECT * FROM account_keys").all()).results,
-    ]);
+    const dump = JSON.stringify(await everyKeyRow());
     for (const value of [owner.apiKey, key.api_key, reset.body.data.api_key]) {
       expect(dump).not.toContain(value);
       expect(dump).not.toContain(value.slice(9, 30));
     }
-    const row = await env.DB.prepare("SELECT key_hash, last4 FROM client_keys WHERE id = ?").bind(key.id).first<{ key_hash: string; last4: string }>();
-    expect(row!.key_hash).toMatch(/^[0-9a-f]{64}$/);
+    const row = await clientKeyRow(key.id);
+    expect(row!.keyHash).toMatch(/^[0-9a-f]{64}$/);
     expect(row!.last4).toBe(reset.body.data.api_key.slice(-4));
   });
 });

@@ -17,8 +17,10 @@ export const FEATURES = {
     /^\/api\/v1\/campaigns\/update-lead-email-account$/,
   ],
   campaigns: [/^\/api\/v1\/campaigns(\/|$)/],
-  inbox: [/^\/api\/v1\/master-inbox\//],
+  inbox: [/^\/api\/v1\/master-inbox\//, /^\/api\/v1\/(email-campaigns|send-email)\//],
   deliverability: [/^\/api\/v1\/(spam-test|smart-delivery)\//],
+  // Email verification (CONTRACT 22); before `leads`, which would take /leads/verify.
+  verification: [/^\/api\/v1\/verify-emails(\/|$)/, /^\/api\/v1\/leads\/verify$/],
   "lead-lists": [
     /^\/api\/v1\/lead-list(\/|$)/,
     /^\/api\/v1\/leads\/(push-to-campaign|leads\/push-between-lists|push-to-list|campaign\/push-to-list)$/,

@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { digestKey } from "../src/keys/rules";
+import { deleteAccountKeys, deleteClientKey, setAccount } from "./db";
 import { ADMIN_TOKEN, call, callJson, createClient, createClientKey, env, provisionAccount } from "./helpers";
 
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -136,8 +137,8 @@ describe("a key row deleted by any path stops the key", () => {
     const clientKey = await createClientKey(account.apiKey, await createClient(account.apiKey));
     for (const key of [account.apiKey, clientKey.api_key]) expect((await call("/api/v1/campaigns", { apiKey: key })).status).toBe(200);
 
-    await env.DB.prepare("DELETE FROM account_keys WHERE account_id = ?").bind(account.id).run();
-    await env.DB.prepare("DELETE FROM client_keys WHERE id = ?").bind(clientKey.id).run();
+    await deleteAccountKeys(account.id);
+    await deleteClientKey(clientKey.id);
 
     // Within the bound the cached owner still answers (the trade-off for one round trip per request)...
     expect((await call("/api/v1/campaigns", { apiKey: account.apiKey })).status).toBe(200);
@@ -162,7 +163,7 @@ describe("a key row deleted by any path stops the key", () => {
   it("refuses a key right after its account was disabled directly in D1, once revalidated", async () => {
     const account = await provisionAccount();
     expect((await call("/api/v1/account", { apiKey: account.apiKey })).status).toBe(200);
-    await env.DB.prepare("UPDATE accounts SET disabled_at = ? WHERE id = ?").bind(Date.now(), account.id).run();
+    await setAccount(account.id, { disabledAt: new Date() });
     const keyHash = await digestKey(account.apiKey);
     const stub = env.KEY_GATE.get(env.KEY_GATE.idFromName(keyHash));
     expect((await runInDurableObject(stub, (gate) => gate.admit("account", keyHash))).outcome).toBe("admitted");

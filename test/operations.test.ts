@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
 import { ADMIN_TOKEN, call, callJson, env, provisionAccount, type TestAccount } from "./helpers";
 import { createCampaign } from "./campaigns/fixtures";
+import { addMessages, recordsOf, setMailbox, setRecord, setWebhook, type MessageStatus } from "./db";
 import { createMailbox } from "./mailboxes/fixtures";
 import { consumeDelivery, createWebhook, insertDelivery, interceptReceiver, storeDelivery } from "./webhooks/fixtures";
 
@@ -31,19 +32,36 @@ async function scene(account: TestAccount) {
     apiKey: account.apiKey,
     body: { lead_list: [0, 1].map((i) => ({ email: `ops${i}-${crypto.randomUUID()}@lead.example` })) },
   });
-  const records = await env.DB.prepare("SELECT id FROM campaign_leads WHERE campaign_id = ? ORDER BY id").bind(campaignId).all<{ id: number }>();
+  const records = await recordsOf(campaignId);
   const hook = await createWebhook(account.apiKey, campaignId);
   const mailbox = await createMailbox(account.apiKey, { from_email: `ops-${crypto.randomUUID()}@sender.example` });
-  return { campaignId, recordIds: records.results.map((r) => r.id), hook, mailboxId: mailbox.id };
+  return { campaignId, recordIds: records.map((r) => r.id), hook, mailboxId: mailbox.id };
 }
 
-async function insertMessage(account: TestAccount, campaignId: number, recordId: number, step: number, mailboxId: number, sentAt: number | null, status = sentAt === null ? "sending" : "sent", updatedAt = Date.now()) {
-  await env.DB.prepare(
-    `INSERT INTO messages (account_id, campaign_id, campaign_lead_id, step, email_account_id, message_id, status, sent_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, '<ops@x>', ?, ?, ?, ?)`,
-  )
-    .bind(account.id, campaignId, recordId, step, mailboxId, status, sentAt, Date.now(), updatedAt)
-    .run();
+async function insertMessage(
+  account: TestAccount,
+  campaignId: number,
+  recordId: number,
+  step: number,
+  mailboxId: number,
+  sentAt: number | null,
+  status: MessageStatus = sentAt === null ? "sending" : "sent",
+  updatedAt = Date.now(),
+) {
+  await addMessages([
+    {
+      accountId: account.id,
+      campaignId,
+      campaignLeadId: recordId,
+      step,
+      emailAccountId: mailboxId,
+      messageId: "<ops@x>",
+      status,
+      sentAt: sentAt === null ? null : new Date(sentAt),
+      createdAt: new Date(),
+      updatedAt: new Date(updatedAt),
+    },
+  ]);
 }
 
 describe("GET /admin/metrics", () => {
@@ -64,10 +82,9 @@ describe("GET /admin/metrics", () => {
     // In doubt today, and yesterday (not counted).
     await insertMessage(account, campaignId, recordIds[1]!, 2, mailboxId, null, "unconfirmed");
     await insertMessage(account, campaignId, recordIds[0]!, 3, mailboxId, null, "unconfirmed", midnight.getTime() - MINUTE);
-    await env.DB.prepare("UPDATE email_accounts SET is_suspended = 1, is_imap_success = 0 WHERE id = ?").bind(mailboxId).run();
-    await env.DB.prepare("UPDATE campaign_leads SET snoozed_until = ? WHERE id = ?").bind(now - MINUTE, recordIds[0]).run();
-    await env.DB.prepare("UPDATE campaign_leads SET snoozed_until = ? WHERE id = ?").bind(now + 60 * MINUTE, recordIds[1]).run();
-    await env.DB.prepare("UPDATE campaign_leads SET resume_at = ? WHERE id = ?").bind(now - MINUTE, recordIds[1]).run();
+    await setMailbox(mailboxId, { isSuspended: true, isImapSuccess: false });
+    await setRecord(recordIds[0]!, { snoozedUntil: new Date(now - MINUTE) });
+    await setRecord(recordIds[1]!, { snoozedUntil: new Date(now + 60 * MINUTE), resumeAt: new Date(now - MINUTE) });
 
     const after = await metrics();
     expect(after.webhook_deliveries.pending - before.webhook_deliveries.pending).toBe(2);
@@ -115,7 +132,7 @@ describe("structured job logs", () => {
     const account = await provisionAccount();
     const { recordIds } = await scene(account);
     const at = Date.now();
-    await env.DB.prepare("UPDATE campaign_leads SET snoozed_until = ? WHERE id IN (?, ?)").bind(at - MINUTE, recordIds[0], recordIds[1]).run();
+    await setRecord([recordIds[0]!, recordIds[1]!], { snoozedUntil: new Date(at - MINUTE) });
     const due = (await metrics()).due_jobs.snoozes;
     expect(due).toBeGreaterThanOrEqual(2);
 
@@ -148,9 +165,9 @@ describe("structured job logs", () => {
   it("a failing job is named with its error at level error, the other jobs still run, and no secret is written", async () => {
     const account = await provisionAccount();
     const { hook, recordIds } = await scene(account);
-    await env.DB.prepare("UPDATE webhooks SET secret_ciphertext = NULL, legacy_secret = ? WHERE id = ?").bind(hook.secret, hook.id).run();
+    await setWebhook(hook.id, { secretCiphertext: null, legacySecret: hook.secret });
     const at = Date.now();
-    await env.DB.prepare("UPDATE campaign_leads SET snoozed_until = ? WHERE id = ?").bind(at - MINUTE, recordIds[0]).run();
+    await setRecord(recordIds[0]!, { snoozedUntil: new Date(at - MINUTE) });
     const due = (await metrics()).due_jobs.snoozes;
 
     await expect(minuteCron(at, { SECRETS_KEY: undefined })).rejects.toThrow(/SECRETS_KEY/);

@@ -1,7 +1,7 @@
 // Starts a throwaway `npm run dev` instance (own port, own state directory) for end-to-end tests,
 // benchmarks and client generation, and hands back its address, demo key and admin token.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -39,6 +39,21 @@ async function waitForHealth(url, child, output) {
 function adminToken() {
   const vars = readFileSync(join(root, ".dev.vars"), "utf8");
   return vars.match(/^ADMIN_TOKEN=(.*)$/m)?.[1].trim();
+}
+
+/** Processes of the process group `groupId` that have not ended (zombies left for their reaper do not count). */
+function liveGroupMembers(groupId) {
+  let live = 0;
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(group) === groupId && state !== "Z" && state !== "X") live += 1;
+    } catch {
+      // it ended meanwhile
+    }
+  }
+  return live;
 }
 
 /**
@@ -88,6 +103,8 @@ export async function startDevServer(options = {}) {
       process.kill(-child.pid, "SIGKILL");
       await exited;
     }
+    // The npm process exits first; workerd may still finish a write it was in: wait until no live process of the group is left.
+    while (liveGroupMembers(child.pid) > 0) await new Promise((resolve) => setTimeout(resolve, 5));
   };
   try {
     await waitForHealth(url, child, () => log);

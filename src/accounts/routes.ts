@@ -50,7 +50,7 @@ const updateAccount = createRoute({
 
 export const ACCOUNT_KEY_NOT_FOUND = "API key not found";
 
-export const AccountApiKey = z
+const AccountApiKey = z
   .object({
     id: z.number().int(),
     api_key: z.string().openapi({ description: "Masked: the prefix and the last four characters" }),

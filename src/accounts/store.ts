@@ -38,7 +38,7 @@ export async function emailTaken(d1: D1Database, email: string): Promise<boolean
   return row !== undefined;
 }
 
-export interface NewAccount {
+interface NewAccount {
   email: string;
   name: string;
   deliverabilityEnabled: boolean;
@@ -47,7 +47,7 @@ export interface NewAccount {
   rateLimitBurst: number | null;
 }
 
-export type Provisioning = { id: number } | { refused: "email_taken" };
+type Provisioning = { id: number } | { refused: "email_taken" };
 
 /**
  * Creates an account and its first key in one batch: an account never exists without a key. A

@@ -23,8 +23,8 @@ import {
 import { CAMPAIGN_ANALYTICS } from "./routes";
 
 /** Wider windows than section 3's 30 days (one client asks from 2020): CONTRACT 13.3, cap inferred. */
-export const MAX_FAMILY_RANGE_DAYS = 366;
-export const FAMILY_RANGE_TOO_WIDE = "Invalid start_date & end_date range. Date difference should be max of 366 days.";
+const MAX_FAMILY_RANGE_DAYS = 366;
+const FAMILY_RANGE_TOO_WIDE = "Invalid start_date & end_date range. Date difference should be max of 366 days.";
 
 const calendarDate = z
   .string()

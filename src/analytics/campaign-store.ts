@@ -147,7 +147,7 @@ export function mailboxesQuery(principal: Principal, campaignIds: number[], ids:
     LEFT JOIN email_accounts ON email_accounts.id = v.value AND ${campaignMailboxes(principal, campaignIds)}`;
 }
 
-export interface StatisticsFilter {
+interface StatisticsFilter {
   sequenceNumber?: number;
   emailStatus?: "opened" | "clicked" | "replied" | "unsubscribed" | "bounced";
   sentFrom?: number;

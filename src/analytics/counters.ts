@@ -28,7 +28,7 @@ export function splitWindow(window: Window): { hours: Window | null; edges: Wind
   return { hours, edges };
 }
 
-export interface TypeTotals {
+interface TypeTotals {
   /** Every event of the type. */
   total: number;
   /** Events not made by a machine (opens and clicks). */
@@ -37,7 +37,7 @@ export interface TypeTotals {
   counted: number;
 }
 
-export type CampaignTotals = Record<EventType, TypeTotals>;
+type CampaignTotals = Record<EventType, TypeTotals>;
 
 function emptyTotals(): CampaignTotals {
   return Object.fromEntries(EVENT_TYPES.map((type) => [type, { total: 0, human: 0, counted: 0 }])) as CampaignTotals;
@@ -96,7 +96,7 @@ export function distinctQuery(campaignIds: number[], window: Window, kinds: read
     GROUP BY sp.campaign_id, sp.kind`;
 }
 
-export type CampaignDistinct = Record<SpanKind, number>;
+type CampaignDistinct = Record<SpanKind, number>;
 
 /** The rows of distinctQuery by campaign id. */
 export function readDistinct(rows: Record<string, unknown>[], campaignIds: number[]): Map<number, CampaignDistinct> {

@@ -11,21 +11,21 @@ import { selectedCampaigns, type Figures } from "./global-store";
 import { dateWindow, percent } from "./rules";
 
 /** CONTRACT 13.7: a year at most (inferred cap). */
-export const MAX_GLOBAL_RANGE_DAYS = 366;
-export const GLOBAL_RANGE_TOO_WIDE = "Invalid start_date & end_date range. Date difference should be max of 366 days.";
+const MAX_GLOBAL_RANGE_DAYS = 366;
+const GLOBAL_RANGE_TOO_WIDE = "Invalid start_date & end_date range. Date difference should be max of 366 days.";
 
-export const calendarDate = z
+const calendarDate = z
   .string()
   .refine((value) => parseCalendarDate(value) !== null, "Must be a calendar date as YYYY-MM-DD")
   .openapi({ example: "2026-11-01" });
-export const zoneName = z.string().refine(isTimeZone, "Must be an IANA time zone name").optional();
-export const idList = z
+const zoneName = z.string().refine(isTimeZone, "Must be an IANA time zone name").optional();
+const idList = z
   .string()
   .regex(/^\s*\d+\s*(,\s*\d+\s*)*$/, "Must be comma-separated ids")
   .optional()
   .openapi({ description: "Comma-separated ids (the parameter may also repeat)", example: "1,2" });
 
-export const common = {
+const common = {
   timezone: zoneName.openapi({ description: "IANA zone of the local days (alias time_zone); default UTC" }),
   time_zone: zoneName,
   client_ids: idList,
@@ -90,7 +90,7 @@ export const overallResponse = envelope("overall_stats", OverallStats, "Analytic
 export type Ctx = Context<AppEnv>;
 
 /** Comma-separated ids from every occurrence of the parameter; null when absent. */
-export function idsParam(c: Ctx, name: string): number[] | null {
+function idsParam(c: Ctx, name: string): number[] | null {
   const values = c.req.queries(name);
   if (!values || values.length === 0) return null;
   const pieces = values.flatMap((value) => value.split(",")).map((piece) => piece.trim()).filter((piece) => piece !== "");
@@ -98,11 +98,11 @@ export function idsParam(c: Ctx, name: string): number[] | null {
   return pieces.map(Number);
 }
 
-export function zoneOf(query: AnyQuery): string {
+function zoneOf(query: AnyQuery): string {
   return query.timezone ?? query.time_zone ?? "UTC";
 }
 
-export interface Scope {
+interface Scope {
   campaigns: { id: number; name: string; status: string; clientId: number | null }[];
   window: Window;
   zone: string;

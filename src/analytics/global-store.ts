@@ -16,7 +16,7 @@ import {
 } from "./counters";
 import { POSITIVE_CATEGORY_IDS } from "../categories/rules";
 
-export interface CampaignSelection {
+interface CampaignSelection {
   clientIds: number[] | null;
   campaignIds: number[] | null;
 }

@@ -8,10 +8,10 @@ import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json } from "../platform/openapi";
 import { CampaignParams } from "../campaigns/schemas";
 
-export const MAX_RANGE_DAYS = 30;
+const MAX_RANGE_DAYS = 30;
 /** What every campaign analytics route says about its campaign (the reference's words). */
 export const CAMPAIGN_ANALYTICS = "Unknown or foreign campaign → 404 `Campaign not found`.";
-export const RANGE_TOO_WIDE = "Invalid start_date & end_date range. Date difference should be max of 30days.";
+const RANGE_TOO_WIDE = "Invalid start_date & end_date range. Date difference should be max of 30days.";
 
 const calendarDate = z
   .string()

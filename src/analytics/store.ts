@@ -10,7 +10,7 @@ import {
   totalsQuery,
 } from "./counters";
 
-export interface CampaignCounts {
+interface CampaignCounts {
   sent_count: number;
   unique_sent_count: number;
   open_count: number;
@@ -74,7 +74,7 @@ export async function campaignCounts(d1: D1Database, campaignId: number, start: 
 }
 
 /** Lifetime figures of campaign records: not STOPPED (`total_count`) and DRAFTED (`drafted_count`). */
-export function recordCountsQuery(campaignIds: number[]): SQL {
+function recordCountsQuery(campaignIds: number[]): SQL {
   return sql`SELECT campaign_id, coalesce(sum(state <> 'STOPPED'), 0) AS total_count, coalesce(sum(state = 'DRAFTED'), 0) AS drafted_count
     FROM campaign_leads INDEXED BY campaign_leads_campaign_state_idx WHERE campaign_id ${inList(campaignIds)} GROUP BY campaign_id`;
 }

@@ -58,7 +58,7 @@ function insertCopy(sourceId: number, clientId: number | null, name: SQL, parent
              RETURNING id`;
 }
 
-export interface DuplicateRequest {
+interface DuplicateRequest {
   source: { id: number; accountId: number; name: string };
   clientId: number | null;
   subsequenceIds: number[];
@@ -93,7 +93,7 @@ export async function setTeamMember(db: Database, campaignId: number, teamMember
   await db.update(campaigns).set({ teamMemberId, updatedAt: new Date() }).where(eq(campaigns.id, campaignId));
 }
 
-export interface NewSubsequence {
+interface NewSubsequence {
   accountId: number;
   clientId: number | null;
   parentCampaignId: number;

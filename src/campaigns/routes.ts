@@ -34,7 +34,11 @@ const SetTags = z
   .object({ tags: z.array(z.string().trim().min(1).max(64)).max(MAX_TAGS) })
   .openapi("SetCampaignTags");
 
-const ListQuery = z.object({ client_id: queryId().optional(), ...PageQuery });
+const ListQuery = z.object({
+  client_id: queryId().optional(),
+  folder_id: queryId().optional().openapi({ description: "Only the campaigns filed in this folder (CONTRACT 21.1)" }),
+  ...PageQuery,
+});
 
 const createCampaign = createRoute({
   method: "post",
@@ -53,7 +57,7 @@ const listCampaigns = createRoute({
   method: "get",
   path: "/api/v1/campaigns",
   operationId: "listCampaigns",
-  description: "The caller's campaigns as a bare array (read shape with settings and tags); `client_id` narrows. A client key sees its client's only.",
+  description: "The caller's campaigns as a bare array (read shape with settings and tags); `client_id` and `folder_id` narrow. A client key sees its client's only.",
   tags: ["Campaigns"],
   summary: "List campaigns (a client key sees its client's only)",
   security: API_KEY_SECURITY,
@@ -127,6 +131,7 @@ export function presentCampaign(row: CampaignRow, campaignTagList: CampaignTag[]
     ...presentSending(scheduleOf(row.schedule), settingsOf(row.settings)),
     parent_campaign_id: row.parentCampaignId,
     team_member_id: row.teamMemberId,
+    folder_id: row.folderId,
   };
 }
 
@@ -143,9 +148,9 @@ campaignRoutes.openapi(createCampaign, async (c) => {
 
 campaignRoutes.openapi(listCampaigns, async (c) => {
   const principal = c.get("principal");
-  const { client_id, ...page } = c.req.valid("query");
+  const { client_id, folder_id, ...page } = c.req.valid("query");
   const db = database(c.env.DB);
-  const rows = await campaignsVisibleTo(db, principal, client_id, page);
+  const rows = await campaignsVisibleTo(db, principal, { clientId: client_id, folderId: folder_id }, page);
   const tagMap = await tagsOf(
     db,
     rows.map((row) => row.id),

@@ -5,7 +5,7 @@ import type { CampaignStatus } from "../db/schema";
  * START, PAUSED and STOPPED; the vendor CLI's help writes PAUSE and STOP, other clients ACTIVE and RESUME.
  */
 export const STATUS_COMMANDS = ["START", "PAUSED", "STOPPED", "PAUSE", "STOP", "ACTIVE", "RESUME"] as const;
-export type StatusCommand = (typeof STATUS_COMMANDS)[number];
+type StatusCommand = (typeof STATUS_COMMANDS)[number];
 
 const TARGET: Record<StatusCommand, CampaignStatus> = {
   START: "ACTIVE",
@@ -21,4 +21,9 @@ const TARGET: Record<StatusCommand, CampaignStatus> = {
 export function nextCampaignStatus(current: CampaignStatus, command: StatusCommand): CampaignStatus | null {
   if (current === "STOPPED") return TARGET[command] === "STOPPED" ? "STOPPED" : null;
   return TARGET[command];
+}
+
+/** Ids in the order first given, each once. */
+export function distinctIds(ids: readonly number[]): number[] {
+  return [...new Set(ids)];
 }

@@ -33,6 +33,8 @@ const ScheduleFields = {
   min_time_btw_emails: z.number().int().min(1).max(1440).optional(),
   max_new_leads_per_day: z.number().int().min(1).max(10_000).optional(),
   schedule_start_time: z.iso.datetime({ offset: true }).nullish(),
+  send_in_lead_timezone: z.boolean().optional().openapi({ description: "Send inside the schedule's days and hours in each lead's own zone (the campaign's when the lead has none); default false (CONTRACT 23.2)" }),
+  use_lead_timezone: z.boolean().optional().openapi({ description: "Alias of send_in_lead_timezone" }),
 };
 
 const SetSchedule = z
@@ -50,6 +52,7 @@ const ScheduleAnswer = z
       min_time_btw_emails: z.number().int(),
       max_new_leads_per_day: z.number().int(),
       schedule_start_time: z.string().nullable(),
+      send_in_lead_timezone: z.boolean(),
     }),
   })
   .openapi("CampaignSchedule");
@@ -103,7 +106,7 @@ const routes = {
     operationId: "setCampaignSchedule",
     description: "Flat or nested (`{schedule: {...}}`) body. `timezone` (IANA; required until the campaign has a schedule), `days_of_the_week` (0–6, " +
       "0 = Sunday, 7 also Sunday), `start_hour`/`end_hour` (`HH:MM`, end after start), `min_time_btw_emails` (1–1440 min), " +
-      "`max_new_leads_per_day` (1–10000), `schedule_start_time`. Absent fields keep their value; a first schedule defaults to Mon–Fri 09:00–17:00.",
+      "`max_new_leads_per_day` (1–10000), `schedule_start_time`, `send_in_lead_timezone` (the days and hours apply in each lead's own zone). Absent fields keep their value; a first schedule defaults to Mon–Fri 09:00–17:00.",
     tags,
     summary: "Set when a campaign sends: zone, days, hours, gap between emails, new leads per day, start time",
     security: API_KEY_SECURITY,
@@ -140,13 +143,20 @@ sendingRoutes.openapi(routes.schedule, async (c) => {
     min_time_btw_emails: given.min_time_btw_emails,
     max_new_leads_per_day: given.max_new_leads_per_day,
     schedule_start_time: given.schedule_start_time === undefined ? undefined : given.schedule_start_time,
+    send_in_lead_timezone: given.send_in_lead_timezone ?? given.use_lead_timezone,
   });
   if (!next) throw ApiError.validation([{ path: "timezone", message: "Required" }]);
   if (parseClock(next.end_hour)! <= parseClock(next.start_hour)!) {
     throw ApiError.validation([{ path: "end_hour", message: "end_hour must be after start_hour" }]);
   }
   await saveSchedule(db, campaign.id, next);
-  return c.json({ ok: true, data: { ...next, days_of_the_week: [...next.days_of_the_week], schedule_start_time: next.schedule_start_time === null ? null : String(next.schedule_start_time) } }, 200);
+  const data = {
+    ...next,
+    days_of_the_week: [...next.days_of_the_week],
+    schedule_start_time: next.schedule_start_time === null ? null : String(next.schedule_start_time),
+    send_in_lead_timezone: next.send_in_lead_timezone ?? false,
+  };
+  return c.json({ ok: true, data }, 200);
 });
 
 sendingRoutes.openapi(routes.settings, async (c) => {
@@ -188,6 +198,7 @@ sendingRoutes.openapi(routes.settings, async (c) => {
     autoPauseDomainLeadsOnReply: body.auto_pause_domain_leads_on_reply ?? current.autoPauseDomainLeadsOnReply,
     bounceAutopauseThreshold: body.bounce_autopause_threshold === undefined ? current.bounceAutopauseThreshold : body.bounce_autopause_threshold,
     autoCategoriseReply: body.auto_categorise_reply ?? current.autoCategoriseReply,
+    spintaxDistributionMode: current.spintaxDistributionMode,
     stored: { ...current.stored, ...stored },
   };
   await saveSettings(db, campaign.id, { settings: next, name: body.name, clientId });

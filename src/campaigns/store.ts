@@ -52,13 +52,16 @@ export function insertCampaign(db: Database, values: { accountId: number; client
     .get();
 }
 
-/** The campaigns the caller may see, optionally one client's, oldest first, one page. */
-export function campaignsVisibleTo(db: Database, principal: Principal, clientId: number | undefined, page: Page = {}) {
+/** The campaigns the caller may see, optionally one client's or one folder's, oldest first, one page. */
+export function campaignsVisibleTo(db: Database, principal: Principal, only: { clientId?: number; folderId?: number }, page: Page = {}) {
+  const { clientId, folderId } = only;
   const { limit, offset } = pageWindow(page);
   return db
     .select()
     .from(campaigns)
-    .where(and(visibleCampaigns(principal), clientId === undefined ? undefined : eq(campaigns.clientId, clientId), afterCursor(campaigns.id, page)))
+    .where(and(visibleCampaigns(principal), clientId === undefined ? undefined : eq(campaigns.clientId, clientId),
+        folderId === undefined ? undefined : eq(campaigns.folderId, folderId),
+        afterCursor(campaigns.id, page)))
     .orderBy(asc(campaigns.id))
     .limit(limit)
     .offset(offset);
@@ -84,7 +87,7 @@ export async function tagsOf(db: Database, campaignIds: number[]): Promise<Map<n
 }
 
 /** The campaign whose tags are set: its tags take the campaign's client scope. */
-export interface TagTarget {
+interface TagTarget {
   accountId: number;
   campaignId: number;
   clientId: number | null;

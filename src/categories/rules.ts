@@ -7,7 +7,6 @@ export type Sentiment = (typeof SENTIMENTS)[number];
 const BUILT_IN_SENTIMENT: Record<number, Sentiment> = { 1: "positive", 2: "positive", 3: "negative", 4: "negative", 5: "positive", 6: "neutral", 7: "negative" };
 
 export const POSITIVE_CATEGORY_IDS = [1, 2, 5];
-export const NEGATIVE_CATEGORY_IDS = [3, 4, 7];
 
 export function sentimentOf(categoryId: number | null): Sentiment {
   return (categoryId !== null && BUILT_IN_SENTIMENT[categoryId]) || "neutral";

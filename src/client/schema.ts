@@ -98,8 +98,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Disable or re-enable an account (its keys answer 401 while disabled), or let it share the deployment's warmup pool
-         * @description `{disabled?: true|false, warmup_shared_pool?: true|false}`. While disabled, the account's account keys and client keys answer 401; nothing is deleted. `warmup_shared_pool` (default false) lets the account's warmup mailboxes join the deployment's shared pool when WARMUP_POOL_SCOPE=deployment.
+         * Disable or re-enable an account; a disabled account's keys (account and client) answer 401
+         * @description `{disabled: true|false}`. While disabled, the account's account keys and client keys answer 401; nothing is deleted.
          */
         patch: operations["adminUpdateAccount"];
         trace?: never;
@@ -400,6 +400,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/assign-client": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign a campaign (and its subsequences) to a client
+         * @description The campaign and its subsequences get `clientId` (null = the account's own again); the client's block-list entries apply to their sends from then on, and `applyClientDNC: true` also BLOCKs the matching live records now. 400 `Cannot assign client to a sub sequence!`, `Cannot assign the same client to the campaign` or `Client not found`; a client key → 401.
+         */
+        post: operations["assignCampaignClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/client/api-key": {
         parameters: {
             query?: never;
@@ -484,6 +504,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/client/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A client by id, with its permissions, credits, code snippets and white-label app ids when asked
+         * @description The hosted service's client read (CONTRACT 21.4). `includePermissions` adds `client_permissions` (always full access: Salvo has no per-client permissions), `includeCredits` adds `user_client_credit:null`, `includeCodeIntegrations` the client's stored snippets, `includeWhitelabel` the account-level OAuth apps' client ids (CONTRACT 18.1). An unknown id, or another account's → 404. Account key only (a client key → 401).
+         */
+        get: operations["getClient"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/client/{client_id}/code-integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store a code snippet for a client (stored and listed only)
+         * @description Stores `{snippet_name (1-255), snippet_code (1-100 000 characters)}` for the client; `GET /client/{id}?includeCodeIntegrations=true` lists them. No white-label app runs them. Account key only (a client key → 401).
+         */
+        post: operations["createClientCodeIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/client/{client_id}/code-integrations/{integration_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a client's code snippet
+         * @description Extension. Unknown client or snippet → 404. Account key only (a client key → 401).
+         */
+        delete: operations["deleteClientCodeIntegration"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a client's code snippet (either field)
+         * @description Changes `snippet_name`, `snippet_code` or both (at least one, else 422). Unknown client or snippet → 404. Account key only (a client key → 401).
+         */
+        patch: operations["updateClientCodeIntegration"];
+        trace?: never;
+    };
+    "/api/v1/verify-emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify email addresses (syntax, DNS/MX, disposable, role; mailbox through the optional external verifier)
+         * @description Takes `{email}`, `{emails:[…]}` or `{emailList:[…]}` (1-10,000 addresses). Up to 50 addresses with no external verifier configured are answered at once (200, `data`: one Result each, in order). Otherwise a background job is queued (202 with `job_id`); read its progress and results from `GET /verify-emails/status`, and with `webhook_url` the completed status is POSTed there once. Status is `valid`, `invalid`, `risky` or `unknown` with a reason code (`syntax`, `no_domain`, `no_mx`, `null_mx`, `undeliverable`, `hard_bounce`, `disposable`, `role`, `catch_all`, `smtputf8`, `dns_error`, `external_unknown`, `mx_ok`, `deliverable`).
+         */
+        post: operations["verifyEmails"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/verify-emails/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A verification job's progress, counts and finished results
+         * @description `status` queued, running, completed or failed; `processed` of `total`; counts by status; `data` the finished results in order from `offset` (`limit` 1-1000, default 100). An unknown job, or another tenant's, answers 404.
+         */
+        get: operations["getEmailVerificationJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify leads' addresses in the background and store the result on each lead
+         * @description Choose the leads with one of `lead_ids` (1-10,000; any id not the caller's → 404 `Lead not found`), `campaign_id`, `list_id` or `all: true` (another tenant's campaign or list → 404); leads verified within `recheck_after_days` (default 30) are skipped. Each lead's `verification_status`, `verification_reason` and `verified_at` are set as the job advances; the engine never sends to a lead verified `invalid`. Progress: `GET /verify-emails/status?job_id=`.
+         */
+        post: operations["verifyLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns/all-leads-activities": {
         parameters: {
             query?: never;
@@ -496,6 +640,46 @@ export interface paths {
          * @description Per record of the caller's campaigns, its sends with their opens, clicks and reply. `event_time_from`/`event_time_to` (ISO or `YYYY-MM-DD`; `to` needs `from`; a bad date → 400), `client_id`, `offset`, `limit` (1–1000). Answers `{data, hasMore}`.
          */
         get: operations["listAllLeadsActivities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/leads/filter": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search and filter a campaign's leads, a page at a time
+         * @description Every filter optional, all of them ANDed (`leadStatuses`, `emailStatuses`, `leadCategoryIds` each match any of their values). Records by id, `lastSeenLeadId` the cursor (`lastSeenEclmId` of the answer: null when no more follow); with `fieldSet: active_table` and `statusFilter: replied`, latest reply first, the cursor then the pair (`lastSeenReplyTime`, `lastSeenLeadId`). `count` = records matching the filters in all. `active_table` adds sending times, the category and the latest sent, reply and matched messages. STARTED matches records not sent yet (DRAFTED or STARTED); `espDomainTypes` is accepted and not applied yet (`esp_domain_type: null`).
+         */
+        post: operations["filterCampaignLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/lead-status-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many of a campaign's records are in each status group
+         * @description `all`; `active` (not sent yet or in progress); `replied`; `failed` (BLOCKED, or its latest send refused); `scheduled` (a next send time set); `manual_followups` (always 0); `completed`; `paused`. The keys are those the lead filter's `statusFilter` takes.
+         */
+        get: operations["getCampaignLeadStatusSummary"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1856,6 +2040,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add tags to campaigns in bulk
+         * @description Adds every (campaign, tag) pair of `campaignIds` × `tagIds` (1-100 each; `campaign_ids`/`tag_ids` are read too), idempotently and all or nothing. A campaign or tag the caller cannot see → 404 naming them (`not_found_campaign_ids`, `not_found_tag_ids`), nothing changed.
+         */
+        post: operations["addTagsToCampaigns"];
+        /**
+         * Remove tags from campaigns in bulk
+         * @description Removes every (campaign, tag) pair of `campaignIds` × `tagIds` (1-100 each; `campaign_ids`/`tag_ids` are read too), idempotently and all or nothing. A campaign or tag the caller cannot see → 404 naming them (`not_found_campaign_ids`, `not_found_tag_ids`), nothing changed.
+         */
+        delete: operations["removeTagsFromCampaigns"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/update-folder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move campaigns into a folder (or out of any)
+         * @description Files `campaign_ids` (1-200) in `folder_id` (`null` = no folder). Ids the caller cannot see are listed in `not_found_campaign_ids`; an unknown folder → 404 `Folder not found - Invalid folder_id.`; no campaign found → 404 with `not_found_campaign_ids`.
+         */
+        post: operations["updateCampaignFolder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List campaign folders
+         * @description The caller's folders by id, each with how many of its campaigns the caller sees (`campaign_count`).
+         */
+        get: operations["listCampaignFolders"];
+        put?: never;
+        /**
+         * Create a campaign folder
+         * @description A folder of the caller's (a client key's belongs to its client). Campaigns are filed with `update-folder`.
+         */
+        post: operations["createCampaignFolder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/folders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a campaign folder
+         * @description Its campaigns stay, in no folder. A folder the caller cannot see → 404 `Folder not found - Invalid folder_id.`
+         */
+        delete: operations["deleteCampaignFolder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/spintax-distribution-mode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set how spintax options are spread over a campaign's leads
+         * @description `spintaxDistributionMode` 2 (random, the default) = each record's stable hash picks; 1 (incremental) = the k-th record of the campaign (`spintax_modulo_index`, 0-based, by id) takes option k mod n of every spintax group. Only a DRAFTED campaign → else 400 `Campaign is not in draft mode.`
+         */
+        post: operations["setSpintaxDistributionMode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns/{campaign_id}/schedule": {
         parameters: {
             query?: never;
@@ -1867,7 +2159,7 @@ export interface paths {
         put?: never;
         /**
          * Set when a campaign sends: zone, days, hours, gap between emails, new leads per day, start time
-         * @description Flat or nested (`{schedule: {...}}`) body. `timezone` (IANA; required until the campaign has a schedule), `days_of_the_week` (0–6, 0 = Sunday, 7 also Sunday), `start_hour`/`end_hour` (`HH:MM`, end after start), `min_time_btw_emails` (1–1440 min), `max_new_leads_per_day` (1–10000), `schedule_start_time`. Absent fields keep their value; a first schedule defaults to Mon–Fri 09:00–17:00.
+         * @description Flat or nested (`{schedule: {...}}`) body. `timezone` (IANA; required until the campaign has a schedule), `days_of_the_week` (0–6, 0 = Sunday, 7 also Sunday), `start_hour`/`end_hour` (`HH:MM`, end after start), `min_time_btw_emails` (1–1440 min), `max_new_leads_per_day` (1–10000), `schedule_start_time`, `send_in_lead_timezone` (the days and hours apply in each lead's own zone). Absent fields keep their value; a first schedule defaults to Mon–Fri 09:00–17:00.
          */
         post: operations["setCampaignSchedule"];
         delete?: never;
@@ -2049,7 +2341,7 @@ export interface paths {
         };
         /**
          * List campaigns (a client key sees its client's only)
-         * @description The caller's campaigns as a bare array (read shape with settings and tags); `client_id` narrows. A client key sees its client's only.
+         * @description The caller's campaigns as a bare array (read shape with settings and tags); `client_id` and `folder_id` narrow. A client key sees its client's only.
          */
         get: operations["listCampaigns"];
         put?: never;
@@ -2118,6 +2410,26 @@ export interface paths {
         get: operations["getRateLimit"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/master-inbox/untracked-replies/associate-to-lead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an untracked reply a reply of a campaign's lead
+         * @description The untracked reply becomes a REPLY of the record `leadMapId` of campaign `emailCampaignId`, on its latest sent email, leaves the untracked list and acts as any reply: the record's state and stop-on-reply, categorisation, counts and EMAIL_REPLY webhooks. Campaign, record or untracked reply not found (or another tenant's) → 404; the record has no sent email → 400 `No sent email found for this lead in the campaign`.
+         */
+        post: operations["associateUntrackedReply"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2514,11 +2826,59 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Flag one reply as ignored (excluded from reply_count)
-         * @description The record is `email_lead_map_id`, or the lead's record in a campaign given as `lead_id` + `campaign_id`.
+         * Ignore one reply (excluded from reply_count), or count it again
+         * @description Two bodies: the hosted `{id (a reply's stats_id), ignore_reply: boolean}` → `{"ok":true,"message":"Reply ignored successfully","data":{"success":true,"updated":1}}` (`false` counts it again, overriding the automatic flags: `"Reply counted again"`); an unknown or another tenant's reply → 404 `{"ok":false,"error":"Email stat not found or access denied","message":…}`. Or §4's `{email_lead_map_id | lead_id + campaign_id, stats_id}`, which ignores that reply of the record (The conversation is `email_lead_map_id` (number or decimal string), or the lead's record in a campaign given as `lead_id` + `campaign_id` (`lead_id` alone → 422). Missing or foreign → 404 `Lead mapping not found`. Not a reply of it → 404 `Reply not found`). Counts (reply_count, analytics) follow at once. §4's body answers `{"ok":true}`.
          */
         post: operations["ignoreReply"];
         delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Ignore one reply, or count it again (the hosted form)
+         * @description Two bodies: the hosted `{id (a reply's stats_id), ignore_reply: boolean}` → `{"ok":true,"message":"Reply ignored successfully","data":{"success":true,"updated":1}}` (`false` counts it again, overriding the automatic flags: `"Reply counted again"`); an unknown or another tenant's reply → 404 `{"ok":false,"error":"Email stat not found or access denied","message":…}`. Or §4's `{email_lead_map_id | lead_id + campaign_id, stats_id}`, which ignores that reply of the record (The conversation is `email_lead_map_id` (number or decimal string), or the lead's record in a campaign given as `lead_id` + `campaign_id` (`lead_id` alone → 422). Missing or foreign → 404 `Lead mapping not found`. Not a reply of it → 404 `Reply not found`). Counts (reply_count, analytics) follow at once. Either body answers the hosted shape.
+         */
+        patch: operations["setReplyIgnored"];
+        trace?: never;
+    };
+    "/api/v1/master-inbox/saved-views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The saved views of the master inbox, by id
+         * @description Extension. The caller's saved views (a client key: its client's), by id.
+         */
+        get: operations["listInboxSavedViews"];
+        put?: never;
+        /**
+         * Save a view of the master inbox (a name and the views' filters)
+         * @description `{name (1-255), filters, limitedAccess?=true}`: `filters` are exactly those of `POST /master-inbox/views` (another key → 400 naming it; a bad value → 422), stored as given. A client key saves to its client. `POST /master-inbox/views` with `saved_view_id` lists with them.
+         */
+        post: operations["createInboxSavedView"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/master-inbox/saved-views/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a saved view
+         * @description Extension. Unknown or another tenant's → 404 `Saved view not found`.
+         */
+        delete: operations["deleteInboxSavedView"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3163,6 +3523,206 @@ export interface paths {
          * @description Deletes an empty folder; one holding tests → 400. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
          */
         delete: operations["deleteSpamTestFolder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/spam-test/report/mailboxes-count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Placement counts over all your spam tests' results (or one test's)
+         * @description Placement over every settled result of the caller's spam tests (or one test's, with `test_id` or `spamTestId`): inbox, tab, spam and failed (not received by the deadline); results still pending count nowhere. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["spamTestMailboxesCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/smart-delivery/mailbox-count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Placement counts over all your spam tests' results (the /smart-delivery form)
+         * @description Placement over every settled result of the caller's spam tests (or one test's, with `test_id` or `spamTestId`): inbox, tab, spam and failed (not received by the deadline); results still pending count nowhere. The answer is `{success, data}`. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["smartDeliveryMailboxCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/spam-test/report/mailboxes-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Placement per sender mailbox and seed provider over your spam tests
+         * @description One row per sender mailbox and seed provider over every settled result of the caller's spam tests (or one test's), by address then provider; `placement_score` is the inbox share in percent. `limit` 1-100 (default 20), `offset`. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["spamTestMailboxesSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/smart-delivery/mailbox-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Placement per sender mailbox and seed provider (the /smart-delivery form)
+         * @description One row per sender mailbox and seed provider over every settled result of the caller's spam tests (or one test's), by address then provider; `placement_score` is the inbox share in percent. `limit` 1-100 (default 20), `offset`. The answer is `{success, data}`. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["smartDeliveryMailboxSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/spam-test/report/{spamTestId}/rdns-details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reverse DNS of the IP each seed's copy came from
+         * @description Per sender, per seed: the IP that handed the email to the seed's provider (its first Received header; else the sending hop the checker recorded), the PTR name that header's reverse lookup gives (`rdns_source: received_header`) or else a PTR query through the configured resolver (`ptr_query`), and whether the name's A/AAAA include the IP. No copy, no IP, no resolver or no answer from it: null and `unknown`, never a guess. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["spamTestReportRdnsDetails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/smart-delivery/rdns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse DNS of the IP each seed's copy came from (the /smart-delivery form)
+         * @description Per sender, per seed: the IP that handed the email to the seed's provider (its first Received header; else the sending hop the checker recorded), the PTR name that header's reverse lookup gives (`rdns_source: received_header`) or else a PTR query through the configured resolver (`ptr_query`), and whether the name's A/AAAA include the IP. No copy, no IP, no resolver or no answer from it: null and `unknown`, never a guess. The test is named by `test_id`; the answer is `{success, data}`. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        post: operations["smartDeliveryRdns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/spam-test/report/{spamTestId}/sender-account-wise/{replyId}/email-headers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The headers of one seed's copy of a test email
+         * @description The seed copy's headers as they arrived, in order, each name as written; a name that repeats (Received) gives an array. `replyId` is a result id of `sender-account-wise`. Not received → 404 `No copy of this message was received`. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["spamTestReportEmailHeaders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/smart-delivery/reply-headers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The headers of every received seed copy of a test run (the /smart-delivery form)
+         * @description The seed copy's headers as they arrived, in order, each name as written; a name that repeats (Received) gives an array. One entry per received copy of the run (default the latest) whose headers were kept; the answer is `{success, data}`. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["smartDeliveryReplyHeaders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/spam-test/report/{spamTestId}/email-content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The email a spam-test run sent, as handed to the mail server
+         * @description The email of a run (default the latest) as Salvo's sending mailbox handed it to the SMTP server (its first cell; the others differ only in recipient, sender and Message-ID): subject, text and HTML parts, and the raw RFC 5322 source. Manual tests' runs, which their user sends, and runs not sent yet have none: 404 `No email of this run was sent by Salvo`. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["spamTestReportEmailContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/smart-delivery/email-content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The email a spam-test run sent (the /smart-delivery form)
+         * @description The email of a run (default the latest) as Salvo's sending mailbox handed it to the SMTP server (its first cell; the others differ only in recipient, sender and Message-ID): subject, text and HTML parts, and the raw RFC 5322 source. Manual tests' runs, which their user sends, and runs not sent yet have none: 404 `No email of this run was sent by Salvo`. The test is named by `test_id`; the answer is `{success, data}`. Deliverability routes answer 404 `Deliverability testing is not enabled for this account` when the account does not have it. Hosted on the delivery host ({delivery_url}); in Salvo every host is the same origin.
+         */
+        get: operations["smartDeliveryEmailContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3968,6 +4528,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/email-accounts/fetch-email-account-details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A mailbox by its from address
+         * @description The by-id answer (`GET /email-accounts/{id}`) for the caller's mailbox whose `from_email` is `email` (compared case-insensitively); `fetch_campaigns` and `fetch_tags` as there. None → 404 `{"error":"Email account not found"}`; a missing or invalid `email` → 422.
+         */
+        get: operations["getEmailAccountByEmail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/bulk-update-email-account-config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change settings and warmup of many mailboxes at once
+         * @description `{emailAccountIds (1-1000), updateData}`: every field of `updateData` is the per-mailbox setting of the same meaning, with its rules — `messagePerDay` = `max_email_per_day`, `minTimeToWaitInMins` = `time_to_wait_in_mins`, `fromName`, `signature`, `customTrackingDomain` = `custom_tracking_url`, and warmup's (CONTRACT 19.1): `status` (ACTIVE/INACTIVE), `maxEmailPerDay`/`warmupMaxCount` = `total_warmup_per_day` (1-250), `warmupMinCount` (≤ the maximum), `replyRate`, `isRampupEnabled`, `rampupValue` = `daily_rampup`, `sendWarmupsOnlyOnWeekdays`, `autoAdjustWarmup`, `useCustomDomain`, `warmupTagIdentifier` = `warmup_key_id` ([A-Za-z0-9_-]), `dailyReplyLimit` (8-80); `tags` (tag ids, ≥ 1) replaces the mailboxes' tags; `clientId` moves them to a client (account key). An unknown field → 422. Ids the caller cannot see are skipped and listed; the rest change together, all or nothing. A tag or client the caller cannot use → 400.
+         */
+        post: operations["bulkUpdateEmailAccountConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/fetch-account-reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read every mailbox's inbox now (fetch replies now)
+         * @description Wakes the reader of each of the caller's mailboxes whose IMAP check passed, to read its INBOX at once rather than at its next poll; replies are recorded as they always are. Answers how many. A live fetch of the caller's started in the last 30 minutes whose reads have not all run yet → 406 `{"message":"Live fetch is already in-progress. Please try later.","error":"<same>"}`.
+         */
+        post: operations["fetchEmailAccountReplies"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/multi/fetch-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read the messages of several mailboxes now (live IMAP)
+         * @description A live IMAP read of the mailbox (read-only: nothing is marked seen), stored nowhere: `{limit? (1-500, default 100), folder? (INBOX; SENT, SPAM, TRASH), includeBody?, from?, to? (ISO instants, on arrival time)}` → the folder's messages newest first, with `total` within the bounds. For 1-10 mailboxes at once: a bare array (or `{accounts:[…]}`) of `{account_id, …the same options}`, read together; each answers its data, or `{email_account_id, ok:false, error}` (another tenant's mailbox reads as `Email account not found`).
+         */
+        post: operations["fetchMessagesOfEmailAccounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/{id}/fetch-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a mailbox's messages now (live IMAP)
+         * @description A live IMAP read of the mailbox (read-only: nothing is marked seen), stored nowhere: `{limit? (1-500, default 100), folder? (INBOX; SENT, SPAM, TRASH), includeBody?, from?, to? (ISO instants, on arrival time)}` → the folder's messages newest first, with `total` within the bounds. No answer in 25 s → 504 `{"error":"The mailbox did not answer in time"}`; a mailbox that cannot read (failed IMAP check, disconnected, login refused, folder missing) → 400 with its reason.
+         */
+        post: operations["fetchEmailAccountMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tags": {
         parameters: {
             query?: never;
@@ -4200,46 +4860,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/email-accounts/{id}/send-otp-email": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Mail a code that unblocks the mailbox's warmup to its own address
-         * @description For a mailbox whose warmup is blocked (CONTRACT 19.4): the mailbox mails a 6-digit code to its own address, valid 10 minutes, single use, 5 tries. Not blocked: 400 `Warmup is not blocked for this mailbox`; the mail server refusing the email: 400 with its words. The code's email never appears in the inbox or any record.
-         */
-        post: operations["sendWarmupUnblockOtp"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/email-accounts/{id}/verify-otp": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Unblock the mailbox's warmup with the code it received
-         * @description The code the mailbox received from `send-otp-email` (CONTRACT 19.4): right, warmup is unblocked and ACTIVE; wrong, 400 `The OTP entered is incorrect. Please attempt again.`; none valid (never sent, expired, used or out of tries), 400 `No valid OTP exists for this email account.`
-         */
-        post: operations["verifyWarmupUnblockOtp"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/email-accounts/{id}/warmup": {
         parameters: {
             query?: never;
@@ -4250,8 +4870,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Set the mailbox's warmup: on/off, daily volume and ramp, weekdays, replies
-         * @description Turns the mailbox's warmup on or off and sets how it runs (CONTRACT 19.1): the daily volume (`warmup_min_count` to `total_warmup_per_day`, ramping by `daily_rampup` when `is_rampup_enabled`), weekdays only, auto-adjust to campaign volume, the reply share and daily reply limit. On, the mailbox joins its pool of the account's (or the deployment's shared) warmup mailboxes once its connection checks pass; off, it leaves at once (mail already sent is still tracked). Turning warmup off and on unblocks it. `warmup_key_id`, the identifier ending every warmup email, is generated when first enabled without one. The bulk page's camel-case names are read too.
+         * Warmup settings (stored and shown; Salvo runs no warmup network)
+         * @description Stores warmup settings (shown in `warmup_details`); Salvo runs no warmup network, so they change nothing sent.
          */
         post: operations["setEmailAccountWarmup"];
         delete?: never;
@@ -4268,12 +4888,52 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Warmup statistics: sent, landed in inbox or spam, rescued, replied, per day
-         * @description What the mailbox's warmup mail did, as its receivers recorded it (CONTRACT 19.3): lifetime counts, and per UTC day of the last 7 (or `start_date`..`end_date`, at most 30 days) the mail sent, where receivers first found it (inbox or spam), how much was moved out of spam, read, and answered. `reputation_score` is the inbox share of the last 7 days (null under 10 observations).
+         * Warmup statistics of the last 7 UTC days (all 0: no warmup network)
+         * @description Warmup statistics of the last 7 UTC days; all 0, as Salvo runs no warmup network.
          */
         get: operations["getEmailAccountWarmupStats"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/email-accounts/by-tag": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach every mailbox carrying the given tags to a campaign
+         * @description Attaches the caller's mailboxes that carry any of `tag_ids` (1-100); `only_connected` skips those whose SMTP and IMAP checks do not both pass. Already attached ones are counted, not added. The campaign may reach `max_limit` mailboxes (at most and by default 5,000): over it → 400, nothing attached. A tag the caller cannot see → 400 `Tag id - <id> not allowed. Permission Error.`
+         */
+        post: operations["addCampaignEmailAccountsByTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/reallocate-mailboxes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a campaign's records off mailboxes it no longer has
+         * @description Records pinned to a mailbox no longer attached (or to none; with `from_email_account_ids`, to one of those), with sending left and not STARTED, each get one of the campaign's usable attached mailboxes at random. None attached → 400 `No email accounts are attached to this campaign.`; a `from_email_account_ids` id still attached → 400 naming it.
+         */
+        post: operations["reallocateCampaignMailboxes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4348,6 +5008,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/email-campaigns/send-email-thread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reply in a lead's thread (the camelCase form of reply-email-thread)
+         * @description `POST /campaigns/{campaign_id}/reply-email-thread` with the campaign in the body and camelCase fields (`campaignId`, `emailStatsId`, `emailBody`, `toEmail`, `cc`, `bcc`, `addSignature`, `scheduledTime`): the same rules, answers and errors.
+         */
+        post: operations["sendEmailThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/master-inbox/reply-status": {
         parameters: {
             query?: never;
@@ -4357,11 +5037,71 @@ export interface paths {
         };
         /**
          * Where a reply sent through reply-email-thread stands
-         * @description Where a reply sent through `reply-email-thread` stands (`SCHEDULED`, `QUEUED`, `COMPLETED`, `FAILED`), by its `message_id`. Unknown → 404.
+         * @description Where a reply sent through `reply-email-thread` stands (`SCHEDULED`, `QUEUED`, `COMPLETED`, `FAILED`), by its `message_id`; also a forward (`forward-email`) or a one-off email (`send-email/initiate`), whose `email_stats_id` is null (they are no message of a thread). Unknown → 404.
          */
         get: operations["getReplyStatus"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/forward-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forward a message of a lead's thread to other people
+         * @description From the thread's mailbox, through its object under the manual-send rule: within its gap (an email it holds back is sent when the gap ends), never held back by its campaign cap, counted in its `daily_sent_count`. Subject `Fwd: <subject>` unless given; the body is your text, a forwarded-message header block, then the thread up to that message (newest first). No tracking, no unsubscribe link, no SENT event or analytics; `GET /master-inbox/reply-status?message_id=` follows it. Several recipients: the first in To, the others in Cc. A recipient block-listed or unsubscribed → 400 naming it; the mailbox deleted, suspended or failing → 400 `Email account not found!`; unknown stats id → 404 `Email stats not found`; the mail server refusing → 400 with its words.
+         */
+        post: operations["forwardEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-campaigns/forward-reply-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forward a message of a lead's thread (the campaign-in-body form of forward-email)
+         * @description `POST /campaigns/{campaign_id}/forward-email` with the campaign in the body (`campaignId` or `campaign_id`; `lead_id` is ignored). From the thread's mailbox, through its object under the manual-send rule: within its gap (an email it holds back is sent when the gap ends), never held back by its campaign cap, counted in its `daily_sent_count`. Subject `Fwd: <subject>` unless given; the body is your text, a forwarded-message header block, then the thread up to that message (newest first). No tracking, no unsubscribe link, no SENT event or analytics; `GET /master-inbox/reply-status?message_id=` follows it. Several recipients: the first in To, the others in Cc. A recipient block-listed or unsubscribed → 400 naming it; the mailbox deleted, suspended or failing → 400 `Email account not found!`; unknown stats id → 404 `Email stats not found`; the mail server refusing → 400 with its words.
+         */
+        post: operations["forwardReplyEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/send-email/initiate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one email from one of your mailboxes, outside any campaign
+         * @description Sent by the mailbox's own object under the manual-send rule: within its gap (`time_to_wait_in_mins`; an email it holds back is sent when the gap ends) and never held back by its campaign cap (as many manual deliveries a UTC day as its cap, one per recipient), counted in its `daily_sent_count`. No tracking, no unsubscribe link or header, no SENT event or analytics. To, cc and bcc together: at most 10 addresses, none block-listed or unsubscribed (else 400 naming it). Waits up to 25 s for the mail server: `SENT` when it took the email, else `QUEUED` (`GET /master-inbox/reply-status?message_id=` follows it); the server refusing → 400 with its words. A mailbox that is not the caller's, or cannot send → 400 `Email account not found!`.
+         */
+        post: operations["sendSingleEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4462,7 +5202,7 @@ export interface paths {
         get: operations["getLead"];
         /**
          * Update a lead
-         * @description Updates a lead's fields; `custom_fields` merge (a key set to null is removed; ≤ 200 keys). A new `email` already used by another lead → 400 `Email already belongs to lead N`. Answers the Ack `{ok: true, success: true, message}`.
+         * @description Updates a lead's fields; `custom_fields` merge (a key set to null is removed; ≤ 200 keys). A new `email` already used by another lead → 400 `Email already belongs to lead N`. `timezone` (or an alias, or a custom field of those names) sets the lead's IANA zone; null clears it; an unknown name clears it and answers `invalid_timezone_count: 1`. Answers the Ack `{ok: true, success: true, message}`.
          */
         put: operations["updateLead"];
         post?: never;
@@ -5028,12 +5768,9 @@ export interface components {
             email: string;
             name: string;
             disabled: boolean;
-            warmup_shared_pool: boolean;
         };
         AccountStanding: {
-            disabled?: boolean;
-            /** @description With WARMUP_POOL_SCOPE=deployment, the account's warmup mailboxes share one pool with every other flagged account (CONTRACT 19.4) */
-            warmup_shared_pool?: boolean;
+            disabled: boolean;
         };
         ReadPass: {
             ok: boolean;
@@ -5226,6 +5963,22 @@ export interface components {
             user_id: number;
             created_at: string;
         };
+        CampaignClientAssigned: {
+            ok: boolean;
+            message: string;
+            client: {
+                id: number;
+                email: string;
+            } | null;
+        };
+        AssignCampaignClient: {
+            /** @description A number or its decimal string */
+            campaignId: number | string;
+            /** @description The account's client, or null to take the campaign back to the account */
+            clientId: number | string | null;
+            /** @description Also BLOCK now the live records the client's block list names (default false) */
+            applyClientDNC?: boolean;
+        };
         ClientApiKeyResponse: {
             ok: boolean;
             data: components["schemas"]["ClientApiKey"];
@@ -5248,6 +6001,64 @@ export interface components {
         ClientApiKeyStatus: {
             /** @enum {string} */
             status: "active" | "inactive";
+        };
+        ClientDetails: {
+            id: number;
+            uuid: string;
+            name: string;
+            email: string;
+            logo: null;
+            user_id: number;
+            created_at: string;
+            logo_url: null;
+            is_credit_assigned: boolean;
+            mobile_device_id: null;
+            ga_view_access: boolean;
+            client_preferences: Record<string, never>;
+            client_permissions?: {
+                permission: string[];
+                retricted_category: number[];
+            }[];
+            user_client_credit?: null;
+            client_code_integrations?: components["schemas"]["ClientCodeIntegration"][];
+            user?: {
+                gpt_api_info: null;
+                whitelabel_details: null;
+                display_whitelabel_credentials: boolean;
+                wl_google_client_id: string | null;
+                wl_microsoft_client_id: string | null;
+            };
+        };
+        ClientCodeIntegration: {
+            id: number;
+            snippet_name: string;
+            snippet_code: string;
+        };
+        NewClientCodeIntegration: {
+            snippet_name: string;
+            snippet_code: string;
+        };
+        ClientCodeIntegrationChange: {
+            snippet_name?: string;
+            snippet_code?: string;
+        };
+        VerificationResult: {
+            email: string;
+            /** @enum {string} */
+            status: "valid" | "invalid" | "risky" | "unknown";
+            /** @enum {string} */
+            reason: "syntax" | "no_domain" | "no_mx" | "null_mx" | "undeliverable" | "hard_bounce" | "disposable" | "role" | "catch_all" | "smtputf8" | "dns_error" | "external_unknown" | "mx_ok" | "deliverable";
+            reason_text: string;
+            is_disposable: boolean;
+            is_role_account: boolean;
+            mx_found: boolean;
+            is_catch_all: boolean | null;
+            mailbox_checked: boolean;
+            domain: string | null;
+            ascii_domain: string | null;
+            /** @enum {string|null} */
+            provider: "google" | "microsoft" | "other" | null;
+            checked_at: string;
         };
         LeadActivities: {
             data: {
@@ -5287,6 +6098,136 @@ export interface components {
                 }[];
             }[];
             hasMore: boolean;
+        };
+        FilteredCampaignLeads: {
+            leads: components["schemas"]["FilteredCampaignLead"][];
+            lastSeenEclmId: number | null;
+            count: number;
+            lastSeenReplyTime?: string | null;
+        };
+        FilteredCampaignLead: {
+            id: number;
+            current_seq_num: number;
+            status: string;
+            email_account_id: number | null;
+            spintax_modulo_index: number | null;
+            email_lead: {
+                id: number;
+                email: string;
+                first_name: string | null;
+                last_name: string | null;
+                company_name: string | null;
+                phone_number: string | null;
+                company_url: string | null;
+                website: string | null;
+                linkedin_profile: string | null;
+                location: string | null;
+                custom_fields: {
+                    [key: string]: unknown;
+                } | null;
+                esp_domain_type: string | null;
+                seg_type?: null;
+            };
+            email_account: {
+                username: string;
+                mappingExists?: {
+                    id: number;
+                }[];
+            } | null;
+            next_timestamp_to_reach?: string | null;
+            last_sent_time?: string | null;
+            latest_reply_time?: string | null;
+            email_campaign_seq_id?: number | null;
+            lead_category_id?: number | null;
+            lead_category?: {
+                id: number;
+                name: string;
+            } | null;
+            latest_email_stats?: components["schemas"]["HistoryMessage"];
+            latest_reply_stats?: components["schemas"]["HistoryMessage"];
+            matched_status_stats?: components["schemas"]["HistoryMessage"];
+        };
+        HistoryMessage: {
+            stats_id: string;
+            message_id: string | null;
+            /** @enum {string} */
+            type: "SENT" | "REPLY";
+            time: string;
+            from: string | null;
+            to: string | null;
+            cc: string | null;
+            bcc: string | null;
+            subject: string | null;
+            email_body: string | null;
+            email_seq_number: string;
+            open_count?: number;
+            click_count?: number;
+            click_details?: {
+                [key: string]: boolean;
+            };
+            attachments: {
+                file_name: string;
+                file_url: string;
+                file_type: string;
+                file_size: number;
+            }[];
+            ignored: boolean;
+            /** @description On a REPLY: how it was categorised (CONTRACT section 20.5) */
+            categorisation?: {
+                category_id: number | null;
+                category_name: string | null;
+                /** @enum {string} */
+                source: "rule" | "model" | "human" | "event";
+                rule_id: string | null;
+                model: string | null;
+                prompt_template_id: number | null;
+                prompt_version: string | null;
+                confidence: number | null;
+                needs_review: boolean;
+                reason: string | null;
+                categorised_at: string;
+            } | null;
+        } | null;
+        CampaignLeadFilter: {
+            /** @description Words split on spaces; each must be in the email, first or last name */
+            searchText?: string;
+            /** @description 1-100, default 25 */
+            limit?: number;
+            /** @description Cursor: the previous page's `lastSeenEclmId` (a record id; 0 = from the start) */
+            lastSeenLeadId?: number | string;
+            /** @description With `active_table` + `statusFilter: replied`: the previous page's `lastSeenReplyTime` */
+            lastSeenReplyTime?: string | number;
+            leadStatuses?: ("STARTED" | "INPROGRESS" | "COMPLETED" | "STOPPED" | "PAUSED" | "BLOCKED")[];
+            emailStatuses?: ("is_opened" | "is_clicked" | "is_bounced" | "is_replied" | "got_reply" | "is_unsubscribed" | "is_accepted" | "not_replied" | "is_sender_bounced")[];
+            /** @description -1 = no category */
+            leadCategoryIds?: number[];
+            leadCategoryIsNull?: boolean;
+            emailAccountIds?: (number | string)[];
+            /** @description Accepted; every lead's provider is unknown until CONTRACT 23.3 */
+            espDomainTypes?: string[];
+            sequenceNumbers?: number[];
+            sequenceIds?: (number | string)[];
+            seqVariantIds?: (number | string)[];
+            /** @enum {string} */
+            statusFilter?: "all" | "active" | "replied" | "failed" | "scheduled" | "manual_followups" | "completed" | "paused";
+            /**
+             * @description Default drafted_table
+             * @enum {string}
+             */
+            fieldSet?: "drafted_table" | "active_table";
+        };
+        LeadStatusSummary: {
+            ok: boolean;
+            data: {
+                all: number;
+                active: number;
+                replied: number;
+                failed: number;
+                scheduled: number;
+                manual_followups: number;
+                completed: number;
+                paused: number;
+            };
         };
         InboxLeadResumed: components["schemas"]["LeadAck"] & {
             data: {
@@ -5574,6 +6515,16 @@ export interface components {
                 custom_fields?: {
                     [key: string]: unknown;
                 } | null;
+                /** @description IANA time zone name (Europe/Paris); unknown names are stored as null and counted in invalid_timezone_count */
+                timezone?: string | null;
+                /** @description Alias of timezone */
+                time_zone?: string | null;
+                /** @description Alias of timezone */
+                lead_timezone?: string | null;
+                /** @description Alias of timezone */
+                schedule_timezone?: string | null;
+                /** @description Alias of timezone */
+                tz?: string | null;
             }[];
             /** @description Alias of leadList (BC) */
             leads?: {
@@ -5589,6 +6540,16 @@ export interface components {
                 custom_fields?: {
                     [key: string]: unknown;
                 } | null;
+                /** @description IANA time zone name (Europe/Paris); unknown names are stored as null and counted in invalid_timezone_count */
+                timezone?: string | null;
+                /** @description Alias of timezone */
+                time_zone?: string | null;
+                /** @description Alias of timezone */
+                lead_timezone?: string | null;
+                /** @description Alias of timezone */
+                schedule_timezone?: string | null;
+                /** @description Alias of timezone */
+                tz?: string | null;
             }[];
             /** @description Alias of leadList */
             lead_list?: {
@@ -5604,6 +6565,16 @@ export interface components {
                 custom_fields?: {
                     [key: string]: unknown;
                 } | null;
+                /** @description IANA time zone name (Europe/Paris); unknown names are stored as null and counted in invalid_timezone_count */
+                timezone?: string | null;
+                /** @description Alias of timezone */
+                time_zone?: string | null;
+                /** @description Alias of timezone */
+                lead_timezone?: string | null;
+                /** @description Alias of timezone */
+                schedule_timezone?: string | null;
+                /** @description Alias of timezone */
+                tz?: string | null;
             }[];
             fileName?: string;
             emailFieldsAdded?: unknown;
@@ -5612,7 +6583,16 @@ export interface components {
             csvSettings?: {
                 ignoreGlobalBlockList?: boolean;
                 ignoreUnsubscribeList?: boolean;
+                /**
+                 * @description Extension (CONTRACT 22): `off` (default), `flag` (verified in the background) or `skip` (invalid addresses not added)
+                 * @enum {string}
+                 */
+                verifyEmails?: "off" | "flag" | "skip";
+                /** @description With `verifyEmails: skip`, risky addresses are not added either */
+                skipRisky?: boolean;
             };
+            /** @enum {string} */
+            verify_emails?: "off" | "flag" | "skip";
             ignoreGlobalBlockList?: boolean;
             ignoreUnsubscribeList?: boolean;
             ignore_global_block_list?: boolean;
@@ -5630,6 +6610,8 @@ export interface components {
             duplicates: number;
             blocked: number;
             invalid: number;
+            /** @description Rows whose time zone was not a known IANA name (stored as null, CONTRACT 23.1) */
+            invalid_timezone_count: number;
             error: string | null;
             created_at: string;
             updated_at: string;
@@ -5642,7 +6624,16 @@ export interface components {
             csvSettings?: {
                 ignoreGlobalBlockList?: boolean;
                 ignoreUnsubscribeList?: boolean;
+                /**
+                 * @description Extension (CONTRACT 22): `off` (default), `flag` (verified in the background) or `skip` (invalid addresses not added)
+                 * @enum {string}
+                 */
+                verifyEmails?: "off" | "flag" | "skip";
+                /** @description With `verifyEmails: skip`, risky addresses are not added either */
+                skipRisky?: boolean;
             };
+            /** @enum {string} */
+            verify_emails?: "off" | "flag" | "skip";
             ignoreGlobalBlockList?: boolean;
             ignoreUnsubscribeList?: boolean;
             ignore_global_block_list?: boolean;
@@ -5669,7 +6660,16 @@ export interface components {
             csvSettings?: {
                 ignoreGlobalBlockList?: boolean;
                 ignoreUnsubscribeList?: boolean;
+                /**
+                 * @description Extension (CONTRACT 22): `off` (default), `flag` (verified in the background) or `skip` (invalid addresses not added)
+                 * @enum {string}
+                 */
+                verifyEmails?: "off" | "flag" | "skip";
+                /** @description With `verifyEmails: skip`, risky addresses are not added either */
+                skipRisky?: boolean;
             };
+            /** @enum {string} */
+            verify_emails?: "off" | "flag" | "skip";
             ignoreGlobalBlockList?: boolean;
             ignoreUnsubscribeList?: boolean;
             ignore_global_block_list?: boolean;
@@ -6270,11 +7270,17 @@ export interface components {
             already_added_to_campaign: number;
             duplicate_count: number;
             invalid_email_count: number;
+            /** @description Leads stored whose time zone was not a known IANA name (stored as null, CONTRACT 23.1) */
+            invalid_timezone_count: number;
             block_count: number;
             unsubscribed_leads: number;
             emailToLeadIdMap?: {
                 [key: string]: number;
             };
+            /** @description With `verify_emails: skip`: the addresses verification kept out (also counted in `invalid_email_count`) */
+            invalid_emails?: string[];
+            /** @description With `verify_emails: flag`: the background job (`GET /verify-emails/status?job_id=`) */
+            verification_job_id?: string;
         };
         AddLeads: {
             email?: string;
@@ -6289,11 +7295,28 @@ export interface components {
             custom_fields?: {
                 [key: string]: unknown;
             } | null;
+            /** @description IANA time zone name (Europe/Paris); unknown names are stored as null and counted in invalid_timezone_count */
+            timezone?: string | null;
+            /** @description Alias of timezone */
+            time_zone?: string | null;
+            /** @description Alias of timezone */
+            lead_timezone?: string | null;
+            /** @description Alias of timezone */
+            schedule_timezone?: string | null;
+            /** @description Alias of timezone */
+            tz?: string | null;
             return_lead_ids?: boolean;
             ignore_global_block_list?: boolean;
             ignore_unsubscribe_list?: boolean;
             ignore_duplicate_leads_in_other_campaign?: boolean;
             ignore_community_bounce_list?: boolean;
+            /**
+             * @description Extension (CONTRACT 22): `off` (default); `flag`: added, then verified in the background (`verification_job_id`); `skip`: DNS checks now, invalid addresses are not added (`invalid_emails`)
+             * @enum {string}
+             */
+            verify_emails?: "off" | "flag" | "skip";
+            /** @description With `verify_emails: skip`, risky addresses (disposable, role, …) are not added either */
+            skip_risky?: boolean;
             lead_list?: {
                 email: string;
                 first_name?: string | null;
@@ -6307,6 +7330,16 @@ export interface components {
                 custom_fields?: {
                     [key: string]: unknown;
                 } | null;
+                /** @description IANA time zone name (Europe/Paris); unknown names are stored as null and counted in invalid_timezone_count */
+                timezone?: string | null;
+                /** @description Alias of timezone */
+                time_zone?: string | null;
+                /** @description Alias of timezone */
+                lead_timezone?: string | null;
+                /** @description Alias of timezone */
+                schedule_timezone?: string | null;
+                /** @description Alias of timezone */
+                tz?: string | null;
             }[];
             settings?: {
                 return_lead_ids?: boolean;
@@ -6314,6 +7347,13 @@ export interface components {
                 ignore_unsubscribe_list?: boolean;
                 ignore_duplicate_leads_in_other_campaign?: boolean;
                 ignore_community_bounce_list?: boolean;
+                /**
+                 * @description Extension (CONTRACT 22): `off` (default); `flag`: added, then verified in the background (`verification_job_id`); `skip`: DNS checks now, invalid addresses are not added (`invalid_emails`)
+                 * @enum {string}
+                 */
+                verify_emails?: "off" | "flag" | "skip";
+                /** @description With `verify_emails: skip`, risky addresses (disposable, role, …) are not added either */
+                skip_risky?: boolean;
             };
         };
         AddLeadsBulk: {
@@ -6330,6 +7370,16 @@ export interface components {
                 custom_fields?: {
                     [key: string]: unknown;
                 } | null;
+                /** @description IANA time zone name (Europe/Paris); unknown names are stored as null and counted in invalid_timezone_count */
+                timezone?: string | null;
+                /** @description Alias of timezone */
+                time_zone?: string | null;
+                /** @description Alias of timezone */
+                lead_timezone?: string | null;
+                /** @description Alias of timezone */
+                schedule_timezone?: string | null;
+                /** @description Alias of timezone */
+                tz?: string | null;
             }[];
             settings?: {
                 return_lead_ids?: boolean;
@@ -6337,6 +7387,13 @@ export interface components {
                 ignore_unsubscribe_list?: boolean;
                 ignore_duplicate_leads_in_other_campaign?: boolean;
                 ignore_community_bounce_list?: boolean;
+                /**
+                 * @description Extension (CONTRACT 22): `off` (default); `flag`: added, then verified in the background (`verification_job_id`); `skip`: DNS checks now, invalid addresses are not added (`invalid_emails`)
+                 * @enum {string}
+                 */
+                verify_emails?: "off" | "flag" | "skip";
+                /** @description With `verify_emails: skip`, risky addresses (disposable, role, …) are not added either */
+                skip_risky?: boolean;
             };
         };
         CampaignLeadPage: {
@@ -6367,6 +7424,16 @@ export interface components {
             custom_fields: {
                 [key: string]: unknown;
             } | null;
+            /** @description The lead's IANA time zone, or null */
+            timezone: string | null;
+            /**
+             * @description Extension (CONTRACT 22): the latest email verification; null = never checked
+             * @enum {string|null}
+             */
+            verification_status: "valid" | "invalid" | "risky" | "unknown" | null;
+            /** @description The verification's reason code (e.g. `mx_ok`, `no_domain`, `hard_bounce`) */
+            verification_reason: string | null;
+            verified_at: string | null;
         };
         Ok: {
             ok: boolean;
@@ -6374,6 +7441,69 @@ export interface components {
         SetLeadState: {
             /** @enum {string} */
             state: "DRAFTED" | "STARTED" | "INPROGRESS" | "COMPLETED" | "PAUSED" | "STOPPED" | "BLOCKED";
+        };
+        CampaignTagsAdded: {
+            ok: boolean;
+            message: string;
+            campaign_ids: number[];
+            tag_ids: number[];
+            requested: number;
+            added: number;
+            already_present: number;
+        };
+        CampaignTagPairs: {
+            campaignIds?: (number | string)[];
+            /** @description Alias of campaignIds */
+            campaign_ids?: (number | string)[];
+            tagIds?: (number | string)[];
+            /** @description Alias of tagIds */
+            tag_ids?: (number | string)[];
+        };
+        CampaignTagsRemoved: {
+            ok: boolean;
+            message: string;
+            campaign_ids: number[];
+            tag_ids: number[];
+            requested: number;
+            removed: number;
+            not_present: number;
+        };
+        CampaignFolderUpdated: {
+            ok: boolean;
+            requested: number;
+            updated: number;
+            updated_campaign_ids: number[];
+            not_found_campaign_ids: number[];
+        };
+        UpdateCampaignFolder: {
+            campaign_ids: (number | string)[];
+            folder_id: number | string | null;
+        };
+        CampaignFolderCreated: {
+            ok: boolean;
+            data: {
+                id: number;
+                name: string;
+                created_at: string;
+            };
+        };
+        NewCampaignFolder: {
+            name: string;
+        };
+        CampaignFolders: {
+            ok: boolean;
+            data: components["schemas"]["CampaignFolder"][];
+        };
+        CampaignFolder: {
+            id: number;
+            name: string;
+            created_at: string;
+            campaign_count: number;
+        };
+        SpintaxDistributionMode: {
+            campaignId: number | string;
+            /** @description 1 = incremental (record k takes option k mod n), 2 = random (default) */
+            spintaxDistributionMode: 1 | 2;
         };
         CampaignSchedule: {
             ok: boolean;
@@ -6385,6 +7515,7 @@ export interface components {
                 min_time_btw_emails: number;
                 max_new_leads_per_day: number;
                 schedule_start_time: string | null;
+                send_in_lead_timezone: boolean;
             };
         };
         SetCampaignSchedule: {
@@ -6400,6 +7531,10 @@ export interface components {
             max_new_leads_per_day?: number;
             /** Format: date-time */
             schedule_start_time?: string | null;
+            /** @description Send inside the schedule's days and hours in each lead's own zone (the campaign's when the lead has none); default false (CONTRACT 23.2) */
+            send_in_lead_timezone?: boolean;
+            /** @description Alias of send_in_lead_timezone */
+            use_lead_timezone?: boolean;
             schedule?: {
                 timezone?: string;
                 tz?: string;
@@ -6413,6 +7548,10 @@ export interface components {
                 max_new_leads_per_day?: number;
                 /** Format: date-time */
                 schedule_start_time?: string | null;
+                /** @description Send inside the schedule's days and hours in each lead's own zone (the campaign's when the lead has none); default false (CONTRACT 23.2) */
+                send_in_lead_timezone?: boolean;
+                /** @description Alias of send_in_lead_timezone */
+                use_lead_timezone?: boolean;
             };
         };
         Ack: {
@@ -6530,6 +7669,7 @@ export interface components {
             force_plain_text: boolean;
             follow_up_percentage: number;
             enable_ai_esp_matching: boolean;
+            send_in_lead_timezone: boolean;
             add_unsubscribe_tag: boolean;
             auto_pause_domain_leads_on_reply: boolean;
             bounce_autopause_threshold: number | null;
@@ -6543,6 +7683,10 @@ export interface components {
             ai_categorisation_options?: unknown;
             /** @description Whether replies are categorised automatically (CONTRACT section 20.3) */
             auto_categorise_reply: boolean;
+            /** @description 2 = random (default), 1 = incremental (CONTRACT 21.1) */
+            spintax_distribution_mode: number;
+            /** @description The campaign folder it is filed in (CONTRACT 21.1) */
+            folder_id: number | null;
             parent_campaign_id: number | null;
             team_member_id: number | null;
             sending_status?: components["schemas"]["SendingStatus"];
@@ -6558,6 +7702,14 @@ export interface components {
             code: string;
             message: string;
             next_send_at: string | null;
+            /** @description Extension, a campaign's only: records the engine will not send to, by why (`invalid_email`: the lead's address is verified invalid) */
+            details?: {
+                skipped: {
+                    invalid_email: number;
+                    blocked: number;
+                    unsubscribed: number;
+                };
+            };
         };
         SetCampaignStatus: {
             /** @enum {string} */
@@ -6574,6 +7726,14 @@ export interface components {
             reset: number;
             /** @description requests per second */
             burst: number;
+        };
+        AssociateUntrackedReply: {
+            /** @description A number or its decimal string */
+            emailCampaignId: number | string;
+            /** @description The campaign's record (email_lead_map_id) */
+            leadMapId: number | string;
+            /** @description An id of GET /master-inbox/untracked-replies (number or decimal string) */
+            untrackedReplyId: number | string;
         };
         UntrackedReply: {
             id: number;
@@ -6715,6 +7875,8 @@ export interface components {
             campaign_id?: number;
             /** @description Read as filters.campaignClientId */
             client_id?: number;
+            /** @description A saved view's filters (POST /master-inbox/saved-views), with this body's filters over them; another tenant's → 404 */
+            saved_view_id?: number | string;
         };
         InboxViewFilters: {
             search?: string;
@@ -6737,6 +7899,38 @@ export interface components {
             /** @description true: conversations whose latest reply waits in the needs-review lane; false: the others (CONTRACT section 20.5) */
             needsReview?: boolean;
             subSequenceId?: number | number[];
+        };
+        IgnoreReply: {
+            email_lead_map_id?: number | string;
+            lead_id?: number | string;
+            campaign_id?: number | string;
+            /** @description §4's form: a reply of the record named (ignored) */
+            stats_id?: number | string;
+            /** @description The hosted form: a reply's stats_id, with ignore_reply */
+            id?: number | string;
+            /** @description true ignores the reply, false counts it again (the hosted form) */
+            ignore_reply?: boolean;
+        };
+        InboxSavedView: {
+            id: number;
+            name: string;
+            filters: {
+                [key: string]: unknown;
+            };
+            limitedAccess: boolean;
+            teamMemberId: null;
+            clientId: number | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        NewInboxSavedView: {
+            name: string;
+            /** @description Exactly section 15's view filters (those of POST /master-inbox/views); another key → 400 */
+            filters: {
+                [key: string]: unknown;
+            };
+            /** @default true */
+            limitedAccess: boolean;
         };
         CreatedTask: {
             success: boolean;
@@ -6779,47 +7973,6 @@ export interface components {
             history: components["schemas"]["HistoryMessage"][];
             from: string | null;
             to: string;
-        };
-        HistoryMessage: {
-            stats_id: string;
-            message_id: string | null;
-            /** @enum {string} */
-            type: "SENT" | "REPLY";
-            time: string;
-            from: string | null;
-            to: string | null;
-            cc: string | null;
-            bcc: string | null;
-            subject: string | null;
-            email_body: string | null;
-            email_seq_number: string;
-            open_count?: number;
-            click_count?: number;
-            click_details?: {
-                [key: string]: boolean;
-            };
-            attachments: {
-                file_name: string;
-                file_url: string;
-                file_type: string;
-                file_size: number;
-            }[];
-            ignored: boolean;
-            /** @description On a REPLY: how it was categorised (CONTRACT section 20.5) */
-            categorisation?: {
-                category_id: number | null;
-                category_name: string | null;
-                /** @enum {string} */
-                source: "rule" | "model" | "human" | "event";
-                rule_id: string | null;
-                model: string | null;
-                prompt_template_id: number | null;
-                prompt_version: string | null;
-                confidence: number | null;
-                needs_review: boolean;
-                reason: string | null;
-                categorised_at: string;
-            } | null;
         };
         BulkMessageHistoryRequest: {
             /** @description null or absent: every lead of the campaign (at most 500) */
@@ -6973,6 +8126,66 @@ export interface components {
                 test_type: string;
                 status: string;
             }[];
+        };
+        SpamTestMailboxCount: {
+            inbox_count: number;
+            spam_count: number;
+            tab_count: number;
+            /** @description Not received by the deadline */
+            failed_count: number;
+            total_email_count: number;
+        };
+        SpamTestMailboxSummaryRow: {
+            /** @description `<email account id>:<provider_id>` (the sender's address in place of the id when it is no mailbox of the account) */
+            id: string;
+            from_email: string;
+            /** @description The seed provider's name */
+            esp: string;
+            total_email_count: number;
+            inbox_count: number;
+            tab_count: number;
+            spam_count: number;
+            failed_count: number;
+            /** @description Inbox share in percent, one decimal */
+            placement_score: number;
+        };
+        SpamTestRdnsRow: {
+            from_email: string;
+            seed_accounts: {
+                /** @description The result's id (as in sender-account-wise) */
+                id: string;
+                /** @description The seed address */
+                email: string;
+                /** @description The seed provider's name */
+                esp: string;
+                /** @description The PTR name's A/AAAA include the IP (false: they do not, or no PTR); null: unknown */
+                rdns_verified: boolean | null;
+                ip: string | null;
+                ptr: string | null;
+                /** @enum {string} */
+                rdns_source: "received_header" | "ptr_query" | "unknown";
+            }[];
+        };
+        SmartDeliveryRdnsRequest: {
+            test_id: string | number;
+            run_no?: number;
+        };
+        SeedCopyHeaders: {
+            [key: string]: string | string[];
+        };
+        SeedCopyReplyHeaders: {
+            reply_id: string;
+            seed_email: string;
+            headers: components["schemas"]["SeedCopyHeaders"];
+        };
+        SpamTestEmailContent: {
+            /** @description The test's id */
+            spamTest: string;
+            subject: string;
+            text: string;
+            html: string | null;
+            /** @description The RFC 5322 source handed to the SMTP server (null when larger than 1 MB) */
+            rawEmailContent: string | null;
         };
         SenderAccount: {
             id: string;
@@ -7608,15 +8821,6 @@ export interface components {
                 warmup_key_id: string | null;
                 auto_adjust_warmup: boolean;
                 is_rampup_enabled: boolean;
-                reply_rate: number;
-                send_warmups_only_on_weekdays: boolean;
-                daily_reply_limit: number | null;
-                use_custom_domain: boolean;
-                /** @enum {string} */
-                state: "off" | "warming" | "weekend" | "waiting_for_pool" | "out_of_pool" | "blocked";
-                pool_size: number;
-                today_target: number;
-                today_sent: number;
                 created_at: string;
             };
             campaign_ids?: number[];
@@ -7625,7 +8829,7 @@ export interface components {
         };
         /** @description By id only: why the mailbox sends nothing now, or sending */
         MailboxSendingStatus: components["schemas"]["SendingStatus"] & {
-            /** @description Extension: `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); `warmup_spam_high`, `warmup_blocked` and `warmup_waiting_for_pool` report the mailbox's warmup (CONTRACT 19.4); empty when none */
+            /** @description Extension: `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); empty when none */
             warnings: {
                 code: string;
                 message: string;
@@ -7660,6 +8864,142 @@ export interface components {
             signature?: string | null;
             /** @description A number or its decimal string */
             client_id?: number | string | null;
+        };
+        BulkUpdateEmailAccountConfig: {
+            emailAccountIds: (number | string)[];
+            updateData: {
+                /** @description max_email_per_day */
+                messagePerDay?: number;
+                /** @description time_to_wait_in_mins */
+                minTimeToWaitInMins?: number;
+                fromName?: string;
+                signature?: string | null;
+                /** @description custom_tracking_url; "" or null clears it */
+                customTrackingDomain?: string | null;
+                /**
+                 * @description Warmup on or off (warmup_enabled)
+                 * @enum {string}
+                 */
+                status?: "ACTIVE" | "INACTIVE";
+                /** @description Warmup mail per day (total_warmup_per_day) */
+                maxEmailPerDay?: number;
+                warmupMinCount?: number;
+                /** @description total_warmup_per_day (as maxEmailPerDay; they must agree when both are given) */
+                warmupMaxCount?: number;
+                /** @description reply_rate_percentage */
+                replyRate?: number;
+                isRampupEnabled?: boolean;
+                /** @description daily_rampup */
+                rampupValue?: number;
+                sendWarmupsOnlyOnWeekdays?: boolean;
+                autoAdjustWarmup?: boolean;
+                useCustomDomain?: boolean;
+                /** @description warmup_key_id */
+                warmupTagIdentifier?: string;
+                dailyReplyLimit?: number;
+                /** @description Replaces the mailboxes' tags */
+                tags?: (number | string)[];
+                /** @description A number or its decimal string */
+                clientId?: number | string | null;
+            };
+        };
+        MailboxMessages: {
+            email_account_id: number;
+            folder: string;
+            total: number;
+            messages: components["schemas"]["MailboxMessage"][];
+        };
+        MailboxMessage: {
+            uid: number;
+            message_id: string | null;
+            in_reply_to: string | null;
+            from: string | null;
+            to: string[];
+            cc: string[];
+            subject: string;
+            date: string | null;
+            flags: string[];
+            size: number;
+            has_attachments: boolean;
+            is_warmup: boolean;
+            body?: string | null;
+        };
+        FetchMessagesMultiRequest: {
+            /** @description A number or its decimal string */
+            account_id: number | string;
+            /** @default 100 */
+            limit: number;
+            /**
+             * @description INBOX (default); SENT, SPAM or TRASH by their special-use flag, then usual names; or a folder's exact name
+             * @default INBOX
+             */
+            folder: string;
+            /**
+             * @description Adds each message's body (HTML, else text), the newest first within 8 MiB together; beyond that `body` is null
+             * @default false
+             */
+            includeBody: boolean;
+            /**
+             * Format: date-time
+             * @description Messages that arrived at or after this instant
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Messages that arrived at or before this instant
+             */
+            to?: string;
+        }[] | {
+            accounts: {
+                /** @description A number or its decimal string */
+                account_id: number | string;
+                /** @default 100 */
+                limit: number;
+                /**
+                 * @description INBOX (default); SENT, SPAM or TRASH by their special-use flag, then usual names; or a folder's exact name
+                 * @default INBOX
+                 */
+                folder: string;
+                /**
+                 * @description Adds each message's body (HTML, else text), the newest first within 8 MiB together; beyond that `body` is null
+                 * @default false
+                 */
+                includeBody: boolean;
+                /**
+                 * Format: date-time
+                 * @description Messages that arrived at or after this instant
+                 */
+                from?: string;
+                /**
+                 * Format: date-time
+                 * @description Messages that arrived at or before this instant
+                 */
+                to?: string;
+            }[];
+        };
+        FetchMessagesRequest: {
+            /** @default 100 */
+            limit: number;
+            /**
+             * @description INBOX (default); SENT, SPAM or TRASH by their special-use flag, then usual names; or a folder's exact name
+             * @default INBOX
+             */
+            folder: string;
+            /**
+             * @description Adds each message's body (HTML, else text), the newest first within 8 MiB together; beyond that `body` is null
+             * @default false
+             */
+            includeBody: boolean;
+            /**
+             * Format: date-time
+             * @description Messages that arrived at or after this instant
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Messages that arrived at or before this instant
+             */
+            to?: string;
         };
         TagMapping: {
             email_account_ids?: (number | string)[];
@@ -7751,64 +9091,40 @@ export interface components {
             client_id?: number | string | null;
             is_suspended?: boolean;
         };
-        WarmupOtpAnswer: {
+        CampaignEmailAccountsByTag: {
             ok: boolean;
-            data: string;
-        };
-        WarmupOtp: {
-            otp: string | number;
-        };
-        WarmupSettings: {
-            warmup_enabled: boolean;
-            total_warmup_per_day?: number;
-            daily_rampup?: number;
-            reply_rate_percentage?: number;
-            warmup_key_id?: string | null;
-            auto_adjust_warmup?: boolean;
-            is_rampup_enabled?: boolean;
-            warmup_min_count?: number;
-            send_warmups_only_on_weekdays?: boolean;
-            daily_reply_limit?: number | null;
-            use_custom_domain?: boolean;
-            /** @description = total_warmup_per_day (the bulk page's name) */
-            maxEmailPerDay?: number;
-            /** @description = total_warmup_per_day */
-            warmupMaxCount?: number;
-            warmupMinCount?: number;
-            replyRate?: number;
-            rampupValue?: number;
-            isRampupEnabled?: boolean;
-            sendWarmupsOnlyOnWeekdays?: boolean;
-            autoAdjustWarmup?: boolean;
-            warmupTagIdentifier?: string | null;
-            dailyReplyLimit?: number | null;
-        };
-        WarmupStats: {
-            ok: boolean;
-            id: number;
-            sent_count: number;
-            spam_count: number;
-            inbox_count: number;
-            warmup_email_received_count: number;
-            total_sent: number;
-            reputation_score: number | null;
-            stats_by_date: {
+            result: {
                 id: number;
-                date: string;
-                sent_count: number;
-                reply_count: number;
-                save_from_spam_count: number;
-                inbox_count: number;
-                spam_count: number;
+                email_campaign_id: number;
+                email_account_id: number;
             }[];
-            daily_stats: {
-                date: string;
-                sent: number;
-                spam: number;
-                delivered: number;
-                opened: number;
-                replied: number;
-            }[];
+            added_count: number;
+            already_associated_count: number;
+            tag_resolution: {
+                matched_tags: {
+                    id: number;
+                    name: string;
+                }[];
+                resolved_account_count: number;
+                disconnected_account_count: number;
+                skipped_disconnected_count: number;
+            };
+            message?: string;
+        };
+        AddCampaignEmailAccountsByTag: {
+            tag_ids: (number | string)[];
+            /** @description Skip mailboxes whose SMTP and IMAP checks do not both pass (default false) */
+            only_connected?: boolean;
+            /** @description Accepted; warmup is set per mailbox */
+            auto_adjust_warmup?: boolean;
+        };
+        MailboxesReallocated: {
+            ok: boolean;
+            leads_reallocated: number;
+            to_email_account_ids: number[];
+        };
+        ReallocateCampaignMailboxes: {
+            from_email_account_ids?: (number | string)[];
         };
         CampaignEmailAccounts: {
             email_account_ids?: (number | string)[];
@@ -7848,6 +9164,20 @@ export interface components {
                 file_size?: number;
             }[];
         };
+        SendEmailThread: {
+            /** @description A number or its decimal string */
+            campaignId: number | string;
+            emailStatsId: number | string;
+            emailBody: string;
+            /** Format: email */
+            toEmail?: string;
+            cc?: string | string[];
+            bcc?: string | string[];
+            /** @default false */
+            addSignature: boolean;
+            /** Format: date-time */
+            scheduledTime?: string;
+        };
         ReplyStatus: {
             ok: boolean;
             data: {
@@ -7859,6 +9189,102 @@ export interface components {
                 scheduled_time: string | null;
                 email_stats_id: string | null;
             };
+        };
+        Forwarded: {
+            ok: boolean;
+            messageId: string;
+            /** @enum {string} */
+            status: "success";
+        };
+        ForwardEmail: {
+            /** @description The message to forward: a `stats_id` (SENT or REPLY) of this campaign */
+            stats_id?: number | string;
+            /** @description Alias of `stats_id` */
+            email_stats_id?: number | string;
+            /** @description 1-10 recipients, comma-separated or an array */
+            to_emails?: string | string[];
+            /** @description Alias of `to_emails` */
+            forward_to_email?: string | string[];
+            /** @description When given, must be the Message-ID of that message */
+            message_id?: string;
+            /** @description Your text above the forwarded message (HTML or plain text) */
+            forward_email_body?: string;
+            /** @description Alias of `forward_email_body` */
+            forward_message?: string;
+            /** @description Default `Fwd: <the message's subject>` */
+            forward_email_subject?: string;
+        };
+        ForwardReplyEmail: {
+            /** @description A number or its decimal string */
+            campaignId?: number | string;
+            /** @description Alias of `campaignId` */
+            campaign_id?: number | string;
+            emailStatsId?: number | string;
+            /** @description Alias of `emailStatsId` */
+            email_stats_id?: number | string;
+            /** @description 1-10 recipients, comma-separated or an array */
+            forwardToEmailIds?: string | string[];
+            /** @description Alias of `forwardToEmailIds` */
+            to?: string | string[];
+            forwardEmailSubject?: string;
+            forwardEmailBody?: string;
+            /** @description Alias of `forwardEmailBody` */
+            note?: string;
+        };
+        SingleEmailSent: {
+            success: boolean;
+            ok: boolean;
+            data: {
+                message: string;
+                message_id: string;
+                /** @enum {string} */
+                status: "SENT" | "QUEUED";
+            };
+        };
+        SendSingleEmail: {
+            /** @description The recipient (an address; several, comma-separated or an array: the first in To, the others in Cc) */
+            to?: string | string[];
+            /** @description Alias of `to` */
+            to_email?: string | string[];
+            subject: string;
+            /** @description HTML (a plain-text part is derived), or plain text when it holds no tag */
+            body: string;
+            /**
+             * Format: email
+             * @description The sending mailbox, by its address (one of the caller's)
+             */
+            fromEmail?: string;
+            /**
+             * Format: email
+             * @description Alias of `fromEmail`
+             */
+            from_email?: string;
+            /**
+             * Format: email
+             * @description Alias of `fromEmail`
+             */
+            from?: string;
+            /** @description The sending mailbox, by its id (one of the caller's) */
+            fromEmailId?: number | string;
+            /** @description Alias of `fromEmailId` */
+            email_account_id?: number | string;
+            /** @description The name shown in From (default the mailbox's) */
+            fromName?: string;
+            /** Format: email */
+            replyTo?: string;
+            /**
+             * Format: email
+             * @description Alias of `replyTo`
+             */
+            reply_to?: string;
+            cc?: string | string[];
+            bcc?: string | string[];
+            attachments?: {
+                filename: string;
+                /** @description The file's bytes in base64 */
+                content: string;
+                mimeType?: string;
+            }[];
         };
         TestEmailSent: {
             ok: boolean;
@@ -7910,6 +9336,8 @@ export interface components {
             custom_fields: {
                 [key: string]: unknown;
             } | null;
+            /** @description The lead's IANA time zone, or null (CONTRACT 23.1) */
+            timezone: string | null;
             is_unsubscribed: boolean;
             unsubscribed_client_id_map: {
                 [key: string]: boolean;
@@ -7975,6 +9403,10 @@ export interface components {
                 scheduled_time: string | null;
             }[];
         };
+        LeadUpdated: components["schemas"]["LeadAck"] & {
+            /** @description 1 when the given time zone was not a known IANA name (the lead's zone is then cleared, CONTRACT 23.1) */
+            invalid_timezone_count: number;
+        };
         LeadUpdate: {
             email?: string;
             first_name?: string | null;
@@ -7988,6 +9420,16 @@ export interface components {
             custom_fields?: {
                 [key: string]: unknown;
             } | null;
+            /** @description IANA time zone name (Europe/Paris); unknown names are stored as null and counted in invalid_timezone_count */
+            timezone?: string | null;
+            /** @description Alias of timezone */
+            time_zone?: string | null;
+            /** @description Alias of timezone */
+            lead_timezone?: string | null;
+            /** @description Alias of timezone */
+            schedule_timezone?: string | null;
+            /** @description Alias of timezone */
+            tz?: string | null;
         };
         LeadAckSuccess: components["schemas"]["LeadAck"] & {
             data: string;
@@ -9498,6 +10940,48 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    assignCampaignClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignId": 1,
+                 *       "clientId": 2,
+                 *       "applyClientDNC": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["AssignCampaignClient"];
+            };
+        };
+        responses: {
+            /** @description The campaign's client now */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignClientAssigned"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listClientKeys: {
         parameters: {
             query?: {
@@ -9685,6 +11169,376 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    getClient: {
+        parameters: {
+            query?: {
+                includePermissions?: "0" | "1" | "true" | "false";
+                includeCredits?: "0" | "1" | "true" | "false";
+                includeCodeIntegrations?: "0" | "1" | "true" | "false";
+                includeWhitelabel?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        data: components["schemas"]["ClientDetails"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createClientCodeIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "snippet_name": "Analytics",
+                 *       "snippet_code": "<script>/* … *\/</script>"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewClientCodeIntegration"];
+            };
+        };
+        responses: {
+            /** @description Stored */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        ok: boolean;
+                        data: {
+                            id: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteClientCodeIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: number;
+                integration_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        success: boolean;
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateClientCodeIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: number;
+                integration_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "snippet_code": "<script>/* v2 *\/</script>"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClientCodeIntegrationChange"];
+            };
+        };
+        responses: {
+            /** @description Changed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        ok: boolean;
+                        data: {
+                            id: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    verifyEmails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "emails": [
+                 *         "ann@example.com",
+                 *         "info@example.org"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description One address (the DL client's shape) */
+                    email?: string;
+                    /** @description 1-10,000 addresses (the BC client's shape) */
+                    emails?: string[];
+                    /** @description The hosted verify page's name for `emails` */
+                    emailList?: string[];
+                    /** @description POSTed the completed status once (background jobs) */
+                    webhook_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The results, in order */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["VerificationResult"][];
+                    };
+                };
+            };
+            /** @description A background job */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        /** @enum {boolean} */
+                        success: true;
+                        job_id: string;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "completed" | "failed";
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getEmailVerificationJob: {
+        parameters: {
+            query: {
+                job_id: string;
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        /** @enum {boolean} */
+                        success: true;
+                        job_id: string;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "completed" | "failed";
+                        total: number;
+                        processed: number;
+                        counts: {
+                            valid: number;
+                            invalid: number;
+                            risky: number;
+                            unknown: number;
+                        };
+                        data: components["schemas"]["VerificationResult"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    verifyLeads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaign_id": 1,
+                 *       "recheck_after_days": 30
+                 *     }
+                 */
+                "application/json": {
+                    lead_ids?: (number | string)[];
+                    /** @description A number or its decimal string */
+                    campaign_id?: number | string;
+                    /** @description A number or its decimal string */
+                    list_id?: number | string;
+                    /** @enum {boolean} */
+                    all?: true;
+                    /**
+                     * @description Leads verified more recently than this are skipped (0: verify all again)
+                     * @default 30
+                     */
+                    recheck_after_days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The job (status completed at once when no lead needed checking) */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        /** @enum {boolean} */
+                        success: true;
+                        job_id: string;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "completed" | "failed";
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listAllLeadsActivities: {
         parameters: {
             query?: {
@@ -9717,6 +11571,84 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    filterCampaignLeads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "searchText": "ann acme",
+                 *       "limit": 25,
+                 *       "leadStatuses": [
+                 *         "INPROGRESS"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CampaignLeadFilter"];
+            };
+        };
+        responses: {
+            /** @description One page of records */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilteredCampaignLeads"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getCampaignLeadStatusSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadStatusSummary"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };
@@ -10875,6 +12807,16 @@ export interface operations {
                             custom_fields: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description The lead's IANA time zone, or null */
+                            timezone: string | null;
+                            /**
+                             * @description Extension (CONTRACT 22): the latest email verification; null = never checked
+                             * @enum {string|null}
+                             */
+                            verification_status: "valid" | "invalid" | "risky" | "unknown" | null;
+                            /** @description The verification's reason code (e.g. `mx_ok`, `no_domain`, `hard_bounce`) */
+                            verification_reason: string | null;
+                            verified_at: string | null;
                             added_at: string;
                         }[];
                         has_more: boolean;
@@ -10933,6 +12875,12 @@ export interface operations {
                             duplicates: number;
                             blocked: number;
                             invalid: number;
+                            /** @description Leads whose time zone was not a known IANA name (stored as null, CONTRACT 23.1) */
+                            invalid_timezone_count: number;
+                            /** @description With `verifyEmails: skip`: the addresses verification kept out (counted in `invalid`) */
+                            invalid_emails?: string[];
+                            /** @description With `verifyEmails: flag`: the background job (`GET /verify-emails/status?job_id=`) */
+                            verification_job_id?: string;
                         };
                     };
                 };
@@ -12746,6 +14694,8 @@ export interface operations {
                 limit?: number;
                 status?: "DRAFTED" | "STARTED" | "INPROGRESS" | "COMPLETED" | "PAUSED" | "STOPPED" | "BLOCKED";
                 starting_after?: number;
+                /** @description Extension (CONTRACT 22): only leads with this email verification status */
+                verification_status?: "valid" | "invalid" | "risky" | "unknown";
             };
             header?: never;
             path: {
@@ -12946,6 +14896,288 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    addTagsToCampaigns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignIds": [
+                 *         1,
+                 *         2
+                 *       ],
+                 *       "tagIds": [
+                 *         3
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CampaignTagPairs"];
+            };
+        };
+        responses: {
+            /** @description Pairs added and already present */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignTagsAdded"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    removeTagsFromCampaigns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignIds": [
+                 *         1,
+                 *         2
+                 *       ],
+                 *       "tagIds": [
+                 *         3
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CampaignTagPairs"];
+            };
+        };
+        responses: {
+            /** @description Pairs removed and not present */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignTagsRemoved"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateCampaignFolder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaign_ids": [
+                 *         1,
+                 *         2
+                 *       ],
+                 *       "folder_id": 5
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCampaignFolder"];
+            };
+        };
+        responses: {
+            /** @description The campaigns filed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignFolderUpdated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listCampaignFolders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The folders */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignFolders"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createCampaignFolder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Q1 outreach"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewCampaignFolder"];
+            };
+        };
+        responses: {
+            /** @description The folder */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignFolderCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteCampaignFolder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        success: boolean;
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    setSpintaxDistributionMode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignId": 1,
+                 *       "spintaxDistributionMode": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["SpintaxDistributionMode"];
+            };
+        };
+        responses: {
+            /** @description Set */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -13361,6 +15593,8 @@ export interface operations {
         parameters: {
             query?: {
                 client_id?: number;
+                /** @description Only the campaigns filed in this folder (CONTRACT 21.1) */
+                folder_id?: number;
                 /** @description Rows to skip (after starting_after, when given) */
                 offset?: number;
                 /** @description 1-1000; absent: every row */
@@ -13551,6 +15785,59 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    associateUntrackedReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "emailCampaignId": 1,
+                 *       "leadMapId": 10,
+                 *       "untrackedReplyId": "42"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AssociateUntrackedReply"];
+            };
+        };
+        responses: {
+            /** @description Associated */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The hosted page's spelling, kept */
+                        sucess: boolean;
+                        success: boolean;
+                        ok: boolean;
+                        message: string;
+                        data: {
+                            leadMapId: number;
+                            /** @description The reply's stats_id in the record's thread */
+                            swMessageId: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -14380,12 +16667,7 @@ export interface operations {
                  *       "stats_id": "1"
                  *     }
                  */
-                "application/json": {
-                    email_lead_map_id?: number | string;
-                    lead_id?: number | string;
-                    campaign_id?: number | string;
-                    stats_id: string | number;
-                };
+                "application/json": components["schemas"]["IgnoreReply"];
             };
         };
         responses: {
@@ -14403,10 +16685,183 @@ export interface operations {
                 content: {
                     "application/json": {
                         ok: boolean;
+                    } | {
+                        ok: boolean;
+                        message: string;
+                        data: {
+                            success: boolean;
+                            updated: number;
+                        };
                     };
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    setReplyIgnored: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1,
+                 *       "ignore_reply": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["IgnoreReply"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        message: string;
+                        data: {
+                            success: boolean;
+                            updated: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listInboxSavedViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Saved views */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        data: components["schemas"]["InboxSavedView"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createInboxSavedView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Hot leads",
+                 *       "filters": {
+                 *         "leadCategories": {
+                 *           "categoryIdsIn": [
+                 *             1
+                 *           ]
+                 *         },
+                 *         "emailStatus": "Replied"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewInboxSavedView"];
+            };
+        };
+        responses: {
+            /** @description Saved */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        ok: boolean;
+                        data: components["schemas"]["InboxSavedView"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteInboxSavedView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        success: boolean;
+                        message: string;
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
@@ -16078,6 +18533,374 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    spamTestMailboxesCount: {
+        parameters: {
+            query?: {
+                /** @description One test only (a test of the caller's, else 404) */
+                test_id?: string;
+                /** @description Alias of `test_id` */
+                spamTestId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpamTestMailboxCount"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    smartDeliveryMailboxCount: {
+        parameters: {
+            query?: {
+                /** @description One test only (a test of the caller's, else 404) */
+                test_id?: string;
+                /** @description Alias of `test_id` */
+                spamTestId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        data: components["schemas"]["SpamTestMailboxCount"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    spamTestMailboxesSummary: {
+        parameters: {
+            query?: {
+                /** @description One test only (a test of the caller's, else 404) */
+                test_id?: string;
+                /** @description Alias of `test_id` */
+                spamTestId?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per sender and provider */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpamTestMailboxSummaryRow"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    smartDeliveryMailboxSummary: {
+        parameters: {
+            query?: {
+                /** @description One test only (a test of the caller's, else 404) */
+                test_id?: string;
+                /** @description Alias of `test_id` */
+                spamTestId?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per sender and provider */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        data: components["schemas"]["SpamTestMailboxSummaryRow"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    spamTestReportRdnsDetails: {
+        parameters: {
+            query?: {
+                /** @description The run (default: the latest) */
+                run_no?: number;
+            };
+            header?: never;
+            path: {
+                spamTestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Per sender */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpamTestRdnsRow"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    smartDeliveryRdns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "test_id": 12
+                 *     }
+                 */
+                "application/json": components["schemas"]["SmartDeliveryRdnsRequest"];
+            };
+        };
+        responses: {
+            /** @description Per sender */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        data: components["schemas"]["SpamTestRdnsRow"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    spamTestReportEmailHeaders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                spamTestId: string;
+                replyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The headers */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeedCopyHeaders"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    smartDeliveryReplyHeaders: {
+        parameters: {
+            query: {
+                test_id: string;
+                run_no?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Per received copy */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        data: components["schemas"]["SeedCopyReplyHeaders"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    spamTestReportEmailContent: {
+        parameters: {
+            query?: {
+                /** @description The run (default: the latest) */
+                run_no?: number;
+            };
+            header?: never;
+            path: {
+                spamTestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The email */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpamTestEmailContent"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    smartDeliveryEmailContent: {
+        parameters: {
+            query: {
+                test_id: string;
+                run_no?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The email */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        data: components["schemas"]["SpamTestEmailContent"];
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
@@ -17966,6 +20789,254 @@ export interface operations {
             };
         };
     };
+    getEmailAccountByEmail: {
+        parameters: {
+            query: {
+                email: string;
+                fetch_campaigns?: "0" | "1" | "true" | "false";
+                fetch_tags?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bare EmailAccount */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailAccount"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    bulkUpdateEmailAccountConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "emailAccountIds": [
+                 *         1,
+                 *         2
+                 *       ],
+                 *       "updateData": {
+                 *         "messagePerDay": 40,
+                 *         "minTimeToWaitInMins": 5,
+                 *         "status": "ACTIVE",
+                 *         "maxEmailPerDay": 20
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BulkUpdateEmailAccountConfig"];
+            };
+        };
+        responses: {
+            /** @description Updated */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        message: string;
+                        updated: number;
+                        skipped_ids: number[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    fetchEmailAccountReplies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Queued */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description A live fetch is still running */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        error: string;
+                    };
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    fetchMessagesOfEmailAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "account_id": 1,
+                 *         "limit": 20
+                 *       },
+                 *       {
+                 *         "account_id": 2,
+                 *         "folder": "SPAM"
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["FetchMessagesMultiRequest"];
+            };
+        };
+        responses: {
+            /** @description Each mailbox's messages */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        data: (components["schemas"]["MailboxMessages"] | {
+                            email_account_id: number;
+                            /** @enum {boolean} */
+                            ok: false;
+                            error: string;
+                        })[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    fetchEmailAccountMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "limit": 20,
+                 *       "folder": "INBOX"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FetchMessagesRequest"];
+            };
+        };
+        responses: {
+            /** @description The messages */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        data: components["schemas"]["MailboxMessages"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description The mailbox did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
     createTag: {
         parameters: {
             query?: never;
@@ -18567,81 +21638,6 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    sendWarmupUnblockOtp: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Sent */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WarmupOtpAnswer"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["ValidationFailed"];
-            429: components["responses"]["RateLimited"];
-        };
-    };
-    verifyWarmupUnblockOtp: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "otp": "123456"
-                 *     }
-                 */
-                "application/json": components["schemas"]["WarmupOtp"];
-            };
-        };
-        responses: {
-            /** @description Unblocked */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WarmupOtpAnswer"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["ValidationFailed"];
-            429: components["responses"]["RateLimited"];
-        };
-    };
     setEmailAccountWarmup: {
         parameters: {
             query?: never;
@@ -18657,11 +21653,18 @@ export interface operations {
                  * @example {
                  *       "warmup_enabled": true,
                  *       "total_warmup_per_day": 20,
-                 *       "daily_rampup": 2,
-                 *       "reply_rate_percentage": 30
+                 *       "daily_rampup": 2
                  *     }
                  */
-                "application/json": components["schemas"]["WarmupSettings"];
+                "application/json": {
+                    warmup_enabled: boolean;
+                    total_warmup_per_day?: number;
+                    daily_rampup?: number;
+                    reply_rate_percentage?: number;
+                    warmup_key_id?: string | null;
+                    auto_adjust_warmup?: boolean;
+                    is_rampup_enabled?: boolean;
+                };
             };
         };
         responses: {
@@ -18689,11 +21692,7 @@ export interface operations {
     };
     getEmailAccountWarmupStats: {
         parameters: {
-            query?: {
-                /** @description Extension: the window's first UTC day (with end_date; at most 30 days) */
-                start_date?: string;
-                end_date?: string;
-            };
+            query?: never;
             header?: never;
             path: {
                 id: number;
@@ -18714,7 +21713,113 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WarmupStats"];
+                    "application/json": {
+                        ok: boolean;
+                        total_sent: number;
+                        spam_count: number;
+                        sent_count: number;
+                        inbox_count: number;
+                        reputation_score: number | null;
+                        daily_stats: {
+                            date: string;
+                            sent: number;
+                            spam: number;
+                            delivered: number;
+                            opened: number;
+                            replied: number;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    addCampaignEmailAccountsByTag: {
+        parameters: {
+            query?: {
+                /** @description The campaign's mailbox cap for this call (1-5000, default 5000) */
+                max_limit?: number;
+            };
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tag_ids": [
+                 *         1
+                 *       ],
+                 *       "only_connected": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["AddCampaignEmailAccountsByTag"];
+            };
+        };
+        responses: {
+            /** @description The links made */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignEmailAccountsByTag"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    reallocateCampaignMailboxes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "from_email_account_ids": [
+                 *         12
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReallocateCampaignMailboxes"];
+            };
+        };
+        responses: {
+            /** @description The records moved and the mailboxes they went to */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailboxesReallocated"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -18936,6 +22041,57 @@ export interface operations {
             };
         };
     };
+    sendEmailThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignId": 3,
+                 *       "emailStatsId": "41",
+                 *       "emailBody": "<p>Thanks Ann, does Tuesday work?</p>"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SendEmailThread"];
+            };
+        };
+        responses: {
+            /** @description Sent, or queued for its time */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplySent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            /** @description A mail server did not take the message (its own words in `error`) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getReplyStatus: {
         parameters: {
             query: {
@@ -18964,6 +22120,136 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    forwardEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stats_id": "41",
+                 *       "to_emails": "sales-lead@yourcompany.example",
+                 *       "forward_email_body": "Ann is interested: can you take it?"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ForwardEmail"];
+            };
+        };
+        responses: {
+            /** @description Sent, or queued for the mailbox's gap */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forwarded"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    forwardReplyEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignId": 3,
+                 *       "emailStatsId": "41",
+                 *       "forwardToEmailIds": [
+                 *         "sales-lead@yourcompany.example"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ForwardReplyEmail"];
+            };
+        };
+        responses: {
+            /** @description Sent, or queued for the mailbox's gap */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forwarded"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    sendSingleEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": "ann@example.com",
+                 *       "subject": "Our call",
+                 *       "body": "<p>Hi Ann, the notes from today.</p>",
+                 *       "fromEmailId": 12
+                 *     }
+                 */
+                "application/json": components["schemas"]["SendSingleEmail"];
+            };
+        };
+        responses: {
+            /** @description Sent, or queued */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SingleEmailSent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };
@@ -19071,6 +22357,8 @@ export interface operations {
                 start_date?: string;
                 end_date?: string;
                 lead_type?: string;
+                /** @description Extension (CONTRACT 22): only leads with this email verification status */
+                verification_status?: "valid" | "invalid" | "risky" | "unknown";
                 email?: string;
             };
             header?: never;
@@ -19114,6 +22402,8 @@ export interface operations {
                 start_date?: string;
                 end_date?: string;
                 lead_type?: string;
+                /** @description Extension (CONTRACT 22): only leads with this email verification status */
+                verification_status?: "valid" | "invalid" | "risky" | "unknown";
             };
             header?: never;
             path?: never;
@@ -19190,7 +22480,8 @@ export interface operations {
                  *       "company_name": "Acme GmbH",
                  *       "custom_fields": {
                  *         "role": "CEO"
-                 *       }
+                 *       },
+                 *       "timezone": "Europe/Paris"
                  *     }
                  */
                 "application/json": components["schemas"]["LeadUpdate"];
@@ -19209,7 +22500,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LeadAck"];
+                    "application/json": components["schemas"]["LeadUpdated"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -19319,7 +22610,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LeadAck"];
+                    "application/json": components["schemas"]["LeadUpdated"];
                 };
             };
             400: components["responses"]["BadRequest"];

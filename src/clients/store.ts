@@ -1,7 +1,9 @@
-import { and, asc, eq } from "drizzle-orm";
-import { clients } from "../db/schema";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { clientCodeIntegrations, clients, oauthApps } from "../db/schema";
 import { afterCursor, pageWindow, type Page } from "../platform/paging";
 import type { Database } from "../platform/db";
+import { inList, rawBatch } from "../platform/sql";
+import { BLOCKABLE_STATES, blockListed } from "../leads/block-list";
 
 type ClientFields = { name: string; email: string };
 
@@ -33,4 +35,78 @@ export function clientsOf(db: Database, accountId: number, page: Page = {}) {
     .orderBy(asc(clients.id))
     .limit(limit)
     .offset(offset);
+}
+
+/**
+ * Gives a campaign and its subsequences to a client (or to none), in one batch; with `blockNow`,
+ * the live records of those campaigns whose address or domain the client's block list (account-wide
+ * entries included) names are BLOCKED at once, as the engine would refuse them at their next send.
+ */
+export async function assignClient(d1: D1Database, campaign: { id: number; accountId: number }, clientId: number | null, blockNow: boolean, now: number) {
+  const family = sql`(id = ${campaign.id} OR parent_campaign_id = ${campaign.id})`;
+  await rawBatch(d1, [
+    sql`UPDATE campaigns SET client_id = ${clientId}, updated_at = ${now} WHERE account_id = ${campaign.accountId} AND ${family}`,
+    ...(blockNow
+      ? [
+          sql`UPDATE campaign_leads SET state = 'BLOCKED', due_at = NULL, resume_at = NULL, updated_at = ${now}
+              WHERE account_id = ${campaign.accountId} AND state ${inList(BLOCKABLE_STATES)}
+                AND campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${campaign.accountId} AND ${family})
+                AND EXISTS (SELECT 1 FROM leads l WHERE l.id = campaign_leads.lead_id
+                            AND ${blockListed(campaign.accountId, clientId, sql`l.email`)})`,
+        ]
+      : []),
+  ]);
+}
+
+/** One of the account's clients, its UUID given now when a raw insert left none. */
+export async function clientOfAccount(db: Database, accountId: number, clientId: number) {
+  const row = await db
+    .select()
+    .from(clients)
+    .where(and(eq(clients.id, clientId), eq(clients.accountId, accountId)))
+    .get();
+  if (!row || row.uuid !== null) return row;
+  await db.update(clients).set({ uuid: crypto.randomUUID() }).where(and(eq(clients.id, row.id), isNull(clients.uuid)));
+  return db.select().from(clients).where(eq(clients.id, row.id)).get();
+}
+
+/** The account-level OAuth apps' ids at their providers (CONTRACT 18.1), which a white-label login would use. */
+export async function accountOAuthAppIds(db: Database, accountId: number) {
+  const rows = await db
+    .select({ provider: oauthApps.provider, oauthClientId: oauthApps.oauthClientId })
+    .from(oauthApps)
+    .where(and(eq(oauthApps.accountId, accountId), isNull(oauthApps.clientId)));
+  return { google: rows.find((row) => row.provider === "google")?.oauthClientId ?? null, microsoft: rows.find((row) => row.provider === "microsoft")?.oauthClientId ?? null };
+}
+
+export type CodeIntegrationRow = typeof clientCodeIntegrations.$inferSelect;
+
+export function codeIntegrationsOf(db: Database, clientId: number): Promise<CodeIntegrationRow[]> {
+  return db.select().from(clientCodeIntegrations).where(eq(clientCodeIntegrations.clientId, clientId)).orderBy(asc(clientCodeIntegrations.id));
+}
+
+export function insertCodeIntegration(db: Database, accountId: number, clientId: number, fields: { snippetName: string; snippetCode: string }) {
+  return db
+    .insert(clientCodeIntegrations)
+    .values({ accountId, clientId, ...fields })
+    .returning({ id: clientCodeIntegrations.id })
+    .get();
+}
+
+/** Changes one of the client's snippets; undefined when the client has no such snippet. */
+export function updateCodeIntegration(db: Database, clientId: number, id: number, fields: { snippetName?: string; snippetCode?: string }) {
+  return db
+    .update(clientCodeIntegrations)
+    .set({ ...fields, updatedAt: new Date() })
+    .where(and(eq(clientCodeIntegrations.id, id), eq(clientCodeIntegrations.clientId, clientId)))
+    .returning({ id: clientCodeIntegrations.id })
+    .get();
+}
+
+export function deleteCodeIntegration(db: Database, clientId: number, id: number) {
+  return db
+    .delete(clientCodeIntegrations)
+    .where(and(eq(clientCodeIntegrations.id, id), eq(clientCodeIntegrations.clientId, clientId)))
+    .returning({ id: clientCodeIntegrations.id })
+    .get();
 }

@@ -19,6 +19,8 @@ export interface PendingCell {
 /** What the checker found for one cell. */
 export interface Finding extends ResultFindings {
   cellId: number;
+  /** The copy's header block as it arrived (src/deliverability/copy-headers.ts). */
+  rawHeaders: string;
   folder: "inbox" | "tab" | "spam";
   mailboxFolder: string;
   receivedAt: number;
@@ -59,7 +61,7 @@ function findingStatement(finding: Finding, now: number): SQL {
       spam_required = ${finding.spamRequired}, spam_action = ${finding.spamAction},
       spam_symbols = ${finding.spamSymbols === null ? null : JSON.stringify(finding.spamSymbols)},
       spf = ${finding.spf}, dkim = ${finding.dkim}, dmarc = ${finding.dmarc}, sender_ip = ${finding.senderIp},
-      sender_host = ${finding.senderHost}, link_report = ${finding.linkReport === null ? null : JSON.stringify(finding.linkReport)},
+      sender_host = ${finding.senderHost}, raw_headers = ${finding.rawHeaders}, link_report = ${finding.linkReport === null ? null : JSON.stringify(finding.linkReport)},
       updated_at = ${now}
     WHERE id = ${finding.cellId} AND folder = 'pending'`;
 }

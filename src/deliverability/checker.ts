@@ -8,6 +8,7 @@ import { mailPolicy, urlPolicy } from "../platform/outbound";
 import { parseMessage, type ParsedMessage } from "../mail/parsed";
 import { expireOverdueCells, pendingCellsOf, seedsToCheck, storeSeedPass, type Finding, type PendingCell } from "./checker-store";
 import { checkLinks, linksOf } from "./link-checker";
+import { headerBlock } from "./copy-headers";
 import { arrivalOf, authenticationOf, foldersToRead, placementOf, senderHopOf, TEST_ID_HEADER, TEST_RUN_HEADER, tokensIn, type Placement } from "./placement";
 import { readSeedFolders, type SeedMessage } from "./seed-reader";
 import { saveSeedCheck, seedPasswordContext, type SeedMailboxRow } from "./seed-store";
@@ -30,7 +31,7 @@ interface Matched {
   placement: Placement;
 }
 
-export interface CheckReport {
+interface CheckReport {
   seeds: number;
   messages: number;
   recorded: number;
@@ -82,6 +83,7 @@ async function findingFor(env: Bindings, { cell, message, parsed, placement }: M
     senderIp: hop.ip,
     senderHost: hop.host,
     linkReport: links,
+    rawHeaders: headerBlock(message.raw),
   };
 }
 

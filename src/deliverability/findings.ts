@@ -32,7 +32,7 @@ export interface ResultRow extends ResultFindings {
 }
 
 /** A result whose message reached the seed (the only ones with findings). */
-export function received(row: ResultRow): boolean {
+function received(row: ResultRow): boolean {
   return row.folder === "inbox" || row.folder === "tab" || row.folder === "spam";
 }
 
@@ -46,9 +46,9 @@ const IP_LIST = /^(RBL_|RECEIVED_|RCVD_IN_)/;
 const DOMAIN_LIST = /^(DBL_|URIBL_|SURBL_|MSBL_|SEM_URIBL|RSPAMD_URIBL)/;
 const NOT_A_HIT = /DNSWL|_WL(_|$)|WHITELIST|ALLOWLIST|_FAIL$|_BLOCKED/;
 
-export type ListKind = "ip" | "domain";
+type ListKind = "ip" | "domain";
 
-export function blockListHits(symbols: SpamSymbol[] | null, kind: ListKind): SpamSymbol[] {
+function blockListHits(symbols: SpamSymbol[] | null, kind: ListKind): SpamSymbol[] {
   const pattern = kind === "ip" ? IP_LIST : DOMAIN_LIST;
   return (symbols ?? []).filter((s) => pattern.test(s.name) && !NOT_A_HIT.test(s.name) && s.score >= 0);
 }

@@ -2,6 +2,8 @@ import { deliverabilityGate } from "./gate";
 import { createRouter } from "../platform/openapi";
 import { findingsRoutes } from "./findings-routes";
 import { folderRoutes } from "./folder-routes";
+import { mailboxReportRoutes } from "./mailbox-report-routes";
+import { copyReportRoutes } from "./copy-report-routes";
 import { providerRoutes } from "./provider-routes";
 import { reportRoutes } from "./report-routes";
 import { spamTestRoutes } from "./spam-test-routes";
@@ -16,6 +18,8 @@ deliverabilityRoutes.use("/api/v1/smart-delivery/*", deliverabilityGate);
 deliverabilityRoutes
   .route("/", providerRoutes)
   .route("/", folderRoutes)
+  .route("/", mailboxReportRoutes)
+  .route("/", copyReportRoutes)
   .route("/", reportRoutes)
   .route("/", findingsRoutes)
   .route("/", spamTestRoutes);

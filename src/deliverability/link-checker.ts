@@ -8,7 +8,7 @@ import { guardedFetch, OutboundError, type OutboundPolicy } from "../platform/ou
  * the outbound rule: a link (or a redirect) to a private or loopback address is reported, not followed.
  */
 
-export interface LinkCheckOptions {
+interface LinkCheckOptions {
   /** The outbound rule's policy (src/platform/outbound.ts `urlPolicy`). */
   policy: OutboundPolicy;
   timeoutMs?: number;

@@ -10,7 +10,7 @@ export type Placement = "inbox" | "tab" | "spam";
 export const TEST_ID_HEADER = "X-Salvo-Test-Id";
 export const TEST_RUN_HEADER = "X-Salvo-Test-Run";
 
-export interface SeedFolders {
+interface SeedFolders {
   inboxFolders: string[];
   tabFolders: string[];
   spamFolders: string[];
@@ -36,7 +36,7 @@ export function foldersToRead(seed: SeedFolders): string[] {
   return out;
 }
 
-export interface Authentication {
+interface Authentication {
   spf: string | null;
   dkim: string | null;
   dmarc: string | null;
@@ -67,7 +67,7 @@ export function authenticationOf(headers: { key: string; value: string }[]): Aut
   return found;
 }
 
-export interface SenderHop {
+interface SenderHop {
   ip: string | null;
   host: string | null;
 }
@@ -109,9 +109,6 @@ export function tokensIn(haystack: string, tokens: Iterable<string>): string[] {
   const text = haystack.replace(/=\r?\n/g, "").toLowerCase();
   return [...tokens].filter((token) => text.includes(token.toLowerCase()));
 }
-
-/** Minutes a cell waits for its email before it counts as `not_received` (SPAM_TEST_DEADLINE_MINUTES). */
-export const DEFAULT_DEADLINE_MINUTES = 60;
 
 /**
  * A cell's deadline: its email's send time (an automated run's own schedule) or, for a manual test

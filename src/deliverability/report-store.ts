@@ -5,10 +5,10 @@ import { jsonList, statement } from "../platform/sql";
 import type { ResultRow } from "./findings";
 import type { Folder } from "./placement-report";
 
-export type RunRow = typeof spamTestRuns.$inferSelect;
+type RunRow = typeof spamTestRuns.$inferSelect;
 
 /** How many results of a test (or of one of its runs) each run, provider and folder holds. */
-export interface FolderCount {
+interface FolderCount {
   runNo: number;
   providerId: string;
   folder: Folder;
@@ -32,7 +32,7 @@ export interface Findings {
 }
 
 /** One placement as the checker reports it (sender email already lower-cased). */
-export interface Placement extends Findings {
+interface Placement extends Findings {
   providerId: string;
   senderEmail: string;
   seedEmail: string | null;
@@ -125,6 +125,6 @@ export async function recordPlacements(d1: D1Database, testId: number, runNo: nu
           mailbox_folder = excluded.mailbox_folder, message_id = excluded.message_id, spam_score = excluded.spam_score,
           spam_required = excluded.spam_required, spam_action = excluded.spam_action, spam_symbols = excluded.spam_symbols,
           spf = excluded.spf, dkim = excluded.dkim, dmarc = excluded.dmarc, sender_ip = excluded.sender_ip,
-          sender_host = excluded.sender_host, link_report = excluded.link_report, updated_at = excluded.updated_at`,
+          sender_host = excluded.sender_host, link_report = excluded.link_report, raw_headers = NULL, updated_at = excluded.updated_at`,
   ).run();
 }

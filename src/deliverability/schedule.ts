@@ -4,7 +4,7 @@ import { zonedInstant, zoneOffset } from "../platform/zoned-time";
 const DAY_MS = 86_400_000;
 
 /** The object form of `scheduler_cron_value`: on these weekdays, at startHour, in tz. */
-export interface ScheduleObject {
+interface ScheduleObject {
   tz?: string;
   days: number[];
   startHour: string;

@@ -14,7 +14,7 @@ export interface SeedMessage extends InboxMessage {
   folder: string;
 }
 
-export interface SeedRead {
+interface SeedRead {
   messages: SeedMessage[];
   cursor: SeedCursor;
   /** A folder had more new messages than this pass took. */

@@ -1,11 +1,11 @@
-import { asc, eq, isNotNull, sql } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { seedMailboxes, spamProviders, type SeedCursor } from "../db/schema";
 import type { Database } from "../platform/db";
 import { inList } from "../platform/sql";
 import type { ProviderRow } from "./shared";
 
 export type SeedMailboxRow = typeof seedMailboxes.$inferSelect;
-export type NewSeedMailbox = typeof seedMailboxes.$inferInsert;
+type NewSeedMailbox = typeof seedMailboxes.$inferInsert;
 
 /** The context a seed mailbox's IMAP password is sealed under (its address: the row id is not known before insert). */
 export const seedPasswordContext = (email: string) => `seed-mailbox:${email.toLowerCase()}`;
@@ -13,11 +13,6 @@ export const seedPasswordContext = (email: string) => `seed-mailbox:${email.toLo
 /** Every seed mailbox, by provider then age. */
 export function listSeedMailboxes(db: Database): Promise<SeedMailboxRow[]> {
   return db.select().from(seedMailboxes).orderBy(asc(seedMailboxes.providerId), asc(seedMailboxes.id));
-}
-
-/** The seed mailboxes the checker reads (those with IMAP settings). */
-export function polledSeedMailboxes(db: Database): Promise<SeedMailboxRow[]> {
-  return db.select().from(seedMailboxes).where(isNotNull(seedMailboxes.imapHost)).orderBy(asc(seedMailboxes.id));
 }
 
 export function findSeedMailbox(db: Database, id: number): Promise<SeedMailboxRow | undefined> {

@@ -8,9 +8,9 @@ import { inList, jsonList, rawBatch } from "../platform/sql";
 import { startRun } from "./runs-store";
 import { FOLDER_NOT_FOUND, parseTestId, TEST_NOT_FOUND, type FolderRow, type ProviderRow, type SpamTestRow } from "./shared";
 
-export type NewSpamTest = typeof spamTests.$inferInsert;
-export type NewFolder = typeof spamTestFolders.$inferInsert;
-export type SenderRow = typeof spamTestSenders.$inferSelect;
+type NewSpamTest = typeof spamTests.$inferInsert;
+type NewFolder = typeof spamTestFolders.$inferInsert;
+type SenderRow = typeof spamTestSenders.$inferSelect;
 
 /** Whether the account has deliverability testing arranged. */
 export async function deliverabilityEnabled(db: Database, accountId: number): Promise<boolean> {

@@ -72,3 +72,21 @@ export async function testStep(db: Database, campaignId: number, mappingId: stri
   const campaign = await db.select({ settings: campaigns.settings }).from(campaigns).where(eq(campaigns.id, campaignId)).get();
   return { step, variants, settings: campaign?.settings ?? null };
 }
+
+/** A raw source larger than this is not kept (a D1 row holds 2 MB; the parts are kept all the same). */
+const MAX_RAW_CHARS = 1_000_000;
+
+/** The email a run sent, kept once per run (its first cell Salvo sent): the email-content report. */
+export async function keepRunMessage(
+  d1: D1Database,
+  cell: { testId: number; runNo: number },
+  message: { subject: string; text: string; html: string | null; raw: string },
+  now: number,
+): Promise<void> {
+  await statement(
+    d1,
+    sql`INSERT OR IGNORE INTO spam_test_messages (spam_test_id, run_no, subject, text, html, raw, sent_at)
+        VALUES (${cell.testId}, ${cell.runNo}, ${message.subject}, ${message.text}, ${message.html},
+                ${message.raw.length <= MAX_RAW_CHARS ? message.raw : null}, ${now})`,
+  ).run();
+}

@@ -11,7 +11,7 @@ import { log } from "../platform/logging";
 import { mailPolicy } from "../platform/outbound";
 import { escapeHtml } from "../sequences/template";
 import { TEST_ID_HEADER, TEST_RUN_HEADER } from "./placement";
-import { claimDueSends, nextSendAt, recordSendError, testStep, type ClaimedSend } from "./test-send-store";
+import { claimDueSends, keepRunMessage, nextSendAt, recordSendError, testStep, type ClaimedSend } from "./test-send-store";
 import type { MailboxLogins } from "../mailboxes/login";
 import { type MailboxLogin } from "../mailboxes/login";
 
@@ -19,7 +19,7 @@ import { type MailboxLogin } from "../mailboxes/login";
 const SENDS_PER_PASS = 25;
 
 /** The token's line in the body: the checker finds the token here when a provider strips our headers. */
-export function tokenLine(token: string): string {
+function tokenLine(token: string): string {
   return `Salvo placement test ${token}`;
 }
 
@@ -44,7 +44,13 @@ async function sendOne(env: Bindings, mailbox: MailboxRow, login: Extract<Mailbo
   message.text = `${message.text}\n\n${tokenLine(cell.trackId)}`;
   if (message.html !== undefined) message.html = `${message.html}\n<p style="font-size:10px;color:#999">${escapeHtml(tokenLine(cell.trackId))}</p>`;
   const result = await sendMail(smtpTarget(mailbox, login.credential), message, { allowPlain: false, outbound: mailPolicy(config(env)) });
-  if (result.ok) return null;
+  if (result.ok) {
+    // The email went: failing to keep its copy for the content report must not count it as unsent.
+    await keepRunMessage(env.DB, cell, { subject: message.subject, text: message.text, html: message.html ?? null, raw: result.raw }, now).catch((error: unknown) =>
+      log("warn", "spam test email not kept", { cell_id: cell.id, error: String(error) }),
+    );
+    return null;
+  }
   if (result.failure.kind === "auth_failed") await logins.refused(mailbox, "smtp", login, result.failure.text, now);
   return `The mail server did not take the test email: ${result.failure.text}`;
 }

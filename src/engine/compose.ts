@@ -13,7 +13,7 @@ import type { MimeMessage } from "../mail/mime";
  * one-click). A body without markup is text: its HTML part is the text, escaped, line by line.
  */
 
-export interface StepContent {
+interface StepContent {
   seqNumber: number;
   subject: string;
   emailBody: string | null;
@@ -33,7 +33,7 @@ export function stepContent(
   };
 }
 
-export interface SenderIdentity {
+interface SenderIdentity {
   fromName: string;
   fromEmail: string;
   signature: string | null;
@@ -42,10 +42,12 @@ export interface SenderIdentity {
 
 export interface ComposeInput {
   recordId: number;
+  /** The record's `spintax_modulo_index`: spintax takes option k mod n when the campaign's mode is incremental (1). */
+  spintaxIndex?: number | null;
   step: StepContent;
   lead: TemplateLead & { email: string };
   sender: SenderIdentity;
-  settings: Pick<CampaignSettings, "unsubscribeText" | "addUnsubscribeTag" | "sendAsPlainText" | "forcePlainText">;
+  settings: Pick<CampaignSettings, "unsubscribeText" | "addUnsubscribeTag" | "sendAsPlainText" | "forcePlainText"> & Partial<Pick<CampaignSettings, "spintaxDistributionMode">>;
   /** Earlier emails of this record's sequence, oldest first. */
   thread: { messageId: string; subject: string | null }[];
   messageId: string;
@@ -54,7 +56,7 @@ export interface ComposeInput {
   track: (html: string) => Promise<string>;
 }
 
-export interface Composed {
+interface Composed {
   message: MimeMessage;
   subject: string;
   variantId: number | null;
@@ -95,7 +97,8 @@ function threadSubject(subject: string, thread: ComposeInput["thread"]): string 
 export async function composeEmail(input: ComposeInput): Promise<Composed> {
   const { step, recordId, lead, sender, settings } = input;
   const chosen = pick(step, recordId);
-  const seed = { recordId, step: step.seqNumber };
+  const incremental = settings.spintaxDistributionMode === 1 && input.spintaxIndex != null;
+  const seed = { recordId, step: step.seqNumber, ...(incremental && { moduloIndex: input.spintaxIndex! }) };
   const subject = threadSubject(
     renderTemplate(spin(chosen.subject, { ...seed, part: "subject" }), lead, { signature: null }).replace(/[\r\n]+/g, " ").trim(),
     input.thread,

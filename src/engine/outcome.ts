@@ -28,7 +28,8 @@ export type RecordOutcome =
   | { kind: "deferred"; recordId: number; messageRowId: number; error: string; retryAt: number; unpin: boolean; countAttempt: boolean }
   | { kind: "failed"; recordId: number; messageRowId: number; error: string }
   | { kind: "bounced"; recordId: number; messageRowId: number; error: string }
-  | { kind: "refused"; recordId: number; state: "BLOCKED" | "STOPPED" }
+  /** Not sent and never will be: block-listed or verified invalid (BLOCKED, with `blocked_reason`), or opted out (STOPPED). */
+  | { kind: "refused"; recordId: number; state: "BLOCKED" | "STOPPED"; reason?: "invalid_email" }
   /** Not attempted: back to the due records (its message row, if any, untouched). */
   | { kind: "released"; recordId: number; dueAt: number; unpin: boolean };
 
@@ -46,7 +47,7 @@ export interface Attempt {
   oauth: boolean;
 }
 
-export interface FailureVerdict {
+interface FailureVerdict {
   outcome: RecordOutcome;
   /** Record a BOUNCE event for the lead. */
   bounce: boolean;

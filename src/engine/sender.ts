@@ -16,10 +16,10 @@ import { disconnectAnnouncement } from "../webhooks/disconnect";
 import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { composeEmail } from "./compose";
 import type { EmailLinks } from "./links";
-import { sendMail, type SmtpSettings } from "../mail/smtp";
+import { SmtpSender } from "../mail/smtp";
 import { claimRecords, loadCampaignPlans, loadMailboxWork, openStatement, outcomeStatements, releaseDeadClaims, suspendStatement, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
 import { CONNECTION_RETRY_MS, failureOutcome, type NextStep, type RecordOutcome } from "./outcome";
-import { gapEndsAt, isInWindow, localDayRange, nextLocalDayStart, nextMailboxDayStart, nextWindowOpen, scheduleStartAt, stepDueAt, type Schedule } from "../schedule/window";
+import { gapEndsAt, isInWindow, localDayRange, nextLocalDayStart, nextMailboxDayStart, nextWindowOpen, recordDueAt, recordSchedule, scheduleStartAt, stepDueAt, type Schedule } from "../schedule/window";
 
 /**
  * One pass of a mailbox's sender (its Durable Object runs it on its alarm): send what is due for
@@ -37,6 +37,8 @@ const PASS_BUDGET_MS = 25_000;
 const PASS_MAX_SENDS = 50;
 /** A pass that sent nothing and found nothing to do soon looks again no sooner than this. */
 const IDLE_RECHECK_MS = 60 * 60_000;
+/** In each lead's zone: claims in a row whose records were all outside their leads' windows, before the pass moves on. */
+const REDATE_ROUNDS = 5;
 
 export interface PassResult {
   sent: number;
@@ -45,7 +47,7 @@ export interface PassResult {
 }
 
 /** Where a pass spent its time (wall clock across D1 and SMTP calls): the operator route shows it. */
-export interface PassTimings {
+interface PassTimings {
   /** Reading the mailbox, its campaigns and their due work. */
   findMs: number;
   /** Claiming records and writing their message rows. */
@@ -67,12 +69,17 @@ interface ActiveCampaign {
   plan: CampaignPlan;
 }
 
-/** The step after `step` that this record gets, with its due time; null when the sequence ends. */
-function following(active: ActiveCampaign, recordId: number, step: number, sentAt: number): NextStep {
-  const later = [...active.plan.steps.keys()].filter((n) => n > step).sort((a, b) => a - b)[0];
-  if (later === undefined || !getsFollowUps(recordId, active.settings.followUpPercentage)) return { nextStep: null, nextDueAt: null };
+/**
+ * The step after the record's that it gets, with its due time; null when the sequence ends. In each
+ * lead's zone the delay counts calendar days of the lead's zone and the due time is moved into its
+ * window (CONTRACT 23.2), so the stored due time is already sendable.
+ */
+function following(active: ActiveCampaign, record: Pick<ClaimedRecord, "recordId" | "step" | "leadTimezone">, sentAt: number): NextStep {
+  const later = [...active.plan.steps.keys()].filter((n) => n > record.step).sort((a, b) => a - b)[0];
+  if (later === undefined || !getsFollowUps(record.recordId, active.settings.followUpPercentage)) return { nextStep: null, nextDueAt: null };
   const delay = active.plan.steps.get(later)!.step.delayInDays;
-  return { nextStep: later, nextDueAt: stepDueAt(sentAt, delay, active.schedule.timezone) };
+  const zone = recordSchedule(active.schedule, record.leadTimezone).timezone;
+  return { nextStep: later, nextDueAt: recordDueAt(active.schedule, record.leadTimezone, stepDueAt(sentAt, delay, zone)) };
 }
 
 /** The live step a record's `next_step` names, or the first live one after it (a step may have been removed). */
@@ -126,67 +133,113 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
 
   const login = await logins.for(mailbox, "smtp", now);
   if (!login.ok) return { sent: 0, nextWakeAt: login.kind === "unavailable" ? now + CONNECTION_RETRY_MS : null };
-  const smtp = smtpTarget(mailbox, login.credential);
-  const senderDomain = mailbox.fromEmail.split("@")[1]!;
+  // One session for the whole pass (issue 27): every message after the first goes on it after RSET.
+  const smtp = new SmtpSender(smtpTarget(mailbox, login.credential), { allowPlain: false, outbound: mailPolicy(config(env)) });
+  try {
+    return await sendDue(env, db, { mailbox, sentToday: work.sentToday, lastSentAt: work.lastSentAt, active, smtp, oauth: login.oauth, now, links, maxSends, started: Date.now(), lap }, async (refusal) =>
+      logins.refused(mailbox, "smtp", login, refusal, now),
+    );
+  } finally {
+    await smtp.close();
+  }
+}
 
+interface PassWork {
+  mailbox: MailboxRow;
+  sentToday: number;
+  lastSentAt: number | null;
+  active: ActiveCampaign[];
+  smtp: SmtpSender;
+  oauth: boolean;
+  now: number;
+  links: EmailLinks;
+  maxSends: number;
+  started: number;
+  lap: (part: keyof PassTimings) => void;
+}
+
+/**
+ * The sending part of a pass: each campaign in turn, claim after claim while due work lasts, within
+ * the mailbox's daily cap and gap (a mailbox with a gap sends one email a pass), each campaign's
+ * new-leads cap, and the pass's bounds. `refused` reports a held OAuth token the server refused
+ * (answers whether the mailbox is now disconnected).
+ */
+async function sendDue(env: Bindings, db: Database, work: PassWork, refused: (refusal: string) => Promise<boolean>): Promise<PassResult> {
+  const { mailbox, active, now, maxSends, lap } = work;
+  const senderDomain = mailbox.fromEmail.split("@")[1]!;
   let sent = 0;
   let capLeft = mailbox.maxEmailPerDay - work.sentToday;
   if (capLeft <= 0) return { sent, nextWakeAt: active.some((c) => c.plan.nextDueAt !== null) ? nextMailboxDayStart(now) : null };
   let lastSentAt = work.lastSentAt;
   const wakes: number[] = [];
-  const started = Date.now();
 
-  for (const campaign of active) {
+  campaigns: for (const campaign of active) {
     const { schedule, plan } = campaign;
     const dueAt = plan.nextDueAt;
     if (dueAt === null) continue;
     const start = scheduleStartAt(schedule);
     const gapEnd = gapEndsAt(lastSentAt, mailbox.timeToWaitInMins, schedule.min_time_btw_emails);
     const earliest = Math.max(now, dueAt, start ?? now, gapEnd ?? now);
-    if (earliest > now || !isInWindow(schedule, now)) {
-      const open = nextWindowOpen(schedule, earliest);
+    // In each lead's zone the due times are already inside each lead's window: the earliest one is when to send.
+    const leadZones = schedule.send_in_lead_timezone === true;
+    if (earliest > now || (!leadZones && !isInWindow(schedule, now))) {
+      const open = leadZones ? earliest : nextWindowOpen(schedule, earliest);
       if (open !== null) wakes.push(open);
       continue;
     }
-    if (capLeft <= 0) {
-      wakes.push(nextMailboxDayStart(now));
-      break;
-    }
     const keepsGap = Math.max(mailbox.timeToWaitInMins, schedule.min_time_btw_emails) > 0;
-    const limit = Math.min(capLeft, keepsGap ? 1 : BURST, maxSends - sent);
-    if (limit <= 0) {
-      wakes.push(now);
-      break;
+    let newLeadsLeft = Math.max(0, schedule.max_new_leads_per_day - plan.firstStepsToday);
+    let claims = 0;
+    let redateRounds = 0;
+    for (;;) {
+      if (capLeft <= 0) {
+        wakes.push(nextMailboxDayStart(now));
+        break campaigns;
+      }
+      const limit = Math.min(capLeft, keepsGap ? 1 : BURST, maxSends - sent);
+      if (limit <= 0) {
+        wakes.push(now);
+        break campaigns;
+      }
+      const { nonce, records } = await claimRecords(env.DB, { campaign: campaign.row, mailboxId: mailbox.id, senderDomain, now, limit, newLeadsLeft });
+      lap("claimMs");
+      claims += 1;
+      if (records.length === 0) {
+        // The first claim found only new leads, and the campaign's new-leads cap is reached for its local day.
+        if (claims === 1) wakes.push((leadZones ? nextLocalDayStart(now, schedule.timezone) : nextWindowOpen(schedule, nextLocalDayStart(now, schedule.timezone))) ?? now + IDLE_RECHECK_MS);
+        else wakes.push(now);
+        continue campaigns;
+      }
+      const outcome = await sendClaimed(env, db, { campaign, mailbox, smtp: work.smtp, oauth: work.oauth, records, nonce, now, links: work.links });
+      lap("sendMs");
+      sent += outcome.sent;
+      capLeft -= outcome.sent;
+      // Counted as claimed, not as sent: a new lead whose email failed still took its place today.
+      newLeadsLeft = Math.max(0, newLeadsLeft - records.filter((r) => r.step === 1).length);
+      if (outcome.sent > 0) lastSentAt = now;
+      if (outcome.oauthRefusal !== null) {
+        // A held token refused: the next pass refreshes it; a fresh one refused disconnects the mailbox.
+        return { sent, nextWakeAt: (await refused(outcome.oauthRefusal)) ? null : outcome.retryAt };
+      }
+      if (outcome.stop) return { sent, nextWakeAt: outcome.retryAt };
+      const again = gapEndsAt(lastSentAt, mailbox.timeToWaitInMins, schedule.min_time_btw_emails);
+      if (keepsGap && outcome.sent > 0) {
+        wakes.push(again !== null && again > now ? again : now);
+        break campaigns;
+      }
+      if (sent >= maxSends || Date.now() - work.started > PASS_BUDGET_MS) {
+        wakes.push(now);
+        break campaigns;
+      }
+      // Records due outside their leads' windows (a due time written before the campaign sent in lead
+      // zones, or by a resume) were moved into them, none sent: claim again, a few rounds at most.
+      if (outcome.redated === records.length && (redateRounds += 1) < REDATE_ROUNDS) continue;
+      // A short claim took everything due; a claim that sent nothing would find the same again.
+      if (records.length < limit || outcome.sent === 0) {
+        wakes.push(now);
+        continue campaigns;
+      }
     }
-    const { nonce, records } = await claimRecords(env.DB, {
-      campaign: campaign.row,
-      mailboxId,
-      senderDomain,
-      now,
-      limit,
-      newLeadsLeft: Math.max(0, schedule.max_new_leads_per_day - plan.firstStepsToday),
-    });
-    lap("claimMs");
-    if (records.length === 0) {
-      // Only new leads were due and the campaign's new-leads cap is reached for its local day.
-      wakes.push(nextWindowOpen(schedule, nextLocalDayStart(now, schedule.timezone)) ?? now + IDLE_RECHECK_MS);
-      continue;
-    }
-    const outcome = await sendClaimed(env, db, { campaign, mailbox, smtp, oauth: login.oauth, records, nonce, now, links });
-    lap("sendMs");
-    sent += outcome.sent;
-    capLeft -= outcome.sent;
-    if (outcome.sent > 0) lastSentAt = now;
-    if (outcome.oauthRefusal !== null) {
-      // A held token refused: the next pass refreshes it; a fresh one refused disconnects the mailbox.
-      const disconnected = await logins.refused(mailbox, "smtp", login, outcome.oauthRefusal, now);
-      return { sent, nextWakeAt: disconnected ? null : outcome.retryAt };
-    }
-    if (outcome.stop) return { sent, nextWakeAt: outcome.retryAt };
-    const again = gapEndsAt(lastSentAt, mailbox.timeToWaitInMins, schedule.min_time_btw_emails);
-    wakes.push(again !== null && again > now ? again : now);
-    if (keepsGap && outcome.sent > 0) break;
-    if (sent >= maxSends || Date.now() - started > PASS_BUDGET_MS) break;
   }
   const nextWakeAt = wakes.length > 0 ? Math.min(...wakes) : null;
   // A pass that sent nothing never asks to run again at once: that would spin.
@@ -197,7 +250,7 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
 interface ClaimContext {
   campaign: ActiveCampaign;
   mailbox: MailboxRow;
-  smtp: SmtpSettings;
+  smtp: SmtpSender;
   /** `smtp` logs in with an OAuth token (a refused login is the token's, not a suspension). */
   oauth: boolean;
   records: ClaimedRecord[];
@@ -231,8 +284,10 @@ async function sendClaimed(
   env: Bindings,
   db: Database,
   claim: ClaimContext,
-): Promise<{ sent: number; stop: boolean; retryAt: number | null; oauthRefusal: string | null }> {
+): Promise<{ sent: number; redated: number; stop: boolean; retryAt: number | null; oauthRefusal: string | null }> {
   const { campaign, mailbox, smtp, records, now } = claim;
+  const leadZones = campaign.schedule.send_in_lead_timezone === true;
+  let redated = 0;
   const opening = { nonce: claim.nonce, mailboxId: mailbox.id, now };
   const pending = new PendingOutcomes(env, db, claim);
   let sent = 0;
@@ -246,12 +301,22 @@ async function sendClaimed(
         continue;
       }
       if (record.refusal) {
-        pending.settle({ kind: "refused", recordId, state: record.refusal === "blocked" ? "BLOCKED" : "STOPPED" });
+        pending.settle(
+          record.refusal === "invalid_email"
+            ? { kind: "refused", recordId, state: "BLOCKED", reason: "invalid_email" }
+            : { kind: "refused", recordId, state: record.refusal === "blocked" ? "BLOCKED" : "STOPPED" },
+        );
+        continue;
+      }
+      if (leadZones && !isInWindow(recordSchedule(campaign.schedule, record.leadTimezone), now)) {
+        // Outside the lead's own hours: due again when its window opens, a first step back to rotation.
+        pending.settle({ kind: "released", recordId, dueAt: recordDueAt(campaign.schedule, record.leadTimezone, now), unpin: step === 1 });
+        redated += 1;
         continue;
       }
       if (record.messageStatus !== null && record.messageStatus !== "deferred") {
         // Sent, or in doubt: never again; the record moves on.
-        pending.settle({ kind: "skipped", recordId, ...following(campaign, recordId, step, now) });
+        pending.settle({ kind: "skipped", recordId, ...following(campaign, record, now) });
         continue;
       }
       const content = stepFor(campaign, step);
@@ -262,6 +327,7 @@ async function sendClaimed(
       }
       const composed = await composeEmail({
         recordId,
+        spintaxIndex: record.spintaxIndex,
         step: {
           seqNumber: step,
           subject: content.step.subject,
@@ -289,11 +355,11 @@ async function sendClaimed(
         pending.settle({ kind: "released", recordId, dueAt: now, unpin: false });
         continue;
       }
-      const result = await sendMail(smtp, composed.message, { allowPlain: false, outbound: mailPolicy(config(env)), bcc: mailbox.bccEmail ? [mailbox.bccEmail] : [] });
+      const result = await smtp.send(composed.message, mailbox.bccEmail ? [mailbox.bccEmail] : []);
       if (result.ok) {
         pending.finish({
           record,
-          outcome: { kind: "sent", recordId, messageRowId: rowId, subject: composed.subject, sentAt: now, ...following(campaign, recordId, step, now) },
+          outcome: { kind: "sent", recordId, messageRowId: rowId, subject: composed.subject, sentAt: now, ...following(campaign, record, now) },
           event: { type: "SENT", subject: composed.subject, body: composed.body, messageId: record.messageId },
           suspend: null,
         });
@@ -303,7 +369,7 @@ async function sendClaimed(
       const { failure } = result;
       const what = failure.kind === "unconfirmed" ? "campaign email in doubt: the session was lost after the message was handed over; it is never sent again" : "campaign email not sent";
       log("warn", what, { mailbox_id: mailbox.id, campaign_id: campaign.row.id, record_id: recordId, kind: failure.kind, code: failure.code });
-      const verdict = failureOutcome(failure, { recordId, messageRowId: rowId, step, attempt: record.attempts + 1, now, next: following(campaign, recordId, step, now), oauth: claim.oauth });
+      const verdict = failureOutcome(failure, { recordId, messageRowId: rowId, step, attempt: record.attempts + 1, now, next: following(campaign, record, now), oauth: claim.oauth });
       oauthRefusal = verdict.oauthRefusal;
       pending.finish({
         record,
@@ -319,7 +385,7 @@ async function sendClaimed(
     throw error;
   }
   await pending.store(null);
-  return { sent, stop: stop !== null, retryAt: stop?.retryAt ?? null, oauthRefusal };
+  return { sent, redated, stop: stop !== null, retryAt: stop?.retryAt ?? null, oauthRefusal };
 }
 
 /**

@@ -15,11 +15,23 @@ import { localDayRange } from "../schedule/window";
  * never a count over the records).
  */
 
+/** Records the engine will not send to, by why (CONTRACT 22/23.4 `details.skipped`). */
+export interface SkippedRecords {
+  /** BLOCKED at send time because the lead's address is verified invalid. */
+  invalid_email: number;
+  /** BLOCKED otherwise (block list, a bounce, a block event). */
+  blocked: number;
+  /** STOPPED because the lead unsubscribed. */
+  unsubscribed: number;
+}
+
+export type CampaignSendingStatus = SendingStatus & { details: { skipped: SkippedRecords } };
+
 export async function campaignSendingStatus(
   db: Database,
   campaign: { id: number; status: CampaignStatus; schedule: Record<string, unknown> | null },
   now: number,
-): Promise<SendingStatus> {
+): Promise<CampaignSendingStatus> {
   const schedule = scheduleOf(campaign.schedule);
   const localStart = schedule ? localDayRange(now, schedule.timezone).start : utcDayStart(now);
   const attached = sql`${campaignEmailAccounts.emailAccountId}`;
@@ -47,6 +59,10 @@ export async function campaignSendingStatus(
       .select({
         openDue: sql<number | null>`(SELECT min(due_at) FROM campaign_leads WHERE campaign_id = ${campaign.id} AND email_account_id IS NULL AND due_at IS NOT NULL)`,
         firstSteps: sql<number>`(SELECT count(*) FROM messages WHERE campaign_id = ${campaign.id} AND step = 1 AND created_at >= ${localStart})`,
+        // Ranges of campaign_leads_blocked_idx and campaign_leads_campaign_state_idx: only skipped records are counted.
+        invalidEmail: sql<number>`(SELECT count(*) FROM campaign_leads WHERE campaign_id = ${campaign.id} AND state = 'BLOCKED' AND blocked_reason = 'invalid_email')`,
+        blocked: sql<number>`(SELECT count(*) FROM campaign_leads WHERE campaign_id = ${campaign.id} AND state = 'BLOCKED' AND blocked_reason IS NOT 'invalid_email')`,
+        unsubscribed: sql<number>`(SELECT count(*) FROM campaign_leads WHERE campaign_id = ${campaign.id} AND state = 'STOPPED' AND has_unsubscribed = 1)`,
       })
       .from(sql`(SELECT 1)`),
   ]);
@@ -54,7 +70,8 @@ export async function campaignSendingStatus(
   const openDue = facts[0]?.openDue ?? null;
   const all = [...pinned, ...(openDue === null ? [] : [openDue])];
   const waiting = all.filter((t) => t > now);
-  return sendingStatus({
+  const skipped = { invalid_email: facts[0]?.invalidEmail ?? 0, blocked: facts[0]?.blocked ?? 0, unsubscribed: facts[0]?.unsubscribed ?? 0 };
+  const status = sendingStatus({
     now,
     status: campaign.status,
     stepCount: steps[0]?.n ?? 0,
@@ -72,6 +89,7 @@ export async function campaignSendingStatus(
     followUpsDue: pinned.some((t) => t <= now) ? 1 : 0,
     nextDueAt: waiting.length > 0 ? Math.min(...waiting) : null,
   });
+  return { ...status, details: { skipped } };
 }
 
 export async function mailboxSendingStatusOf(db: Database, mailboxId: number, now: number): Promise<(MailboxSendingStatus & { warnings: MailboxWarning[] }) | null> {
@@ -118,7 +136,17 @@ function reconnectAdvice(mailbox: { id: number; authType: "PASSWORD" | "OAUTH"; 
 
 /** Why nothing goes out, or "sending" (src/engine/why-not-sending.ts); on reads of one campaign or mailbox. */
 export const SendingStatusAnswer = z
-  .object({ code: z.string(), message: z.string(), next_send_at: z.string().nullable() })
+  .object({
+    code: z.string(),
+    message: z.string(),
+    next_send_at: z.string().nullable(),
+    details: z
+      .object({
+        skipped: z.object({ invalid_email: z.number().int(), blocked: z.number().int(), unsubscribed: z.number().int() }),
+      })
+      .optional()
+      .openapi({ description: "Extension, a campaign's only: records the engine will not send to, by why (`invalid_email`: the lead's address is verified invalid)" }),
+  })
   .openapi("SendingStatus");
 
 /** A mailbox's: the same, with what its owner should know besides (emails in doubt). */
@@ -131,13 +159,14 @@ export const MailboxSendingStatusAnswer = SendingStatusAnswer.extend({
 type Presented = z.infer<typeof SendingStatusAnswer>;
 
 /** The answer's form: `next_send_at` as ISO text, and a mailbox's warnings. */
-export function presentSendingStatus(status: SendingStatus): Presented;
+export function presentSendingStatus(status: CampaignSendingStatus): Presented;
 export function presentSendingStatus(status: MailboxSendingStatus & { warnings: MailboxWarning[] }): Presented & { warnings: MailboxWarning[] };
-export function presentSendingStatus(status: SendingStatus | (MailboxSendingStatus & { warnings: MailboxWarning[] })): Presented & { warnings?: MailboxWarning[] } {
+export function presentSendingStatus(status: CampaignSendingStatus | (MailboxSendingStatus & { warnings: MailboxWarning[] })): Presented & { warnings?: MailboxWarning[] } {
   return {
     code: status.code,
     message: status.message,
     next_send_at: status.next_send_at === null ? null : new Date(status.next_send_at).toISOString(),
+    ...("details" in status && { details: status.details }),
     ...("warnings" in status && { warnings: status.warnings }),
   };
 }

@@ -16,16 +16,16 @@ import type { RecordOutcome } from "./outcome";
  */
 
 /** Record states the engine still sends to; the others are final or held by hand (PAUSED). */
-export const LIVE_STATES = ["DRAFTED", "STARTED", "INPROGRESS"] as const;
+const LIVE_STATES = ["DRAFTED", "STARTED", "INPROGRESS"] as const;
 const live = sql.raw(`(${LIVE_STATES.map((s) => `'${s}'`).join(", ")})`);
 
 /** How long a claimed record stays out of other passes' reach while its pass sends. */
-export const LEASE_MS = 15 * 60_000;
+const LEASE_MS = 15 * 60_000;
 
 export type MailboxRow = typeof emailAccounts.$inferSelect;
 export type CampaignRow = Pick<typeof campaigns.$inferSelect, "id" | "accountId" | "clientId" | "name" | "status" | "schedule" | "settings">;
 
-export interface MailboxWork {
+interface MailboxWork {
   mailbox: MailboxRow | undefined;
   campaigns: CampaignRow[];
   sentToday: number;
@@ -61,8 +61,8 @@ export async function loadMailboxWork(db: Database, mailboxId: number, dayStart:
   };
 }
 
-export type StepRow = typeof sequenceSteps.$inferSelect;
-export type VariantRow = typeof sequenceVariants.$inferSelect;
+type StepRow = typeof sequenceSteps.$inferSelect;
+type VariantRow = typeof sequenceVariants.$inferSelect;
 
 export interface CampaignPlan {
   steps: Map<number, { step: StepRow; variants: VariantRow[] }>;
@@ -135,7 +135,12 @@ export interface ClaimedRecord {
   attempts: number;
   /** Earlier messages of the thread, oldest first. */
   thread: { messageId: string; subject: string | null }[];
-  refusal: "blocked" | "opted_out" | null;
+  /** Not to be sent: block-listed, opted out, or its address verified invalid (CONTRACT 22). */
+  refusal: "blocked" | "opted_out" | "invalid_email" | null;
+  /** The record's k in its campaign (incremental spintax, CONTRACT 21.1). */
+  spintaxIndex: number | null;
+  /** The lead's own IANA zone (CONTRACT 23.2), null when it has none. */
+  leadTimezone: string | null;
 }
 
 export interface ClaimRequest {
@@ -174,6 +179,7 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
   const refusal = sql`CASE
       WHEN ${blockListed(campaign.accountId, campaign.clientId, sql`l.email`)} THEN 'blocked'
       WHEN ${optedOut(sql`cl.lead_id`)} THEN 'opted_out'
+      WHEN l.verification_status = 'invalid' THEN 'invalid_email'
     END`;
   const results = await rawBatch(d1, [
     claim(sql`${due(sql`email_account_id = ${mailboxId}`)} LIMIT ${limit}`),
@@ -183,8 +189,8 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
     sql`UPDATE messages SET status = 'unconfirmed', last_error = ${IN_DOUBT}, updated_at = ${now}
         WHERE status = 'sending' AND campaign_lead_id IN (${claimed})
           AND step = (SELECT next_step FROM campaign_leads WHERE id = messages.campaign_lead_id)`,
-    sql`SELECT cl.id AS record_id, cl.next_step AS step, l.email AS lead_email, l.first_name, l.last_name, l.company_name,
-               l.phone_number, l.website, l.location, l.linkedin_profile, l.company_url, l.custom_fields,
+    sql`SELECT cl.id AS record_id, cl.next_step AS step, cl.spintax_modulo_index, l.email AS lead_email, l.first_name, l.last_name, l.company_name,
+               l.phone_number, l.website, l.location, l.linkedin_profile, l.company_url, l.custom_fields, l.timezone AS lead_timezone,
                m.id AS message_row_id, m.status AS message_status, m.attempts AS attempts,
                coalesce(m.message_id, '<' || lower(hex(randomblob(16))) || '@' || ${request.senderDomain} || '>') AS message_id,
                (${refusal}) AS refusal,
@@ -198,6 +204,7 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
   const records = results[3]!.map((row) => ({
     recordId: Number(row.record_id),
     step: Number(row.step),
+    spintaxIndex: row.spintax_modulo_index == null ? null : Number(row.spintax_modulo_index),
     leadEmail: String(row.lead_email),
     lead: {
       email: String(row.lead_email),
@@ -217,12 +224,13 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
     attempts: Number(row.attempts ?? 0),
     thread: JSON.parse(String(row.thread ?? "[]")) as { messageId: string; subject: string | null }[],
     refusal: (row.refusal as ClaimedRecord["refusal"]) ?? null,
+    leadTimezone: (row.lead_timezone as string | null) ?? null,
   }));
   return { nonce, records };
 }
 
 /** What a message left `sending` by a pass that died says (its `last_error`). */
-export const IN_DOUBT = "The sender stopped during this email's SMTP transaction: it may or may not have gone out, and it is never sent again";
+const IN_DOUBT = "The sender stopped during this email's SMTP transaction: it may or may not have gone out, and it is never sent again";
 
 /**
  * Opens a claimed record's message right before its SMTP transaction (`sending`), or for a step
@@ -253,7 +261,7 @@ export function openStatement(
 }
 
 /** A message a pass that died left in doubt, now `unconfirmed`. */
-export interface InDoubt {
+interface InDoubt {
   messageRowId: number;
   campaignId: number;
   recordId: number;
@@ -342,7 +350,7 @@ export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now:
         case "bounced":
           return { id: o.recordId, next_step: -1, due_at: null, done: 0, unpin: 0, state: null };
         case "refused":
-          return { id: o.recordId, next_step: -1, due_at: null, done: 0, unpin: 0, state: o.state };
+          return { id: o.recordId, next_step: -1, due_at: null, done: 0, unpin: 0, state: o.state, reason: o.reason ?? null };
       }
     }),
   );
@@ -356,6 +364,7 @@ export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now:
         WHEN v.value ->> '$.done' = 1 AND campaign_leads.state IN ${live} THEN 'COMPLETED'
         ELSE campaign_leads.state END,
       email_account_id = CASE WHEN v.value ->> '$.unpin' = 1 THEN NULL ELSE campaign_leads.email_account_id END,
+      blocked_reason = coalesce(v.value ->> '$.reason', campaign_leads.blocked_reason),
       claim_token = NULL, updated_at = ${now}
     FROM json_each(${records}) AS v
     WHERE campaign_leads.id = v.value ->> '$.id' AND campaign_leads.claim_token = ${nonce}`);

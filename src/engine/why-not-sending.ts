@@ -19,7 +19,7 @@ import {
  * answers the same question for one mailbox across its campaigns.
  */
 
-export type SendingCode =
+type SendingCode =
   | "sending"
   | "drafted"
   | "paused"
@@ -110,16 +110,20 @@ export function sendingStatus(s: SendingSnapshot): SendingStatus {
   if (usable.length === 0) {
     return result(s.mailboxes.every((m) => m.suspended) ? "all_mailboxes_suspended" : "all_mailboxes_failing", null);
   }
+  // In each lead's zone (CONTRACT 23.2) the stored due times are already inside each lead's window:
+  // the campaign's own window does not apply, and a record's due time is when it can go.
+  const leadZones = schedule.send_in_lead_timezone === true;
+  const opening = (instant: number) => (leadZones ? instant : nextWindowOpen(schedule, instant));
   if (s.firstStepsDue + s.followUpsDue === 0) {
-    return result("no_leads_due", s.nextDueAt === null ? null : nextWindowOpen(schedule, Math.max(s.now, s.nextDueAt)));
+    return result("no_leads_due", s.nextDueAt === null ? null : opening(Math.max(s.now, s.nextDueAt)));
   }
   const start = scheduleStartAt(schedule);
-  if (start !== null && s.now < start) return result("before_start_time", nextWindowOpen(schedule, s.now));
-  if (!isInWindow(schedule, s.now)) return result("outside_window", nextWindowOpen(schedule, s.now));
+  if (start !== null && s.now < start) return result("before_start_time", leadZones ? start : nextWindowOpen(schedule, s.now));
+  if (!leadZones && !isInWindow(schedule, s.now)) return result("outside_window", nextWindowOpen(schedule, s.now));
   const withRoom = usable.filter((m) => !mailboxCapReached(m.sentToday, m.maxEmailPerDay));
-  if (withRoom.length === 0) return result("daily_cap_reached", nextWindowOpen(schedule, nextMailboxDayStart(s.now)));
+  if (withRoom.length === 0) return result("daily_cap_reached", opening(nextMailboxDayStart(s.now)));
   if (s.followUpsDue === 0 && !newLeadAllowed(s.firstStepsSentToday, schedule)) {
-    return result("new_leads_cap_reached", nextWindowOpen(schedule, nextLocalDayStart(s.now, schedule.timezone)));
+    return result("new_leads_cap_reached", opening(nextLocalDayStart(s.now, schedule.timezone)));
   }
   const times = withRoom
     .map((m) => nextSendAt({ schedule, now: s.now, dueAt: s.now, lastSentAt: m.lastSentAt, mailboxGapMinutes: m.gapMinutes }))
@@ -127,7 +131,7 @@ export function sendingStatus(s: SendingSnapshot): SendingStatus {
   return result("sending", times.length > 0 ? Math.min(...times) : null);
 }
 
-export type MailboxSendingCode =
+type MailboxSendingCode =
   | "sending"
   | "suspended"
   | "needs_reconnect"
@@ -184,7 +188,7 @@ export function mailboxSendingStatus(m: MailboxStatusSnapshot): MailboxSendingSt
   if (capped) return answer("daily_cap_reached", next);
   const dueNow = waiting.filter((c) => c.nextDueAt <= m.now);
   if (dueNow.length === 0) return answer("no_leads_due", next);
-  if (!dueNow.some((c) => isInWindow(c.schedule, m.now))) return answer("outside_window", next);
+  if (!dueNow.some((c) => c.schedule.send_in_lead_timezone === true || isInWindow(c.schedule, m.now))) return answer("outside_window", next);
   return answer("sending", next);
 }
 

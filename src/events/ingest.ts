@@ -7,7 +7,7 @@ import { planIngestion, type PlannedEvent } from "./plan";
 import { ingestionFits, loadIngestContext, storeIngestion, type IngestContext } from "./store";
 
 /** The campaign an ingestion writes to, as its caller may see it, and what its events name. */
-export interface IngestScope {
+interface IngestScope {
   /** The campaign's visibility: the access rule's condition, or the account's for Salvo's own callers. */
   visible: SQL;
   accountId: number;

@@ -10,7 +10,7 @@ import { ingest } from "./ingest";
 import type { PlannedEvent } from "./plan";
 import { namedMailboxes, type RecordRow } from "./store";
 
-export const MAX_EVENTS_PER_CALL = 1000;
+const MAX_EVENTS_PER_CALL = 1000;
 
 const text = (max: number) => z.string().max(max).nullish();
 

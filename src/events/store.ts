@@ -191,6 +191,15 @@ function personOptOuts(rows: EventRow[], now: number): SQL[] {
 }
 
 /**
+ * CONTRACT 22: a bounce of Salvo's own mail (only hard ones become events) marks the lead's address
+ * invalid, so the engine never sends to it again from any campaign.
+ */
+function hardBounceMarks(fresh: SQL, now: number): SQL {
+  return sql`UPDATE leads SET verification_status = 'invalid', verification_reason = 'hard_bounce', verified_at = ${now}
+      WHERE id IN (SELECT lead_id FROM campaign_leads WHERE id IN (SELECT campaign_lead_id FROM (${fresh}) WHERE type = 'BOUNCE'))`;
+}
+
+/**
  * CONTRACT section 15, push-to-subsequence: a counted reply on the parent thread stops the records
  * pushed from it with stop_lead_on_parent_campaign_reply.
  */
@@ -298,6 +307,7 @@ export function ingestionStatements(
     ...(deliveries.length > 0 ? [insertDeliveries(deliveries, ingestGuard(campaign.id, nonce, now), now)] : []),
     ...personOptOuts(rows, now),
     ...(rows.some((row) => row.type === "REPLY") ? [stopPushedRecords(fresh, now)] : []),
+    ...(rows.some((row) => row.type === "BOUNCE") ? [hardBounceMarks(fresh, now)] : []),
     sql`DELETE FROM ingest_marks WHERE nonce = ${nonce}`,
   ];
 }

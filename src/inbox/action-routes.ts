@@ -5,7 +5,7 @@ import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, operationWords, type OperationWords } from "../platform/openapi";
 import { changeCategory } from "./category-change";
-import { changeRecord, ignoreReplyByHand, resolveCategory, type RecordChange } from "./store";
+import { changeRecord, resolveCategory, type RecordChange } from "./store";
 import { RecordTarget, given, targetRecord, type RecordTargetInput } from "./target";
 
 const Ok = z.object({ ok: z.boolean() });
@@ -28,7 +28,7 @@ const futureInstant = z.iso
   .refine((value) => Date.parse(value) > Date.now(), "snoozed_until must be in the future");
 
 /** A category id, a decimal string, a category name (BC), or "" / null to clear it (compat rule C8). */
-export const CategoryInput = z.union([z.number().int().positive(), z.string().max(255)]).nullable();
+const CategoryInput = z.union([z.number().int().positive(), z.string().max(255)]).nullable();
 
 const routes = {
   readStatus: action("patch", "change-read-status", {
@@ -74,14 +74,6 @@ const routes = {
     summary: "Bring an archived conversation back to the inbox",
     example: { email_lead_map_id: 1 },
   }, {}),
-  ignoreReply: action("post", "ignore-reply", {
-    operationId: "ignoreReply",
-    summary: "Flag one reply as ignored (excluded from reply_count)",
-    example: { email_lead_map_id: 1, stats_id: "1" },
-    extension: true,
-  }, {
-    stats_id: z.union([z.string().regex(/^\d+$/), z.number().int().positive()]).transform(Number),
-  }),
   important: action("patch", "mark-important", {
     operationId: "markConversationImportant",
     summary: "Mark a conversation important (or not): the important view",
@@ -151,13 +143,5 @@ actionRoutes.openapi(routes.unarchive, async (c) => {
 actionRoutes.openapi(routes.important, async (c) => {
   const body = c.req.valid("json");
   await updateRecord(c, body, { isImportant: body.is_important });
-  return c.json({ ok: true }, 200);
-});
-
-actionRoutes.openapi(routes.ignoreReply, async (c) => {
-  const body = c.req.valid("json");
-  const db = database(c.env.DB);
-  const record = await targetRecord(db, c.get("principal"), body);
-  if (!(await ignoreReplyByHand(db, record.id, body.stats_id))) throw ApiError.notFound("Reply not found");
   return c.json({ ok: true }, 200);
 });

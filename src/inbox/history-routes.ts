@@ -9,7 +9,7 @@ import type { OutboundAttachment } from "../db/schema";
 import { recordOfLead, recordsOfLeads, threadOf, threadsOf, type Thread } from "./store";
 import { Categorisation, parseCategorisation } from "../triage/present";
 
-const HistoryMessage = z
+export const HistoryMessage = z
   .object({
     stats_id: z.string(),
     message_id: z.string().nullable(),
@@ -143,7 +143,7 @@ function addressList(json: string | null): string | null {
 }
 
 /** A thread's messages as the history shows them (contract section 12's Message). */
-function presentHistory({ messages, opens, clicks }: Thread, plain: boolean) {
+export function presentHistory({ messages, opens, clicks }: Thread, plain: boolean) {
   return messages.map((m) => ({
     stats_id: String(m.id),
     message_id: m.message_id,

@@ -8,7 +8,7 @@ import type { InboxFilters, Listing, Sort } from "./query";
  */
 
 /** An index walked in the listing's order (its account's range), and the records that range holds. */
-export interface Walk {
+interface Walk {
   index: string;
   range: Range;
   /** False: the index holds the listing's records but not in this order (a small view, sorted whole). */
@@ -50,9 +50,9 @@ export function walkOf(listing: Listing, sort: Sort): Walk {
 export const SENT_BY_REPLY = { replied: "campaign_leads_sent_replied_idx", unreplied: "campaign_leads_sent_view_idx" } as const;
 
 /** A column whose values each have an ordered range of an index, so a few of them merge in order. */
-export type MergeColumn = "campaign_id" | "category_id" | "email_account_id";
+type MergeColumn = "campaign_id" | "category_id" | "email_account_id";
 
-export interface Merge {
+interface Merge {
   column: MergeColumn;
   index: string;
   range: Range;
@@ -115,7 +115,7 @@ export const SHORT_NEEDLE_PROBE = 300;
 /** Above this many index hits a search reads its page by walking, testing each record. */
 export const SEARCH_HITS_CAP = 20_000;
 /** Merges of more values than this cost more to write and plan than they save. */
-export const MERGE_MAX_VALUES = 20;
+const MERGE_MAX_VALUES = 20;
 
 /** Relative cost of one step of each way to read: a covering index entry, a row fetched, a search hit. */
 const COST = { entry: 1, row: 5, hit: 10, test: 100, streamed: 30, term: 1 };

@@ -11,6 +11,8 @@ import { conversationOf, listConversations, type ConversationRow } from "./listi
 import { messagesOf, remindersOf, scheduledRepliesOf, type MessageRow, type ReminderRow, type ScheduledReplyRow } from "./store";
 import { LEAD_MAPPING_NOT_FOUND } from "./target";
 import { parseCategorisation } from "../triage/present";
+import { database } from "../platform/db";
+import { savedViewFilters } from "./saved-view-routes";
 
 const ListingQuery = z.object({ fetch_message_history: queryBoolean.optional() });
 
@@ -181,10 +183,11 @@ function sortOf(listing: Listing, sort: Sort | undefined): Sort {
 async function page(c: Context<AppEnv>, listing: Listing, body: ViewRequest, withHistory: boolean) {
   const principal = c.get("principal");
   const now = Date.now();
+  const saved = body.saved_view_id === undefined ? {} : await savedViewFilters(database(c.env.DB), principal, body.saved_view_id);
   const { rows, total } = await listConversations(c.env.DB, {
     scope: { accountId: principal.accountId, clientId: principal.clientId },
     listing,
-    filters: filtersOf(body),
+    filters: { ...saved, ...filtersOf(body) },
     sort: sortOf(listing, body.sortBy),
     offset: body.offset,
     limit: body.limit,

@@ -52,9 +52,9 @@ const CONVERSATION_COLUMNS = sql`cl.id, cl.campaign_id, c.name AS campaign_name,
  * Where the counters cannot give a total (a search tested record by record, a mailbox or reply-time
  * filter), the matches are counted up to this many; past it total_count says "at least".
  */
-export const COUNT_CAP = 10_000;
+const COUNT_CAP = 10_000;
 /** The same for a needle of one or two characters that matches often, tested record by record (each test reads a lead and its replies). */
-export const SEARCH_COUNT_CAP = 200;
+const SEARCH_COUNT_CAP = 200;
 
 /** One record as a conversation, if the caller may see it (any state: replied or not). */
 export async function conversationOf(d1: D1Database, scope: Scope, recordId: number) {

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { BodyId } from "../platform/openapi";
 import { EMAIL_STATUSES, SORTS } from "./query";
 import { Categorisation } from "../triage/present";
 
@@ -42,10 +43,10 @@ const filterFields = {
     needsReview: z.boolean().optional().openapi({ description: "true: conversations whose latest reply waits in the needs-review lane; false: the others (CONTRACT section 20.5)" }),
 };
 
-export const InboxFilters = z.object(filterFields).openapi("InboxFilters");
+const InboxFilters = z.object(filterFields).openapi("InboxFilters");
 
 /** The views' filters: the sent view takes more campaigns and mailboxes, and views a subsequence. */
-const ViewFilters = z
+export const ViewFilters = z
   .object({
     ...filterFields,
     campaignId: oneOrMany(15).optional(),
@@ -76,10 +77,11 @@ export const ViewBody = z
     sortBy: z.enum(SORTS).optional(),
     campaign_id: z.number().int().optional().describe("Read as filters.campaignId"),
     client_id: z.number().int().optional().describe("Read as filters.campaignClientId"),
+    saved_view_id: BodyId.optional().describe("A saved view's filters (POST /master-inbox/saved-views), with this body's filters over them; another tenant's → 404"),
   })
   .openapi("InboxViewRequest");
 
-export const HistoryMessage = z
+const HistoryMessage = z
   .object({
     stats_id: z.string(),
     type: z.enum(["SENT", "REPLY"]),

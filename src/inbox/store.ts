@@ -182,11 +182,23 @@ export async function changeRecord(db: Database, recordId: number, change: Recor
 }
 
 /** Flags one REPLY of the record ignored by hand; false when the record has no such reply. */
-export async function ignoreReplyByHand(db: Database, recordId: number, eventId: number): Promise<boolean> {
+/**
+ * Ignores a reply by hand, or counts it again (overriding the automatic flags): a REPLY of a campaign
+ * the caller may see, and of `recordId` when given. False when there is no such reply.
+ */
+export async function setReplyIgnored(db: Database, principal: Principal, eventId: number, recordId: number | undefined, ignore: boolean): Promise<boolean> {
   const reply = await db
     .update(events)
-    .set({ ignored: true, ignoredByHand: true })
-    .where(and(eq(events.id, eventId), eq(events.campaignLeadId, recordId), eq(events.type, "REPLY")))
+    .set({ ignored: ignore, ignoredByHand: ignore })
+    .where(
+      and(
+        eq(events.id, eventId),
+        eq(events.type, "REPLY"),
+        eq(events.accountId, principal.accountId),
+        recordId === undefined ? undefined : eq(events.campaignLeadId, recordId),
+        sql`${events.campaignId} IN (SELECT ${campaigns.id} FROM ${campaigns} WHERE ${visibleCampaigns(principal)})`,
+      ),
+    )
     .returning({ id: events.id })
     .get();
   return reply !== undefined;

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { rawBatch, statement } from "../platform/sql";
 
-export interface PushToSubsequence {
+interface PushToSubsequence {
   recordId: number;
   accountId: number;
   leadId: number;

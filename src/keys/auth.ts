@@ -8,7 +8,7 @@ import { ApiError } from "../platform/errors";
 import { clientIp } from "../platform/client-ip";
 import { config } from "../config";
 
-export const INVALID_KEY = "Invalid API Key";
+const INVALID_KEY = "Invalid API Key";
 
 function keyGate(env: Bindings, keyHash: string) {
   return env.KEY_GATE.get(env.KEY_GATE.idFromName(keyHash));

@@ -4,7 +4,7 @@ import type { KeyKind } from "./rules";
 import { spend, type Budget, type BudgetState, type Decision } from "../platform/rate-limit";
 import { config, type Vars } from "../config";
 
-export type Admission =
+type Admission =
   | { outcome: "unknown" }
   | { outcome: "admitted" | "limited"; owner: KeyOwner; budget: Budget; decision: Decision };
 

@@ -62,7 +62,7 @@ export async function insertAccountKey(d1: D1Database, accountId: number, key: S
   return row.id;
 }
 
-export type KeyDeletion = { deleted: { keyHash: string } } | { refused: "not_found" | "last_key" };
+type KeyDeletion = { deleted: { keyHash: string } } | { refused: "not_found" | "last_key" };
 
 /**
  * Deletes one of an account's keys and hands back its digest (for revocation). With keepOne the
@@ -102,14 +102,14 @@ export async function accountKeyHashes(d1: D1Database, accountId: number): Promi
 // Client keys
 
 export type ClientKeyRow = typeof clientKeys.$inferSelect;
-export type ClientKeyStatus = ClientKeyRow["status"];
+type ClientKeyStatus = ClientKeyRow["status"];
 
 /** One client key the principal may see, by id. */
 function visibleKey(principal: Principal, id: number) {
   return and(eq(clientKeys.id, id), visibleRows(principal, clientKeys));
 }
 
-export type ClientKeyCreation = { created: ClientKeyRow } | { refused: "client_not_found" | "too_many_keys" };
+type ClientKeyCreation = { created: ClientKeyRow } | { refused: "client_not_found" | "too_many_keys" };
 
 /**
  * Stores a new key for one of the principal's clients. Ownership and the per-client cap are
@@ -141,7 +141,7 @@ export async function createClientKey(
   return { created: row! };
 }
 
-export interface ClientKeyFilters {
+interface ClientKeyFilters {
   clientId?: number;
   status?: ClientKeyStatus;
   /** Part of the key's name, matched case-insensitively (Unicode folded). */

@@ -1,6 +1,6 @@
 /** RFC 4180 CSV reading for lead imports: quoted fields, doubled quotes, CRLF or LF, a leading BOM. */
 
-export interface CsvSlice {
+interface CsvSlice {
   rows: string[][];
   /** The character offset after the last row read: where the next slice starts. */
   next: number;
@@ -71,6 +71,11 @@ const FIELD_OF_COLUMN: Record<string, string> = {
   linkedin: "linkedin_profile",
   linkedin_url: "linkedin_profile",
   company_url: "company_url",
+  timezone: "timezone",
+  time_zone: "timezone",
+  lead_timezone: "timezone",
+  schedule_timezone: "timezone",
+  tz: "timezone",
 };
 
 function normaliseColumn(name: string): string {
@@ -83,7 +88,7 @@ export function columnFields(header: string[]): (string | null)[] | null {
   return fields.includes("email") ? fields : null;
 }
 
-export interface CsvLead {
+interface CsvLead {
   email: string;
   [field: string]: unknown;
 }

@@ -73,6 +73,7 @@ function presentImport(row: ImportRow) {
     duplicates: row.duplicates,
     blocked: row.blocked,
     invalid: row.invalid,
+    invalid_timezone_count: row.invalidTimezone,
     error: row.error,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
@@ -112,7 +113,7 @@ leadListImportRoutes.openapi(routes.import, async (c) => {
   const body = c.req.valid("json");
   const upload = body.leadList ?? body.leads ?? body.lead_list ?? required("leadList", "leadList is required");
   if (body.customFields !== undefined) await saveListCustomFields(db, list.id, body.customFields);
-  const counts = await importLeads(c.env.DB, list, upload, skipSettings(body));
+  const counts = await importLeads(c.env, list, upload, skipSettings(body), (work) => c.executionCtx.waitUntil(work));
   return c.json({ ok: true, data: counts }, 200);
 });
 

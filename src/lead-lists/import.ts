@@ -9,18 +9,25 @@ import { sortUpload } from "../leads/rules";
 import { leadListImports } from "../db/schema";
 import { columnFields, countCsvRows, readCsvRows, rowToLead } from "./csv";
 import { importStatements, leadListById, screenEmails, type LeadFields } from "./store";
+import { flagForVerification, screenAddresses, storeOnLeadsByEmail, type Screened, type VerifyMode } from "../verification/upload";
 
 export interface ImportSettings {
   ignoreGlobalBlockList: boolean;
   ignoreUnsubscribeList: boolean;
+  /** CONTRACT 22 (absent in imports stored before it: off). */
+  verifyEmails?: VerifyMode;
+  skipRisky?: boolean;
 }
 
-export interface ImportCounts {
+interface ImportCounts {
   total_leads: number;
   imported: number;
   duplicates: number;
   blocked: number;
   invalid: number;
+  invalid_timezone_count: number;
+  invalid_emails?: string[];
+  verification_job_id?: string;
 }
 
 /**
@@ -28,8 +35,13 @@ export interface ImportCounts {
  * within the upload, and (unless the settings say otherwise) block-listed or unsubscribed leads,
  * both counted as `blocked`.
  */
-async function sortForList(d1: D1Database, list: LeadListRow, upload: LeadFields[], settings: ImportSettings) {
-  const { unique, duplicateCount, invalidEmailCount } = sortUpload(upload);
+async function sortForList(env: Bindings, list: LeadListRow, upload: LeadFields[], settings: ImportSettings) {
+  const d1 = env.DB;
+  const sorted = sortUpload(upload);
+  const screened = settings.verifyEmails === "skip" ? await screenAddresses(env, sorted.unique.map((lead) => lead.email), settings.skipRisky ?? false) : null;
+  const unique = screened ? sorted.unique.filter((lead) => !screened.refused.has(lead.email)) : sorted.unique;
+  const { duplicateCount, invalidTimezoneCount } = sorted;
+  const invalidEmailCount = sorted.invalidEmailCount + (screened?.refused.size ?? 0);
   const screening = await screenEmails(
     d1,
     list.accountId,
@@ -41,22 +53,41 @@ async function sortForList(d1: D1Database, list: LeadListRow, upload: LeadFields
       !(screening.blocked.has(lead.email) && !settings.ignoreGlobalBlockList) &&
       !(screening.unsubscribed.has(lead.email) && !settings.ignoreUnsubscribeList),
   );
-  return { kept, duplicateCount, invalidEmailCount, blocked: unique.length - kept.length };
+  return { kept, duplicateCount, invalidEmailCount, invalidTimezoneCount, blocked: unique.length - kept.length, screened };
+}
+
+/** After the leads are stored: the checked results on them (`skip`), or a background job over them (`flag`). */
+async function verifyImported(env: Bindings, list: LeadListRow, kept: LeadFields[], settings: ImportSettings, screened: Screened | null, waitUntil: (work: Promise<unknown>) => void) {
+  const scope = { accountId: list.accountId, clientId: list.clientId };
+  if (screened) await storeOnLeadsByEmail(env.DB, scope, screened.results.filter((r) => !screened.refused.has(r.email)), Date.now());
+  if (settings.verifyEmails !== "flag") return null;
+  return flagForVerification(env, waitUntil, scope, kept.map((lead) => lead.email));
 }
 
 /** Imports up to 1000 leads into a list at once (the JSON import). */
-export async function importLeads(d1: D1Database, list: LeadListRow, upload: LeadFields[], settings: ImportSettings): Promise<ImportCounts> {
+export async function importLeads(
+  env: Bindings,
+  list: LeadListRow,
+  upload: LeadFields[],
+  settings: ImportSettings,
+  waitUntil: (work: Promise<unknown>) => void,
+): Promise<ImportCounts> {
+  const d1 = env.DB;
   const db = database(d1);
-  const { kept, duplicateCount, invalidEmailCount, blocked } = await sortForList(d1, list, upload, settings);
+  const { kept, duplicateCount, invalidEmailCount, invalidTimezoneCount, blocked, screened } = await sortForList(env, list, upload, settings);
   const statements = await importStatements(db, list, kept, Date.now());
   const results = statements.length > 0 ? await rawBatch(d1, statements) : [];
   const imported = results.at(-1)?.length ?? 0;
+  const jobId = await verifyImported(env, list, kept, settings, screened, waitUntil);
   return {
     total_leads: upload.length,
     imported,
     duplicates: duplicateCount + kept.length - imported,
     blocked,
     invalid: invalidEmailCount,
+    invalid_timezone_count: invalidTimezoneCount,
+    ...(screened && { invalid_emails: [...screened.refused] }),
+    ...(jobId !== null && { verification_job_id: jobId }),
   };
 }
 
@@ -129,13 +160,14 @@ function claimImport(db: Database, id: number, now: number) {
  * One chunk: its leads, the import's counters and cursor in one batch, so the counters always
  * describe exactly the rows before the cursor.
  */
-async function importChunk(d1: D1Database, job: ImportRow, list: LeadListRow): Promise<{ done: boolean }> {
+async function importChunk(env: Bindings, job: ImportRow, list: LeadListRow): Promise<{ done: boolean }> {
+  const d1 = env.DB;
   const db = database(d1);
   const csv = job.csv ?? "";
   const { rows, next } = readCsvRows(csv, job.cursor, CSV_CHUNK_ROWS);
   const fields = columnFields(job.columns)!;
   const upload = rows.map((row) => rowToLead(job.columns, fields, row) as LeadFields);
-  const { kept, duplicateCount, invalidEmailCount, blocked } = await sortForList(d1, list, upload, job.settings);
+  const { kept, duplicateCount, invalidEmailCount, invalidTimezoneCount, blocked, screened } = await sortForList(env, list, upload, job.settings);
   const now = Date.now();
   // Only the worker whose cursor is current adds members, so a second worker on the same chunk
   // (after a lapsed lease) neither adds nor counts anything.
@@ -151,6 +183,7 @@ async function importChunk(d1: D1Database, job: ImportRow, list: LeadListRow): P
           duplicates = duplicates + ${duplicateCount + kept.length} - ${added},
           blocked = blocked + ${blocked},
           invalid = invalid + ${invalidEmailCount},
+          invalid_timezone = invalid_timezone + ${invalidTimezoneCount},
           processed = processed + ${rows.length},
           cursor = ${next},
           state = ${done ? "done" : "running"},
@@ -161,6 +194,8 @@ async function importChunk(d1: D1Database, job: ImportRow, list: LeadListRow): P
         WHERE id = ${job.id} AND cursor = ${job.cursor}`,
   ]);
   job.cursor = next;
+  // A `flag` job is left to the minute cron (no request to wait on here).
+  await verifyImported(env, list, kept, job.settings, screened, () => undefined);
   return { done };
 }
 
@@ -174,7 +209,7 @@ export async function runImport(env: Bindings, importId: number, budgetMs = PASS
   if (!list) return;
   try {
     while (Date.now() - started < budgetMs) {
-      if ((await importChunk(env.DB, job, list)).done) return;
+      if ((await importChunk(env, job, list)).done) return;
     }
   } catch (error) {
     log("warn", "lead list import pass failed", { import_id: importId, error: String(error) });

@@ -3,11 +3,13 @@ import { database } from "../platform/db";
 import type { CampaignRow } from "../platform/access";
 import { sortUpload } from "../leads/rules";
 import { countAlreadyInCampaign, storeUpload } from "../leads/store";
+import { scheduleOf } from "../schedule/settings";
+import { enrolmentDue } from "../schedule/window";
 import { wakeCampaign } from "../mailboxes/wake";
 import type { ImportSettings } from "./import";
 import { leadFieldsOf, removeFromList, screenEmails, sourceLeadChunk, type LeadSource } from "./store";
 
-export interface PushCounts {
+interface PushCounts {
   campaign_id: number;
   total_leads: number;
   pushed: number;
@@ -54,7 +56,9 @@ export async function pushToCampaign(
     });
     const emails = kept.map((lead) => lead.email);
     const already = await countAlreadyInCampaign(db, target, emails);
-    if (kept.length > 0) await storeUpload(env.DB, target, kept, Date.now());
+    const now = Date.now();
+    const due = enrolmentDue(scheduleOf(campaign.schedule), kept.flatMap((lead) => (lead.timezone ? [lead.timezone] : [])), now);
+    if (kept.length > 0) await storeUpload(env.DB, target, kept, now, due);
     counts.pushed += kept.length - already;
     // A stored address add-leads would refuse (older data) is not pushed; counted here so the counts add up to total_leads.
     counts.duplicates += already + duplicateCount + invalidEmailCount;

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { VERIFY_MODES } from "../verification/upload";
 import { LeadInput } from "../leads/lead-input";
 import { ApiError } from "../platform/errors";
 import { BodyId, pathId, queryCount, queryId } from "../platform/openapi";
@@ -11,12 +12,12 @@ export const LEAD_LIST_TAG = ["Lead lists"];
 
 export const Ack = z.object({ ok: z.boolean(), success: z.boolean(), message: z.string() });
 
-export const MAX_PUSH_IDS = 10_000;
-export const LeadIds = z.array(BodyId).min(1).max(MAX_PUSH_IDS);
+const MAX_PUSH_IDS = 10_000;
+const LeadIds = z.array(BodyId).min(1).max(MAX_PUSH_IDS);
 
 export const ListName = z.string().trim().min(1).max(255);
 
-export const Tag = z.object({ id: z.number().int(), name: z.string(), color: z.string() });
+const Tag = z.object({ id: z.number().int(), name: z.string(), color: z.string() });
 
 export const LeadList = z
   .object({
@@ -34,7 +35,15 @@ export const ListParams = z.object({ id: pathId("id") });
 
 /** Skipping rules, read from `csvSettings` or from the top level (DL, BC); csvSettings wins. */
 export const SkipSettings = {
-  csvSettings: z.object({ ignoreGlobalBlockList: z.boolean().optional(), ignoreUnsubscribeList: z.boolean().optional() }).optional(),
+  csvSettings: z
+    .object({
+      ignoreGlobalBlockList: z.boolean().optional(),
+      ignoreUnsubscribeList: z.boolean().optional(),
+      verifyEmails: z.enum(VERIFY_MODES).optional().openapi({ description: "Extension (CONTRACT 22): `off` (default), `flag` (verified in the background) or `skip` (invalid addresses not added)" }),
+      skipRisky: z.boolean().optional().openapi({ description: "With `verifyEmails: skip`, risky addresses are not added either" }),
+    })
+    .optional(),
+  verify_emails: z.enum(VERIFY_MODES).optional(),
   ignoreGlobalBlockList: z.boolean().optional(),
   ignoreUnsubscribeList: z.boolean().optional(),
   ignore_global_block_list: z.boolean().optional(),
@@ -47,10 +56,12 @@ export function skipSettings(body: SkipInput): ImportSettings {
   return {
     ignoreGlobalBlockList: body.csvSettings?.ignoreGlobalBlockList ?? body.ignoreGlobalBlockList ?? body.ignore_global_block_list ?? false,
     ignoreUnsubscribeList: body.csvSettings?.ignoreUnsubscribeList ?? body.ignoreUnsubscribeList ?? body.ignore_unsubscribe_list ?? false,
+    verifyEmails: body.csvSettings?.verifyEmails ?? body.verify_emails ?? "off",
+    skipRisky: body.csvSettings?.skipRisky ?? false,
   };
 }
 
-export const MAX_IMPORT_LEADS = 1000;
+const MAX_IMPORT_LEADS = 1000;
 export const ImportBody = z
   .object({
     leadList: z.array(LeadInput).min(1).max(MAX_IMPORT_LEADS).optional(),
@@ -70,6 +81,9 @@ export const ImportCounts = z.object({
   duplicates: z.number().int(),
   blocked: z.number().int(),
   invalid: z.number().int(),
+  invalid_timezone_count: z.number().int().openapi({ description: "Leads whose time zone was not a known IANA name (stored as null, CONTRACT 23.1)" }),
+  invalid_emails: z.array(z.string()).optional().openapi({ description: "With `verifyEmails: skip`: the addresses verification kept out (counted in `invalid`)" }),
+  verification_job_id: z.string().optional().openapi({ description: "With `verifyEmails: flag`: the background job (`GET /verify-emails/status?job_id=`)" }),
 });
 
 export const CsvImportJson = z
@@ -88,6 +102,7 @@ export const CsvImport = z
     duplicates: z.number().int(),
     blocked: z.number().int(),
     invalid: z.number().int(),
+    invalid_timezone_count: z.number().int().openapi({ description: "Rows whose time zone was not a known IANA name (stored as null, CONTRACT 23.1)" }),
     error: z.string().nullable(),
     created_at: z.string(),
     updated_at: z.string(),

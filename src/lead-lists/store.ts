@@ -9,9 +9,9 @@ import { optedOut } from "../leads/opt-out";
 import { campaigns, leadListMembers, leadLists, leadListTags, leads, leadTagMappings, tags } from "../db/schema";
 
 /** How many leads one statement group handles: whole lists travel as one JSON parameter each. */
-export const LEAD_CHUNK = 500;
+const LEAD_CHUNK = 500;
 
-export type LeadRow = typeof leads.$inferSelect;
+type LeadRow = typeof leads.$inferSelect;
 
 /** The lead fields an import or a push carries (section 2's add-lead object). */
 export interface LeadFields {
@@ -25,6 +25,7 @@ export interface LeadFields {
   linkedin_profile?: string | null;
   company_url?: string | null;
   custom_fields?: Record<string, unknown> | null;
+  timezone?: string | null;
   [field: string]: unknown;
 }
 
@@ -37,6 +38,7 @@ const TEXT_FIELDS = [
   ["location", "location"],
   ["linkedin_profile", "linkedinProfile"],
   ["company_url", "companyUrl"],
+  ["timezone", "timezone"],
 ] as const;
 
 /** A stored lead as the add-lead object storeUpload takes. */
@@ -72,7 +74,7 @@ export async function deleteLeadList(db: Database, id: number): Promise<void> {
   await db.delete(leadLists).where(eq(leadLists.id, id));
 }
 
-export interface ListFilters {
+interface ListFilters {
   listName?: string;
   tagIds?: number[];
   clientId?: number;
@@ -106,7 +108,7 @@ export function leadListPage(
     .offset(page.offset);
 }
 
-export type ListTag = { id: number; name: string; color: string };
+type ListTag = { id: number; name: string; color: string };
 
 /** Each list's lead count and tags. */
 export async function listDetails(db: Database, listIds: number[]) {
@@ -256,7 +258,7 @@ export function oldestCampaignNamed(db: Database, principal: Principal, name: st
 
 // What an add skips.
 
-export interface Screening {
+interface Screening {
   blocked: Set<string>;
   unsubscribed: Set<string>;
 }
@@ -335,11 +337,11 @@ export async function importStatements(db: Database, list: LeadListRow, upload: 
   if (fresh.length > 0) {
     statements.push(sql`
       INSERT INTO leads (account_id, client_id, email, first_name, last_name, company_name, phone_number, website,
-                         location, linkedin_profile, company_url, custom_fields, search_folded, created_at)
+                         location, linkedin_profile, company_url, custom_fields, timezone, search_folded, created_at)
       SELECT ${list.accountId}, ${list.clientId}, value ->> '$.email', value ->> '$.first_name',
              value ->> '$.last_name', value ->> '$.company_name', value ->> '$.phone_number', value ->> '$.website',
              value ->> '$.location', value ->> '$.linkedin_profile', value ->> '$.company_url',
-             nullif(value -> '$.custom_fields', 'null'), value ->> '$.search_folded', ${now}
+             nullif(value -> '$.custom_fields', 'null'), value ->> '$.timezone', value ->> '$.search_folded', ${now}
       FROM json_each(${jsonList(fresh)}) WHERE true
       ON CONFLICT DO NOTHING`);
   }
@@ -349,7 +351,7 @@ export async function importStatements(db: Database, list: LeadListRow, upload: 
         company_name = f.value ->> '$.company_name', phone_number = f.value ->> '$.phone_number',
         website = f.value ->> '$.website', location = f.value ->> '$.location',
         linkedin_profile = f.value ->> '$.linkedin_profile', company_url = f.value ->> '$.company_url',
-        custom_fields = nullif(f.value -> '$.custom_fields', 'null'), search_folded = f.value ->> '$.search_folded'
+        timezone = f.value ->> '$.timezone', custom_fields = nullif(f.value -> '$.custom_fields', 'null'), search_folded = f.value ->> '$.search_folded'
       FROM json_each(${jsonList(filled)}) f WHERE leads.id = f.value ->> '$.id'`);
   }
   statements.push(sql`

@@ -8,7 +8,7 @@ import { BLOCKABLE_STATES } from "./block-list";
 
 export type BlockListRow = typeof blockList.$inferSelect;
 
-export interface BlockListFilters {
+interface BlockListFilters {
   offset: number;
   limit: number;
   /** Substring of the stored value. */
@@ -42,7 +42,7 @@ export function blockListPage(db: Database, principal: Principal, filters: Block
     .offset(filters.offset);
 }
 
-export interface NewEntries {
+interface NewEntries {
   accountId: number;
   clientId: number | null;
   values: string[];

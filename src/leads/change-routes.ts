@@ -41,6 +41,8 @@ import {
   type LeadFieldChange,
 } from "./change-store";
 import { isValidEmail, normaliseEmail } from "../mail/address";
+import { timezoneInput } from "./lead-input";
+import { leadTimezone, TIMEZONE_FIELDS } from "./rules";
 import { ACK } from "../campaigns/schemas";
 
 const DAY_MS = 86_400_000;
@@ -82,8 +84,13 @@ const LeadUpdate = z
     linkedin_profile: optionalText,
     company_url: optionalText,
     custom_fields: z.record(z.string(), z.unknown()).nullish(),
+    ...timezoneInput,
   })
   .openapi("LeadUpdate");
+
+const Updated = Ack.extend({
+  invalid_timezone_count: z.number().int().openapi({ description: "1 when the given time zone was not a known IANA name (the lead's zone is then cleared, CONTRACT 23.1)" }),
+}).openapi("LeadUpdated");
 
 const ResumeBody = z
   .object({
@@ -155,13 +162,14 @@ const routes = {
   }, {
     params: CampaignLeadParams,
     body: jsonBody(LeadUpdate, { email: "ann@example.com", last_name: "Lee-Smith" }),
-  }, Ack),
+  }, Updated),
   updateLead: route("put", "/api/v1/leads/{lead_id}", {
     operationId: "updateLead",
     summary: "Update a lead",
     description: "Updates a lead's fields; `custom_fields` merge (a key set to null is removed; ≤ 200 keys). A new `email` already used by another " +
-      "lead → 400 `Email already belongs to lead N`. " + ACK,
-  }, { params: LeadParams, body: jsonBody(LeadUpdate, { first_name: "Ann", company_name: "Acme GmbH", custom_fields: { role: "CEO" } }) }, Ack),
+      "lead → 400 `Email already belongs to lead N`. `timezone` (or an alias, or a custom field of those names) sets the lead's IANA zone; " +
+      "null clears it; an unknown name clears it and answers `invalid_timezone_count: 1`. " + ACK,
+  }, { params: LeadParams, body: jsonBody(LeadUpdate, { first_name: "Ann", company_name: "Acme GmbH", custom_fields: { role: "CEO" }, timezone: "Europe/Paris" }) }, Updated),
   pause: route("post", "/api/v1/campaigns/{campaign_id}/leads/{lead_id}/pause", {
     operationId: "pauseCampaignLead",
     summary: "Pause a lead in a campaign",
@@ -296,13 +304,18 @@ async function leadChange(db: Database, lead: LeadRow, body: z.infer<typeof Lead
     }
     change.customFields = merged;
   }
+  const zone = leadTimezone(body);
+  if (zone.given) change.timezone = zone.zone;
+  else if (TIMEZONE_FIELDS.some((name) => body[name] === null)) change.timezone = null;
   return change;
 }
 
 async function update(c: Context<AppEnv>, lead: LeadRow, body: z.infer<typeof LeadUpdate>) {
   const db = database(c.env.DB);
-  await updateLeadFields(db, lead, await leadChange(db, lead, body));
-  return c.json(ack("Lead updated successfully"), 200);
+  const change = await leadChange(db, lead, body);
+  await updateLeadFields(db, lead, change);
+  const invalidZone = leadTimezone(body).given && change.timezone === null ? 1 : 0;
+  return c.json(ack("Lead updated successfully", { invalid_timezone_count: invalidZone }), 200);
 }
 
 /**

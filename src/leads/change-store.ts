@@ -24,6 +24,7 @@ export type LeadFieldChange = Partial<{
   linkedinProfile: string | null;
   companyUrl: string | null;
   customFields: Record<string, unknown> | null;
+  timezone: string | null;
 }>;
 
 /** Another lead of the same scope that already has this address, if any. */

@@ -1,7 +1,17 @@
 import { z } from "@hono/zod-openapi";
 import type { LeadRow } from "../platform/access";
+import { VERIFICATION_STATUSES } from "../db/schema";
 
 const optionalText = z.string().max(500).nullish();
+
+/** A lead's zone and its aliases (CONTRACT 23.1): an unknown name is stored as null and counted, never refused. */
+export const timezoneInput = {
+  timezone: z.string().nullish().openapi({ description: "IANA time zone name (Europe/Paris); unknown names are stored as null and counted in invalid_timezone_count" }),
+  time_zone: z.string().nullish().openapi({ description: "Alias of timezone" }),
+  lead_timezone: z.string().nullish().openapi({ description: "Alias of timezone" }),
+  schedule_timezone: z.string().nullish().openapi({ description: "Alias of timezone" }),
+  tz: z.string().nullish().openapi({ description: "Alias of timezone" }),
+};
 
 /** One lead as uploads and list imports take it (section 2's add-lead object; `email` required). */
 export const LeadInput = z.object({
@@ -15,6 +25,7 @@ export const LeadInput = z.object({
   linkedin_profile: optionalText,
   company_url: optionalText,
   custom_fields: z.record(z.string(), z.unknown()).nullish(),
+  ...timezoneInput,
 });
 
 /** A lead's stored fields as answers show them (the listing's `Lead`, a list's members). */
@@ -30,6 +41,10 @@ export const leadOutputFields = {
   linkedin_profile: z.string().nullable(),
   company_url: z.string().nullable(),
   custom_fields: z.record(z.string(), z.unknown()).nullable(),
+  timezone: z.string().nullable().openapi({ description: "The lead's IANA time zone, or null" }),
+  verification_status: z.enum(VERIFICATION_STATUSES).nullable().openapi({ description: "Extension (CONTRACT 22): the latest email verification; null = never checked" }),
+  verification_reason: z.string().nullable().openapi({ description: "The verification's reason code (e.g. `mx_ok`, `no_domain`, `hard_bounce`)" }),
+  verified_at: z.string().nullable(),
 };
 
 /** A lead's own fields as every lead output gives them (leadOutputFields' members). */
@@ -46,5 +61,9 @@ export function leadOutput(lead: LeadRow) {
     linkedin_profile: lead.linkedinProfile,
     company_url: lead.companyUrl,
     custom_fields: lead.customFields ?? null,
+    timezone: lead.timezone,
+    verification_status: lead.verificationStatus,
+    verification_reason: lead.verificationReason,
+    verified_at: lead.verifiedAt ? lead.verifiedAt.toISOString() : null,
   };
 }

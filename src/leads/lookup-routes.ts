@@ -1,7 +1,7 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { database } from "../platform/db";
-import { RECORD_STATES } from "../db/schema";
+import { RECORD_STATES, VERIFICATION_STATUSES } from "../db/schema";
 import type { AppEnv } from "../platform/env";
 import { findLead, findLeadRecord, findRecordOrLeadRecord } from "../platform/access";
 import { ApiError } from "../platform/errors";
@@ -49,6 +49,7 @@ const AllLeadsQuery = z.object({
   start_date: dateOrInstant.optional(),
   end_date: dateOrInstant.optional(),
   lead_type: z.string().optional(),
+  verification_status: z.enum(VERIFICATION_STATUSES).optional().openapi({ description: "Extension (CONTRACT 22): only leads with this email verification status" }),
 });
 
 const LeadByEmailQuery = AllLeadsQuery.extend({ email: z.string().max(320).optional() });
@@ -271,6 +272,7 @@ async function allLeads(c: Context<AppEnv>, query: z.infer<typeof AllLeadsQuery>
       search: search === undefined || search === "" ? undefined : search,
       createdFrom: query.start_date === undefined ? undefined : Date.parse(query.start_date),
       createdBefore: query.end_date === undefined ? undefined : endOf(query.end_date),
+      verificationStatus: query.verification_status,
     },
     query.lastSeenLeadId ?? 0,
     query.limit,

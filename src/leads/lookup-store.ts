@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, gte, isNull, lt, sql, type SQL } from "drizzle-orm";
-import { campaignLeads, campaigns, clients, leadCategories, leadListMembers, leads, messages, sequenceSteps, sequenceVariants, type RecordState } from "../db/schema";
+import { campaignLeads, campaigns, clients, leadCategories, leadListMembers, leads, messages, sequenceSteps, sequenceVariants, type RecordState, type VerificationStatus } from "../db/schema";
 import { visibleCampaigns, visibleLeads, visibleRecordsAliased, type LeadRow } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
@@ -62,7 +62,7 @@ export async function campaignDataOf(db: Database, principal: Principal, leadIds
     .orderBy(asc(campaignLeads.id));
 }
 
-export interface AllLeadsFilters {
+interface AllLeadsFilters {
   campaignId?: number;
   status?: RecordState;
   emailStatus?: EmailStatus;
@@ -72,6 +72,8 @@ export interface AllLeadsFilters {
   search?: string;
   createdFrom?: number;
   createdBefore?: number;
+  /** CONTRACT 22: the lead's email verification status. */
+  verificationStatus?: VerificationStatus;
 }
 
 /** One page of the caller's leads with ids above `after`, oldest first, and whether more follow. */
@@ -98,6 +100,7 @@ export async function leadPage(db: Database, principal: Principal, filters: AllL
         filters.search === undefined ? undefined : containsFolded(leads.searchFolded, filters.search),
         filters.createdFrom === undefined ? undefined : gte(leads.createdAt, new Date(filters.createdFrom)),
         filters.createdBefore === undefined ? undefined : lt(leads.createdAt, new Date(filters.createdBefore)),
+        filters.verificationStatus === undefined ? undefined : eq(leads.verificationStatus, filters.verificationStatus),
         records,
       ),
     )
@@ -107,7 +110,7 @@ export async function leadPage(db: Database, principal: Principal, filters: AllL
 }
 
 /** Per record: its sends, opens, clicks and replies, the furthest step sent and the last times. */
-export interface RecordActivity {
+interface RecordActivity {
   record_id: number;
   sent_count: number;
   open_count: number;
@@ -175,13 +178,13 @@ export async function sentStepsOf(d1: D1Database, recordId: number) {
   return result.results;
 }
 
-export interface ActivityFilters {
+interface ActivityFilters {
   clientId?: number;
   from?: number;
   to?: number;
 }
 
-export interface ActivityRecordRow {
+interface ActivityRecordRow {
   id: number;
   lead_id: number;
   campaign_id: number;

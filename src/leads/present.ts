@@ -6,7 +6,7 @@ import { leadOutput } from "./lead-input";
 import type { CampaignDataRow } from "./lookup-store";
 
 /** CONTRACT section 12's Lead (the vendor CLI's LeadSchema). */
-export const LeadOut = z
+const LeadOut = z
   .object({
     id: z.number().int(),
     email: z.string(),
@@ -19,13 +19,14 @@ export const LeadOut = z
     linkedin_profile: z.string().nullable(),
     company_url: z.string().nullable(),
     custom_fields: z.record(z.string(), z.unknown()).nullable(),
+    timezone: z.string().nullable().openapi({ description: "The lead's IANA time zone, or null (CONTRACT 23.1)" }),
     is_unsubscribed: z.boolean(),
     unsubscribed_client_id_map: z.record(z.string(), z.boolean()),
     created_at: z.string(),
   })
   .openapi("LeadDetails");
 
-export const LeadCampaignData = z
+const LeadCampaignData = z
   .object({
     campaign_lead_map_id: z.number().int(),
     campaign_id: z.number().int(),
@@ -40,7 +41,7 @@ export const LeadCampaignData = z
 
 export const LeadWithCampaigns = LeadOut.extend({ lead_campaign_data: z.array(LeadCampaignData) }).openapi("LeadWithCampaigns");
 
-export function presentLead(lead: LeadRow) {
+function presentLead(lead: LeadRow) {
   return {
     ...leadOutput(lead),
     is_unsubscribed: lead.isUnsubscribed,
@@ -50,7 +51,7 @@ export function presentLead(lead: LeadRow) {
   };
 }
 
-export function presentCampaignData(row: CampaignDataRow) {
+function presentCampaignData(row: CampaignDataRow) {
   return {
     campaign_lead_map_id: row.recordId,
     campaign_id: row.campaignId,

@@ -1,7 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { database } from "../platform/db";
-import { RECORD_STATES } from "../db/schema";
+import { RECORD_STATES, VERIFICATION_STATUSES } from "../db/schema";
 import { sortUpload } from "./rules";
+import { scheduleOf } from "../schedule/settings";
+import { enrolmentDue } from "../schedule/window";
 import { iso } from "../platform/time";
 import { findCampaign, RECORD_NOT_FOUND, type CampaignRecordRow, type LeadRow } from "../platform/access";
 import type { Context } from "hono";
@@ -12,9 +14,10 @@ import { CampaignParams, Ok } from "../campaigns/schemas";
 import { wakeCampaign } from "../mailboxes/wake";
 import { LeadInput, leadOutput, leadOutputFields } from "./lead-input";
 import { CategoryListItem, presentCategoryListItem } from "../triage/present";
+import { flagForVerification, screenAddresses, storeOnLeadsByEmail, VERIFY_MODES } from "../verification/upload";
 import { categoriesOf, countAlreadyInCampaign, recordPage, setRecordStateIn, skippedAddresses, storeUpload } from "./store";
 
-export const MAX_LEADS_PER_UPLOAD = 400;
+const MAX_LEADS_PER_UPLOAD = 400;
 
 const UploadSettings = z.object({
   return_lead_ids: z.boolean().optional(),
@@ -22,6 +25,10 @@ const UploadSettings = z.object({
   ignore_unsubscribe_list: z.boolean().optional(),
   ignore_duplicate_leads_in_other_campaign: z.boolean().optional(),
   ignore_community_bounce_list: z.boolean().optional(),
+  verify_emails: z.enum(VERIFY_MODES).optional().openapi({
+    description: "Extension (CONTRACT 22): `off` (default); `flag`: added, then verified in the background (`verification_job_id`); `skip`: DNS checks now, invalid addresses are not added (`invalid_emails`)",
+  }),
+  skip_risky: z.boolean().optional().openapi({ description: "With `verify_emails: skip`, risky addresses (disposable, role, …) are not added either" }),
 });
 
 type Upload = { lead_list: z.infer<typeof LeadInput>[]; settings: z.infer<typeof UploadSettings> };
@@ -42,8 +49,9 @@ const AddLeads = LeadInput.partial()
     }
   })
   .transform((body): Upload => {
-    const { lead_list, settings, return_lead_ids, ignore_global_block_list, ignore_unsubscribe_list, ignore_duplicate_leads_in_other_campaign, ignore_community_bounce_list, ...flat } = body;
-    const topLevel = { return_lead_ids, ignore_global_block_list, ignore_unsubscribe_list, ignore_duplicate_leads_in_other_campaign, ignore_community_bounce_list };
+    const { lead_list, settings, return_lead_ids, ignore_global_block_list, ignore_unsubscribe_list, ignore_duplicate_leads_in_other_campaign, ignore_community_bounce_list, verify_emails, skip_risky, ...flat } =
+      body;
+    const topLevel = { return_lead_ids, ignore_global_block_list, ignore_unsubscribe_list, ignore_duplicate_leads_in_other_campaign, ignore_community_bounce_list, verify_emails, skip_risky };
     const defined = Object.fromEntries(Object.entries(topLevel).filter(([, value]) => value !== undefined));
     return { lead_list: lead_list ?? [flat as z.infer<typeof LeadInput>], settings: { ...defined, ...settings } };
   })
@@ -62,9 +70,12 @@ const AddedLeads = z
     already_added_to_campaign: z.number().int(),
     duplicate_count: z.number().int(),
     invalid_email_count: z.number().int(),
+    invalid_timezone_count: z.number().int().openapi({ description: "Leads stored whose time zone was not a known IANA name (stored as null, CONTRACT 23.1)" }),
     block_count: z.number().int(),
     unsubscribed_leads: z.number().int(),
     emailToLeadIdMap: z.record(z.string(), z.number().int()).optional(),
+    invalid_emails: z.array(z.string()).optional().openapi({ description: "With `verify_emails: skip`: the addresses verification kept out (also counted in `invalid_email_count`)" }),
+    verification_job_id: z.string().optional().openapi({ description: "With `verify_emails: flag`: the background job (`GET /verify-emails/status?job_id=`)" }),
   })
   .openapi("AddedLeads");
 
@@ -91,6 +102,7 @@ const ListQuery = z.object({
   limit: queryCount(1, 100).default(100),
   status: z.enum(RECORD_STATES).optional(),
   starting_after: queryCount(0).optional(),
+  verification_status: z.enum(VERIFICATION_STATUSES).optional().openapi({ description: "Extension (CONTRACT 22): only leads with this email verification status" }),
 });
 
 const RecordParams = z.object({ campaign_id: pathId("campaign_id"), email_lead_map_id: pathId("email_lead_map_id") });
@@ -169,16 +181,26 @@ async function upload(c: Context<AppEnv>, campaignId: number, body: Upload) {
   const principal = c.get("principal");
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, principal, campaignId);
-  const { unique, duplicateCount, invalidEmailCount } = sortUpload(body.lead_list);
+  const sorted = sortUpload(body.lead_list);
   const target = { accountId: principal.accountId, campaignId: campaign.id, clientId: campaign.clientId };
+  const scope = { accountId: principal.accountId, clientId: campaign.clientId };
+  const verify = body.settings.verify_emails ?? "off";
+  const screened = verify === "skip" ? await screenAddresses(c.env, sorted.unique.map((lead) => lead.email), body.settings.skip_risky ?? false) : null;
+  const unique = screened ? sorted.unique.filter((lead) => !screened.refused.has(lead.email)) : sorted.unique;
   const skipped = await skippedAddresses(c.env.DB, target, unique.map((lead) => lead.email), {
     blockList: !body.settings.ignore_global_block_list,
     unsubscribed: !body.settings.ignore_unsubscribe_list,
   });
   const kept = unique.filter((lead) => !skipped.blocked.has(lead.email) && !skipped.unsubscribed.has(lead.email));
   const alreadyAdded = await countAlreadyInCampaign(db, target, kept.map((lead) => lead.email));
-  const mapped = kept.length > 0 ? await storeUpload(c.env.DB, target, kept, Date.now()) : [];
+  const now = Date.now();
+  const due = enrolmentDue(scheduleOf(campaign.schedule), kept.flatMap((lead) => (lead.timezone ? [lead.timezone] : [])), now);
+  const mapped = kept.length > 0 ? await storeUpload(c.env.DB, target, kept, now, due) : [];
+  if (screened) await storeOnLeadsByEmail(c.env.DB, scope, screened.results.filter((r) => !screened.refused.has(r.email)), now);
+  const jobId = verify === "flag" ? await flagForVerification(c.env, (work) => c.executionCtx.waitUntil(work), scope, kept.map((lead) => lead.email)) : null;
   if (campaign.status === "ACTIVE") await wakeCampaign(c.env, campaign.id);
+  const invalidEmailCount = sorted.invalidEmailCount + (screened?.refused.size ?? 0);
+  const { duplicateCount, invalidTimezoneCount } = sorted;
 
   return c.json(
     {
@@ -188,11 +210,14 @@ async function upload(c: Context<AppEnv>, campaignId: number, body: Upload) {
       already_added_to_campaign: alreadyAdded,
       duplicate_count: duplicateCount,
       invalid_email_count: invalidEmailCount,
+      invalid_timezone_count: invalidTimezoneCount,
       block_count: skipped.blocked.size,
       unsubscribed_leads: skipped.unsubscribed.size,
       ...(body.settings.return_lead_ids
         ? { emailToLeadIdMap: Object.fromEntries(mapped.map((row) => [row.email, row.id])) }
         : {}),
+      ...(screened && { invalid_emails: [...screened.refused] }),
+      ...(jobId !== null && { verification_job_id: jobId }),
     },
     200,
   );
@@ -206,8 +231,8 @@ leadRoutes.openapi(listLeads, async (c) => {
   const principal = c.get("principal");
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
-  const { offset, limit, status, starting_after } = c.req.valid("query");
-  const { total, rows } = await recordPage(db, campaign.id, status, { offset, limit, after: starting_after ?? 0 });
+  const { offset, limit, status, starting_after, verification_status } = c.req.valid("query");
+  const { total, rows } = await recordPage(db, campaign.id, status, { offset, limit, after: starting_after ?? 0 }, verification_status);
   return c.json({ total_leads: String(total), offset, limit, data: rows.map(({ record, lead }) => presentRecord(record, lead)) }, 200);
 });
 

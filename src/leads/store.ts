@@ -3,11 +3,11 @@ import { blockListed } from "./block-list";
 import type { Database } from "../platform/db";
 import { jsonList, rawBatch } from "../platform/sql";
 import { foldLeadSearch } from "../platform/text-search";
-import { campaignLeads, leadCategories, leads, type RecordState } from "../db/schema";
+import { campaignLeads, leadCategories, leads, type RecordState, type VerificationStatus } from "../db/schema";
 import { visibleCategories } from "../platform/access";
 
 /** The campaign an upload goes into: its leads take the campaign's client scope. */
-export interface UploadTarget {
+interface UploadTarget {
   accountId: number;
   campaignId: number;
   clientId: number | null;
@@ -30,6 +30,16 @@ export async function countAlreadyInCampaign(db: Database, target: UploadTarget,
 }
 
 /**
+ * When new records are first due: `default` for a lead without a zone, `byZone` for the zones the
+ * upload names (the first instant inside each zone's window when the campaign sends in each lead's
+ * zone, CONTRACT 23.2). A stored lead of another zone is due now; the sender moves it into its window.
+ */
+export interface EnrolmentDue {
+  default: number;
+  byZone: Record<string, number>;
+}
+
+/**
  * Creates the leads not yet known in the campaign's scope (an existing lead of that scope keeps
  * its fields), gives each a record in the campaign, and answers every email's record id.
  * Whole lists travel as one JSON parameter, so no statement nears D1's 100-parameter cap.
@@ -37,24 +47,27 @@ export async function countAlreadyInCampaign(db: Database, target: UploadTarget,
 export async function storeUpload(
   d1: D1Database,
   target: UploadTarget,
-  unique: { email: string }[],
+  unique: { email: string; timezone?: string | null }[],
   now: number,
+  due: EnrolmentDue = { default: now, byZone: {} },
 ): Promise<{ email: string; id: number }[]> {
   const emailsJson = JSON.stringify(unique.map((lead) => lead.email));
   const scope = target.clientId ?? 0;
   const [, , mapped] = await rawBatch(d1, [
     sql`
       INSERT INTO leads (account_id, client_id, email, first_name, last_name, company_name, phone_number, website,
-                         location, linkedin_profile, company_url, custom_fields, search_folded, created_at)
+                         location, linkedin_profile, company_url, custom_fields, timezone, search_folded, created_at)
       SELECT ${target.accountId}, ${target.clientId}, value ->> '$.email', value ->> '$.first_name',
              value ->> '$.last_name', value ->> '$.company_name', value ->> '$.phone_number', value ->> '$.website',
              value ->> '$.location', value ->> '$.linkedin_profile', value ->> '$.company_url',
-             value -> '$.custom_fields', value ->> '$.search_folded', ${now}
+             value -> '$.custom_fields', value ->> '$.timezone', value ->> '$.search_folded', ${now}
       FROM json_each(${jsonList(unique.map((lead) => ({ ...lead, search_folded: foldLeadSearch(lead) })))}) WHERE true
       ON CONFLICT DO NOTHING`,
     sql`
       INSERT INTO campaign_leads (account_id, campaign_id, lead_id, next_step, due_at, created_at, updated_at)
-      SELECT ${target.accountId}, ${target.campaignId}, id, 1, ${now}, ${now}, ${now} FROM leads
+      SELECT ${target.accountId}, ${target.campaignId}, id, 1,
+             CASE WHEN timezone IS NULL THEN ${due.default} ELSE coalesce(${JSON.stringify(due.byZone)} ->> ('$."' || timezone || '"'), ${now}) END,
+             ${now}, ${now} FROM leads
       WHERE account_id = ${target.accountId} AND coalesce(client_id, 0) = ${scope}
         AND email IN (SELECT value FROM json_each(${emailsJson}))
       ON CONFLICT (campaign_id, lead_id) DO NOTHING`,
@@ -97,8 +110,13 @@ export async function recordPage(
   campaignId: number,
   state: RecordState | undefined,
   page: { offset: number; limit: number; after: number },
+  verification?: VerificationStatus,
 ) {
-  const where = and(eq(campaignLeads.campaignId, campaignId), state ? eq(campaignLeads.state, state) : undefined);
+  const where = and(
+    eq(campaignLeads.campaignId, campaignId),
+    state ? eq(campaignLeads.state, state) : undefined,
+    verification ? sql`EXISTS (SELECT 1 FROM leads v WHERE v.id = ${campaignLeads.leadId} AND v.verification_status = ${verification})` : undefined,
+  );
   // The `starting_after` cursor narrows the page, not the total: rows added meanwhile never shift it.
   const pageWhere = and(where, page.after > 0 ? gt(campaignLeads.id, page.after) : undefined);
   // Not db.batch: drizzle maps batched rows by column name, and the join repeats id/account_id/created_at.

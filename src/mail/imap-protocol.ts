@@ -16,7 +16,7 @@ export interface ImapResponse {
   literals: Uint8Array[];
 }
 
-export type ImapStatus = "OK" | "NO" | "BAD" | "PREAUTH" | "BYE";
+type ImapStatus = "OK" | "NO" | "BAD" | "PREAUTH" | "BYE";
 
 export interface StatusResponse {
   status: ImapStatus;
@@ -86,7 +86,7 @@ export function imapAstring(value: string): CommandPart {
 }
 
 /** What a command sends, in turns: each segment's text, then (when it has one) a literal after the server's `+`. */
-export interface CommandSegment {
+interface CommandSegment {
   text: string;
   literal?: Uint8Array;
 }

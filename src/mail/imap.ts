@@ -61,7 +61,7 @@ export interface ImapOptions {
  * failure, timeout, the connection closed, or an answer that is not IMAP. `insecure`: refused by us
  * rather than continue without encryption.
  */
-export type ImapFailureKind = "auth_failed" | "rejected" | "connection" | "insecure";
+type ImapFailureKind = "auth_failed" | "rejected" | "connection" | "insecure";
 
 export interface ImapFailure {
   kind: ImapFailureKind;
@@ -69,9 +69,9 @@ export interface ImapFailure {
   text: string;
 }
 
-export type ImapCheckResult = { ok: true } | { ok: false; failure: ImapFailure };
+type ImapCheckResult = { ok: true } | { ok: false; failure: ImapFailure };
 
-export interface CommandResult {
+interface CommandResult {
   /** The untagged responses the command brought, in order. */
   untagged: ImapResponse[];
   /** Its tagged OK. */
@@ -79,7 +79,7 @@ export interface CommandResult {
 }
 
 /** Ends a session with the failure it carries: thrown by ImapSession, returned by the functions below. */
-export class ImapError extends Error {
+class ImapError extends Error {
   constructor(readonly failure: ImapFailure) {
     super(failure.text);
   }
@@ -91,7 +91,7 @@ const DEFAULT_MAX_LITERAL = 50 * 1024 * 1024;
 const DEFAULT_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 /** A command's own bounds, for commands whose answer is larger or slower than the defaults (FETCH of bodies). */
-export interface CommandLimits {
+interface CommandLimits {
   timeoutMs?: number;
   maxBytes?: number;
 }

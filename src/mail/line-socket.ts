@@ -20,9 +20,9 @@
 import { connect } from "cloudflare:sockets";
 
 /** The longest line any server may send (an IMAP SEARCH answer lists every UID on one line). */
-export const MAX_LINE_BYTES = 1024 * 1024;
+const MAX_LINE_BYTES = 1024 * 1024;
 
-export type LineSocketFailure = "timeout" | "closed" | "too_large" | "broken";
+type LineSocketFailure = "timeout" | "closed" | "too_large" | "broken";
 
 export class LineSocketError extends Error {
   constructor(
@@ -33,13 +33,13 @@ export class LineSocketError extends Error {
   }
 }
 
-export interface LineTarget {
+interface LineTarget {
   host: string;
   port: number;
   security: "tls" | "starttls" | "plain";
 }
 
-export interface ExchangeLimits {
+interface ExchangeLimits {
   /** The whole exchange's time: writing the command and reading all of its answer. */
   timeoutMs: number;
   /** The most bytes the answer may take (lines with their CRLF, and literals). */

@@ -8,7 +8,7 @@
 import { needsSmtpUtf8, smtpAddress } from "./address";
 import { hexOctet, toBase64 } from "../platform/bytes";
 
-export interface Mailbox {
+interface Mailbox {
   email: string;
   name?: string;
 }

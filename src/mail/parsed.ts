@@ -49,9 +49,9 @@ export interface ParsedMessage {
  * over any of them is `truncated`; what was left out is not stored anywhere yet (R2, later).
  */
 export const PARSE_LIMIT_BYTES = 256 * 1024;
-export const HEADER_LIMIT_BYTES = 32 * 1024;
-export const TEXT_LIMIT_BYTES = 64 * 1024;
-export const HTML_LIMIT_BYTES = 256 * 1024;
+const HEADER_LIMIT_BYTES = 32 * 1024;
+const TEXT_LIMIT_BYTES = 64 * 1024;
+const HTML_LIMIT_BYTES = 256 * 1024;
 const PART_LIMIT_CHARS = 64 * 1024;
 /** Parts whose text a rule reads (bounce.ts, auto-reply.ts); every other part keeps only its type, name and size. */
 const READ_PART = /^(message\/|text\/rfc822-headers$)/i;
@@ -88,7 +88,7 @@ function headerEnd(bytes: Uint8Array): number {
 }
 
 /** The part of a raw message that is parsed: PARSE_LIMIT_BYTES, its header block cut to HEADER_LIMIT_BYTES on a line break. */
-export function boundedRaw(raw: Uint8Array): { bytes: Uint8Array; truncated: boolean } {
+function boundedRaw(raw: Uint8Array): { bytes: Uint8Array; truncated: boolean } {
   const bytes = raw.length > PARSE_LIMIT_BYTES ? raw.subarray(0, PARSE_LIMIT_BYTES) : raw;
   let truncated = bytes !== raw;
   const end = headerEnd(bytes);

@@ -15,7 +15,7 @@ export interface ReaderCursor {
   lastUid: number;
 }
 
-export interface FetchedMessage {
+interface FetchedMessage {
   uid: number;
   raw: Uint8Array;
 }
@@ -36,7 +36,7 @@ const FETCH_TIMEOUT_MS = 60_000;
 /** What the FETCH of bodies may bring beyond the bodies asked for (its response lines), per message. */
 const FETCH_LINE_BYTES = 4 * 1024;
 
-export interface InboxBatch {
+interface InboxBatch {
   messages: InboxMessage[];
   cursor: ReaderCursor;
   /** More new messages wait beyond this batch's limit. */

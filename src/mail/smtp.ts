@@ -1,7 +1,7 @@
 /**
  * SMTP submission from the Worker over `cloudflare:sockets` (issue 13, item 3): implicit TLS or
  * STARTTLS (required: a server that does not offer it is refused, never used in clear), AUTH PLAIN or
- * LOGIN, one message to one recipient per session. Every command is bounded in time and in what the
+ * LOGIN, one recipient per message, several messages per session (SmtpSender). Every command is bounded in time and in what the
  * server may send back (line-socket.ts), and every failure comes back as an SmtpFailure with the server's own code and text (smtp-replies.ts).
  * Our own client rather than `worker-mailer` 1.2.1, which goes on in clear (AUTH included) when a
  * STARTTLS server's EHLO does not offer STARTTLS, spins forever on a connection the server closed
@@ -24,7 +24,7 @@ export type SmtpSettings = {
   username: string;
 } & MailCredential;
 
-export interface SmtpOptions {
+interface SmtpOptions {
   /** Plain (unencrypted) SMTP is refused unless the caller's config allows it (local development only). */
   allowPlain: boolean;
   /** The outbound rule the server's host must pass before any connection (src/platform/outbound.ts `mailPolicy`). */
@@ -35,12 +35,33 @@ export interface SmtpOptions {
   heloName?: string;
 }
 
-export type SendResult = { ok: true; messageId: string; reply: SmtpReply } | { ok: false; failure: SmtpFailure };
+/** `raw`: the RFC 5322 source handed to the server (a spam test keeps it for its email-content report). */
+export type SendResult = { ok: true; messageId: string; reply: SmtpReply; raw: string } | { ok: false; failure: SmtpFailure };
 export type CheckResult = { ok: true; reply: SmtpReply } | { ok: false; failure: SmtpFailure };
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** The most an SMTP reply may take, continuation lines included (an EHLO answer is a few hundred bytes). */
 const MAX_REPLY_BYTES = 64 * 1024;
+
+/**
+ * A command of a transaction's envelope. `reset`: the RSET that readies a reused session, whose
+ * refusal means the session is no longer usable. `optional`: a blind copy's RCPT, whose refusal only
+ * leaves that copy out.
+ */
+interface EnvelopeCommand {
+  stage: SmtpStage;
+  line: string;
+  expected: number[];
+  reset?: boolean;
+  optional?: boolean;
+}
+
+/** What a refused envelope command means: null for a copy left out. */
+function refusal(command: EnvelopeCommand, reply: SmtpReply): SmtpFailure | null {
+  if (command.optional) return null;
+  if (command.reset) return connectionFailure(`the server refused RSET on a reused session: ${reply.text}`);
+  return classifyReply(command.stage, reply);
+}
 
 /** Ends the session with the failure it carries; thrown inside, returned by the public functions. */
 class SmtpError extends Error {
@@ -51,8 +72,7 @@ class SmtpError extends Error {
 
 /**
  * One SMTP session over the shared line socket: each command and its reply is one exchange (one
- * deadline, one byte budget). A session can carry several transactions (RSET between them) when
- * the sender reuses it; today each message opens its own.
+ * deadline, one byte budget). An SmtpSender carries several transactions on it, RSET between them.
  */
 class Session {
   private readonly socket: LineSocket;
@@ -97,6 +117,27 @@ class Session {
   private expected(stage: SmtpStage, codes: number[], reply: SmtpReply): SmtpReply {
     if (!codes.includes(reply.code)) throw new SmtpError(classifyReply(stage, reply));
     return reply;
+  }
+
+  /** The server offers PIPELINING (RFC 2920): the envelope's commands go in one write. */
+  pipelining = false;
+
+  /**
+   * The envelope's commands in one write, their replies read in order (all of them, so the session
+   * stays in step); the first refusal of a command that must pass ends the transaction, classified by
+   * its stage. DATA is never among them: the message follows only a 354 to it.
+   */
+  pipeline(commands: readonly EnvelopeCommand[]): Promise<void> {
+    const what = `the answers to ${commands.map((c) => c.line.split(/[ :]/)[0]).join(", ")}`;
+    return this.exchange(what, async () => {
+      await this.socket.write(commands.map((c) => `${c.line}\r\n`).join(""));
+      let failure: SmtpFailure | null = null;
+      for (const command of commands) {
+        const reply = await this.reply(what);
+        if (failure === null && !command.expected.includes(reply.code)) failure = refusal(command, reply);
+      }
+      if (failure !== null) throw new SmtpError(failure);
+    });
   }
 
   /** Sends a command and reads its reply; a reply outside `expected` ends the session, classified. */
@@ -162,6 +203,7 @@ async function login(session: Session, settings: SmtpSettings, options: SmtpOpti
     session.startTls();
     ehlo = await session.command("ehlo", `EHLO ${helo}`, [250]);
   }
+  session.pipelining = /^250[ -]PIPELINING\b/im.test(ehlo.text);
   const offered = /^250[ -]AUTH[ =](.*)$/im.exec(ehlo.text)?.[1]?.toUpperCase().split(/\s+/) ?? [];
   if (settings.accessToken !== undefined) {
     const mechanism = oauthMechanism(offered);
@@ -196,33 +238,152 @@ function dataBlock(raw: string): string {
   return `${body.replace(/^\./gm, "..")}.\r\n`;
 }
 
-async function session<T>(
-  settings: SmtpSettings,
-  options: SmtpOptions,
-  run: (session: Session) => Promise<T>,
-): Promise<T | { ok: false; failure: SmtpFailure }> {
-  if (settings.security === "plain" && !options.allowPlain) {
-    return {
-      ok: false,
-      failure: { kind: "permanent", code: null, text: "unencrypted SMTP is refused: use implicit TLS or STARTTLS" },
-    };
+/** Messages one session carries before it ends and the next message opens a new one (nodemailer's pool default). */
+const MAX_MESSAGES_PER_SESSION = 100;
+
+/**
+ * After this failure the session may carry the next message (after RSET): the server answered a
+ * command of the transaction with a well-formed refusal and did not announce its end (421). Any
+ * other failure (lost, timed out, in doubt, a login refused) ends the session.
+ */
+function sessionSurvives(failure: SmtpFailure): boolean {
+  return (failure.kind === "transient" || failure.kind === "recipient_rejected" || failure.kind === "permanent") && failure.code !== null && failure.code !== 421;
+}
+
+/** The session was lost (closed, timed out, broken, RSET refused), as opposed to a command refused on it. */
+function sessionLost(error: unknown): boolean {
+  return !(error instanceof SmtpError) || error.failure.kind === "connection";
+}
+
+/**
+ * Sends messages of one mailbox over one logged-in session (issue 27): the first message logs in,
+ * each next one sends RSET first and goes on the same session, up to MAX_MESSAGES_PER_SESSION; the
+ * envelope (RSET, MAIL, RCPT) goes in one write when the server offers PIPELINING. A session the
+ * server ended meanwhile (RSET unanswered or refused) is replaced before anything of the message is
+ * handed over, so that costs nothing; a failure that leaves the session in doubt ends it, and the
+ * next message opens a new one. Each `send` keeps the one-message guarantees: its failure is
+ * classified as before, and a session lost after the message was handed over is `unconfirmed`.
+ */
+export class SmtpSender {
+  private open: Session | null = null;
+  private carried = 0;
+
+  constructor(
+    private readonly settings: SmtpSettings,
+    private readonly options: SmtpOptions,
+  ) {}
+
+  /** Logs in (a new session) and answers the AUTH reply: what saving a mailbox records as `is_smtp_success`. */
+  login(): Promise<CheckResult> {
+    return this.attempt(async () => {
+      this.drop();
+      return { ok: true as const, reply: await this.connect() };
+    });
   }
-  const refused = await connectRefusal(settings.host, options.outbound);
-  if (refused) return { ok: false, failure: connectionFailure(refused.message) };
-  let open: Session;
-  try {
-    open = new Session(settings, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  } catch (error) {
-    return { ok: false, failure: connectionFailure(`cannot connect: ${(error as Error).message}`) };
+
+  /**
+   * Sends one message to one recipient (and blind copies, `bcc`, on the same transaction). `messageId`
+   * is the Message-ID it went out with (the caller's own header, or one made here); `reply` is the
+   * server's answer to the message (250 ... queued as ...).
+   */
+  async send(message: MimeMessage, bcc: readonly string[] = []): Promise<SendResult> {
+    const given = mailbox(message.to).email;
+    const to = smtpAddress(given);
+    if (to === null) return { ok: false, failure: { kind: "recipient_rejected", code: null, text: `invalid recipient address ${JSON.stringify(given)}` } };
+    // Not the recipient's fault: a permanent failure of this send, not a bounce.
+    if (needsSmtpUtf8(to)) return { ok: false, failure: { kind: "permanent", code: null, text: `the recipient ${JSON.stringify(to)} needs SMTPUTF8, which Salvo does not send yet` } };
+    let built: { raw: string; messageId: string };
+    try {
+      built = buildMime(message);
+    } catch (error) {
+      return { ok: false, failure: { kind: "permanent", code: null, text: (error as Error).message } };
+    }
+    const from = smtpAddress(mailbox(message.from).email)!;
+    const envelope: EnvelopeCommand[] = [
+      { stage: "mail", line: `MAIL FROM:<${from}>`, expected: [250] },
+      { stage: "rcpt", line: `RCPT TO:<${to}>`, expected: [250, 251] },
+      // A refused copy (the mailbox's own bcc) must not cost the lead's email: it is left out.
+      ...bcc
+        .map(smtpAddress)
+        .filter((a): a is string => a !== null && !needsSmtpUtf8(a))
+        .map((copy): EnvelopeCommand => ({ stage: "rcpt", line: `RCPT TO:<${copy}>`, expected: [250, 251], optional: true })),
+    ];
+    return this.attempt(async () => {
+      let open = this.open;
+      if (open !== null) {
+        try {
+          await this.envelope(open, [{ stage: "mail", line: "RSET", expected: [250], reset: true }, ...envelope]);
+        } catch (error) {
+          // The server ended the reused session meanwhile (an idle timeout, a restart): nothing of this
+          // message was handed over, so a new session carries it.
+          if (!sessionLost(error)) throw error;
+          this.drop();
+          open = null;
+        }
+      }
+      if (open === null) {
+        await this.connect();
+        open = this.open!;
+        await this.envelope(open, envelope);
+      }
+      await open.command("data", "DATA", [354]);
+      const reply = await open.message(dataBlock(built.raw));
+      this.carried += 1;
+      if (this.carried >= MAX_MESSAGES_PER_SESSION) await this.close();
+      return { ok: true as const, messageId: built.messageId, reply, raw: built.raw };
+    });
   }
-  try {
-    return await run(open);
-  } catch (error) {
-    if (error instanceof SmtpError) return { ok: false, failure: error.failure };
-    // The runtime reports TLS failures (such as an untrusted certificate) only as "internal error".
-    return { ok: false, failure: connectionFailure(`connection or TLS failure: ${(error as Error).message}`) };
-  } finally {
-    open.close();
+
+  /** Ends the session politely (QUIT), if one is open. */
+  async close(): Promise<void> {
+    if (this.open) await quit(this.open);
+    this.drop();
+  }
+
+  /** The envelope in one write when the server pipelines, else command by command. */
+  private async envelope(open: Session, commands: readonly EnvelopeCommand[]): Promise<void> {
+    if (open.pipelining) return open.pipeline(commands);
+    for (const command of commands) {
+      await open.command(command.stage, command.line, command.expected).catch((error: unknown) => {
+        if (!(error instanceof SmtpError) || error.failure.code === null) throw error;
+        const failure = refusal(command, { code: error.failure.code, text: error.failure.text });
+        if (failure !== null) throw new SmtpError(failure);
+      });
+    }
+  }
+
+  /** A new session, logged in; answers the AUTH reply. */
+  private async connect(): Promise<SmtpReply> {
+    const { settings, options } = this;
+    if (settings.security === "plain" && !options.allowPlain) {
+      throw new SmtpError({ kind: "permanent", code: null, text: "unencrypted SMTP is refused: use implicit TLS or STARTTLS" });
+    }
+    const refused = await connectRefusal(settings.host, options.outbound);
+    if (refused) throw new SmtpError(connectionFailure(refused.message));
+    try {
+      this.open = new Session(settings, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    } catch (error) {
+      throw new SmtpError(connectionFailure(`cannot connect: ${(error as Error).message}`));
+    }
+    this.carried = 0;
+    return login(this.open, settings, options);
+  }
+
+  /** Runs one use of the session; a failure comes back classified, and ends the session unless it survives it. */
+  private async attempt<T>(run: () => Promise<T>): Promise<T | { ok: false; failure: SmtpFailure }> {
+    try {
+      return await run();
+    } catch (error) {
+      // The runtime reports TLS failures (such as an untrusted certificate) only as "internal error".
+      const failure = error instanceof SmtpError ? error.failure : connectionFailure(`connection or TLS failure: ${(error as Error).message}`);
+      if (!sessionSurvives(failure)) this.drop();
+      return { ok: false, failure };
+    }
+  }
+
+  private drop(): void {
+    this.open?.close();
+    this.open = null;
   }
 }
 
@@ -231,44 +392,21 @@ async function quit(session: Session): Promise<void> {
 }
 
 /** EHLO and AUTH only (no mail): what saving a mailbox records as `is_smtp_success`. */
-export function checkSmtp(settings: SmtpSettings, options: SmtpOptions): Promise<CheckResult> {
-  return session(settings, options, async (open) => {
-    const reply = await login(open, settings, options);
-    await quit(open);
-    return { ok: true as const, reply };
-  });
+export async function checkSmtp(settings: SmtpSettings, options: SmtpOptions): Promise<CheckResult> {
+  const sender = new SmtpSender(settings, options);
+  try {
+    return await sender.login();
+  } finally {
+    await sender.close();
+  }
 }
 
-/**
- * Sends one message to one recipient (and blind copies, `options.bcc`, on the same transaction). `messageId` is the Message-ID it went out with (the caller's
- * own header, or one made here); `reply` is the server's answer to the message (250 ... queued as ...).
- */
+/** One message on a session of its own (a manual or test email); a pass of the engine keeps an SmtpSender instead. */
 export async function sendMail(settings: SmtpSettings, message: MimeMessage, options: SmtpOptions & { bcc?: string[] }): Promise<SendResult> {
-  const given = mailbox(message.to).email;
-  const to = smtpAddress(given);
-  if (to === null) return { ok: false, failure: { kind: "recipient_rejected", code: null, text: `invalid recipient address ${JSON.stringify(given)}` } };
-  // Not the recipient's fault: a permanent failure of this send, not a bounce.
-  if (needsSmtpUtf8(to)) return { ok: false, failure: { kind: "permanent", code: null, text: `the recipient ${JSON.stringify(to)} needs SMTPUTF8, which Salvo does not send yet` } };
-  let built: { raw: string; messageId: string };
+  const sender = new SmtpSender(settings, options);
   try {
-    built = buildMime(message);
-  } catch (error) {
-    return { ok: false, failure: { kind: "permanent", code: null, text: (error as Error).message } };
+    return await sender.send(message, options.bcc);
+  } finally {
+    await sender.close();
   }
-  const from = smtpAddress(mailbox(message.from).email)!;
-  return session(settings, options, async (open) => {
-    await login(open, settings, options);
-    await open.command("mail", `MAIL FROM:<${from}>`, [250]);
-    await open.command("rcpt", `RCPT TO:<${to}>`, [250, 251]);
-    // A refused copy (the mailbox's own bcc) must not cost the lead's email: it is left out.
-    for (const copy of (options.bcc ?? []).map(smtpAddress).filter((a): a is string => a !== null && !needsSmtpUtf8(a))) {
-      await open.command("rcpt", `RCPT TO:<${copy}>`, [250, 251]).catch((error: unknown) => {
-        if (!(error instanceof SmtpError) || error.failure.kind === "connection") throw error;
-      });
-    }
-    await open.command("data", "DATA", [354]);
-    const reply = await open.message(dataBlock(built.raw));
-    await quit(open);
-    return { ok: true as const, messageId: built.messageId, reply };
-  });
 }

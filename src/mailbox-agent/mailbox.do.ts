@@ -12,8 +12,10 @@ import { recordWake } from "./store";
 import { sendDueReplies, sendReply, type Delivery, type ReplyDoor, type ReplyToSend } from "../replies/outbound";
 import { deliverManualEmail, type ManualEmail, type ManualMailDoor, type ManualOutcome } from "../manual-mail/send";
 import { sendDueTestEmails } from "../deliverability/test-sender";
+import { sendDueOutsideEmails, sendOutside, type OutsideMailDoor, type OutsideSend } from "../manual-mail/outside";
 import { MailboxLogins, type AccessResult } from "../mailboxes/login";
 import { mailboxById } from "../mailboxes/store";
+import type { WakeMode } from "../mailboxes/wake";
 import { TokenKeeper } from "./tokens";
 import { runWarmupPass } from "../warmup/send";
 import { sendOtpEmail } from "../warmup/otp";
@@ -32,7 +34,7 @@ type RunOptions = PassOptions & { mailboxId?: number; read?: boolean };
  * the next send and the next read; `wake` sets it at once (START, new leads, a mailbox attached or
  * fixed, the minute cron for a late one).
  */
-export class MailboxSender extends DurableObject<Bindings> implements ManualMailDoor, ReplyDoor {
+export class MailboxSender extends DurableObject<Bindings> implements ManualMailDoor, ReplyDoor, OutsideMailDoor {
   private running: Promise<unknown> | null = null;
   private reading: Promise<ReadResult> | null = null;
 
@@ -59,9 +61,10 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
     await this.tokens.forget();
   }
 
-  /** Runs a pass soon: at once when `now`, else only if no alarm is set (the cron's re-arm). */
-  async wake(mailboxId: number, mode: "now" | "if-idle" = "now"): Promise<void> {
+  /** Runs a pass soon: at once when `now` or `read` (which makes the read due), else only if no alarm is set (the cron's re-arm). */
+  async wake(mailboxId: number, mode: WakeMode = "now"): Promise<void> {
     this.kv.put("mailbox", mailboxId);
+    if (mode === "read") this.kv.delete("nextReadAt");
     const alarm = await this.ctx.storage.getAlarm();
     if (mode === "if-idle" && alarm !== null) return;
     if (alarm === null || alarm > Date.now()) await this.ctx.storage.setAlarm(Date.now());
@@ -97,6 +100,17 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
   /** The warmup unblock code's email (CONTRACT 19.4), between passes like every other send. */
   async sendWarmupOtp(mailboxId: number, code: string): Promise<{ ok: true } | { ok: false; message: string }> {
     return this.exclusive(async () => sendOtpEmail(this.env, warmupDoor(database(this.env.DB), await this.logins()), mailboxId, code, Date.now()));
+  }
+
+  /** A forward or one-off email (CONTRACT 21.5); one the gap holds back waits in this object's storage, and it wakes for it. */
+  async sendOutsideEmail(send: OutsideSend): Promise<ManualOutcome> {
+    const outcome = await this.exclusive(async () => sendOutside(this.env, database(this.env.DB), await this.logins(), this.kv, send, Date.now()));
+    if (!outcome.ok && outcome.kind === "wait") {
+      this.kv.put("mailbox", send.email.mailboxId);
+      const alarm = await this.ctx.storage.getAlarm();
+      if (alarm === null || alarm > outcome.until) await this.ctx.storage.setAlarm(outcome.until);
+    }
+    return outcome;
   }
 
   /** An inbox reply to send now; one the gap holds back is queued by the route, and this object wakes for it. */
@@ -161,6 +175,13 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
       log("error", "spam test emails failed", { mailbox_id: mailboxId, error: String(error) });
       nextTestSendAt = now + 60_000;
     }
+    let nextOutsideAt: number | null;
+    try {
+      nextOutsideAt = await sendDueOutsideEmails(this.env, database(this.env.DB), await this.logins(), this.kv, now);
+    } catch (error) {
+      log("error", "held emails failed", { mailbox_id: mailboxId, error: String(error) });
+      nextOutsideAt = now + 60_000;
+    }
     const settings = config(this.env);
     const links = emailLinks(await loadKeyring(settings.secretsKey), settings.publicUrl);
     let result: PassResult;
@@ -179,7 +200,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
       log("error", "warmup pass failed", { mailbox_id: mailboxId, error: String(error) });
       nextWarmupAt = now + 60_000;
     }
-    const wakeAt = Math.min(result.nextWakeAt ?? Infinity, this.kv.get<number>("nextReadAt") ?? Infinity, nextReplyAt ?? Infinity, nextTestSendAt ?? Infinity, nextWarmupAt ?? Infinity);
+    const wakeAt = Math.min(result.nextWakeAt ?? Infinity, this.kv.get<number>("nextReadAt") ?? Infinity, nextReplyAt ?? Infinity, nextTestSendAt ?? Infinity, nextOutsideAt ?? Infinity, nextWarmupAt ?? Infinity);
     if (wakeAt === Infinity) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.max(wakeAt, Date.now()));
     // With no alarm, the cron looks again in an hour (a lost wake costs at most that).

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq, lte } from "drizzle-orm";
 import { emailAccounts } from "../db/schema";
 import { config } from "../config";
 import type { Bindings } from "../platform/env";
@@ -16,7 +16,7 @@ import type { MailboxLogins } from "../mailboxes/login";
 import { placeWarmupMail, withoutWarmup } from "../warmup/receive";
 
 /** Messages read per pass: a pass stays well inside an alarm's time, and the next one goes on. */
-export const READ_LIMIT = 100;
+const READ_LIMIT = 100;
 /** On a first read, mail from a day before the mailbox was added is read; older mail answers nothing of ours. */
 const FIRST_READ_MARGIN_MS = 86_400_000;
 
@@ -34,7 +34,20 @@ export interface ReadResult {
 export async function runReaderPass(env: Bindings, logins: MailboxLogins, mailboxId: number, now: number, cursor: ReaderCursor | null, limit = READ_LIMIT): Promise<ReadResult> {
   const db = database(env.DB);
   const mailbox = await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId)).get();
-  if (!mailbox || mailbox.isImapSuccess === false) return { cursor, more: false, outcome: null };
+  if (!mailbox) return { cursor, more: false, outcome: null };
+  try {
+    return await readMailbox(env, logins, mailbox, now, cursor, limit);
+  } finally {
+    // A live fetch that asked for this read (CONTRACT 21.2) is over, however the read went; a newer request stays.
+    const asked = mailbox.liveFetchRequestedAt;
+    if (asked !== null) await db.update(emailAccounts).set({ liveFetchRequestedAt: null }).where(and(eq(emailAccounts.id, mailboxId), lte(emailAccounts.liveFetchRequestedAt, asked)));
+  }
+}
+
+async function readMailbox(env: Bindings, logins: MailboxLogins, mailbox: typeof emailAccounts.$inferSelect, now: number, cursor: ReaderCursor | null, limit: number): Promise<ReadResult> {
+  const db = database(env.DB);
+  const mailboxId = mailbox.id;
+  if (mailbox.isImapSuccess === false) return { cursor, more: false, outcome: null };
   const login = await logins.for(mailbox, "imap", now);
   if (!login.ok) return { cursor, more: false, outcome: null };
   const fetched = await fetchNewMessages(imapTarget(mailbox, login.credential), cursor, mailbox.createdAt.getTime() - FIRST_READ_MARGIN_MS, limit, mailPolicy(config(env)));

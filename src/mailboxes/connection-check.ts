@@ -30,7 +30,7 @@ export interface ConnectionTarget {
   imap: { host: string; port: number; portType: PortType; username: string; credential: MailCredential | null };
 }
 
-export const NOT_CHECKED: ConnectionOutcome = { smtp: { ok: null, error: null }, imap: { ok: null, error: null } };
+const NOT_CHECKED: ConnectionOutcome = { smtp: { ok: null, error: null }, imap: { ok: null, error: null } };
 
 export type ConnectionChecker = (target: ConnectionTarget) => Promise<ConnectionOutcome>;
 

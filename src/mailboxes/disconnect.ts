@@ -5,16 +5,14 @@
  */
 import type { OAuthProvider } from "../config";
 
-export const DISCONNECT_CODES = [
-  "oauth_grant_revoked",
-  "oauth_app_invalid",
-  "oauth_scope_missing",
-  "smtp_auth_disabled",
-  "imap_disabled",
-  "app_password_required",
-  "auth_rejected",
-] as const;
-export type DisconnectCode = (typeof DISCONNECT_CODES)[number];
+type DisconnectCode =
+  | "oauth_grant_revoked"
+  | "oauth_app_invalid"
+  | "oauth_scope_missing"
+  | "smtp_auth_disabled"
+  | "imap_disabled"
+  | "app_password_required"
+  | "auth_rejected";
 
 export interface DisconnectReason {
   code: DisconnectCode;

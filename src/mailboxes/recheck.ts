@@ -10,7 +10,7 @@ import { claimMailboxesToRecheck } from "./store";
 /** A mailbox's check is re-run once it is this old (CONTRACT section 10: "daily"). */
 export const RECHECK_AFTER_MS = 24 * 60 * 60 * 1000;
 /** Mailboxes re-checked per minute: 28,800 a day, and a firing that ends well inside its minute when servers answer. */
-export const RECHECKS_PER_MINUTE = 20;
+const RECHECKS_PER_MINUTE = 20;
 /** Each check holds an SMTP and an IMAP socket at once, and an invocation may have six open. */
 const CONCURRENT_CHECKS = 3;
 

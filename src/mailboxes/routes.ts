@@ -141,10 +141,10 @@ export function canonical(body: Fields) {
     custom_tracking_url: body.custom_tracking_url !== undefined ? body.custom_tracking_url : body.custom_tracking_domain,
   };
 }
-export type Written = ReturnType<typeof canonical>;
+type Written = ReturnType<typeof canonical>;
 
 /** What an OAuth save adds to a mailbox write: its sealed material (`{refresh_token}`), its OAuth columns, a fresh access token for the check. */
-export interface OAuthWrite {
+interface OAuthWrite {
   material: string;
   columns: MailboxChanges;
   accessToken?: string;
@@ -379,19 +379,23 @@ async function setSuspended(c: Context<AppEnv>, id: number, isSuspended: boolean
 mailboxRoutes.openapi(routes.suspend, async (c) => c.json(await setSuspended(c, c.req.valid("param").id, true), 200));
 mailboxRoutes.openapi(routes.unsuspend, async (c) => c.json(await setSuspended(c, c.req.valid("param").id, false), 200));
 
-mailboxRoutes.openapi(routes.read, async (c) => {
-  const db = database(c.env.DB);
-  const principal = c.get("principal");
-  const query = c.req.valid("query");
-  const row = await findMailbox(db, principal, c.req.valid("param").id);
-  const [data] = await presentRows(db, principal, config(c.env).warmup, [row], query.fetch_tags === true);
+/** §10's by-id answer: the mailbox, its sending status (with warmup's warnings), and when asked its campaign ids and tags. */
+export async function mailboxReadAnswer(db: Database, principal: Principal, warmupConfig: WarmupConfig, row: MailboxRow, query: { fetch_campaigns?: boolean; fetch_tags?: boolean }) {
+  const [data] = await presentRows(db, principal, warmupConfig, [row], query.fetch_tags === true);
   const campaignIds = query.fetch_campaigns ? { campaign_ids: await campaignIdsOf(db, principal, row.id) } : {};
   const now = Date.now();
   const status = await mailboxSendingStatusOf(db, row.id, now);
   const week = (await warmupCounters(db, [row.id], now, utcDayStart(now))).get(row.id)!;
-  const warmup = warmupWarnings({ state: data!.warmup_details.state, spam: week.spam, observed: week.observed, warnPercent: config(c.env).warmup.spamWarnPercent, blockedReason: row.warmupBlockedReason });
+  const warmup = warmupWarnings({ state: data!.warmup_details.state, spam: week.spam, observed: week.observed, warnPercent: warmupConfig.spamWarnPercent, blockedReason: row.warmupBlockedReason });
   const sending = status && presentSendingStatus(status);
-  return c.json({ ...data!, ...campaignIds, ...(sending && { sending_status: { ...sending, warnings: [...sending.warnings, ...warmup] } }) }, 200);
+  return { ...data!, ...campaignIds, ...(sending && { sending_status: { ...sending, warnings: [...sending.warnings, ...warmup] } }) };
+}
+
+mailboxRoutes.openapi(routes.read, async (c) => {
+  const db = database(c.env.DB);
+  const principal = c.get("principal");
+  const row = await findMailbox(db, principal, c.req.valid("param").id);
+  return c.json(await mailboxReadAnswer(db, principal, config(c.env).warmup, row, c.req.valid("query")), 200);
 });
 
 mailboxRoutes.openapi(routes.update, async (c) => {

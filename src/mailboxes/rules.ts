@@ -245,7 +245,7 @@ export function connectionUsable(row: { isSmtpSuccess: boolean | null; isImapSuc
   return row.isSmtpSuccess === true && row.isImapSuccess !== false && !row.disconnectCode;
 }
 
-export type ConnectionState = "unchecked" | "connected" | "failing" | "disconnected";
+type ConnectionState = "unchecked" | "connected" | "failing" | "disconnected";
 
 /**
  * CONTRACT 18.5: `disconnected` when a person must act (a refused grant or login: `disconnect_code`),

@@ -19,16 +19,16 @@ export const FromName = z
   .min(1)
   .max(255)
   .refine((name) => ![...name].some((char) => char.charCodeAt(0) < 0x20 || char === "\x7f"), "from_name must be one line without control characters");
-export const Secret = z.string().max(1024).nullable().optional().openapi({ description: 'Write-only; absent, null, "" or "********" keeps the stored one' });
-export const Host = z.string().max(255).optional();
-export const Port = z
+const Secret = z.string().max(1024).nullable().optional().openapi({ description: 'Write-only; absent, null, "" or "********" keeps the stored one' });
+const Host = z.string().max(255).optional();
+const Port = z
   .number()
   .int()
   .min(1)
   .max(65535)
   .optional();
 
-export const MailboxFields = z.object({
+const MailboxFields = z.object({
   from_name: FromName.optional(),
   from_email: z.email().max(320).optional(),
   user_name: z.string().trim().min(1).max(320).optional().openapi({ description: "SMTP login (aliases username, smtp_username); default from_email" }),
@@ -67,7 +67,7 @@ export const SaveMailbox = MailboxFields.extend({
 }).openapi("SaveEmailAccount");
 export const UpdateMailbox = MailboxFields.openapi("UpdateEmailAccount");
 
-export const OAuthToken = z
+const OAuthToken = z
   .object({
     access_token: z.string().max(4096).optional(),
     refresh_token: z.string().max(4096).optional(),
@@ -99,7 +99,7 @@ export const SaveOAuthMailbox = z
 
 export const Tag = z.object({ id: z.number().int(), name: z.string(), color: z.string() }).openapi("Tag");
 
-export const WarmupDetails = z.object({
+const WarmupDetails = z.object({
   id: z.number().int(),
   status: z.enum(["ACTIVE", "INACTIVE"]),
   total_warmup_per_day: z.number().int(),
@@ -191,7 +191,7 @@ export const TagResponse = z.object({ ok: z.boolean(), data: Tag });
 export const IdParams = z.object({ id: pathId("id") });
 export const CampaignParams = z.object({ campaign_id: pathId("campaign_id") });
 
-export const MailboxIdList = (max: number) => z.array(BodyId).min(1).max(max);
+const MailboxIdList = (max: number) => z.array(BodyId).min(1).max(max);
 
 /** Mailboxes by id or by address (BC), one of the two: checked in the handler, after the tags it names. */
 export const TagMapping = z

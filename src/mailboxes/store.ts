@@ -232,7 +232,7 @@ export async function deleteMailbox(db: Database, accountId: number, id: number)
   ]);
 }
 
-export interface MailboxFilters {
+interface MailboxFilters {
   isInUse?: boolean;
   warmupEnabled?: boolean;
   isSmtpSuccess?: boolean;

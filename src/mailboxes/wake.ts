@@ -11,12 +11,15 @@ import type { MailboxRow } from "./rules";
  * `wake` is typed, so these features need not import the agent that sits above them.
  */
 export interface MailboxDoorbell {
-  wake(mailboxId: number, mode: "now" | "if-idle"): Promise<void>;
+  wake(mailboxId: number, mode: WakeMode): Promise<void>;
   accessToken(mailboxId: number): Promise<AccessResult>;
   forgetAccessToken(): Promise<void>;
   /** Mails the mailbox's warmup unblock code to its own address (CONTRACT 19.4), one send among its others. */
   sendWarmupOtp(mailboxId: number, code: string): Promise<{ ok: true } | { ok: false; message: string }>;
 }
+
+/** `now`: a pass at once; `if-idle`: only when no alarm is set (the cron's re-arm); `read`: a pass at once that reads the INBOX whatever its schedule (a live fetch). */
+export type WakeMode = "now" | "if-idle" | "read";
 
 /** The Durable Object of a mailbox, named by its id. */
 export function mailboxObject(env: Bindings, mailboxId: number): DurableObjectStub {
@@ -38,7 +41,7 @@ export function sendWarmupOtp(env: Bindings, mailboxId: number, code: string): P
 }
 
 /** Wakes these mailboxes' agents now; a failed wake is logged (the minute cron re-arms late ones). */
-export async function wakeMailboxes(env: Bindings, mailboxIds: number[], mode: "now" | "if-idle" = "now"): Promise<void> {
+export async function wakeMailboxes(env: Bindings, mailboxIds: number[], mode: WakeMode = "now"): Promise<void> {
   const results = await Promise.allSettled(mailboxIds.map((id) => (mailboxObject(env, id) as unknown as MailboxDoorbell).wake(id, mode)));
   for (const [index, result] of results.entries()) {
     if (result.status === "rejected") log("warn", "mailbox sender wake failed", { mailbox_id: mailboxIds[index], error: String(result.reason) });

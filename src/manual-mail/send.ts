@@ -26,6 +26,8 @@ export interface ManualEmail {
   bcc: string[];
   /** Add the mailbox's own `bcc` copy (CONTRACT 10: every campaign email and manual reply). */
   ownBcc: boolean;
+  /** The display name in From, when not the mailbox's own (a one-off email's `fromName`); the address is always the mailbox's. */
+  fromName?: string;
 }
 
 export type ManualOutcome =
@@ -88,7 +90,7 @@ export async function deliverManualEmail(env: Bindings, logins: MailboxLogins, e
   const copies = [...recipients.cc, ...recipients.bcc, ...(email.ownBcc && mailbox.bccEmail ? [mailbox.bccEmail] : [])];
   const result = await sendMail(
     smtpTarget(mailbox, login.credential),
-    { ...email.message, from: { email: mailbox.fromEmail, name: mailbox.fromName }, to: { ...to, email: recipients.to }, headers, attachments },
+    { ...email.message, from: { email: mailbox.fromEmail, name: email.fromName ?? mailbox.fromName }, to: { ...to, email: recipients.to }, headers, attachments },
     { allowPlain: false, outbound: mailPolicy(config(env)), bcc: copies },
   );
   if (!result.ok) {

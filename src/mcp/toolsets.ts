@@ -2,9 +2,9 @@ import { ApiError } from "../platform/errors";
 import type { ApiTool } from "./tools";
 
 /** Selects every operation's own tool: the list /mcp served before toolsets existed. */
-export const ALL_TOOLSETS = "all";
+const ALL_TOOLSETS = "all";
 /** The default list (the generic operation tools and the task tools), always served. */
-export const CORE_TOOLSET = "core";
+const CORE_TOOLSET = "core";
 
 /** The header a client may name toolsets in, besides the URL's `toolsets` parameter. */
 export const TOOLSETS_HEADER = "X-MCP-Toolsets";

@@ -8,12 +8,12 @@ import type { OAuthProvider, OAuthProviderConfig } from "../config";
 import type { OAuthAppLevel } from "../db/schema";
 import { toBase64Url, fromBase64Url } from "../platform/bytes";
 
-export const GOOGLE_MAIL_SCOPE = "https://mail.google.com/";
-export const MICROSOFT_SMTP_SCOPE = "https://outlook.office.com/SMTP.Send";
-export const MICROSOFT_IMAP_SCOPE = "https://outlook.office.com/IMAP.AccessAsUser.All";
+const GOOGLE_MAIL_SCOPE = "https://mail.google.com/";
+const MICROSOFT_SMTP_SCOPE = "https://outlook.office.com/SMTP.Send";
+const MICROSOFT_IMAP_SCOPE = "https://outlook.office.com/IMAP.AccessAsUser.All";
 const MICROSOFT_DEFAULT_SCOPE = "https://outlook.office.com/.default";
 /** Entra's tenant of personal Microsoft accounts (Outlook.com, Hotmail, Live). */
-export const MICROSOFT_PERSONAL_TENANT = "9188040d-6c67-4c5b-b112-36a304b66dad";
+const MICROSOFT_PERSONAL_TENANT = "9188040d-6c67-4c5b-b112-36a304b66dad";
 
 export const SCOPES: Record<OAuthProvider, string> = {
   google: `openid email profile ${GOOGLE_MAIL_SCOPE}`,
@@ -56,7 +56,7 @@ export function endpointFor(template: string, tenant: string): string {
   return template.replace("{tenant}", encodeURIComponent(tenant || "common"));
 }
 
-export interface AuthorizationRequest {
+interface AuthorizationRequest {
   provider: OAuthProvider;
   config: OAuthProviderConfig;
   app: ResolvedApp;
@@ -106,14 +106,14 @@ export async function stateDigest(state: string): Promise<string> {
 }
 
 /** What the id token says about the person, once checked. */
-export interface IdentityClaims {
+interface IdentityClaims {
   email: string;
   name: string | null;
   accountKind: "workspace" | "consumer" | "work" | "personal";
   tenantId: string | null;
 }
 
-export type ClaimsResult = { ok: true; claims: IdentityClaims } | { ok: false; error: "email_unverified" | "token_exchange_failed"; description: string };
+type ClaimsResult = { ok: true; claims: IdentityClaims } | { ok: false; error: "email_unverified" | "token_exchange_failed"; description: string };
 
 function payloadOf(idToken: string): Record<string, unknown> | null {
   const part = idToken.split(".")[1];

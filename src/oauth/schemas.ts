@@ -11,7 +11,7 @@ export const ProviderParams = z.object({
 
 const Level = z.enum(["client", "account", "deployment"]);
 
-export const OAuthApp = z
+const OAuthApp = z
   .object({
     provider: z.enum(["google", "microsoft"]),
     level: Level,

@@ -9,7 +9,7 @@ import { endpointFor, SCOPES, type ResolvedApp } from "./rules";
 
 const TIMEOUT_MS = 15_000;
 
-export interface Tokens {
+interface Tokens {
   accessToken: string;
   /** Epoch ms when the access token stops working. */
   expiresAt: number;
@@ -19,7 +19,7 @@ export interface Tokens {
   idToken: string | undefined;
 }
 
-export type TokenResult =
+type TokenResult =
   | { ok: true; tokens: Tokens }
   /** `refused`: the provider answered an OAuth error (`invalid_grant`, `invalid_client`, ...). `unavailable`: network, timeout, 5xx. */
   | { ok: false; kind: "refused" | "unavailable"; error: string; description: string | null };

@@ -11,7 +11,7 @@ export interface OperatorMetrics {
 }
 
 /** Midnight UTC of the day `now` falls in: "today" for the operator, whatever the accounts' time zones. */
-export function startOfUtcDay(now: number): Date {
+function startOfUtcDay(now: number): Date {
   const day = new Date(now);
   day.setUTCHours(0, 0, 0, 0);
   return day;

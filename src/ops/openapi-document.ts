@@ -151,7 +151,7 @@ function addRequestExample(operation: Operation, schemas: Record<string, JsonSch
   media.example = exampleFromSchema(media.schema, (ref) => resolve({ $ref: ref }, schemas));
 }
 
-export function completeDocument(document: ApiDocument): ApiDocument {
+function completeDocument(document: ApiDocument): ApiDocument {
   const schemas = { ...document.components.schemas, ...webhookComponents() };
   for (const [path, methods] of Object.entries(document.paths)) {
     for (const method of HTTP_METHODS) {

@@ -105,7 +105,7 @@ export async function findCampaignRecord(db: Database, principal: Principal, id:
   return row.record;
 }
 
-export const LEAD_NOT_IN_CAMPAIGN = "Lead not found in campaign";
+const LEAD_NOT_IN_CAMPAIGN = "Lead not found in campaign";
 
 export type LeadRow = typeof leads.$inferSelect;
 

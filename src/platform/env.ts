@@ -11,7 +11,7 @@ import type { RateLimitInfo } from "./rate-limit";
 export interface Bindings extends Omit<SalvoEnv, keyof Vars>, Vars {}
 
 /** Per-request values that middleware hands to handlers. */
-export interface Variables {
+interface Variables {
   requestId: string;
   principal: Principal;
   rateLimit: RateLimitInfo;

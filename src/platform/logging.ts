@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./env";
 
-export type LogLevel = "info" | "warn" | "error";
+type LogLevel = "info" | "warn" | "error";
 
 /** One JSON object per line, so Workers Logs and `wrangler tail` can filter on any field. */
 export function log(level: LogLevel, message: string, fields: Record<string, unknown> = {}): void {

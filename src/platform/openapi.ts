@@ -7,15 +7,15 @@ export function createRouter() {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 }
 
-export const ErrorBody = z.object({ error: z.string() }).openapi("Error");
-export const MessageBody = z.object({ message: z.string() }).openapi("Unauthorized");
-export const ValidationErrorBody = z
+const ErrorBody = z.object({ error: z.string() }).openapi("Error");
+const MessageBody = z.object({ message: z.string() }).openapi("Unauthorized");
+const ValidationErrorBody = z
   .object({
     error: z.literal("Validation failed"),
     details: z.array(z.object({ path: z.string(), message: z.string() })),
   })
   .openapi("ValidationError");
-export const RateLimitBody = z
+const RateLimitBody = z
   .object({ error: z.literal("Rate limit exceeded"), retry_after: z.number().int() })
   .openapi("RateLimitExceeded");
 

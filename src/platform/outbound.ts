@@ -46,7 +46,7 @@ export class OutboundError extends Error {
   }
 }
 
-export type Host = { kind: "ipv4"; text: string; value: number } | { kind: "ipv6"; text: string; groups: number[] } | { kind: "name"; text: string };
+type Host = { kind: "ipv4"; text: string; value: number } | { kind: "ipv6"; text: string; groups: number[] } | { kind: "name"; text: string };
 
 const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
 
@@ -287,14 +287,14 @@ async function refuseUrl(value: string, policy: OutboundPolicy, rules: UrlRules)
   if (resolved) throw new OutboundError(`refused ${value}: ${resolved.message}`, resolved.kind, resolved.transient);
 }
 
-export interface FetchLimits extends UrlRules {
+interface FetchLimits extends UrlRules {
   /** Redirects followed (each hop judged again), for GET and HEAD; 0: a redirect is the answer. */
   redirects: number;
   /** For every hop and the body together. */
   timeoutMs: number;
 }
 
-export interface Fetched {
+interface Fetched {
   response: Response;
   /** The URL that answered (after redirects). */
   url: string;

@@ -1,7 +1,7 @@
 import { ApiError } from "./errors";
 
 /** An account key acts for the whole account; a client key for one client of it. */
-export type KeyKind = "account" | "client";
+type KeyKind = "account" | "client";
 
 /** Who is calling: the account, and for client keys the one client they act for. */
 export interface Principal {

@@ -4,7 +4,7 @@
  * Object supplies state and the clock.
  */
 
-export interface Bucket {
+interface Bucket {
   tokens: number;
   /** ms epoch of the last refill */
   at: number;

@@ -5,7 +5,7 @@ import type { Principal } from "../platform/principal";
 import type { Database } from "../platform/db";
 
 export type SearchRow = typeof savedSearches.$inferSelect;
-export type NewSearch = typeof savedSearches.$inferInsert;
+type NewSearch = typeof savedSearches.$inferInsert;
 
 function visibleSearch(principal: Principal, id: number) {
   return and(eq(savedSearches.id, id), visibleRows(principal, savedSearches));

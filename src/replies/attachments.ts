@@ -3,7 +3,7 @@ import type { MimeAttachment } from "../mail/mime";
 import { guardedFetch, OutboundError, type OutboundPolicy } from "../platform/outbound";
 
 /** Each file at most this large (CONTRACT section 12), and all of one reply together at most twice that. */
-export const ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;
+const ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;
 const TOTAL_MAX_BYTES = 2 * ATTACHMENT_MAX_BYTES;
 const FETCH_TIMEOUT_MS = 20_000;
 /** A file host may redirect (to a CDN, a signed URL); each hop is judged again. */

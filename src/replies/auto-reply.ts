@@ -9,7 +9,7 @@ import { parseReturnDate } from "./return-date";
  * out-of-office marker: a person who replies and mentions a holiday is still a reply. Delivery
  * status notifications are neither (bounce.ts reads them).
  */
-export interface AutoReplyVerdict {
+interface AutoReplyVerdict {
   autoReply: boolean;
   outOfOffice: boolean;
   /** What decided it, for logs and support: e.g. "auto-submitted: auto-replied; text: out of the office". */

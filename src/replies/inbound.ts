@@ -24,7 +24,7 @@ import { toHex, utf8Prefix } from "../platform/bytes";
  * Message-IDs (sentMessages says which).
  */
 
-export interface InboundMailbox {
+interface InboundMailbox {
   id: number;
   accountId: number;
   /** The client the mailbox belongs to; null: the account's own. */

@@ -5,13 +5,13 @@ import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 
 export type OutboundReplyRow = typeof outboundReplies.$inferSelect;
-export type NewOutboundReply = Omit<typeof outboundReplies.$inferInsert, "id" | "createdAt" | "updatedAt">;
+type NewOutboundReply = Omit<typeof outboundReplies.$inferInsert, "id" | "createdAt" | "updatedAt">;
 
 /** Scheduled replies sent per pass of one mailbox's object (the rest wait for the next pass). */
 const DUE_PER_PASS = 20;
 
 /** A reply left QUEUED this long was interrupted mid-send: it is FAILED, never sent twice. */
-export const STALE_QUEUED_MS = 10 * 60_000;
+const STALE_QUEUED_MS = 10 * 60_000;
 
 export function insertOutboundReply(db: Database, reply: NewOutboundReply): Promise<OutboundReplyRow> {
   const now = new Date();

@@ -1,4 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../platform/env";
 import { config } from "../config";
 import { threadOf } from "../inbox/store";
 import { emailAddress } from "../mail/address";
@@ -9,9 +11,10 @@ import type { Bindings } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { checkUrl, urlPolicy } from "../platform/outbound";
 import { iso } from "../platform/time";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
+import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { collapseRecipients } from "../manual-mail/rules";
 import { recipientsProblem } from "../manual-mail/store";
+import { outsideSendByMessageId } from "../manual-mail/outside";
 import { MAILBOX_UNUSABLE, replyDoor, type ReplyToSend } from "./outbound";
 import { insertOutboundReply, replyByMessageId } from "./outbound-store";
 import { threadAnchor, threadMailbox } from "./thread-store";
@@ -21,9 +24,11 @@ const Addresses = z
   .transform((value) => (Array.isArray(value) ? value : value.split(",").map((a) => a.trim()).filter(Boolean)))
   .pipe(z.array(emailAddress()).max(20));
 
+const StatsId = z.union([z.number().int().positive(), z.string().regex(/^\d{1,15}$/).transform(Number)]);
+
 const ReplyInThread = z
   .object({
-    email_stats_id: z.union([z.number().int().positive(), z.string().regex(/^\d{1,15}$/).transform(Number)]),
+    email_stats_id: StatsId,
     email_body: z.string().min(1).max(200_000),
     reply_message_id: z.string().max(998).optional(),
     reply_email_time: z.string().max(64).optional(),
@@ -74,6 +79,33 @@ const replyInThread = createRoute({
   responses: { 200: json(ReplySent, "Sent, or queued for its time"), ...errorResponses(400, 401, 404, 422, 429, 502) },
 });
 
+const SendEmailThread = z
+  .object({
+    campaignId: BodyId,
+    emailStatsId: StatsId,
+    emailBody: z.string().min(1).max(200_000),
+    toEmail: emailAddress().optional(),
+    cc: Addresses.optional(),
+    bcc: Addresses.optional(),
+    addSignature: z.boolean().default(false),
+    scheduledTime: z.iso.datetime({ offset: true }).optional(),
+  })
+  .openapi("SendEmailThread");
+
+const sendEmailThread = createRoute({
+  method: "post",
+  path: "/api/v1/email-campaigns/send-email-thread",
+  operationId: "sendEmailThread",
+  tags: ["Master inbox"],
+  summary: "Reply in a lead's thread (the camelCase form of reply-email-thread)",
+  description:
+    "`POST /campaigns/{campaign_id}/reply-email-thread` with the campaign in the body and camelCase fields (`campaignId`, `emailStatsId`, " +
+    "`emailBody`, `toEmail`, `cc`, `bcc`, `addSignature`, `scheduledTime`): the same rules, answers and errors.",
+  security: API_KEY_SECURITY,
+  request: { body: jsonBody(SendEmailThread, { campaignId: 3, emailStatsId: "41", emailBody: "<p>Thanks Ann, does Tuesday work?</p>" }) },
+  responses: { 200: json(ReplySent, "Sent, or queued for its time"), ...errorResponses(400, 401, 404, 422, 429, 502) },
+});
+
 const ReplyStatus = z
   .object({
     ok: z.boolean(),
@@ -92,7 +124,9 @@ const replyStatus = createRoute({
   method: "get",
   path: "/api/v1/master-inbox/reply-status",
   operationId: "getReplyStatus",
-  description: "Where a reply sent through `reply-email-thread` stands (`SCHEDULED`, `QUEUED`, `COMPLETED`, `FAILED`), by its `message_id`. Unknown → 404.",
+  description:
+    "Where a reply sent through `reply-email-thread` stands (`SCHEDULED`, `QUEUED`, `COMPLETED`, `FAILED`), by its `message_id`; also a forward " +
+    "(`forward-email`) or a one-off email (`send-email/initiate`), whose `email_stats_id` is null (they are no message of a thread). Unknown → 404.",
   tags: ["Master inbox"],
   summary: "Where a reply sent through reply-email-thread stands",
   security: API_KEY_SECURITY,
@@ -119,12 +153,14 @@ async function refuseAttachmentUrls(env: Bindings, files: { file_url: string }[]
   if (issues.length) throw ApiError.validation(issues);
 }
 
-replyRoutes.openapi(replyInThread, async (c) => {
+type ReplyBody = z.output<typeof ReplyInThread>;
+
+/** Reply-in-thread, whichever path and field names the caller used. */
+async function replyInThreadOf(c: Context<AppEnv>, campaignId: number, body: ReplyBody) {
   const principal = c.get("principal");
-  const body = c.req.valid("json");
   await refuseAttachmentUrls(c.env, body.attachments ?? []);
   const db = database(c.env.DB);
-  const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
+  const campaign = await findCampaign(db, principal, campaignId);
   const anchor = await threadAnchor(c.env.DB, campaign.id, body.email_stats_id);
   if (!anchor) throw ApiError.notFound("Email stats not found");
   const mailbox = await threadMailbox(db, principal, anchor.mailboxId);
@@ -176,15 +212,48 @@ replyRoutes.openapi(replyInThread, async (c) => {
       throw outcome.kind === "server" ? new ApiError(502, { error: outcome.message }) : ApiError.badRequest(outcome.message);
     }
   }
-  return c.json(
-    { ok: true, data: "success", message: "Email added to the queue, will be sent out soon!", message_id: reply.messageId, email_stats_id: String(statsId) },
-    200,
-  );
+  return { ok: true, data: "success", message: "Email added to the queue, will be sent out soon!", message_id: reply.messageId, email_stats_id: String(statsId) };
+}
+
+replyRoutes.openapi(replyInThread, async (c) => c.json(await replyInThreadOf(c, c.req.valid("param").campaign_id, c.req.valid("json")), 200));
+
+replyRoutes.openapi(sendEmailThread, async (c) => {
+  const body = c.req.valid("json");
+  const reply: ReplyBody = {
+    email_stats_id: body.emailStatsId,
+    email_body: body.emailBody,
+    to_email: body.toEmail,
+    cc: body.cc,
+    bcc: body.bcc,
+    add_signature: body.addSignature,
+    scheduled_time: body.scheduledTime,
+  };
+  return c.json(await replyInThreadOf(c, body.campaignId, reply), 200);
 });
 
 replyRoutes.openapi(replyStatus, async (c) => {
-  const found = await replyByMessageId(database(c.env.DB), c.get("principal"), c.req.valid("query").message_id);
-  if (!found) throw ApiError.notFound("Reply not found");
+  const db = database(c.env.DB);
+  const messageId = c.req.valid("query").message_id;
+  const found = await replyByMessageId(db, c.get("principal"), messageId);
+  if (!found) {
+    // A forward or a one-off email (CONTRACT 21.5): its progress, without a thread message.
+    const outside = await outsideSendByMessageId(db, c.get("principal"), messageId);
+    if (!outside) throw ApiError.notFound("Reply not found");
+    return c.json(
+      {
+        ok: true,
+        data: {
+          message_id: outside.messageId,
+          status: outside.status,
+          status_message: outside.statusMessage,
+          event_time: iso(outside.updatedAt),
+          scheduled_time: outside.scheduledAt ? iso(outside.scheduledAt) : null,
+          email_stats_id: null,
+        },
+      },
+      200,
+    );
+  }
   const { reply } = found;
   return c.json(
     {

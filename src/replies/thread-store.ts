@@ -6,7 +6,7 @@ import type { Principal } from "../platform/principal";
 import { statement } from "../platform/sql";
 
 /** The message a reply from the inbox answers, with its record, lead and the record's mailbox. */
-export interface ThreadAnchor {
+interface ThreadAnchor {
   eventId: number;
   /** The Message-ID of the message the stats id names (null when it carried none). */
   messageId: string | null;

@@ -3,6 +3,7 @@ import { database } from "../platform/db";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, queryBoolean, queryCount } from "../platform/openapi";
 import { iso } from "../platform/time";
 import { listUntracked } from "./untracked";
+import { associateRoutes } from "./associate-routes";
 
 const DEFAULT_LIMIT = 20;
 
@@ -57,7 +58,7 @@ const route = createRoute({
   },
 });
 
-export const untrackedReplyRoutes = createRouter();
+export const untrackedReplyRoutes = createRouter().route("/", associateRoutes);
 
 untrackedReplyRoutes.openapi(route, async (c) => {
   const query = c.req.valid("query");

@@ -17,7 +17,7 @@ import type { ParsedMessage } from "../mail/parsed";
  * the same commit, and listed by `GET master-inbox/untracked-replies`.
  */
 
-export interface UntrackedMessage {
+interface UntrackedMessage {
   /** The reader's stable id of the message (a message read twice is kept and announced once). */
   key: string;
   message: ParsedMessage;
@@ -106,7 +106,7 @@ export async function storeUntracked(
   return results.slice(inserts.length).flatMap((result) => deliveryIds(result));
 }
 
-export interface UntrackedFilters {
+interface UntrackedFilters {
   fromEmail?: string;
   toEmail?: string;
   subjectLine?: string;

@@ -17,16 +17,18 @@ export interface CampaignSettings {
   bounceAutopauseThreshold: number | null;
   /** CONTRACT section 20.3: false turns automatic reply categorisation off for the campaign (out-of-office stays under autoCategorizeOOO). */
   autoCategoriseReply: boolean;
+  /** CONTRACT 21.1: 2 = random (each record's stable hash picks a spintax option), 1 = incremental (record k takes option k mod n). */
+  spintaxDistributionMode: 1 | 2;
   /** Accepted for compatibility, stored, not acted on (ai_categorisation_options is read by src/triage/). */
   stored: Record<string, unknown>;
 }
 
 export const TRACK_SETTINGS = ["DONT_EMAIL_OPEN", "DONT_LINK_CLICK", "DONT_REPLY_TO_AN_EMAIL"] as const;
-export type TrackSetting = (typeof TRACK_SETTINGS)[number];
+type TrackSetting = (typeof TRACK_SETTINGS)[number];
 export const STOP_LEAD_SETTINGS = ["REPLY_TO_AN_EMAIL", "CLICK_ON_A_LINK", "OPEN_AN_EMAIL"] as const;
-export type StopLeadSetting = (typeof STOP_LEAD_SETTINGS)[number];
+type StopLeadSetting = (typeof STOP_LEAD_SETTINGS)[number];
 
-export interface OutOfOfficeSettings {
+interface OutOfOfficeSettings {
   ignoreOOOasReply: boolean;
   autoReactivateOOO: boolean;
   reactivateOOOwithDelay: number;
@@ -45,6 +47,7 @@ export const DEFAULT_SETTINGS: CampaignSettings = {
   autoPauseDomainLeadsOnReply: false,
   bounceAutopauseThreshold: null,
   autoCategoriseReply: true,
+  spintaxDistributionMode: 2,
   stored: {},
 };
 
@@ -70,7 +73,7 @@ export function scheduleWithDefaults(current: Schedule | null, change: Partial<S
 }
 
 /** The read shape's `scheduler_cron_value`. */
-export function presentSchedule(schedule: Schedule | null) {
+function presentSchedule(schedule: Schedule | null) {
   return schedule
     ? { tz: schedule.timezone, days: [...schedule.days_of_the_week], startHour: schedule.start_hour, endHour: schedule.end_hour }
     : null;
@@ -94,6 +97,7 @@ export function presentSending(schedule: Schedule | null, settings: CampaignSett
     min_time_btwn_emails: schedule?.min_time_btw_emails ?? null,
     max_leads_per_day: schedule?.max_new_leads_per_day ?? null,
     schedule_start_time: schedule?.schedule_start_time == null ? null : String(schedule.schedule_start_time),
+    send_in_lead_timezone: schedule?.send_in_lead_timezone ?? false,
     stop_lead_settings: settings.stopLeadSettings,
     unsubscribe_text: settings.unsubscribeText,
     send_as_plain_text: settings.sendAsPlainText,
@@ -106,5 +110,6 @@ export function presentSending(schedule: Schedule | null, settings: CampaignSett
     out_of_office_detection_settings: settings.outOfOffice,
     ai_categorisation_options: settings.stored.ai_categorisation_options ?? null,
     auto_categorise_reply: settings.autoCategoriseReply,
+    spintax_distribution_mode: settings.spintaxDistributionMode,
   };
 }

@@ -23,6 +23,8 @@ export type Schedule = {
   max_new_leads_per_day: number;
   /** Nothing is sent before it (ISO text or ms); null = no start time. */
   schedule_start_time: string | number | null;
+  /** The days and hours apply in each lead's own zone (CONTRACT 23.2); absent = false. */
+  send_in_lead_timezone?: boolean;
 };
 
 /** `HH:MM` (00:00–23:59) as minutes after midnight; null when malformed. */
@@ -145,6 +147,33 @@ export function nextWindowOpen(schedule: Schedule, instant: number): number | nu
 }
 
 /**
+ * The schedule a record is sent under: the campaign's, moved into the lead's own zone when the
+ * campaign sends in each lead's zone and the lead has one (CONTRACT 23.2). Only the zone changes:
+ * the start time stays one instant, and the caps and gaps stay the campaign's and the mailbox's.
+ */
+export function recordSchedule(schedule: Schedule, leadZone: string | null): Schedule {
+  return schedule.send_in_lead_timezone && leadZone && leadZone !== schedule.timezone ? { ...schedule, timezone: leadZone } : schedule;
+}
+
+/**
+ * When a record in each lead's zone is due: `dueAt` moved to the first instant inside the lead's
+ * window, so the stored due time is already sendable and finding due work stays one range read over
+ * due times. Without lead zones the due time is stored as it is and the pass checks the campaign's
+ * window. A schedule that never opens keeps `dueAt`.
+ */
+export function recordDueAt(schedule: Schedule, leadZone: string | null, dueAt: number): number {
+  return schedule.send_in_lead_timezone ? (nextWindowOpen(recordSchedule(schedule, leadZone), dueAt) ?? dueAt) : dueAt;
+}
+
+/** When new records of an upload are first due: `default` for leads without a zone, `byZone` for these zones. */
+export function enrolmentDue(schedule: Schedule | null, zones: Iterable<string>, now: number): { default: number; byZone: Record<string, number> } {
+  if (!schedule?.send_in_lead_timezone) return { default: now, byZone: {} };
+  const byZone: Record<string, number> = {};
+  for (const zone of new Set(zones)) byZone[zone] = recordDueAt(schedule, zone, now);
+  return { default: recordDueAt(schedule, null, now), byZone };
+}
+
+/**
  * When a step falls due: the previous send plus `delay_in_days` calendar days in the campaign's zone,
  * at the same wall-clock time (10:00 the day before the spring change is due 10:00 the next day, 23
  * hours later; a time that day skips is due when the clock passes it). Calendar days rather than
@@ -184,7 +213,8 @@ export function newLeadAllowed(firstStepsSentToday: number, schedule: Schedule):
 
 /**
  * When a due email may actually go from a mailbox: not before now, its due time or the end of the
- * mailbox's gap, and then at the first window instant. Null when the window never opens.
+ * mailbox's gap, and then at the first window instant. Null when the window never opens. In each
+ * lead's zone due times are stored inside each lead's window, so no campaign window applies then.
  */
 export function nextSendAt(input: {
   schedule: Schedule;
@@ -195,5 +225,6 @@ export function nextSendAt(input: {
 }): number | null {
   const { schedule, now, dueAt, lastSentAt, mailboxGapMinutes } = input;
   const gap = gapEndsAt(lastSentAt, mailboxGapMinutes, schedule.min_time_btw_emails) ?? now;
-  return nextWindowOpen(schedule, Math.max(now, dueAt, gap));
+  const earliest = Math.max(now, dueAt, gap);
+  return schedule.send_in_lead_timezone ? Math.max(earliest, scheduleStartAt(schedule) ?? earliest) : nextWindowOpen(schedule, earliest);
 }

@@ -18,7 +18,7 @@ export interface StepInput {
   variants: VariantInput[] | null;
 }
 
-export interface VariantInput {
+interface VariantInput {
   id: number | null;
   label: string | null;
   subject: string;
@@ -31,7 +31,7 @@ export interface StoredSequence {
   steps: { id: number; variantIds: number[] }[];
 }
 
-export type SequenceProblem = { kind: "validation"; issues: ValidationIssue[] } | { kind: "foreign"; message: string };
+type SequenceProblem = { kind: "validation"; issues: ValidationIssue[] } | { kind: "foreign"; message: string };
 
 const LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
@@ -47,7 +47,7 @@ function templateProblems(path: string, text: string): ValidationIssue[] {
 }
 
 /** The http(s) links of each body of a sequence (tracking/links.ts `webLinks`), by body text. */
-export type BodyLinks = ReadonlyMap<string, readonly string[]>;
+type BodyLinks = ReadonlyMap<string, readonly string[]>;
 
 function linkProblems(path: string, seqNumber: number, body: string, links: BodyLinks): ValidationIssue[] {
   return (links.get(body) ?? []).flatMap((url) => {

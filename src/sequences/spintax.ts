@@ -12,7 +12,7 @@ import { stableFraction } from "./hash";
  * its option is chosen.
  */
 
-export type SpintaxPart = { kind: "text"; text: string } | { kind: "group"; options: string[]; offset: number };
+type SpintaxPart = { kind: "text"; text: string } | { kind: "group"; options: string[]; offset: number };
 
 /** The index just past the `}}` closing a variable that opens at `at`, or -1 when never closed. */
 function variableEnd(text: string, at: number): number {
@@ -79,13 +79,21 @@ export function parseSpintax(text: string): SpintaxPart[] {
  * Who the text is spun for. `part` keeps the subject's and the body's choices independent (their
  * first groups would otherwise always pick the same index).
  */
-export type SpinSeed = { recordId: number | string; step: number; part?: string };
+export type SpinSeed = {
+  recordId: number | string;
+  step: number;
+  part?: string;
+  /** The incremental distribution mode (CONTRACT 21.1): the record's k in its campaign; every group takes option k mod n. */
+  moduloIndex?: number;
+};
 
 /**
  * The index chosen for the `position`-th group (0-based, in order of appearance) of a step. A hash of
- * (record id, step, part, position): the same record always gets the same words, on every retry.
+ * (record id, step, part, position): the same record always gets the same words, on every retry; in
+ * the incremental mode, the record's k mod the group's option count.
  */
 export function spinChoice(seed: SpinSeed, position: number, optionCount: number): number {
+  if (seed.moduloIndex !== undefined) return seed.moduloIndex % optionCount;
   const key = `spin:${seed.recordId}:${seed.step}:${seed.part ?? ""}:${position}`;
   return Math.floor(stableFraction(key) * optionCount);
 }

@@ -15,7 +15,7 @@
  *   elsewhere is text (spintax and literal braces need them).
  */
 
-export const STANDARD_FIELDS = [
+const STANDARD_FIELDS = [
   "first_name",
   "last_name",
   "email",
@@ -26,19 +26,19 @@ export const STANDARD_FIELDS = [
   "linkedin_profile",
   "company_url",
 ] as const;
-export type StandardField = (typeof STANDARD_FIELDS)[number];
+type StandardField = (typeof STANDARD_FIELDS)[number];
 
-export const SIGNATURE_TOKEN = "%signature%";
+const SIGNATURE_TOKEN = "%signature%";
 
 /** One piece of a parsed template: literal text, a variable, or the signature placeholder. */
-export type TemplatePart =
+type TemplatePart =
   | { kind: "text"; text: string }
   | { kind: "variable"; name: string; fallback: string | null; raw: string; offset: number }
   | { kind: "signature" };
 
 /** A problem found in a template; `offset` is the character index of the offending `{{`. */
-export type TemplateIssue = { code: TemplateIssueCode; offset: number; message: string };
-export type TemplateIssueCode = "unclosed_variable" | "empty_variable" | "invalid_variable_name" | "unknown_variable";
+type TemplateIssue = { code: TemplateIssueCode; offset: number; message: string };
+type TemplateIssueCode = "unclosed_variable" | "empty_variable" | "invalid_variable_name" | "unknown_variable";
 
 const NAME = /^[\p{L}\p{N}_.-]+( [\p{L}\p{N}_.-]+)*$/u;
 const MAX_NAME_LENGTH = 100;
@@ -170,7 +170,7 @@ export type TemplateLead = Partial<Record<StandardField, string | null>> & {
   custom_fields?: Record<string, unknown> | null;
 };
 
-export type RenderOptions = {
+type RenderOptions = {
   /** The sending mailbox's signature; absent or empty = `%signature%` renders as nothing. */
   signature?: string | null;
   /** Escape lead values for an HTML body; subjects and plain-text bodies take them as they are. */

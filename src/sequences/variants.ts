@@ -6,7 +6,7 @@ import { stableFraction } from "./hash";
  * record, must choose the same variant and the same yes/no, or a lead could get two versions of a step.
  */
 
-export type WeightsResult = { ok: true; weights: number[] } | { ok: false; message: string };
+type WeightsResult = { ok: true; weights: number[] } | { ok: false; message: string };
 
 /**
  * The weights to choose by, from the variants' `variant_distribution_percentage` in order.

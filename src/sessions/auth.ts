@@ -9,13 +9,13 @@ import { config } from "../config";
 import { deleteSession, findLiveSession, touchSession } from "./store";
 import { digestToken, fromOwnPages, slidingExpiry, tokenFromCookies, TOUCH_EVERY_MS } from "./rules";
 
-export const SESSION_ENDED = "Session expired or signed out";
+const SESSION_ENDED = "Session expired or signed out";
 
 /**
  * The session token of a request the app's own pages made, when it presents no API key. From anywhere
  * else the cookie is not a credential at all (the request is answered as one without a key).
  */
-export function sessionToken(c: Context<AppEnv>): string | undefined {
+function sessionToken(c: Context<AppEnv>): string | undefined {
   if (presentedKey(c.req)) return undefined;
   const url = new URL(c.req.url);
   const token = tokenFromCookies(url, c.req.header("Cookie"));

@@ -19,7 +19,7 @@ export function slidingExpiry(createdAt: number, now: number): number {
   return Math.min(now + IDLE_MS, createdAt + ABSOLUTE_MS);
 }
 
-export function isLoopback(hostname: string): boolean {
+function isLoopback(hostname: string): boolean {
   return hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 

@@ -6,7 +6,7 @@ import { webSessions } from "../db/schema";
 
 export type SessionRow = typeof webSessions.$inferSelect;
 
-export interface NewSession {
+interface NewSession {
   accountId: number;
   clientId: number | null;
   tokenHash: string;

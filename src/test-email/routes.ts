@@ -98,6 +98,7 @@ testEmailRoutes.openapi(sendTestEmail, async (c) => {
   const domain = mailbox.fromEmail.split("@")[1]!;
   const shared = {
     recordId: record.id,
+    spintaxIndex: record.spintaxModuloIndex,
     lead: lead.fields,
     sender: { fromName: mailbox.fromName, fromEmail: mailbox.fromEmail, signature: mailbox.signature, replyTo: mailbox.differentReplyToAddress },
     settings: settingsOf(campaign.settings),

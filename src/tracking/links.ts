@@ -14,11 +14,11 @@ export function unsubscribeUrl(base: string, token: string): string {
   return `${base}/u/${token}`;
 }
 
-export function clickUrl(base: string, token: string): string {
+function clickUrl(base: string, token: string): string {
   return `${base}/t/c/${token}`;
 }
 
-export function pixelUrl(base: string, token: string): string {
+function pixelUrl(base: string, token: string): string {
   return `${base}/t/o/${token}.gif`;
 }
 

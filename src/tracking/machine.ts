@@ -18,7 +18,7 @@
 /** A person does not open or click within this long of the send; a scanner on delivery does. */
 export const SCANNER_WINDOW_MS = 10_000;
 
-export interface TrackingHit {
+interface TrackingHit {
   method: string;
   userAgent: string | null;
   /** When the hit arrived and when the email was sent, in ms. */
@@ -26,7 +26,7 @@ export interface TrackingHit {
   sentAt: number;
 }
 
-export type HitClass = { machine: false } | { machine: true; reason: string };
+type HitClass = { machine: false } | { machine: true; reason: string };
 
 const GMAIL_PREFETCH = /Chrome\/42\.0\.2311\.135 .*Edge\/12\.246/;
 

@@ -40,7 +40,7 @@ export function sentimentOfCategory(category: Pick<VisibleCategory, "id" | "acco
  * `ai_categorisation_options` as category ids: numbers, decimal strings, or `{id, label?}` objects
  * (both forms are seen in clients). Any other shape yields nothing (stored and ignored, as before).
  */
-export function optionIds(value: unknown): number[] {
+function optionIds(value: unknown): number[] {
   if (!Array.isArray(value)) return [];
   const ids = value.flatMap((item) => {
     const raw = typeof item === "object" && item !== null && "id" in item ? (item as { id: unknown }).id : item;

@@ -11,11 +11,11 @@ import { applyRules, type RuleKind } from "./rules";
  */
 
 export const DO_NOT_CONTACT_CATEGORY_ID = 4;
-export const WRONG_PERSON_CATEGORY_ID = 7;
+const WRONG_PERSON_CATEGORY_ID = 7;
 
 const RULE_CATEGORY: Partial<Record<RuleKind, number>> = { dnc: DO_NOT_CONTACT_CATEGORY_ID, wrong_person: WRONG_PERSON_CATEGORY_ID };
 
-export interface Categorisation {
+interface Categorisation {
   categoryId: number | null;
   categoryName: string | null;
   source: "rule" | "model";
@@ -41,7 +41,7 @@ export interface CategoriseInput {
   prompt: { content: string; templateId: number | null; version: string };
 }
 
-export interface Thresholds {
+interface Thresholds {
   minConfidence: number;
   dncMinConfidence: number;
 }

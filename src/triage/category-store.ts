@@ -9,7 +9,7 @@ import { rawBatch, statement } from "../platform/sql";
 export type CategoryRow = typeof leadCategories.$inferSelect;
 
 /** Custom ids start above this, so the built-in ones can grow (inferred). */
-export const FIRST_CUSTOM_ID = 1001;
+const FIRST_CUSTOM_ID = 1001;
 
 export interface CategoryFields {
   name: string;

@@ -43,7 +43,7 @@ function given(reply: ReplyRow, names: Map<number, string>): StoredCategorisatio
   return { ...base, source: "event", ruleId: null, confidence: null, reason: "Given with the event" };
 }
 
-export interface DecideOptions {
+interface DecideOptions {
   model: ReplyModel | null;
   thresholds: Pick<CategoriserConfig, "minConfidence" | "dncMinConfidence">;
   /** A replay's prompt and categories instead of the campaign's (dry runs only). */

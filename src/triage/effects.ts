@@ -209,7 +209,7 @@ export function categoryChangeDeliveries(outcomes: Outcome[], nonce: string): Ne
 }
 
 /** The guard of categoryChangeDeliveries: the record holds the category from that reply, and this batch categorised the reply. */
-export const CATEGORY_DELIVERY_GUARD = sql`EXISTS (SELECT 1 FROM campaign_leads cl WHERE cl.id = ${guardValue("record_id")}
+const CATEGORY_DELIVERY_GUARD = sql`EXISTS (SELECT 1 FROM campaign_leads cl WHERE cl.id = ${guardValue("record_id")}
     AND cl.category_id IS ${guardValue("category_id")} AND cl.category_set_at = ${guardValue("category_at")})
   AND EXISTS (SELECT 1 FROM reply_categorisations p WHERE p.event_id = ${guardValue("reply_row")} AND p.nonce = ${guardValue("nonce")})`;
 
@@ -221,7 +221,7 @@ const DAY_MS = 86_400_000;
 
 const LIVE: RecordState[] = ["DRAFTED", "STARTED", "INPROGRESS", "PAUSED"];
 
-export interface OptOut {
+interface OptOut {
   statements: SQL[];
   /** Where each ingestion's statements start in `statements`, with its deliveries (to read their ids back). */
   ingestions: { start: number; deliveries: NewDelivery[] }[];

@@ -11,7 +11,7 @@ export function hostedError(status: ContentfulStatusCode, text: string): ApiErro
   return new ApiError(status, { error: text, ok: false, message: text });
 }
 
-export const HostedErrorBody = z.object({ error: z.string(), ok: z.literal(false), message: z.string() }).openapi("HostedError");
+const HostedErrorBody = z.object({ error: z.string(), ok: z.literal(false), message: z.string() }).openapi("HostedError");
 
 export function hostedErrorResponse(description: string) {
   return json(HostedErrorBody, description);

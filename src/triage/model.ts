@@ -17,7 +17,7 @@ export interface ReplyModel {
 export class ModelError extends Error {}
 
 /** How long one answer may take before the reply goes to review instead. */
-export const MODEL_TIMEOUT_MS = 15_000;
+const MODEL_TIMEOUT_MS = 15_000;
 const MAX_TOKENS = 256;
 
 /** The part of the Workers AI binding we use (`env.AI.run`), as Cloudflare documents it. */

@@ -46,7 +46,7 @@ export const Categorisation = z
     description: "How a reply was categorised (CONTRACT section 20.5): by the rules, the model, a person, or the event that carried it",
   });
 
-export type CategorisationValue = z.infer<typeof Categorisation>;
+type CategorisationValue = z.infer<typeof Categorisation>;
 
 /** A `categorisationJson` column as read back: its object, or null. */
 export function parseCategorisation(text: string | null | undefined): CategorisationValue | null {

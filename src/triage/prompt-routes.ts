@@ -15,7 +15,7 @@ import { findTemplate, insertTemplate, newestTemplate, updateTemplate, type Temp
  * categorisation names the version it used (`<template id>.<version>`).
  */
 
-export const TEMPLATE_NOT_FOUND = "Prompt template not found";
+const TEMPLATE_NOT_FOUND = "Prompt template not found";
 
 export const PromptCategories = z.array(BodyId).min(1).max(50).openapi({ description: "1-50 category ids the caller can use (built-in or the account's own)" });
 export const PromptContent = z.string().min(1).max(20_000);

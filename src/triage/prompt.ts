@@ -37,7 +37,7 @@ export interface ModelRequest {
   answered: { subject: string | null; text: string | null } | null;
 }
 
-export interface ChatMessage {
+interface ChatMessage {
   role: "system" | "user";
   content: string;
 }

@@ -42,7 +42,7 @@ export async function consumeTriageBatch(batch: MessageBatch<TriageMessage>, env
 }
 
 /** A reply not categorised this long after it was stored lost its queue message. */
-export const SWEEP_AFTER_MS = 2 * 60_000;
+const SWEEP_AFTER_MS = 2 * 60_000;
 const SWEEP_WINDOW_MS = 24 * 3_600_000;
 const SWEEP_LIMIT = 500;
 const ROWS_PER_MESSAGE = 50;

@@ -18,7 +18,7 @@ export interface ReplayOptions {
 export type ReplayRow = typeof triageReplays.$inferSelect;
 
 /** How long a chunk may hold the job before another consumer or the cron takes it over. */
-export const LEASE_MS = 5 * 60_000;
+const LEASE_MS = 5 * 60_000;
 
 /** Replies a replay would take: at most `limit` of the window. */
 export async function countReplayable(d1: D1Database, campaignId: number, options: ReplayOptions): Promise<number> {
@@ -145,7 +145,7 @@ export function insertDiffRows(jobId: number, token: string, rows: DiffRow[]): S
     ON CONFLICT (replay_id, event_id) DO NOTHING`;
 }
 
-export interface ChunkCounts {
+interface ChunkCounts {
   processed: number;
   changed: number;
   unchanged: number;

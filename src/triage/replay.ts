@@ -37,7 +37,7 @@ import type { TriageMessage } from "../events/triage-queue";
  * Human and event categories are never touched (`kept_human`).
  */
 
-export const CHUNK = 25;
+const CHUNK = 25;
 const MODEL_CONCURRENCY = 4;
 
 export async function startReplayChunk(env: Bindings, jobId: number): Promise<void> {

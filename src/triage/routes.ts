@@ -170,7 +170,7 @@ const routes = {
   }),
 };
 
-export const REPLAY_NOT_FOUND = "Replay not found";
+const REPLAY_NOT_FOUND = "Replay not found";
 
 /** Counts one test call against the account's day; false when the day's allowance is spent. */
 async function spendTestCall(d1: D1Database, accountId: number, perDay: number, now: number): Promise<boolean> {

@@ -28,14 +28,14 @@ const SUBJECT_LIMIT = 998;
 
 export type RuleKind = "dnc" | "wrong_person" | "ooo" | "automated";
 
-export interface RuleInput {
+interface RuleInput {
   subject: string | null;
   body: string | null;
   /** The event says it is an out-of-office answer (pushed `is_ooo`, or the mailbox reader's header evidence). */
   isOoo: boolean;
 }
 
-export interface RuleVerdict {
+interface RuleVerdict {
   kind: RuleKind | null;
   /** `<rule>.<name>@<RULES_VERSION>`, e.g. `wrong_person.left-company@1`; null when nothing matched. */
   ruleId: string | null;
@@ -239,7 +239,7 @@ function bareOptOut(text: string): string | null {
 // ------------------------------------------------------------------ the stage
 
 /** The reply's own words, bounded: the stored body (text or HTML) with quoted history and signature removed. */
-export function ownWords(body: string | null): string {
+function ownWords(body: string | null): string {
   if (!body) return "";
   const bounded = body.slice(0, INPUT_LIMIT);
   const isHtml = /<(?:p|div|br|html|body|span|table|blockquote)\b/i.test(bounded.slice(0, 2048));

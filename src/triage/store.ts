@@ -120,7 +120,7 @@ export function visibleCategoryRows(db: Database, accountId: number) {
 }
 
 /** The campaign's newest active prompt template, if any. */
-export function activeTemplateQuery(db: Database, campaignId: number) {
+function activeTemplateQuery(db: Database, campaignId: number) {
   return db
     .select({ id: promptTemplates.id, promptContent: promptTemplates.promptContent, categories: promptTemplates.categories, version: promptTemplates.version })
     .from(promptTemplates)

@@ -10,7 +10,7 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 export const WEBHOOK_URL_RULES: UrlRules = { noIpLiterals: true, defaultPortOnly: true };
 
 export const RETRY_SCHEDULE_SECONDS = [30, 120, 600, 3600, 21_600, 43_200] as const;
-export const MAX_RETRY_AFTER_SECONDS = 43_200;
+const MAX_RETRY_AFTER_SECONDS = 43_200;
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
 export function newWebhookSecret(): string {

@@ -5,7 +5,7 @@ import { insertDeliveries } from "./outbox";
 import { campaignlessWebhooks } from "./store";
 
 /** A mailbox as it was before a failure is recorded. */
-export interface DisconnectingMailbox {
+interface DisconnectingMailbox {
   id: number;
   accountId: number;
   clientId: number | null;
@@ -16,7 +16,7 @@ export interface DisconnectingMailbox {
 }
 
 /** Why a person must act (CONTRACT 18.5), when the failure is a disconnect rather than a passing fault. */
-export interface AnnouncedReason {
+interface AnnouncedReason {
   code: string;
   message: string;
 }

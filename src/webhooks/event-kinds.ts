@@ -36,8 +36,6 @@ export function canonicalKind(name: string): WebhookEventKind | null {
   return KIND_ALIASES[name] ?? null;
 }
 
-/** Events that name no campaign: only `user`- and `client`-scope webhooks can hear them. */
-export const CAMPAIGNLESS_KINDS: ReadonlySet<WebhookEventKind> = new Set(["UNTRACKED_REPLIES", "EMAIL_ACCOUNT_DISCONNECTED"]);
 
 /** The webhook kinds one stored event produces (a first sequence-1 send is also FIRST_EMAIL_SENT). */
 export function kindsOf(type: EventType, firstSend: boolean): WebhookEventKind[] {

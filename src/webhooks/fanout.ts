@@ -57,7 +57,7 @@ export interface EventFacts {
   leadCategoryId: number | null;
 }
 
-export interface CategoryChange {
+interface CategoryChange {
   /** The reply that set the category, when a reply did (ingestion); a change by hand has none. */
   reply?: { messageId: string | null; body: string | null; at: number; fromEmail: string | null; toEmail: string | null } | null;
   recordId: number;
@@ -77,7 +77,7 @@ export interface CategoryChange {
 }
 
 /** A received message that answers none of our emails (stored in `untracked_replies`). */
-export interface UntrackedReplyFacts {
+interface UntrackedReplyFacts {
   accountId: number;
   clientId: number | null;
   emailAccountId: number;
@@ -91,7 +91,7 @@ export interface UntrackedReplyFacts {
 }
 
 /** A mailbox whose connection check failed after it had worked. */
-export interface DisconnectFacts {
+interface DisconnectFacts {
   accountId: number;
   clientId: number | null;
   emailAccountId: number;

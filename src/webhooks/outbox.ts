@@ -22,7 +22,7 @@ const SEND_BATCH_LIMIT = 100;
 export const OVERDUE_AFTER_MS = 2 * 60_000;
 const REQUEUE_LIMIT = 1000;
 
-export function newMessageId(): string {
+function newMessageId(): string {
   return `msg_${crypto.randomUUID().replaceAll("-", "")}`;
 }
 

@@ -100,7 +100,7 @@ export async function rotateSigningSecret(db: Database, secretsKey: string | und
   throw new Error(`webhook ${webhookId}: the signing secret kept changing during rotation`);
 }
 
-export interface StoredSecrets {
+interface StoredSecrets {
   webhookId: number;
   secretCiphertext: string | null;
   legacySecret: string | null;

@@ -63,7 +63,7 @@ export const EventKindName = z
   .openapi({ type: "string", example: "EMAIL_REPLY", description: "An event kind (CONTRACT section 14) or one of its aliases (LEAD_REPLIED, EMAIL_OPENED, …)" });
 
 /** `{KIND: boolean}`: the kinds switched on; unknown kinds are the same 422 as in lists. */
-export const EventTypeMap = z.record(z.string().max(64), z.boolean()).transform((map, ctx) => {
+const EventTypeMap = z.record(z.string().max(64), z.boolean()).transform((map, ctx) => {
   const on: WebhookEventKind[] = [];
   for (const [name, enabled] of Object.entries(map)) {
     const kind = canonicalKind(name.trim().toUpperCase());
@@ -89,10 +89,10 @@ export const AssociationType = z
   })
   .openapi({ description: "user | client | campaign, in any case, or 1 | 2 | 3" });
 
-export const CategoryRef = z.union([z.number().int().positive(), z.string().trim().min(1).max(100)]);
+const CategoryRef = z.union([z.number().int().positive(), z.string().trim().min(1).max(100)]);
 
 /** `{"<id>": true}` (the answer's `{"<id>": "<name>"}` is read back the same way): the ids switched on. */
-export const CategoryIdMap = z.record(z.string().max(32), z.union([z.boolean(), z.string().max(100)])).transform((map, ctx) => {
+const CategoryIdMap = z.record(z.string().max(32), z.union([z.boolean(), z.string().max(100)])).transform((map, ctx) => {
   const ids: number[] = [];
   for (const [key, on] of Object.entries(map)) {
     if (!/^[1-9]\d{0,15}$/.test(key)) ctx.addIssue({ code: "custom", message: "Category ids must be positive integers", path: [key] });

@@ -9,7 +9,7 @@ import type { Principal } from "../platform/principal";
 import { enqueue, revive } from "./outbox";
 import { statement } from "../platform/sql";
 
-export const WEBHOOK_NOT_FOUND = "Webhook not found";
+const WEBHOOK_NOT_FOUND = "Webhook not found";
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 
@@ -98,7 +98,7 @@ export function campaignWebhooks(db: Database, campaignId: number, page: Page = 
     .offset(offset);
 }
 
-export interface WebhookFilters {
+interface WebhookFilters {
   associationType?: WebhookScope;
   clientId?: number;
   campaignId?: number;
@@ -149,7 +149,7 @@ export function findSimilarWebhook(db: Database, key: WebhookTargetKey, url: str
     .get();
 }
 
-export type WebhookChanges = Partial<
+type WebhookChanges = Partial<
   Pick<typeof webhooks.$inferInsert, "name" | "url" | "eventTypes" | "categoryIds" | "webhookType" | "secretKeyCiphertext">
 > &
   Pick<typeof webhooks.$inferInsert, "updatedAt">;

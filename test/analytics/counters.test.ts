@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { deleteEvents, deleteRecord, eventsOf, setEvent } from "../db";
 import { env, provisionAccount } from "../helpers";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { zonedDayRange, parseCalendarDate } from "../../src/platform/zoned-time";
@@ -112,18 +113,17 @@ describe("analytics-by-date from counters", () => {
     const before = (await analytics(apiKey, campaign, window)).body;
     expect(pick(before)).toMatchObject({ sent_count: "2", unique_sent_count: "2", unique_open_count: "2", reply_count: "1" });
 
-    const reply = await env.DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND type = 'REPLY'").bind(campaign).first<{ id: number }>();
-    await env.DB.prepare("UPDATE events SET ignored = 1, ignored_by_hand = 1 WHERE id = ?").bind(reply!.id).run();
+    const [reply] = await eventsOf(campaign, "REPLY");
+    await setEvent(reply!.id, { ignored: true, ignoredByHand: true });
     expect((await analytics(apiKey, campaign, window)).body).toMatchObject({ reply_count: "0", total_reply_count: "1" });
 
     // Lead a's March open goes: its span still starts in February, so its window figure must come
     // from its events. Deleting the record from the campaign keeps its events (CONTRACT section 12),
     // so the window's figures keep them too.
-    await env.DB.prepare("DELETE FROM events WHERE campaign_lead_id = ? AND type = 'OPEN' AND occurred_at > ?")
-      .bind(ids["a@counters.example"], Date.parse("2026-03-01T00:00:00Z"))
-      .run();
+    const marchOpens = (await eventsOf(campaign, "OPEN")).filter((e) => e.campaignLeadId === ids["a@counters.example"] && e.occurredAt.getTime() > Date.parse("2026-03-01T00:00:00Z"));
+    await deleteEvents(marchOpens.map((e) => e.id));
     expect((await analytics(apiKey, campaign, window)).body).toMatchObject({ open_count: "1", unique_open_count: "1" });
-    await env.DB.prepare("DELETE FROM campaign_leads WHERE id = ?").bind(ids["a@counters.example"]).run();
+    await deleteRecord(ids["a@counters.example"]!);
     expect(pick((await analytics(apiKey, campaign, window)).body)).toEqual(
       await fromEvents(campaign, Date.parse("2026-03-01T00:00:00Z"), Date.parse("2026-03-11T00:00:00Z")),
     );

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { deleteEvents, eventsOf, setEvent } from "../db";
 import { callJson, env, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
@@ -136,17 +137,10 @@ describe("send credit", () => {
     await ingestOk(apiKey, campaign, sends.slice(40).reverse());
     await expectAgreement(apiKey, campaign);
 
-    await env.DB.prepare(
-      "UPDATE events SET ignored = 1, ignored_by_hand = 1 WHERE id IN (SELECT id FROM events WHERE campaign_id = ? AND type = 'REPLY' ORDER BY id LIMIT 4)",
-    )
-      .bind(campaign)
-      .run();
-    await env.DB.prepare("DELETE FROM events WHERE id IN (SELECT id FROM events WHERE campaign_id = ? AND type = 'SENT' ORDER BY occurred_at LIMIT 25 OFFSET 5)")
-      .bind(campaign)
-      .run();
-    await env.DB.prepare("DELETE FROM events WHERE id IN (SELECT id FROM events WHERE campaign_id = ? AND type = 'OPEN' ORDER BY id LIMIT 10)")
-      .bind(campaign)
-      .run();
+    for (const reply of (await eventsOf(campaign, "REPLY")).slice(0, 4)) await setEvent(reply.id, { ignored: true, ignoredByHand: true });
+    const sentEvents = (await eventsOf(campaign, "SENT")).sort((x, y) => x.occurredAt.getTime() - y.occurredAt.getTime());
+    await deleteEvents(sentEvents.slice(5, 30).map((e) => e.id));
+    await deleteEvents((await eventsOf(campaign, "OPEN")).slice(0, 10).map((e) => e.id));
     await expectAgreement(apiKey, campaign);
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { addEvents, recordsOf } from "../db";
+import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
 
 /**
@@ -28,12 +29,21 @@ async function victimMailbox() {
 
 /** A SENT event naming `mailboxId` in `campaign`, stored as the unchecked ingestion stored it. */
 async function legacySend(campaign: number, mailboxId: number) {
-  await env.DB.prepare(
-    `INSERT INTO events (account_id, campaign_id, campaign_lead_id, event_id, type, occurred_at, sequence_number, email_account_id, created_at)
-     SELECT account_id, campaign_id, id, 'legacy-' || id, 'SENT', ?3, 1, ?2, ?3 FROM campaign_leads WHERE campaign_id = ?1`,
-  )
-    .bind(campaign, mailboxId, Date.now())
-    .run();
+  const now = new Date();
+  const records = await recordsOf(campaign);
+  await addEvents(
+    records.map((record) => ({
+      accountId: record.accountId,
+      campaignId: campaign,
+      campaignLeadId: record.id,
+      eventId: `legacy-${record.id}`,
+      type: "SENT",
+      occurredAt: now,
+      sequenceNumber: 1,
+      emailAccountId: mailboxId,
+      createdAt: now,
+    })),
+  );
 }
 
 const reports = (campaign: number) => [

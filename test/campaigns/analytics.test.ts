@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { env, provisionAccount } from "../helpers";
+import { eventRowId, setEvent } from "../db";
+import { provisionAccount } from "../helpers";
 import { addLeads, analytics, createCampaign, ingestOk } from "./fixtures";
 
 const ZERO_WINDOW = {
@@ -52,9 +53,7 @@ async function seedCampaign(apiKey: string) {
     { type: "UNSUBSCRIBE", lead_email: "l5@an.example", occurred_at: at("03-02") },
   ]);
   // Rule 3's third cause (ignored by hand in the inbox), set directly on the stored reply.
-  await env.DB.prepare("UPDATE events SET ignored = 1, ignored_by_hand = 1 WHERE campaign_id = ? AND event_id = 'by-hand'")
-    .bind(campaign)
-    .run();
+  await setEvent(await eventRowId(campaign, "by-hand"), { ignored: true, ignoredByHand: true });
   return campaign;
 }
 

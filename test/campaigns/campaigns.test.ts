@@ -41,9 +41,16 @@ describe("campaigns", () => {
       out_of_office_detection_settings: { ignoreOOOasReply: false, autoReactivateOOO: false, reactivateOOOwithDelay: 7, autoCategorizeOOO: false },
       ai_categorisation_options: null,
       auto_categorise_reply: true,
+      spintax_distribution_mode: 2,
       parent_campaign_id: null,
       team_member_id: null,
-      sending_status: { code: "drafted", message: "The campaign has not been started", next_send_at: null },
+      folder_id: null,
+      sending_status: {
+        code: "drafted",
+        message: "The campaign has not been started",
+        next_send_at: null,
+        details: { skipped: { invalid_email: 0, blocked: 0, unsubscribed: 0 } },
+      },
     });
   });
 

@@ -1,24 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { Bindings } from "../../src/platform/env";
 import { resumePausedRecords } from "../../src/replies/resume";
+import { campaignDeliveries, campaignRow, eventCount, eventsOf, recordRow } from "../db";
 import { callJson, env, provisionAccount } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
 import { addLeads, createCampaign, ingest, ingestOk } from "./fixtures";
 
-async function record(id: number) {
-  return env.DB.prepare("SELECT * FROM campaign_leads WHERE id = ?").bind(id).first<Record<string, unknown>>();
-}
-
-async function recordOf(id: number): Promise<Record<string, unknown>> {
-  const row = await record(id);
-  if (!row) throw new Error(`no record ${id}`);
-  return row;
-}
-
-async function eventCount(campaignId: number) {
-  const row = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_id = ?").bind(campaignId).first<{ n: number }>();
-  return row!.n;
-}
 
 describe("event ingestion", () => {
   it("stores events by record id or lead email, and a re-sent event_id is a duplicate", async () => {
@@ -38,8 +25,8 @@ describe("event ingestion", () => {
     ]);
     expect(sameCall).toEqual({ ok: true, accepted: 1, duplicates: 1 });
     expect(await eventCount(campaign)).toBe(4);
-    const stored = await env.DB.prepare("SELECT occurred_at FROM events WHERE event_id = 'o1' AND campaign_id = ?").bind(campaign).first<{ occurred_at: number }>();
-    expect(stored?.occurred_at).toBe(Date.parse("2026-03-01T10:00:00Z"));
+    const stored = (await eventsOf(campaign)).find((e) => e.eventId === "o1");
+    expect(stored?.occurredAt).toEqual(new Date("2026-03-01T10:00:00Z"));
   });
 
   it("refuses the whole call when one event is bad, naming its index, and stores nothing", async () => {
@@ -86,24 +73,24 @@ describe("event ingestion", () => {
       { type: "UNSUBSCRIBE", lead_email: "d@st.example", occurred_at: "2026-03-03T10:00:00Z" },
     ]);
     // The lead's reply ends its sequence (CONTRACT section 11, stop_lead_settings).
-    expect(await record(map["a@st.example"]!)).toMatchObject({
+    expect(await recordRow(map["a@st.example"]!)).toMatchObject({
       state: "COMPLETED",
-      email_account_id: mailbox,
-      has_sent: 1,
-      has_opened: 1,
-      has_replied: 1,
-      has_bounced: 0,
-      is_read: 0,
-      last_sent_at: Date.parse("2026-03-01T10:00:00Z"),
-      last_reply_at: Date.parse("2026-03-02T09:00:00Z"),
+      emailAccountId: mailbox,
+      hasSent: true,
+      hasOpened: true,
+      hasReplied: true,
+      hasBounced: false,
+      isRead: false,
+      lastSentAt: new Date("2026-03-01T10:00:00Z"),
+      lastReplyAt: new Date("2026-03-02T09:00:00Z"),
     });
-    expect(await record(map["b@st.example"]!)).toMatchObject({ state: "BLOCKED", has_bounced: 1 });
-    expect(await record(map["c@st.example"]!)).toMatchObject({ state: "BLOCKED", has_bounced: 0 });
-    expect(await record(map["d@st.example"]!)).toMatchObject({ state: "STOPPED", has_unsubscribed: 1 });
+    expect(await recordRow(map["b@st.example"]!)).toMatchObject({ state: "BLOCKED", hasBounced: true });
+    expect(await recordRow(map["c@st.example"]!)).toMatchObject({ state: "BLOCKED", hasBounced: false });
+    expect(await recordRow(map["d@st.example"]!)).toMatchObject({ state: "STOPPED", hasUnsubscribed: true });
 
     // A later SENT does not revive a stopped record.
     await ingestOk(account.apiKey, campaign, [{ type: "SENT", lead_email: "d@st.example", occurred_at: "2026-03-04T10:00:00Z" }]);
-    expect(await record(map["d@st.example"]!)).toMatchObject({ state: "STOPPED" });
+    expect(await recordRow(map["d@st.example"]!)).toMatchObject({ state: "STOPPED" });
   });
 
   it("flags replies from another sender, and out-of-office replies only when the account ignores them", async () => {
@@ -117,10 +104,8 @@ describe("event ingestion", () => {
       { ...reply, event_id: "ooo", from_email: "lead@fl.example", is_ooo: true },
       { ...reply, event_id: "cat6", category_id: 6 },
     ]);
-    const flags = await env.DB.prepare("SELECT event_id, ignored FROM events WHERE campaign_id = ? ORDER BY event_id")
-      .bind(campaign)
-      .all<{ event_id: string; ignored: number }>();
-    expect(Object.fromEntries(flags.results.map((r) => [r.event_id, r.ignored]))).toEqual({ own: 0, fwd: 1, ooo: 0, cat6: 0 });
+    const flags = await eventsOf(campaign);
+    expect(Object.fromEntries(flags.map((r) => [r.eventId, r.ignored]))).toEqual({ own: false, fwd: true, ooo: false, cat6: false });
 
     const strict = await provisionAccount({ ignore_ooo_replies: true });
     const strictCampaign = await createCampaign(strict.apiKey);
@@ -130,10 +115,8 @@ describe("event ingestion", () => {
       { ...reply, event_id: "cat6", category_id: 6 },
       { ...reply, event_id: "plain" },
     ]);
-    const strictFlags = await env.DB.prepare("SELECT event_id, ignored FROM events WHERE campaign_id = ? ORDER BY event_id")
-      .bind(strictCampaign)
-      .all<{ event_id: string; ignored: number }>();
-    expect(Object.fromEntries(strictFlags.results.map((r) => [r.event_id, r.ignored]))).toEqual({ ooo: 1, cat6: 1, plain: 0 });
+    const strictFlags = await eventsOf(strictCampaign);
+    expect(Object.fromEntries(strictFlags.map((r) => [r.eventId, r.ignored]))).toEqual({ ooo: true, cat6: true, plain: false });
   });
 
   it("categorises the lead from its most recent categorised reply", async () => {
@@ -145,7 +128,7 @@ describe("event ingestion", () => {
       { type: "REPLY", lead_email: "cat@ev.example", occurred_at: "2026-03-01T10:00:00Z", category_id: 6 },
       { type: "REPLY", lead_email: "cat@ev.example", occurred_at: "2026-03-06T10:00:00Z" },
     ]);
-    expect(await record(map["cat@ev.example"]!)).toMatchObject({ category_id: 1 });
+    expect(await recordRow(map["cat@ev.example"]!)).toMatchObject({ categoryId: 1 });
   });
 });
 
@@ -160,18 +143,18 @@ describe("stop rules (CONTRACT section 11)", () => {
       { type: "REPLY", lead_email: "fwd@sr.example", occurred_at: at, from_email: "colleague@sr.example" },
       { type: "CLICK", lead_email: "click@sr.example", occurred_at: at },
     ]);
-    expect((await recordOf(map["own@sr.example"]!)).state).toBe("COMPLETED");
-    expect((await recordOf(map["fwd@sr.example"]!)).state).toBe("DRAFTED");
-    expect((await recordOf(map["click@sr.example"]!)).state, "clicks do not stop by default").toBe("DRAFTED");
+    expect((await recordRow(map["own@sr.example"]!)).state).toBe("COMPLETED");
+    expect((await recordRow(map["fwd@sr.example"]!)).state).toBe("DRAFTED");
+    expect((await recordRow(map["click@sr.example"]!)).state, "clicks do not stop by default").toBe("DRAFTED");
 
     await callJson(`/api/v1/campaigns/${campaign}/settings`, { method: "POST", apiKey: account.apiKey, body: { stop_lead_settings: "CLICK_ON_A_LINK" } });
     await ingestOk(account.apiKey, campaign, [
       { type: "CLICK", lead_email: "bot@sr.example", occurred_at: at, is_machine: true },
       { type: "CLICK", lead_email: "click@sr.example", occurred_at: at, event_id: "human-click" },
     ]);
-    expect((await recordOf(map["click@sr.example"]!)).state).toBe("COMPLETED");
-    expect((await recordOf(map["bot@sr.example"]!)).state, "a scanner's click stops nothing").toBe("DRAFTED");
-    expect((await recordOf(map["click@sr.example"]!)).due_at).toBeNull();
+    expect((await recordRow(map["click@sr.example"]!)).state).toBe("COMPLETED");
+    expect((await recordRow(map["bot@sr.example"]!)).state, "a scanner's click stops nothing").toBe("DRAFTED");
+    expect((await recordRow(map["click@sr.example"]!)).dueAt).toBeNull();
   });
 });
 
@@ -187,9 +170,9 @@ describe("bounce auto-pause (CONTRACT section 11)", () => {
       body: { name: "Status", webhook_url: "https://hooks.example.com/ap", event_types: ["CAMPAIGN_STATUS_CHANGED"] },
     });
     await callJson(`/api/v1/campaigns/${campaign}/status`, { method: "POST", apiKey: account.apiKey, body: { status: "START" } });
-    const status = async () => (await env.DB.prepare("SELECT status FROM campaigns WHERE id = ?").bind(campaign).first<{ status: string }>())!.status;
+    const status = async () => (await campaignRow(campaign)).status;
     const pauses = async () =>
-      (await env.DB.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE campaign_id = ? AND event_type = 'CAMPAIGN_STATUS_CHANGED' AND payload LIKE '%PAUSED%'").bind(campaign).first<{ n: number }>())!.n;
+      (await campaignDeliveries(campaign)).filter((d) => d.eventType === "CAMPAIGN_STATUS_CHANGED" && JSON.stringify(d.payload).includes("PAUSED")).length;
 
     await ingestOk(account.apiKey, campaign, [{ type: "BOUNCE", lead_email: "b1@ap.example", occurred_at: "2026-03-01T10:00:00Z" }]);
     expect(await status()).toBe("ACTIVE");
@@ -219,12 +202,12 @@ describe("out-of-office auto-reactivation (CONTRACT section 11)", () => {
       { type: "REPLY", lead_email: "away@ooo.example", occurred_at: new Date(at).toISOString(), from_email: "away@ooo.example", is_ooo: true },
       { type: "REPLY", lead_email: "here@ooo.example", occurred_at: new Date(at).toISOString(), from_email: "here@ooo.example" },
     ]);
-    expect(await recordOf(map["away@ooo.example"]!)).toMatchObject({ state: "PAUSED", resume_at: at + 3 * 86_400_000 });
-    expect(await recordOf(map["here@ooo.example"]!)).toMatchObject({ state: "COMPLETED", resume_at: null });
+    expect(await recordRow(map["away@ooo.example"]!)).toMatchObject({ state: "PAUSED", resumeAt: new Date(at + 3 * 86_400_000) });
+    expect(await recordRow(map["here@ooo.example"]!)).toMatchObject({ state: "COMPLETED", resumeAt: null });
 
     expect(await resumePausedRecords(env as unknown as Bindings, new Date(at + 2 * 86_400_000))).toBe(0);
-    expect((await recordOf(map["away@ooo.example"]!)).state).toBe("PAUSED");
+    expect((await recordRow(map["away@ooo.example"]!)).state).toBe("PAUSED");
     expect(await resumePausedRecords(env as unknown as Bindings, new Date(at + 3 * 86_400_000))).toBeGreaterThanOrEqual(1);
-    expect(await recordOf(map["away@ooo.example"]!)).toMatchObject({ state: "INPROGRESS", resume_at: null });
+    expect(await recordRow(map["away@ooo.example"]!)).toMatchObject({ state: "INPROGRESS", resumeAt: null });
   });
 });

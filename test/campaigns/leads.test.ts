@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { callJson, env, provisionAccount } from "../helpers";
+import { leadsOf, recordCount, recordRow } from "../db";
+import { callJson, provisionAccount } from "../helpers";
 import { addLeads, createCampaign } from "./fixtures";
 
 describe("leads", () => {
@@ -27,6 +28,7 @@ describe("leads", () => {
       already_added_to_campaign: 0,
       duplicate_count: 1,
       invalid_email_count: 1,
+      invalid_timezone_count: 0,
       block_count: 0,
       unsubscribed_leads: 0,
       emailToLeadIdMap: { "ann@example.com": expect.any(Number), "bob@example.com": expect.any(Number) },
@@ -44,6 +46,7 @@ describe("leads", () => {
       already_added_to_campaign: 1,
       duplicate_count: 0,
       invalid_email_count: 0,
+      invalid_timezone_count: 0,
       block_count: 0,
       unsubscribed_leads: 0,
     });
@@ -51,8 +54,7 @@ describe("leads", () => {
     // One person per account: a second campaign reuses the lead, with a new campaign record.
     const second = await createCampaign(account.apiKey);
     const map = await addLeads(account.apiKey, second, ["ANN@example.com"]);
-    const leads = await env.DB.prepare("SELECT count(*) AS n FROM leads WHERE account_id = ?").bind(account.id).first<{ n: number }>();
-    expect(leads?.n).toBe(3);
+    expect(await leadsOf(account.id)).toHaveLength(3);
     expect(map["ann@example.com"]).not.toBe(body.emailToLeadIdMap["ann@example.com"]);
   });
 
@@ -63,14 +65,12 @@ describe("leads", () => {
     const over = await callJson(`/api/v1/campaigns/${campaign}/leads`, { method: "POST", apiKey: account.apiKey, body: { lead_list: list(401) } });
     expect(over.status).toBe(422);
     expect(over.body).toMatchObject({ error: "Validation failed", details: [{ path: "lead_list" }] });
-    const none = await env.DB.prepare("SELECT count(*) AS n FROM campaign_leads WHERE campaign_id = ?").bind(campaign).first<{ n: number }>();
-    expect(none?.n).toBe(0);
+    expect(await recordCount(campaign)).toBe(0);
 
     const full = await callJson(`/api/v1/campaigns/${campaign}/leads`, { method: "POST", apiKey: account.apiKey, body: { lead_list: list(400) } });
     expect(full.status).toBe(200);
     expect(full.body.upload_count).toBe(400);
-    const stored = await env.DB.prepare("SELECT count(*) AS n FROM campaign_leads WHERE campaign_id = ?").bind(campaign).first<{ n: number }>();
-    expect(stored?.n).toBe(400);
+    expect(await recordCount(campaign)).toBe(400);
   });
 
   it("lists a campaign's records with paging, status filter and the lead's fields", async () => {
@@ -131,8 +131,7 @@ describe("leads", () => {
       body: { state: "LOST" },
     });
     expect(bad.status).toBe(422);
-    const row = await env.DB.prepare("SELECT state FROM campaign_leads WHERE id = ?").bind(map["x@state.example"]).first<{ state: string }>();
-    expect(row?.state).toBe("DRAFTED");
+    expect((await recordRow(map["x@state.example"]!)).state).toBe("DRAFTED");
   });
 
   it("lists the seven built-in lead categories, Out Of Office as 6", async () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { eq, getTableName, type SQL } from "drizzle-orm";
+import { schema, subsequencesOf, testDb } from "../db";
+import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "./fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
 import { createWebhook } from "../webhooks/fixtures";
@@ -17,12 +19,8 @@ const SEQUENCE = [
   },
 ];
 
-async function count(table: string, where: string, ...values: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${where}`)
-    .bind(...values)
-    .first<{ n: number }>();
-  return row!.n;
-}
+const count = (table: Parameters<ReturnType<typeof testDb>["$count"]>[0], where: SQL) => testDb().$count(table, where);
+const { campaignLeads, events, sequenceSteps, webhooks, webhookDeliveries, campaignEmailAccounts, campaignTags, campaigns, leads, emailAccounts } = schema;
 
 async function setStatus(apiKey: string, campaign: number, status: string, method = "POST") {
   return callJson(`/api/v1/campaigns/${campaign}/status`, { method, apiKey, body: { status } });
@@ -51,19 +49,19 @@ describe("DELETE /campaigns/{id}", () => {
   it("removes the campaign with its records, events, sequence, webhooks and mailbox links; the leads stay", async () => {
     const account = await provisionAccount();
     const { campaign, mailbox, webhook } = await fullCampaign(account.apiKey);
-    expect(await count("webhook_deliveries", "webhook_id = ?", webhook.id)).toBeGreaterThan(0);
-    expect(await count("events", "campaign_id = ?", campaign)).toBe(2);
+    expect(await count(webhookDeliveries, eq(webhookDeliveries.webhookId, webhook.id))).toBeGreaterThan(0);
+    expect(await count(events, eq(events.campaignId, campaign))).toBe(2);
     const { status, body } = await callJson(`/api/v1/campaigns/${campaign}`, { method: "DELETE", apiKey: account.apiKey });
     expect(status).toBe(200);
     expect(body).toEqual({ ok: true, success: true, message: "Campaign deleted successfully" });
 
     expect(await callJson(`/api/v1/campaigns/${campaign}`, { apiKey: account.apiKey })).toMatchObject({ status: 404, body: { error: "Campaign not found" } });
-    for (const table of ["campaign_leads", "events", "sequence_steps", "webhooks", "campaign_email_accounts", "campaign_tags"]) {
-      expect(await count(table, "campaign_id = ?", campaign), table).toBe(0);
+    for (const table of [campaignLeads, events, sequenceSteps, webhooks, campaignEmailAccounts, campaignTags]) {
+      expect(await count(table, eq(table.campaignId, campaign)), getTableName(table)).toBe(0);
     }
-    expect(await count("webhook_deliveries", "webhook_id = ?", webhook.id)).toBe(0);
-    expect(await count("leads", "account_id = ?", account.id)).toBe(2);
-    expect(await count("email_accounts", "id = ?", mailbox.id)).toBe(1);
+    expect(await count(webhookDeliveries, eq(webhookDeliveries.webhookId, webhook.id))).toBe(0);
+    expect(await count(leads, eq(leads.accountId, account.id))).toBe(2);
+    expect(await count(emailAccounts, eq(emailAccounts.id, mailbox.id))).toBe(1);
     expect((await callJson(`/api/v1/campaigns/${campaign}`, { method: "DELETE", apiKey: account.apiKey })).status).toBe(404);
   });
 
@@ -131,9 +129,9 @@ describe("POST /campaigns/{id}/duplicate", () => {
         variants: ((step.sequence_variants as Record<string, unknown>[] | null) ?? []).map((v) => [v.variant_label, v.subject, v.email_body, v.variant_distribution_percentage]),
       }));
     expect(strip(copied)).toEqual(strip(original));
-    expect(await count("campaign_email_accounts", "campaign_id = ?", body.id)).toBe(1);
-    expect(await count("campaign_leads", "campaign_id = ?", body.id)).toBe(0);
-    expect(await count("webhooks", "campaign_id = ?", body.id)).toBe(0);
+    expect(await count(campaignEmailAccounts, eq(campaignEmailAccounts.campaignId, body.id))).toBe(1);
+    expect(await count(campaignLeads, eq(campaignLeads.campaignId, body.id))).toBe(0);
+    expect(await count(webhooks, eq(webhooks.campaignId, body.id))).toBe(0);
   });
 
   it("keeps the client with duplicate_client_label, and copies subsequences with duplicate_sub_sequence", async () => {
@@ -149,14 +147,14 @@ describe("POST /campaigns/{id}/duplicate", () => {
       body: { duplicate_client_label: true, duplicate_sub_sequence: true },
     });
     expect((await callJson(`/api/v1/campaigns/${body.id}`, { apiKey: account.apiKey })).body).toMatchObject({ client_id: clientId });
-    const children = await env.DB.prepare("SELECT name, client_id FROM campaigns WHERE parent_campaign_id = ? ORDER BY id").bind(body.id).all();
-    expect(children.results).toEqual([
+    const children = await subsequencesOf(body.id);
+    expect(children.map((c) => ({ name: c.name, client_id: c.clientId }))).toEqual([
       { name: "Follow A", client_id: clientId },
       { name: "Follow B", client_id: clientId },
     ]);
     const plain = await callJson<{ id: number }>(`/api/v1/campaigns/${campaign}/duplicate`, { method: "POST", apiKey: account.apiKey });
     expect(plain.status).toBe(200);
-    expect(await count("campaigns", "parent_campaign_id = ?", plain.body.id)).toBe(0);
+    expect(await count(campaigns, eq(campaigns.parentCampaignId, plain.body.id))).toBe(0);
   });
 
   it("gives a client key's copy to its client", async () => {

@@ -26,6 +26,7 @@ describe("campaign schedule", () => {
         min_time_btw_emails: 10,
         max_new_leads_per_day: 100,
         schedule_start_time: null,
+        send_in_lead_timezone: false,
       },
     });
     expect((await read(k, campaign)).body).toMatchObject({
@@ -38,7 +39,7 @@ describe("campaign schedule", () => {
   it("takes the nested form and aliases, and keeps absent fields", async () => {
     const { k, campaign } = await setup();
     await post(k, campaign, "schedule", { tz: "Europe/Paris", days: [1, 2], startHour: "09:00", endHour: "12:00", max_new_leads_per_day: 20 });
-    const { body } = await post(k, campaign, "schedule", { schedule: { end_hour: "18:00", min_time_btw_emails: 3 }, schedule_start_time: "2026-12-01T08:00:00Z" });
+    const { body } = await post(k, campaign, "schedule", { schedule: { end_hour: "18:00", min_time_btw_emails: 3, use_lead_timezone: true }, schedule_start_time: "2026-12-01T08:00:00Z" });
     expect(body).toEqual({
       ok: true,
       data: {
@@ -49,8 +50,13 @@ describe("campaign schedule", () => {
         min_time_btw_emails: 3,
         max_new_leads_per_day: 20,
         schedule_start_time: "2026-12-01T08:00:00Z",
+        send_in_lead_timezone: true,
       },
     });
+    expect((await read(k, campaign)).body).toMatchObject({ send_in_lead_timezone: true });
+    // Absent, it keeps its value; given, it is set.
+    expect((await post(k, campaign, "schedule", { start_hour: "08:00" })).body.data).toMatchObject({ send_in_lead_timezone: true });
+    expect((await post(k, campaign, "schedule", { send_in_lead_timezone: false })).body.data).toMatchObject({ send_in_lead_timezone: false });
   });
 
   it("refuses a first schedule without a zone, offsets as zones, bad hours and out-of-range values with 422", async () => {
@@ -63,6 +69,7 @@ describe("campaign schedule", () => {
       [{ timezone: "UTC", days_of_the_week: [8] }, "days_of_the_week.0"],
       [{ timezone: "UTC", min_time_btw_emails: 0 }, "min_time_btw_emails"],
       [{ timezone: "UTC", max_new_leads_per_day: 10_001 }, "max_new_leads_per_day"],
+      [{ timezone: "UTC", send_in_lead_timezone: "yes" }, "send_in_lead_timezone"],
     ];
     for (const [body, path] of cases) {
       const answer = await post(k, campaign, "schedule", body);

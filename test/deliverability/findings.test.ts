@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { callJson, env, provisionAccount } from "../helpers";
+import { and, eq } from "drizzle-orm";
+import { schema, testDb } from "../db";
+import { callJson, provisionAccount } from "../helpers";
 import { createManualTest } from "./fixtures";
 
 const A = "a@sender.example";
@@ -436,11 +438,12 @@ describe("spam-test reports from recorded findings", () => {
   it("a later result for a cell replaces its findings; a run number picks the run", async () => {
     const { apiKey, testId } = await fedTest();
     await record(apiKey, testId, [{ provider_id: "gmail", sender_email: A, folder: "spam", spf: "fail" }]);
-    const stored = await env.DB.prepare(
-      "SELECT folder, spf, dkim, spam_score, spam_symbols, sender_ip, link_report, mailbox_folder, message_id FROM spam_test_results WHERE spam_test_id = ? AND provider_id = 'gmail' AND sender_email = ?",
-    )
-      .bind(Number(testId), A)
-      .first();
+    const t = schema.spamTestResults;
+    const stored = await testDb()
+      .select({ folder: t.folder, spf: t.spf, dkim: t.dkim, spam_score: t.spamScore, spam_symbols: t.spamSymbols, sender_ip: t.senderIp, link_report: t.linkReport, mailbox_folder: t.mailboxFolder, message_id: t.messageId })
+      .from(t)
+      .where(and(eq(t.spamTestId, Number(testId)), eq(t.providerId, "gmail"), eq(t.senderEmail, A)))
+      .get();
     expect(stored).toEqual({ folder: "spam", spf: "fail", dkim: null, spam_score: null, spam_symbols: null, sender_ip: null, link_report: null, mailbox_folder: null, message_id: null });
 
     const runOne = await get(apiKey, `/api/v1/spam-test/report/${testId}/spf-details?run_no=1`);
@@ -483,12 +486,13 @@ describe("findings on the results route", () => {
       expect(answer.status, JSON.stringify(fields)).toBe(422);
       expect(answer.body, JSON.stringify(fields)).toMatchObject({ details: expect.arrayContaining([expect.objectContaining({ path })]) });
     }
-    const rows = await env.DB.prepare("SELECT folder, spf, dkim, dmarc, spam_score, sender_ip FROM spam_test_results WHERE spam_test_id = ?").bind(Number(test.id)).all();
-    expect(rows.results).toEqual([{ folder: "pending", spf: null, dkim: null, dmarc: null, spam_score: null, sender_ip: null }]);
+    const t = schema.spamTestResults;
+    const rows = await testDb().select({ folder: t.folder, spf: t.spf, dkim: t.dkim, dmarc: t.dmarc, spam_score: t.spamScore, sender_ip: t.senderIp }).from(t).where(eq(t.spamTestId, Number(test.id))).all();
+    expect(rows).toEqual([{ folder: "pending", spf: null, dkim: null, dmarc: null, spam_score: null, sender_ip: null }]);
 
     // Verdicts are read in any case and kept in lower case; an IPv6 sender is an address too.
     expect((await record(account.apiKey, test.id, [{ ...cell, spf: "SoftFail", dkim: "PERMERROR", dmarc: "TempError", sender_ip: "2001:db8::25" }])).status).toBe(200);
-    const stored = await env.DB.prepare("SELECT spf, dkim, dmarc, sender_ip FROM spam_test_results WHERE spam_test_id = ?").bind(Number(test.id)).first();
+    const stored = await testDb().select({ spf: t.spf, dkim: t.dkim, dmarc: t.dmarc, sender_ip: t.senderIp }).from(t).where(eq(t.spamTestId, Number(test.id))).get();
     expect(stored).toEqual({ spf: "softfail", dkim: "permerror", dmarc: "temperror", sender_ip: "2001:db8::25" });
   });
 });

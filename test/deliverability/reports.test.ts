@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { callJson, env, provisionAccount } from "../helpers";
+import { and, eq, ne } from "drizzle-orm";
+import { schema, testDb } from "../db";
+import { callJson, provisionAccount } from "../helpers";
 import { createManualTest } from "./fixtures";
 
 describe("placement results and reports", () => {
@@ -92,10 +94,8 @@ describe("placement results and reports", () => {
       expect(answer.status, JSON.stringify(body)).toBe(status);
       if (path) expect(answer.body).toMatchObject({ details: expect.arrayContaining([expect.objectContaining({ path })]) });
     }
-    const recorded = await env.DB.prepare("SELECT count(*) AS n FROM spam_test_results WHERE spam_test_id = ? AND folder <> 'pending'")
-      .bind(Number(test.id))
-      .first<{ n: number }>();
-    expect(recorded!.n).toBe(0);
+    const t = schema.spamTestResults;
+    expect(await testDb().$count(t, and(eq(t.spamTestId, Number(test.id)), ne(t.folder, "pending")))).toBe(0);
   });
 });
 

@@ -1,6 +1,8 @@
 import { createScheduledController } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { asc, eq } from "drizzle-orm";
+import { schema, testDb } from "../db";
 import { callJson, env, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { manualBody } from "./fixtures";
@@ -10,15 +12,14 @@ function fireCron(at: string | number) {
 }
 
 async function runsOf(testId: string) {
-  const rows = await env.DB.prepare("SELECT run_no, slot_at FROM spam_test_runs WHERE spam_test_id = ? ORDER BY run_no").bind(Number(testId)).all<{
-    run_no: number;
-    slot_at: number;
-  }>();
-  return rows.results.map((r) => ({ run: r.run_no, at: new Date(r.slot_at).toISOString() }));
+  const t = schema.spamTestRuns;
+  const rows = await testDb().select().from(t).where(eq(t.spamTestId, Number(testId))).orderBy(asc(t.runNo)).all();
+  return rows.map((r) => ({ run: r.runNo, at: r.slotAt.toISOString() }));
 }
 
 async function testRow(testId: string) {
-  return env.DB.prepare("SELECT status, test_run_no, next_run_at FROM spam_tests WHERE id = ?").bind(Number(testId)).first<Record<string, unknown>>();
+  const t = schema.spamTests;
+  return testDb().select({ status: t.status, test_run_no: t.testRunNo, next_run_at: t.nextRunAt }).from(t).where(eq(t.id, Number(testId))).get();
 }
 
 /** Every 2 days at 06:50 in Asia/Kolkata (01:20 UTC), weekdays only, through December 2026. */
@@ -54,7 +55,7 @@ describe("scheduled spam tests", () => {
       every_days: 2,
       scheduler_cron_value: "50 6 * * 1,2,3,4,5",
     });
-    expect(await testRow(test.id)).toMatchObject({ test_run_no: 0, next_run_at: Date.parse(DECEMBER_RUNS[0]!) });
+    expect(await testRow(test.id)).toMatchObject({ test_run_no: 0, next_run_at: new Date(DECEMBER_RUNS[0]!) });
   });
 
   it("runs at the right instants across a month, one run per slot, and completes after its end date", async () => {
@@ -69,8 +70,7 @@ describe("scheduled spam tests", () => {
     }
     expect(await runsOf(test.id)).toEqual(DECEMBER_RUNS.map((at, i) => ({ run: i + 1, at })));
     expect(await testRow(test.id)).toMatchObject({ status: "completed", test_run_no: 13, next_run_at: null });
-    const results = await env.DB.prepare("SELECT count(*) AS n FROM spam_test_results WHERE spam_test_id = ?").bind(Number(test.id)).first<{ n: number }>();
-    expect(results!.n).toBe(13 * 2);
+    expect(await testDb().$count(schema.spamTestResults, eq(schema.spamTestResults.spamTestId, Number(test.id)))).toBe(13 * 2);
     await fireCron("2027-01-04T01:20:00Z");
     expect(await runsOf(test.id)).toHaveLength(13);
   });
@@ -79,7 +79,7 @@ describe("scheduled spam tests", () => {
     const { test } = await kolkataTest();
     await fireCron("2026-12-10T00:00:00Z");
     expect((await runsOf(test.id)).map((r) => r.at)).toEqual(DECEMBER_RUNS.slice(0, 4));
-    expect(await testRow(test.id)).toMatchObject({ status: "active", next_run_at: Date.parse(DECEMBER_RUNS[4]!) });
+    expect(await testRow(test.id)).toMatchObject({ status: "active", next_run_at: new Date(DECEMBER_RUNS[4]!) });
   });
 
   it("starts nothing for a stopped test", async () => {

@@ -1,6 +1,8 @@
 import { createScheduledController } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { asc, eq } from "drizzle-orm";
+import { schema, testDb } from "../db";
 import { ADMIN_TOKEN, call, callJson, env, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { manualBody } from "./fixtures";
@@ -32,10 +34,13 @@ async function offered(apiKey: string): Promise<Map<string, string>> {
 }
 
 async function cells(testId: string) {
-  const rows = await env.DB.prepare("SELECT provider_id, sender_email, seed_email, folder, send_at FROM spam_test_results WHERE spam_test_id = ? ORDER BY sender_email, send_at, provider_id, seed_email")
-    .bind(Number(testId))
-    .all<{ provider_id: string; sender_email: string; seed_email: string; folder: string; send_at: number | null }>();
-  return rows.results;
+  const t = schema.spamTestResults;
+  return testDb()
+    .select({ provider_id: t.providerId, sender_email: t.senderEmail, seed_email: t.seedEmail, folder: t.folder, send_at: t.sendAt })
+    .from(t)
+    .where(eq(t.spamTestId, Number(testId)))
+    .orderBy(asc(t.senderEmail), asc(t.sendAt), asc(t.providerId), asc(t.seedEmail))
+    .all();
 }
 
 describe("seed mailboxes (operator routes)", () => {
@@ -52,9 +57,9 @@ describe("seed mailboxes (operator routes)", () => {
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect(created.body).toMatchObject({ provider_id: "naver", email: "seed1@naver-seeds.example", polled: true, imap_port: 993, imap_security: "tls", inbox_folders: ["INBOX"] });
     expect(JSON.stringify(created.body)).not.toContain(password);
-    const stored = await env.DB.prepare("SELECT imap_password FROM seed_mailboxes WHERE id = ?").bind(created.body.id).first<{ imap_password: string }>();
-    expect(stored!.imap_password).not.toContain(password);
-    expect(stored!.imap_password.length).toBeGreaterThan(password.length);
+    const stored = await testDb().select({ imapPassword: schema.seedMailboxes.imapPassword }).from(schema.seedMailboxes).where(eq(schema.seedMailboxes.id, created.body.id)).get();
+    expect(stored!.imapPassword).not.toContain(password);
+    expect(stored!.imapPassword!.length).toBeGreaterThan(password.length);
     const listed = await seedsOf("naver");
     expect(listed.map((s) => [s.email, s.polled])).toEqual([
       ["seed+naver@placement.salvo.email", false],
@@ -157,7 +162,7 @@ describe("sending times and the deadline", () => {
     const spaced = await schedule({ min_time_btwn_emails: 10, min_time_unit: "minutes" });
     const together = await schedule({ all_email_sent_without_time_gap: true });
     await fireCron(start);
-    const minutes = (testCells: { sender_email: string; send_at: number | null }[]) => testCells.map((c) => [c.sender_email, (c.send_at! - start) / 60_000]);
+    const minutes = (testCells: { sender_email: string; send_at: Date | null }[]) => testCells.map((c) => [c.sender_email, (c.send_at!.getTime() - start) / 60_000]);
     expect(minutes(await cells(spaced.body.id))).toEqual([
       ["a@sender.example", 0],
       ["a@sender.example", 10],
@@ -173,7 +178,8 @@ describe("sending times and the deadline", () => {
     const account = await provisionAccount();
     const campaign = await createCampaign(account.apiKey);
     const created = await callJson<{ id: string }>("/api/v1/spam-test/manual", { method: "POST", apiKey: account.apiKey, body: manualBody(campaign) });
-    const startedAt = (await env.DB.prepare("SELECT started_at FROM spam_test_runs WHERE spam_test_id = ?").bind(Number(created.body.id)).first<{ started_at: number }>())!.started_at;
+    const [run] = await testDb().select().from(schema.spamTestRuns).where(eq(schema.spamTestRuns.spamTestId, Number(created.body.id))).all();
+    const startedAt = run!.startedAt.getTime();
     await fireCron(startedAt + 59 * 60_000);
     expect((await cells(created.body.id)).map((c) => c.folder)).toEqual(["pending", "pending", "pending", "pending"]);
     await fireCron(startedAt + 60 * 60_000);

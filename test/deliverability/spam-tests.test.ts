@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { eq } from "drizzle-orm";
+import { schema, testDb } from "../db";
+import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { createManualTest, manualBody } from "./fixtures";
 
@@ -126,8 +128,7 @@ describe("spam tests", () => {
       body: manualBody(campaign, { sender_accounts: Array.from({ length: 50 }, (_, i) => `s${i}@x.example`) }),
     });
     expect(fifty.status).toBe(200);
-    const rows = await env.DB.prepare("SELECT count(*) AS n FROM spam_tests WHERE account_id = ?").bind(account.id).first<{ n: number }>();
-    expect(rows!.n).toBe(1);
+    expect(await testDb().$count(schema.spamTests, eq(schema.spamTests.accountId, account.id))).toBe(1);
   });
 
   it("lists tests by type with paging, stops and deletes them", async () => {
@@ -166,8 +167,7 @@ describe("spam tests", () => {
       expect(status).toBe(404);
       expect(body).toEqual({ error: GATED });
     }
-    const rows = await env.DB.prepare("SELECT count(*) AS n FROM spam_tests WHERE account_id = ?").bind(account.id).first<{ n: number }>();
-    expect(rows!.n).toBe(0);
+    expect(await testDb().$count(schema.spamTests, eq(schema.spamTests.accountId, account.id))).toBe(0);
   });
 
   it("answers another tenant's tests, folders and campaigns like missing ones", async () => {

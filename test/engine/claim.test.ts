@@ -4,6 +4,7 @@ import { claimRecords, outcomeStatements, releaseDeadClaims, type ClaimedRecord,
 import { openMessage } from "./open-message";
 import { rawBatch } from "../../src/platform/sql";
 import { callJson, provisionAccount } from "../helpers";
+import { blockListed, campaignRow, messagesOf, recordRow, recordsOf, setCampaign, setRecord } from "../db";
 
 /** A campaign with `count` leads and two mailboxes, through the API; the engine's SQL is then called directly. */
 async function setUp(count: number) {
@@ -21,11 +22,8 @@ async function setUp(count: number) {
     mailboxes.push(body.id);
   }
   // Started by hand (START through the API would also wake these mailboxes' senders).
-  await env.DB.prepare("UPDATE campaigns SET status = 'ACTIVE' WHERE id = ?").bind(campaign.id).run();
-  const row = await env.DB.prepare("SELECT id, account_id AS accountId, client_id AS clientId, name, status, schedule, settings FROM campaigns WHERE id = ?")
-    .bind(campaign.id)
-    .first<ClaimRequest["campaign"]>();
-  return { account, campaign: row!, mailboxes, emails };
+  await setCampaign(campaign.id, { status: "ACTIVE" });
+  return { account, campaign: await campaignRow(campaign.id), mailboxes, emails };
 }
 
 const now = Date.now() + 60_000;
@@ -33,10 +31,8 @@ const now = Date.now() + 60_000;
 const opening = (nonce: string, mailboxId: number) => ({ nonce, mailboxId, now });
 
 async function messageRows(campaignId: number) {
-  const rows = await env.DB.prepare("SELECT campaign_lead_id AS record, status, attempts FROM messages WHERE campaign_id = ? ORDER BY campaign_lead_id")
-    .bind(campaignId)
-    .all<{ record: number; status: string; attempts: number }>();
-  return rows.results;
+  const rows = await messagesOf(campaignId);
+  return rows.map((row) => ({ record: row.campaignLeadId, status: row.status, attempts: row.attempts })).sort((a, b) => a.record - b.record);
 }
 
 function request(base: Awaited<ReturnType<typeof setUp>>, mailboxId: number, limit: number, newLeadsLeft = 100): ClaimRequest {
@@ -50,12 +46,19 @@ describe("claiming due records", () => {
     const ids = [...first.records, ...second.records].map((r) => r.recordId);
     expect(ids).toHaveLength(6);
     expect(new Set(ids).size).toBe(6);
-    const pinned = await env.DB.prepare("SELECT email_account_id AS m, count(*) AS n FROM campaign_leads WHERE campaign_id = ? GROUP BY m ORDER BY m")
-      .bind(base.campaign.id)
-      .all<{ m: number; n: number }>();
-    expect(pinned.results.map((r) => r.n).reduce((a, b) => a + b, 0)).toBe(6);
+    const pinned = new Map((await recordsOf(base.campaign.id)).map((r) => [r.id, r.emailAccountId]));
+    expect(first.records.map((r) => pinned.get(r.recordId))).toEqual(first.records.map(() => base.mailboxes[0]));
+    expect(second.records.map((r) => pinned.get(r.recordId))).toEqual(second.records.map(() => base.mailboxes[1]));
     expect(first.records.every((r) => r.messageStatus === null && r.messageRowId === null && r.messageId.endsWith("@sender.example>"))).toBe(true);
     expect(await messageRows(base.campaign.id), "a claim writes no message: each is written right before its own transaction").toEqual([]);
+  });
+
+  it("reads each record's spintax_modulo_index, its k in the campaign (incremental spintax, CONTRACT 21.1)", async () => {
+    const base = await setUp(4);
+    const { records } = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 10));
+    expect(records.map((r) => r.spintaxIndex).sort()).toEqual([0, 1, 2, 3]);
+    const byRecord = [...records].sort((a, b) => a.recordId - b.recordId).map((r) => r.spintaxIndex);
+    expect(byRecord, "the k-th record by id has k").toEqual([0, 1, 2, 3]);
   });
 
   it("holds new leads to the campaign's remaining new-leads allowance", async () => {
@@ -66,9 +69,7 @@ describe("claiming due records", () => {
 
   it("refuses block-listed addresses and domains and leads that opted out elsewhere, writing no message for them", async () => {
     const base = await setUp(3);
-    await env.DB.prepare("INSERT INTO block_list (account_id, email_or_domain) VALUES (?, ?), (?, ?)")
-      .bind(base.account.id, base.emails[0], base.account.id, "unrelated.example")
-      .run();
+    await blockListed(base.account.id, base.emails[0]!, "unrelated.example");
     const { body: other } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey: base.account.apiKey, body: { name: "Other" } });
     await callJson(`/api/v1/campaigns/${other.id}/leads`, { method: "POST", apiKey: base.account.apiKey, body: { lead_list: [{ email: base.emails[1] }] } });
     await callJson(`/api/v1/campaigns/${other.id}/events`, {
@@ -89,10 +90,8 @@ describe("claiming due records", () => {
         now,
       ),
     );
-    const states = await env.DB.prepare("SELECT state, due_at FROM campaign_leads WHERE id IN (?, ?) ORDER BY id")
-      .bind(records[0]!.recordId, records[1]!.recordId)
-      .all<{ state: string; due_at: number | null }>();
-    expect(states.results.map((s) => s.due_at)).toEqual([null, null]);
+    const refused = [await recordRow(records[0]!.recordId), await recordRow(records[1]!.recordId)];
+    expect(refused.map((s) => s.dueAt)).toEqual([null, null]);
   });
 
   it("never sends a step twice: a send left in flight by a dead pass comes back unconfirmed once its lease runs out, not sending", async () => {
@@ -101,7 +100,7 @@ describe("claiming due records", () => {
     const record = first.records[0]!;
     expect(await openMessage(env.DB, opening(first.nonce, base.mailboxes[0]!), record)).not.toBeNull();
     // The pass dies mid-SMTP; its lease ends; another pass claims the record again.
-    await env.DB.prepare("UPDATE campaign_leads SET due_at = ? WHERE id = ?").bind(now - 1, record.recordId).run();
+    await setRecord(record.recordId, { dueAt: new Date(now - 1) });
     const second = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1));
     expect(second.records[0]).toMatchObject({ recordId: record.recordId, messageStatus: "unconfirmed", messageId: record.messageId });
     // And the row is not taken up again by a second opening.
@@ -128,10 +127,8 @@ describe("claiming due records", () => {
       { record: done!.recordId, status: "sent", attempts: 1 },
       { record: inFlight!.recordId, status: "unconfirmed", attempts: 1 },
     ]);
-    const rows = await env.DB.prepare("SELECT id, due_at, claim_token, email_account_id AS mailbox FROM campaign_leads WHERE campaign_id = ? ORDER BY id")
-      .bind(base.campaign.id)
-      .all<{ id: number; due_at: number | null; claim_token: string | null; mailbox: number | null }>();
-    const byId = new Map(rows.results.map((row) => [row.id, row]));
+    const rows = await recordsOf(base.campaign.id);
+    const byId = new Map(rows.map((row) => [row.id, { due_at: row.dueAt?.getTime() ?? null, claim_token: row.claimToken, mailbox: row.emailAccountId }]));
     // Released now, not in 15 minutes; first steps never written go back to rotation.
     for (const record of untouched) expect(byId.get(record.recordId)).toMatchObject({ due_at: later, claim_token: null, mailbox: null });
     expect(byId.get(inFlight!.recordId)).toMatchObject({ due_at: later, claim_token: null, mailbox });
@@ -158,9 +155,9 @@ describe("claiming due records", () => {
     expect(retry.records[0]).toMatchObject({ recordId: deferred.recordId, messageRowId: row, messageStatus: "deferred", messageId: deferred.messageId, attempts: 1 });
     expect(await openMessage(env.DB, opening(retry.nonce, mailbox), retry.records[0]!)).toBe(row);
 
-    await env.DB.prepare("UPDATE campaign_leads SET state = 'STOPPED' WHERE id = ?").bind(stopped.recordId).run();
+    await setRecord(stopped.recordId, { state: "STOPPED" });
     expect(await openMessage(env.DB, opening(claim.nonce, mailbox), stopped), "a lead stopped since the claim").toBeNull();
-    await env.DB.prepare("UPDATE campaigns SET status = 'PAUSED' WHERE id = ?").bind(base.campaign.id).run();
+    await setCampaign(base.campaign.id, { status: "PAUSED" });
     expect(await openMessage(env.DB, opening(claim.nonce, mailbox), paused), "a campaign paused since the claim").toBeNull();
     expect(await messageRows(base.campaign.id)).toEqual([{ record: deferred.recordId, status: "sending", attempts: 2 }]);
   });
@@ -169,11 +166,11 @@ describe("claiming due records", () => {
     const base = await setUp(1);
     const stale = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1));
     const recordId = stale.records[0]!.recordId;
-    await env.DB.prepare("UPDATE campaign_leads SET due_at = ? WHERE id = ?").bind(now - 1, recordId).run();
+    await setRecord(recordId, { dueAt: new Date(now - 1) });
     const fresh = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1));
     await rawBatch(env.DB, outcomeStatements(stale.nonce, [{ kind: "skipped", recordId, nextStep: null, nextDueAt: null }], now));
-    const row = await env.DB.prepare("SELECT state, claim_token FROM campaign_leads WHERE id = ?").bind(recordId).first<{ state: string; claim_token: string }>();
-    expect(row).toEqual({ state: "DRAFTED", claim_token: fresh.nonce });
+    const row = await recordRow(recordId);
+    expect({ state: row.state, claim_token: row.claimToken }).toEqual({ state: "DRAFTED", claim_token: fresh.nonce });
   });
 });
 
@@ -181,7 +178,7 @@ describe("claiming for a campaign paused meanwhile", () => {
   it("yields nothing once the campaign is no longer ACTIVE, even to a pass that began before", async () => {
     const base = await setUp(2);
     expect((await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1))).records).toHaveLength(1);
-    await env.DB.prepare("UPDATE campaigns SET status = 'PAUSED' WHERE id = ?").bind(base.campaign.id).run();
+    await setCampaign(base.campaign.id, { status: "PAUSED" });
     expect((await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1))).records).toEqual([]);
   });
 });

@@ -7,8 +7,9 @@ import { rearmLateSenders } from "../../src/mailbox-agent/rearm";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import { database } from "../../src/platform/db";
 import { MINUTE_JOBS } from "../../src/scheduled";
-import { claimRecords, type ClaimRequest } from "../../src/engine/store";
+import { claimRecords } from "../../src/engine/store";
 import { openMessage } from "./open-message";
+import { addEvents, addMessages, campaignRow, mailboxConnected, messagesOf, recordsOf, setMailbox, setRecord } from "../db";
 import { ADMIN_TOKEN, call, callJson, provisionAccount, type TestAccount } from "../helpers";
 
 /**
@@ -31,7 +32,7 @@ async function activeCampaign(account: TestAccount, schedule: Record<string, unk
     body: { from_name: "S", from_email: `s-${crypto.randomUUID()}@sender.example`, password: "pw", smtp_host: "smtp.sender.example", smtp_port: 587, imap_host: "imap.sender.example", imap_port: 993, max_email_per_day: 2 },
   });
   // The main suite runs no connection checks: the mailbox is marked as having passed one.
-  await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1 WHERE id = ?").bind(mailbox.id).run();
+  await mailboxConnected(mailbox.id);
   const { body: campaign } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey, body: { name: "Pacing" } });
   await callJson(`/api/v1/campaigns/${campaign.id}/sequences`, {
     method: "POST",
@@ -56,8 +57,7 @@ async function activeCampaign(account: TestAccount, schedule: Record<string, unk
 }
 
 async function claimedCount(campaignId: number): Promise<number> {
-  const row = await env.DB.prepare("SELECT count(*) AS n FROM messages WHERE campaign_id = ?").bind(campaignId).first<{ n: number }>();
-  return row!.n;
+  return (await messagesOf(campaignId)).length;
 }
 
 describe("the mailbox sender", () => {
@@ -100,14 +100,13 @@ describe("the mailbox sender", () => {
     await callJson(`/api/v1/campaigns/${other.id}/leads`, { method: "POST", apiKey: account.apiKey, body: { lead_list: [{ email: "x@y.example" }] } });
     // Two sends of that (future) day through another campaign, as the mailbox's own passes store them
     // (the events API takes no time ahead of now).
-    for (const i of [0, 1]) {
-      await env.DB.prepare(
-        `INSERT INTO events (account_id, campaign_id, campaign_lead_id, event_id, type, occurred_at, sequence_number, email_account_id, created_at)
-         SELECT account_id, campaign_id, id, ?2, 'SENT', ?3, ?4, ?5, ?3 FROM campaign_leads WHERE campaign_id = ?1`,
-      )
-        .bind(other.id, `cap-${i}`, at - (i + 1) * MINUTE, i + 1, mailboxId)
-        .run();
-    }
+    const [record] = await recordsOf(other.id);
+    await addEvents(
+      [0, 1].map((i) => {
+        const sentAt = new Date(at - (i + 1) * MINUTE);
+        return { accountId: record!.accountId, campaignId: other.id, campaignLeadId: record!.id, eventId: `cap-${i}`, type: "SENT", occurredAt: sentAt, sequenceNumber: i + 1, emailAccountId: mailboxId, createdAt: sentAt };
+      }),
+    );
     const result = await senderStub(bindings, mailboxId).runPass(at);
     expect(result).toMatchObject({ sent: 0, nextWakeAt: Date.parse("2031-03-04T00:00:00Z") });
     expect(await claimedCount(campaignId)).toBe(0);
@@ -116,13 +115,10 @@ describe("the mailbox sender", () => {
   it("at the campaign's new-leads cap, claims nothing more and waits for the next local day", async () => {
     const account = await provisionAccount();
     const { mailboxId, campaignId } = await activeCampaign(account, { max_new_leads_per_day: 1 }, 3);
-    await env.DB.prepare(
-      `INSERT INTO messages (account_id, campaign_id, campaign_lead_id, step, email_account_id, message_id, status, created_at, updated_at)
-       SELECT account_id, campaign_id, id, 1, ?, '<x@y>', 'sent', ?, ? FROM campaign_leads WHERE campaign_id = ? LIMIT 1`,
-    )
-      .bind(mailboxId, MONDAY_10 - MINUTE, MONDAY_10 - MINUTE, campaignId)
-      .run();
-    await env.DB.prepare("UPDATE campaign_leads SET due_at = NULL WHERE id = (SELECT campaign_lead_id FROM messages WHERE campaign_id = ?)").bind(campaignId).run();
+    const [sent] = await recordsOf(campaignId);
+    const sentAt = new Date(MONDAY_10 - MINUTE);
+    await addMessages([{ accountId: sent!.accountId, campaignId, campaignLeadId: sent!.id, step: 1, emailAccountId: mailboxId, messageId: "<x@y>", status: "sent", createdAt: sentAt, updatedAt: sentAt }]);
+    await setRecord(sent!.id, { dueAt: null });
     const result = await senderStub(bindings, mailboxId).runPass(MONDAY_10);
     // Paris midnight is 23:00 UTC; the window then opens at 09:00 Paris (08:00 UTC).
     expect(result).toMatchObject({ sent: 0, nextWakeAt: Date.parse("2031-03-04T08:00:00Z") });
@@ -142,7 +138,7 @@ describe("the mailbox sender", () => {
     const account = await provisionAccount();
     const { mailboxId, campaignId } = await activeCampaign(account, {});
     const late = async () => (await lateMailboxes(database(env.DB), Date.now(), 1000)).includes(mailboxId);
-    const setWake = (at: number | null) => env.DB.prepare("UPDATE email_accounts SET engine_wake_at = ? WHERE id = ?").bind(at, mailboxId).run();
+    const setWake = (at: number | null) => setMailbox(mailboxId, { engineWakeAt: at === null ? null : new Date(at) });
 
     await setWake(Date.now() + 10 * MINUTE);
     expect(await late()).toBe(false);
@@ -180,30 +176,51 @@ describe("the mailbox sender", () => {
     // moves the alarm to the campaign's start, so no live pass meets the dead one's claim.
     await senderStub(bindings, mailboxId).runPass(MONDAY_10);
     // A pass that died: it claimed the three due leads and was in the first one's SMTP transaction.
-    const campaign = await env.DB.prepare("SELECT id, account_id AS accountId, client_id AS clientId, name, status, schedule, settings FROM campaigns WHERE id = ?")
-      .bind(campaignId)
-      .first<ClaimRequest["campaign"]>();
+    const campaign = await campaignRow(campaignId);
     const claimedAt = Date.now();
-    const claim = await claimRecords(env.DB, { campaign: campaign!, mailboxId, senderDomain: "sender.example", now: claimedAt, limit: 10, newLeadsLeft: 10 });
+    const claim = await claimRecords(env.DB, { campaign, mailboxId, senderDomain: "sender.example", now: claimedAt, limit: 10, newLeadsLeft: 10 });
     expect(claim.records).toHaveLength(3);
     const first = claim.records[0]!;
     expect(await openMessage(env.DB, { nonce: claim.nonce, mailboxId, now: claimedAt }, first)).not.toBeNull();
 
     // The object's next pass (before the campaign's start: it sends nothing) releases the claim first.
     await senderStub(bindings, mailboxId).runPass(MONDAY_10);
-    const records = await env.DB.prepare("SELECT id, claim_token, due_at, email_account_id AS mailbox FROM campaign_leads WHERE campaign_id = ? ORDER BY id")
-      .bind(campaignId)
-      .all<{ id: number; claim_token: string | null; due_at: number; mailbox: number | null }>();
-    expect(records.results.every((r) => r.claim_token === null && r.due_at >= claimedAt && r.due_at <= MONDAY_10), "due again now, none leased").toBe(true);
-    expect(records.results.map((r) => r.mailbox), "the one in doubt keeps its mailbox, unwritten first steps go back to rotation").toEqual(
-      records.results.map((r) => (r.id === first.recordId ? mailboxId : null)),
+    const records = await recordsOf(campaignId);
+    const dueAt = (r: (typeof records)[number]) => r.dueAt?.getTime() ?? Number.NaN;
+    expect(records.every((r) => r.claimToken === null && dueAt(r) >= claimedAt && dueAt(r) <= MONDAY_10), "due again now, none leased").toBe(true);
+    expect(records.map((r) => r.emailAccountId), "the one in doubt keeps its mailbox, unwritten first steps go back to rotation").toEqual(
+      records.map((r) => (r.id === first.recordId ? mailboxId : null)),
     );
-    const messages = await env.DB.prepare("SELECT to_email, status FROM messages WHERE campaign_id = ?").bind(campaignId).all<{ to_email: string; status: string }>();
-    expect(messages.results).toEqual([{ to_email: first.leadEmail, status: "unconfirmed" }]);
+    const messages = await messagesOf(campaignId);
+    expect(messages.map((m) => ({ to_email: m.toEmail, status: m.status }))).toEqual([{ to_email: first.leadEmail, status: "unconfirmed" }]);
 
     const mailbox = await callJson<{ sending_status: { warnings: { code: string; message: string }[] } }>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey });
     expect(mailbox.body.sending_status.warnings).toEqual([{ code: "unconfirmed_sends", message: expect.stringContaining(first.leadEmail) as string }]);
     expect(mailbox.body.sending_status.warnings[0]!.message).toMatch(/^1 campaign email from this mailbox/);
     expect(await metrics()).toBe(before + 1);
+  });
+
+  it("in each lead's zone, outside the campaign's window, wakes at the earliest lead's own 09:00 and says so in sending_status", async () => {
+    const account = await provisionAccount();
+    // The campaign's zone is Paris; its leads are in Tokyo and New York. No lead is uploaded by the helper.
+    const { mailboxId, campaignId } = await activeCampaign(account, { send_in_lead_timezone: true }, 0);
+    const upload = await callJson<Record<string, unknown>>(`/api/v1/campaigns/${campaignId}/leads`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { lead_list: [{ email: `t-${crypto.randomUUID()}@lead.example`, timezone: "Asia/Tokyo" }, { email: `n-${crypto.randomUUID()}@lead.example`, tz: "America/New_York" }] },
+    });
+    expect(upload.body).toMatchObject({ upload_count: 2, invalid_timezone_count: 0 });
+    // The start time is Saturday 2031-03-01; the first sending day is Monday: 09:00 JST is 00:00 UTC, 09:00 EST 14:00 UTC.
+    const tokyoMonday = Date.parse("2031-03-03T00:00:00Z");
+    const newYorkMonday = Date.parse("2031-03-03T14:00:00Z");
+    const dues = await env.DB.prepare("SELECT due_at FROM campaign_leads WHERE campaign_id = ? ORDER BY due_at").bind(campaignId).all<{ due_at: number }>();
+    expect(dues.results.map((r) => r.due_at)).toEqual([tokyoMonday, newYorkMonday]);
+    // Sunday 20:00 UTC: outside the campaign's (Paris) window and everyone's Monday.
+    const sunday = Date.parse("2031-03-02T20:00:00Z");
+    expect(await senderStub(bindings, mailboxId).runPass(sunday)).toMatchObject({ sent: 0, nextWakeAt: tokyoMonday });
+    expect(await claimedCount(campaignId)).toBe(0);
+    const { body } = await callJson<{ sending_status: { code: string; next_send_at: string | null } }>(`/api/v1/campaigns/${campaignId}`, { apiKey: account.apiKey });
+    // Nothing is due before Tokyo's Monday morning, whatever the campaign's own (Paris) window says.
+    expect(body.sending_status).toMatchObject({ code: "no_leads_due", next_send_at: new Date(tokyoMonday).toISOString() });
   });
 });

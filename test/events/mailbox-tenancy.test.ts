@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { addLeads, createCampaign, ingest, ingestOk } from "../campaigns/fixtures";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { addEvents, eventCount, recordsOf, setMailbox } from "../db";
+import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { createMailbox, readMailbox } from "../mailboxes/fixtures";
 
 /**
@@ -15,7 +16,7 @@ const MINUTE = 60_000;
 async function sendingCampaign(apiKey: string, cap: number, leads = 3) {
   const mailbox = await createMailbox(apiKey, { max_email_per_day: cap });
   // Passed its check, but no password: the mailbox's object, woken by START, can send nothing here.
-  await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, password_ciphertext = NULL WHERE id = ?").bind(mailbox.id).run();
+  await setMailbox(mailbox.id, { isSmtpSuccess: true, passwordCiphertext: null });
   const campaign = await createCampaign(apiKey, { name: "Victim" });
   await callJson(`/api/v1/campaigns/${campaign}/sequences`, {
     method: "POST",
@@ -46,13 +47,21 @@ async function statusOf(apiKey: string, campaign: number, mailboxId: number) {
 
 /** Events as the attack stored them before the fix: straight rows, in the attacker's campaign. */
 async function legacyForeignSends(campaign: number, mailboxId: number, count: number, at: number) {
-  await env.DB.prepare(
-    `INSERT INTO events (account_id, campaign_id, campaign_lead_id, event_id, type, occurred_at, sequence_number, email_account_id, from_email, created_at)
-     SELECT cl.account_id, cl.campaign_id, cl.id, 'legacy-' || ?3 || '-' || n.value, 'SENT', ?3, 1, ?2, 'forged@attacker.example', ?3
-     FROM campaign_leads cl, json_each(?4) n WHERE cl.campaign_id = ?1 LIMIT ?5`,
-  )
-    .bind(campaign, mailboxId, at, JSON.stringify(Array.from({ length: count }, (_, i) => i)), count)
-    .run();
+  const records = (await recordsOf(campaign)).slice(0, count);
+  await addEvents(
+    records.map((record, n) => ({
+      accountId: record.accountId,
+      campaignId: campaign,
+      campaignLeadId: record.id,
+      eventId: `legacy-${at}-${n}`,
+      type: "SENT",
+      occurredAt: new Date(at),
+      sequenceNumber: 1,
+      emailAccountId: mailboxId,
+      fromEmail: "forged@attacker.example",
+      createdAt: new Date(at),
+    })),
+  );
 }
 
 describe("events name only the caller's mailboxes", () => {
@@ -72,8 +81,7 @@ describe("events name only the caller's mailboxes", () => {
     // One bad event refuses the call: the good one beside it is not stored either.
     const mixed = await ingest(attacker.apiKey, campaign, [{ ...event(theirs.id), email_account_id: undefined }, event(theirs.id)]);
     expect(mixed.body).toMatchObject({ details: [{ path: "events.1.email_account_id" }] });
-    const stored = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_id = ?").bind(campaign).first<{ n: number }>();
-    expect(stored!.n).toBe(0);
+    expect(await eventCount(campaign)).toBe(0);
 
     const own = await createMailbox(attacker.apiKey);
     expect((await ingest(attacker.apiKey, campaign, [event(own.id)])).status).toBe(200);

@@ -1,15 +1,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { addLeads, analytics, createCampaign, ingest, ingestOk } from "../campaigns/fixtures";
 import { act } from "../inbox/fixtures";
+import { recordRow } from "../db";
 import { env, provisionAccount } from "../helpers";
 import { createWebhook, deliveriesOf } from "../webhooks/fixtures";
 
 const T = (day: number, hour = 10) => `2026-03-${String(day).padStart(2, "0")}T${String(hour).padStart(2, "0")}:00:00Z`;
 const MARCH = { start_date: "2026-03-01", end_date: "2026-03-30" };
-
-async function recordOf(id: number) {
-  return (await env.DB.prepare("SELECT * FROM campaign_leads WHERE id = ?").bind(id).first<Record<string, unknown>>())!;
-}
 
 async function setup(emails: string[]) {
   const account = await provisionAccount();
@@ -33,7 +30,7 @@ describe("the latest categorised reply wins", () => {
     const { k, campaign, ids } = await setup(["late@order.example"]);
     await ingestOk(k, campaign, [reply("late@order.example", T(5), 2)]);
     await ingestOk(k, campaign, [reply("late@order.example", T(3), 6)]);
-    expect(await recordOf(ids["late@order.example"]!)).toMatchObject({ category_id: 2 });
+    expect(await recordRow(ids["late@order.example"]!)).toMatchObject({ categoryId: 2 });
     // Out-of-office (6) did not take over, so the non-OOO reply count keeps both replies.
     expect((await analytics(k, campaign, MARCH)).body).toMatchObject({ total_reply_count: "2", non_ooo_reply_count: "2" });
   });
@@ -48,7 +45,7 @@ describe("the latest categorised reply wins", () => {
         ingest(k, campaign, [reply(email, T(4), 5)]),
       ]),
     );
-    for (const email of emails) expect(await recordOf(ids[email]!)).toMatchObject({ category_id: 3, category_set_at: Date.parse(T(9)) });
+    for (const email of emails) expect(await recordRow(ids[email]!)).toMatchObject({ categoryId: 3, categorySetAt: new Date(T(9)) });
   });
 
   it("lets a category set by hand stand against an older categorised reply arriving later", async () => {
@@ -57,7 +54,7 @@ describe("the latest categorised reply wins", () => {
     await ingestOk(k, campaign, [reply("hand@order.example", T(5), 2)]);
     await act(k, "update-category", { email_lead_map_id: id, category_id: 4 }, "PATCH");
     await ingestOk(k, campaign, [reply("hand@order.example", T(6), 6)]);
-    expect(await recordOf(id)).toMatchObject({ category_id: 4 });
+    expect(await recordRow(id)).toMatchObject({ categoryId: 4 });
   });
 });
 
@@ -72,7 +69,7 @@ describe("final states", () => {
       ]),
     );
     for (const [i, email] of emails.entries()) {
-      expect(await recordOf(ids[email]!)).toMatchObject({ state: i % 2 ? "STOPPED" : "BLOCKED", has_sent: 1 });
+      expect(await recordRow(ids[email]!)).toMatchObject({ state: i % 2 ? "STOPPED" : "BLOCKED", hasSent: true });
     }
   });
 
@@ -82,8 +79,8 @@ describe("final states", () => {
     await ingestOk(k, campaign, [{ type: "BOUNCE", lead_email: "a@final.example", occurred_at: T(3) }]);
     await ingestOk(k, campaign, [{ type: "BOUNCE", lead_email: "b@final.example", occurred_at: T(2) }]);
     await ingestOk(k, campaign, [{ type: "UNSUBSCRIBE", lead_email: "b@final.example", occurred_at: T(3) }]);
-    expect(await recordOf(ids["a@final.example"]!)).toMatchObject({ state: "STOPPED" });
-    expect(await recordOf(ids["b@final.example"]!)).toMatchObject({ state: "STOPPED" });
+    expect(await recordRow(ids["a@final.example"]!)).toMatchObject({ state: "STOPPED" });
+    expect(await recordRow(ids["b@final.example"]!)).toMatchObject({ state: "STOPPED" });
   });
 });
 
@@ -139,10 +136,10 @@ describe("the inbox", () => {
     const id = ids["unread@inbox.example"]!;
     await ingestOk(k, campaign, [{ type: "REPLY", lead_email: "unread@inbox.example", occurred_at: T(2) }]);
     await act(k, "change-read-status", { email_lead_map_id: id, read_status: true }, "PATCH");
-    expect(await recordOf(id)).toMatchObject({ is_read: 1 });
+    expect(await recordRow(id)).toMatchObject({ isRead: true });
     await ingestOk(k, campaign, [{ type: "OPEN", lead_email: "unread@inbox.example", occurred_at: T(3) }]);
-    expect(await recordOf(id)).toMatchObject({ is_read: 1 });
+    expect(await recordRow(id)).toMatchObject({ isRead: true });
     await ingestOk(k, campaign, [{ type: "REPLY", lead_email: "unread@inbox.example", occurred_at: T(4) }]);
-    expect(await recordOf(id)).toMatchObject({ is_read: 0 });
+    expect(await recordRow(id)).toMatchObject({ isRead: false });
   });
 });

@@ -1,6 +1,7 @@
 import { createScheduledController } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { eventRowId, eventsOf, recordRow, setRecord, taskCount } from "../db";
 import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { act, emails, list } from "./fixtures";
@@ -22,14 +23,8 @@ async function inbox() {
   return { account, k, campaign, ids, ann: ids["ann@act.example"]!, bob: ids["bob@act.example"]! };
 }
 
-async function record(id: number) {
-  return env.DB.prepare("SELECT * FROM campaign_leads WHERE id = ?").bind(id).first<Record<string, unknown>>();
-}
-
-async function statsId(campaign: number, eventId: string) {
-  const row = await env.DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND event_id = ?").bind(campaign, eventId).first<{ id: number }>();
-  return row!.id;
-}
+const record = recordRow;
+const statsId = eventRowId;
 
 function runCron(at: number) {
   const controller = createScheduledController({ scheduledTime: at, cron: "* * * * *" });
@@ -40,14 +35,14 @@ describe("master inbox actions", () => {
   it("marks read and unread, assigns and clears a team member", async () => {
     const { k, ann } = await inbox();
     expect((await act(k, "change-read-status", { email_lead_map_id: ann, read_status: true }, "PATCH")).body).toEqual({ ok: true });
-    expect(await record(ann)).toMatchObject({ is_read: 1 });
+    expect(await record(ann)).toMatchObject({ isRead: true });
     await act(k, "change-read-status", { email_lead_map_id: ann, read_status: false }, "PATCH");
-    expect(await record(ann)).toMatchObject({ is_read: 0 });
+    expect(await record(ann)).toMatchObject({ isRead: false });
     expect((await act(k, "update-team-member", { email_lead_map_id: ann, team_member_id: 42 })).body).toEqual({ ok: true });
     const { body } = await list(k, "inbox-replies", { filters: { campaignTeamMemberId: 42 } });
     expect(body.messages.map((m) => m.team_member_id)).toEqual([42]);
     await act(k, "update-team-member", { email_lead_map_id: ann, team_member_id: null });
-    expect(await record(ann)).toMatchObject({ team_member_id: null });
+    expect(await record(ann)).toMatchObject({ teamMemberId: null });
   });
 
   it("archives and unarchives, snoozes and unsnoozes, moving the conversation between listings", async () => {
@@ -84,7 +79,7 @@ describe("master inbox actions", () => {
       expect(status).toBe(422);
       expect(body).toMatchObject({ details: expect.arrayContaining([expect.objectContaining({ path: "snoozed_until" })]) });
     }
-    expect(await record(ann)).toMatchObject({ snoozed_until: null });
+    expect(await record(ann)).toMatchObject({ snoozedUntil: null });
   });
 
   it("recategorises a lead, which analytics follows (rules 5 and 6)", async () => {
@@ -95,7 +90,7 @@ describe("master inbox actions", () => {
     await act(k, "update-category", { email_lead_map_id: bob, category_id: 6 }, "PATCH");
     expect((await analytics(k, campaign, MARCH)).body).toMatchObject({ non_ooo_reply_count: "2" });
     await act(k, "update-category", { email_lead_map_id: bob, category_id: null }, "PATCH");
-    expect(await record(bob)).toMatchObject({ category_id: null });
+    expect(await record(bob)).toMatchObject({ categoryId: null });
     expect((await analytics(k, campaign, MARCH)).body).toMatchObject({ non_ooo_reply_count: "3" });
     const unknown = await act(k, "update-category", { email_lead_map_id: bob, category_id: 999 }, "PATCH");
     expect(unknown.status).toBe(422);
@@ -110,7 +105,7 @@ describe("master inbox actions", () => {
     const { body } = await list(k, "inbox-replies", { filters: { search: "ann@" } }, true);
     expect(body.messages[0]!.email_history!.find((m) => m.stats_id === stats_id)).toMatchObject({ ignored: true });
 
-    const sent = await env.DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND type = 'SENT'").bind(campaign).first<{ id: number }>();
+    const [sent] = await eventsOf(campaign, "SENT");
     const notAReply = await act(k, "ignore-reply", { email_lead_map_id: ann, stats_id: sent!.id });
     expect(notAReply.status).toBe(404);
     expect(notAReply.body).toEqual({ error: "Reply not found" });
@@ -143,8 +138,7 @@ describe("master inbox actions", () => {
       expect(tasks.status).toBe(404);
     }
     expect(await record(ann)).toEqual(before);
-    const taskRows = await env.DB.prepare("SELECT count(*) AS n FROM tasks WHERE campaign_lead_id = ?").bind(ann).first<{ n: number }>();
-    expect(taskRows!.n).toBe(0);
+    expect(await taskCount(ann)).toBe(0);
   });
 });
 
@@ -201,8 +195,7 @@ describe("tasks", () => {
       expect(answer.status, JSON.stringify(body)).toBe(status);
       if (path) expect(answer.body).toMatchObject({ details: [expect.objectContaining({ path })] });
     }
-    const rows = await env.DB.prepare("SELECT count(*) AS n FROM tasks WHERE campaign_lead_id = ?").bind(ann).first<{ n: number }>();
-    expect(rows!.n).toBe(0);
+    expect(await taskCount(ann)).toBe(0);
   });
 });
 
@@ -214,10 +207,10 @@ describe("snooze release", () => {
 
     await runCron(until - 60_000);
     expect(await emails(k, "snoozed")).toEqual(["ann@act.example"]);
-    expect(await record(ann)).toMatchObject({ snoozed_until: until });
+    expect(await record(ann)).toMatchObject({ snoozedUntil: new Date(until) });
 
     await runCron(until);
-    expect(await record(ann)).toMatchObject({ snoozed_until: null });
+    expect(await record(ann)).toMatchObject({ snoozedUntil: null });
     expect(await emails(k, "snoozed")).toEqual([]);
     const { body } = await list(k, "inbox-replies", { filters: { search: "ann@" } });
     expect(body.messages).toEqual([expect.objectContaining({ is_snoozed: false, snoozed_until: null })]);
@@ -225,7 +218,7 @@ describe("snooze release", () => {
 
   it("answers the same from the listings when the cron has not run yet", async () => {
     const { k, ann } = await inbox();
-    await env.DB.prepare("UPDATE campaign_leads SET snoozed_until = ? WHERE id = ?").bind(Date.now() - 1000, ann).run();
+    await setRecord(ann, { snoozedUntil: new Date(Date.now() - 1000) });
     expect(await emails(k, "snoozed")).toEqual([]);
     const { body } = await list(k, "inbox-replies", { filters: { search: "ann@" } });
     expect(body.messages).toEqual([expect.objectContaining({ is_snoozed: false, snoozed_until: null })]);

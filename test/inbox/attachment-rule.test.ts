@@ -8,6 +8,7 @@ import { agentTokens } from "../../src/mailboxes/wake";
 import { loadKeyring } from "../../src/platform/crypto";
 import { database } from "../../src/platform/db";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
+import { campaignOutboundReplies, mailboxConnected, outboundReplyRow, recordEventId, setCampaignRecords, setOutboundReply } from "../db";
 import { callJson, env, provisionAccount } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
 
@@ -22,11 +23,11 @@ async function threadWithMailbox() {
     { type: "SENT", lead_email: "t@reply.example.com", occurred_at: "2026-03-01T10:00:00Z", message_id: "<s@x>" },
     { type: "REPLY", lead_email: "t@reply.example.com", occurred_at: "2026-03-02T10:00:00Z", message_id: "<r@t>", body: "Hi" },
   ]);
-  const reply = (await env.DB.prepare("SELECT id FROM events WHERE campaign_lead_id = ? AND type = 'REPLY'").bind(map["t@reply.example.com"]!).first<{ id: number }>())!;
+  const statsId = await recordEventId(map["t@reply.example.com"]!, "REPLY");
   const mailbox = await createMailbox(account.apiKey);
-  await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, is_imap_success = 1 WHERE id = ?").bind(mailbox.id).run();
-  await env.DB.prepare("UPDATE campaign_leads SET email_account_id = ? WHERE campaign_id = ?").bind(mailbox.id, campaign).run();
-  return { account, campaign, statsId: reply.id, mailboxId: mailbox.id };
+  await mailboxConnected(mailbox.id, { imap: true });
+  await setCampaignRecords(campaign, { emailAccountId: mailbox.id });
+  return { account, campaign, statsId, mailboxId: mailbox.id };
 }
 
 const post = (apiKey: string, campaign: number, body: unknown) => callJson<{ error?: string; details?: { path: string; message: string }[]; message_id?: string }>(`/api/v1/campaigns/${campaign}/reply-email-thread`, { method: "POST", apiKey, body });
@@ -53,8 +54,7 @@ describe("reply attachments and the outbound rule (issue 23: SSRF through inbox-
         expect(answer.body.details?.[0]?.path, file_url).toBe("attachments.0.file_url");
       }
     }
-    const rows = await env.DB.prepare("SELECT count(*) AS n FROM outbound_replies WHERE campaign_id = ?").bind(campaign).first<{ n: number }>();
-    expect(rows!.n).toBe(0);
+    expect(await campaignOutboundReplies(campaign)).toEqual([]);
   });
 
   it("judges a stored reply's files again when it goes out: an internal one is never connected to", async () => {
@@ -69,14 +69,12 @@ describe("reply attachments and the outbound rule (issue 23: SSRF through inbox-
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
     // A reply stored before the rule (or a name that turned private since): its file now points inside.
     const inside = await listener();
-    await env.DB.prepare("UPDATE outbound_replies SET attachments = ? WHERE message_id = ?")
-      .bind(JSON.stringify([{ file_url: `https://127.0.0.1:${inside.port}/latest/meta-data/` }]), saved.body.message_id)
-      .run();
+    await setOutboundReply((await outboundReplyRow(saved.body.message_id!)).id, { attachments: [{ file_url: `https://127.0.0.1:${inside.port}/latest/meta-data/` }] });
     const logins = new MailboxLogins(env, database(env.DB), await loadKeyring(config(env).secretsKey), agentTokens(env));
     await sendDueReplies(env, logins, mailboxId, at + 60_000);
-    const row = await env.DB.prepare("SELECT status, status_message FROM outbound_replies WHERE message_id = ?").bind(saved.body.message_id).first<{ status: string; status_message: string }>();
-    expect(row!.status).toBe("FAILED");
-    expect(row!.status_message).toContain("127.0.0.1 is a loopback address");
+    const row = await outboundReplyRow(saved.body.message_id!);
+    expect(row.status).toBe("FAILED");
+    expect(row.statusMessage).toContain("127.0.0.1 is a loopback address");
     expect(await inside.connections()).toBe(0);
   });
 

@@ -1,4 +1,5 @@
-import { callJson, createClient, env, provisionAccount } from "../helpers";
+import { leadByEmail, setLead, setRecord, tagByName } from "../db";
+import { callJson, createClient, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
 
@@ -68,7 +69,7 @@ export async function world() {
   const a = await createCampaign(k, { name: "Alpha" });
   const b = await createCampaign(k, { name: "Beta", client_id: clientId });
   await callJson(`/api/v1/campaigns/${b}/tags`, { method: "POST", apiKey: k, body: { tags: ["vip"] } });
-  const tag = await env.DB.prepare("SELECT id FROM tags WHERE account_id = ? AND name = 'vip'").bind(account.id).first<{ id: number }>();
+  const tag = await tagByName(account.id, "vip");
   const ids = {
     ...(await addLeads(k, a, ["ann@in.example", "bob@in.example", "cat@in.example", "zed@in.example"])),
     ...(await addLeads(k, b, ["dan@in.example", "eve@in.example"])),
@@ -79,11 +80,7 @@ export async function world() {
     body: { lead_list: [{ email: "ann@in.example", first_name: "Annabel", last_name: "Smythe" }] },
   });
   // The upload above keeps an existing lead as it is, so the names are set here, folded copy included.
-  await env.DB.prepare(
-    "UPDATE leads SET first_name = 'Annabel', last_name = 'Smythe', search_folded = 'ann@in.example' || char(10) || 'annabel' || char(10) || 'smythe' WHERE email = 'ann@in.example' AND account_id = ?",
-  )
-    .bind(account.id)
-    .run();
+  await setLead((await leadByEmail(account.id, "ann@in.example")).id, { firstName: "Annabel", lastName: "Smythe", searchFolded: "ann@in.example\nannabel\nsmythe" });
   const m1 = (await createMailbox(k)).id;
   const m2 = (await createMailbox(k)).id;
   const reply = (email: string, day: number, extra: Record<string, unknown> = {}) => ({
@@ -111,7 +108,7 @@ export async function world() {
     reply("dan@in.example", 6, { category_id: 3 }),
     reply("eve@in.example", 2),
   ]);
-  await env.DB.prepare("UPDATE campaign_leads SET team_member_id = 7 WHERE id IN (?, ?)").bind(ids["ann@in.example"], ids["dan@in.example"]).run();
-  return { account, k, a, b, clientId, tagId: tag!.id, ids, m1, m2 };
+  await setRecord([ids["ann@in.example"]!, ids["dan@in.example"]!], { teamMemberId: 7 });
+  return { account, k, a, b, clientId, tagId: tag.id, ids, m1, m2 };
 }
 

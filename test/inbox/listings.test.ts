@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { callJson, createClientKey, env, provisionAccount } from "../helpers";
+import { clientsOf, leadByEmail } from "../db";
+import { callJson, createClientKey, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { at, emails, list, world } from "./fixtures";
 
@@ -13,11 +14,11 @@ describe("master inbox listings", () => {
     expect(body.limit).toBe(20);
     expect(body.messages.map((m) => m.lead.email)).toEqual(["dan@in.example", "ann@in.example", "bob@in.example", "cat@in.example", "eve@in.example"]);
     const ann = body.messages[1]!;
-    const annLead = await env.DB.prepare("SELECT id FROM leads WHERE email = 'ann@in.example' AND account_id = ?").bind(account.id).first<{ id: number }>();
+    const annLead = await leadByEmail(account.id, "ann@in.example");
     expect(ann).toEqual({
       campaign_lead_map_id: String(ids["ann@in.example"]),
       email_lead_map_id: ids["ann@in.example"],
-      lead: { id: annLead!.id, email: "ann@in.example", first_name: "Annabel", last_name: "Smythe" },
+      lead: { id: annLead.id, email: "ann@in.example", first_name: "Annabel", last_name: "Smythe" },
       campaign: { id: a, name: "Alpha" },
       email_account_id: m1,
       email_status: "Replied",
@@ -180,7 +181,7 @@ describe("master inbox listings", () => {
 
   it("shows a client key only its client's conversations", async () => {
     const { k, account } = await world();
-    const clientId = (await env.DB.prepare("SELECT id FROM clients WHERE account_id = ?").bind(account.id).first<{ id: number }>())!.id;
+    const clientId = (await clientsOf(account.id))[0]!.id;
     const key = await createClientKey(k, clientId);
     expect(await emails(key.api_key, "inbox-replies")).toEqual(["dan@in.example", "eve@in.example"]);
     const other = await provisionAccount();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
-import { callJson, env, provisionAccount } from "../helpers";
+import { addManualSends, campaignOutboundReplies, eventCount, mailboxConnected, outboundReplyRow, personOf, recordEventId } from "../db";
+import { callJson, provisionAccount } from "../helpers";
 import { createMailbox, readMailbox } from "../mailboxes/fixtures";
 
 /**
@@ -18,7 +19,7 @@ async function world(mailbox: Record<string, unknown> = {}) {
   const account = await provisionAccount();
   const apiKey = account.apiKey;
   const box = await createMailbox(apiKey, { max_email_per_day: 2, ...mailbox });
-  await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, is_imap_success = 1 WHERE id = ?").bind(box.id).run();
+  await mailboxConnected(box.id, { imap: true });
   const campaign = await createCampaign(apiKey);
   await callJson(`/api/v1/campaigns/${campaign}/sequences`, {
     method: "POST",
@@ -30,9 +31,8 @@ async function world(mailbox: Record<string, unknown> = {}) {
   await ingestOk(apiKey, campaign, [
     { type: "SENT", lead_email: "lead@manual.example", occurred_at: new Date(Date.now() - 2 * 86_400_000).toISOString(), message_id: "<s@m>", email_account_id: box.id },
   ]);
-  const stats = (await env.DB.prepare("SELECT id FROM events WHERE campaign_lead_id = ? AND type = 'SENT'").bind(records["lead@manual.example"]!).first<{ id: number }>())!.id;
-  const leadId = async (email: string) =>
-    (await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(records[email]!).first<{ lead_id: number }>())!.lead_id;
+  const stats = await recordEventId(records["lead@manual.example"]!, "SENT");
+  const leadId = (email: string) => personOf(records[email]!);
   return { account, apiKey, campaign, mailboxId: box.id, stats, leadId };
 }
 
@@ -44,19 +44,12 @@ const testEmail = (apiKey: string, campaign: number, body: Record<string, unknow
 /** Manual sends the mailbox made earlier today, as its object records them. */
 async function earlierManualSends(mailboxId: number, accountId: number, recipients: number[], at = Date.now() - 30 * MINUTE) {
   for (const n of recipients) {
-    await env.DB.prepare("INSERT INTO manual_sends (account_id, email_account_id, kind, recipients, in_events, sent_at, created_at) VALUES (?, ?, 'test_email', ?, 0, ?, ?)")
-      .bind(accountId, mailboxId, n, at, at)
-      .run();
+    await addManualSends([{ accountId, emailAccountId: mailboxId, kind: "test_email", recipients: n, inEvents: false, sentAt: new Date(at), createdAt: new Date(at) }]);
   }
 }
 
 async function nothingStored(campaign: number) {
-  const row = await env.DB.prepare(
-    "SELECT (SELECT count(*) FROM outbound_replies WHERE campaign_id = ?1) AS replies, (SELECT count(*) FROM events WHERE campaign_id = ?1 AND type = 'SENT') AS sent",
-  )
-    .bind(campaign)
-    .first<{ replies: number; sent: number }>();
-  expect(row).toEqual({ replies: 0, sent: 1 });
+  expect({ replies: (await campaignOutboundReplies(campaign)).length, sent: await eventCount(campaign, "SENT") }).toEqual({ replies: 0, sent: 1 });
 }
 
 describe("what a manual send may reach", () => {
@@ -98,8 +91,8 @@ describe("what a manual send may reach", () => {
     // The lead twice more, in other cases: still ten.
     const repeated = await reply(apiKey, campaign, { email_stats_id: stats, email_body: "x", cc: [...ten.slice(1, 6), "LEAD@manual.example"], bcc: [...ten.slice(6), "Lead@Manual.example"], scheduled_time: later });
     expect(repeated.status, JSON.stringify(repeated.body)).toBe(200);
-    const stored = await env.DB.prepare("SELECT to_email, cc, bcc FROM outbound_replies WHERE message_id = ?").bind(repeated.body.message_id).first<Record<string, string>>();
-    expect(stored).toEqual({ to_email: "lead@manual.example", cc: JSON.stringify(ten.slice(1, 6)), bcc: JSON.stringify(ten.slice(6)) });
+    const stored = await outboundReplyRow(repeated.body.message_id!);
+    expect({ to_email: stored.toEmail, cc: stored.cc, bcc: stored.bcc }).toEqual({ to_email: "lead@manual.example", cc: ten.slice(1, 6), bcc: ten.slice(6) });
   });
 
   it("refuses a test email to an opted-out address", async () => {

@@ -103,10 +103,11 @@ export function oldOrder(sort: Sort, listing: Listing): SQL {
 }
 
 const dialect = new SQLiteAsyncDialect();
-const run = <T>(query: SQL) => {
+/** A query as a D1 statement, so a caller can send many in one batch. */
+export function statement(query: SQL): D1PreparedStatement {
   const { sql: text, params } = dialect.sqlToQuery(query);
-  return env.DB.prepare(text).bind(...params).all<T>();
-};
+  return env.DB.prepare(text).bind(...params);
+}
 
 export interface OracleQuery {
   scope: Scope;
@@ -118,18 +119,29 @@ export interface OracleQuery {
   now: number;
 }
 
-/** The page's record ids in order, and the total, by the old scan. */
-export async function oracle(query: OracleQuery): Promise<{ ids: number[]; total: number }> {
+/** The old scan's two statements for a listing: the page's record ids in order, and the total. */
+function oracleStatements(query: OracleQuery): [D1PreparedStatement, D1PreparedStatement] {
   const where = oldConditions(query.scope, query.listing, query.filters, query.now);
-  const page = await run<{ id: number }>(sql`SELECT cl.id FROM campaign_leads cl WHERE ${where} ORDER BY ${oldOrder(query.sort, query.listing)} LIMIT ${query.limit} OFFSET ${query.offset}`);
-  const total = await run<{ n: number }>(sql`SELECT count(*) AS n FROM campaign_leads cl WHERE ${where}`);
-  return { ids: page.results.map((row) => row.id), total: total.results[0]!.n };
+  return [
+    statement(sql`SELECT cl.id FROM campaign_leads cl WHERE ${where} ORDER BY ${oldOrder(query.sort, query.listing)} LIMIT ${query.limit} OFFSET ${query.offset}`),
+    statement(sql`SELECT count(*) AS n FROM campaign_leads cl WHERE ${where}`),
+  ];
 }
 
-/** The records the old search finds in an account (any state), by the old scan. */
-export async function oldSearchIds(accountId: number, needle: string): Promise<number[]> {
-  const rows = await run<{ id: number }>(sql`SELECT cl.id FROM campaign_leads cl WHERE cl.account_id = ${accountId} AND ${oldSearch(accountId, needle)} ORDER BY cl.id`);
-  return rows.results.map((row) => row.id);
+/** The page's record ids in order, and the total, by the old scan. */
+export async function oracle(query: OracleQuery): Promise<{ ids: number[]; total: number }> {
+  return (await oracles([query]))[0]!;
+}
+
+/** Several listings by the old scan, in one round trip to the database. */
+export async function oracles(queries: OracleQuery[]): Promise<{ ids: number[]; total: number }[]> {
+  const results = await env.DB.batch<{ id: number; n: number }>(queries.flatMap(oracleStatements));
+  return queries.map((_, i) => ({ ids: results[2 * i]!.results.map((row) => row.id), total: results[2 * i + 1]!.results[0]!.n }));
+}
+
+/** The records the old search finds in an account (any state), by the old scan, as a statement answering `id`s in order. */
+export function oldSearchStatement(accountId: number, needle: string): D1PreparedStatement {
+  return statement(sql`SELECT cl.id FROM campaign_leads cl WHERE cl.account_id = ${accountId} AND ${oldSearch(accountId, needle)} ORDER BY cl.id`);
 }
 
 const FLAGS = `(x.has_replied + x.is_archived * 2 + (x.snoozed_until IS NOT NULL) * 4 + x.is_read * 8 + x.is_important * 16 + x.has_sent * 32
@@ -155,10 +167,9 @@ export async function counterDrift(accountId: number): Promise<Record<string, un
     },
     { table: "inbox_campaign_counts", key: "x.campaign_id", scope: `x.account_id = ${accountId}`, mine: `k.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${accountId})` },
   ];
-  const drift: Record<string, unknown>[] = [];
-  for (const level of levels) {
+  const statements = levels.map((level) => {
     const keyColumn = level.table === "inbox_counts" ? "account_id" : level.table === "inbox_client_counts" ? "client_id" : "campaign_id";
-    const { results } = await env.DB.prepare(
+    return env.DB.prepare(
       `WITH truth AS (SELECT ${level.key} AS key, ${FLAGS} AS flags, coalesce(x.category_id, 0) AS category_id, coalesce(x.team_member_id, 0) AS team_member_id,
            count(*) AS n FROM campaign_leads x WHERE ${level.scope} AND ${COUNTED} GROUP BY 1, 2, 3, 4),
          kept AS (SELECT k.${keyColumn} AS key, k.flags, k.category_id, k.team_member_id, k.n FROM ${level.table} k WHERE ${level.mine} AND k.n <> 0)
@@ -167,8 +178,9 @@ export async function counterDrift(accountId: number): Promise<Record<string, un
        UNION ALL
        SELECT '${level.table}', k.key, k.flags, k.category_id, k.team_member_id, t.n, k.n FROM kept k
          LEFT JOIN truth t ON k.key = t.key AND k.flags = t.flags AND k.category_id = t.category_id AND k.team_member_id = t.team_member_id WHERE t.n IS NULL`,
-    ).all<Record<string, unknown>>();
-    drift.push(...results);
-  }
-  return drift;
+    );
+  });
+  // One round trip for the three levels.
+  const answers = await env.DB.batch<Record<string, unknown>>(statements);
+  return answers.flatMap((answer) => answer.results);
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseMessage } from "../../src/mail/parsed";
 import { recordInbound } from "../../src/replies/inbound";
 import { addLeads, createCampaign } from "../campaigns/fixtures";
+import { addMessages, eventCount, recordRow } from "../db";
 import { createClient, env, provisionAccount } from "../helpers";
 import { createMailbox, type EmailAccount } from "../mailboxes/fixtures";
 
@@ -33,17 +34,15 @@ function answer(to: string, inReplyTo: string): string {
 /** A campaign email as the engine leaves it: a sent message row of the record, from `mailboxId`. */
 async function sentMessage(campaign: number, recordId: number, mailboxId: number): Promise<string> {
   const messageId = `<${crypto.randomUUID()}@x-sender.example>`;
-  await env.DB.prepare(
-    `INSERT INTO messages (account_id, campaign_id, campaign_lead_id, step, email_account_id, message_id, status, attempts, to_email, created_at, updated_at)
-     SELECT account_id, campaign_id, id, 1, ?2, ?3, 'sent', 1, 'lead@x-prospect.example', ?4, ?4 FROM campaign_leads WHERE id = ?1`,
-  )
-    .bind(recordId, mailboxId, messageId, RECEIVED - 3_600_000)
-    .run();
+  const record = await recordRow(recordId);
+  const sentAt = new Date(RECEIVED - 3_600_000);
+  await addMessages([
+    { accountId: record.accountId, campaignId: record.campaignId, campaignLeadId: recordId, step: 1, emailAccountId: mailboxId, messageId, status: "sent", attempts: 1, toEmail: "lead@x-prospect.example", createdAt: sentAt, updatedAt: sentAt },
+  ]);
   return messageId;
 }
 
-const replies = async (campaign: number) =>
-  (await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_id = ? AND type = 'REPLY'").bind(campaign).first<{ n: number }>())!.n;
+const replies = (campaign: number) => eventCount(campaign, "REPLY");
 
 describe("matching a received message to a campaign thread", () => {
   it("keeps client Y's mailbox out of client X's threads, unless that mailbox sent the message answered", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { callJson, env, provisionAccount } from "../helpers";
+import { campaignOutboundReplies, eventCount, mailboxConnected, outboundReplyRow, recordEventId, setCampaignRecords, setMailbox } from "../db";
+import { callJson, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
 
@@ -12,8 +13,7 @@ async function thread() {
     { type: "SENT", lead_email: "t@reply.example", occurred_at: "2026-03-01T10:00:00Z", message_id: "<s@x>" },
     { type: "REPLY", lead_email: "t@reply.example", occurred_at: "2026-03-02T10:00:00Z", message_id: "<r@t>", body: "Hi" },
   ]);
-  const reply = (await env.DB.prepare("SELECT id FROM events WHERE campaign_lead_id = ? AND type = 'REPLY'").bind(map["t@reply.example"]!).first<{ id: number }>())!;
-  return { account, campaign, statsId: reply.id };
+  return { account, campaign, statsId: await recordEventId(map["t@reply.example"]!, "REPLY") };
 }
 
 const post = (apiKey: string, campaign: number, body: unknown) => callJson(`/api/v1/campaigns/${campaign}/reply-email-thread`, { method: "POST", apiKey, body });
@@ -21,7 +21,7 @@ const post = (apiKey: string, campaign: number, body: unknown) => callJson(`/api
 describe("replying in a thread from the inbox", () => {
   it("answers the contract's refusals without sending or storing anything", async () => {
     const { account, campaign, statsId } = await thread();
-    const before = (await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_id = ?").bind(campaign).first<{ n: number }>())!.n;
+    const before = await eventCount(campaign);
 
     expect(await post(account.apiKey, campaign, { email_stats_id: 999999, email_body: "x" })).toMatchObject({ status: 404, body: { error: "Email stats not found" } });
     // No mailbox of this account sent the thread: there is nothing to send from.
@@ -31,7 +31,7 @@ describe("replying in a thread from the inbox", () => {
     const stranger = await provisionAccount();
     expect((await post(stranger.apiKey, campaign, { email_stats_id: statsId, email_body: "x" })).status).toBe(404);
 
-    const after = (await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_id = ?").bind(campaign).first<{ n: number }>())!.n;
+    const after = await eventCount(campaign);
     expect(after).toBe(before);
   });
 });
@@ -41,8 +41,8 @@ describe("replies scheduled from the inbox", () => {
   async function threadWithMailbox() {
     const world = await thread();
     const mailbox = await createMailbox(world.account.apiKey);
-    await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, is_imap_success = 1 WHERE id = ?").bind(mailbox.id).run();
-    await env.DB.prepare("UPDATE campaign_leads SET email_account_id = ? WHERE campaign_id = ?").bind(mailbox.id, world.campaign).run();
+    await mailboxConnected(mailbox.id, { imap: true });
+    await setCampaignRecords(world.campaign, { emailAccountId: mailbox.id });
     return { ...world, mailboxId: mailbox.id };
   }
 
@@ -75,11 +75,10 @@ describe("replies scheduled from the inbox", () => {
         scheduled_message: { email_stats_id: String(statsId), subject: "Re: ", email_body: "<p>Following up on Monday</p>" },
       }),
     ]);
-    const stored = await env.DB.prepare("SELECT email_account_id, in_reply_to, cc, attachments, extra FROM outbound_replies WHERE message_id = ?").bind(message_id).first<Record<string, string | number>>();
-    expect(stored).toMatchObject({ email_account_id: mailboxId, in_reply_to: "<r@t>", cc: '["boss@reply.example"]' });
-    expect(JSON.parse(String(stored!.extra))).toEqual({ schedule_condition: { if: "no reply" } });
-    const sent = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_id = ? AND type = 'SENT'").bind(campaign).first<{ n: number }>();
-    expect(sent!.n).toBe(1);
+    const stored = await outboundReplyRow(message_id);
+    expect(stored).toMatchObject({ emailAccountId: mailboxId, inReplyTo: "<r@t>", cc: ["boss@reply.example"] });
+    expect(stored.extra).toEqual({ schedule_condition: { if: "no reply" } });
+    expect(await eventCount(campaign, "SENT")).toBe(1);
     // Another tenant cannot read its status.
     const stranger = await provisionAccount();
     expect((await callJson(`/api/v1/master-inbox/reply-status?message_id=${encodeURIComponent(message_id)}`, { apiKey: stranger.apiKey })).status).toBe(404);
@@ -91,9 +90,8 @@ describe("replies scheduled from the inbox", () => {
     const file = { file_url: "https://files.example/a.pdf" };
     expect((await post(account.apiKey, campaign, { email_stats_id: statsId, email_body: "x", scheduled_time: later, attachments: [{ file_url: "http://files.example/a.pdf" }] })).status).toBe(422);
     expect((await post(account.apiKey, campaign, { email_stats_id: statsId, email_body: "x", scheduled_time: later, attachments: Array(6).fill(file) })).status).toBe(422);
-    await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 0 WHERE id = ?").bind(mailboxId).run();
+    await setMailbox(mailboxId, { isSmtpSuccess: false });
     expect(await post(account.apiKey, campaign, { email_stats_id: statsId, email_body: "x", scheduled_time: later })).toMatchObject({ status: 400, body: { error: "Email account not found!" } });
-    const rows = await env.DB.prepare("SELECT count(*) AS n FROM outbound_replies WHERE campaign_id = ?").bind(campaign).first<{ n: number }>();
-    expect(rows!.n).toBe(0);
+    expect(await campaignOutboundReplies(campaign)).toEqual([]);
   });
 });

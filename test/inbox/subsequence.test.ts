@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { callJson, env, provisionAccount } from "../helpers";
+import { eq } from "drizzle-orm";
+import { schema, testDb } from "../db";
+import { callJson, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { act } from "./fixtures";
 
@@ -13,10 +15,21 @@ async function world() {
   return { k, parent, sub: created.body.id, ids };
 }
 
+const records = schema.campaignLeads;
 const recordOf = (id: number) =>
-  env.DB.prepare("SELECT state, sub_sequence_id, campaign_id, email_account_id, due_at, parent_record_id, stop_on_parent_reply FROM campaign_leads WHERE id = ?")
-    .bind(id)
-    .first<Record<string, number | string | null>>();
+  testDb()
+    .select({
+      state: records.state,
+      sub_sequence_id: records.subSequenceId,
+      campaign_id: records.campaignId,
+      email_account_id: records.emailAccountId,
+      due_at: records.dueAt,
+      parent_record_id: records.parentRecordId,
+      stop_on_parent_reply: records.stopOnParentReply,
+    })
+    .from(records)
+    .where(eq(records.id, id))
+    .get();
 
 describe("push-to-subsequence", () => {
   it("ends the record in its campaign and starts the lead in the subsequence after the delay", async () => {
@@ -30,7 +43,7 @@ describe("push-to-subsequence", () => {
     expect(Date.parse(String(data.will_start_at)) - before).toBeGreaterThanOrEqual(3_600_000);
     expect(await recordOf(ids["ann@sub.example"]!)).toMatchObject({ state: "COMPLETED", sub_sequence_id: sub, due_at: null });
     const child = await recordOf(Number(data.new_email_lead_map_id));
-    expect(child).toMatchObject({ state: "DRAFTED", campaign_id: sub, parent_record_id: ids["ann@sub.example"], stop_on_parent_reply: 0 });
+    expect(child).toMatchObject({ state: "DRAFTED", campaign_id: sub, parent_record_id: ids["ann@sub.example"], stop_on_parent_reply: false });
     expect(Number(child!.due_at)).toBe(Date.parse(String(data.will_start_at)));
     const again = await act(k, "push-to-subsequence", { email_lead_map_id: ids["ann@sub.example"], subsequence_id: sub });
     expect(again).toMatchObject({ status: 400, body: { error: "Lead already pushed to a subsequence" } });

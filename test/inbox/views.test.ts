@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { callJson, createClientKey, env } from "../helpers";
+import { personOf, recordRow } from "../db";
+import { callJson, createClientKey } from "../helpers";
 import { act, at, emails, list, world } from "./fixtures";
 
 const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
@@ -98,7 +99,7 @@ describe("master inbox views (section 15)", () => {
 describe("master inbox actions (section 15 and compat rule C6)", () => {
   it("notes: created on a record (also as BC's lead_id + campaign_id + note), read back per lead", async () => {
     const { k, a, ids } = await world();
-    const ann = await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(ids["ann@in.example"]).first<{ lead_id: number }>();
+    const ann = { lead_id: await personOf(ids["ann@in.example"]!) };
     const created = await act(k, "create-note", { email_lead_map_id: String(ids["ann@in.example"]), note_message: "Met at the fair" });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({
@@ -127,7 +128,7 @@ describe("master inbox actions (section 15 and compat rule C6)", () => {
 
   it("tasks are read back per lead; create-task takes BC's title", async () => {
     const { k, a, ids } = await world();
-    const bob = await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(ids["bob@in.example"]).first<{ lead_id: number }>();
+    const bob = { lead_id: await personOf(ids["bob@in.example"]!) };
     expect((await act(k, "create-task", { lead_id: bob!.lead_id, campaign_id: a, title: "Send pricing" })).status).toBe(200);
     const { body } = await callJson<{ data: { name: string; lead_id: number; priority: string }[] }>(`/api/v1/crm/leads/tasks/${bob!.lead_id}`, { apiKey: k });
     expect(body.data).toEqual([expect.objectContaining({ name: "Send pricing", lead_id: bob!.lead_id, priority: "MEDIUM", email_lead_map_id: ids["bob@in.example"] })]);
@@ -144,8 +145,8 @@ describe("master inbox actions (section 15 and compat rule C6)", () => {
 
   it("update-category takes a name (any case), an empty string to clear, and answers 400 for an unknown name", async () => {
     const { k, a, ids } = await world();
-    const bob = await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(ids["bob@in.example"]).first<{ lead_id: number }>();
-    const category = () => env.DB.prepare("SELECT category_id FROM campaign_leads WHERE id = ?").bind(ids["bob@in.example"]).first<{ category_id: number | null }>();
+    const bob = { lead_id: await personOf(ids["bob@in.example"]!) };
+    const category = async () => ({ category_id: (await recordRow(ids["bob@in.example"]!)).categoryId });
     expect((await act(k, "update-category", { lead_id: bob!.lead_id, campaign_id: a, category: "interested" }, "PATCH")).status).toBe(200);
     expect((await category())!.category_id).toBe(1);
     expect((await act(k, "update-category", { email_lead_map_id: ids["bob@in.example"], category_id: "" }, "PATCH")).status).toBe(200);

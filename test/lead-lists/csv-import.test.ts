@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { addImport, importRow, listMemberCount, setImport } from "../db";
 import { call, callJson, env, provisionAccount } from "../helpers";
 import { continueCsvImports, runImport } from "../../src/lead-lists/import";
 import type { Bindings } from "../../src/platform/env";
@@ -69,8 +70,7 @@ describe("CSV import into a lead list", () => {
       { apiKey: account.apiKey },
     );
     expect(members.body.data[0]).toMatchObject({ email: "ann@example.com", first_name: "Ann", company_name: "Acme, Inc", custom_fields: { "Favourite colour": "blue" } });
-    const stored = await env.DB.prepare("SELECT csv FROM lead_list_imports WHERE id = ?").bind(queued.data.id).first<{ csv: string | null }>();
-    expect(stored!.csv).toBeNull();
+    expect((await importRow(queued.data.id)).csv).toBeNull();
   });
 
   it("works through a large CSV in chunks, and the minute cron finishes what no worker holds", async () => {
@@ -87,24 +87,30 @@ describe("CSV import into a lead list", () => {
 
     // Whatever the request's own worker leaves (it may be cut short), the cron carries on.
     expect(MINUTE_JOBS).toContain(continueCsvImports);
-    await env.DB.prepare("UPDATE lead_list_imports SET lease_until = 0 WHERE id = ? AND state <> 'done'").bind(body.data.id).run();
+    if ((await importRow(body.data.id)).state !== "done") await setImport(body.data.id, { leaseUntil: new Date(0) });
     await continueCsvImports(env, new Date());
     const done = await finished(account.apiKey, list, body.data.id);
     expect(done).toMatchObject({ state: "done", processed: 1300, imported: 1200, duplicates: 100, invalid: 0, blocked: 0 });
     expect((await listEmails(account.apiKey, list)).length).toBe(1000);
-    const count = await env.DB.prepare("SELECT count(*) AS n FROM lead_list_members WHERE list_id = ?").bind(list).first<{ n: number }>();
-    expect(count!.n).toBe(1200);
+    expect(await listMemberCount(list)).toBe(1200);
   });
 
   it("gives up an import whose passes keep failing, saying so in its progress", async () => {
     const account = await provisionAccount();
     const list = await createList(account.apiKey);
     // A stored import whose column list no longer names an email column: every pass throws.
-    const row = await env.DB.prepare(
-      "INSERT INTO lead_list_imports (account_id, list_id, file_name, csv, columns, settings, cursor, total) VALUES (?, ?, 'bad.csv', 'name\nAnn\n', '[\"name\"]', '{\"ignoreGlobalBlockList\":false,\"ignoreUnsubscribeList\":false}', 5, 1) RETURNING id",
-    )
-      .bind(account.id, list)
-      .first<{ id: number }>();
+    const row = {
+      id: await addImport({
+        accountId: account.id,
+        listId: list,
+        fileName: "bad.csv",
+        csv: "name\nAnn\n",
+        columns: ["name"],
+        settings: { ignoreGlobalBlockList: false, ignoreUnsubscribeList: false },
+        cursor: 5,
+        total: 1,
+      }),
+    };
     for (let pass = 1; pass <= 4; pass++) await runImport(env as unknown as Bindings, row!.id);
     expect((await progress(account.apiKey, list, row!.id)).body.data).toMatchObject({ state: "running", error: null });
     await runImport(env as unknown as Bindings, row!.id);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { leadListRow, leadsOf } from "../db";
+import { call, callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { blockListEntry, createList, importInto, listEmails, type ListBody } from "./fixtures";
 
 describe("lead lists", () => {
@@ -32,8 +33,7 @@ describe("lead lists", () => {
     const deleted = await callJson(`/api/v1/lead-list/${id}`, { method: "DELETE", apiKey: account.apiKey });
     expect(deleted.body).toEqual({ ok: true, success: true, message: "Lead list deleted successfully" });
     expect((await callJson(`/api/v1/lead-list/${id}`, { apiKey: account.apiKey })).body).toEqual({ error: "Lead list not found" });
-    const lead = await env.DB.prepare("SELECT count(*) AS n FROM leads WHERE account_id = ? AND email = 'ann@example.com'").bind(account.id).first<{ n: number }>();
-    expect(lead!.n).toBe(1);
+    expect((await leadsOf(account.id)).filter((lead) => lead.email === "ann@example.com")).toHaveLength(1);
   });
 
   it("keeps lists to their tenant: another account and another client see a missing list", async () => {
@@ -134,7 +134,7 @@ describe("lead lists", () => {
       { email: "eve@blocked.example" },
       { email: "bob@example.com", first_name: "Bob" },
     ]);
-    expect(first.body).toEqual({ ok: true, data: { total_leads: 5, imported: 2, duplicates: 1, blocked: 1, invalid: 1 } });
+    expect(first.body).toEqual({ ok: true, data: { total_leads: 5, imported: 2, duplicates: 1, blocked: 1, invalid: 1, invalid_timezone_count: 0 } });
 
     const second = await callJson<{ data: unknown }>(`/api/v1/lead-list/${list}/import`, {
       method: "POST",
@@ -148,7 +148,7 @@ describe("lead lists", () => {
         ignore_global_block_list: true,
       },
     });
-    expect(second.body.data).toEqual({ total_leads: 3, imported: 1, duplicates: 2, blocked: 0, invalid: 0 });
+    expect(second.body.data).toEqual({ total_leads: 3, imported: 1, duplicates: 2, blocked: 0, invalid: 0, invalid_timezone_count: 0 });
     expect(await listEmails(account.apiKey, list)).toEqual(["ann@example.com", "bob@example.com", "eve@blocked.example"]);
 
     const members = await callJson<{ data: { email: string; first_name: string | null; custom_fields: unknown }[] }>(`/api/v1/lead-list/${list}/leads`, { apiKey: account.apiKey });
@@ -175,9 +175,8 @@ describe("lead lists", () => {
         customFields: { Plan: "plan" },
       },
     });
-    expect(result.body.data).toEqual({ total_leads: 1000, imported: 1000, duplicates: 0, blocked: 0, invalid: 0 });
-    const stored = await env.DB.prepare("SELECT custom_fields FROM lead_lists WHERE id = ?").bind(list).first<{ custom_fields: string }>();
-    expect(JSON.parse(stored!.custom_fields)).toEqual({ Plan: "plan" });
+    expect(result.body.data).toEqual({ total_leads: 1000, imported: 1000, duplicates: 0, blocked: 0, invalid: 0, invalid_timezone_count: 0 });
+    expect((await leadListRow(list)).customFields).toEqual({ Plan: "plan" });
     expect((await callJson<ListBody>(`/api/v1/lead-list/${list}`, { apiKey: account.apiKey })).body.data.lead_count).toBe(1000);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { callJson, createClient, env, provisionAccount } from "../helpers";
+import { campaignPeople, mailboxConnected, mailboxRow, recordsOf, setMailbox } from "../db";
+import { callJson, createClient, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { blockListEntry, campaignEmails, createList, importInto, leadIdsOf, listEmails } from "./fixtures";
 
@@ -37,8 +38,8 @@ describe("pushing list leads to campaigns", () => {
     expect(pushed.status).toBe(200);
     expect(pushed.body).toEqual({ ok: true, data: { campaign_id: campaign, total_leads: 4, pushed: 1, duplicates: 1, blocked: 1, unsubscribed: 1 } });
     expect(await campaignEmails(account.apiKey, campaign)).toEqual(["ann@example.com", "bob@example.com"]);
-    const states = await env.DB.prepare("SELECT DISTINCT state FROM campaign_leads WHERE campaign_id = ?").bind(campaign).all<{ state: string }>();
-    expect(states.results.map((row) => row.state)).toEqual(["DRAFTED"]);
+    const states = new Set((await recordsOf(campaign)).map((row) => row.state));
+    expect([...states]).toEqual(["DRAFTED"]);
     expect(await listEmails(account.apiKey, list)).toHaveLength(4);
 
     const ignoring = await push(account.apiKey, {
@@ -78,12 +79,9 @@ describe("pushing list leads to campaigns", () => {
 
     const pushed = await push(account.apiKey, { campaignId: campaign, leadList: { listId: list, allLeads: true } });
     expect(pushed.body.data).toMatchObject({ total_leads: 1200, pushed: 1200, duplicates: 0 });
-    const scoped = await env.DB.prepare(
-      "SELECT count(*) AS n, min(l.client_id) AS client, max(l.first_name IS NOT NULL) AS named FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id WHERE cl.campaign_id = ?",
-    )
-      .bind(campaign)
-      .first<{ n: number; client: number; named: number }>();
-    expect(scoped).toEqual({ n: 1200, client, named: 1 });
+    const people = await campaignPeople(campaign);
+    const clients = people.map((lead) => lead.clientId ?? Number.NaN);
+    expect({ n: people.length, client: Math.min(...clients), named: people.some((lead) => lead.firstName !== null) }).toEqual({ n: 1200, client, named: true });
 
     const ids = await leadIdsOf(list);
     const byIds = await createCampaign(account.apiKey);
@@ -102,7 +100,7 @@ describe("pushing list leads to campaigns", () => {
       apiKey,
       body: { from_name: "S", from_email: `s-${crypto.randomUUID()}@sender.example`, password: "pw", smtp_host: "smtp.sender.example", smtp_port: 587, imap_host: "imap.sender.example", imap_port: 993 },
     });
-    await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1 WHERE id = ?").bind(mailbox.id).run();
+    await mailboxConnected(mailbox.id);
     const campaign = await createCampaign(apiKey);
     await callJson(`/api/v1/campaigns/${campaign}/sequences`, { method: "POST", apiKey, body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }] } });
     // Nothing may go out: the campaign starts years from now.
@@ -114,10 +112,10 @@ describe("pushing list leads to campaigns", () => {
     await addLeads(apiKey, campaign, ["first@example.com"]);
     await callJson(`/api/v1/campaigns/${campaign}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: [mailbox.id] } });
     expect((await callJson(`/api/v1/campaigns/${campaign}/status`, { method: "POST", apiKey, body: { status: "START" } })).status).toBe(200);
-    const wakeAt = async () => (await env.DB.prepare("SELECT engine_wake_at AS at FROM email_accounts WHERE id = ?").bind(mailbox.id).first<{ at: number | null }>())!.at;
+    const wakeAt = async () => (await mailboxRow(mailbox.id)).engineWakeAt;
     await vi.waitFor(async () => expect(await wakeAt()).not.toBeNull(), { timeout: 15_000, interval: 20 });
     // The start's pass has run and armed the next wake for years ahead; forget it, then push.
-    await env.DB.prepare("UPDATE email_accounts SET engine_wake_at = NULL WHERE id = ?").bind(mailbox.id).run();
+    await setMailbox(mailbox.id, { engineWakeAt: null });
 
     const list = await createList(apiKey);
     await importInto(apiKey, list, [{ email: "second@example.com" }]);

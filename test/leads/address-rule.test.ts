@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, callJson, env, provisionAccount } from "../helpers";
+import { leadByEmail, leadsOf } from "../db";
+import { call, callJson, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { createList, importInto, listEmails } from "../lead-lists/fixtures";
 
@@ -20,8 +21,7 @@ const HOSTILE = [
 ];
 
 async function storedEmails(accountId: number): Promise<string[]> {
-  const rows = await env.DB.prepare("SELECT email FROM leads WHERE account_id = ? ORDER BY email").bind(accountId).all<{ email: string }>();
-  return rows.results.map((row) => row.email);
+  return (await leadsOf(accountId)).map((row) => row.email).sort();
 }
 
 describe("one strict address rule for leads (issue 23)", () => {
@@ -55,7 +55,7 @@ describe("one strict address rule for leads (issue 23)", () => {
     }
     expect(await listEmails(account.apiKey, list)).toEqual(["csv@example.com", "fine@example.com"]);
 
-    const lead = (await env.DB.prepare("SELECT id FROM leads WHERE account_id = ? AND email = 'fine@example.com'").bind(account.id).first<{ id: number }>())!.id;
+    const lead = (await leadByEmail(account.id, "fine@example.com")).id;
     for (const email of HOSTILE) {
       const answer = await callJson(`/api/v1/leads/${lead}`, { method: "PUT", apiKey: account.apiKey, body: { email } });
       expect(answer, JSON.stringify(email)).toMatchObject({ status: 422, body: { details: [{ path: "email", message: "Invalid email address" }] } });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { recordRow } from "../db";
+import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { addLeads, createCampaign } from "../campaigns/fixtures";
 import { blockListValue } from "../../src/leads/block-list";
 
@@ -20,7 +21,7 @@ async function list(apiKey: string, query = "") {
 }
 
 async function stateOf(recordId: number): Promise<string> {
-  return (await env.DB.prepare("SELECT state FROM campaign_leads WHERE id = ?").bind(recordId).first<{ state: string }>())!.state;
+  return (await recordRow(recordId)).state;
 }
 
 describe("block list values", () => {
@@ -78,8 +79,7 @@ describe("global block list", () => {
     expect(await stateOf(records["bob@fine.example"]!)).toBe("BLOCKED");
     expect(await stateOf(records["carol@fine.example"]!)).toBe("DRAFTED");
     expect(await stateOf(records["dan@spam.example"]!)).toBe("COMPLETED");
-    const due = await env.DB.prepare("SELECT due_at FROM campaign_leads WHERE id = ?").bind(records["ann@spam.example"]).first<{ due_at: number | null }>();
-    expect(due!.due_at).toBeNull();
+    expect((await recordRow(records["ann@spam.example"]!)).dueAt).toBeNull();
 
     // A client's entry reaches only that client's campaigns.
     const other = await createClient(account.apiKey, "Other", "other@other.example");

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { claimRecords, type ClaimRequest } from "../../src/engine/store";
+import { claimRecords } from "../../src/engine/store";
+import { blockListed, campaignRow, eventsOf, recordRow, setCampaign, setRecord } from "../db";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
 import { call, callJson, env, provisionAccount } from "../helpers";
-import { attach, mailbox, post, recordRow, setUp } from "./fixtures";
+import { attach, mailbox, post, setUp } from "./fixtures";
 
 const DAY_MS = 86_400_000;
 const ANN = "ann@leads.example";
@@ -18,14 +19,11 @@ beforeEach(() => {
 afterEach(() => receiver.restore());
 
 async function activate(campaign: number) {
-  await env.DB.prepare("UPDATE campaigns SET status = 'ACTIVE' WHERE id = ?").bind(campaign).run();
+  await setCampaign(campaign, { status: "ACTIVE" });
 }
 
 async function claim(campaign: number, mailboxId: number, at: number) {
-  const row = await env.DB.prepare("SELECT id, account_id AS accountId, client_id AS clientId, name, status, schedule, settings FROM campaigns WHERE id = ?")
-    .bind(campaign)
-    .first<ClaimRequest["campaign"]>();
-  const { records } = await claimRecords(env.DB, { campaign: row!, mailboxId, senderDomain: "sender.example", now: at, limit: 10, newLeadsLeft: 10 });
+  const { records } = await claimRecords(env.DB, { campaign: await campaignRow(campaign), mailboxId, senderDomain: "sender.example", now: at, limit: 10, newLeadsLeft: 10 });
   return records.map((r) => r.recordId);
 }
 
@@ -39,7 +37,7 @@ describe("pause and resume", () => {
     const paused = await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/pause`);
     expect(paused.status).toBe(200);
     expect(paused.body).toEqual({ ok: true, success: true, message: expect.any(String), data: "success" });
-    expect(await recordRow(records[ANN]!)).toMatchObject({ state: "PAUSED", paused_from: "INPROGRESS" });
+    expect(await recordRow(records[ANN]!)).toMatchObject({ state: "PAUSED", pausedFrom: "INPROGRESS" });
     // Pausing again is a no-op, and the paused record is never claimed.
     expect((await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/pause`)).status).toBe(200);
     expect(await claim(campaign, box, Date.now() + 60_000)).toEqual([records[BOB]]);
@@ -51,10 +49,10 @@ describe("pause and resume", () => {
     expect(resumed.status).toBe(200);
     expect(resumed.body.data).toBe("success");
     const row = await recordRow(records[ANN]!);
-    expect(row).toMatchObject({ state: "INPROGRESS", paused_from: null });
-    expect(row.due_at).toBeGreaterThanOrEqual(before + 2 * DAY_MS);
-    expect(row.due_at).toBeLessThan(Date.now() + 2 * DAY_MS + 1);
-    expect(Date.parse(resumed.body.will_resume_at)).toBe(row.due_at);
+    expect(row).toMatchObject({ state: "INPROGRESS", pausedFrom: null });
+    expect(row.dueAt!.getTime()).toBeGreaterThanOrEqual(before + 2 * DAY_MS);
+    expect(row.dueAt!.getTime()).toBeLessThan(Date.now() + 2 * DAY_MS + 1);
+    expect(Date.parse(resumed.body.will_resume_at)).toBe(row.dueAt!.getTime());
     // Not due yet; due once the delay has passed.
     expect(await claim(campaign, box, Date.now() + DAY_MS)).not.toContain(records[ANN]);
     expect(await claim(campaign, box, Date.now() + 3 * DAY_MS)).toContain(records[ANN]);
@@ -65,7 +63,7 @@ describe("pause and resume", () => {
     await ingestOk(apiKey, campaign, [{ type: "SENT", email_lead_map_id: records[ANN], occurred_at: new Date().toISOString() }]);
     await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/pause`);
     await ingestOk(apiKey, campaign, [{ type: "REPLY", email_lead_map_id: records[ANN], from_email: ANN, occurred_at: new Date().toISOString() }]);
-    expect(await recordRow(records[ANN]!)).toMatchObject({ state: "COMPLETED", paused_from: null, due_at: null });
+    expect(await recordRow(records[ANN]!)).toMatchObject({ state: "COMPLETED", pausedFrom: null, dueAt: null });
     expect(await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/resume`)).toMatchObject({
       status: 400,
       body: { error: "Lead is not paused" },
@@ -81,7 +79,7 @@ describe("pause and resume", () => {
     expect(await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[BOB]}/pause`)).toMatchObject({ status: 400, body: { error: "Lead is COMPLETED" } });
 
     await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/pause`);
-    await env.DB.prepare("UPDATE campaign_leads SET next_step = NULL WHERE id = ?").bind(records[ANN]).run();
+    await setRecord(records[ANN]!, { nextStep: null });
     expect(await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/resume`)).toMatchObject({
       status: 400,
       body: { error: "This is the last sequence. You cannot resume this lead." },
@@ -95,9 +93,9 @@ describe("pause and resume", () => {
       { seq_number: 2, seq_delay_details: { delay_in_days: 3 }, email_body: "Two" },
     ];
     expect((await post(apiKey, `/api/v1/campaigns/${campaign}/sequences`, { sequences: steps })).status).toBe(200);
-    await env.DB.prepare("UPDATE campaign_leads SET next_step = 2 WHERE id = ?").bind(records[ANN]).run();
+    await setRecord(records[ANN]!, { nextStep: 2 });
     await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/pause`);
-    const pausedAt = (await env.DB.prepare("SELECT paused_at FROM campaign_leads WHERE id = ?").bind(records[ANN]).first<{ paused_at: number }>())!.paused_at;
+    const pausedAt = (await recordRow(records[ANN]!)).pausedAt!.getTime();
     const resumed = await post<{ will_resume_at: string }>(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/resume`);
     expect(resumed.status).toBe(200);
     expect(Date.parse(resumed.body.will_resume_at)).toBe(pausedAt + 3 * DAY_MS);
@@ -128,10 +126,10 @@ describe("unsubscribe", () => {
     const hook = await createWebhook(apiKey, campaign, { event_types: ["LEAD_UNSUBSCRIBED"] });
     const done = await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/unsubscribe`);
     expect(done).toMatchObject({ status: 200, body: { ok: true, message: "Lead unsubscribed successfully" } });
-    expect(await recordRow(records[ANN]!)).toMatchObject({ state: "STOPPED", has_unsubscribed: 1, due_at: null });
+    expect(await recordRow(records[ANN]!)).toMatchObject({ state: "STOPPED", hasUnsubscribed: true, dueAt: null });
     expect((await recordRow(records[BOB]!)).state).toBe("DRAFTED");
-    const event = await env.DB.prepare("SELECT event_id FROM events WHERE campaign_lead_id = ? AND type = 'UNSUBSCRIBE'").bind(records[ANN]).first();
-    expect(String(event!.event_id)).toMatch(new RegExp(`^salvo-unsubscribe-api:${records[ANN]}:`));
+    const [event] = (await eventsOf(campaign, "UNSUBSCRIBE")).filter((e) => e.campaignLeadId === records[ANN]);
+    expect(String(event!.eventId)).toMatch(new RegExp(`^salvo-unsubscribe-api:${records[ANN]}:`));
     const report = await analytics(apiKey, campaign, { start_date: today, end_date: today });
     expect(report.body.unsubscribed_count).toBe("1");
     expect((await deliveriesOf(hook.id)).map((d) => d.event_type)).toEqual(["LEAD_UNSUBSCRIBED"]);
@@ -229,7 +227,7 @@ describe("update, complete, category, re-pin", () => {
     expect((await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${records[ANN]}/manual-complete`)).body).toMatchObject({ message: "Lead marked as complete" });
     expect((await recordRow(records[ANN]!)).state).toBe("COMPLETED");
     expect((await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[BOB]}/manual-complete`)).status).toBe(200);
-    expect(await recordRow(records[BOB]!)).toMatchObject({ state: "COMPLETED", due_at: null });
+    expect(await recordRow(records[BOB]!)).toMatchObject({ state: "COMPLETED", dueAt: null });
   });
 
   it("categorises by id or name with LEAD_CATEGORY_UPDATED, clears with an empty string, and refuses unknown names", async () => {
@@ -237,11 +235,10 @@ describe("update, complete, category, re-pin", () => {
     const hook = await createWebhook(apiKey, campaign, { event_types: ["LEAD_CATEGORY_UPDATED"] });
     const path = `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/category`;
     expect((await post(apiKey, path, { category: "interested", pause_lead: true })).body).toMatchObject({ message: "Lead category updated" });
-    const row = await env.DB.prepare("SELECT category_id, state FROM campaign_leads WHERE id = ?").bind(records[ANN]).first();
-    expect(row).toEqual({ category_id: 1, state: "PAUSED" });
+    expect(await recordRow(records[ANN]!)).toMatchObject({ categoryId: 1, state: "PAUSED" });
     expect((await deliveriesOf(hook.id)).map((d) => d.event_type)).toEqual(["LEAD_CATEGORY_UPDATED"]);
     await post(apiKey, path, { category_id: "" });
-    expect(await env.DB.prepare("SELECT category_id FROM campaign_leads WHERE id = ?").bind(records[ANN]).first()).toEqual({ category_id: null });
+    expect((await recordRow(records[ANN]!)).categoryId).toBeNull();
     expect(await post(apiKey, path, { category: "Nope" })).toMatchObject({ status: 400, body: { error: "Invalid category - Nope" } });
   });
 
@@ -252,10 +249,10 @@ describe("update, complete, category, re-pin", () => {
     const path = "/api/v1/campaigns/update-lead-email-account";
     expect((await post(apiKey, path, { email_account_id: stray, email_campaign_id: campaign, email_lead_id: leads[ANN] })).status).toBe(400);
     expect((await post(apiKey, path, { email_account_id: one, campaign_id: campaign, lead_id: leads[ANN] })).body).toMatchObject({ message: "Lead email account updated" });
-    expect((await recordRow(records[ANN]!)).email_account_id).toBe(one);
+    expect((await recordRow(records[ANN]!)).emailAccountId).toBe(one);
     expect((await post(apiKey, path, { email_account_id: two, email_campaign_id: campaign, email_lead_id: leads[ANN] })).status).toBe(400);
     await post(apiKey, path, { email_account_id: two, email_campaign_id: campaign, email_lead_id: leads[ANN], override_lead_email_account: true });
-    expect((await recordRow(records[ANN]!)).email_account_id).toBe(two);
+    expect((await recordRow(records[ANN]!)).emailAccountId).toBe(two);
     await activate(campaign);
     expect(await claim(campaign, one, Date.now() + 60_000)).toEqual([records[BOB]]);
   });
@@ -268,7 +265,7 @@ describe("adding leads", () => {
     const campaign = await createCampaign(apiKey);
     const flat = await post(apiKey, `/api/v1/campaigns/${campaign}/leads`, { email: "flat@leads.example", first_name: "Flat", return_lead_ids: true, campaign_id: 999 });
     expect(flat.body).toMatchObject({ ok: true, upload_count: 1, emailToLeadIdMap: { "flat@leads.example": expect.any(Number) } });
-    await env.DB.prepare("INSERT INTO block_list (account_id, email_or_domain) VALUES (?, ?)").bind(account.id, "blocked.example").run();
+    await blockListed(account.id, "blocked.example");
     const bulk = await post(apiKey, `/api/v1/campaigns/${campaign}/leads/bulk`, { leads: [{ email: "a@blocked.example" }, { email: "b@fine.example" }] });
     expect(bulk.body).toMatchObject({ upload_count: 1, block_count: 1, total_leads: 2 });
     const forced = await post(apiKey, `/api/v1/campaigns/${campaign}/leads`, { lead_list: [{ email: "a@blocked.example" }], ignore_global_block_list: true });

@@ -1,16 +1,6 @@
 import { addLeads, createCampaign } from "../campaigns/fixtures";
-import { callJson, env, provisionAccount } from "../helpers";
-
-export interface Record {
-  id: number;
-  lead_id: number;
-  state: string;
-  next_step: number | null;
-  due_at: number | null;
-  email_account_id: number | null;
-  paused_from: string | null;
-  has_unsubscribed: number;
-}
+import { personOf } from "../db";
+import { callJson, provisionAccount } from "../helpers";
 
 /** A campaign with leads; answers each email's record id and lead id. */
 export async function setUp(emails: string[] = ["ann@leads.example", "bob@leads.example"]) {
@@ -18,19 +8,8 @@ export async function setUp(emails: string[] = ["ann@leads.example", "bob@leads.
   const campaign = await createCampaign(account.apiKey, { name: "Leads" });
   const records = await addLeads(account.apiKey, campaign, emails);
   const leads: { [email: string]: number } = {};
-  for (const email of emails) leads[email] = (await recordRow(records[email]!)).lead_id;
+  for (const email of emails) leads[email] = await personOf(records[email]!);
   return { account, apiKey: account.apiKey, campaign, records, leads };
-}
-
-/** The stored record, to check what the engine will see. */
-export async function recordRow(id: number): Promise<Record> {
-  const row = await env.DB.prepare(
-    "SELECT id, lead_id, state, next_step, due_at, email_account_id, paused_from, has_unsubscribed FROM campaign_leads WHERE id = ?",
-  )
-    .bind(id)
-    .first<Record>();
-  if (!row) throw new Error(`no record ${id}`);
-  return row;
 }
 
 export function post<T = { [key: string]: unknown }>(apiKey: string, path: string, body: unknown = {}, method = "POST") {

@@ -24,9 +24,14 @@ declare module "vitest" {
      * accepts MAIL FROM but answers RCPT with 451 4.3.0; `hangup` greets and closes the connection;
      * `silent` accepts the connection and never says anything; `lostAfterData` and `silentAfterData`
      * take a whole transaction up to the end of the message, then close without answering it, or
-     * never answer it.
+     * never answer it. `recorder` keeps each session's commands (`GET <mailReader>/smtp-sessions?helo=<name>`
+     * answers them as `[[command, …], …]`, one array per session that said `EHLO <name>`) and answers
+     * by the sender's and recipient's local parts: sender `refused…` 553 at MAIL (and 503 to the RCPT
+     * after it), recipient `reject…` 550 at RCPT, `busy…` 451 at RCPT, `lost…` closes at the
+     * end of the message without answering it, `bye…` takes the message and then closes the session,
+     * anything else is taken. It offers PIPELINING (the other scripted servers do not).
      */
-    scriptedSmtp: { transient: number; hangup: number; silent: number; lostAfterData: number; silentAfterData: number };
+    scriptedSmtp: { transient: number; hangup: number; silent: number; lostAfterData: number; silentAfterData: number; recorder: number };
     /**
      * Scripted IMAP servers on loopback (plain): `noStarttls` offers no STARTTLS but accepts any LOGIN
      * (so a client that went on in clear would pass); `bye` greets, then answers any command with an
@@ -209,6 +214,47 @@ function afterDataServer(atEnd: "close" | "silence") {
   });
 }
 
+/** Every session of the recording server, by the name it gave in EHLO: the commands it sent, in order. */
+const recorded = new Map<string, string[][]>();
+
+function recorderServer() {
+  const sessions = new WeakMap<Socket, { commands: string[]; recipient: string; inData: boolean; mailRefused: boolean }>();
+  return lineServer("220 recorder.test ESMTP\r\n", (socket, line) => {
+    let session = sessions.get(socket);
+    if (!session) sessions.set(socket, (session = { commands: [], recipient: "", inData: false, mailRefused: false }));
+    if (session.inData) {
+      if (line !== ".") return;
+      session.inData = false;
+      session.commands.push("<message>");
+      if (session.recipient.startsWith("lost")) return void socket.destroy();
+      socket.write("250 2.0.0 Ok: queued\r\n");
+      if (session.recipient.startsWith("bye")) socket.end();
+      return;
+    }
+    const command = line.toUpperCase();
+    session.commands.push(command.startsWith("AUTH") ? "AUTH" : command.startsWith("EHLO") ? line : command.split(":")[0]!);
+    if (command.startsWith("EHLO")) {
+      const name = line.slice(5);
+      if (session.commands.length === 1) recorded.set(name, [...(recorded.get(name) ?? []), session.commands]);
+      socket.write("250-recorder.test\r\n250-PIPELINING\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME\r\n");
+    } else if (command.startsWith("AUTH")) socket.write("235 2.7.0 Authentication successful\r\n");
+    else if (command.startsWith("MAIL")) {
+      session.mailRefused = /<refused/i.test(line);
+      socket.write(session.mailRefused ? "553 5.7.1 <refused@lab.salvo.test>: Sender address rejected: not owned by user\r\n" : "250 2.1.0 Ok\r\n");
+    } else if (command.startsWith("RCPT") && session.mailRefused) socket.write("503 5.5.1 Error: need MAIL command\r\n");
+    else if (command.startsWith("RCPT")) {
+      session.recipient = /<([^@>]*)/.exec(line)?.[1]?.toLowerCase() ?? "";
+      if (session.recipient.startsWith("reject")) socket.write("550 5.1.1 <" + session.recipient + ">: Recipient address rejected: User unknown\r\n");
+      else if (session.recipient.startsWith("busy")) socket.write("451 4.3.0 Try again later: mailbox busy\r\n");
+      else socket.write("250 2.1.5 Ok\r\n");
+    } else if (command === "DATA") {
+      session.inData = true;
+      socket.write("354 End data with <CR><LF>.<CR><LF>\r\n");
+    } else if (command.startsWith("QUIT")) socket.end("221 2.0.0 Bye\r\n");
+    else socket.write("250 2.0.0 Ok\r\n");
+  });
+}
+
 export default async function setup(project: TestProject) {
   const path = process.env.MAIL_LAB_JSON ?? join(import.meta.dirname, "..", "..", ".mail-lab.json");
   let lab: MailLab;
@@ -221,6 +267,9 @@ export default async function setup(project: TestProject) {
 
   const reader = createHttpServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://reader");
+    if (url.pathname === "/smtp-sessions") {
+      return response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(recorded.get(url.searchParams.get("helo") ?? "") ?? []));
+    }
     if (url.pathname === "/log") {
       const name = url.searchParams.get("name") as keyof MailLab["logs"];
       const file = lab.logs[name];
@@ -259,6 +308,7 @@ export default async function setup(project: TestProject) {
   const silent = await silentServer();
   const lostAfterData = await afterDataServer("close");
   const silentAfterData = await afterDataServer("silence");
+  const recorder = await recorderServer();
   const noStarttls = await noStarttlsImapServer();
   const bye = await byeImapServer();
   const portOf = (server: { address(): unknown }) => (server.address() as { port: number }).port;
@@ -271,6 +321,7 @@ export default async function setup(project: TestProject) {
     silent: portOf(silent),
     lostAfterData: portOf(lostAfterData),
     silentAfterData: portOf(silentAfterData),
+    recorder: portOf(recorder),
   });
   project.provide("scriptedImap", { noStarttls: portOf(noStarttls), bye: portOf(bye) });
   project.provide("labConsent", `http://127.0.0.1:${portOf(person)}`);
@@ -282,7 +333,7 @@ export default async function setup(project: TestProject) {
   }
   return async () => {
     for (const socket of sockets) socket.destroy();
-    for (const server of [reader, person, transient, hangup, silent, noStarttls, bye]) {
+    for (const server of [reader, person, transient, hangup, silent, lostAfterData, silentAfterData, recorder, noStarttls, bye]) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   };

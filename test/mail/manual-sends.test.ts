@@ -4,6 +4,7 @@ import { withImapSession } from "../../src/mail/imap";
 import { imapString } from "../../src/mail/imap-protocol";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
+import { campaignPeople, eventsOf, recordsOf } from "../db";
 import { callJson, provisionAccount } from "../helpers";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 import { delivered, header } from "./lab-messages";
@@ -63,12 +64,9 @@ async function world(local: string, marker: string, mailbox: Record<string, unkn
       body: { events: [{ type: "SENT", lead_email: lead.email, occurred_at: at, email_account_id: mailboxId, message_id: `<camp-${crypto.randomUUID()}@lab.salvo.test>`, subject: "Hello Lab" }] },
     });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
-    const row = await env.DB.prepare(
-      "SELECT e.id FROM events e JOIN campaign_leads cl ON cl.id = e.campaign_lead_id JOIN leads l ON l.id = cl.lead_id WHERE l.email = ? AND e.campaign_id = ? AND e.type = 'SENT' ORDER BY e.id DESC LIMIT 1",
-    )
-      .bind(lead.email, campaign)
-      .first<{ id: number }>();
-    return row!.id;
+    const [records, people] = [await recordsOf(campaign), await campaignPeople(campaign)];
+    const recordId = records[people.findIndex((person) => person.email === lead.email)]!.id;
+    return (await eventsOf(campaign, "SENT")).filter((event) => event.campaignLeadId === recordId).at(-1)!.id;
   };
   const { body: found } = await callJson<{ id: number }>(`/api/v1/leads?email=${encodeURIComponent(lead1.email)}`, { apiKey });
   return { apiKey, campaign, mailboxId, stats, lead1Id: found.id };

@@ -4,6 +4,7 @@ import { LAB_HOSTS } from "./lab-mailboxes";
 import { sendMail } from "../../src/mail/smtp";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
+import { eventsOf, messagesOf } from "../db";
 import { call, callJson, provisionAccount } from "../helpers";
 import { deliveriesOf, RECEIVER } from "../webhooks/fixtures";
 import { delivered, header } from "./lab-messages";
@@ -109,10 +110,7 @@ async function campaign(apiKey: string, mailboxId: number, leads: string[], step
 }
 
 async function sentMessages(campaignId: number) {
-  const rows = await env.DB.prepare("SELECT step, message_id, status, to_email FROM messages WHERE campaign_id = ? ORDER BY id")
-    .bind(campaignId)
-    .all<{ step: number; message_id: string; status: string; to_email: string }>();
-  return rows.results;
+  return (await messagesOf(campaignId)).map((m) => ({ step: m.step, message_id: m.messageId, status: m.status, to_email: m.toEmail! }));
 }
 
 async function dovecotLog(): Promise<string> {
@@ -179,7 +177,7 @@ describe("an OAuth mailbox on the lab", () => {
       if (recorded === 0) await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(recorded).toBe(1);
-    const reply = await env.DB.prepare("SELECT body FROM events WHERE campaign_id = ? AND type = 'REPLY'").bind(campaignId).first<{ body: string }>();
+    const [reply] = await eventsOf(campaignId, "REPLY");
     expect(reply!.body).toBe("Sounds good, call me on Tuesday.");
 
     // Every login of this mailbox (check, two sends, reads) went through XOAUTH2; none with a password.

@@ -3,6 +3,8 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import worker from "../../src/index";
 import { sendMail } from "../../src/mail/smtp";
 import type { Bindings } from "../../src/platform/env";
+import { asc, eq, sql } from "drizzle-orm";
+import { schema, testDb } from "../db";
 import { ADMIN_TOKEN, callJson, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
@@ -30,20 +32,7 @@ interface ProviderCounts {
   total_count: number;
 }
 
-interface Cell {
-  provider_id: string;
-  seed_email: string;
-  folder: string;
-  mailbox_folder: string | null;
-  spam_score: number | null;
-  spam_required: number | null;
-  spam_action: string | null;
-  spam_symbols: string | null;
-  link_report: string | null;
-  sender_ip: string | null;
-  sent_at: number | null;
-  send_error: string | null;
-}
+type Cell = Awaited<ReturnType<typeof cellsOf>>[number];
 
 /** The operator's part: the catalogue's unread default seeds of the lab's providers replaced by the lab's seeds. */
 async function registerLabSeeds() {
@@ -74,14 +63,28 @@ async function registerLabSeeds() {
   }
 }
 
-async function cellsOf(testId: string | number): Promise<Cell[]> {
-  const rows = await env.DB.prepare(
-    `SELECT provider_id, seed_email, folder, mailbox_folder, spam_score, spam_required, spam_action, spam_symbols, link_report, sender_ip, sent_at, send_error
-     FROM spam_test_results WHERE spam_test_id = ? ORDER BY provider_id`,
-  )
-    .bind(Number(testId))
-    .all<Cell>();
-  return rows.results;
+/** A test's cells by provider, under the column names the tests read; the JSON columns as stored (text). */
+function cellsOf(testId: string | number) {
+  const t = schema.spamTestResults;
+  return testDb()
+    .select({
+      provider_id: t.providerId,
+      seed_email: t.seedEmail,
+      folder: t.folder,
+      mailbox_folder: t.mailboxFolder,
+      spam_score: t.spamScore,
+      spam_required: t.spamRequired,
+      spam_action: t.spamAction,
+      spam_symbols: sql<string | null>`${t.spamSymbols}`,
+      link_report: sql<string | null>`${t.linkReport}`,
+      sender_ip: t.senderIp,
+      sent_at: t.sentAt,
+      send_error: t.sendError,
+    })
+    .from(t)
+    .where(eq(t.spamTestId, Number(testId)))
+    .orderBy(asc(t.providerId))
+    .all();
 }
 
 /** Runs the checker until no cell of the test is pending (mail takes a moment through Postfix and LMTP). */
@@ -177,6 +180,17 @@ describe("placement tests against the lab's seed mailboxes", () => {
     expect(report.gmail).toMatchObject({ inbox_count: 1, tab_count: 0, spam_count: 0, total_count: 1 });
     expect(report.outlook).toMatchObject({ inbox_count: 0, tab_count: 1, spam_count: 0, total_count: 1 });
     expect(report.yahoo).toMatchObject({ inbox_count: 0, tab_count: 0, spam_count: 1, total_count: 1 });
+
+    // CONTRACT 21.6: the checker kept each copy's headers as they arrived; the provider's first hop names the lab's sender.
+    const gmailCell = await env.DB.prepare("SELECT id FROM spam_test_results WHERE spam_test_id = ? AND provider_id = 'gmail'").bind(Number(id)).first<{ id: number }>();
+    const headers = await callJson<Record<string, string | string[]>>(`/api/v1/spam-test/report/${id}/sender-account-wise/${gmailCell!.id}/email-headers`, { apiKey: account.apiKey });
+    expect(headers.status, JSON.stringify(headers.body)).toBe(200);
+    expect(headers.body.Subject).toBe("Quarterly numbers");
+    // The seed's INBOX copy went through Postfix, then LMTP: the hop from the sender names its IP.
+    expect(headers.body.Received).toEqual([expect.stringMatching(/ with LMTP /), expect.stringMatching(/^from \S+ \(\S+ \[127\.0\.0\.1\]\)/), ...(headers.body.Received as string[]).slice(2)]);
+    const rdns = await callJson<{ from_email: string; seed_accounts: Record<string, unknown>[] }[]>(`/api/v1/spam-test/report/${id}/rdns-details`, { apiKey: account.apiKey });
+    expect(rdns.body).toEqual([{ from_email: sender.email, seed_accounts: expect.any(Array) }]);
+    expect(rdns.body[0]!.seed_accounts.find((s) => s.id === String(gmailCell!.id))).toMatchObject({ ip: "127.0.0.1", rdns_source: expect.stringMatching(/^(received_header|ptr_query)$/) });
   });
 
   it("an automated test's run sends the campaign step from the sender mailbox by itself and is checked", { timeout: 120_000 }, async () => {
@@ -237,5 +251,17 @@ describe("placement tests against the lab's seed mailboxes", () => {
     const report = await providerReport(account.apiKey, created.body.id);
     expect(report.gmail).toMatchObject({ inbox_count: 1, total_count: 1 });
     expect(report.yahoo).toMatchObject({ inbox_count: 1, total_count: 1 });
+
+    // CONTRACT 21.6: the email as the mailbox handed it to the server, the same one the seed received.
+    const content = await callJson<{ spamTest: string; subject: string; text: string; html: string; rawEmailContent: string }>(
+      `/api/v1/spam-test/report/${created.body.id}/email-content`,
+      { apiKey: account.apiKey },
+    );
+    expect(content.status, JSON.stringify(content.body)).toBe(200);
+    expect(content.body).toMatchObject({ spamTest: created.body.id, subject: "Hello there", html: expect.stringContaining("<p>A short note.</p>") });
+    const messageId = /^Message-ID: (.+)$/im.exec(content.body.rawEmailContent)![1]!.trim();
+    const arrived = await env.DB.prepare("SELECT count(*) AS n FROM spam_test_results WHERE spam_test_id = ? AND message_id = ?").bind(Number(created.body.id), messageId).first<{ n: number }>();
+    expect(arrived!.n).toBe(1);
+    expect(content.body.rawEmailContent).toMatch(/^Subject: Hello there\r$/m);
   });
 });

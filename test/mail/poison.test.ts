@@ -4,6 +4,9 @@ import { imapString } from "../../src/mail/imap-protocol";
 import { withImapSession } from "../../src/mail/imap";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
+import { eq } from "drizzle-orm";
+import { utf8Length } from "../../src/platform/bytes";
+import { addMessages, eventsOf, recordsOf, schema, testDb } from "../db";
 import { callJson, provisionAccount } from "../helpers";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 
@@ -90,12 +93,21 @@ describe("a poison email does not stop a mailbox's reading", () => {
     // The email the lead answers, as the engine records a sent one.
     const ours = `<poison-ours-${crypto.randomUUID()}@lab.salvo.test>`;
     const sentAt = Date.now() - 3_600_000;
-    await env.DB.prepare(
-      `INSERT INTO messages (account_id, campaign_id, campaign_lead_id, step, email_account_id, message_id, status, sent_at, created_at, updated_at)
-       SELECT account_id, campaign_id, id, 1, ?, ?, 'sent', ?, ?, ? FROM campaign_leads WHERE campaign_id = ?`,
-    )
-      .bind(mailboxId, ours, sentAt, sentAt, sentAt, created.id)
-      .run();
+    const at = new Date(sentAt);
+    await addMessages(
+      (await recordsOf(created.id)).map((record) => ({
+        accountId: record.accountId,
+        campaignId: created.id,
+        campaignLeadId: record.id,
+        step: 1,
+        emailAccountId: mailboxId,
+        messageId: ours,
+        status: "sent",
+        sentAt: at,
+        createdAt: at,
+        updatedAt: at,
+      })),
+    );
 
     await append(bouncePoison());
     await append(linkPoison());
@@ -105,8 +117,7 @@ describe("a poison email does not stop a mailbox's reading", () => {
       ),
     );
 
-    const replies = () =>
-      env.DB.prepare("SELECT body FROM events WHERE campaign_id = ? AND type = 'REPLY'").bind(created.id).all<{ body: string }>().then((r) => r.results);
+    const replies = async () => (await eventsOf(created.id, "REPLY")).map((event) => ({ body: event.body }));
     const stub = senderStub(bindings, mailboxId);
     const passes: { ms: number; messages: number }[] = [];
     for (let pass = 0; pass < 2 && (await replies()).length === 0; pass += 1) {
@@ -118,9 +129,8 @@ describe("a poison email does not stop a mailbox's reading", () => {
     console.log(`poison-pass ${JSON.stringify(passes)}`);
     expect(await replies()).toEqual([{ body: "Yes, let's talk on Monday." }]);
     // The link poison is kept as an untracked message (bounded), not lost.
-    const kept = await env.DB.prepare("SELECT subject, length(CAST(html_body AS BLOB)) AS html FROM untracked_replies WHERE email_account_id = ?")
-      .bind(mailboxId)
-      .all<{ subject: string; html: number }>();
-    expect(kept.results).toEqual([{ subject: "Offer", html: expect.any(Number) }]);
+    const untracked = schema.untrackedReplies;
+    const kept = await testDb().select({ subject: untracked.subject, html: untracked.htmlBody }).from(untracked).where(eq(untracked.emailAccountId, mailboxId)).all();
+    expect(kept.map((row) => ({ subject: row.subject, html: utf8Length(row.html ?? "") }))).toEqual([{ subject: "Offer", html: expect.any(Number) }]);
   });
 });

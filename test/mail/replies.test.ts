@@ -5,6 +5,7 @@ import { withImapSession } from "../../src/mail/imap";
 import { sendMail } from "../../src/mail/smtp";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
+import { deliveryKinds, eventsOf as campaignEvents, messagesOf, personOf, recordEventId, recordsOf, webhookDeliveries } from "../db";
 import { callJson, provisionAccount } from "../helpers";
 import { createWebhook } from "../webhooks/fixtures";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
@@ -18,13 +19,6 @@ const account = (local: string) => lab.mailboxes.find((m) => m.email === `${loca
 const sender = account("sender3");
 const [replier, vacationer, bouncer] = [account("lead3"), account("lead4"), account("lead5")];
 
-interface Sent {
-  to_email: string;
-  message_id: string;
-  subject: string;
-  campaign_lead_id: number;
-}
-
 /** Puts a raw message straight into a lab INBOX (a delivery report cannot be made to happen in the lab). */
 async function append(user: { email: string; password: string }, raw: string) {
   const result = await withImapSession(
@@ -37,6 +31,13 @@ async function append(user: { email: string; password: string }, raw: string) {
     },
   );
   expect(result.ok, JSON.stringify(result)).toBe(true);
+}
+
+interface Sent {
+  to_email: string;
+  message_id: string;
+  subject: string;
+  campaign_lead_id: number;
 }
 
 function dsn(original: Sent): string {
@@ -121,8 +122,8 @@ describe("the engine reads replies back from the lab", () => {
     const stub = senderStub(bindings, mailboxId);
     for (let minute = 0; minute < 3; minute += 1) expect((await stub.runPass(t0 + minute * MINUTE, { read: false })).sent).toBe(1);
     const sent = (
-      await env.DB.prepare("SELECT to_email, message_id, subject, campaign_lead_id FROM messages WHERE campaign_id = ?").bind(campaignId).all<Sent>()
-    ).results;
+      await messagesOf(campaignId)
+    ).map((m) => ({ to_email: m.toEmail!, message_id: m.messageId, subject: m.subject!, campaign_lead_id: m.campaignLeadId }));
     const to = (lead: { email: string }) => sent.find((m) => m.to_email === lead.email)!;
 
     // A lead answers from its own mailbox, through the lab's SMTP, quoting our email.
@@ -157,11 +158,7 @@ describe("the engine reads replies back from the lab", () => {
     await append(sender, dsn(to(bouncer)));
 
     const eventsOf = async () =>
-      (
-        await env.DB.prepare("SELECT e.type, e.body, e.is_ooo, e.ignored, e.campaign_lead_id AS record FROM events e WHERE e.campaign_id = ? AND e.type IN ('REPLY', 'BOUNCE')")
-          .bind(campaignId)
-          .all<{ type: string; body: string; is_ooo: number; ignored: number; record: number }>()
-      ).results;
+      [...(await campaignEvents(campaignId, "REPLY")), ...(await campaignEvents(campaignId, "BOUNCE"))].map((e) => ({ type: e.type, body: e.body, is_ooo: e.isOoo, ignored: e.ignored, record: e.campaignLeadId }));
     await vi.waitFor(
       async () => {
         await stub.runRead(Date.now(), mailboxId);
@@ -170,17 +167,15 @@ describe("the engine reads replies back from the lab", () => {
       { timeout: 20_000, interval: 500 },
     );
     const events = await eventsOf();
-    expect(events.find((e) => e.record === to(replier).campaign_lead_id)).toMatchObject({ type: "REPLY", body: "Yes, let's talk on Monday.", is_ooo: 0, ignored: 0 });
-    expect(events.find((e) => e.record === to(vacationer).campaign_lead_id)).toMatchObject({ type: "REPLY", is_ooo: 1, ignored: 1 });
+    expect(events.find((e) => e.record === to(replier).campaign_lead_id)).toMatchObject({ type: "REPLY", body: "Yes, let's talk on Monday.", is_ooo: false, ignored: false });
+    expect(events.find((e) => e.record === to(vacationer).campaign_lead_id)).toMatchObject({ type: "REPLY", is_ooo: true, ignored: true });
     expect(events.find((e) => e.record === to(bouncer).campaign_lead_id)).toMatchObject({ type: "BOUNCE" });
 
     // Read again: nothing new is recorded.
     expect((await stub.runRead(Date.now(), mailboxId)).outcome).toMatchObject({ replies: 0, bounces: 0 });
     expect(await eventsOf()).toHaveLength(3);
 
-    const states = (
-      await env.DB.prepare("SELECT id, state, category_id, due_at FROM campaign_leads WHERE campaign_id = ?").bind(campaignId).all<{ id: number; state: string; category_id: number | null; due_at: number | null }>()
-    ).results;
+    const states = (await recordsOf(campaignId)).map((r) => ({ id: r.id, state: r.state, category_id: r.categoryId, due_at: r.dueAt }));
     const stateOf = (lead: { email: string }) => states.find((s) => s.id === to(lead).campaign_lead_id)!;
     expect(stateOf(replier)).toMatchObject({ state: "COMPLETED", due_at: null });
     expect(stateOf(vacationer)).toMatchObject({ state: "INPROGRESS", category_id: 6 });
@@ -189,8 +184,8 @@ describe("the engine reads replies back from the lab", () => {
     // A day later only the out-of-office lead (ignored answer) gets the follow-up.
     await stub.runPass(t0 + DAY + 5 * MINUTE, { read: false });
     expect((await stub.runPass(t0 + DAY + 10 * MINUTE, { read: false })).sent).toBe(0);
-    const followUps = (await env.DB.prepare("SELECT to_email FROM messages WHERE campaign_id = ? AND step = 2").bind(campaignId).all<{ to_email: string }>()).results;
-    expect(followUps.map((m) => m.to_email)).toEqual([vacationer.email]);
+    const followUps = (await messagesOf(campaignId)).filter((m) => m.step === 2);
+    expect(followUps.map((m) => m.toEmail)).toEqual([vacationer.email]);
 
     const { body: inbox } = await callJson<{ messages: { lead: { email: string } }[] }>("/api/v1/master-inbox/inbox-replies", { method: "POST", apiKey, body: {} });
     expect(inbox.messages.map((m) => m.lead.email)).toContain(replier.email);
@@ -198,7 +193,7 @@ describe("the engine reads replies back from the lab", () => {
     const { body: stats } = await callJson<Record<string, string>>(`/api/v1/campaigns/${campaignId}/analytics-by-date?start_date=${day}&end_date=${new Date(t0 + DAY).toISOString().slice(0, 10)}`, { apiKey });
     expect(stats).toMatchObject({ reply_count: "1", bounce_count: "1" });
     // Answering from the inbox: threaded on the lead's reply, in the lead's mailbox, and in the thread.
-    const leadReply = (await env.DB.prepare("SELECT id FROM events WHERE campaign_lead_id = ? AND type = 'REPLY'").bind(to(replier).campaign_lead_id).first<{ id: number }>())!;
+    const leadReply = { id: await recordEventId(to(replier).campaign_lead_id, "REPLY") };
     const answer = await callJson<{ ok: boolean; message_id: string; email_stats_id: string }>(`/api/v1/campaigns/${campaignId}/reply-email-thread`, {
       method: "POST",
       apiKey,
@@ -214,15 +209,15 @@ describe("the engine reads replies back from the lab", () => {
     expect(head).toContain(`Subject: Re: Question for Rita`);
     expect(head).not.toMatch(/^Bcc:/im);
     const history = await callJson<{ history: { type: string; stats_id: string; cc: string | null; bcc: string | null }[] }>(
-      `/api/v1/campaigns/${campaignId}/leads/${(await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(to(replier).campaign_lead_id).first<{ lead_id: number }>())!.lead_id}/message-history`,
+      `/api/v1/campaigns/${campaignId}/leads/${await personOf(to(replier).campaign_lead_id)}/message-history`,
       { apiKey },
     );
     // Ordered by time: the campaign email went out on the test's clock (days ahead), the rest on the real one.
     expect(history.body.history.map((m) => m.type).sort()).toEqual(["REPLY", "SENT", "SENT"]);
     expect(history.body.history.find((m) => m.stats_id === answer.body.email_stats_id)).toMatchObject({ type: "SENT", cc: null, bcc: "archive@lab.salvo.test" });
     expect(history.body.history.find((m) => m.type === "REPLY")).toMatchObject({ stats_id: String(leadReply.id), cc: "boss@lab.salvo.test" });
-    const replyDelivery = await env.DB.prepare("SELECT payload FROM webhook_deliveries WHERE webhook_id = ? AND event_type = 'EMAIL_REPLY'").bind(hook.id).all<{ payload: string }>();
-    const replied = replyDelivery.results.map((d) => JSON.parse(d.payload) as { sl_lead_email: string; cc_emails: string[] });
+    const replyDelivery = (await webhookDeliveries(hook.id)).filter((d) => d.eventType === "EMAIL_REPLY");
+    const replied = replyDelivery.map((d) => d.payload as { sl_lead_email: string; cc_emails: string[] });
     expect(replied.find((p) => p.sl_lead_email === replier.email)?.cc_emails).toEqual(["boss@lab.salvo.test"]);
 
     // A reply scheduled for later, with a file: the mailbox's object sends it on its first pass after that time.
@@ -258,15 +253,15 @@ describe("the engine reads replies back from the lab", () => {
     expect(raw).toContain('Content-Disposition: attachment; filename="agenda.txt"');
     expect(raw).toContain(btoa("agenda: pricing, onboarding"));
     const history2 = await callJson<{ history: { stats_id: string; attachments: unknown[] }[] }>(
-      `/api/v1/campaigns/${campaignId}/leads/${(await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(to(replier).campaign_lead_id).first<{ lead_id: number }>())!.lead_id}/message-history`,
+      `/api/v1/campaigns/${campaignId}/leads/${await personOf(to(replier).campaign_lead_id)}/message-history`,
       { apiKey },
     );
     expect(history2.body.history.find((m) => m.stats_id === done.email_stats_id)?.attachments).toEqual([
       { file_name: "agenda.txt", file_url: "https://files.lab.example/docs/agenda.txt", file_type: "text/plain", file_size: 27 },
     ]);
 
-    const kinds = (await env.DB.prepare("SELECT event_type, count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? GROUP BY event_type").bind(hook.id).all<{ event_type: string; n: number }>()).results;
-    expect(Object.fromEntries(kinds.map((k) => [k.event_type, k.n]))).toMatchObject({ EMAIL_BOUNCE: 1 });
-    expect(kinds.find((k) => k.event_type === "EMAIL_REPLY")?.n).toBeGreaterThanOrEqual(1);
+    const kinds = await deliveryKinds({ webhookId: hook.id });
+    expect(kinds).toMatchObject({ EMAIL_BOUNCE: 1 });
+    expect(kinds.EMAIL_REPLY).toBeGreaterThanOrEqual(1);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { LAB_HOSTS } from "./lab-mailboxes";
-import { checkSmtp, sendMail, type SmtpSettings } from "../../src/mail/smtp";
+import { checkSmtp, sendMail, SmtpSender, type SmtpSettings } from "../../src/mail/smtp";
 
 const lab = inject("mailLab");
 const reader = inject("mailReader");
@@ -190,6 +190,87 @@ describe("sendMail against the mail lab", () => {
       secure,
     );
     expect(result).toMatchObject({ ok: false, failure: { kind: "connection", code: null, text: expect.stringMatching(/does not offer STARTTLS/) } });
+  });
+});
+
+describe("SmtpSender: several messages on one session", () => {
+  const recorderAt = { host: "127.0.0.1", port: scripted.recorder, security: "plain" as const, username: sender.email, password: "x" };
+  /** A sender to the recording server under a name of its own, and the sessions that name opened. */
+  const recording = () => {
+    const helo = `s${unique().slice(0, 8)}.test`;
+    const smtp = new SmtpSender(recorderAt, { allowPlain: true, outbound: LAB_HOSTS, heloName: helo });
+    const sessions = async () => (await (await fetch(`${reader}/smtp-sessions?helo=${helo}`)).json()) as string[][];
+    const to = (local: string) => ({ from: sender.email, to: `${local}@lab.salvo.test`, subject: "x", text: "x" });
+    return { smtp, sessions, to, helo };
+  };
+  const transaction = ["MAIL FROM", "RCPT TO", "DATA", "<message>"];
+
+  it("delivers three messages into the lab on one session, each readable, each with its own Message-ID", async () => {
+    const smtp = new SmtpSender(settings(lab.smtp), secure);
+    const results = [];
+    for (const n of [1, 2, 3]) results.push(await smtp.send({ from: sender.email, to: lead.email, subject: `Reuse ${n} ${unique()}`, text: `message ${n}` }));
+    await smtp.close();
+    expect(results.map((r) => r.ok)).toEqual([true, true, true]);
+    const ids = results.map((r) => (r.ok ? r.messageId : ""));
+    expect(new Set(ids).size).toBe(3);
+    for (const [n, id] of ids.entries()) expect(await readBack(lead.email, id)).toContain(`message ${n + 1}`);
+  });
+
+  it("sends RSET between messages on one session, and QUIT once at the end", async () => {
+    const { smtp, sessions, to, helo } = recording();
+    for (const local of ["a", "b", "c"]) expect(await smtp.send(to(local))).toMatchObject({ ok: true });
+    await smtp.close();
+    expect(await sessions()).toEqual([[`EHLO ${helo}`, "AUTH", ...transaction, "RSET", ...transaction, "RSET", ...transaction, "QUIT"]]);
+  });
+
+  it("keeps the session after a refused or deferred recipient, classified as before", async () => {
+    const { smtp, sessions, to } = recording();
+    expect(await smtp.send(to("reject-me"))).toMatchObject({ ok: false, failure: { kind: "recipient_rejected", code: 550 } });
+    expect(await smtp.send(to("busy-now"))).toMatchObject({ ok: false, failure: { kind: "transient", code: 451 } });
+    expect(await smtp.send(to("fine"))).toMatchObject({ ok: true });
+    await smtp.close();
+    const all = await sessions();
+    expect(all).toHaveLength(1);
+    expect(all[0]!.slice(2)).toEqual(["MAIL FROM", "RCPT TO", "RSET", "MAIL FROM", "RCPT TO", "RSET", ...transaction, "QUIT"]);
+  });
+
+  it("reads every pipelined answer after a refused MAIL FROM, so the session stays in step for the next message", async () => {
+    const { smtp, sessions, to } = recording();
+    expect(await smtp.send({ ...to("one"), from: "refused@lab.salvo.test" })).toMatchObject({ ok: false, failure: { kind: "permanent", code: 553 } });
+    expect(await smtp.send(to("two"))).toMatchObject({ ok: true });
+    await smtp.close();
+    const all = await sessions();
+    expect(all).toHaveLength(1);
+    expect(all[0]!.slice(2)).toEqual(["MAIL FROM", "RCPT TO", "RSET", ...transaction, "QUIT"]);
+  });
+
+  it("after a session lost with the message handed over: that one is unconfirmed, the next goes on a new session", async () => {
+    const { smtp, sessions, to, helo } = recording();
+    expect(await smtp.send(to("first"))).toMatchObject({ ok: true });
+    expect(await smtp.send(to("lost-one"))).toMatchObject({ ok: false, failure: { kind: "unconfirmed", code: null } });
+    expect(await smtp.send(to("after"))).toMatchObject({ ok: true });
+    await smtp.close();
+    expect(await sessions()).toEqual([
+      [`EHLO ${helo}`, "AUTH", ...transaction, "RSET", ...transaction],
+      [`EHLO ${helo}`, "AUTH", ...transaction, "QUIT"],
+    ]);
+  });
+
+  it("replaces a session the server ended between messages before anything of the next one is sent", async () => {
+    const { smtp, sessions, to, helo } = recording();
+    expect(await smtp.send(to("bye-then"))).toMatchObject({ ok: true });
+    expect(await smtp.send(to("next"))).toMatchObject({ ok: true });
+    await smtp.close();
+    const all = await sessions();
+    expect(all).toHaveLength(2);
+    expect(all[1]).toEqual([`EHLO ${helo}`, "AUTH", ...transaction, "QUIT"]);
+  });
+
+  it("opens a new session after 100 messages", async () => {
+    const { smtp, sessions, to } = recording();
+    for (let n = 0; n < 101; n += 1) expect((await smtp.send(to(`m${n}`))).ok).toBe(true);
+    await smtp.close();
+    expect((await sessions()).map((commands) => commands.filter((c) => c === "<message>").length)).toEqual([100, 1]);
   });
 });
 

@@ -5,6 +5,8 @@ import { withImapSession } from "../../src/mail/imap";
 import { sendMail } from "../../src/mail/smtp";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
+import { eq } from "drizzle-orm";
+import { campaignRow, eventsOf, leadByEmail, leadRow, messagesOf, recordsOf, schema, testDb } from "../db";
 import { callJson, provisionAccount } from "../helpers";
 import { createWebhook, interceptReceiver } from "../webhooks/fixtures";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
@@ -112,7 +114,7 @@ describe("every reply sorted as it arrives (issue 25)", () => {
 
     const stub = senderStub(bindings, mailboxId);
     for (let minute = 0; minute < leads.length; minute += 1) expect((await stub.runPass(t0 + minute * MINUTE, { read: false })).sent).toBe(1);
-    const sent = (await env.DB.prepare("SELECT to_email, message_id, subject, campaign_lead_id FROM messages WHERE campaign_id = ?").bind(campaign).all<Sent>()).results;
+    const sent: Sent[] = (await messagesOf(campaign)).map((m) => ({ to_email: m.toEmail!, message_id: m.messageId, subject: m.subject!, campaign_lead_id: m.campaignLeadId }));
     const to = (lead: { email: string }) => sent.find((m) => m.to_email === lead.email)!;
 
     const startedAt = Date.now();
@@ -121,9 +123,7 @@ describe("every reply sorted as it arrives (issue 25)", () => {
     await reply(keen, to(keen), "sounds good, can we talk Tuesday?");
     await outOfOffice(away, to(away));
 
-    const replies = async () =>
-      (await env.DB.prepare("SELECT id, campaign_lead_id AS record, is_ooo, ignored FROM events WHERE campaign_id = ? AND type = 'REPLY' ORDER BY id").bind(campaign).all<{ id: number; record: number; is_ooo: number; ignored: number }>())
-        .results;
+    const replies = async () => (await eventsOf(campaign, "REPLY")).map((e) => ({ id: e.id, record: e.campaignLeadId, is_ooo: e.isOoo, ignored: e.ignored }));
     await vi.waitFor(
       async () => {
         await stub.runRead(Date.now(), mailboxId);
@@ -134,13 +134,9 @@ describe("every reply sorted as it arrives (issue 25)", () => {
     const read = Date.now();
     const categorisation = async (record: number) => {
       const row = (await replies()).find((r) => r.record === record)!;
-      return env.DB.prepare("SELECT category_id, source, rule_id, model, needs_review FROM reply_categorisations WHERE event_id = ?").bind(row.id).first<{
-        category_id: number | null;
-        source: string;
-        rule_id: string | null;
-        model: string | null;
-        needs_review: number;
-      }>();
+      const t = schema.replyCategorisations;
+      const stored = await testDb().select({ category_id: t.categoryId, source: t.source, rule_id: t.ruleId, model: t.model, needs_review: t.needsReview }).from(t).where(eq(t.eventId, row.id)).get();
+      return stored ?? null;
     };
     // Off the request path: the triage queue's consumer, within seconds of the read.
     await vi.waitFor(
@@ -151,14 +147,19 @@ describe("every reply sorted as it arrives (issue 25)", () => {
     );
     const seconds = (Date.now() - read) / 1000;
     expect(seconds).toBeLessThan(15);
-    expect(await categorisation(to(remover).campaign_lead_id)).toMatchObject({ category_id: 4, source: "rule", rule_id: "dnc.remove-me@1", needs_review: 0 });
+    expect(await categorisation(to(remover).campaign_lead_id)).toMatchObject({ category_id: 4, source: "rule", rule_id: "dnc.remove-me@1", needs_review: false });
     expect(await categorisation(to(leaver).campaign_lead_id)).toMatchObject({ category_id: 7, source: "rule", rule_id: "wrong_person.left-company@1" });
-    expect(await categorisation(to(keen).campaign_lead_id)).toMatchObject({ category_id: 2, source: "model", model: "@cf/meta/llama-3.2-3b-instruct", needs_review: 0 });
+    expect(await categorisation(to(keen).campaign_lead_id)).toMatchObject({ category_id: 2, source: "model", model: "@cf/meta/llama-3.2-3b-instruct", needs_review: false });
     expect(await categorisation(to(away).campaign_lead_id)).toMatchObject({ category_id: 6, source: "rule", rule_id: "ooo.flagged@1" });
 
     const records = async (campaignId: number) =>
       new Map(
-        (await env.DB.prepare("SELECT cl.id, cl.state, cl.category_id, l.email FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id WHERE cl.campaign_id = ?").bind(campaignId).all<{ id: number; state: string; category_id: number | null; email: string }>()).results.map((r) => [r.email, r]),
+        await Promise.all(
+          (await recordsOf(campaignId)).map(async (r) => {
+            const email = (await leadRow(r.leadId)).email;
+            return [email, { id: r.id, state: r.state, category_id: r.categoryId, email }] as const;
+          }),
+        ),
       );
     const here = await records(campaign);
     expect(here.get(remover.email)).toMatchObject({ category_id: 4, state: "STOPPED" });
@@ -169,7 +170,7 @@ describe("every reply sorted as it arrives (issue 25)", () => {
     // The do-not-contact lead is stopped in every campaign of the account; the others are left alone.
     expect(there.get(remover.email)).toMatchObject({ id: inOther[remover.email], state: "STOPPED" });
     expect(there.get(leaver.email)).toMatchObject({ state: "DRAFTED" });
-    expect((await env.DB.prepare("SELECT is_unsubscribed FROM leads WHERE email = ? AND account_id = (SELECT account_id FROM campaigns WHERE id = ?)").bind(remover.email, campaign).first<{ is_unsubscribed: number }>())!.is_unsubscribed).toBe(1);
+    expect((await leadByEmail((await campaignRow(campaign)).accountId, remover.email)).isUnsubscribed).toBe(true);
 
     // The webhooks fire (and reach their receiver through the delivery queue).
     await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(6), { timeout: 10_000, interval: 100 });

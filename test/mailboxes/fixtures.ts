@@ -1,4 +1,5 @@
-import { callJson, env } from "../helpers";
+import { mailboxRow } from "../db";
+import { callJson } from "../helpers";
 
 export type EmailAccount = Record<string, unknown> & { id: number; from_email: string; warmup_details: Record<string, unknown> };
 
@@ -40,6 +41,4 @@ export async function readMailbox(apiKey: string, id: number, query = "") {
 }
 
 /** The stored row, read straight from D1 (not through our code). */
-export async function storedMailbox(id: number) {
-  return (await env.DB.prepare("SELECT * FROM email_accounts WHERE id = ?").bind(id).first<Record<string, unknown>>())!;
-}
+export const storedMailbox = mailboxRow;

@@ -3,6 +3,7 @@ import { config } from "../../src/config";
 import { checkImap } from "../../src/mail/imap";
 import { checkSmtp } from "../../src/mail/smtp";
 import { mailPolicy } from "../../src/platform/outbound";
+import { mailboxCount } from "../db";
 import { ADMIN_TOKEN, callJson, env, provisionAccount } from "../helpers";
 import { mailboxBody } from "./fixtures";
 
@@ -30,8 +31,7 @@ describe("mailbox, seed and tracking hosts and the outbound rule (issue 23)", ()
         expect(body.details).toEqual([{ path: field, message: expect.stringMatching(new RegExp(`^${field} must be a public host \\(`)) }]);
       }
     }
-    const rows = await env.DB.prepare("SELECT count(*) AS n FROM email_accounts WHERE account_id = ?").bind(account.id).first<{ n: number }>();
-    expect(rows!.n).toBe(0);
+    expect(await mailboxCount(account.id)).toBe(0);
     const named = await save(account.apiKey, { smtp_host: "localtest.me" });
     expect(named.body.details![0]!.message).toBe("smtp_host must be a public host (localtest.me resolves to 127.0.0.1, a loopback address)");
   });

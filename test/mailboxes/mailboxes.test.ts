@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { mailboxCount } from "../db";
+import { call, callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { callWithEnv } from "../webhooks/fixtures";
 import { createMailbox, mailboxBody, readMailbox, save, storedMailbox, type EmailAccount } from "./fixtures";
@@ -124,9 +125,8 @@ describe("saving a mailbox", () => {
       const oauth = { from_name, from_email: "gail@gmail.example.com", username: "gail@gmail.example.com", type: "GMAIL", token };
       expect(await callJson("/api/v1/email-accounts/save-oauth", { method: "POST", apiKey: account.apiKey, body: oauth }), label).toMatchObject(refusal);
     }
-    expect((await storedMailbox(mailbox.id)).from_name).toBe("Ada Sender");
-    const count = await env.DB.prepare("SELECT count(*) AS n FROM email_accounts WHERE account_id = ?").bind(account.id).first<{ n: number }>();
-    expect(count!.n).toBe(1);
+    expect((await storedMailbox(mailbox.id)).fromName).toBe("Ada Sender");
+    expect(await mailboxCount(account.id)).toBe(1);
     // Any other character is a name: accents, quotes, emoji.
     expect(await save(account.apiKey, { id: mailbox.id, from_name: 'Zoë "Z" O\'Neil 🚀' })).toMatchObject({ status: 200, body: { data: { from_name: 'Zoë "Z" O\'Neil 🚀' } } });
   });
@@ -164,8 +164,8 @@ describe("mailbox credentials", () => {
     const account = await provisionAccount();
     const data = await createMailbox(account.apiKey, { password: "smtp-plain-9f2c", imap_password: "imap-plain-4b7d" });
     const row = await storedMailbox(data.id);
-    expect(row.password_ciphertext).toMatch(/^v1\.test\.[^.]+\.[^.]+$/);
-    expect(row.imap_password_ciphertext).toMatch(/^v1\.test\.[^.]+\.[^.]+$/);
+    expect(row.passwordCiphertext).toMatch(/^v1\.test\.[^.]+\.[^.]+$/);
+    expect(row.imapPasswordCiphertext).toMatch(/^v1\.test\.[^.]+\.[^.]+$/);
     expect(JSON.stringify(row)).not.toMatch(/smtp-plain-9f2c|imap-plain-4b7d/);
 
     for (const password of ["********", "", null]) {
@@ -175,8 +175,8 @@ describe("mailbox credentials", () => {
     const update = await callJson(`/api/v1/email-accounts/${data.id}`, { method: "POST", apiKey: account.apiKey, body: { password: "********", signature: "hi" } });
     expect(update.status).toBe(200);
     const after = await storedMailbox(data.id);
-    expect(after.password_ciphertext).toBe(row.password_ciphertext);
-    expect(after.imap_password_ciphertext).toBe(row.imap_password_ciphertext);
+    expect(after.passwordCiphertext).toBe(row.passwordCiphertext);
+    expect(after.imapPasswordCiphertext).toBe(row.imapPasswordCiphertext);
 
     const list = await callJson<EmailAccount[]>("/api/v1/email-accounts", { apiKey: account.apiKey });
     expect(JSON.stringify(list.body)).not.toMatch(/smtp-plain|imap-plain|v1\.test/);
@@ -185,7 +185,7 @@ describe("mailbox credentials", () => {
     const changed = await callJson(`/api/v1/email-accounts/${data.id}`, { method: "POST", apiKey: account.apiKey, body: { password: "new-secret-77" } });
     expect(changed.status).toBe(200);
     const rotated = await storedMailbox(data.id);
-    expect(rotated.password_ciphertext).not.toBe(row.password_ciphertext);
+    expect(rotated.passwordCiphertext).not.toBe(row.passwordCiphertext);
     expect(JSON.stringify(rotated)).not.toContain("new-secret-77");
   });
 
@@ -193,7 +193,7 @@ describe("mailbox credentials", () => {
     const account = await provisionAccount();
     const data = await createMailbox(account.apiKey, { password: "same", imap_password: "same" });
     const row = await storedMailbox(data.id);
-    expect(row.password_ciphertext).not.toBe(row.imap_password_ciphertext);
+    expect(row.passwordCiphertext).not.toBe(row.imapPasswordCiphertext);
   });
 
   it("answers 503 without SECRETS_KEY and writes nothing", async () => {
@@ -386,7 +386,7 @@ describe("OAuth mailboxes (save-oauth)", () => {
       is_imap_success: null,
     });
     const row = await storedMailbox(body.id);
-    expect(row.oauth_token_ciphertext).toMatch(/^v1\.test\.[^.]+\.[^.]+$/);
+    expect(row.oauthTokenCiphertext).toMatch(/^v1\.test\.[^.]+\.[^.]+$/);
     expect(JSON.stringify(row)).not.toMatch(/access-7c1e|refresh-93ab/);
     const read = await readMailbox(account.apiKey, body.id, "?fetch_tags=true&fetch_campaigns=true");
     expect(JSON.stringify(read.body)).not.toMatch(/access-7c1e|refresh-93ab|token/);

@@ -4,6 +4,7 @@ import { RECHECK_AFTER_MS, recheckMailboxes, recheckMailboxesDaily } from "../..
 import { mailboxesDueForRecheck } from "../../src/mailboxes/store";
 import { database } from "../../src/platform/db";
 import { MINUTE_JOBS } from "../../src/scheduled";
+import { setMailbox } from "../db";
 import { callJson, env, provisionAccount } from "../helpers";
 import { createMailbox, readMailbox, storedMailbox } from "./fixtures";
 
@@ -17,9 +18,7 @@ const db = database(env.DB);
  */
 async function age(id: number, checkedDaysAgo: number | null, changedDaysAgo: number, now: number) {
   const at = (days: number) => now - 1000 * DAY - days * DAY;
-  await env.DB.prepare("UPDATE email_accounts SET checked_at = ?, updated_at = ? WHERE id = ?")
-    .bind(checkedDaysAgo === null ? null : at(checkedDaysAgo), at(changedDaysAgo), id)
-    .run();
+  await setMailbox(id, { checkedAt: checkedDaysAgo === null ? null : new Date(at(checkedDaysAgo)), updatedAt: new Date(at(changedDaysAgo)) });
 }
 
 /** Takes whatever an earlier test left due, so a test sees only its own mailboxes. */
@@ -47,7 +46,7 @@ describe("daily mailbox re-check (minute cron)", () => {
     const before = await storedMailbox(mailbox.id);
     // This suite runs with MAILBOX_CONNECTION_CHECKS=false.
     await recheckMailboxesDaily(env, new Date(now));
-    expect((await storedMailbox(mailbox.id)).checked_at).toBe(before.checked_at);
+    expect((await storedMailbox(mailbox.id)).checkedAt).toEqual(before.checkedAt);
   });
 
   it("takes the mailboxes unchecked for over a day, oldest first, in bounded batches, each once", async () => {
@@ -69,7 +68,7 @@ describe("daily mailbox re-check (minute cron)", () => {
     await age(oldest.id, 9, 9, now);
     await age(oauth.body.id, 30, 30, now);
     // Checked 23 hours before `now`: not due yet.
-    await env.DB.prepare("UPDATE email_accounts SET checked_at = ? WHERE id = ?").bind(now - RECHECK_AFTER_MS + 3_600_000, fresh.id).run();
+    await setMailbox(fresh.id, { checkedAt: new Date(now - RECHECK_AFTER_MS + 3_600_000) });
 
     const { targets, check } = recordingChecker();
     // The OAuth mailbox is due too (its agent's token logs in); oldest first.
@@ -94,7 +93,7 @@ describe("daily mailbox re-check (minute cron)", () => {
     // The outcome is recorded as the check of a save would be.
     const read = await readMailbox(account.apiKey, never.id);
     expect(read.body).toMatchObject({ is_smtp_success: true, is_imap_success: false, imap_failure_error: "[AUTHENTICATIONFAILED] Authentication failed." });
-    expect(Number((await storedMailbox(never.id)).checked_at)).toBeGreaterThanOrEqual(now);
+    expect(Number((await storedMailbox(never.id)).checkedAt)).toBeGreaterThanOrEqual(now);
     // Not due: untouched. OAuth: its provider cannot be reached from here, so the check waits (nothing recorded, nothing guessed).
     expect((await readMailbox(account.apiKey, fresh.id)).body.is_smtp_success).toBeNull();
     expect((await readMailbox(account.apiKey, oauth.body.id)).body).toMatchObject({ is_smtp_success: null, connection_state: "unchecked" });
@@ -121,11 +120,11 @@ describe("daily mailbox re-check (minute cron)", () => {
     const sound = await createMailbox(account.apiKey);
     await age(broken.id, 50, 50, now);
     await age(sound.id, 40, 40, now);
-    await env.DB.prepare("UPDATE email_accounts SET password_ciphertext = ? WHERE id = ?").bind("v1.test.AAAAAAAAAAAAAAAA.AAAA", broken.id).run();
+    await setMailbox(broken.id, { passwordCiphertext: "v1.test.AAAAAAAAAAAAAAAA.AAAA" });
     const { targets, check } = recordingChecker();
     expect(sorted(await recheckMailboxes(env, now, check, 5))).toEqual(sorted([broken.id, sound.id]));
     expect(targets.map((target) => target.mailboxId)).toEqual([sound.id]);
-    expect(Number((await storedMailbox(broken.id)).checked_at)).toBe(now);
+    expect(Number((await storedMailbox(broken.id)).checkedAt)).toBe(now);
     expect(await recheckMailboxes(env, now, check, 5)).toEqual([]);
   });
 

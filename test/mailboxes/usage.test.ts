@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { callJson, env, provisionAccount } from "../helpers";
+import { mailboxEventCount, pinnedRecordCount } from "../db";
+import { callJson, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createMailbox, readMailbox } from "./fixtures";
 
@@ -18,12 +19,9 @@ describe("mailbox usage", () => {
     ]);
     expect((await readMailbox(account.apiKey, mailbox.id)).body.daily_sent_count).toBe(2);
 
-    const pinned = await env.DB.prepare("SELECT count(*) AS n FROM campaign_leads WHERE email_account_id = ?").bind(mailbox.id).first<{ n: number }>();
-    expect(pinned!.n).toBe(2);
+    expect(await pinnedRecordCount(mailbox.id)).toBe(2);
     expect((await callJson(`/api/v1/email-accounts/${mailbox.id}`, { method: "DELETE", apiKey: account.apiKey })).status).toBe(200);
-    const after = await env.DB.prepare("SELECT count(*) AS n FROM campaign_leads WHERE email_account_id = ?").bind(mailbox.id).first<{ n: number }>();
-    expect(after!.n).toBe(0);
-    const history = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE email_account_id = ?").bind(mailbox.id).first<{ n: number }>();
-    expect(history!.n).toBe(3);
+    expect(await pinnedRecordCount(mailbox.id)).toBe(0);
+    expect(await mailboxEventCount(mailbox.id)).toBe(3);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { mailboxCount, mailboxRow, oauthAppOf, oauthSessionCount, oauthSessionRow, setOAuthSession } from "../db";
+import { call, callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { createMailbox, readMailbox } from "../mailboxes/fixtures";
 
 /**
@@ -33,10 +34,6 @@ async function callback(provider: string, query: Record<string, string>, ip = "2
   return { response, text: await response.text() };
 }
 
-async function mailboxCount(accountId: number): Promise<number> {
-  const row = await env.DB.prepare("SELECT count(*) AS n FROM email_accounts WHERE account_id = ?").bind(accountId).first<{ n: number }>();
-  return row!.n;
-}
 
 describe("starting a consent", () => {
   it("answers an authorization-code request with PKCE S256, a 32-byte state and the deployment's app", async () => {
@@ -63,10 +60,10 @@ describe("starting a consent", () => {
     expect(ttl).toBeGreaterThan(590_000);
     expect(ttl).toBeLessThanOrEqual(600_000);
     // Only the state's digest is stored, and the verifier sealed.
-    const stored = await env.DB.prepare("SELECT state_digest, verifier_ciphertext FROM oauth_sessions WHERE id = ?").bind(body.session_id).first<Record<string, string>>();
-    expect(stored!.state_digest).toMatch(/^[0-9a-f]{64}$/);
-    expect(stored!.state_digest).not.toContain(stateOf(body));
-    expect(stored!.verifier_ciphertext).toMatch(/^v1\./);
+    const stored = await oauthSessionRow(body.session_id);
+    expect(stored.stateDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(stored.stateDigest).not.toContain(stateOf(body));
+    expect(stored.verifierCiphertext).toMatch(/^v1\./);
   });
 
   it("refuses a provider with no app configured, writing nothing", async () => {
@@ -75,8 +72,7 @@ describe("starting a consent", () => {
     expect(status).toBe(400);
     const text = "No Microsoft OAuth app is configured: set MICROSOFT_OAUTH_CLIENT_ID and MICROSOFT_OAUTH_CLIENT_SECRET, or PUT /email-accounts/oauth/microsoft/app";
     expect(body).toEqual({ error: text, ok: false, message: text });
-    const sessions = await env.DB.prepare("SELECT count(*) AS n FROM oauth_sessions WHERE account_id = ?").bind(account.id).first<{ n: number }>();
-    expect(sessions!.n).toBe(0);
+    expect(await oauthSessionCount(account.id)).toBe(0);
   });
 
   it("refuses an unknown provider and an unsafe redirect_url", async () => {
@@ -127,7 +123,7 @@ describe("the callback", () => {
     const account = await provisionAccount();
     const started = (await init(account.apiKey)).body;
     expect((await callback("microsoft", { state: stateOf(started), code: "a-code" })).response.status).toBe(400);
-    await env.DB.prepare("UPDATE oauth_sessions SET expires_at = ? WHERE id = ?").bind(Date.now() - 1000, started.session_id).run();
+    await setOAuthSession(started.session_id, { expiresAt: new Date(Date.now() - 1000) });
     const expired = await callback("google", { state: stateOf(started), code: "a-code" });
     expect(expired.response.status).toBe(400);
     expect(expired.text).toContain("expired");
@@ -176,8 +172,7 @@ describe("OAuth apps per account and client", () => {
     expect(put.status).toBe(200);
     expect(put.body.data).toMatchObject({ provider: "google", level: "account", client_id: null, oauth_client_id: "agency-app", oauth_client_secret: "********", mailbox_count: 0 });
     expect(JSON.stringify(put.body)).not.toContain("agency-secret");
-    const stored = await env.DB.prepare("SELECT client_secret_ciphertext FROM oauth_apps WHERE account_id = ?").bind(account.id).first<Record<string, string>>();
-    expect(stored!.client_secret_ciphertext).toMatch(/^v1\./);
+    expect((await oauthAppOf(account.id)).clientSecretCiphertext).toMatch(/^v1\./);
     expect(new URL((await init(account.apiKey)).body.auth_url).searchParams.get("client_id")).toBe("agency-app");
 
     const client = await createClient(account.apiKey);
@@ -223,9 +218,9 @@ describe("save-oauth (tokens the caller holds)", () => {
     expect(body.data).toMatchObject({ auth_type: "OAUTH", password: null, type: "GMAIL", smtp_host: "smtp.gmail.com", connection_state: "unchecked", needs_reconnect: false });
     expect(body.data!.oauth).toMatchObject({ provider: "google", app_level: "deployment", scopes: ["https://mail.google.com/"] });
     expect(JSON.stringify(body)).not.toContain("the-refresh-token");
-    const row = await env.DB.prepare("SELECT oauth_token_ciphertext, password_ciphertext FROM email_accounts WHERE id = ?").bind(body.id).first<Record<string, string | null>>();
-    expect(row!.oauth_token_ciphertext).toMatch(/^v1\./);
-    expect(row!.password_ciphertext).toBeNull();
+    const row = await mailboxRow(body.id!);
+    expect(row.oauthTokenCiphertext).toMatch(/^v1\./);
+    expect(row.passwordCiphertext).toBeNull();
   });
 
   it("refuses a token without a refresh token, and a provider with no app", async () => {

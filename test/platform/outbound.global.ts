@@ -4,7 +4,7 @@ import type { TestProject } from "vitest/node";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** The resolver's own address, for changing its records: `POST /records {name, a?, aaaa?}`, `GET /queries/<name>`. */
+    /** The resolver's own address, for changing its records: `POST /records {name, a?, aaaa?, mx?, ptr?}`, `GET /queries/<name>`. */
     dnsControl: string;
     /** Base URL of the HTTP targets below (on 127.0.0.1). */
     outboundTarget: string;
@@ -18,13 +18,14 @@ declare module "vitest" {
  * - `<a.b.c.d>.nip.io` and `<a-b-c-d>.nip.io` (with any labels before): that IPv4 address;
  * - `example.com`, `example.net`, `example.org` and their subdomains: a public address (TTL 300);
  * - names under `servfail.example`: SERVFAIL;
- * - names a test set through `POST /records` (TTL 0, so each lookup sees the latest);
+ * - names a test set through `POST /records` (TTL 0, so each lookup sees the latest): A, AAAA and MX
+ *   (`mx: [{preference, exchange}]`, exchange "" for a null MX);
  * - anything else: NXDOMAIN.
  * `GET /queries/<name>` tells how many lookups a name got.
  *
  * And HTTP targets on another port: `/file/<token>` (200, a small text), `/big/<token>` (11 MiB with
  * no Content-Length), `/stall/<token>` (headers and a first chunk, then nothing), `/redirect/<token>?to=<url>`
- * (302 to it); `GET /requests/<token>` lists the paths asked with that token. `POST /listeners` opens
+ * (302 to it), `/verifier/<token>` (an external email verifier, below); `GET /requests/<token>` lists the paths asked with that token. `POST /listeners` opens
  * a TCP listener and answers its port; `GET /listeners/<port>` counts the connections it took.
  */
 /**
@@ -56,10 +57,11 @@ export default async function setup(project: TestProject) {
 async function start() {
   const port = Number(process.env.SALVO_TEST_DOH_PORT);
   if (!port) throw new Error("SALVO_TEST_DOH_PORT is unset: the config must call testResolverUrl()");
-  const set = new Map<string, { a: string[]; aaaa: string[] }>();
+  type Mx = { preference: number; exchange: string };
+  const set = new Map<string, { a: string[]; aaaa: string[]; mx: Mx[]; ptr?: string[] }>();
   const queries = new Map<string, number>();
 
-  function answerFor(name: string): { rcode: number; a: string[]; aaaa: string[]; ttl: number } {
+  function answerFor(name: string): { rcode: number; a: string[]; aaaa: string[]; mx?: Mx[]; ptr?: string[]; ttl: number } {
     const chosen = set.get(name);
     if (chosen) return { rcode: 0, ...chosen, ttl: 0 };
     if (name === "localtest.me" || name.endsWith(".localtest.me")) return { rcode: 0, a: ["127.0.0.1"], aaaa: ["::1"], ttl: 300 };
@@ -92,7 +94,19 @@ async function start() {
     const name = labels.join(".").toLowerCase();
     queries.set(name, (queries.get(name) ?? 0) + 1);
     const answer = answerFor(name);
-    const records = answer.rcode !== 0 ? [] : type === 1 ? answer.a.map((ip) => ip.split(".").map(Number)) : type === 28 ? answer.aaaa.map(ipv6Bytes) : [];
+    const mxBytes = (mx: Mx) => [mx.preference >> 8, mx.preference & 0xff, ...mx.exchange.split(".").filter(Boolean).flatMap((label) => [label.length, ...Buffer.from(label)]), 0];
+    const records =
+      answer.rcode !== 0
+        ? []
+        : type === 1
+          ? answer.a.map((ip) => ip.split(".").map(Number))
+          : type === 28
+            ? answer.aaaa.map(ipv6Bytes)
+            : type === 15
+              ? (answer.mx ?? []).map(mxBytes)
+              : type === 12
+                ? (answer.ptr ?? []).map((target) => [...target.split(".").flatMap((label) => [label.length, ...Buffer.from(label, "latin1")]), 0])
+                : [];
     const header = Buffer.alloc(12);
     query.copy(header, 0, 0, 2);
     header.writeUInt16BE(0x8180 | answer.rcode, 2);
@@ -126,8 +140,8 @@ async function start() {
       return response.writeHead(200, { "Content-Type": "application/dns-message" }).end(respond(query));
     }
     if (url.pathname === "/records" && request.method === "POST") {
-      const record = JSON.parse(body.toString()) as { name: string; a?: string[]; aaaa?: string[] };
-      set.set(record.name.toLowerCase(), { a: record.a ?? [], aaaa: record.aaaa ?? [] });
+      const record = JSON.parse(body.toString()) as { name: string; a?: string[]; aaaa?: string[]; mx?: Mx[]; ptr?: string[] };
+      set.set(record.name.toLowerCase(), { a: record.a ?? [], aaaa: record.aaaa ?? [], mx: record.mx ?? [], ptr: record.ptr });
       return response.writeHead(204).end();
     }
     const asked = /^\/queries\/(.+)$/.exec(url.pathname);
@@ -135,10 +149,33 @@ async function start() {
     response.writeHead(404).end();
   });
 
+  /**
+   * An external email verifier (CONTRACT 22's wire shape) at `/verifier/<token>`: bearer `verifier-key`
+   * or 401; by local part, `nobody` undeliverable, `anyone` deliverable on a catch-all domain, `maybe`
+   * unknown, `down` a 503 for the whole call, anything else deliverable. `GET /requests/<token>` counts the calls.
+   */
+  async function verifier(request: IncomingMessage, response: ServerResponse) {
+    const token = request.url!.split("/")[2] ?? "";
+    requests.set(token, [...(requests.get(token) ?? []), `${request.method} /verifier/${token}`]);
+    const body = JSON.parse((await bodyOf(request)).toString() || "{}") as { emails?: string[] };
+    if (request.headers.authorization !== "Bearer verifier-key") return response.writeHead(401).end();
+    const emails = body.emails ?? [];
+    if (emails.some((email) => email.startsWith("down@"))) return response.writeHead(503).end();
+    const results = emails.map((email) => {
+      const local = email.slice(0, email.lastIndexOf("@"));
+      if (local === "nobody") return { email, result: "undeliverable", catch_all: false };
+      if (local === "anyone") return { email, result: "risky", catch_all: true };
+      if (local === "maybe") return { email, result: "unknown", catch_all: null };
+      return { email, result: "deliverable", catch_all: false };
+    });
+    return response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ results }));
+  }
+
   const requests = new Map<string, string[]>();
   const listeners = new Map<number, { server: Server; connections: number }>();
   const sockets = new Set<Socket>();
   const targets = createHttpServer(async (request: IncomingMessage, response: ServerResponse) => {
+    if (request.url?.startsWith("/verifier/")) return verifier(request, response);
     request.resume();
     const url = new URL(request.url ?? "/", "http://target");
     const [, route = "", token = ""] = url.pathname.split("/");

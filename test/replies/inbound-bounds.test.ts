@@ -3,6 +3,8 @@ import { utf8Length } from "../../src/platform/bytes";
 import { parseMessage } from "../../src/mail/parsed";
 import { recordInbound } from "../../src/replies/inbound";
 import { addLeads, createCampaign } from "../campaigns/fixtures";
+import { and, eq, sql } from "drizzle-orm";
+import { addMessages, eventsOf, schema, testDb } from "../db";
 import { callJson, env, provisionAccount } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
 import { createWebhook, deliveriesOf, RECEIVER } from "../webhooks/fixtures";
@@ -82,19 +84,22 @@ describe("inbound bodies within D1's limits", () => {
     const outcome = await recordInbound(env, { id: mailbox.id, accountId: account.id, clientId: null, fromEmail: mailbox.from_email }, messages, RECEIVED).finally(parameters.restore);
     expect(outcome).toMatchObject({ untracked: 100 });
     expect(parameters.largest()).toBeLessThan(D1_LIMIT);
-    const rows = await env.DB.prepare("SELECT length(CAST(text_body AS BLOB)) AS text, length(CAST(html_body AS BLOB)) AS html FROM untracked_replies WHERE email_account_id = ?")
-      .bind(mailbox.id)
-      .all<{ text: number; html: number }>();
-    expect(rows.results).toHaveLength(100);
-    for (const row of rows.results) {
-      expect(row.text).toBeLessThanOrEqual(64 * KB);
-      expect(row.html).toBeLessThanOrEqual(256 * KB);
+    // Sizes in stored bytes (UTF-8), as D1 counts them.
+    const untracked = schema.untrackedReplies;
+    const rows = await testDb().select({ text: untracked.textBody, html: untracked.htmlBody }).from(untracked).where(eq(untracked.emailAccountId, mailbox.id)).all();
+    expect(rows).toHaveLength(100);
+    for (const row of rows) {
+      expect(utf8Length(row.text)).toBeLessThanOrEqual(64 * KB);
+      expect(utf8Length(row.html ?? "")).toBeLessThanOrEqual(256 * KB);
     }
-    const announced = await env.DB.prepare("SELECT count(*) AS n, max(length(CAST(payload AS BLOB))) AS largest FROM webhook_deliveries WHERE account_id = ? AND event_type = 'UNTRACKED_REPLIES'")
-      .bind(account.id)
-      .first<{ n: number; largest: number }>();
-    expect(announced!.n).toBe(100);
-    expect(announced!.largest).toBeLessThan(D1_LIMIT);
+    const deliveries = schema.webhookDeliveries;
+    const announced = await testDb()
+      .select({ payload: sql<string>`${deliveries.payload}` })
+      .from(deliveries)
+      .where(and(eq(deliveries.accountId, account.id), eq(deliveries.eventType, "UNTRACKED_REPLIES")))
+      .all();
+    expect(announced).toHaveLength(100);
+    expect(Math.max(...announced.map((row) => utf8Length(row.payload)))).toBeLessThan(D1_LIMIT);
   }, 60_000);
 
   it("records 30 large replies to one campaign, each body bounded, with their webhook deliveries", async () => {
@@ -102,28 +107,31 @@ describe("inbound bodies within D1's limits", () => {
     const mailbox = await createMailbox(account.apiKey);
     const campaignId = await createCampaign(account.apiKey);
     const emails = Array.from({ length: 30 }, (_, i) => `lead${i}@prospect.example`);
-    await addLeads(account.apiKey, campaignId, emails);
+    const records = await addLeads(account.apiKey, campaignId, emails);
     const hook = await createWebhook(account.apiKey, campaignId, { event_types: ["EMAIL_REPLY"] });
-    for (const email of emails) {
-      await env.DB.prepare(
-        `INSERT INTO messages (account_id, campaign_id, campaign_lead_id, step, email_account_id, message_id, status, created_at, updated_at)
-         SELECT cl.account_id, cl.campaign_id, cl.id, 1, ?, ?, 'sent', ?, ? FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id
-         WHERE cl.campaign_id = ? AND l.email = ?`,
-      )
-        .bind(mailbox.id, `<ours-${email}>`, RECEIVED - 60_000, RECEIVED - 60_000, campaignId, email)
-        .run();
-    }
+    const sentAt = new Date(RECEIVED - 60_000);
+    await addMessages(
+      emails.map((email) => ({
+        accountId: account.id,
+        campaignId,
+        campaignLeadId: records[email]!,
+        step: 1,
+        emailAccountId: mailbox.id,
+        messageId: `<ours-${email}>`,
+        status: "sent",
+        createdAt: sentAt,
+        updatedAt: sentAt,
+      })),
+    );
     const replies = await Promise.all(emails.map((email, i) => parseMessage(big(mailbox.from_email, i, [`In-Reply-To: <ours-${email}>`]).replace("pat@prospect.example", email))));
     const parameters = watchParameters();
     const outcome = await recordInbound(env, { id: mailbox.id, accountId: account.id, clientId: null, fromEmail: mailbox.from_email }, replies, RECEIVED).finally(parameters.restore);
     expect(outcome).toMatchObject({ replies: 30, untracked: 0 });
     expect(parameters.largest()).toBeLessThan(D1_LIMIT);
     expect(outcome.writeBatches).toBeGreaterThan(1);
-    const events = await env.DB.prepare("SELECT max(length(CAST(body AS BLOB))) AS largest, count(*) AS n FROM events WHERE campaign_id = ? AND type = 'REPLY'")
-      .bind(campaignId)
-      .first<{ n: number; largest: number }>();
-    expect(events).toEqual({ n: 30, largest: expect.any(Number) });
-    expect(events!.largest).toBeLessThanOrEqual(64 * KB);
+    const stored = await eventsOf(campaignId, "REPLY");
+    expect(stored).toHaveLength(30);
+    expect(Math.max(...stored.map((event) => utf8Length(event.body ?? "")))).toBeLessThanOrEqual(64 * KB);
     expect(await deliveriesOf(hook.id)).toHaveLength(30);
   }, 60_000);
 });

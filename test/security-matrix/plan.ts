@@ -46,9 +46,14 @@ export type Kind =
   | "promptTemplate"
   | "replay"
   | "oauthSession"
-  | "session";
-/** Ids are numbers, but for an OAuth consent session's (`oas_…`). */
-export type Objects = Record<Exclude<Kind, "oauthSession">, number> & { oauthSession: string };
+  | "session"
+  | "campaignFolder"
+  | "codeIntegration"
+  | "savedView"
+  | "untrackedReply"
+  | "verificationJob";
+/** Ids are numbers, but for an OAuth consent session's (`oas_…`) and a verification job's (`vj_…`). */
+export type Objects = Record<Exclude<Kind, "oauthSession" | "verificationJob">, number> & { oauthSession: string; verificationJob: string };
 
 export const MISSING = 999_999_999;
 
@@ -57,6 +62,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
   campaign_id: "campaign",
   email_campaign_id: "campaign",
   campaignId: "campaign",
+  campaignIds: "campaign",
   subSequenceId: "campaign",
   sub_sequence_id: "campaign",
   subsequence_id: "campaign",
@@ -69,6 +75,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
   email_lead_id: "person",
   stats_id: "stat",
   email_stats_id: "stat",
+  emailStatsId: "stat",
   webhook_id: "webhook",
   delivery_id: "delivery",
   folder_id: "folder",
@@ -86,7 +93,10 @@ const KIND_BY_NAME: Record<string, Kind> = {
   email_account_id: "mailbox",
   email_account_ids: "mailbox",
   emailAccountId: "mailbox",
+  emailAccountIds: "mailbox",
+  from_email_account_ids: "mailbox",
   selectedEmailAccountId: "mailbox",
+  fromEmailId: "mailbox",
   listId: "leadList",
   list_id: "leadList",
   listIds: "leadList",
@@ -106,6 +116,11 @@ const KIND_BY_NAME: Record<string, Kind> = {
   template_id: "promptTemplate",
   job_id: "replay",
   session_id: "session",
+  integration_id: "codeIntegration",
+  saved_view_id: "savedView",
+  emailCampaignId: "campaign",
+  leadMapId: "lead",
+  untrackedReplyId: "untrackedReply",
 };
 
 /**
@@ -113,20 +128,34 @@ const KIND_BY_NAME: Record<string, Kind> = {
  * NOT_TENANT's catalogue value), and an OAuth consent session (elsewhere a web app session).
  */
 const KIND_ON_PATH: Record<string, Record<string, Kind>> = {
+  // Campaign folders (CONTRACT 21.1), elsewhere `folder_id` is a spam-test folder.
+  "/api/v1/campaigns": { folder_id: "campaignFolder" },
+  "/api/v1/campaigns/update-folder": { folder_id: "campaignFolder" },
   "/api/v1/leads/categories/{category_id}": { category_id: "category" },
   "/api/v1/email-accounts/oauth/sessions/{session_id}": { session_id: "oauthSession" },
+  "/api/v1/verify-emails/status": { job_id: "verificationJob" },
 };
 
 /**
  * Operations that succeed only with a live mail server behind the caller's mailbox (tested against
  * the lab in test/mail/): with the caller's own ids they must get as far as this refusal.
  */
-export const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string }> = {
+export const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string | RegExp }> = {
   "POST /api/v1/campaigns/{campaign_id}/reply-email-thread": { status: 400, error: "Email account not found!" },
+  "POST /api/v1/email-campaigns/send-email-thread": { status: 400, error: "Email account not found!" },
+  "POST /api/v1/campaigns/{campaign_id}/forward-email": { status: 400, error: "Email account not found!" },
+  "POST /api/v1/email-campaigns/forward-reply-email": { status: 400, error: "Email account not found!" },
+  "POST /api/v1/send-email/initiate": { status: 400, error: "Email account not found!" },
   "POST /api/v1/campaigns/{campaign_id}/send-test-email": {
     status: 400,
     error: "The email account cannot send: it is suspended, failing its connection check, or has no password",
   },
+  // The seed's spam tests are manual: Salvo sent no email of theirs and received no copy (CONTRACT 21.6).
+  "GET /api/v1/spam-test/report/{spamTestId}/email-content": { status: 404, error: "No email of this run was sent by Salvo" },
+  "GET /api/v1/smart-delivery/email-content": { status: 404, error: "No email of this run was sent by Salvo" },
+  "GET /api/v1/spam-test/report/{spamTestId}/sender-account-wise/{replyId}/email-headers": { status: 404, error: "Result not found" },
+  // A live IMAP read (CONTRACT 21.2): the seed's mailbox names a host with no server behind it, so the read gets as far as connecting.
+  "POST /api/v1/email-accounts/{id}/fetch-messages": { status: 400, error: "connection or TLS failure: proxy request failed, cannot connect to the specified address" },
   // Likewise operations that need a record in another state than the seeded one: they get as far as that refusal.
   "POST /api/v1/campaigns/{campaign_id}/leads/{lead_id}/resume": { status: 400, error: "Lead is not paused" },
   // The seeded lead replied, which completed its record.
@@ -134,6 +163,8 @@ export const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string }
   "PATCH /api/v1/master-inbox/resume-lead": { status: 400, error: "Lead is not paused" },
   // The seed's own campaign is no subsequence of itself.
   "POST /api/v1/master-inbox/push-to-subsequence": { status: 400, error: "sub_sequence_id must be a subsequence of the lead's campaign" },
+  // The caller's own mailbox is still attached to its campaign: nothing to move off it (CONTRACT 21.1).
+  "POST /api/v1/campaigns/{campaign_id}/reallocate-mailboxes": { status: 400, error: /^Email account \d+ is still attached to this campaign\.$/ },
   // The seeded mailbox signs in with a password: reconnecting it by OAuth is refused (CONTRACT 18.3).
   "POST /api/v1/email-accounts/{id}/oauth/reconnect": { status: 400, error: "This mailbox signs in with a password; update its credentials instead" },
   // The seeded mailbox's warmup is not blocked, so it has no unblock code (the pair is tested in test/warmup/otp.test.ts).
@@ -143,14 +174,18 @@ export const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string }
 
 /** A bare `id` (path or body) names the row of the route it is on. */
 const KIND_OF_BARE_ID: [RegExp, Kind][] = [
+  [/^\/api\/v1\/campaigns\/folders\//, "campaignFolder"],
   [/^\/api\/v1\/account\/api-keys\//, "accountKey"],
   [/^\/api\/v1\/client\/api-key\//, "clientKey"],
   [/^\/api\/v1\/client\/save$/, "client"],
+  [/^\/api\/v1\/client\/\{id\}$/, "client"],
   [/^\/api\/v1\/webhooks?\/|\/webhooks$/, "webhook"],
   [/\/save-search\//, "savedSearch"],
   [/^\/api\/v1\/leads\/(delete|remove)-domain-block-list/, "blockEntry"],
   [/^\/api\/v1\/email-accounts\/tag-manager$/, "tag"],
   [/^\/api\/v1\/email-accounts\//, "mailbox"],
+  [/^\/api\/v1\/master-inbox\/ignore-reply$/, "stat"],
+  [/^\/api\/v1\/master-inbox\/saved-views\//, "savedView"],
   [/^\/api\/v1\/lead-list\/|^\/api\/v1\/leads\/push-to-campaign$/, "leadList"],
 ];
 
@@ -174,10 +209,18 @@ const NOT_TENANT: Record<string, unknown> = {
   email_ids: ["matrix@example.com"],
   // A paging cursor: ids above it, of the caller's own rows only.
   lastSeenLeadId: 0,
+  // Recipients' addresses (CONTRACT 21.5), not ids.
+  forwardToEmailIds: ["matrix-forward@example.com"],
+  // A result of the test named beside it (the test carries the tenancy): the seed has none.
+  replyId: "1",
   // An OAuth provider's name (path), not an id: the test deployment has a Google app.
   provider: "google",
   // The OAuth app's client id at the provider.
   oauth_client_id: "matrix-app.apps.googleusercontent.com",
+  // The lead filter's (CONTRACT 21.1) categories (the catalogue's), steps and variants: values to match, naming no tenant's rows.
+  leadCategoryIds: [1],
+  sequenceIds: [1],
+  seqVariantIds: [1],
 };
 
 function labelValue(apiPath: string, name: string): { value: unknown } | undefined {
@@ -216,6 +259,15 @@ const ONE_OF_IDS: Record<string, string[][]> = {
   "POST /api/v1/leads/campaign/push-to-list": [["leadMapIds"]],
   "POST /api/v1/crm/leads/tags": [["leadId", "lead_id"], ["tagIds", "tag_ids"]],
   "POST /api/v1/master-inbox/push-to-subsequence": [["sub_sequence_id", "subsequence_id"]],
+  "POST /api/v1/campaigns/tags": [["campaignIds", "campaign_ids"], ["tagIds", "tag_ids"]],
+  "DELETE /api/v1/campaigns/tags": [["campaignIds", "campaign_ids"], ["tagIds", "tag_ids"]],
+  // A reply named one of two ways: §4's stats_id (with the record), or the hosted id (CONTRACT 21.3).
+  "POST /api/v1/master-inbox/ignore-reply": [["stats_id", "id"]],
+  "PATCH /api/v1/master-inbox/ignore-reply": [["stats_id", "id"]],
+  "POST /api/v1/campaigns/{campaign_id}/forward-email": [["stats_id", "email_stats_id"]],
+  "POST /api/v1/email-campaigns/forward-reply-email": [["campaignId", "campaign_id"], ["emailStatsId", "email_stats_id"]],
+  "POST /api/v1/send-email/initiate": [["fromEmailId", "email_account_id"]],
+  "POST /api/v1/leads/verify": [["campaign_id", "list_id", "lead_ids"]],
 };
 
 /** Optional fields an operation needs that its schema cannot say are required (a choice of one among several). */
@@ -234,6 +286,8 @@ export const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   "POST /api/v1/webhooks": { url: "https://hooks.example.com/matrix", events: ["EMAIL_REPLY"] },
   "POST /api/v1/campaigns/{campaign_id}/schedule": { timezone: "Europe/Paris" },
   "POST /api/v1/campaigns/{campaign_id}/reply-email-thread": { email_body: "<p>Matrix</p>" },
+  "POST /api/v1/campaigns/{campaign_id}/forward-email": { to_emails: "matrix-forward@example.com" },
+  "POST /api/v1/send-email/initiate": { to: "matrix-single@example.com" },
   // Fields that may come under an alias, so the schema cannot require them.
   "PATCH /api/v1/master-inbox/change-read-status": { read_status: true },
   "PATCH /api/v1/master-inbox/update-category": { category_id: 1 },
@@ -256,6 +310,12 @@ export const BODY_OVERRIDES: Record<string, Record<string, unknown>> = {
   // A change the template and the category take (the schemas cannot require one of their optional fields).
   "PATCH /api/v1/campaigns/{campaign_id}/prompt-template/{template_id}": { is_active: true },
   "PATCH /api/v1/leads/categories/{category_id}": { colour_code: "#123456" },
+  "PATCH /api/v1/client/{client_id}/code-integrations/{integration_id}": { snippet_name: "Matrix renamed" },
+  // The hosted form's flag (required with id; the schema cannot say so).
+  "POST /api/v1/master-inbox/ignore-reply": { ignore_reply: true },
+  "PATCH /api/v1/master-inbox/ignore-reply": { ignore_reply: true },
+  // At least one setting (the schema cannot require one of its optional fields).
+  "POST /api/v1/email-accounts/bulk-update-email-account-config": { updateData: { messagePerDay: 50 } },
   // Everything a create needs, so a request naming no mailbox reaches the client check.
   // A new app needs its secret (the schema cannot require it: an update may keep the stored one).
   "PUT /api/v1/email-accounts/oauth/{provider}/app": { oauth_client_secret: "matrix-app-secret" },

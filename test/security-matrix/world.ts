@@ -1,7 +1,9 @@
 import { createCampaign, ingestOk } from "../campaigns/fixtures";
 import { completedReplay, isCategorised, personOf, webhookOwner } from "../db";
-import { ADMIN_TOKEN, callJson, createClient, createClientKey, provisionAccount } from "../helpers";
+import { ADMIN_TOKEN, callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
 import { insertDelivery } from "../webhooks/fixtures";
+import { parseMessage } from "../../src/mail/parsed";
+import { recordInbound } from "../../src/replies/inbound";
 import { BODY_OVERRIDES, MISSING, VALUE_OVERRIDES, type Kind, type Objects } from "./plan";
 
 /** The matrix's tenants, each with one object of every kind the matrix names, made through the API. */
@@ -90,6 +92,7 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
   const owner = await webhookOwner(webhook.data.id);
   const { deliveryId: delivery } = await insertDelivery({ accountId: owner, webhookId: webhook.data.id, campaignId: campaign, eventType: "EMAIL_REPLY", payload: {}, status: "failed", nextAttemptAt: null });
   const folder = await ok(api<{ id: number }>(apiKey, "/api/v1/spam-test/folder", { name: "Matrix folder" }), "folder");
+  const campaignFolder = (await ok(api<{ data: { id: number } }>(apiKey, "/api/v1/campaigns/folders", { name: "Matrix campaign folder" }), "campaign folder")).data.id;
   const spamTest = await ok(
     api<{ id: string }>(apiKey, "/api/v1/spam-test/manual", {
       test_name: "Matrix",
@@ -130,6 +133,15 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
     if (data.state === "done") break;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  // A verification job over the seed's leads, ended before the matrix compares snapshots.
+  const verificationJob = wanted("verificationJob")
+    ? (await api<{ job_id: string }>(apiKey, "/api/v1/leads/verify", { campaign_id: campaign, recheck_after_days: 0 })).body.job_id
+    : String(MISSING);
+  for (let i = 0; verificationJob !== String(MISSING) && i < 100; i++) {
+    const { status } = await ok(api<{ status: string }>(apiKey, `/api/v1/verify-emails/status?job_id=${verificationJob}`), "verification progress");
+    if (status === "completed") break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   const tag = tags.tags[0]!.id;
   await ok(api(apiKey, "/api/v1/crm/leads/tags", { leadId: person, tagIds: [tag] }), "lead tag");
   const tagMapping = (await ok(api<{ data: { tag_mapping_id: number }[] }>(apiKey, `/api/v1/crm/leads/tags?leadId=${person}`), "lead tags")).data[0]!.tag_mapping_id;
@@ -137,6 +149,14 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
   const signedIn = await api<{ data: { id: number } }>(apiKey, "/api/v1/sessions", {});
   if (signedIn.status !== 201) throw new Error(`sign-in failed with ${signedIn.status}`);
   const session = signedIn.body.data.id;
+  // A client's code snippet (account keys only), in the seed's client.
+  const codeIntegration = wanted("codeIntegration")
+    ? (await created(api<{ data: { id: number } }>(accountApiKey, `/api/v1/client/${extra.client}/code-integrations`, { snippet_name: "Matrix", snippet_code: "<!-- matrix -->" }), "code integration")).data.id
+    : MISSING;
+  // An untracked reply the seed's mailbox received (the reader's own path), to associate with the lead (CONTRACT 21.3).
+  const untrackedReply = wanted("untrackedReply") ? await receiveUntracked(mailbox.id) : MISSING;
+  // A saved view of the master inbox (CONTRACT 21.3).
+  const savedView = (await created(api<{ data: { id: number } }>(apiKey, "/api/v1/master-inbox/saved-views", { name: "Matrix view", filters: {} }), "saved view")).data.id;
   // The reply is categorised in the background (src/triage/): let that end before the matrix reads the write log.
   for (let i = 0; settle && i < 200 && !(await isCategorised(stat)); i++) await new Promise((resolve) => setTimeout(resolve, 25));
   return {
@@ -149,6 +169,7 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
     stat,
     webhook: webhook.data.id,
     folder: folder.id,
+    campaignFolder,
     spamTest: Number(spamTest.id),
     savedSearch: search.data.id,
     leadList,
@@ -160,8 +181,20 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
     promptTemplate,
     replay,
     oauthSession,
+    codeIntegration,
+    savedView,
+    untrackedReply,
+    verificationJob,
     ...extra,
   };
+}
+
+/** A message no campaign email threads, read by the mailbox: it lands in the untracked list. */
+async function receiveUntracked(mailboxId: number): Promise<number> {
+  const mailbox = (await env.DB.prepare("SELECT account_id, client_id, from_email FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ account_id: number; client_id: number | null; from_email: string }>())!;
+  const raw = `From: Pat <pat@matrix-untracked.example>\r\nTo: ${mailbox.from_email}\r\nSubject: Hello\r\nMessage-ID: <${crypto.randomUUID()}@matrix.example>\r\n\r\nHello there`;
+  await recordInbound(env, { id: mailboxId, accountId: mailbox.account_id, clientId: mailbox.client_id, fromEmail: mailbox.from_email }, [await parseMessage(raw)], Date.now());
+  return (await env.DB.prepare("SELECT max(id) AS id FROM untracked_replies WHERE email_account_id = ?").bind(mailboxId).first<{ id: number }>())!.id;
 }
 
 async function mintAccountKey(accountId: number) {

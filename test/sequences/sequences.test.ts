@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createCampaign } from "../campaigns/fixtures";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { sequenceStepsOf } from "../db";
+import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 
 interface Step {
   id: number;
@@ -96,10 +97,8 @@ describe("sequences", () => {
     ]);
     expect(steps[1]!.sequence_variants!.map((v) => [v.variant_label, v.subject])).toEqual([["A", "B kept"]]);
     // Retired rows stay (their sends keep their history), marked deleted.
-    const rows = await env.DB.prepare("SELECT count(*) AS n, sum(deleted_at IS NOT NULL) AS gone FROM sequence_steps WHERE campaign_id = ?")
-      .bind(campaign)
-      .first<{ n: number; gone: number }>();
-    expect(rows).toEqual({ n: 4, gone: 1 });
+    const stored = await sequenceStepsOf(campaign);
+    expect({ n: stored.length, gone: stored.filter((step) => step.deletedAt !== null).length }).toEqual({ n: 4, gone: 1 });
   });
 
   it("refuses broken templates, duplicate numbers, missing bodies and unusable weights with 422, storing nothing", async () => {

@@ -1,7 +1,8 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createCampaign } from "../campaigns/fixtures";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { campaignCount, sessionRow, setSession } from "../db";
+import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 
 const ORIGIN = "https://app.salvo.test";
 const OWN_PAGE = { "Sec-Fetch-Site": "same-origin" };
@@ -40,11 +41,11 @@ describe("web app sessions", () => {
     const { cookie, setCookie, session } = await signIn(account.apiKey);
     expect(setCookie).toMatch(/^__Host-salvo_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=604800; Secure$/);
     const token = cookie.split("=")[1]!;
-    const row = await env.DB.prepare("SELECT * FROM web_sessions WHERE id = ?").bind(session.id).first<Record<string, unknown>>();
-    expect(row).not.toBeNull();
+    const row = await sessionRow(session.id);
+    expect(row).toBeDefined();
     expect(JSON.stringify(row)).not.toContain(token);
     expect(JSON.stringify(row)).not.toContain(account.apiKey);
-    expect(row!.user_agent).toContain("Chrome/140");
+    expect(row!.userAgent).toContain("Chrome/140");
 
     const current = await browser("/api/v1/sessions/current", { cookie, headers: OWN_PAGE });
     expect(current.status).toBe(200);
@@ -63,7 +64,7 @@ describe("web app sessions", () => {
   it("counts the cookie only on requests from the app's own pages: a cross-site request with it changes nothing", async () => {
     const account = await provisionAccount();
     const { cookie } = await signIn(account.apiKey);
-    const count = async () => (await env.DB.prepare("SELECT count(*) AS n FROM campaigns WHERE account_id = ?").bind(account.id).first<{ n: number }>())!.n;
+    const count = () => campaignCount(account.id);
     const create = (headers: Record<string, string>) => browser("/api/v1/campaigns/create", { method: "POST", cookie, headers, body: { name: "From a page" } });
 
     const attempts: Record<string, string>[] = [
@@ -146,8 +147,7 @@ describe("web app sessions", () => {
     expect((await browser("/api/v1/campaigns", { cookie: clientSession.cookie, headers: OWN_PAGE })).status).toBe(200);
     expect((await callJson(`/api/v1/client/api-key/${key.id}`, { apiKey: account.apiKey, method: "DELETE" })).status).toBe(200);
     expect((await browser("/api/v1/campaigns", { cookie: clientSession.cookie, headers: OWN_PAGE })).status).toBe(401);
-    const left = await env.DB.prepare("SELECT count(*) AS n FROM web_sessions WHERE id = ?").bind(clientSession.session.id).first<{ n: number }>();
-    expect(left!.n).toBe(0);
+    expect(await sessionRow(clientSession.session.id)).toBeUndefined();
   });
 
   it("expires: a session past its time is refused, and use slides the expiry forward", async () => {
@@ -155,13 +155,13 @@ describe("web app sessions", () => {
     const { cookie, session } = await signIn(account.apiKey);
     const before = Date.now();
     // Last used two minutes ago: the next use records itself and slides the expiry.
-    await env.DB.prepare("UPDATE web_sessions SET last_seen_at = ?, expires_at = ? WHERE id = ?").bind(before - 120_000, before + 60_000, session.id).run();
+    await setSession(session.id, { lastSeenAt: new Date(before - 120_000), expiresAt: new Date(before + 60_000) });
     expect((await browser("/api/v1/sessions/current", { cookie, headers: OWN_PAGE })).status).toBe(200);
-    const slid = await env.DB.prepare("SELECT last_seen_at, expires_at FROM web_sessions WHERE id = ?").bind(session.id).first<{ last_seen_at: number; expires_at: number }>();
-    expect(slid!.last_seen_at).toBeGreaterThanOrEqual(before);
-    expect(slid!.expires_at).toBeGreaterThan(before + 11 * 3600_000);
+    const slid = await sessionRow(session.id);
+    expect(slid!.lastSeenAt.getTime()).toBeGreaterThanOrEqual(before);
+    expect(slid!.expiresAt.getTime()).toBeGreaterThan(before + 11 * 3600_000);
 
-    await env.DB.prepare("UPDATE web_sessions SET expires_at = ? WHERE id = ?").bind(Date.now() - 1, session.id).run();
+    await setSession(session.id, { expiresAt: new Date(Date.now() - 1) });
     const expired = await browser("/api/v1/sessions/current", { cookie, headers: OWN_PAGE });
     expect(expired.status).toBe(401);
     expect(expired.body).toEqual({ message: "Session expired or signed out" });

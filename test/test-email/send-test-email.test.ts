@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { addLeads, createCampaign } from "../campaigns/fixtures";
-import { callJson, env, provisionAccount } from "../helpers";
+import { mailboxConnected, personOf } from "../db";
+import { callJson, provisionAccount } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
 
 /**
@@ -17,7 +18,7 @@ async function setUp() {
     body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi {{first_name}}", email_body: "Hello" }] },
   });
   const records = await addLeads(apiKey, campaign, ["ann@tests.example"]);
-  const lead = (await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(records["ann@tests.example"]).first<{ lead_id: number }>())!.lead_id;
+  const lead = await personOf(records["ann@tests.example"]!);
   return { apiKey, campaign, lead };
 }
 
@@ -27,7 +28,7 @@ const send = (apiKey: string, campaign: number, body: Record<string, unknown>) =
 /** A mailbox of the caller's that passed its connection check (the main suite runs none). */
 async function sendingMailbox(apiKey: string) {
   const mailbox = await createMailbox(apiKey);
-  await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1 WHERE id = ?").bind(mailbox.id).run();
+  await mailboxConnected(mailbox.id);
   return mailbox.id;
 }
 

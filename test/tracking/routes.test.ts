@@ -5,20 +5,14 @@ import type { Bindings } from "../../src/platform/env";
 import { recordTrackedEvents } from "../../src/tracking/store";
 import { signToken, type TrackPayload } from "../../src/tracking/tokens";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
+import { asc, eq } from "drizzle-orm";
+import { schema, testDb } from "../db";
 import { call, env, provisionAccount } from "../helpers";
 import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
 
 const PERSON = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15";
 const GIF_HEADER = [0x47, 0x49, 0x46, 0x38, 0x39, 0x61];
 
-interface EventRow {
-  type: string;
-  is_machine: number;
-  link_url: string | null;
-  sequence_number: number;
-  email_account_id: number | null;
-  event_id: string | null;
-}
 
 async function setUp(leadCount = 1) {
   const account = await provisionAccount();
@@ -34,19 +28,21 @@ async function token(payload: Omit<TrackPayload, "sentAt" | "step" | "mailboxId"
   return signToken(keyring, { step: 1, mailboxId: null, sentAt: Date.now() - 60_000, ...payload });
 }
 
-async function eventsOf(recordId: number): Promise<EventRow[]> {
-  const rows = await env.DB.prepare(
-    "SELECT type, is_machine, link_url, sequence_number, email_account_id, event_id FROM events WHERE campaign_lead_id = ? ORDER BY id",
-  )
-    .bind(recordId)
-    .all<EventRow>();
-  return rows.results;
+/** A record's events, by id, under the column names the tests read. */
+function eventsOf(recordId: number) {
+  const t = schema.events;
+  return testDb()
+    .select({ type: t.type, is_machine: t.isMachine, link_url: t.linkUrl, sequence_number: t.sequenceNumber, email_account_id: t.emailAccountId, event_id: t.eventId })
+    .from(t)
+    .where(eq(t.campaignLeadId, recordId))
+    .orderBy(asc(t.id))
+    .all();
 }
+type EventRow = Awaited<ReturnType<typeof eventsOf>>[number];
 
-async function recordOf(recordId: number) {
-  return env.DB.prepare("SELECT state, has_opened, has_clicked, has_unsubscribed FROM campaign_leads WHERE id = ?")
-    .bind(recordId)
-    .first<{ state: string; has_opened: number; has_clicked: number; has_unsubscribed: number }>();
+function recordOf(recordId: number) {
+  const t = schema.campaignLeads;
+  return testDb().select({ state: t.state, has_opened: t.hasOpened, has_clicked: t.hasClicked, has_unsubscribed: t.hasUnsubscribed }).from(t).where(eq(t.id, recordId)).get();
 }
 
 /** Opens and clicks are recorded after the answer: wait until `count` have landed. */
@@ -98,7 +94,7 @@ describe("open pixel", () => {
     expect([...bytes.slice(0, 6)]).toEqual(GIF_HEADER);
     expect(await eventuallyEvents(record, 1)).toEqual([
       // Each hit has an id of its own: a redelivered queue message records nothing twice.
-      { type: "OPEN", is_machine: 0, link_url: null, sequence_number: 2, email_account_id: 9, event_id: expect.stringMatching(/^salvo-open:/) },
+      { type: "OPEN", is_machine: false, link_url: null, sequence_number: 2, email_account_id: 9, event_id: expect.stringMatching(/^salvo-open:/) },
     ]);
 
     await (await hit(pixel, "GET", "Mozilla/5.0")).arrayBuffer();
@@ -107,18 +103,18 @@ describe("open pixel", () => {
     expect(head.headers.get("Content-Type")).toBe("image/gif");
     const rows = await eventuallyEvents(record, 3);
     expect(rows.map((row) => [row.type, row.is_machine])).toEqual([
-      ["OPEN", 0],
-      ["OPEN", 1],
-      ["OPEN", 1],
+      ["OPEN", false],
+      ["OPEN", true],
+      ["OPEN", true],
     ]);
-    expect(await recordOf(record)).toMatchObject({ has_opened: 1 });
+    expect(await recordOf(record)).toMatchObject({ has_opened: true });
   });
 
   it("marks an open within seconds of the send as a machine's", async () => {
     const { records } = await setUp();
     const pixel = `/t/o/${await token({ kind: "open", recordId: records[0]!, sentAt: Date.now() - 2_000 })}.gif`;
     await (await hit(pixel)).arrayBuffer();
-    expect((await eventuallyEvents(records[0]!, 1))[0]!.is_machine).toBe(1);
+    expect((await eventuallyEvents(records[0]!, 1))[0]!.is_machine).toBe(true);
   });
 
   it("still answers the GIF to a forged, altered or wrong-kind token, and records nothing for it", async () => {
@@ -146,7 +142,7 @@ describe("open pixel", () => {
     await (await hit(`/t/o/${await token({ kind: "open", recordId: witness })}.gif`)).arrayBuffer();
     await eventuallyEvents(witness, 1);
     expect(await eventsOf(victim)).toEqual([]);
-    expect(await recordOf(victim)).toMatchObject({ has_opened: 0 });
+    expect(await recordOf(victim)).toMatchObject({ has_opened: false });
   });
 });
 
@@ -157,8 +153,8 @@ describe("click redirect", () => {
     const response = await hit(`/t/c/${await token({ kind: "click", recordId: records[0]!, url })}`);
     expect(response.status).toBe(302);
     expect(response.headers.get("Location")).toBe(url);
-    expect(await eventuallyEvents(records[0]!, 1)).toMatchObject([{ type: "CLICK", is_machine: 0, link_url: url }]);
-    expect(await recordOf(records[0]!)).toMatchObject({ has_clicked: 1 });
+    expect(await eventuallyEvents(records[0]!, 1)).toMatchObject([{ type: "CLICK", is_machine: false, link_url: url }]);
+    expect(await recordOf(records[0]!)).toMatchObject({ has_clicked: true });
   });
 
   it("redirects to the URL's encoded form (non-ASCII path, query, fragment and host), never with a line break", async () => {
@@ -183,7 +179,7 @@ describe("click redirect", () => {
     const path = `/t/c/${await token({ kind: "click", recordId: records[0]!, url: "https://acme.example/" })}`;
     expect((await hit(path, "HEAD")).status).toBe(302);
     expect((await hit(path, "GET", "Mozilla/5.0 (Windows NT; Microsoft Office SafeLinks)")).status).toBe(302);
-    expect((await eventuallyEvents(records[0]!, 2)).map((row) => row.is_machine)).toEqual([1, 1]);
+    expect((await eventuallyEvents(records[0]!, 2)).map((row) => row.is_machine)).toEqual([true, true]);
   });
 
   it("answers 404 to a forged token or another kind's token, redirecting nowhere and recording nothing", async () => {
@@ -213,7 +209,7 @@ describe("one-click unsubscribe", () => {
     expect(html).toContain(`<form method="post" action="/u/${unsubscribe}">`);
     expect(page.headers.get("Set-Cookie")).toBeNull();
     expect(await eventsOf(records[0]!)).toEqual([]);
-    expect(await recordOf(records[0]!)).toMatchObject({ state: "DRAFTED", has_unsubscribed: 0 });
+    expect(await recordOf(records[0]!)).toMatchObject({ state: "DRAFTED", has_unsubscribed: false });
     expect((await hit(`/u/${await token({ kind: "open", recordId: records[0]! })}`)).status).toBe(404);
   });
 
@@ -228,7 +224,7 @@ describe("one-click unsubscribe", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("Set-Cookie")).toBeNull();
     expect(await response.text()).toContain("unsubscribed");
-    expect(await recordOf(record)).toMatchObject({ state: "STOPPED", has_unsubscribed: 1 });
+    expect(await recordOf(record)).toMatchObject({ state: "STOPPED", has_unsubscribed: true });
     expect(await eventsOf(record)).toMatchObject([{ type: "UNSUBSCRIBE", sequence_number: 2, email_account_id: 4 }]);
     const deliveries = await deliveriesOf(hook.id);
     expect(deliveries.map((d) => d.event_type)).toEqual(["LEAD_UNSUBSCRIBED"]);
@@ -239,7 +235,7 @@ describe("one-click unsubscribe", () => {
     expect((await call(path, { method: "POST", rawBody: "anything at all" })).status).toBe(200);
     expect(await eventsOf(record)).toHaveLength(1);
     expect(await deliveriesOf(hook.id)).toHaveLength(1);
-    expect(await recordOf(record)).toMatchObject({ state: "STOPPED", has_unsubscribed: 1 });
+    expect(await recordOf(record)).toMatchObject({ state: "STOPPED", has_unsubscribed: true });
   });
 
   it("refuses a forged token with 404 and changes nothing", async () => {
@@ -247,7 +243,7 @@ describe("one-click unsubscribe", () => {
     const good = await token({ kind: "unsubscribe", recordId: records[0]! });
     const response = await call(`/u/${good.slice(0, -3)}AAA`, { method: "POST", rawBody: "List-Unsubscribe=One-Click" });
     expect(response.status).toBe(404);
-    expect(await recordOf(records[0]!)).toMatchObject({ state: "DRAFTED", has_unsubscribed: 0 });
+    expect(await recordOf(records[0]!)).toMatchObject({ state: "DRAFTED", has_unsubscribed: false });
   });
 });
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createCampaign, addLeads, analytics, ingestOk } from "../campaigns/fixtures";
+import { eventsOf, leadRow, recordEventCount, recordRow, setEvent, setRecord } from "../db";
 import { callJson, env } from "../helpers";
 import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
 import { commitOutcomes, triageReplies } from "../../src/triage/consumer";
@@ -48,14 +49,13 @@ describe("replies are categorised off the request path, within seconds", () => {
     // Listed at once, before categorisation.
     const [stored] = await replyIds(campaign);
     const categorised = await eventually(stored!.id);
-    expect(categorised).toMatchObject({ category_id: 4, category_name: "Do Not Contact", source: "rule", rule_id: "dnc.remove-me@1", confidence: 1, needs_review: 0 });
+    expect(categorised).toMatchObject({ category_id: 4, category_name: "Do Not Contact", source: "rule", rule_id: "dnc.remove-me@1", confidence: 1, needs_review: false });
 
     const record = await recordOf(ids["gone@dnc.example"]!);
     expect(record).toMatchObject({ category_id: 4, state: "STOPPED" });
     expect((await recordOf(otherIds["gone@dnc.example"]!))!.state).toBe("STOPPED");
     expect((await recordOf(ids["stays@dnc.example"]!))!.state).toBe("INPROGRESS");
-    const lead = await env.DB.prepare("SELECT is_unsubscribed FROM leads WHERE id = ?").bind(record!.lead_id).first<{ is_unsubscribed: number }>();
-    expect(lead!.is_unsubscribed).toBe(1);
+    expect((await leadRow(record!.lead_id)).isUnsubscribed).toBe(true);
 
     const mine = await deliveriesOf(hook.id);
     expect(mine.map((d) => d.event_type).sort()).toEqual(["LEAD_CATEGORY_UPDATED", "LEAD_UNSUBSCRIBED"]);
@@ -80,8 +80,7 @@ describe("replies are categorised off the request path, within seconds", () => {
     // A redelivered message writes nothing twice.
     await triageReplies(bindings, [{ campaignId: campaign, eventId: stored!.event_id }], []);
     expect(await deliveriesOf(hook.id)).toHaveLength(2);
-    const unsubscribes = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE type = 'UNSUBSCRIBE' AND campaign_lead_id = ?").bind(ids["gone@dnc.example"]).first<{ n: number }>();
-    expect(unsubscribes!.n).toBe(1);
+    expect(await recordEventCount(ids["gone@dnc.example"]!, "UNSUBSCRIBE")).toBe(1);
   });
 
   it("puts a left-the-company reply in Wrong Person, and a meeting proposal where the model says (Workers AI binding)", async () => {
@@ -101,7 +100,7 @@ describe("replies are categorised off the request path, within seconds", () => {
       prompt_template_id: null,
       prompt_version: "default.1",
       confidence: 0.92,
-      needs_review: 0,
+      needs_review: false,
     });
     expect(meeting.reason).toContain("can we talk");
     expect((await recordOf(ids["keen@wp.example"]!))!.category_id).toBe(2);
@@ -112,7 +111,7 @@ describe("replies are categorised off the request path, within seconds", () => {
     const { account, campaign, ids } = await sentWorld(["maybe@nr.example", "sure@nr.example"]);
     await ingestOk(account.apiKey, campaign, [reply("maybe@nr.example", "Hmm, what is this about exactly?"), reply("sure@nr.example", "can we talk next week?")]);
     const [maybe, sure] = await replyIds(campaign);
-    expect(await eventually(maybe!.id)).toMatchObject({ category_id: null, source: "model", needs_review: 1 });
+    expect(await eventually(maybe!.id)).toMatchObject({ category_id: null, source: "model", needs_review: true });
     await eventually(sure!.id);
     expect((await recordOf(ids["maybe@nr.example"]!))!.category_id).toBeNull();
 
@@ -154,7 +153,7 @@ describe("replies are categorised off the request path, within seconds", () => {
     const meeting = await storeQuietReply(campaign, ids["a@rules.example"]!, { body: "sounds good, can we talk Tuesday?" });
     const dnc = await storeQuietReply(campaign, ids["b@rules.example"]!, { body: "Unsubscribe" });
     await triageReplies(rulesOnly(), [], [meeting, dnc]);
-    expect(await categorisationOf(meeting)).toMatchObject({ category_id: null, source: "rule", model: null, needs_review: 0, reason: expect.stringContaining("no model") });
+    expect(await categorisationOf(meeting)).toMatchObject({ category_id: null, source: "rule", model: null, needs_review: false, reason: expect.stringContaining("no model") });
     expect(await categorisationOf(dnc)).toMatchObject({ category_id: 4, source: "rule", rule_id: "dnc.bare-opt-out@1" });
     expect((await recordOf(ids["a@rules.example"]!))!.category_id).toBeNull();
   });
@@ -190,8 +189,7 @@ describe("people and events keep their categories", () => {
     await triageReplies(bindings, [], [first]);
     expect(await categorisationOf(first)).toMatchObject({ source: "human", category_id: 1 });
     expect((await recordOf(record))!).toMatchObject({ category_id: 1, state: "COMPLETED" });
-    const lead = await env.DB.prepare("SELECT is_unsubscribed FROM leads WHERE email = 'h@human.example'").first<{ is_unsubscribed: number }>();
-    expect(lead!.is_unsubscribed).toBe(0);
+    expect((await leadRow((await recordOf(record))!.lead_id)).isUnsubscribed).toBe(false);
 
     const later = await storeQuietReply(campaign, record, { body: "Actually, no budget this year.", occurredAt: new Date(Date.now() + 60_000).toISOString() });
     await triageReplies(bindings, [], [later]);
@@ -209,8 +207,7 @@ describe("people and events keep their categories", () => {
     expect(await categorisationOf(older)).toMatchObject({ source: "rule", category_id: 4 });
     expect(await categorisationOf(newer)).toMatchObject({ source: "human", category_id: 5 });
     expect((await recordOf(record))!).toMatchObject({ category_id: 5 });
-    const lead = await env.DB.prepare("SELECT is_unsubscribed FROM leads WHERE email = 'late@order.example'").first<{ is_unsubscribed: number }>();
-    expect(lead!.is_unsubscribed).toBe(0);
+    expect((await leadRow((await recordOf(record))!.lead_id)).isUnsubscribed).toBe(false);
   });
 
   it("holds a record to a person's change made between the consumer's read and its write (the SQL guard)", async () => {
@@ -291,23 +288,23 @@ describe("webhooks and analytics follow the automatic category", () => {
       ];
       expect((await callJson(`/api/v1/campaigns/${campaign}/sequences`, { method: "POST", apiKey: account.apiKey, body: { sequences: steps } })).status).toBe(200);
       const record = ids["away@late.example"]!;
-      await env.DB.prepare("UPDATE campaign_leads SET next_step = 2 WHERE id = ?").bind(record).run();
+      await setRecord(record, { nextStep: 2 });
       await setSettings(account.apiKey, campaign, { out_of_office_detection_settings: settings });
       const reply = await storeQuietReply(campaign, record, { subject: "Automatic reply: Quick question", body: away });
       expect((await recordOf(record))!.state).toBe("COMPLETED");
       await triageReplies(rulesOnly(), [], [reply]);
-      const row = await env.DB.prepare("SELECT state, due_at, resume_at FROM campaign_leads WHERE id = ?").bind(record).first<{ state: string; due_at: number | null; resume_at: number | null }>();
-      const event = await env.DB.prepare("SELECT is_ooo, ignored FROM events WHERE id = ?").bind(reply).first<{ is_ooo: number; ignored: number }>();
-      return { row: row!, event: event! };
+      const row = await recordRow(record);
+      const event = (await eventsOf(campaign)).find((e) => e.id === reply)!;
+      return { row: { state: row.state, due_at: row.dueAt?.getTime() ?? null, resume_at: row.resumeAt?.getTime() ?? null }, event: { is_ooo: event.isOoo, ignored: event.ignored } };
     };
     const stepTwoDue = Date.parse("2026-03-04T09:00:00Z");
 
     const ignored = await world({ ignoreOOOasReply: true });
-    expect(ignored.event).toEqual({ is_ooo: 1, ignored: 1 });
+    expect(ignored.event).toEqual({ is_ooo: true, ignored: true });
     expect(ignored.row).toEqual({ state: "INPROGRESS", due_at: stepTwoDue, resume_at: null });
 
     const paused = await world({ autoReactivateOOO: true });
-    expect(paused.event).toEqual({ is_ooo: 1, ignored: 0 });
+    expect(paused.event).toEqual({ is_ooo: true, ignored: false });
     expect(paused.row).toEqual({ state: "PAUSED", due_at: stepTwoDue, resume_at: Date.parse("2026-03-16T00:00:00Z") });
 
     // Neither setting: an out-of-office reply ends the sequence like any reply.
@@ -321,14 +318,14 @@ describe("webhooks and analytics follow the automatic category", () => {
     const id = await storeQuietReply(campaign, ids["twice@race.example"]!, { body: "Please remove me from your list" });
     await Promise.all([triageReplies(bindings, [], [id]), triageReplies(bindings, [], [id]), triageReplies(bindings, [], [id])]);
     expect((await deliveriesOf(hook.id)).map((d) => d.event_type).sort()).toEqual(["LEAD_CATEGORY_UPDATED", "LEAD_UNSUBSCRIBED"]);
-    const unsubscribes = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE type = 'UNSUBSCRIBE' AND campaign_lead_id = ?").bind(ids["twice@race.example"]).first<{ n: number }>();
-    expect(unsubscribes!.n).toBe(1);
+    expect(await recordEventCount(ids["twice@race.example"]!, "UNSUBSCRIBE")).toBe(1);
   });
 
   it("finds replies whose queue message was lost, on the minute cron", async () => {
     const { campaign, ids } = await sentWorld(["lost@sweep.example"]);
     const id = await storeQuietReply(campaign, ids["lost@sweep.example"]!, { body: "Please remove me from your list" });
-    await env.DB.prepare("UPDATE events SET created_at = created_at - 300000 WHERE id = ?").bind(id).run();
+    const stored = (await eventsOf(campaign)).find((e) => e.id === id)!;
+    await setEvent(id, { createdAt: new Date(stored.createdAt.getTime() - 300_000) });
     expect(await sweepUntriaged(bindings, new Date())).toBeGreaterThanOrEqual(1);
     expect(await eventually(id)).toMatchObject({ category_id: 4 });
     vi.useRealTimers();

@@ -6,6 +6,7 @@ import { planIngestion } from "../../src/events/plan";
 import { loadIngestContext, storeIngestion } from "../../src/events/store";
 import { database } from "../../src/platform/db";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
+import { eventsOf, schema, testDb } from "../db";
 import { callJson, env, provisionAccount } from "../helpers";
 import { FAKE_OPENAI_KEY } from "./fake-key";
 
@@ -26,22 +27,27 @@ export const openAi = (extra: Record<string, string> = {}) =>
     ...extra,
   });
 
-export interface Categorised {
-  event_id: number;
-  category_id: number | null;
-  category_name: string | null;
-  source: string;
-  rule_id: string | null;
-  model: string | null;
-  prompt_template_id: number | null;
-  prompt_version: string | null;
-  confidence: number | null;
-  needs_review: number;
-  reason: string | null;
-}
+const categorisations = schema.replyCategorisations;
+/** A stored categorisation, under the column names the tests read. */
+const categorisedColumns = {
+  event_id: categorisations.eventId,
+  category_id: categorisations.categoryId,
+  category_name: categorisations.categoryName,
+  source: categorisations.source,
+  rule_id: categorisations.ruleId,
+  model: categorisations.model,
+  prompt_template_id: categorisations.promptTemplateId,
+  prompt_version: categorisations.promptVersion,
+  confidence: categorisations.confidence,
+  needs_review: categorisations.needsReview,
+  reason: categorisations.reason,
+};
+
+const categorisation = (eventId: number) => testDb().select(categorisedColumns).from(categorisations).where(eq(categorisations.eventId, eventId)).get();
+export type Categorised = NonNullable<Awaited<ReturnType<typeof categorisation>>>;
 
 export async function categorisationOf(eventId: number): Promise<Categorised | null> {
-  return env.DB.prepare("SELECT * FROM reply_categorisations WHERE event_id = ?").bind(eventId).first<Categorised>();
+  return (await categorisation(eventId)) ?? null;
 }
 
 /** The stored categorisation of a reply, once the queue consumer has written it. */
@@ -57,18 +63,13 @@ export function eventually(eventId: number, timeout = 8000): Promise<Categorised
 }
 
 export async function replyIds(campaignId: number): Promise<{ id: number; campaign_lead_id: number; event_id: string }[]> {
-  const rows = await env.DB.prepare("SELECT id, campaign_lead_id, event_id FROM events WHERE campaign_id = ? AND type = 'REPLY' ORDER BY id").bind(campaignId).all<{
-    id: number;
-    campaign_lead_id: number;
-    event_id: string;
-  }>();
-  return rows.results;
+  const replies = await eventsOf(campaignId, "REPLY");
+  return replies.map((e) => ({ id: e.id, campaign_lead_id: e.campaignLeadId, event_id: e.eventId! }));
 }
 
 export async function recordOf(recordId: number) {
-  return env.DB.prepare("SELECT id, state, category_id, category_set_at, lead_id FROM campaign_leads WHERE id = ?")
-    .bind(recordId)
-    .first<{ id: number; state: string; category_id: number | null; category_set_at: number | null; lead_id: number }>();
+  const t = schema.campaignLeads;
+  return testDb().select({ id: t.id, state: t.state, category_id: t.categoryId, category_set_at: t.categorySetAt, lead_id: t.leadId }).from(t).where(eq(t.id, recordId)).get();
 }
 
 /** An account with one campaign and leads that were sent step 1 (so their replies are credited to a send). */
@@ -124,8 +125,7 @@ export async function storeQuietReply(
     },
   ]);
   await storeIngestion(env.DB, context.campaign!, rows, deliveries, Date.now());
-  const row = await env.DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND event_id = ?").bind(campaignId, eventId).first<{ id: number }>();
-  return row!.id;
+  return (await eventsOf(campaignId)).find((e) => e.eventId === eventId)!.id;
 }
 
 export async function setSettings(apiKey: string, campaignId: number, body: Record<string, unknown>) {

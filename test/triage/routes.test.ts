@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { addLeads, createCampaign } from "../campaigns/fixtures";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { promptTemplatesOf, replaysFailed, storedReplay, uncategorised, webhookDeliveries } from "../db";
+import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { callWithEnv, createWebhook } from "../webhooks/fixtures";
 import { triageReplies } from "../../src/triage/consumer";
 import { bindings, categorisationOf, recordOf, sentWorld, storeQuietReply } from "./fixtures";
@@ -109,16 +110,19 @@ describe("prompt templates (CONTRACT 20.2)", () => {
     const firstId = (first.body.data as { template: { id: number } }).template.id;
     const second = await post(`/campaigns/${campaign}/prompt-template`, apiKey, { prompt_content: "Be kind.", categories: [3] });
     const secondId = (second.body.data as { template: { id: number } }).template.id;
-    const active = await env.DB.prepare("SELECT id, is_active FROM prompt_templates WHERE campaign_id = ? ORDER BY id").bind(campaign).all<{ id: number; is_active: number }>();
-    expect(active.results).toEqual([{ id: firstId, is_active: 0 }, { id: secondId, is_active: 1 }]);
+    const active = await promptTemplatesOf(campaign);
+    expect(active.map((t) => ({ id: t.id, is_active: t.isActive }))).toEqual([{ id: firstId, is_active: false }, { id: secondId, is_active: true }]);
 
     expect((await post(`/campaigns/${campaign}/prompt-template/${secondId}`, apiKey, { prompt_content: "Be kinder." }, "PATCH")).body).toEqual({ ok: true, success: true, data: { id: secondId } });
     await post(`/campaigns/${campaign}/prompt-template/${secondId}`, apiKey, { is_active: true }, "PATCH");
     const now = (await get(`/campaigns/${campaign}/prompt-template`, apiKey)).body.data as { template: Json };
     expect(now.template).toMatchObject({ id: secondId, prompt_content: "Be kinder.", version: 2, is_active: true });
     await post(`/campaigns/${campaign}/prompt-template/${firstId}`, apiKey, { is_active: true }, "PATCH");
-    const flipped = await env.DB.prepare("SELECT id, is_active, version FROM prompt_templates WHERE campaign_id = ? ORDER BY id").bind(campaign).all();
-    expect(flipped.results).toEqual([{ id: firstId, is_active: 1, version: 1 }, { id: secondId, is_active: 0, version: 2 }]);
+    const flipped = await promptTemplatesOf(campaign);
+    expect(flipped.map((t) => ({ id: t.id, is_active: t.isActive, version: t.version }))).toEqual([
+      { id: firstId, is_active: true, version: 1 },
+      { id: secondId, is_active: false, version: 2 },
+    ]);
   });
 
   it("answers the contract's errors: foreign campaign, other campaign's template, unknown category, empty change, bad input", async () => {
@@ -189,7 +193,7 @@ describe("the categorisation test route (CONTRACT 20.6)", () => {
     expect(model.body.data).toMatchObject({ category_id: 2, result: "Meeting Request", source: "model", model: "@cf/meta/llama-3.2-3b-instruct", prompt_version: "default.1", confidence: 0.92 });
     const tried = await post(`/campaigns/${campaign}/reply-categorisation/test`, apiKey, { reply_text: "Hello there", prompt_content: "[[fake:prefer=Partner]]", categories: [custom, 1] });
     expect(tried.body.data).toMatchObject({ category_id: custom, category_name: "Partner", prompt_version: "draft", custom_labels_considered: ["Partner"] });
-    expect((await env.DB.prepare("SELECT count(*) AS n FROM prompt_templates WHERE campaign_id = ?").bind(campaign).first<{ n: number }>())!.n).toBe(0);
+    expect(await promptTemplatesOf(campaign)).toEqual([]);
     const withoutModel = await callWithEnv({ CATEGORISER: "rules" }, `/api/v1/campaigns/${campaign}/reply-categorisation/test`, { method: "POST", apiKey, body: { reply_text: "Sure, can we talk on Thursday?" } });
     expect(withoutModel.body.data).toMatchObject({ category_id: null, source: "rule", needs_review: false, model: null });
   });
@@ -279,13 +283,12 @@ describe("replays (CONTRACT 20.7)", () => {
 
   it("applies as it goes when dry_run is false, one job per campaign at a time", async () => {
     const { account, campaign, ids, replies } = await replayWorld();
-    await env.DB.prepare("INSERT INTO triage_replays (account_id, campaign_id, dry_run, status, options, total) VALUES (?, ?, 1, 'running', '{}', 0)").bind(account.id, campaign).run();
+    await storedReplay(campaign, "running");
     const busy = await post(`/campaigns/${campaign}/reply-categorisation/replay`, account.apiKey, { dry_run: false });
     expect(busy).toMatchObject({ status: 409, body: { ok: false } });
-    await env.DB.prepare("UPDATE triage_replays SET status = 'failed' WHERE campaign_id = ?").bind(campaign).run();
+    await replaysFailed(campaign);
     expect((await post(`/campaigns/${campaign}/reply-categorisation/replay`, account.apiKey, { dry_run: false, prompt_content: "x" })).status).toBe(422);
-    await env.DB.prepare("UPDATE events SET category_id = NULL WHERE id = ?").bind(replies.meeting).run();
-    await env.DB.prepare("DELETE FROM reply_categorisations WHERE event_id = ?").bind(replies.meeting).run();
+    await uncategorised(replies.meeting);
     const started = await post(`/campaigns/${campaign}/reply-categorisation/replay`, account.apiKey, { dry_run: false, only_uncategorised: true, from: "2026-03-02T10:30:00Z" });
     const done = await state(account.apiKey, campaign, (started.body.data as { job_id: number }).job_id);
     expect(done).toMatchObject({ dry_run: false, status: "completed", total: 1, processed: 1, changed: 1, applied_at: expect.any(String) });
@@ -323,6 +326,6 @@ describe("replays (CONTRACT 20.7)", () => {
 });
 
 async function deliveriesOfType(webhookId: number) {
-  const rows = await env.DB.prepare("SELECT payload FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id").bind(webhookId).all<{ payload: string }>();
-  return rows.results.map((row) => JSON.parse(row.payload) as { sl_lead_email: string; lead_category: { old_id: number | null; new_id: number | null } });
+  const rows = await webhookDeliveries(webhookId);
+  return rows.map((row) => row.payload as { sl_lead_email: string; lead_category: { old_id: number | null; new_id: number | null } });
 }

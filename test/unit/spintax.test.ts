@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { stableFraction, stableHash } from "../../src/sequences/hash";
 import { parseSpintax, spin, spinChoice } from "../../src/sequences/spintax";
 import { renderTemplate } from "../../src/sequences/template";
+import { composeEmail } from "../../src/engine/compose";
 
 describe("stableHash", () => {
   // Expected values computed by an independent Python implementation of FNV-1a + murmur3 fmix32.
@@ -73,5 +74,35 @@ describe("spin", () => {
     const lead = { first_name: "{A|B}", company_name: "x|y" };
     const text = renderTemplate(spin("{Hi|Hi} {{first_name}} of {{company_name}}", { recordId: 1, step: 1 }), lead);
     expect(text).toBe("Hi {A|B} of x|y");
+  });
+});
+
+describe("incremental distribution (CONTRACT 21.1)", () => {
+  it("gives the k-th record option k mod n of every group, whatever its id", () => {
+    const text = "{Hi|Hello|Hey} {there|you}";
+    const spun = [0, 1, 2, 3, 4, 5].map((k) => spin(text, { recordId: 1000 + 7 * k, step: 1, moduloIndex: k }));
+    expect(spun).toEqual(["Hi there", "Hello you", "Hey there", "Hi you", "Hello there", "Hey you"]);
+  });
+});
+
+describe("composeEmail's spintax mode", () => {
+  const base = {
+    recordId: 41,
+    step: { seqNumber: 1, subject: "{A|B|C}", emailBody: "{one|two|three}", variants: [] },
+    lead: { email: "ann@example.com" },
+    sender: { fromName: "Ada", fromEmail: "ada@sender.example", signature: null, replyTo: null },
+    thread: [],
+    messageId: "<m@sender.example>",
+    unsubscribeUrl: "https://u.example/x",
+    track: async (html: string) => html,
+  };
+  const settings = { unsubscribeText: "", addUnsubscribeTag: false, sendAsPlainText: true, forcePlainText: false };
+
+  it("takes the record's spintax_modulo_index in the incremental mode, and the hash otherwise", async () => {
+    const incremental = await composeEmail({ ...base, spintaxIndex: 4, settings: { ...settings, spintaxDistributionMode: 1 } });
+    expect([incremental.subject, incremental.body]).toEqual(["B", "two"]);
+    const random = await composeEmail({ ...base, spintaxIndex: 4, settings: { ...settings, spintaxDistributionMode: 2 } });
+    const hashed = spin("{A|B|C}", { recordId: 41, step: 1, part: "subject" });
+    expect(random.subject).toBe(hashed);
   });
 });

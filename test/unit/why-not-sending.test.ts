@@ -228,3 +228,32 @@ describe("a mailbox's warnings", () => {
     expect(many[0]!.message).toMatch(/^8 campaign emails .* during their SMTP transaction.* Recipients: a@x\.io, b@x\.io, c@x\.io, d@x\.io, e@x\.io and 3 more\.$/);
   });
 });
+
+describe("sending_status in each lead's zone (CONTRACT 23.2)", () => {
+  const leadZones: Schedule = { ...schedule, send_in_lead_timezone: true };
+  // Monday 2026-03-09 03:00 EDT: outside the campaign's window, but a Tokyo lead's 16:00.
+  const night = at("2026-03-09T07:00:00Z");
+
+  it("does not hold due records to the campaign's window: their due times are inside their leads' windows", () => {
+    expect(sendingStatus(snapshot({ now: night, schedule }))).toMatchObject({ code: "outside_window" });
+    expect(sendingStatus(snapshot({ now: night, schedule: leadZones }))).toMatchObject({ code: "sending", next_send_at: night });
+  });
+
+  it("names the earliest stored due time, already a window opening, when nothing is due yet", () => {
+    const tokyoTomorrow = at("2026-03-10T00:00:00Z");
+    expect(sendingStatus(snapshot({ now: night, schedule: leadZones, firstStepsDue: 0, nextDueAt: tokyoTomorrow }))).toMatchObject({
+      code: "no_leads_due",
+      next_send_at: tokyoTomorrow,
+    });
+  });
+
+  it("answers a mailbox with due records in lead zones as sending, not outside the window", () => {
+    const status = mailboxSendingStatus({
+      ...mailbox,
+      now: night,
+      disconnectMessage: null,
+      campaigns: [{ schedule: leadZones, nextDueAt: night - 60_000 }],
+    });
+    expect(status).toMatchObject({ code: "sending", next_send_at: night });
+  });
+});

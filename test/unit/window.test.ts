@@ -15,6 +15,9 @@ import {
   nextWindowOpen,
   normalizeDays,
   parseClock,
+  enrolmentDue,
+  recordDueAt,
+  recordSchedule,
   type Schedule,
   stepDueAt,
 } from "../../src/schedule/window";
@@ -257,5 +260,45 @@ describe("gaps and caps", () => {
     expect([capRemaining(40, 100), capRemaining(100, 100), capRemaining(120, 100)]).toEqual([60, 0, 0]);
     expect([mailboxCapReached(99, 100), mailboxCapReached(100, 100)]).toEqual([false, true]);
     expect([newLeadAllowed(99, schedule()), newLeadAllowed(100, schedule())]).toEqual([true, false]);
+  });
+});
+
+describe("each lead's own hours (CONTRACT 23.2)", () => {
+  const campaign = schedule({ timezone: "UTC", send_in_lead_timezone: true });
+
+  it("moves only the zone, and only when the campaign sends in lead zones and the lead has one", () => {
+    expect(recordSchedule(campaign, "Asia/Tokyo")).toMatchObject({ timezone: "Asia/Tokyo", start_hour: "09:00", max_new_leads_per_day: campaign.max_new_leads_per_day });
+    expect(recordSchedule(campaign, null)).toBe(campaign);
+    expect(recordSchedule({ ...campaign, send_in_lead_timezone: false }, "Asia/Tokyo")).toMatchObject({ timezone: "UTC" });
+  });
+
+  it("stores due times at the first instant inside the lead's window, 09:00 local on both sides of a DST change", () => {
+    // Friday 2027-03-12 23:00 UTC: Saturday in Tokyo and Paris, 18:00 on Friday in New York.
+    const friday = at("2027-03-12T23:00:00Z");
+    expect(iso(recordDueAt(campaign, "Asia/Tokyo", friday))).toBe("2027-03-15T00:00:00.000Z");
+    expect(iso(recordDueAt(campaign, "Europe/Paris", friday))).toBe("2027-03-15T08:00:00.000Z");
+    // New York moves to EDT on Sunday the 14th: Monday 09:00 is 13:00 UTC.
+    expect(iso(recordDueAt(campaign, "America/New_York", friday))).toBe("2027-03-15T13:00:00.000Z");
+    // No zone: the campaign's.
+    expect(iso(recordDueAt(campaign, null, friday))).toBe("2027-03-15T09:00:00.000Z");
+    // Already inside: itself. Without lead zones: unchanged, the pass checks the campaign's window.
+    expect(recordDueAt(campaign, "Europe/Paris", at("2027-03-15T10:00:00Z"))).toBe(at("2027-03-15T10:00:00Z"));
+    expect(recordDueAt({ ...campaign, send_in_lead_timezone: false }, "Asia/Tokyo", friday)).toBe(friday);
+  });
+
+  it("opens a window whose start a spring-forward jump skips at the first valid minute after it", () => {
+    const sunday = schedule({ timezone: "UTC", send_in_lead_timezone: true, days_of_the_week: [0], start_hour: "02:30", end_hour: "05:00" });
+    // 02:30 does not exist in New York on 2027-03-14: the window opens at 03:00 EDT (07:00 UTC).
+    expect(iso(recordDueAt(sunday, "America/New_York", at("2027-03-13T12:00:00Z")))).toBe("2027-03-14T07:00:00.000Z");
+  });
+
+  it("gives an upload one due time per zone and the campaign's opening to leads without one", () => {
+    const now = at("2027-03-12T23:00:00Z");
+    expect(enrolmentDue(campaign, ["Asia/Tokyo", "Asia/Tokyo", "Europe/Paris"], now)).toEqual({
+      default: at("2027-03-15T09:00:00Z"),
+      byZone: { "Asia/Tokyo": at("2027-03-15T00:00:00Z"), "Europe/Paris": at("2027-03-15T08:00:00Z") },
+    });
+    expect(enrolmentDue({ ...campaign, send_in_lead_timezone: false }, ["Asia/Tokyo"], now)).toEqual({ default: now, byZone: {} });
+    expect(enrolmentDue(null, ["Asia/Tokyo"], now)).toEqual({ default: now, byZone: {} });
   });
 });

@@ -2,6 +2,8 @@ import { createExecutionContext, createMessageBatch, createScheduledController, 
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import type { DeliveryMessage } from "../../src/webhooks/queue-message";
+import { asc, eq } from "drizzle-orm";
+import { schema, setCampaign, testDb, webhookRow } from "../db";
 import { callJson, env, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { createWebhook, deliveriesOf, insertDelivery, interceptReceiver } from "./fixtures";
@@ -40,20 +42,27 @@ async function consume(deliveryId: number, attempts = 1, queue = "salvo-webhooks
   return getQueueResult(batch, ctx);
 }
 
+/** A delivery's row, under the column names the tests read (null once it is gone). */
 async function delivery(id: number) {
-  return env.DB.prepare("SELECT * FROM webhook_deliveries WHERE id = ?").bind(id).first<Record<string, unknown>>();
+  const t = schema.webhookDeliveries;
+  const row = await testDb()
+    .select({ status: t.status, attempts: t.attempts, last_status_code: t.lastStatusCode, last_error: t.lastError, next_attempt_at: t.nextAttemptAt })
+    .from(t)
+    .where(eq(t.id, id))
+    .get();
+  return row ?? null;
 }
 
-async function attemptsOf(id: number) {
-  const rows = await env.DB.prepare("SELECT status_code, outcome, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY id").bind(id).all();
-  return rows.results;
+function attemptsOf(id: number) {
+  const t = schema.webhookAttempts;
+  return testDb().select({ status_code: t.statusCode, outcome: t.outcome, error: t.error }).from(t).where(eq(t.deliveryId, id)).orderBy(asc(t.id)).all();
 }
 
 /**
  * The retry's delay, as the consumer recorded it (the test queue helper does not report the
  * delaySeconds given to message.retry; the domain test checks judge() itself).
  */
-function expectRetryIn(row: Record<string, unknown>, before: number, seconds: number) {
+function expectRetryIn(row: { next_attempt_at: Date | null }, before: number, seconds: number) {
   const next = Number(row.next_attempt_at);
   expect(next).toBeGreaterThanOrEqual(before + seconds * 1000);
   expect(next).toBeLessThanOrEqual(Date.now() + seconds * 1000);
@@ -83,8 +92,8 @@ describe("webhook delivery", () => {
   it("records nothing, and does not fail the batch, for a delivery whose campaign was deleted while it was being sent", async () => {
     const { campaign, deliveryId } = await pendingDelivery();
     receiver.respondWith(async () => {
-      await env.DB.prepare("UPDATE campaigns SET status = 'PAUSED' WHERE id = ?").bind(campaign).run();
-      await env.DB.prepare("DELETE FROM campaigns WHERE id = ?").bind(campaign).run();
+      await setCampaign(campaign, { status: "PAUSED" });
+      await testDb().delete(schema.campaigns).where(eq(schema.campaigns.id, campaign));
       return new Response("ok");
     });
     const result = await consume(deliveryId);
@@ -176,8 +185,7 @@ describe("webhook delivery", () => {
     receiver.respondWith(() => new Response("gone", { status: 410 }));
     expect((await consume(deliveryId)).explicitAcks).toHaveLength(1);
     expect(await delivery(deliveryId)).toMatchObject({ status: "failed", last_status_code: 410 });
-    const webhook = await env.DB.prepare("SELECT disabled_at FROM webhooks WHERE id = ?").bind(hook.id).first<{ disabled_at: number | null }>();
-    expect(webhook!.disabled_at).not.toBeNull();
+    expect((await webhookRow(hook.id)).disabledAt).not.toBeNull();
 
     const next = await insertDelivery({ accountId: account.id, webhookId: hook.id, campaignId: campaign, eventType: "EMAIL_SENT", payload: {} });
     const before = receiver.received.length;

@@ -1,3 +1,4 @@
+import { asc, eq, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { webhookDeliveries } from "../../src/db/schema";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
@@ -18,19 +19,17 @@ export async function createWebhook(apiKey: string, campaignId: number, body: Re
   return { id: saved.data.id, secret: saved.secret };
 }
 
-export interface Delivery {
-  id: number;
-  event_type: string;
-  status: string;
-  attempts: number;
-  message_id: string;
-  payload: string;
+/** A webhook's deliveries, by id, under the column names the tests read; the payload as stored (JSON text). */
+export function deliveriesOf(webhookId: number) {
+  const t = webhookDeliveries;
+  return drizzle(env.DB)
+    .select({ id: t.id, event_type: t.eventType, status: t.status, attempts: t.attempts, message_id: t.messageId, payload: sql<string>`${t.payload}` })
+    .from(t)
+    .where(eq(t.webhookId, webhookId))
+    .orderBy(asc(t.id))
+    .all();
 }
-
-export async function deliveriesOf(webhookId: number): Promise<Delivery[]> {
-  const rows = await env.DB.prepare("SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id").bind(webhookId).all<Delivery>();
-  return rows.results;
-}
+export type Delivery = Awaited<ReturnType<typeof deliveriesOf>>[number];
 
 export type Responder = (request: Request) => Promise<Response> | Response;
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
-import { call, callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { setDelivery } from "../db";
+import { call, callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { consumeDelivery, createWebhook, deliveriesOf, interceptReceiver, RECEIVER, signedBy } from "./fixtures";
 
 let receiver: ReturnType<typeof interceptReceiver>;
@@ -310,7 +311,7 @@ describe("delivery log and redelivery", () => {
     const hook = await createOk(k, { webhook_url: RECEIVER, association_type: "user", event_types: ["EMAIL_SENT"] });
     await ingestOk(k, campaign, [{ type: "SENT", lead_email: "rt@who.example", occurred_at: "2026-03-04T10:00:00Z" }]);
     const [delivery] = await deliveriesOf(hook.id);
-    await env.DB.prepare("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE id = ?").bind(delivery!.id).run();
+    await setDelivery(delivery!.id, { status: "failed", nextAttemptAt: null });
     const answer = await call(`/api/v1/campaigns/${campaign}/retrigger-webhooks`, { method: "POST", apiKey: k });
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({ ok: true, requeued: 1 });

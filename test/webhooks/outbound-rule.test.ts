@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, inject, it, vi } from "vitest";
 import { createCampaign } from "../campaigns/fixtures";
-import { callJson, env, provisionAccount } from "../helpers";
+import { deliveryRow, webhookCount } from "../db";
+import { callJson, provisionAccount } from "../helpers";
 import { consumeDelivery, storeDelivery } from "./fixtures";
 
 const dns = inject("dnsControl");
@@ -39,8 +40,7 @@ describe("webhook URLs and the outbound rule (issue 23)", () => {
       const global = await callJson(`/api/v1/webhook/create`, { method: "POST", apiKey: account.apiKey, body: { webhook_url, association_type: "user", event_types: ["EMAIL_SENT"] } });
       expect(global.status, webhook_url).toBe(422);
     }
-    const rows = await env.DB.prepare("SELECT count(*) AS n FROM webhooks WHERE account_id = ?").bind(account.id).first<{ n: number }>();
-    expect(rows!.n).toBe(0);
+    expect(await webhookCount(account.id)).toBe(0);
   });
 
   it("judges the name again at each delivery: once it resolves to a private address, nothing is sent there", async () => {
@@ -66,8 +66,8 @@ describe("webhook URLs and the outbound rule (issue 23)", () => {
     expect(received).toHaveLength(1);
     // Refused for good (no retry): the attempt names why.
     expect(result.retryMessages).toEqual([]);
-    const row = await env.DB.prepare("SELECT status, last_error FROM webhook_deliveries WHERE id = ?").bind(second.deliveryId).first<{ status: string; last_error: string }>();
-    expect(row).toEqual({ status: "failed", last_error: `refused https://${host}/hook: ${host} resolves to 169.254.169.254, a link-local address (cloud metadata services answer there)` });
+    const row = await deliveryRow(second.deliveryId);
+    expect({ status: row.status, last_error: row.lastError }).toEqual({ status: "failed", last_error: `refused https://${host}/hook: ${host} resolves to 169.254.169.254, a link-local address (cloud metadata services answer there)` });
   });
 
   it("retries a delivery whose name the resolver cannot answer for, sending nothing meanwhile", async () => {
@@ -86,10 +86,9 @@ describe("webhook URLs and the outbound rule (issue 23)", () => {
     const result = await consumeDelivery(delivery.deliveryId);
     expect(received).toEqual([]);
     expect(result.retryMessages).toEqual([{ msgId: `m-${delivery.deliveryId}` }]);
-    const row = await env.DB.prepare("SELECT status, last_error, next_attempt_at - last_attempt_at AS delay FROM webhook_deliveries WHERE id = ?")
-      .bind(delivery.deliveryId)
-      .first<{ status: string; last_error: string; delay: number }>();
+    const stored = await deliveryRow(delivery.deliveryId);
+    const row = { status: stored.status, last_error: stored.lastError, delay: stored.nextAttemptAt!.getTime() - stored.lastAttemptAt!.getTime() };
     expect(row).toMatchObject({ status: "pending", delay: 30_000 });
-    expect(row!.last_error).toContain(`${host} could not be checked`);
+    expect(row.last_error).toContain(`${host} could not be checked`);
   });
 });

@@ -1,5 +1,6 @@
 import { inject, describe, expect, it } from "vitest";
-import { callJson, env, provisionAccount } from "../helpers";
+import { deliveryRow, setDelivery, setWebhook } from "../db";
+import { callJson, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { callWithEnv, consumeDelivery, createWebhook, storeDelivery } from "./fixtures";
 
@@ -24,8 +25,7 @@ describe("delivery to a real receiver (test/webhooks/redirect-receiver.global.ts
     expect(result.retryMessages).toEqual([]);
     const visits = await (await fetch(`${base}/visits/${token}`)).json();
     expect(visits).toEqual({ redirect: 1, target: 0 });
-    const row = await env.DB.prepare("SELECT status, last_status_code FROM webhook_deliveries WHERE id = ?").bind(deliveryId).first();
-    expect(row).toEqual({ status: "failed", last_status_code: 301 });
+    expect(await deliveryRow(deliveryId)).toMatchObject({ status: "failed", lastStatusCode: 301 });
   });
 });
 
@@ -37,13 +37,13 @@ describe("retrigger-failed-events", () => {
     const disabled = await createWebhook(account.apiKey, campaign);
     const live = await storeDelivery(account.id, enabled.id, campaign);
     const dead = await storeDelivery(account.id, disabled.id, campaign);
-    await env.DB.prepare("UPDATE webhook_deliveries SET status = 'failed' WHERE id IN (?, ?)").bind(live.deliveryId, dead.deliveryId).run();
-    await env.DB.prepare("UPDATE webhooks SET disabled_at = ? WHERE id = ?").bind(Date.now(), disabled.id).run();
+    await setDelivery([live.deliveryId, dead.deliveryId], { status: "failed" });
+    await setWebhook(disabled.id, { disabledAt: new Date() });
 
     const retrigger = await callJson(`/api/v1/campaigns/${campaign}/webhooks/retrigger-failed-events`, { method: "POST", apiKey: account.apiKey, body: {} });
     expect(retrigger.body).toEqual({ ok: true, requeued: 1 });
     const status = async (id: number) =>
-      (await env.DB.prepare("SELECT status FROM webhook_deliveries WHERE id = ?").bind(id).first<{ status: string }>())!.status;
+      (await deliveryRow(id)).status;
     expect(await status(live.deliveryId)).toBe("pending");
     expect(await status(dead.deliveryId)).toBe("failed");
   });

@@ -2,6 +2,7 @@ import { createScheduledController } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { newWebhookSecret } from "../../src/webhooks/delivery-rules";
+import { deliveryRow, setWebhook, webhookRow } from "../db";
 import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { callWithEnv, consumeDelivery, createWebhook, interceptReceiver, RECEIVER, signedBy, storeDelivery } from "./fixtures";
@@ -12,9 +13,7 @@ beforeEach(() => {
 });
 afterEach(() => receiver.restore());
 
-async function storedRow(webhookId: number) {
-  return (await env.DB.prepare("SELECT * FROM webhooks WHERE id = ?").bind(webhookId).first<Record<string, unknown>>())!;
-}
+const storedRow = webhookRow;
 
 /** Delivers one stored event to the webhook and returns what the receiver got. */
 async function deliverOne(account: { id: number }, campaign: number, webhookId: number) {
@@ -49,9 +48,9 @@ describe("webhook secrets at rest", () => {
   it("stores neither the signing secret nor the user's secret_key in plain text", async () => {
     const { hook } = await setup({ secret_key: "receiver-token-7f3a" });
     const row = await storedRow(hook.id);
-    expect(row.secret_ciphertext).toMatch(/^v1\.test\.[^.]+\.[^.]+$/);
-    expect(row.secret_key_ciphertext).toMatch(/^v1\.test\.[^.]+\.[^.]+$/);
-    expect(row.legacy_secret).toBeNull();
+    expect(row.secretCiphertext).toMatch(/^v1\.test\.[^.]+\.[^.]+$/);
+    expect(row.secretKeyCiphertext).toMatch(/^v1\.test\.[^.]+\.[^.]+$/);
+    expect(row.legacySecret).toBeNull();
     const everything = JSON.stringify(row);
     expect(everything).not.toContain(hook.secret.slice("whsec_".length));
     expect(everything).not.toContain("receiver-token-7f3a");
@@ -136,7 +135,7 @@ describe("signing secret rotation", () => {
     const everything = JSON.stringify(row);
     expect(everything).not.toContain(fresh.slice("whsec_".length));
     expect(everything).not.toContain(hook.secret.slice("whsec_".length));
-    const expiry = Number(row.previous_secret_expires_at);
+    const expiry = Number(row.previousSecretExpiresAt);
     expect(expiry).toBeGreaterThanOrEqual(before + 24 * 3600 * 1000);
     expect(expiry).toBeLessThanOrEqual(Date.now() + 24 * 3600 * 1000);
 
@@ -145,7 +144,7 @@ describe("signing secret rotation", () => {
     expect(await signedBy([fresh, hook.secret], during.headers, during.body)).toEqual([fresh, hook.secret]);
 
     // The clock moves on: the overlap is over a moment ago.
-    await env.DB.prepare("UPDATE webhooks SET previous_secret_expires_at = ? WHERE id = ?").bind(Date.now() - 1, hook.id).run();
+    await setWebhook(hook.id, { previousSecretExpiresAt: new Date(Date.now() - 1) });
     const after = await deliverOne(account, campaign, hook.id);
     expect(after.headers.get("webhook-signature")!.split(" ")).toHaveLength(1);
     expect(await signedBy([fresh, hook.secret], after.headers, after.body)).toEqual([fresh]);
@@ -187,7 +186,7 @@ describe("signing secrets stored before encryption (migration 0009)", () => {
   async function legacyWebhook() {
     const made = await setup();
     const secret = newWebhookSecret();
-    await env.DB.prepare("UPDATE webhooks SET secret_ciphertext = NULL, legacy_secret = ? WHERE id = ?").bind(secret, made.hook.id).run();
+    await setWebhook(made.hook.id, { secretCiphertext: null, legacySecret: secret });
     return { ...made, secret };
   }
 
@@ -201,8 +200,8 @@ describe("signing secrets stored before encryption (migration 0009)", () => {
 
     await minuteCron();
     const row = await storedRow(hook.id);
-    expect(row.legacy_secret).toBeNull();
-    expect(row.secret_ciphertext).toMatch(/^v1\.test\./);
+    expect(row.legacySecret).toBeNull();
+    expect(row.secretCiphertext).toMatch(/^v1\.test\./);
     expect(JSON.stringify(row)).not.toContain(secret.slice("whsec_".length));
     const after = await deliverOne(account, campaign, hook.id);
     expect(await signedBy([secret], after.headers, after.body)).toEqual([secret]);
@@ -211,7 +210,7 @@ describe("signing secrets stored before encryption (migration 0009)", () => {
   it("fails the cron loudly without SECRETS_KEY while legacy secrets remain, keeping them usable", async () => {
     const { account, campaign, hook, secret } = await legacyWebhook();
     await expect(minuteCron({ SECRETS_KEY: undefined })).rejects.toThrow(/SECRETS_KEY is not set/);
-    expect((await storedRow(hook.id)).legacy_secret).toBe(secret);
+    expect((await storedRow(hook.id)).legacySecret).toBe(secret);
     const delivered = await deliverOne(account, campaign, hook.id);
     expect(await signedBy([secret], delivered.headers, delivered.body)).toEqual([secret]);
   });
@@ -219,7 +218,7 @@ describe("signing secrets stored before encryption (migration 0009)", () => {
   it("rotates a legacy secret into the previous slot", async () => {
     const { account, campaign, hook, secret } = await legacyWebhook();
     const fresh = (await rotate(account.apiKey, campaign, hook.id)).body.secret;
-    expect((await storedRow(hook.id)).legacy_secret).toBeNull();
+    expect((await storedRow(hook.id)).legacySecret).toBeNull();
     const delivered = await deliverOne(account, campaign, hook.id);
     expect(await signedBy([fresh, secret], delivered.headers, delivered.body)).toEqual([fresh, secret]);
   });
@@ -232,9 +231,9 @@ describe("deliveries when SECRETS_KEY is missing", () => {
     const result = await consumeDelivery(deliveryId, { SECRETS_KEY: undefined });
     expect(result.retryMessages).toEqual([{ msgId: `m-${deliveryId}` }]);
     expect(receiver.received).toHaveLength(0);
-    const row = await env.DB.prepare("SELECT status, attempts, last_error, next_attempt_at FROM webhook_deliveries WHERE id = ?").bind(deliveryId).first();
-    expect(row).toMatchObject({ status: "pending", attempts: 1, last_error: "signing secret unavailable (server configuration)" });
-    expect(Number(row!.next_attempt_at)).toBeGreaterThanOrEqual(Date.now() + 25_000);
+    const row = await deliveryRow(deliveryId);
+    expect(row).toMatchObject({ status: "pending", attempts: 1, lastError: "signing secret unavailable (server configuration)" });
+    expect(Number(row.nextAttemptAt)).toBeGreaterThanOrEqual(Date.now() + 25_000);
 
     expect((await consumeDelivery(deliveryId)).explicitAcks).toEqual([`m-${deliveryId}`]);
     expect(receiver.received).toHaveLength(1);

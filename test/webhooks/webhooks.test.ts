@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { eventsOf, setWebhook, webhookRow } from "../db";
+import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createWebhook, deliveriesOf, interceptReceiver, RECEIVER } from "./fixtures";
 
@@ -71,8 +72,8 @@ describe("webhook management", () => {
       category_id_map: {},
       event_type_map: expect.objectContaining({ CAMPAIGN_STATUS_CHANGED: true, EMAIL_REPLY: false }),
     });
-    const stored = await env.DB.prepare("SELECT * FROM webhooks WHERE id = ?").bind(id).first<Record<string, unknown>>();
-    expect(stored!.secret_ciphertext).toMatch(/^v1\.test\./);
+    const stored = await webhookRow(id);
+    expect(stored.secretCiphertext).toMatch(/^v1\.test\./);
     expect(JSON.stringify(stored)).not.toContain(created.body.secret.slice("whsec_".length));
   });
 
@@ -218,10 +219,10 @@ describe("fan-out", () => {
       leadCorrespondence: { targetLeadEmail: "keen@fan.example", replyReceivedFrom: "keen@fan.example", repliedCompanyDomain: "SameCompany" },
     });
     // stats_id is the reply's event row id, as the inbox's stats ids are.
-    const event = await env.DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND type = 'REPLY' AND from_email = ?").bind(campaign, "keen@fan.example").first<{ id: number }>();
+    const event = (await eventsOf(campaign, "REPLY")).find((e) => e.fromEmail === "keen@fan.example");
     expect(replyPayload.stats_id).toBe(String(event!.id));
     // An event given without an event_id is named by its row all the same.
-    const click = await env.DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND type = 'CLICK'").bind(campaign).first<{ id: number }>();
+    const [click] = await eventsOf(campaign, "CLICK");
     expect(JSON.parse(all.find((d) => d.event_type === "EMAIL_LINK_CLICK")!.payload).stats_id).toBe(String(click!.id));
     // The category change names the reply that made it.
     const keenCategory = all.find((d) => d.event_type === "LEAD_CATEGORY_UPDATED" && JSON.parse(d.payload).sl_lead_email === "keen@fan.example")!;
@@ -334,7 +335,7 @@ describe("fan-out", () => {
     const campaign = await createCampaign(account.apiKey);
     await addLeads(account.apiKey, campaign, ["off@fan.example"]);
     const hook = await createWebhook(account.apiKey, campaign);
-    await env.DB.prepare("UPDATE webhooks SET disabled_at = ? WHERE id = ?").bind(Date.now(), hook.id).run();
+    await setWebhook(hook.id, { disabledAt: new Date() });
     await ingestOk(account.apiKey, campaign, [{ type: "SENT", lead_email: "off@fan.example", occurred_at: "2026-03-01T10:00:00Z" }]);
     expect(await deliveriesOf(hook.id)).toEqual([]);
   });

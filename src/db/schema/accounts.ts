@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { createdAt, instant } from "./columns";
+import { createdAt, instant, updatedAt } from "./columns";
 
 export const accounts = sqliteTable("accounts", {
   id: integer("id").primaryKey({ autoIncrement: true }),
@@ -40,9 +40,30 @@ export const clients = sqliteTable(
       .references(() => accounts.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     email: text("email").notNull(),
+    /** A stable random UUID (CONTRACT 21.4); rows written by raw SQL get theirs when first read by id. */
+    uuid: text("uuid").$defaultFn(() => crypto.randomUUID()),
     createdAt: createdAt(),
   },
-  (t) => [index("clients_account_idx").on(t.accountId)],
+  (t) => [index("clients_account_idx").on(t.accountId), uniqueIndex("clients_uuid_idx").on(t.uuid)],
+);
+
+/** A client's code snippets (CONTRACT 21.4): stored and listed only; nothing runs them. */
+export const clientCodeIntegrations = sqliteTable(
+  "client_code_integrations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    clientId: integer("client_id")
+      .notNull()
+      .references(() => clients.id, { onDelete: "cascade" }),
+    snippetName: text("snippet_name").notNull(),
+    snippetCode: text("snippet_code").notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("client_code_integrations_client_idx").on(t.clientId, t.id)],
 );
 
 export const clientKeys = sqliteTable(

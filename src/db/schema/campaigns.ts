@@ -14,6 +14,10 @@ import { createdAt, instant, scopeKey, updatedAt } from "./columns";
 export const CAMPAIGN_STATUSES = ["DRAFTED", "ACTIVE", "PAUSED", "STOPPED", "COMPLETED", "ARCHIVED"] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
+/** A lead's email verification status (CONTRACT 22). */
+export const VERIFICATION_STATUSES = ["valid", "invalid", "risky", "unknown"] as const;
+export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
+
 export const RECORD_STATES = ["DRAFTED", "STARTED", "INPROGRESS", "COMPLETED", "PAUSED", "STOPPED", "BLOCKED"] as const;
 export type RecordState = (typeof RECORD_STATES)[number];
 
@@ -41,13 +45,33 @@ export const campaigns = sqliteTable(
     parentCampaignId: integer("parent_campaign_id").references((): AnySQLiteColumn => campaigns.id, { onDelete: "set null" }),
     /** The team member the campaign is assigned to (section 11); keys carry no user, so it is a bare number. */
     teamMemberId: integer("team_member_id"),
+    /** The folder it is filed in (CONTRACT 21.1); a deleted folder leaves it unfiled. */
+    folderId: integer("folder_id").references((): AnySQLiteColumn => campaignFolders.id, { onDelete: "set null" }),
+    /** Records ever added: the next record's `spintax_modulo_index` (trigger of migration 0071). */
+    spintaxRecords: integer("spintax_records").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     index("campaigns_account_client_idx").on(t.accountId, t.clientId),
+    index("campaigns_folder_idx").on(t.folderId).where(sql`folder_id IS NOT NULL`),
     index("campaigns_parent_idx").on(t.parentCampaignId).where(sql`parent_campaign_id IS NOT NULL`),
   ],
+);
+
+/** A campaign folder (CONTRACT 21.1, extension) belongs to the account and, optionally, one client. */
+export const campaignFolders = sqliteTable(
+  "campaign_folders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    clientId: integer("client_id").references(() => clients.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("campaign_folders_account_client_idx").on(t.accountId, t.clientId)],
 );
 
 /** A tag belongs to the account and, optionally, one client; names are unique within that scope. */
@@ -120,14 +144,23 @@ export const leads = sqliteTable(
     linkedinProfile: text("linkedin_profile"),
     companyUrl: text("company_url"),
     customFields: text("custom_fields", { mode: "json" }).$type<Record<string, unknown>>(),
+    /** The lead's IANA zone (CONTRACT 23.1); null = none given or not a known name. */
+    timezone: text("timezone"),
     /** Email, first and last name, case-folded in code (see foldText), for inbox search. */
     searchFolded: text("search_folded"),
     /** Unsubscribed from everything: later uploads skip the lead unless told to ignore the list. */
     isUnsubscribed: integer("is_unsubscribed", { mode: "boolean" }).notNull().default(false),
     unsubscribedAt: instant("unsubscribed_at"),
+    /** The latest email verification (CONTRACT 22): status (null = never checked), reason code, when. */
+    verificationStatus: text("verification_status", { enum: VERIFICATION_STATUSES }),
+    verificationReason: text("verification_reason"),
+    verifiedAt: instant("verified_at"),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("leads_account_scope_email_idx").on(t.accountId, scopeKey(t.clientId), t.email)],
+  (t) => [
+    uniqueIndex("leads_account_scope_email_idx").on(t.accountId, scopeKey(t.clientId), t.email),
+    index("leads_verification_idx").on(t.accountId, t.verificationStatus),
+  ],
 );
 
 function inboxFilterColumns(t: {
@@ -200,6 +233,8 @@ export const campaignLeads = sqliteTable(
     dueAt: instant("due_at"),
     /** The engine pass that holds the record while it sends (src/engine/store.ts). */
     claimToken: text("claim_token"),
+    /** Why the engine made the record BLOCKED without sending (`invalid_email`); null otherwise. */
+    blockedReason: text("blocked_reason"),
     /** A record PAUSED by an out-of-office answer goes on from then (the minute cron resumes it). */
     resumeAt: instant("resume_at"),
     /** The reminder's time (reminders.remind_at), copied by triggers (migration 0050) for the reminders view. */
@@ -217,6 +252,8 @@ export const campaignLeads = sqliteTable(
     /** A record paused by hand: the state it resumes to, and when it was paused (the resume's delay counts from it). */
     pausedFrom: text("paused_from", { enum: RECORD_STATES }),
     pausedAt: instant("paused_at"),
+    /** This record's k among its campaign's records, 0-based (migration 0071): incremental spintax takes option k mod n. */
+    spintaxModuloIndex: integer("spintax_modulo_index"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -230,6 +267,7 @@ export const campaignLeads = sqliteTable(
     index("campaign_leads_resume_idx").on(t.resumeAt).where(sql`resume_at IS NOT NULL`),
     uniqueIndex("campaign_leads_campaign_lead_idx").on(t.campaignId, t.leadId),
     index("campaign_leads_campaign_state_idx").on(t.campaignId, t.state),
+    index("campaign_leads_blocked_idx").on(t.campaignId, t.blockedReason).where(sql`state = 'BLOCKED'`),
     index("campaign_leads_lead_idx").on(t.leadId),
     // Analytics: a campaign's records in one category (its out-of-office or positive replies).
     index("campaign_leads_campaign_category_idx").on(t.campaignId, t.categoryId),

@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts, clients } from "./accounts";
 import { campaigns } from "./campaigns";
 import { createdAt, instant, updatedAt } from "./columns";
 
-export const SPAM_TEST_TYPES = ["manual", "automated"] as const;
-export const SPAM_TEST_STATUSES = ["active", "completed", "stopped"] as const;
+const SPAM_TEST_TYPES = ["manual", "automated"] as const;
+const SPAM_TEST_STATUSES = ["active", "completed", "stopped"] as const;
 export const PLACEMENT_FOLDERS = ["inbox", "tab", "spam", "not_received"] as const;
 export const TIME_UNITS = ["minutes", "hours", "days"] as const;
 
@@ -170,6 +170,8 @@ export const spamTestResults = sqliteTable(
     senderHost: text("sender_host"),
     /** JSON array of {url, status, final_url, redirects, ok, error?} from the link checker. */
     linkReport: text("link_report", { mode: "json" }).$type<LinkCheck[]>(),
+    /** The seed copy's header block as it arrived (at most 64 KB), for the headers and rDNS reports; null when not kept. */
+    rawHeaders: text("raw_headers"),
     /** When Salvo sends this cell's email (automated runs); null for manual tests, which the user sends. */
     sendAt: instant("send_at"),
     /** When the sending mailbox took the cell (claimed, then sent or failed). */
@@ -185,13 +187,33 @@ export const spamTestResults = sqliteTable(
   ],
 );
 
+/**
+ * The email a run sent (the first of its cells Salvo sent), as handed to the SMTP server (CONTRACT
+ * 21.6's email-content report); `raw` is null when it was larger than a row may hold.
+ */
+export const spamTestMessages = sqliteTable(
+  "spam_test_messages",
+  {
+    spamTestId: integer("spam_test_id")
+      .notNull()
+      .references(() => spamTests.id, { onDelete: "cascade" }),
+    runNo: integer("run_no").notNull(),
+    subject: text("subject").notNull(),
+    text: text("text").notNull(),
+    html: text("html"),
+    raw: text("raw"),
+    sentAt: instant("sent_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.spamTestId, t.runNo] })],
+);
+
 /** A result's findings on the seed's copy (null: not found, or not checked). */
 export type ResultFindings = Pick<
   typeof spamTestResults.$inferSelect,
   "mailboxFolder" | "messageId" | "spamScore" | "spamRequired" | "spamAction" | "spamSymbols" | "spf" | "dkim" | "dmarc" | "senderIp" | "senderHost" | "linkReport"
 >;
 
-export const IMAP_SECURITY = ["tls", "starttls", "plain"] as const;
+const IMAP_SECURITY = ["tls", "starttls", "plain"] as const;
 
 /** Where one seed mailbox's folder cursor stands (UIDVALIDITY and the last UID read). */
 export type SeedCursor = Record<string, { uidValidity: number; lastUid: number }>;

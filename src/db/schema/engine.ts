@@ -4,7 +4,7 @@ import { accounts, clients } from "./accounts";
 import { campaignLeads, campaigns } from "./campaigns";
 import { createdAt, instant, scopeKey, updatedAt } from "./columns";
 
-export const MESSAGE_STATUSES = ["sending", "sent", "deferred", "failed", "bounced", "unconfirmed"] as const;
+const MESSAGE_STATUSES = ["sending", "sent", "deferred", "failed", "bounced", "unconfirmed"] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /**

@@ -170,3 +170,21 @@ export const inboxCampaignCounts = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.campaignId, t.flags, t.categoryId, t.teamMemberId] })],
 );
+
+/** A saved view of the master inbox (CONTRACT 21.3): section 15's view filters as the caller gave them (JSON). */
+export const inboxSavedViews = sqliteTable(
+  "inbox_saved_views",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    clientId: integer("client_id").references(() => clients.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    filters: text("filters", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
+    limitedAccess: integer("limited_access", { mode: "boolean" }).notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("inbox_saved_views_scope_idx").on(t.accountId, t.clientId, t.id)],
+);

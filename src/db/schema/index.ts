@@ -12,3 +12,5 @@ export * from "./triage";
 export * from "./sessions";
 export * from "./oauth";
 export * from "./warmup";
+export * from "./manual-mail";
+export * from "./verification";

@@ -52,8 +52,7 @@ export const leadListTags = sqliteTable(
   (t) => [primaryKey({ columns: [t.listId, t.tagId] }), index("lead_list_tags_tag_idx").on(t.tagId)],
 );
 
-export const IMPORT_STATES = ["queued", "running", "done", "failed"] as const;
-export type ImportState = (typeof IMPORT_STATES)[number];
+const IMPORT_STATES = ["queued", "running", "done", "failed"] as const;
 
 /**
  * A CSV import into a list, worked through in chunks in the background (src/lead-lists/csv-import.ts).
@@ -83,6 +82,8 @@ export const leadListImports = sqliteTable(
     duplicates: integer("duplicates").notNull().default(0),
     blocked: integer("blocked").notNull().default(0),
     invalid: integer("invalid").notNull().default(0),
+    /** Rows stored whose zone was not a known IANA name (CONTRACT 23.1). */
+    invalidTimezone: integer("invalid_timezone").notNull().default(0),
     error: text("error"),
     /** Passes that ended in an error; at the cap the import is given up as failed. */
     failedPasses: integer("failed_passes").notNull().default(0),

@@ -85,11 +85,14 @@ export const emailAccounts = sqliteTable(
     disconnectedAt: instant("disconnected_at"),
     /** When the mailbox's sender object next wakes (it writes this); the minute cron re-arms one that is late. */
     engineWakeAt: instant("engine_wake_at"),
+    /** A live fetch (CONTRACT 21.2) asked for a read at this time; the reader clears it once that read has run. */
+    liveFetchRequestedAt: instant("live_fetch_requested_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex("email_accounts_account_email_idx").on(t.accountId, t.fromEmail),
+    index("email_accounts_live_fetch_idx").on(t.accountId, t.liveFetchRequestedAt).where(sql`live_fetch_requested_at IS NOT NULL`),
     index("email_accounts_account_client_idx").on(t.accountId, t.clientId),
     // The daily connection re-check takes the longest-unchecked mailboxes with a password or refresh token (store.ts).
     index("email_accounts_recheck_idx")
@@ -127,7 +130,7 @@ export const emailAccountTags = sqliteTable(
   (t) => [primaryKey({ columns: [t.emailAccountId, t.tagId] }), index("email_account_tags_tag_idx").on(t.tagId)],
 );
 
-export const MANUAL_SEND_KINDS = ["reply", "test_email", "forward", "single"] as const;
+const MANUAL_SEND_KINDS = ["reply", "test_email", "forward", "single"] as const;
 export type ManualSendKind = (typeof MANUAL_SEND_KINDS)[number];
 
 /**

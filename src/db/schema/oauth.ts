@@ -4,12 +4,10 @@ import { accounts, clients } from "./accounts";
 import { createdAt, instant, updatedAt } from "./columns";
 import { emailAccounts } from "./mailboxes";
 
-export const OAUTH_PROVIDERS = ["google", "microsoft"] as const;
-export type OAuthProviderName = (typeof OAUTH_PROVIDERS)[number];
-export const OAUTH_APP_LEVELS = ["client", "account", "deployment"] as const;
+const OAUTH_PROVIDERS = ["google", "microsoft"] as const;
+const OAUTH_APP_LEVELS = ["client", "account", "deployment"] as const;
 export type OAuthAppLevel = (typeof OAUTH_APP_LEVELS)[number];
 export const OAUTH_SESSION_STATUSES = ["pending", "success", "error", "expired"] as const;
-export type OAuthSessionStatus = (typeof OAUTH_SESSION_STATUSES)[number];
 
 /** An account's (or one client's) own OAuth app for a provider: its consent screen instead of the deployment's. */
 export const oauthApps = sqliteTable(

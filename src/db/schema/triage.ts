@@ -5,7 +5,7 @@ import { campaigns, events } from "./campaigns";
 import { createdAt, instant, updatedAt } from "./columns";
 
 /** Where a reply's categorisation came from (CONTRACT section 20.5); `off`: automatic categorisation was off (shown as none). */
-export const CATEGORISATION_SOURCES = ["rule", "model", "human", "event", "off"] as const;
+const CATEGORISATION_SOURCES = ["rule", "model", "human", "event", "off"] as const;
 export type CategorisationSource = (typeof CATEGORISATION_SOURCES)[number];
 
 /** A campaign's prompt for the model and the categories it may choose from (CONTRACT section 20.2). */
@@ -61,7 +61,7 @@ export const replyCategorisations = sqliteTable(
   (t) => [index("reply_categorisations_record_idx").on(t.campaignLeadId)],
 );
 
-export const REPLAY_STATUSES = ["queued", "running", "completed", "failed"] as const;
+const REPLAY_STATUSES = ["queued", "running", "completed", "failed"] as const;
 export type ReplayStatus = (typeof REPLAY_STATUSES)[number];
 
 /** A replay of a campaign's past replies (CONTRACT section 20.7), advanced in chunks by the triage queue and the minute cron. */

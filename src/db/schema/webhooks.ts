@@ -5,8 +5,7 @@ import { campaigns } from "./campaigns";
 import { createdAt, instant, updatedAt } from "./columns";
 import { emailAccounts } from "./mailboxes";
 
-export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 
 /** What a webhook hears: the whole account, every campaign of one client, or one campaign. */
 export const WEBHOOK_SCOPES = ["user", "client", "campaign"] as const;

@@ -1,0 +1,93 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import { campaignFolders, campaigns } from "../db/schema";
+import { visibleCampaigns, visibleRows, type Scope } from "../platform/access";
+import type { Database } from "../platform/db";
+import type { CampaignSettings } from "../schedule/settings";
+import { inList, jsonList } from "../platform/sql";
+
+/** Of these campaign ids, the ones the caller may see. */
+export async function visibleCampaignIds(db: Database, principal: Scope, ids: number[]): Promise<Set<number>> {
+  const rows = await db
+    .select({ id: campaigns.id })
+    .from(campaigns)
+    .where(and(visibleCampaigns(principal), sql`${campaigns.id} ${inList(ids)}`));
+  return new Set(rows.map((row) => row.id));
+}
+
+/** Puts every tag on every campaign; answers how many pairs were new. */
+export async function addTagsToCampaigns(db: Database, campaignIds: number[], tagIds: number[]): Promise<number> {
+  const inserted = await db.all(
+    sql`INSERT INTO campaign_tags (campaign_id, tag_id)
+        SELECT c.value, t.value FROM json_each(${jsonList(campaignIds)}) c, json_each(${jsonList(tagIds)}) t WHERE true
+        ON CONFLICT DO NOTHING
+        RETURNING campaign_id`,
+  );
+  return inserted.length;
+}
+
+/** Takes every tag off every campaign; answers how many pairs there were. */
+export async function removeTagsFromCampaigns(db: Database, campaignIds: number[], tagIds: number[]): Promise<number> {
+  const deleted = await db.all(
+    sql`DELETE FROM campaign_tags WHERE campaign_id ${inList(campaignIds)} AND tag_id ${inList(tagIds)} RETURNING campaign_id`,
+  );
+  return deleted.length;
+}
+
+// Folders.
+
+export type FolderRow = typeof campaignFolders.$inferSelect;
+
+export function insertFolder(db: Database, values: { accountId: number; clientId: number | null; name: string }): Promise<FolderRow> {
+  return db.insert(campaignFolders).values(values).returning().get();
+}
+
+/** A folder the caller may see, or undefined. */
+export function findFolder(db: Database, principal: Scope, id: number): Promise<FolderRow | undefined> {
+  return db
+    .select()
+    .from(campaignFolders)
+    .where(and(eq(campaignFolders.id, id), visibleRows(principal, campaignFolders)))
+    .get();
+}
+
+/** The caller's folders by id, each with how many of its campaigns the caller sees. */
+export function foldersOf(db: Database, principal: Scope) {
+  return db
+    .select({
+      id: campaignFolders.id,
+      name: campaignFolders.name,
+      createdAt: campaignFolders.createdAt,
+      // Written out: drizzle leaves a one-table select's columns unqualified, and "id" in the subquery would be the campaign's.
+      campaignCount: sql<number>`(SELECT count(*) FROM campaigns c WHERE c.folder_id = campaign_folders.id AND c.account_id = ${principal.accountId}
+                                   ${principal.clientId === null ? sql`` : sql`AND c.client_id = ${principal.clientId}`})`,
+    })
+    .from(campaignFolders)
+    .where(visibleRows(principal, campaignFolders))
+    .orderBy(asc(campaignFolders.id));
+}
+
+/** Deletes a folder (its campaigns become unfiled through ON DELETE SET NULL). */
+export async function deleteFolder(db: Database, id: number): Promise<void> {
+  await db.delete(campaignFolders).where(eq(campaignFolders.id, id));
+}
+
+/** Files these (visible) campaigns in a folder, or none; answers the ids changed. */
+export async function fileCampaigns(db: Database, campaignIds: number[], folderId: number | null, now: number): Promise<number[]> {
+  const rows = await db
+    .update(campaigns)
+    .set({ folderId, updatedAt: new Date(now) })
+    .where(sql`${campaigns.id} ${inList(campaignIds)}`)
+    .returning({ id: campaigns.id });
+  return rows.map((row) => row.id).sort((a, b) => a - b);
+}
+
+/** Stores a DRAFTED campaign's settings; false when it is no longer DRAFTED (a start got there first). */
+export async function saveDraftSettings(db: Database, campaignId: number, settings: CampaignSettings): Promise<boolean> {
+  const updated = await db
+    .update(campaigns)
+    .set({ settings: { ...settings }, updatedAt: new Date() })
+    .where(and(eq(campaigns.id, campaignId), eq(campaigns.status, "DRAFTED")))
+    .returning({ id: campaigns.id })
+    .get();
+  return updated !== undefined;
+}

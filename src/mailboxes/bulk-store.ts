@@ -1,0 +1,64 @@
+import { and, eq, gt, isNotNull, sql } from "drizzle-orm";
+import { emailAccounts, emailAccountTags } from "../db/schema";
+import { visibleRows } from "../platform/access";
+import type { Database } from "../platform/db";
+import type { Principal } from "../platform/principal";
+import { inList, jsonList, rawBatch } from "../platform/sql";
+import type { MailboxRow } from "./rules";
+import type { MailboxChanges } from "./store";
+
+/** The caller's mailbox with this address (compared lower-cased, as stored). */
+export function visibleMailboxOfAddress(db: Database, principal: Principal, address: string): Promise<MailboxRow | undefined> {
+  return db
+    .select()
+    .from(emailAccounts)
+    .where(and(visibleRows(principal, emailAccounts), eq(emailAccounts.fromEmail, address.toLowerCase())))
+    .get();
+}
+
+/**
+ * Applies one change to these mailboxes (already the caller's), and with `tagIds` replaces their
+ * tags, in one batch: all or nothing.
+ */
+export async function updateMailboxes(db: Database, d1: D1Database, ids: number[], changes: MailboxChanges, tagIds: number[] | undefined): Promise<void> {
+  const within = sql`${emailAccounts.id} ${inList(ids)}`;
+  const update = db.update(emailAccounts).set(changes).where(within);
+  if (tagIds === undefined) {
+    await update;
+    return;
+  }
+  await rawBatch(d1, [
+    update,
+    db.delete(emailAccountTags).where(sql`${emailAccountTags.emailAccountId} ${inList(ids)}`),
+    sql`INSERT OR IGNORE INTO email_account_tags (email_account_id, tag_id)
+        SELECT m.value, t.value FROM json_each(${jsonList(ids)}) m, json_each(${jsonList(tagIds)}) t`,
+  ]);
+}
+
+/**
+ * Starts a live fetch over the caller's mailboxes whose IMAP check passed, unless one started after
+ * `since` still waits for a read: one statement, so two callers at once cannot both start one. The
+ * mailboxes marked (their readers clear the mark), or null when one is still running.
+ */
+export async function startLiveFetch(db: Database, principal: Principal, since: number, now: number): Promise<number[] | null> {
+  const client = principal.clientId === null ? sql`` : sql` AND running.client_id = ${principal.clientId}`;
+  const marked = await db
+    .update(emailAccounts)
+    .set({ liveFetchRequestedAt: new Date(now) })
+    .where(
+      and(
+        visibleRows(principal, emailAccounts),
+        eq(emailAccounts.isImapSuccess, true),
+        sql`NOT EXISTS (SELECT 1 FROM email_accounts running WHERE running.account_id = ${principal.accountId}${client} AND running.live_fetch_requested_at > ${since})`,
+      ),
+    )
+    .returning({ id: emailAccounts.id });
+  if (marked.length) return marked.map((row) => row.id).sort((a, b) => a - b);
+  const running = await db
+    .select({ id: emailAccounts.id })
+    .from(emailAccounts)
+    .where(and(visibleRows(principal, emailAccounts), isNotNull(emailAccounts.liveFetchRequestedAt), gt(emailAccounts.liveFetchRequestedAt, new Date(since))))
+    .limit(1)
+    .get();
+  return running ? null : [];
+}

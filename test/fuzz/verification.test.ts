@@ -1,0 +1,3 @@
+import { fuzzSuite } from "./suite";
+
+await fuzzSuite("verification");

@@ -1,0 +1,181 @@
+import { describe, expect, it } from "vitest";
+import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { createMailbox, readMailbox, storedMailbox } from "./fixtures";
+
+async function createTag(apiKey: string, name: string) {
+  const { body } = await callJson<{ data: { id: number } }>("/api/v1/tags", { method: "POST", apiKey, body: { name } });
+  return body.data.id;
+}
+
+describe("a mailbox by address (CONTRACT 21.2)", () => {
+  it("answers the by-id shape for the caller's mailbox, case-insensitively, with campaigns and tags when asked", async () => {
+    const account = await provisionAccount();
+    const mailbox = await createMailbox(account.apiKey);
+    const byId = await readMailbox(account.apiKey, mailbox.id, "?fetch_campaigns=true&fetch_tags=true");
+    const upper = mailbox.from_email.toUpperCase();
+    const { status, body } = await callJson(`/api/v1/email-accounts/fetch-email-account-details?email=${encodeURIComponent(upper)}&fetch_campaigns=true&fetch_tags=true`, {
+      apiKey: account.apiKey,
+    });
+    expect(status).toBe(200);
+    expect(body).toEqual(byId.body);
+    expect(body).toMatchObject({ id: mailbox.id, campaign_ids: [], tags: [] });
+  });
+
+  it("answers 404 for none or another tenant's, and 422 for a missing or invalid address", async () => {
+    const owner = await provisionAccount();
+    const intruder = await provisionAccount();
+    const mailbox = await createMailbox(owner.apiKey);
+    const foreign = await callJson(`/api/v1/email-accounts/fetch-email-account-details?email=${encodeURIComponent(mailbox.from_email)}`, { apiKey: intruder.apiKey });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual({ error: "Email account not found" });
+    const clientKey = await createClientKey(owner.apiKey, await createClient(owner.apiKey));
+    expect((await callJson(`/api/v1/email-accounts/fetch-email-account-details?email=${encodeURIComponent(mailbox.from_email)}`, { apiKey: clientKey.api_key })).status).toBe(404);
+    expect((await callJson("/api/v1/email-accounts/fetch-email-account-details", { apiKey: owner.apiKey })).status).toBe(422);
+    expect((await callJson("/api/v1/email-accounts/fetch-email-account-details?email=not-an-address", { apiKey: owner.apiKey })).status).toBe(422);
+  });
+});
+
+describe("bulk mailbox settings (CONTRACT 21.2)", () => {
+  it("changes every named mailbox's settings and warmup, replaces their tags, and skips ids the caller cannot see", async () => {
+    const account = await provisionAccount();
+    const other = await provisionAccount();
+    const [a, b] = [await createMailbox(account.apiKey), await createMailbox(account.apiKey)];
+    const foreign = await createMailbox(other.apiKey);
+    const oldTag = await createTag(account.apiKey, "old");
+    const newTag = await createTag(account.apiKey, "new");
+    await callJson("/api/v1/email-accounts/tag-mapping", { method: "POST", apiKey: account.apiKey, body: { email_account_ids: [a.id], tag_ids: [oldTag] } });
+    const { status, body } = await callJson("/api/v1/email-accounts/bulk-update-email-account-config", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: {
+        emailAccountIds: [a.id, String(b.id), foreign.id, 999_999_999],
+        updateData: {
+          messagePerDay: 40,
+          minTimeToWaitInMins: 7,
+          fromName: "Team Acme",
+          signature: "<p>Acme</p>",
+          status: "ACTIVE",
+          maxEmailPerDay: 30,
+          warmupMinCount: 10,
+          replyRate: 35,
+          isRampupEnabled: true,
+          rampupValue: 3,
+          autoAdjustWarmup: true,
+          warmupTagIdentifier: "blue-fox",
+          sendWarmupsOnlyOnWeekdays: true,
+          dailyReplyLimit: 20,
+          useCustomDomain: false,
+          tags: [newTag],
+        },
+      },
+    });
+    expect(status).toBe(200);
+    expect(body).toEqual({ ok: true, message: "Email account(s) and warmup details are updated successfully!", updated: 2, skipped_ids: [foreign.id, 999_999_999] });
+    for (const id of [a.id, b.id]) {
+      const read = await readMailbox(account.apiKey, id, "?fetch_tags=true");
+      expect(read.body).toMatchObject({
+        from_name: "Team Acme",
+        message_per_day: 40,
+        time_to_wait_in_mins: 7,
+        signature: "<p>Acme</p>",
+        tags: [expect.objectContaining({ id: newTag })],
+        warmup_details: expect.objectContaining({ status: "ACTIVE", total_warmup_per_day: 30, reply_rate_percentage: 35, daily_rampup: 3, warmup_key_id: "blue-fox", auto_adjust_warmup: true, is_rampup_enabled: true }),
+      });
+    }
+    const untouched = await storedMailbox(foreign.id);
+    expect(untouched.maxEmailPerDay).not.toBe(40);
+  });
+
+  it("refuses bad input with 422, a tag or client the caller cannot use with 400, and changes nothing then", async () => {
+    const account = await provisionAccount();
+    const other = await provisionAccount();
+    const mailbox = await createMailbox(account.apiKey);
+    const foreignTag = await createTag(other.apiKey, "theirs");
+    const post = (body: unknown) => callJson<{ error: string; details?: { path: string }[] }>("/api/v1/email-accounts/bulk-update-email-account-config", { method: "POST", apiKey: account.apiKey, body });
+    for (const bad of [
+      {},
+      { emailAccountIds: [], updateData: { messagePerDay: 5 } },
+      { emailAccountIds: [mailbox.id], updateData: {} },
+      { emailAccountIds: [mailbox.id], updateData: { messagePerDay: 0 } },
+      { emailAccountIds: [mailbox.id], updateData: { warmupTagIdentifier: "has space" } },
+      { emailAccountIds: [mailbox.id], updateData: { dailyReplyLimit: 5 } },
+      { emailAccountIds: [mailbox.id], updateData: { maxEmailPerDay: 10, warmupMinCount: 11 } },
+      { emailAccountIds: [mailbox.id], updateData: { status: "PAUSED" } },
+      { emailAccountIds: [mailbox.id], updateData: { tags: [] } },
+      { emailAccountIds: [mailbox.id], updateData: { unknownField: 1 } },
+      { emailAccountIds: Array.from({ length: 1001 }, (_, i) => i + 1), updateData: { messagePerDay: 5 } },
+    ]) {
+      expect((await post(bad)).status, JSON.stringify(bad).slice(0, 120)).toBe(422);
+    }
+    const tag = await post({ emailAccountIds: [mailbox.id], updateData: { messagePerDay: 5, tags: [foreignTag] } });
+    expect(tag.status).toBe(400);
+    expect(tag.body).toEqual({ error: `Tag not found: ${foreignTag}` });
+    const client = await post({ emailAccountIds: [mailbox.id], updateData: { messagePerDay: 5, clientId: 999_999_999 } });
+    expect(client.status).toBe(400);
+    expect((await storedMailbox(mailbox.id)).maxEmailPerDay).toBe(100);
+  });
+
+  it("lets a client key change only its client's mailboxes", async () => {
+    const account = await provisionAccount();
+    const clientId = await createClient(account.apiKey);
+    const key = await createClientKey(account.apiKey, clientId);
+    const own = await createMailbox(key.api_key);
+    const accountWide = await createMailbox(account.apiKey);
+    const { body } = await callJson("/api/v1/email-accounts/bulk-update-email-account-config", {
+      method: "POST",
+      apiKey: key.api_key,
+      body: { emailAccountIds: [own.id, accountWide.id], updateData: { messagePerDay: 12 } },
+    });
+    expect(body).toMatchObject({ updated: 1, skipped_ids: [accountWide.id] });
+    expect((await storedMailbox(own.id)).maxEmailPerDay).toBe(12);
+    expect((await storedMailbox(accountWide.id)).maxEmailPerDay).toBe(100);
+  });
+});
+
+describe("fetch replies now (CONTRACT 21.2)", () => {
+  it("answers no mailbox when none passed its IMAP check", async () => {
+    const account = await provisionAccount();
+    await createMailbox(account.apiKey);
+    const { status, body } = await callJson("/api/v1/email-accounts/fetch-account-reply", { method: "POST", apiKey: account.apiKey, body: {} });
+    expect(status).toBe(200);
+    expect(body).toEqual({ ok: true, message: "No email account found!" });
+  });
+
+  it("queues the caller's connected mailboxes, refuses a second fetch while one still runs, and is per tenant", async () => {
+    const account = await provisionAccount();
+    const other = await provisionAccount();
+    const mailboxes = [await createMailbox(account.apiKey), await createMailbox(account.apiKey), await createMailbox(account.apiKey)];
+    const theirs = await createMailbox(other.apiKey);
+    // Two pass their IMAP check; one failed it. (These hosts answer nothing, so the reads the wake starts find no mail.)
+    for (const id of [mailboxes[0]!.id, mailboxes[1]!.id, theirs.id]) await env.DB.prepare("UPDATE email_accounts SET is_imap_success = 1 WHERE id = ?").bind(id).run();
+    await env.DB.prepare("UPDATE email_accounts SET is_imap_success = 0 WHERE id = ?").bind(mailboxes[2]!.id).run();
+    // Held as if the readers had not run yet (the test asks what a caller sees meanwhile).
+    const first = await callJson("/api/v1/email-accounts/fetch-account-reply", { method: "POST", apiKey: account.apiKey });
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ ok: true, message: "2 Email account(s) are added to the queue to fetch live reply." });
+    await env.DB.prepare("UPDATE email_accounts SET live_fetch_requested_at = ? WHERE id = ?").bind(Date.now(), mailboxes[0]!.id).run();
+    const second = await callJson("/api/v1/email-accounts/fetch-account-reply", { method: "POST", apiKey: account.apiKey, body: {} });
+    expect(second.status).toBe(406);
+    expect(second.body).toEqual({ message: "Live fetch is already in-progress. Please try later.", error: "Live fetch is already in-progress. Please try later." });
+    // Another account's fetch is its own.
+    const theirsFetch = await callJson("/api/v1/email-accounts/fetch-account-reply", { method: "POST", apiKey: other.apiKey });
+    expect(theirsFetch.body).toEqual({ ok: true, message: "1 Email account(s) are added to the queue to fetch live reply." });
+    // A request older than 30 minutes no longer blocks.
+    await env.DB.prepare("UPDATE email_accounts SET live_fetch_requested_at = ? WHERE account_id = ?").bind(Date.now() - 31 * 60_000, account.id).run();
+    expect((await callJson("/api/v1/email-accounts/fetch-account-reply", { method: "POST", apiKey: account.apiKey })).status).toBe(200);
+  });
+
+  it("clears the mark once each woken reader has run, so the next fetch is allowed", async () => {
+    const account = await provisionAccount();
+    const mailbox = await createMailbox(account.apiKey);
+    await env.DB.prepare("UPDATE email_accounts SET is_imap_success = 1 WHERE id = ?").bind(mailbox.id).run();
+    expect((await callJson("/api/v1/email-accounts/fetch-account-reply", { method: "POST", apiKey: account.apiKey })).status).toBe(200);
+    let mark: unknown = "set";
+    for (let i = 0; i < 200 && mark !== null; i++) {
+      mark = (await storedMailbox(mailbox.id)).liveFetchRequestedAt;
+      if (mark !== null) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(mark).toBeNull();
+    expect((await callJson("/api/v1/email-accounts/fetch-account-reply", { method: "POST", apiKey: account.apiKey })).status).toBe(200);
+  });
+});
