@@ -1,7 +1,7 @@
 // `npm run mail-lab`: a real mail system on loopback for development and tests (issue 13, item 6).
 // Debian's Postfix (SMTP submission, STARTTLS and implicit TLS, AUTH through Dovecot) delivers over
-// LMTP into Dovecot (IMAP), which files GTUBE messages into Junk and "[promo]" subjects into the
-// Promotions tab with Sieve rules; Debian's Rspamd answers its HTTP API (/checkv2) on loopback for
+// LMTP into Dovecot (IMAP), which files GTUBE messages into Junk, a known share of warmup mail into
+// Junk (WARMUP_JUNK_PREFIXES below) and "[promo]" subjects into the Promotions tab with Sieve rules; Debian's Rspamd answers its HTTP API (/checkv2) on loopback for
 // spam-test scoring. The lab's lasting files (CA, keys, passwords) are in .mail-lab/; what the daemons
 // read or write (configuration, sockets, mail, logs) is in a root-owned runtime directory under
 // /var/tmp that their own users can reach wherever the checkout is (scripts/lib/mail-lab.mjs).
@@ -50,6 +50,8 @@ const CATALOGUE = ["gmail", "google-workspace", "outlook", "office365", "yahoo",
 const MAILBOXES = [
   ...Array.from({ length: 10 }, (_, i) => ({ local: `sender${i + 1}`, role: "sender" })),
   ...[1, 2, 3, 4, 5].map((n) => ({ local: `lead${n}`, role: "lead" })),
+  // The warmup pool's lab test (test/mail/warmup.test.ts): ten mailboxes no other test reads.
+  ...Array.from({ length: 10 }, (_, i) => ({ local: `warm${i + 1}`, role: "warmup" })),
   // Mailboxes connected through the lab's OAuth provider in tests (apart from the senders benchmarks take).
   ...["google", "microsoft"].map((provider) => ({ local: `oauth-${provider}`, role: "oauth" })),
   // provider ids from migrations/0006_provider_catalogue.sql; every seed has INBOX, a Promotions tab and Junk.

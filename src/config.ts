@@ -68,6 +68,12 @@ export interface Vars {
   CATEGORISER_DNC_MIN_CONFIDENCE?: string;
   /** Calls of the categorisation test route per account and UTC day (default 200). */
   CATEGORISER_TEST_PER_DAY?: string;
+  /** Warmup pools (CONTRACT 19.4): `account` (default: each account's mailboxes together) or `deployment` (accounts with the admin flag `warmup_shared_pool` share one). */
+  WARMUP_POOL_SCOPE?: string;
+  /** The IANA zone of warmup's sending hours (08:00-20:00) and weekends (default UTC). */
+  WARMUP_TIME_ZONE?: string;
+  /** A mailbox whose warmup mail of the last 7 days landed in spam at least this often (percent) is warned about (default 20). */
+  WARMUP_SPAM_WARN_PERCENT?: string;
   /** An optional external email verifier (CONTRACT 22): `POST {"emails":[…]}` with a bearer key; unset: DNS checks only. */
   EMAIL_VERIFIER_URL?: string;
   /** Secret: that verifier's key (never logged). */
@@ -148,6 +154,17 @@ const httpsUrl = (fallback: string) =>
     .transform((value) => value?.trim() || fallback)
     .pipe(z.url({ protocol: /^https$/, error: "must be an https URL" }));
 
+/** A zone name Intl knows (offsets like `+05:00` are no zone). */
+function knownZone(name: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const VarsSchema = z.object({
   MAINTENANCE_MODE: flag,
   ADMIN_TOKEN: text,
@@ -199,6 +216,17 @@ const VarsSchema = z.object({
   CATEGORISER_MIN_CONFIDENCE: confidence(0.7),
   CATEGORISER_DNC_MIN_CONFIDENCE: confidence(0.9),
   CATEGORISER_TEST_PER_DAY: positiveInteger(200),
+  WARMUP_POOL_SCOPE: z.enum(["account", "deployment"]).default("account"),
+  WARMUP_TIME_ZONE: z
+    .string()
+    .trim()
+    .default("UTC")
+    .refine((value) => knownZone(value), "must be an IANA time zone name"),
+  WARMUP_SPAM_WARN_PERCENT: z
+    .string()
+    .regex(/^(?:100|[1-9]?\d)$/, "must be a whole number from 0 to 100")
+    .transform(Number)
+    .default(20),
   EMAIL_VERIFIER_URL: z
     .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
     .optional()
@@ -257,6 +285,14 @@ export interface Config {
   categoriser: CategoriserConfig;
   /** The external email verifier (mailbox existence, catch-all); null: DNS checks only. */
   emailVerifier: { url: string; key: string | undefined } | null;
+  warmup: WarmupConfig;
+}
+
+/** Warmup's pool scope, its sending zone and the spam share that warns (CONTRACT 19.4). */
+export interface WarmupConfig {
+  poolScope: "account" | "deployment";
+  timeZone: string;
+  spamWarnPercent: number;
 }
 
 /** How replies are categorised (src/triage/): which model, if any, and the confidence it needs. */
@@ -334,6 +370,7 @@ export function config(env: Vars): Config {
       dncMinConfidence: vars.CATEGORISER_DNC_MIN_CONFIDENCE,
       testPerDay: vars.CATEGORISER_TEST_PER_DAY,
     },
+    warmup: { poolScope: vars.WARMUP_POOL_SCOPE, timeZone: vars.WARMUP_TIME_ZONE, spamWarnPercent: vars.WARMUP_SPAM_WARN_PERCENT },
     emailVerifier: vars.EMAIL_VERIFIER_URL ? { url: vars.EMAIL_VERIFIER_URL, key: vars.EMAIL_VERIFIER_KEY } : null,
   };
   parsed.set(env, value);

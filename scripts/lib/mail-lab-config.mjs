@@ -6,6 +6,12 @@ import { chownSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const GTUBE = "XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X";
+/**
+ * Warmup mail (Message-IDs `<wu.<random hex>@...>`, src/warmup/send.ts) whose first hex digit is one of
+ * these lands in Junk: a quarter of it, known from the Message-ID alone, so the warmup lab test knows
+ * which copies its receivers must move back to INBOX. Other mail never has such a Message-ID.
+ */
+export const WARMUP_JUNK_PREFIXES = ["0", "1", "2", "3"];
 /** A subject carrying this lands in the seeds' Promotions folder: the lab's stand-in for a provider's tab. */
 const PROMO_MARK = "[promo]";
 
@@ -52,6 +58,11 @@ export function writeDovecot({ host, domain, ports, dirs, tls, mailboxes, uid, g
     `require ["fileinto", "mailbox", "body"];
 # GTUBE anywhere in the subject or the raw body is the lab's stand-in for "the provider's spam filter".
 if anyof (header :contains "subject" "${GTUBE}", body :raw :contains "${GTUBE}") {
+  fileinto :create "Junk";
+  stop;
+}
+# The lab's spam filter for warmup mail: a known share, by the Message-ID's first random digit.
+if header :matches "message-id" [${WARMUP_JUNK_PREFIXES.map((p) => `"<wu.${p}*"`).join(", ")}] {
   fileinto :create "Junk";
   stop;
 }

@@ -25,7 +25,7 @@ export interface MailLab {
   mailboxes: {
     email: string;
     password: string;
-    role: "sender" | "lead" | "oauth" | "seed" | "bench-seed";
+    role: "sender" | "lead" | "oauth" | "warmup" | "seed" | "bench-seed";
     /** Seeds only: the catalogue provider and the folders that mean inbox, tab and spam. */
     provider_id?: string;
     inbox_folders?: string[];

@@ -7,7 +7,7 @@ import { ApiError } from "../platform/errors";
 import { clientIp } from "../platform/client-ip";
 import { createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { accountKeyHashes, deleteAccountKey, insertAccountKey, listAccountKeys } from "../keys/store";
-import { emailTaken, findAccount, provisionAccount, setAccountDisabled } from "./store";
+import { emailTaken, findAccount, provisionAccount, updateAccountStanding } from "./store";
 import { invalidateKeys, revokeKey } from "../keys/auth";
 import { refuseAuthentication, refuseIfBlocked, requestBucket } from "../keys/auth-failures";
 import { ACCOUNT_KEY_NOT_FOUND, AccountApiKeyList, presentAccountKey } from "./routes";
@@ -53,10 +53,16 @@ const MintedAccountKey = z
   .object({ id: z.number().int(), account_id: z.number().int(), api_key: z.string() })
   .openapi("MintedAccountKey");
 
-const AccountStanding = z.object({ disabled: z.boolean() }).openapi("AccountStanding");
+const AccountStanding = z
+  .object({
+    disabled: z.boolean().optional(),
+    warmup_shared_pool: z.boolean().optional().openapi({ description: "With WARMUP_POOL_SCOPE=deployment, the account's warmup mailboxes share one pool with every other flagged account (CONTRACT 19.4)" }),
+  })
+  .refine((body) => body.disabled !== undefined || body.warmup_shared_pool !== undefined, { message: "Give disabled or warmup_shared_pool", path: ["disabled"] })
+  .openapi("AccountStanding");
 
 const AdminAccount = z
-  .object({ id: z.number().int(), email: z.string(), name: z.string(), disabled: z.boolean() })
+  .object({ id: z.number().int(), email: z.string(), name: z.string(), disabled: z.boolean(), warmup_shared_pool: z.boolean() })
   .openapi("AdminAccount");
 
 const EMAIL_TAKEN = "An account with this email already exists";
@@ -124,9 +130,10 @@ const updateAccountRoute = createRoute({
   method: "patch",
   path: "/admin/v1/accounts/{id}",
   operationId: "adminUpdateAccount",
-  description: "`{disabled: true|false}`. While disabled, the account's account keys and client keys answer 401; nothing is deleted.",
+  description:
+    "`{disabled?: true|false, warmup_shared_pool?: true|false}`. While disabled, the account's account keys and client keys answer 401; nothing is deleted. `warmup_shared_pool` (default false) lets the account's warmup mailboxes join the deployment's shared pool when WARMUP_POOL_SCOPE=deployment.",
   tags: ["Admin"],
-  summary: "Disable or re-enable an account; a disabled account's keys (account and client) answer 401",
+  summary: "Disable or re-enable an account (its keys answer 401 while disabled), or let it share the deployment's warmup pool",
   security: adminSecurity,
   request: { params: AccountParams, body: jsonBody(AccountStanding, { disabled: true }) },
   responses: { 200: json(AdminAccount, "The account after the change"), ...errorResponses(400, 401, 404, 422) },
@@ -181,10 +188,10 @@ adminRoutes.openapi(deleteAccountKeyRoute, async (c) => {
 
 adminRoutes.openapi(updateAccountRoute, async (c) => {
   const { id } = c.req.valid("param");
-  const { disabled } = c.req.valid("json");
-  const row = await setAccountDisabled(c.env.DB, id, disabled);
+  const { disabled, warmup_shared_pool } = c.req.valid("json");
+  const row = await updateAccountStanding(c.env.DB, id, { disabled, warmupSharedPool: warmup_shared_pool });
   if (!row) throw ApiError.notFound("Account not found");
   // Every key's object reads its key again, so the change holds from the very next request.
-  await invalidateKeys(c.env, await accountKeyHashes(c.env.DB, id));
-  return c.json({ id: row.id, email: row.email, name: row.name, disabled: row.disabledAt !== null }, 200);
+  if (disabled !== undefined) await invalidateKeys(c.env, await accountKeyHashes(c.env.DB, id));
+  return c.json({ id: row.id, email: row.email, name: row.name, disabled: row.disabledAt !== null, warmup_shared_pool: row.warmupSharedPool }, 200);
 });

@@ -19,11 +19,14 @@ export function updateAccountSettings(
   return database(d1).update(accounts).set(settings).where(eq(accounts.id, accountId)).returning().get();
 }
 
-/** Disables or re-enables an account; undefined when there is no such account. */
-export function setAccountDisabled(d1: D1Database, accountId: number, disabled: boolean): Promise<AccountRow | undefined> {
+/** Disables or re-enables an account, or sets its warmup pool sharing; undefined when there is no such account. */
+export function updateAccountStanding(d1: D1Database, accountId: number, changes: { disabled?: boolean; warmupSharedPool?: boolean }): Promise<AccountRow | undefined> {
   return database(d1)
     .update(accounts)
-    .set({ disabledAt: disabled ? new Date() : null })
+    .set({
+      ...(changes.disabled !== undefined && { disabledAt: changes.disabled ? new Date() : null }),
+      ...(changes.warmupSharedPool !== undefined && { warmupSharedPool: changes.warmupSharedPool }),
+    })
     .where(eq(accounts.id, accountId))
     .returning()
     .get();

@@ -98,8 +98,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Disable or re-enable an account; a disabled account's keys (account and client) answer 401
-         * @description `{disabled: true|false}`. While disabled, the account's account keys and client keys answer 401; nothing is deleted.
+         * Disable or re-enable an account (its keys answer 401 while disabled), or let it share the deployment's warmup pool
+         * @description `{disabled?: true|false, warmup_shared_pool?: true|false}`. While disabled, the account's account keys and client keys answer 401; nothing is deleted. `warmup_shared_pool` (default false) lets the account's warmup mailboxes join the deployment's shared pool when WARMUP_POOL_SCOPE=deployment.
          */
         patch: operations["adminUpdateAccount"];
         trace?: never;
@@ -4860,6 +4860,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/email-accounts/{id}/send-otp-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a code that unblocks the mailbox's warmup to its own address
+         * @description For a mailbox whose warmup is blocked (CONTRACT 19.4): the mailbox mails a 6-digit code to its own address, valid 10 minutes, single use, 5 tries. Not blocked: 400 `Warmup is not blocked for this mailbox`; the mail server refusing the email: 400 with its words. The code's email never appears in the inbox or any record.
+         */
+        post: operations["sendWarmupUnblockOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-accounts/{id}/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unblock the mailbox's warmup with the code it received
+         * @description The code the mailbox received from `send-otp-email` (CONTRACT 19.4): right, warmup is unblocked and ACTIVE; wrong, 400 `The OTP entered is incorrect. Please attempt again.`; none valid (never sent, expired, used or out of tries), 400 `No valid OTP exists for this email account.`
+         */
+        post: operations["verifyWarmupUnblockOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/email-accounts/{id}/warmup": {
         parameters: {
             query?: never;
@@ -4870,8 +4910,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Warmup settings (stored and shown; Salvo runs no warmup network)
-         * @description Stores warmup settings (shown in `warmup_details`); Salvo runs no warmup network, so they change nothing sent.
+         * Set the mailbox's warmup: on/off, daily volume and ramp, weekdays, replies
+         * @description Turns the mailbox's warmup on or off and sets how it runs (CONTRACT 19.1): the daily volume (`warmup_min_count` to `total_warmup_per_day`, ramping by `daily_rampup` when `is_rampup_enabled`), weekdays only, auto-adjust to campaign volume, the reply share and daily reply limit. On, the mailbox joins its pool of the account's (or the deployment's shared) warmup mailboxes once its connection checks pass; off, it leaves at once (mail already sent is still tracked). Turning warmup off and on unblocks it. `warmup_key_id`, the identifier ending every warmup email, is generated when first enabled without one. The bulk page's camel-case names are read too.
          */
         post: operations["setEmailAccountWarmup"];
         delete?: never;
@@ -4888,8 +4928,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Warmup statistics of the last 7 UTC days (all 0: no warmup network)
-         * @description Warmup statistics of the last 7 UTC days; all 0, as Salvo runs no warmup network.
+         * Warmup statistics: sent, landed in inbox or spam, rescued, replied, per day
+         * @description What the mailbox's warmup mail did, as its receivers recorded it (CONTRACT 19.3): lifetime counts, and per UTC day of the last 7 (or `start_date`..`end_date`, at most 30 days) the mail sent, where receivers first found it (inbox or spam), how much was moved out of spam, read, and answered. `reputation_score` is the inbox share of the last 7 days (null under 10 observations).
          */
         get: operations["getEmailAccountWarmupStats"];
         put?: never;
@@ -5768,9 +5808,12 @@ export interface components {
             email: string;
             name: string;
             disabled: boolean;
+            warmup_shared_pool: boolean;
         };
         AccountStanding: {
-            disabled: boolean;
+            disabled?: boolean;
+            /** @description With WARMUP_POOL_SCOPE=deployment, the account's warmup mailboxes share one pool with every other flagged account (CONTRACT 19.4) */
+            warmup_shared_pool?: boolean;
         };
         ReadPass: {
             ok: boolean;
@@ -8821,6 +8864,15 @@ export interface components {
                 warmup_key_id: string | null;
                 auto_adjust_warmup: boolean;
                 is_rampup_enabled: boolean;
+                reply_rate: number;
+                send_warmups_only_on_weekdays: boolean;
+                daily_reply_limit: number | null;
+                use_custom_domain: boolean;
+                /** @enum {string} */
+                state: "off" | "warming" | "weekend" | "waiting_for_pool" | "out_of_pool" | "blocked";
+                pool_size: number;
+                today_target: number;
+                today_sent: number;
                 created_at: string;
             };
             campaign_ids?: number[];
@@ -8829,7 +8881,7 @@ export interface components {
         };
         /** @description By id only: why the mailbox sends nothing now, or sending */
         MailboxSendingStatus: components["schemas"]["SendingStatus"] & {
-            /** @description Extension: `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); empty when none */
+            /** @description Extension: `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); `warmup_spam_high`, `warmup_blocked` and `warmup_waiting_for_pool` report the mailbox's warmup (CONTRACT 19.4); empty when none */
             warnings: {
                 code: string;
                 message: string;
@@ -9090,6 +9142,65 @@ export interface components {
             /** @description A number or its decimal string */
             client_id?: number | string | null;
             is_suspended?: boolean;
+        };
+        WarmupOtpAnswer: {
+            ok: boolean;
+            data: string;
+        };
+        WarmupOtp: {
+            otp: string | number;
+        };
+        WarmupSettings: {
+            warmup_enabled: boolean;
+            total_warmup_per_day?: number;
+            daily_rampup?: number;
+            reply_rate_percentage?: number;
+            warmup_key_id?: string | null;
+            auto_adjust_warmup?: boolean;
+            is_rampup_enabled?: boolean;
+            warmup_min_count?: number;
+            send_warmups_only_on_weekdays?: boolean;
+            daily_reply_limit?: number | null;
+            use_custom_domain?: boolean;
+            /** @description = total_warmup_per_day (the bulk page's name) */
+            maxEmailPerDay?: number;
+            /** @description = total_warmup_per_day */
+            warmupMaxCount?: number;
+            warmupMinCount?: number;
+            replyRate?: number;
+            rampupValue?: number;
+            isRampupEnabled?: boolean;
+            sendWarmupsOnlyOnWeekdays?: boolean;
+            autoAdjustWarmup?: boolean;
+            warmupTagIdentifier?: string | null;
+            dailyReplyLimit?: number | null;
+        };
+        WarmupStats: {
+            ok: boolean;
+            id: number;
+            sent_count: number;
+            spam_count: number;
+            inbox_count: number;
+            warmup_email_received_count: number;
+            total_sent: number;
+            reputation_score: number | null;
+            stats_by_date: {
+                id: number;
+                date: string;
+                sent_count: number;
+                reply_count: number;
+                save_from_spam_count: number;
+                inbox_count: number;
+                spam_count: number;
+            }[];
+            daily_stats: {
+                date: string;
+                sent: number;
+                spam: number;
+                delivered: number;
+                opened: number;
+                replied: number;
+            }[];
         };
         CampaignEmailAccountsByTag: {
             ok: boolean;
@@ -21638,6 +21749,81 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    sendWarmupUnblockOtp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sent */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WarmupOtpAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    verifyWarmupUnblockOtp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp": "123456"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WarmupOtp"];
+            };
+        };
+        responses: {
+            /** @description Unblocked */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WarmupOtpAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     setEmailAccountWarmup: {
         parameters: {
             query?: never;
@@ -21653,18 +21839,11 @@ export interface operations {
                  * @example {
                  *       "warmup_enabled": true,
                  *       "total_warmup_per_day": 20,
-                 *       "daily_rampup": 2
+                 *       "daily_rampup": 2,
+                 *       "reply_rate_percentage": 30
                  *     }
                  */
-                "application/json": {
-                    warmup_enabled: boolean;
-                    total_warmup_per_day?: number;
-                    daily_rampup?: number;
-                    reply_rate_percentage?: number;
-                    warmup_key_id?: string | null;
-                    auto_adjust_warmup?: boolean;
-                    is_rampup_enabled?: boolean;
-                };
+                "application/json": components["schemas"]["WarmupSettings"];
             };
         };
         responses: {
@@ -21692,7 +21871,11 @@ export interface operations {
     };
     getEmailAccountWarmupStats: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Extension: the window's first UTC day (with end_date; at most 30 days) */
+                start_date?: string;
+                end_date?: string;
+            };
             header?: never;
             path: {
                 id: number;
@@ -21713,24 +21896,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        ok: boolean;
-                        total_sent: number;
-                        spam_count: number;
-                        sent_count: number;
-                        inbox_count: number;
-                        reputation_score: number | null;
-                        daily_stats: {
-                            date: string;
-                            sent: number;
-                            spam: number;
-                            delivered: number;
-                            opened: number;
-                            replied: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["WarmupStats"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];

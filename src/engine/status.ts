@@ -48,7 +48,7 @@ export async function campaignSendingStatus(
         isImapSuccess: emailAccounts.isImapSuccess,
         maxEmailPerDay: emailAccounts.maxEmailPerDay,
         gapMinutes: emailAccounts.timeToWaitInMins,
-        sentToday: sends.sentToday,
+        sentToday: sends.capToday,
         lastSentAt: sends.lastSentAt,
         pinnedDue: sql<number | null>`(SELECT min(due_at) FROM campaign_leads WHERE campaign_id = ${campaign.id} AND email_account_id = ${attached} AND due_at IS NOT NULL)`,
       })
@@ -153,7 +153,7 @@ export const SendingStatusAnswer = z
 export const MailboxSendingStatusAnswer = SendingStatusAnswer.extend({
   warnings: z
     .array(z.object({ code: z.string(), message: z.string() }))
-    .openapi({ description: "Extension: `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); empty when none" }),
+    .openapi({ description: "Extension: `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); `warmup_spam_high`, `warmup_blocked` and `warmup_waiting_for_pool` report the mailbox's warmup (CONTRACT 19.4); empty when none" }),
 }).openapi("MailboxSendingStatus");
 
 type Presented = z.infer<typeof SendingStatusAnswer>;

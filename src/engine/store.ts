@@ -51,7 +51,7 @@ export async function loadMailboxWork(db: Database, mailboxId: number, dayStart:
       .innerJoin(campaigns, eq(campaigns.id, campaignEmailAccounts.campaignId))
       .where(and(eq(campaignEmailAccounts.emailAccountId, mailboxId), eq(campaigns.status, "ACTIVE")))
       .orderBy(asc(campaigns.id)),
-    db.select({ sentToday: sends.sentToday, lastSentAt: sends.lastSentAt }).from(sql`(SELECT 1)`),
+    db.select({ sentToday: sends.capToday, lastSentAt: sends.lastSentAt }).from(sql`(SELECT 1)`),
   ]);
   return {
     mailbox: mailboxRows[0],

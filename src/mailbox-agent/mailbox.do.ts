@@ -17,6 +17,9 @@ import { MailboxLogins, type AccessResult } from "../mailboxes/login";
 import { mailboxById } from "../mailboxes/store";
 import type { WakeMode } from "../mailboxes/wake";
 import { TokenKeeper } from "./tokens";
+import { runWarmupPass } from "../warmup/send";
+import { sendOtpEmail } from "../warmup/otp";
+import { warmupDoor } from "./warmup-door";
 
 /** After a read that left messages waiting, the next one comes this soon. */
 const READ_AGAIN_MS = 1_000;
@@ -92,6 +95,11 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
    */
   async sendManualEmail(email: ManualEmail): Promise<ManualOutcome> {
     return this.exclusive(async () => deliverManualEmail(this.env, await this.logins(), email, Date.now()));
+  }
+
+  /** The warmup unblock code's email (CONTRACT 19.4), between passes like every other send. */
+  async sendWarmupOtp(mailboxId: number, code: string): Promise<{ ok: true } | { ok: false; message: string }> {
+    return this.exclusive(async () => sendOtpEmail(this.env, warmupDoor(database(this.env.DB), await this.logins()), mailboxId, code, Date.now()));
   }
 
   /** A forward or one-off email (CONTRACT 21.5); one the gap holds back waits in this object's storage, and it wakes for it. */
@@ -184,7 +192,15 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
       log("error", "sender pass failed", { mailbox_id: mailboxId, error: String(error) });
       result = { sent: 0, nextWakeAt: now + 60_000 };
     }
-    const wakeAt = Math.min(result.nextWakeAt ?? Infinity, this.kv.get<number>("nextReadAt") ?? Infinity, nextReplyAt ?? Infinity, nextTestSendAt ?? Infinity, nextOutsideAt ?? Infinity);
+    // Warmup after the campaign's turn: a due campaign email goes first, and its send holds the gap.
+    let nextWarmupAt: number | null;
+    try {
+      nextWarmupAt = await runWarmupPass(this.env, warmupDoor(database(this.env.DB), await this.logins()), mailboxId, now);
+    } catch (error) {
+      log("error", "warmup pass failed", { mailbox_id: mailboxId, error: String(error) });
+      nextWarmupAt = now + 60_000;
+    }
+    const wakeAt = Math.min(result.nextWakeAt ?? Infinity, this.kv.get<number>("nextReadAt") ?? Infinity, nextReplyAt ?? Infinity, nextTestSendAt ?? Infinity, nextOutsideAt ?? Infinity, nextWarmupAt ?? Infinity);
     if (wakeAt === Infinity) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.max(wakeAt, Date.now()));
     // With no alarm, the cron looks again in an hour (a lost wake costs at most that).

@@ -13,6 +13,7 @@ import { recordInbound, type InboundOutcome } from "../replies/inbound";
 import { PARSE_LIMIT_BYTES, parseMessage, unparsedMessage, type ParsedMessage } from "../mail/parsed";
 import { fetchNewMessages, type ReaderCursor } from "../mail/reader";
 import type { MailboxLogins } from "../mailboxes/login";
+import { placeWarmupMail, withoutWarmup } from "../warmup/receive";
 
 /** Messages read per pass: a pass stays well inside an alarm's time, and the next one goes on. */
 const READ_LIMIT = 100;
@@ -76,6 +77,9 @@ async function readMailbox(env: Bindings, logins: MailboxLogins, mailbox: typeof
       parsed.push(unparsedMessage(message.raw));
     }
   }
-  const outcome = await recordInbound(env, { id: mailbox.id, accountId: mailbox.accountId, clientId: mailbox.clientId, fromEmail: mailbox.fromEmail }, parsed, now);
+  // Warmup mail and its bounces are warmup's alone (CONTRACT 19.5): never replies, bounces or inbox mail.
+  const kept = await withoutWarmup(db, parsed);
+  const outcome = await recordInbound(env, { id: mailbox.id, accountId: mailbox.accountId, clientId: mailbox.clientId, fromEmail: mailbox.fromEmail }, kept, now);
+  await placeWarmupMail(db, mailbox.id, imapTarget(mailbox, login.credential), mailPolicy(config(env)), now);
   return { cursor: fetched.batch.cursor, more: fetched.batch.more, outcome };
 }

@@ -1,24 +1,19 @@
-import { and, eq, inArray, isNull, lte, or } from "drizzle-orm";
+import { and, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import { campaignEmailAccounts, campaigns, emailAccounts } from "../db/schema";
 import type { Database } from "../platform/db";
 
 /**
  * Mailboxes the minute cron should wake: in an ACTIVE campaign (sending) or a PAUSED one (its leads
- * still reply; a suspended mailbox is still read), and late (their object's next wake passed a
- * minute ago, or was never set). Bounded per minute.
+ * still reply; a suspended mailbox is still read), or with warmup on (it sends and reads warmup
+ * mail), and late (their object's next wake passed a minute ago, or was never set). Bounded per minute.
  */
 export async function lateMailboxes(db: Database, now: number, limit: number): Promise<number[]> {
+  const inCampaign = sql`EXISTS (SELECT 1 FROM ${campaignEmailAccounts} INNER JOIN ${campaigns} ON ${campaigns.id} = ${campaignEmailAccounts.campaignId}
+    WHERE ${campaignEmailAccounts.emailAccountId} = ${emailAccounts.id} AND ${inArray(campaigns.status, ["ACTIVE", "PAUSED"])})`;
   const rows = await db
-    .selectDistinct({ id: emailAccounts.id })
+    .select({ id: emailAccounts.id })
     .from(emailAccounts)
-    .innerJoin(campaignEmailAccounts, eq(campaignEmailAccounts.emailAccountId, emailAccounts.id))
-    .innerJoin(campaigns, eq(campaigns.id, campaignEmailAccounts.campaignId))
-    .where(
-      and(
-        inArray(campaigns.status, ["ACTIVE", "PAUSED"]),
-        or(isNull(emailAccounts.engineWakeAt), lte(emailAccounts.engineWakeAt, new Date(now - 60_000))),
-      ),
-    )
+    .where(and(or(inCampaign, eq(emailAccounts.warmupEnabled, true)), or(isNull(emailAccounts.engineWakeAt), lte(emailAccounts.engineWakeAt, new Date(now - 60_000)))))
     .limit(limit);
   return rows.map((row) => row.id);
 }

@@ -128,6 +128,10 @@ function warmupChanges(data: UpdateData): MailboxChanges {
     dailyRampup: data.rampupValue,
     autoAdjustWarmup: data.autoAdjustWarmup,
     warmupKeyId: data.warmupTagIdentifier,
+    warmupMinCount: data.warmupMinCount,
+    sendWarmupsOnlyOnWeekdays: data.sendWarmupsOnlyOnWeekdays,
+    useCustomDomain: data.useCustomDomain,
+    dailyReplyLimit: data.dailyReplyLimit,
   };
 }
 
@@ -139,7 +143,7 @@ mailboxBulkRoutes.openapi(routes.byEmail, async (c) => {
   const query = c.req.valid("query");
   const row = await visibleMailboxOfAddress(db, principal, query.email);
   if (!row) throw ApiError.notFound(MAILBOX_NOT_FOUND);
-  return c.json(await mailboxReadAnswer(db, principal, row, query), 200);
+  return c.json(await mailboxReadAnswer(db, principal, config(c.env).warmup, row, query), 200);
 });
 
 mailboxBulkRoutes.openapi(routes.bulkUpdate, async (c) => {

@@ -1,3 +1,4 @@
+import { config } from "../config";
 import { createRoute, z } from "@hono/zod-openapi";
 import { findCampaign } from "../platform/access";
 import { database } from "../platform/db";
@@ -71,7 +72,7 @@ campaignMailboxRoutes.openapi(routes.campaignList, async (c) => {
   const principal = c.get("principal");
   const campaign = await findCampaign(db, principal, c.req.valid("param").campaign_id);
   const rows = await campaignMailboxes(db, campaign.id);
-  return c.json(await presentRows(db, principal, rows, c.req.valid("query").include_tags === true), 200);
+  return c.json(await presentRows(db, principal, config(c.env).warmup, rows, c.req.valid("query").include_tags === true), 200);
 });
 
 function idsOf(body: z.infer<typeof CampaignMailboxes>): number[] {

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { config } from "../config";
+import { config, type WarmupConfig } from "../config";
 import type { AppEnv } from "../platform/env";
 import { owningClient } from "../platform/access";
 import { loadKeyring } from "../platform/crypto";
@@ -13,7 +13,9 @@ import type { Principal } from "../platform/principal";
 import { runConnectionCheck } from "./connection-check";
 import { wakeMailboxes } from "./wake";
 import { mailboxSendingStatusOf, presentSendingStatus } from "../engine/status";
-import { bareTrackingDomain, defaultPortType, distinct, newSecret, type MailboxRow } from "./rules";
+import { bareTrackingDomain, defaultPortType, distinct, newSecret, type MailboxRow, utcDayStart, warmupTurnedOn } from "./rules";
+import { warmupWarnings } from "../warmup/rules";
+import { warmupCounters } from "../warmup/store";
 import { campaignIdsOf, deleteMailbox, findMailbox, insertMailbox, listMailboxes, mailboxOfAddress, queueRecheck, reconnectTargets, updateMailbox, type MailboxChanges, type MailboxSecrets, type NewMailbox } from "./store";
 import { SaveMailbox, UpdateMailbox, EmailAccount, Ack, IdParams, ListQuery, type Fields } from "./schemas";
 import { MAILBOX_TAG, ack, presentRows } from "./shared";
@@ -266,7 +268,7 @@ export async function applyUpdate(c: Context<AppEnv>, db: Database, principal: P
     : { password: newSecret(body.password), imapPassword: newSecret(body.imap_password) };
   const keyring = await keyringFor(c, secrets);
   const recheck = touchesConnection(existing, changes, secrets);
-  const row = await updateMailbox(db, keyring, existing.id, { ...changes, ...(recheck ? UNCHECKED : {}), updatedAt: new Date() }, secrets);
+  const row = await updateMailbox(db, keyring, existing.id, { ...changes, ...warmupTurnedOn(existing, changes.warmupEnabled), ...(recheck ? UNCHECKED : {}), updatedAt: new Date() }, secrets);
   if (recheck) checkInBackground(c, row, secrets);
   return row;
 }
@@ -292,6 +294,7 @@ export async function createMailbox(c: Context<AppEnv>, db: Database, principal:
     imapPort: body.imap_port!,
     imapPortType: body.imap_port_type ?? defaultPortType(body.imap_port!),
     ...oauth?.columns,
+    ...warmupTurnedOn(null, body.warmup_enabled),
   };
   const secrets: MailboxSecrets = oauth
     ? { oauthToken: oauth.material, accessToken: oauth.accessToken }
@@ -314,8 +317,8 @@ export async function mailboxToSave(db: Database, principal: Principal, id: numb
   return findMailbox(db, principal, holder.id);
 }
 
-export async function answerSaved(db: Database, principal: Principal, row: MailboxRow, updated: boolean) {
-  const [data] = await presentRows(db, principal, [row]);
+export async function answerSaved(db: Database, principal: Principal, row: MailboxRow, updated: boolean, warmup: WarmupConfig) {
+  const [data] = await presentRows(db, principal, warmup, [row]);
   const message = updated ? "Email account updated successfully" : "Email account added successfully";
   return { ...ack(message), id: row.id, data: data! };
 }
@@ -327,7 +330,7 @@ mailboxRoutes.openapi(routes.save, async (c) => {
   const body = canonical(fields);
   const existing = await mailboxToSave(db, principal, id, body.from_email);
   const row = existing ? await applyUpdate(c, db, principal, existing, body) : await createMailbox(c, db, principal, body);
-  return c.json(await answerSaved(db, principal, row, existing !== null), 200);
+  return c.json(await answerSaved(db, principal, row, existing !== null, config(c.env).warmup), 200);
 });
 
 mailboxRoutes.openapi(routes.reconnect, async (c) => {
@@ -361,7 +364,7 @@ mailboxRoutes.openapi(routes.list, async (c) => {
     query.offset ?? 0,
     query.limit ?? 100,
   );
-  return c.json(await presentRows(db, principal, rows), 200);
+  return c.json(await presentRows(db, principal, config(c.env).warmup, rows), 200);
 });
 
 async function setSuspended(c: Context<AppEnv>, id: number, isSuspended: boolean) {
@@ -376,19 +379,23 @@ async function setSuspended(c: Context<AppEnv>, id: number, isSuspended: boolean
 mailboxRoutes.openapi(routes.suspend, async (c) => c.json(await setSuspended(c, c.req.valid("param").id, true), 200));
 mailboxRoutes.openapi(routes.unsuspend, async (c) => c.json(await setSuspended(c, c.req.valid("param").id, false), 200));
 
-/** §10's by-id answer: the mailbox, its sending status, and when asked its campaign ids and tags. */
-export async function mailboxReadAnswer(db: Database, principal: Principal, row: MailboxRow, query: { fetch_campaigns?: boolean; fetch_tags?: boolean }) {
-  const [data] = await presentRows(db, principal, [row], query.fetch_tags === true);
+/** §10's by-id answer: the mailbox, its sending status (with warmup's warnings), and when asked its campaign ids and tags. */
+export async function mailboxReadAnswer(db: Database, principal: Principal, warmupConfig: WarmupConfig, row: MailboxRow, query: { fetch_campaigns?: boolean; fetch_tags?: boolean }) {
+  const [data] = await presentRows(db, principal, warmupConfig, [row], query.fetch_tags === true);
   const campaignIds = query.fetch_campaigns ? { campaign_ids: await campaignIdsOf(db, principal, row.id) } : {};
-  const status = await mailboxSendingStatusOf(db, row.id, Date.now());
-  return { ...data!, ...campaignIds, ...(status && { sending_status: presentSendingStatus(status) }) };
+  const now = Date.now();
+  const status = await mailboxSendingStatusOf(db, row.id, now);
+  const week = (await warmupCounters(db, [row.id], now, utcDayStart(now))).get(row.id)!;
+  const warmup = warmupWarnings({ state: data!.warmup_details.state, spam: week.spam, observed: week.observed, warnPercent: warmupConfig.spamWarnPercent, blockedReason: row.warmupBlockedReason });
+  const sending = status && presentSendingStatus(status);
+  return { ...data!, ...campaignIds, ...(sending && { sending_status: { ...sending, warnings: [...sending.warnings, ...warmup] } }) };
 }
 
 mailboxRoutes.openapi(routes.read, async (c) => {
   const db = database(c.env.DB);
   const principal = c.get("principal");
   const row = await findMailbox(db, principal, c.req.valid("param").id);
-  return c.json(await mailboxReadAnswer(db, principal, row, c.req.valid("query")), 200);
+  return c.json(await mailboxReadAnswer(db, principal, config(c.env).warmup, row, c.req.valid("query")), 200);
 });
 
 mailboxRoutes.openapi(routes.update, async (c) => {

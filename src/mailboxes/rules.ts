@@ -1,6 +1,9 @@
 import type { MailCredential } from "../mail/sasl";
 import type { MailboxType, PortType } from "../db/schema";
 import { iso } from "../platform/time";
+import { minCountOf } from "../warmup/rules";
+import { newWarmupKey } from "../warmup/corpus";
+import type { WarmupView } from "../warmup/view";
 
 /** What a stored secret reads as: the secret itself never leaves the Worker. */
 export const SECRET_MASK = "********";
@@ -74,6 +77,13 @@ export interface MailboxRow {
   warmupKeyId: string | null;
   autoAdjustWarmup: boolean;
   isRampupEnabled: boolean;
+  warmupMinCount: number | null;
+  sendWarmupsOnlyOnWeekdays: boolean;
+  dailyReplyLimit: number | null;
+  useCustomDomain: boolean;
+  warmupEnabledAt: Date | null;
+  warmupBlockedReason: string | null;
+  warmupBouncedReason: string | null;
   authType: "PASSWORD" | "OAUTH";
   oauthProvider: "google" | "microsoft" | null;
   oauthAppId: number | null;
@@ -117,26 +127,36 @@ export function presentTag(tag: TagRow) {
 export interface MailboxUsage {
   dailySentCount: number;
   campaignCount: number;
+  warmup: WarmupView;
 }
 
-function presentWarmup(row: MailboxRow) {
+/** `warmup_details` (CONTRACT 19.2): the settings, and the counters measured from the receivers' records. */
+function presentWarmup(row: MailboxRow, view: WarmupView) {
   return {
     id: row.id,
     status: row.warmupEnabled ? ("ACTIVE" as const) : ("INACTIVE" as const),
     total_warmup_per_day: row.totalWarmupPerDay,
     daily_rampup: row.dailyRampup,
     reply_rate_percentage: row.replyRatePercentage,
-    warmup_min_count: Math.min(Math.max(row.dailyRampup, 1), row.totalWarmupPerDay),
+    reply_rate: row.replyRatePercentage,
+    warmup_min_count: minCountOf(row.warmupMinCount, row.totalWarmupPerDay),
     warmup_max_count: row.totalWarmupPerDay,
     max_email_per_day: row.maxEmailPerDay,
-    is_warmup_blocked: false,
-    blocked_reason: null,
-    warmup_reputation: null,
-    total_sent_count: 0,
-    total_spam_count: 0,
+    is_warmup_blocked: row.warmupBlockedReason !== null,
+    blocked_reason: row.warmupBlockedReason,
+    warmup_reputation: view.reputation,
+    total_sent_count: view.counters.totalSent,
+    total_spam_count: view.counters.totalSpam,
     warmup_key_id: row.warmupKeyId,
     auto_adjust_warmup: row.autoAdjustWarmup,
     is_rampup_enabled: row.isRampupEnabled,
+    send_warmups_only_on_weekdays: row.sendWarmupsOnlyOnWeekdays,
+    daily_reply_limit: row.dailyReplyLimit,
+    use_custom_domain: row.useCustomDomain,
+    state: view.state,
+    pool_size: view.poolSize,
+    today_target: view.todayTarget,
+    today_sent: view.counters.todaySent,
     created_at: iso(row.createdAt),
   };
 }
@@ -192,7 +212,7 @@ export function presentMailbox(row: MailboxRow, usage: MailboxUsage) {
         : null,
     daily_sent_count: usage.dailySentCount,
     campaign_count: usage.campaignCount,
-    warmup_details: presentWarmup(row),
+    warmup_details: presentWarmup(row, usage.warmup),
   };
 }
 
@@ -203,19 +223,13 @@ export function utcDayStart(now: number): number {
   return now - (now % DAY_MS);
 }
 
-/** The warmup statistics: Salvo runs no warmup network, so every count is 0 over the last 7 UTC days. */
-export function warmupStats(now: number) {
-  const today = utcDayStart(now);
-  const days = Array.from({ length: 7 }, (_, index) => iso(today - (6 - index) * DAY_MS).slice(0, 10));
-  return {
-    ok: true as const,
-    total_sent: 0,
-    spam_count: 0,
-    sent_count: 0,
-    inbox_count: 0,
-    reputation_score: null,
-    daily_stats: days.map((date) => ({ date, sent: 0, spam: 0, delivered: 0, opened: 0, replied: 0 })),
-  };
+/**
+ * What turning warmup on adds (CONTRACT 19.1, 19.4): the ramp starts again, a block or bounce is
+ * cleared (turning off and on is the way out), and an identifier is generated when none is stored.
+ */
+export function warmupTurnedOn(existing: { warmupEnabled: boolean; warmupKeyId: string | null } | null, enabled: boolean | undefined, now = Date.now()) {
+  if (enabled !== true || existing?.warmupEnabled) return {};
+  return { warmupEnabledAt: new Date(now), warmupBlockedReason: null, warmupBouncedReason: null, ...(!existing?.warmupKeyId && { warmupKeyId: newWarmupKey() }) };
 }
 
 /** A given list of ids without repeats, in first-seen order. */

@@ -54,7 +54,7 @@ const MailboxFields = z.object({
   signature: z.string().max(10_000).nullable().optional(),
   different_reply_to_address: OptionalEmail,
   warmup_enabled: z.boolean().optional(),
-  total_warmup_per_day: z.number().int().min(1).max(100).optional(),
+  total_warmup_per_day: z.number().int().min(1).max(250).optional(),
   daily_rampup: z.number().int().min(0).max(100).optional(),
   reply_rate_percentage: z.number().int().min(0).max(100).optional(),
   client_id: BodyId.nullable().optional(),
@@ -116,6 +116,14 @@ const WarmupDetails = z.object({
   warmup_key_id: z.string().nullable(),
   auto_adjust_warmup: z.boolean(),
   is_rampup_enabled: z.boolean(),
+  reply_rate: z.number().int(),
+  send_warmups_only_on_weekdays: z.boolean(),
+  daily_reply_limit: z.number().int().nullable(),
+  use_custom_domain: z.boolean(),
+  state: z.enum(["off", "warming", "weekend", "waiting_for_pool", "out_of_pool", "blocked"]),
+  pool_size: z.number().int(),
+  today_target: z.number().int(),
+  today_sent: z.number().int(),
   created_at: z.string(),
 });
 

@@ -1,3 +1,4 @@
+import type { WarmupConfig } from "../config";
 import { type Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
@@ -31,9 +32,10 @@ export async function namedMailboxes(db: Database, principal: Principal, ids: nu
   return wanted;
 }
 
-export async function presentRows(db: Database, principal: Principal, rows: MailboxRow[], withTags = false) {
+export async function presentRows(db: Database, principal: Principal, warmup: WarmupConfig, rows: MailboxRow[], withTags = false) {
   const ids = rows.map((row) => row.id);
-  const usage = await mailboxUsage(db, principal.accountId, ids, utcDayStart(Date.now()));
+  const now = Date.now();
+  const usage = await mailboxUsage(db, principal.accountId, rows, utcDayStart(now), warmup, now);
   const tagsOf = withTags ? await tagsOfMailboxes(db, ids) : null;
   return rows.map((row) => ({
     ...presentMailbox(row, usage.get(row.id)!),

@@ -12,6 +12,8 @@ import type { Bindings } from "../platform/env";
 import { disconnectAnnouncement } from "../webhooks/disconnect";
 import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { mailboxSends } from "./sends";
+import type { WarmupConfig } from "../config";
+import { warmupViews } from "../warmup/view";
 
 export const MAILBOX_NOT_FOUND = "Email account not found";
 
@@ -260,8 +262,7 @@ export async function listMailboxes(db: Database, principal: Principal, filters:
   if (filters.isInUse !== undefined) conditions.push(filters.isInUse ? attached : sql`NOT ${attached}`);
   if (filters.warmupEnabled !== undefined) conditions.push(eq(emailAccounts.warmupEnabled, filters.warmupEnabled));
   if (filters.isSmtpSuccess !== undefined) conditions.push(eq(emailAccounts.isSmtpSuccess, filters.isSmtpSuccess));
-  // Salvo blocks no warmup, so only "not blocked" matches anything.
-  if (filters.isWarmupBlocked === true) conditions.push(sql`0`);
+  if (filters.isWarmupBlocked !== undefined) conditions.push(filters.isWarmupBlocked ? isNotNull(emailAccounts.warmupBlockedReason) : isNull(emailAccounts.warmupBlockedReason));
   if (filters.type !== undefined) conditions.push(eq(emailAccounts.type, filters.type as MailboxRow["type"]));
   if (filters.clientId !== undefined) conditions.push(eq(emailAccounts.clientId, filters.clientId));
   if (filters.connectionState !== undefined) conditions.push(sql`${CONNECTION_STATE} = ${filters.connectionState}`);
@@ -280,10 +281,11 @@ export async function listMailboxes(db: Database, principal: Principal, filters:
     .offset(offset);
 }
 
-/** Each mailbox's campaigns and its sends of the UTC day from `dayStart` (src/mailboxes/sends.ts). */
-export async function mailboxUsage(db: Database, accountId: number, ids: number[], dayStart: number): Promise<Map<number, MailboxUsage>> {
-  const usage = new Map(ids.map((id) => [id, { dailySentCount: 0, campaignCount: 0 }]));
-  if (ids.length === 0) return usage;
+/** Each mailbox's campaigns, its sends of the UTC day from `dayStart` (src/mailboxes/sends.ts) and its warmup (src/warmup/view.ts). */
+export async function mailboxUsage(db: Database, accountId: number, rows: MailboxRow[], dayStart: number, warmup: WarmupConfig, now: number): Promise<Map<number, MailboxUsage>> {
+  const ids = rows.map((row) => row.id);
+  const usage = new Map<number, Omit<MailboxUsage, "warmup">>(ids.map((id) => [id, { dailySentCount: 0, campaignCount: 0 }]));
+  if (ids.length === 0) return new Map();
   const [campaignsPer, sentPer] = await db.batch([
     db
       .select({ mailboxId: campaignEmailAccounts.emailAccountId, n: count() })
@@ -297,7 +299,8 @@ export async function mailboxUsage(db: Database, accountId: number, ids: number[
   ]);
   for (const row of campaignsPer) usage.get(row.mailboxId)!.campaignCount = row.n;
   for (const row of sentPer) usage.get(row.mailboxId)!.dailySentCount = row.n;
-  return usage;
+  const views = await warmupViews(db, warmup, rows, new Map([...usage].map(([id, u]) => [id, u.dailySentCount])), now, dayStart);
+  return new Map([...usage].map(([id, u]) => [id, { ...u, warmup: views.get(id)! }]));
 }
 
 /** The visible mailboxes a reconnect re-checks: these ids, or every one whose last check failed. */

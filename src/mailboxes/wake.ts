@@ -14,6 +14,8 @@ export interface MailboxDoorbell {
   wake(mailboxId: number, mode: WakeMode): Promise<void>;
   accessToken(mailboxId: number): Promise<AccessResult>;
   forgetAccessToken(): Promise<void>;
+  /** Mails the mailbox's warmup unblock code to its own address (CONTRACT 19.4), one send among its others. */
+  sendWarmupOtp(mailboxId: number, code: string): Promise<{ ok: true } | { ok: false; message: string }>;
 }
 
 /** `now`: a pass at once; `if-idle`: only when no alarm is set (the cron's re-arm); `read`: a pass at once that reads the INBOX whatever its schedule (a live fetch). */
@@ -31,6 +33,11 @@ export function agentTokens(env: Bindings): TokenSource {
     accessToken: (mailbox) => door(mailbox).accessToken(mailbox.id),
     forget: (mailbox) => door(mailbox).forgetAccessToken(),
   };
+}
+
+/** The warmup unblock code's email, sent by the mailbox's agent. */
+export function sendWarmupOtp(env: Bindings, mailboxId: number, code: string): Promise<{ ok: true } | { ok: false; message: string }> {
+  return (mailboxObject(env, mailboxId) as unknown as MailboxDoorbell).sendWarmupOtp(mailboxId, code);
 }
 
 /** Wakes these mailboxes' agents now; a failed wake is logged (the minute cron re-arms late ones). */

@@ -466,5 +466,5 @@ oauthRoutes.openapi(saveOAuthMailbox, async (c) => {
   } as const;
   const existing = await mailboxToSave(db, principal, id, body.from_email);
   const row = existing ? await applyUpdate(c, db, principal, existing, body, oauth) : await createMailbox(c, db, principal, body, oauth);
-  return c.json(await answerSaved(db, principal, row, existing !== null), 200);
+  return c.json(await answerSaved(db, principal, row, existing !== null, config(c.env).warmup), 200);
 });

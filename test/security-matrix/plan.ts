@@ -167,6 +167,9 @@ export const NEEDS_MAIL_SERVER: Record<string, { status: number; error: string |
   "POST /api/v1/campaigns/{campaign_id}/reallocate-mailboxes": { status: 400, error: /^Email account \d+ is still attached to this campaign\.$/ },
   // The seeded mailbox signs in with a password: reconnecting it by OAuth is refused (CONTRACT 18.3).
   "POST /api/v1/email-accounts/{id}/oauth/reconnect": { status: 400, error: "This mailbox signs in with a password; update its credentials instead" },
+  // The seeded mailbox's warmup is not blocked, so it has no unblock code (the pair is tested in test/warmup/otp.test.ts).
+  "POST /api/v1/email-accounts/{id}/send-otp-email": { status: 400, error: "Warmup is not blocked for this mailbox" },
+  "POST /api/v1/email-accounts/{id}/verify-otp": { status: 400, error: "No valid OTP exists for this email account." },
 };
 
 /** A bare `id` (path or body) names the row of the route it is on. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bareTrackingDomain, defaultPortType, newSecret, SECRET_MASK, warmupStats } from "../../src/mailboxes/rules";
+import { bareTrackingDomain, defaultPortType, newSecret, SECRET_MASK } from "../../src/mailboxes/rules";
 
 describe("mailbox rules", () => {
   it("infers the port type from the port", () => {
@@ -15,10 +15,5 @@ describe("mailbox rules", () => {
     expect(bareTrackingDomain("https://Track.Example.org/")).toBe("Track.Example.org");
     expect(bareTrackingDomain(" track.example.org// ")).toBe("track.example.org");
     expect(bareTrackingDomain("")).toBe("");
-  });
-
-  it("answers 7 UTC days of empty warmup stats ending today", () => {
-    const stats = warmupStats(Date.UTC(2026, 0, 3, 12));
-    expect(stats.daily_stats.map((d) => d.date)).toEqual(["2025-12-28", "2025-12-29", "2025-12-30", "2025-12-31", "2026-01-01", "2026-01-02", "2026-01-03"]);
   });
 });

@@ -11,6 +11,8 @@ export const accounts = sqliteTable("accounts", {
   rateLimitBurst: integer("rate_limit_burst"),
   /** Set by the operator: every key of the account (account and client keys) is refused. */
   disabledAt: instant("disabled_at"),
+  /** Set by the operator: with WARMUP_POOL_SCOPE=deployment, the account's mailboxes share one warmup pool with other such accounts. */
+  warmupSharedPool: integer("warmup_shared_pool", { mode: "boolean" }).notNull().default(false),
   createdAt: createdAt(),
 });
 

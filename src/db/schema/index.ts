@@ -11,5 +11,6 @@ export * from "./analytics";
 export * from "./triage";
 export * from "./sessions";
 export * from "./oauth";
+export * from "./warmup";
 export * from "./manual-mail";
 export * from "./verification";

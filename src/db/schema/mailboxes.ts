@@ -56,6 +56,17 @@ export const emailAccounts = sqliteTable(
     warmupKeyId: text("warmup_key_id"),
     autoAdjustWarmup: integer("auto_adjust_warmup", { mode: "boolean" }).notNull().default(false),
     isRampupEnabled: integer("is_rampup_enabled", { mode: "boolean" }).notNull().default(false),
+    /** Null: max(1, total - 5) (CONTRACT 19.1). */
+    warmupMinCount: integer("warmup_min_count"),
+    sendWarmupsOnlyOnWeekdays: integer("send_warmups_only_on_weekdays", { mode: "boolean" }).notNull().default(false),
+    dailyReplyLimit: integer("daily_reply_limit"),
+    useCustomDomain: integer("use_custom_domain", { mode: "boolean" }).notNull().default(false),
+    /** When warmup was last turned on: the ramp counts sending days from it. */
+    warmupEnabledAt: instant("warmup_enabled_at"),
+    /** Warmup blocked (CONTRACT 19.4): the servers' words; null = not blocked. */
+    warmupBlockedReason: text("warmup_blocked_reason"),
+    /** Warmup mail to this address bounced: out of the pool until warmup is turned off and on. */
+    warmupBouncedReason: text("warmup_bounced_reason"),
     /** PASSWORD, or OAUTH (CONTRACT 18): then `oauth_token_ciphertext` holds the refresh token and the app it was granted to. */
     authType: text("auth_type", { enum: ["PASSWORD", "OAUTH"] }).notNull().default("PASSWORD"),
     oauthProvider: text("oauth_provider", { enum: ["google", "microsoft"] }),

@@ -1,0 +1,185 @@
+/**
+ * Warmup's share of the mailbox's pass (CONTRACT 19.4), run by the mailbox's own object after its
+ * campaign sending (a due campaign email goes first): the day's warmup emails to pool partners at
+ * their planned times, and replies to the share of received warmup mail the reply rate picks, all
+ * inside the mailbox's gap (and, with auto-adjust, its cap). Logging in and the mailbox's day come
+ * through the object's door, so this module knows nothing of how a mailbox signs in.
+ */
+import { eq } from "drizzle-orm";
+import { config, type WarmupConfig } from "../config";
+import { emailAccounts } from "../db/schema";
+import { sendMail, type SmtpSettings } from "../mail/smtp";
+import type { SmtpFailure } from "../mail/smtp-replies";
+import type { Bindings } from "../platform/env";
+import { database, type Database } from "../platform/db";
+import { log } from "../platform/logging";
+import { mailPolicy } from "../platform/outbound";
+import { zonedInstant } from "../platform/zoned-time";
+import { warmupEmail, warmupReply } from "./corpus";
+import { DAY_MS, SEND_FROM_HOUR, answers, blocks, choosePartners, providerOf, refusalKind, sendTimes, zonedDay } from "./rules";
+import { blockWarmup, insertWarmupMessage, markBounced, markRefused, markReplied, poolMembers, refusalsOf, unanswered, warmupSent, type PoolMember } from "./store";
+import { stateOf, targetOf } from "./view";
+
+export type MailboxRecord = typeof emailAccounts.$inferSelect;
+
+/** What the mailbox's object lends warmup: its login and its day's figures (src/mailbox-agent/warmup-door.ts). */
+export interface WarmupDoor {
+  /** SMTP settings to send as the mailbox, or null when it cannot log in; `refused` reports a refused login. */
+  smtp(mailbox: MailboxRecord, now: number): Promise<{ settings: SmtpSettings; refused: (text: string) => Promise<void> } | null>;
+  /** Campaign mail of the UTC day (for auto-adjust), what the cap counts, and the latest send of any kind (the gap). */
+  day(mailbox: MailboxRecord, now: number): Promise<{ campaignToday: number; capToday: number; lastSentAt: number | null }>;
+}
+
+/** Replies sent per pass at most, and how far back received mail is still answered. */
+const REPLY_WINDOW_MS = 2 * DAY_MS;
+const CANDIDATES = 200;
+/** With nothing planned, look again in this long (a pool that grows, settings that change). */
+const IDLE_MS = 3_600_000;
+
+interface Plan {
+  mailbox: MailboxRecord;
+  members: PoolMember[];
+  times: number[];
+  partners: number[];
+  sentFirst: number;
+  repliesToday: number;
+}
+
+/**
+ * Sends what is due now and answers when to come back (null: warmup is off for this mailbox).
+ * Each email is recorded before it goes (its Message-ID is how every reader knows it), so a pass
+ * that dies mid-send leaves a record that turns `not_found`, never an unknown message.
+ */
+export async function runWarmupPass(env: Bindings, door: WarmupDoor, mailboxId: number, now: number): Promise<number | null> {
+  const db = database(env.DB);
+  const settings = config(env).warmup;
+  const mailbox = await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId)).get();
+  if (!mailbox?.warmupEnabled) return null;
+  const members = await poolMembers(db, settings.poolScope, mailbox.accountId);
+  const state = stateOf(mailbox, settings, now, members.length);
+  if (state !== "warming" || !members.some((m) => m.id === mailbox.id)) return now + IDLE_MS;
+  const day = await door.day(mailbox, now);
+  const plan = await planOf(db, settings, mailbox, members, day.campaignToday, now);
+  let lastSentAt = day.lastSentAt;
+  let capUsed = day.capToday;
+  const gapMs = mailbox.timeToWaitInMins * 60_000;
+  const gapEnd = () => (lastSentAt === null ? now : lastSentAt + gapMs);
+  const capFull = () => mailbox.autoAdjustWarmup && capUsed >= mailbox.maxEmailPerDay;
+  let login: Awaited<ReturnType<WarmupDoor["smtp"]>> | undefined;
+  const send = async (work: () => Promise<boolean>) => {
+    login ??= await door.smtp(mailbox, now);
+    if (!login) return false;
+    const sent = await work();
+    lastSentAt = now;
+    capUsed++;
+    return sent;
+  };
+
+  // First emails due by now, one after another while the gap allows.
+  while (plan.sentFirst < plan.times.length && plan.times[plan.sentFirst]! <= now && gapEnd() <= now && !capFull()) {
+    const receiver = plan.members.find((m) => m.id === plan.partners[plan.sentFirst]);
+    plan.sentFirst++;
+    if (!receiver) continue;
+    if (!(await send(() => sendFirst(env, db, mailbox, receiver, login!, now)))) {
+      if (!login) break;
+    }
+    if (gapMs > 0) break;
+  }
+  // Replies to the share of received warmup mail the reply rate picks, within the daily limit.
+  const replyLimit = mailbox.dailyReplyLimit ?? Infinity;
+  if (plan.repliesToday < replyLimit && gapEnd() <= now && !capFull()) {
+    const candidates = (await unanswered(db, mailbox.id, now - REPLY_WINDOW_MS, CANDIDATES)).filter((m) => answers(m.messageId, mailbox.replyRatePercentage));
+    for (const original of candidates) {
+      if (plan.repliesToday >= replyLimit || gapEnd() > now || capFull()) break;
+      const partner = plan.members.find((m) => m.id === original.senderId);
+      if (!partner) continue;
+      plan.repliesToday++;
+      await send(() => sendAnswer(env, db, mailbox, partner, original, login!, now));
+      if (!login) break;
+    }
+  }
+  const next = plan.sentFirst < plan.times.length ? plan.times[plan.sentFirst]! : zonedInstant(zonedDay(now, settings.timeZone) + DAY_MS + SEND_FROM_HOUR * 3_600_000, settings.timeZone);
+  return Math.max(next, gapEnd(), now + 1_000);
+}
+
+async function planOf(db: Database, settings: WarmupConfig, mailbox: MailboxRecord, members: PoolMember[], campaignToday: number, now: number): Promise<Plan> {
+  const day = zonedDay(now, settings.timeZone);
+  const start = zonedInstant(day, settings.timeZone);
+  const target = targetOf(mailbox, settings, now, campaignToday, "warming");
+  const sent = await warmupSent(db, mailbox.id, start, zonedInstant(day + DAY_MS, settings.timeZone));
+  // The plan never shrinks below what was already sent today (auto-adjust may lower the target).
+  const times = sendTimes(mailbox.id, day, Math.max(target, sent.warmup), settings.timeZone);
+  const asPartner = (m: PoolMember) => ({ id: m.id, provider: providerOf(m.type, m.smtpHost), domain: m.fromEmail.split("@")[1] ?? "" });
+  const partners = choosePartners(asPartner(mailbox), members.map(asPartner), times.length, day);
+  return { mailbox, members, times, partners, sentFirst: sent.warmup, repliesToday: sent.replies };
+}
+
+function newMessageId(mailbox: MailboxRecord): string {
+  const random = [...crypto.getRandomValues(new Uint8Array(12))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `<wu.${random}@${mailbox.fromEmail.split("@")[1] ?? "salvo.invalid"}>`;
+}
+
+async function sendFirst(env: Bindings, db: Database, mailbox: MailboxRecord, receiver: PoolMember, login: NonNullable<Awaited<ReturnType<WarmupDoor["smtp"]>>>, now: number): Promise<boolean> {
+  const messageId = newMessageId(mailbox);
+  const content = warmupEmail(messageId, mailbox.fromName, receiver.fromName, mailbox.warmupKeyId ?? "");
+  const id = await insertWarmupMessage(db, { senderId: mailbox.id, receiverId: receiver.id, kind: "warmup", replyToId: null, messageId, subject: content.subject, sentAt: now });
+  return deliver(env, db, mailbox, receiver, id, { messageId, content, headers: {} }, login, now);
+}
+
+async function sendAnswer(
+  env: Bindings,
+  db: Database,
+  mailbox: MailboxRecord,
+  receiver: PoolMember,
+  original: { id: number; messageId: string; subject: string },
+  login: NonNullable<Awaited<ReturnType<WarmupDoor["smtp"]>>>,
+  now: number,
+): Promise<boolean> {
+  const messageId = newMessageId(mailbox);
+  const content = warmupReply(messageId, original.subject, mailbox.fromName, receiver.fromName, mailbox.warmupKeyId ?? "");
+  const id = await insertWarmupMessage(db, { senderId: mailbox.id, receiverId: receiver.id, kind: "reply", replyToId: original.id, messageId, subject: content.subject, sentAt: now });
+  const sent = await deliver(env, db, mailbox, receiver, id, { messageId, content, headers: { "In-Reply-To": original.messageId, References: original.messageId } }, login, now);
+  if (sent) await markReplied(db, original.id, now);
+  return sent;
+}
+
+async function deliver(
+  env: Bindings,
+  db: Database,
+  mailbox: MailboxRecord,
+  receiver: PoolMember,
+  id: number,
+  message: { messageId: string; content: { subject: string; text: string; html: string }; headers: Record<string, string> },
+  login: NonNullable<Awaited<ReturnType<WarmupDoor["smtp"]>>>,
+  now: number,
+): Promise<boolean> {
+  const result = await sendMail(
+    login.settings,
+    {
+      from: { email: mailbox.fromEmail, name: mailbox.fromName },
+      to: { email: receiver.fromEmail, name: receiver.fromName },
+      subject: message.content.subject,
+      text: message.content.text,
+      html: message.content.html,
+      headers: { "Message-ID": message.messageId, ...message.headers },
+    },
+    { allowPlain: false, outbound: mailPolicy(config(env)) },
+  );
+  if (result.ok) return true;
+  await refused(db, mailbox, receiver, id, result.failure, now);
+  if (result.failure.kind === "auth_failed") await login.refused(result.failure.text);
+  return false;
+}
+
+/** A refused warmup email: recorded with the server's words; a bounce takes the address out of the pool; enough refusals block the sender. */
+async function refused(db: Database, mailbox: MailboxRecord, receiver: PoolMember, id: number, failure: SmtpFailure, now: number): Promise<void> {
+  const kind = failure.kind === "recipient_rejected" || failure.kind === "permanent" ? refusalKind(failure.code, failure.text) : "other";
+  const words = failure.code === null ? failure.text : `${failure.code} ${failure.text}`;
+  await markRefused(db, id, { text: words, kind });
+  log("warn", "warmup email refused", { mailbox_id: mailbox.id, receiver_id: receiver.id, kind, code: failure.code });
+  if (kind === "bounce" && failure.kind === "recipient_rejected") await markBounced(db, receiver.id, words);
+  if (kind === "other") return;
+  const dayStart = now - (now % DAY_MS);
+  const tally = await refusalsOf(db, mailbox.id, dayStart, now - 7 * DAY_MS);
+  if (blocks(tally.policyToday, tally.bouncesWeek)) await blockWarmup(db, mailbox.id, tally.words.slice(-3).join(" | "));
+}

@@ -1,0 +1,223 @@
+import { env } from "cloudflare:test";
+import { and, eq, gte, inArray, sql } from "drizzle-orm";
+import { describe, expect, inject, it } from "vitest";
+import { imapAstring, parseValues } from "../../src/mail/imap-protocol";
+import { withImapSession } from "../../src/mail/imap";
+import { searchUids } from "../../src/mail/reader";
+import { senderStub } from "../../src/mailbox-agent/stub";
+import type { Bindings } from "../../src/platform/env";
+import { answers } from "../../src/warmup/rules";
+import { schema, testDb } from "../db";
+import { callJson, provisionAccount } from "../helpers";
+import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
+
+const lab = inject("mailLab");
+const bindings = env as unknown as Bindings;
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+const pool = lab.mailboxes.filter((m) => m.role === "warmup");
+/** scripts/lib/mail-lab-config.mjs files warmup mail whose Message-ID's first random digit is one of these into Junk. */
+const JUNK_DIGITS = ["0", "1", "2", "3"];
+const REPLY_RATE = 40;
+
+interface LabMessage {
+  messageId: string;
+  inReplyTo: string | null;
+  from: string;
+  subject: string;
+}
+
+/** What a lab mailbox's folder holds, read straight from Dovecot. */
+async function folder(user: { email: string; password: string }, name: string): Promise<LabMessage[]> {
+  const result = await withImapSession(
+    { host: lab.imap_tls.host, port: lab.imap_tls.port, security: "tls", username: user.email, password: user.password },
+    { allowPlain: false, outbound: LAB_HOSTS },
+    async (session) => {
+      await session.login();
+      await session.command(["EXAMINE", imapAstring(name)]);
+      const uids = searchUids((await session.command(["UID", "SEARCH", "ALL"])).untagged);
+      const messages: LabMessage[] = [];
+      if (uids.length > 0) {
+        const answer = await session.command(["UID", "FETCH", uids.join(","), "(BODY.PEEK[HEADER.FIELDS (MESSAGE-ID IN-REPLY-TO FROM SUBJECT)])"]);
+        for (const response of answer.untagged) {
+          if (!/^\d+ FETCH /i.test(response.text)) continue;
+          const items = parseValues(response)[2] as unknown[];
+          const raw = items.find((item) => item instanceof Uint8Array) as Uint8Array;
+          const head = new TextDecoder().decode(raw).replace(/\r?\n[ \t]+/g, " ");
+          const field = (n: string) => head.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(`${n}:`))?.slice(n.length + 1).trim() ?? null;
+          messages.push({ messageId: field("message-id") ?? "", inReplyTo: field("in-reply-to"), from: field("from") ?? "", subject: field("subject") ?? "" });
+        }
+      }
+      await session.logout();
+      return messages;
+    },
+  );
+  expect(result.ok, JSON.stringify(result)).toBe(true);
+  return result.ok ? result.value : [];
+}
+
+/** Empties a lab folder (mail of earlier runs). */
+async function empty(user: { email: string; password: string }, name: string): Promise<void> {
+  const result = await withImapSession(
+    { host: lab.imap_tls.host, port: lab.imap_tls.port, security: "tls", username: user.email, password: user.password },
+    { allowPlain: false, outbound: LAB_HOSTS },
+    async (session) => {
+      await session.login();
+      const box = await session.select(name);
+      if (box.exists > 0) {
+        await session.command(["STORE", "1:*", "+FLAGS.SILENT", "(\\Deleted)"]);
+        await session.command(["EXPUNGE"]);
+      }
+      await session.logout();
+    },
+  );
+  expect(result.ok, JSON.stringify(result)).toBe(true);
+}
+
+/** The next Monday 00:00 UTC at least two days ahead: the accelerated clock runs ahead of any real alarm. */
+function startMonday(): number {
+  let day = Date.now() - (Date.now() % DAY) + 2 * DAY;
+  while (new Date(day).getUTCDay() !== 1) day += DAY;
+  return day;
+}
+
+describe("warmup across a pool of ten lab mailboxes over seven days (issue 26's done-when)", () => {
+  it("follows the ramp, rescues what the lab files into Junk, replies threaded at the rate, and the stats read back what the mailboxes hold", { timeout: 600_000 }, async () => {
+    const account = await provisionAccount();
+    const ids: number[] = [];
+    for (const box of pool) {
+      await empty(box, "INBOX");
+      await empty(box, "Junk");
+      const id = await saveLabMailbox(account.apiKey, box.email, box.password, { from_name: `${box.email.split("@")[0]} Lab`, warmup_enabled: true });
+      const check = await checked(account.apiKey, id);
+      expect(check, JSON.stringify(check)).toMatchObject({ is_smtp_success: true, is_imap_success: true });
+      const set = await callJson(`/api/v1/email-accounts/${id}/warmup`, {
+        method: "POST",
+        apiKey: account.apiKey,
+        body: { warmup_enabled: true, total_warmup_per_day: 3, warmup_min_count: 3, daily_rampup: 1, is_rampup_enabled: true, reply_rate_percentage: REPLY_RATE },
+      });
+      expect(set.status).toBe(200);
+      ids.push(id);
+    }
+    const t0 = startMonday();
+    const db = testDb();
+    // Warmup was turned on at the clock's start (the ramp counts from it).
+    await db.update(schema.emailAccounts).set({ warmupEnabledAt: new Date(t0) }).where(inArray(schema.emailAccounts.id, ids));
+    const round = async (at: number, which = ids) => {
+      for (const id of which) await senderStub(bindings, id).runPass(at, { mailboxId: id });
+    };
+    for (let day = 0; day < 7; day++) {
+      for (const hour of [8, 10, 12, 14, 16, 18, 20]) await round(t0 + day * DAY + hour * HOUR);
+    }
+    // The morning after, before any new send is due: the last mail is placed and answered, then the answers placed.
+    await round(t0 + 7 * DAY + 6 * HOUR);
+    await round(t0 + 7 * DAY + 7 * HOUR);
+
+    const rows = await db.select().from(schema.warmupMessages).where(inArray(schema.warmupMessages.senderId, ids));
+    const firsts = rows.filter((r) => r.kind === "warmup");
+    // The objects' real alarms also run passes at the real time (before t0): what they sent is checked like the rest, the ramp on the clock's days.
+    const onClock = (r: { sentAt: Date }) => r.sentAt.getTime() >= t0 && r.sentAt.getTime() < t0 + 7 * DAY;
+    expect(rows.every((r) => r.status === "sent")).toBe(true);
+    // The ramp: daily_rampup 1 × n, up to 3 (min = max = 3).
+    for (const id of ids) {
+      const perDay = Array.from({ length: 7 }, (_, d) => firsts.filter((r) => r.senderId === id && onClock(r) && Math.floor((r.sentAt.getTime() - t0) / DAY) === d).length);
+      expect(perDay, `mailbox ${id}`).toEqual([1, 2, 3, 3, 3, 3, 3]);
+      // Partners: other pool members only, spread (no receiver twice in a day).
+      for (let d = 0; d < 7; d++) {
+        const receivers = firsts.filter((r) => r.senderId === id && onClock(r) && Math.floor((r.sentAt.getTime() - t0) / DAY) === d).map((r) => r.receiverId);
+        expect(new Set(receivers).size).toBe(receivers.length);
+        expect(receivers).not.toContain(id);
+      }
+      // Sends between 08:00 and 20:00.
+      for (const r of firsts.filter((row) => row.senderId === id && onClock(row))) {
+        const hourOfDay = ((r.sentAt.getTime() - t0) % DAY) / HOUR;
+        expect(hourOfDay).toBeGreaterThanOrEqual(8);
+        expect(hourOfDay).toBeLessThanOrEqual(20);
+      }
+    }
+    // Where each landed is what the lab's filter did: its known share in spam, every one found.
+    const junked = (messageId: string) => JUNK_DIGITS.includes(messageId.charAt(4));
+    for (const r of rows) {
+      expect(r.landed, r.messageId).toBe(junked(r.messageId) ? "spam" : "inbox");
+      expect(r.rescuedAt !== null).toBe(junked(r.messageId));
+      expect(r.openedAt).not.toBeNull();
+    }
+    expect(rows.filter((r) => junked(r.messageId)).length).toBeGreaterThan(0);
+    // Replies: exactly the share the stable hash picks, each in its thread.
+    const replies = rows.filter((r) => r.kind === "reply");
+    for (const first of firsts) {
+      const reply = replies.find((r) => r.replyToId === first.id);
+      expect(reply !== undefined, first.messageId).toBe(answers(first.messageId, REPLY_RATE));
+      if (reply) {
+        expect(reply.senderId).toBe(first.receiverId);
+        expect(reply.receiverId).toBe(first.senderId);
+        expect(reply.subject).toBe(`Re: ${first.subject}`);
+      }
+    }
+    const share = replies.length / firsts.length;
+    expect(share).toBeGreaterThan(0.2);
+    expect(share).toBeLessThan(0.6);
+
+    // What the lab's mailboxes hold: nothing left in Junk, every warmup email in its receiver's INBOX once.
+    const held = new Map<number, LabMessage[]>();
+    for (const [i, box] of pool.entries()) {
+      expect((await folder(box, "Junk")).filter((m) => m.messageId.startsWith("<wu.")), `${box.email} Junk`).toEqual([]);
+      held.set(ids[i]!, (await folder(box, "INBOX")).filter((m) => m.messageId.startsWith("<wu.")));
+    }
+    for (const r of rows) {
+      const copies = held.get(r.receiverId)!.filter((m) => m.messageId === r.messageId);
+      expect(copies, r.messageId).toHaveLength(1);
+      if (r.kind === "reply") expect(copies[0]!.inReplyTo).toBe(firsts.find((f) => f.id === r.replyToId)!.messageId);
+    }
+
+    // The stats read back exactly that.
+    const first = new Date(t0).toISOString().slice(0, 10);
+    const last = new Date(t0 + 6 * DAY).toISOString().slice(0, 10);
+    for (const [i, box] of pool.entries()) {
+      const id = ids[i]!;
+      const all = [...held.values()].flat();
+      const mine = all.filter((m) => m.from.includes(box.email));
+      const repliesToMe = held.get(id)!.filter((m) => m.inReplyTo !== null);
+      const stats = await callJson<Record<string, unknown> & { stats_by_date: { sent_count: number; spam_count: number; inbox_count: number; reply_count: number; save_from_spam_count: number }[] }>(
+        `/api/v1/email-accounts/${id}/warmup-stats?start_date=${first}&end_date=${last}`,
+        { apiKey: account.apiKey },
+      );
+      expect(stats.status).toBe(200);
+      const sum = (key: "sent_count" | "spam_count" | "inbox_count" | "reply_count" | "save_from_spam_count") => stats.body.stats_by_date.reduce((total, d) => total + d[key], 0);
+      // Replies sent on the morning after fall outside the window; the lifetime counts hold them.
+      expect(stats.body.sent_count, box.email).toBe(mine.length);
+      expect(stats.body.spam_count).toBe(mine.filter((m) => junked(m.messageId)).length);
+      expect(stats.body.inbox_count).toBe(mine.filter((m) => !junked(m.messageId)).length);
+      expect(stats.body.warmup_email_received_count).toBe(held.get(id)!.length);
+      expect(sum("sent_count")).toBe(rows.filter((r) => r.senderId === id && onClock(r)).length);
+      expect(sum("spam_count")).toBe(sum("save_from_spam_count"));
+      expect(sum("reply_count")).toBe(repliesToMe.filter((m) => onClock(rows.find((r) => r.messageId === m.messageId)!)).length);
+      const details = (await callJson<{ warmup_details: Record<string, unknown> }>(`/api/v1/email-accounts/${id}`, { apiKey: account.apiKey })).body.warmup_details;
+      expect(details).toMatchObject({ total_sent_count: mine.length, total_spam_count: mine.filter((m) => junked(m.messageId)).length, pool_size: 10 });
+    }
+
+    // Isolation: no event, no inbox message, no webhook delivery, no untracked reply from any of it.
+    const events = await db.select({ n: sql<number>`count(*)` }).from(schema.events).where(eq(schema.events.accountId, account.id)).get();
+    expect(events?.n).toBe(0);
+    const untracked = await callJson<{ data?: unknown[] }>("/api/v1/master-inbox/untracked-replies", { apiKey: account.apiKey });
+    expect(JSON.stringify(untracked.body)).not.toContain("<wu.");
+    const daily = (await callJson<{ daily_sent_count: number }>(`/api/v1/email-accounts/${ids[0]}`, { apiKey: account.apiKey })).body.daily_sent_count;
+    expect(daily).toBe(0);
+
+    // A mailbox that starts failing its check leaves the pool and receives no more warmup mail.
+    const failing = ids[9]!;
+    const changed = await callJson(`/api/v1/email-accounts/${failing}`, { method: "POST", apiKey: account.apiKey, body: { password: "not-the-password" } });
+    expect(changed.status).toBe(200);
+    expect((await checked(account.apiKey, failing)).is_smtp_success).toBe(false);
+    const dayAfter = t0 + 8 * DAY;
+    for (const hour of [8, 12, 16, 20]) await round(dayAfter + hour * HOUR);
+    const later = await db
+      .select()
+      .from(schema.warmupMessages)
+      .where(and(inArray(schema.warmupMessages.senderId, ids), gte(schema.warmupMessages.sentAt, new Date(dayAfter))));
+    expect(later.filter((r) => r.kind === "warmup").length).toBeGreaterThan(0);
+    expect(later.filter((r) => r.receiverId === failing || r.senderId === failing)).toEqual([]);
+    const shown = (await callJson<{ warmup_details: Record<string, unknown> }>(`/api/v1/email-accounts/${failing}`, { apiKey: account.apiKey })).body.warmup_details;
+    expect(shown).toMatchObject({ state: "out_of_pool" });
+  });
+});
