@@ -153,7 +153,8 @@ describe("fetch replies now (CONTRACT 21.2)", () => {
     const first = await callJson("/api/v1/email-accounts/fetch-account-reply", { method: "POST", apiKey: account.apiKey });
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ ok: true, message: "2 Email account(s) are added to the queue to fetch live reply." });
-    await env.DB.prepare("UPDATE email_accounts SET live_fetch_requested_at = ? WHERE id = ?").bind(Date.now(), mailboxes[0]!.id).run();
+    // A fetch still running: a mark its reader cannot clear meanwhile (the woken readers clear theirs as they finish).
+    await env.DB.prepare("UPDATE email_accounts SET live_fetch_requested_at = ? WHERE id = ?").bind(Date.now(), mailboxes[2]!.id).run();
     const second = await callJson("/api/v1/email-accounts/fetch-account-reply", { method: "POST", apiKey: account.apiKey, body: {} });
     expect(second.status).toBe(406);
     expect(second.body).toEqual({ message: "Live fetch is already in-progress. Please try later.", error: "Live fetch is already in-progress. Please try later." });
