@@ -27,7 +27,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { api, localD1File, ms, percentile, provisionBenchAccount } from "./lib/bench-tools.mjs";
-import { startDevServer } from "./lib/dev-server.mjs";
+import { startDevServer, workerdTicks } from "./lib/dev-server.mjs";
 import { campaignWithStep, labMailboxBody, waitForChecks, withoutGap } from "./lib/bench-mail.mjs";
 import { labTokens } from "./lib/lab-oauth-client.mjs";
 import { defaultDirs, findKeys } from "./check-no-keys.mjs";
@@ -54,18 +54,7 @@ const CLOCK_TICKS = 100;
 const senders = lab.mailboxes.filter((m) => m.role === "sender");
 /** CPU seconds used so far by the workerd processes of the dev server's process group. */
 function workerdCpuSeconds(groupId) {
-  let ticks = 0;
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      if (comm === "workerd" && Number(fields[2]) === groupId) ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return ticks / CLOCK_TICKS;
+  return workerdTicks(groupId) / CLOCK_TICKS;
 }
 
 function sentCount(server, campaignId) {

@@ -6,9 +6,8 @@
 // processes over a fixed number of requests, median of 3 rounds): unlike requests/s under a fixed
 // load, it holds steady on a machine shared with other work.
 import autocannon from "autocannon";
-import { readdirSync, readFileSync } from "node:fs";
 import { provisionBenchAccount } from "./lib/bench-tools.mjs";
-import { startDevServer } from "./lib/dev-server.mjs";
+import { startDevServer, workerdTicks } from "./lib/dev-server.mjs";
 
 const CONNECTIONS = 20;
 const DURATION_S = 10;
@@ -18,18 +17,7 @@ const CLOCK_TICKS = 100;
 
 /** CPU ms used so far by the workerd processes of the dev server's process group. */
 function workerdCpuMs(groupId) {
-  let ticks = 0;
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      if (comm === "workerd" && Number(fields[2]) === groupId) ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return (ticks * 1000) / CLOCK_TICKS;
+  return (workerdTicks(groupId) / CLOCK_TICKS) * 1000;
 }
 
 function requests({ url, headers = {} }, amount) {

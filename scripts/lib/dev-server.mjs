@@ -41,19 +41,25 @@ function adminToken() {
   return vars.match(/^ADMIN_TOKEN=(.*)$/m)?.[1].trim();
 }
 
-/** Processes of the process group `groupId` that have not ended (zombies left for their reaper do not count). */
-function liveGroupMembers(groupId) {
-  let live = 0;
+/** The processes of the process group `groupId`, read from /proc: name, state letter and CPU ticks used (user + system). */
+export function groupProcesses(groupId) {
+  const found = [];
   for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(group) === groupId && state !== "Z" && state !== "X") live += 1;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) !== groupId) continue;
+      found.push({ comm: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), state: fields[0], ticks: Number(fields[11]) + Number(fields[12]) });
     } catch {
       // it ended meanwhile
     }
   }
-  return live;
+  return found;
+}
+
+/** CPU ticks used so far by the workerd processes of the dev server's process group. */
+export function workerdTicks(groupId) {
+  return groupProcesses(groupId).filter((p) => p.comm === "workerd").reduce((sum, p) => sum + p.ticks, 0);
 }
 
 /**
@@ -104,7 +110,7 @@ export async function startDevServer(options = {}) {
       await exited;
     }
     // The npm process exits first; workerd may still finish a write it was in: wait until no live process of the group is left.
-    while (liveGroupMembers(child.pid) > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (groupProcesses(child.pid).some((p) => p.state !== "Z" && p.state !== "X")) await new Promise((resolve) => setTimeout(resolve, 5));
   };
   try {
     await waitForHealth(url, child, () => log);
