@@ -10,14 +10,13 @@
 //  4. A reply sent by a lead through the lab's SMTP, timed from sending until inbox-replies lists it,
 //     with the object reading on its own schedule (MAILBOX_POLL_SECONDS of .dev.vars; the production
 //     default of 300 s adds up to that long).
-import { chownSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { campaignWithStep, labMailboxBody, waitForChecks, withoutGap } from "./lib/bench-mail.mjs";
+import { campaignWithStep, fillMaildir, labMailboxBody, readPass, smtpSend, waitForChecks, withoutGap } from "./lib/bench-mail.mjs";
 import { api, localD1File, provisionBenchAccount } from "./lib/bench-tools.mjs";
 import { startDevServer } from "./lib/dev-server.mjs";
-import { connect as tlsConnect } from "node:tls";
 
 const root = join(import.meta.dirname, "..");
 const lab = JSON.parse(readFileSync(process.env.MAIL_LAB_JSON ?? join(root, ".mail-lab.json"), "utf8"));
@@ -43,18 +42,6 @@ function replyCount(server, campaignId) {
   return n;
 }
 
-/** Writes messages into the mailbox's Maildir/new, owned like the lab's own mail. */
-function fillMaildir(messages) {
-  const dir = join(lab.mail_dir, DOMAIN, "sender9", "Maildir", "new");
-  const { uid, gid } = statSync(dir);
-  const stamp = Math.floor(Date.now() / 1000);
-  messages.forEach((raw, i) => {
-    const file = join(dir, `${stamp}.M${i}P${process.pid}.bench`);
-    writeFileSync(file, raw);
-    chownSync(file, uid, gid);
-  });
-}
-
 const date = () => new Date().toUTCString();
 const reply = (to, i) =>
   [`From: ${to.to_email}`, `To: ${sender.email}`, `Subject: Re: ${to.subject}`, `Date: ${date()}`, `Message-ID: <bench-reply-${i}-${Date.now()}@${DOMAIN}>`,
@@ -62,41 +49,6 @@ const reply = (to, i) =>
 const other = (i) =>
   [`From: news${i % 50}@news.example`, `To: ${sender.email}`, `Subject: Newsletter ${i}`, `Date: ${date()}`, `Message-ID: <news-${i}-${Date.now()}@news.example>`, "",
     `Issue ${i}: nothing to do with any campaign.`, ""].join("\r\n");
-
-async function readPass(server, mailboxId) {
-  const response = await fetch(`${server.url}/admin/v1/email-accounts/${mailboxId}/read-pass`, { method: "POST", headers: { Authorization: `Bearer ${server.adminToken}` } });
-  const body = await response.json();
-  if (!response.ok) throw new Error(`read-pass: ${response.status} ${JSON.stringify(body)}`);
-  return body;
-}
-
-/** Sends one message through the lab's implicit-TLS submission port as `from` (enough SMTP for a benchmark). */
-function smtpSend(from, to, raw) {
-  return new Promise((resolve, reject) => {
-    const socket = tlsConnect({ host: lab.smtp_tls.host, port: lab.smtp_tls.port, ca: readFileSync(lab.ca_file), servername: "localhost" });
-    const steps = [
-      `EHLO bench\r\n`,
-      `AUTH PLAIN ${Buffer.from(`\0${from.email}\0${from.password}`).toString("base64")}\r\n`,
-      `MAIL FROM:<${from.email}>\r\n`,
-      `RCPT TO:<${to}>\r\n`,
-      "DATA\r\n",
-      `${raw}\r\n.\r\n`,
-      "QUIT\r\n",
-    ];
-    let buffer = "";
-    socket.on("data", (chunk) => {
-      buffer += chunk.toString();
-      if (!/\r\n$/.test(buffer) || /^\d{3}-/m.test(buffer.split("\r\n").filter(Boolean).at(-1) ?? "")) return;
-      const code = Number(buffer.slice(0, 3));
-      buffer = "";
-      if (code >= 400) return reject(new Error(`SMTP answered ${code}`));
-      const next = steps.shift();
-      if (next) socket.write(next);
-      else socket.end(resolve);
-    });
-    socket.on("error", reject);
-  });
-}
 
 const stateDir = mkdtempSync(join(tmpdir(), "salvo-bench-replies-"));
 const server = await startDevServer({ stateDir, quiet: true });
@@ -119,7 +71,7 @@ try {
   // Let the object's own first read settle (it starts from this moment's INBOX).
   await readPass(server, mailboxId);
 
-  fillMaildir([...sent.map((m, i) => reply(m, i)), ...Array.from({ length: OTHERS }, (_, i) => other(i))]);
+  fillMaildir(lab, sender, [...sent.map((m, i) => reply(m, i)), ...Array.from({ length: OTHERS }, (_, i) => other(i))]);
   const total = SENT + OTHERS;
   let passes = 0;
   let batches = 0;
@@ -135,7 +87,7 @@ try {
   console.log(`   read in ${seconds.toFixed(1)} s over ${passes} passes of the operator route: ${(total / seconds).toFixed(0)} messages/s; ${replies} replies recorded (the object's own scheduled reads may take some passes)`);
   console.log(`   D1 write batches: ${batches} (${(batches / total).toFixed(3)} per message; one per pass with news, whatever it holds)`);
 
-  fillMaildir([reply(sent[0], SENT + 1)]);
+  fillMaildir(lab, sender, [reply(sent[0], SENT + 1)]);
   const incremental = performance.now();
   const one = await readPass(server, mailboxId);
   console.log(`2. Incremental pass over the ${total + 1}-message INBOX with one new reply: ${(performance.now() - incremental).toFixed(0)} ms (${one.replies} recorded)`);
@@ -144,7 +96,7 @@ try {
   const target = sent.find((m) => m.to_email.startsWith("lead2+"));
   const raw = reply(target, SENT + 2);
   const sentAt = Date.now();
-  await smtpSend(lead, sender.email, raw);
+  await smtpSend(lab, lead, sender.email, raw);
   const subject = `Re: ${target.subject}`;
   for (;;) {
     const page = await api(server, apiKey, "/api/v1/master-inbox/inbox-replies?fetch_message_history=true", { method: "POST", body: { limit: 20 } });

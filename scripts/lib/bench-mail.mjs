@@ -1,5 +1,8 @@
 // Shared by the mail benchmarks (bench-engine, bench-replies): lab mailboxes and campaigns through the API.
+import { chownSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { connect as tlsConnect } from "node:tls";
 import { api, localD1File } from "./bench-tools.mjs";
 
 /** A mailbox save body for the lab: SMTP over STARTTLS, no gap, a large cap. */
@@ -59,4 +62,53 @@ export function withoutGap(server, campaignIds) {
   const update = db.prepare("UPDATE campaigns SET schedule = json_set(schedule, '$.min_time_btw_emails', 0) WHERE id = ?");
   for (const id of campaignIds) update.run(id);
   db.close();
+}
+
+/** Writes messages into a lab mailbox's Maildir/new (`box` is one of the lab's mailboxes), owned like the lab's own mail. */
+export function fillMaildir(lab, box, messages) {
+  const [local, domain] = box.email.split("@");
+  const dir = join(lab.mail_dir, domain, local, "Maildir", "new");
+  const { uid, gid } = statSync(dir);
+  const stamp = Math.floor(Date.now() / 1000);
+  messages.forEach((raw, i) => {
+    const file = join(dir, `${stamp}.M${i}R${Math.random().toString(36).slice(2)}P${process.pid}.bench`);
+    writeFileSync(file, raw);
+    chownSync(file, uid, gid);
+  });
+}
+
+/** One read of a mailbox's INBOX through the operator route, as its object reads. */
+export async function readPass(server, mailboxId) {
+  const response = await fetch(`${server.url}/admin/v1/email-accounts/${mailboxId}/read-pass`, { method: "POST", headers: { Authorization: `Bearer ${server.adminToken}` } });
+  const body = await response.json();
+  if (!response.ok) throw new Error(`read-pass: ${response.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** Sends one message through the lab's implicit-TLS submission port as `from` (enough SMTP for a benchmark). */
+export function smtpSend(lab, from, to, raw) {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: lab.smtp_tls.host, port: lab.smtp_tls.port, ca: readFileSync(lab.ca_file), servername: "localhost" });
+    const steps = [
+      `EHLO bench\r\n`,
+      `AUTH PLAIN ${Buffer.from(`\0${from.email}\0${from.password}`).toString("base64")}\r\n`,
+      `MAIL FROM:<${from.email}>\r\n`,
+      `RCPT TO:<${to}>\r\n`,
+      "DATA\r\n",
+      `${raw}\r\n.\r\n`,
+      "QUIT\r\n",
+    ];
+    let buffer = "";
+    socket.on("data", (chunk) => {
+      buffer += chunk.toString();
+      if (!/\r\n$/.test(buffer) || /^\d{3}-/m.test(buffer.split("\r\n").filter(Boolean).at(-1) ?? "")) return;
+      const code = Number(buffer.slice(0, 3));
+      buffer = "";
+      if (code >= 400) return reject(new Error(`SMTP answered ${code}`));
+      const next = steps.shift();
+      if (next) socket.write(next);
+      else socket.end(resolve);
+    });
+    socket.on("error", reject);
+  });
 }
