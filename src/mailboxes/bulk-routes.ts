@@ -6,10 +6,10 @@ import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody, optionalJsonBody, queryBoolean } from "../platform/openapi";
 import { mailPolicy } from "../platform/outbound";
 import { emailAddress } from "../mail/address";
-import { distinct } from "./rules";
+import { distinct, warmupTurnedOn } from "./rules";
 import { checkedTrackingDomain, mailboxReadAnswer } from "./routes";
-import { startLiveFetch, updateMailboxes, visibleMailboxOfAddress } from "./bulk-store";
-import { MAILBOX_NOT_FOUND, visibleMailboxIds, visibleTagIds, type MailboxChanges } from "./store";
+import { startLiveFetch, updateMailboxes, visibleMailboxOfAddress, visibleWarmupStates } from "./bulk-store";
+import { MAILBOX_NOT_FOUND, visibleTagIds, type MailboxChanges } from "./store";
 import { EmailAccount, FromName } from "./schemas";
 import { MAILBOX_TAG } from "./shared";
 import { wakeMailboxes } from "./wake";
@@ -151,7 +151,8 @@ mailboxBulkRoutes.openapi(routes.bulkUpdate, async (c) => {
   const principal = c.get("principal");
   const { emailAccountIds, updateData: data } = c.req.valid("json");
   const wanted = distinct(emailAccountIds);
-  const visible = new Set(await visibleMailboxIds(db, principal, wanted));
+  const states = await visibleWarmupStates(db, principal, wanted);
+  const visible = new Set(states.map((row) => row.id));
   const ids = wanted.filter((id) => visible.has(id));
   const skipped = wanted.filter((id) => !visible.has(id));
   const tagIds = data.tags === undefined ? undefined : distinct(data.tags);
@@ -176,7 +177,12 @@ mailboxBulkRoutes.openapi(routes.bulkUpdate, async (c) => {
     ...(data.clientId !== undefined && { clientId: await owningClient(db, principal, data.clientId) }),
   };
   const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as MailboxChanges;
-  if (ids.length) await updateMailboxes(db, c.env.DB, ids, { ...defined, updatedAt: new Date() }, tagIds);
+  // As one mailbox's own switch does: the ramp restarts, a block clears, an identifier is generated where none is given or stored.
+  const turnedOn = states.flatMap((row) => {
+    const own = warmupTurnedOn({ ...row, warmupKeyId: defined.warmupKeyId ?? row.warmupKeyId }, defined.warmupEnabled);
+    return Object.keys(own).length ? [{ id: row.id, changes: own }] : [];
+  });
+  if (ids.length) await updateMailboxes(db, c.env.DB, ids, { ...defined, updatedAt: new Date() }, tagIds, turnedOn);
   return c.json({ ok: true, message: "Email account(s) and warmup details are updated successfully!", updated: ids.length, skipped_ids: skipped }, 200);
 });
 

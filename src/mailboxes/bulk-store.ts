@@ -16,22 +16,41 @@ export function visibleMailboxOfAddress(db: Database, principal: Principal, addr
     .get();
 }
 
+/** The visible mailboxes among these ids, with what turning their warmup on depends on. */
+export function visibleWarmupStates(db: Database, principal: Principal, ids: number[]): Promise<{ id: number; warmupEnabled: boolean; warmupKeyId: string | null }[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .select({ id: emailAccounts.id, warmupEnabled: emailAccounts.warmupEnabled, warmupKeyId: emailAccounts.warmupKeyId })
+    .from(emailAccounts)
+    .where(and(visibleRows(principal, emailAccounts), sql`${emailAccounts.id} ${inList(ids)}`));
+}
+
 /**
- * Applies one change to these mailboxes (already the caller's), and with `tagIds` replaces their
- * tags, in one batch: all or nothing.
+ * Applies one change to these mailboxes (already the caller's), each mailbox's own changes of
+ * `each` (warmup turned on: its ramp, its identifier), and with `tagIds` replaces their tags, in one
+ * batch: all or nothing.
  */
-export async function updateMailboxes(db: Database, d1: D1Database, ids: number[], changes: MailboxChanges, tagIds: number[] | undefined): Promise<void> {
+export async function updateMailboxes(
+  db: Database,
+  d1: D1Database,
+  ids: number[],
+  changes: MailboxChanges,
+  tagIds: number[] | undefined,
+  each: { id: number; changes: MailboxChanges }[] = [],
+): Promise<void> {
   const within = sql`${emailAccounts.id} ${inList(ids)}`;
-  const update = db.update(emailAccounts).set(changes).where(within);
-  if (tagIds === undefined) {
-    await update;
-    return;
-  }
-  await rawBatch(d1, [
-    update,
-    db.delete(emailAccountTags).where(sql`${emailAccountTags.emailAccountId} ${inList(ids)}`),
-    sql`INSERT OR IGNORE INTO email_account_tags (email_account_id, tag_id)
+  const tags =
+    tagIds === undefined
+      ? []
+      : [
+          db.delete(emailAccountTags).where(sql`${emailAccountTags.emailAccountId} ${inList(ids)}`),
+          sql`INSERT OR IGNORE INTO email_account_tags (email_account_id, tag_id)
         SELECT m.value, t.value FROM json_each(${jsonList(ids)}) m, json_each(${jsonList(tagIds)}) t`,
+        ];
+  await rawBatch(d1, [
+    db.update(emailAccounts).set(changes).where(within),
+    ...each.map((one) => db.update(emailAccounts).set(one.changes).where(eq(emailAccounts.id, one.id))),
+    ...tags,
   ]);
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { mailboxRow, setMailbox } from "../db";
 import { createMailbox, readMailbox, storedMailbox } from "./fixtures";
 
 async function createTag(apiKey: string, name: string) {
@@ -84,6 +85,33 @@ describe("bulk mailbox settings (CONTRACT 21.2)", () => {
     }
     const untouched = await storedMailbox(foreign.id);
     expect(untouched.maxEmailPerDay).not.toBe(40);
+  });
+
+  it("turns warmup on as one mailbox's switch does: the ramp restarts, a block clears, each mailbox gets its own identifier", async () => {
+    const account = await provisionAccount();
+    const [a, b, on] = [await createMailbox(account.apiKey), await createMailbox(account.apiKey), await createMailbox(account.apiKey)];
+    const long = new Date(Date.now() - 30 * 86_400_000);
+    await setMailbox(a.id, { warmupEnabledAt: long, warmupBlockedReason: "550 5.7.1 blocked", warmupKeyId: null });
+    await setMailbox(b.id, { warmupEnabledAt: long, warmupKeyId: "kept-key" });
+    await setMailbox(on.id, { warmupEnabled: true, warmupEnabledAt: long, warmupKeyId: "running-key" });
+    const before = Date.now();
+    const { status } = await callJson("/api/v1/email-accounts/bulk-update-email-account-config", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { emailAccountIds: [a.id, b.id, on.id], updateData: { status: "ACTIVE" } },
+    });
+    expect(status).toBe(200);
+    const [rowA, rowB, rowOn] = [await mailboxRow(a.id), await mailboxRow(b.id), await mailboxRow(on.id)];
+    for (const row of [rowA, rowB]) {
+      expect(row.warmupEnabled).toBe(true);
+      expect(row.warmupEnabledAt!.getTime()).toBeGreaterThanOrEqual(before);
+      expect(row.warmupBlockedReason).toBeNull();
+    }
+    expect(rowA.warmupKeyId).toMatch(/^[a-z]+-[a-z]+$/);
+    expect(rowB.warmupKeyId).toBe("kept-key");
+    // Already on: its ramp goes on from where it was.
+    expect(rowOn.warmupEnabledAt).toEqual(long);
+    expect(rowOn.warmupKeyId).toBe("running-key");
   });
 
   it("refuses bad input with 422, a tag or client the caller cannot use with 400, and changes nothing then", async () => {
