@@ -8973,6 +8973,7 @@ export interface components {
             flags: string[];
             size: number;
             has_attachments: boolean;
+            /** @description A warmup email of the pool (its Message-ID recorded at a warmup send) */
             is_warmup: boolean;
             body?: string | null;
         };

@@ -15,6 +15,7 @@ import { imapTarget, type MailboxRow } from "./rules";
 import { IdParams } from "./schemas";
 import { MAILBOX_TAG } from "./shared";
 import { findMailbox } from "./store";
+import { warmupMessageIds } from "../warmup/store";
 import { agentTokens } from "./wake";
 
 // Schemas.
@@ -47,7 +48,7 @@ const Message = z
     flags: z.array(z.string()),
     size: z.number().int(),
     has_attachments: z.boolean(),
-    is_warmup: z.boolean(),
+    is_warmup: z.boolean().openapi({ description: "A warmup email of the pool (its Message-ID recorded at a warmup send)" }),
     body: z.string().nullable().optional(),
   })
   .openapi("MailboxMessage");
@@ -95,7 +96,7 @@ type Options = z.infer<typeof FetchBody>;
 
 // Deciding.
 
-function present(message: ListedMessage): z.infer<typeof Message> {
+function present(message: ListedMessage, warmup: Set<string>): z.infer<typeof Message> {
   return {
     uid: message.uid,
     message_id: message.messageId,
@@ -108,8 +109,8 @@ function present(message: ListedMessage): z.infer<typeof Message> {
     flags: message.flags,
     size: message.size,
     has_attachments: message.hasAttachments,
-    // Warmup mail is known by the Message-IDs its sends record (CONTRACT 19.4); none is recorded yet.
-    is_warmup: false,
+    // Warmup mail is known by the Message-IDs its sends record (CONTRACT 19.4), never by a header.
+    is_warmup: message.messageId !== null && warmup.has(message.messageId),
     ...(message.body !== undefined && { body: message.body }),
   };
 }
@@ -140,7 +141,8 @@ async function readMailbox(c: Context<AppEnv>, db: Database, mailbox: MailboxRow
       if (result.failure.kind === "auth_failed" && login.oauth) await logins.refused(mailbox, "imap", login, result.failure.text, now);
       throw ApiError.badRequest(result.failure.text);
     }
-    return { email_account_id: mailbox.id, folder: result.listing.folder, total: result.listing.total, messages: result.listing.messages.map(present) };
+    const warmup = await warmupMessageIds(db, result.listing.messages.flatMap((m) => (m.messageId === null ? [] : [m.messageId])));
+    return { email_account_id: mailbox.id, folder: result.listing.folder, total: result.listing.total, messages: result.listing.messages.map((m) => present(m, warmup)) };
   })();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new ApiError(504, { error: TOO_SLOW })), DEADLINE_MS)));

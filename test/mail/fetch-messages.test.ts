@@ -1,6 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { imapString } from "../../src/mail/imap-protocol";
 import { withImapSession } from "../../src/mail/imap";
+import { schema, testDb } from "../db";
 import { call, callJson, provisionAccount } from "../helpers";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 
@@ -134,9 +135,12 @@ describe("fetch-messages against the lab", () => {
     const html = await fetchMessages(account.apiKey, id, { ...bounds, limit: 1, includeBody: true });
     expect(html.body.data.messages[0]).toMatchObject({ body: expect.stringMatching(/^<p>See the file<\/p>\s*$/) });
 
-    // The special folder by its special-use flag.
+    // The special folder by its special-use flag; a message whose Message-ID a warmup send recorded is warmup mail.
+    await testDb()
+      .insert(schema.warmupMessages)
+      .values({ senderId: id, receiverId: id, kind: "warmup", messageId: `<${run}-4@prospect.example>`, subject: "Warmup", sentAt: day(4) });
     const spam = await fetchMessages(account.apiKey, id, { folder: "SPAM", from: at(4, "00:00:00"), to: at(4, "23:00:00") });
-    expect(spam.body.data).toMatchObject({ folder: "Junk", total: 1, messages: [expect.objectContaining({ message_id: `<${run}-4@prospect.example>` })] });
+    expect(spam.body.data).toMatchObject({ folder: "Junk", total: 1, messages: [expect.objectContaining({ message_id: `<${run}-4@prospect.example>`, is_warmup: true })] });
 
     // Read-only: nothing was marked seen, even with bodies read.
     const again = await fetchMessages(account.apiKey, id, bounds);
