@@ -31,7 +31,7 @@ export interface Recipients {
 }
 
 /** Why an address may not be reached: on the block list, or its person opted out (unsubscribed, hard-bounced). */
-export type AddressRefusal = "blocked" | "opted_out";
+export type AddressRefusal = "blocked" | "opted_out" | "invalid_email";
 
 /** Lower-cased and trimmed, each address once: To keeps it, then Cc, then Bcc. */
 export function collapseRecipients(recipients: Recipients): Recipients {
@@ -60,6 +60,7 @@ export function recipientProblem(recipients: Recipients, refusals: ReadonlyMap<s
     const refusal = refusals.get(address);
     if (refusal === "blocked") return `The recipient ${address} is on the block list`;
     if (refusal === "opted_out") return `The recipient ${address} has unsubscribed or bounced`;
+    if (refusal === "invalid_email") return `The recipient ${address} was verified invalid`;
   }
   return null;
 }

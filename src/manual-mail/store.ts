@@ -20,6 +20,8 @@ function refusalsQuery(scope: Scope, addresses: string[]): SQL {
       WHEN ${blockListed(scope.accountId, scope.clientId, sql`v.value`)} THEN 'blocked'
       WHEN EXISTS (SELECT 1 FROM leads l WHERE l.account_id = ${scope.accountId} AND coalesce(l.client_id, 0) IN (0, ${scope.clientId ?? 0})
         AND l.email = v.value AND ${optedOut(sql`l.id`)}) THEN 'opted_out'
+      WHEN EXISTS (SELECT 1 FROM leads l WHERE l.account_id = ${scope.accountId} AND coalesce(l.client_id, 0) IN (0, ${scope.clientId ?? 0})
+        AND l.email = v.value AND l.verification_status = 'invalid') THEN 'invalid_email'
     END AS refusal
     FROM json_each(${jsonList(addresses)}) v`;
 }

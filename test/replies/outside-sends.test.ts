@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
+import { setLead } from "../db";
 
 /**
  * CONTRACT 21.5's shapes, tenancy and refusals without a mail server (the lab test,
@@ -115,6 +116,11 @@ describe("send-email/initiate", () => {
 
     await callJson("/api/v1/leads/add-domain-block-list", { method: "POST", apiKey: account.apiKey, body: { domain_block_list: ["blocked.example"] } });
     expect(await initiate(account.apiKey, { ...base, cc: "x@blocked.example" })).toMatchObject({ status: 400, body: { error: "The recipient x@blocked.example is on the block list" } });
+    // An address verified invalid (CONTRACT 22) is refused like a blocked one.
+    const campaignId = await createCampaign(account.apiKey);
+    const leadIds = await addLeads(account.apiKey, campaignId, ["dead@gone.example"]);
+    await setLead(leadIds["dead@gone.example"]!, { verificationStatus: "invalid", verificationReason: "no_domain" });
+    expect(await initiate(account.apiKey, { ...base, to: "dead@gone.example" })).toMatchObject({ status: 400, body: { error: "The recipient dead@gone.example was verified invalid" } });
     const eleven = Array.from({ length: 6 }, (_, i) => `p${i}@b.example`);
     expect(await initiate(account.apiKey, { ...base, cc: eleven, bcc: eleven.map((a) => a.replace("p", "q")) })).toMatchObject({
       status: 400,
