@@ -1,3 +1,2 @@
-/** Email verification and list hygiene (CONTRACT 22): routes, background jobs, and the one check other features ask. */
+/** Email verification and list hygiene (CONTRACT 22): its routes and background jobs (manual sends refuse an address verified invalid in their own recipient check). */
 export { verificationRoutes } from "./routes";
-export { isVerifiedInvalid } from "./store";

@@ -1,14 +1,12 @@
 /**
  * Verification's SQL: background jobs and their items (progress is the row each chunk advances,
- * like `lead_list_imports`), the results stored on leads, and the one question other features ask
- * (`isVerifiedInvalid`).
+ * like `lead_list_imports`) and the results stored on leads.
  */
 import { and, asc, eq, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import { verificationJobItems, verificationJobs } from "../db/schema";
-import { normaliseEmail } from "../mail/address";
 import type { Scope } from "../platform/access";
 import type { Database } from "../platform/db";
-import { jsonList, jsonListChunks, rawBatch, statement } from "../platform/sql";
+import { jsonList, jsonListChunks, rawBatch } from "../platform/sql";
 import type { VerificationResult } from "./rules";
 
 export type JobRow = typeof verificationJobs.$inferSelect;
@@ -184,20 +182,4 @@ export function idleJobs(db: Database, at: Date, limit: number) {
     .where(and(inArray(verificationJobs.state, ["queued", "running"]), or(isNull(verificationJobs.leaseUntil), lt(verificationJobs.leaseUntil, at))))
     .orderBy(asc(verificationJobs.id))
     .limit(limit);
-}
-
-/**
- * Whether an address is verified invalid for this tenant (CONTRACT 22): a lead with that address
- * (normalised) carries `verification_status = 'invalid'` (DNS, the external verifier, or a hard
- * bounce). An account key sees every lead of the account; a client key its client's and the
- * account-wide ones. One-off and forwarded mail (CONTRACT 21.5) is refused to such an address.
- */
-export async function isVerifiedInvalid(d1: D1Database, scope: Scope, email: string): Promise<boolean> {
-  const scoped = scope.clientId === null ? sql`` : sql`AND coalesce(client_id, 0) IN (0, ${scope.clientId})`;
-  const row = await statement(
-    d1,
-    sql`SELECT 1 AS hit FROM leads WHERE account_id = ${scope.accountId} ${scoped}
-        AND email = ${normaliseEmail(email)} AND verification_status = 'invalid' LIMIT 1`,
-  ).first<{ hit: number }>();
-  return row !== null;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
-import { setLead } from "../db";
+import { leadByEmail, setLead } from "../db";
 
 /**
  * CONTRACT 21.5's shapes, tenancy and refusals without a mail server (the lab test,
@@ -118,8 +118,9 @@ describe("send-email/initiate", () => {
     expect(await initiate(account.apiKey, { ...base, cc: "x@blocked.example" })).toMatchObject({ status: 400, body: { error: "The recipient x@blocked.example is on the block list" } });
     // An address verified invalid (CONTRACT 22) is refused like a blocked one.
     const campaignId = await createCampaign(account.apiKey);
-    const leadIds = await addLeads(account.apiKey, campaignId, ["dead@gone.example"]);
-    await setLead(leadIds["dead@gone.example"]!, { verificationStatus: "invalid", verificationReason: "no_domain" });
+    await addLeads(account.apiKey, campaignId, ["dead@gone.example"]);
+    // The upload's map names campaign records; the lead is found by its address.
+    await setLead((await leadByEmail(account.id, "dead@gone.example")).id, { verificationStatus: "invalid", verificationReason: "no_domain" });
     expect(await initiate(account.apiKey, { ...base, to: "dead@gone.example" })).toMatchObject({ status: 400, body: { error: "The recipient dead@gone.example was verified invalid" } });
     const eleven = Array.from({ length: 6 }, (_, i) => `p${i}@b.example`);
     expect(await initiate(account.apiKey, { ...base, cc: eleven, bcc: eleven.map((a) => a.replace("p", "q")) })).toMatchObject({

@@ -6,7 +6,7 @@ import { rawBatch } from "../../src/platform/sql";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import { continueVerificationJobs, runVerificationJob } from "../../src/verification/jobs";
 import { createEmailJob } from "../../src/verification/store";
-import { isVerifiedInvalid } from "../../src/verification/index";
+import { recipientsProblem } from "../../src/manual-mail/store";
 import { callJson, provisionAccount, type TestAccount } from "../helpers";
 import { domain, mailDomain, setRecords } from "./fixtures";
 
@@ -80,8 +80,9 @@ describe("a verification run over 10,000 leads, then the engine", () => {
       { status: "invalid", reason: "null_mx", n: 1_000 },
       { status: "valid", reason: "mx_ok", n: 8_000 },
     ]);
-    expect(await isVerifiedInvalid(env.DB, { accountId: account.id, clientId: null }, [...invalid][0]!.toUpperCase())).toBe(true);
-    expect(await isVerifiedInvalid(env.DB, { accountId: account.id, clientId: null }, emails[0]!)).toBe(false);
+    const refusedTo = (to: string) => recipientsProblem(env.DB, { accountId: account.id, clientId: null }, { to, cc: [], bcc: [] });
+    expect(await refusedTo([...invalid][0]!)).toBe(`The recipient ${[...invalid][0]!} was verified invalid`);
+    expect(await refusedTo(emails[0]!)).toBeNull();
 
     // The engine: every due record claimed at once; each invalid lead's is refused, no valid one is.
     await env.DB.prepare("UPDATE campaigns SET status = 'ACTIVE' WHERE id = ?").bind(campaignId).run();

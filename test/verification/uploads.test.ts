@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { domain, mailDomain, waitForJob } from "./fixtures";
 import { ingestOk } from "../campaigns/fixtures";
-import { isVerifiedInvalid } from "../../src/verification/index";
+import { recipientsProblem } from "../../src/manual-mail/store";
 import { env } from "../helpers";
 
 type Lead = { email: string; verification_status: string | null; verification_reason: string | null; verified_at: string | null };
@@ -116,7 +116,7 @@ describe("verification while leads are added (CONTRACT 22)", () => {
     }
   });
 
-  it("a hard bounce of Salvo's own mail marks the lead invalid (hard_bounce), which isVerifiedInvalid then answers", async () => {
+  it("a hard bounce of Salvo's own mail marks the lead invalid (hard_bounce), which manual sends then refuse", async () => {
     const account = await provisionAccount();
     const id = await campaign(account.apiKey);
     const good = await mailDomain("bounce");
@@ -127,7 +127,8 @@ describe("verification while leads are added (CONTRACT 22)", () => {
     });
     const record = added.body.emailToLeadIdMap[`ann@${good}`]!;
     const scope = { accountId: account.id, clientId: null };
-    expect(await isVerifiedInvalid(env.DB, scope, `ann@${good}`)).toBe(false);
+    const refused = (to: string, on = scope) => recipientsProblem(env.DB, on, { to, cc: [], bcc: [] });
+    expect(await refused(`ann@${good}`)).toBeNull();
     await ingestOk(account.apiKey, id, [
       { event_id: "sent-1", type: "SENT", email_lead_map_id: record, occurred_at: "2026-11-01T09:00:00Z" },
       { event_id: "bounce-1", type: "BOUNCE", email_lead_map_id: record, occurred_at: "2026-11-01T09:05:00Z" },
@@ -137,9 +138,10 @@ describe("verification while leads are added (CONTRACT 22)", () => {
       [`ann@${good}`, "invalid", "hard_bounce"],
       [`bob@${good}`, null, null],
     ]);
-    expect(await isVerifiedInvalid(env.DB, scope, ` ANN@${good.toUpperCase()} `)).toBe(true);
+    // Bounced is the stronger fact of the two, and the one the refusal names.
+    expect(await refused(`ann@${good}`)).toBe(`The recipient ann@${good} has unsubscribed or bounced`);
     // Another account's lead with the same address is not this account's fact.
     const other = await provisionAccount();
-    expect(await isVerifiedInvalid(env.DB, { accountId: other.id, clientId: null }, `ann@${good}`)).toBe(false);
+    expect(await refused(`ann@${good}`, { accountId: other.id, clientId: null })).toBeNull();
   });
 });
