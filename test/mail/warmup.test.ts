@@ -25,6 +25,7 @@ const CAP = 8;
 const GAP_MINUTES = 30;
 const CAMPAIGN_LEADS = 30;
 const CAMPAIGN_PER_DAY = 10;
+const ROUND_HOURS = [8, 10, 12, 14, 16, 18, 20, 21, 22];
 
 interface LabMessage {
   messageId: string;
@@ -147,11 +148,12 @@ describe("warmup across a pool of ten lab mailboxes over seven days (issue 26's 
     const round = async (at: number, which = ids) => {
       for (const id of which) await senderStub(bindings, id).runPass(at, { mailboxId: id });
     };
-    // Each day hourly from 08:00 to 21:00 (a send the gap holds back past 20:00 goes at 21:00); before each
-    // day, what was sent is delivered (the readers judge a message not found 24 h after its send, clock time).
+    // Each day every two hours from 08:00 to 20:00, then 21:00 and 22:00 for sends the gap held back (a pass
+    // sends one email at most with a gap set); before each day, what was sent is delivered (the readers judge
+    // a message not found 24 h after its send, clock time).
     for (let day = 0; day < 7; day++) {
       await allDelivered(db, ids);
-      for (let hour = 8; hour <= 21; hour++) await round(t0 + day * DAY + hour * HOUR);
+      for (const hour of ROUND_HOURS) await round(t0 + day * DAY + hour * HOUR);
     }
     // The morning after, before any new send is due: the last mail is placed and answered, then the answers placed.
     await allDelivered(db, ids);
@@ -174,11 +176,11 @@ describe("warmup across a pool of ten lab mailboxes over seven days (issue 26's 
         expect(new Set(receivers).size).toBe(receivers.length);
         expect(receivers).not.toContain(id);
       }
-      // Sends between 08:00 and 20:00, or the round after when the gap held one back.
+      // Sends between 08:00 and 20:00, or a later round when the gap held one back.
       for (const r of firsts.filter((row) => row.senderId === id && onClock(row))) {
         const hourOfDay = ((r.sentAt.getTime() - t0) % DAY) / HOUR;
         expect(hourOfDay).toBeGreaterThanOrEqual(8);
-        expect(hourOfDay).toBeLessThanOrEqual(21);
+        expect(hourOfDay).toBeLessThanOrEqual(ROUND_HOURS.at(-1)!);
       }
     }
 

@@ -24,7 +24,7 @@ import { startLab, type MailLab, type StartedLab } from "../../scripts/lib/mail-
 // Issue 24, item 5: the lab's own OAuth 2.0 / OpenID Connect provider, and Dovecot (IMAP, and
 // Postfix's submission through it) accepting its access tokens with XOAUTH2 and OAUTHBEARER. A lab of
 // this file's own, with access tokens that live 20 s.
-const ACCESS_TTL = 20;
+const ACCESS_TTL = 10;
 const SENDER = "sender7@lab.salvo.test";
 const PASSWORD_USER = "sender8@lab.salvo.test";
 let started: StartedLab;
