@@ -12,7 +12,8 @@
 //     claiming from sending. Each probe uses a fresh mailbox, so no gap holds it back.
 //     Then the same with the same 10 lab mailboxes connected through OAuth (the lab's Microsoft-style
 //     provider: SMTP AUTH XOAUTH2 over STARTTLS on the same port, 60-second tokens refreshed by each
-//     mailbox's agent): the OAuth rate as a share of the password rate (issue 24: >= 95%).
+//     mailbox's agent), then the password part once more: the OAuth rate as a share of the mean of the
+//     password runs before and after it (issue 24: >= 95%).
 //  3. Tracking endpoints against /health in the same run (autocannon): the open pixel and the click
 //     redirect of a real email of part 1, read from a lead's Maildir. BENCH_ENGINE_SKIP_SCHEDULER=true stops
 //     after this part.
@@ -340,7 +341,11 @@ async function otherParts(server, account, stateDir) {
   // A second account: the same addresses become its OAuth mailboxes (an address is one mailbox per account).
   const oauthAccount = await provisionBenchAccount(server, "bench-engine-oauth");
   const oauth = await throughput(server, oauthAccount, { mailboxes: oauthMailboxes, label: "oauth" });
-  console.log(`   OAuth / password in the same run: ${((oauth.rate / rate) * 100).toFixed(1)}% (target >= 95%: refresh is not on the per-email path)`);
+  // The password part once more right after: the machine's load drifts over a run, so the OAuth rate is
+  // set against the mean of the password runs on either side of it.
+  const again = await throughput(server, await provisionBenchAccount(server, "bench-engine-again"), { label: "password-again" });
+  const password = (rate + again.rate) / 2;
+  console.log(`   OAuth / password (mean of the runs before and after it, ${password.toFixed(1)}/s): ${((oauth.rate / password) * 100).toFixed(1)}% (target >= 95%: refresh is not on the per-email path)`);
   // The OAuth part handled 10 consents' tokens and their refreshes: none may be found in the dev server's state, logs or traces.
   const leaked = findKeys([stateDir, ...defaultDirs()]);
   for (const { path, keys } of leaked) console.error(`   API key or token value in ${path}: ${keys.join(", ")}`);
