@@ -109,6 +109,7 @@ export async function mailboxSendingStatusOf(db: Database, mailboxId: number, no
     mailboxId,
     scheduled.map((c) => c.id),
     new Map(scheduled.map((c) => [c.id, localDayRange(now, c.schedule.timezone).start])),
+    now,
   );
   const status = mailboxSendingStatus({
     now,
