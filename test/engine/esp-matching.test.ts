@@ -1,11 +1,12 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { claimRecords, loadCampaignPlans, type ClaimRequest } from "../../src/engine/store";
+import { campaignSendingStatus } from "../../src/engine/status";
 import { MATCH_RECHECK_MS } from "../../src/engine/matching";
 import type { Bindings } from "../../src/platform/env";
 import { database } from "../../src/platform/db";
 import { learnProviders } from "../../src/verification/providers";
-import { campaignRow, leadsOf, mailboxConnected, mailboxRow, recordsOf, setCampaign, setMailbox } from "../db";
+import { addMessages, campaignRow, leadsOf, mailboxConnected, mailboxRow, recordsOf, setCampaign, setMailbox } from "../db";
 import { callJson, provisionAccount } from "../helpers";
 import { domain, mailDomain } from "../verification/fixtures";
 
@@ -124,5 +125,29 @@ describe("ESP matching (CONTRACT 23.3)", () => {
     await setMailbox(base.mailboxes.workspace, { maxEmailPerDay: 0 });
     expect((await plan()).nextDueAt, "no Google mailbox with room: the Google leads are this mailbox's now").toBeLessThanOrEqual(now);
     expect(await claim(base, base.mailboxes.outlook)).toEqual([base.leads.g1, base.leads.g2].sort());
+  });
+
+  it("explains itself in the campaign's sending_status details (CONTRACT 23.4)", async () => {
+    const base = await setUp();
+    await learnProviders(bindings, new Date(now));
+    await setMailbox(base.mailboxes.workspace, { isSuspended: true });
+    const details = async () => (await campaignSendingStatus(database(env.DB), await campaignRow(base.campaignId), now)).details.esp_matching;
+    expect(await details()).toEqual({
+      enabled: true,
+      mailboxes: { google: 1, microsoft: 1, other: 0 },
+      due_by_provider: { google: 2, microsoft: 1, other: 1, unknown: 1 },
+      unmatched_first_sends_today: 0,
+    });
+    // A Google lead's first email sent today from the Outlook mailbox (say, before its provider was known): one unmatched.
+    await claim(base, base.mailboxes.outlook);
+    const records = await recordsOf(base.campaignId);
+    const leadOf = new Map((await leadsOf(base.account.id)).map((lead) => [lead.id, lead.email]));
+    const record = (email: string) => records.find((r) => leadOf.get(r.leadId) === email)!;
+    const sent = (email: string, mailboxId: number) => ({
+      accountId: base.account.id, campaignId: base.campaignId, campaignLeadId: record(email).id, step: 1, emailAccountId: mailboxId,
+      messageId: `<${crypto.randomUUID()}@sender.example>`, status: "sent" as const, toEmail: email, createdAt: new Date(now), updatedAt: new Date(now),
+    });
+    await addMessages([sent(base.leads.m1, base.mailboxes.outlook), sent(base.leads.g1, base.mailboxes.outlook)]);
+    expect(await details()).toMatchObject({ due_by_provider: { google: 2, microsoft: 0, other: 0, unknown: 0 }, unmatched_first_sends_today: 1 });
   });
 });
