@@ -12,7 +12,9 @@ import { mailboxSends } from "../mailboxes/sends";
  * has room, the mailboxes of a provider taking turns as their passes come, and a record never waits
  * for a match. Each provider is one range of `campaign_leads_esp_due_idx` (campaign, the lead's
  * provider copied on the record, due time), read in due order and cut at the claim's limit: a pass
- * reads at most four short ranges, never a scan. Follow-ups keep the pin the first send set.
+ * reads at most four short ranges, never a scan (INDEXED BY: the planner would otherwise walk
+ * `campaign_leads_due_idx` for the unknown-provider range, every unpinned due record when none is
+ * unknown). Follow-ups keep the pin the first send set.
  */
 
 /** How long a mailbox with nothing of its own waits before it looks again at due first sends another provider's mailboxes have room for. */
@@ -45,7 +47,7 @@ export function matchedOpenRecords(open: OpenRecords, side: "allowed" | "elsewhe
   const mine = sql`(SELECT ${mailboxProviderSql("m")} FROM email_accounts m WHERE m.id = ${open.mailboxId})`;
   const roomy = roomyProviders(open.campaignId, open.now);
   const arm = (provider: SQL, gate: SQL) =>
-    sql`SELECT id, due_at FROM (SELECT id, due_at FROM campaign_leads
+    sql`SELECT id, due_at FROM (SELECT id, due_at FROM campaign_leads INDEXED BY campaign_leads_esp_due_idx
           WHERE campaign_id = ${open.campaignId} AND email_account_id IS NULL AND ${provider} AND ${open.where}
           ORDER BY due_at LIMIT ${open.limit}) WHERE ${gate}`;
   const arms = PROVIDERS.map((provider) => {
