@@ -207,6 +207,11 @@ function loadRecords(file, accountId, plan) {
       db.prepare("UPDATE campaigns SET status = 'ACTIVE', schedule = json_set(schedule, '$.min_time_btw_emails', 0) WHERE id = ?").run(campaignId);
       const { due } = db.prepare("SELECT count(*) AS due FROM campaign_leads WHERE campaign_id = ? AND email_account_id IS NULL AND due_at <= ?").get(campaignId, now);
       if (due !== size) throw new Error(`campaign ${campaignId}: ${due} records due of ${size}`);
+      if (esp) {
+        const { matching } = db.prepare("SELECT json_extract(settings, '$.stored.enable_ai_esp_matching') IN (1, 'true') AS matching FROM campaigns WHERE id = ?").get(campaignId);
+        const { known } = db.prepare("SELECT count(*) AS known FROM campaign_leads WHERE campaign_id = ? AND esp_provider IS NOT NULL").get(campaignId);
+        if (matching !== 1 || known !== (size * 3) / 4) throw new Error(`campaign ${campaignId}: matching ${matching}, ${known} records with a provider`);
+      }
       console.log(`   loaded ${size} records into campaign ${campaignId}${esp ? " with ESP matching" : ""}`);
       continue;
     }
