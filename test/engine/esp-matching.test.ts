@@ -6,7 +6,7 @@ import { MATCH_RECHECK_MS } from "../../src/engine/matching";
 import type { Bindings } from "../../src/platform/env";
 import { database } from "../../src/platform/db";
 import { learnProviders } from "../../src/verification/providers";
-import { addMessages, campaignRow, leadsOf, mailboxConnected, mailboxRow, recordsOf, setCampaign, setMailbox } from "../db";
+import { addMessages, campaignRow, leadsOf, mailboxConnected, mailboxRow, recordsOf, setCampaign, setMailbox, setRecord } from "../db";
 import { callJson, provisionAccount } from "../helpers";
 import { domain, mailDomain } from "../verification/fixtures";
 
@@ -91,6 +91,11 @@ describe("ESP matching (CONTRACT 23.3)", () => {
       [x1]: base.mailboxes.outlook,
       [u1]: base.mailboxes.outlook,
     });
+    // Follow-ups keep the pin: the Microsoft lead's second step, due, goes to the Outlook mailbox only.
+    const m1Record = (await recordsOf(base.campaignId)).find((r) => r.espProvider === "microsoft")!;
+    await setRecord(m1Record.id, { claimToken: null, nextStep: 2, dueAt: new Date(now - 1000) });
+    expect(await claim(base, base.mailboxes.gmail)).toEqual([]);
+    expect(await claim(base, base.mailboxes.outlook)).toEqual([m1]);
   });
 
   it("leaves a record to any mailbox when no mailbox of its provider is usable with room today", async () => {
