@@ -7633,7 +7633,9 @@ export interface components {
             autoCategorizeOOO?: boolean;
             auto_pause_domain_leads_on_reply?: boolean;
             bounce_autopause_threshold?: number | string | null;
+            /** @description ESP matching (CONTRACT 23.3): true (or 1, "true") sends each record's first email from an attached mailbox of its recipient's provider with room today, else through normal rotation; follow-ups keep that mailbox */
             enable_ai_esp_matching?: unknown;
+            /** @description Alias of enable_ai_esp_matching */
             ai_esp_matching?: unknown;
             ignore_ss_mailbox_sending_limit?: unknown;
             domain_level_rate_limit?: unknown;

@@ -19,7 +19,7 @@ export interface CampaignSettings {
   autoCategoriseReply: boolean;
   /** CONTRACT 21.1: 2 = random (each record's stable hash picks a spintax option), 1 = incremental (record k takes option k mod n). */
   spintaxDistributionMode: 1 | 2;
-  /** Accepted for compatibility, stored, not acted on (ai_categorisation_options is read by src/triage/). */
+  /** Accepted for compatibility and stored as sent (ai_categorisation_options is read by src/triage/, enable_ai_esp_matching by the engine: `espMatchingOn`). */
   stored: Record<string, unknown>;
 }
 
