@@ -7757,7 +7757,7 @@ export interface components {
             next_send_at: string | null;
             /** @description Extension, a campaign's only (CONTRACT 23.4): lead windows, provider matching, and records the engine will not send to, by why (`invalid_email`: the lead's address is verified invalid) */
             details?: {
-                /** @description Sending in each lead's zone (CONTRACT 23.2): due records inside / outside their lead's window now, due records whose lead has no zone (the campaign's applies), the earliest window opening of those outside */
+                /** @description Sending in each lead's zone (CONTRACT 23.2): due records inside / outside their lead's window now, due records whose lead has no zone (the campaign's applies), the earliest window opening of those outside; zeros and null when the campaign sends in its own zone */
                 lead_timezone: {
                     enabled: boolean;
                     due_in_window: number;
