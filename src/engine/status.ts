@@ -52,7 +52,7 @@ export type CampaignSendingStatus = SendingStatus & { details: { lead_timezone: 
 /**
  * In each lead's zone: the due records of a campaign (pinned to an attached mailbox, or unpinned)
  * grouped by their lead's zone: ranges of campaign_leads_due_idx, each row joined to its lead, so
- * the cost is the due backlog's (about 1 s per million due records on a local D1), never the
+ * the cost is the due backlog's (about 1 s per million due records with node:sqlite here), never the
  * campaign's. Not read when the campaign sends in its own zone.
  */
 function dueByZone(db: Database, campaignId: number, now: number) {
