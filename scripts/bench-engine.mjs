@@ -22,6 +22,10 @@
 // each lead's window as the engine stores them, 09:00-17:00 every day). BENCH_ENGINE_ONLY_SCHEDULER=true
 // runs part 2 alone; BENCH_ENGINE_SIZES=1000000 (comma-separated) picks the sizes; a code base
 // without lead zones (BENCH_ENGINE_LEAD_ZONES=false) runs only the first campaign of each size.
+// A third campaign per size has ESP matching on (CONTRACT 23.3: `enable_ai_esp_matching`, leads'
+// providers spread over google, microsoft, other and unknown, the probe mailboxes on google), so a
+// pass claims through the per-provider ranges of `campaign_leads_esp_due_idx`.
+// BENCH_ENGINE_VARIANTS=plain,zones,esp (comma-separated) picks the campaigns.
 import autocannon from "autocannon";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,6 +46,7 @@ const LEADS = 1_000;
 const ONE_MAILBOX_LEADS = 300;
 const SIZES = (process.env.BENCH_ENGINE_SIZES ?? "10000,100000,1000000").split(",").map(Number);
 const LEAD_ZONES = process.env.BENCH_ENGINE_LEAD_ZONES !== "false";
+const VARIANTS = (process.env.BENCH_ENGINE_VARIANTS ?? (LEAD_ZONES ? "plain,zones,esp" : "plain")).split(",");
 const ZONES = [
   "Pacific/Honolulu", "America/Los_Angeles", "America/New_York", "America/Sao_Paulo", "Europe/London", "Europe/Paris",
   "Europe/Moscow", "Asia/Dubai", "Asia/Kolkata", "Asia/Shanghai", "Asia/Tokyo", "Australia/Sydney",
@@ -136,8 +141,10 @@ async function sideBySide(engine, oneMailbox) {
 async function prepareSchedulerDatasets(server, apiKey) {
   const plan = [];
   for (const size of SIZES) {
-    for (const leadZones of LEAD_ZONES ? [false, true] : [false]) {
-      const label = `${size}${leadZones ? "-zones" : ""}`;
+    for (const variant of VARIANTS) {
+      const leadZones = variant === "zones";
+      const esp = variant === "esp";
+      const label = `${size}${variant === "plain" ? "" : `-${variant}`}`;
       const campaignId = await campaignWithStep(server, apiKey, `bench-scheduler-${label}`);
       const mailboxIds = [];
       for (let i = 0; i < PROBES + WARMUP + SPARES; i += 1) {
@@ -148,7 +155,7 @@ async function prepareSchedulerDatasets(server, apiKey) {
       }
       await waitForChecks(server, apiKey, mailboxIds);
       await api(server, apiKey, `/api/v1/campaigns/${campaignId}/email-accounts`, { method: "POST", body: { email_account_ids: mailboxIds } });
-      plan.push({ size, leadZones, label, campaignId, mailboxIds });
+      plan.push({ size, leadZones, esp, label, campaignId, mailboxIds });
     }
   }
   return plan;
@@ -177,7 +184,7 @@ function loadRecords(file, accountId, plan) {
   const db = new DatabaseSync(file);
   const now = Date.now();
   db.exec("BEGIN");
-  for (const { size, leadZones, label, campaignId, mailboxIds } of plan) {
+  for (const { size, leadZones, esp, label, campaignId, mailboxIds } of plan) {
     // Suspended until their probe (then lifted in the file, not through the API, which would wake
     // them): after the restart every sender of an ACTIVE campaign wakes, and would spend its one email.
     db.prepare("UPDATE email_accounts SET is_suspended = 1 WHERE id IN (SELECT value FROM json_each(?))").run(JSON.stringify(mailboxIds));
@@ -186,6 +193,13 @@ function loadRecords(file, accountId, plan) {
        INSERT INTO leads (account_id, email, first_name, created_at)
        SELECT ?, 'lead' || (value % 5 + 1) || '+s' || ? || '-' || value || '@lab.salvo.test', 'P' || value, ? FROM n`,
     ).run(size, accountId, label, now);
+    if (esp) {
+      // Providers as the background pass leaves them (the records copy their lead's by trigger on insert).
+      db.prepare(`UPDATE leads SET email_provider = json_extract('["google","microsoft","other",null]', '$[' || (id % 4) || ']'), esp_checked_at = ?
+                  WHERE account_id = ? AND email LIKE ?`).run(now, accountId, `%+s${label}-%`);
+      db.prepare("UPDATE email_accounts SET esp_provider = 'google' WHERE id IN (SELECT value FROM json_each(?))").run(JSON.stringify(mailboxIds));
+      db.prepare("UPDATE campaigns SET settings = json_set(coalesce(settings, '{}'), '$.stored.enable_ai_esp_matching', json('true')) WHERE id = ?").run(campaignId);
+    }
     if (!leadZones) {
       db.prepare(
         `INSERT INTO campaign_leads (account_id, campaign_id, lead_id, next_step, due_at, created_at, updated_at)
@@ -194,7 +208,12 @@ function loadRecords(file, accountId, plan) {
       db.prepare("UPDATE campaigns SET status = 'ACTIVE', schedule = json_set(schedule, '$.min_time_btw_emails', 0) WHERE id = ?").run(campaignId);
       const { due } = db.prepare("SELECT count(*) AS due FROM campaign_leads WHERE campaign_id = ? AND email_account_id IS NULL AND due_at <= ?").get(campaignId, now);
       if (due !== size) throw new Error(`campaign ${campaignId}: ${due} records due of ${size}`);
-      console.log(`   loaded ${size} records into campaign ${campaignId}`);
+      if (esp) {
+        const { matching } = db.prepare("SELECT json_extract(settings, '$.stored.enable_ai_esp_matching') IN (1, 'true') AS matching FROM campaigns WHERE id = ?").get(campaignId);
+        const { known } = db.prepare("SELECT count(*) AS known FROM campaign_leads WHERE campaign_id = ? AND esp_provider IS NOT NULL").get(campaignId);
+        if (matching !== 1 || known !== (size * 3) / 4) throw new Error(`campaign ${campaignId}: matching ${matching}, ${known} records with a provider`);
+      }
+      console.log(`   loaded ${size} records into campaign ${campaignId}${esp ? " with ESP matching" : ""}`);
       continue;
     }
     // One lead in 13 without a zone; due times inside each lead's window, as the engine stores them.
@@ -245,7 +264,7 @@ async function probe(server, mailboxId) {
 
 async function schedulerPasses(server, plan) {
   console.log("\n2. One scheduler pass (find due work + claim), per enrolled records; each probe sends one email:");
-  for (const { size, leadZones, mailboxIds } of plan) {
+  for (const { size, leadZones, esp, mailboxIds } of plan) {
     const results = [];
     let probed = 0;
     for (const id of mailboxIds) {
@@ -258,7 +277,7 @@ async function schedulerPasses(server, plan) {
     if (results.length < PROBES) throw new Error(`only ${results.length} probes of ${PROBES}: the mailboxes' own alarms sent first`);
     const p50 = (key) => percentile(results.map((r) => r[key]).sort((a, b) => a - b), 50);
     console.log(
-      `   ${String(size).padStart(9)} records${leadZones ? " in lead zones" : ""}: scheduling p50 ${ms(p50("scheduling"))}, p95 ${ms(percentile(results.map((r) => r.scheduling).sort((a, b) => a - b), 95))}; whole pass p50 ${ms(p50("total"))} (send ${ms(p50("send"))})`,
+      `   ${String(size).padStart(9)} records${leadZones ? " in lead zones" : esp ? " with ESP matching" : ""}: scheduling p50 ${ms(p50("scheduling"))}, p95 ${ms(percentile(results.map((r) => r.scheduling).sort((a, b) => a - b), 95))}; whole pass p50 ${ms(p50("total"))} (send ${ms(p50("send"))})`,
     );
   }
 }

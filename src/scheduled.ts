@@ -15,6 +15,7 @@ import { sweepUntriaged } from "./triage/queue";
 import { restartIdleReplays } from "./triage/replay";
 import { continueVerificationJobs } from "./verification/jobs";
 import { retryVerificationWebhooks } from "./verification/webhook";
+import { learnProviders } from "./verification/providers";
 
 /** Every job the minute cron runs, by the name its log line gives it (see ScheduledJob for what each must promise). */
 const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
@@ -32,6 +33,7 @@ const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
   continue_triage_replays: restartIdleReplays,
   continue_email_verifications: continueVerificationJobs,
   retry_verification_webhooks: retryVerificationWebhooks,
+  learn_email_providers: learnProviders,
 };
 
 export const MINUTE_JOBS: ScheduledJob[] = Object.values(MINUTE_JOBS_BY_NAME);

@@ -149,6 +149,7 @@ describe("structured job logs", () => {
         "continue_csv_imports",
         "continue_email_verifications",
         "continue_triage_replays",
+        "learn_email_providers",
         "rearm_late_senders",
         "recheck_mailboxes",
         "release_snoozes",

@@ -84,8 +84,11 @@ const SetSettings = z
     ...OutOfOffice.shape,
     auto_pause_domain_leads_on_reply: z.boolean().optional(),
     bounce_autopause_threshold: numberLike.pipe(z.number().int().min(1).max(100_000)).nullable().optional(),
-    enable_ai_esp_matching: z.unknown().optional(),
-    ai_esp_matching: z.unknown().optional(),
+    enable_ai_esp_matching: z
+      .unknown()
+      .optional()
+      .openapi({ description: "ESP matching (CONTRACT 23.3): true (or 1, \"true\") sends each record's first email from an attached mailbox of its recipient's provider with room today, else through normal rotation; follow-ups keep that mailbox" }),
+    ai_esp_matching: z.unknown().optional().openapi({ description: "Alias of enable_ai_esp_matching" }),
     ignore_ss_mailbox_sending_limit: z.unknown().optional(),
     domain_level_rate_limit: z.unknown().optional(),
     ai_categorisation_options: z

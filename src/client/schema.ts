@@ -659,7 +659,7 @@ export interface paths {
         put?: never;
         /**
          * Search and filter a campaign's leads, a page at a time
-         * @description Every filter optional, all of them ANDed (`leadStatuses`, `emailStatuses`, `leadCategoryIds` each match any of their values). Records by id, `lastSeenLeadId` the cursor (`lastSeenEclmId` of the answer: null when no more follow); with `fieldSet: active_table` and `statusFilter: replied`, latest reply first, the cursor then the pair (`lastSeenReplyTime`, `lastSeenLeadId`). `count` = records matching the filters in all. `active_table` adds sending times, the category and the latest sent, reply and matched messages. STARTED matches records not sent yet (DRAFTED or STARTED); `espDomainTypes` is accepted and not applied yet (`esp_domain_type: null`).
+         * @description Every filter optional, all of them ANDed (`leadStatuses`, `emailStatuses`, `leadCategoryIds` each match any of their values). Records by id, `lastSeenLeadId` the cursor (`lastSeenEclmId` of the answer: null when no more follow); with `fieldSet: active_table` and `statusFilter: replied`, latest reply first, the cursor then the pair (`lastSeenReplyTime`, `lastSeenLeadId`). `count` = records matching the filters in all. `active_table` adds sending times, the category and the latest sent, reply and matched messages. STARTED matches records not sent yet (DRAFTED or STARTED); `espDomainTypes` matches the recipient's provider from its domain's MX (`esp_domain_type`: 1 google, 2 microsoft, 0 other or not known yet; learned in the background after an upload).
          */
         post: operations["filterCampaignLeads"];
         delete?: never;
@@ -6168,7 +6168,8 @@ export interface components {
                 custom_fields: {
                     [key: string]: unknown;
                 } | null;
-                esp_domain_type: string | null;
+                /** @description The recipient's provider: 1 google, 2 microsoft, 0 other or not known yet (CONTRACT 23.3) */
+                esp_domain_type: number;
                 seg_type?: null;
             };
             email_account: {
@@ -6246,8 +6247,8 @@ export interface components {
             leadCategoryIds?: number[];
             leadCategoryIsNull?: boolean;
             emailAccountIds?: (number | string)[];
-            /** @description Accepted; every lead's provider is unknown until CONTRACT 23.3 */
-            espDomainTypes?: string[];
+            /** @description The recipients' providers (CONTRACT 23.3), any of: 1 (or google, gmail), 2 (microsoft, outlook), 0 (other or not known yet); other values are ignored */
+            espDomainTypes?: (string | number)[];
             sequenceNumbers?: number[];
             sequenceIds?: (number | string)[];
             seqVariantIds?: (number | string)[];
@@ -7477,6 +7478,13 @@ export interface components {
             /** @description The verification's reason code (e.g. `mx_ok`, `no_domain`, `hard_bounce`) */
             verification_reason: string | null;
             verified_at: string | null;
+            /**
+             * @description The recipient's email provider from its domain's MX (CONTRACT 23.3); null until learned in the background, or when DNS could not tell
+             * @enum {string|null}
+             */
+            email_provider: "google" | "microsoft" | "other" | null;
+            /** @description The hosted provider code: 1 google, 2 microsoft, 0 other or unknown */
+            esp_domain_type: 0 | 1 | 2;
         };
         Ok: {
             ok: boolean;
@@ -7625,7 +7633,9 @@ export interface components {
             autoCategorizeOOO?: boolean;
             auto_pause_domain_leads_on_reply?: boolean;
             bounce_autopause_threshold?: number | string | null;
+            /** @description ESP matching (CONTRACT 23.3): true (or 1, "true") sends each record's first email from an attached mailbox of its recipient's provider with room today, else through normal rotation; follow-ups keep that mailbox */
             enable_ai_esp_matching?: unknown;
+            /** @description Alias of enable_ai_esp_matching */
             ai_esp_matching?: unknown;
             ignore_ss_mailbox_sending_limit?: unknown;
             domain_level_rate_limit?: unknown;
@@ -7745,8 +7755,32 @@ export interface components {
             code: string;
             message: string;
             next_send_at: string | null;
-            /** @description Extension, a campaign's only: records the engine will not send to, by why (`invalid_email`: the lead's address is verified invalid) */
+            /** @description Extension, a campaign's only (CONTRACT 23.4): lead windows, provider matching, and records the engine will not send to, by why (`invalid_email`: the lead's address is verified invalid) */
             details?: {
+                /** @description Sending in each lead's zone (CONTRACT 23.2): due records inside / outside their lead's window now, due records whose lead has no zone (the campaign's applies), the earliest window opening of those outside; zeros and null when the campaign sends in its own zone */
+                lead_timezone: {
+                    enabled: boolean;
+                    due_in_window: number;
+                    due_outside_window: number;
+                    leads_without_zone: number;
+                    next_window_at: string | null;
+                };
+                /** @description Provider matching (CONTRACT 23.3): usable attached mailboxes by provider, due first sends by recipient provider, first sends since local midnight from a mailbox of another provider than the recipient's */
+                esp_matching: {
+                    enabled: boolean;
+                    mailboxes: {
+                        google: number;
+                        microsoft: number;
+                        other: number;
+                    };
+                    due_by_provider: {
+                        google: number;
+                        microsoft: number;
+                        other: number;
+                        unknown: number;
+                    };
+                    unmatched_first_sends_today: number;
+                };
                 skipped: {
                     invalid_email: number;
                     blocked: number;
@@ -9450,6 +9484,13 @@ export interface components {
             } | null;
             /** @description The lead's IANA time zone, or null (CONTRACT 23.1) */
             timezone: string | null;
+            /**
+             * @description The recipient's email provider from its domain's MX (CONTRACT 23.3); null until learned in the background, or when DNS could not tell
+             * @enum {string|null}
+             */
+            email_provider: "google" | "microsoft" | "other" | null;
+            /** @description The hosted provider code: 1 google, 2 microsoft, 0 other or unknown */
+            esp_domain_type: 0 | 1 | 2;
             is_unsubscribed: boolean;
             unsubscribed_client_id_map: {
                 [key: string]: boolean;
@@ -12929,6 +12970,13 @@ export interface operations {
                             /** @description The verification's reason code (e.g. `mx_ok`, `no_domain`, `hard_bounce`) */
                             verification_reason: string | null;
                             verified_at: string | null;
+                            /**
+                             * @description The recipient's email provider from its domain's MX (CONTRACT 23.3); null until learned in the background, or when DNS could not tell
+                             * @enum {string|null}
+                             */
+                            email_provider: "google" | "microsoft" | "other" | null;
+                            /** @description The hosted provider code: 1 google, 2 microsoft, 0 other or unknown */
+                            esp_domain_type: 0 | 1 | 2;
                             added_at: string;
                         }[];
                         has_more: boolean;

@@ -127,6 +127,7 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
     mailboxId,
     scheduled.map((c) => c.row.id),
     new Map(scheduled.map((c) => [c.row.id, localDayRange(now, c.schedule.timezone).start])),
+    now,
   );
   const active: ActiveCampaign[] = scheduled
     .map((c) => ({ ...c, plan: plans.get(c.row.id)! }))

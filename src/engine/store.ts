@@ -7,6 +7,9 @@ import { optedOut } from "../leads/opt-out";
 import { inList, jsonList, rawBatch, statement } from "../platform/sql";
 import { mailboxSends } from "../mailboxes/sends";
 import type { RecordOutcome } from "./outcome";
+import { espMatchingSql } from "../esp/store";
+import { espMatchingOn, settingsOf } from "../schedule/settings";
+import { MATCH_RECHECK_MS, matchedOpenRecords } from "./matching";
 
 /**
  * The engine's SQL. A pass of one mailbox's sender reads its work (one batch), claims due records
@@ -72,12 +75,18 @@ export interface CampaignPlan {
   firstStepsToday: number;
 }
 
-/** Per campaign: live steps and variants, the next due time for this mailbox, the day's new leads. */
+/**
+ * Per campaign: live steps and variants, the next due time for this mailbox, the day's new leads.
+ * With ESP matching on, the unpinned records counted are those this mailbox may take
+ * (src/engine/matching.ts); due first sends it leaves to another provider's mailboxes with room
+ * bring it back `MATCH_RECHECK_MS` from `now` at the latest, in case those run out of room.
+ */
 export async function loadCampaignPlans(
   db: Database,
   mailboxId: number,
   campaignIds: number[],
   localDayStarts: Map<number, number>,
+  now: number,
 ): Promise<Map<number, CampaignPlan>> {
   const plans = new Map<number, CampaignPlan>();
   if (campaignIds.length === 0) return plans;
@@ -98,19 +107,24 @@ export async function loadCampaignPlans(
         ),
       )
       .orderBy(asc(sequenceVariants.position)),
-    ...campaignIds.map((id) =>
-      db
+    ...campaignIds.map((id) => {
+      const matching = espMatchingSql(sql`(SELECT settings FROM campaigns WHERE id = ${id})`);
+      const open = { campaignId: id, mailboxId, now, where: sql`due_at IS NOT NULL`, limit: sql`1` };
+      return db
         .select({
           pinnedDue: sql<number | null>`(SELECT min(due_at) FROM campaign_leads WHERE campaign_id = ${id} AND email_account_id = ${mailboxId} AND due_at IS NOT NULL)`,
-          openDue: sql<number | null>`(SELECT min(due_at) FROM campaign_leads WHERE campaign_id = ${id} AND email_account_id IS NULL AND due_at IS NOT NULL)`,
+          openDue: sql<number | null>`CASE WHEN ${matching} THEN (SELECT min(due_at) FROM (${matchedOpenRecords(open, "allowed")}))
+            ELSE (SELECT min(due_at) FROM campaign_leads WHERE campaign_id = ${id} AND email_account_id IS NULL AND due_at IS NOT NULL) END`,
+          elsewhereDue: sql<number | null>`CASE WHEN ${matching} THEN (SELECT min(due_at) FROM (${matchedOpenRecords(open, "elsewhere")})) END`,
           firstSteps: sql<number>`(SELECT count(*) FROM messages WHERE campaign_id = ${id} AND step = 1 AND created_at >= ${localDayStarts.get(id) ?? 0})`,
         })
-        .from(sql`(SELECT 1)`),
-    ),
+        .from(sql`(SELECT 1)`);
+    }),
   ]);
   for (const [index, id] of campaignIds.entries()) {
-    const row = (perCampaign[index] as { pinnedDue: number | null; openDue: number | null; firstSteps: number }[])[0]!;
-    const dues = [row.pinnedDue, row.openDue].filter((v): v is number => v !== null);
+    const row = (perCampaign[index] as { pinnedDue: number | null; openDue: number | null; elsewhereDue: number | null; firstSteps: number }[])[0]!;
+    const recheck = row.elsewhereDue === null ? null : Math.max(row.elsewhereDue, now + MATCH_RECHECK_MS);
+    const dues = [row.pinnedDue, row.openDue, recheck].filter((v): v is number => v !== null);
     plans.set(id, { steps: new Map(), nextDueAt: dues.length > 0 ? Math.min(...dues) : null, firstStepsToday: row.firstSteps });
   }
   for (const step of steps) plans.get(step.campaignId)!.steps.set(step.seqNumber, { step, variants: [] });
@@ -176,6 +190,14 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
     sql`UPDATE campaign_leads SET email_account_id = ${mailboxId}, due_at = ${lease}, claim_token = ${nonce}, updated_at = ${now}
         WHERE id IN (${ids})`;
   const claimed = sql`SELECT id FROM campaign_leads WHERE claim_token = ${nonce}`;
+  const openLimit = sql`max(0, min(${request.newLeadsLeft}, ${limit} - (SELECT count(*) FROM campaign_leads WHERE claim_token = ${nonce})))`;
+  const dueNow = sql`due_at <= ${now} AND state IN ${live} AND next_step IS NOT NULL
+    AND EXISTS (SELECT 1 FROM campaigns WHERE id = ${campaign.id} AND status = 'ACTIVE')`;
+  // ESP matching (src/engine/matching.ts): new leads of this mailbox's provider, or of none with room.
+  const open = espMatchingOn(settingsOf(campaign.settings))
+    ? sql`SELECT id FROM (${matchedOpenRecords({ campaignId: campaign.id, mailboxId, now, where: dueNow, limit: openLimit }, "allowed")})
+          ORDER BY due_at LIMIT ${openLimit}`
+    : sql`${due(sql`email_account_id IS NULL`)} LIMIT ${openLimit}`;
   const refusal = sql`CASE
       WHEN ${blockListed(campaign.accountId, campaign.clientId, sql`l.email`)} THEN 'blocked'
       WHEN ${optedOut(sql`cl.lead_id`)} THEN 'opted_out'
@@ -183,9 +205,7 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
     END`;
   const results = await rawBatch(d1, [
     claim(sql`${due(sql`email_account_id = ${mailboxId}`)} LIMIT ${limit}`),
-    claim(
-      sql`${due(sql`email_account_id IS NULL`)} LIMIT max(0, min(${request.newLeadsLeft}, ${limit} - (SELECT count(*) FROM campaign_leads WHERE claim_token = ${nonce})))`,
-    ),
+    claim(open),
     sql`UPDATE messages SET status = 'unconfirmed', last_error = ${IN_DOUBT}, updated_at = ${now}
         WHERE status = 'sending' AND campaign_lead_id IN (${claimed})
           AND step = (SELECT next_step FROM campaign_leads WHERE id = messages.campaign_lead_id)`,

@@ -7,6 +7,7 @@ import {
   nextMailboxDayStart,
   nextSendAt,
   nextWindowOpen,
+  recordSchedule,
   scheduleStartAt,
   type Schedule,
 } from "../schedule/window";
@@ -34,6 +35,7 @@ type SendingCode =
   | "no_leads_due"
   | "before_start_time"
   | "outside_window"
+  | "outside_lead_windows"
   | "daily_cap_reached"
   | "new_leads_cap_reached";
 
@@ -66,6 +68,8 @@ export type SendingSnapshot = {
   followUpsDue: number;
   /** When the earliest record not yet due falls due; null when none is waiting. */
   nextDueAt: number | null;
+  /** In each lead's zone (CONTRACT 23.4): due records inside their lead's window now, and the earliest opening of the others'. */
+  leadWindows?: { dueInWindow: number; nextWindowAt: number | null };
 };
 
 const MESSAGES: Record<SendingCode, string> = {
@@ -83,6 +87,7 @@ const MESSAGES: Record<SendingCode, string> = {
   no_leads_due: "No leads are due",
   before_start_time: "The campaign's start time has not been reached",
   outside_window: "Outside the sending window",
+  outside_lead_windows: "No due lead is inside its own sending hours now",
   daily_cap_reached: "Every usable mailbox has reached its daily cap",
   new_leads_cap_reached: "The campaign's new leads per day are reached and no follow-up is due",
 };
@@ -120,6 +125,8 @@ export function sendingStatus(s: SendingSnapshot): SendingStatus {
   const start = scheduleStartAt(schedule);
   if (start !== null && s.now < start) return result("before_start_time", leadZones ? start : nextWindowOpen(schedule, s.now));
   if (!leadZones && !isInWindow(schedule, s.now)) return result("outside_window", nextWindowOpen(schedule, s.now));
+  // A due time is stored inside its lead's window, but the window may have closed since it fell due.
+  if (leadZones && s.leadWindows && s.leadWindows.dueInWindow === 0) return result("outside_lead_windows", s.leadWindows.nextWindowAt);
   const withRoom = usable.filter((m) => !mailboxCapReached(m.sentToday, m.maxEmailPerDay));
   if (withRoom.length === 0) return result("daily_cap_reached", opening(nextMailboxDayStart(s.now)));
   if (s.followUpsDue === 0 && !newLeadAllowed(s.firstStepsSentToday, schedule)) {
@@ -150,8 +157,10 @@ export type MailboxStatusSnapshot = MailboxSnapshot & {
   /**
    * Its ACTIVE campaigns with live steps: each one's schedule and when the earliest of its records
    * this mailbox may send falls due (at or before `now` when one is due now; null when none waits).
+   * In each lead's zone, `leadWindows` says whether one of its due records is inside its lead's
+   * window now, and when the earliest of the others' windows opens.
    */
-  campaigns: readonly { schedule: Schedule; nextDueAt: number | null }[];
+  campaigns: readonly { schedule: Schedule; nextDueAt: number | null; leadWindows?: { anyInWindow: boolean; nextWindowAt: number | null } }[];
 };
 
 const MAILBOX_MESSAGES: Record<MailboxSendingCode, string> = {
@@ -161,7 +170,7 @@ const MAILBOX_MESSAGES: Record<MailboxSendingCode, string> = {
   connection_failing: "The mailbox has not passed its connection check (SMTP, and IMAP once checked)",
   no_active_campaigns: "The mailbox is in no active campaign",
   daily_cap_reached: "The mailbox has reached its daily cap",
-  outside_window: "Outside the sending window of every campaign with leads due",
+  outside_window: "No due lead of this mailbox is inside its sending window now",
   no_leads_due: "No leads are due for this mailbox",
 };
 
@@ -180,16 +189,45 @@ export function mailboxSendingStatus(m: MailboxStatusSnapshot): MailboxSendingSt
   if (m.campaigns.length === 0) return answer("no_active_campaigns", null);
   const capped = mailboxCapReached(m.sentToday, m.maxEmailPerDay);
   const from = capped ? nextMailboxDayStart(m.now) : m.now;
-  const waiting = m.campaigns.filter((c): c is { schedule: Schedule; nextDueAt: number } => c.nextDueAt !== null);
+  const waiting = m.campaigns.filter((c): c is (typeof m.campaigns)[number] & { nextDueAt: number } => c.nextDueAt !== null);
+  // Due records all outside their leads' windows go when the earliest of those opens.
+  const dueAt = (c: (typeof waiting)[number]) => (c.leadWindows && !c.leadWindows.anyInWindow && c.leadWindows.nextWindowAt !== null ? Math.max(c.nextDueAt, c.leadWindows.nextWindowAt) : c.nextDueAt);
   const times = waiting
-    .map((c) => nextSendAt({ schedule: c.schedule, now: from, dueAt: c.nextDueAt, lastSentAt: m.lastSentAt, mailboxGapMinutes: m.gapMinutes }))
+    .map((c) => nextSendAt({ schedule: c.schedule, now: from, dueAt: dueAt(c), lastSentAt: m.lastSentAt, mailboxGapMinutes: m.gapMinutes }))
     .filter((t): t is number => t !== null);
   const next = times.length > 0 ? Math.min(...times) : null;
   if (capped) return answer("daily_cap_reached", next);
   const dueNow = waiting.filter((c) => c.nextDueAt <= m.now);
   if (dueNow.length === 0) return answer("no_leads_due", next);
-  if (!dueNow.some((c) => c.schedule.send_in_lead_timezone === true || isInWindow(c.schedule, m.now))) return answer("outside_window", next);
+  const inWindow = (c: (typeof dueNow)[number]) => (c.schedule.send_in_lead_timezone === true ? (c.leadWindows?.anyInWindow ?? true) : isInWindow(c.schedule, m.now));
+  if (!dueNow.some(inWindow)) return answer("outside_window", next);
   return answer("sending", next);
+}
+
+/** Due records of one lead zone (null: none, the campaign's zone applies), as `leadWindowFacts` takes them. */
+export type DueGroup = { zone: string | null; count: number };
+
+/**
+ * CONTRACT 23.4's `details.lead_timezone` counts from the due records grouped by their lead's zone:
+ * how many are inside their own window now and how many outside, how many have no zone of their
+ * own, and when the earliest window of those outside opens (null: none outside, or never opens).
+ */
+export function leadWindowFacts(schedule: Schedule, now: number, groups: readonly DueGroup[]) {
+  let inside = 0;
+  let outside = 0;
+  let withoutZone = 0;
+  const openings: number[] = [];
+  for (const { zone, count } of groups) {
+    const own = recordSchedule(schedule, zone);
+    if (zone === null) withoutZone += count;
+    if (isInWindow(own, now)) inside += count;
+    else {
+      outside += count;
+      const open = nextWindowOpen(own, now);
+      if (open !== null) openings.push(open);
+    }
+  }
+  return { due_in_window: inside, due_outside_window: outside, leads_without_zone: withoutZone, next_window_at: openings.length > 0 ? Math.min(...openings) : null };
 }
 
 /** A warning beside a mailbox's `sending_status` (CONTRACT 19's `warnings`, an Extension). */

@@ -5,7 +5,9 @@
  * hosted `esp_domain_type` through `espDomainType`.
  */
 
-export const PROVIDERS = ["google", "microsoft", "other"] as const;
+import { EMAIL_PROVIDERS } from "../db/schema";
+
+export const PROVIDERS = EMAIL_PROVIDERS;
 /** A known provider; null where it is not known (no MX answer yet, or the resolver could not tell). */
 export type Provider = (typeof PROVIDERS)[number];
 

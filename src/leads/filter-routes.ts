@@ -3,6 +3,7 @@ import { findCampaign } from "../platform/access";
 import { database } from "../platform/db";
 import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, optionalJsonBody } from "../platform/openapi";
 import { iso } from "../platform/time";
+import { espDomainType } from "../esp/rules";
 import { CampaignParams } from "../campaigns/schemas";
 import { HistoryMessage, presentHistory } from "../inbox/history-routes";
 import { threadsOf, type Thread } from "../inbox/store";
@@ -25,7 +26,11 @@ const LeadFilterBody = z
     leadCategoryIds: z.array(z.number().int().min(-1)).max(1000).optional().openapi({ description: "-1 = no category" }),
     leadCategoryIsNull: z.boolean().optional(),
     emailAccountIds: ids.optional(),
-    espDomainTypes: z.array(z.string().max(50)).max(20).optional().openapi({ description: "Accepted; every lead's provider is unknown until CONTRACT 23.3" }),
+    espDomainTypes: z
+      .array(z.union([z.string().max(50), z.number().int()]))
+      .max(20)
+      .optional()
+      .openapi({ description: "The recipients' providers (CONTRACT 23.3), any of: 1 (or google, gmail), 2 (microsoft, outlook), 0 (other or not known yet); other values are ignored" }),
     sequenceNumbers: z.array(z.number().int().min(0).max(1000)).max(100).optional(),
     sequenceIds: ids.optional(),
     seqVariantIds: ids.optional(),
@@ -53,7 +58,7 @@ const FilteredLead = z
       linkedin_profile: z.string().nullable(),
       location: z.string().nullable(),
       custom_fields: z.record(z.string(), z.unknown()).nullable(),
-      esp_domain_type: z.string().nullable(),
+      esp_domain_type: z.number().int().openapi({ description: "The recipient's provider: 1 google, 2 microsoft, 0 other or not known yet (CONTRACT 23.3)" }),
       seg_type: z.null().optional(),
     }),
     email_account: z.object({ username: z.string(), mappingExists: z.array(z.object({ id: z.number().int() })).optional() }).nullable(),
@@ -84,7 +89,8 @@ const routes = {
       "id, `lastSeenLeadId` the cursor (`lastSeenEclmId` of the answer: null when no more follow); with `fieldSet: active_table` and " +
       "`statusFilter: replied`, latest reply first, the cursor then the pair (`lastSeenReplyTime`, `lastSeenLeadId`). `count` = records " +
       "matching the filters in all. `active_table` adds sending times, the category and the latest sent, reply and matched messages. " +
-      "STARTED matches records not sent yet (DRAFTED or STARTED); `espDomainTypes` is accepted and not applied yet (`esp_domain_type: null`).",
+      "STARTED matches records not sent yet (DRAFTED or STARTED); `espDomainTypes` matches the recipient's provider from its domain's MX " +
+      "(`esp_domain_type`: 1 google, 2 microsoft, 0 other or not known yet; learned in the background after an upload).",
     tags: ["Leads"],
     security: API_KEY_SECURITY,
     request: { params: CampaignParams, body: optionalJsonBody(LeadFilterBody, { searchText: "ann acme", limit: 25, leadStatuses: ["INPROGRESS"] }) },
@@ -110,6 +116,17 @@ const routes = {
 
 const DEFAULT_LIMIT = 25;
 
+const ESP_NAMES: Record<string, 0 | 1 | 2> = { "0": 0, "1": 1, "2": 2, other: 0, unknown: 0, smtp: 0, google: 1, gmail: 1, microsoft: 2, outlook: 2 };
+
+/** The codes named (digits or provider names, any case); undefined when none is known, so no filter applies. */
+function espDomainTypesOf(values: (string | number)[] | undefined): (0 | 1 | 2)[] | undefined {
+  const codes = [...new Set((values ?? []).flatMap((value) => {
+    const code = ESP_NAMES[String(value).trim().toLowerCase()];
+    return code === undefined ? [] : [code];
+  }))];
+  return codes.length > 0 ? codes : undefined;
+}
+
 export const leadFilterRoutes = createRouter();
 
 const time = (value: number | null) => (value === null ? null : iso(new Date(value)));
@@ -130,8 +147,7 @@ function presentRecord(row: FilteredRecord, active: boolean, thread: Thread | un
     linkedin_profile: row.linkedin_profile,
     location: row.location,
     custom_fields: row.custom_fields === null ? null : (JSON.parse(row.custom_fields) as Record<string, unknown>),
-    // The recipient's provider comes with CONTRACT 23.3.
-    esp_domain_type: null,
+    esp_domain_type: espDomainType(row.email_provider),
   };
   const base = {
     id: row.id,
@@ -163,7 +179,7 @@ leadFilterRoutes.openapi(routes.filter, async (c) => {
   const active = body.fieldSet === "active_table";
   const byReply = active && body.statusFilter === "replied";
   const limit = body.limit ?? DEFAULT_LIMIT;
-  const filter: LeadFilter = body;
+  const filter: LeadFilter = { ...body, espDomainTypes: espDomainTypesOf(body.espDomainTypes) };
   const replyAt = body.lastSeenReplyTime === undefined ? undefined : typeof body.lastSeenReplyTime === "number" ? body.lastSeenReplyTime : Date.parse(body.lastSeenReplyTime);
   const { rows, total } = await filterRecords(c.env.DB, campaign.id, filter, { limit, lastSeenId: body.lastSeenLeadId, lastSeenReplyAt: replyAt, byReply });
   const page = rows.slice(0, limit);

@@ -68,6 +68,8 @@ export interface LeadFilter {
   leadCategoryIds?: number[];
   leadCategoryIsNull?: boolean;
   emailAccountIds?: number[];
+  /** `esp_domain_type` codes (CONTRACT 23.3): 1 google, 2 microsoft, 0 other or not known. */
+  espDomainTypes?: (0 | 1 | 2)[];
   sequenceNumbers?: number[];
   sequenceIds?: number[];
   seqVariantIds?: number[];
@@ -91,6 +93,12 @@ function filterConditions(campaignId: number, filter: LeadFilter): SQL[] {
   }
   if (filter.leadCategoryIsNull === true) conditions.push(sql`cl.category_id IS NULL`);
   if (filter.emailAccountIds?.length) conditions.push(sql`cl.email_account_id ${inList(filter.emailAccountIds)}`);
+  if (filter.espDomainTypes?.length) {
+    const either = filter.espDomainTypes.map((code) =>
+      code === 1 ? sql`l.email_provider = 'google'` : code === 2 ? sql`l.email_provider = 'microsoft'` : sql`(l.email_provider IS NULL OR l.email_provider = 'other')`,
+    );
+    conditions.push(sql`(${sql.join(either, sql` OR `)})`);
+  }
   if (filter.sequenceNumbers?.length) conditions.push(sql`${CURRENT_STEP} ${inList(filter.sequenceNumbers)}`);
   if (filter.sequenceIds?.length) {
     conditions.push(sql`${CURRENT_STEP} IN (SELECT seq_number FROM sequence_steps WHERE campaign_id = ${campaignId} AND id ${inList(filter.sequenceIds)})`);
@@ -133,6 +141,7 @@ export interface FilteredRecord {
   linkedin_profile: string | null;
   location: string | null;
   custom_fields: string | null;
+  email_provider: "google" | "microsoft" | "other" | null;
   username: string | null;
   mapping_id: number | null;
 }
@@ -157,7 +166,7 @@ export async function filterRecords(d1: D1Database, campaignId: number, filter: 
                  cl.category_id, c.name AS category_name, cl.due_at, cl.last_sent_at, cl.last_reply_at,
                  (SELECT s.id FROM sequence_steps s WHERE s.campaign_id = cl.campaign_id AND s.seq_number = ${CURRENT_STEP} AND s.deleted_at IS NULL) AS email_campaign_seq_id,
                  l.email, l.first_name, l.last_name, l.company_name, l.phone_number, l.company_url, l.website, l.linkedin_profile, l.location,
-                 l.custom_fields, ea.username,
+                 l.custom_fields, l.email_provider, ea.username,
                  (SELECT cea.rowid FROM campaign_email_accounts cea WHERE cea.campaign_id = cl.campaign_id AND cea.email_account_id = cl.email_account_id) AS mapping_id
           ${from}
           LEFT JOIN lead_categories c ON c.id = cl.category_id

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { LeadRow } from "../platform/access";
-import { VERIFICATION_STATUSES } from "../db/schema";
+import { EMAIL_PROVIDERS, VERIFICATION_STATUSES } from "../db/schema";
+import { espDomainType } from "../esp/rules";
 
 const optionalText = z.string().max(500).nullish();
 
@@ -28,6 +29,12 @@ export const LeadInput = z.object({
   ...timezoneInput,
 });
 
+/** A lead's provider (CONTRACT 23.3), learned from its domain's MX in the background. */
+export const providerOutputFields = {
+  email_provider: z.enum(EMAIL_PROVIDERS).nullable().openapi({ description: "The recipient's email provider from its domain's MX (CONTRACT 23.3); null until learned in the background, or when DNS could not tell" }),
+  esp_domain_type: z.union([z.literal(0), z.literal(1), z.literal(2)]).openapi({ description: "The hosted provider code: 1 google, 2 microsoft, 0 other or unknown" }),
+};
+
 /** A lead's stored fields as answers show them (the listing's `Lead`, a list's members). */
 export const leadOutputFields = {
   id: z.number().int(),
@@ -45,6 +52,7 @@ export const leadOutputFields = {
   verification_status: z.enum(VERIFICATION_STATUSES).nullable().openapi({ description: "Extension (CONTRACT 22): the latest email verification; null = never checked" }),
   verification_reason: z.string().nullable().openapi({ description: "The verification's reason code (e.g. `mx_ok`, `no_domain`, `hard_bounce`)" }),
   verified_at: z.string().nullable(),
+  ...providerOutputFields,
 };
 
 /** A lead's own fields as every lead output gives them (leadOutputFields' members). */
@@ -65,5 +73,7 @@ export function leadOutput(lead: LeadRow) {
     verification_status: lead.verificationStatus,
     verification_reason: lead.verificationReason,
     verified_at: lead.verifiedAt ? lead.verifiedAt.toISOString() : null,
+    email_provider: lead.emailProvider,
+    esp_domain_type: espDomainType(lead.emailProvider),
   };
 }

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { RECORD_STATES } from "../db/schema";
 import type { LeadRow } from "../platform/access";
 import { iso } from "../platform/time";
-import { leadOutput } from "./lead-input";
+import { leadOutput, providerOutputFields } from "./lead-input";
 import type { CampaignDataRow } from "./lookup-store";
 
 /** CONTRACT section 12's Lead (the vendor CLI's LeadSchema). */
@@ -20,6 +20,7 @@ const LeadOut = z
     company_url: z.string().nullable(),
     custom_fields: z.record(z.string(), z.unknown()).nullable(),
     timezone: z.string().nullable().openapi({ description: "The lead's IANA time zone, or null (CONTRACT 23.1)" }),
+    ...providerOutputFields,
     is_unsubscribed: z.boolean(),
     unsubscribed_client_id_map: z.record(z.string(), z.boolean()),
     created_at: z.string(),

@@ -19,7 +19,7 @@ export interface CampaignSettings {
   autoCategoriseReply: boolean;
   /** CONTRACT 21.1: 2 = random (each record's stable hash picks a spintax option), 1 = incremental (record k takes option k mod n). */
   spintaxDistributionMode: 1 | 2;
-  /** Accepted for compatibility, stored, not acted on (ai_categorisation_options is read by src/triage/). */
+  /** Accepted for compatibility and stored as sent (ai_categorisation_options is read by src/triage/, enable_ai_esp_matching by the engine: `espMatchingOn`). */
   stored: Record<string, unknown>;
 }
 
@@ -79,6 +79,15 @@ function presentSchedule(schedule: Schedule | null) {
     : null;
 }
 
+/**
+ * ESP matching (CONTRACT 23.3: `enable_ai_esp_matching`, stored as sent): on for true, 1 or "true"
+ * (src/esp/store.ts's `espMatchingSql` reads the stored JSON the same way).
+ */
+export function espMatchingOn(settings: CampaignSettings): boolean {
+  const value = settings.stored.enable_ai_esp_matching;
+  return value === true || value === 1 || value === "true";
+}
+
 /** The stored JSON as settings, every absent field at its default. */
 export function settingsOf(stored: Record<string, unknown> | null): CampaignSettings {
   const value = (stored ?? {}) as Partial<CampaignSettings>;
@@ -103,7 +112,7 @@ export function presentSending(schedule: Schedule | null, settings: CampaignSett
     send_as_plain_text: settings.sendAsPlainText,
     force_plain_text: settings.forcePlainText,
     follow_up_percentage: settings.followUpPercentage,
-    enable_ai_esp_matching: Boolean(settings.stored.enable_ai_esp_matching ?? false),
+    enable_ai_esp_matching: espMatchingOn(settings),
     add_unsubscribe_tag: settings.addUnsubscribeTag,
     auto_pause_domain_leads_on_reply: settings.autoPauseDomainLeadsOnReply,
     bounce_autopause_threshold: settings.bounceAutopauseThreshold,

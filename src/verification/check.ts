@@ -8,9 +8,12 @@ import type { Config } from "../config";
 import { DnsError, lookupAddresses, lookupMx } from "../platform/dns";
 import { log } from "../platform/logging";
 import { jsonList, rawBatch } from "../platform/sql";
-import { classify, parseAddress, type DomainVerdict, type ExternalAnswer, type VerificationResult } from "./rules";
+import type { Provider } from "../esp/rules";
+import { classify, domainProvider, parseAddress, type DomainVerdict, type ExternalAnswer, type VerificationResult } from "./rules";
 
 const DOMAIN_TTL_MS = 24 * 3_600_000;
+/** A domain's provider is kept longer than its verdict (CONTRACT 23.3: 7 days). */
+const PROVIDER_TTL_MS = 7 * 86_400_000;
 /** Lookups in flight at once (each domain asks MX, and A/AAAA when there is no MX). */
 const DNS_CONCURRENCY = 8;
 /** Addresses per call to the external verifier. */
@@ -68,22 +71,45 @@ export async function domainVerdicts(d1: D1Database, resolverUrl: string | null,
   for (const row of cached!) verdicts.set(String(row.domain), { outcome: row.outcome as DomainVerdict["outcome"], mxHosts: JSON.parse(String(row.mx_hosts)) as string[] });
   const missing = domains.filter((domain) => !verdicts.has(domain));
   const found = await mapLimited(missing, DNS_CONCURRENCY, (domain) => lookupDomain(resolverUrl, domain));
-  const fresh: { domain: string; outcome: string; mx_hosts: string }[] = [];
+  const fresh: { domain: string; outcome: string; mx_hosts: string; provider: Provider | null }[] = [];
   missing.forEach((domain, index) => {
     const verdict = found[index]!;
     verdicts.set(domain, verdict);
-    if (verdict.outcome !== "dns_error") fresh.push({ domain, outcome: verdict.outcome, mx_hosts: JSON.stringify(verdict.mxHosts) });
+    if (verdict.outcome !== "dns_error") fresh.push({ domain, outcome: verdict.outcome, mx_hosts: JSON.stringify(verdict.mxHosts), provider: domainProvider(domain, verdict) });
   });
   if (fresh.length > 0) {
     await rawBatch(d1, [
-      sql`INSERT INTO email_domain_checks (domain, outcome, mx_hosts, checked_at, expires_at)
-          SELECT v.value ->> '$.domain', v.value ->> '$.outcome', v.value ->> '$.mx_hosts', ${now}, ${now + DOMAIN_TTL_MS}
+      sql`INSERT INTO email_domain_checks (domain, outcome, mx_hosts, checked_at, expires_at, provider, provider_expires_at)
+          SELECT v.value ->> '$.domain', v.value ->> '$.outcome', v.value ->> '$.mx_hosts', ${now}, ${now + DOMAIN_TTL_MS},
+                 v.value ->> '$.provider', ${now + PROVIDER_TTL_MS}
           FROM json_each(${jsonList(fresh)}) AS v WHERE true
           ON CONFLICT (domain) DO UPDATE SET outcome = excluded.outcome, mx_hosts = excluded.mx_hosts,
-            checked_at = excluded.checked_at, expires_at = excluded.expires_at`,
+            checked_at = excluded.checked_at, expires_at = excluded.expires_at,
+            provider = excluded.provider, provider_expires_at = excluded.provider_expires_at`,
     ]);
   }
   return verdicts;
+}
+
+/**
+ * Each domain's provider (CONTRACT 23.3): the one cached within 7 days, else from its verdict (the
+ * 24 h cache, or the resolver now; both cached by `domainVerdicts`). Null where DNS could not tell.
+ */
+export async function domainProviders(d1: D1Database, resolverUrl: string | null, domains: string[], now: number): Promise<Map<string, Provider | null>> {
+  const providers = new Map<string, Provider | null>();
+  if (domains.length === 0) return providers;
+  const [cached] = await rawBatch(d1, [
+    sql`SELECT domain, provider FROM email_domain_checks
+        WHERE domain IN (SELECT value FROM json_each(${jsonList(domains)})) AND provider_expires_at > ${now}`,
+  ]);
+  for (const row of cached!) providers.set(String(row.domain), (row.provider as Provider | null) ?? null);
+  const missing = domains.filter((domain) => !providers.has(domain));
+  const verdicts = await domainVerdicts(d1, resolverUrl, missing, now);
+  for (const domain of missing) {
+    const verdict = verdicts.get(domain);
+    providers.set(domain, verdict ? domainProvider(domain, verdict) : null);
+  }
+  return providers;
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { needsSmtpUtf8, normaliseEmail, smtpAddress } from "../mail/address";
 import type { VerificationStatus } from "../db/schema";
+import { providerOfDomain, type Provider } from "../esp/rules";
 import { isDisposableDomain, isRoleLocalPart } from "./lists";
 
 export const REASONS = {
@@ -23,8 +24,6 @@ export const REASONS = {
   deliverable: ["valid", "The external verifier confirmed the mailbox"],
 } as const satisfies Record<string, readonly [VerificationStatus, string]>;
 export type ReasonCode = keyof typeof REASONS;
-
-export type EmailProvider = "google" | "microsoft" | "other";
 
 /** What DNS says about a domain: mail exchangers, only an address (the implicit MX), or why not. */
 export type DomainOutcome = "mx" | "a" | "no_domain" | "no_mx" | "null_mx" | "dns_error";
@@ -54,7 +53,7 @@ export interface VerificationResult {
   mailbox_checked: boolean;
   domain: string | null;
   ascii_domain: string | null;
-  provider: EmailProvider | null;
+  provider: Provider | null;
   checked_at: string;
 }
 
@@ -76,18 +75,13 @@ export function parseAddress(input: string): ParsedAddress {
   return { email, valid: true, localPart: email.slice(0, at), domain, asciiDomain: wire.slice(wire.lastIndexOf("@") + 1) };
 }
 
-const MICROSOFT_CONSUMER = /^(?:outlook\.com|msn\.com|hotmail\.[a-z.]+|live\.[a-z.]+)$/;
-
 /**
- * A domain's mail provider from its MX hosts (CONTRACT 23.3): google, microsoft, other, or null when
- * DNS could not tell. The consumer Microsoft domains count as microsoft whatever their MX says.
+ * A domain's provider from its DNS verdict through the one provider rule (src/esp/rules.ts): its MX
+ * hosts, or the domain itself when it only has an address (RFC 5321's implicit MX); null when DNS
+ * could not tell or the domain takes no mail.
  */
-export function providerOf(asciiDomain: string, verdict: DomainVerdict): EmailProvider | null {
-  if (MICROSOFT_CONSUMER.test(asciiDomain)) return "microsoft";
-  if (verdict.outcome === "dns_error") return null;
-  if (verdict.mxHosts.some((host) => /(?:^|\.)(?:google|googlemail)\.com$/.test(host))) return "google";
-  if (verdict.mxHosts.some((host) => host.endsWith(".protection.outlook.com"))) return "microsoft";
-  return verdict.outcome === "mx" || verdict.outcome === "a" ? "other" : null;
+export function domainProvider(asciiDomain: string, verdict: DomainVerdict): Provider | null {
+  return providerOfDomain(asciiDomain, verdict.outcome === "a" ? [asciiDomain] : verdict.mxHosts);
 }
 
 /**
@@ -111,7 +105,7 @@ export function classify(parsed: ParsedAddress, verdict: DomainVerdict | null, e
     mailbox_checked: external !== null && !external.unanswered,
     domain: parsed.domain,
     ascii_domain: asciiDomain,
-    provider: asciiDomain !== null && verdict !== null ? providerOf(asciiDomain, verdict) : null,
+    provider: asciiDomain !== null && verdict !== null ? domainProvider(asciiDomain, verdict) : null,
     checked_at: checkedAt.toISOString(),
   });
   if (!parsed.valid || verdict === null) return result("syntax");

@@ -50,7 +50,16 @@ describe("campaigns", () => {
         code: "drafted",
         message: "The campaign has not been started",
         next_send_at: null,
-        details: { skipped: { invalid_email: 0, blocked: 0, unsubscribed: 0 } },
+        details: {
+          lead_timezone: { enabled: false, due_in_window: 0, due_outside_window: 0, leads_without_zone: 0, next_window_at: null },
+          esp_matching: {
+            enabled: false,
+            mailboxes: { google: 0, microsoft: 0, other: 0 },
+            due_by_provider: { google: 0, microsoft: 0, other: 0, unknown: 0 },
+            unmatched_first_sends_today: 0,
+          },
+          skipped: { invalid_email: 0, blocked: 0, unsubscribed: 0 },
+        },
       },
     });
   });

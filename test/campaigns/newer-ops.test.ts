@@ -305,7 +305,7 @@ describe("lead filter and status summary", () => {
       status: expect.any(String),
       email_account_id: null,
       spintax_modulo_index: 0,
-      email_lead: expect.objectContaining({ email: "ann.lee@acme.example", esp_domain_type: null }),
+      email_lead: expect.objectContaining({ email: "ann.lee@acme.example", esp_domain_type: 0 }),
       email_account: null,
     });
     const rest = await filter({ limit: 3, lastSeenLeadId: first.body.lastSeenEclmId });

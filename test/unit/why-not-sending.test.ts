@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Schedule } from "../../src/schedule/window";
 import {
+  leadWindowFacts,
   mailboxSendingStatus,
   mailboxWarnings,
   type MailboxSnapshot,
@@ -255,5 +256,40 @@ describe("sending_status in each lead's zone (CONTRACT 23.2)", () => {
       campaigns: [{ schedule: leadZones, nextDueAt: night - 60_000 }],
     });
     expect(status).toMatchObject({ code: "sending", next_send_at: night });
+  });
+});
+
+describe("sending_status's lead windows (CONTRACT 23.4)", () => {
+  const leadZones: Schedule = { ...schedule, send_in_lead_timezone: true };
+  // Monday 2026-03-09 20:00 UTC: 16:00 in New York (the campaign's zone), 05:00 Tuesday in Tokyo, 21:00 in Paris.
+  const evening = at("2026-03-09T20:00:00Z");
+  const tokyoOpens = at("2026-03-10T00:00:00Z");
+  const parisOpens = at("2026-03-10T08:00:00Z");
+
+  it("counts due records inside and outside their own lead's window, those without a zone, and the earliest opening outside", () => {
+    const groups = [
+      { zone: "Asia/Tokyo", count: 3 },
+      { zone: "Europe/Paris", count: 2 },
+      { zone: null, count: 4 },
+    ];
+    expect(leadWindowFacts(leadZones, evening, groups)).toEqual({ due_in_window: 4, due_outside_window: 5, leads_without_zone: 4, next_window_at: tokyoOpens });
+    expect(leadWindowFacts(leadZones, evening, [{ zone: "Europe/Paris", count: 1 }]).next_window_at).toBe(parisOpens);
+    expect(leadWindowFacts(leadZones, evening, [])).toEqual({ due_in_window: 0, due_outside_window: 0, leads_without_zone: 0, next_window_at: null });
+  });
+
+  it("answers outside_lead_windows, with the earliest opening, when no due record is inside its lead's window", () => {
+    const status = sendingStatus(snapshot({ now: evening, schedule: leadZones, leadWindows: { dueInWindow: 0, nextWindowAt: tokyoOpens } }));
+    expect(status).toEqual({ code: "outside_lead_windows", message: "No due lead is inside its own sending hours now", next_send_at: tokyoOpens });
+    expect(sendingStatus(snapshot({ now: evening, schedule: leadZones, leadWindows: { dueInWindow: 1, nextWindowAt: tokyoOpens } }))).toMatchObject({ code: "sending" });
+    // Without lead zones the campaign's own window decides, as before.
+    expect(sendingStatus(snapshot({ now: at("2026-03-09T23:00:00Z"), schedule }))).toMatchObject({ code: "outside_window" });
+  });
+
+  it("answers a mailbox outside_window when none of its due records is inside its lead's window, until the earliest opens", () => {
+    const base = { ...mailbox, now: evening, disconnectMessage: null };
+    const outside = mailboxSendingStatus({ ...base, campaigns: [{ schedule: leadZones, nextDueAt: evening - 60_000, leadWindows: { anyInWindow: false, nextWindowAt: tokyoOpens } }] });
+    expect(outside).toEqual({ code: "outside_window", message: "No due lead of this mailbox is inside its sending window now", next_send_at: tokyoOpens });
+    const inside = mailboxSendingStatus({ ...base, campaigns: [{ schedule: leadZones, nextDueAt: evening - 60_000, leadWindows: { anyInWindow: true, nextWindowAt: tokyoOpens } }] });
+    expect(inside).toMatchObject({ code: "sending", next_send_at: evening });
   });
 });

@@ -17,6 +17,8 @@ export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 /** A lead's email verification status (CONTRACT 22). */
 export const VERIFICATION_STATUSES = ["valid", "invalid", "risky", "unknown"] as const;
 export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
+/** A recipient's or a mailbox's email provider (CONTRACT 23.3; src/esp/rules.ts decides it). */
+export const EMAIL_PROVIDERS = ["google", "microsoft", "other"] as const;
 
 export const RECORD_STATES = ["DRAFTED", "STARTED", "INPROGRESS", "COMPLETED", "PAUSED", "STOPPED", "BLOCKED"] as const;
 export type RecordState = (typeof RECORD_STATES)[number];
@@ -155,11 +157,16 @@ export const leads = sqliteTable(
     verificationStatus: text("verification_status", { enum: VERIFICATION_STATUSES }),
     verificationReason: text("verification_reason"),
     verifiedAt: instant("verified_at"),
+    /** The recipient's provider from its domain's MX (CONTRACT 23.3, migration 0079); null = not known (yet). */
+    emailProvider: text("email_provider", { enum: EMAIL_PROVIDERS }),
+    /** When the provider was last looked up (0 = never): a lead with none is looked up again after a day. */
+    espCheckedAt: integer("esp_checked_at").notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex("leads_account_scope_email_idx").on(t.accountId, scopeKey(t.clientId), t.email),
     index("leads_verification_idx").on(t.accountId, t.verificationStatus),
+    index("leads_esp_pending_idx").on(t.espCheckedAt).where(sql`email_provider IS NULL`),
   ],
 );
 
@@ -254,6 +261,8 @@ export const campaignLeads = sqliteTable(
     pausedAt: instant("paused_at"),
     /** This record's k among its campaign's records, 0-based (migration 0071): incremental spintax takes option k mod n. */
     spintaxModuloIndex: integer("spintax_modulo_index"),
+    /** The lead's provider, copied by triggers (migration 0079) so ESP matching reads a range of its own index. */
+    espProvider: text("esp_provider", { enum: EMAIL_PROVIDERS }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -261,6 +270,8 @@ export const campaignLeads = sqliteTable(
     // Finding due work: a campaign's records pinned to one mailbox, or not pinned yet (NULL), by
     // due time, so a pass reads a range and never scans.
     index("campaign_leads_due_idx").on(t.campaignId, t.emailAccountId, t.dueAt).where(sql`due_at IS NOT NULL`),
+    // ESP matching (CONTRACT 23.3): a campaign's unpinned due records of one recipient provider, by due time.
+    index("campaign_leads_esp_due_idx").on(t.campaignId, t.espProvider, t.dueAt).where(sql`email_account_id IS NULL AND due_at IS NOT NULL`),
     index("campaign_leads_claim_idx").on(t.claimToken).where(sql`claim_token IS NOT NULL`),
     // A mailbox's claims still held, which its next pass releases when their pass died.
     index("campaign_leads_claimed_idx").on(t.emailAccountId).where(sql`claim_token IS NOT NULL`),

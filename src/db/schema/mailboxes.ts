@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts, clients } from "./accounts";
-import { campaigns, tags } from "./campaigns";
+import { campaigns, EMAIL_PROVIDERS, tags } from "./campaigns";
 import { createdAt, instant, updatedAt } from "./columns";
 
 export const MAILBOX_TYPES = ["SMTP", "GMAIL", "OUTLOOK", "ZOHO"] as const;
@@ -87,6 +87,9 @@ export const emailAccounts = sqliteTable(
     engineWakeAt: instant("engine_wake_at"),
     /** A live fetch (CONTRACT 21.2) asked for a read at this time; the reader clears it once that read has run. */
     liveFetchRequestedAt: instant("live_fetch_requested_at"),
+    /** Its sending domain's provider from MX (CONTRACT 23.3, migration 0079); the type decides for GMAIL and OUTLOOK. */
+    espProvider: text("esp_provider", { enum: EMAIL_PROVIDERS }),
+    espCheckedAt: integer("esp_checked_at").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -94,6 +97,7 @@ export const emailAccounts = sqliteTable(
     uniqueIndex("email_accounts_account_email_idx").on(t.accountId, t.fromEmail),
     index("email_accounts_live_fetch_idx").on(t.accountId, t.liveFetchRequestedAt).where(sql`live_fetch_requested_at IS NOT NULL`),
     index("email_accounts_account_client_idx").on(t.accountId, t.clientId),
+    index("email_accounts_esp_pending_idx").on(t.espCheckedAt).where(sql`esp_provider IS NULL`),
     // The daily connection re-check takes the longest-unchecked mailboxes with a password or refresh token (store.ts).
     index("email_accounts_recheck_idx")
       .on(sql`coalesce(${t.checkedAt}, ${t.updatedAt})`)

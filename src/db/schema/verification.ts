@@ -10,6 +10,9 @@ export const emailDomainChecks = sqliteTable("email_domain_checks", {
   mxHosts: text("mx_hosts", { mode: "json" }).$type<string[]>().notNull().default([]),
   checkedAt: instant("checked_at").notNull(),
   expiresAt: instant("expires_at").notNull(),
+  /** The domain's provider (CONTRACT 23.3: google, microsoft, other; null = unknown), kept 7 days (migration 0079). */
+  provider: text("provider"),
+  providerExpiresAt: instant("provider_expires_at"),
 });
 
 export const VERIFICATION_JOB_STATES = ["queued", "running", "completed", "failed"] as const;

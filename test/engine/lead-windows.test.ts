@@ -1,0 +1,79 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { campaignSendingStatus, mailboxSendingStatusOf, presentSendingStatus } from "../../src/engine/status";
+import { database } from "../../src/platform/db";
+import { campaignRow, leadsOf, mailboxConnected, recordsOf, setCampaign, setRecord } from "../db";
+import { callJson, provisionAccount } from "../helpers";
+
+/**
+ * CONTRACT 23.4 on a real campaign in each lead's zone: `sending_status` answers
+ * `outside_lead_windows` when no due record is inside its lead's hours, its `details.lead_timezone`
+ * counts them, and the mailbox's `outside_window` means none of its due records is.
+ */
+
+/** Monday 2031-03-03 10:00 UTC: 11:00 in Paris (the campaign's zone), 19:00 in Tokyo, 05:00 in New York. */
+const NOW = Date.parse("2031-03-03T10:00:00Z");
+const NEW_YORK_OPENS = Date.parse("2031-03-03T14:00:00Z");
+
+async function setUp() {
+  const account = await provisionAccount();
+  const apiKey = account.apiKey;
+  const { body: mailbox } = await callJson<{ id: number }>("/api/v1/email-accounts/save", {
+    method: "POST",
+    apiKey,
+    body: { from_name: "S", from_email: `s-${crypto.randomUUID()}@sender.example`, password: "pw", smtp_host: "smtp.sender.example", smtp_port: 587, imap_host: "imap.sender.example", imap_port: 993 },
+  });
+  await mailboxConnected(mailbox.id);
+  const { body: campaign } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey, body: { name: "Zones" } });
+  await callJson(`/api/v1/campaigns/${campaign.id}/sequences`, { method: "POST", apiKey, body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }] } });
+  const saved = await callJson(`/api/v1/campaigns/${campaign.id}/schedule`, {
+    method: "POST",
+    apiKey,
+    body: { timezone: "Europe/Paris", days_of_the_week: [1, 2, 3, 4, 5], start_hour: "09:00", end_hour: "17:00", schedule_start_time: "2031-03-01T00:00:00Z", send_in_lead_timezone: true },
+  });
+  expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+  const leads = { tokyo: `t-${crypto.randomUUID()}@lead.example`, newYork: `n-${crypto.randomUUID()}@lead.example`, none: `z-${crypto.randomUUID()}@lead.example` };
+  await callJson(`/api/v1/campaigns/${campaign.id}/leads`, {
+    method: "POST",
+    apiKey,
+    body: { lead_list: [{ email: leads.tokyo, timezone: "Asia/Tokyo" }, { email: leads.newYork, timezone: "America/New_York" }, { email: leads.none }] },
+  });
+  await callJson(`/api/v1/campaigns/${campaign.id}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: [mailbox.id] } });
+  await setCampaign(campaign.id, { status: "ACTIVE" });
+  const emails = new Map((await leadsOf(account.id)).map((lead) => [lead.id, lead.email]));
+  const records = Object.fromEntries((await recordsOf(campaign.id)).map((r) => [emails.get(r.leadId)!, r.id]));
+  // Every record fell due a minute ago (the windows may have closed since).
+  for (const id of Object.values(records)) await setRecord(id, { dueAt: new Date(NOW - 60_000) });
+  return { mailboxId: mailbox.id, campaignId: campaign.id, leads, records };
+}
+
+describe("sending_status in each lead's zone (CONTRACT 23.4)", () => {
+  it("counts due records inside and outside their lead's window, and answers outside_lead_windows when none is inside", async () => {
+    const world = await setUp();
+    const db = database(env.DB);
+    const status = async () => presentSendingStatus(await campaignSendingStatus(db, await campaignRow(world.campaignId), NOW));
+    const first = await status();
+    expect(first.code, "the zoneless lead is inside Paris's hours").toBe("sending");
+    expect(first.details?.lead_timezone).toEqual({
+      enabled: true,
+      due_in_window: 1,
+      due_outside_window: 2,
+      leads_without_zone: 1,
+      next_window_at: new Date(NEW_YORK_OPENS).toISOString(),
+    });
+    // Only Tokyo and New York due: no due lead is inside its own hours.
+    await setRecord(world.records[world.leads.none]!, { dueAt: new Date(NOW + 86_400_000) });
+    expect(await status()).toMatchObject({
+      code: "outside_lead_windows",
+      message: "No due lead is inside its own sending hours now",
+      next_send_at: new Date(NEW_YORK_OPENS).toISOString(),
+      details: { lead_timezone: { due_in_window: 0, due_outside_window: 2, leads_without_zone: 0 } },
+    });
+    const mailbox = await mailboxSendingStatusOf(db, world.mailboxId, NOW);
+    expect(mailbox).toMatchObject({ code: "outside_window", next_send_at: NEW_YORK_OPENS });
+    // The New York lead's window open: both sending.
+    const later = NEW_YORK_OPENS + 60_000;
+    expect((await campaignSendingStatus(db, await campaignRow(world.campaignId), later)).code).toBe("sending");
+    expect((await mailboxSendingStatusOf(db, world.mailboxId, later))?.code).toBe("sending");
+  });
+});
