@@ -174,7 +174,7 @@ async function replyInThreadOf(c: Context<AppEnv>, campaignId: number, body: Rep
   const now = Date.now();
   const scheduledAt = body.scheduled_time ? Date.parse(body.scheduled_time) : null;
   const later = scheduledAt !== null && scheduledAt > now + SCHEDULE_MARGIN_MS;
-  const thread = (await threadOf(c.env.DB, anchor.recordId, -1)).messages.flatMap((m) => (m.message_id ? [{ type: m.type, messageId: m.message_id, subject: m.subject }] : []));
+  const thread = (await threadOf(c.env.DB, anchor.recordId, -1, null)).messages.flatMap((m) => (m.message_id ? [{ type: m.type, messageId: m.message_id, subject: m.subject }] : []));
   // The message the stats id names is the one answered, unless the caller names another.
   const answered = body.reply_message_id ?? anchor.messageId ?? thread.at(-1)?.messageId ?? null;
   const name = [body.to_first_name ?? anchor.leadFirstName, body.to_last_name ?? anchor.leadLastName].filter(Boolean).join(" ").replace(/[\r\n]+/g, " ");
