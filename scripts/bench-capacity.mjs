@@ -132,7 +132,7 @@ async function measured(world, events) {
   return { events: delta(before, after, notDelivery) / events.length, deliveries: delta(before, after, isDelivery), after };
 }
 
-const kb = (bytes) => `${(bytes / 1024).toFixed(2)} KiB`;
+const mib = (bytes) => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
 const b = (bytes) => `${Math.round(bytes)} B`;
 
 let arrivals = 0;
@@ -203,7 +203,7 @@ try {
     const eventsKept = count(world.file, "SELECT count(*) FROM events");
     console.log(
       `retention: ${delivered} delivered deliveries pruned by ${firings} cron firings (${pruneSeconds.toFixed(1)} s), ${attemptsLeft} attempts left, ${eventsKept} events kept; ` +
-        `used ${kb(beforePrune.usedBytes)} -> ${kb(afterPrune.usedBytes)} (${kb(beforePrune.usedBytes - afterPrune.usedBytes)} freed), file ${kb(afterPrune.fileBytes)} with ${kb(afterPrune.freeBytes)} free pages`,
+        `used ${mib(beforePrune.usedBytes)} -> ${mib(afterPrune.usedBytes)} (${mib(beforePrune.usedBytes - afterPrune.usedBytes)} freed), file ${mib(afterPrune.fileBytes)} with ${mib(afterPrune.freeBytes)} free pages`,
     );
     await ingest(
       world,
@@ -212,7 +212,7 @@ try {
     await waitUntil("deliveries", () => pending(world) === 0);
     const reused = footprint(world.file);
     console.log(
-      `then ${TRACKING / 2} more opens (with their deliveries): file ${kb(afterPrune.fileBytes)} -> ${kb(reused.fileBytes)}, free pages ${kb(afterPrune.freeBytes)} -> ${kb(reused.freeBytes)} (SQLite reuses the freed pages before it grows the file)`,
+      `then ${TRACKING / 2} more opens (with their deliveries): file ${mib(afterPrune.fileBytes)} -> ${mib(reused.fileBytes)}, free pages ${mib(afterPrune.freeBytes)} -> ${mib(reused.freeBytes)} (SQLite reuses the freed pages before it grows the file)`,
     );
     figures.pruneFreed = beforePrune.usedBytes - afterPrune.usedBytes;
     figures.reuse = { fileBefore: afterPrune.fileBytes, fileAfter: reused.fileBytes };
