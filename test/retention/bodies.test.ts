@@ -117,6 +117,18 @@ describe("message bodies above BODY_OFFLOAD_BYTES live in R2 (BODIES), D1 holds 
     expect((await callJson(`/api/v1/master-inbox/${recordId}`, { apiKey: account.apiKey })).status).toBe(200);
   });
 
+  it("deleting the campaign removes the rows and leaves every reader answering; the objects stay in R2, unreferenced", async () => {
+    const { account, campaign, recordId } = await scene();
+    const key = (await storedEvent(campaign, "r1")).body!.slice(BODY_REF.length);
+    expect((await callJson(`/api/v1/campaigns/${campaign}`, { method: "DELETE", apiKey: account.apiKey })).status).toBe(200);
+    expect(await testDb().select().from(schema.events).where(eq(schema.events.campaignId, campaign)).all()).toEqual([]);
+    const listing = await callJson<{ messages: unknown[] }>("/api/v1/master-inbox/inbox-replies?fetch_message_history=true", { method: "POST", apiKey: account.apiKey, body: {} });
+    expect(listing.status).toBe(200);
+    expect((await callJson(`/api/v1/master-inbox/${recordId}`, { apiKey: account.apiKey })).status).toBe(404);
+    expect((await callJson("/api/v1/campaigns/all-leads-activities", { apiKey: account.apiKey })).status).toBe(200);
+    expect(await env.BODIES.head(key)).not.toBeNull();
+  });
+
   it("another account's reference is not read back, even when written into a body", async () => {
     const { campaign } = await scene();
     const foreign = (await storedEvent(campaign, "r1")).body!;
