@@ -16,7 +16,7 @@ const DAY = 86_400_000;
 const PARAGRAPHS = Array.from({ length: 80 }, (_, i) => `<p>Absatz ${i}: Grüße, naïve café — 日本語 🚀</p>`).join("");
 
 describe("a campaign email larger than BODY_OFFLOAD_BYTES, sent by the engine into the lab", () => {
-  it("is kept in R2 with a reference in its SENT event, and message history shows exactly what was stored", async () => {
+  it("is kept in R2 with a reference in its SENT event, message history shows exactly what was stored, and a long reply scheduled in its thread goes out whole", async () => {
     const account = await provisionAccount();
     const apiKey = account.apiKey;
     const sender = lab.mailboxes.find((m) => m.email === "sender7@lab.salvo.test")!;
@@ -48,5 +48,26 @@ describe("a campaign email larger than BODY_OFFLOAD_BYTES, sent by the engine in
 
     const [message] = await testDb().select({ messageId: schema.messages.messageId }).from(schema.messages).where(eq(schema.messages.campaignId, campaign)).all();
     expect(htmlOf(await delivered(lead.email, message!.messageId!))).toContain("Absatz 79:");
+
+    // A long reply scheduled from the inbox: stored as a reference, sent whole by the mailbox's object.
+    const replyHtml = Array.from({ length: 120 }, (_, i) => `<p>Antwort ${i}: danke schön — 日本語 ✓</p>`).join("");
+    const scheduledAt = Date.now() + 10 * 60_000;
+    const queued = await callJson<{ message_id: string }>(`/api/v1/campaigns/${campaign}/reply-email-thread`, {
+      method: "POST",
+      apiKey,
+      body: { email_stats_id: sent!.id, email_body: replyHtml, scheduled_time: new Date(scheduledAt).toISOString() },
+    });
+    expect(queued.status, JSON.stringify(queued.body)).toBe(200);
+    const [row] = await testDb().select().from(schema.outboundReplies).where(eq(schema.outboundReplies.messageId, queued.body.message_id)).all();
+    expect(row!.html.startsWith(BODY_REF)).toBe(true);
+    await senderStub(bindings, mailboxId).runPass(scheduledAt + 1_000, { mailboxId, read: false });
+    const status = await callJson<{ data: { status: string } }>(`/api/v1/master-inbox/reply-status?message_id=${encodeURIComponent(queued.body.message_id)}`, { apiKey });
+    expect(status.body.data.status).toBe("COMPLETED");
+    const arrived = await delivered(lead.email, queued.body.message_id);
+    expect(htmlOf(arrived)).toContain("Antwort 119:");
+    expect(arrived).not.toContain(BODY_REF);
+    const after = await callJson<{ history: { type: string; email_body: string }[] }>(`/api/v1/campaigns/${campaign}/leads/${record!.leadId}/message-history`, { apiKey });
+    // The campaign email went out on the test's clock (days ahead), the reply on the real one: compared unordered.
+    expect(after.body.history.map((m) => m.email_body).sort()).toEqual([stored, replyHtml].sort());
   });
 });
