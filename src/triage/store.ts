@@ -41,6 +41,8 @@ export interface ReplyRow {
   record_last_sent_at: number | null;
   /** The delay of the record's next live step; null when it has none left. */
   next_delay_days: number | null;
+  /** The body as stored (a large one as its R2 reference): what webhook payloads carry. */
+  stored_body: string | null;
 }
 
 const REPLY_COLUMNS = sql.raw(`e.id, e.event_id, e.account_id, e.campaign_id, e.campaign_lead_id, e.occurred_at, e.subject, e.body, e.is_ooo,
@@ -60,6 +62,7 @@ const REPLY_JOINS = sql.raw(`FROM events e
 
 /** Replies (of any accounts) with their bodies and their sends' read back from R2 where they were offloaded. */
 async function withReplyBodies(bucket: R2Bucket | undefined, rows: ReplyRow[]): Promise<ReplyRow[]> {
+  for (const row of rows) row.stored_body = row.body;
   const accounts = new Set(rows.map((row) => row.account_id));
   await Promise.all([...accounts].map((accountId) => withBodies(bucket, accountId, rows.filter((row) => row.account_id === accountId), ["body", "sent_body"])));
   return rows;

@@ -6,6 +6,7 @@ import { schema, testDb } from "../db";
 import { callJson, env, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { consumeDelivery, createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
+import { eventually, replyIds, sentWorld } from "../triage/fixtures";
 
 // Over the 4096-byte default, in several scripts and with characters of 1 to 4 UTF-8 bytes, so a
 // cut or a re-encoding anywhere would show.
@@ -105,6 +106,25 @@ describe("message bodies above BODY_OFFLOAD_BYTES live in R2 (BODIES), D1 holds 
 
     const shown = await callJson<{ data: { payload: { reply_body: string } } }>(`/api/v1/webhook/${hook.id}/deliveries/${ann.id}`, { apiKey: account.apiKey });
     expect(shown.body.data.payload.reply_body).toBe(LONG_REPLY);
+  });
+
+  it("a long reply categorised off the request path: its LEAD_CATEGORY_UPDATED delivery keeps the reference and sends the body whole", async () => {
+    const { account, campaign } = await sentWorld(["gone@long.example"]);
+    const hook = await createWebhook(account.apiKey, campaign, { event_types: ["LEAD_CATEGORY_UPDATED"] });
+    const text = `Not interested. Please remove me from your mailing list.\n\n${LONG_REPLY}`;
+    await ingestOk(account.apiKey, campaign, [{ event_id: "dnc", type: "REPLY", lead_email: "gone@long.example", from_email: "gone@long.example", occurred_at: "2026-03-02T10:00:00Z", body: text }]);
+    const [reply] = await replyIds(campaign);
+    expect(await eventually(reply!.id)).toMatchObject({ category_name: "Do Not Contact" });
+    const [change] = (await deliveriesOf(hook.id)).filter((d) => d.event_type === "LEAD_CATEGORY_UPDATED");
+    expect(change!.payload).toContain(BODY_REF);
+    expect(change!.payload).not.toContain("Line 399");
+    await consumeDelivery(change!.id);
+    const sent = JSON.parse(receiver.received.filter((r) => r.request.headers.get("webhook-id") === change!.message_id).at(-1)!.body) as {
+      last_reply: { html: string; text: string };
+      history: { type: string; email_body: string }[];
+    };
+    expect(sent.last_reply.text).toBe(text);
+    expect(sent.history.find((m) => m.type === "REPLY")!.email_body).toBe(text);
   });
 
   it("a body whose object is gone reads as empty, and every reader still answers", async () => {
