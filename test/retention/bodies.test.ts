@@ -57,7 +57,7 @@ describe("message bodies above BODY_OFFLOAD_BYTES live in R2 (BODIES), D1 holds 
     expect((await storedEvent(campaign, "r2")).body).toBe(SHORT_REPLY);
   });
 
-  it("reads back identical through message history, the inbox, statistics, lead statistics and lead activities", async () => {
+  it("reads back identical through message history (one lead, several), the inbox, statistics, lead statistics, the lead filter and lead activities", async () => {
     const { account, campaign, recordId, leadId } = await scene();
     const key = account.apiKey;
 
@@ -80,6 +80,20 @@ describe("message bodies above BODY_OFFLOAD_BYTES live in R2 (BODIES), D1 holds 
 
     const leadStats = await callJson<{ data: { email_lead_map_id: number; history: { email_body: string }[] }[] }>(`/api/v1/campaigns/${campaign}/leads-statistics`, { apiKey: key });
     expect(leadStats.body.data.find((row) => row.email_lead_map_id === recordId)!.history.map((m) => m.email_body)).toEqual([LONG_SEND, LONG_REPLY]);
+
+    const bulk = await callJson<Record<string, { history: { email_body: string }[] }>>(`/api/v1/campaigns/${campaign}/message-history-for-leads/x`, {
+      method: "POST",
+      apiKey: key,
+      body: { lead_ids: [leadId] },
+    });
+    expect(bulk.body[String(leadId)]!.history.map((m) => m.email_body)).toEqual([LONG_SEND, LONG_REPLY]);
+
+    const filtered = await callJson<{ leads: { id: number; latest_email_stats: { email_body: string }; latest_reply_stats: { email_body: string } }[] }>(
+      `/api/v1/campaigns/${campaign}/leads/filter`,
+      { method: "POST", apiKey: key, body: { fieldSet: "active_table" } },
+    );
+    const row = filtered.body.leads.find((lead) => lead.id === recordId)!;
+    expect([row.latest_email_stats.email_body, row.latest_reply_stats.email_body]).toEqual([LONG_SEND, LONG_REPLY]);
 
     const activities = await callJson<{ data: { email_lead_map_id: number; activities: unknown }[] }>("/api/v1/campaigns/all-leads-activities", { apiKey: key });
     const mine = JSON.stringify(activities.body.data.find((row) => row.email_lead_map_id === recordId)!.activities);
