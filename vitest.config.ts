@@ -32,6 +32,8 @@ const FRESH_STORAGE = [
   "test/inbox/actions.test.ts",
   "test/webhooks/delivery.test.ts",
   "test/webhooks/secrets.test.ts",
+  // The retention pass prunes every account's old deliveries: its chunk counts hold on fresh storage only.
+  "test/retention/webhook-deliveries.test.ts",
   // A webhook receiver stand-in sees every delivery to its host, a previous file's retries too.
   "test/tracking/routes.test.ts",
   "test/leads/changes.test.ts",

@@ -57,6 +57,7 @@ export function describeEnvironment(configPath, env) {
     vars: resolved.vars ?? {},
     databases: (resolved.d1_databases ?? []).map((db) => ({ binding: db.binding, name: db.database_name, id: db.database_id })),
     queues: [...new Set(names)],
+    buckets: [...new Set((resolved.r2_buckets ?? []).map((bucket) => bucket.bucket_name))],
     secrets: resolved.secrets?.required ?? [],
     crons: resolved.triggers?.crons ?? [],
   };
@@ -166,6 +167,7 @@ export function dryRunPlan(target, configFile) {
     );
   }
   for (const queue of target.queues) steps.push(`create queue ${queue} unless it exists`);
+  for (const bucket of target.buckets) steps.push(`create R2 bucket ${bucket} unless it exists`);
   if (target.secrets.length > 0) steps.push(`ask for each secret of ${target.secrets.join(", ")} the Worker ${target.worker} lacks (empty answer: generate one) and upload them with the deploy`);
   if (placeholderOrigin(target.vars.PUBLIC_URL)) {
     steps.push(`ask for PUBLIC_URL, now a placeholder (${target.vars.PUBLIC_URL}), and write this deployment's https origin into ${configFile} [env.${target.env}.vars]`);
@@ -217,6 +219,13 @@ function ensureQueue(queue, { wrangler, log }) {
   if (created.status === 0) return log(`queue ${queue} created`);
   if (/already (exists|taken)|11009/i.test(created.stdout + created.stderr)) return log(`queue ${queue} exists`);
   throw new Error(`wrangler queues create ${queue} failed: ${(created.stderr || created.stdout).trim()}`);
+}
+
+function ensureBucket(bucket, { wrangler, log }) {
+  const created = wrangler(["r2", "bucket", "create", bucket], { quiet: true });
+  if (created.status === 0) return log(`R2 bucket ${bucket} created`);
+  if (/already exists|10004/i.test(created.stdout + created.stderr)) return log(`R2 bucket ${bucket} exists`);
+  throw new Error(`wrangler r2 bucket create ${bucket} failed: ${(created.stderr || created.stdout).trim()}`);
 }
 
 /** The required secrets the deployed Worker lacks, asked for (or generated); none when it has them all. */
@@ -293,6 +302,7 @@ export async function main(argv, { wrangler = runWrangler, ask = terminalAsk(), 
     must(wrangler(["whoami"], { quiet: true }), "wrangler whoami (run `npx wrangler login` first)");
     for (const db of target.databases) await ensureDatabase(target, db, context);
     for (const queue of target.queues) ensureQueue(queue, context);
+    for (const bucket of target.buckets) ensureBucket(bucket, context);
     await ensurePublicUrl(target, context);
     const secrets = await missingSecrets(target, context);
     must(wrangler(["d1", "migrations", "apply", "DB", "--remote", "--env", env, "--config", configFile]), "applying migrations");

@@ -93,6 +93,8 @@ if (lab) {
 const inspector = process.env.INSPECTOR_PORT ? ["--inspector-port", process.env.INSPECTOR_PORT] : [];
 // Tracking and unsubscribe links in the mail sent must point at this server (.dev.vars names :8787).
 const publicUrl = port === "8787" ? [] : ["--var", `PUBLIC_URL:${origin}`];
+// Vars for one run over .dev.vars (a benchmark's setting): SALVO_DEV_VARS="NAME=value,NAME=value".
+const runVars = (process.env.SALVO_DEV_VARS ?? "").split(",").filter(Boolean).flatMap((pair) => ["--var", pair.replace("=", ":")]);
 // wrangler dev's local trace and log store (<state>/v3/observability) records every request's full
 // URL and ignores redact_query_string, so an api_key in a query string would be kept there. It
 // stays off unless SALVO_LOCAL_OBSERVABILITY=true (then send keys in the X-API-Key header).
@@ -119,7 +121,7 @@ function serve(config) {
     .flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   const labCa = config ? { NODE_EXTRA_CA_CERTS: extraCaWithLab(config.ca_file) } : {};
   servedTerms = labTerms(config);
-  server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled", ...publicUrl, ...labVars, ...inspector, ...persist], {
+  server = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled", ...publicUrl, ...runVars, ...labVars, ...inspector, ...persist], {
     cwd: root,
     stdio: "inherit",
     env: { ...process.env, ...labCa, X_LOCAL_OBSERVABILITY: localObservability },

@@ -78,6 +78,10 @@ export interface Vars {
   EMAIL_VERIFIER_URL?: string;
   /** Secret: that verifier's key (never logged). */
   EMAIL_VERIFIER_KEY?: string;
+  /** Days a delivered webhook delivery (and its attempts) is kept before the minute cron prunes it (default 30; 0 keeps them all). */
+  WEBHOOK_DELIVERY_RETENTION_DAYS?: string;
+  /** A stored message body larger than this many UTF-8 bytes is kept in R2 (binding BODIES) with only its key in D1 (default 4096; 0 keeps every body in D1). */
+  BODY_OFFLOAD_BYTES?: string;
 }
 
 const flag = z.enum(["true", "false"]).default("false").transform((value) => value === "true");
@@ -85,6 +89,13 @@ const positiveInteger = (fallback: number) =>
   z
     .string()
     .regex(/^[1-9]\d{0,8}$/, "must be a positive whole number")
+    .transform(Number)
+    .default(fallback);
+/** A whole number from 0 up (0 has a meaning of its own where it is used). */
+const wholeNumber = (fallback: number) =>
+  z
+    .string()
+    .regex(/^(?:0|[1-9]\d{0,8})$/, "must be a whole number from 0 up")
     .transform(Number)
     .default(fallback);
 const text = z
@@ -232,6 +243,8 @@ const VarsSchema = z.object({
     .optional()
     .or(z.literal("").transform(() => undefined)),
   EMAIL_VERIFIER_KEY: text,
+  WEBHOOK_DELIVERY_RETENTION_DAYS: wholeNumber(30),
+  BODY_OFFLOAD_BYTES: wholeNumber(4096),
 }).superRefine((vars, context) => {
   if (vars.CATEGORISER !== "openai") return;
   if (!vars.CATEGORISER_OPENAI_BASE_URL) context.addIssue({ code: "custom", path: ["CATEGORISER_OPENAI_BASE_URL"], message: "is required when CATEGORISER is openai" });
@@ -286,6 +299,10 @@ export interface Config {
   /** The external email verifier (mailbox existence, catch-all); null: DNS checks only. */
   emailVerifier: { url: string; key: string | undefined } | null;
   warmup: WarmupConfig;
+  /** Days delivered webhook deliveries are kept; null: kept for ever. */
+  webhookDeliveryRetentionDays: number | null;
+  /** Bodies above this many UTF-8 bytes go to R2 (src/platform/bodies.ts); null: every body stays in D1. */
+  bodyOffloadBytes: number | null;
 }
 
 /** Warmup's pool scope, its sending zone and the spam share that warns (CONTRACT 19.4). */
@@ -372,6 +389,8 @@ export function config(env: Vars): Config {
     },
     warmup: { poolScope: vars.WARMUP_POOL_SCOPE, timeZone: vars.WARMUP_TIME_ZONE, spamWarnPercent: vars.WARMUP_SPAM_WARN_PERCENT },
     emailVerifier: vars.EMAIL_VERIFIER_URL ? { url: vars.EMAIL_VERIFIER_URL, key: vars.EMAIL_VERIFIER_KEY } : null,
+    webhookDeliveryRetentionDays: vars.WEBHOOK_DELIVERY_RETENTION_DAYS || null,
+    bodyOffloadBytes: vars.BODY_OFFLOAD_BYTES || null,
   };
   parsed.set(env, value);
   return value;

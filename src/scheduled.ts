@@ -3,6 +3,7 @@ import type { ScheduledJob } from "./platform/jobs";
 import { log } from "./platform/logging";
 import { requeueOverdue } from "./webhooks/outbox";
 import { sealLegacySecrets } from "./webhooks/secrets";
+import { pruneWebhookDeliveries } from "./webhooks/retention";
 import { releaseDueSnoozes } from "./inbox/snooze-release";
 import { startDueSpamTests } from "./deliverability/scheduler";
 import { checkPlacements } from "./deliverability/checker";
@@ -24,6 +25,7 @@ const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
   check_placements: checkPlacements,
   requeue_webhook_deliveries: (env, at) => requeueOverdue(env, at.getTime()),
   seal_legacy_secrets: sealLegacySecrets,
+  prune_webhook_deliveries: pruneWebhookDeliveries,
   rearm_late_senders: rearmLateSenders,
   resume_paused_records: resumePausedRecords,
   wake_scheduled_replies: wakeForScheduledReplies,

@@ -154,6 +154,7 @@ describe("structured job logs", () => {
         "recheck_mailboxes",
         "release_snoozes",
         "requeue_webhook_deliveries",
+        "prune_webhook_deliveries",
         "resume_paused_records",
         "retry_verification_webhooks",
         "seal_legacy_secrets",

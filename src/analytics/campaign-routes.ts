@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { withBodies } from "../platform/bodies";
 import { database } from "../platform/db";
 import { iso } from "../platform/time";
 import { isTimeZone, parseCalendarDate } from "../platform/zoned-time";
@@ -396,6 +397,7 @@ campaignAnalyticsRoutes.openapi(routes.statistics, async (c) => {
     },
     { offset: query.offset, limit: query.limit },
   );
+  await withBodies(c.env.BODIES, campaign.accountId, rows, ["body"]);
   return c.json(
     {
       total_stats: String(total),
@@ -433,6 +435,7 @@ campaignAnalyticsRoutes.openapi(route, async (c) => {
   const query = c.req.valid("query");
   const after = instantParam(query.event_time_gt, "event_time_gt");
   const { records, history, hasMore } = await leadStatisticsPage(c.env.DB, campaign.id, after, { offset: query.offset, limit: query.limit });
+  await withBodies(c.env.BODIES, campaign.accountId, history, ["body"]);
   const byRecord = groupBy(history, (row) => Number(row.campaign_lead_id));
   return c.json(
     {

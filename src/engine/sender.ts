@@ -4,6 +4,8 @@ import { campaigns as campaignsTable } from "../db/schema";
 import { config } from "../config";
 import type { Bindings } from "../platform/env";
 import { planIngestion } from "../events/plan";
+import { offloadPlanBodies } from "../events/offload";
+import { bodyStore } from "../platform/bodies";
 import { ingestedDeliveryIds, ingestionStatements, loadIngestContext, type IngestContext } from "../events/store";
 import { connectionUsable, smtpTarget, utcDayStart } from "../mailboxes/rules";
 import type { MailboxLogins } from "../mailboxes/login";
@@ -433,7 +435,7 @@ class PendingOutcomes {
       });
       const row = this.context.records.find((r) => r.id === finished.record.recordId);
       if (row) {
-        const plan = planIngestion(this.context, campaign.row, [
+        const planned = planIngestion(this.context, campaign.row, [
           {
             eventId: `salvo:${finished.event.type.toLowerCase()}:${finished.outcome.messageRowId}`,
             record: row,
@@ -453,6 +455,7 @@ class PendingOutcomes {
             linkUrl: null,
           },
         ]);
+        const plan = await offloadPlanBodies(bodyStore(this.env), campaign.row.accountId, planned);
         deliveries = plan.deliveries;
         statements.push(...ingestionStatements(campaign.row, plan.rows, plan.deliveries, now));
       }

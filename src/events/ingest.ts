@@ -1,9 +1,11 @@
 import type { SQL } from "drizzle-orm";
 import type { Bindings } from "../platform/env";
+import { bodyStore } from "../platform/bodies";
 import type { Database } from "../platform/db";
 import { enqueue } from "../webhooks/outbox";
 import { enqueueReplies } from "./triage-queue";
 import { planIngestion, type PlannedEvent } from "./plan";
+import { offloadPlanBodies } from "./offload";
 import { ingestionFits, loadIngestContext, storeIngestion, type IngestContext } from "./store";
 
 /** The campaign an ingestion writes to, as its caller may see it, and what its events name. */
@@ -42,8 +44,9 @@ export async function ingest(
   const context = loaded as FoundContext;
   const planned = await build(context);
   if (planned.length === 0) return { context, accepted: 0, tooLarge: false };
-  const { rows, deliveries } = planIngestion(context, context.campaign, planned);
-  if (options.bounded && planned.length > 1 && !ingestionFits(rows, deliveries)) return { context, accepted: 0, tooLarge: true };
+  const plan = planIngestion(context, context.campaign, planned);
+  if (options.bounded && planned.length > 1 && !ingestionFits(plan.rows, plan.deliveries)) return { context, accepted: 0, tooLarge: true };
+  const { rows, deliveries } = await offloadPlanBodies(bodyStore(env), context.campaign.accountId, plan);
   const stored = await storeIngestion(env.DB, context.campaign, rows, deliveries, now);
   // After the commit, and only here: what the stored events set off outside D1. Their webhook
   // deliveries are queued now (the minute cron queues any a dead process missed), and new replies

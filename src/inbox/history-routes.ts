@@ -102,7 +102,8 @@ historyRoutes.openapi(messageHistory, async (c) => {
   const campaign = await findCampaign(database(c.env.DB), c.get("principal"), campaign_id);
   const record = await recordOfLead(c.env.DB, campaign.id, lead_id);
   if (!record) throw ApiError.notFound("Lead not found in campaign");
-  const thread = await threadOf(c.env.DB, record.id, query.event_time_gt ? Date.parse(query.event_time_gt) : -1);
+  const reader = { bucket: c.env.BODIES, accountId: campaign.accountId };
+  const thread = await threadOf(c.env.DB, record.id, query.event_time_gt ? Date.parse(query.event_time_gt) : -1, reader);
   const history = presentHistory(thread, query.show_plain_text_response ?? false);
   return c.json({ history, from: record.mailbox_email ?? history.find((m) => m.type === "SENT")?.from ?? null, to: record.lead_email }, 200);
 });
@@ -120,6 +121,7 @@ historyRoutes.openapi(bulkHistory, async (c) => {
     c.env.DB,
     records.map((record) => record.id),
     after ? Date.parse(after) : -1,
+    { bucket: c.env.BODIES, accountId: campaign.accountId },
   );
   const answer = Object.fromEntries(records.map((record) => [String(record.lead_id), { history: presentHistory(threads.get(record.id)!, false) }]));
   return c.json(answer, 200);

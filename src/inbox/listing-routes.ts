@@ -194,9 +194,10 @@ async function page(c: Context<AppEnv>, listing: Listing, body: ViewRequest, wit
     now,
   });
   const ids = rows.map((row) => row.id);
+  const reader = { bucket: c.env.BODIES, accountId: principal.accountId };
   const [history, scheduled, reminders] = await Promise.all([
-    withHistory ? messagesOf(c.env.DB, ids) : null,
-    listing === "scheduled" ? scheduledRepliesOf(c.env.DB, ids) : null,
+    withHistory ? messagesOf(c.env.DB, ids, reader) : null,
+    listing === "scheduled" ? scheduledRepliesOf(c.env.DB, ids, reader) : null,
     listing === "reminders" ? remindersOf(c.env.DB, ids) : null,
   ]);
   const messages = rows.map((row) =>
@@ -247,6 +248,6 @@ conversationRoutes.openapi(oneConversation, async (c) => {
   const principal = c.get("principal");
   const row = await conversationOf(c.env.DB, principal, c.req.valid("param").email_lead_map_id);
   if (!row) throw ApiError.notFound(LEAD_MAPPING_NOT_FOUND);
-  const history = await messagesOf(c.env.DB, [row.id]);
+  const history = await messagesOf(c.env.DB, [row.id], { bucket: c.env.BODIES, accountId: principal.accountId });
   return c.json({ ok: true, data: present(row, Date.now(), { history }) }, 200);
 });

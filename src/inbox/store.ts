@@ -1,3 +1,4 @@
+import { readBack, type BodyReader } from "../platform/bodies";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { campaignLeads, campaigns, events, leadCategories, leads, tasks } from "../db/schema";
 import { RECORD_NOT_FOUND, visibleCampaigns, visibleCategories } from "../platform/access";
@@ -33,7 +34,7 @@ export interface ScheduledReplyRow {
 }
 
 /** The first reply queued for later of each record (the scheduled view's extra members). */
-export async function scheduledRepliesOf(d1: D1Database, recordIds: number[]): Promise<Map<number, ScheduledReplyRow>> {
+export async function scheduledRepliesOf(d1: D1Database, recordIds: number[], reader: BodyReader): Promise<Map<number, ScheduledReplyRow>> {
   if (recordIds.length === 0) return new Map();
   const result = await statement(
     d1,
@@ -41,7 +42,7 @@ export async function scheduledRepliesOf(d1: D1Database, recordIds: number[]): P
         WHERE campaign_lead_id IN (SELECT value FROM json_each(${JSON.stringify(recordIds)})) AND status = 'SCHEDULED'
         ORDER BY scheduled_at DESC, id DESC`,
   ).all<ScheduledReplyRow>();
-  return new Map(result.results.map((row) => [row.campaign_lead_id, row]));
+  return new Map((await readBack(reader, result.results, ["html"])).map((row) => [row.campaign_lead_id, row]));
 }
 
 export interface ReminderRow {
@@ -62,7 +63,7 @@ export async function remindersOf(d1: D1Database, recordIds: number[]): Promise<
 }
 
 /** The SENT and REPLY messages of some conversations, oldest first. */
-export async function messagesOf(d1: D1Database, recordIds: number[]): Promise<MessageRow[]> {
+export async function messagesOf(d1: D1Database, recordIds: number[], reader: BodyReader): Promise<MessageRow[]> {
   if (recordIds.length === 0) return [];
   const result = await statement(
     d1,
@@ -72,7 +73,7 @@ export async function messagesOf(d1: D1Database, recordIds: number[]): Promise<M
           AND e.type IN ('SENT', 'REPLY')
         ORDER BY e.occurred_at, e.id`,
   ).all<MessageRow>();
-  return result.results;
+  return readBack(reader, result.results, ["body"]);
 }
 
 /** The cron's half of the snooze rule (listings apply the same rule by themselves). */
@@ -244,16 +245,16 @@ export interface Thread {
   clicks: Map<number, string[]>;
 }
 
-/** A record's thread after `after` (oldest first). */
-export async function threadOf(d1: D1Database, recordId: number, after: number): Promise<Thread> {
-  return (await threadsOf(d1, [recordId], after)).get(recordId)!;
+/** A record's thread after `after` (oldest first); `reader` null: the bodies are not needed (left as stored). */
+export async function threadOf(d1: D1Database, recordId: number, after: number, reader: BodyReader | null): Promise<Thread> {
+  return (await threadsOf(d1, [recordId], after, reader)).get(recordId)!;
 }
 
 /**
  * The threads of several records after `after`, each as `threadOf` gives it: one read of
  * `events_record_time_idx` for them all.
  */
-export async function threadsOf(d1: D1Database, recordIds: number[], after: number): Promise<Map<number, Thread>> {
+export async function threadsOf(d1: D1Database, recordIds: number[], after: number, reader: BodyReader | null): Promise<Map<number, Thread>> {
   const rows = await statement(
     d1,
     sql`SELECT e.id, e.campaign_lead_id, e.type, e.message_id, e.from_email, e.to_email, e.subject, e.body, e.occurred_at, e.sequence_number,
@@ -270,6 +271,7 @@ export async function threadsOf(d1: D1Database, recordIds: number[], after: numb
     if ((row.type as string) === "CLICK") thread.clicks.set(row.sequence_number, [...(thread.clicks.get(row.sequence_number) ?? []), link_url ?? ""]);
     if (row.type === "SENT" || row.type === "REPLY") thread.messages.push(row);
   }
+  if (reader) await readBack(reader, [...threads.values()].flatMap((thread) => thread.messages), ["body"]);
   return threads;
 }
 

@@ -184,7 +184,7 @@ leadFilterRoutes.openapi(routes.filter, async (c) => {
   const { rows, total } = await filterRecords(c.env.DB, campaign.id, filter, { limit, lastSeenId: body.lastSeenLeadId, lastSeenReplyAt: replyAt, byReply });
   const page = rows.slice(0, limit);
   const more = rows.length > limit;
-  const threads = active && page.length > 0 ? await threadsOf(c.env.DB, page.map((row) => row.id), -1) : new Map<number, Thread>();
+  const threads = active && page.length > 0 ? await threadsOf(c.env.DB, page.map((row) => row.id), -1, { bucket: c.env.BODIES, accountId: campaign.accountId }) : new Map<number, Thread>();
   const matchReplies = byReply || body.statusFilter === "replied" || (body.emailStatuses ?? []).some((status) => status === "is_replied" || status === "got_reply");
   const last = page.at(-1);
   return c.json(

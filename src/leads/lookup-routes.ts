@@ -1,4 +1,5 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
+import { withBodies } from "../platform/bodies";
 import type { Context } from "hono";
 import { database } from "../platform/db";
 import { RECORD_STATES, VERIFICATION_STATUSES } from "../db/schema";
@@ -489,10 +490,15 @@ leadActivityRoutes.openapi(routes.activities, async (c) => {
   if (to !== undefined && from === undefined) throw ApiError.badRequest("event_time_to needs event_time_from");
   const filters = { clientId: query.client_id, from, to: to === undefined ? undefined : endOf(query.event_time_to!) };
   const { rows, hasMore } = await activityRecords(c.env.DB, c.get("principal"), filters, query.offset, query.limit);
-  const events = await activityEvents(
-    c.env.DB,
-    rows.map((row) => row.id),
-    filters,
+  const events = await withBodies(
+    c.env.BODIES,
+    c.get("principal").accountId,
+    await activityEvents(
+      c.env.DB,
+      rows.map((row) => row.id),
+      filters,
+    ),
+    ["body"],
   );
   return c.json(
     {

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { withBodies } from "../platform/bodies";
 import { and, desc, eq } from "drizzle-orm";
 import { events, untrackedReplies } from "../db/schema";
 import { ingest } from "../events/ingest";
@@ -92,6 +93,7 @@ associateRoutes.openapi(route, async (c) => {
       if (!record) throw ApiError.refused(404, RECORD_NOT_FOUND);
       reply = await visibleUntracked(db, principal, body.untrackedReplyId);
       if (!reply) throw ApiError.refused(404, REPLY_NOT_FOUND);
+      await withBodies(c.env.BODIES, principal.accountId, [reply], ["textBody", "htmlBody"]);
       const sent = await latestSend(db, record.id);
       if (!sent) throw ApiError.refused(400, "No sent email found for this lead in the campaign");
       return [

@@ -155,7 +155,7 @@ async function forwardOf(c: Context<AppEnv>, campaignId: number, ask: ForwardAsk
   const problem = await recipientsProblem(c.env.DB, scope, recipients);
   if (problem !== null) throw ApiError.badRequest(problem);
 
-  const messages = (await threadOf(c.env.DB, anchor.recordId, -1)).messages;
+  const messages = (await threadOf(c.env.DB, anchor.recordId, -1, { bucket: c.env.BODIES, accountId: principal.accountId })).messages;
   const upTo = messages.slice(0, messages.findIndex((m) => m.id === anchor.eventId) + 1);
   const html = forwardBody(ask.text, upTo, { lead: anchor.leadEmail, mailbox: mailbox.fromEmail });
   const messageId = messageIdFor(mailbox.fromEmail);

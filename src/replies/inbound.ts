@@ -1,4 +1,5 @@
 import { and, eq, or, sql } from "drizzle-orm";
+import { bodyStore } from "../platform/bodies";
 import { settingsOf } from "../schedule/settings";
 import { campaigns, messages, OUT_OF_OFFICE_CATEGORY_ID } from "../db/schema";
 import type { Bindings } from "../platform/env";
@@ -197,7 +198,7 @@ export async function recordInbound(env: Bindings, mailbox: InboundMailbox, rece
   if (untracked.length > 0) {
     const context = await loadUntrackedContext(db, mailbox);
     const keyed = await Promise.all(untracked.map(async (message) => ({ key: await inboundId(mailbox.id, message), message })));
-    await enqueue(env, await storeUntracked(env.DB, mailbox, context, keyed, now));
+    await enqueue(env, await storeUntracked(env.DB, bodyStore(env), mailbox, context, keyed, now));
     outcome.writeBatches += 1;
   }
   if (outcome.untracked > 0) log("info", "received messages that answer no campaign email", { mailbox_id: mailbox.id, count: outcome.untracked });

@@ -1,4 +1,5 @@
 import { and, eq, inArray, lte, sql } from "drizzle-orm";
+import { storeBody, type BodyStore } from "../platform/bodies";
 import { campaigns, outboundReplies, type OutboundAttachment, type OutboundReplyStatus } from "../db/schema";
 import { visibleCampaigns } from "../platform/access";
 import type { Database } from "../platform/db";
@@ -13,11 +14,13 @@ const DUE_PER_PASS = 20;
 /** A reply left QUEUED this long was interrupted mid-send: it is FAILED, never sent twice. */
 const STALE_QUEUED_MS = 10 * 60_000;
 
-export function insertOutboundReply(db: Database, reply: NewOutboundReply): Promise<OutboundReplyRow> {
+/** Stores a reply written in the inbox; a large body goes to R2 first (src/platform/bodies.ts). */
+export async function insertOutboundReply(db: Database, bodies: BodyStore, reply: NewOutboundReply): Promise<OutboundReplyRow> {
   const now = new Date();
+  const html = (await storeBody(bodies, reply.accountId, reply.html))!;
   return db
     .insert(outboundReplies)
-    .values({ ...reply, createdAt: now, updatedAt: now })
+    .values({ ...reply, html, createdAt: now, updatedAt: now })
     .returning()
     .get();
 }

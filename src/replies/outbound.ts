@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { bodyStore, storeBody, withBodies } from "../platform/bodies";
 import { config } from "../config";
 import { campaigns, type OutboundAttachment } from "../db/schema";
 import type { Bindings } from "../platform/env";
@@ -57,6 +58,8 @@ export async function sendReply(env: Bindings, logins: MailboxLogins, reply: Rep
     stepOfEvent(env.DB, reply.answersStatsId),
   ]);
   const record = context.records[0];
+  // The SENT message's body as the thread stores it: written to R2 before the send's batch when large.
+  const storedHtml = await storeBody(bodyStore(env), reply.accountId, reply.html);
   let deliveries: NewDelivery[] = [];
   let fetched: MimeAttachment[] = [];
   const headers: Record<string, string> = { "Message-ID": reply.messageId };
@@ -94,7 +97,7 @@ export async function sendReply(env: Bindings, logins: MailboxLogins, reply: Rep
             incoming: { type: "SENT", occurredAt: at, sequenceNumber: step ?? 1, emailAccountId: mailbox.id, fromEmail: mailbox.fromEmail, isOoo: false, categoryId: null },
             toEmail: reply.toEmail,
             subject: reply.subject,
-            body: reply.html,
+            body: storedHtml,
             messageId: reply.messageId,
             linkUrl: null,
             isMachine: false,
@@ -129,6 +132,7 @@ export async function sendDueReplies(env: Bindings, logins: MailboxLogins, mailb
   const { due, nextAt: waiting } = await takeDueReplies(db, mailboxId, now);
   let nextAt = waiting;
   for (const reply of due) {
+    await withBodies(env.BODIES, reply.accountId, [reply], ["html"]);
     const outcome = await sendReply(env, logins, reply, now);
     if (outcome.ok) {
       await settleReply(db, reply.id, "COMPLETED", null, outcome.statsId, Date.now(), outcome.attachments);

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { bodyStore } from "../platform/bodies";
 import type { Context } from "hono";
 import type { AppEnv } from "../platform/env";
 import { config } from "../config";
@@ -174,7 +175,7 @@ async function replyInThreadOf(c: Context<AppEnv>, campaignId: number, body: Rep
   const now = Date.now();
   const scheduledAt = body.scheduled_time ? Date.parse(body.scheduled_time) : null;
   const later = scheduledAt !== null && scheduledAt > now + SCHEDULE_MARGIN_MS;
-  const thread = (await threadOf(c.env.DB, anchor.recordId, -1)).messages.flatMap((m) => (m.message_id ? [{ type: m.type, messageId: m.message_id, subject: m.subject }] : []));
+  const thread = (await threadOf(c.env.DB, anchor.recordId, -1, null)).messages.flatMap((m) => (m.message_id ? [{ type: m.type, messageId: m.message_id, subject: m.subject }] : []));
   // The message the stats id names is the one answered, unless the caller names another.
   const answered = body.reply_message_id ?? anchor.messageId ?? thread.at(-1)?.messageId ?? null;
   const name = [body.to_first_name ?? anchor.leadFirstName, body.to_last_name ?? anchor.leadLastName].filter(Boolean).join(" ").replace(/[\r\n]+/g, " ");
@@ -198,16 +199,16 @@ async function replyInThreadOf(c: Context<AppEnv>, campaignId: number, body: Rep
   const extra = body.schedule_condition !== undefined || body.seq_type !== undefined ? { schedule_condition: body.schedule_condition, seq_type: body.seq_type } : null;
   let statsId = anchor.eventId;
   if (later) {
-    await insertOutboundReply(db, { ...reply, extra, status: "SCHEDULED", scheduledAt: new Date(scheduledAt) });
+    await insertOutboundReply(db, bodyStore(c.env), { ...reply, extra, status: "SCHEDULED", scheduledAt: new Date(scheduledAt) });
   } else {
     // Sent by the mailbox's object (its one sender); stored once it went out, so a refused send
     // leaves nothing behind but its error. One the mailbox's gap holds back is queued for its end.
     const outcome = await replyDoor(c.env, mailbox.id).sendInboxReply(reply);
     if (outcome.ok) {
       statsId = outcome.statsId;
-      await insertOutboundReply(db, { ...reply, attachments: outcome.attachments, extra, status: "COMPLETED", sentEventId: statsId, scheduledAt: null });
+      await insertOutboundReply(db, bodyStore(c.env), { ...reply, attachments: outcome.attachments, extra, status: "COMPLETED", sentEventId: statsId, scheduledAt: null });
     } else if (outcome.kind === "wait") {
-      await insertOutboundReply(db, { ...reply, extra, status: "SCHEDULED", scheduledAt: new Date(outcome.until) });
+      await insertOutboundReply(db, bodyStore(c.env), { ...reply, extra, status: "SCHEDULED", scheduledAt: new Date(outcome.until) });
     } else {
       throw outcome.kind === "server" ? new ApiError(502, { error: outcome.message }) : ApiError.badRequest(outcome.message);
     }

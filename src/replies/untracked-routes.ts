@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { withBodies } from "../platform/bodies";
 import { database } from "../platform/db";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, queryBoolean, queryCount } from "../platform/openapi";
 import { iso } from "../platform/time";
@@ -68,6 +69,7 @@ untrackedReplyRoutes.openapi(route, async (c) => {
     { fromEmail: query.from_email, toEmail: query.to_email, subjectLine: query.subject_line },
     { limit: query.limit ?? DEFAULT_LIMIT, offset: query.offset ?? 0 },
   );
+  if (query.fetchBody) await withBodies(c.env.BODIES, c.get("principal").accountId, rows, ["textBody", "htmlBody"]);
   const replies = rows.map((row) => ({
     id: row.id,
     email_account_id: row.emailAccountId,

@@ -5,6 +5,7 @@ import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 import { jsonList, jsonListChunks, rawBatch } from "../platform/sql";
 import { utf8Length } from "../platform/bytes";
+import { storeBody, type BodyStore } from "../platform/bodies";
 import { containsText } from "../platform/text-search";
 import { untrackedReplyDeliveries, type WebhookTarget } from "../webhooks/fanout";
 import { deliveryIds, guardValue, insertDeliveries } from "../webhooks/outbox";
@@ -53,20 +54,26 @@ function attachmentsOf(message: ParsedMessage): UntrackedAttachment[] {
  */
 export async function storeUntracked(
   d1: D1Database,
+  bodies: BodyStore,
   mailbox: { id: number; accountId: number; fromEmail: string },
   context: { clientId: number | null; webhooks: WebhookTarget[] },
   messages: UntrackedMessage[],
   now: number,
 ): Promise<number[]> {
-  const rows = messages.map(({ key, message }) => ({
+  // Large bodies go to R2 first (their references are what the rows and the announcements carry).
+  const stored = await Promise.all(
+    messages.map(({ message }) => Promise.all([storeBody(bodies, mailbox.accountId, message.text), storeBody(bodies, mailbox.accountId, message.html)])),
+  );
+  const rows = messages.map(({ key, message }, i) => ({
     message_key: key,
     from_email: message.from,
     from_name: message.fromName,
     subject: message.subject,
     message_id: message.messageId,
     received_at: Math.min(message.date ?? now, now),
-    text_body: message.text,
-    html_body: message.html,
+    text_body: stored[i]![0]!,
+    html_body: stored[i]![1],
+    preview: message.text,
     attachments: JSON.stringify(attachmentsOf(message)),
   }));
   const deliveries = rows.flatMap((row) =>
@@ -83,13 +90,14 @@ export async function storeUntracked(
         receivedAt: row.received_at,
         text: row.text_body,
         html: row.html_body,
+        preview: row.preview,
       },
       { untracked_key: row.message_key },
     ),
   );
   const fresh: SQL = sql`EXISTS (SELECT 1 FROM untracked_replies u
       WHERE u.email_account_id = ${mailbox.id} AND u.message_key = ${guardValue("untracked_key")} AND u.created_at = ${now})`;
-  const inserts = jsonListChunks(rows).map(
+  const inserts = jsonListChunks(rows.map(({ preview: _, ...row }) => row)).map(
     (chunk) => sql`INSERT INTO untracked_replies (account_id, client_id, email_account_id, message_key, from_email, from_name, to_email, subject,
                                        message_id, received_at, text_body, html_body, attachments, created_at)
         SELECT ${mailbox.accountId}, ${context.clientId}, ${mailbox.id}, value ->> '$.message_key', value ->> '$.from_email',

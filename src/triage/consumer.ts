@@ -119,7 +119,7 @@ export async function commitOutcomes(env: Bindings, db: Database, outcomes: Outc
 export async function triageReplies(env: Bindings, pairs: { campaignId: number; eventId: string }[], rowIds: number[], now = Date.now()): Promise<number> {
   const settings = config(env).categoriser;
   if (settings.kind === "off") return 0;
-  const replies = (await namedReplies(env.DB, pairs, rowIds)).filter((reply) => reply.done_source === null);
+  const replies = (await namedReplies(env.DB, env.BODIES, pairs, rowIds)).filter((reply) => reply.done_source === null);
   if (replies.length === 0) return 0;
   const db = database(env.DB);
   const contexts = await campaignContexts(db, [...new Set(replies.map((reply) => reply.campaign_id))]);

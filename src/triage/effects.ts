@@ -191,7 +191,7 @@ export function categoryChangeDeliveries(outcomes: Outcome[], nonce: string): Ne
       context.webhooks,
       { id: context.campaign.id, name: context.campaign.name, status: context.campaign.status, clientId: context.campaign.clientId },
       {
-        reply: { messageId: reply.message_id, body: reply.body, at: reply.occurred_at, fromEmail: reply.from_email, toEmail: reply.to_email },
+        reply: { messageId: reply.message_id, body: reply.stored_body, at: reply.occurred_at, fromEmail: reply.from_email, toEmail: reply.to_email },
         recordId,
         leadId: reply.lead_id,
         leadEmail: reply.lead_email,

@@ -72,7 +72,7 @@ async function runChunk(env: Bindings, job: ReplayRow, token: string, now: numbe
   const context = await campaignContext(db, job.campaignId);
   const replies =
     remaining > 0 && context
-      ? await replayReplies(env.DB, job.campaignId, { below: job.cursor, from: options.from, to: options.to, onlyUncategorised: options.onlyUncategorised, limit: Math.min(CHUNK, remaining) })
+      ? await replayReplies(env.DB, env.BODIES, job.campaignId, { below: job.cursor, from: options.from, to: options.to, onlyUncategorised: options.onlyUncategorised, limit: Math.min(CHUNK, remaining) })
       : [];
   const counts = { processed: replies.length, changed: 0, unchanged: 0, keptHuman: 0, needsReview: 0, cursor: job.cursor ?? 0, done: replies.length < Math.min(CHUNK, remaining) || replies.length === remaining };
   if (replies.length === 0) {
@@ -256,7 +256,7 @@ export async function applyDryRun(env: Bindings, jobId: number, now = Date.now()
     oldCategorisedAt: row.old_categorised_at,
     stored: JSON.parse(row.provenance) as StoredCategorisation,
   }));
-  const replies = await namedReplies(env.DB, [], diff.map((d) => d.eventId));
+  const replies = await namedReplies(env.DB, env.BODIES, [], diff.map((d) => d.eventId));
   const plan = await applyPlan(env, db, jobId, null, diff, replies, new Map(), now, sql`true`);
   const results = await rawBatch(env.DB, [...plan.statements, markApplied(jobId, now)]);
   await enqueue(env, plan.deliveryIds(results, 0));

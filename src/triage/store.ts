@@ -1,4 +1,5 @@
 import { and, desc, eq, isNull, or, sql } from "drizzle-orm";
+import { withBodies } from "../platform/bodies";
 import { accounts, campaignLeads, campaigns, leadCategories, promptTemplates } from "../db/schema";
 import type { Database } from "../platform/db";
 import { inList, jsonList, statement } from "../platform/sql";
@@ -40,6 +41,8 @@ export interface ReplyRow {
   record_last_sent_at: number | null;
   /** The delay of the record's next live step; null when it has none left. */
   next_delay_days: number | null;
+  /** The body as stored (a large one as its R2 reference): what webhook payloads carry. */
+  stored_body: string | null;
 }
 
 const REPLY_COLUMNS = sql.raw(`e.id, e.event_id, e.account_id, e.campaign_id, e.campaign_lead_id, e.occurred_at, e.subject, e.body, e.is_ooo,
@@ -57,11 +60,19 @@ const REPLY_JOINS = sql.raw(`FROM events e
   JOIN campaign_leads cl ON cl.id = e.campaign_lead_id
   JOIN leads l ON l.id = cl.lead_id`);
 
+/** Replies (of any accounts) with their bodies and their sends' read back from R2 where they were offloaded. */
+async function withReplyBodies(bucket: R2Bucket | undefined, rows: ReplyRow[]): Promise<ReplyRow[]> {
+  for (const row of rows) row.stored_body = row.body;
+  const accounts = new Set(rows.map((row) => row.account_id));
+  await Promise.all([...accounts].map((accountId) => withBodies(bucket, accountId, rows.filter((row) => row.account_id === accountId), ["body", "sent_body"])));
+  return rows;
+}
+
 /**
  * The replies named by (campaign, event id) pairs (each a seek on the events' unique index) or by
  * row id, in one statement. Rows of other types, and records deleted since, drop out.
  */
-export async function namedReplies(d1: D1Database, pairs: { campaignId: number; eventId: string }[], rowIds: number[]): Promise<ReplyRow[]> {
+export async function namedReplies(d1: D1Database, bodies: R2Bucket | undefined, pairs: { campaignId: number; eventId: string }[], rowIds: number[]): Promise<ReplyRow[]> {
   if (pairs.length === 0 && rowIds.length === 0) return [];
   const result = await statement(
     d1,
@@ -72,12 +83,13 @@ export async function namedReplies(d1: D1Database, pairs: { campaignId: number; 
           UNION SELECT value FROM json_each(${jsonList(rowIds)}))
         ORDER BY e.occurred_at, e.id`,
   ).all<ReplyRow>();
-  return result.results;
+  return withReplyBodies(bodies, result.results);
 }
 
 /** Replies of one campaign for a replay chunk: newest first, below the cursor, in the job's window. */
 export async function replayReplies(
   d1: D1Database,
+  bodies: R2Bucket | undefined,
   campaignId: number,
   options: { below: number | null; from: number | null; to: number | null; onlyUncategorised: boolean; limit: number },
 ): Promise<ReplyRow[]> {
@@ -91,7 +103,7 @@ export async function replayReplies(
           AND (${options.onlyUncategorised ? 1 : 0} = 0 OR e.category_id IS NULL)
         ORDER BY e.id DESC LIMIT ${options.limit}`,
   ).all<ReplyRow>();
-  return result.results;
+  return withReplyBodies(bodies, result.results);
 }
 
 export interface CampaignContext {

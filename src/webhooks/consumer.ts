@@ -4,6 +4,7 @@ import { jsonList, rawBatch, statement } from "../platform/sql";
 import { log } from "../platform/logging";
 import { guardedFetch, OutboundError, urlPolicy, type OutboundPolicy } from "../platform/outbound";
 import { config } from "../config";
+import { withPayloadBodies } from "../platform/bodies";
 import { DELIVERY_TIMEOUT_MS, judge, signatureHeader, smartleadSignature, WEBHOOK_URL_RULES, type Verdict } from "./delivery-rules";
 import { deliverySecrets } from "./secrets";
 import type { DeliveryMessage } from "./queue-message";
@@ -15,6 +16,7 @@ export function isDeadLetterQueue(name: string): boolean {
 
 interface DeliveryRow {
   id: number;
+  account_id: number;
   message_id: string;
   payload: string;
   status: string;
@@ -33,7 +35,7 @@ interface DeliveryRow {
 async function loadAll(env: Bindings, ids: number[]): Promise<Map<number, DeliveryRow>> {
   const rows = await statement(
     env.DB,
-    sql`SELECT d.id, d.message_id, d.payload, d.status, w.secret_ciphertext, w.legacy_secret, w.previous_secret_ciphertext,
+    sql`SELECT d.id, d.account_id, d.message_id, d.payload, d.status, w.secret_ciphertext, w.legacy_secret, w.previous_secret_ciphertext,
                w.previous_secret_expires_at, w.secret_key_ciphertext, w.url, w.disabled_at, w.id AS webhook_id,
                w.association_type
         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
@@ -63,9 +65,10 @@ function secretsOf(env: Bindings, row: DeliveryRow, now: number): Promise<Secret
  * POSTs one signed delivery; redirects are not followed and the receiver gets 10 s. The URL is judged
  * again first (the outbound rule, its name looked up now): `refused` when it may not be reached.
  */
-async function post(row: DeliveryRow, secrets: Secrets, now: number, policy: OutboundPolicy) {
-  // `secret_key` is the user's own token; the signing secret only ever goes into the signature.
-  const payload = { ...(JSON.parse(row.payload) as Record<string, unknown>), secret_key: secrets.secretKey };
+async function post(row: DeliveryRow, secrets: Secrets, now: number, policy: OutboundPolicy, bodies: R2Bucket | undefined) {
+  // Bodies kept in R2 go out whole. `secret_key` is the user's own token; the signing secret only ever goes into the signature.
+  const stored = await withPayloadBodies(bodies, row.account_id, JSON.parse(row.payload) as Record<string, unknown>);
+  const payload = { ...stored, secret_key: secrets.secretKey };
   const body = JSON.stringify(payload);
   const timestamp = Math.floor(now / 1000);
   const started = Date.now();
@@ -174,7 +177,7 @@ async function attemptOne(
     log("error", "webhook secrets unreadable", { delivery_id: row.id, webhook_id: row.webhook_id, error: String(error) });
     return null;
   });
-  const attempt = secrets ? await post(row, secrets, now, urlPolicy(config(env))) : { answer: null, error: "signing secret unavailable (server configuration)", refused: false, ms: 0 };
+  const attempt = secrets ? await post(row, secrets, now, urlPolicy(config(env)), env.BODIES) : { answer: null, error: "signing secret unavailable (server configuration)", refused: false, ms: 0 };
   // A receiver the rule refuses is not retried: nothing was sent, and the same rule would refuse it again.
   return { row, verdict: attempt.refused ? { outcome: "failed" } : judge(attempt.answer, message.attempts, now), attempt, at: now };
 }

@@ -86,8 +86,11 @@ interface UntrackedReplyFacts {
   subject: string;
   messageId: string | null;
   receivedAt: number;
+  /** The bodies as stored (a large one as its reference, src/platform/bodies.ts). */
   text: string;
   html: string | null;
+  /** The text body itself, which the preview is cut from, when `text` is a reference. */
+  preview?: string;
 }
 
 /** A mailbox whose connection check failed after it had worked. */
@@ -356,7 +359,7 @@ export function untrackedReplyDeliveries(webhooks: WebhookTarget[], reply: Untra
     message_id: reply.messageId,
     time_replied: iso(reply.receivedAt),
     reply_body: reply.html ?? reply.text,
-    preview_text: reply.text.trim().slice(0, PREVIEW_LENGTH),
+    preview_text: (reply.preview ?? reply.text).trim().slice(0, PREVIEW_LENGTH),
   };
   return webhooks
     .filter((webhook) => webhook.associationType !== "campaign" && wants(webhook, "UNTRACKED_REPLIES", null))

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { withPayloadBodies } from "../platform/bodies";
 import { PageQuery } from "../platform/paging";
 import type { Context } from "hono";
 import { config } from "../config";
@@ -530,7 +531,8 @@ globalWebhookRoutes.openapi(routes.delivery, async (c) => {
   const { id, delivery_id } = c.req.valid("param");
   const webhook = await findWebhook(db, c.get("principal"), id);
   const { delivery, attempts } = await findDeliveryWithAttempts(db, webhook.id, delivery_id);
-  return c.json({ ok: true, data: { ...presentDelivery(delivery, attempts), payload: delivery.payload } }, 200);
+  const payload = await withPayloadBodies(c.env.BODIES, delivery.accountId, delivery.payload);
+  return c.json({ ok: true, data: { ...presentDelivery(delivery, attempts), payload } }, 200);
 });
 
 globalWebhookRoutes.openapi(routes.redeliver, async (c) => {

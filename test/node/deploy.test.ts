@@ -102,6 +102,7 @@ describe("npm run deploy -- --env <name>", () => {
       "queues create",
       "queues create",
       "queues create",
+      "r2 bucket",
       "secret list",
       "d1 migrations",
       "deploy --env",
@@ -112,6 +113,7 @@ describe("npm run deploy -- --env <name>", () => {
       "salvo-triage-staging",
       "salvo-webhooks-staging-dlq",
     ]);
+    expect(calls.find((call) => call.args[0] === "r2")!.args.slice(0, 4)).toEqual(["r2", "bucket", "create", "salvo-bodies-staging"]);
     expect(asked).toEqual(["PUBLIC_URL", "ADMIN_TOKEN", "SECRETS_KEY"]);
     const written = readFileSync(join(root, config), "utf8");
     expect(written).toMatch(/\[\[env\.staging\.d1_databases\]\][^[]*database_id = "4b5c6d7e-1111-4222-8333-944455556666"/s);
@@ -139,6 +141,7 @@ describe("npm run deploy -- --env <name>", () => {
     const { wrangler, calls, commands } = fakeWrangler((args) => {
       const command = args.slice(0, 2).join(" ");
       if (command === "queues create") return { status: 1, stderr: "Queue name is already taken [code: 11009]" };
+      if (command === "r2 bucket") return { status: 1, stderr: "The bucket you tried to create already exists, and you own it. [code: 10004]" };
       if (command === "secret list") return { stdout: JSON.stringify([{ name: "ADMIN_TOKEN", type: "secret_text" }, { name: "SECRETS_KEY", type: "secret_text" }]) };
       return undefined;
     });
@@ -146,7 +149,7 @@ describe("npm run deploy -- --env <name>", () => {
       throw new Error("nothing should be asked");
     };
     await main(["--env", "production", "--config", config], { wrangler, ask, log: () => {} });
-    expect(commands()).toEqual(["whoami", "queues create", "queues create", "queues create", "queues create", "secret list", "d1 migrations", "deploy --env"]);
+    expect(commands()).toEqual(["whoami", "queues create", "queues create", "queues create", "queues create", "r2 bucket", "secret list", "d1 migrations", "deploy --env"]);
     expect(calls.at(-1)!.args).not.toContain("--secrets-file");
   });
 

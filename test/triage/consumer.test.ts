@@ -217,7 +217,7 @@ describe("people and events keep their categories", () => {
     const id = await storeQuietReply(campaign, record, { body: "I am no longer with the company.", occurredAt: "2026-03-02T10:00:00Z" });
     // A later reply takes the person's categorisation, so only the record's time guards the older one.
     await storeQuietReply(campaign, record, { body: "Hmm.", occurredAt: "2026-03-02T11:00:00Z" });
-    const [stale] = await namedReplies(env.DB, [], [id]);
+    const [stale] = await namedReplies(env.DB, env.BODIES, [], [id]);
     const context = (await campaignContext(database(env.DB), campaign))!;
     expect((await callJson("/api/v1/master-inbox/update-category", { method: "PATCH", apiKey: account.apiKey, body: { email_lead_map_id: record, category_id: 1 } })).status).toBe(200);
     const before = (await deliveriesOf(hook.id)).length;

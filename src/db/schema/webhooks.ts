@@ -101,6 +101,8 @@ export const webhookDeliveries = sqliteTable(
     index("webhook_deliveries_campaign_time_idx").on(t.campaignId, t.createdAt),
     index("webhook_deliveries_webhook_idx").on(t.webhookId, t.id),
     index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    // The retention pass's range (src/webhooks/retention.ts): delivered ones only, oldest first.
+    index("webhook_deliveries_delivered_idx").on(t.deliveredAt).where(sql`status = 'delivered'`),
   ],
 );
 
