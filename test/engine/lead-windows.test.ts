@@ -4,6 +4,7 @@ import { campaignSendingStatus, mailboxSendingStatusOf, presentSendingStatus } f
 import { database } from "../../src/platform/db";
 import { campaignRow, leadsOf, mailboxConnected, recordsOf, setCampaign, setRecord } from "../db";
 import { callJson, provisionAccount } from "../helpers";
+import { createMailbox } from "../mailboxes/fixtures";
 
 /**
  * CONTRACT 23.4 on a real campaign in each lead's zone: `sending_status` answers
@@ -18,11 +19,7 @@ const NEW_YORK_OPENS = Date.parse("2031-03-03T14:00:00Z");
 async function setUp() {
   const account = await provisionAccount();
   const apiKey = account.apiKey;
-  const { body: mailbox } = await callJson<{ id: number }>("/api/v1/email-accounts/save", {
-    method: "POST",
-    apiKey,
-    body: { from_name: "S", from_email: `s-${crypto.randomUUID()}@sender.example`, password: "pw", smtp_host: "smtp.sender.example", smtp_port: 587, imap_host: "imap.sender.example", imap_port: 993 },
-  });
+  const mailbox = await createMailbox(apiKey);
   await mailboxConnected(mailbox.id);
   const { body: campaign } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey, body: { name: "Zones" } });
   await callJson(`/api/v1/campaigns/${campaign.id}/sequences`, { method: "POST", apiKey, body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }] } });

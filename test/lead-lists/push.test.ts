@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { campaignPeople, mailboxConnected, mailboxRow, recordsOf, setMailbox } from "../db";
 import { callJson, createClient, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
+import { createMailbox } from "../mailboxes/fixtures";
 import { blockListEntry, campaignEmails, createList, importInto, leadIdsOf, listEmails } from "./fixtures";
 
 interface PushData {
@@ -95,11 +96,7 @@ describe("pushing list leads to campaigns", () => {
   it("wakes an ACTIVE campaign's senders when the push adds records", async () => {
     const account = await provisionAccount();
     const apiKey = account.apiKey;
-    const { body: mailbox } = await callJson<{ id: number }>("/api/v1/email-accounts/save", {
-      method: "POST",
-      apiKey,
-      body: { from_name: "S", from_email: `s-${crypto.randomUUID()}@sender.example`, password: "pw", smtp_host: "smtp.sender.example", smtp_port: 587, imap_host: "imap.sender.example", imap_port: 993 },
-    });
+    const mailbox = await createMailbox(apiKey);
     await mailboxConnected(mailbox.id);
     const campaign = await createCampaign(apiKey);
     await callJson(`/api/v1/campaigns/${campaign}/sequences`, { method: "POST", apiKey, body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }] } });
