@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { espMatchingOn, scheduleOf, settingsOf } from "../schedule/settings";
 import { PROVIDERS, type Provider } from "../esp/rules";
 import { mailboxProviderSql } from "../esp/store";
@@ -56,14 +56,15 @@ export type CampaignSendingStatus = SendingStatus & { details: { lead_timezone: 
  * campaign's. Not read when the campaign sends in its own zone.
  */
 function dueByZone(db: Database, campaignId: number, now: number) {
-  const grouped = sql`
-    SELECT l.timezone AS zone, count(*) AS n FROM (
-      SELECT lead_id FROM campaign_leads WHERE campaign_id = ${campaignId}
-        AND email_account_id IN (SELECT email_account_id FROM campaign_email_accounts WHERE campaign_id = ${campaignId}) AND due_at <= ${now}
-      UNION ALL
-      SELECT lead_id FROM campaign_leads WHERE campaign_id = ${campaignId} AND email_account_id IS NULL AND due_at <= ${now}
-    ) AS d JOIN leads l ON l.id = d.lead_id GROUP BY 1`;
+  const pinned = sql`IN (SELECT email_account_id FROM campaign_email_accounts WHERE campaign_id = ${campaignId})`;
+  const grouped = sql`SELECT l.timezone AS zone, count(*) AS n FROM (${dueLeads(campaignId, pinned, now)}) AS d JOIN leads l ON l.id = d.lead_id GROUP BY 1`;
   return db.select({ zone: sql<string | null>`g.zone`, n: sql<number>`g.n` }).from(sql`(${grouped}) AS g`);
+}
+
+/** The leads of a campaign's due records: pinned to a mailbox `pinned` names (an SQL predicate's tail), or unpinned. */
+function dueLeads(campaignId: number, pinned: SQL, now: number): SQL {
+  return sql`SELECT lead_id FROM campaign_leads WHERE campaign_id = ${campaignId} AND email_account_id ${pinned} AND due_at <= ${now}
+    UNION ALL SELECT lead_id FROM campaign_leads WHERE campaign_id = ${campaignId} AND email_account_id IS NULL AND due_at <= ${now}`;
 }
 
 /**
@@ -217,10 +218,9 @@ async function mailboxLeadWindows(db: Database, mailboxId: number, now: number, 
   const windows = new Map<number, { anyInWindow: boolean; nextWindowAt: number | null }>();
   if (campaigns.length === 0) return windows;
   const zonesOf = ({ id }: { id: number }) =>
-    db.select({ zone: sql<string | null>`z.zone` }).from(sql`(SELECT DISTINCT l.timezone AS zone FROM (
-          SELECT lead_id FROM campaign_leads WHERE campaign_id = ${id} AND email_account_id = ${mailboxId} AND due_at <= ${now}
-          UNION ALL SELECT lead_id FROM campaign_leads WHERE campaign_id = ${id} AND email_account_id IS NULL AND due_at <= ${now}
-        ) AS d JOIN leads l ON l.id = d.lead_id) AS z`);
+    db
+      .select({ zone: sql<string | null>`z.zone` })
+      .from(sql`(SELECT DISTINCT l.timezone AS zone FROM (${dueLeads(id, sql`= ${mailboxId}`, now)}) AS d JOIN leads l ON l.id = d.lead_id) AS z`);
   const [first, ...rest] = campaigns;
   const zones = await db.batch([zonesOf(first!), ...rest.map(zonesOf)]);
   campaigns.forEach(({ id, schedule }, index) => {

@@ -106,10 +106,11 @@ function collectRefs(value: unknown, into: Set<string>): void {
   else if (value !== null && typeof value === "object") for (const item of Object.values(value)) collectRefs(item, into);
 }
 
-function replaceRefs(value: unknown, texts: Map<string, string>): unknown {
-  if (isRef(value)) return texts.get(value) ?? value;
-  if (Array.isArray(value)) return value.map((item) => replaceRefs(item, texts));
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceRefs(v, texts)]));
+/** A JSON value with every string that `replacements` names, at any depth, replaced. */
+function swapStrings(value: unknown, replacements: Map<string, string>): unknown {
+  if (typeof value === "string") return replacements.get(value) ?? value;
+  if (Array.isArray(value)) return value.map((item) => swapStrings(item, replacements));
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, swapStrings(v, replacements)]));
   return value;
 }
 
@@ -118,7 +119,7 @@ export async function withPayloadBodies<T>(bucket: R2Bucket | undefined, account
   const refs = new Set<string>();
   collectRefs(payload, refs);
   if (refs.size === 0) return payload;
-  return replaceRefs(payload, await readBodies(bucket, accountId, refs)) as T;
+  return swapStrings(payload, await readBodies(bucket, accountId, refs)) as T;
 }
 
 /**
@@ -127,11 +128,5 @@ export async function withPayloadBodies<T>(bucket: R2Bucket | undefined, account
  */
 export function payloadWithRefs<T>(payload: T, refsByBody: Map<string, string>): T {
   if (refsByBody.size === 0) return payload;
-  const swap = (value: unknown): unknown => {
-    if (typeof value === "string") return refsByBody.get(value) ?? value;
-    if (Array.isArray(value)) return value.map(swap);
-    if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, swap(v)]));
-    return value;
-  };
-  return swap(payload) as T;
+  return swapStrings(payload, refsByBody) as T;
 }
