@@ -42,7 +42,8 @@ const testEmail = (apiKey: string, campaign: number, body: Record<string, unknow
   callJson<{ error?: string }>(`/api/v1/campaigns/${campaign}/send-test-email`, { method: "POST", apiKey, body });
 
 /** Manual sends the mailbox made earlier today, as its object records them. */
-async function earlierManualSends(mailboxId: number, accountId: number, recipients: number[], at = Date.now() - 30 * MINUTE) {
+/** Manual sends made earlier: by default half an hour ago, or at today's UTC midnight when that was later (they count for today). */
+async function earlierManualSends(mailboxId: number, accountId: number, recipients: number[], at = Math.max(Date.now() - 30 * MINUTE, Date.now() - (Date.now() % 86_400_000))) {
   for (const n of recipients) {
     await addManualSends([{ accountId, emailAccountId: mailboxId, kind: "test_email", recipients: n, inEvents: false, sentAt: new Date(at), createdAt: new Date(at) }]);
   }
