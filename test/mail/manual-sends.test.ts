@@ -57,7 +57,8 @@ async function world(local: string, marker: string, mailbox: Record<string, unkn
   await callJson(`/api/v1/campaigns/${campaign}/leads`, { method: "POST", apiKey, body: { lead_list: [lead1, lead2, lead5].map((l) => ({ email: l.email, first_name: "Lab" })) } });
   await callJson(`/api/v1/campaigns/${campaign}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: [mailboxId] } });
   const stats = async (lead: { email: string }, n: number) => {
-    const at = new Date(Date.now() - 60_000 * (10 - n)).toISOString();
+    // Minutes ago, but inside today's UTC day (the cap and daily_sent_count count that day).
+    const at = new Date(Math.max(Date.now() - 60_000 * (10 - n), Date.now() - (Date.now() % 86_400_000) + n)).toISOString();
     const sent = await callJson(`/api/v1/campaigns/${campaign}/events`, {
       method: "POST",
       apiKey,
