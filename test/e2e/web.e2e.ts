@@ -136,7 +136,8 @@ describe("the web app in a real browser", () => {
     const ada = leads.body.data.find((l) => l.lead.email === "ada@prospects.example")!.campaign_lead_map_id;
     await page.goto(`${url}/#/inbox`);
     await page.getByText(/0 conversations/).waitFor();
-    const sentAt = new Date(Date.now() - 3600_000).toISOString();
+    // An hour before the reply, but inside today's UTC day: the analytics screen charts it on today's row.
+    const sentAt = new Date(Math.max(Date.now() - 3600_000, Date.now() - (Date.now() % 86_400_000))).toISOString();
     const ingested = await apiCall(url, account.apiKey, `/api/v1/campaigns/${campaignId}/events`, {
       body: {
         events: [
