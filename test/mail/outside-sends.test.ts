@@ -28,13 +28,15 @@ async function world(mailbox: Record<string, unknown>) {
   const campaign = created.id;
   await callJson(`/api/v1/campaigns/${campaign}/leads`, { method: "POST", apiKey, body: { lead_list: [{ email: lead1.email, first_name: "Lab" }] } });
   await callJson(`/api/v1/campaigns/${campaign}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: [mailboxId] } });
+  // Hours ago, but inside today's UTC day: daily_sent_count counts our SENT.
+  const todayStart = Date.now() - (Date.now() % 86_400_000);
   const sent = await callJson(`/api/v1/campaigns/${campaign}/events`, {
     method: "POST",
     apiKey,
     body: {
       events: [
-        { type: "SENT", lead_email: lead1.email, occurred_at: new Date(Date.now() - 7_200_000).toISOString(), email_account_id: mailboxId, message_id: "<first@lab.salvo.test>", subject: "Our pilot", body: "<p>Shall we run a pilot?</p>" },
-        { type: "REPLY", lead_email: lead1.email, occurred_at: new Date(Date.now() - 3_600_000).toISOString(), email_account_id: mailboxId, message_id: "<answer@lab.salvo.test>", subject: "Re: Our pilot", body: "Yes, call me on Tuesday." },
+        { type: "SENT", lead_email: lead1.email, occurred_at: new Date(Math.max(Date.now() - 7_200_000, todayStart)).toISOString(), email_account_id: mailboxId, message_id: "<first@lab.salvo.test>", subject: "Our pilot", body: "<p>Shall we run a pilot?</p>" },
+        { type: "REPLY", lead_email: lead1.email, occurred_at: new Date(Math.max(Date.now() - 3_600_000, todayStart + 1000)).toISOString(), email_account_id: mailboxId, message_id: "<answer@lab.salvo.test>", subject: "Re: Our pilot", body: "Yes, call me on Tuesday." },
       ],
     },
   });
