@@ -49,6 +49,7 @@ const FRESH_STORAGE = [
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
+  const directoryMigrations = await readD1Migrations("./directory-migrations");
   return {
     plugins: [
       cloudflareTest({
@@ -58,6 +59,7 @@ export default defineConfig(async () => {
             ...testBindings,
             ...fakeWorkersAi.categoriser,
             TEST_MIGRATIONS: migrations,
+            TEST_DIRECTORY_MIGRATIONS: directoryMigrations,
             DNS_RESOLVER_URL: await testResolverUrl(),
             // No mail server here: the connection check runs against the real lab in vitest.mail.config.ts.
             MAILBOX_CONNECTION_CHECKS: "false",

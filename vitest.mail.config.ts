@@ -27,6 +27,7 @@ function labOAuthVars(): Record<string, string> {
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
+  const directoryMigrations = await readD1Migrations("./directory-migrations");
   return {
     plugins: [
       cloudflareTest({
@@ -36,6 +37,7 @@ export default defineConfig(async () => {
             ...testBindings,
             ...fakeWorkersAi.categoriser,
             TEST_MIGRATIONS: migrations,
+            TEST_DIRECTORY_MIGRATIONS: directoryMigrations,
             DNS_RESOLVER_URL: await testResolverUrl(),
             // The lab listens on 127.0.0.1.
             ALLOW_LOCAL_MAIL_HOSTS: "true",

@@ -50,6 +50,7 @@ import { leadListFeatureRoutes } from "./lead-lists/index";
 import { crmTagRoutes } from "./lead-lists/crm-tag-routes";
 import { untrackedReplyRoutes } from "./replies/untracked-routes";
 import { SecretsKeyError } from "./platform/crypto";
+import { UnknownShardError } from "./platform/shards";
 import { mcpRoutes } from "./mcp/routes";
 import { categoryRoutes } from "./triage/category-routes";
 import { promptRoutes } from "./triage/prompt-routes";
@@ -187,6 +188,8 @@ export function createApp() {
     const apiError =
       error instanceof ApiError ? error : error instanceof HTTPException ? fromHttpException(error) : null;
     if (apiError) return c.json(apiError.body, apiError.status, apiError.headers);
+    // An id from a shard this deployment does not bind names nothing here.
+    if (error instanceof UnknownShardError) return c.json({ error: "Not found" }, 404);
     // Never store a secret unencrypted: without a usable SECRETS_KEY, routes that store one refuse.
     if (error instanceof SecretsKeyError) {
       log("error", error.message, { request_id: c.get("requestId") });

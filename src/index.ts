@@ -6,7 +6,8 @@ import { consumeDeadLetters, consumeWebhookBatch, isDeadLetterQueue } from "./we
 import type { DeliveryMessage } from "./webhooks/queue-message";
 import { isTrackingQueue, type TrackedEvent } from "./tracking/queue-message";
 import { consumeTrackingBatch } from "./tracking/store";
-import { isTriageQueue, type TriageMessage } from "./events/triage-queue";
+import { isTriageQueue, triageRowId, type TriageMessage } from "./events/triage-queue";
+import { consumeByShard } from "./platform/shards";
 import { consumeTriageBatch } from "./triage/queue";
 
 export { AuthFailureLimiter, KeyGate } from "./keys/gate.do";
@@ -17,11 +18,12 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   scheduled: (controller, env) => runScheduled(controller, env),
+  // Each message names a row whose id says its shard: every consumer works on one shard at a time.
   queue: (batch: MessageBatch<DeliveryMessage | TrackedEvent | TriageMessage>, env: Bindings) =>
     consumeLogged(batch, (counted) => {
-      if (isTrackingQueue(counted.queue)) return consumeTrackingBatch(counted as MessageBatch<TrackedEvent>, env);
-      if (isTriageQueue(counted.queue)) return consumeTriageBatch(counted as MessageBatch<TriageMessage>, env);
-      const deliveries = counted as MessageBatch<DeliveryMessage>;
-      return isDeadLetterQueue(counted.queue) ? consumeDeadLetters(deliveries, env) : consumeWebhookBatch(deliveries, env);
+      if (isTrackingQueue(counted.queue)) return consumeByShard(env, counted as MessageBatch<TrackedEvent>, (hit) => hit.payload.recordId, consumeTrackingBatch);
+      if (isTriageQueue(counted.queue)) return consumeByShard(env, counted as MessageBatch<TriageMessage>, triageRowId, consumeTriageBatch);
+      const consume = isDeadLetterQueue(counted.queue) ? consumeDeadLetters : consumeWebhookBatch;
+      return consumeByShard(env, counted as MessageBatch<DeliveryMessage>, (message) => message.deliveryId, consume);
     }),
 } satisfies ExportedHandler<Bindings, DeliveryMessage | TrackedEvent | TriageMessage>;

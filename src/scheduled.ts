@@ -17,6 +17,8 @@ import { restartIdleReplays } from "./triage/replay";
 import { continueVerificationJobs } from "./verification/jobs";
 import { retryVerificationWebhooks } from "./verification/webhook";
 import { learnProviders } from "./verification/providers";
+import { claimShardIdRange } from "./directory/id-ranges";
+import { onEveryShard } from "./platform/shards";
 
 /** Every job the minute cron runs, by the name its log line gives it (see ScheduledJob for what each must promise). */
 const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
@@ -36,16 +38,19 @@ const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
   continue_email_verifications: continueVerificationJobs,
   retry_verification_webhooks: retryVerificationWebhooks,
   learn_email_providers: learnProviders,
+  claim_id_ranges: claimShardIdRange,
 };
 
 export const MINUTE_JOBS: ScheduledJob[] = Object.values(MINUTE_JOBS_BY_NAME);
 
 type JobOutcome = { count: number; duration_ms: number } | { error: string; duration_ms: number };
 
+/** A job runs on every shard side by side; its count is theirs summed, and it fails when one shard's run does. */
 async function runJob(job: ScheduledJob, env: Bindings, scheduledAt: Date): Promise<{ outcome: JobOutcome; failure?: unknown }> {
   const started = Date.now();
   try {
-    const count = await job(env, scheduledAt);
+    const counts = await onEveryShard(env, (shardEnv) => job(shardEnv, scheduledAt));
+    const count = counts.reduce((sum, shardCount) => sum + shardCount, 0);
     return { outcome: { count, duration_ms: Date.now() - started } };
   } catch (failure) {
     // The message only: a stack or the error object could carry a request's values.

@@ -2,7 +2,7 @@ import { and, asc, eq, getTableColumns, inArray, sum } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../src/db/schema";
-import { env } from "./helpers";
+import { fileEnv } from "./helpers";
 
 /**
  * The test database through drizzle and the schema in src/db/schema/: seeders and reads a test uses
@@ -11,7 +11,7 @@ import { env } from "./helpers";
  * and for the migration tests, which build tables the schema no longer has.
  */
 export function testDb() {
-  return drizzle(env.DB, { schema });
+  return drizzle(fileEnv().DB, { schema });
 }
 
 export { schema };

@@ -7,6 +7,7 @@ declare global {
     // Merges with the generated Env (worker-configuration.d.ts): the vars only config() knows, and the suite's own bindings.
     interface Env extends Omit<Bindings, keyof SalvoEnv> {
       TEST_MIGRATIONS: D1Migration[];
+      TEST_DIRECTORY_MIGRATIONS: D1Migration[];
       MIGRATION_DB: D1Database;
     }
     interface GlobalProps {

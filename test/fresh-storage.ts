@@ -1,6 +1,7 @@
-import { applyD1Migrations, env, reset } from "cloudflare:test";
+import { reset } from "cloudflare:test";
 import { afterAll } from "vitest";
 import { closeConsole, openConsole } from "./background-logs";
+import { migrateEveryDatabase } from "./storage";
 
 /**
  * Setup of the files that need storage of their own (vitest.config.ts, FRESH_STORAGE; the mail
@@ -12,4 +13,4 @@ import { closeConsole, openConsole } from "./background-logs";
 openConsole();
 afterAll(closeConsole);
 await reset();
-await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+await migrateEveryDatabase();

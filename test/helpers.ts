@@ -1,5 +1,7 @@
 import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
+import { expect } from "vitest";
+import { onShard, shardCount } from "../src/platform/shards";
 
 export const ADMIN_TOKEN = "test-admin-token";
 const ORIGIN = "http://salvo.test";
@@ -38,6 +40,25 @@ export async function callJson<T = Record<string, unknown>>(path: string, option
   return { response, status: response.status, body: (await response.json()) as T };
 }
 
+/**
+ * The shard a test file's accounts live on: its path decides (half the files on each of the two
+ * shards), so every file runs through the shard routing and a file that works on one shard only
+ * because it is shard 0 fails on its own. TEST_SHARD (a binding) pins every file to one shard.
+ */
+export function fileShard(): number {
+  const pinned = (env as { TEST_SHARD?: string }).TEST_SHARD;
+  if (pinned !== undefined && pinned !== "") return Number(pinned);
+  const path = (expect.getState().testPath ?? "").replace(/^.*\/test\//, "test/");
+  let hash = 2166136261;
+  for (const char of path) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619) >>> 0;
+  return hash % shardCount(env);
+}
+
+/** The environment of the test file's shard: what a test seeds or reads directly goes there. */
+export function fileEnv(): typeof env {
+  return onShard(env, fileShard());
+}
+
 let sequence = 0;
 
 export interface TestAccount {
@@ -52,7 +73,7 @@ export async function provisionAccount(overrides: Record<string, unknown> = {}):
   const { status, body } = await callJson<{ id: number; email: string; api_key: string }>("/admin/v1/accounts", {
     method: "POST",
     headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
-    body: { email, name: `Owner ${sequence}`, ...overrides },
+    body: { email, name: `Owner ${sequence}`, shard: fileShard(), ...overrides },
   });
   if (status !== 201) throw new Error(`provisioning failed with ${status}: ${JSON.stringify(body)}`);
   return { id: body.id, email: body.email, apiKey: body.api_key };

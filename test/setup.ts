@@ -1,7 +1,7 @@
-import { applyD1Migrations, env } from "cloudflare:test";
 import { afterAll } from "vitest";
 import { closeConsole, openConsole } from "./background-logs";
+import { migrateEveryDatabase } from "./storage";
 
 openConsole();
 afterAll(closeConsole);
-await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+await migrateEveryDatabase();

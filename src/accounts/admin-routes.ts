@@ -7,7 +7,11 @@ import { ApiError } from "../platform/errors";
 import { clientIp } from "../platform/client-ip";
 import { createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { accountKeyHashes, deleteAccountKey, insertAccountKey, listAccountKeys } from "../keys/store";
-import { emailTaken, findAccount, provisionAccount, updateAccountStanding } from "./store";
+import { emailTaken, findAccount, provisionAccount, unprovisionAccount, updateAccountStanding } from "./store";
+import { emailListed, listAccount, listKey } from "../directory/store";
+import { claimIdRange } from "../directory/id-ranges";
+import { onAccountShard, roomiestShard } from "../directory/placement";
+import { currentShard, hasShard, onShard, shardCount } from "../platform/shards";
 import { invalidateKeys, revokeKey } from "../keys/auth";
 import { refuseAuthentication, refuseIfBlocked, requestBucket } from "../keys/auth-failures";
 import { ACCOUNT_KEY_NOT_FOUND, AccountApiKeyList, presentAccountKey } from "./routes";
@@ -42,11 +46,12 @@ const ProvisionAccount = z
     ignore_ooo_replies: z.boolean().default(false),
     rate_limit_per_minute: z.number().int().min(1).max(100_000).optional(),
     rate_limit_burst: z.number().int().min(1).max(10_000).optional(),
+    shard: z.number().int().min(0).max(1000).optional().openapi({ description: "The shard (0 for DB, k for DB_k) to place the account on; default: the one with the most room" }),
   })
   .openapi("ProvisionAccount");
 
 const ProvisionedAccount = z
-  .object({ id: z.number().int(), email: z.string(), api_key: z.string() })
+  .object({ id: z.number().int(), email: z.string(), api_key: z.string(), shard: z.number().int() })
   .openapi("ProvisionedAccount");
 
 const MintedAccountKey = z
@@ -62,7 +67,7 @@ const AccountStanding = z
   .openapi("AccountStanding");
 
 const AdminAccount = z
-  .object({ id: z.number().int(), email: z.string(), name: z.string(), disabled: z.boolean(), warmup_shared_pool: z.boolean() })
+  .object({ id: z.number().int(), email: z.string(), name: z.string(), disabled: z.boolean(), warmup_shared_pool: z.boolean(), shard: z.number().int() })
   .openapi("AdminAccount");
 
 const EMAIL_TAKEN = "An account with this email already exists";
@@ -76,7 +81,7 @@ const createAccount = createRoute({
   operationId: "adminCreateAccount",
   description: "Operators only (`Authorization: Bearer <ADMIN_TOKEN>`; every admin route answers 404 while that secret is unset). Creates an account " +
     "and answers 201 with its first account key, shown once. `rate_limit_per_minute`/`rate_limit_burst` override the default budget. " +
-    "An email already provisioned → 400.",
+    "The account goes to the shard with the most room unless `shard` names one (an unbound shard → 400). An email already provisioned on any shard → 400.",
   tags: ["Admin"],
   summary: "Provision an account and its first account API key",
   security: adminSecurity,
@@ -139,16 +144,30 @@ const updateAccountRoute = createRoute({
   responses: { 200: json(AdminAccount, "The account after the change"), ...errorResponses(400, 401, 404, 422) },
 });
 
+/** An account's routes work on its shard (the directory's word; shard 0 for an account from before shards). */
+const onTheAccountsShard = createMiddleware<AppEnv>(async (c, next) => {
+  const id = Number(c.req.param("id"));
+  if (Number.isSafeInteger(id) && id > 0) c.env = await onAccountShard(c.env, id);
+  await next();
+});
+
 export const adminRoutes = createRouter();
 adminRoutes.use("/admin/v1/*", adminAuth);
+adminRoutes.use("/admin/v1/accounts/:id", onTheAccountsShard);
+adminRoutes.use("/admin/v1/accounts/:id/*", onTheAccountsShard);
 
 adminRoutes.openapi(createAccount, async (c) => {
   const body = c.req.valid("json");
   const email = body.email.toLowerCase();
-  if (await emailTaken(c.env.DB, email)) throw ApiError.badRequest(EMAIL_TAKEN);
+  if (body.shard !== undefined && !hasShard(c.env, body.shard)) throw ApiError.badRequest(`No shard ${body.shard}: this deployment binds ${shardCount(c.env)}`);
+  // Emails are unique across shards: the directory's index, and shard 0 for accounts from before shards.
+  if ((await emailListed(c.env.DIRECTORY, email)) || (await emailTaken(c.env.DB, email))) throw ApiError.badRequest(EMAIL_TAKEN);
+  const shard = body.shard ?? (await roomiestShard(c.env));
+  const { DB } = onShard(c.env, shard);
+  await claimIdRange(DB, shard);
   const key = await mintKey("account");
   const result = await provisionAccount(
-    c.env.DB,
+    DB,
     {
       email,
       name: body.name,
@@ -160,13 +179,20 @@ adminRoutes.openapi(createAccount, async (c) => {
     key,
   );
   if ("refused" in result) throw ApiError.badRequest(EMAIL_TAKEN);
-  return c.json({ id: result.id, email, api_key: key.value }, 201);
+  // Listed after the shard's rows exist, so a listed key always has its row; an account on another
+  // shard that took the email in between wins, and this one is taken back.
+  if ((await listAccount(c.env.DIRECTORY, { id: result.id, shard, email }, key.keyHash)) === "email_taken") {
+    await unprovisionAccount(DB, result.id);
+    throw ApiError.badRequest(EMAIL_TAKEN);
+  }
+  return c.json({ id: result.id, email, api_key: key.value, shard }, 201);
 });
 
 adminRoutes.openapi(createAccountKey, async (c) => {
   const { id } = c.req.valid("param");
   if (!(await findAccount(c.env.DB, id))) throw ApiError.notFound("Account not found");
   const key = await mintKey("account");
+  await listKey(c.env.DIRECTORY, key.keyHash, id);
   const keyId = await insertAccountKey(c.env.DB, id, key);
   return c.json({ id: keyId, account_id: id, api_key: key.value }, 201);
 });
@@ -193,5 +219,5 @@ adminRoutes.openapi(updateAccountRoute, async (c) => {
   if (!row) throw ApiError.notFound("Account not found");
   // Every key's object reads its key again, so the change holds from the very next request.
   if (disabled !== undefined) await invalidateKeys(c.env, await accountKeyHashes(c.env.DB, id));
-  return c.json({ id: row.id, email: row.email, name: row.name, disabled: row.disabledAt !== null, warmup_shared_pool: row.warmupSharedPool }, 200);
+  return c.json({ id: row.id, email: row.email, name: row.name, disabled: row.disabledAt !== null, warmup_shared_pool: row.warmupSharedPool, shard: currentShard(c.env) }, 200);
 });

@@ -49,6 +49,11 @@ interface NewAccount {
 
 type Provisioning = { id: number } | { refused: "email_taken" };
 
+/** Takes back an account provisioning made (another shard's account took its email first). */
+export async function unprovisionAccount(d1: D1Database, accountId: number): Promise<void> {
+  await database(d1).delete(accounts).where(eq(accounts.id, accountId));
+}
+
 /**
  * Creates an account and its first key in one batch: an account never exists without a key. A
  * concurrent provisioning of the same email loses on the unique index and is refused.

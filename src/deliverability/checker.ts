@@ -31,7 +31,7 @@ interface Matched {
   placement: Placement;
 }
 
-interface CheckReport {
+export interface CheckReport {
   seeds: number;
   messages: number;
   recorded: number;
@@ -39,6 +39,18 @@ interface CheckReport {
   /** D1 write batches (one per seed read, plus the deadline sweep). */
   writeBatches: number;
   failures: { seed: string; error: string }[];
+}
+
+/** Every shard's pass as one report (a seed read by two shards' passes counts twice: it was read twice). */
+export function sumSeedChecks(reports: CheckReport[]): CheckReport {
+  return reports.reduce((sum, report) => ({
+    seeds: sum.seeds + report.seeds,
+    messages: sum.messages + report.messages,
+    recorded: sum.recorded + report.recorded,
+    expired: sum.expired + report.expired,
+    writeBatches: sum.writeBatches + report.writeBatches,
+    failures: [...sum.failures, ...report.failures],
+  }));
 }
 
 /**

@@ -7,7 +7,8 @@ import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { iso } from "../platform/time";
-import { checkSeedMailboxes } from "./checker";
+import { checkSeedMailboxes, sumSeedChecks } from "./checker";
+import { onEveryShard } from "../platform/shards";
 import {
   deleteSeedMailbox,
   findSeedMailbox,
@@ -160,7 +161,7 @@ seedMailboxRoutes.openapi(routes.create, async (c) => {
     throw ApiError.badRequest("password is only kept for a seed with imap_host");
   }
   const now = new Date();
-  const row = await insertSeedMailbox(db, {
+  const seed = {
     providerId: provider.id,
     email,
     imapHost: host,
@@ -173,7 +174,11 @@ seedMailboxRoutes.openapi(routes.create, async (c) => {
     spamFolders: body.spam_folders,
     createdAt: now,
     updatedAt: now,
-  });
+  };
+  // The operator's seeds serve every shard's spam tests: shard 0 numbers the seed, every other
+  // shard keeps a copy under the same id (each reads it for its own tests).
+  const row = await insertSeedMailbox(db, seed);
+  await onEveryShard(c.env, (shardEnv, shard) => (shard === 0 ? Promise.resolve() : insertSeedMailbox(database(shardEnv.DB), { ...seed, id: row.id }).then(() => undefined)));
   return c.json(present(row), 200);
 });
 
@@ -183,7 +188,8 @@ seedMailboxRoutes.openapi(routes.list, async (c) => {
 });
 
 seedMailboxRoutes.openapi(routes.check, async (c) => {
-  const report = await checkSeedMailboxes(c.env, Date.now());
+  const now = Date.now();
+  const report = sumSeedChecks(await onEveryShard(c.env, (shardEnv) => checkSeedMailboxes(shardEnv, now)));
   return c.json(
     {
       ok: true,
@@ -202,6 +208,6 @@ seedMailboxRoutes.openapi(routes.remove, async (c) => {
   const db = database(c.env.DB);
   const row = await findSeedMailbox(db, c.req.valid("param").id);
   if (!row) throw ApiError.notFound(SEED_NOT_FOUND);
-  await deleteSeedMailbox(db, row.id);
+  await onEveryShard(c.env, (shardEnv) => deleteSeedMailbox(database(shardEnv.DB), row.id));
   return c.json({ ok: true }, 200);
 });

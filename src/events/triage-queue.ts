@@ -14,6 +14,13 @@ import { log } from "../platform/logging";
  */
 export type TriageMessage = { replies: { campaignId: number; eventIds: string[] } } | { replyRows: number[] } | { replay: number };
 
+/** The row a triage message names (a campaign, a reply row, a replay job), whose id says its shard. */
+export function triageRowId(message: TriageMessage): number {
+  if ("replies" in message) return message.replies.campaignId;
+  if ("replyRows" in message) return message.replyRows[0] ?? 0;
+  return message.replay;
+}
+
 /** Every environment names its triage queue `salvo-triage…` (see wrangler.toml). */
 export function isTriageQueue(name: string): boolean {
   return name.startsWith("salvo-triage");

@@ -7,6 +7,8 @@ import { refuseAuthentication, refuseIfBlocked, requestBucket } from "./auth-fai
 import { ApiError } from "../platform/errors";
 import { clientIp } from "../platform/client-ip";
 import { config } from "../config";
+import { onShard } from "../platform/shards";
+import { unlistKeys } from "../directory/store";
 
 const INVALID_KEY = "Invalid API Key";
 
@@ -41,6 +43,8 @@ export async function admitKey(c: Context<AppEnv>, kind: KeyKind, keyHash: strin
   const headers = rateLimitHeaders(decision, budget, Math.floor(Date.now() / 1000));
   if (admission.outcome === "limited") throw ApiError.rateLimited(decision.retryAfterSeconds, headers);
   c.set("principal", { kind, accountId: owner.accountId, clientId: owner.clientId, keyId: owner.keyId, keyHash });
+  // From here on the request's DB is its account's shard: the one place a request picks its shard.
+  c.env = onShard(c.env, owner.shard ?? 0);
   c.set("rateLimit", { budget, decision });
   return headers;
 }
@@ -64,9 +68,10 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
 });
 
-/** A key value that must never be admitted again (deleted, or replaced by reset). */
-export function revokeKey(env: Bindings, keyHash: string): Promise<void> {
-  return keyGate(env, keyHash).revoke();
+/** A key value that must never be admitted again (deleted, or replaced by reset): its object first, then the directory. */
+export async function revokeKey(env: Bindings, keyHash: string): Promise<void> {
+  await keyGate(env, keyHash).revoke();
+  await unlistKeys(env.DIRECTORY, [keyHash]);
 }
 
 /** A key whose standing changed (activated, deactivated, account disabled): its object reads it again. */

@@ -5,6 +5,7 @@ import { iso } from "../platform/time";
 import { requireAccountKey } from "../platform/principal";
 import { invalidateKey, revokeKey } from "./auth";
 import { ApiError } from "../platform/errors";
+import { listKey } from "../directory/store";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryId } from "../platform/openapi";
 
 export { MAX_KEYS_PER_CLIENT };
@@ -140,6 +141,8 @@ clientKeyRoutes.openapi(createKey, async (c) => {
   requireAccountKey(principal);
   const { clientId, keyName } = c.req.valid("json");
   const key = await mintKey("client");
+  // Listed before it is stored, so a key that was handed out always finds its shard.
+  await listKey(c.env.DIRECTORY, key.keyHash, principal.accountId);
   const result = await createClientKey(c.env.DB, principal, clientId, keyName, key);
   if ("refused" in result) {
     throw ApiError.badRequest(
@@ -172,6 +175,7 @@ clientKeyRoutes.openapi(resetKey, async (c) => {
   const current = await clientKeyHash(c.env.DB, principal, id);
   if (!current) throw ApiError.badRequest(KEY_NOT_FOUND);
   const key = await mintKey("client");
+  await listKey(c.env.DIRECTORY, key.keyHash, principal.accountId);
   const row = await replaceClientKey(c.env.DB, principal, id, current, key);
   if (!row) throw ApiError.badRequest(KEY_NOT_FOUND);
   await revokeKey(c.env, current);

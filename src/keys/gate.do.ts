@@ -1,18 +1,21 @@
 import { DurableObject } from "cloudflare:workers";
-import { findKeyOwner, type KeyOwner } from "./store";
+import { resolveKey, type ShardedOwner } from "./resolve";
 import type { KeyKind } from "./rules";
 import { spend, type Budget, type BudgetState, type Decision } from "../platform/rate-limit";
 import { config, type Vars } from "../config";
 
 type Admission =
   | { outcome: "unknown" }
-  | { outcome: "admitted" | "limited"; owner: KeyOwner; budget: Budget; decision: Decision };
+  | { outcome: "admitted" | "limited"; owner: GateOwner; budget: Budget; decision: Decision };
 
 /** What the objects read from the environment (not the Worker's Bindings: that type names these classes). */
-type GateEnv = Vars & { DB: D1Database };
+type GateEnv = Vars & { DB: D1Database; DIRECTORY: D1Database };
+
+/** Owners cached before shards carry no shard: they were all on shard 0. */
+type GateOwner = Omit<ShardedOwner, "shard"> & { shard?: number };
 
 interface CachedOwner {
-  owner: KeyOwner;
+  owner: GateOwner;
   /** When D1 last confirmed the owner (epoch ms). */
   checkedAt: number;
 }
@@ -87,9 +90,9 @@ export class KeyGate extends DurableObject<GateEnv> {
     this.kv.put("generation", this.state.generation);
   }
 
-  private async lookUp(kind: KeyKind, keyHash: string, now: number): Promise<KeyOwner | null> {
+  private async lookUp(kind: KeyKind, keyHash: string, now: number): Promise<ShardedOwner | null> {
     const generation = this.state.generation;
-    const owner = await findKeyOwner(this.env.DB, kind, keyHash);
+    const owner = await resolveKey(this.env, kind, keyHash);
     // A revoke or invalidate that landed during the D1 read wins over what the read saw.
     const unchanged = !this.state.revoked && this.state.generation === generation;
     if (owner && unchanged) {

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { config } from "../config";
 import type { Bindings } from "../platform/env";
 import { database } from "../platform/db";
+import { onShardOf } from "../platform/shards";
 import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
 import { emailLinks } from "../engine/links";
@@ -38,12 +39,31 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
   private running: Promise<unknown> | null = null;
   private reading: Promise<ReadResult> | null = null;
 
+  /** The Worker's environment; `this.env` is its mailbox's shard's once the object knows its mailbox. */
+  private readonly root: Bindings;
+
+  constructor(ctx: DurableObjectState, env: Bindings) {
+    super(ctx, env);
+    this.root = env;
+    const mailboxId = this.kv.get<number>("mailbox");
+    if (mailboxId !== undefined) this.env = onShardOf(env, mailboxId);
+  }
+
   private get kv() {
     return this.ctx.storage.kv;
   }
 
+  /**
+   * The mailbox this object serves (its name is the mailbox's id): kept for its alarms, and its id's
+   * shard is where the object reads and writes from then on.
+   */
+  private serve(mailboxId: number): void {
+    this.kv.put("mailbox", mailboxId);
+    this.env = onShardOf(this.root, mailboxId);
+  }
+
   /** The one keeper of this mailbox's OAuth access token (CONTRACT 18.4). */
-  private readonly tokens = new TokenKeeper(this.env, this.ctx.storage.kv);
+  private readonly tokens = new TokenKeeper(() => this.env, this.ctx.storage.kv);
 
   private async logins(): Promise<MailboxLogins> {
     return new MailboxLogins(this.env, database(this.env.DB), await loadKeyring(config(this.env).secretsKey), this.tokens);
@@ -51,6 +71,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
 
   /** The access token for a use outside this object (the connection check); refreshed here if due. */
   async accessToken(mailboxId: number): Promise<AccessResult> {
+    this.serve(mailboxId);
     const mailbox = await mailboxById(database(this.env.DB), mailboxId);
     if (!mailbox || mailbox.authType !== "OAUTH") return { ok: false, kind: "unavailable", message: "The mailbox does not sign in through OAuth" };
     return this.tokens.accessToken(mailbox, Date.now());
@@ -63,7 +84,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
 
   /** Runs a pass soon: at once when `now` or `read` (which makes the read due), else only if no alarm is set (the cron's re-arm). */
   async wake(mailboxId: number, mode: WakeMode = "now"): Promise<void> {
-    this.kv.put("mailbox", mailboxId);
+    this.serve(mailboxId);
     if (mode === "read") this.kv.delete("nextReadAt");
     const alarm = await this.ctx.storage.getAlarm();
     if (mode === "if-idle" && alarm !== null) return;
@@ -82,7 +103,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
    * included, stays in this one object), then the campaign sending.
    */
   async runPass(now: number, options: RunOptions = {}): Promise<PassResult & { timings: PassOptions["timings"] }> {
-    if (options.mailboxId !== undefined) this.kv.put("mailbox", options.mailboxId);
+    if (options.mailboxId !== undefined) this.serve(options.mailboxId);
     const timings = { findMs: 0, claimMs: 0, sendMs: 0 };
     // One pass at a time, each at its own clock: a pass asked for while another runs waits for it
     // (sharing it would answer with the other pass's clock, e.g. an alarm's real time).
@@ -94,19 +115,21 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
    * sent between passes, never during one, so the mailbox's gap and allowance hold.
    */
   async sendManualEmail(email: ManualEmail): Promise<ManualOutcome> {
+    this.serve(email.mailboxId);
     return this.exclusive(async () => deliverManualEmail(this.env, await this.logins(), email, Date.now()));
   }
 
   /** The warmup unblock code's email (CONTRACT 19.4), between passes like every other send. */
   async sendWarmupOtp(mailboxId: number, code: string): Promise<{ ok: true } | { ok: false; message: string }> {
+    this.serve(mailboxId);
     return this.exclusive(async () => sendOtpEmail(this.env, warmupDoor(database(this.env.DB), await this.logins()), mailboxId, code, Date.now()));
   }
 
   /** A forward or one-off email (CONTRACT 21.5); one the gap holds back waits in this object's storage, and it wakes for it. */
   async sendOutsideEmail(send: OutsideSend): Promise<ManualOutcome> {
+    this.serve(send.email.mailboxId);
     const outcome = await this.exclusive(async () => sendOutside(this.env, database(this.env.DB), await this.logins(), this.kv, send, Date.now()));
     if (!outcome.ok && outcome.kind === "wait") {
-      this.kv.put("mailbox", send.email.mailboxId);
       const alarm = await this.ctx.storage.getAlarm();
       if (alarm === null || alarm > outcome.until) await this.ctx.storage.setAlarm(outcome.until);
     }
@@ -115,9 +138,9 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
 
   /** An inbox reply to send now; one the gap holds back is queued by the route, and this object wakes for it. */
   async sendInboxReply(reply: ReplyToSend): Promise<Delivery> {
+    this.serve(reply.emailAccountId);
     const delivery = await this.exclusive(async () => sendReply(this.env, await this.logins(), reply, Date.now()));
     if (!delivery.ok && delivery.kind === "wait") {
-      this.kv.put("mailbox", reply.emailAccountId);
       const alarm = await this.ctx.storage.getAlarm();
       if (alarm === null || alarm > delivery.until) await this.ctx.storage.setAlarm(delivery.until);
     }
@@ -134,7 +157,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
 
   /** Reads the INBOX now, whatever the schedule (tests, the operator route, the replies benchmark). */
   async runRead(now: number, mailboxId: number): Promise<ReadResult> {
-    this.kv.put("mailbox", mailboxId);
+    this.serve(mailboxId);
     return this.read(mailboxId, now);
   }
 

@@ -33,10 +33,15 @@ const context = (mailboxId: number) => `mailbox-access-token:${mailboxId}`;
 export class TokenKeeper implements TokenSource {
   private refreshing: Promise<AccessResult> | null = null;
 
+  /** `env` is the mailbox's object's current environment (its mailbox's shard, once it knows its mailbox). */
   constructor(
-    private readonly env: Bindings,
+    private readonly envOf: () => Bindings,
     private readonly storage: SyncKvStorage,
   ) {}
+
+  private get env(): Bindings {
+    return this.envOf();
+  }
 
   /** An access token with at least 5 minutes left, refreshing it first when needed. */
   async accessToken(mailbox: MailboxRow, now: number): Promise<AccessResult> {

@@ -5,6 +5,7 @@
  * unknown one counts as a failed authentication of the caller's address. No code, token or key ever
  * appears in the page, the redirect or a log line.
  */
+import { hasShard, onShard, shardOfTag } from "../platform/shards";
 import { Hono, type Context } from "hono";
 import type { OAuthProvider } from "../config";
 import { countAuthFailure, requestBucket } from "../keys/auth-failures";
@@ -68,6 +69,9 @@ oauthCallbackRoutes.get("/oauth/:provider/callback", async (c) => {
   const provider: OAuthProvider | null = providerNamed(c.req.param("provider"));
   const state = c.req.query("state");
   if (!provider || !state) return errorPage(c, 400, "This is not a consent answer.", "The link is incomplete.");
+  const shard = shardOfTag(state);
+  // The consent's shard from here on (an untagged state is from before shards: shard 0).
+  if (hasShard(c.env, shard)) c.env = onShard(c.env, shard);
   const db = database(c.env.DB);
   const now = Date.now();
   const session = state.length <= 128 ? await consumeSession(db, await stateDigest(state), provider, now) : undefined;

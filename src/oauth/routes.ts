@@ -1,3 +1,4 @@
+import { currentShard, tagWithShard } from "../platform/shards";
 import { createRoute, z } from "@hono/zod-openapi";
 import { config, type Config, type OAuthProvider } from "../config";
 import type { OAuthAppLevel } from "../db/schema";
@@ -311,7 +312,8 @@ async function startConsent(
   if (!app) throw ApiError.refused(400, appMissingMessage(provider));
   if ((await pendingSessions(db, principal.accountId, now)) >= MAX_PENDING_SESSIONS) throw ApiError.rateLimited(Math.ceil(settings.oauth.sessionTtlMs / 1000));
   const used = provider === "microsoft" && request.tenant ? { ...app, tenant: request.tenant } : app;
-  const state = randomToken(32);
+  // Tagged with the shard, where the callback (which carries no key) finds the consent.
+  const state = tagWithShard(currentShard(c.env), randomToken(32));
   const verifier = randomToken(48);
   const id = `oas_${randomToken(18)}`;
   const expiresAt = now + settings.oauth.sessionTtlMs;

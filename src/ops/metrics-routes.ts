@@ -2,7 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { adminAuth, adminSecurity } from "../accounts/admin-routes";
 import { database } from "../platform/db";
 import { createRouter, errorResponses, json } from "../platform/openapi";
-import { readMetrics, type OperatorMetrics } from "./metrics-store";
+import { onEveryShard } from "../platform/shards";
+import { readMetrics, sumMetrics, type OperatorMetrics } from "./metrics-store";
 
 const count = z.number().int().min(0);
 
@@ -75,5 +76,6 @@ export const metricsRoutes = createRouter();
 
 metricsRoutes.openapi(getMetrics, async (c) => {
   const now = Date.now();
-  return c.json(present(await readMetrics(database(c.env.DB), now), now), 200);
+  const parts = await onEveryShard(c.env, (shardEnv) => readMetrics(database(shardEnv.DB), now));
+  return c.json(present(sumMetrics(parts), now), 200);
 });

@@ -88,3 +88,30 @@ export async function readMetrics(db: Database, now: number): Promise<OperatorMe
     },
   };
 }
+
+/** Every shard's figures as one deployment's: counts summed, the oldest pending delivery the oldest of all. */
+export function sumMetrics(parts: OperatorMetrics[]): OperatorMetrics {
+  return parts.reduce((sum, part) => {
+    const oldest = [sum.webhookDeliveries.oldestPendingAt, part.webhookDeliveries.oldestPendingAt].filter((at): at is Date => at !== null);
+    return {
+      webhookDeliveries: {
+        pending: sum.webhookDeliveries.pending + part.webhookDeliveries.pending,
+        overdue: sum.webhookDeliveries.overdue + part.webhookDeliveries.overdue,
+        oldestPendingAt: oldest.length > 0 ? new Date(Math.min(...oldest.map((at) => at.getTime()))) : null,
+      },
+      sends: { since: sum.sends.since, sent: sum.sends.sent + part.sends.sent, unconfirmed: sum.sends.unconfirmed + part.sends.unconfirmed },
+      mailboxes: {
+        total: sum.mailboxes.total + part.mailboxes.total,
+        suspended: sum.mailboxes.suspended + part.mailboxes.suspended,
+        failing: sum.mailboxes.failing + part.mailboxes.failing,
+      },
+      dueJobs: {
+        snoozes: sum.dueJobs.snoozes + part.dueJobs.snoozes,
+        scheduledReplies: sum.dueJobs.scheduledReplies + part.dueJobs.scheduledReplies,
+        pausedRecords: sum.dueJobs.pausedRecords + part.dueJobs.pausedRecords,
+        spamTests: sum.dueJobs.spamTests + part.dueJobs.spamTests,
+        csvImports: sum.dueJobs.csvImports + part.dueJobs.csvImports,
+      },
+    };
+  });
+}

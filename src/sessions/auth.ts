@@ -8,6 +8,7 @@ import { clientIp } from "../platform/client-ip";
 import { config } from "../config";
 import { deleteSession, findLiveSession, touchSession } from "./store";
 import { digestToken, fromOwnPages, slidingExpiry, tokenFromCookies, TOUCH_EVERY_MS } from "./rules";
+import { hasShard, onShard, shardOfTag } from "../platform/shards";
 
 const SESSION_ENDED = "Session expired or signed out";
 
@@ -35,16 +36,18 @@ export const apiAuth = createMiddleware<AppEnv>(async (c, next) => {
   const bucket = requestBucket(clientIp(c.req, config(c.env)));
   refuseIfBlocked(bucket);
   const now = Date.now();
-  const session = await findLiveSession(c.env.DB, await digestToken(token), now);
-  if (!session) return refuseAuthentication(c.env, bucket, ApiError.unauthorized(SESSION_ENDED));
+  const shard = shardOfTag(token);
+  const { DB } = hasShard(c.env, shard) ? onShard(c.env, shard) : { DB: null };
+  const session = DB && (await findLiveSession(DB, await digestToken(token), now));
+  if (!DB || !session) return refuseAuthentication(c.env, bucket, ApiError.unauthorized(SESSION_ENDED));
   const headers = await admitKey(c, session.keyKind, session.keyHash);
   if (!headers) {
-    await deleteSession(c.env.DB, session.id);
+    await deleteSession(DB, session.id);
     return refuseAuthentication(c.env, bucket, ApiError.unauthorized(SESSION_ENDED));
   }
   c.set("sessionId", session.id);
   if (now - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
-    await touchSession(c.env.DB, session.id, now, slidingExpiry(session.createdAt.getTime(), now));
+    await touchSession(DB, session.id, now, slidingExpiry(session.createdAt.getTime(), now));
   }
   await next();
   for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);

@@ -7,6 +7,7 @@ import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, pathId } from "../platform/openapi";
 import { iso } from "../platform/time";
 import { deleteVisibleSession, findVisibleSession, insertSession, listSessions, type SessionRow } from "./store";
+import { currentShard } from "../platform/shards";
 import { ABSOLUTE_MS, clearedSessionCookie, digestToken, IDLE_MS, newToken, sessionCookie, userAgentLabel } from "./rules";
 
 const SESSION_NOT_FOUND = "Session not found";
@@ -129,7 +130,7 @@ sessionRoutes.openapi(signIn, async (c) => {
   const key = presentedKey(c.req);
   if (c.get("sessionId") !== undefined || !key) throw ApiError.badRequest("Sign in with an API key");
   const now = Date.now();
-  const token = newToken();
+  const token = newToken(currentShard(c.env));
   const row = await insertSession(c.env.DB, {
     accountId: principal.accountId,
     clientId: principal.clientId,

@@ -2,6 +2,7 @@
  * Web app sessions, the pure part: lifetimes, the cookie, and whether a request comes from the app's
  * own pages (the only place a session cookie counts as a credential).
  */
+import { tagWithShard } from "../platform/shards";
 import { toBase64Url, toHex } from "../platform/bytes";
 
 /** A session ends after this long unused... */
@@ -49,7 +50,7 @@ export function tokenFromCookies(url: URL, cookieHeader: string | undefined): st
     const eq = part.indexOf("=");
     if (eq > 0 && part.slice(0, eq).trim() === name) {
       const value = part.slice(eq + 1).trim();
-      return /^[A-Za-z0-9_-]{43}$/.test(value) ? value : undefined;
+      return /^(?:s\d{1,4}\.)?[A-Za-z0-9_-]{43}$/.test(value) ? value : undefined;
     }
   }
   return undefined;
@@ -66,10 +67,9 @@ export function fromOwnPages(url: URL, headers: { secFetchSite?: string; origin?
   return headers.origin === url.origin;
 }
 
-/** A fresh session token: 32 random bytes, base64url (43 characters). */
-export function newToken(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return toBase64Url(bytes);
+/** A fresh session token: 32 random bytes, base64url (43 characters), tagged with its row's shard. */
+export function newToken(shard: number): string {
+  return tagWithShard(shard, toBase64Url(crypto.getRandomValues(new Uint8Array(32))));
 }
 
 export async function digestToken(token: string): Promise<string> {

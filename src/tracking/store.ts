@@ -6,6 +6,7 @@ import type { PlannedEvent } from "../events/plan";
 import type { RecordRow } from "../events/store";
 import { database, type Database } from "../platform/db";
 import type { TrackedEvent } from "./queue-message";
+import { groupByShard } from "../platform/shards";
 
 /** The campaign and account of each record (a token names only the record). */
 async function recordOwners(db: Database, recordIds: number[]): Promise<Map<number, { campaignId: number; accountId: number }>> {
@@ -22,7 +23,11 @@ async function recordOwners(db: Database, recordIds: number[]): Promise<Map<numb
  * hits. A record deleted since the email went out records nothing.
  */
 export async function recordTrackedEvents(env: Bindings, events: TrackedEvent[]): Promise<void> {
-  if (events.length === 0) return;
+  // A token names its record, and the record's id its shard.
+  for (const [shardEnv, shardEvents] of groupByShard(env, events, (event) => event.payload.recordId)) await recordOnShard(shardEnv, shardEvents);
+}
+
+async function recordOnShard(env: Bindings, events: TrackedEvent[]): Promise<void> {
   const db = database(env.DB);
   const owners = await recordOwners(db, [...new Set(events.map((e) => e.payload.recordId))]);
   const byCampaign = new Map<number, { accountId: number; events: TrackedEvent[] }>();

@@ -1,0 +1,16 @@
+-- The directory (src/directory/): which shard holds each account, and which account each key
+-- belongs to, so a key or an account id finds its shard in one read. The shards hold everything else.
+CREATE TABLE directory_accounts (
+  account_id INTEGER PRIMARY KEY NOT NULL,
+  shard INTEGER NOT NULL,
+  -- Account emails are unique across shards: this index is where that is enforced.
+  email TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX directory_accounts_shard_idx ON directory_accounts (shard);
+
+CREATE TABLE directory_keys (
+  key_hash TEXT PRIMARY KEY NOT NULL,
+  account_id INTEGER NOT NULL REFERENCES directory_accounts (account_id) ON DELETE CASCADE
+);
+CREATE INDEX directory_keys_account_idx ON directory_keys (account_id);
