@@ -1,7 +1,8 @@
 -- The directory (src/directory/): which shard holds each account, and which account each key
 -- belongs to, so a key or an account id finds its shard in one read. The shards hold everything else.
+-- Account ids are handed out here, for every shard (an account keeps its id wherever it lives).
 CREATE TABLE directory_accounts (
-  account_id INTEGER PRIMARY KEY NOT NULL,
+  account_id INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL,
   shard INTEGER NOT NULL,
   -- Account emails are unique across shards: this index is where that is enforced.
   email TEXT NOT NULL UNIQUE,

@@ -2,13 +2,13 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { digestKey } from "../src/keys/rules";
 import { failureBucket } from "../src/platform/client-ip";
-import { ADMIN_TOKEN, call, callJson, env, provisionAccount } from "./helpers";
+import { ADMIN_TOKEN, call, callJson, provisionAccount, fileEnv } from "./helpers";
 
 const LIMIT = 30;
 
 /** The failure budget the AuthFailureLimiter object of a bucket holds. */
 function limiterState(bucket: string) {
-  const stub = env.AUTH_FAILURES.get(env.AUTH_FAILURES.idFromName(bucket));
+  const stub = fileEnv().AUTH_FAILURES.get(fileEnv().AUTH_FAILURES.idFromName(bucket));
   return runInDurableObject(stub, (_, state) => state.storage.kv.get("budget") ?? null);
 }
 
@@ -23,7 +23,7 @@ async function exhaust(ips: string[]) {
 
 /** What the key's own KeyGate object holds (its budget and cached owner). */
 async function gateState(apiKey: string) {
-  const stub = env.KEY_GATE.get(env.KEY_GATE.idFromName(await digestKey(apiKey)));
+  const stub = fileEnv().KEY_GATE.get(fileEnv().KEY_GATE.idFromName(await digestKey(apiKey)));
   return runInDurableObject(stub, (_, state) => ({ budget: state.storage.kv.get("budget"), owner: state.storage.kv.get("owner") }));
 }
 

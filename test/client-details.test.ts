@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "./helpers";
+import { callJson, createClient, createClientKey, provisionAccount, fileEnv } from "./helpers";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -54,7 +54,7 @@ describe("a client by id (CONTRACT 21.4)", () => {
 
   it("gives a client written without one (raw SQL, as before the migration) a UUID on its first read, then keeps it", async () => {
     const account = await provisionAccount();
-    const row = await env.DB.prepare("INSERT INTO clients (account_id, name, email) VALUES (?, 'Raw', 'raw@x.example') RETURNING id").bind(account.id).first<{ id: number }>();
+    const row = await fileEnv().DB.prepare("INSERT INTO clients (account_id, name, email) VALUES (?, 'Raw', 'raw@x.example') RETURNING id").bind(account.id).first<{ id: number }>();
     const first = await callJson<{ data: { uuid: string } }>(`/api/v1/client/${row!.id}`, { apiKey: account.apiKey });
     expect(first.body.data.uuid).toMatch(UUID);
     const second = await callJson<{ data: { uuid: string } }>(`/api/v1/client/${row!.id}`, { apiKey: account.apiKey });

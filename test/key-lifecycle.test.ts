@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { digestKey } from "../src/keys/rules";
 import { deleteAccountKeys, deleteClientKey, setAccount } from "./db";
-import { ADMIN_TOKEN, call, callJson, createClient, createClientKey, env, provisionAccount } from "./helpers";
+import { ADMIN_TOKEN, call, callJson, createClient, createClientKey, provisionAccount, fileEnv } from "./helpers";
 
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 const INVALID = { message: "Invalid API Key" };
@@ -148,7 +148,7 @@ describe("a key row deleted by any path stops the key", () => {
       [clientKey.api_key, "client"],
     ] as const) {
       const keyHash = await digestKey(key);
-      const stub = env.KEY_GATE.get(env.KEY_GATE.idFromName(keyHash));
+      const stub = fileEnv().KEY_GATE.get(fileEnv().KEY_GATE.idFromName(keyHash));
       await runInDurableObject(stub, async (gate, state) => {
         const cached = state.storage.kv.get<{ checkedAt: number }>("owner");
         expect(cached?.checkedAt).toEqual(expect.any(Number));
@@ -165,7 +165,7 @@ describe("a key row deleted by any path stops the key", () => {
     expect((await call("/api/v1/account", { apiKey: account.apiKey })).status).toBe(200);
     await setAccount(account.id, { disabledAt: new Date() });
     const keyHash = await digestKey(account.apiKey);
-    const stub = env.KEY_GATE.get(env.KEY_GATE.idFromName(keyHash));
+    const stub = fileEnv().KEY_GATE.get(fileEnv().KEY_GATE.idFromName(keyHash));
     expect((await runInDurableObject(stub, (gate) => gate.admit("account", keyHash))).outcome).toBe("admitted");
     const later = Date.now() + 61_000;
     expect((await runInDurableObject(stub, (gate) => gate.admit("account", keyHash, later))).outcome).toBe("unknown");

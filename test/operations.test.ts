@@ -1,7 +1,7 @@
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
-import { ADMIN_TOKEN, call, callJson, env, provisionAccount, type TestAccount } from "./helpers";
+import { ADMIN_TOKEN, call, callJson, provisionAccount, type TestAccount, fileEnv, env } from "./helpers";
 import { createCampaign } from "./campaigns/fixtures";
 import { addMessages, recordsOf, setMailbox, setRecord, setWebhook, type MessageStatus } from "./db";
 import { createMailbox } from "./mailboxes/fixtures";
@@ -182,7 +182,7 @@ describe("structured job logs", () => {
     expect(jobs.release_snoozes).toMatchObject({ count: due });
     const written = lines.join("\n");
     expect(written).not.toContain(hook.secret);
-    expect(written).not.toContain(String(env.SECRETS_KEY).split(":")[1]);
+    expect(written).not.toContain(String(fileEnv().SECRETS_KEY).split(":")[1]);
     expect(written).not.toContain(account.apiKey);
   });
 

@@ -2,14 +2,14 @@ import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { digestKey } from "../src/keys/rules";
 import type { KeyGate } from "../src/keys/gate.do";
-import { call, callJson, createClient, createClientKey, env, provisionAccount } from "./helpers";
+import { call, callJson, createClient, createClientKey, provisionAccount, fileEnv } from "./helpers";
 
 async function limitedAccount(perMinute: number, burst = perMinute) {
   return provisionAccount({ rate_limit_per_minute: perMinute, rate_limit_burst: burst });
 }
 
 async function gateOf(apiKey: string) {
-  return env.KEY_GATE.get(env.KEY_GATE.idFromName(await digestKey(apiKey)));
+  return fileEnv().KEY_GATE.get(fileEnv().KEY_GATE.idFromName(await digestKey(apiKey)));
 }
 
 describe("per-key rate limiting", () => {

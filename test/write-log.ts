@@ -1,4 +1,4 @@
-import { env } from "./helpers";
+import { fileEnv } from "./helpers";
 
 /**
  * Every change to the test database's rows, logged by triggers the test itself creates (never in
@@ -27,15 +27,15 @@ const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 async function install() {
-  await env.DB.prepare(`CREATE TABLE IF NOT EXISTS ${LOG} (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, op TEXT NOT NULL, row INTEGER)`).run();
-  const tables = await env.DB.prepare(
+  await fileEnv().DB.prepare(`CREATE TABLE IF NOT EXISTS ${LOG} (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, op TEXT NOT NULL, row INTEGER)`).run();
+  const tables = await fileEnv().DB.prepare(
     // Not the full-text indexes (virtual tables and their shadow tables take no triggers): they are
     // written with the rows they index, which the log sees.
     `SELECT name, upper(sql) LIKE '%WITHOUT ROWID%' AS keyed FROM sqlite_master m WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('d1_migrations', '${LOG}')
        AND NOT EXISTS (SELECT 1 FROM sqlite_master v WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL TABLE%' AND (m.name = v.name OR substr(m.name, 1, length(v.name) + 1) = v.name || '_'))
      ORDER BY name`,
   ).all<{ name: string; keyed: number }>();
-  const columns = await env.DB.batch<{ name: string }>(tables.results.map(({ name }) => env.DB.prepare(`SELECT name FROM pragma_table_info(${literal(name)})`)));
+  const columns = await fileEnv().DB.batch<{ name: string }>(tables.results.map(({ name }) => fileEnv().DB.prepare(`SELECT name FROM pragma_table_info(${literal(name)})`)));
   const statements = tables.results.flatMap(({ name, keyed }, i) => {
     // A WITHOUT ROWID table's rows have no number: its writes are logged without one.
     const rowid = keyed ? [] : ["rowid"];
@@ -45,9 +45,9 @@ async function install() {
       `CREATE TRIGGER IF NOT EXISTS ${quote(`${LOG}_${name}_insert`)} AFTER INSERT ON ${quote(name)} ${log("INSERT", keyed ? "NULL" : "NEW.rowid")}`,
       `CREATE TRIGGER IF NOT EXISTS ${quote(`${LOG}_${name}_update`)} AFTER UPDATE ON ${quote(name)} WHEN ${changed} ${log("UPDATE", keyed ? "NULL" : "NEW.rowid")}`,
       `CREATE TRIGGER IF NOT EXISTS ${quote(`${LOG}_${name}_delete`)} AFTER DELETE ON ${quote(name)} ${log("DELETE", keyed ? "NULL" : "OLD.rowid")}`,
-    ].map((sql) => env.DB.prepare(sql));
+    ].map((sql) => fileEnv().DB.prepare(sql));
   });
-  await env.DB.batch(statements);
+  await fileEnv().DB.batch(statements);
 }
 
 /**
@@ -61,10 +61,10 @@ export async function writeLog(): Promise<WriteLog> {
   let seen = 0;
   return {
     async reset() {
-      seen = (await env.DB.prepare(`SELECT coalesce(max(seq), 0) AS seq FROM ${LOG}`).first<{ seq: number }>())!.seq;
+      seen = (await fileEnv().DB.prepare(`SELECT coalesce(max(seq), 0) AS seq FROM ${LOG}`).first<{ seq: number }>())!.seq;
     },
     async take() {
-      const { results } = await env.DB.prepare(`SELECT seq, tbl AS "table", op, row FROM ${LOG} WHERE seq > ? ORDER BY seq`)
+      const { results } = await fileEnv().DB.prepare(`SELECT seq, tbl AS "table", op, row FROM ${LOG} WHERE seq > ? ORDER BY seq`)
         .bind(seen)
         .all<Write & { seq: number }>();
       seen = results.at(-1)?.seq ?? seen;

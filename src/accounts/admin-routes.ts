@@ -7,8 +7,8 @@ import { ApiError } from "../platform/errors";
 import { clientIp } from "../platform/client-ip";
 import { createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { accountKeyHashes, deleteAccountKey, insertAccountKey, listAccountKeys } from "../keys/store";
-import { emailTaken, findAccount, provisionAccount, unprovisionAccount, updateAccountStanding } from "./store";
-import { emailListed, listAccount, listKey } from "../directory/store";
+import { emailTaken, findAccount, highestAccountId, provisionAccount, updateAccountStanding } from "./store";
+import { listKey, releaseAccount, reserveAccount } from "../directory/store";
 import { claimIdRange } from "../directory/id-ranges";
 import { onAccountShard, roomiestShard } from "../directory/placement";
 import { currentShard, hasShard, onShard, shardCount } from "../platform/shards";
@@ -161,14 +161,18 @@ adminRoutes.openapi(createAccount, async (c) => {
   const email = body.email.toLowerCase();
   if (body.shard !== undefined && !hasShard(c.env, body.shard)) throw ApiError.badRequest(`No shard ${body.shard}: this deployment binds ${shardCount(c.env)}`);
   // Emails are unique across shards: the directory's index, and shard 0 for accounts from before shards.
-  if ((await emailListed(c.env.DIRECTORY, email)) || (await emailTaken(c.env.DB, email))) throw ApiError.badRequest(EMAIL_TAKEN);
+  if (await emailTaken(c.env.DB, email)) throw ApiError.badRequest(EMAIL_TAKEN);
   const shard = body.shard ?? (await roomiestShard(c.env));
+  const reserved = await reserveAccount(c.env.DIRECTORY, { shard, email }, await highestAccountId(c.env.DB));
+  if (reserved === "email_taken") throw ApiError.badRequest(EMAIL_TAKEN);
   const { DB } = onShard(c.env, shard);
   await claimIdRange(DB, shard);
   const key = await mintKey("account");
+  await listKey(c.env.DIRECTORY, key.keyHash, reserved.id);
   const result = await provisionAccount(
     DB,
     {
+      id: reserved.id,
       email,
       name: body.name,
       deliverabilityEnabled: body.deliverability_enabled,
@@ -178,11 +182,8 @@ adminRoutes.openapi(createAccount, async (c) => {
     },
     key,
   );
-  if ("refused" in result) throw ApiError.badRequest(EMAIL_TAKEN);
-  // Listed after the shard's rows exist, so a listed key always has its row; an account on another
-  // shard that took the email in between wins, and this one is taken back.
-  if ((await listAccount(c.env.DIRECTORY, { id: result.id, shard, email }, key.keyHash)) === "email_taken") {
-    await unprovisionAccount(DB, result.id);
+  if ("refused" in result) {
+    await releaseAccount(c.env.DIRECTORY, reserved.id);
     throw ApiError.badRequest(EMAIL_TAKEN);
   }
   return c.json({ id: result.id, email, api_key: key.value, shard }, 201);

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { eq, max } from "drizzle-orm";
 import { database } from "../platform/db";
 import { isUniqueViolation } from "../platform/db-errors";
 import { accountKeys, accounts } from "../db/schema";
@@ -33,12 +33,20 @@ export function updateAccountStanding(d1: D1Database, accountId: number, changes
 }
 
 /** Whether an account already uses this (lower-cased) email. */
+/** The highest account id this database holds (shard 0: the ids of accounts from before shards end here). */
+export async function highestAccountId(d1: D1Database): Promise<number> {
+  const row = await database(d1).select({ id: max(accounts.id) }).from(accounts).get();
+  return row?.id ?? 0;
+}
+
 export async function emailTaken(d1: D1Database, email: string): Promise<boolean> {
   const row = await database(d1).select({ id: accounts.id }).from(accounts).where(eq(accounts.email, email)).get();
   return row !== undefined;
 }
 
 interface NewAccount {
+  /** The directory's id for it (src/directory/store.ts). */
+  id: number;
   email: string;
   name: string;
   deliverabilityEnabled: boolean;
@@ -48,11 +56,6 @@ interface NewAccount {
 }
 
 type Provisioning = { id: number } | { refused: "email_taken" };
-
-/** Takes back an account provisioning made (another shard's account took its email first). */
-export async function unprovisionAccount(d1: D1Database, accountId: number): Promise<void> {
-  await database(d1).delete(accounts).where(eq(accounts.id, accountId));
-}
 
 /**
  * Creates an account and its first key in one batch: an account never exists without a key. A
@@ -68,7 +71,7 @@ export async function provisionAccount(d1: D1Database, account: NewAccount, key:
         .values({ ...account, createdAt: now })
         .returning({ id: accounts.id }),
       db.insert(accountKeys).values({
-        accountId: sql`(SELECT id FROM accounts WHERE email = ${account.email})`,
+        accountId: account.id,
         keyHash: key.keyHash,
         last4: key.last4,
         createdAt: now,

@@ -37,23 +37,31 @@ export async function findAccountShard(dir: D1Database, accountId: number): Prom
   return row?.shard;
 }
 
-/** Whether an account anywhere has this email. */
-export async function emailListed(dir: D1Database, email: string): Promise<boolean> {
-  return (await dir.prepare("SELECT 1 AS found FROM directory_accounts WHERE email = ?").bind(email).first()) !== null;
-}
-
-/** Lists an account and its first key; refused when another account has the email (the unique index decides a race). */
-export async function listAccount(dir: D1Database, account: { id: number; shard: number; email: string }, keyHash: string): Promise<"listed" | "email_taken"> {
+/**
+ * Reserves an account's id and email for a shard. Ids continue above `floor` (the highest id of
+ * the accounts from before shards, all on shard 0), so no account id is ever given twice; refused
+ * when any account has the email (the unique index decides a race).
+ */
+export async function reserveAccount(dir: D1Database, account: { shard: number; email: string }, floor: number): Promise<{ id: number } | "email_taken"> {
   try {
-    await dir.batch([
-      dir.prepare("INSERT INTO directory_accounts (account_id, shard, email, created_at) VALUES (?, ?, ?, ?)").bind(account.id, account.shard, account.email, Date.now()),
-      dir.prepare("INSERT INTO directory_keys (key_hash, account_id) VALUES (?, ?)").bind(keyHash, account.id),
+    const [, , inserted] = await dir.batch<{ id: number }>([
+      dir.prepare("UPDATE sqlite_sequence SET seq = CAST(?1 AS INTEGER) WHERE name = 'directory_accounts' AND seq < ?1").bind(floor),
+      dir.prepare("INSERT INTO sqlite_sequence (name, seq) SELECT 'directory_accounts', CAST(?1 AS INTEGER) WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'directory_accounts')").bind(floor),
+      dir.prepare("INSERT INTO directory_accounts (shard, email, created_at) VALUES (?, ?, ?) RETURNING account_id AS id").bind(account.shard, account.email, Date.now()),
     ]);
-    return "listed";
+    return { id: inserted!.results[0]!.id };
   } catch (error) {
     if (isUniqueViolation(error)) return "email_taken";
     throw error;
   }
+}
+
+/** Gives back a reservation whose account could not be made. */
+export async function releaseAccount(dir: D1Database, accountId: number): Promise<void> {
+  await dir.batch([
+    dir.prepare("DELETE FROM directory_keys WHERE account_id = ?").bind(accountId),
+    dir.prepare("DELETE FROM directory_accounts WHERE account_id = ?").bind(accountId),
+  ]);
 }
 
 /** Accounts listed per shard. */

@@ -6,9 +6,12 @@
  *
  * Every shard allocates its ids in a range of its own (shard k: k·SHARD_ID_SPAN and up, see
  * src/directory/id-ranges.ts), so an id in a link, a queue message or an object's name tells the
- * shard it was made in without a lookup, and no two shards ever hand out the same id.
+ * shard it was made in without a lookup, and no two shards ever hand out the same id. Account ids
+ * are the directory's (small: the inbox's search index packs account and row id into one rowid,
+ * account · 2^40 + id), and every other id stays below 2^40: 2^34 ids a table per shard, 64 shards.
  */
-export const SHARD_ID_SPAN = 2 ** 40;
+export const SHARD_ID_SPAN = 2 ** 34;
+export const MAX_SHARDS = 64;
 
 /** What this module needs of an environment: its shard bindings (the Worker's, or an object's). */
 type Sharded = { DB: D1Database };
@@ -21,7 +24,7 @@ function bindingOf(shard: number): string {
 /** How many shards the environment binds: DB, then DB_1, DB_2, ... until one is missing. */
 export function shardCount(env: Sharded): number {
   let count = 1;
-  while ((env as unknown as ShardBindings)[bindingOf(count)] !== undefined) count += 1;
+  while (count < MAX_SHARDS && (env as unknown as ShardBindings)[bindingOf(count)] !== undefined) count += 1;
   return count;
 }
 

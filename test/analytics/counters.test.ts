@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { deleteEvents, deleteRecord, eventsOf, setEvent } from "../db";
-import { env, provisionAccount } from "../helpers";
+import { provisionAccount, fileEnv } from "../helpers";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { zonedDayRange, parseCalendarDate } from "../../src/platform/zoned-time";
 import { seededRandom } from "./seeded-random";
@@ -13,7 +13,7 @@ import { seededRandom } from "./seeded-random";
  */
 async function fromEvents(campaignId: number, start: number, end: number): Promise<Record<string, string>> {
   const w = "campaign_id = ?1 AND occurred_at >= ?2 AND occurred_at < ?3";
-  const row = await env.DB.prepare(
+  const row = await fileEnv().DB.prepare(
     `SELECT
        (SELECT count(*) FROM events WHERE ${w} AND type = 'SENT') AS sent_count,
        (SELECT count(DISTINCT campaign_lead_id) FROM events WHERE ${w} AND type = 'SENT' AND sequence_number = 1) AS unique_sent_count,

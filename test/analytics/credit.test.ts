@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { deleteEvents, eventsOf, setEvent } from "../db";
-import { callJson, env, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
 import { parseCalendarDate, zonedDayRange } from "../../src/platform/zoned-time";
@@ -20,7 +20,7 @@ const ANSWERED = `(SELECT s.id FROM events s WHERE s.campaign_lead_id = e.campai
 const CREDITED = `JOIN events s ON s.id = CASE WHEN e.type = 'SENT' THEN e.id ELSE ${ANSWERED} END`;
 
 async function all<T = Body>(query: string, ...binds: unknown[]): Promise<T[]> {
-  return (await env.DB.prepare(query).bind(...binds).all<T>()).results;
+  return (await fileEnv().DB.prepare(query).bind(...binds).all<T>()).results;
 }
 
 /** Per mailbox, the window's figures searched from events (the query the counters replaced). */

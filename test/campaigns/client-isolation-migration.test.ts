@@ -1,9 +1,9 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { env } from "../helpers";
+import { fileEnv } from "../helpers";
 
 const MIGRATION = "0010_client_isolation.sql";
-const db = () => env.MIGRATION_DB;
+const db = () => fileEnv().MIGRATION_DB;
 
 async function run(...statements: string[]) {
   await db().batch(statements.map((text) => db().prepare(text)));
@@ -25,7 +25,7 @@ const spamTest = (id: number, clientId: string, campaignId: number, folderId: nu
  * client 2's spam test filed in client 1's folder.
  */
 async function buildLegacyState() {
-  await applyD1Migrations(db(), env.TEST_MIGRATIONS.filter((m) => m.name < MIGRATION));
+  await applyD1Migrations(db(), fileEnv().TEST_MIGRATIONS.filter((m) => m.name < MIGRATION));
   await run(
     `INSERT INTO accounts (id, email, name) VALUES (1, 'owner@legacy.example', 'Owner')`,
     `INSERT INTO clients (id, account_id, name, email) VALUES (1, 1, 'X', 'x@x.example'), (2, 1, 'Y', 'y@y.example')`,
@@ -49,7 +49,7 @@ async function buildLegacyState() {
 describe("migration 0010 (client scopes)", () => {
   beforeAll(async () => {
     await buildLegacyState();
-    await applyD1Migrations(db(), env.TEST_MIGRATIONS);
+    await applyD1Migrations(db(), fileEnv().TEST_MIGRATIONS);
   });
 
   it("leaves no lead used by campaigns of two client scopes", async () => {

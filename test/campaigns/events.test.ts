@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Bindings } from "../../src/platform/env";
 import { resumePausedRecords } from "../../src/replies/resume";
 import { campaignDeliveries, campaignRow, eventCount, eventsOf, recordRow } from "../db";
-import { callJson, env, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
 import { addLeads, createCampaign, ingest, ingestOk } from "./fixtures";
 
@@ -205,9 +205,9 @@ describe("out-of-office auto-reactivation (CONTRACT section 11)", () => {
     expect(await recordRow(map["away@ooo.example"]!)).toMatchObject({ state: "PAUSED", resumeAt: new Date(at + 3 * 86_400_000) });
     expect(await recordRow(map["here@ooo.example"]!)).toMatchObject({ state: "COMPLETED", resumeAt: null });
 
-    expect(await resumePausedRecords(env as unknown as Bindings, new Date(at + 2 * 86_400_000))).toBe(0);
+    expect(await resumePausedRecords(fileEnv() as unknown as Bindings, new Date(at + 2 * 86_400_000))).toBe(0);
     expect((await recordRow(map["away@ooo.example"]!)).state).toBe("PAUSED");
-    expect(await resumePausedRecords(env as unknown as Bindings, new Date(at + 3 * 86_400_000))).toBeGreaterThanOrEqual(1);
+    expect(await resumePausedRecords(fileEnv() as unknown as Bindings, new Date(at + 3 * 86_400_000))).toBeGreaterThanOrEqual(1);
     expect(await recordRow(map["away@ooo.example"]!)).toMatchObject({ state: "INPROGRESS", resumeAt: null });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { callJson, createClient, createClientKey, provisionAccount, fileEnv } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "./fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
 
@@ -27,7 +27,7 @@ async function campaignTags(apiKey: string, campaign: number): Promise<number[]>
 }
 
 async function connect(mailboxId: number, smtp: boolean | null, imap: boolean | null) {
-  await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = ?, is_imap_success = ? WHERE id = ?").bind(smtp, imap, mailboxId).run();
+  await fileEnv().DB.prepare("UPDATE email_accounts SET is_smtp_success = ?, is_imap_success = ? WHERE id = ?").bind(smtp, imap, mailboxId).run();
 }
 
 describe("bulk campaign tags", () => {
@@ -133,7 +133,7 @@ describe("assign-client", () => {
     expect(assigned).toEqual({ status: 200, body: { ok: true, message: "success", client: { id: client, email: "c1@example.com" } } });
     expect((await get(apiKey, `/api/v1/campaigns/${campaign}`)).body.client_id).toBe(client);
     expect((await get(apiKey, `/api/v1/campaigns/${subId}`)).body.client_id).toBe(client);
-    const states = await env.DB.prepare("SELECT id, state FROM campaign_leads WHERE campaign_id = ? ORDER BY id").bind(campaign).all<{ id: number; state: string }>();
+    const states = await fileEnv().DB.prepare("SELECT id, state FROM campaign_leads WHERE campaign_id = ? ORDER BY id").bind(campaign).all<{ id: number; state: string }>();
     expect(Object.fromEntries(states.results.map((row) => [row.id, row.state]))).toEqual({
       [records["keep@ok.example"]!]: "DRAFTED",
       [records["drop@blocked.example"]!]: "BLOCKED",
@@ -178,7 +178,7 @@ describe("spintax distribution mode", () => {
     expect((page.body.leads as { spintax_modulo_index: number }[]).map((lead) => lead.spintax_modulo_index)).toEqual([0, 1, 2]);
     const theirs = await post(apiKey, `/api/v1/campaigns/${other}/leads/filter`, {});
     expect((theirs.body.leads as { spintax_modulo_index: number }[]).map((lead) => lead.spintax_modulo_index)).toEqual([0]);
-    await env.DB.prepare("UPDATE campaigns SET status = 'ACTIVE' WHERE id = ?").bind(campaign).run();
+    await fileEnv().DB.prepare("UPDATE campaigns SET status = 'ACTIVE' WHERE id = ?").bind(campaign).run();
     expect(await post(apiKey, "/api/v1/campaigns/spintax-distribution-mode", { campaignId: campaign, spintaxDistributionMode: 2 })).toEqual({
       status: 400,
       body: { error: "Campaign is not in draft mode." },
@@ -248,7 +248,7 @@ describe("reallocate-mailboxes", () => {
     await post(apiKey, `/api/v1/campaigns/${campaign}/email-accounts`, { email_account_ids: [stays.id, broken.id] });
     const records = await addLeads(apiKey, campaign, ["r1@x.example", "r2@x.example", "r3@x.example", "r4@x.example"]);
     const pin = (email: string, state: string) =>
-      env.DB.prepare("UPDATE campaign_leads SET email_account_id = ?, state = ? WHERE id = ?").bind(gone.id, state, records[email]).run();
+      fileEnv().DB.prepare("UPDATE campaign_leads SET email_account_id = ?, state = ? WHERE id = ?").bind(gone.id, state, records[email]).run();
     await pin("r1@x.example", "INPROGRESS");
     await pin("r2@x.example", "STARTED");
     await pin("r3@x.example", "COMPLETED");
@@ -259,7 +259,7 @@ describe("reallocate-mailboxes", () => {
     expect((await post(apiKey, `/api/v1/campaigns/${campaign}/reallocate-mailboxes`, { from_email_account_ids: [gone.id, gone.id] })).status).toBe(422);
     const moved = await post(apiKey, `/api/v1/campaigns/${campaign}/reallocate-mailboxes`, { from_email_account_ids: [gone.id] });
     expect(moved).toEqual({ status: 200, body: { ok: true, leads_reallocated: 1, to_email_account_ids: [stays.id] } });
-    const rows = await env.DB.prepare("SELECT id, email_account_id FROM campaign_leads WHERE campaign_id = ? ORDER BY id").bind(campaign).all<{ id: number; email_account_id: number | null }>();
+    const rows = await fileEnv().DB.prepare("SELECT id, email_account_id FROM campaign_leads WHERE campaign_id = ? ORDER BY id").bind(campaign).all<{ id: number; email_account_id: number | null }>();
     expect(rows.results).toEqual([
       { id: records["r1@x.example"], email_account_id: stays.id },
       { id: records["r2@x.example"], email_account_id: gone.id },
@@ -283,7 +283,7 @@ describe("lead filter and status summary", () => {
       { event_id: "s3", type: "SENT", email_lead_map_id: records["cy@other.example"], occurred_at: "2026-11-01T09:00:00Z", sequence_number: 1 },
       { event_id: "r3", type: "REPLY", email_lead_map_id: records["cy@other.example"], occurred_at: "2026-11-02T10:00:00Z", body: "Later", message_id: "<r3@x>" },
     ]);
-    await env.DB.prepare("UPDATE campaign_leads SET state = 'PAUSED' WHERE id = ?").bind(records["dee@other.example"]).run();
+    await fileEnv().DB.prepare("UPDATE campaign_leads SET state = 'PAUSED' WHERE id = ?").bind(records["dee@other.example"]).run();
     return { apiKey, campaign, records };
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { callJson, env, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createManualTest } from "./fixtures";
 import { firstHop, headerBlock, headerObject } from "../../src/deliverability/copy-headers";
 import { reverseName } from "../../src/platform/dns";
@@ -46,12 +46,12 @@ async function world() {
   });
   expect(recorded.status).toBe(200);
   const cell = async (provider: string, sender: string) =>
-    (await env.DB.prepare("SELECT id FROM spam_test_results WHERE spam_test_id = ? AND provider_id = ? AND sender_email = ?").bind(Number(test.id), provider, sender).first<{ id: number }>())!.id;
+    (await fileEnv().DB.prepare("SELECT id FROM spam_test_results WHERE spam_test_id = ? AND provider_id = ? AND sender_email = ?").bind(Number(test.id), provider, sender).first<{ id: number }>())!.id;
   const ids = { gmailA: await cell("gmail", SENDER), outlookA: await cell("outlook", SENDER), gmailB: await cell("gmail", OTHER), outlookB: await cell("outlook", OTHER) };
   return { account, test: test.id, ids };
 }
 
-const keep = (id: number, headers: string) => env.DB.prepare("UPDATE spam_test_results SET raw_headers = ? WHERE id = ?").bind(headers, id).run();
+const keep = (id: number, headers: string) => fileEnv().DB.prepare("UPDATE spam_test_results SET raw_headers = ? WHERE id = ?").bind(headers, id).run();
 
 describe("seed copy headers", () => {
   it("reads a header block in order, unfolded, names as written, a repeated name as an array", () => {
@@ -143,7 +143,7 @@ describe("email-content", () => {
     const none = { error: "No email of this run was sent by Salvo" };
     expect(await get(`/api/v1/spam-test/report/${test}/email-content`)).toMatchObject({ status: 404, body: none });
     const raw = "From: a@sender.example\r\nTo: seed@x\r\nSubject: Q1\r\n\r\nHi\r\n";
-    await env.DB.prepare("INSERT INTO spam_test_messages (spam_test_id, run_no, subject, text, html, raw, sent_at) VALUES (?, 1, 'Q1', 'Hi', '<p>Hi</p>', ?, 1)")
+    await fileEnv().DB.prepare("INSERT INTO spam_test_messages (spam_test_id, run_no, subject, text, html, raw, sent_at) VALUES (?, 1, 'Q1', 'Hi', '<p>Hi</p>', ?, 1)")
       .bind(Number(test), raw)
       .run();
     expect(await get(`/api/v1/spam-test/report/${test}/email-content?run_no=1`)).toMatchObject({

@@ -2,7 +2,7 @@ import { describe, expect, inject, it } from "vitest";
 import { config } from "../../src/config";
 import { checkLink, checkLinks } from "../../src/deliverability/link-checker";
 import { urlPolicy } from "../../src/platform/outbound";
-import { env } from "../helpers";
+import { fileEnv, env } from "../helpers";
 
 const stub = inject("linkStub");
 /** The stub sits on 127.0.0.1: only the development switch lets the checker reach it. */
@@ -36,7 +36,7 @@ describe("the link checker against a stub of the public web", () => {
   });
 
   it("follows no link to a private or loopback address, nor a redirect to one (issue 23)", async () => {
-    const production = urlPolicy(config(env));
+    const production = urlPolicy(config(fileEnv()));
     const before = ((await (await fetch(`${stub}/methods`)).json()) as string[]).length;
     const report = await checkLinks([`${stub}/ok`, "http://169.254.169.254/latest/meta-data/", "https://localtest.me/", "http://printer.lan/"], { policy: production });
     expect(report.map((r) => [r.url, r.ok, r.status, r.error])).toEqual([

@@ -3,12 +3,12 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { asc, eq } from "drizzle-orm";
 import { schema, testDb } from "../db";
-import { callJson, env, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { manualBody } from "./fixtures";
 
 function fireCron(at: string | number) {
-  return worker.scheduled(createScheduledController({ scheduledTime: new Date(at).getTime(), cron: "* * * * *" }), env);
+  return worker.scheduled(createScheduledController({ scheduledTime: new Date(at).getTime(), cron: "* * * * *" }), fileEnv());
 }
 
 async function runsOf(testId: string) {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { asc, eq } from "drizzle-orm";
 import { schema, testDb } from "../db";
-import { ADMIN_TOKEN, call, callJson, env, provisionAccount } from "../helpers";
+import { ADMIN_TOKEN, call, callJson, provisionAccount, fileEnv } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { manualBody } from "./fixtures";
 
@@ -17,7 +17,7 @@ interface Seed {
 }
 
 function fireCron(at: number) {
-  return worker.scheduled(createScheduledController({ scheduledTime: at, cron: "* * * * *" }), env);
+  return worker.scheduled(createScheduledController({ scheduledTime: at, cron: "* * * * *" }), fileEnv());
 }
 
 async function seedsOf(providerId: string): Promise<Seed[]> {

@@ -1,9 +1,8 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { claimRecords, outcomeStatements, releaseDeadClaims, type ClaimedRecord, type ClaimRequest } from "../../src/engine/store";
 import { openMessage } from "./open-message";
 import { rawBatch } from "../../src/platform/sql";
-import { callJson, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { blockListed, campaignRow, messagesOf, recordRow, recordsOf, setCampaign, setRecord } from "../db";
 
 /** A campaign with `count` leads and two mailboxes, through the API; the engine's SQL is then called directly. */
@@ -42,7 +41,7 @@ function request(base: Awaited<ReturnType<typeof setUp>>, mailboxId: number, lim
 describe("claiming due records", () => {
   it("never hands one record to two mailboxes, and pins each to its claimer", async () => {
     const base = await setUp(6);
-    const [first, second] = await Promise.all([claimRecords(env.DB, request(base, base.mailboxes[0]!, 4)), claimRecords(env.DB, request(base, base.mailboxes[1]!, 4))]);
+    const [first, second] = await Promise.all([claimRecords(fileEnv().DB, request(base, base.mailboxes[0]!, 4)), claimRecords(fileEnv().DB, request(base, base.mailboxes[1]!, 4))]);
     const ids = [...first.records, ...second.records].map((r) => r.recordId);
     expect(ids).toHaveLength(6);
     expect(new Set(ids).size).toBe(6);
@@ -55,7 +54,7 @@ describe("claiming due records", () => {
 
   it("reads each record's spintax_modulo_index, its k in the campaign (incremental spintax, CONTRACT 21.1)", async () => {
     const base = await setUp(4);
-    const { records } = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 10));
+    const { records } = await claimRecords(fileEnv().DB, request(base, base.mailboxes[0]!, 10));
     expect(records.map((r) => r.spintaxIndex).sort()).toEqual([0, 1, 2, 3]);
     const byRecord = [...records].sort((a, b) => a.recordId - b.recordId).map((r) => r.spintaxIndex);
     expect(byRecord, "the k-th record by id has k").toEqual([0, 1, 2, 3]);
@@ -63,7 +62,7 @@ describe("claiming due records", () => {
 
   it("holds new leads to the campaign's remaining new-leads allowance", async () => {
     const base = await setUp(5);
-    const { records } = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 10, 2));
+    const { records } = await claimRecords(fileEnv().DB, request(base, base.mailboxes[0]!, 10, 2));
     expect(records).toHaveLength(2);
   });
 
@@ -77,13 +76,13 @@ describe("claiming due records", () => {
       apiKey: base.account.apiKey,
       body: { events: [{ type: "UNSUBSCRIBE", lead_email: base.emails[1], occurred_at: new Date().toISOString() }] },
     });
-    const { nonce, records } = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 10));
+    const { nonce, records } = await claimRecords(fileEnv().DB, request(base, base.mailboxes[0]!, 10));
     const byEmail = Object.fromEntries(records.map((r) => [r.leadEmail, r.refusal]));
     expect(byEmail).toEqual({ [base.emails[0]!]: "blocked", [base.emails[1]!]: "opted_out", [base.emails[2]!]: null });
     expect(await messageRows(base.campaign.id)).toEqual([]);
 
     await rawBatch(
-      env.DB,
+      fileEnv().DB,
       outcomeStatements(
         nonce,
         records.filter((r) => r.refusal).map((r) => ({ kind: "refused" as const, recordId: r.recordId, state: r.refusal === "blocked" ? ("BLOCKED" as const) : ("STOPPED" as const) })),
@@ -96,32 +95,32 @@ describe("claiming due records", () => {
 
   it("never sends a step twice: a send left in flight by a dead pass comes back unconfirmed once its lease runs out, not sending", async () => {
     const base = await setUp(1);
-    const first = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1));
+    const first = await claimRecords(fileEnv().DB, request(base, base.mailboxes[0]!, 1));
     const record = first.records[0]!;
-    expect(await openMessage(env.DB, opening(first.nonce, base.mailboxes[0]!), record)).not.toBeNull();
+    expect(await openMessage(fileEnv().DB, opening(first.nonce, base.mailboxes[0]!), record)).not.toBeNull();
     // The pass dies mid-SMTP; its lease ends; another pass claims the record again.
     await setRecord(record.recordId, { dueAt: new Date(now - 1) });
-    const second = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1));
+    const second = await claimRecords(fileEnv().DB, request(base, base.mailboxes[0]!, 1));
     expect(second.records[0]).toMatchObject({ recordId: record.recordId, messageStatus: "unconfirmed", messageId: record.messageId });
     // And the row is not taken up again by a second opening.
-    expect(await openMessage(env.DB, opening(second.nonce, base.mailboxes[0]!), second.records[0]!)).toBeNull();
+    expect(await openMessage(fileEnv().DB, opening(second.nonce, base.mailboxes[0]!), second.records[0]!)).toBeNull();
     expect(await messageRows(base.campaign.id)).toEqual([{ record: record.recordId, status: "unconfirmed", attempts: 1 }]);
   });
 
   it("a pass that dies mid-claim leaves only the message in flight in doubt; its next pass releases the rest at once", async () => {
     const base = await setUp(7);
     const [mailbox, other] = base.mailboxes as [number, number];
-    const claim = await claimRecords(env.DB, request(base, mailbox, 5));
-    const bystander = await claimRecords(env.DB, request(base, other, 5));
+    const claim = await claimRecords(fileEnv().DB, request(base, mailbox, 5));
+    const bystander = await claimRecords(fileEnv().DB, request(base, other, 5));
     expect(bystander.records).toHaveLength(2);
     const [done, inFlight, ...untouched] = claim.records;
     // The first message went out and its outcome was stored; the second is in its SMTP transaction when the pass dies.
-    const doneRow = (await openMessage(env.DB, opening(claim.nonce, mailbox), done!))!;
-    await rawBatch(env.DB, outcomeStatements(claim.nonce, [{ kind: "sent", recordId: done!.recordId, messageRowId: doneRow, subject: "Hi", sentAt: now, nextStep: null, nextDueAt: null }], now));
-    const inFlightRow = (await openMessage(env.DB, opening(claim.nonce, mailbox), inFlight!))!;
+    const doneRow = (await openMessage(fileEnv().DB, opening(claim.nonce, mailbox), done!))!;
+    await rawBatch(fileEnv().DB, outcomeStatements(claim.nonce, [{ kind: "sent", recordId: done!.recordId, messageRowId: doneRow, subject: "Hi", sentAt: now, nextStep: null, nextDueAt: null }], now));
+    const inFlightRow = (await openMessage(fileEnv().DB, opening(claim.nonce, mailbox), inFlight!))!;
 
     const later = now + 5_000;
-    const inDoubt = await releaseDeadClaims(env.DB, mailbox, later);
+    const inDoubt = await releaseDeadClaims(fileEnv().DB, mailbox, later);
     expect(inDoubt).toEqual([{ messageRowId: inFlightRow, campaignId: base.campaign.id, recordId: inFlight!.recordId }]);
     expect(await messageRows(base.campaign.id)).toEqual([
       { record: done!.recordId, status: "sent", attempts: 1 },
@@ -136,7 +135,7 @@ describe("claiming due records", () => {
     for (const record of bystander.records) expect(byId.get(record.recordId)).toMatchObject({ claim_token: bystander.nonce, mailbox: other });
 
     // The next claim sees the one in doubt as such (the sender moves it on) and the others as never written.
-    const again = await claimRecords(env.DB, { ...request(base, mailbox, 10), now: later });
+    const again = await claimRecords(fileEnv().DB, { ...request(base, mailbox, 10), now: later });
     expect(Object.fromEntries(again.records.map((r) => [r.recordId, r.messageStatus]))).toEqual({
       [inFlight!.recordId]: "unconfirmed",
       ...Object.fromEntries(untouched.map((r) => [r.recordId, null])),
@@ -146,29 +145,29 @@ describe("claiming due records", () => {
   it("opens a message only for its own claim, a live record and an ACTIVE campaign, and takes up a deferred one with one attempt more", async () => {
     const base = await setUp(3);
     const mailbox = base.mailboxes[0]!;
-    const claim = await claimRecords(env.DB, request(base, mailbox, 3));
+    const claim = await claimRecords(fileEnv().DB, request(base, mailbox, 3));
     const [deferred, stopped, paused] = claim.records as [ClaimedRecord, ClaimedRecord, ClaimedRecord];
-    expect(await openMessage(env.DB, opening("another-claim", mailbox), deferred)).toBeNull();
-    const row = (await openMessage(env.DB, opening(claim.nonce, mailbox), deferred))!;
-    await rawBatch(env.DB, outcomeStatements(claim.nonce, [{ kind: "deferred", recordId: deferred.recordId, messageRowId: row, error: "451 busy", retryAt: now, unpin: false, countAttempt: true }], now));
-    const retry = await claimRecords(env.DB, request(base, mailbox, 1));
+    expect(await openMessage(fileEnv().DB, opening("another-claim", mailbox), deferred)).toBeNull();
+    const row = (await openMessage(fileEnv().DB, opening(claim.nonce, mailbox), deferred))!;
+    await rawBatch(fileEnv().DB, outcomeStatements(claim.nonce, [{ kind: "deferred", recordId: deferred.recordId, messageRowId: row, error: "451 busy", retryAt: now, unpin: false, countAttempt: true }], now));
+    const retry = await claimRecords(fileEnv().DB, request(base, mailbox, 1));
     expect(retry.records[0]).toMatchObject({ recordId: deferred.recordId, messageRowId: row, messageStatus: "deferred", messageId: deferred.messageId, attempts: 1 });
-    expect(await openMessage(env.DB, opening(retry.nonce, mailbox), retry.records[0]!)).toBe(row);
+    expect(await openMessage(fileEnv().DB, opening(retry.nonce, mailbox), retry.records[0]!)).toBe(row);
 
     await setRecord(stopped.recordId, { state: "STOPPED" });
-    expect(await openMessage(env.DB, opening(claim.nonce, mailbox), stopped), "a lead stopped since the claim").toBeNull();
+    expect(await openMessage(fileEnv().DB, opening(claim.nonce, mailbox), stopped), "a lead stopped since the claim").toBeNull();
     await setCampaign(base.campaign.id, { status: "PAUSED" });
-    expect(await openMessage(env.DB, opening(claim.nonce, mailbox), paused), "a campaign paused since the claim").toBeNull();
+    expect(await openMessage(fileEnv().DB, opening(claim.nonce, mailbox), paused), "a campaign paused since the claim").toBeNull();
     expect(await messageRows(base.campaign.id)).toEqual([{ record: deferred.recordId, status: "sending", attempts: 2 }]);
   });
 
   it("ignores an outcome whose claim was taken over after its lease ran out", async () => {
     const base = await setUp(1);
-    const stale = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1));
+    const stale = await claimRecords(fileEnv().DB, request(base, base.mailboxes[0]!, 1));
     const recordId = stale.records[0]!.recordId;
     await setRecord(recordId, { dueAt: new Date(now - 1) });
-    const fresh = await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1));
-    await rawBatch(env.DB, outcomeStatements(stale.nonce, [{ kind: "skipped", recordId, nextStep: null, nextDueAt: null }], now));
+    const fresh = await claimRecords(fileEnv().DB, request(base, base.mailboxes[0]!, 1));
+    await rawBatch(fileEnv().DB, outcomeStatements(stale.nonce, [{ kind: "skipped", recordId, nextStep: null, nextDueAt: null }], now));
     const row = await recordRow(recordId);
     expect({ state: row.state, claim_token: row.claimToken }).toEqual({ state: "DRAFTED", claim_token: fresh.nonce });
   });
@@ -177,8 +176,8 @@ describe("claiming due records", () => {
 describe("claiming for a campaign paused meanwhile", () => {
   it("yields nothing once the campaign is no longer ACTIVE, even to a pass that began before", async () => {
     const base = await setUp(2);
-    expect((await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1))).records).toHaveLength(1);
+    expect((await claimRecords(fileEnv().DB, request(base, base.mailboxes[0]!, 1))).records).toHaveLength(1);
     await setCampaign(base.campaign.id, { status: "PAUSED" });
-    expect((await claimRecords(env.DB, request(base, base.mailboxes[0]!, 1))).records).toEqual([]);
+    expect((await claimRecords(fileEnv().DB, request(base, base.mailboxes[0]!, 1))).records).toEqual([]);
   });
 });

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { claimRecords, loadCampaignPlans, type ClaimRequest } from "../../src/engine/store";
 import { campaignSendingStatus } from "../../src/engine/status";
@@ -7,7 +6,7 @@ import type { Bindings } from "../../src/platform/env";
 import { database } from "../../src/platform/db";
 import { learnProviders } from "../../src/verification/providers";
 import { addMessages, campaignRow, leadsOf, mailboxConnected, mailboxRow, recordsOf, setCampaign, setMailbox, setRecord } from "../db";
-import { callJson, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { domain, mailDomain } from "../verification/fixtures";
 
 /**
@@ -16,7 +15,7 @@ import { domain, mailDomain } from "../verification/fixtures";
  * provider, those no mailbox with room serves, and unknown ones.
  */
 
-const bindings = env as unknown as Bindings;
+const bindings = fileEnv() as unknown as Bindings;
 const now = Date.now() + 60_000;
 
 async function setUp({ matching = true } = {}) {
@@ -56,7 +55,7 @@ type Base = Awaited<ReturnType<typeof setUp>>;
 
 async function claim(base: Base, mailboxId: number, limit = 10): Promise<string[]> {
   const request: ClaimRequest = { campaign: await campaignRow(base.campaignId), mailboxId, senderDomain: "sender.example", now, limit, newLeadsLeft: 100 };
-  const { records } = await claimRecords(env.DB, request);
+  const { records } = await claimRecords(fileEnv().DB, request);
   return records.map((r) => r.leadEmail).sort();
 }
 
@@ -124,7 +123,7 @@ describe("ESP matching (CONTRACT 23.3)", () => {
     const base = await setUp();
     await learnProviders(bindings, new Date(now));
     await claim(base, base.mailboxes.outlook);
-    const plan = async () => (await loadCampaignPlans(database(env.DB), base.mailboxes.outlook, [base.campaignId], new Map([[base.campaignId, 0]]), now)).get(base.campaignId)!;
+    const plan = async () => (await loadCampaignPlans(database(fileEnv().DB), base.mailboxes.outlook, [base.campaignId], new Map([[base.campaignId, 0]]), now)).get(base.campaignId)!;
     expect((await plan()).nextDueAt, "Google leads are due, the Google mailboxes have room: look again in a while").toBe(now + MATCH_RECHECK_MS);
     await setMailbox(base.mailboxes.gmail, { isSuspended: true });
     await setMailbox(base.mailboxes.workspace, { maxEmailPerDay: 0 });
@@ -136,7 +135,7 @@ describe("ESP matching (CONTRACT 23.3)", () => {
     const base = await setUp();
     await learnProviders(bindings, new Date(now));
     await setMailbox(base.mailboxes.workspace, { isSuspended: true });
-    const details = async () => (await campaignSendingStatus(database(env.DB), await campaignRow(base.campaignId), now)).details.esp_matching;
+    const details = async () => (await campaignSendingStatus(database(fileEnv().DB), await campaignRow(base.campaignId), now)).details.esp_matching;
     expect(await details()).toEqual({
       enabled: true,
       mailboxes: { google: 1, microsoft: 1, other: 0 },

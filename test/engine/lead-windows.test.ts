@@ -1,9 +1,8 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { campaignSendingStatus, mailboxSendingStatusOf, presentSendingStatus } from "../../src/engine/status";
 import { database } from "../../src/platform/db";
 import { campaignRow, leadsOf, mailboxConnected, recordsOf, setCampaign, setRecord } from "../db";
-import { callJson, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
 
 /**
@@ -47,7 +46,7 @@ async function setUp() {
 describe("sending_status in each lead's zone (CONTRACT 23.4)", () => {
   it("counts due records inside and outside their lead's window, and answers outside_lead_windows when none is inside", async () => {
     const world = await setUp();
-    const db = database(env.DB);
+    const db = database(fileEnv().DB);
     const status = async () => presentSendingStatus(await campaignSendingStatus(db, await campaignRow(world.campaignId), NOW));
     const first = await status();
     expect(first.code, "the zoneless lead is inside Paris's hours").toBe("sending");

@@ -1,4 +1,4 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Bindings } from "../../src/platform/env";
 import type { MailboxSender } from "../../src/mailbox-agent/mailbox.do";
@@ -10,14 +10,14 @@ import { MINUTE_JOBS } from "../../src/scheduled";
 import { claimRecords } from "../../src/engine/store";
 import { openMessage } from "./open-message";
 import { addEvents, addMessages, campaignRow, mailboxConnected, messagesOf, recordsOf, setLead, setMailbox, setRecord } from "../db";
-import { ADMIN_TOKEN, call, callJson, provisionAccount, type TestAccount } from "../helpers";
+import { ADMIN_TOKEN, call, callJson, provisionAccount, type TestAccount, fileEnv } from "../helpers";
 
 /**
  * The sender's decisions that need no mail server: when it must not send, it claims nothing and
  * says when to look again. (Sending itself is tested against the lab in test/mail/engine.test.ts.)
  */
 
-const bindings = env as unknown as Bindings;
+const bindings = fileEnv() as unknown as Bindings;
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 
@@ -137,7 +137,7 @@ describe("the mailbox sender", () => {
     expect(MINUTE_JOBS).toContain(rearmLateSenders);
     const account = await provisionAccount();
     const { mailboxId, campaignId } = await activeCampaign(account, {});
-    const late = async () => (await lateMailboxes(database(env.DB), Date.now(), 1000)).includes(mailboxId);
+    const late = async () => (await lateMailboxes(database(fileEnv().DB), Date.now(), 1000)).includes(mailboxId);
     const setWake = (at: number | null) => setMailbox(mailboxId, { engineWakeAt: at === null ? null : new Date(at) });
 
     await setWake(Date.now() + 10 * MINUTE);
@@ -186,10 +186,10 @@ describe("the mailbox sender", () => {
     // A pass that died: it claimed the three due leads and was in the first one's SMTP transaction.
     const campaign = await campaignRow(campaignId);
     const claimedAt = Date.now();
-    const claim = await claimRecords(env.DB, { campaign, mailboxId, senderDomain: "sender.example", now: claimedAt, limit: 10, newLeadsLeft: 10 });
+    const claim = await claimRecords(fileEnv().DB, { campaign, mailboxId, senderDomain: "sender.example", now: claimedAt, limit: 10, newLeadsLeft: 10 });
     expect(claim.records).toHaveLength(3);
     const first = claim.records[0]!;
-    expect(await openMessage(env.DB, { nonce: claim.nonce, mailboxId, now: claimedAt }, first)).not.toBeNull();
+    expect(await openMessage(fileEnv().DB, { nonce: claim.nonce, mailboxId, now: claimedAt }, first)).not.toBeNull();
 
     // The object's next pass (before the campaign's start: it sends nothing) releases the claim first. The
     // object's own wake on START may run a pass on the real clock meanwhile, which releases it as well:
@@ -226,7 +226,7 @@ describe("the mailbox sender", () => {
     // The start time is Saturday 2031-03-01; the first sending day is Monday: 09:00 JST is 00:00 UTC, 09:00 EST 14:00 UTC.
     const tokyoMonday = Date.parse("2031-03-03T00:00:00Z");
     const newYorkMonday = Date.parse("2031-03-03T14:00:00Z");
-    const dues = await env.DB.prepare("SELECT due_at FROM campaign_leads WHERE campaign_id = ? ORDER BY due_at").bind(campaignId).all<{ due_at: number }>();
+    const dues = await fileEnv().DB.prepare("SELECT due_at FROM campaign_leads WHERE campaign_id = ? ORDER BY due_at").bind(campaignId).all<{ due_at: number }>();
     expect(dues.results.map((r) => r.due_at)).toEqual([tokyoMonday, newYorkMonday]);
     // Sunday 20:00 UTC: outside the campaign's (Paris) window and everyone's Monday.
     const sunday = Date.parse("2031-03-02T20:00:00Z");

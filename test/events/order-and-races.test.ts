@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { addLeads, analytics, createCampaign, ingest, ingestOk } from "../campaigns/fixtures";
 import { act } from "../inbox/fixtures";
 import { recordRow } from "../db";
-import { env, provisionAccount } from "../helpers";
+import { provisionAccount, fileEnv } from "../helpers";
 import { createWebhook, deliveriesOf } from "../webhooks/fixtures";
 
 const T = (day: number, hour = 10) => `2026-03-${String(day).padStart(2, "0")}T${String(hour).padStart(2, "0")}:00:00Z`;
@@ -122,7 +122,7 @@ describe("deliveries follow what was stored", () => {
   it("stores every delivery with its event even when the queue refuses them, and the cron sends them later", async () => {
     const { k, campaign } = await setup(["q@outbox.example"]);
     const hook = await createWebhook(k, campaign, { event_types: ["EMAIL_SENT"] });
-    vi.spyOn(env.WEBHOOK_QUEUE, "sendBatch").mockRejectedValue(new Error("queue unavailable"));
+    vi.spyOn(fileEnv().WEBHOOK_QUEUE, "sendBatch").mockRejectedValue(new Error("queue unavailable"));
     const { status } = await ingest(k, campaign, [{ type: "SENT", lead_email: "q@outbox.example", occurred_at: T(2) }]);
     expect(status).toBe(200);
     const [stored] = await deliveriesOf(hook.id);

@@ -2,7 +2,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { addLeads, createCampaign } from "../campaigns/fixtures";
-import { env, provisionAccount } from "../helpers";
+import { provisionAccount, fileEnv, env } from "../helpers";
 import { createWebhook, deliveriesOf } from "../webhooks/fixtures";
 
 /** The real D1 binding, counting the calls that reach the database (a batch is one). */
@@ -50,7 +50,7 @@ describe("D1 round trips", () => {
     await addLeads(account.apiKey, campaign, ["trips@rt.example"]);
     const hook = await createWebhook(account.apiKey, campaign, { event_types: ["EMAIL_REPLY", "LEAD_CATEGORY_UPDATED"] });
 
-    const { database, counter } = countingD1(env.DB);
+    const { database, counter } = countingD1(fileEnv().DB);
     const ctx = createExecutionContext();
     const response = await createApp().fetch(
       new Request(`http://salvo.test/api/v1/campaigns/${campaign}/events`, {

@@ -2,7 +2,7 @@ import { createScheduledController } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { eventRowId, eventsOf, recordRow, setRecord, taskCount } from "../db";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { callJson, createClient, createClientKey, provisionAccount, fileEnv } from "../helpers";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { act, emails, list } from "./fixtures";
 
@@ -28,7 +28,7 @@ const statsId = eventRowId;
 
 function runCron(at: number) {
   const controller = createScheduledController({ scheduledTime: at, cron: "* * * * *" });
-  return worker.scheduled(controller, env);
+  return worker.scheduled(controller, fileEnv());
 }
 
 describe("master inbox actions", () => {

@@ -9,7 +9,7 @@ import { loadKeyring } from "../../src/platform/crypto";
 import { database } from "../../src/platform/db";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { campaignOutboundReplies, mailboxConnected, outboundReplyRow, recordEventId, setCampaignRecords, setOutboundReply } from "../db";
-import { callJson, env, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv, env } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
 
 const target = inject("outboundTarget");
@@ -38,7 +38,7 @@ async function listener() {
   return { port, connections: async () => ((await (await fetch(`${target}/listeners/${port}`)).json()) as { connections: number }).connections };
 }
 
-const production = () => urlPolicy(config(env));
+const production = () => urlPolicy(config(fileEnv()));
 const development = () => urlPolicy(config({ ...env, ALLOW_INSECURE_WEBHOOKS: "true" }));
 
 describe("reply attachments and the outbound rule (issue 23: SSRF through inbox-reply attachments)", () => {
@@ -70,8 +70,8 @@ describe("reply attachments and the outbound rule (issue 23: SSRF through inbox-
     // A reply stored before the rule (or a name that turned private since): its file now points inside.
     const inside = await listener();
     await setOutboundReply((await outboundReplyRow(saved.body.message_id!)).id, { attachments: [{ file_url: `https://127.0.0.1:${inside.port}/latest/meta-data/` }] });
-    const logins = new MailboxLogins(env, database(env.DB), await loadKeyring(config(env).secretsKey), agentTokens(env));
-    await sendDueReplies(env, logins, mailboxId, at + 60_000);
+    const logins = new MailboxLogins(fileEnv(), database(fileEnv().DB), await loadKeyring(config(fileEnv()).secretsKey), agentTokens(fileEnv()));
+    await sendDueReplies(fileEnv(), logins, mailboxId, at + 60_000);
     const row = await outboundReplyRow(saved.body.message_id!);
     expect(row.status).toBe("FAILED");
     expect(row.statusMessage).toContain("127.0.0.1 is a loopback address");

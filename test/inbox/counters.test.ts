@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import type { InboxFilters, Listing } from "../../src/inbox/query";
 import { inboxCounterTotal, mailboxConnected, outboundRepliesOf, personOf, recordEventId, recordRow, setOutboundReply, setRecord } from "../db";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { callJson, createClient, createClientKey, provisionAccount, fileEnv } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
 import { act, at, list, type Listing as Path } from "./fixtures";
@@ -89,7 +89,7 @@ async function expectExact(world: World, step: string) {
 }
 
 function runCron(at: number) {
-  return worker.scheduled(createScheduledController({ scheduledTime: at, cron: "* * * * *" }), env);
+  return worker.scheduled(createScheduledController({ scheduledTime: at, cron: "* * * * *" }), fileEnv());
 }
 
 async function world(): Promise<World> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { createClient, createClientKey, provisionAccount, fileEnv } from "../helpers";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { act } from "./fixtures";
 
@@ -17,11 +17,11 @@ async function conversation() {
     { event_id: "r2", type: "REPLY", lead_email: "ann@ign.example", occurred_at: "2026-03-03T10:00:00Z" },
   ]);
   const stat = async (eventId: string) =>
-    (await env.DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND event_id = ?").bind(campaign, eventId).first<{ id: number }>())!.id;
+    (await fileEnv().DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND event_id = ?").bind(campaign, eventId).first<{ id: number }>())!.id;
   return { account, k, campaign, ann: ids["ann@ign.example"]!, r1: await stat("r1"), r2: await stat("r2") };
 }
 
-const flags = (id: number) => env.DB.prepare("SELECT ignored, ignored_by_hand FROM events WHERE id = ?").bind(id).first<{ ignored: number; ignored_by_hand: number }>();
+const flags = (id: number) => fileEnv().DB.prepare("SELECT ignored, ignored_by_hand FROM events WHERE id = ?").bind(id).first<{ ignored: number; ignored_by_hand: number }>();
 
 describe("PATCH /master-inbox/ignore-reply (CONTRACT 21.3)", () => {
   it("ignores a reply and counts it again, with counts following at once", async () => {
@@ -39,7 +39,7 @@ describe("PATCH /master-inbox/ignore-reply (CONTRACT 21.3)", () => {
 
   it("counts again a reply the automatic rules ignored", async () => {
     const { k, campaign, r2 } = await conversation();
-    await env.DB.prepare("UPDATE events SET ignored = 1 WHERE id = ?").bind(r2).run();
+    await fileEnv().DB.prepare("UPDATE events SET ignored = 1 WHERE id = ?").bind(r2).run();
     expect((await analytics(k, campaign, MARCH)).body).toMatchObject({ reply_count: "1" });
     await act(k, "ignore-reply", { id: r2, ignore_reply: false }, "PATCH");
     expect(await flags(r2)).toEqual({ ignored: 0, ignored_by_hand: 0 });
@@ -60,7 +60,7 @@ describe("PATCH /master-inbox/ignore-reply (CONTRACT 21.3)", () => {
     const { campaign, r1 } = await conversation();
     const stranger = await provisionAccount();
     const clientKey = await createClientKey(stranger.apiKey, await createClient(stranger.apiKey));
-    const sent = (await env.DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND type = 'SENT'").bind(campaign).first<{ id: number }>())!.id;
+    const sent = (await fileEnv().DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND type = 'SENT'").bind(campaign).first<{ id: number }>())!.id;
     const NOT_FOUND = { ok: false, error: "Email stat not found or access denied", message: "Email stat not found or access denied" };
     for (const apiKey of [stranger.apiKey, clientKey.api_key]) {
       const answer = await act(apiKey, "ignore-reply", { id: r1, ignore_reply: true }, "PATCH");

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { planOptions, type Plan } from "../../src/inbox/listing-plan";
 import { readFigures, readPage, type ListingQuery } from "../../src/inbox/listing-store";
 import { LISTING_SORTS, type EmailStatus, type InboxFilters, type Listing } from "../../src/inbox/query";
-import { env, provisionAccount } from "../helpers";
+import { provisionAccount, fileEnv } from "../helpers";
 import { oracle } from "./oracle";
 
 /**
@@ -27,7 +27,7 @@ const DAY = 86_400_000;
 
 async function dataset(random: () => number) {
   const account = await provisionAccount();
-  const db = env.DB;
+  const db = fileEnv().DB;
   const one = async (text: string, ...params: unknown[]) => (await db.prepare(`${text} RETURNING id`).bind(...params).first<{ id: number }>())!.id;
   const clients = [await one("INSERT INTO clients (account_id, name, email) VALUES (?, 'c1', 'c1@plan.example')", account.id), await one("INSERT INTO clients (account_id, name, email) VALUES (?, 'c2', 'c2@plan.example')", account.id)];
   const tags = [await one("INSERT INTO tags (account_id, name) VALUES (?, 'plan-a')", account.id), await one("INSERT INTO tags (account_id, name) VALUES (?, 'plan-b')", account.id)];
@@ -167,10 +167,10 @@ describe("listing plans", () => {
         now: Date.now(),
       };
       const expected = await oracle(query);
-      const figures = await readFigures(env.DB, query);
+      const figures = await readFigures(fileEnv().DB, query);
       for (const { plan } of planOptions(query, figures)) {
         kinds.add(kindOf(plan));
-        const page = await readPage(env.DB, query, figures, plan);
+        const page = await readPage(fileEnv().DB, query, figures, plan);
         expect({ ids: page.rows.map((row) => row.id), total: page.total }, `${kindOf(plan)} ${JSON.stringify(query)}`).toEqual(expected);
       }
     }

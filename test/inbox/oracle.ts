@@ -5,7 +5,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { containsFolded } from "../../src/platform/text-search";
 import type { InboxFilters, Listing, Scope, Sort } from "../../src/inbox/query";
-import { env } from "../helpers";
+import { fileEnv } from "../helpers";
 
 const within = (column: SQL, ids: number[]) => sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 
@@ -106,7 +106,7 @@ const dialect = new SQLiteAsyncDialect();
 /** A query as a D1 statement, so a caller can send many in one batch. */
 export function statement(query: SQL): D1PreparedStatement {
   const { sql: text, params } = dialect.sqlToQuery(query);
-  return env.DB.prepare(text).bind(...params);
+  return fileEnv().DB.prepare(text).bind(...params);
 }
 
 export interface OracleQuery {
@@ -135,7 +135,7 @@ export async function oracle(query: OracleQuery): Promise<{ ids: number[]; total
 
 /** Several listings by the old scan, in one round trip to the database. */
 export async function oracles(queries: OracleQuery[]): Promise<{ ids: number[]; total: number }[]> {
-  const results = await env.DB.batch<{ id: number; n: number }>(queries.flatMap(oracleStatements));
+  const results = await fileEnv().DB.batch<{ id: number; n: number }>(queries.flatMap(oracleStatements));
   return queries.map((_, i) => ({ ids: results[2 * i]!.results.map((row) => row.id), total: results[2 * i + 1]!.results[0]!.n }));
 }
 
@@ -169,7 +169,7 @@ export async function counterDrift(accountId: number): Promise<Record<string, un
   ];
   const statements = levels.map((level) => {
     const keyColumn = level.table === "inbox_counts" ? "account_id" : level.table === "inbox_client_counts" ? "client_id" : "campaign_id";
-    return env.DB.prepare(
+    return fileEnv().DB.prepare(
       `WITH truth AS (SELECT ${level.key} AS key, ${FLAGS} AS flags, coalesce(x.category_id, 0) AS category_id, coalesce(x.team_member_id, 0) AS team_member_id,
            count(*) AS n FROM campaign_leads x WHERE ${level.scope} AND ${COUNTED} GROUP BY 1, 2, 3, 4),
          kept AS (SELECT k.${keyColumn} AS key, k.flags, k.category_id, k.team_member_id, k.n FROM ${level.table} k WHERE ${level.mine} AND k.n <> 0)
@@ -181,6 +181,6 @@ export async function counterDrift(accountId: number): Promise<Record<string, un
     );
   });
   // One round trip for the three levels.
-  const answers = await env.DB.batch<Record<string, unknown>>(statements);
+  const answers = await fileEnv().DB.batch<Record<string, unknown>>(statements);
   return answers.flatMap((answer) => answer.results);
 }

@@ -3,7 +3,7 @@ import { parseMessage } from "../../src/mail/parsed";
 import { recordInbound } from "../../src/replies/inbound";
 import { addLeads, createCampaign } from "../campaigns/fixtures";
 import { addMessages, eventCount, recordRow } from "../db";
-import { createClient, env, provisionAccount } from "../helpers";
+import { createClient, provisionAccount, fileEnv } from "../helpers";
 import { createMailbox, type EmailAccount } from "../mailboxes/fixtures";
 
 /**
@@ -59,7 +59,7 @@ describe("matching a received message to a campaign thread", () => {
     const fromX = await sentMessage(campaign, record, ofX.id);
     const mailbox = (row: EmailAccount, clientId: number | null) => ({ id: row.id, accountId: account.id, clientId, fromEmail: row.from_email });
     const read = async (row: EmailAccount, clientId: number | null, inReplyTo: string, at: number) =>
-      recordInbound(env, mailbox(row, clientId), [await parseMessage(answer(row.from_email, inReplyTo))], at);
+      recordInbound(fileEnv(), mailbox(row, clientId), [await parseMessage(answer(row.from_email, inReplyTo))], at);
 
     // Y's mailbox got an answer to X's email: it stays Y's (untracked), never X's conversation.
     expect(await read(ofY, clientY, fromX, RECEIVED)).toMatchObject({ replies: 0, untracked: 1 });

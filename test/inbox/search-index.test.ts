@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { needleKind, searchCondition, searchHits, searchHitStream } from "../../src/inbox/query";
 import { foldText } from "../../src/platform/text-search";
 import { leadsOf } from "../db";
-import { callJson, env, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createCampaign, ingestOk } from "../campaigns/fixtures";
 import { list } from "./fixtures";
 import { oldSearchStatement, oracle, statement } from "./oracle";
@@ -35,7 +35,7 @@ const ALPHABET = ["a", "b", "c", "e", "é", "e\u0301", "É", "ß", "ẞ", "İ", 
 async function idsOf(statements: D1PreparedStatement[]): Promise<number[][]> {
   const answers: number[][] = [];
   for (let i = 0; i < statements.length; i += BATCH) {
-    const results = await env.DB.batch<{ id: number }>(statements.slice(i, i + BATCH));
+    const results = await fileEnv().DB.batch<{ id: number }>(statements.slice(i, i + BATCH));
     answers.push(...results.map((result) => result.results.map((row) => row.id).sort((x, y) => x - y)));
   }
   return answers;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { addImport, importRow, listMemberCount, setImport } from "../db";
-import { call, callJson, env, provisionAccount } from "../helpers";
+import { call, callJson, provisionAccount, fileEnv } from "../helpers";
 import { continueCsvImports, runImport } from "../../src/lead-lists/import";
 import type { Bindings } from "../../src/platform/env";
 import { MINUTE_JOBS } from "../../src/scheduled";
@@ -88,7 +88,7 @@ describe("CSV import into a lead list", () => {
     // Whatever the request's own worker leaves (it may be cut short), the cron carries on.
     expect(MINUTE_JOBS).toContain(continueCsvImports);
     if ((await importRow(body.data.id)).state !== "done") await setImport(body.data.id, { leaseUntil: new Date(0) });
-    await continueCsvImports(env, new Date());
+    await continueCsvImports(fileEnv(), new Date());
     const done = await finished(account.apiKey, list, body.data.id);
     expect(done).toMatchObject({ state: "done", processed: 1300, imported: 1200, duplicates: 100, invalid: 0, blocked: 0 });
     expect((await listEmails(account.apiKey, list)).length).toBe(1000);
@@ -111,15 +111,15 @@ describe("CSV import into a lead list", () => {
         total: 1,
       }),
     };
-    for (let pass = 1; pass <= 4; pass++) await runImport(env as unknown as Bindings, row!.id);
+    for (let pass = 1; pass <= 4; pass++) await runImport(fileEnv() as unknown as Bindings, row!.id);
     expect((await progress(account.apiKey, list, row!.id)).body.data).toMatchObject({ state: "running", error: null });
-    await runImport(env as unknown as Bindings, row!.id);
+    await runImport(fileEnv() as unknown as Bindings, row!.id);
     expect((await progress(account.apiKey, list, row!.id)).body.data).toMatchObject({
       state: "failed",
       error: "The import failed 5 times and was stopped after 0 rows",
       finished_at: expect.any(String),
     });
-    await runImport(env as unknown as Bindings, row!.id);
+    await runImport(fileEnv() as unknown as Bindings, row!.id);
     expect((await progress(account.apiKey, list, row!.id)).body.data.state).toBe("failed");
   });
 

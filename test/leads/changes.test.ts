@@ -3,7 +3,7 @@ import { claimRecords } from "../../src/engine/store";
 import { blockListed, campaignRow, eventsOf, recordRow, setCampaign, setRecord } from "../db";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
-import { call, callJson, env, provisionAccount } from "../helpers";
+import { call, callJson, provisionAccount, fileEnv } from "../helpers";
 import { attach, mailbox, post, setUp } from "./fixtures";
 
 const DAY_MS = 86_400_000;
@@ -23,7 +23,7 @@ async function activate(campaign: number) {
 }
 
 async function claim(campaign: number, mailboxId: number, at: number) {
-  const { records } = await claimRecords(env.DB, { campaign: await campaignRow(campaign), mailboxId, senderDomain: "sender.example", now: at, limit: 10, newLeadsLeft: 10 });
+  const { records } = await claimRecords(fileEnv().DB, { campaign: await campaignRow(campaign), mailboxId, senderDomain: "sender.example", now: at, limit: 10, newLeadsLeft: 10 });
   return records.map((r) => r.recordId);
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Bindings } from "../../src/platform/env";
 import { learnProviders, PROVIDER_RETRY_MS } from "../../src/verification/providers";
-import { callJson, env, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { domain, mailDomain, queriesOf } from "../verification/fixtures";
 
@@ -11,7 +11,7 @@ import { domain, mailDomain, queriesOf } from "../verification/fixtures";
  * background through the suite's real DNS-over-HTTPS responder, never during an upload.
  */
 
-const bindings = env as unknown as Bindings;
+const bindings = fileEnv() as unknown as Bindings;
 const DAY = 86_400_000;
 
 type Lead = { id: number; email: string; email_provider: string | null; esp_domain_type: number };

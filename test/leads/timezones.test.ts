@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { call, callJson, env, provisionAccount } from "../helpers";
+import { call, callJson, provisionAccount, fileEnv } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { createList } from "../lead-lists/fixtures";
 
 /** CONTRACT 23.1: a lead's IANA zone, written on add, update, import and CSV import, under its aliases. */
 
 async function zonesOf(accountId: number): Promise<Record<string, string | null>> {
-  const rows = await env.DB.prepare("SELECT email, timezone FROM leads WHERE account_id = ?").bind(accountId).all<{ email: string; timezone: string | null }>();
+  const rows = await fileEnv().DB.prepare("SELECT email, timezone FROM leads WHERE account_id = ?").bind(accountId).all<{ email: string; timezone: string | null }>();
   return Object.fromEntries(rows.results.map((row) => [row.email, row.timezone]));
 }
 
@@ -74,7 +74,7 @@ describe("a lead's time zone", () => {
       apiKey: account.apiKey,
       body: { lead_list: [{ email: "u@tz.example" }], settings: { return_lead_ids: true } },
     });
-    const lead = await env.DB.prepare("SELECT id FROM leads WHERE account_id = ? AND email = 'u@tz.example'").bind(account.id).first<{ id: number }>();
+    const lead = await fileEnv().DB.prepare("SELECT id FROM leads WHERE account_id = ? AND email = 'u@tz.example'").bind(account.id).first<{ id: number }>();
     expect(added.status).toBe(200);
     const put = (apiKey: string, body: Record<string, unknown>) => callJson<Record<string, unknown>>(`/api/v1/leads/${lead!.id}`, { method: "PUT", apiKey, body });
 

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:test";
 import { describe, expect, inject, it, vi } from "vitest";
 import { claimRecords } from "../../src/engine/store";
 import { openMessage } from "../engine/open-message";
@@ -6,12 +5,12 @@ import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
 import { asc, eq } from "drizzle-orm";
 import { campaignPeople, campaignRow, deliveryKinds, eventCount, recordRow, recordsOf, schema, setMailbox, testDb } from "../db";
-import { call, callJson, provisionAccount } from "../helpers";
+import { call, callJson, provisionAccount, fileEnv } from "../helpers";
 import { checked, saveLabMailbox, type CheckedMailbox as MailboxRead } from "./lab-mailboxes";
 import { delivered, header, htmlOf } from "./lab-messages";
 
 const lab = inject("mailLab");
-const bindings = env as unknown as Bindings;
+const bindings = fileEnv() as unknown as Bindings;
 const leads = lab.mailboxes.filter((m) => m.role === "lead").slice(0, 3);
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -202,7 +201,7 @@ describe("the engine sends a campaign into the lab", () => {
     expect((await callJson(`/api/v1/campaigns/${id}/status`, { method: "POST", apiKey, body: { status: "START" } })).status).toBe(200);
     const stub = senderStub(bindings, mailboxId);
     for (let i = 0; i < leads.length; i++) expect((await stub.runPass(t0 + i * MINUTE)).sent).toBe(1);
-    const sent = await env.DB.prepare("SELECT m.to_email, m.message_id FROM messages m WHERE m.campaign_id = ? ORDER BY m.campaign_lead_id").bind(id).all<{ to_email: string; message_id: string }>();
+    const sent = await fileEnv().DB.prepare("SELECT m.to_email, m.message_id FROM messages m WHERE m.campaign_id = ? ORDER BY m.campaign_lead_id").bind(id).all<{ to_email: string; message_id: string }>();
     const subjects = [];
     for (const row of sent.results) subjects.push(header(await delivered(row.to_email, row.message_id), "Subject"));
     expect(subjects, "the k-th record by id takes option k mod 3").toEqual(["Alpha note", "Beta note", "Gamma note"]);
@@ -261,10 +260,10 @@ describe("the engine sends a campaign into the lab", () => {
     await stub.runPass(t0 - MINUTE, { read: false });
 
     // The pass that died: it claimed the three leads and had opened the first one's message.
-    const claim = await claimRecords(env.DB, { campaign: await campaignRow(campaignId), mailboxId, senderDomain: "lab.salvo.test", now: t0, limit: 10, newLeadsLeft: 10 });
+    const claim = await claimRecords(fileEnv().DB, { campaign: await campaignRow(campaignId), mailboxId, senderDomain: "lab.salvo.test", now: t0, limit: 10, newLeadsLeft: 10 });
     expect(claim.records).toHaveLength(3);
     const [inDoubt] = claim.records;
-    expect(await openMessage(env.DB, { nonce: claim.nonce, mailboxId, now: t0 }, inDoubt!)).not.toBeNull();
+    expect(await openMessage(fileEnv().DB, { nonce: claim.nonce, mailboxId, now: t0 }, inDoubt!)).not.toBeNull();
 
     // The next pass releases that claim and first takes the one in doubt (pinned: a follow-up), which only moves
     // on and reaches no server, so the same pass claims again and sends to the next lead; then the campaign's
@@ -297,7 +296,7 @@ describe("the engine sends a campaign into the lab", () => {
     const leadEmails = Array.from({ length: 12 }, (_, n) => `lead${(n % 5) + 1}+${marker}${n}@lab.salvo.test`);
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0, { leadEmails });
     // The API's least gap is a minute (one email per pass); stored as none, as the engine benchmark does.
-    await env.DB.prepare("UPDATE campaigns SET schedule = json_set(schedule, '$.min_time_btw_emails', 0) WHERE id = ?").bind(campaignId).run();
+    await fileEnv().DB.prepare("UPDATE campaigns SET schedule = json_set(schedule, '$.min_time_btw_emails', 0) WHERE id = ?").bind(campaignId).run();
     const stub = senderStub(bindings, mailboxId);
     await stub.runPass(t0 - MINUTE, { read: false });
     // Postfix's submission logins through Dovecot are logged without a session id (IMAP's carry one).

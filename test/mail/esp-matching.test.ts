@@ -1,9 +1,8 @@
-import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
 import { setMailbox } from "../db";
-import { callJson, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { checked, saveLabMailbox } from "./lab-mailboxes";
 import { delivered, header } from "./lab-messages";
 
@@ -16,7 +15,7 @@ import { delivered, header } from "./lab-messages";
  */
 
 const lab = inject("mailLab");
-const bindings = env as unknown as Bindings;
+const bindings = fileEnv() as unknown as Bindings;
 const [googleLead, microsoftLead, unknownLead] = lab.mailboxes.filter((m) => m.role === "lead").slice(0, 3) as [
   (typeof lab.mailboxes)[number],
   (typeof lab.mailboxes)[number],
@@ -58,8 +57,8 @@ describe("ESP matching on the lab (CONTRACT 23.3)", () => {
       { email: unknownLead.email, first_name: "Unknown" },
     ];
     expect((await callJson(`/api/v1/campaigns/${id}/leads`, { method: "POST", apiKey, body: { lead_list: leads } })).body).toMatchObject({ upload_count: 3 });
-    await env.DB.prepare("UPDATE leads SET email_provider = ?, esp_checked_at = ? WHERE account_id = ? AND email = ?").bind("google", MONDAY_10, account.id, googleLead.email).run();
-    await env.DB.prepare("UPDATE leads SET email_provider = ?, esp_checked_at = ? WHERE account_id = ? AND email = ?").bind("microsoft", MONDAY_10, account.id, microsoftLead.email).run();
+    await fileEnv().DB.prepare("UPDATE leads SET email_provider = ?, esp_checked_at = ? WHERE account_id = ? AND email = ?").bind("google", MONDAY_10, account.id, googleLead.email).run();
+    await fileEnv().DB.prepare("UPDATE leads SET email_provider = ?, esp_checked_at = ? WHERE account_id = ? AND email = ?").bind("microsoft", MONDAY_10, account.id, microsoftLead.email).run();
     await callJson(`/api/v1/campaigns/${id}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: [gmail, outlook] } });
     expect((await callJson(`/api/v1/campaigns/${id}/status`, { method: "POST", apiKey, body: { status: "START" } })).status).toBe(200);
 
@@ -69,7 +68,7 @@ describe("ESP matching on the lab (CONTRACT 23.3)", () => {
     expect([await pass(outlook, 0), await pass(outlook, 2), await pass(outlook, 4)]).toEqual([1, 1, 0]);
     expect([await pass(gmail, 6), await pass(gmail, 8)]).toEqual([1, 0]);
 
-    const rows = await env.DB.prepare(
+    const rows = await fileEnv().DB.prepare(
       `SELECT l.email, m.email_account_id AS mailbox, m.message_id FROM messages m JOIN campaign_leads cl ON cl.id = m.campaign_lead_id
        JOIN leads l ON l.id = cl.lead_id WHERE m.campaign_id = ? AND m.status = 'sent'`,
     )

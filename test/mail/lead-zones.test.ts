@@ -1,8 +1,7 @@
-import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
-import { callJson, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { checked, saveLabMailbox } from "./lab-mailboxes";
 import { delivered, header } from "./lab-messages";
 
@@ -14,7 +13,7 @@ import { delivered, header } from "./lab-messages";
  */
 
 const lab = inject("mailLab");
-const bindings = env as unknown as Bindings;
+const bindings = fileEnv() as unknown as Bindings;
 const [tokyo, paris, newYork] = lab.mailboxes.filter((m) => m.role === "lead").slice(0, 3) as [
   (typeof lab.mailboxes)[number],
   (typeof lab.mailboxes)[number],
@@ -74,7 +73,7 @@ interface Row {
 }
 
 async function records(campaignId: number): Promise<Map<string, Row>> {
-  const rows = await env.DB.prepare(
+  const rows = await fileEnv().DB.prepare(
     `SELECT l.email, cl.due_at, m.step, m.message_id, m.sent_at FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id
      LEFT JOIN messages m ON m.campaign_lead_id = cl.id AND m.status = 'sent' AND m.step = 1 WHERE cl.campaign_id = ?`,
   )

@@ -1,16 +1,15 @@
-import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, inject, it } from "vitest";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import { BODY_REF } from "../../src/platform/bodies";
 import type { Bindings } from "../../src/platform/env";
 import { schema, testDb } from "../db";
-import { callJson, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { checked, saveLabMailbox } from "./lab-mailboxes";
 import { delivered, htmlOf } from "./lab-messages";
 
 const lab = inject("mailLab");
-const bindings = env as unknown as Bindings;
+const bindings = fileEnv() as unknown as Bindings;
 const DAY = 86_400_000;
 // A campaign email over BODY_OFFLOAD_BYTES (4096), with characters of 1 to 4 UTF-8 bytes.
 const PARAGRAPHS = Array.from({ length: 80 }, (_, i) => `<p>Absatz ${i}: Grüße, naïve café — 日本語 🚀</p>`).join("");
@@ -39,7 +38,7 @@ describe("a campaign email larger than BODY_OFFLOAD_BYTES, sent by the engine in
     const [sent] = await testDb().select().from(schema.events).where(eq(schema.events.campaignId, campaign)).all();
     expect(sent!.type).toBe("SENT");
     expect(sent!.body!.startsWith(BODY_REF)).toBe(true);
-    const stored = await (await env.BODIES.get(sent!.body!.slice(BODY_REF.length)))!.text();
+    const stored = await (await fileEnv().BODIES.get(sent!.body!.slice(BODY_REF.length)))!.text();
     expect(stored).toContain("Absatz 79: Grüße, naïve café — 日本語 🚀");
 
     const record = await testDb().select({ leadId: schema.campaignLeads.leadId }).from(schema.campaignLeads).where(eq(schema.campaignLeads.campaignId, campaign)).get();

@@ -1,11 +1,10 @@
-import { env } from "cloudflare:test";
 import { describe, expect, inject, it, vi } from "vitest";
 import { withImapSession } from "../../src/mail/imap";
 import { imapString } from "../../src/mail/imap-protocol";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
 import { campaignPeople, eventsOf, recordsOf } from "../db";
-import { callJson, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 import { delivered, header } from "./lab-messages";
 
@@ -19,7 +18,7 @@ import { delivered, header } from "./lab-messages";
  */
 
 const lab = inject("mailLab");
-const bindings = env as unknown as Bindings;
+const bindings = fileEnv() as unknown as Bindings;
 const user = (local: string) => lab.mailboxes.find((m) => m.email === `${local}@lab.salvo.test`)!;
 const [lead1, lead2, lead3, lead4, lead5] = [user("lead1"), user("lead2"), user("lead3"), user("lead4"), user("lead5")];
 

@@ -1,11 +1,10 @@
-import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { LAB_HOSTS } from "./lab-mailboxes";
 import { sendMail } from "../../src/mail/smtp";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
 import { eventsOf, messagesOf } from "../db";
-import { call, callJson, provisionAccount } from "../helpers";
+import { call, callJson, provisionAccount, fileEnv } from "../helpers";
 import { deliveriesOf, RECEIVER } from "../webhooks/fixtures";
 import { delivered, header } from "./lab-messages";
 
@@ -19,7 +18,7 @@ import { delivered, header } from "./lab-messages";
 const lab = inject("mailLab");
 const labConsent = inject("labConsent");
 const reader = inject("mailReader");
-const bindings = env as unknown as Bindings;
+const bindings = fileEnv() as unknown as Bindings;
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 const box = (local: string) => lab.mailboxes.find((m) => m.email === `${local}@lab.salvo.test`)!;

@@ -1,8 +1,7 @@
-import { env } from "cloudflare:test";
 import { describe, expect, inject, it, vi } from "vitest";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
-import { callJson, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { checked, saveLabMailbox } from "./lab-mailboxes";
 import { delivered, header, htmlOf } from "./lab-messages";
 
@@ -14,7 +13,7 @@ import { delivered, header, htmlOf } from "./lab-messages";
  */
 
 const lab = inject("mailLab");
-const bindings = env as unknown as Bindings;
+const bindings = fileEnv() as unknown as Bindings;
 const user = (local: string) => lab.mailboxes.find((m) => m.email === `${local}@lab.salvo.test`)!;
 const [lead1, lead2, lead3, lead4] = [user("lead1"), user("lead2"), user("lead3"), user("lead4")];
 const sender = user("sender8");
@@ -42,11 +41,11 @@ async function world(mailbox: Record<string, unknown>) {
   });
   expect(sent.status, JSON.stringify(sent.body)).toBe(200);
   const statsOf = async (type: string) =>
-    (await env.DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND type = ? ORDER BY id DESC LIMIT 1").bind(campaign, type).first<{ id: number }>())!.id;
+    (await fileEnv().DB.prepare("SELECT id FROM events WHERE campaign_id = ? AND type = ? ORDER BY id DESC LIMIT 1").bind(campaign, type).first<{ id: number }>())!.id;
   return { apiKey, campaign, mailboxId, replyStats: await statsOf("REPLY"), sentStats: await statsOf("SENT") };
 }
 
-const events = async (campaign: number) => (await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_id = ?").bind(campaign).first<{ n: number }>())!.n;
+const events = async (campaign: number) => (await fileEnv().DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_id = ?").bind(campaign).first<{ n: number }>())!.n;
 const status = (apiKey: string, messageId: string) =>
   callJson<{ data: { status: string; scheduled_time: string | null; email_stats_id: string | null; status_message: string | null } }>(
     `/api/v1/master-inbox/reply-status?message_id=${encodeURIComponent(messageId)}`,

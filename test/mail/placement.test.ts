@@ -1,17 +1,17 @@
-import { createScheduledController, env } from "cloudflare:test";
+import { createScheduledController } from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import worker from "../../src/index";
 import { sendMail } from "../../src/mail/smtp";
 import type { Bindings } from "../../src/platform/env";
 import { asc, eq, sql } from "drizzle-orm";
 import { schema, testDb } from "../db";
-import { ADMIN_TOKEN, callJson, provisionAccount } from "../helpers";
+import { ADMIN_TOKEN, callJson, provisionAccount, fileEnv } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 
 const lab = inject("mailLab");
 const reader = inject("mailReader");
-const bindings = env as unknown as Bindings;
+const bindings = fileEnv() as unknown as Bindings;
 const GTUBE = "XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X";
 const seeds = lab.mailboxes.filter((m) => m.role === "seed");
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -182,7 +182,7 @@ describe("placement tests against the lab's seed mailboxes", () => {
     expect(report.yahoo).toMatchObject({ inbox_count: 0, tab_count: 0, spam_count: 1, total_count: 1 });
 
     // CONTRACT 21.6: the checker kept each copy's headers as they arrived; the provider's first hop names the lab's sender.
-    const gmailCell = await env.DB.prepare("SELECT id FROM spam_test_results WHERE spam_test_id = ? AND provider_id = 'gmail'").bind(Number(id)).first<{ id: number }>();
+    const gmailCell = await fileEnv().DB.prepare("SELECT id FROM spam_test_results WHERE spam_test_id = ? AND provider_id = 'gmail'").bind(Number(id)).first<{ id: number }>();
     const headers = await callJson<Record<string, string | string[]>>(`/api/v1/spam-test/report/${id}/sender-account-wise/${gmailCell!.id}/email-headers`, { apiKey: account.apiKey });
     expect(headers.status, JSON.stringify(headers.body)).toBe(200);
     expect(headers.body.Subject).toBe("Quarterly numbers");
@@ -260,7 +260,7 @@ describe("placement tests against the lab's seed mailboxes", () => {
     expect(content.status, JSON.stringify(content.body)).toBe(200);
     expect(content.body).toMatchObject({ spamTest: created.body.id, subject: "Hello there", html: expect.stringContaining("<p>A short note.</p>") });
     const messageId = /^Message-ID: (.+)$/im.exec(content.body.rawEmailContent)![1]!.trim();
-    const arrived = await env.DB.prepare("SELECT count(*) AS n FROM spam_test_results WHERE spam_test_id = ? AND message_id = ?").bind(Number(created.body.id), messageId).first<{ n: number }>();
+    const arrived = await fileEnv().DB.prepare("SELECT count(*) AS n FROM spam_test_results WHERE spam_test_id = ? AND message_id = ?").bind(Number(created.body.id), messageId).first<{ n: number }>();
     expect(arrived!.n).toBe(1);
     expect(content.body.rawEmailContent).toMatch(/^Subject: Hello there\r$/m);
   });

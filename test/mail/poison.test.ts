@@ -1,4 +1,3 @@
-import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { imapString } from "../../src/mail/imap-protocol";
 import { withImapSession } from "../../src/mail/imap";
@@ -7,7 +6,7 @@ import type { Bindings } from "../../src/platform/env";
 import { eq } from "drizzle-orm";
 import { utf8Length } from "../../src/platform/bytes";
 import { addMessages, eventsOf, recordsOf, schema, testDb } from "../db";
-import { callJson, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 
 /**
@@ -21,7 +20,7 @@ import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
  * asserted here.
  */
 const lab = inject("mailLab");
-const bindings = env as unknown as Bindings;
+const bindings = fileEnv() as unknown as Bindings;
 const account = (local: string) => lab.mailboxes.find((m) => m.email === `${local}@lab.salvo.test`)!;
 // Used by no other lab test: its INBOX is emptied first, so what is read is only what this test puts there.
 const sender = account("sender7");

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:test";
 import { describe, expect, inject, it, vi } from "vitest";
 import { imapString } from "../../src/mail/imap-protocol";
 import { withImapSession } from "../../src/mail/imap";
@@ -6,13 +5,13 @@ import { sendMail } from "../../src/mail/smtp";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
 import { deliveryKinds, eventsOf as campaignEvents, messagesOf, personOf, recordEventId, recordsOf, webhookDeliveries } from "../db";
-import { callJson, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createWebhook } from "../webhooks/fixtures";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 
 const lab = inject("mailLab");
 const reader = inject("mailReader");
-const bindings = env as unknown as Bindings;
+const bindings = fileEnv() as unknown as Bindings;
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 const account = (local: string) => lab.mailboxes.find((m) => m.email === `${local}@lab.salvo.test`)!;

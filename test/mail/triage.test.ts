@@ -1,4 +1,3 @@
-import { env } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from "vitest";
 import { imapString } from "../../src/mail/imap-protocol";
 import { withImapSession } from "../../src/mail/imap";
@@ -7,7 +6,7 @@ import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
 import { eq } from "drizzle-orm";
 import { campaignRow, eventsOf, leadByEmail, leadRow, messagesOf, recordsOf, schema, testDb } from "../db";
-import { callJson, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createWebhook, interceptReceiver } from "../webhooks/fixtures";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 
@@ -18,7 +17,7 @@ import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
  */
 
 const lab = inject("mailLab");
-const bindings = env as unknown as Bindings;
+const bindings = fileEnv() as unknown as Bindings;
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 const account = (local: string) => lab.mailboxes.find((m) => m.email === `${local}@lab.salvo.test`)!;

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:test";
 import { and, eq, gte, inArray, sql } from "drizzle-orm";
 import { describe, expect, inject, it, vi } from "vitest";
 import { imapAstring, parseValues } from "../../src/mail/imap-protocol";
@@ -9,11 +8,11 @@ import type { Bindings } from "../../src/platform/env";
 import { answers } from "../../src/warmup/rules";
 import { WEBHOOK_EVENT_KINDS } from "../../src/webhooks/event-kinds";
 import { schema, testDb } from "../db";
-import { callJson, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 
 const lab = inject("mailLab");
-const bindings = env as unknown as Bindings;
+const bindings = fileEnv() as unknown as Bindings;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 const pool = lab.mailboxes.filter((m) => m.role === "warmup");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { callJson, createClient, createClientKey, provisionAccount, fileEnv } from "../helpers";
 import { mailboxRow, setMailbox } from "../db";
 import { createMailbox, readMailbox, storedMailbox } from "./fixtures";
 
@@ -175,14 +175,14 @@ describe("fetch replies now (CONTRACT 21.2)", () => {
     const mailboxes = [await createMailbox(account.apiKey), await createMailbox(account.apiKey), await createMailbox(account.apiKey)];
     const theirs = await createMailbox(other.apiKey);
     // Two pass their IMAP check; one failed it. (These hosts answer nothing, so the reads the wake starts find no mail.)
-    for (const id of [mailboxes[0]!.id, mailboxes[1]!.id, theirs.id]) await env.DB.prepare("UPDATE email_accounts SET is_imap_success = 1 WHERE id = ?").bind(id).run();
-    await env.DB.prepare("UPDATE email_accounts SET is_imap_success = 0 WHERE id = ?").bind(mailboxes[2]!.id).run();
+    for (const id of [mailboxes[0]!.id, mailboxes[1]!.id, theirs.id]) await fileEnv().DB.prepare("UPDATE email_accounts SET is_imap_success = 1 WHERE id = ?").bind(id).run();
+    await fileEnv().DB.prepare("UPDATE email_accounts SET is_imap_success = 0 WHERE id = ?").bind(mailboxes[2]!.id).run();
     // Held as if the readers had not run yet (the test asks what a caller sees meanwhile).
     const first = await callJson("/api/v1/email-accounts/fetch-account-reply", { method: "POST", apiKey: account.apiKey });
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ ok: true, message: "2 Email account(s) are added to the queue to fetch live reply." });
     // A fetch still running: a mark its reader cannot clear meanwhile (the woken readers clear theirs as they finish).
-    await env.DB.prepare("UPDATE email_accounts SET live_fetch_requested_at = ? WHERE id = ?").bind(Date.now(), mailboxes[2]!.id).run();
+    await fileEnv().DB.prepare("UPDATE email_accounts SET live_fetch_requested_at = ? WHERE id = ?").bind(Date.now(), mailboxes[2]!.id).run();
     const second = await callJson("/api/v1/email-accounts/fetch-account-reply", { method: "POST", apiKey: account.apiKey, body: {} });
     expect(second.status).toBe(406);
     expect(second.body).toEqual({ message: "Live fetch is already in-progress. Please try later.", error: "Live fetch is already in-progress. Please try later." });
@@ -190,14 +190,14 @@ describe("fetch replies now (CONTRACT 21.2)", () => {
     const theirsFetch = await callJson("/api/v1/email-accounts/fetch-account-reply", { method: "POST", apiKey: other.apiKey });
     expect(theirsFetch.body).toEqual({ ok: true, message: "1 Email account(s) are added to the queue to fetch live reply." });
     // A request older than 30 minutes no longer blocks.
-    await env.DB.prepare("UPDATE email_accounts SET live_fetch_requested_at = ? WHERE account_id = ?").bind(Date.now() - 31 * 60_000, account.id).run();
+    await fileEnv().DB.prepare("UPDATE email_accounts SET live_fetch_requested_at = ? WHERE account_id = ?").bind(Date.now() - 31 * 60_000, account.id).run();
     expect((await callJson("/api/v1/email-accounts/fetch-account-reply", { method: "POST", apiKey: account.apiKey })).status).toBe(200);
   });
 
   it("clears the mark once each woken reader has run, so the next fetch is allowed", async () => {
     const account = await provisionAccount();
     const mailbox = await createMailbox(account.apiKey);
-    await env.DB.prepare("UPDATE email_accounts SET is_imap_success = 1 WHERE id = ?").bind(mailbox.id).run();
+    await fileEnv().DB.prepare("UPDATE email_accounts SET is_imap_success = 1 WHERE id = ?").bind(mailbox.id).run();
     expect((await callJson("/api/v1/email-accounts/fetch-account-reply", { method: "POST", apiKey: account.apiKey })).status).toBe(200);
     let mark: unknown = "set";
     for (let i = 0; i < 200 && mark !== null; i++) {

@@ -4,7 +4,7 @@ import { checkImap } from "../../src/mail/imap";
 import { checkSmtp } from "../../src/mail/smtp";
 import { mailPolicy } from "../../src/platform/outbound";
 import { mailboxCount } from "../db";
-import { ADMIN_TOKEN, callJson, env, provisionAccount } from "../helpers";
+import { ADMIN_TOKEN, callJson, provisionAccount, fileEnv, env } from "../helpers";
 import { mailboxBody } from "./fixtures";
 
 const target = inject("outboundTarget");
@@ -57,7 +57,7 @@ describe("mailbox, seed and tracking hosts and the outbound rule (issue 23)", ()
 
   it("is applied when the mail kit connects, not only at save: no connection is opened to a refused host", async () => {
     const inside = await listener();
-    const policy = mailPolicy(config(env));
+    const policy = mailPolicy(config(fileEnv()));
     const login = { port: inside.port, security: "tls" as const, username: "u", password: "p" };
     for (const host of ["127.0.0.1", "localtest.me", "::ffff:127.0.0.1"]) {
       const smtp = await checkSmtp({ ...login, host }, { allowPlain: false, outbound: policy });

@@ -5,12 +5,12 @@ import { mailboxesDueForRecheck } from "../../src/mailboxes/store";
 import { database } from "../../src/platform/db";
 import { MINUTE_JOBS } from "../../src/scheduled";
 import { setMailbox } from "../db";
-import { callJson, env, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createMailbox, readMailbox, storedMailbox } from "./fixtures";
 
 const DAY = 24 * 60 * 60 * 1000;
 const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
-const db = database(env.DB);
+const db = database(fileEnv().DB);
 
 /**
  * Ages a mailbox as if its last check (null: never checked) and last change were that long ago.
@@ -23,7 +23,7 @@ async function age(id: number, checkedDaysAgo: number | null, changedDaysAgo: nu
 
 /** Takes whatever an earlier test left due, so a test sees only its own mailboxes. */
 async function drain(now: number) {
-  await recheckMailboxes(env, now, recordingChecker().check, 1000);
+  await recheckMailboxes(fileEnv(), now, recordingChecker().check, 1000);
 }
 
 /** A checker that records what it was asked and answers SMTP ok, IMAP refused. */
@@ -45,7 +45,7 @@ describe("daily mailbox re-check (minute cron)", () => {
     await age(mailbox.id, 5, 5, now);
     const before = await storedMailbox(mailbox.id);
     // This suite runs with MAILBOX_CONNECTION_CHECKS=false.
-    await recheckMailboxesDaily(env, new Date(now));
+    await recheckMailboxesDaily(fileEnv(), new Date(now));
     expect((await storedMailbox(mailbox.id)).checkedAt).toEqual(before.checkedAt);
   });
 
@@ -72,12 +72,12 @@ describe("daily mailbox re-check (minute cron)", () => {
 
     const { targets, check } = recordingChecker();
     // The OAuth mailbox is due too (its agent's token logs in); oldest first.
-    const first = await recheckMailboxes(env, now, check, 2);
+    const first = await recheckMailboxes(fileEnv(), now, check, 2);
     expect(sorted(first)).toEqual(sorted([oauth.body.id, oldest.id]));
-    const second = await recheckMailboxes(env, now, check, 2);
+    const second = await recheckMailboxes(fileEnv(), now, check, 2);
     expect(sorted(second)).toEqual(sorted([stale.id, never.id]));
     // Claimed: a second firing in the same minute takes nothing.
-    expect(await recheckMailboxes(env, now, check, 2)).toEqual([]);
+    expect(await recheckMailboxes(fileEnv(), now, check, 2)).toEqual([]);
 
     // The stored passwords, decrypted; IMAP with its own login and password where they are set.
     expect(targets.find((target) => target.mailboxId === stale.id)).toMatchObject({
@@ -108,8 +108,8 @@ describe("daily mailbox re-check (minute cron)", () => {
     await age(newer.id, 1, 1, now);
     await age(older.id, 100, 100, now);
     const { check } = recordingChecker();
-    expect(await recheckMailboxes(env, now, check, 1)).toEqual([older.id]);
-    expect(await recheckMailboxes(env, now, check, 1)).toEqual([newer.id]);
+    expect(await recheckMailboxes(fileEnv(), now, check, 1)).toEqual([older.id]);
+    expect(await recheckMailboxes(fileEnv(), now, check, 1)).toEqual([newer.id]);
   });
 
   it("goes on past a mailbox whose password no longer decrypts, which waits for the next day", async () => {
@@ -122,10 +122,10 @@ describe("daily mailbox re-check (minute cron)", () => {
     await age(sound.id, 40, 40, now);
     await setMailbox(broken.id, { passwordCiphertext: "v1.test.AAAAAAAAAAAAAAAA.AAAA" });
     const { targets, check } = recordingChecker();
-    expect(sorted(await recheckMailboxes(env, now, check, 5))).toEqual(sorted([broken.id, sound.id]));
+    expect(sorted(await recheckMailboxes(fileEnv(), now, check, 5))).toEqual(sorted([broken.id, sound.id]));
     expect(targets.map((target) => target.mailboxId)).toEqual([sound.id]);
     expect(Number((await storedMailbox(broken.id)).checkedAt)).toBe(now);
-    expect(await recheckMailboxes(env, now, check, 5)).toEqual([]);
+    expect(await recheckMailboxes(fileEnv(), now, check, 5)).toEqual([]);
   });
 
   it("takes the mailboxes a reconnect named in the next minute, whenever they were last checked", async () => {
@@ -141,7 +141,7 @@ describe("daily mailbox re-check (minute cron)", () => {
     });
     expect(status).toBe(200);
     const { targets, check } = recordingChecker();
-    expect(await recheckMailboxes(env, Date.now(), check)).toEqual([named.id]);
+    expect(await recheckMailboxes(fileEnv(), Date.now(), check)).toEqual([named.id]);
     expect(targets.map((target) => target.mailboxId)).toEqual([named.id]);
     expect((await readMailbox(account.apiKey, named.id)).body).toMatchObject({ is_smtp_success: true, is_imap_success: false });
     expect((await readMailbox(account.apiKey, other.id)).body).toMatchObject({ is_smtp_success: null });
@@ -149,7 +149,7 @@ describe("daily mailbox re-check (minute cron)", () => {
 
   it("finds due mailboxes through its index, not by scanning", async () => {
     const query = mailboxesDueForRecheck(db, Date.now() - RECHECK_AFTER_MS, 20).toSQL();
-    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+    const plan = await fileEnv().DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
       .bind(...query.params)
       .all<{ detail: string }>();
     const details = plan.results.map((row) => row.detail).join("\n");

@@ -52,7 +52,7 @@ describe("starting a consent", () => {
     expect(params.get("scope")!.split(" ")).toEqual(["openid", "email", "profile", "https://mail.google.com/"]);
     expect(params.get("code_challenge_method")).toBe("S256");
     expect(params.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(params.get("state")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(params.get("state")).toMatch(/^s\d+\.[A-Za-z0-9_-]{43}$/);
     expect(params.get("access_type")).toBe("offline");
     expect(params.get("prompt")).toBe("consent");
     expect(params.get("login_hint")).toBe("ann@acme.example");

@@ -1,13 +1,13 @@
 import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { call, env, provisionAccount } from "../helpers";
+import { call, provisionAccount, fileEnv, env } from "../helpers";
 
 afterEach(() => vi.restoreAllMocks());
 
 /** Whether the AuthFailureLimiter object of a bucket has counted anything. */
 function charged(bucket: string) {
-  const stub = env.AUTH_FAILURES.get(env.AUTH_FAILURES.idFromName(bucket));
+  const stub = fileEnv().AUTH_FAILURES.get(fileEnv().AUTH_FAILURES.idFromName(bucket));
   return runInDurableObject(stub, (_, state) => state.storage.kv.get("budget") !== undefined);
 }
 

@@ -1,11 +1,11 @@
 import { describe, expect, inject, it } from "vitest";
 import { dnsQuery, lookupAddresses, parseDnsAnswer, AAAA, DnsError } from "../../src/platform/dns";
 import { checkHost, checkUrl, connectRefusal, guardedFetch, hostProblem, OutboundError, parseHost, urlProblem, type OutboundPolicy } from "../../src/platform/outbound";
-import { env } from "../helpers";
+import { fileEnv } from "../helpers";
 
 const dns = inject("dnsControl");
 const target = inject("outboundTarget");
-const resolverUrl = env.DNS_RESOLVER_URL!;
+const resolverUrl = fileEnv().DNS_RESOLVER_URL!;
 
 const spelling: OutboundPolicy = { local: "none", resolverUrl: null, ownHosts: ["salvo.test"] };
 const production: OutboundPolicy = { ...spelling, resolverUrl };

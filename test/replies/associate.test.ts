@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseMessage } from "../../src/mail/parsed";
 import { recordInbound } from "../../src/replies/inbound";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { callJson, createClient, createClientKey, provisionAccount, fileEnv } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
 import { createWebhook, deliveriesOf } from "../webhooks/fixtures";
 
@@ -22,8 +22,8 @@ async function untrackedReply(account: { id: number; apiKey: string }, mailbox: 
     "",
     "> quoted earlier text",
   ].join("\r\n");
-  await recordInbound(env, { id: mailbox.id, accountId: account.id, clientId, fromEmail: mailbox.from_email }, [await parseMessage(raw)], RECEIVED);
-  const row = await env.DB.prepare("SELECT id FROM untracked_replies WHERE email_account_id = ? ORDER BY id DESC").bind(mailbox.id).first<{ id: number }>();
+  await recordInbound(fileEnv(), { id: mailbox.id, accountId: account.id, clientId, fromEmail: mailbox.from_email }, [await parseMessage(raw)], RECEIVED);
+  const row = await fileEnv().DB.prepare("SELECT id FROM untracked_replies WHERE email_account_id = ? ORDER BY id DESC").bind(mailbox.id).first<{ id: number }>();
   return row!.id;
 }
 
@@ -48,16 +48,16 @@ describe("associate an untracked reply to a lead (CONTRACT 21.3)", () => {
     expect(status).toBe(200);
     expect(body).toEqual({ sucess: true, success: true, ok: true, message: "Untracked reply associated to lead successfully", data: { leadMapId: pat, swMessageId: expect.any(Number) } });
     const stat = (body as { data: { swMessageId: number } }).data.swMessageId;
-    const reply = await env.DB.prepare("SELECT type, campaign_lead_id, body, email_account_id, sequence_number FROM events WHERE id = ?").bind(stat).first();
+    const reply = await fileEnv().DB.prepare("SELECT type, campaign_lead_id, body, email_account_id, sequence_number FROM events WHERE id = ?").bind(stat).first();
     expect(reply).toEqual({ type: "REPLY", campaign_lead_id: pat, body: "Yes, let's talk on Tuesday.", email_account_id: mailbox.id, sequence_number: 1 });
     // The record replied (its state and flags), the webhook heard it, and the untracked list no longer has it.
-    const record = await env.DB.prepare("SELECT has_replied, last_reply_at FROM campaign_leads WHERE id = ?").bind(pat).first<{ has_replied: number; last_reply_at: number }>();
+    const record = await fileEnv().DB.prepare("SELECT has_replied, last_reply_at FROM campaign_leads WHERE id = ?").bind(pat).first<{ has_replied: number; last_reply_at: number }>();
     expect(record).toEqual({ has_replied: 1, last_reply_at: RECEIVED });
     expect((await deliveriesOf(webhook.id)).map((d) => d.event_type)).toContain("EMAIL_REPLY");
     const list = await callJson<{ data: { data: { replies: { id: number }[] } } }>("/api/v1/master-inbox/untracked-replies", { apiKey: k });
     expect(list.body.data.data.replies.map((r) => r.id)).not.toContain(untracked);
     // The thread shows it.
-    const history = await callJson<{ history: { type: string }[] }>(`/api/v1/campaigns/${campaign}/leads/${(await env.DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(pat).first<{ lead_id: number }>())!.lead_id}/message-history`, { apiKey: k });
+    const history = await callJson<{ history: { type: string }[] }>(`/api/v1/campaigns/${campaign}/leads/${(await fileEnv().DB.prepare("SELECT lead_id FROM campaign_leads WHERE id = ?").bind(pat).first<{ lead_id: number }>())!.lead_id}/message-history`, { apiKey: k });
     expect(history.body.history.map((m) => m.type)).toEqual(["SENT", "REPLY"]);
     // A second association of the same reply finds it gone.
     expect((await associate(k, { emailCampaignId: campaign, leadMapId: pat, untrackedReplyId: untracked })).status).toBe(404);
@@ -82,9 +82,9 @@ describe("associate an untracked reply to a lead (CONTRACT 21.3)", () => {
     // A client key sees neither the account's campaign nor the account's mailbox's untracked replies.
     const clientKey = await createClientKey(k, await createClient(k));
     expect((await associate(clientKey.api_key, { emailCampaignId: campaign, leadMapId: pat, untrackedReplyId: untracked })).status).toBe(404);
-    const replies = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id IN (?, ?) AND type = 'REPLY'").bind(pat, quiet).first<{ n: number }>();
+    const replies = await fileEnv().DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id IN (?, ?) AND type = 'REPLY'").bind(pat, quiet).first<{ n: number }>();
     expect(replies!.n).toBe(0);
-    expect(await env.DB.prepare("SELECT id FROM untracked_replies WHERE id = ?").bind(untracked).first()).not.toBeNull();
+    expect(await fileEnv().DB.prepare("SELECT id FROM untracked_replies WHERE id = ?").bind(untracked).first()).not.toBeNull();
   });
 
   it("answers bad input with 422", async () => {

@@ -5,7 +5,7 @@ import { recordInbound } from "../../src/replies/inbound";
 import { addLeads, createCampaign } from "../campaigns/fixtures";
 import { and, eq, sql } from "drizzle-orm";
 import { addMessages, eventsOf, schema, testDb } from "../db";
-import { callJson, env, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
 import { createWebhook, deliveriesOf, RECEIVER } from "../webhooks/fixtures";
 
@@ -53,8 +53,8 @@ const D1_LIMIT = 2_000_000;
 /** Watches (does not change) every statement's bound values: the largest string bound, in UTF-8 bytes. */
 function watchParameters() {
   let largest = 0;
-  const prepare = env.DB.prepare.bind(env.DB);
-  const spy = vi.spyOn(env.DB, "prepare").mockImplementation((query: string) => {
+  const prepare = fileEnv().DB.prepare.bind(fileEnv().DB);
+  const spy = vi.spyOn(fileEnv().DB, "prepare").mockImplementation((query: string) => {
     const statement = prepare(query);
     const bind = statement.bind.bind(statement);
     statement.bind = (...values: unknown[]) => {
@@ -81,7 +81,7 @@ describe("inbound bodies within D1's limits", () => {
     expect(status).toBe(200);
     const messages = await Promise.all(Array.from({ length: 100 }, (_, i) => parseMessage(big(mailbox.from_email, i))));
     const parameters = watchParameters();
-    const outcome = await recordInbound(env, { id: mailbox.id, accountId: account.id, clientId: null, fromEmail: mailbox.from_email }, messages, RECEIVED).finally(parameters.restore);
+    const outcome = await recordInbound(fileEnv(), { id: mailbox.id, accountId: account.id, clientId: null, fromEmail: mailbox.from_email }, messages, RECEIVED).finally(parameters.restore);
     expect(outcome).toMatchObject({ untracked: 100 });
     expect(parameters.largest()).toBeLessThan(D1_LIMIT);
     // Sizes in stored bytes (UTF-8), as D1 counts them.
@@ -125,7 +125,7 @@ describe("inbound bodies within D1's limits", () => {
     );
     const replies = await Promise.all(emails.map((email, i) => parseMessage(big(mailbox.from_email, i, [`In-Reply-To: <ours-${email}>`]).replace("pat@prospect.example", email))));
     const parameters = watchParameters();
-    const outcome = await recordInbound(env, { id: mailbox.id, accountId: account.id, clientId: null, fromEmail: mailbox.from_email }, replies, RECEIVED).finally(parameters.restore);
+    const outcome = await recordInbound(fileEnv(), { id: mailbox.id, accountId: account.id, clientId: null, fromEmail: mailbox.from_email }, replies, RECEIVED).finally(parameters.restore);
     expect(outcome).toMatchObject({ replies: 30, untracked: 0 });
     expect(parameters.largest()).toBeLessThan(D1_LIMIT);
     expect(outcome.writeBatches).toBeGreaterThan(1);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { callJson, createClient, createClientKey, provisionAccount, fileEnv } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
 import { leadByEmail, setLead } from "../db";
@@ -18,18 +18,18 @@ async function world() {
     { type: "SENT", lead_email: "t@reply.example", occurred_at: "2026-03-01T10:00:00Z", message_id: "<s@x>" },
     { type: "REPLY", lead_email: "t@reply.example", occurred_at: "2026-03-02T10:00:00Z", message_id: "<r@t>", body: "Hi" },
   ]);
-  const reply = (await env.DB.prepare("SELECT id FROM events WHERE campaign_lead_id = ? AND type = 'REPLY'").bind(map["t@reply.example"]!).first<{ id: number }>())!;
+  const reply = (await fileEnv().DB.prepare("SELECT id FROM events WHERE campaign_lead_id = ? AND type = 'REPLY'").bind(map["t@reply.example"]!).first<{ id: number }>())!;
   const mailbox = await createMailbox(account.apiKey);
   return { account, campaign, statsId: reply.id, mailbox };
 }
 
 /** The thread's record pinned to a mailbox whose last check passed (no server answers: nothing is sent). */
 async function usable(campaign: number, mailboxId: number) {
-  await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, is_imap_success = 1 WHERE id = ?").bind(mailboxId).run();
-  await env.DB.prepare("UPDATE campaign_leads SET email_account_id = ? WHERE campaign_id = ?").bind(mailboxId, campaign).run();
+  await fileEnv().DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, is_imap_success = 1 WHERE id = ?").bind(mailboxId).run();
+  await fileEnv().DB.prepare("UPDATE campaign_leads SET email_account_id = ? WHERE campaign_id = ?").bind(mailboxId, campaign).run();
 }
 
-const stored = async () => (await env.DB.prepare("SELECT count(*) AS n FROM outside_sends").first<{ n: number }>())!.n;
+const stored = async () => (await fileEnv().DB.prepare("SELECT count(*) AS n FROM outside_sends").first<{ n: number }>())!.n;
 const UNUSABLE = { ok: false, error: "Email account not found!", status: "error" };
 
 describe("forward-email", () => {
@@ -67,7 +67,7 @@ describe("forward-email", () => {
       status: 400,
       body: { error: "The recipient gone@reply.example has unsubscribed or bounced" },
     });
-    await env.DB.prepare("UPDATE email_accounts SET is_suspended = 1 WHERE id = ?").bind(mailbox.id).run();
+    await fileEnv().DB.prepare("UPDATE email_accounts SET is_suspended = 1 WHERE id = ?").bind(mailbox.id).run();
     expect(await forward(account.apiKey, campaign, { stats_id: statsId, to_emails: "a@b.example" })).toMatchObject({ status: 400, body: UNUSABLE });
     expect(await stored()).toBe(before);
   });
@@ -104,7 +104,7 @@ describe("send-email/initiate", () => {
 
     // Failing its connection check (never checked), then another account's, then an unknown address.
     expect(await initiate(account.apiKey, base)).toMatchObject({ status: 400, body: UNUSABLE });
-    await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, is_imap_success = 1 WHERE id = ?").bind(mailbox.id).run();
+    await fileEnv().DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, is_imap_success = 1 WHERE id = ?").bind(mailbox.id).run();
     const stranger = await provisionAccount();
     expect(await initiate(stranger.apiKey, base)).toMatchObject({ status: 400, body: UNUSABLE });
     expect(await initiate(stranger.apiKey, { ...base, fromEmailId: undefined, from: mailbox.from_email })).toMatchObject({ status: 400, body: UNUSABLE });
@@ -165,7 +165,7 @@ describe("reply-status of sends outside sequences", () => {
   it("answers a forward's or a one-off's progress to its scope only", async () => {
     const { account, mailbox } = await world();
     const row = { account_id: account.id, email_account_id: mailbox.id, message_id: `<${crypto.randomUUID()}@x>` };
-    await env.DB.prepare("INSERT INTO outside_sends (account_id, email_account_id, kind, message_id, status, status_message) VALUES (?, ?, 'single', ?, 'FAILED', 'refused: 550')")
+    await fileEnv().DB.prepare("INSERT INTO outside_sends (account_id, email_account_id, kind, message_id, status, status_message) VALUES (?, ?, 'single', ?, 'FAILED', 'refused: 550')")
       .bind(row.account_id, row.email_account_id, row.message_id)
       .run();
     const status = (apiKey: string) => callJson(`/api/v1/master-inbox/reply-status?message_id=${encodeURIComponent(row.message_id)}`, { apiKey });

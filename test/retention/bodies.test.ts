@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BODY_REF } from "../../src/platform/bodies";
 import { utf8Length } from "../../src/platform/bytes";
 import { schema, testDb } from "../db";
-import { callJson, env, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { consumeDelivery, createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
 import { eventually, replyIds, sentWorld } from "../triage/fixtures";
@@ -48,7 +48,7 @@ describe("message bodies above BODY_OFFLOAD_BYTES live in R2 (BODIES), D1 holds 
     expect(utf8Length(LONG_REPLY)).toBeGreaterThan(4096);
     expect(reply.body!.startsWith(BODY_REF)).toBe(true);
     expect(reply.body!.length).toBeLessThan(100);
-    const object = await env.BODIES.get(reply.body!.slice(BODY_REF.length));
+    const object = await fileEnv().BODIES.get(reply.body!.slice(BODY_REF.length));
     expect(await object!.text()).toBe(LONG_REPLY);
     // Search keeps the first BODY_OFFLOAD_BYTES, folded.
     expect(utf8Length(reply.bodyFolded!)).toBeLessThanOrEqual(4096);
@@ -144,7 +144,7 @@ describe("message bodies above BODY_OFFLOAD_BYTES live in R2 (BODIES), D1 holds 
   it("a body whose object is gone reads as empty, and every reader still answers", async () => {
     const { account, campaign, leadId, recordId } = await scene();
     const reply = await storedEvent(campaign, "r1");
-    await env.BODIES.delete(reply.body!.slice(BODY_REF.length));
+    await fileEnv().BODIES.delete(reply.body!.slice(BODY_REF.length));
     const history = await callJson<{ history: { type: string; email_body: string }[] }>(`/api/v1/campaigns/${campaign}/leads/${leadId}/message-history`, { apiKey: account.apiKey });
     expect(history.status).toBe(200);
     expect(history.body.history.map((m) => m.email_body)).toEqual([LONG_SEND, ""]);
@@ -160,7 +160,7 @@ describe("message bodies above BODY_OFFLOAD_BYTES live in R2 (BODIES), D1 holds 
     expect(listing.status).toBe(200);
     expect((await callJson(`/api/v1/master-inbox/${recordId}`, { apiKey: account.apiKey })).status).toBe(404);
     expect((await callJson("/api/v1/campaigns/all-leads-activities", { apiKey: account.apiKey })).status).toBe(200);
-    expect(await env.BODIES.head(key)).not.toBeNull();
+    expect(await fileEnv().BODIES.head(key)).not.toBeNull();
   });
 
   it("another account's reference is not read back, even when written into a body", async () => {

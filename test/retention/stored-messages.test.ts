@@ -3,7 +3,7 @@ import { parseMessage } from "../../src/mail/parsed";
 import { BODY_REF } from "../../src/platform/bodies";
 import { recordInbound } from "../../src/replies/inbound";
 import { mailboxConnected, outboundReplyRow, recordEventId, setCampaignRecords } from "../db";
-import { callJson, env, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
 import { consumeDelivery, deliveriesOf, interceptReceiver, RECEIVER } from "../webhooks/fixtures";
@@ -33,7 +33,7 @@ async function strangerWrites(account: { id: number }, mailbox: { id: number; fr
     LONG_TEXT,
   ].join("\r\n");
   const parsed = await parseMessage(raw);
-  await recordInbound(env, { id: mailbox.id, accountId: account.id, clientId: null, fromEmail: mailbox.from_email }, [parsed], RECEIVED);
+  await recordInbound(fileEnv(), { id: mailbox.id, accountId: account.id, clientId: null, fromEmail: mailbox.from_email }, [parsed], RECEIVED);
   return parsed.text;
 }
 
@@ -46,7 +46,7 @@ describe("untracked replies and replies written in the inbox keep large bodies i
     const text = await strangerWrites(account, mailbox);
     expect(text.length).toBeGreaterThan(4096);
 
-    const row = await env.DB.prepare("SELECT id, text_body, html_body FROM untracked_replies WHERE email_account_id = ?").bind(mailbox.id).first<{ id: number; text_body: string; html_body: string | null }>();
+    const row = await fileEnv().DB.prepare("SELECT id, text_body, html_body FROM untracked_replies WHERE email_account_id = ?").bind(mailbox.id).first<{ id: number; text_body: string; html_body: string | null }>();
     expect(row!.text_body.startsWith(BODY_REF)).toBe(true);
     expect(row!.html_body).toBeNull();
 
@@ -98,7 +98,7 @@ describe("untracked replies and replies written in the inbox keep large bodies i
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     const stored = await outboundReplyRow(answer.body.message_id);
     expect(stored.html.startsWith(BODY_REF)).toBe(true);
-    expect(await (await env.BODIES.get(stored.html.slice(BODY_REF.length)))!.text()).toBe(LONG_HTML);
+    expect(await (await fileEnv().BODIES.get(stored.html.slice(BODY_REF.length)))!.text()).toBe(LONG_HTML);
     const view = await callJson<{ messages: { email_lead_map_id: number; scheduled_message: { email_body: string } }[] }>("/api/v1/master-inbox/scheduled", { method: "POST", apiKey: k, body: {} });
     expect(view.body.messages.find((m) => m.email_lead_map_id === map["t@reply.example"])!.scheduled_message.email_body).toBe(LONG_HTML);
   });

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { pruneDeliveredBefore } from "../../src/webhooks/retention";
 import { schema, testDb } from "../db";
-import { callJson, env, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv, env } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { createWebhook, insertDelivery, interceptReceiver } from "../webhooks/fixtures";
 
@@ -94,12 +94,12 @@ describe("webhook delivery retention (WEBHOOK_DELIVERY_RETENTION_DAYS, the minut
     await minuteCron(now, { WEBHOOK_DELIVERY_RETENTION_DAYS: "0" });
     expect(await remaining(made.oldDelivered!)).toHaveLength(7);
 
-    expect(await pruneDeliveredBefore(env.DB, cutoff, 3, 1)).toBe(3);
+    expect(await pruneDeliveredBefore(fileEnv().DB, cutoff, 3, 1)).toBe(3);
     const left = await remaining(made.oldDelivered!);
     expect(left).toHaveLength(4);
     // Oldest first: the scene's deliveries are older the later they were made.
     expect(left).toEqual(made.oldDelivered!.slice(0, 4));
-    expect(await pruneDeliveredBefore(env.DB, cutoff, 3, 5)).toBe(4);
+    expect(await pruneDeliveredBefore(fileEnv().DB, cutoff, 3, 5)).toBe(4);
     expect(await remaining(made.oldDelivered!)).toEqual([]);
     expect(await remaining(made.recentDelivered!)).toHaveLength(1);
   });

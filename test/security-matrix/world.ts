@@ -1,6 +1,6 @@
 import { createCampaign, ingestOk } from "../campaigns/fixtures";
 import { completedReplay, isCategorised, personOf, webhookOwner } from "../db";
-import { ADMIN_TOKEN, callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { ADMIN_TOKEN, callJson, createClient, createClientKey, provisionAccount, fileEnv } from "../helpers";
 import { insertDelivery } from "../webhooks/fixtures";
 import { parseMessage } from "../../src/mail/parsed";
 import { recordInbound } from "../../src/replies/inbound";
@@ -191,10 +191,10 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
 
 /** A message no campaign email threads, read by the mailbox: it lands in the untracked list. */
 async function receiveUntracked(mailboxId: number): Promise<number> {
-  const mailbox = (await env.DB.prepare("SELECT account_id, client_id, from_email FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ account_id: number; client_id: number | null; from_email: string }>())!;
+  const mailbox = (await fileEnv().DB.prepare("SELECT account_id, client_id, from_email FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ account_id: number; client_id: number | null; from_email: string }>())!;
   const raw = `From: Pat <pat@matrix-untracked.example>\r\nTo: ${mailbox.from_email}\r\nSubject: Hello\r\nMessage-ID: <${crypto.randomUUID()}@matrix.example>\r\n\r\nHello there`;
-  await recordInbound(env, { id: mailboxId, accountId: mailbox.account_id, clientId: mailbox.client_id, fromEmail: mailbox.from_email }, [await parseMessage(raw)], Date.now());
-  return (await env.DB.prepare("SELECT max(id) AS id FROM untracked_replies WHERE email_account_id = ?").bind(mailboxId).first<{ id: number }>())!.id;
+  await recordInbound(fileEnv(), { id: mailboxId, accountId: mailbox.account_id, clientId: mailbox.client_id, fromEmail: mailbox.from_email }, [await parseMessage(raw)], Date.now());
+  return (await fileEnv().DB.prepare("SELECT max(id) AS id FROM untracked_replies WHERE email_account_id = ?").bind(mailboxId).first<{ id: number }>())!.id;
 }
 
 async function mintAccountKey(accountId: number) {

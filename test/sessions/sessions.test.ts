@@ -39,7 +39,7 @@ describe("web app sessions", () => {
   it("signs in with a key: an HttpOnly, Secure, SameSite=Strict cookie whose token is stored only as a digest", async () => {
     const account = await provisionAccount();
     const { cookie, setCookie, session } = await signIn(account.apiKey);
-    expect(setCookie).toMatch(/^__Host-salvo_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=604800; Secure$/);
+    expect(setCookie).toMatch(/^__Host-salvo_session=s\d+\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=604800; Secure$/);
     const token = cookie.split("=")[1]!;
     const row = await sessionRow(session.id);
     expect(row).toBeDefined();

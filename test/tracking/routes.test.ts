@@ -7,7 +7,7 @@ import { signToken, type TrackPayload } from "../../src/tracking/tokens";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { asc, eq } from "drizzle-orm";
 import { schema, testDb } from "../db";
-import { call, env, provisionAccount } from "../helpers";
+import { call, provisionAccount, fileEnv } from "../helpers";
 import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
 
 const PERSON = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15";
@@ -24,7 +24,7 @@ async function setUp(leadCount = 1) {
 
 /** Signed exactly as the engine signs the links of an email, with the test env's keyring. */
 async function token(payload: Omit<TrackPayload, "sentAt" | "step" | "mailboxId"> & Partial<TrackPayload>): Promise<string> {
-  const keyring = await loadKeyring(env.SECRETS_KEY);
+  const keyring = await loadKeyring(fileEnv().SECRETS_KEY);
   return signToken(keyring, { step: 1, mailboxId: null, sentAt: Date.now() - 60_000, ...payload });
 }
 
@@ -303,7 +303,7 @@ describe("human-only analytics", () => {
   });
 
   it("counts from the covering index alone", async () => {
-    const plan = await env.DB.prepare(
+    const plan = await fileEnv().DB.prepare(
       `EXPLAIN QUERY PLAN SELECT count(DISTINCT e.campaign_lead_id) FROM events e INDEXED BY events_campaign_type_time_idx
        WHERE e.campaign_id = 1 AND e.type = 'OPEN' AND e.occurred_at >= 0 AND e.occurred_at < 1 AND e.is_machine = 0`,
     ).all<{ detail: string }>();
@@ -316,8 +316,8 @@ describe("the tracking queue", () => {
     const { records } = await setUp(2);
     const payload = (recordId: number) => ({ kind: "open" as const, recordId, step: 1, mailboxId: null, sentAt: Date.now() - 60_000 });
     const events = records.map((recordId, i) => ({ type: "OPEN" as const, payload: payload(recordId), occurredAt: Date.now(), isMachine: false, eventId: `salvo-open:batch-${i}` }));
-    await recordTrackedEvents(env as unknown as Bindings, events);
-    await recordTrackedEvents(env as unknown as Bindings, events);
+    await recordTrackedEvents(fileEnv() as unknown as Bindings, events);
+    await recordTrackedEvents(fileEnv() as unknown as Bindings, events);
     for (const recordId of records) expect((await eventsOf(recordId)).map((e) => e.type)).toEqual(["OPEN"]);
   });
 });

@@ -3,7 +3,7 @@ import { categorise, type CategoriseInput } from "../../src/triage/categoriser";
 import { ModelError, openAiModel, workersAiModel, type ReplyModel, type WorkersAiBinding } from "../../src/triage/model";
 import { chatMessages, DEFAULT_PROMPT, type CategoryChoice } from "../../src/triage/prompt";
 import { applyRules, INPUT_LIMIT, TEXT_LIMIT, words } from "../../src/triage/rules";
-import { env } from "../helpers";
+import { fileEnv } from "../helpers";
 import { FAKE_OPENAI_KEY } from "./fake-key";
 
 const BUILT_IN: CategoryChoice[] = [
@@ -17,7 +17,7 @@ const BUILT_IN: CategoryChoice[] = [
 ];
 const NAMES = new Map(BUILT_IN.map((c) => [c.id, c.name]));
 const THRESHOLDS = { minConfidence: 0.7, dncMinConfidence: 0.9 };
-const ai = () => workersAiModel(env.AI as unknown as WorkersAiBinding, "@cf/meta/llama-3.2-3b-instruct");
+const ai = () => workersAiModel(fileEnv().AI as unknown as WorkersAiBinding, "@cf/meta/llama-3.2-3b-instruct");
 const openai = (apiKey: string | undefined = FAKE_OPENAI_KEY, timeoutMs?: number) => openAiModel({ baseUrl: inject("fakeOpenAi"), apiKey, model: "gpt-test-mini" }, timeoutMs);
 
 function input(body: string, overrides: Partial<CategoriseInput> = {}): CategoriseInput {
@@ -101,7 +101,7 @@ describe("the model clients, through fakes of their documented APIs", () => {
     expect(fenced.categoryId).toBe(2);
     await expect(ai().classify({ ...request, reply: { ...request.reply, text: "[[fake:garbage]]" } })).rejects.toThrow(ModelError);
     await expect(ai().classify({ ...request, reply: { ...request.reply, text: "[[fake:error]]" } })).rejects.toThrow(/Capacity/);
-    await expect(workersAiModel(env.AI as unknown as WorkersAiBinding, "@cf/x", 200).classify({ ...request, reply: { ...request.reply, text: "[[fake:slow]]" } })).rejects.toThrow(/no answer within 200 ms/);
+    await expect(workersAiModel(fileEnv().AI as unknown as WorkersAiBinding, "@cf/x", 200).classify({ ...request, reply: { ...request.reply, text: "[[fake:slow]]" } })).rejects.toThrow(/no answer within 200 ms/);
   });
 
   it("posts to an OpenAI-compatible endpoint with the key as a bearer token, and reads choices[0].message.content", async () => {
@@ -150,7 +150,7 @@ describe("what the categoriser keeps", () => {
       expect(result, body).toMatchObject({ categoryId: null, needsReview: true, source: "model" });
       expect(result.reason, body).toMatch(reason);
     }
-    const slow = await categorise(input("[[fake:slow]]"), workersAiModel(env.AI as unknown as WorkersAiBinding, "@cf/x", 100), THRESHOLDS);
+    const slow = await categorise(input("[[fake:slow]]"), workersAiModel(fileEnv().AI as unknown as WorkersAiBinding, "@cf/x", 100), THRESHOLDS);
     expect(slow).toMatchObject({ categoryId: null, needsReview: true, reason: expect.stringContaining("no answer within 100 ms") });
   });
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createCampaign, addLeads, analytics, ingestOk } from "../campaigns/fixtures";
 import { eventsOf, leadRow, recordEventCount, recordRow, setEvent, setRecord } from "../db";
-import { callJson, env } from "../helpers";
+import { callJson, fileEnv } from "../helpers";
 import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
 import { commitOutcomes, triageReplies } from "../../src/triage/consumer";
 import { campaignContext, namedReplies } from "../../src/triage/store";
@@ -217,12 +217,12 @@ describe("people and events keep their categories", () => {
     const id = await storeQuietReply(campaign, record, { body: "I am no longer with the company.", occurredAt: "2026-03-02T10:00:00Z" });
     // A later reply takes the person's categorisation, so only the record's time guards the older one.
     await storeQuietReply(campaign, record, { body: "Hmm.", occurredAt: "2026-03-02T11:00:00Z" });
-    const [stale] = await namedReplies(env.DB, env.BODIES, [], [id]);
-    const context = (await campaignContext(database(env.DB), campaign))!;
+    const [stale] = await namedReplies(fileEnv().DB, fileEnv().BODIES, [], [id]);
+    const context = (await campaignContext(database(fileEnv().DB), campaign))!;
     expect((await callJson("/api/v1/master-inbox/update-category", { method: "PATCH", apiKey: account.apiKey, body: { email_lead_map_id: record, category_id: 1 } })).status).toBe(200);
     const before = (await deliveriesOf(hook.id)).length;
     // The outcome as a consumer that read before the person's change would write it.
-    await commitOutcomes(bindings, database(env.DB), [{ reply: stale!, context, markOoo: false, stored: { categoryId: 7, categoryName: "Wrong Person", source: "rule", ruleId: "wrong_person.left-company@1", model: null, promptTemplateId: null, promptVersion: null, confidence: 1, needsReview: false, reason: "test" } }], Date.now());
+    await commitOutcomes(bindings, database(fileEnv().DB), [{ reply: stale!, context, markOoo: false, stored: { categoryId: 7, categoryName: "Wrong Person", source: "rule", ruleId: "wrong_person.left-company@1", model: null, promptTemplateId: null, promptVersion: null, confidence: 1, needsReview: false, reason: "test" } }], Date.now());
     expect(await categorisationOf(id)).toMatchObject({ category_id: 7, source: "rule" });
     expect((await recordOf(record))!.category_id).toBe(1);
     expect(await deliveriesOf(hook.id)).toHaveLength(before);

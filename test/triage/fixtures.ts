@@ -7,12 +7,12 @@ import { loadIngestContext, storeIngestion } from "../../src/events/store";
 import { database } from "../../src/platform/db";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { eventsOf, schema, testDb } from "../db";
-import { callJson, env, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { FAKE_OPENAI_KEY } from "./fake-key";
 
-export const bindings = env as unknown as Bindings;
+export const bindings = fileEnv() as unknown as Bindings;
 
-/** The environment with the categoriser configured otherwise (config() parses each env object once). */
+/** The environment with the categoriser configured otherwise (config() parses each fileEnv() object once). */
 export function withCategoriser(vars: Record<string, string>): Bindings {
   return { ...bindings, ...vars } as Bindings;
 }
@@ -95,7 +95,7 @@ export async function storeQuietReply(
   recordId: number,
   reply: { body: string; subject?: string; occurredAt?: string; categoryId?: number | null; isOoo?: boolean; eventId?: string; fromEmail?: string | null },
 ): Promise<number> {
-  const db = database(env.DB);
+  const db = database(fileEnv().DB);
   const campaign = (await db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get())!;
   const context = await loadIngestContext(db, eq(campaigns.accountId, campaign.accountId), campaign.accountId, campaignId, {
     recordIds: [recordId],
@@ -124,7 +124,7 @@ export async function storeQuietReply(
       linkUrl: null,
     },
   ]);
-  await storeIngestion(env.DB, context.campaign!, rows, deliveries, Date.now());
+  await storeIngestion(fileEnv().DB, context.campaign!, rows, deliveries, Date.now());
   return (await eventsOf(campaignId)).find((e) => e.eventId === eventId)!.id;
 }
 

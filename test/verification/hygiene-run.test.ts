@@ -1,4 +1,3 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Bindings } from "../../src/platform/env";
 import { claimRecords, outcomeStatements, type ClaimRequest } from "../../src/engine/store";
@@ -7,7 +6,7 @@ import { senderStub } from "../../src/mailbox-agent/stub";
 import { continueVerificationJobs, runVerificationJob } from "../../src/verification/jobs";
 import { createEmailJob } from "../../src/verification/store";
 import { recipientsProblem } from "../../src/manual-mail/store";
-import { callJson, provisionAccount, type TestAccount } from "../helpers";
+import { callJson, provisionAccount, type TestAccount, fileEnv } from "../helpers";
 import { domain, mailDomain, setRecords } from "./fixtures";
 
 /**
@@ -16,7 +15,7 @@ import { domain, mailDomain, setRecords } from "./fixtures";
  * skips every invalid address (BLOCKED, `blocked_reason: invalid_email`, counted in sending_status).
  */
 
-const bindings = env as unknown as Bindings;
+const bindings = fileEnv() as unknown as Bindings;
 const MONDAY_10 = Date.parse("2031-03-03T10:00:00Z");
 
 async function campaignWith(account: TestAccount, emails: string[]) {
@@ -70,7 +69,7 @@ describe("a verification run over 10,000 leads, then the engine", () => {
     expect(status).toMatchObject({ status: "completed", total: 10_000, processed: 10_000, counts: { valid: 8_000, invalid: 2_000, risky: 0, unknown: 0 } });
     expect(seen.at(-1)).toBe(10_000);
 
-    const marks = await env.DB.prepare(
+    const marks = await fileEnv().DB.prepare(
       "SELECT verification_status AS status, verification_reason AS reason, count(*) AS n FROM leads WHERE account_id = ? GROUP BY 1, 2 ORDER BY 1, 2",
     )
       .bind(account.id)
@@ -80,23 +79,23 @@ describe("a verification run over 10,000 leads, then the engine", () => {
       { status: "invalid", reason: "null_mx", n: 1_000 },
       { status: "valid", reason: "mx_ok", n: 8_000 },
     ]);
-    const refusedTo = (to: string) => recipientsProblem(env.DB, { accountId: account.id, clientId: null }, { to, cc: [], bcc: [] });
+    const refusedTo = (to: string) => recipientsProblem(fileEnv().DB, { accountId: account.id, clientId: null }, { to, cc: [], bcc: [] });
     expect(await refusedTo([...invalid][0]!)).toBe(`The recipient ${[...invalid][0]!} was verified invalid`);
     expect(await refusedTo(emails[0]!)).toBeNull();
 
     // The engine: every due record claimed at once; each invalid lead's is refused, no valid one is.
-    await env.DB.prepare("UPDATE campaigns SET status = 'ACTIVE' WHERE id = ?").bind(campaignId).run();
-    await env.DB.prepare("UPDATE campaign_leads SET due_at = ? WHERE campaign_id = ?").bind(MONDAY_10 - 1, campaignId).run();
-    const campaign = await env.DB.prepare("SELECT id, account_id AS accountId, client_id AS clientId, name, status, schedule, settings FROM campaigns WHERE id = ?")
+    await fileEnv().DB.prepare("UPDATE campaigns SET status = 'ACTIVE' WHERE id = ?").bind(campaignId).run();
+    await fileEnv().DB.prepare("UPDATE campaign_leads SET due_at = ? WHERE campaign_id = ?").bind(MONDAY_10 - 1, campaignId).run();
+    const campaign = await fileEnv().DB.prepare("SELECT id, account_id AS accountId, client_id AS clientId, name, status, schedule, settings FROM campaigns WHERE id = ?")
       .bind(campaignId)
       .first<ClaimRequest["campaign"]>();
-    const claimed = await claimRecords(env.DB, { campaign: campaign!, mailboxId: 1, senderDomain: "sender.example", now: MONDAY_10, limit: 10_000, newLeadsLeft: 10_000 });
+    const claimed = await claimRecords(fileEnv().DB, { campaign: campaign!, mailboxId: 1, senderDomain: "sender.example", now: MONDAY_10, limit: 10_000, newLeadsLeft: 10_000 });
     expect(claimed.records).toHaveLength(10_000);
     const refused = claimed.records.filter((record) => record.refusal === "invalid_email");
     expect(new Set(refused.map((record) => record.leadEmail))).toEqual(invalid);
     expect(claimed.records.filter((record) => record.refusal === null)).toHaveLength(8_000);
     // What the sender stores for them (src/engine/sender.ts): BLOCKED with the reason, nothing sent.
-    await rawBatch(env.DB, outcomeStatements(claimed.nonce, refused.map((record) => ({ kind: "refused", recordId: record.recordId, state: "BLOCKED", reason: "invalid_email" })), MONDAY_10));
+    await rawBatch(fileEnv().DB, outcomeStatements(claimed.nonce, refused.map((record) => ({ kind: "refused", recordId: record.recordId, state: "BLOCKED", reason: "invalid_email" })), MONDAY_10));
     const read = await callJson<{ sending_status: { details: { skipped: Record<string, number> } } }>(`/api/v1/campaigns/${campaignId}`, { apiKey: account.apiKey });
     expect(read.body.sending_status.details.skipped).toEqual({ invalid_email: 2_000, blocked: 0, unsubscribed: 0 });
   }, 300_000);
@@ -106,8 +105,8 @@ describe("a verification run over 10,000 leads, then the engine", () => {
     const good = await mailDomain("steps");
     const gone = domain("stepsgone");
     const emails = Array.from({ length: 1_200 }, (_, i) => (i % 2 ? `p${i}@${good}` : `p${i}@${gone}`));
-    const created = await createEmailJob(env.DB, { accountId: account.id, clientId: null }, emails, null, Date.now());
-    const job = (await env.DB.prepare("SELECT id FROM verification_jobs WHERE public_id = ?").bind(created).first<{ id: number }>())!;
+    const created = await createEmailJob(fileEnv().DB, { accountId: account.id, clientId: null }, emails, null, Date.now());
+    const job = (await fileEnv().DB.prepare("SELECT id FROM verification_jobs WHERE public_id = ?").bind(created).first<{ id: number }>())!;
     const read = async () => (await callJson<Status & { data: unknown[] }>(`/api/v1/verify-emails/status?job_id=${created}&limit=1000`, { apiKey: account.apiKey })).body;
     expect(await read()).toMatchObject({ status: "queued", processed: 0, counts: { valid: 0, invalid: 0 }, data: [] });
     const seen = [];
@@ -134,7 +133,7 @@ describe("a verification run over 10,000 leads, then the engine", () => {
       apiKey,
       body: { from_name: "S", from_email: `s-${crypto.randomUUID()}@sender.example`, password: "pw", smtp_host: "smtp.sender.example", smtp_port: 587, imap_host: "imap.sender.example", imap_port: 993 },
     });
-    await env.DB.prepare("UPDATE email_accounts SET is_smtp_success = 1 WHERE id = ?").bind(mailbox.id).run();
+    await fileEnv().DB.prepare("UPDATE email_accounts SET is_smtp_success = 1 WHERE id = ?").bind(mailbox.id).run();
     const campaignId = await campaignWith(account, emails);
     await callJson(`/api/v1/campaigns/${campaignId}/sequences`, { method: "POST", apiKey, body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }] } });
     await callJson(`/api/v1/campaigns/${campaignId}/schedule`, {
@@ -153,9 +152,9 @@ describe("a verification run over 10,000 leads, then the engine", () => {
 
     // A pass whose claim held only refusals sent nothing; the sender's next passes take the rest.
     for (let i = 0; i < emails.length; i += 1) expect((await senderStub(bindings, mailbox.id).runPass(MONDAY_10)).sent).toBe(0);
-    const records = await env.DB.prepare("SELECT state, blocked_reason AS reason, due_at AS due FROM campaign_leads WHERE campaign_id = ?").bind(campaignId).all();
+    const records = await fileEnv().DB.prepare("SELECT state, blocked_reason AS reason, due_at AS due FROM campaign_leads WHERE campaign_id = ?").bind(campaignId).all();
     expect(records.results).toEqual(emails.map(() => ({ state: "BLOCKED", reason: "invalid_email", due: null })));
-    const messages = await env.DB.prepare("SELECT count(*) AS n FROM messages WHERE campaign_id = ?").bind(campaignId).first<{ n: number }>();
+    const messages = await fileEnv().DB.prepare("SELECT count(*) AS n FROM messages WHERE campaign_id = ?").bind(campaignId).first<{ n: number }>();
     expect(messages!.n, "nothing was sent or attempted").toBe(0);
     const read = await callJson<{ sending_status: { code: string; details: { skipped: Record<string, number> } } }>(`/api/v1/campaigns/${campaignId}`, { apiKey });
     expect(read.body.sending_status).toMatchObject({ code: "no_leads_due", details: { skipped: { invalid_email: 3, blocked: 0, unsubscribed: 0 } } });

@@ -3,7 +3,7 @@ import { callJson, createClient, createClientKey, provisionAccount } from "../he
 import { domain, mailDomain, waitForJob } from "./fixtures";
 import { ingestOk } from "../campaigns/fixtures";
 import { recipientsProblem } from "../../src/manual-mail/store";
-import { env } from "../helpers";
+import { fileEnv } from "../helpers";
 
 type Lead = { email: string; verification_status: string | null; verification_reason: string | null; verified_at: string | null };
 
@@ -127,7 +127,7 @@ describe("verification while leads are added (CONTRACT 22)", () => {
     });
     const record = added.body.emailToLeadIdMap[`ann@${good}`]!;
     const scope = { accountId: account.id, clientId: null };
-    const refused = (to: string, on = scope) => recipientsProblem(env.DB, on, { to, cc: [], bcc: [] });
+    const refused = (to: string, on = scope) => recipientsProblem(fileEnv().DB, on, { to, cc: [], bcc: [] });
     expect(await refused(`ann@${good}`)).toBeNull();
     await ingestOk(account.apiKey, id, [
       { event_id: "sent-1", type: "SENT", email_lead_map_id: record, occurred_at: "2026-11-01T09:00:00Z" },

@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { verifyAddresses } from "../../src/verification/check";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { callJson, createClient, createClientKey, provisionAccount, fileEnv } from "../helpers";
 import { domain, mailDomain, queriesOf, setRecords, waitForJob } from "./fixtures";
 
 type Result = { email: string; status: string; reason: string; is_disposable: boolean; is_role_account: boolean; mx_found: boolean; provider: string | null; ascii_domain: string | null };
@@ -131,14 +131,14 @@ describe("background verification jobs (CONTRACT 22)", () => {
 
 describe("the optional external verifier (CONTRACT 22)", () => {
   const target = inject("outboundTarget");
-  const resolverUrl = env.DNS_RESOLVER_URL!;
+  const resolverUrl = fileEnv().DNS_RESOLVER_URL!;
 
   it("decides mailbox existence and catch-all for the addresses DNS left standing; a failed call answers unknown, never a guess", async () => {
     const token = crypto.randomUUID();
     const settings = { resolverUrl, verifier: { url: `${target}/verifier/${token}`, key: "verifier-key" } };
     const good = await mailDomain("ext");
     const gone = domain("extgone");
-    const results = await verifyAddresses(env.DB, settings, [`ann@${good}`, `nobody@${good}`, `anyone@${good}`, `maybe@${good}`, `bob@${gone}`, `info@${good}`]);
+    const results = await verifyAddresses(fileEnv().DB, settings, [`ann@${good}`, `nobody@${good}`, `anyone@${good}`, `maybe@${good}`, `bob@${gone}`, `info@${good}`]);
     expect(results.map((r) => [r.status, r.reason, r.mailbox_checked, r.is_catch_all])).toEqual([
       ["valid", "deliverable", true, false],
       ["invalid", "undeliverable", true, false],
@@ -150,12 +150,12 @@ describe("the optional external verifier (CONTRACT 22)", () => {
     ]);
     expect(await (await fetch(`${target}/requests/${token}`)).json(), "one call for the five standing addresses").toHaveLength(1);
 
-    const down = await verifyAddresses(env.DB, settings, [`down@${good}`, `carl@${good}`]);
+    const down = await verifyAddresses(fileEnv().DB, settings, [`down@${good}`, `carl@${good}`]);
     expect(down.map((r) => [r.status, r.reason, r.mailbox_checked])).toEqual([
       ["unknown", "external_unknown", false],
       ["unknown", "external_unknown", false],
     ]);
-    const wrongKey = await verifyAddresses(env.DB, { resolverUrl, verifier: { url: `${target}/verifier/${token}`, key: "other" } }, [`dora@${good}`]);
+    const wrongKey = await verifyAddresses(fileEnv().DB, { resolverUrl, verifier: { url: `${target}/verifier/${token}`, key: "other" } }, [`dora@${good}`]);
     expect(wrongKey[0]).toMatchObject({ status: "unknown", reason: "external_unknown", mailbox_checked: false });
   });
 });

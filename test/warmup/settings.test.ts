@@ -5,7 +5,7 @@ import { schema, testDb } from "../db";
 import { createMailbox, readMailbox } from "../mailboxes/fixtures";
 import { database } from "../../src/platform/db";
 import { poolMembers } from "../../src/warmup/store";
-import { env } from "../helpers";
+import { fileEnv } from "../helpers";
 
 type Details = Record<string, unknown>;
 
@@ -120,7 +120,7 @@ describe("the pool (CONTRACT 19.4)", () => {
     const off = await createMailbox(account.apiKey);
     const suspended = await createMailbox(account.apiKey, { warmup_enabled: true, is_suspended: true });
     await connect(b.id, off.id, suspended.id);
-    const db = database(env.DB);
+    const db = database(fileEnv().DB);
     expect((await poolMembers(db, "account", account.id)).map((m) => m.id)).toEqual([a.id, b.id]);
     const shown = await details(account.apiKey, a.id);
     expect(shown).toMatchObject({ state: "warming", pool_size: 2 });
@@ -153,7 +153,7 @@ describe("the pool (CONTRACT 19.4)", () => {
     const three = await provisionAccount();
     const boxes = [await createMailbox(one.apiKey, { warmup_enabled: true }), await createMailbox(two.apiKey, { warmup_enabled: true }), await createMailbox(three.apiKey, { warmup_enabled: true })];
     await connect(...boxes.map((b) => b.id));
-    const db = database(env.DB);
+    const db = database(fileEnv().DB);
     expect((await poolMembers(db, "deployment", one.id)).map((m) => m.id)).toEqual([boxes[0]!.id]);
     for (const account of [one, two]) {
       const flagged = await callJson(`/admin/v1/accounts/${account.id}`, { method: "PATCH", headers: { Authorization: `Bearer ${ADMIN_TOKEN}` }, body: { warmup_shared_pool: true } });

@@ -4,7 +4,7 @@ import worker from "../../src/index";
 import type { DeliveryMessage } from "../../src/webhooks/queue-message";
 import { asc, eq } from "drizzle-orm";
 import { schema, setCampaign, testDb, webhookRow } from "../db";
-import { callJson, env, provisionAccount } from "../helpers";
+import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { createWebhook, deliveriesOf, insertDelivery, interceptReceiver } from "./fixtures";
 
@@ -38,7 +38,7 @@ async function pendingDelivery(options: { createdAt?: number; status?: string } 
 async function consume(deliveryId: number, attempts = 1, queue = "salvo-webhooks") {
   const batch = createMessageBatch<DeliveryMessage>(queue, [{ id: `m-${deliveryId}-${attempts}`, timestamp: new Date(), attempts, body: { deliveryId } }]);
   const ctx = createExecutionContext();
-  await worker.queue(batch, env);
+  await worker.queue(batch, fileEnv());
   return getQueueResult(batch, ctx);
 }
 
@@ -214,8 +214,8 @@ describe("webhook delivery", () => {
     const now = Date.now();
     const overdue = await pendingDelivery({ createdAt: now - 5 * 60_000 });
     const fresh = await pendingDelivery({ createdAt: now - 30_000 });
-    const sendBatch = vi.spyOn(env.WEBHOOK_QUEUE, "sendBatch");
-    await worker.scheduled(createScheduledController({ scheduledTime: now, cron: "* * * * *" }), env);
+    const sendBatch = vi.spyOn(fileEnv().WEBHOOK_QUEUE, "sendBatch");
+    await worker.scheduled(createScheduledController({ scheduledTime: now, cron: "* * * * *" }), fileEnv());
     const sent = sendBatch.mock.calls.flatMap(([messages]) => [...messages].map((m) => (m.body as DeliveryMessage).deliveryId));
     sendBatch.mockRestore();
     expect(sent).toContain(overdue.deliveryId);

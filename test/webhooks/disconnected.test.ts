@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { emailAccounts } from "../../src/db/schema";
 import { runConnectionCheck } from "../../src/mailboxes/connection-check";
 import { database } from "../../src/platform/db";
-import { callJson, createClient, env, provisionAccount } from "../helpers";
+import { callJson, createClient, provisionAccount, fileEnv } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
 import { deliveriesOf, RECEIVER } from "./fixtures";
 
@@ -30,14 +30,14 @@ describe("EMAIL_ACCOUNT_DISCONNECTED", () => {
     const forA = await hook(k, { association_type: "client", client_id: clientA, event_types: ["EMAIL_ACCOUNT_DISCONNECTED"] });
     const forB = await hook(k, { association_type: "client", client_id: clientB, event_types: ["EMAIL_ACCOUNT_DISCONNECTED"] });
     const otherKind = await hook(k, { association_type: "user", event_types: ["UNTRACKED_REPLIES"] });
-    const db = database(env.DB);
+    const db = database(fileEnv().DB);
     // A check that passed earlier.
     await db.update(emailAccounts).set({ isSmtpSuccess: true, isImapSuccess: true }).where(eq(emailAccounts.id, mailbox.id));
     const working = (await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailbox.id)).get())!;
 
-    await runConnectionCheck(env, working, { password: "p", imapPassword: "p" }, refused);
+    await runConnectionCheck(fileEnv(), working, { password: "p", imapPassword: "p" }, refused);
     // A second failing check (from the stale row, as a racing check would have it) announces nothing more.
-    await runConnectionCheck(env, working, { password: "p", imapPassword: "p" }, refused);
+    await runConnectionCheck(fileEnv(), working, { password: "p", imapPassword: "p" }, refused);
 
     for (const id of [user, forA]) {
       const deliveries = await deliveriesOf(id);
@@ -62,9 +62,9 @@ describe("EMAIL_ACCOUNT_DISCONNECTED", () => {
     const account = await provisionAccount();
     const mailbox = await createMailbox(account.apiKey);
     const user = await hook(account.apiKey, { association_type: "user", event_types: ["EMAIL_ACCOUNT_DISCONNECTED"] });
-    const db = database(env.DB);
+    const db = database(fileEnv().DB);
     const row = (await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailbox.id)).get())!;
-    await runConnectionCheck(env, row, { password: "p", imapPassword: "p" }, refused);
+    await runConnectionCheck(fileEnv(), row, { password: "p", imapPassword: "p" }, refused);
     expect(await deliveriesOf(user)).toEqual([]);
   });
 
@@ -72,7 +72,7 @@ describe("EMAIL_ACCOUNT_DISCONNECTED", () => {
     const account = await provisionAccount();
     const mailbox = await createMailbox(account.apiKey);
     const user = await hook(account.apiKey, { association_type: "user", event_types: ["EMAIL_ACCOUNT_DISCONNECTED"] });
-    const db = database(env.DB);
+    const db = database(fileEnv().DB);
     await db.update(emailAccounts).set({ isSmtpSuccess: true, isImapSuccess: true }).where(eq(emailAccounts.id, mailbox.id));
     const row = async () => (await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailbox.id)).get())!;
     const secrets = { password: "p", imapPassword: "p" };
@@ -80,12 +80,12 @@ describe("EMAIL_ACCOUNT_DISCONNECTED", () => {
     const rejected = async () => ({ smtp: { ok: false, error: "535 5.7.139 Authentication unsuccessful, SmtpClientAuthentication is disabled for the Tenant.", refused: true }, imap: { ok: true, error: null } });
     const passes = async () => ({ smtp: { ok: true, error: null }, imap: { ok: true, error: null } });
 
-    await runConnectionCheck(env, await row(), secrets, timeout);
+    await runConnectionCheck(fileEnv(), await row(), secrets, timeout);
     expect((await row()).disconnectCode).toBeNull();
-    await runConnectionCheck(env, await row(), secrets, rejected);
+    await runConnectionCheck(fileEnv(), await row(), secrets, rejected);
     expect(await row()).toMatchObject({ disconnectCode: "smtp_auth_disabled", isSmtpSuccess: false });
-    await runConnectionCheck(env, await row(), secrets, rejected);
-    await runConnectionCheck(env, await row(), secrets, timeout);
+    await runConnectionCheck(fileEnv(), await row(), secrets, rejected);
+    await runConnectionCheck(fileEnv(), await row(), secrets, timeout);
     const payloads = (await deliveriesOf(user)).map((d) => JSON.parse(d.payload) as Record<string, unknown>);
     expect(payloads.map((p) => [p.needs_reconnect, (p.disconnect_reason as { code: string } | null)?.code ?? null])).toEqual([
       [false, null],
@@ -94,9 +94,9 @@ describe("EMAIL_ACCOUNT_DISCONNECTED", () => {
     expect((payloads[1]!.disconnect_reason as { message: string }).message).toMatch(/Set-CASMailbox/);
 
     // A passing check ends the disconnect; the next refusal announces again.
-    await runConnectionCheck(env, await row(), secrets, passes);
+    await runConnectionCheck(fileEnv(), await row(), secrets, passes);
     expect(await row()).toMatchObject({ disconnectCode: null, disconnectMessage: null, isSmtpSuccess: true });
-    await runConnectionCheck(env, await row(), secrets, rejected);
+    await runConnectionCheck(fileEnv(), await row(), secrets, rejected);
     expect(await deliveriesOf(user)).toHaveLength(3);
   });
 });

@@ -1,9 +1,9 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { env } from "../helpers";
+import { fileEnv } from "../helpers";
 
 const MIGRATION = "0021_webhook_scopes.sql";
-const db = () => env.MIGRATION_DB;
+const db = () => fileEnv().MIGRATION_DB;
 
 async function rows<T>(query: string): Promise<T[]> {
   return (await db().prepare(query).all<T>()).results;
@@ -11,7 +11,7 @@ async function rows<T>(query: string): Promise<T[]> {
 
 /** A campaign webhook with a delivery and an attempt, as the schema before 0021 stored them. */
 beforeAll(async () => {
-  await applyD1Migrations(db(), env.TEST_MIGRATIONS.filter((m) => m.name < MIGRATION));
+  await applyD1Migrations(db(), fileEnv().TEST_MIGRATIONS.filter((m) => m.name < MIGRATION));
   await db().batch(
     [
       `INSERT INTO accounts (id, email, name) VALUES (1, 'owner@legacy.example', 'Owner')`,
@@ -23,7 +23,7 @@ beforeAll(async () => {
       `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, status_code, outcome, duration_ms) VALUES (9, 7, 1, 500, 'failed', 12)`,
     ].map((text) => db().prepare(text)),
   );
-  await applyD1Migrations(db(), env.TEST_MIGRATIONS);
+  await applyD1Migrations(db(), fileEnv().TEST_MIGRATIONS);
 });
 
 describe("migration 0021 (webhook scopes)", () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseMessage } from "../../src/mail/parsed";
 import { recordInbound } from "../../src/replies/inbound";
 import { createCampaign } from "../campaigns/fixtures";
-import { callJson, createClient, createClientKey, env, provisionAccount } from "../helpers";
+import { callJson, createClient, createClientKey, provisionAccount, fileEnv } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
 import { createWebhook, deliveriesOf, RECEIVER } from "./fixtures";
 
@@ -73,10 +73,10 @@ describe("untracked replies", () => {
 
     const message = await parseMessage(raw(ofA.from_email, "Who are you?"));
     const mailboxA = { id: ofA.id, accountId: account.id, clientId: clientA, fromEmail: ofA.from_email };
-    const outcome = await recordInbound(env, mailboxA, [message], RECEIVED + 60_000);
+    const outcome = await recordInbound(fileEnv(), mailboxA, [message], RECEIVED + 60_000);
     expect(outcome).toMatchObject({ replies: 0, bounces: 0, untracked: 1 });
     // Read again (a repeated pass): kept and announced once.
-    await recordInbound(env, mailboxA, [message], RECEIVED + 120_000);
+    await recordInbound(fileEnv(), mailboxA, [message], RECEIVED + 120_000);
 
     for (const id of [user, forA]) {
       const deliveries = await deliveriesOf(id);
@@ -98,7 +98,7 @@ describe("untracked replies", () => {
     }
     for (const id of [forB, otherKind, campaignScope.id]) expect(await deliveriesOf(id)).toEqual([]);
 
-    await recordInbound(env, { id: own.id, accountId: account.id, clientId: null, fromEmail: own.from_email }, [await parseMessage(WITH_ATTACHMENT(own.from_email))], RECEIVED + 3_600_000);
+    await recordInbound(fileEnv(), { id: own.id, accountId: account.id, clientId: null, fromEmail: own.from_email }, [await parseMessage(WITH_ATTACHMENT(own.from_email))], RECEIVED + 3_600_000);
     expect((await deliveriesOf(user)).map((d) => JSON.parse(d.payload).subject)).toEqual(["Who are you?", "Invoice"]);
     expect(await deliveriesOf(forA)).toHaveLength(1);
 
@@ -164,7 +164,7 @@ describe("untracked replies", () => {
         "",
       ].join("\r\n"),
     );
-    const outcome = await recordInbound(env, { id: mailbox.id, accountId: account.id, clientId: null, fromEmail: mailbox.from_email }, [bounce], RECEIVED);
+    const outcome = await recordInbound(fileEnv(), { id: mailbox.id, accountId: account.id, clientId: null, fromEmail: mailbox.from_email }, [bounce], RECEIVED);
     expect(outcome.untracked).toBe(1);
     expect((await callJson<Listing>("/api/v1/master-inbox/untracked-replies", { apiKey: account.apiKey })).body.data.data.total_count).toBe(0);
   });
