@@ -55,7 +55,7 @@ export function describeEnvironment(configPath, env) {
     env,
     worker: resolved.name,
     vars: resolved.vars ?? {},
-    databases: (resolved.d1_databases ?? []).map((db) => ({ binding: db.binding, name: db.database_name, id: db.database_id })),
+    databases: (resolved.d1_databases ?? []).map((db) => ({ binding: db.binding, name: db.database_name, id: db.database_id, migrationsDir: db.migrations_dir ?? "migrations" })),
     queues: [...new Set(names)],
     buckets: [...new Set((resolved.r2_buckets ?? []).map((bucket) => bucket.bucket_name))],
     secrets: resolved.secrets?.required ?? [],
@@ -80,6 +80,7 @@ export function configProblems(target) {
     problems.push(`PUBLIC_URL must be https for a deployed environment (got ${target.vars.PUBLIC_URL})`);
   }
   if (!target.databases.some((db) => db.binding === "DB")) problems.push("no D1 database bound as DB");
+  if (!target.databases.some((db) => db.binding === "DIRECTORY")) problems.push("no D1 database bound as DIRECTORY (the accounts' shards)");
   if (target.vars.ALLOW_INSECURE_WEBHOOKS === "true" || target.vars.ALLOW_LOCAL_MAIL_HOSTS === "true") {
     problems.push("ALLOW_INSECURE_WEBHOOKS and ALLOW_LOCAL_MAIL_HOSTS are for local work only; set them to \"false\"");
   }
@@ -92,20 +93,25 @@ export function placeholderOrigin(value) {
   return PLACEHOLDER_HOST.test(host) || host === "127.0.0.1" || host === "localhost";
 }
 
-/** The lines of one `[header]` or `[[header]]` table: from its header to the next header. */
-function tableRange(lines, header) {
-  const start = lines.findIndex((line) => line.trim() === header);
-  if (start < 0) return null;
-  let end = start + 1;
-  while (end < lines.length && !/^\s*\[/.test(lines[end])) end++;
-  return { start, end };
+/**
+ * The lines of one `[header]` or `[[header]]` table: from its header to the next header. Of several
+ * `[[header]]` tables, the first one holding the line `where` matches (the first of all without it).
+ */
+function tableRange(lines, header, where) {
+  for (let start = 0; start < lines.length; start++) {
+    if (lines[start].trim() !== header) continue;
+    let end = start + 1;
+    while (end < lines.length && !/^\s*\[/.test(lines[end])) end++;
+    if (!where || lines.slice(start + 1, end).some((line) => where.test(line))) return { start, end };
+  }
+  return null;
 }
 
-/** Sets `key = "value"` in the first table with that header, keeping every other line (and comment) as it is. */
-export function setTomlString(text, header, key, value) {
+/** Sets `key = "value"` in the (first, or first `where`-matching) table with that header, keeping every other line (and comment) as it is. */
+export function setTomlString(text, header, key, value, where) {
   const lines = text.split("\n");
-  const range = tableRange(lines, header);
-  if (!range) throw new Error(`wrangler.toml has no ${header}`);
+  const range = tableRange(lines, header, where);
+  if (!range) throw new Error(`wrangler.toml has no ${header}${where ? ` with ${where}` : ""}`);
   const pattern = new RegExp(`^(\\s*${key}\\s*=\\s*)"[^"]*"(.*)$`);
   const line = `${key} = ${JSON.stringify(value)}`;
   for (let i = range.start + 1; i < range.end; i++) {
@@ -120,8 +126,9 @@ export function setTomlString(text, header, key, value) {
   return lines.join("\n");
 }
 
-export function setDatabaseId(text, env, id) {
-  return setTomlString(text, `[[env.${env}.d1_databases]]`, "database_id", id);
+/** Sets the id of the environment's D1 database bound as `binding` (DB, DB_1, ..., DIRECTORY). */
+export function setDatabaseId(text, env, binding, id) {
+  return setTomlString(text, `[[env.${env}.d1_databases]]`, "database_id", id, new RegExp(`^\\s*binding\\s*=\\s*"${binding}"`));
 }
 
 export function setPublicUrl(text, env, origin) {
@@ -151,8 +158,8 @@ function jsonFrom(output) {
   return JSON.parse(start < 0 ? output : output.slice(start));
 }
 
-function migrationCount() {
-  return readdirSync(join(root, "migrations")).filter((name) => name.endsWith(".sql")).length;
+function migrationCount(dir = "migrations") {
+  return readdirSync(join(root, dir)).filter((name) => name.endsWith(".sql")).length;
 }
 
 /** The plan for one environment without asking Cloudflare anything: what a deploy would check, create, ask and run. */
@@ -172,7 +179,9 @@ export function dryRunPlan(target, configFile) {
   if (placeholderOrigin(target.vars.PUBLIC_URL)) {
     steps.push(`ask for PUBLIC_URL, now a placeholder (${target.vars.PUBLIC_URL}), and write this deployment's https origin into ${configFile} [env.${target.env}.vars]`);
   }
-  steps.push(`apply migrations: wrangler d1 migrations apply DB --remote ${envFlag} (${migrationCount()} files; those already applied are skipped)`);
+  for (const db of target.databases) {
+    steps.push(`apply migrations: wrangler d1 migrations apply ${db.binding} --remote ${envFlag} (${migrationCount(db.migrationsDir)} files; those already applied are skipped)`);
+  }
   steps.push(`deploy: wrangler deploy ${envFlag} (Worker ${target.worker}${target.crons.length ? `, cron ${target.crons.join(" ")}` : ""})`);
   return steps;
 }
@@ -210,7 +219,7 @@ async function ensureDatabase(target, db, { wrangler, log, configPath }) {
     if (!id) throw new Error(`wrangler d1 create ${db.name} printed no database_id:\n${created.stdout}`);
     log(`D1 database ${db.name} created: ${id}`);
   }
-  writeFileSync(configPath, setDatabaseId(readFileSync(configPath, "utf8"), target.env, id));
+  writeFileSync(configPath, setDatabaseId(readFileSync(configPath, "utf8"), target.env, db.binding, id));
   log(`  wrote its id into ${relative(root, configPath)}`);
 }
 
@@ -305,7 +314,10 @@ export async function main(argv, { wrangler = runWrangler, ask = terminalAsk(), 
     for (const bucket of target.buckets) ensureBucket(bucket, context);
     await ensurePublicUrl(target, context);
     const secrets = await missingSecrets(target, context);
-    must(wrangler(["d1", "migrations", "apply", "DB", "--remote", "--env", env, "--config", configFile]), "applying migrations");
+    // Every shard and the directory; then the first account placed on a shard claims its id range.
+    for (const db of target.databases) {
+      must(wrangler(["d1", "migrations", "apply", db.binding, "--remote", "--env", env, "--config", configFile]), `applying migrations to ${db.binding}`);
+    }
     const secretsDir = mkdtempSync(join(tmpdir(), "salvo-secrets-"));
     try {
       const deployArgs = ["deploy", "--env", env, "--config", configFile];

@@ -69,7 +69,8 @@ function run(args) {
 ensureDevVars();
 // The web app at / is built from web/ (postinstall builds it; a change since then is built here).
 if (webIsStale()) await buildWeb({ quiet: true });
-run(["d1", "migrations", "apply", "DB", "--local"]);
+// Both shards and the directory (wrangler.toml); the demo account lives on shard 0.
+for (const binding of ["DB", "DB_1", "DIRECTORY"]) run(["d1", "migrations", "apply", binding, "--local"]);
 const apiKey = await seedDemoAccount(run);
 
 const portPrefix = port === "8787" ? "" : `PORT=${port} `;

@@ -1,5 +1,5 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { fileEnv, env } from "./helpers";
+import { env } from "./helpers";
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { schema, testDb } from "./db";

@@ -13,7 +13,7 @@ describe("admin provisioning", () => {
       body: { email, name: "Fresh", ignore_ooo_replies: true, deliverability_enabled: false, rate_limit_per_minute: 120 },
     });
     expect(status).toBe(201);
-    expect(Object.keys(body).sort()).toEqual(["api_key", "email", "id"]);
+    expect(Object.keys(body).sort()).toEqual(["api_key", "email", "id", "shard"]);
     expect(body.email).toBe(email.toLowerCase());
     expect(body.api_key).toMatch(/^slv_acct_[0-9A-Za-z]{40}$/);
 

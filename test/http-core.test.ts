@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { schema, testDb } from "./db";
 import worker from "../src/index";
-import { call, callJson, provisionAccount, fileEnv, env } from "./helpers";
+import { call, callJson, provisionAccount, env } from "./helpers";
 
 describe("HTTP core", () => {
   it("answers unknown routes with 404 and the contract body", async () => {

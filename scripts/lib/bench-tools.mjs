@@ -33,12 +33,30 @@ export function mulberry32(seed) {
   };
 }
 
-/** The SQLite file behind the local D1 binding of a `wrangler dev --persist-to <stateDir>`. */
+/**
+ * The SQLite file behind shard 0's D1 binding (DB) of a `wrangler dev --persist-to <stateDir>`,
+ * where the benchmarks place their accounts. Miniflare names the files by an id of its own, so
+ * shard 0's is told by its contents: an `accounts` table (the directory has none) whose id
+ * counters are not in another shard's range, and of two such (shard 1 before anything claimed
+ * its range), the one with more accounts.
+ */
 export function localD1File(stateDir) {
   const dir = join(stateDir, "v3", "d1", "miniflare-D1DatabaseObject");
-  const file = readdirSync(dir).find((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite");
-  if (!file) throw new Error(`no D1 database under ${dir}`);
-  return join(dir, file);
+  const candidates = readdirSync(dir)
+    .filter((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite")
+    .flatMap((name) => {
+      const db = new DatabaseSync(join(dir, name), { readOnly: true });
+      try {
+        if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'accounts'").get()) return [];
+        const claimed = db.prepare("SELECT 1 FROM sqlite_sequence WHERE seq >= 17179869184 AND name <> 'accounts' LIMIT 1").get();
+        return claimed ? [] : [{ name, accounts: db.prepare("SELECT count(*) AS n FROM accounts").get().n }];
+      } finally {
+        db.close();
+      }
+    })
+    .sort((a, b) => b.accounts - a.accounts);
+  if (candidates.length === 0) throw new Error(`no D1 database of shard 0 under ${dir}`);
+  return join(dir, candidates[0].name);
 }
 
 /** An account with limits high enough that the benchmark measures the work, not the rate limiter. */
@@ -51,6 +69,8 @@ export async function provisionBenchAccount(server, name) {
       name,
       rate_limit_per_minute: 100_000,
       rate_limit_burst: 10_000,
+      // Shard 0, whose database file the benchmarks read and load (localD1File).
+      shard: 0,
     }),
   });
   if (response.status !== 201) throw new Error(`provisioning failed: ${response.status} ${await response.text()}`);

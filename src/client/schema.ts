@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Provision an account and its first account API key
-         * @description Operators only (`Authorization: Bearer <ADMIN_TOKEN>`; every admin route answers 404 while that secret is unset). Creates an account and answers 201 with its first account key, shown once. `rate_limit_per_minute`/`rate_limit_burst` override the default budget. An email already provisioned → 400.
+         * @description Operators only (`Authorization: Bearer <ADMIN_TOKEN>`; every admin route answers 404 while that secret is unset). Creates an account and answers 201 with its first account key, shown once. `rate_limit_per_minute`/`rate_limit_burst` override the default budget. The account goes to the shard with the most room unless `shard` names one (an unbound shard → 400). An email already provisioned on any shard → 400.
          */
         post: operations["adminCreateAccount"];
         delete?: never;
@@ -5761,6 +5761,7 @@ export interface components {
             id: number;
             email: string;
             api_key: string;
+            shard: number;
         };
         Error: {
             error: string;
@@ -5786,6 +5787,8 @@ export interface components {
             ignore_ooo_replies: boolean;
             rate_limit_per_minute?: number;
             rate_limit_burst?: number;
+            /** @description The shard (0 for DB, k for DB_k) to place the account on; default: the one with the most room */
+            shard?: number;
         };
         MintedAccountKey: {
             id: number;
@@ -5809,6 +5812,7 @@ export interface components {
             name: string;
             disabled: boolean;
             warmup_shared_pool: boolean;
+            shard: number;
         };
         AccountStanding: {
             disabled?: boolean;

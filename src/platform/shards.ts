@@ -129,7 +129,8 @@ export async function consumeByShard<E extends Sharded, Body>(
   const parts = groupByShard(env, batch.messages, (message) => idOf(message.body));
   const outcomes = await Promise.allSettled(
     parts.map(([shardEnv, messages]) =>
-      consume(
+      // A batch all of one shard (the usual case) goes to its consumer as it came.
+      messages.length === batch.messages.length ? consume(batch, shardEnv) : consume(
         {
           queue: batch.queue,
           metadata: batch.metadata,

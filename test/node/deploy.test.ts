@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { main, setTomlString, type WranglerResult } from "../../scripts/deploy.mjs";
+import { main, setDatabaseId, setTomlString, type WranglerResult } from "../../scripts/deploy.mjs";
 
 const root = join(import.meta.dirname, "..", "..");
 const made: string[] = [];
@@ -43,11 +43,13 @@ describe("npm run deploy -- --dry-run", () => {
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/✓ configuration valid; bundle built \(\d+ KiB, nothing uploaded\)/);
     expect(run.stdout).toContain("would create D1 database salvo-staging (DB) unless it exists");
+    expect(run.stdout).toContain("would create D1 database salvo-staging-shard-1 (DB_1) unless it exists");
+    expect(run.stdout).toContain("would create D1 database salvo-staging-directory (DIRECTORY) unless it exists");
     for (const queue of ["salvo-webhooks-staging", "salvo-webhooks-staging-dlq", "salvo-tracking-staging"]) {
       expect(run.stdout).toContain(`would create queue ${queue} unless it exists`);
     }
     expect(run.stdout).toContain("ADMIN_TOKEN, SECRETS_KEY");
-    expect(run.stdout).toContain("would apply migrations: wrangler d1 migrations apply DB --remote --env staging");
+    for (const binding of ["DB", "DB_1", "DIRECTORY"]) expect(run.stdout).toContain(`would apply migrations: wrangler d1 migrations apply ${binding} --remote --env staging`);
     expect(run.stdout).toContain("Dry run: nothing was created or uploaded");
     expect(readFileSync(join(root, "wrangler.toml"), "utf8")).toBe(before);
   });
@@ -77,11 +79,15 @@ describe("npm run deploy -- --dry-run", () => {
 describe("npm run deploy -- --env <name>", () => {
   it("creates what is missing, writes the database id and origin into the config, asks for secrets, migrates, then deploys with them", async () => {
     const config = configCopy();
-    const DB_ID = "4b5c6d7e-1111-4222-8333-944455556666";
+    const ids: Record<string, string> = {
+      "salvo-staging": "4b5c6d7e-1111-4222-8333-944455556666",
+      "salvo-staging-shard-1": "4b5c6d7e-1111-4222-8333-944455556667",
+      "salvo-staging-directory": "4b5c6d7e-1111-4222-8333-944455556668",
+    };
     const { wrangler, calls, commands } = fakeWrangler((args) => {
       const command = args.slice(0, 2).join(" ");
       if (command === "d1 list") return { stdout: "[]" };
-      if (command === "d1 create") return { stdout: `✅ Successfully created DB '${args[2]}'\n{\n  "d1_databases": [{ "binding": "DB", "database_name": "${args[2]}", "database_id": "${DB_ID}" }]\n}` };
+      if (command === "d1 create") return { stdout: `✅ Successfully created DB '${args[2]}'\n{\n  "d1_databases": [{ "binding": "DB", "database_name": "${args[2]}", "database_id": "${ids[args[2]!]}" }]\n}` };
       if (command === "queues create" && args[2] === "salvo-webhooks-staging") return { status: 1, stderr: "A queue with this name already exists [code: 11009]" };
       if (command === "secret list") return { status: 1, stderr: "This Worker does not exist on your account. [code: 10007]" };
       return undefined;
@@ -98,12 +104,18 @@ describe("npm run deploy -- --env <name>", () => {
       "whoami",
       "d1 list",
       "d1 create",
+      "d1 list",
+      "d1 create",
+      "d1 list",
+      "d1 create",
       "queues create",
       "queues create",
       "queues create",
       "queues create",
       "r2 bucket",
       "secret list",
+      "d1 migrations",
+      "d1 migrations",
       "d1 migrations",
       "deploy --env",
     ]);
@@ -116,7 +128,10 @@ describe("npm run deploy -- --env <name>", () => {
     expect(calls.find((call) => call.args[0] === "r2")!.args.slice(0, 4)).toEqual(["r2", "bucket", "create", "salvo-bodies-staging"]);
     expect(asked).toEqual(["PUBLIC_URL", "ADMIN_TOKEN", "SECRETS_KEY"]);
     const written = readFileSync(join(root, config), "utf8");
-    expect(written).toMatch(/\[\[env\.staging\.d1_databases\]\][^[]*database_id = "4b5c6d7e-1111-4222-8333-944455556666"/s);
+    // Each binding's table gets its own database's id.
+    expect(written).toMatch(/\[\[env\.staging\.d1_databases\]\]\nbinding = "DB"\n[^[]*database_id = "4b5c6d7e-1111-4222-8333-944455556666"/s);
+    expect(written).toMatch(/\[\[env\.staging\.d1_databases\]\]\nbinding = "DB_1"\n[^[]*database_id = "4b5c6d7e-1111-4222-8333-944455556667"/s);
+    expect(written).toMatch(/\[\[env\.staging\.d1_databases\]\]\nbinding = "DIRECTORY"\n[^[]*database_id = "4b5c6d7e-1111-4222-8333-944455556668"/s);
     expect(written).toMatch(/\[\[env\.production\.d1_databases\]\][^[]*database_id = "00000000-0000-0000-0000-000000000000"/s);
     expect(written).toMatch(/\[env\.staging\.vars\][^[]*PUBLIC_URL = "https:\/\/api\.staging\.salvo\.dev"/s);
     expect(written).toContain('PUBLIC_URL = "https://salvo-production.example.com"');
@@ -125,14 +140,19 @@ describe("npm run deploy -- --env <name>", () => {
     expect(deploy.args.slice(0, 5)).toEqual(["deploy", "--env", "staging", "--config", config]);
     expect(deploy.secrets).toEqual({ ADMIN_TOKEN: "operator-chosen-token", SECRETS_KEY: expect.stringMatching(/^k1:[A-Za-z0-9+/]{43}=$/) });
     expect(existsSync(deploy.args[deploy.args.indexOf("--secrets-file") + 1]!)).toBe(false);
-    expect(calls.find((call) => call.args[0] === "d1" && call.args[1] === "migrations")!.args).toEqual(["d1", "migrations", "apply", "DB", "--remote", "--env", "staging", "--config", config]);
+    expect(calls.filter((call) => call.args[0] === "d1" && call.args[1] === "migrations").map((call) => call.args)).toEqual(
+      ["DB", "DB_1", "DIRECTORY"].map((binding) => ["d1", "migrations", "apply", binding, "--remote", "--env", "staging", "--config", config]),
+    );
     expect(lines.join("\n")).not.toContain("operator-chosen-token");
   });
 
   it("a second run finds everything in place: no creation, no question, no secrets file", async () => {
     const config = configCopy((text) =>
       setTomlString(
-        setTomlString(text, "[[env.production.d1_databases]]", "database_id", "5b5c6d7e-1111-4222-8333-944455556666"),
+        ["DB", "DB_1", "DIRECTORY"].reduce(
+          (config, binding, index) => setDatabaseId(config, "production", binding, `5b5c6d7e-1111-4222-8333-94445555666${index}`),
+          text,
+        ),
         "[env.production.vars]",
         "PUBLIC_URL",
         "https://api.salvo.dev",
@@ -149,7 +169,7 @@ describe("npm run deploy -- --env <name>", () => {
       throw new Error("nothing should be asked");
     };
     await main(["--env", "production", "--config", config], { wrangler, ask, log: () => {} });
-    expect(commands()).toEqual(["whoami", "queues create", "queues create", "queues create", "queues create", "r2 bucket", "secret list", "d1 migrations", "deploy --env"]);
+    expect(commands()).toEqual(["whoami", "queues create", "queues create", "queues create", "queues create", "r2 bucket", "secret list", "d1 migrations", "d1 migrations", "d1 migrations", "deploy --env"]);
     expect(calls.at(-1)!.args).not.toContain("--secrets-file");
   });
 

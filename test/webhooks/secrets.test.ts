@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { newWebhookSecret } from "../../src/webhooks/delivery-rules";
 import { deliveryRow, setWebhook, webhookRow } from "../db";
-import { callJson, createClient, createClientKey, provisionAccount, fileEnv, env } from "../helpers";
+import { callJson, createClient, createClientKey, provisionAccount, env } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { callWithEnv, consumeDelivery, createWebhook, interceptReceiver, RECEIVER, signedBy, storeDelivery } from "./fixtures";
 
