@@ -41,13 +41,15 @@ export function variantsOf(plan: Case): Slot[][] {
   return variants;
 }
 
-/** Who calls with whose ids: another account, and a client key against its sibling client and its account. */
-export const CALLERS = 4;
+/** Who calls with whose ids: another account on the same shard and on another, and a client key against its sibling client and its account. */
+export const CALLERS = 6;
 
 function callersOf(world: World) {
   const callers = [
     { who: "another account's key", apiKey: world.bApiKey, own: world.bObjects, foreign: world.aObjects },
     { who: "another account's key (client CA's rows)", apiKey: world.bApiKey, own: world.bObjects, foreign: world.caObjects },
+    { who: "an account's key on another shard", apiKey: world.dApiKey, own: world.dObjects, foreign: world.aObjects },
+    { who: "an account's key on another shard (client CA's rows)", apiKey: world.dApiKey, own: world.dObjects, foreign: world.caObjects },
     { who: "another client's key", apiKey: world.cbApiKey, own: world.cbObjects, foreign: world.caObjects },
     { who: "a client's key (the account's own rows)", apiKey: world.cbApiKey, own: world.cbObjects, foreign: world.aObjects },
   ];

@@ -1,6 +1,7 @@
 import { createCampaign, ingestOk } from "../campaigns/fixtures";
 import { completedReplay, isCategorised, personOf, webhookOwner } from "../db";
-import { ADMIN_TOKEN, callJson, createClient, createClientKey, provisionAccount, fileEnv } from "../helpers";
+import { ADMIN_TOKEN, callJson, createClient, createClientKey, env, fileShard, provisionAccount } from "../helpers";
+import { onShardOf, shardCount } from "../../src/platform/shards";
 import { insertDelivery } from "../webhooks/fixtures";
 import { parseMessage } from "../../src/mail/parsed";
 import { recordInbound } from "../../src/replies/inbound";
@@ -191,9 +192,11 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
 
 /** A message no campaign email threads, read by the mailbox: it lands in the untracked list. */
 async function receiveUntracked(mailboxId: number): Promise<number> {
-  const mailbox = (await fileEnv().DB.prepare("SELECT account_id, client_id, from_email FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ account_id: number; client_id: number | null; from_email: string }>())!;
+  // The mailbox's id names its shard: the seeded account may be on either.
+  const shardEnv = onShardOf(env, mailboxId);
+  const mailbox = (await shardEnv.DB.prepare("SELECT account_id, client_id, from_email FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ account_id: number; client_id: number | null; from_email: string }>())!;
   const raw = `From: Pat <pat@matrix-untracked.example>\r\nTo: ${mailbox.from_email}\r\nSubject: Hello\r\nMessage-ID: <${crypto.randomUUID()}@matrix.example>\r\n\r\nHello there`;
-  await recordInbound(fileEnv(), { id: mailboxId, accountId: mailbox.account_id, clientId: mailbox.client_id, fromEmail: mailbox.from_email }, [await parseMessage(raw)], Date.now());
+  await recordInbound(shardEnv, { id: mailboxId, accountId: mailbox.account_id, clientId: mailbox.client_id, fromEmail: mailbox.from_email }, [await parseMessage(raw)], Date.now());
   return (await fileEnv().DB.prepare("SELECT max(id) AS id FROM untracked_replies WHERE email_account_id = ?").bind(mailboxId).first<{ id: number }>())!.id;
 }
 
@@ -208,24 +211,34 @@ async function mintAccountKey(accountId: number) {
 
 export type World = Awaited<ReturnType<typeof tenants>>;
 
-/** Account A (account-level objects, client CA with its objects, client CB with its objects) and account B. */
+/**
+ * Account A (account-level objects, client CA with its objects, client CB with its objects), account
+ * B on A's shard, and account D on the other shard: another tenant's ids are refused whether the
+ * tenancy rule or the shard keeps them apart.
+ */
 export async function tenants() {
   const a = await provisionAccount();
   const b = await provisionAccount();
+  const d = await provisionAccount({ shard: (fileShard() + 1) % shardCount(env) });
   const aKey = await mintAccountKey(a.id);
   const bKey = await mintAccountKey(b.id);
+  const dKey = await mintAccountKey(d.id);
   const ca = await createClient(a.apiKey, "CA", "ca@matrix.example");
   const cb = await createClient(a.apiKey, "CB", "cb@matrix.example");
   const bClient = await createClient(b.apiKey, "B client", "bc@matrix.example");
+  const dClient = await createClient(d.apiKey, "D client", "dc@matrix.example");
   const caKey = await createClientKey(a.apiKey, ca);
   const cbKey = await createClientKey(a.apiKey, cb);
   const bClientKey = await createClientKey(b.apiKey, bClient);
+  const dClientKey = await createClientKey(d.apiKey, dClient);
   return {
     aObjects: await seed(a.apiKey, { client: ca, clientKey: caKey.id, accountKey: aKey }),
     bObjects: await seed(b.apiKey, { client: bClient, clientKey: bClientKey.id, accountKey: bKey }),
     caObjects: await seed(caKey.api_key, { client: ca, clientKey: caKey.id, accountKey: aKey }, { accountApiKey: a.apiKey }),
     cbObjects: await seed(cbKey.api_key, { client: cb, clientKey: cbKey.id, accountKey: MISSING }, { accountApiKey: a.apiKey }),
+    dObjects: await seed(d.apiKey, { client: dClient, clientKey: dClientKey.id, accountKey: dKey }),
     bApiKey: b.apiKey,
+    dApiKey: d.apiKey,
     cbApiKey: cbKey.api_key,
   };
 }
