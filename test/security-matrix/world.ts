@@ -197,7 +197,7 @@ async function receiveUntracked(mailboxId: number): Promise<number> {
   const mailbox = (await shardEnv.DB.prepare("SELECT account_id, client_id, from_email FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ account_id: number; client_id: number | null; from_email: string }>())!;
   const raw = `From: Pat <pat@matrix-untracked.example>\r\nTo: ${mailbox.from_email}\r\nSubject: Hello\r\nMessage-ID: <${crypto.randomUUID()}@matrix.example>\r\n\r\nHello there`;
   await recordInbound(shardEnv, { id: mailboxId, accountId: mailbox.account_id, clientId: mailbox.client_id, fromEmail: mailbox.from_email }, [await parseMessage(raw)], Date.now());
-  return (await fileEnv().DB.prepare("SELECT max(id) AS id FROM untracked_replies WHERE email_account_id = ?").bind(mailboxId).first<{ id: number }>())!.id;
+  return (await shardEnv.DB.prepare("SELECT max(id) AS id FROM untracked_replies WHERE email_account_id = ?").bind(mailboxId).first<{ id: number }>())!.id;
 }
 
 async function mintAccountKey(accountId: number) {
