@@ -2,7 +2,8 @@ import { and, asc, eq, getTableColumns, inArray, sum } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../src/db/schema";
-import { fileEnv } from "./helpers";
+import { env, fileEnv } from "./helpers";
+import { onShardOf } from "../src/platform/shards";
 
 /**
  * The test database through drizzle and the schema in src/db/schema/: seeders and reads a test uses
@@ -14,18 +15,23 @@ export function testDb() {
   return drizzle(fileEnv().DB, { schema });
 }
 
+/** The database of the shard an id was made in (a row of an account that may be on another shard than the file's). */
+function dbOf(id: number) {
+  return drizzle(onShardOf(env, id).DB, { schema });
+}
+
 export { schema };
 
 /** The account that owns a webhook. */
 export async function webhookOwner(webhookId: number): Promise<number> {
-  const row = await testDb().select({ accountId: schema.webhooks.accountId }).from(schema.webhooks).where(eq(schema.webhooks.id, webhookId)).get();
+  const row = await dbOf(webhookId).select({ accountId: schema.webhooks.accountId }).from(schema.webhooks).where(eq(schema.webhooks.id, webhookId)).get();
   if (!row) throw new Error(`no webhook ${webhookId}`);
   return row.accountId;
 }
 
 /** The person (leads row) behind a campaign record. */
 export async function personOf(recordId: number): Promise<number> {
-  const row = await testDb().select({ leadId: schema.campaignLeads.leadId }).from(schema.campaignLeads).where(eq(schema.campaignLeads.id, recordId)).get();
+  const row = await dbOf(recordId).select({ leadId: schema.campaignLeads.leadId }).from(schema.campaignLeads).where(eq(schema.campaignLeads.id, recordId)).get();
   if (!row) throw new Error(`no record ${recordId}`);
   return row.leadId;
 }
@@ -37,9 +43,9 @@ export function completedReplay(campaignId: number): Promise<number> {
 
 /** A dry-run replay of a campaign's replies, stored in the given state. */
 export async function storedReplay(campaignId: number, status: (typeof schema.triageReplays.$inferInsert)["status"]): Promise<number> {
-  const campaign = await testDb().select({ accountId: schema.campaigns.accountId }).from(schema.campaigns).where(eq(schema.campaigns.id, campaignId)).get();
+  const campaign = await dbOf(campaignId).select({ accountId: schema.campaigns.accountId }).from(schema.campaigns).where(eq(schema.campaigns.id, campaignId)).get();
   if (!campaign) throw new Error(`no campaign ${campaignId}`);
-  const row = await testDb()
+  const row = await dbOf(campaignId)
     .insert(schema.triageReplays)
     .values({ accountId: campaign.accountId, campaignId, dryRun: true, status, options: {}, total: 0 })
     .returning({ id: schema.triageReplays.id })
@@ -70,7 +76,7 @@ export function webhookDeliveries(webhookId: number): Promise<(typeof schema.web
 
 /** Whether a reply event has been categorised (the triage consumer's work is done). */
 export async function isCategorised(eventId: number): Promise<boolean> {
-  return (await testDb().select({ eventId: schema.replyCategorisations.eventId }).from(schema.replyCategorisations).where(eq(schema.replyCategorisations.eventId, eventId)).get()) !== undefined;
+  return (await dbOf(eventId).select({ eventId: schema.replyCategorisations.eventId }).from(schema.replyCategorisations).where(eq(schema.replyCategorisations.eventId, eventId)).get()) !== undefined;
 }
 
 type Ids = number | readonly number[];
