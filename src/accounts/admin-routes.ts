@@ -193,8 +193,9 @@ adminRoutes.openapi(createAccountKey, async (c) => {
   const { id } = c.req.valid("param");
   if (!(await findAccount(c.env.DB, id))) throw ApiError.notFound("Account not found");
   const key = await mintKey("account");
-  await listKey(c.env.DIRECTORY, key.keyHash, id);
   const keyId = await insertAccountKey(c.env.DB, id, key);
+  // Listed once stored, before the answer: a key its caller holds always finds its shard.
+  await listKey(c.env.DIRECTORY, key.keyHash, id);
   return c.json({ id: keyId, account_id: id, api_key: key.value }, 201);
 });
 

@@ -141,14 +141,14 @@ clientKeyRoutes.openapi(createKey, async (c) => {
   requireAccountKey(principal);
   const { clientId, keyName } = c.req.valid("json");
   const key = await mintKey("client");
-  // Listed before it is stored, so a key that was handed out always finds its shard.
-  await listKey(c.env.DIRECTORY, key.keyHash, principal.accountId);
   const result = await createClientKey(c.env.DB, principal, clientId, keyName, key);
   if ("refused" in result) {
     throw ApiError.badRequest(
       result.refused === "too_many_keys" ? `A client can have at most ${MAX_KEYS_PER_CLIENT} API keys` : "Client not found",
     );
   }
+  // Listed once stored, before the answer: a key its caller holds always finds its shard.
+  await listKey(c.env.DIRECTORY, key.keyHash, principal.accountId);
   return c.json({ ok: true, data: present(result.created, key.value) }, 200);
 });
 
@@ -175,9 +175,9 @@ clientKeyRoutes.openapi(resetKey, async (c) => {
   const current = await clientKeyHash(c.env.DB, principal, id);
   if (!current) throw ApiError.badRequest(KEY_NOT_FOUND);
   const key = await mintKey("client");
-  await listKey(c.env.DIRECTORY, key.keyHash, principal.accountId);
   const row = await replaceClientKey(c.env.DB, principal, id, current, key);
   if (!row) throw ApiError.badRequest(KEY_NOT_FOUND);
+  await listKey(c.env.DIRECTORY, key.keyHash, principal.accountId);
   await revokeKey(c.env, current);
   return c.json({ ok: true, data: present(row, key.value) }, 200);
 });

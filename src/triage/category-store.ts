@@ -11,6 +11,13 @@ export type CategoryRow = typeof leadCategories.$inferSelect;
 /** Custom ids start above this, so the built-in ones can grow (inferred). */
 const FIRST_CUSTOM_ID = 1001;
 
+/**
+ * The table's id counter, which starts at the shard's range (src/directory/id-ranges.ts): a custom
+ * category's id is above it, so it names its shard like every other id (the built-in ones, the same
+ * on every shard, sit below every range).
+ */
+const SHARD_COUNTER = sql`(SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'lead_categories')`;
+
 export interface CategoryFields {
   name: string;
   nameFolded: string;
@@ -29,7 +36,7 @@ export async function insertCategory(d1: D1Database, accountId: number, fields: 
     const row = await statement(
       d1,
       sql`INSERT INTO lead_categories (id, account_id, name, name_folded, sentiment_type, colour_code, created_at, updated_at)
-          SELECT max(${FIRST_CUSTOM_ID - 1}, (SELECT coalesce(max(id), 0) FROM lead_categories)) + 1, ${accountId}, ${fields.name},
+          SELECT max(${FIRST_CUSTOM_ID - 1}, (SELECT coalesce(max(id), 0) FROM lead_categories), ${SHARD_COUNTER}) + 1, ${accountId}, ${fields.name},
             ${fields.nameFolded}, ${fields.sentimentType}, ${fields.colourCode}, ${now}, ${now}
           WHERE NOT ${taken(accountId, fields.nameFolded, null)}
           RETURNING id`,
