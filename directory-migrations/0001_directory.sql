@@ -10,8 +10,10 @@ CREATE TABLE directory_accounts (
 );
 CREATE INDEX directory_accounts_shard_idx ON directory_accounts (shard);
 
+-- No reference to directory_accounts: a key of an account from before shards is listed when first
+-- used, while its account is not (accounts the directory does not list are on shard 0).
 CREATE TABLE directory_keys (
   key_hash TEXT PRIMARY KEY NOT NULL,
-  account_id INTEGER NOT NULL REFERENCES directory_accounts (account_id) ON DELETE CASCADE
+  account_id INTEGER NOT NULL
 );
 CREATE INDEX directory_keys_account_idx ON directory_keys (account_id);
