@@ -5,7 +5,9 @@ import worker from "../../src/index";
 import { SHARD_ID_SPAN } from "../../src/platform/shards";
 import type { TrackedEvent } from "../../src/tracking/queue-message";
 import { digestKey, mintKey } from "../../src/keys/rules";
+import type { DeliveryMessage } from "../../src/webhooks/queue-message";
 import { addLeads, createCampaign } from "../campaigns/fixtures";
+import { createWebhook, storeDelivery } from "../webhooks/fixtures";
 import { ADMIN_TOKEN, callJson, env, provisionAccount } from "../helpers";
 
 /**
@@ -102,6 +104,24 @@ describe("shards", () => {
     for (const [shard, { record }] of [[0, zero], [1, one]] as const) {
       const opened = await shardDb(shard).prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id = ? AND type = 'OPEN'").bind(record).first<{ n: number }>();
       expect(opened!.n).toBe(1);
+    }
+  });
+
+  it("hands each shard's part of a webhook batch to the consumer on that shard", async () => {
+    const deliveries = [];
+    for (const shard of [0, 1]) {
+      const { account, campaign } = await accountWithLead(shard);
+      const webhook = await createWebhook(account.apiKey, campaign);
+      deliveries.push((await storeDelivery(account.id, webhook.id, campaign)).id);
+    }
+    // The dead-letter consumer marks each delivery failed on the shard it reads it from.
+    const batch = createMessageBatch<DeliveryMessage>(
+      "salvo-webhooks-dlq",
+      deliveries.map((deliveryId) => ({ id: `d-${deliveryId}`, timestamp: new Date(), attempts: 7, body: { deliveryId } })),
+    );
+    await worker.queue(batch, env);
+    for (const deliveryId of deliveries) {
+      expect(await shardDb(Math.floor(deliveryId / SHARD_ID_SPAN)).prepare("SELECT status FROM webhook_deliveries WHERE id = ?").bind(deliveryId).first()).toEqual({ status: "failed" });
     }
   });
 
