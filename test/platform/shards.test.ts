@@ -112,7 +112,7 @@ describe("shards", () => {
     for (const shard of [0, 1]) {
       const { account, campaign } = await accountWithLead(shard);
       const webhook = await createWebhook(account.apiKey, campaign);
-      deliveries.push((await storeDelivery(account.id, webhook.id, campaign)).id);
+      deliveries.push((await storeDelivery(account.id, webhook.id, campaign)).deliveryId);
     }
     // The dead-letter consumer marks each delivery failed on the shard it reads it from.
     const batch = createMessageBatch<DeliveryMessage>(
