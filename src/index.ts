@@ -18,10 +18,11 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   scheduled: (controller, env) => runScheduled(controller, env),
-  // Each message names a row whose id says its shard: every consumer works on one shard at a time.
+  // Each message names a row whose id says its shard: every consumer works on one shard at a time
+  // (tracking hits find theirs in recordTrackedEvents, which the unsubscribe link's route shares).
   queue: (batch: MessageBatch<DeliveryMessage | TrackedEvent | TriageMessage>, env: Bindings) =>
     consumeLogged(batch, (counted) => {
-      if (isTrackingQueue(counted.queue)) return consumeByShard(env, counted as MessageBatch<TrackedEvent>, (hit) => hit.payload.recordId, consumeTrackingBatch);
+      if (isTrackingQueue(counted.queue)) return consumeTrackingBatch(counted as MessageBatch<TrackedEvent>, env);
       if (isTriageQueue(counted.queue)) return consumeByShard(env, counted as MessageBatch<TriageMessage>, triageRowId, consumeTriageBatch);
       const consume = isDeadLetterQueue(counted.queue) ? consumeDeadLetters : consumeWebhookBatch;
       return consumeByShard(env, counted as MessageBatch<DeliveryMessage>, (message) => message.deliveryId, consume);
