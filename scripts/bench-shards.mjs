@@ -7,10 +7,12 @@
 //   2. ingestion through the events endpoint into two accounts on two shards side by side, into two
 //      accounts on one shard side by side, and into one account alone: same events, same concurrency,
 //      alternated over several rounds (target: two shards >= 1.6x one shard).
-// Datasets persist in .wrangler/bench-shards (delete it to reload).
+// Datasets persist in .wrangler/bench-shards (delete it to reload); the shard files are copied
+// aside once loaded and put back before every run, so each run starts from the same 2M + 1M events.
 import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { basename, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { accountD1File, api, datasetAccount, ms, percentile } from "./lib/bench-tools.mjs";
 import { countStatements, datasetCampaigns, loadEventDatasets, TYPES, WINDOW, WINDOW_START } from "./lib/analytics-dataset.mjs";
@@ -43,6 +45,7 @@ const IDLE_TIMEOUT_MS = 120_000;
 const TICKS_PER_SECOND = 100;
 
 mkdirSync(stateDir, { recursive: true });
+const snapshotDir = join(stateDir, "datasets");
 const load = () => execFileSync("uptime", { encoding: "utf8" }).trim().replace(/^.*load average/, "load average");
 
 /** The shard a D1 file is, by its id counters (shard k's ids start at k·2^34 once its range is claimed). */
@@ -65,10 +68,27 @@ function eventCount(file) {
   }
 }
 
+/** Puts the shard files as loaded back in place (with the server stopped): earlier runs' ingestion is gone. */
+function restoreDatasets() {
+  if (!existsSync(snapshotDir)) return;
+  const d1Dir = join(stateDir, "v3", "d1", "miniflare-D1DatabaseObject");
+  for (const name of readdirSync(snapshotDir)) {
+    for (const suffix of ["-wal", "-shm"]) rmSync(join(d1Dir, name + suffix), { force: true });
+    copyFileSync(join(snapshotDir, name), join(d1Dir, name));
+  }
+}
+
+function saveDatasets(files) {
+  rmSync(snapshotDir, { recursive: true, force: true });
+  mkdirSync(snapshotDir);
+  for (const file of new Set(files)) copyFileSync(file, join(snapshotDir, basename(file)));
+}
+
 console.log(`bench:shards, ${new Date().toISOString()}, ${load()}`);
+restoreDatasets();
 let server = await startDevServer({ stateDir, quiet: true });
+const accounts = [];
 try {
-  const accounts = [];
   for (const spec of ACCOUNTS) accounts.push({ ...spec, ...(await datasetAccount(server, spec.prefix, { shard: spec.shard })) });
   for (const account of accounts) account.file = accountD1File(stateDir, account.id);
   const toLoad = accounts.filter((account) => !account.existing);
@@ -80,6 +100,7 @@ try {
       loadEventDatasets(account.file, account.id, { sizes: [SIZE], prefix: account.prefix });
       console.log(`  ${((Date.now() - started) / 1000).toFixed(0)} s`);
     }
+    saveDatasets(accounts.map((account) => account.file));
     server = await startDevServer({ stateDir, quiet: true });
   }
   for (const account of accounts) {
@@ -231,7 +252,72 @@ try {
   }
   const ingestRatio = rate("two") / rate("one");
   console.log(`  two shards / one shard: x${ingestRatio.toFixed(2)} (target >= 1.6x: ${ingestRatio >= 1.6 ? "met" : "NOT met"}); two shards / one account alone: x${(rate("two") / rate("alone")).toFixed(2)}`);
-  console.log(`\nafter: ${load()}`);
 } finally {
   await server.stop();
+}
+await writeFloor();
+console.log(`\nafter: ${load()}`);
+
+/**
+ * The databases' side alone, with the server stopped: what two SQLite files take from two threads
+ * side by side, against two threads on one file (SQLite's one writer) and one thread alone. Each
+ * thread inserts batches of PER_CALL events into its account's dataset campaign (the counters'
+ * triggers run), each batch one transaction, rolled back so the datasets stay as they are.
+ */
+async function writeFloor() {
+  const BATCHES = 20;
+  const byLabel = (label) => accounts.find((account) => account.label === label);
+  const setups = [
+    { key: "two", name: "two files (A's shard 0, B's shard 1)", accounts: [byLabel("A"), byLabel("B")] },
+    { key: "one", name: "one file (A and C on shard 0)", accounts: [byLabel("A"), byLabel("C")] },
+    { key: "alone", name: "one thread (A on shard 0)", accounts: [byLabel("A")] },
+  ];
+  const worker = `
+    const { workerData, parentPort } = require("node:worker_threads");
+    const { DatabaseSync } = require("node:sqlite");
+    const { file, accountId, campaignId, batches, perBatch, tag } = workerData;
+    const db = new DatabaseSync(file);
+    db.exec("PRAGMA busy_timeout = 60000");
+    const records = db.prepare("SELECT id FROM campaign_leads WHERE campaign_id = ? LIMIT 5000").all(campaignId).map((row) => row.id);
+    const insert = db.prepare("INSERT INTO events (account_id, campaign_id, campaign_lead_id, event_id, type, occurred_at, sequence_number, created_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?)");
+    const types = ${JSON.stringify(TYPES)};
+    parentPort.once("message", () => {
+      for (let batch = 0; batch < batches; batch += 1) {
+        db.exec("BEGIN IMMEDIATE");
+        for (let i = 0; i < perBatch; i += 1) {
+          insert.run(accountId, campaignId, records[(batch * perBatch + i) % records.length], tag + "-" + batch + "-" + i, types[i % types.length], ${WINDOW_START} + i * 1000, Date.now());
+        }
+        db.exec("ROLLBACK");
+      }
+      db.close();
+      parentPort.postMessage("done");
+    });
+    parentPort.postMessage("ready");
+  `;
+  const run = async (setup, round) => {
+    const threads = setup.accounts.map(
+      (account) =>
+        new Worker(worker, {
+          eval: true,
+          workerData: { file: account.file, accountId: account.id, campaignId: account.campaign, batches: BATCHES * (2 / setup.accounts.length), perBatch: PER_CALL, tag: `floor-${round}-${setup.key}` },
+        }),
+    );
+    await Promise.all(threads.map((thread) => new Promise((resolve) => thread.once("message", resolve))));
+    const started = performance.now();
+    await Promise.all(threads.map((thread) => new Promise((resolve, reject) => (thread.once("message", resolve), thread.once("error", reject), thread.postMessage("go")))));
+    const seconds = (performance.now() - started) / 1000;
+    await Promise.all(threads.map((thread) => thread.terminate()));
+    return (2 * BATCHES * PER_CALL) / seconds;
+  };
+  console.log(`\nfloor, server stopped: ${2 * BATCHES} transactions of ${PER_CALL} event inserts (rolled back) per setup, from node:sqlite threads, 3 rounds:`);
+  const rates = new Map(setups.map((setup) => [setup.key, []]));
+  for (let round = 0; round < 3; round += 1) {
+    for (let i = 0; i < setups.length; i += 1) {
+      const setup = setups[(round + i) % setups.length];
+      rates.get(setup.key).push(await run(setup, round));
+    }
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  for (const setup of setups) console.log(`  ${setup.name.padEnd(38)} ${String(Math.round(median(rates.get(setup.key)))).padStart(7)} events/s (median of 3)`);
+  console.log(`  two files / one file: x${(median(rates.get("two")) / median(rates.get("one"))).toFixed(2)}`);
 }
