@@ -6,7 +6,8 @@
 //      sharing one database (target: B within 10% of the one-database figure);
 //   2. ingestion through the events endpoint into two accounts on two shards side by side, into two
 //      accounts on one shard side by side, and into one account alone: same events, same concurrency,
-//      alternated over several rounds (target: two shards >= 1.6x one shard).
+//      alternated over several rounds (target: two shards >= 1.6x one shard);
+//   3. the databases' side alone, server stopped: SQLite writers on two shard files against one.
 // Datasets persist in .wrangler/bench-shards (delete it to reload); the shard files are copied
 // aside once loaded and put back before every run, so each run starts from the same 2M + 1M events.
 import { execFileSync } from "node:child_process";
@@ -35,7 +36,8 @@ const CALLS = Number(process.env.BENCH_SHARDS_CALLS ?? 40);
 const CONCURRENCY = 4;
 const INGEST_ROUNDS = Number(process.env.BENCH_SHARDS_INGEST_ROUNDS ?? 4);
 // Each configuration's accounts get a fresh campaign with one lead per EVENTS_PER_LEAD events it is
-// sent, so every run pushes into records of the same size (ingestion's cost grows with a record's events).
+// sent, so every run pushes into records of the same size (with the same leads reused, a record's
+// events pile up and the rate halved over four rounds).
 const EVENTS_PER_LEAD = 10;
 // Before each configuration, workerd must be idle (below IDLE_CORES over a second): the replies of
 // the previous one are categorised in the background (the triage queue) on the same thread.
