@@ -33,34 +33,62 @@ export function mulberry32(seed) {
   };
 }
 
+const D1_DIR = ["v3", "d1", "miniflare-D1DatabaseObject"];
+
+/** Every shard's SQLite file of a `wrangler dev --persist-to <stateDir>`: the D1 files with an `accounts` table (the directory has none). */
+export function shardD1Files(stateDir) {
+  const dir = join(stateDir, ...D1_DIR);
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite")
+    .map((name) => join(dir, name))
+    .filter((file) => {
+      const db = new DatabaseSync(file, { readOnly: true });
+      try {
+        return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'accounts'").get() !== undefined;
+      } finally {
+        db.close();
+      }
+    });
+}
+
 /**
- * The SQLite file behind shard 0's D1 binding (DB) of a `wrangler dev --persist-to <stateDir>`,
- * where the benchmarks place their accounts. Miniflare names the files by an id of its own, so
- * shard 0's is told by its contents: an `accounts` table (the directory has none) whose id
- * counters are not in another shard's range, and of two such (shard 1 before anything claimed
- * its range), the one with more accounts.
+ * The SQLite file behind shard 0's D1 binding (DB), where most benchmarks place their accounts.
+ * Miniflare names the files by an id of its own, so shard 0's is told by its contents: id counters
+ * not in another shard's range, and of two such (shard 1 before anything claimed its range), the
+ * one with more accounts.
  */
 export function localD1File(stateDir) {
-  const dir = join(stateDir, "v3", "d1", "miniflare-D1DatabaseObject");
-  const candidates = readdirSync(dir)
-    .filter((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite")
-    .flatMap((name) => {
-      const db = new DatabaseSync(join(dir, name), { readOnly: true });
+  const candidates = shardD1Files(stateDir)
+    .flatMap((file) => {
+      const db = new DatabaseSync(file, { readOnly: true });
       try {
-        if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'accounts'").get()) return [];
         const claimed = db.prepare("SELECT 1 FROM sqlite_sequence WHERE seq >= 17179869184 AND name <> 'accounts' LIMIT 1").get();
-        return claimed ? [] : [{ name, accounts: db.prepare("SELECT count(*) AS n FROM accounts").get().n }];
+        return claimed ? [] : [{ file, accounts: db.prepare("SELECT count(*) AS n FROM accounts").get().n }];
       } finally {
         db.close();
       }
     })
     .sort((a, b) => b.accounts - a.accounts);
-  if (candidates.length === 0) throw new Error(`no D1 database of shard 0 under ${dir}`);
-  return join(dir, candidates[0].name);
+  if (candidates.length === 0) throw new Error(`no D1 database of shard 0 under ${join(stateDir, ...D1_DIR)}`);
+  return candidates[0].file;
+}
+
+/** The SQLite file of the shard that holds an account (account ids are global: the file with its `accounts` row). */
+export function accountD1File(stateDir, accountId) {
+  const found = shardD1Files(stateDir).filter((file) => {
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      return db.prepare("SELECT 1 FROM accounts WHERE id = ?").get(accountId) !== undefined;
+    } finally {
+      db.close();
+    }
+  });
+  if (found.length !== 1) throw new Error(`account ${accountId} is in ${found.length} shard files under ${join(stateDir, ...D1_DIR)}, not one`);
+  return found[0];
 }
 
 /** An account with limits high enough that the benchmark measures the work, not the rate limiter. */
-export async function provisionBenchAccount(server, name) {
+export async function provisionBenchAccount(server, name, { shard = 0 } = {}) {
   const response = await fetch(`${server.url}/admin/v1/accounts`, {
     method: "POST",
     headers: { Authorization: `Bearer ${server.adminToken}`, "Content-Type": "application/json" },
@@ -69,8 +97,8 @@ export async function provisionBenchAccount(server, name) {
       name,
       rate_limit_per_minute: 100_000,
       rate_limit_burst: 10_000,
-      // Shard 0, whose database file the benchmarks read and load (localD1File).
-      shard: 0,
+      // Shard 0 unless told: most benchmarks read and load its file (localD1File).
+      shard,
     }),
   });
   if (response.status !== 201) throw new Error(`provisioning failed: ${response.status} ${await response.text()}`);
@@ -79,13 +107,20 @@ export async function provisionBenchAccount(server, name) {
 
 /**
  * The account a benchmark dataset belongs to: the one that already owns campaigns named
- * `${prefix}…` in the local database (given a fresh key), or a newly provisioned one.
+ * `${prefix}…` in one of the local shards (given a fresh key), or a newly provisioned one on `shard`.
  */
-export async function datasetAccount(server, prefix) {
-  const db = new DatabaseSync(localD1File(server.stateDir), { readOnly: true });
-  const owner = db.prepare("SELECT account_id FROM campaigns WHERE name LIKE ? LIMIT 1").get(`${prefix}%`);
-  db.close();
-  if (!owner) return { ...(await provisionBenchAccount(server, prefix)), existing: false };
+export async function datasetAccount(server, prefix, { shard = 0 } = {}) {
+  const owner = shardD1Files(server.stateDir)
+    .map((file) => {
+      const db = new DatabaseSync(file, { readOnly: true });
+      try {
+        return db.prepare("SELECT account_id FROM campaigns WHERE name LIKE ? LIMIT 1").get(`${prefix}%`);
+      } finally {
+        db.close();
+      }
+    })
+    .find(Boolean);
+  if (!owner) return { ...(await provisionBenchAccount(server, prefix, { shard })), existing: false };
   const response = await fetch(`${server.url}/admin/v1/accounts/${owner.account_id}/api-keys`, {
     method: "POST",
     headers: { Authorization: `Bearer ${server.adminToken}` },
