@@ -166,22 +166,25 @@ adminRoutes.openapi(createAccount, async (c) => {
   const reserved = await reserveAccount(c.env.DIRECTORY, { shard, email }, await highestAccountId(c.env.DB));
   if (reserved === "email_taken") throw ApiError.badRequest(EMAIL_TAKEN);
   const { DB } = onShard(c.env, shard);
-  await claimIdRange(DB, shard);
   const key = await mintKey("account");
-  await listKey(c.env.DIRECTORY, key.keyHash, reserved.id);
-  const result = await provisionAccount(
-    DB,
-    {
-      id: reserved.id,
-      email,
-      name: body.name,
-      deliverabilityEnabled: body.deliverability_enabled,
-      ignoreOooReplies: body.ignore_ooo_replies,
-      rateLimitPerMinute: body.rate_limit_per_minute ?? null,
-      rateLimitBurst: body.rate_limit_burst ?? null,
-    },
-    key,
-  );
+  const account = {
+    id: reserved.id,
+    email,
+    name: body.name,
+    deliverabilityEnabled: body.deliverability_enabled,
+    ignoreOooReplies: body.ignore_ooo_replies,
+    rateLimitPerMinute: body.rate_limit_per_minute ?? null,
+    rateLimitBurst: body.rate_limit_burst ?? null,
+  };
+  // A reservation whose account was not made (refused below, or a failure here) is given back.
+  const result = await (async () => {
+    await claimIdRange(DB, shard);
+    await listKey(c.env.DIRECTORY, key.keyHash, reserved.id);
+    return provisionAccount(DB, account, key);
+  })().catch(async (error: unknown) => {
+    await releaseAccount(c.env.DIRECTORY, reserved.id);
+    throw error;
+  });
   if ("refused" in result) {
     await releaseAccount(c.env.DIRECTORY, reserved.id);
     throw ApiError.badRequest(EMAIL_TAKEN);

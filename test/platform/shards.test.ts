@@ -47,6 +47,15 @@ describe("shards", () => {
     expect(unbound.status).toBe(400);
   });
 
+  it("gives the directory's reservation back when the shard refuses the account", async () => {
+    const email = `stray-${crypto.randomUUID()}@shards.example`;
+    // A row the directory does not know (as a failed provisioning could leave) holds the email on shard 1.
+    await env.DB_1.prepare("INSERT INTO accounts (id, email, name, created_at) VALUES (?, ?, 'Stray', ?)").bind(7_000_000 + Math.floor(Math.random() * 100_000), email, Date.now()).run();
+    const refused = await callJson("/admin/v1/accounts", { method: "POST", headers: { Authorization: `Bearer ${ADMIN_TOKEN}` }, body: { email, name: "Owner", shard: 1 } });
+    expect(refused.status).toBe(400);
+    expect(await env.DIRECTORY.prepare("SELECT 1 FROM directory_accounts WHERE email = ?").bind(email).first()).toBeNull();
+  });
+
   it("puts an account's rows on its shard only, under ids of that shard's range", async () => {
     for (const shard of [0, 1]) {
       const { campaign, record } = await accountWithLead(shard);
