@@ -47,6 +47,21 @@ describe("shards", () => {
     expect(unbound.status).toBe(400);
   });
 
+  it("places an account the operator does not place on the shard with the smallest database", async () => {
+    const sizes = await Promise.all([env.DB, env.DB_1].map(async (db) => (await db.prepare("SELECT 1").run()).meta.size_after));
+    // Make the difference plain: 1 MB more on the shard that is larger already.
+    const roomier = sizes[0]! <= sizes[1]! ? 0 : 1;
+    const filler = shardDb(1 - roomier);
+    await filler.prepare("CREATE TABLE IF NOT EXISTS _test_filler (pad TEXT)").run();
+    await filler.prepare("INSERT INTO _test_filler SELECT hex(randomblob(500)) FROM json_each(?)").bind(JSON.stringify(Array.from({ length: 1000 }, (_, i) => i))).run();
+    const placed = await callJson<{ shard: number }>("/admin/v1/accounts", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+      body: { email: `roomy-${crypto.randomUUID()}@shards.example`, name: "Roomy" },
+    });
+    expect(placed).toMatchObject({ status: 201, body: { shard: roomier } });
+  });
+
   it("gives the directory's reservation back when the shard refuses the account", async () => {
     const email = `stray-${crypto.randomUUID()}@shards.example`;
     // A row the directory does not know (as a failed provisioning could leave) holds the email on shard 1.
