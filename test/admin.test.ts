@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { accountKeysOf, accountRow, accountsWithEmail } from "./db";
-import { ADMIN_TOKEN, callJson, provisionAccount } from "./helpers";
+import { ADMIN_TOKEN, callJson, fileShard, provisionAccount } from "./helpers";
 
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 
@@ -10,7 +10,8 @@ describe("admin provisioning", () => {
     const { status, body } = await callJson<{ id: number; email: string; api_key: string }>("/admin/v1/accounts", {
       method: "POST",
       headers: admin,
-      body: { email, name: "Fresh", ignore_ooo_replies: true, deliverability_enabled: false, rate_limit_per_minute: 120 },
+      // On the file's shard, where the test reads the rows (placement itself: test/platform/shards.test.ts).
+      body: { email, name: "Fresh", ignore_ooo_replies: true, deliverability_enabled: false, rate_limit_per_minute: 120, shard: fileShard() },
     });
     expect(status).toBe(201);
     expect(Object.keys(body).sort()).toEqual(["api_key", "email", "id", "shard"]);
