@@ -8,7 +8,7 @@ import { ApiError } from "../platform/errors";
 import { createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { iso } from "../platform/time";
 import { checkSeedMailboxes, sumSeedChecks } from "./checker";
-import { onEveryShard } from "../platform/shards";
+import { allShards, onEveryShard, shardDatabase } from "../platform/shards";
 import {
   deleteSeedMailbox,
   findSeedMailbox,
@@ -178,7 +178,7 @@ seedMailboxRoutes.openapi(routes.create, async (c) => {
   // The operator's seeds serve every shard's spam tests: shard 0 numbers the seed, every other
   // shard keeps a copy under the same id (each reads it for its own tests).
   const row = await insertSeedMailbox(db, seed);
-  await onEveryShard(c.env, (shardEnv, shard) => (shard === 0 ? Promise.resolve() : insertSeedMailbox(database(shardEnv.DB), { ...seed, id: row.id }).then(() => undefined)));
+  await Promise.all(allShards(c.env).slice(1).map((shard) => insertSeedMailbox(database(shardDatabase(c.env, shard)), { ...seed, id: row.id })));
   return c.json(present(row), 200);
 });
 

@@ -38,9 +38,18 @@ export function shardOfId(id: number): number {
   return Math.floor(id / SHARD_ID_SPAN);
 }
 
-/** The database of a shard; an unbound shard (a forged or stale id) is an error, never another shard. */
+/** The Worker's own environment behind each shard's view of it (onShard), and each view's shard. */
+const base = new WeakMap<Sharded, Sharded>();
+const views = new WeakMap<Sharded, Map<number, Sharded>>();
+const shardOfView = new WeakMap<Sharded, number>();
+
+/**
+ * The database of a shard, read from the Worker's own bindings (a shard's view has its DB rebound);
+ * an unbound shard (a forged or stale id) is an error, never another shard.
+ */
 export function shardDatabase(env: Sharded, shard: number): D1Database {
-  const d1 = Number.isInteger(shard) && shard >= 0 ? ((env as unknown as ShardBindings)[bindingOf(shard)] as D1Database | undefined) : undefined;
+  const root = base.get(env) ?? env;
+  const d1 = Number.isInteger(shard) && shard >= 0 ? ((root as unknown as ShardBindings)[bindingOf(shard)] as D1Database | undefined) : undefined;
   if (!d1) throw new UnknownShardError(shard);
   return d1;
 }
@@ -55,10 +64,6 @@ export class UnknownShardError extends Error {
 export function hasShard(env: Sharded, shard: number): boolean {
   return Number.isInteger(shard) && shard >= 0 && shard < shardCount(env);
 }
-
-const base = new WeakMap<Sharded, Sharded>();
-const views = new WeakMap<Sharded, Map<number, Sharded>>();
-const shardOfView = new WeakMap<Sharded, number>();
 
 /**
  * The environment for one shard: the Worker's own, with DB bound to that shard's database. Made
