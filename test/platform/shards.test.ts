@@ -148,6 +148,15 @@ describe("shards", () => {
     }
   });
 
+  it("keeps the operator's seed mailboxes on every shard under one id", async () => {
+    const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+    const created = await callJson<{ id: number }>("/admin/v1/seed-mailboxes", { method: "POST", headers: admin, body: { provider_id: "naver", email: `seed-${crypto.randomUUID()}@shards.example` } });
+    expect(created.status).toBe(200);
+    for (const shard of [0, 1]) expect(await rowsIn(shard, "seed_mailboxes", created.body.id)).toBe(1);
+    expect((await callJson(`/admin/v1/seed-mailboxes/${created.body.id}`, { method: "DELETE", headers: admin })).status).toBe(200);
+    for (const shard of [0, 1]) expect(await rowsIn(shard, "seed_mailboxes", created.body.id)).toBe(0);
+  });
+
   it("runs the minute cron's jobs on every shard", async () => {
     const [zero, one] = [await accountWithLead(0), await accountWithLead(1)];
     const past = Date.now() - 60_000;
