@@ -21,7 +21,7 @@ import { startDevServer, workerdTicks } from "./lib/dev-server.mjs";
 
 const stateDir = join(import.meta.dirname, "..", ".wrangler", "bench-shards");
 const SIZE = 1_000_000;
-const SHARD_ID_SPAN = 2 ** 34;
+const SHARD_ID_SPAN = 2 ** 32;
 const ACCOUNTS = [
   { label: "A", shard: 0, prefix: "shards-a-" },
   { label: "B", shard: 1, prefix: "shards-b-" },

@@ -9,11 +9,13 @@ import { KEY_PREFIX } from "./keys/rules";
 import { apiAuth } from "./sessions/auth";
 import { sessionRoutes } from "./sessions/routes";
 import { ApiError } from "./platform/errors";
+import { isAccountMoving } from "./platform/db-errors";
 import { accessLog, log } from "./platform/logging";
 import { emptyBodyIsNoBody, validationHook } from "./platform/validation";
 import { accountRoutes } from "./accounts/routes";
 import { adminRoutes } from "./accounts/admin-routes";
 import { engineAdminRoutes } from "./mailbox-agent/admin-routes";
+import { moveAdminRoutes } from "./moves/admin-routes";
 import { metricsRoutes } from "./ops/metrics-routes";
 import { seedMailboxRoutes } from "./deliverability/seed-routes";
 import { campaignFeatureRoutes } from "./campaigns/index";
@@ -88,6 +90,9 @@ function fromHttpException(error: HTTPException): ApiError {
   return new ApiError(error.status, { error: error.message });
 }
 
+/** A write refused while its account is copied to another shard (src/moves/) is asked again this soon. */
+const MOVE_RETRY_SECONDS = 5;
+
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
 
@@ -101,6 +106,7 @@ export function createApp() {
   app.route("/", opsRoutes);
   app.route("/", adminRoutes);
   app.route("/", engineAdminRoutes);
+  app.route("/", moveAdminRoutes);
   app.route("/", metricsRoutes);
   app.route("/", seedMailboxRoutes);
   app.route("/", sessionRoutes);
@@ -186,7 +192,7 @@ export function createApp() {
 
   app.onError((error, c) => {
     const apiError =
-      error instanceof ApiError ? error : error instanceof HTTPException ? fromHttpException(error) : null;
+      error instanceof ApiError ? error : error instanceof HTTPException ? fromHttpException(error) : isAccountMoving(error) ? ApiError.unavailable(MOVE_RETRY_SECONDS) : null;
     if (apiError) return c.json(apiError.body, apiError.status, apiError.headers);
     // An id from a shard this deployment does not bind names nothing here.
     if (error instanceof UnknownShardError) return c.json({ error: "Not found" }, 404);

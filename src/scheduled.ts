@@ -18,7 +18,8 @@ import { continueVerificationJobs } from "./verification/jobs";
 import { retryVerificationWebhooks } from "./verification/webhook";
 import { learnProviders } from "./verification/providers";
 import { claimShardIdRange } from "./directory/id-ranges";
-import { onEveryShard } from "./platform/shards";
+import { currentShard, onEveryShard } from "./platform/shards";
+import { continueMoves } from "./moves/run";
 
 /** Every job the minute cron runs, by the name its log line gives it (see ScheduledJob for what each must promise). */
 const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
@@ -39,7 +40,13 @@ const MINUTE_JOBS_BY_NAME: Record<string, ScheduledJob> = {
   retry_verification_webhooks: retryVerificationWebhooks,
   learn_email_providers: learnProviders,
   claim_id_ranges: claimShardIdRange,
+  continue_account_moves: continueMovesOnce,
 };
+
+/** Moves span shards: the job runs once, from shard 0's turn. */
+function continueMovesOnce(env: Bindings, at: Date): Promise<number> {
+  return currentShard(env) === 0 ? continueMoves(env, at) : Promise.resolve(0);
+}
 
 export const MINUTE_JOBS: ScheduledJob[] = Object.values(MINUTE_JOBS_BY_NAME);
 

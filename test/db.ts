@@ -3,7 +3,7 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../src/db/schema";
 import { env, fileEnv } from "./helpers";
-import { onShardOf } from "../src/platform/shards";
+import { blockOfId, onShard } from "../src/platform/shards";
 
 /**
  * The test database through drizzle and the schema in src/db/schema/: seeders and reads a test uses
@@ -17,7 +17,7 @@ export function testDb() {
 
 /** The database of the shard an id was made in (a row of an account that may be on another shard than the file's). */
 function dbOf(id: number) {
-  return drizzle(onShardOf(env, id).DB, { schema });
+  return drizzle(onShard(env, blockOfId(id)).DB, { schema });
 }
 
 export { schema };

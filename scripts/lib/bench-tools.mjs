@@ -62,7 +62,7 @@ export function localD1File(stateDir) {
     .flatMap((file) => {
       const db = new DatabaseSync(file, { readOnly: true });
       try {
-        const claimed = db.prepare("SELECT 1 FROM sqlite_sequence WHERE seq >= 17179869184 AND name <> 'accounts' LIMIT 1").get();
+        const claimed = db.prepare("SELECT 1 FROM sqlite_sequence WHERE seq >= 4294967296 AND name <> 'accounts' LIMIT 1").get();
         return claimed ? [] : [{ file, accounts: db.prepare("SELECT count(*) AS n FROM accounts").get().n }];
       } finally {
         db.close();

@@ -9,7 +9,7 @@ import { createRouter, errorResponses, json, jsonBody, pathId } from "../platfor
 import { accountKeyHashes, deleteAccountKey, insertAccountKey, listAccountKeys } from "../keys/store";
 import { emailTaken, findAccount, highestAccountId, provisionAccount, updateAccountStanding } from "./store";
 import { listKey, releaseAccount, reserveAccount } from "../directory/store";
-import { claimIdRange } from "../directory/id-ranges";
+import { claimIdRange, currentBlock } from "../directory/id-ranges";
 import { onAccountShard, roomiestShard } from "../directory/placement";
 import { currentShard, hasShard, onShard, shardCount } from "../platform/shards";
 import { invalidateKeys, revokeKey } from "../keys/auth";
@@ -178,7 +178,7 @@ adminRoutes.openapi(createAccount, async (c) => {
   };
   // A reservation whose account was not made (refused below, or a failure here) is given back.
   const result = await (async () => {
-    await claimIdRange(DB, shard);
+    await claimIdRange(DB, await currentBlock(c.env.DIRECTORY, shard));
     await listKey(c.env.DIRECTORY, key.keyHash, reserved.id);
     return provisionAccount(DB, account, key);
   })().catch(async (error: unknown) => {

@@ -14,11 +14,11 @@ import { log } from "../platform/logging";
  */
 export type TriageMessage = { replies: { campaignId: number; eventIds: string[] } } | { replyRows: number[] } | { replay: number };
 
-/** The row a triage message names (a campaign, a reply row, a replay job), whose id says its shard. */
-export function triageRowId(message: TriageMessage): number {
-  if ("replies" in message) return message.replies.campaignId;
-  if ("replyRows" in message) return message.replyRows[0] ?? 0;
-  return message.replay;
+/** The row a triage message names (a campaign, a reply row, a replay job): its shard is the message's. */
+export function triageRow(message: TriageMessage): { table: "campaigns" | "events" | "triage_replays"; id: number } {
+  if ("replies" in message) return { table: "campaigns", id: message.replies.campaignId };
+  if ("replyRows" in message) return { table: "events", id: message.replyRows[0] ?? 0 };
+  return { table: "triage_replays", id: message.replay };
 }
 
 /** Every environment names its triage queue `salvo-triage…` (see wrangler.toml). */

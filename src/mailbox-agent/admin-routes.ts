@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { adminAuth, adminSecurity } from "../accounts/admin-routes";
 import { emailAccounts } from "../db/schema";
-import { onShardOf } from "../platform/shards";
+import { locateRow } from "../directory/locate";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { createRouter, errorResponses, json, pathId, queryCount } from "../platform/openapi";
@@ -64,8 +64,7 @@ export const engineAdminRoutes = createRouter();
 
 engineAdminRoutes.openapi(runRead, async (c) => {
   const id = c.req.valid("param").id;
-  const mailbox = await database(onShardOf(c.env, id).DB).select({ id: emailAccounts.id }).from(emailAccounts).where(eq(emailAccounts.id, id)).get();
-  if (!mailbox) throw ApiError.notFound("Email account not found");
+  if ((await locateRow(c.env, "email_accounts", id)) === null) throw ApiError.notFound("Email account not found");
   const result = await senderStub(c.env, id).runRead(Date.now(), id);
   const outcome = result.outcome ?? { replies: 0, bounces: 0, untracked: 0, writeBatches: 0 };
   return c.json(
@@ -84,8 +83,7 @@ engineAdminRoutes.openapi(runRead, async (c) => {
 
 engineAdminRoutes.openapi(runPass, async (c) => {
   const id = c.req.valid("param").id;
-  const mailbox = await database(onShardOf(c.env, id).DB).select({ id: emailAccounts.id }).from(emailAccounts).where(eq(emailAccounts.id, id)).get();
-  if (!mailbox) throw ApiError.notFound("Email account not found");
+  if ((await locateRow(c.env, "email_accounts", id)) === null) throw ApiError.notFound("Email account not found");
   const result = await senderStub(c.env, id).runPass(Date.now(), { mailboxId: id, maxSends: c.req.valid("query").max_sends, read: false });
   const timings = result.timings ?? { findMs: 0, claimMs: 0, sendMs: 0 };
   return c.json(

@@ -2,7 +2,8 @@ import { DurableObject } from "cloudflare:workers";
 import { config } from "../config";
 import type { Bindings } from "../platform/env";
 import { database } from "../platform/db";
-import { onShardOf } from "../platform/shards";
+import { blockOfId, firstBlockShard, onShard } from "../platform/shards";
+import { locateRow } from "../directory/locate";
 import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
 import { emailLinks } from "../engine/links";
@@ -46,7 +47,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
     super(ctx, env);
     this.root = env;
     const mailboxId = this.kv.get<number>("mailbox");
-    if (mailboxId !== undefined) this.env = onShardOf(env, mailboxId);
+    if (mailboxId !== undefined) this.env = onShard(env, this.kv.get<number>("shard") ?? firstBlockShard(blockOfId(mailboxId)) ?? 0);
   }
 
   private get kv() {
@@ -54,12 +55,37 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
   }
 
   /**
-   * The mailbox this object serves (its name is the mailbox's id): kept for its alarms, and its id's
-   * shard is where the object reads and writes from then on.
+   * The mailbox this object serves (its name is the mailbox's id): kept for its alarms, with the
+   * shard that holds it, where the object reads and writes from then on (until a move relocates it).
    */
-  private serve(mailboxId: number): void {
+  private async serve(mailboxId: number): Promise<void> {
+    if (this.kv.get<number>("mailbox") === mailboxId && this.kv.get<number>("shard") !== undefined) return;
+    const shard = (await locateRow(this.root, "email_accounts", mailboxId)) ?? firstBlockShard(blockOfId(mailboxId)) ?? 0;
     this.kv.put("mailbox", mailboxId);
-    this.env = onShardOf(this.root, mailboxId);
+    this.kv.put("shard", shard);
+    this.env = onShard(this.root, shard);
+  }
+
+  /**
+   * The mailbox's account is about to be copied to another shard (src/moves/): the pass in flight
+   * finishes, and no pass runs until `relocate` (a pass would only meet the move's fence, and an email
+   * sent whose result could not be written would stay in doubt).
+   */
+  async hold(mailboxId: number): Promise<void> {
+    await this.serve(mailboxId);
+    this.kv.put("held", true);
+    await this.exclusive(async () => undefined);
+  }
+
+  /** The mailbox's account now lives on `shard` (or stayed, after a move undone): passes go on there, at once. */
+  async relocate(mailboxId: number, shard: number): Promise<void> {
+    await this.exclusive(async () => {
+      this.kv.put("mailbox", mailboxId);
+      this.kv.put("shard", shard);
+      this.kv.delete("held");
+      this.env = onShard(this.root, shard);
+    });
+    await this.ctx.storage.setAlarm(Date.now());
   }
 
   /** The one keeper of this mailbox's OAuth access token (CONTRACT 18.4). */
@@ -71,7 +97,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
 
   /** The access token for a use outside this object (the connection check); refreshed here if due. */
   async accessToken(mailboxId: number): Promise<AccessResult> {
-    this.serve(mailboxId);
+    await this.serve(mailboxId);
     const mailbox = await mailboxById(database(this.env.DB), mailboxId);
     if (!mailbox || mailbox.authType !== "OAUTH") return { ok: false, kind: "unavailable", message: "The mailbox does not sign in through OAuth" };
     return this.tokens.accessToken(mailbox, Date.now());
@@ -84,7 +110,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
 
   /** Runs a pass soon: at once when `now` or `read` (which makes the read due), else only if no alarm is set (the cron's re-arm). */
   async wake(mailboxId: number, mode: WakeMode = "now"): Promise<void> {
-    this.serve(mailboxId);
+    await this.serve(mailboxId);
     if (mode === "read") this.kv.delete("nextReadAt");
     const alarm = await this.ctx.storage.getAlarm();
     if (mode === "if-idle" && alarm !== null) return;
@@ -103,7 +129,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
    * included, stays in this one object), then the campaign sending.
    */
   async runPass(now: number, options: RunOptions = {}): Promise<PassResult & { timings: PassOptions["timings"] }> {
-    if (options.mailboxId !== undefined) this.serve(options.mailboxId);
+    if (options.mailboxId !== undefined) await this.serve(options.mailboxId);
     const timings = { findMs: 0, claimMs: 0, sendMs: 0 };
     // One pass at a time, each at its own clock: a pass asked for while another runs waits for it
     // (sharing it would answer with the other pass's clock, e.g. an alarm's real time).
@@ -115,19 +141,19 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
    * sent between passes, never during one, so the mailbox's gap and allowance hold.
    */
   async sendManualEmail(email: ManualEmail): Promise<ManualOutcome> {
-    this.serve(email.mailboxId);
+    await this.serve(email.mailboxId);
     return this.exclusive(async () => deliverManualEmail(this.env, await this.logins(), email, Date.now()));
   }
 
   /** The warmup unblock code's email (CONTRACT 19.4), between passes like every other send. */
   async sendWarmupOtp(mailboxId: number, code: string): Promise<{ ok: true } | { ok: false; message: string }> {
-    this.serve(mailboxId);
+    await this.serve(mailboxId);
     return this.exclusive(async () => sendOtpEmail(this.env, warmupDoor(database(this.env.DB), await this.logins()), mailboxId, code, Date.now()));
   }
 
   /** A forward or one-off email (CONTRACT 21.5); one the gap holds back waits in this object's storage, and it wakes for it. */
   async sendOutsideEmail(send: OutsideSend): Promise<ManualOutcome> {
-    this.serve(send.email.mailboxId);
+    await this.serve(send.email.mailboxId);
     const outcome = await this.exclusive(async () => sendOutside(this.env, database(this.env.DB), await this.logins(), this.kv, send, Date.now()));
     if (!outcome.ok && outcome.kind === "wait") {
       const alarm = await this.ctx.storage.getAlarm();
@@ -138,7 +164,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
 
   /** An inbox reply to send now; one the gap holds back is queued by the route, and this object wakes for it. */
   async sendInboxReply(reply: ReplyToSend): Promise<Delivery> {
-    this.serve(reply.emailAccountId);
+    await this.serve(reply.emailAccountId);
     const delivery = await this.exclusive(async () => sendReply(this.env, await this.logins(), reply, Date.now()));
     if (!delivery.ok && delivery.kind === "wait") {
       const alarm = await this.ctx.storage.getAlarm();
@@ -157,7 +183,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
 
   /** Reads the INBOX now, whatever the schedule (tests, the operator route, the replies benchmark). */
   async runRead(now: number, mailboxId: number): Promise<ReadResult> {
-    this.serve(mailboxId);
+    await this.serve(mailboxId);
     return this.read(mailboxId, now);
   }
 
@@ -181,7 +207,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
 
   private async pass(now: number, options: RunOptions): Promise<PassResult> {
     const mailboxId = this.kv.get<number>("mailbox");
-    if (mailboxId === undefined) return { sent: 0, nextWakeAt: null };
+    if (mailboxId === undefined || this.kv.get<boolean>("held")) return { sent: 0, nextWakeAt: null };
     if (options.read !== false && (this.kv.get<number>("nextReadAt") ?? 0) <= now) await this.read(mailboxId, now);
     let nextReplyAt: number | null = null;
     try {

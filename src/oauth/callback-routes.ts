@@ -5,7 +5,8 @@
  * unknown one counts as a failed authentication of the caller's address. No code, token or key ever
  * appears in the page, the redirect or a log line.
  */
-import { hasShard, onShard, shardOfTag } from "../platform/shards";
+import { onShard, shardOfTag } from "../platform/shards";
+import { shardsForTag } from "../directory/locate";
 import { Hono, type Context } from "hono";
 import type { OAuthProvider } from "../config";
 import { countAuthFailure, requestBucket } from "../keys/auth-failures";
@@ -63,18 +64,31 @@ async function answer(c: Context<AppEnv>, session: OAuthSessionRow, outcome: Con
   return errorPage(c, 400, WORDS[outcome.error], outcome.description);
 }
 
+/**
+ * The consent a state names, on the shard its tag says (an untagged state is from before shards:
+ * shard 0) or where its account moved since; that shard is the request's from here on.
+ */
+async function consumeTaggedSession(c: Context<AppEnv>, state: string, provider: OAuthProvider, now: number) {
+  const digest = await stateDigest(state);
+  for (const shard of await shardsForTag(c.env, shardOfTag(state))) {
+    const session = await consumeSession(database(onShard(c.env, shard).DB), digest, provider, now);
+    if (session) {
+      c.env = onShard(c.env, shard);
+      return session;
+    }
+  }
+  return undefined;
+}
+
 export const oauthCallbackRoutes = new Hono<AppEnv>();
 
 oauthCallbackRoutes.get("/oauth/:provider/callback", async (c) => {
   const provider: OAuthProvider | null = providerNamed(c.req.param("provider"));
   const state = c.req.query("state");
   if (!provider || !state) return errorPage(c, 400, "This is not a consent answer.", "The link is incomplete.");
-  const shard = shardOfTag(state);
-  // The consent's shard from here on (an untagged state is from before shards: shard 0).
-  if (hasShard(c.env, shard)) c.env = onShard(c.env, shard);
-  const db = database(c.env.DB);
   const now = Date.now();
-  const session = state.length <= 128 ? await consumeSession(db, await stateDigest(state), provider, now) : undefined;
+  const session = state.length <= 128 ? await consumeTaggedSession(c, state, provider, now) : undefined;
+  const db = database(c.env.DB);
   if (!session) {
     const retryAfter = await countAuthFailure(c.env, requestBucket(c.req.header("CF-Connecting-IP")));
     if (retryAfter !== null) return errorPage(c, 429, "Too many attempts.", `Try again in ${retryAfter} seconds.`);

@@ -4,13 +4,17 @@
  * through `env.DB`, and this module is the one place that says which shard `env.DB` is: an
  * environment for shard k is the Worker's own with DB bound to that shard's database.
  *
- * Every shard allocates its ids in a range of its own (shard k: k·SHARD_ID_SPAN and up, see
- * src/directory/id-ranges.ts), so an id in a link, a queue message or an object's name tells the
- * shard it was made in without a lookup, and no two shards ever hand out the same id. Account ids
- * are the directory's (small: the inbox's search index packs account and row id into one rowid,
- * account · 2^40 + id), and every other id stays below 2^40: 2^34 ids a table per shard, 64 shards.
+ * Ids are handed out in blocks of ID_BLOCK_SPAN: shard k starts in block k (src/directory/id-ranges.ts),
+ * so an id in a link, a queue message or an object's name tells the shard it was made in without a
+ * lookup, and no two shards ever hand out the same id. A shard that takes in a moved account with
+ * ids above its block goes on in a fresh block beyond the first MAX_SHARDS (the directory lists
+ * those), and the moved rows keep their ids: src/directory/locate.ts finds a row whose id's shard no
+ * longer holds it. Account ids are the directory's (small: the inbox's search index packs account
+ * and row id into one rowid, account · 2^40 + id), and every other id stays below 2^40: 256 blocks
+ * of 2^32 ids a table.
  */
-export const SHARD_ID_SPAN = 2 ** 34;
+export const ID_BLOCK_SPAN = 2 ** 32;
+export const ID_BLOCKS = 256;
 export const MAX_SHARDS = 64;
 
 /** What this module needs of an environment: its shard bindings (the Worker's, or an object's). */
@@ -33,9 +37,14 @@ export function allShards(env: Sharded): number[] {
   return Array.from({ length: shardCount(env) }, (_, shard) => shard);
 }
 
-/** The shard an id was made in. */
-export function shardOfId(id: number): number {
-  return Math.floor(id / SHARD_ID_SPAN);
+/** The id block an id is in. */
+export function blockOfId(id: number): number {
+  return Math.floor(id / ID_BLOCK_SPAN);
+}
+
+/** The shard whose first block this is (every shard starts in the block of its own number); undefined for a block handed out later. */
+export function firstBlockShard(block: number): number | undefined {
+  return Number.isInteger(block) && block >= 0 && block < MAX_SHARDS ? block : undefined;
 }
 
 /** The Worker's own environment behind each shard's view of it (onShard), and each view's shard. */
@@ -91,51 +100,34 @@ export function currentShard(env: Sharded): number {
   return shardOfView.get(env) ?? 0;
 }
 
-/** The environment of the shard an id was made in. */
-export function onShardOf<E extends Sharded>(env: E, id: number): E {
-  return onShard(env, shardOfId(id));
-}
-
 /** Runs the same work on every shard, side by side. */
 export function onEveryShard<E extends Sharded, T>(env: E, work: (shardEnv: E, shard: number) => Promise<T>): Promise<T[]> {
   return Promise.all(allShards(env).map((shard) => work(onShard(env, shard), shard)));
 }
 
 /**
- * Items (queue messages, tracking hits) grouped by the shard their id was made in, each group with
- * its shard's environment. Ids of a shard this deployment does not bind are dropped: nothing of
- * theirs can be found.
- */
-export function groupByShard<E extends Sharded, T>(env: E, items: readonly T[], idOf: (item: T) => number): Array<[E, T[]]> {
-  const groups = new Map<number, T[]>();
-  for (const item of items) {
-    const shard = shardOfId(idOf(item));
-    if (!hasShard(env, shard)) continue;
-    const group = groups.get(shard) ?? [];
-    group.push(item);
-    groups.set(shard, group);
-  }
-  return [...groups].map(([shard, group]) => [onShard(env, shard), group]);
-}
-
-/**
- * A queue batch handed to its consumer once per shard, each part with its shard's environment (a
- * message names a row, and the row's id its shard). The parts run side by side; a part that fails
+ * A queue batch handed to its consumer once per shard, each part with its shard's environment: a
+ * message names a row, and `locate` says which shard holds each message's row (null: none does,
+ * nothing of it can be found, so it is acknowledged). The parts run side by side; a part that fails
  * fails the whole (after the others have finished), so the platform retries what was not acknowledged.
- * Messages of a shard this deployment does not bind are acknowledged: nothing of theirs can be found.
  */
 export async function consumeByShard<E extends Sharded, Body>(
   env: E,
   batch: MessageBatch<Body>,
-  idOf: (body: Body) => number,
+  locate: (bodies: Body[]) => Promise<Array<number | null>>,
   consume: (part: MessageBatch<Body>, shardEnv: E) => Promise<void>,
 ): Promise<void> {
-  for (const message of batch.messages) if (!hasShard(env, shardOfId(idOf(message.body)))) message.ack();
-  const parts = groupByShard(env, batch.messages, (message) => idOf(message.body));
+  const shards = await locate(batch.messages.map((message) => message.body));
+  const groups = new Map<number, Message<Body>[]>();
+  batch.messages.forEach((message, index) => {
+    const shard = shards[index];
+    if (shard === null || shard === undefined) return message.ack();
+    groups.set(shard, [...(groups.get(shard) ?? []), message]);
+  });
   const outcomes = await Promise.allSettled(
-    parts.map(([shardEnv, messages]) =>
+    [...groups].map(([shard, messages]) =>
       // A batch all of one shard (the usual case) goes to its consumer as it came.
-      messages.length === batch.messages.length ? consume(batch, shardEnv) : consume(
+      messages.length === batch.messages.length ? consume(batch, onShard(env, shard)) : consume(
         {
           queue: batch.queue,
           metadata: batch.metadata,
@@ -143,7 +135,7 @@ export async function consumeByShard<E extends Sharded, Body>(
           ackAll: () => messages.forEach((message) => message.ack()),
           retryAll: (options) => messages.forEach((message) => message.retry(options)),
         },
-        shardEnv,
+        onShard(env, shard),
       ),
     ),
   );

@@ -8,7 +8,9 @@ import { clientIp } from "../platform/client-ip";
 import { config } from "../config";
 import { deleteSession, findLiveSession, touchSession } from "./store";
 import { digestToken, fromOwnPages, slidingExpiry, tokenFromCookies, TOUCH_EVERY_MS } from "./rules";
-import { hasShard, onShard, shardOfTag } from "../platform/shards";
+import type { Bindings } from "../platform/env";
+import { onShard, shardOfTag } from "../platform/shards";
+import { shardsForTag } from "../directory/locate";
 
 const SESSION_ENDED = "Session expired or signed out";
 
@@ -24,6 +26,17 @@ function sessionToken(c: Context<AppEnv>): string | undefined {
   return fromOwnPages(url, { secFetchSite: c.req.header("Sec-Fetch-Site"), origin: c.req.header("Origin") }) ? token : undefined;
 }
 
+/** A session by its token: on the shard the token names, or where its account moved since. */
+async function findTaggedSession(env: Bindings, token: string, now: number) {
+  const digest = await digestToken(token);
+  for (const shard of await shardsForTag(env, shardOfTag(token))) {
+    const { DB } = onShard(env, shard);
+    const session = await findLiveSession(DB, digest, now);
+    if (session) return { DB, session };
+  }
+  return null;
+}
+
 /**
  * Authentication for /api/v1/: an API key as before, or a web app session from the app's own pages.
  * A session resolves through its key's gate exactly as the key would (same principal, same budget,
@@ -36,10 +49,9 @@ export const apiAuth = createMiddleware<AppEnv>(async (c, next) => {
   const bucket = requestBucket(clientIp(c.req, config(c.env)));
   refuseIfBlocked(bucket);
   const now = Date.now();
-  const shard = shardOfTag(token);
-  const { DB } = hasShard(c.env, shard) ? onShard(c.env, shard) : { DB: null };
-  const session = DB && (await findLiveSession(DB, await digestToken(token), now));
-  if (!DB || !session) return refuseAuthentication(c.env, bucket, ApiError.unauthorized(SESSION_ENDED));
+  const found = await findTaggedSession(c.env, token, now);
+  if (!found) return refuseAuthentication(c.env, bucket, ApiError.unauthorized(SESSION_ENDED));
+  const { DB, session } = found;
   const headers = await admitKey(c, session.keyKind, session.keyHash);
   if (!headers) {
     await deleteSession(DB, session.id);
@@ -47,7 +59,8 @@ export const apiAuth = createMiddleware<AppEnv>(async (c, next) => {
   }
   c.set("sessionId", session.id);
   if (now - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
-    await touchSession(DB, session.id, now, slidingExpiry(session.createdAt.getTime(), now));
+    // On the account's shard, where admitKey put the request: a session found where its account left holds no more writes.
+    await touchSession(c.env.DB, session.id, now, slidingExpiry(session.createdAt.getTime(), now));
   }
   await next();
   for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);

@@ -6,7 +6,8 @@ import type { PlannedEvent } from "../events/plan";
 import type { RecordRow } from "../events/store";
 import { database, type Database } from "../platform/db";
 import type { TrackedEvent } from "./queue-message";
-import { groupByShard } from "../platform/shards";
+import { onShard } from "../platform/shards";
+import { locateRows } from "../directory/locate";
 
 /** The campaign and account of each record (a token names only the record). */
 async function recordOwners(db: Database, recordIds: number[]): Promise<Map<number, { campaignId: number; accountId: number }>> {
@@ -23,8 +24,14 @@ async function recordOwners(db: Database, recordIds: number[]): Promise<Map<numb
  * hits. A record deleted since the email went out records nothing.
  */
 export async function recordTrackedEvents(env: Bindings, events: TrackedEvent[]): Promise<void> {
-  // A token names its record, and the record's id its shard.
-  for (const [shardEnv, shardEvents] of groupByShard(env, events, (event) => event.payload.recordId)) await recordOnShard(shardEnv, shardEvents);
+  // A token names its record, and the record's id its shard (or where its account moved).
+  const shards = await locateRows(env, "campaign_leads", [...new Set(events.map((event) => event.payload.recordId))]);
+  const byShard = new Map<number, TrackedEvent[]>();
+  for (const event of events) {
+    const shard = shards.get(event.payload.recordId);
+    if (shard !== null && shard !== undefined) byShard.set(shard, [...(byShard.get(shard) ?? []), event]);
+  }
+  for (const [shard, shardEvents] of byShard) await recordOnShard(onShard(env, shard), shardEvents);
 }
 
 async function recordOnShard(env: Bindings, events: TrackedEvent[]): Promise<void> {

@@ -2,7 +2,7 @@ import { createExecutionContext, createMessageBatch, createScheduledController, 
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { SHARD_ID_SPAN } from "../../src/platform/shards";
+import { ID_BLOCK_SPAN } from "../../src/platform/shards";
 import type { TrackedEvent } from "../../src/tracking/queue-message";
 import { digestKey, mintKey } from "../../src/keys/rules";
 import type { DeliveryMessage } from "../../src/webhooks/queue-message";
@@ -74,7 +74,7 @@ describe("shards", () => {
   it("puts an account's rows on its shard only, under ids of that shard's range", async () => {
     for (const shard of [0, 1]) {
       const { campaign, record } = await accountWithLead(shard);
-      for (const id of [campaign, record]) expect(Math.floor(id / SHARD_ID_SPAN)).toBe(shard);
+      for (const id of [campaign, record]) expect(Math.floor(id / ID_BLOCK_SPAN)).toBe(shard);
       expect(await rowsIn(shard, "campaigns", campaign)).toBe(1);
       expect(await rowsIn(1 - shard, "campaigns", campaign)).toBe(0);
       expect(await rowsIn(shard, "campaign_leads", record)).toBe(1);
@@ -119,7 +119,7 @@ describe("shards", () => {
       { id: "a", timestamp: new Date(), attempts: 1, body: hit(zero.record) },
       { id: "b", timestamp: new Date(), attempts: 1, body: hit(one.record) },
       // A record id of a shard this deployment does not bind: recorded nowhere, and no failure.
-      { id: "c", timestamp: new Date(), attempts: 1, body: hit(5 * SHARD_ID_SPAN + 1) },
+      { id: "c", timestamp: new Date(), attempts: 1, body: hit(5 * ID_BLOCK_SPAN + 1) },
     ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env);
@@ -144,7 +144,7 @@ describe("shards", () => {
     );
     await worker.queue(batch, env);
     for (const deliveryId of deliveries) {
-      expect(await shardDb(Math.floor(deliveryId / SHARD_ID_SPAN)).prepare("SELECT status FROM webhook_deliveries WHERE id = ?").bind(deliveryId).first()).toEqual({ status: "failed" });
+      expect(await shardDb(Math.floor(deliveryId / ID_BLOCK_SPAN)).prepare("SELECT status FROM webhook_deliveries WHERE id = ?").bind(deliveryId).first()).toEqual({ status: "failed" });
     }
   });
 
@@ -178,7 +178,7 @@ describe("shards", () => {
     const disabled = await callJson(`/admin/v1/accounts/${account.id}`, { method: "PATCH", headers: admin, body: { disabled: true } });
     expect(disabled).toMatchObject({ status: 200, body: { id: account.id, shard: 1, disabled: true } });
     expect((await callJson("/api/v1/campaigns", { apiKey: account.apiKey })).status).toBe(401);
-    const nowhere = await callJson(`/admin/v1/email-accounts/${5 * SHARD_ID_SPAN + 1}/sender-pass`, { method: "POST", headers: admin });
+    const nowhere = await callJson(`/admin/v1/email-accounts/${5 * ID_BLOCK_SPAN + 1}/sender-pass`, { method: "POST", headers: admin });
     expect(nowhere.status).toBe(404);
   });
 });

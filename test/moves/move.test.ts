@@ -1,0 +1,197 @@
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import worker from "../../src/index";
+import { advanceMove, requestMove } from "../../src/moves/run";
+import { blockOfId } from "../../src/platform/shards";
+import type { TrackedEvent } from "../../src/tracking/queue-message";
+import type { DeliveryMessage } from "../../src/webhooks/queue-message";
+import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
+import { createWebhook, storeDelivery } from "../webhooks/fixtures";
+import { ADMIN_TOKEN, callJson, env, provisionAccount, type TestAccount } from "../helpers";
+
+/**
+ * Moving an account between shards (src/moves/): everything it has goes, reads the same after, what
+ * named its rows by id still finds them, writes during the copy are refused (never lost), a copy that
+ * does not check out is undone, and a shard taking in higher ids goes on in a fresh id block.
+ */
+
+const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+const shardDb = (shard: number) => (shard === 0 ? env.DB : env.DB_1);
+const DAY = 86_400_000;
+const start = Date.parse("2026-11-01T09:00:00Z");
+
+/** An account with a campaign of a two-step sequence (spintax), leads, their sends, opens, clicks and replies, and a webhook with deliveries. */
+async function busyAccount(name: string) {
+  const account = await provisionAccount({ shard: 0 });
+  const campaign = await createCampaign(account.apiKey, { name });
+  const sequences = await callJson(`/api/v1/campaigns/${campaign}/sequences`, {
+    method: "POST",
+    apiKey: account.apiKey,
+    body: {
+      sequences: [
+        { seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "{Hi|Hello} {{first_name}}", email_body: "<p>First</p>" },
+        { seq_number: 2, seq_delay_details: { delay_in_days: 2 }, subject: "", email_body: "<p>Second</p>" },
+      ],
+    },
+  });
+  expect(sequences.status).toBe(200);
+  const emails = Array.from({ length: 25 }, (_, i) => `lead${i}-${crypto.randomUUID()}@moves.example`);
+  const records = await addLeads(account.apiKey, campaign, emails);
+  await createWebhook(account.apiKey, campaign, { event_types: ["EMAIL_SENT", "EMAIL_OPEN", "EMAIL_REPLY"] });
+  const events = emails.flatMap((email, i) => [
+    { type: "SENT", lead_email: email, occurred_at: new Date(start + i * 60_000).toISOString(), sequence_number: 1, event_id: `sent-${i}` },
+    ...(i % 2 === 0 ? [{ type: "OPEN", lead_email: email, occurred_at: new Date(start + DAY + i * 60_000).toISOString(), sequence_number: 1, event_id: `open-${i}` }] : []),
+    ...(i % 5 === 0 ? [{ type: "REPLY", lead_email: email, occurred_at: new Date(start + 2 * DAY + i * 60_000).toISOString(), sequence_number: 1, event_id: `reply-${i}`, body: `Thanks, number ${i}` }] : []),
+  ]);
+  await ingestOk(account.apiKey, campaign, events);
+  return { account, campaign, records, emails };
+}
+
+/** What the account's key reads: the numbers and lists a move must not change. */
+async function readings(account: TestAccount, campaign: number) {
+  const read = async (path: string) => {
+    const answer = await callJson(path, { apiKey: account.apiKey });
+    expect(answer.status, path).toBe(200);
+    return answer.body;
+  };
+  return {
+    analytics: (await analytics(account.apiKey, campaign, { start_date: "2026-10-30", end_date: "2026-11-10" })).body,
+    statistics: await read(`/api/v1/campaigns/${campaign}/statistics?limit=100`),
+    leads: await read(`/api/v1/campaigns/${campaign}/leads?limit=100`),
+    sequences: await read(`/api/v1/campaigns/${campaign}/sequences`),
+    campaigns: await read("/api/v1/campaigns"),
+    inbox: await callJson("/api/v1/master-inbox/inbox-replies", { method: "POST", apiKey: account.apiKey, body: { limit: 50 } }).then((answer) => answer.body),
+  };
+}
+
+async function accountRows(shard: number, accountId: number): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of ["accounts", "campaigns", "campaign_leads", "leads", "events", "webhooks", "webhook_deliveries", "account_keys"]) {
+    const column = table === "accounts" ? "id" : "account_id";
+    counts[table] = (await shardDb(shard).prepare(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`).bind(accountId).first<{ n: number }>())!.n;
+  }
+  counts.sequence_steps = (await shardDb(shard).prepare("SELECT count(*) AS n FROM sequence_steps WHERE campaign_id IN (SELECT id FROM campaigns WHERE account_id = ?)").bind(accountId).first<{ n: number }>())!.n;
+  return counts;
+}
+
+async function move(accountId: number, shard: number) {
+  for (let call = 0; call < 10; call += 1) {
+    const answer = await callJson<{ state: string; error: string | null }>(`/admin/v1/accounts/${accountId}/move`, { method: "POST", headers: admin, body: { shard } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    if (answer.body.state === "done" || answer.body.state === "failed") return answer.body;
+  }
+  throw new Error(`the move did not finish: ${JSON.stringify(await callJson(`/admin/v1/accounts/${accountId}/move`, { headers: admin }))}`);
+}
+
+function openHit(recordId: number): TrackedEvent {
+  return {
+    type: "OPEN",
+    payload: { kind: "open", recordId, step: 1, mailboxId: null, sentAt: start },
+    occurredAt: start + 3 * DAY,
+    isMachine: false,
+    eventId: `salvo-open:${crypto.randomUUID()}`,
+  };
+}
+
+describe("moving an account between shards", () => {
+  it("moves everything, reads the same after, and finds old ids where the account went", async () => {
+    const moved = await busyAccount("Moved");
+    const bystander = await busyAccount("Stays");
+    const delivery = (await storeDelivery(moved.account.id, (await callJson<{ id: number }[]>(`/api/v1/campaigns/${moved.campaign}/webhooks`, { apiKey: moved.account.apiKey })).body[0]!.id, moved.campaign)).deliveryId;
+    const before = await readings(moved.account, moved.campaign);
+    const bystanderBefore = await readings(bystander.account, bystander.campaign);
+    const rowsBefore = await accountRows(0, moved.account.id);
+    expect(rowsBefore.events).toBeGreaterThan(25);
+
+    expect(await move(moved.account.id, 1)).toMatchObject({ state: "done", error: null });
+
+    expect(await accountRows(1, moved.account.id)).toEqual(rowsBefore);
+    expect(Object.values(await accountRows(0, moved.account.id)).every((n) => n === 0)).toBe(true);
+    expect(await env.DIRECTORY.prepare("SELECT shard FROM directory_accounts WHERE account_id = ?").bind(moved.account.id).first()).toEqual({ shard: 1 });
+    expect(await readings(moved.account, moved.campaign)).toEqual(before);
+    expect(await readings(bystander.account, bystander.campaign)).toEqual(bystanderBefore);
+    // Spintax keeps each record's variant: the numbers its trigger gave as the rows went in are set back.
+    const spintax = (shard: number) =>
+      shardDb(shard).prepare("SELECT json_group_array(spintax_modulo_index) AS idx, (SELECT spintax_records FROM campaigns WHERE id = ?1) AS n FROM (SELECT spintax_modulo_index FROM campaign_leads WHERE campaign_id = ?1 ORDER BY id)").bind(moved.campaign).first();
+    expect(await spintax(1)).toEqual({ idx: JSON.stringify(Array.from({ length: 25 }, (_, i) => i)), n: 25 });
+
+    // A tracking link in mail sent before the move names a record by its old id: recorded where the account is now.
+    const record = moved.records[moved.emails[1]!]!;
+    const hits = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "a", timestamp: new Date(), attempts: 1, body: openHit(record) }]);
+    await worker.queue(hits, env);
+    expect((await getQueueResult(hits, createExecutionContext())).retryMessages).toEqual([]);
+    expect(await env.DB_1.prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id = ? AND type = 'OPEN'").bind(record).first()).toEqual({ n: 1 });
+    // So does a queue message in flight: the dead-letter consumer marks the delivery failed on shard 1.
+    const dead = createMessageBatch<DeliveryMessage>("salvo-webhooks-dlq", [{ id: "d", timestamp: new Date(), attempts: 7, body: { deliveryId: delivery } }]);
+    await worker.queue(dead, env);
+    expect(await env.DB_1.prepare("SELECT status FROM webhook_deliveries WHERE id = ?").bind(delivery).first()).toEqual({ status: "failed" });
+
+    // A writer that still thinks the account is on shard 0 is refused there, not lost.
+    await expect(env.DB.prepare("INSERT INTO campaigns (account_id, name, status, created_at, updated_at) VALUES (?, 'stray', 'DRAFTED', 0, 0)").bind(moved.account.id).run()).rejects.toThrow(/account moving/);
+    // The account's key writes on its new shard.
+    const added = await createCampaign(moved.account.apiKey, { name: "After the move" });
+    expect(blockOfId(added)).toBe(1);
+
+    // Back to shard 0, whose ids are below the account's new ones: shard 0 goes on in a fresh block.
+    const beforeBack = await readings(moved.account, moved.campaign);
+    expect(await move(moved.account.id, 0)).toMatchObject({ state: "done" });
+    expect(await readings(moved.account, moved.campaign)).toEqual(beforeBack);
+    const fresh = await createCampaign(bystander.account.apiKey, { name: "Fresh block" });
+    expect(blockOfId(fresh)).toBeGreaterThanOrEqual(64);
+    expect(await env.DIRECTORY.prepare("SELECT shard FROM directory_id_blocks WHERE block = ?").bind(blockOfId(fresh)).first()).toEqual({ shard: 0 });
+    // An id of the fresh block finds its shard through the directory.
+    const freshRecord = (await addLeads(bystander.account.apiKey, fresh, [`fresh-${crypto.randomUUID()}@moves.example`]));
+    const freshId = Object.values(freshRecord)[0]!;
+    const freshHits = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "f", timestamp: new Date(), attempts: 1, body: openHit(freshId) }]);
+    await worker.queue(freshHits, env);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id = ? AND type = 'OPEN'").bind(freshId).first()).toEqual({ n: 1 });
+    // And the record sent from shard 1 and moved back still records: its id's shard forwards nowhere now, shard 0 holds it.
+    const again = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "g", timestamp: new Date(), attempts: 1, body: openHit(record) }]);
+    await worker.queue(again, env);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id = ? AND type = 'OPEN'").bind(record).first()).toEqual({ n: 2 });
+  });
+
+  it("refuses the account's writes while it is copied, and answers its reads", async () => {
+    const { account, campaign } = await busyAccount("Paused");
+    expect((await requestMove(env, account.id, 1, Date.now())).ok).toBe(true);
+    // Two steps: the fence goes up, one chunk is copied.
+    await advanceMove(env, account.id, 0);
+    await advanceMove(env, account.id, 0);
+    const write = await callJson(`/api/v1/campaigns/${campaign}/settings`, { method: "POST", apiKey: account.apiKey, body: { track_settings: ["DONT_TRACK_EMAIL_OPEN"] } });
+    expect(write.status).toBe(503);
+    expect(write.response.headers.get("Retry-After")).toBe("5");
+    expect((await callJson(`/api/v1/campaigns/${campaign}`, { apiKey: account.apiKey })).status).toBe(200);
+    expect(await move(account.id, 1)).toMatchObject({ state: "done" });
+    expect((await callJson(`/api/v1/campaigns/${campaign}/settings`, { method: "POST", apiKey: account.apiKey, body: { track_settings: ["DONT_TRACK_EMAIL_OPEN"] } })).status).toBe(200);
+  });
+
+  it("undoes a move whose copy does not check out, and the account stays where it was", async () => {
+    const { account, campaign } = await busyAccount("Undone");
+    const before = await readings(account, campaign);
+    expect((await requestMove(env, account.id, 1, Date.now())).ok).toBe(true);
+    // Copy everything, then damage one copied row on the target (the fence opened for it, as the mover does).
+    let state = "copying";
+    while (state === "copying") state = (await advanceMove(env, account.id, 0))!.state;
+    expect(state).toBe("verifying");
+    await env.DB_1.batch([
+      env.DB_1.prepare("UPDATE account_moves SET open = 1 WHERE account_id = ?").bind(account.id),
+      env.DB_1.prepare("UPDATE leads SET first_name = 'Tampered' WHERE id = (SELECT min(id) FROM leads WHERE account_id = ?)").bind(account.id),
+      env.DB_1.prepare("UPDATE account_moves SET open = 0 WHERE account_id = ?").bind(account.id),
+    ]);
+    expect(await move(account.id, 1)).toMatchObject({ state: "failed", error: "leads differs after the copy" });
+    expect(Object.values(await accountRows(1, account.id)).every((n) => n === 0)).toBe(true);
+    expect(await readings(account, campaign)).toEqual(before);
+    expect((await callJson(`/api/v1/campaigns/${campaign}/settings`, { method: "POST", apiKey: account.apiKey, body: { track_settings: ["DONT_TRACK_EMAIL_OPEN"] } })).status).toBe(200);
+    for (const db of [env.DB, env.DB_1]) expect(await db.prepare("SELECT count(*) AS n FROM account_moves WHERE account_id = ?").bind(account.id).first()).toEqual({ n: 0 });
+  });
+
+  it("answers the operator's mistakes", async () => {
+    const account = await provisionAccount({ shard: 0 });
+    const post = (shard: number, id = account.id) => callJson(`/admin/v1/accounts/${id}/move`, { method: "POST", headers: admin, body: { shard } });
+    expect((await post(0)).status).toBe(400);
+    expect((await post(9)).status).toBe(400);
+    expect((await post(1, 987_654)).status).toBe(404);
+    expect((await callJson(`/admin/v1/accounts/${account.id}/move`, { headers: admin })).status).toBe(404);
+    expect((await callJson(`/admin/v1/accounts/${account.id}/move`, { method: "POST", body: { shard: 1 } })).status).toBe(401);
+  });
+});
