@@ -1,9 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { adminAuth, adminSecurity } from "../accounts/admin-routes";
-import { emailAccounts } from "../db/schema";
 import { locateRow } from "../directory/locate";
-import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { createRouter, errorResponses, json, pathId, queryCount } from "../platform/openapi";
 import { senderStub } from "./stub";

@@ -165,8 +165,6 @@ function insideFence(d1: D1Database, accountId: number, statements: D1PreparedSt
 const CHUNK_ROWS = 200;
 const STATEMENT_BYTES = 400_000;
 
-type Row = Record<string, unknown> & { __key?: unknown };
-
 function keyList(table: { key: string[] }): string {
   return table.key.map((column) => (column === "rowid" ? "t.rowid" : `t.${quote(column)}`)).join(", ");
 }
