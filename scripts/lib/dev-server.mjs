@@ -36,7 +36,8 @@ async function waitForHealth(url, child, output) {
   throw new Error(`dev server did not answer /health within ${STARTUP_TIMEOUT_MS / 1000} s:\n${output()}`);
 }
 
-function adminToken() {
+/** The operator token `npm run dev` uses (from .dev.vars). */
+export function adminToken() {
   const vars = readFileSync(join(root, ".dev.vars"), "utf8");
   return vars.match(/^ADMIN_TOKEN=(.*)$/m)?.[1].trim();
 }

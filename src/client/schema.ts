@@ -144,6 +144,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/accounts/{id}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where an account's move stands (the last one, once finished)
+         * @description The account's move under way, or its last one. No move ever → 404.
+         */
+        get: operations["adminGetAccountMove"];
+        put?: never;
+        /**
+         * Move an account to another shard (call again until its state is done)
+         * @description Starts moving the account's rows to `shard`, or goes on with the move already under way to it, works on it for up to 10 seconds and answers where it stands; call again until `state` is `done` (the minute cron also goes on with it). While the rows are copied and checked (`copying`, `verifying`) the account's writes answer 503 with Retry-After and its mailboxes wait; reads keep working. A difference found by the check undoes the move (`rolling_back`, then `failed` with `error`) and the account stays where it was. Unbound shard, the account's own shard or a move to another shard under way → 400; unknown account → 404.
+         */
+        post: operations["adminMoveAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/metrics": {
         parameters: {
             query?: never;
@@ -5843,6 +5867,24 @@ export interface components {
                 send_ms: number;
             };
         };
+        AccountMove: {
+            account_id: number;
+            from_shard: number;
+            to_shard: number;
+            /** @enum {string} */
+            state: "copying" | "verifying" | "switching" | "deleting" | "done" | "rolling_back" | "failed";
+            copied_rows: number;
+            deleted_rows: number;
+            /** @description Why the move was undone (state rolling_back or failed) */
+            error: string | null;
+            started_at: string;
+            updated_at: string;
+            finished_at: string | null;
+        };
+        AccountMoveRequest: {
+            /** @description The shard to move the account to (0 for DB, k for DB_k) */
+            shard: number;
+        };
         OperatorMetrics: {
             /** @description When these figures were read */
             generated_at: string;
@@ -10600,6 +10642,66 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
+        };
+    };
+    adminGetAccountMove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The move */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountMove"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    adminMoveAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "shard": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccountMoveRequest"];
+            };
+        };
+        responses: {
+            /** @description The move after this call's work */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountMove"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     getOperatorMetrics: {

@@ -1,4 +1,5 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { advanceMove, requestMove } from "../../src/moves/run";
@@ -7,6 +8,7 @@ import type { TrackedEvent } from "../../src/tracking/queue-message";
 import type { DeliveryMessage } from "../../src/webhooks/queue-message";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createWebhook, storeDelivery } from "../webhooks/fixtures";
+import { createMailbox } from "../mailboxes/fixtures";
 import { ADMIN_TOKEN, callJson, env, provisionAccount, type TestAccount } from "../helpers";
 
 /**
@@ -183,6 +185,35 @@ describe("moving an account between shards", () => {
     expect(await readings(account, campaign)).toEqual(before);
     expect((await callJson(`/api/v1/campaigns/${campaign}/settings`, { method: "POST", apiKey: account.apiKey, body: { track_settings: ["DONT_TRACK_EMAIL_OPEN"] } })).status).toBe(200);
     for (const db of [env.DB, env.DB_1]) expect(await db.prepare("SELECT count(*) AS n FROM account_moves WHERE account_id = ?").bind(account.id).first()).toEqual({ n: 0 });
+  });
+
+  it("holds the account's mailboxes during the copy and moves them, and its web sessions, with it", async () => {
+    const { account } = await busyAccount("Mailboxes");
+    const mailbox = (await createMailbox(account.apiKey)).id;
+    const origin = "http://localhost";
+    const signIn = await exports.default.fetch(new Request(`${origin}/api/v1/sessions`, { method: "POST", headers: { "X-API-Key": account.apiKey, "Sec-Fetch-Site": "same-origin" } }));
+    const cookie = signIn.headers.get("Set-Cookie")!.split(";")[0]!;
+    expect(cookie).toMatch(/=s0\./);
+    const pass = () => callJson<{ next_wake_at: string | null }>(`/admin/v1/email-accounts/${mailbox}/sender-pass?max_sends=0`, { method: "POST", headers: admin });
+    const wakeOn = async (shard: number) => (await shardDb(shard).prepare("SELECT engine_wake_at AS at FROM email_accounts WHERE id = ?").bind(mailbox).first<{ at: number | null }>())?.at;
+    expect((await pass()).status).toBe(200);
+    await env.DB.prepare("UPDATE email_accounts SET engine_wake_at = NULL WHERE id = ?").bind(mailbox).run();
+
+    expect((await requestMove(env, account.id, 1, Date.now())).ok).toBe(true);
+    await advanceMove(env, account.id, 0);
+    // Held: a pass does nothing, so nothing meets the fence (and no email is left in doubt).
+    expect((await pass()).body.next_wake_at).toBeNull();
+    expect(await wakeOn(0)).toBeNull();
+
+    expect(await move(account.id, 1)).toMatchObject({ state: "done" });
+    // The mailbox's object works on shard 1 now: its pass records its wake there.
+    expect((await pass()).status).toBe(200);
+    expect(await wakeOn(1)).not.toBeNull();
+    expect(await wakeOn(0)).toBeUndefined();
+    // The session made on shard 0 is found where its account went.
+    const me = await exports.default.fetch(new Request(`${origin}/api/v1/campaigns`, { headers: { Cookie: cookie, "Sec-Fetch-Site": "same-origin" } }));
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { name: string }[]).map((c) => c.name)).toEqual(["Mailboxes"]);
   });
 
   it("answers the operator's mistakes", async () => {
