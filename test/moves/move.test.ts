@@ -1,4 +1,4 @@
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
@@ -167,6 +167,20 @@ describe("moving an account between shards", () => {
     expect((await callJson(`/api/v1/campaigns/${campaign}/settings`, { method: "POST", apiKey: account.apiKey, body: { track_settings: ["DONT_TRACK_EMAIL_OPEN"] } })).status).toBe(200);
   });
 
+  it("sends a queued hit to the new shard as soon as the directory has switched, while the old rows are still being deleted", async () => {
+    const { account, records, emails } = await busyAccount("Switched");
+    expect((await requestMove(env, account.id, 1, Date.now())).ok).toBe(true);
+    let state = "copying";
+    while (state !== "deleting") state = (await advanceMove(env, account.id, 0))!.state;
+    const record = records[emails[0]!]!;
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM campaign_leads WHERE id = ?").bind(record).first()).toEqual({ n: 1 });
+    const hits = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "s", timestamp: new Date(), attempts: 1, body: openHit(record) }]);
+    await worker.queue(hits, env);
+    expect((await getQueueResult(hits, createExecutionContext())).retryMessages).toEqual([]);
+    expect(await env.DB_1.prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id = ? AND occurred_at = ?").bind(record, start + 3 * DAY).first()).toEqual({ n: 1 });
+    expect(await move(account.id, 1)).toMatchObject({ state: "done" });
+  });
+
   it("undoes a move whose copy does not check out, and the account stays where it was", async () => {
     const { account, campaign } = await busyAccount("Undone");
     const before = await readings(account, campaign);
@@ -206,7 +220,8 @@ describe("moving an account between shards", () => {
     expect(await wakeOn(0)).toBeNull();
 
     expect(await move(account.id, 1)).toMatchObject({ state: "done" });
-    // The mailbox's object works on shard 1 now: its pass records its wake there.
+    // The mailbox's object works on shard 1 now, also once restarted: its pass records its wake there.
+    await evictDurableObject(env.MAILBOX_SENDER.get(env.MAILBOX_SENDER.idFromName(String(mailbox))));
     expect((await pass()).status).toBe(200);
     expect(await wakeOn(1)).not.toBeNull();
     expect(await wakeOn(0)).toBeUndefined();
