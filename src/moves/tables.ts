@@ -30,7 +30,7 @@ const RESTORED: Record<string, string[]> = { campaign_leads: ["spintax_modulo_in
 export interface SchemaTable {
   name: string;
   sql: string;
-  columns: { name: string; pk: number; notnull: number }[];
+  columns: { name: string; type: string; pk: number; notnull: number }[];
   fks: { from: string; table: string; to: string }[];
 }
 
@@ -40,7 +40,7 @@ export interface CopiedTable {
   columns: string[];
   filled: string[];
   restored: string[];
-  /** The paging key: the rowid, or a WITHOUT ROWID table's primary key. */
+  /** The paging key: the rowid when it is the primary key, else the primary key's columns. */
   key: string[];
   /** A WHERE clause (alias `t`, account id as ?1) that holds for the account's rows. */
   belongs: string;
@@ -130,8 +130,12 @@ export function planMove(schema: SchemaTable[]): MovePlan {
 
   return {
     copied: ordered.map((table) => {
-      const withoutRowid = /WITHOUT\s+ROWID/i.test(table.sql);
-      const key = withoutRowid ? table.columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name) : ["rowid"];
+      // Ids are kept, so a table whose primary key is its rowid pages by it; any other rowid is the
+      // target's own (another account's rows may hold the source's), so such a table pages by its
+      // primary key, as a WITHOUT ROWID table does.
+      const primary = table.columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
+      const rowidKey = !/WITHOUT\s+ROWID/i.test(table.sql) && primary.length === 1 && primary[0]!.type.toUpperCase() === "INTEGER";
+      const key = rowidKey ? ["rowid"] : primary.map((c) => c.name);
       return {
         name: table.name,
         columns: table.columns.map((c) => c.name),
@@ -159,7 +163,7 @@ export const TABLES_QUERY =
 /** A table's columns, and its foreign keys (D1 lets a pragma function take a literal name only, and allows the foreign keys' pragma as a statement only). */
 export function tableShapeQueries(name: string): [columns: string, foreignKeys: string] {
   const literal = `'${name.replaceAll("'", "''")}'`;
-  return [`SELECT name, pk, "notnull" FROM pragma_table_info(${literal})`, `PRAGMA foreign_key_list(${literal})`];
+  return [`SELECT name, type, pk, "notnull" FROM pragma_table_info(${literal})`, `PRAGMA foreign_key_list(${literal})`];
 }
 
 export { quote };

@@ -9,7 +9,8 @@ import type { DeliveryMessage } from "../../src/webhooks/queue-message";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createWebhook, storeDelivery } from "../webhooks/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
-import { ADMIN_TOKEN, callJson, env, provisionAccount, type TestAccount } from "../helpers";
+import { ADMIN_TOKEN, callJson, env, fileShard, provisionAccount, type TestAccount } from "../helpers";
+import { tenants } from "../security-matrix/world";
 
 /**
  * Moving an account between shards (src/moves/): everything it has goes, reads the same after, what
@@ -229,6 +230,21 @@ describe("moving an account between shards", () => {
     const me = await exports.default.fetch(new Request(`${origin}/api/v1/campaigns`, { headers: { Cookie: cookie, "Sec-Fetch-Site": "same-origin" } }));
     expect(me.status).toBe(200);
     expect(((await me.json()) as { name: string }[]).map((c) => c.name)).toEqual(["Mailboxes"]);
+  });
+
+  it("moves an account with one object of every kind (the security matrix's tenant), there and back, each copy checked row for row", async () => {
+    const world = await tenants();
+    const db = (shard: number) => shardDb(shard);
+    const home = fileShard();
+    const { id } = (await db(home).prepare("SELECT account_id AS id FROM campaigns WHERE id = ?").bind(world.aObjects.campaign).first<{ id: number }>())!;
+    const rowsOf = async (shard: number) =>
+      (await db(shard).prepare("SELECT (SELECT count(*) FROM campaigns WHERE account_id = ?1) + (SELECT count(*) FROM leads WHERE account_id = ?1) + (SELECT count(*) FROM email_accounts WHERE account_id = ?1) + (SELECT count(*) FROM clients WHERE account_id = ?1) AS n").bind(id).first<{ n: number }>())!.n;
+    const before = await rowsOf(home);
+    expect(await move(id, 1 - home)).toMatchObject({ state: "done", error: null });
+    expect(await rowsOf(1 - home)).toBe(before);
+    expect(await move(id, home)).toMatchObject({ state: "done", error: null });
+    expect(await rowsOf(home)).toBe(before);
+    expect(await rowsOf(1 - home)).toBe(0);
   });
 
   it("answers the operator's mistakes", async () => {
