@@ -3,7 +3,8 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../src/db/schema";
 import { env, fileEnv } from "./helpers";
-import { blockOfId, onShard } from "../src/platform/shards";
+import { blockOfId, firstBlockShard, onShard } from "../src/platform/shards";
+import { laterBlocks } from "../src/directory/id-ranges";
 
 /**
  * The test database through drizzle and the schema in src/db/schema/: seeders and reads a test uses
@@ -18,6 +19,12 @@ export function testDb() {
 /** The database of the shard an id was made in (a row of an account that may be on another shard than the file's). */
 function dbOf(id: number) {
   return drizzle(onShard(env, blockOfId(id)).DB, { schema });
+}
+
+/** The environment of the shard an id was made in, also for an id of a block a move handed out (the directory lists those). */
+export async function envOfId(id: number): Promise<typeof env> {
+  const block = blockOfId(id);
+  return onShard(env, firstBlockShard(block) ?? (await laterBlocks(env.DIRECTORY)).get(block)!);
 }
 
 export { schema };

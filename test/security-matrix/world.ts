@@ -1,7 +1,7 @@
 import { createCampaign, ingestOk } from "../campaigns/fixtures";
-import { completedReplay, isCategorised, personOf, webhookOwner } from "../db";
+import { completedReplay, envOfId, isCategorised, personOf, webhookOwner } from "../db";
 import { ADMIN_TOKEN, callJson, createClient, createClientKey, env, fileShard, provisionAccount } from "../helpers";
-import { blockOfId, onShard, shardCount } from "../../src/platform/shards";
+import { shardCount } from "../../src/platform/shards";
 import { insertDelivery } from "../webhooks/fixtures";
 import { parseMessage } from "../../src/mail/parsed";
 import { recordInbound } from "../../src/replies/inbound";
@@ -193,7 +193,7 @@ export async function seed(apiKey: string, extra: { client: number; clientKey: n
 /** A message no campaign email threads, read by the mailbox: it lands in the untracked list. */
 async function receiveUntracked(mailboxId: number): Promise<number> {
   // The mailbox's id names its shard: the seeded account may be on either.
-  const shardEnv = onShard(env, blockOfId(mailboxId));
+  const shardEnv = await envOfId(mailboxId);
   const mailbox = (await shardEnv.DB.prepare("SELECT account_id, client_id, from_email FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ account_id: number; client_id: number | null; from_email: string }>())!;
   const raw = `From: Pat <pat@matrix-untracked.example>\r\nTo: ${mailbox.from_email}\r\nSubject: Hello\r\nMessage-ID: <${crypto.randomUUID()}@matrix.example>\r\n\r\nHello there`;
   await recordInbound(shardEnv, { id: mailboxId, accountId: mailbox.account_id, clientId: mailbox.client_id, fromEmail: mailbox.from_email }, [await parseMessage(raw)], Date.now());

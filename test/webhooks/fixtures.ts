@@ -6,7 +6,7 @@ import { vi } from "vitest";
 import worker from "../../src/index";
 import type { DeliveryMessage } from "../../src/webhooks/queue-message";
 import { callJson, env } from "../helpers";
-import { blockOfId, onShard } from "../../src/platform/shards";
+import { envOfId } from "../db";
 
 export const RECEIVER = "https://hooks.example.com/salvo";
 
@@ -21,9 +21,9 @@ export async function createWebhook(apiKey: string, campaignId: number, body: Re
 }
 
 /** A webhook's deliveries, by id, under the column names the tests read; the payload as stored (JSON text). */
-export function deliveriesOf(webhookId: number) {
+export async function deliveriesOf(webhookId: number) {
   const t = webhookDeliveries;
-  return drizzle(onShard(env, blockOfId(webhookId)).DB)
+  return drizzle((await envOfId(webhookId)).DB)
     .select({ id: t.id, event_type: t.eventType, status: t.status, attempts: t.attempts, message_id: t.messageId, payload: sql<string>`${t.payload}` })
     .from(t)
     .where(eq(t.webhookId, webhookId))
@@ -63,7 +63,7 @@ type DeliveryRow = typeof webhookDeliveries.$inferInsert;
 /** A delivery row written straight to D1 (typed by the schema), not queued: tests hand it to the consumer. */
 export async function insertDelivery(row: Omit<DeliveryRow, "messageId"> & { messageId?: string }) {
   const now = new Date();
-  const inserted = await drizzle(onShard(env, blockOfId(row.webhookId)).DB)
+  const inserted = await drizzle((await envOfId(row.webhookId)).DB)
     .insert(webhookDeliveries)
     .values({ messageId: `msg_${crypto.randomUUID().replaceAll("-", "")}`, nextAttemptAt: now, createdAt: now, ...row })
     .returning({ id: webhookDeliveries.id, messageId: webhookDeliveries.messageId })
