@@ -1,4 +1,14 @@
+import { isAccountMoving } from "./db-errors";
 import { log } from "./logging";
+
+/**
+ * A batch refused by a move's fence (its account is being copied to another shard) is asked again
+ * later, at growing intervals: 1, 2, 4, 8, 16 minutes (31 over the queues' five retries), where the
+ * platform's own retries come at once and would run out within the pause.
+ */
+function afterTheMove(attempts: number): number {
+  return Math.min(60 * 2 ** Math.max(0, attempts - 1), 3_600);
+}
 
 /** What a consumer did with a batch's messages, counted as it calls ack and retry. */
 interface Tally {
@@ -68,6 +78,11 @@ export async function consumeLogged<Body>(batch: MessageBatch<Body>, consume: (b
   try {
     await consume(counted);
   } catch (error) {
+    if (isAccountMoving(error)) {
+      for (const message of messages) if (!tally.acked.has(message.id)) message.retry({ delaySeconds: afterTheMove(message.attempts) });
+      log("warn", "queue batch", { ...line(), error: "account moving: retried later" });
+      return;
+    }
     log("error", "queue batch", { ...line(), error: error instanceof Error ? error.message : String(error) });
     throw error;
   }
