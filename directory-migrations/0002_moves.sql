@@ -12,6 +12,8 @@ CREATE TABLE directory_moves (
   error TEXT,
   started_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL,
+  -- When the directory named the new shard: the account's writes were refused from started_at to then.
+  switched_at INTEGER,
   finished_at INTEGER
 );
 

@@ -24,6 +24,7 @@ const MoveStatus = z
     error: z.string().nullable().openapi({ description: "Why the move was undone (state rolling_back or failed)" }),
     started_at: z.string(),
     updated_at: z.string(),
+    switched_at: z.string().nullable().openapi({ description: "When the directory named the new shard: the account's writes were refused from started_at to then" }),
     finished_at: z.string().nullable(),
   })
   .openapi("AccountMove");
@@ -73,6 +74,7 @@ function present(move: MoveRow): z.infer<typeof MoveStatus> {
     error: move.error,
     started_at: iso(move.startedAt),
     updated_at: iso(move.updatedAt),
+    switched_at: move.switchedAt === null ? null : iso(move.switchedAt),
     finished_at: move.finishedAt === null ? null : iso(move.finishedAt),
   };
 }

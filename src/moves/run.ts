@@ -1,4 +1,4 @@
-import { claimFreshBlock, currentBlock } from "../directory/id-ranges";
+import { claimFreshBlock, claimIdRange, currentBlock } from "../directory/id-ranges";
 import { shardOfAccount } from "../directory/placement";
 import { invalidateKeys } from "../keys/auth";
 import { senderStub } from "../mailbox-agent/stub";
@@ -82,7 +82,9 @@ export async function advanceMove(env: Bindings, accountId: number, deadline: nu
   // At least one step a call, whatever the deadline.
   do {
     move = await step(env, plan, source, target, move);
-    await saveMove(env.DIRECTORY, move, Date.now(), finished(move));
+    const now = Date.now();
+    await saveMove(env.DIRECTORY, move, now, finished(move));
+    move = { ...move, updatedAt: now, finishedAt: finished(move) ? now : null };
   } while (!finished(move) && Date.now() < deadline);
   return move;
 }
@@ -125,10 +127,12 @@ async function prepare(env: Bindings, plan: MovePlan, source: D1Database, target
   await Promise.all([raiseFence(source, plan), raiseFence(target, plan)]);
   const now = Date.now();
   await Promise.all([fenceAccount(source, move.accountId, move.toShard, now), fenceAccount(target, move.accountId, null, now)]);
-  // The account's ids may lie above the target's block (SQLite's next id is above the largest present).
-  if ((await currentBlock(env.DIRECTORY, move.fromShard)) > (await currentBlock(env.DIRECTORY, move.toShard))) {
-    await claimFreshBlock(env.DIRECTORY, target, move.toShard);
-  }
+  // The target's counters must be in its block before rows with lower ids arrive (a shard no account
+  // was ever placed on may not have claimed it yet), and past the account's ids when those lie above
+  // it: SQLite's next id is above the largest present, which would be another shard's.
+  const [sourceBlock, targetBlock] = await Promise.all([currentBlock(env.DIRECTORY, move.fromShard), currentBlock(env.DIRECTORY, move.toShard)]);
+  if (sourceBlock > targetBlock) await claimFreshBlock(env.DIRECTORY, target, move.toShard);
+  else await claimIdRange(target, targetBlock);
 }
 
 /** The tables with columns to set back after the copy, after the copied ones in the cursor's count. */
@@ -208,7 +212,7 @@ async function switchStep(env: Bindings, plan: MovePlan, source: D1Database, tar
   await invalidateKeys(env, await accountKeyDigests(target, move.accountId));
   const mailboxes = await accountMailboxes(target, move.accountId);
   await Promise.all(mailboxes.map((id) => senderStub(env, id).relocate(id, move.toShard)));
-  return { ...move, state: "deleting", cursor: { table: plan.copied.length - 1 } };
+  return { ...move, state: "deleting", switchedAt: Date.now(), cursor: { table: plan.copied.length - 1 } };
 }
 
 /** One chunk of the account's rows deleted from a shard, children first; then what its derived tables kept. */

@@ -19,6 +19,8 @@ export interface MoveRow {
   error: string | null;
   startedAt: number;
   updatedAt: number;
+  /** When the directory named the new shard: the account's writes were refused from startedAt to then. */
+  switchedAt: number | null;
   finishedAt: number | null;
 }
 
@@ -34,7 +36,7 @@ export async function findMove(dir: D1Database, accountId: number): Promise<Move
   const row = await dir
     .prepare(
       `SELECT account_id AS accountId, from_shard AS fromShard, to_shard AS toShard, state, cursor, copied_rows AS copiedRows,
-        deleted_rows AS deletedRows, error, started_at AS startedAt, updated_at AS updatedAt, finished_at AS finishedAt
+        deleted_rows AS deletedRows, error, started_at AS startedAt, updated_at AS updatedAt, switched_at AS switchedAt, finished_at AS finishedAt
        FROM directory_moves WHERE account_id = ?`,
     )
     .bind(accountId)
@@ -52,10 +54,10 @@ export async function unfinishedMoves(dir: D1Database): Promise<number[]> {
 export async function startMove(dir: D1Database, accountId: number, fromShard: number, toShard: number, now: number): Promise<void> {
   await dir
     .prepare(
-      `INSERT INTO directory_moves (account_id, from_shard, to_shard, state, cursor, copied_rows, deleted_rows, error, started_at, updated_at, finished_at)
-       VALUES (?1, ?2, ?3, 'copying', '{}', 0, 0, NULL, ?4, ?4, NULL)
+      `INSERT INTO directory_moves (account_id, from_shard, to_shard, state, cursor, copied_rows, deleted_rows, error, started_at, updated_at, switched_at, finished_at)
+       VALUES (?1, ?2, ?3, 'copying', '{}', 0, 0, NULL, ?4, ?4, NULL, NULL)
        ON CONFLICT (account_id) DO UPDATE SET from_shard = ?2, to_shard = ?3, state = 'copying', cursor = '{}', copied_rows = 0, deleted_rows = 0,
-         error = NULL, started_at = ?4, updated_at = ?4, finished_at = NULL`,
+         error = NULL, started_at = ?4, updated_at = ?4, switched_at = NULL, finished_at = NULL`,
     )
     .bind(accountId, fromShard, toShard, now)
     .run();
@@ -64,8 +66,8 @@ export async function startMove(dir: D1Database, accountId: number, fromShard: n
 /** Saves a move's progress; `finished` stamps the end (done or failed). */
 export async function saveMove(dir: D1Database, move: MoveRow, now: number, finished = false): Promise<void> {
   await dir
-    .prepare("UPDATE directory_moves SET state = ?, cursor = ?, copied_rows = ?, deleted_rows = ?, error = ?, updated_at = ?, finished_at = ? WHERE account_id = ?")
-    .bind(move.state, JSON.stringify(move.cursor), move.copiedRows, move.deletedRows, move.error, now, finished ? now : null, move.accountId)
+    .prepare("UPDATE directory_moves SET state = ?, cursor = ?, copied_rows = ?, deleted_rows = ?, error = ?, updated_at = ?, switched_at = ?, finished_at = ? WHERE account_id = ?")
+    .bind(move.state, JSON.stringify(move.cursor), move.copiedRows, move.deletedRows, move.error, now, move.switchedAt, finished ? now : null, move.accountId)
     .run();
 }
 
@@ -223,10 +225,11 @@ export async function deleteChunk(d1: D1Database, table: CopiedTable, accountId:
   const target = table.key[0] === "rowid" ? "rowid" : `(${table.key.map(quote).join(", ")})`;
   const [, deleted] = await d1.batch(
     insideFence(d1, accountId, [
-      d1.prepare(`DELETE FROM ${quote(table.name)} WHERE ${target} IN (SELECT ${keys} FROM ${quote(table.name)} t WHERE ${table.belongs} LIMIT ${CHUNK_ROWS})`).bind(accountId),
+      // RETURNING counts the table's own rows (the changes count would add what triggers changed).
+      d1.prepare(`DELETE FROM ${quote(table.name)} WHERE ${target} IN (SELECT ${keys} FROM ${quote(table.name)} t WHERE ${table.belongs} LIMIT ${CHUNK_ROWS}) RETURNING 1`).bind(accountId),
     ]),
   );
-  return deleted!.meta.changes ?? 0;
+  return deleted!.results.length;
 }
 
 /** A derived table's rows for the account (live ones: counters at zero are as good as none), in one order. */

@@ -6,7 +6,7 @@ import { log } from "./logging";
  * later, at growing intervals: 1, 2, 4, 8, 16 minutes (31 over the queues' five retries), where the
  * platform's own retries come at once and would run out within the pause.
  */
-function afterTheMove(attempts: number): number {
+export function afterTheMove(attempts: number): number {
   return Math.min(60 * 2 ** Math.max(0, attempts - 1), 3_600);
 }
 

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Bindings } from "../platform/env";
 import { jsonList, rawBatch, statement } from "../platform/sql";
 import { log } from "../platform/logging";
+import { afterTheMove } from "../platform/queue-log";
 import { guardedFetch, OutboundError, urlPolicy, type OutboundPolicy } from "../platform/outbound";
 import { config } from "../config";
 import { withPayloadBodies } from "../platform/bodies";
@@ -29,6 +30,8 @@ interface DeliveryRow {
   disabled_at: number | null;
   webhook_id: number;
   association_type: string;
+  /** The delivery's account is being moved to another shard (src/moves/): its outcome could not be written here, so it is not sent now. */
+  fenced: number;
 }
 
 /** Every delivery of a queue batch, with its webhook, in one query. */
@@ -37,7 +40,7 @@ async function loadAll(env: Bindings, ids: number[]): Promise<Map<number, Delive
     env.DB,
     sql`SELECT d.id, d.account_id, d.message_id, d.payload, d.status, w.secret_ciphertext, w.legacy_secret, w.previous_secret_ciphertext,
                w.previous_secret_expires_at, w.secret_key_ciphertext, w.url, w.disabled_at, w.id AS webhook_id,
-               w.association_type
+               w.association_type, EXISTS (SELECT 1 FROM account_moves m WHERE m.account_id = d.account_id AND m.open = 0) AS fenced
         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
         WHERE d.id IN (SELECT value FROM json_each(${jsonList(ids)}))`,
   ).all<DeliveryRow>();
@@ -188,10 +191,15 @@ async function attemptOne(
  */
 export async function consumeWebhookBatch(batch: MessageBatch<DeliveryMessage>, env: Bindings): Promise<void> {
   const rows = await loadAll(env, [...new Set(batch.messages.map((m) => m.body.deliveryId))]);
+  // A delivery sent while its account is being moved would be sent again after (its outcome cannot
+  // be written): it waits for the move, as the batch would if its write were refused.
+  const waiting = batch.messages.filter((message) => rows.get(message.body.deliveryId)?.fenced);
+  for (const message of waiting) message.retry({ delaySeconds: afterTheMove(message.attempts) });
+  const messages = batch.messages.filter((message) => !waiting.includes(message));
   const attempted = new Set<number>();
   const secretsOfWebhook = new Map<number, Promise<Secrets>>();
   const outcomes = await Promise.all(
-    batch.messages.map((message) => {
+    messages.map((message) => {
       // Two messages for one delivery in a batch (a requeue raced the original): send it once.
       const id = message.body.deliveryId;
       if (attempted.has(id)) return null;
@@ -200,7 +208,7 @@ export async function consumeWebhookBatch(batch: MessageBatch<DeliveryMessage>, 
     }),
   );
   await recordAll(env, outcomes.filter((o): o is Outcome => o !== null));
-  batch.messages.forEach((message, index) => {
+  messages.forEach((message, index) => {
     const verdict = outcomes[index]?.verdict;
     if (verdict?.outcome === "retry") message.retry({ delaySeconds: verdict.delaySeconds });
     else message.ack();

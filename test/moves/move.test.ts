@@ -98,6 +98,15 @@ function openHit(recordId: number): TrackedEvent {
 }
 
 describe("moving an account between shards", () => {
+  // Before any account is placed on shard 1 in this file (test/fresh-storage.ts claims its block; a
+  // deployment's shard with no account yet has not).
+  it("gives a shard no account was ever placed on its own ids before it takes an account in", async () => {
+    await env.DB_1.prepare("DELETE FROM sqlite_sequence").run();
+    const { account } = await busyAccount("First on shard 1");
+    expect(await move(account.id, 1)).toMatchObject({ state: "done" });
+    expect(blockOfId(await createCampaign(account.apiKey, { name: "Made on shard 1" }))).toBe(1);
+  });
+
   // First: the matrix's seeding finds rows' shards from their ids' first blocks, before a move back to shard 0 hands out a fresh one.
   it("moves an account with one object of every kind (the security matrix's tenant), there and back, each copy checked row for row", async () => {
     const world = await tenants();
@@ -186,7 +195,7 @@ describe("moving an account between shards", () => {
     const hit = openHit(record);
     const queued = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "p", timestamp: new Date(), attempts: 1, body: hit }]);
     const ctx = createExecutionContext();
-    await worker.queue(queued, env, ctx);
+    await worker.queue(queued, env);
     // (The test runtime does not report the delay it was asked for.)
     expect(await getQueueResult(queued, ctx)).toMatchObject({ outcome: "ok", retryMessages: [{ msgId: "p" }] });
     expect(await move(account.id, 1)).toMatchObject({ state: "done" });
