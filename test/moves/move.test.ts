@@ -7,7 +7,7 @@ import { blockOfId } from "../../src/platform/shards";
 import type { TrackedEvent } from "../../src/tracking/queue-message";
 import type { DeliveryMessage } from "../../src/webhooks/queue-message";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
-import { createWebhook, storeDelivery } from "../webhooks/fixtures";
+import { createWebhook, interceptReceiver, RECEIVER, storeDelivery } from "../webhooks/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
 import { ADMIN_TOKEN, callJson, env, fileShard, provisionAccount, type TestAccount } from "../helpers";
 import { tenants } from "../security-matrix/world";
@@ -198,7 +198,25 @@ describe("moving an account between shards", () => {
     await worker.queue(queued, env);
     // (The test runtime does not report the delay it was asked for.)
     expect(await getQueueResult(queued, ctx)).toMatchObject({ outcome: "ok", retryMessages: [{ msgId: "p" }] });
+    // A webhook delivery is not sent while its outcome could not be written (it would be sent again after).
+    const receiver = interceptReceiver();
+    const webhook = (await callJson<{ id: number }[]>(`/api/v1/campaigns/${campaign}/webhooks`, { apiKey: account.apiKey })).body[0]!.id;
+    await env.DB.batch([
+      env.DB.prepare("UPDATE account_moves SET open = 1 WHERE account_id = ?").bind(account.id),
+      env.DB.prepare("UPDATE webhooks SET url = ? WHERE id = ?").bind(RECEIVER, webhook),
+      env.DB.prepare("UPDATE account_moves SET open = 0 WHERE account_id = ?").bind(account.id),
+    ]);
+    const [delivery] = (await env.DB.prepare("SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' LIMIT 1").bind(webhook).all<{ id: number }>()).results;
+    const webhooks = createMessageBatch<DeliveryMessage>("salvo-webhooks", [{ id: "w", timestamp: new Date(), attempts: 1, body: { deliveryId: delivery!.id } }]);
+    await worker.queue(webhooks, env);
+    expect(await getQueueResult(webhooks, createExecutionContext())).toMatchObject({ outcome: "ok", retryMessages: [{ msgId: "w" }] });
+    expect(receiver.received).toHaveLength(0);
     expect(await move(account.id, 1)).toMatchObject({ state: "done" });
+    const redelivered = createMessageBatch<DeliveryMessage>("salvo-webhooks", [{ id: "w", timestamp: new Date(), attempts: 2, body: { deliveryId: delivery!.id } }]);
+    await worker.queue(redelivered, env);
+    expect(receiver.received).toHaveLength(1);
+    expect(await env.DB_1.prepare("SELECT status FROM webhook_deliveries WHERE id = ?").bind(delivery!.id).first()).toEqual({ status: "delivered" });
+    receiver.restore();
     const again = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "p", timestamp: new Date(), attempts: 2, body: hit }]);
     await worker.queue(again, env);
     expect(await env.DB_1.prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id = ? AND occurred_at = ?").bind(record, start + 3 * DAY).first()).toEqual({ n: 1 });
