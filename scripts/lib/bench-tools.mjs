@@ -190,7 +190,8 @@ export function directoryD1File(stateDir) {
 /**
  * How many rows of one account each table of a shard's file holds: `accounts` by id, a table with
  * `account_id` by it, a table without one through its foreign key to such a table (webhook_attempts
- * by their delivery). Tables reachable neither way (shared catalogues, search indexes) are left out.
+ * by their delivery), the inbox's search indexes by their rowid range. Tables reachable none of these
+ * ways (shared catalogues, FTS5's own shadow tables) are left out.
  */
 export function accountRowCounts(file, accountId) {
   const db = new DatabaseSync(file, { readOnly: true });
@@ -216,6 +217,15 @@ export function accountRowCounts(file, accountId) {
           .prepare(`SELECT count(*) AS n FROM "${table}" t JOIN "${parent.parent}" p ON p."${parent.ref ?? "id"}" = t."${parent.col}" WHERE p.${key} = ?`)
           .get(accountId).n;
       }
+    }
+    // The inbox's search indexes (migration 0051): contentless FTS5 tables keyed account · 2^40 + row
+    // id, which cannot be scanned; their documents are read from the index through a vocabulary table
+    // (in the connection's own temp schema: the file stays read-only). Every document ends in two
+    // U+0001, so each has at least one trigram.
+    for (const table of ["lead_search", "reply_search"]) {
+      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(table)) continue;
+      db.exec(`CREATE VIRTUAL TABLE temp."${table}_instances" USING fts5vocab(main, "${table}", 'instance')`);
+      counts[table] = db.prepare(`SELECT count(DISTINCT doc) AS n FROM temp."${table}_instances" WHERE doc >= ?1 * 1099511627776 AND doc < (?1 + 1) * 1099511627776`).get(accountId).n;
     }
     return counts;
   } finally {
