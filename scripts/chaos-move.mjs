@@ -73,8 +73,10 @@ let shardFiles = [];
 
 /** The shard the directory lists an account on. */
 function directoryShard(account) {
-  return query(directoryD1File(stateDir), "SELECT shard FROM directory_accounts WHERE account_id = ?", account.id)[0]?.shard;
+  directoryFile ??= directoryD1File(stateDir);
+  return query(directoryFile, "SELECT shard FROM directory_accounts WHERE account_id = ?", account.id)[0]?.shard;
 }
+let directoryFile;
 
 /** The file of the shard that holds an account now, as the directory says (what the Worker reads too). */
 const fileOf = (account) => shardFiles[directoryShard(account)];
@@ -173,7 +175,7 @@ function workLeft(account) {
   const [records] = query(file, "SELECT count(*) AS n FROM campaign_leads WHERE campaign_id = ? AND due_at IS NOT NULL AND state IN ('DRAFTED', 'STARTED', 'INPROGRESS')", account.campaignId);
   const [sending] = query(file, "SELECT count(*) AS n FROM messages WHERE campaign_id = ? AND status = 'sending'", account.campaignId);
   const [pending] = query(file, "SELECT count(*) AS n FROM webhook_deliveries WHERE account_id = ? AND status = 'pending'", account.id);
-  return { records: records.n, sending: sending.n, pending: pending.n, calls: account.ingestion.calls - account.ingestion.made };
+  return { records: records.n, sending: sending.n, pending: pending.n, calls: account.ingestion.done ? 0 : account.ingestion.calls - account.ingestion.made };
 }
 
 /** An analytics answer with what differs by account taken out: ids, send times, and the role in addresses. */
@@ -260,7 +262,8 @@ function eventsAndDeliveries(account, calls) {
     deliveries: deliveries.length,
     deliveriesByKind,
     deliveriesByStatus,
-    arrivals: arrived.length,
+    arrivals: arrivedIds.size,
+    repeats: arrived.length - arrivedIds.size,
     lost: deliveries.filter((d) => !arrivedIds.has(d.message_id)).length,
   };
 }
@@ -423,8 +426,8 @@ try {
     const settled = Object.keys(flow.deliveriesByStatus).every((status) => status === "delivered");
     check(
       `deliveries of ${account.role}`,
-      settled && flow.lost === 0 && flow.arrivals === flow.deliveries,
-      `${flow.deliveries} deliveries ${JSON.stringify(flow.deliveriesByStatus)}; the receiver got ${flow.arrivals} arrivals of them, ${flow.lost} never arrived`,
+      settled && flow.lost === 0 && flow.arrivals === flow.deliveries && flow.repeats === 0,
+      `${flow.deliveries} deliveries ${JSON.stringify(flow.deliveriesByStatus)}; the receiver got ${flow.arrivals} of them, ${flow.lost} never arrived, ${flow.repeats} arrived again (same webhook-id)`,
     );
   }
 

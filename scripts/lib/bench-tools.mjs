@@ -44,6 +44,7 @@ export function shardD1Files(stateDir) {
     .filter((file) => {
       const db = new DatabaseSync(file, { readOnly: true });
       try {
+        db.exec("PRAGMA busy_timeout = 5000");
         return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'accounts'").get() !== undefined;
       } finally {
         db.close();
@@ -62,6 +63,7 @@ export function localD1File(stateDir) {
     .flatMap((file) => {
       const db = new DatabaseSync(file, { readOnly: true });
       try {
+        db.exec("PRAGMA busy_timeout = 5000");
         const claimed = db.prepare("SELECT 1 FROM sqlite_sequence WHERE seq >= 17179869184 AND name <> 'accounts' LIMIT 1").get();
         return claimed ? [] : [{ file, accounts: db.prepare("SELECT count(*) AS n FROM accounts").get().n }];
       } finally {
@@ -78,6 +80,7 @@ export function accountD1File(stateDir, accountId) {
   const found = shardD1Files(stateDir).filter((file) => {
     const db = new DatabaseSync(file, { readOnly: true });
     try {
+      db.exec("PRAGMA busy_timeout = 5000");
       return db.prepare("SELECT 1 FROM accounts WHERE id = ?").get(accountId) !== undefined;
     } finally {
       db.close();
@@ -114,6 +117,7 @@ export async function datasetAccount(server, prefix, { shard = 0 } = {}) {
     .map((file) => {
       const db = new DatabaseSync(file, { readOnly: true });
       try {
+        db.exec("PRAGMA busy_timeout = 5000");
         return db.prepare("SELECT account_id FROM campaigns WHERE name LIKE ? LIMIT 1").get(`${prefix}%`);
       } finally {
         db.close();
@@ -178,6 +182,7 @@ export function directoryD1File(stateDir) {
     .filter((file) => {
       const db = new DatabaseSync(file, { readOnly: true });
       try {
+        db.exec("PRAGMA busy_timeout = 5000");
         return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'directory_accounts'").get() !== undefined;
       } finally {
         db.close();
