@@ -286,7 +286,7 @@ function firstDifference(a, b, path = "") {
   return `${path || "answer"}: control ${JSON.stringify(a)?.slice(0, 300)}, moved ${JSON.stringify(b)?.slice(0, 300)}`;
 }
 
-let ok = false;
+let ok;
 const lines = [];
 /** Prints one comparison and remembers whether it held. */
 function check(name, holds, detail) {
