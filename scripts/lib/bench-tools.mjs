@@ -63,7 +63,6 @@ export function localD1File(stateDir) {
     .flatMap((file) => {
       const db = new DatabaseSync(file, { readOnly: true });
       try {
-        db.exec("PRAGMA busy_timeout = 5000");
         const claimed = db.prepare("SELECT 1 FROM sqlite_sequence WHERE seq >= 17179869184 AND name <> 'accounts' LIMIT 1").get();
         return claimed ? [] : [{ file, accounts: db.prepare("SELECT count(*) AS n FROM accounts").get().n }];
       } finally {
