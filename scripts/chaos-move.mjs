@@ -29,6 +29,7 @@ const lab = JSON.parse(readFileSync(process.env.MAIL_LAB_JSON ?? join(root, ".ma
 const DOMAIN = "lab.salvo.test";
 const MOVE = process.env.CHAOS_MOVE !== "skip";
 const LEADS = Number(process.env.CHAOS_LEADS ?? 100);
+if (!(LEADS >= 4 && LEADS <= 100)) throw new Error("CHAOS_LEADS must be 4-100 (the sent leads are read from one page of the leads list)");
 const SETTLE_MS = Number(process.env.CHAOS_SETTLE_MS ?? 3 * 60_000);
 const TARGET_SHARD = 1;
 /** Events per ingestion call, and calls in flight at once: small calls, several at a time, so some fall inside the move's write pause. */
@@ -435,6 +436,12 @@ try {
   for (const name of Object.keys(analyticsA)) {
     const difference = firstDifference(analyticsA[name], analyticsB[name]);
     check(`analytics ${name}`, difference === null, difference ?? "equal");
+  }
+
+  // The ingested events are dated eventBase on: a send after that would be credited differently (the run's own premise, not the move's).
+  for (const account of accounts) {
+    const [last] = query(fileOf(account), "SELECT max(occurred_at) AS at FROM events WHERE campaign_id = ? AND type = 'SENT'", account.campaignId);
+    check(`sends of ${account.role} before the ingested events`, last.at !== null && last.at < eventBase, `last send ${last.at === null ? "none" : `${((eventBase - last.at) / 1000).toFixed(0)} s before the first ingested event's time`}`);
   }
 
   const [recordsA, recordsB] = [recordsOf(control), recordsOf(moved)];
