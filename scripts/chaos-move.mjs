@@ -264,14 +264,20 @@ function recordsOf(account) {
     .sort((a, b) => a.position - b.position);
 }
 
+/** How many of these rows were made before the move started, while it ran, and after it finished. */
+function whenMade(rows, move) {
+  const [start, end] = [Date.parse(move.started_at), Date.parse(move.finished_at ?? move.updated_at ?? move.started_at)];
+  return [rows.filter((r) => r.created_at < start).length, rows.filter((r) => r.created_at >= start && r.created_at <= end).length, rows.filter((r) => r.created_at > end).length].join("/");
+}
+
 /** Events and deliveries of an account, and what the receiver got of its deliveries. */
-function eventsAndDeliveries(account, calls) {
+function eventsAndDeliveries(account, calls, move) {
   const file = fileOf(account);
   const byType = Object.fromEntries(query(file, "SELECT type, count(*) AS n FROM events WHERE account_id = ? GROUP BY 1 ORDER BY 1", account.id).map((r) => [r.type, r.n]));
   const sentIds = calls.flatMap((call) => call.events.map((event) => event.event_id));
   const stored = query(file, "SELECT event_id, count(*) AS n FROM events WHERE campaign_id = ? AND event_id IN (SELECT value FROM json_each(?)) GROUP BY 1", account.campaignId, JSON.stringify(sentIds));
   const storedOnce = stored.filter((row) => row.n === 1).length;
-  const deliveries = query(file, "SELECT id, message_id, event_type, status, attempts FROM webhook_deliveries WHERE account_id = ?", account.id);
+  const deliveries = query(file, "SELECT id, message_id, event_type, status, attempts, created_at FROM webhook_deliveries WHERE account_id = ?", account.id);
   const unsettled = deliveries.filter((d) => d.status !== "delivered");
   const deliveriesByKind = Object.fromEntries(Object.entries(Object.groupBy(deliveries, (d) => d.event_type)).map(([kind, list]) => [kind, list.length]).sort());
   const deliveriesByStatus = Object.fromEntries(Object.entries(Object.groupBy(deliveries, (d) => d.status)).map(([status, list]) => [status, list.length]).sort());
@@ -290,7 +296,7 @@ function eventsAndDeliveries(account, calls) {
     repeats: arrived.length - arrivedIds.size,
     lost: deliveries.filter((d) => !arrivedIds.has(d.message_id)).length,
     // What is not delivered, by kind and status, with its ids' span and attempts: where a fix would look.
-    unsettled: unsettled.length === 0 ? "" : `; not delivered: ${JSON.stringify(Object.fromEntries(Object.entries(Object.groupBy(unsettled, (d) => `${d.status} ${d.event_type}`)).map(([k, list]) => [k, list.length])))}, ids ${Math.min(...unsettled.map((d) => d.id))}..${Math.max(...unsettled.map((d) => d.id))}, attempts ${[...new Set(unsettled.map((d) => d.attempts))].join("/")}`,
+    unsettled: unsettled.length === 0 ? "" : `; not delivered: ${JSON.stringify(Object.fromEntries(Object.entries(Object.groupBy(unsettled, (d) => `${d.status} ${d.event_type}`)).map(([k, list]) => [k, list.length])))}, ids ${Math.min(...unsettled.map((d) => d.id))}..${Math.max(...unsettled.map((d) => d.id))}, attempts ${[...new Set(unsettled.map((d) => d.attempts))].join("/")}${move ? `, made before/during/after the move ${whenMade(unsettled, move)}` : ""}`,
   };
 }
 
@@ -454,7 +460,7 @@ try {
       : `${differing.length} differ, first: control ${JSON.stringify(differing[0])} moved ${JSON.stringify(recordsB[differing[0].position])}`,
   );
 
-  const [flowA, flowB] = [eventsAndDeliveries(control, calls.control), eventsAndDeliveries(moved, calls.moved)];
+  const [flowA, flowB] = [eventsAndDeliveries(control, calls.control, null), eventsAndDeliveries(moved, calls.moved, moveResult?.final ?? null)];
   check("events by type", JSON.stringify(flowA.byType) === JSON.stringify(flowB.byType), `control ${JSON.stringify(flowA.byType)}, moved ${JSON.stringify(flowB.byType)}`);
   for (const [account, flow] of [[control, flowA], [moved, flowB]]) {
     check(
