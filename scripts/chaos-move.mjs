@@ -373,7 +373,14 @@ try {
   const calls = Object.fromEntries(accounts.map((a) => [a.role, ingestionCalls(a.role, eventBase)]));
   for (const account of accounts) await api(server, account.apiKey, `/api/v1/campaigns/${account.campaignId}/status`, { method: "POST", body: { status: "START" } });
   console.log(`${LEADS} leads per account, ${calls.moved.length} ingestion calls each (${calls.moved.reduce((n, c) => n + c.events.length, 0)} events); move: ${MOVE ? `account ${moved.id} to shard ${TARGET_SHARD}` : "skipped (CHAOS_MOVE=skip)"}`);
-  const streams = accounts.map((account) => runIngestion(account, calls[account.role]));
+  // A stream that fails (a refusal other than 503) is reported with the rest, not left to end the process before the cleanup.
+  const streams = accounts.map((account) =>
+    runIngestion(account, calls[account.role]).catch((error) => {
+      account.ingestion.error = error;
+      account.ingestion.done = true;
+      console.log(`INGESTION FAILED for ${account.role}: ${error.message}`);
+    }),
+  );
 
   let moveResult = null;
   let moveError = null;
@@ -435,6 +442,9 @@ try {
       overlap.start.sent < LEADS && overlap.start.calls < calls.moved.length,
       `at its start "moved" had sent ${overlap.start.sent} of ${LEADS} emails and made ${overlap.start.calls} of ${calls.moved.length} ingestion calls; at its end ${overlap.end.sent} and ${overlap.end.calls}; ${moved.ingestion.retries} calls were refused and retried`,
     );
+  }
+  for (const account of accounts) {
+    if (account.ingestion.error) check(`ingestion of ${account.role}`, false, account.ingestion.error.message);
   }
   check("control untouched", control.ingestion.retries === 0, `control's calls were refused ${control.ingestion.retries} time(s)`);
 
