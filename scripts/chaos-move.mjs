@@ -270,6 +270,16 @@ function whenMade(rows, move) {
   return [rows.filter((r) => r.created_at < start).length, rows.filter((r) => r.created_at >= start && r.created_at <= end).length, rows.filter((r) => r.created_at > end).length].join("/");
 }
 
+/** The deliveries that arrived more than once: by kind, and when they were made (before/during/after the move). */
+function describeRepeats(deliveries, arrived, move) {
+  const times = new Map();
+  for (const a of arrived) times.set(a.id, (times.get(a.id) ?? 0) + 1);
+  const repeated = deliveries.filter((d) => (times.get(d.message_id) ?? 0) > 1);
+  if (repeated.length === 0) return "";
+  const kinds = Object.fromEntries(Object.entries(Object.groupBy(repeated, (d) => d.event_type)).map(([kind, list]) => [kind, list.length]));
+  return ` (${repeated.length} deliveries: ${JSON.stringify(kinds)}, attempts ${[...new Set(repeated.map((d) => d.attempts))].join("/")}${move ? `, made before/during/after the move ${whenMade(repeated, move)}` : ""})`;
+}
+
 /** Events and deliveries of an account, and what the receiver got of its deliveries. */
 function eventsAndDeliveries(account, calls, move) {
   const file = fileOf(account);
@@ -294,6 +304,7 @@ function eventsAndDeliveries(account, calls, move) {
     deliveriesByStatus,
     arrivals: arrivedIds.size,
     repeats: arrived.length - arrivedIds.size,
+    repeated: describeRepeats(deliveries, arrived, move),
     lost: deliveries.filter((d) => !arrivedIds.has(d.message_id)).length,
     // What is not delivered, by kind and status, with its ids' span and attempts: where a fix would look.
     unsettled: unsettled.length === 0 ? "" : `; not delivered: ${JSON.stringify(Object.fromEntries(Object.entries(Object.groupBy(unsettled, (d) => `${d.status} ${d.event_type}`)).map(([k, list]) => [k, list.length])))}, ids ${Math.min(...unsettled.map((d) => d.id))}..${Math.max(...unsettled.map((d) => d.id))}, attempts ${[...new Set(unsettled.map((d) => d.attempts))].join("/")}${move ? `, made before/during/after the move ${whenMade(unsettled, move)}` : ""}`,
@@ -485,7 +496,7 @@ try {
     check(
       `deliveries of ${account.role}`,
       settled && flow.lost === 0 && flow.arrivals === flow.deliveries && flow.repeats === 0,
-      `${flow.deliveries} deliveries ${JSON.stringify(flow.deliveriesByStatus)}; the receiver got ${flow.arrivals} of them, ${flow.lost} never arrived, ${flow.repeats} arrived again (same webhook-id)${flow.unsettled}`,
+      `${flow.deliveries} deliveries ${JSON.stringify(flow.deliveriesByStatus)}; the receiver got ${flow.arrivals} of them, ${flow.lost} never arrived, ${flow.repeats} arrived again (same webhook-id)${flow.repeated}${flow.unsettled}`,
     );
   }
 
