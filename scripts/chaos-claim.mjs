@@ -13,14 +13,14 @@
 //   0..this many ms after the row is seen, so some transactions get further (some messages in doubt then
 //   did arrive). CHAOS_SETTLE_MS (default 20 min): how long to wait for the campaign to finish after the
 //   last kill (the code before this run's fix needed its 15-minute lease to run out).
-import { readdirSync, readFileSync, mkdtempSync, rmSync } from "node:fs";
+import { readFileSync, mkdtempSync, rmSync } from "node:fs";
 import { setImmediate } from "node:timers";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { api, localD1File, provisionBenchAccount } from "./lib/bench-tools.mjs";
-import { startDevServer } from "./lib/dev-server.mjs";
-import { campaignWithStep, labMailboxBody, waitForChecks, withoutGap } from "./lib/bench-mail.mjs";
+import { fireMinuteCron, startDevServer } from "./lib/dev-server.mjs";
+import { campaignWithStep, labMailboxBody, settledLabDeliveries, waitForChecks, withoutGap } from "./lib/bench-mail.mjs";
 
 const root = join(import.meta.dirname, "..");
 const lab = JSON.parse(readFileSync(process.env.MAIL_LAB_JSON ?? join(root, ".mail-lab.json"), "utf8"));
@@ -98,29 +98,7 @@ let nudges = 0;
 /** The minute cron, as if it fired two minutes from now: re-arms mailboxes whose wake is late. */
 async function nudge() {
   nudges += 1;
-  await fetch(`${server.url}/cdn-cgi/mf/scheduled?cron=*+*+*+*+*&time=${Date.now() + 2 * 60_000}`).catch(() => undefined);
-}
-
-/** Every lab message to this run's leads, by lead address: how many arrived (Postfix delivers a moment after 250). */
-function deliveries() {
-  const byAddress = new Map();
-  for (const user of ["lead1", "lead2", "lead3", "lead4", "lead5"]) {
-    const home = join(lab.mail_dir, DOMAIN, user, "Maildir");
-    for (const dir of ["new", "cur"]) {
-      let names;
-      try {
-        names = readdirSync(join(home, dir));
-      } catch {
-        continue;
-      }
-      for (const name of names) {
-        const raw = readFileSync(join(home, dir, name), "utf8");
-        const to = /^To:.*?<?([^\s<>]+@[^\s<>]+)>?\s*$/im.exec(raw.split(/\r?\n\r?\n/)[0] ?? "")?.[1]?.toLowerCase();
-        if (to?.includes(`+k${tag}x`)) byAddress.set(to, (byAddress.get(to) ?? 0) + 1);
-      }
-    }
-  }
-  return byAddress;
+  await fireMinuteCron(server);
 }
 
 let ok;
@@ -184,15 +162,7 @@ try {
     await sleep(250);
   }
   const settledIn = (performance.now() - settleStart) / 1000;
-  // Postfix delivers into the Maildirs a moment after its 250: wait until the count holds still.
-  let delivered = deliveries();
-  for (let stable = 0; stable < 6; ) {
-    await sleep(500);
-    const again = deliveries();
-    const same = [...again.values()].reduce((a, b) => a + b, 0) === [...delivered.values()].reduce((a, b) => a + b, 0);
-    stable = same ? stable + 1 : 0;
-    delivered = again;
-  }
+  const delivered = await settledLabDeliveries(lab, `+k${tag}x`, DOMAIN);
 
   const rows = query(
     `SELECT l.email, cl.state, cl.due_at, m.id AS message_row_id, m.status, m.last_error FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id

@@ -1,5 +1,5 @@
 // Shared by the mail benchmarks (bench-engine, bench-replies): lab mailboxes and campaigns through the API.
-import { chownSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chownSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { connect as tlsConnect } from "node:tls";
@@ -111,4 +111,42 @@ export function smtpSend(lab, from, to, raw) {
     });
     socket.on("error", reject);
   });
+}
+
+/**
+ * What the lab's lead mailboxes (lead1..lead5, which take any +tag) received for addresses holding
+ * `marker`: how many messages arrived for each address, by its To header.
+ */
+export function labDeliveries(lab, marker, domain = "lab.salvo.test") {
+  const byAddress = new Map();
+  for (const user of ["lead1", "lead2", "lead3", "lead4", "lead5"]) {
+    const home = join(lab.mail_dir, domain, user, "Maildir");
+    for (const dir of ["new", "cur"]) {
+      let names;
+      try {
+        names = readdirSync(join(home, dir));
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        const raw = readFileSync(join(home, dir, name), "utf8");
+        const to = /^To:.*?<?([^\s<>]+@[^\s<>]+)>?\s*$/im.exec(raw.split(/\r?\n\r?\n/)[0] ?? "")?.[1]?.toLowerCase();
+        if (to?.includes(marker)) byAddress.set(to, (byAddress.get(to) ?? 0) + 1);
+      }
+    }
+  }
+  return byAddress;
+}
+
+/** `labDeliveries` once its total has held still for 3 s (Postfix delivers into the Maildirs a moment after its 250). */
+export async function settledLabDeliveries(lab, marker, domain) {
+  const total = (map) => [...map.values()].reduce((a, b) => a + b, 0);
+  let delivered = labDeliveries(lab, marker, domain);
+  for (let stable = 0; stable < 6; ) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const again = labDeliveries(lab, marker, domain);
+    stable = total(again) === total(delivered) ? stable + 1 : 0;
+    delivered = again;
+  }
+  return delivered;
 }

@@ -44,6 +44,7 @@ export function shardD1Files(stateDir) {
     .filter((file) => {
       const db = new DatabaseSync(file, { readOnly: true });
       try {
+        db.exec("PRAGMA busy_timeout = 5000");
         return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'accounts'").get() !== undefined;
       } finally {
         db.close();
@@ -78,6 +79,7 @@ export function accountD1File(stateDir, accountId) {
   const found = shardD1Files(stateDir).filter((file) => {
     const db = new DatabaseSync(file, { readOnly: true });
     try {
+      db.exec("PRAGMA busy_timeout = 5000");
       return db.prepare("SELECT 1 FROM accounts WHERE id = ?").get(accountId) !== undefined;
     } finally {
       db.close();
@@ -114,6 +116,7 @@ export async function datasetAccount(server, prefix, { shard = 0 } = {}) {
     .map((file) => {
       const db = new DatabaseSync(file, { readOnly: true });
       try {
+        db.exec("PRAGMA busy_timeout = 5000");
         return db.prepare("SELECT account_id FROM campaigns WHERE name LIKE ? LIMIT 1").get(`${prefix}%`);
       } finally {
         db.close();
@@ -140,4 +143,96 @@ export async function api(server, apiKey, path, init = {}) {
   const body = await response.json();
   if (!response.ok) throw new Error(`${init.method ?? "GET"} ${path}: ${response.status} ${JSON.stringify(body)}`);
   return body;
+}
+
+/**
+ * `api` as a client should behave while its account is being moved between shards: a 503 (writes
+ * paused, `Retry-After` says for how long) or a network error is retried, the same call, after the
+ * wait; any other failure throws. Answers the body and how many retries it took.
+ */
+export async function apiRetrying(server, apiKey, path, init = {}, { maxWaitMs = 5 * 60_000 } = {}) {
+  const deadline = Date.now() + maxWaitMs;
+  for (let retries = 0; ; retries += 1) {
+    let waitMs = 1000;
+    try {
+      const response = await fetch(new URL(path, server.url), {
+        ...init,
+        headers: { "Content-Type": "application/json", "X-API-Key": apiKey, ...init.headers },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      });
+      const body = await response.json().catch(() => null);
+      if (response.ok) return { body, retries };
+      if (response.status !== 503) throw new Error(`${init.method ?? "GET"} ${path}: ${response.status} ${JSON.stringify(body)}`);
+      waitMs = Number(response.headers.get("Retry-After") ?? 1) * 1000 || 1000;
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error; // fetch's network failures are TypeErrors
+    }
+    if (Date.now() + waitMs > deadline) throw new Error(`${init.method ?? "GET"} ${path}: still refused after ${retries + 1} tries`);
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+  }
+}
+
+/** The directory's SQLite file (DIRECTORY: the D1 file with `directory_accounts`). */
+export function directoryD1File(stateDir) {
+  const dir = join(stateDir, ...D1_DIR);
+  const found = readdirSync(dir)
+    .filter((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite")
+    .map((name) => join(dir, name))
+    .filter((file) => {
+      const db = new DatabaseSync(file, { readOnly: true });
+      try {
+        db.exec("PRAGMA busy_timeout = 5000");
+        return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'directory_accounts'").get() !== undefined;
+      } finally {
+        db.close();
+      }
+    });
+  if (found.length !== 1) throw new Error(`${found.length} directory files under ${dir}, not one`);
+  return found[0];
+}
+
+/**
+ * How many rows of one account each table of a shard's file holds: `accounts` by id, a table with
+ * `account_id` by it, a table without one through its foreign key to such a table (webhook_attempts
+ * by their delivery), the inbox's search indexes by their rowid range. Tables reachable none of these
+ * ways (shared catalogues, FTS5's own shadow tables) are left out.
+ */
+export function accountRowCounts(file, accountId) {
+  const db = new DatabaseSync(file, { readOnly: true });
+  db.exec("PRAGMA busy_timeout = 5000");
+  try {
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%' AND sql NOT LIKE 'CREATE VIRTUAL%'")
+      .all()
+      .map((row) => row.name);
+    const columns = (table) => db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table).map((row) => row.name);
+    const scoped = new Set(tables.filter((table) => columns(table).includes("account_id")));
+    const counts = {};
+    for (const table of tables) {
+      if (table === "accounts") {
+        counts[table] = db.prepare("SELECT count(*) AS n FROM accounts WHERE id = ?").get(accountId).n;
+      } else if (scoped.has(table)) {
+        counts[table] = db.prepare(`SELECT count(*) AS n FROM "${table}" WHERE account_id = ?`).get(accountId).n;
+      } else {
+        const parent = db.prepare(`SELECT "table" AS parent, "from" AS col, "to" AS ref FROM pragma_foreign_key_list(?)`).all(table).find((fk) => scoped.has(fk.parent) || fk.parent === "accounts");
+        if (!parent) continue;
+        const key = parent.parent === "accounts" ? "id" : "account_id";
+        counts[table] = db
+          .prepare(`SELECT count(*) AS n FROM "${table}" t JOIN "${parent.parent}" p ON p."${parent.ref ?? "id"}" = t."${parent.col}" WHERE p.${key} = ?`)
+          .get(accountId).n;
+      }
+    }
+    // The inbox's search indexes (migration 0051): contentless FTS5 tables keyed account · 2^40 + row
+    // id, which cannot be scanned; their documents are read from the index through a vocabulary table
+    // (in the connection's own temp schema: the file stays read-only). Every document ends in two
+    // U+0001, so each has at least one trigram.
+    for (const table of ["lead_search", "reply_search"]) {
+      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(table)) continue;
+      db.exec(`CREATE VIRTUAL TABLE temp."${table}_instances" USING fts5vocab(main, "${table}", 'instance')`);
+      counts[table] = db.prepare(`SELECT count(DISTINCT doc) AS n FROM temp."${table}_instances" WHERE doc >= ?1 * 1099511627776 AND doc < (?1 + 1) * 1099511627776`).get(accountId).n;
+    }
+    return counts;
+  } finally {
+    db.close();
+  }
 }

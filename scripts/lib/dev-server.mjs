@@ -64,6 +64,14 @@ export function workerdTicks(groupId) {
 }
 
 /**
+ * Fires the dev server's minute cron as if it ran `aheadMs` from now (miniflare's trigger takes a
+ * scheduled time; wrangler's /__scheduled does not): work a lost wake or queue message left behind is overdue then.
+ */
+export async function fireMinuteCron(server, aheadMs = 2 * 60_000) {
+  await fetch(`${server.url}/cdn-cgi/mf/scheduled?cron=*+*+*+*+*&time=${Date.now() + aheadMs}`).catch(() => undefined);
+}
+
+/**
  * @param {{ stateDir?: string, keepState?: boolean, quiet?: boolean, mailLab?: boolean, env?: Record<string, string> }} [options]
  *   stateDir: reuse a state directory (benchmarks keep their datasets); default: a fresh temp dir.
  *   mailLab: false serves without the mail lab even while one runs (SALVO_MAIL_LAB=off).
