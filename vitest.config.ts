@@ -69,6 +69,8 @@ export default defineConfig(async () => {
             DNS_RESOLVER_URL: await testResolverUrl(),
             // No mail server here: the connection check runs against the real lab in vitest.mail.config.ts.
             MAILBOX_CONNECTION_CHECKS: "false",
+            // No webhook post is in flight in a test's move (the queue runs when a test hands it a batch).
+            MOVE_WEBHOOK_GRACE_SECONDS: "0",
           },
           // An empty database beside DB, where a test builds a pre-migration state to migrate.
           d1Databases: ["MIGRATION_DB"],

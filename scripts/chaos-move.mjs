@@ -15,6 +15,7 @@
 // directory says 1). Exit code 0 when everything compares equal.
 //   CHAOS_MOVE=skip: the same run without the move (control and moved must then compare equal).
 //   CHAOS_LEADS (default 100, at most 100: one page of the leads list): leads per account. CHAOS_SETTLE_MS (default 3 min): how long to wait to settle.
+//   CHAOS_HISTORY_LEADS (default 20,000): leads of a campaign each account never starts, so the copy takes seconds and calls meet the pause.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +32,7 @@ const MOVE = process.env.CHAOS_MOVE !== "skip";
 const LEADS = Number(process.env.CHAOS_LEADS ?? 100);
 if (!(LEADS >= 4 && LEADS <= 100)) throw new Error("CHAOS_LEADS must be 4-100 (the sent leads are read from one page of the leads list)");
 const SETTLE_MS = Number(process.env.CHAOS_SETTLE_MS ?? 3 * 60_000);
+const HISTORY_LEADS = Number(process.env.CHAOS_HISTORY_LEADS ?? 20_000);
 const TARGET_SHARD = 1;
 /** Events per ingestion call, and calls in flight at once: small calls, several at a time, so some fall inside the move's write pause. */
 const EVENTS_PER_CALL = 3;
@@ -368,6 +370,14 @@ try {
       method: "POST",
       body: { name: "chaos-move", webhook_url: `http://127.0.0.1:${receiver.port}/hook`, event_types: WEBHOOK_KINDS },
     });
+    // History that makes the copy take seconds, so calls land in the pause: a campaign never started, with its leads.
+    const history = await campaignWithStep(server, apiKey, "chaos-move-history");
+    for (let i = 0; i < HISTORY_LEADS; i += 400) {
+      await api(server, apiKey, `/api/v1/campaigns/${history}/leads`, {
+        method: "POST",
+        body: { lead_list: Array.from({ length: Math.min(400, HISTORY_LEADS - i) }, (_, k) => ({ email: `history${i + k}@${role}.history.example`, first_name: `H${i + k}` })) },
+      });
+    }
     const positionOf = new Map(Array.from({ length: LEADS }, (_, i) => [leadAddress(role, i).toLowerCase(), i]));
     accounts.push({ role, id: provisioned.id, apiKey, mailboxId: mailbox.id, campaignId, positionOf });
   }

@@ -82,6 +82,8 @@ export interface Vars {
   WEBHOOK_DELIVERY_RETENTION_DAYS?: string;
   /** A stored message body larger than this many UTF-8 bytes is kept in R2 (binding BODIES) with only its key in D1 (default 4096; 0 keeps every body in D1). */
   BODY_OFFLOAD_BYTES?: string;
+  /** Seconds an account's move waits after its fence rises before it copies the account's webhook deliveries, so every post then in flight has recorded its outcome (default 15: the 10 s post timeout and its write). */
+  MOVE_WEBHOOK_GRACE_SECONDS?: string;
 }
 
 const flag = z.enum(["true", "false"]).default("false").transform((value) => value === "true");
@@ -183,6 +185,7 @@ const VarsSchema = z.object({
   RATE_LIMIT_BURST: positiveInteger(10),
   AUTH_FAILURES_PER_MINUTE: positiveInteger(30),
   KEY_REVALIDATE_SECONDS: positiveInteger(60),
+  MOVE_WEBHOOK_GRACE_SECONDS: wholeNumber(15),
   MAILBOX_POLL_SECONDS: positiveInteger(300),
   RSPAMD_URL: z
     .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
@@ -277,6 +280,7 @@ export interface Config {
   rateLimit: { perMinute: number; burst: number };
   authFailuresPerMinute: number;
   keyRevalidateMs: number;
+  moveWebhookGraceMs: number;
   /** How often each mailbox's INBOX is read for replies, bounces and out-of-office answers. */
   mailboxPollMs: number;
   allowInsecureWebhooks: boolean;
@@ -344,6 +348,7 @@ export function config(env: Vars): Config {
     rateLimit: { perMinute: vars.RATE_LIMIT_PER_MINUTE, burst: vars.RATE_LIMIT_BURST },
     authFailuresPerMinute: vars.AUTH_FAILURES_PER_MINUTE,
     keyRevalidateMs: vars.KEY_REVALIDATE_SECONDS * 1000,
+    moveWebhookGraceMs: vars.MOVE_WEBHOOK_GRACE_SECONDS * 1000,
     mailboxPollMs: vars.MAILBOX_POLL_SECONDS * 1000,
     allowInsecureWebhooks: vars.ALLOW_INSECURE_WEBHOOKS,
     allowLocalMailHosts: vars.ALLOW_LOCAL_MAIL_HOSTS,

@@ -5,6 +5,7 @@ import { senderStub } from "../mailbox-agent/stub";
 import { isUniqueViolation } from "../platform/db-errors";
 import type { Bindings } from "../platform/env";
 import { log } from "../platform/logging";
+import { config } from "../config";
 import { hasShard, shardDatabase } from "../platform/shards";
 import {
   accountEmail,
@@ -15,7 +16,9 @@ import {
   deleteDerived,
   derivedRows,
   fenceAccount,
+  fencedSince,
   findMove,
+  hasPendingDeliveries,
   insertChunk,
   loadPlan,
   lowerFenceIfUnused,
@@ -148,6 +151,15 @@ async function copyStep(env: Bindings, plan: MovePlan, source: D1Database, targe
   const index = move.cursor.table;
   if (index >= plan.copied.length) return restoreStep(plan, source, target, move, index - plan.copied.length);
   const table = plan.copied[index]!;
+  if (table.late && move.cursor.after === null) {
+    // Every webhook post in flight when the fence rose has ended (and its outcome landed) before these
+    // are copied: MOVE_WEBHOOK_GRACE_SECONDS, longer than a post may take (DELIVERY_TIMEOUT_MS) and its write.
+    const wait = (await fencedSince(source, move.accountId)) + config(env).moveWebhookGraceMs - Date.now();
+    if (wait > 0 && (await hasPendingDeliveries(source, move.accountId))) {
+      await scheduler.wait(Math.min(wait, 1_000));
+      return move;
+    }
+  }
   const chunk = await readChunk(source, table, move.accountId, move.cursor.after);
   if (chunk.rows.length === 0) return { ...move, cursor: { table: index + 1, after: null } };
   try {

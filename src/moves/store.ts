@@ -119,7 +119,7 @@ export async function raiseFence(d1: D1Database, plan: MovePlan): Promise<void> 
       OPS.map(({ op, ref }) =>
         d1.prepare(
           `CREATE TRIGGER IF NOT EXISTS ${quote(`account_fence_${table.name}_${op.toLowerCase()}`)} BEFORE ${op} ON ${quote(table.name)}
-           WHEN EXISTS (SELECT 1 FROM account_moves WHERE open = 0 AND account_id = ${table.owner(ref)})
+           WHEN ${table.passes[op] ? `NOT (${table.passes[op]}) AND ` : ""}EXISTS (SELECT 1 FROM account_moves WHERE open = 0 AND account_id = ${table.owner(ref)})
            BEGIN SELECT RAISE(ABORT, '${ACCOUNT_MOVING}'); END`,
         ),
       ),
@@ -140,6 +140,11 @@ export async function fenceAccount(d1: D1Database, accountId: number, toShard: n
     .prepare("INSERT INTO account_moves (account_id, to_shard, state, open, since) VALUES (?1, ?2, 'copying', 0, ?3) ON CONFLICT (account_id) DO UPDATE SET to_shard = ?2, state = 'copying', open = 0, since = ?3")
     .bind(accountId, toShard, now)
     .run();
+}
+
+/** When the account's fence rose on a shard. */
+export async function fencedSince(d1: D1Database, accountId: number): Promise<number> {
+  return (await d1.prepare("SELECT since FROM account_moves WHERE account_id = ?").bind(accountId).first<{ since: number }>())?.since ?? 0;
 }
 
 /** The shard the account left sends whatever names its rows on (the row stays, and keeps refusing writes). */
@@ -254,6 +259,11 @@ export async function deleteDerived(d1: D1Database, table: DerivedTable, account
 export async function accountIds(d1: D1Database, table: "campaigns" | "clients", accountId: number): Promise<number[]> {
   const { results } = await d1.prepare(`SELECT id FROM ${table} WHERE account_id = ?`).bind(accountId).all<{ id: number }>();
   return results.map((row) => row.id);
+}
+
+/** Whether the account has webhook deliveries still to send (one may be in flight). */
+export async function hasPendingDeliveries(d1: D1Database, accountId: number): Promise<boolean> {
+  return (await d1.prepare("SELECT 1 FROM webhook_deliveries WHERE account_id = ? AND status = 'pending' LIMIT 1").bind(accountId).first()) !== null;
 }
 
 /** The account's mailboxes (their objects follow the account). */

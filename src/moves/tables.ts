@@ -21,6 +21,17 @@ const DERIVED: Record<string, { column: string; parent: string | null; live: str
 /** Every account's, or nobody's: the operator's catalogues, caches, bookkeeping. */
 const SHARED = new Set(["spam_providers", "seed_mailboxes", "event_span_kinds", "email_domain_checks", "ingest_marks", "account_moves", "d1_migrations"]);
 
+/**
+ * Writes the fence lets through: a webhook delivery's recorded attempt (its attempts count grows,
+ * its attempt row goes in). A delivery whose post was in flight when the fence rose was sent; its
+ * outcome must land, or it would be sent again from the new shard. These tables are copied last,
+ * once every post in flight has ended (MOVE_WEBHOOK_GRACE_SECONDS), so what lands is copied.
+ */
+const FENCE_PASSES: Record<string, Partial<Record<"INSERT" | "UPDATE" | "DELETE", string>>> = {
+  webhook_deliveries: { UPDATE: "NEW.attempts > OLD.attempts" },
+  webhook_attempts: { INSERT: "1" },
+};
+
 /** Columns the target's triggers fill as the rows go in: inserted empty (events' credit: the insert trigger credits each event). */
 const FILLED_BY_TRIGGERS: Record<string, string[]> = { events: ["send_id", "send_at", "send_mailbox_id"] };
 
@@ -46,6 +57,10 @@ export interface CopiedTable {
   belongs: string;
   /** The account of a row, as a trigger sees it (`ref` is NEW or OLD). */
   owner: (ref: string) => string;
+  /** Per write, the condition (SQL over NEW and OLD) under which the fence lets it through. */
+  passes: Partial<Record<"INSERT" | "UPDATE" | "DELETE", string>>;
+  /** Copied once the writes the fence lets through have landed (see FENCE_PASSES). */
+  late: boolean;
 }
 
 export interface DerivedTable {
@@ -144,8 +159,12 @@ export function planMove(schema: SchemaTable[]): MovePlan {
         key,
         belongs: belongs(table, "t"),
         owner: (ref: string) => owner(table, ref),
+        passes: FENCE_PASSES[table.name] ?? {},
+        late: table.name in FENCE_PASSES,
       };
-    }),
+    })
+      // The late tables after the rest (they are leaves: nothing else refers to their rows but each other, in order).
+      .sort((x, y) => Number(x.late) - Number(y.late)),
     derived: Object.entries(DERIVED)
       .filter(([name]) => byName.has(name))
       .map(([name, derived]) => ({

@@ -211,7 +211,16 @@ describe("moving an account between shards", () => {
     await worker.queue(webhooks, env);
     expect(await getQueueResult(webhooks, createExecutionContext())).toMatchObject({ outcome: "ok", retryMessages: [{ msgId: "w" }] });
     expect(receiver.received).toHaveLength(0);
+    // A post in flight when the fence rose records its outcome (the fence lets a recorded attempt
+    // through, and deliveries are copied last), so the new shard does not send it again.
+    const [inFlight] = (await env.DB.prepare("SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' AND id <> ? LIMIT 1").bind(webhook, delivery!.id).all<{ id: number }>()).results;
+    await expect(env.DB.prepare("UPDATE webhook_deliveries SET status = 'delivered' WHERE id = ?").bind(inFlight!.id).run()).rejects.toThrow(/account moving/);
+    await env.DB.batch([
+      env.DB.prepare("INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, outcome, duration_ms) VALUES (?, ?, 200, 'delivered', 5)").bind(inFlight!.id, Date.now()),
+      env.DB.prepare("UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1 WHERE id = ?").bind(inFlight!.id),
+    ]);
     expect(await move(account.id, 1)).toMatchObject({ state: "done" });
+    expect(await env.DB_1.prepare("SELECT status, attempts FROM webhook_deliveries WHERE id = ?").bind(inFlight!.id).first()).toEqual({ status: "delivered", attempts: 1 });
     const redelivered = createMessageBatch<DeliveryMessage>("salvo-webhooks", [{ id: "w", timestamp: new Date(), attempts: 2, body: { deliveryId: delivery!.id } }]);
     await worker.queue(redelivered, env);
     expect(receiver.received).toHaveLength(1);
