@@ -5879,6 +5879,8 @@ export interface components {
             error: string | null;
             started_at: string;
             updated_at: string;
+            /** @description When the directory named the new shard: the account's writes were refused from started_at to then */
+            switched_at: string | null;
             finished_at: string | null;
         };
         AccountMoveRequest: {
