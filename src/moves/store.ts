@@ -169,7 +169,7 @@ function insideFence(d1: D1Database, accountId: number, statements: D1PreparedSt
 // --- Chunks ---------------------------------------------------------------------------------
 
 /** Rows a chunk reads at most; a chunk's inserts are split so no statement binds more than this many bytes. */
-const CHUNK_ROWS = 200;
+const CHUNK_ROWS = 500;
 const STATEMENT_BYTES = 400_000;
 
 function keyList(table: { key: string[] }): string {
