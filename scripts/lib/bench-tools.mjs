@@ -35,8 +35,8 @@ export function mulberry32(seed) {
 
 const D1_DIR = ["v3", "d1", "miniflare-D1DatabaseObject"];
 
-/** Every shard's SQLite file of a `wrangler dev --persist-to <stateDir>`: the D1 files with an `accounts` table (the directory has none). */
-export function shardD1Files(stateDir) {
+/** The SQLite files of a `wrangler dev --persist-to <stateDir>` that hold `table`. */
+function d1FilesWith(stateDir, table) {
   const dir = join(stateDir, ...D1_DIR);
   return readdirSync(dir)
     .filter((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite")
@@ -45,11 +45,16 @@ export function shardD1Files(stateDir) {
       const db = new DatabaseSync(file, { readOnly: true });
       try {
         db.exec("PRAGMA busy_timeout = 5000");
-        return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'accounts'").get() !== undefined;
+        return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
       } finally {
         db.close();
       }
     });
+}
+
+/** Every shard's SQLite file of a `wrangler dev --persist-to <stateDir>`: the D1 files with an `accounts` table (the directory has none). */
+export function shardD1Files(stateDir) {
+  return d1FilesWith(stateDir, "accounts");
 }
 
 /**
@@ -174,20 +179,8 @@ export async function apiRetrying(server, apiKey, path, init = {}, { maxWaitMs =
 
 /** The directory's SQLite file (DIRECTORY: the D1 file with `directory_accounts`). */
 export function directoryD1File(stateDir) {
-  const dir = join(stateDir, ...D1_DIR);
-  const found = readdirSync(dir)
-    .filter((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite")
-    .map((name) => join(dir, name))
-    .filter((file) => {
-      const db = new DatabaseSync(file, { readOnly: true });
-      try {
-        db.exec("PRAGMA busy_timeout = 5000");
-        return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'directory_accounts'").get() !== undefined;
-      } finally {
-        db.close();
-      }
-    });
-  if (found.length !== 1) throw new Error(`${found.length} directory files under ${dir}, not one`);
+  const found = d1FilesWith(stateDir, "directory_accounts");
+  if (found.length !== 1) throw new Error(`${found.length} directory files under ${join(stateDir, ...D1_DIR)}, not one`);
   return found[0];
 }
 

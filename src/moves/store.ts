@@ -1,4 +1,5 @@
 import { ACCOUNT_MOVING } from "../platform/db-errors";
+import { jsonListChunks } from "../platform/sql";
 import { planMove, quote, TABLES_QUERY, tableShapeQueries, type CopiedTable, type DerivedTable, type MovePlan, type SchemaTable } from "./tables";
 
 /**
@@ -168,9 +169,8 @@ function insideFence(d1: D1Database, accountId: number, statements: D1PreparedSt
 
 // --- Chunks ---------------------------------------------------------------------------------
 
-/** Rows a chunk reads at most; a chunk's inserts are split so no statement binds more than this many bytes. */
+/** Rows a chunk reads at most (a chunk's writes are split so no statement binds more than D1 takes: jsonListChunks). */
 const CHUNK_ROWS = 500;
-const STATEMENT_BYTES = 400_000;
 
 function keyList(table: { key: string[] }): string {
   return table.key.map((column) => (column === "rowid" ? "t.rowid" : `t.${quote(column)}`)).join(", ");
@@ -194,7 +194,7 @@ export async function readChunk(d1: D1Database, table: CopiedTable, accountId: n
 export async function insertChunk(d1: D1Database, table: CopiedTable, accountId: number, rows: unknown[][]): Promise<void> {
   const values = table.columns.map((column, index) => (table.filled.includes(column) ? "NULL" : `value ->> '$[${index}]'`));
   const sql = `INSERT INTO ${quote(table.name)} (${table.columns.map(quote).join(", ")}) SELECT ${values.join(", ")} FROM json_each(?) ORDER BY key`;
-  await d1.batch(insideFence(d1, accountId, splitBytes(rows).map((part) => d1.prepare(sql).bind(JSON.stringify(part)))));
+  await d1.batch(insideFence(d1, accountId, jsonListChunks(rows).map((part) => d1.prepare(sql).bind(JSON.stringify(part)))));
 }
 
 /** Sets back, on the target, the columns its triggers numbered (read from the source for the same rows: each row its key's values, then the restored columns'). */
@@ -203,26 +203,9 @@ export async function restoreChunk(d1: D1Database, table: CopiedTable, accountId
   const set = table.restored.map((column, index) => `${quote(column)} = j.value ->> '$[${keyCount + index}]'`).join(", ");
   const match = table.key.map((column, index) => `${column === "rowid" ? `${quote(table.name)}.rowid` : `${quote(table.name)}.${quote(column)}`} = j.value ->> '$[${index}]'`).join(" AND ");
   const sql = `UPDATE ${quote(table.name)} SET ${set} FROM json_each(?) j WHERE ${match}`;
-  await d1.batch(insideFence(d1, accountId, splitBytes(rows).map((part) => d1.prepare(sql).bind(JSON.stringify(part)))));
+  await d1.batch(insideFence(d1, accountId, jsonListChunks(rows).map((part) => d1.prepare(sql).bind(JSON.stringify(part)))));
 }
 
-function splitBytes(rows: unknown[][]): unknown[][][] {
-  const parts: unknown[][][] = [];
-  let part: unknown[][] = [];
-  let bytes = 0;
-  for (const row of rows) {
-    const size = JSON.stringify(row).length;
-    if (part.length > 0 && bytes + size > STATEMENT_BYTES) {
-      parts.push(part);
-      part = [];
-      bytes = 0;
-    }
-    part.push(row);
-    bytes += size;
-  }
-  if (part.length > 0) parts.push(part);
-  return parts;
-}
 
 /** Deletes a chunk of the account's rows of a table (children are deleted before their parents), inside the fence; how many went. */
 export async function deleteChunk(d1: D1Database, table: CopiedTable, accountId: number): Promise<number> {
