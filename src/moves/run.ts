@@ -20,9 +20,11 @@ import {
   findMove,
   hasPendingDeliveries,
   insertChunk,
+  liftFences,
   loadPlan,
   lowerFenceIfUnused,
   markMoved,
+  movesFinishedBetween,
   raiseFence,
   readChunk,
   restoreChunk,
@@ -47,8 +49,8 @@ import type { CopiedTable, MovePlan } from "./tables";
  *    shard; any difference undoes the move (rolling_back, then failed) and nothing changes.
  * 3. switching: the directory names the new shard, the old shard forwards the account's ids, the new
  *    one lifts its fence, the account's keys and mailboxes are told.
- * 4. deleting: the old shard's rows go, children first; its fence stays, so a writer that still
- *    thinks the account lives there is refused, never lost.
+ * 4. deleting: the old shard's rows go, children first; its fence stays ten minutes more (the
+ *    minute cron lifts it), so a writer that still thinks the account lives there is refused, never lost.
  *
  * Writes are paused, not logged: for the copy and the check, the account's writes are answered 503
  * with Retry-After (queues retry, mailboxes wait), so nothing written during the move can be lost
@@ -95,16 +97,36 @@ export async function advanceMove(env: Bindings, accountId: number, deadline: nu
 /** The minute cron's job: unfinished moves go on (a move whose operator went away still ends). */
 export async function continueMoves(env: Bindings, at: Date): Promise<number> {
   let advanced = 0;
-  const deadline = at.getTime() + CRON_BUDGET_MS;
+  const deadline = Date.now() + CRON_BUDGET_MS;
   for (const accountId of await unfinishedMoves(env.DIRECTORY)) {
     if (Date.now() >= deadline) break;
     await advanceMove(env, accountId, deadline);
     advanced += 1;
   }
+  await liftOldFences(env, at.getTime());
   return advanced;
 }
 
 const CRON_BUDGET_MS = 40_000;
+
+/**
+ * How long the shard an account left keeps refusing its writes after the move: longer than anything
+ * that could still aim there (a key gate's cached shard lives a minute; mailbox objects are told at
+ * once; queue messages and links are forwarded). Then its fence lifts, and once no account is fenced
+ * the shard's fence triggers go (forwarding stays).
+ */
+const FENCE_KEPT_MS = 10 * 60_000;
+
+async function liftOldFences(env: Bindings, now: number): Promise<void> {
+  // The minute cron sees each finished move in this window many times over: lifting is idempotent.
+  const moves = await movesFinishedBetween(env.DIRECTORY, now - FENCE_KEPT_MS - 3_600_000, now - FENCE_KEPT_MS);
+  for (const shard of new Set(moves.map((move) => move.fromShard))) {
+    if (!hasShard(env, shard)) continue;
+    const d1 = shardDatabase(env, shard);
+    const lifted = await liftFences(d1, moves.filter((move) => move.fromShard === shard).map((move) => move.accountId));
+    if (lifted > 0) await lowerFenceIfUnused(d1, await loadPlan(d1));
+  }
+}
 
 async function step(env: Bindings, plan: MovePlan, source: D1Database, target: D1Database, move: MoveRow): Promise<MoveRow> {
   switch (move.state) {

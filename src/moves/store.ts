@@ -130,7 +130,7 @@ export async function raiseFence(d1: D1Database, plan: MovePlan): Promise<void> 
 
 /** Drops the fence's triggers once no account is fenced on the shard. */
 export async function lowerFenceIfUnused(d1: D1Database, plan: MovePlan): Promise<void> {
-  const fenced = await d1.prepare("SELECT 1 FROM account_moves LIMIT 1").first();
+  const fenced = await d1.prepare("SELECT 1 FROM account_moves WHERE open = 0 LIMIT 1").first();
   if (fenced) return;
   await d1.batch(plan.copied.flatMap((table) => OPS.map(({ op }) => d1.prepare(`DROP TRIGGER IF EXISTS ${quote(`account_fence_${table.name}_${op.toLowerCase()}`)}`))));
 }
@@ -151,6 +151,24 @@ export async function fencedSince(d1: D1Database, accountId: number): Promise<nu
 /** The shard the account left sends whatever names its rows on (the row stays, and keeps refusing writes). */
 export async function markMoved(d1: D1Database, accountId: number): Promise<void> {
   await d1.prepare("UPDATE account_moves SET state = 'moved' WHERE account_id = ?").bind(accountId).run();
+}
+
+/** Moves finished between the two times (their old shards' fences may lift), with the shard each left. */
+export async function movesFinishedBetween(dir: D1Database, from: number, to: number): Promise<{ accountId: number; fromShard: number }[]> {
+  const { results } = await dir
+    .prepare("SELECT account_id AS accountId, from_shard AS fromShard FROM directory_moves WHERE state = 'done' AND finished_at > ? AND finished_at <= ?")
+    .bind(from, to)
+    .all<{ accountId: number; fromShard: number }>();
+  return results;
+}
+
+/** Stops refusing writes of accounts that left the shard (their forwarding stays); how many were still fenced. */
+export async function liftFences(d1: D1Database, accountIds: number[]): Promise<number> {
+  const { meta } = await d1
+    .prepare("UPDATE account_moves SET open = 1 WHERE state = 'moved' AND open = 0 AND account_id IN (SELECT value FROM json_each(?))")
+    .bind(JSON.stringify(accountIds))
+    .run();
+  return meta.changes ?? 0;
 }
 
 /** Lifts the fence of an account on a shard. */

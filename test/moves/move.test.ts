@@ -2,7 +2,7 @@ import { createExecutionContext, createMessageBatch, evictDurableObject, getQueu
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { advanceMove, requestMove } from "../../src/moves/run";
+import { advanceMove, continueMoves, requestMove } from "../../src/moves/run";
 import { blockOfId } from "../../src/platform/shards";
 import type { TrackedEvent } from "../../src/tracking/queue-message";
 import type { DeliveryMessage } from "../../src/webhooks/queue-message";
@@ -294,6 +294,23 @@ describe("moving an account between shards", () => {
     const me = await exports.default.fetch(new Request(`${origin}/api/v1/campaigns`, { headers: { Cookie: cookie, "Sec-Fetch-Site": "same-origin" } }));
     expect(me.status).toBe(200);
     expect(((await me.json()) as { name: string }[]).map((c) => c.name)).toEqual(["Mailboxes"]);
+  });
+
+  it("lifts the old shard's fence ten minutes after a move, and drops the fence's triggers once no account is fenced, while old ids still find the account", async () => {
+    const { account, records, emails } = await busyAccount("Lifted");
+    expect(await move(account.id, 1)).toMatchObject({ state: "done" });
+    const fences = (db: D1Database) => db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'account_fence_%'").first<{ n: number }>();
+    expect((await fences(env.DB))!.n).toBeGreaterThan(0);
+    await continueMoves(env, new Date(Date.now() + 5 * 60_000));
+    expect(await env.DB.prepare("SELECT state, open FROM account_moves WHERE account_id = ?").bind(account.id).first()).toEqual({ state: "moved", open: 0 });
+    await continueMoves(env, new Date(Date.now() + 11 * 60_000));
+    expect(await env.DB.prepare("SELECT state, open FROM account_moves WHERE account_id = ?").bind(account.id).first()).toEqual({ state: "moved", open: 1 });
+    // Every move of this file ended by now, the one undone included: no account is fenced on either shard.
+    expect(await fences(env.DB)).toEqual({ n: 0 });
+    const record = records[emails[2]!]!;
+    const hits = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "l", timestamp: new Date(), attempts: 1, body: openHit(record) }]);
+    await worker.queue(hits, env);
+    expect(await env.DB_1.prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id = ? AND occurred_at = ?").bind(record, start + 3 * DAY).first()).toEqual({ n: 1 });
   });
 
   it("answers the operator's mistakes", async () => {
