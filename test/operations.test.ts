@@ -147,6 +147,7 @@ describe("structured job logs", () => {
         "categorise_missed_replies",
         "check_placements",
         "claim_id_ranges",
+        "continue_account_moves",
         "continue_csv_imports",
         "continue_email_verifications",
         "continue_triage_replays",
