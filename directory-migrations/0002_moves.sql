@@ -14,7 +14,11 @@ CREATE TABLE directory_moves (
   updated_at INTEGER NOT NULL,
   -- When the directory named the new shard: the account's writes were refused from started_at to then.
   switched_at INTEGER,
-  finished_at INTEGER
+  finished_at INTEGER,
+  -- One worker at a time takes the move's steps (the operator's call, the minute cron): the one
+  -- holding this lease, until it ends; a worker that died lets it run out.
+  lease_token TEXT,
+  lease_until INTEGER
 );
 
 -- Id blocks beyond the first MAX_SHARDS (block k of those is shard k's): a shard that takes in an

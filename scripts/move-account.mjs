@@ -13,6 +13,7 @@ if (!Number.isSafeInteger(account) || !Number.isSafeInteger(shard)) {
 const url = new URL(`/admin/v1/accounts/${account}/move`, process.env.SALVO_URL ?? "http://localhost:8787");
 const token = process.env.ADMIN_TOKEN ?? adminToken();
 
+let last = "";
 for (;;) {
   const response = await fetch(url, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ shard }) });
   const body = await response.json();
@@ -22,6 +23,10 @@ for (;;) {
   }
   console.log(`${new Date().toISOString()} ${body.state}: ${body.copied_rows} rows copied, ${body.deleted_rows} deleted from shard ${body.from_shard}`);
   if (body.state === "done") break;
+  // Unchanged: another worker (the minute cron) holds the move's lease for now.
+  const seen = JSON.stringify([body.state, body.copied_rows, body.deleted_rows]);
+  if (seen === last) await new Promise((resolve) => setTimeout(resolve, 2_000));
+  last = seen;
   if (body.state === "failed") {
     console.error(`undone: ${body.error}`);
     process.exit(1);

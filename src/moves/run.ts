@@ -27,10 +27,12 @@ import {
   movesFinishedBetween,
   raiseFence,
   readChunk,
+  releaseLease,
   restoreChunk,
   saveMove,
   startMove,
   switchDirectory,
+  takeLease,
   unfenceAccount,
   unfinishedMoves,
   type MoveRow,
@@ -80,19 +82,31 @@ function finished(move: MoveRow): boolean {
 /** Takes steps of an account's move (one at least) until it is finished or `deadline` has passed; its state after. */
 export async function advanceMove(env: Bindings, accountId: number, deadline: number): Promise<MoveRow | null> {
   let move = await findMove(env.DIRECTORY, accountId);
-  if (!move) return null;
-  const source = shardDatabase(env, move.fromShard);
-  const target = shardDatabase(env, move.toShard);
-  const plan = await loadPlan(source);
-  // At least one step a call, whatever the deadline.
-  do {
-    move = await step(env, plan, source, target, move);
-    const now = Date.now();
-    await saveMove(env.DIRECTORY, move, now, finished(move));
-    move = { ...move, updatedAt: now, finishedAt: finished(move) ? now : null };
-  } while (!finished(move) && Date.now() < deadline);
-  return move;
+  if (!move || finished(move)) return move;
+  // Two workers stepping one move from the same cursor could undo each other's steps (one copying
+  // again after the other switched): the lease lets one through, the other answers where it stands.
+  const token = crypto.randomUUID();
+  if (!(await takeLease(env.DIRECTORY, accountId, token, deadline + LEASE_SLACK_MS, Date.now()))) return move;
+  try {
+    move = (await findMove(env.DIRECTORY, accountId))!;
+    const source = shardDatabase(env, move.fromShard);
+    const target = shardDatabase(env, move.toShard);
+    const plan = await loadPlan(source);
+    // At least one step a call, whatever the deadline.
+    do {
+      const next = await step(env, plan, source, target, move);
+      const now = Date.now();
+      if (!(await saveMove(env.DIRECTORY, next, now, token, finished(next)))) return await findMove(env.DIRECTORY, accountId);
+      move = { ...next, updatedAt: now, finishedAt: finished(next) ? now : null };
+    } while (!finished(move) && Date.now() < deadline);
+    return move;
+  } finally {
+    await releaseLease(env.DIRECTORY, accountId, token);
+  }
 }
+
+/** Past its deadline, how long a worker may still be in its last step (a mailbox's pass in flight, which hold waits for). */
+const LEASE_SLACK_MS = 5 * 60_000;
 
 /** The minute cron's job: unfinished moves go on (a move whose operator went away still ends). */
 export async function continueMoves(env: Bindings, at: Date): Promise<number> {

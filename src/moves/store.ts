@@ -64,12 +64,28 @@ export async function startMove(dir: D1Database, accountId: number, fromShard: n
     .run();
 }
 
-/** Saves a move's progress; `finished` stamps the end (done or failed). */
-export async function saveMove(dir: D1Database, move: MoveRow, now: number, finished = false): Promise<void> {
-  await dir
-    .prepare("UPDATE directory_moves SET state = ?, cursor = ?, copied_rows = ?, deleted_rows = ?, error = ?, updated_at = ?, switched_at = ?, finished_at = ? WHERE account_id = ?")
-    .bind(move.state, JSON.stringify(move.cursor), move.copiedRows, move.deletedRows, move.error, now, move.switchedAt, finished ? now : null, move.accountId)
+/** Takes the move's lease until `until`, unless another worker holds it; whether it was taken. */
+export async function takeLease(dir: D1Database, accountId: number, token: string, until: number, now: number): Promise<boolean> {
+  const { meta } = await dir
+    .prepare("UPDATE directory_moves SET lease_token = ?, lease_until = ? WHERE account_id = ? AND (lease_until IS NULL OR lease_until < ?)")
+    .bind(token, until, accountId, now)
     .run();
+  return (meta.changes ?? 0) > 0;
+}
+
+export async function releaseLease(dir: D1Database, accountId: number, token: string): Promise<void> {
+  await dir.prepare("UPDATE directory_moves SET lease_token = NULL, lease_until = NULL WHERE account_id = ? AND lease_token = ?").bind(accountId, token).run();
+}
+
+/** Saves a move's progress, if the lease is still `token`'s; `finished` stamps the end (done or failed). Whether it was saved. */
+export async function saveMove(dir: D1Database, move: MoveRow, now: number, token: string, finished = false): Promise<boolean> {
+  const { meta } = await dir
+    .prepare(
+      "UPDATE directory_moves SET state = ?, cursor = ?, copied_rows = ?, deleted_rows = ?, error = ?, updated_at = ?, switched_at = ?, finished_at = ? WHERE account_id = ? AND lease_token = ?",
+    )
+    .bind(move.state, JSON.stringify(move.cursor), move.copiedRows, move.deletedRows, move.error, now, move.switchedAt, finished ? now : null, move.accountId, token)
+    .run();
+  return (meta.changes ?? 0) > 0;
 }
 
 /** The directory's word for the account's shard changes (listing an account from before shards, which the directory did not list). */

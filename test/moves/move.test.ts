@@ -313,6 +313,18 @@ describe("moving an account between shards", () => {
     expect(await env.DB_1.prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id = ? AND occurred_at = ?").bind(record, start + 3 * DAY).first()).toEqual({ n: 1 });
   });
 
+  it("lets one worker at a time step a move: a call while another holds the move's lease answers where it stands", async () => {
+    const { account } = await busyAccount("Leased");
+    expect((await requestMove(env, account.id, 1, Date.now())).ok).toBe(true);
+    await env.DIRECTORY.prepare("UPDATE directory_moves SET lease_token = 'other', lease_until = ? WHERE account_id = ?").bind(Date.now() + 60_000, account.id).run();
+    const held = await callJson<{ state: string; copied_rows: number }>(`/admin/v1/accounts/${account.id}/move`, { method: "POST", headers: admin, body: { shard: 1 } });
+    expect(held.body).toMatchObject({ state: "copying", copied_rows: 0 });
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM account_moves WHERE account_id = ?").bind(account.id).first()).toEqual({ n: 0 });
+    // The other worker died: its lease runs out, and the next call goes on.
+    await env.DIRECTORY.prepare("UPDATE directory_moves SET lease_until = ? WHERE account_id = ?").bind(Date.now() - 1, account.id).run();
+    expect(await move(account.id, 1)).toMatchObject({ state: "done" });
+  });
+
   it("answers the operator's mistakes", async () => {
     const account = await provisionAccount({ shard: 0 });
     const post = (shard: number, id = account.id) => callJson(`/admin/v1/accounts/${id}/move`, { method: "POST", headers: admin, body: { shard } });
