@@ -203,22 +203,40 @@ function insideFence(d1: D1Database, accountId: number, statements: D1PreparedSt
 
 // --- Chunks ---------------------------------------------------------------------------------
 
-/** Rows a chunk reads at most (a chunk's writes are split so no statement binds more than D1 takes: jsonListChunks). */
+/** Rows a chunk reads at most, and the bytes its rows may start within (a chunk's writes are split so no statement binds more than D1 takes: jsonListChunks). */
 const CHUNK_ROWS = 500;
+const CHUNK_BYTES = 4_000_000;
 
 function keyList(table: { key: string[] }): string {
   return table.key.map((column) => (column === "rowid" ? "t.rowid" : `t.${quote(column)}`)).join(", ");
 }
 
-/** The next chunk of the account's rows of a table after `after` (its key's values), in key order. */
-export async function readChunk(d1: D1Database, table: CopiedTable, accountId: number, after: unknown[] | null | undefined, columns = table.columns): Promise<{ rows: unknown[][]; keys: unknown[][]; last: unknown[] | null }> {
+/**
+ * The next chunk of the account's rows of a table after `after` (its key's values), in key order: up
+ * to CHUNK_ROWS rows, and no more rows than start within CHUNK_BYTES (at least one), so a table of
+ * large rows (D1 takes rows up to 2 MB) comes in smaller chunks.
+ */
+export async function readChunk(
+  d1: D1Database,
+  table: CopiedTable,
+  accountId: number,
+  after: unknown[] | null | undefined,
+  columns = table.columns,
+  maxBytes = CHUNK_BYTES,
+): Promise<{ rows: unknown[][]; keys: unknown[][]; last: unknown[] | null }> {
   const keyColumns = keyList(table);
-  const paging = after ? `AND (${keyColumns}) > (${after.map((_, index) => `?${index + 2}`).join(", ")})` : "";
-  const sql = `SELECT json_array(${keyColumns}) AS __key, json_array(${columns.map((column) => `t.${quote(column)}`).join(", ")}) AS __row
-    FROM ${quote(table.name)} t WHERE (${table.belongs}) ${paging} ORDER BY ${keyColumns} LIMIT ${CHUNK_ROWS}`;
+  const keyNames = table.key.map((_, index) => `__k${index}`);
+  const paging = after ? `AND (${keyColumns}) > (${after.map((_, index) => `?${index + 3}`).join(", ")})` : "";
+  // The window runs over the (at most CHUNK_ROWS) rows the inner query picked, not the table.
+  const sql = `SELECT __key, __row FROM (
+      SELECT __key, __row, ${keyNames.join(", ")}, sum(length(__row)) OVER (ORDER BY ${keyNames.join(", ")} ROWS UNBOUNDED PRECEDING) - length(__row) AS __before
+      FROM (SELECT json_array(${keyColumns}) AS __key, json_array(${columns.map((column) => `t.${quote(column)}`).join(", ")}) AS __row,
+              ${table.key.map((column, index) => `${column === "rowid" ? "t.rowid" : `t.${quote(column)}`} AS ${keyNames[index]}`).join(", ")}
+            FROM ${quote(table.name)} t WHERE (${table.belongs}) ${paging} ORDER BY ${keyColumns} LIMIT ${CHUNK_ROWS}))
+    WHERE __before < ?2 ORDER BY ${keyNames.join(", ")}`;
   const { results } = await d1
     .prepare(sql)
-    .bind(accountId, ...(after ?? []))
+    .bind(accountId, maxBytes, ...(after ?? []))
     .all<{ __key: string; __row: string }>();
   const keys = results.map((row) => JSON.parse(row.__key) as unknown[]);
   return { rows: results.map((row) => JSON.parse(row.__row) as unknown[]), keys, last: keys.at(-1) ?? null };

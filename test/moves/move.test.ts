@@ -3,6 +3,7 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { advanceMove, continueMoves, requestMove } from "../../src/moves/run";
+import { loadPlan, readChunk } from "../../src/moves/store";
 import { blockOfId } from "../../src/platform/shards";
 import type { TrackedEvent } from "../../src/tracking/queue-message";
 import type { DeliveryMessage } from "../../src/webhooks/queue-message";
@@ -323,6 +324,25 @@ describe("moving an account between shards", () => {
     // The other worker died: its lease runs out, and the next call goes on.
     await env.DIRECTORY.prepare("UPDATE directory_moves SET lease_until = ? WHERE account_id = ?").bind(Date.now() - 1, account.id).run();
     expect(await move(account.id, 1)).toMatchObject({ state: "done" });
+  });
+
+  it("reads a table of large rows in smaller chunks: no more rows than start within the chunk's bytes", async () => {
+    const { account, emails } = await busyAccount("Chunks");
+    const leads = (await loadPlan(env.DB)).copied.find((table) => table.name === "leads")!;
+    const all = await readChunk(env.DB, leads, account.id, null);
+    expect(all.rows).toHaveLength(emails.length);
+    const oneRow = JSON.stringify(all.rows[0]).length;
+    // Bytes for two rows and a bit: each chunk holds three rows (the third starts within the bound).
+    const seen: unknown[][] = [];
+    for (let after: unknown[] | null = null, chunks = 0; ; chunks += 1) {
+      const chunk = await readChunk(env.DB, leads, account.id, after, undefined, 2 * oneRow + 10);
+      if (chunk.rows.length === 0) break;
+      expect(chunk.rows.length).toBeLessThanOrEqual(3);
+      seen.push(...chunk.rows);
+      after = chunk.last;
+      expect(chunks).toBeLessThan(emails.length);
+    }
+    expect(seen).toEqual(all.rows);
   });
 
   it("answers the operator's mistakes", async () => {
