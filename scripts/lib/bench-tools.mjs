@@ -35,21 +35,24 @@ export function mulberry32(seed) {
 
 const D1_DIR = ["v3", "d1", "miniflare-D1DatabaseObject"];
 
+/** `read(db)` on a D1 file opened read-only (waiting out the dev server's writes), closed after. */
+function readOnly(file, read) {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    db.exec("PRAGMA busy_timeout = 5000");
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
 /** The SQLite files of a `wrangler dev --persist-to <stateDir>` that hold `table`. */
 function d1FilesWith(stateDir, table) {
   const dir = join(stateDir, ...D1_DIR);
   return readdirSync(dir)
     .filter((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite")
     .map((name) => join(dir, name))
-    .filter((file) => {
-      const db = new DatabaseSync(file, { readOnly: true });
-      try {
-        db.exec("PRAGMA busy_timeout = 5000");
-        return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
-      } finally {
-        db.close();
-      }
-    });
+    .filter((file) => readOnly(file, (db) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined));
 }
 
 /** Every shard's SQLite file of a `wrangler dev --persist-to <stateDir>`: the D1 files with an `accounts` table (the directory has none). */
@@ -65,15 +68,12 @@ export function shardD1Files(stateDir) {
  */
 export function localD1File(stateDir) {
   const candidates = shardD1Files(stateDir)
-    .flatMap((file) => {
-      const db = new DatabaseSync(file, { readOnly: true });
-      try {
+    .flatMap((file) =>
+      readOnly(file, (db) => {
         const claimed = db.prepare("SELECT 1 FROM sqlite_sequence WHERE seq >= 4294967296 AND name <> 'accounts' LIMIT 1").get();
         return claimed ? [] : [{ file, accounts: db.prepare("SELECT count(*) AS n FROM accounts").get().n }];
-      } finally {
-        db.close();
-      }
-    })
+      }),
+    )
     .sort((a, b) => b.accounts - a.accounts);
   if (candidates.length === 0) throw new Error(`no D1 database of shard 0 under ${join(stateDir, ...D1_DIR)}`);
   return candidates[0].file;
@@ -81,15 +81,7 @@ export function localD1File(stateDir) {
 
 /** The SQLite file of the shard that holds an account (account ids are global: the file with its `accounts` row). */
 export function accountD1File(stateDir, accountId) {
-  const found = shardD1Files(stateDir).filter((file) => {
-    const db = new DatabaseSync(file, { readOnly: true });
-    try {
-      db.exec("PRAGMA busy_timeout = 5000");
-      return db.prepare("SELECT 1 FROM accounts WHERE id = ?").get(accountId) !== undefined;
-    } finally {
-      db.close();
-    }
-  });
+  const found = shardD1Files(stateDir).filter((file) => readOnly(file, (db) => db.prepare("SELECT 1 FROM accounts WHERE id = ?").get(accountId) !== undefined));
   if (found.length !== 1) throw new Error(`account ${accountId} is in ${found.length} shard files under ${join(stateDir, ...D1_DIR)}, not one`);
   return found[0];
 }
@@ -118,15 +110,7 @@ export async function provisionBenchAccount(server, name, { shard = 0 } = {}) {
  */
 export async function datasetAccount(server, prefix, { shard = 0 } = {}) {
   const owner = shardD1Files(server.stateDir)
-    .map((file) => {
-      const db = new DatabaseSync(file, { readOnly: true });
-      try {
-        db.exec("PRAGMA busy_timeout = 5000");
-        return db.prepare("SELECT account_id FROM campaigns WHERE name LIKE ? LIMIT 1").get(`${prefix}%`);
-      } finally {
-        db.close();
-      }
-    })
+    .map((file) => readOnly(file, (db) => db.prepare("SELECT account_id FROM campaigns WHERE name LIKE ? LIMIT 1").get(`${prefix}%`)))
     .find(Boolean);
   if (!owner) return { ...(await provisionBenchAccount(server, prefix, { shard })), existing: false };
   const response = await fetch(`${server.url}/admin/v1/accounts/${owner.account_id}/api-keys`, {
@@ -191,9 +175,7 @@ export function directoryD1File(stateDir) {
  * ways (shared catalogues, FTS5's own shadow tables) are left out.
  */
 export function accountRowCounts(file, accountId) {
-  const db = new DatabaseSync(file, { readOnly: true });
-  db.exec("PRAGMA busy_timeout = 5000");
-  try {
+  return readOnly(file, (db) => {
     const tables = db
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%' AND sql NOT LIKE 'CREATE VIRTUAL%'")
       .all()
@@ -225,7 +207,5 @@ export function accountRowCounts(file, accountId) {
       counts[table] = db.prepare(`SELECT count(DISTINCT doc) AS n FROM temp."${table}_instances" WHERE doc >= ?1 * 1099511627776 AND doc < (?1 + 1) * 1099511627776`).get(accountId).n;
     }
     return counts;
-  } finally {
-    db.close();
-  }
+  });
 }

@@ -70,8 +70,17 @@ export async function locateRow(env: DirectoryEnv, table: NamedTable, id: number
   return (await locateRows(env, table, [id])).get(id) ?? null;
 }
 
-/** The shards to look for a handle tagged with `shard` (a session token, an OAuth state): that one, then where its accounts moved. */
-export async function shardsForTag(env: DirectoryEnv, shard: number): Promise<number[]> {
-  if (!hasShard(env, shard)) return [];
-  return [shard, ...(await forwardShards(env, shard))];
+/**
+ * A handle tagged with `shard` (a session token, an OAuth state): `find` on that shard, then (only
+ * when it finds nothing there) on the shards its accounts moved to. The shard it was found on, or null.
+ */
+export async function findByTag<T>(env: DirectoryEnv, shard: number, find: (shard: number) => Promise<T | null | undefined>): Promise<{ shard: number; found: T } | null> {
+  if (!hasShard(env, shard)) return null;
+  const here = await find(shard);
+  if (here) return { shard, found: here };
+  for (const to of await forwardShards(env, shard)) {
+    const there = await find(to);
+    if (there) return { shard: to, found: there };
+  }
+  return null;
 }

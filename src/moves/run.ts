@@ -81,14 +81,13 @@ function finished(move: MoveRow): boolean {
 
 /** Takes steps of an account's move (one at least) until it is finished or `deadline` has passed; its state after. */
 export async function advanceMove(env: Bindings, accountId: number, deadline: number): Promise<MoveRow | null> {
-  let move = await findMove(env.DIRECTORY, accountId);
-  if (!move || finished(move)) return move;
   // Two workers stepping one move from the same cursor could undo each other's steps (one copying
   // again after the other switched): the lease lets one through, the other answers where it stands.
   const token = crypto.randomUUID();
-  if (!(await takeLease(env.DIRECTORY, accountId, token, deadline + LEASE_SLACK_MS, Date.now()))) return move;
+  if (!(await takeLease(env.DIRECTORY, accountId, token, deadline + LEASE_SLACK_MS, Date.now()))) return findMove(env.DIRECTORY, accountId);
   try {
-    move = (await findMove(env.DIRECTORY, accountId))!;
+    // The lease is only taken on a move not finished.
+    let move = (await findMove(env.DIRECTORY, accountId))!;
     const source = shardDatabase(env, move.fromShard);
     const target = shardDatabase(env, move.toShard);
     const plan = await loadPlan(source);

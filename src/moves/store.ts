@@ -67,7 +67,7 @@ export async function startMove(dir: D1Database, accountId: number, fromShard: n
 /** Takes the move's lease until `until`, unless another worker holds it; whether it was taken. */
 export async function takeLease(dir: D1Database, accountId: number, token: string, until: number, now: number): Promise<boolean> {
   const { meta } = await dir
-    .prepare("UPDATE directory_moves SET lease_token = ?, lease_until = ? WHERE account_id = ? AND (lease_until IS NULL OR lease_until < ?)")
+    .prepare("UPDATE directory_moves SET lease_token = ?, lease_until = ? WHERE account_id = ? AND state NOT IN ('done', 'failed') AND (lease_until IS NULL OR lease_until < ?)")
     .bind(token, until, accountId, now)
     .run();
   return (meta.changes ?? 0) > 0;
@@ -284,10 +284,9 @@ export async function derivedRows(d1: D1Database, table: DerivedTable, accountId
 
 /** Deletes a derived table's rows left for an account that is gone from the shard (the counters its rows' deletes took to zero). */
 export async function deleteDerived(d1: D1Database, table: DerivedTable, accountId: number, campaignIds: number[], clientIds: number[]): Promise<void> {
-  const column = table.belongs.includes("t.account_id = ?1") ? "account_id" : table.belongs.includes("t.client_id") ? "client_id" : "campaign_id";
-  const ids = column === "account_id" ? [accountId] : column === "client_id" ? clientIds : campaignIds;
+  const ids = table.parent === null ? [accountId] : table.parent === "clients" ? clientIds : campaignIds;
   if (ids.length === 0) return;
-  await d1.batch(insideFence(d1, accountId, [d1.prepare(`DELETE FROM ${quote(table.name)} WHERE ${column} IN (SELECT value FROM json_each(?))`).bind(JSON.stringify(ids))]));
+  await d1.batch(insideFence(d1, accountId, [d1.prepare(`DELETE FROM ${quote(table.name)} WHERE ${quote(table.column)} IN (SELECT value FROM json_each(?))`).bind(JSON.stringify(ids))]));
 }
 
 /** The ids of the account's rows of a table (campaigns, clients: what its derived rows hang on). */

@@ -7,7 +7,7 @@
  */
 
 /** Kept by triggers; the column that ties a row to its account's rows, for the check after the copy. */
-const DERIVED: Record<string, { column: string; parent: string | null; live: string }> = {
+const DERIVED: Record<string, { column: string; parent: "campaigns" | "clients" | null; live: string }> = {
   event_hour_counts: { column: "campaign_id", parent: "campaigns", live: "total <> 0 OR human <> 0 OR counted <> 0" },
   event_spans: { column: "campaign_id", parent: "campaigns", live: "1" },
   credit_mailbox_hours: { column: "campaign_id", parent: "campaigns", live: "total <> 0 OR counted <> 0" },
@@ -68,6 +68,9 @@ export interface DerivedTable {
   columns: string[];
   /** A WHERE clause (alias `t`, account id as ?1) for the account's live rows. */
   belongs: string;
+  /** The column that ties a row to the account's rows, and the table that column's ids are of (null: it is the account's id). */
+  column: string;
+  parent: "campaigns" | "clients" | null;
 }
 
 export interface MovePlan {
@@ -171,6 +174,8 @@ export function planMove(schema: SchemaTable[]): MovePlan {
         name,
         columns: byName.get(name)!.columns.map((c) => c.name),
         belongs: `(${derived.live}) AND ${derived.parent === null ? `t.${derived.column} = ?1` : `t.${derived.column} IN (SELECT id FROM ${derived.parent} WHERE account_id = ?1)`}`,
+        column: derived.column,
+        parent: derived.parent,
       })),
   };
 }

@@ -6,7 +6,7 @@
  * appears in the page, the redirect or a log line.
  */
 import { onShard, shardOfTag } from "../platform/shards";
-import { shardsForTag } from "../directory/locate";
+import { findByTag } from "../directory/locate";
 import { Hono, type Context } from "hono";
 import type { OAuthProvider } from "../config";
 import { countAuthFailure, requestBucket } from "../keys/auth-failures";
@@ -70,14 +70,10 @@ async function answer(c: Context<AppEnv>, session: OAuthSessionRow, outcome: Con
  */
 async function consumeTaggedSession(c: Context<AppEnv>, state: string, provider: OAuthProvider, now: number) {
   const digest = await stateDigest(state);
-  for (const shard of await shardsForTag(c.env, shardOfTag(state))) {
-    const session = await consumeSession(database(onShard(c.env, shard).DB), digest, provider, now);
-    if (session) {
-      c.env = onShard(c.env, shard);
-      return session;
-    }
-  }
-  return undefined;
+  const tagged = await findByTag(c.env, shardOfTag(state), (shard) => consumeSession(database(onShard(c.env, shard).DB), digest, provider, now));
+  if (!tagged) return undefined;
+  c.env = onShard(c.env, tagged.shard);
+  return tagged.found;
 }
 
 export const oauthCallbackRoutes = new Hono<AppEnv>();

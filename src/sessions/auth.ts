@@ -10,7 +10,7 @@ import { deleteSession, findLiveSession, touchSession } from "./store";
 import { digestToken, fromOwnPages, slidingExpiry, tokenFromCookies, TOUCH_EVERY_MS } from "./rules";
 import type { Bindings } from "../platform/env";
 import { onShard, shardOfTag } from "../platform/shards";
-import { shardsForTag } from "../directory/locate";
+import { findByTag } from "../directory/locate";
 
 const SESSION_ENDED = "Session expired or signed out";
 
@@ -29,12 +29,8 @@ function sessionToken(c: Context<AppEnv>): string | undefined {
 /** A session by its token: on the shard the token names, or where its account moved since. */
 async function findTaggedSession(env: Bindings, token: string, now: number) {
   const digest = await digestToken(token);
-  for (const shard of await shardsForTag(env, shardOfTag(token))) {
-    const { DB } = onShard(env, shard);
-    const session = await findLiveSession(DB, digest, now);
-    if (session) return { DB, session };
-  }
-  return null;
+  const tagged = await findByTag(env, shardOfTag(token), (shard) => findLiveSession(onShard(env, shard).DB, digest, now));
+  return tagged && { DB: onShard(env, tagged.shard).DB, session: tagged.found };
 }
 
 /**
