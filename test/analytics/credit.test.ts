@@ -180,4 +180,43 @@ describe("send credit", () => {
       [m3, 1, 1, 0],
     ]);
   });
+
+  it("credits a hit by one seek of the record's sends, however many hits the record had before", async () => {
+    const { apiKey } = await provisionAccount();
+    const campaign = await createCampaign(apiKey);
+    const [mailbox] = await mailboxesOf(apiKey);
+    await addLeads(apiKey, campaign, ["busy@credit.example", "quiet@credit.example"]);
+    const sentAt = Date.parse("2026-03-01T09:00:00Z");
+    await ingestOk(apiKey, campaign, ["busy@credit.example", "quiet@credit.example"].map((lead_email) => ({ type: "SENT", lead_email, occurred_at: new Date(sentAt).toISOString(), email_account_id: mailbox })));
+    const [busy, quiet] = await all<{ id: number; account_id: number }>(`SELECT id, account_id FROM campaign_leads WHERE campaign_id = ?1 ORDER BY id`, campaign);
+    // A pixel loaded 3,000 times (a forwarded email, a proxy re-fetching it), one second apart.
+    await fileEnv()
+      .DB.prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
+         INSERT INTO events (account_id, campaign_id, campaign_lead_id, event_id, type, occurred_at, sequence_number, created_at)
+         SELECT ?1, ?2, ?3, 'hit-' || i, 'OPEN', ?4 + i * 1000, 1, ?4 FROM n`,
+      )
+      .bind(busy!.account_id, campaign, busy!.id, sentAt)
+      .run();
+    const hit = async (record: number, eventId: string) =>
+      fileEnv()
+        .DB.prepare(
+          `INSERT INTO events (account_id, campaign_id, campaign_lead_id, event_id, type, occurred_at, sequence_number, created_at)
+           VALUES (?1, ?2, ?3, ?4, 'OPEN', ?5, 1, ?5)`,
+        )
+        .bind(busy!.account_id, campaign, record, eventId, sentAt + 3_600_000)
+        .run();
+    await hit(quiet!.id, "first");
+    const onBusy = await hit(busy!.id, "one-more");
+    const onQuiet = await hit(quiet!.id, "second");
+    // Rows read by the insert and its triggers: the same after 3,000 hits as after one (the lookup once walked back through all of them).
+    expect(onBusy.meta.rows_read).toBe(onQuiet.meta.rows_read);
+    const credited = await all<{ campaign_lead_id: number; send_id: number; sent: number }>(
+      `SELECT e.campaign_lead_id, e.send_id, (SELECT s.id FROM events s WHERE s.campaign_lead_id = e.campaign_lead_id AND s.type = 'SENT') AS sent
+       FROM events e WHERE e.campaign_id = ?1 AND e.event_id IN ('one-more', 'first', 'second', 'hit-1', 'hit-3000') ORDER BY e.id`,
+      campaign,
+    );
+    expect(credited.map((row) => row.send_id)).toEqual(credited.map((row) => row.sent));
+    await expectAgreement(apiKey, campaign);
+  });
 });

@@ -392,6 +392,8 @@ export const events = sqliteTable(
       t.isMachine,
     ),
     index("events_record_time_idx").on(t.campaignLeadId, t.occurredAt),
+    // A record's sends: the send an outcome is credited to, by one seek however many hits the record had (migration 0084).
+    index("events_record_sent_idx").on(t.campaignLeadId, t.occurredAt).where(sql`type = 'SENT'`),
     // A mailbox's sends of a day within its own account (src/mailboxes/sends.ts) as one range.
     index("events_mailbox_type_time_idx").on(t.emailAccountId, t.type, t.accountId, t.occurredAt),
     // A send's outcomes (statistics rows) by seek, and the sends with an outcome of a type
