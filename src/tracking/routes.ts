@@ -27,20 +27,42 @@ async function verified(c: Context<AppEnv>, token: string, kind: TrackKind): Pro
   return payload?.kind === kind ? payload : null;
 }
 
+/** Hits answered within this long of the first go to the queue as one batch. */
+const COALESCE_MS = 20;
+/** A queue batch holds at most 100 messages. */
+const MAX_BATCH = 100;
+
+/** The batch still taking hits: flushed by the request that opened it, in its own waitUntil. */
+let open: TrackedEvent[] | null = null;
+
 /**
  * Opens and clicks go to the tracking queue after the answer: the reader's mail client or browser
- * never waits on D1, and a burst of opens after a large send is written in batches. Should the
- * queue refuse, the hit is recorded directly instead.
+ * never waits on D1, and a burst of opens after a large send is written in batches. A burst is also
+ * sent in batches: a hit joins the batch another request of this isolate opened less than
+ * COALESCE_MS ago, whose request sends it (one queue call for many hits; nothing of the joining
+ * request is touched by the other). Should the queue refuse, the hits are recorded directly instead.
  */
 function recordInBackground(c: Context<AppEnv>, type: "OPEN" | "CLICK", payload: TrackPayload): void {
   const now = Date.now();
   const verdict = classifyHit({ method: c.req.method, userAgent: c.req.header("User-Agent") ?? null, now, sentAt: payload.sentAt });
   if (verdict.machine) log("info", "tracking hit by a machine", { type, record_id: payload.recordId, reason: verdict.reason });
   const event: TrackedEvent = { type, payload, occurredAt: now, isMachine: verdict.machine, eventId: `salvo-${type.toLowerCase()}:${crypto.randomUUID()}` };
+  if (open) {
+    open.push(event);
+    if (open.length >= MAX_BATCH) open = null;
+    return;
+  }
+  const batch = [event];
+  open = batch;
+  const env = c.env;
   c.executionCtx.waitUntil(
-    c.env.TRACKING_QUEUE.send(event)
-      .catch(() => recordTrackedEvents(c.env, [event]))
-      .catch((error: Error) => log("error", `tracking ${type} not recorded: ${error.message}`, { record_id: payload.recordId })),
+    new Promise((resolve) => setTimeout(resolve, COALESCE_MS))
+      .then(() => {
+        if (open === batch) open = null;
+        return env.TRACKING_QUEUE.sendBatch(batch.map((body) => ({ body })));
+      })
+      .catch(() => recordTrackedEvents(env, batch))
+      .catch((error: Error) => log("error", `tracking hits not recorded: ${error.message}`, { records: batch.map((hit) => hit.payload.recordId) })),
   );
 }
 

@@ -7,6 +7,7 @@ import { signToken, type TrackPayload } from "../../src/tracking/tokens";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { asc, eq } from "drizzle-orm";
 import { schema, testDb } from "../db";
+import { env } from "cloudflare:workers";
 import { call, provisionAccount, fileEnv } from "../helpers";
 import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
 
@@ -319,5 +320,29 @@ describe("the tracking queue", () => {
     await recordTrackedEvents(fileEnv() as unknown as Bindings, events);
     await recordTrackedEvents(fileEnv() as unknown as Bindings, events);
     for (const recordId of records) expect((await eventsOf(recordId)).map((e) => e.type)).toEqual(["OPEN"]);
+  });
+});
+
+describe("a burst of hits", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("goes to the queue in a few batches, each hit recorded once", async () => {
+    const { records } = await setUp(30);
+    const sendBatch = vi.spyOn(env.TRACKING_QUEUE, "sendBatch");
+    const send = vi.spyOn(env.TRACKING_QUEUE, "send");
+    const pixels = await Promise.all(records.map(async (recordId) => `/t/o/${await token({ kind: "open", recordId })}.gif`));
+    await Promise.all(pixels.map(async (pixel) => (await hit(pixel)).arrayBuffer()));
+    for (const recordId of records) expect((await eventuallyEvents(recordId, 1)).map((e) => e.type)).toEqual(["OPEN"]);
+    expect(send).not.toHaveBeenCalled();
+    expect(sendBatch.mock.calls.flatMap(([messages]) => [...messages]).length).toBe(30);
+    expect(sendBatch.mock.calls.length).toBeLessThan(5);
+  });
+
+  it("is recorded directly when the queue refuses it", async () => {
+    const { records } = await setUp(3);
+    vi.spyOn(env.TRACKING_QUEUE, "sendBatch").mockRejectedValue(new Error("queue unavailable"));
+    const pixels = await Promise.all(records.map(async (recordId) => `/t/o/${await token({ kind: "open", recordId })}.gif`));
+    await Promise.all(pixels.map(async (pixel) => (await hit(pixel)).arrayBuffer()));
+    for (const recordId of records) expect((await eventuallyEvents(recordId, 1)).map((e) => e.type)).toEqual(["OPEN"]);
   });
 });
