@@ -15,7 +15,8 @@
 //     mailbox's agent), in runs of 500 interleaved with password runs (P O O P P O O P): the OAuth
 //     rate as a share of the password rate (issue 24: >= 95%).
 //  3. Tracking endpoints against /health in the same run (autocannon): the open pixel and the click
-//     redirect of a real email of part 1, read from a lead's Maildir. BENCH_ENGINE_SKIP_SCHEDULER=true stops
+//     redirect of a real email of part 1, read from a lead's Maildir; then workerd's CPU per hit, its
+//     recording by the queue's consumer included, against /health's. BENCH_ENGINE_SKIP_SCHEDULER=true stops
 //     after this part.
 // Part 2 runs each size twice: a campaign as before (no lead zones), and one sending in each lead's
 // zone (CONTRACT 23.2: leads spread over 12 zones and some without one, due times stored inside
@@ -291,6 +292,15 @@ function newestMessage(user) {
   return readFileSync(files.sort().at(-1), "utf8").replace(/=\r?\n/g, "").replace(/=3D/g, "=");
 }
 
+const CPU_HITS = 1500;
+
+/** A fixed number of hits, 10 at a time. */
+function requests(url, amount) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: 10, amount, headers: { "User-Agent": "Mozilla/5.0 (Windows NT 10.0) Chrome/131.0" } }, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
+
 function load(url, method = "GET") {
   return new Promise((resolve, reject) => {
     autocannon({ url, method, connections: 20, duration: 10, headers: { "User-Agent": "Mozilla/5.0 (Windows NT 10.0) Chrome/131.0" } }, (error, result) =>
@@ -325,12 +335,39 @@ async function tracking(server, campaignId) {
     console.log(`   ${name.padEnd(16)} ${result.requests.average.toFixed(0).padStart(6)} req/s   p50 ${result.latency.p50} ms   p99 ${result.latency.p99} ms   (${result.errors} errors)`);
   }
   for (const name of ["open pixel", "click redirect"]) console.log(`   ${name} / health: ${((results[name] / results["/health"]) * 100).toFixed(1)}% (target >= 90%, issue 27)`);
+  const recorded = await trackedAtLeast(server, campaignId, hits);
+  console.log(`   recorded ${recorded} OPEN/CLICK events for ${hits} answered hits (the queue writes them in batches)`);
+
+  // Requests per second under a fixed load scatter on a shared machine; workerd's CPU per hit, its
+  // recording by the queue's consumer included, holds steadier (as bench:overhead's does).
+  const cpu = { "/health": [], "open pixel": [], "click redirect": [] };
+  const urls = { "/health": `${server.url}/health`, "open pixel": local(pixel), "click redirect": local(click) };
+  for (let round = 0; round < 3; round += 1) {
+    for (const [name, url] of Object.entries(urls)) {
+      const before = workerdCpuSeconds(server.pid);
+      const already = trackedCount(server, campaignId);
+      const result = await requests(url, CPU_HITS);
+      const answered = result["2xx"] + result["3xx"];
+      if (name !== "/health") await trackedAtLeast(server, campaignId, already + answered);
+      cpu[name].push(((workerdCpuSeconds(server.pid) - before) * 1000) / answered);
+    }
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[1];
+  for (const [name, values] of Object.entries(cpu)) {
+    const share = name === "/health" ? "" : `: ${((median(cpu["/health"]) / median(values)) * 100).toFixed(1)}% of /health's hits per CPU second`;
+    console.log(`   ${name.padEnd(16)} workerd CPU per hit ${median(values).toFixed(2)} ms (${values.map((v) => v.toFixed(2)).join(", ")})${share}`);
+  }
+  console.log(`   (${CPU_HITS} hits per route and round, 10 connections, 3 rounds, medians; a hit's CPU includes writing its event)`);
+}
+
+/** Waits (up to 20 s) until the campaign has at least `count` opens and clicks; answers how many it has. */
+async function trackedAtLeast(server, campaignId, count) {
   let recorded = trackedCount(server, campaignId);
-  for (let i = 0; i < 100 && recorded < hits; i += 1) {
+  for (let i = 0; i < 100 && recorded < count; i += 1) {
     await new Promise((resolve) => setTimeout(resolve, 200));
     recorded = trackedCount(server, campaignId);
   }
-  console.log(`   recorded ${recorded} OPEN/CLICK events for ${hits} answered hits (the queue writes them in batches)`);
+  return recorded;
 }
 
 const stateDir = mkdtempSync(join(tmpdir(), "salvo-bench-engine-"));

@@ -279,11 +279,17 @@ describe("moving an account between shards", () => {
     expect((await pass()).status).toBe(200);
     await env.DB.prepare("UPDATE email_accounts SET engine_wake_at = NULL WHERE id = ?").bind(mailbox).run();
 
+    // The session's last use a while ago: its next request touches it.
+    await env.DB.prepare("UPDATE web_sessions SET last_seen_at = last_seen_at - 120000 WHERE account_id = ?").bind(account.id).run();
+
     expect((await requestMove(env, account.id, 1, Date.now())).ok).toBe(true);
     await advanceMove(env, account.id, 0);
     // Held: a pass does nothing, so nothing meets the fence (and no email is left in doubt).
     expect((await pass()).body.next_wake_at).toBeNull();
     expect(await wakeOn(0)).toBeNull();
+    // A read through the session goes on; its touch, a write, waits for a request after the move.
+    const during = await exports.default.fetch(new Request(`${origin}/api/v1/campaigns`, { headers: { Cookie: cookie, "Sec-Fetch-Site": "same-origin" } }));
+    expect(during.status).toBe(200);
 
     expect(await move(account.id, 1)).toMatchObject({ state: "done" });
     // The mailbox's object works on shard 1 now, also once restarted: its pass records its wake there.
