@@ -3,6 +3,7 @@ import { seedMailboxes, type ResultFindings, type SeedCursor } from "../db/schem
 import type { Database } from "../platform/db";
 import { rawBatch, statement } from "../platform/sql";
 import type { SeedMailboxRow } from "./seed-store";
+import { notMoving } from "../platform/moving";
 
 /** A cell waiting for its email at one seed, with what the checker needs of its test and run. */
 export interface PendingCell {
@@ -89,7 +90,8 @@ export async function expireOverdueCells(d1: D1Database, now: number, minutes: n
         WHERE folder = 'pending'
           AND coalesce(send_at, (SELECT u.started_at FROM spam_test_runs u
                                   WHERE u.spam_test_id = spam_test_results.spam_test_id AND u.run_no = spam_test_results.run_no))
-              + ${minutes * 60_000} <= ${now}`,
+              + ${minutes * 60_000} <= ${now}
+          AND ${notMoving(sql`(SELECT t.account_id FROM spam_tests t WHERE t.id = spam_test_results.spam_test_id)`)}`,
   ).run();
   return result.meta.changes;
 }

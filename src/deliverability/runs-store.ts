@@ -3,6 +3,7 @@ import { spamTests } from "../db/schema";
 import type { Database } from "../platform/db";
 import { inList, rawBatch, statement } from "../platform/sql";
 import type { DueSlot, DueTest } from "./schedule";
+import { notMoving } from "../platform/moving";
 
 /**
  * The statements that start one run of a test at a slot: the run (numbered after the last one),
@@ -57,6 +58,7 @@ export async function dueSpamTests(db: Database, now: number, limit: number): Pr
         sql`${spamTests.status} = 'active' AND ${spamTests.testType} = 'automated'`,
         isNotNull(spamTests.nextRunAt),
         lte(spamTests.nextRunAt, new Date(now)),
+        notMoving(sql`${spamTests.accountId}`),
       ),
     )
     .orderBy(asc(spamTests.nextRunAt))

@@ -9,6 +9,7 @@ import { deliveryIds, insertDeliveries, type NewDelivery } from "../webhooks/out
 import { activeWebhooks } from "../webhooks/store";
 import { inList, rawBatch, statement } from "../platform/sql";
 import { categorisationJson, humanCategorisation } from "../categories/provenance-sql";
+import { notMoving } from "../platform/moving";
 
 export interface MessageRow {
   id: number;
@@ -81,7 +82,7 @@ export async function releaseSnoozes(d1: D1Database, now: number): Promise<numbe
   const result = await statement(
     d1,
     sql`UPDATE campaign_leads SET snoozed_until = NULL, updated_at = ${now}
-        WHERE snoozed_until IS NOT NULL AND snoozed_until <= ${now}`,
+        WHERE snoozed_until IS NOT NULL AND snoozed_until <= ${now} AND ${notMoving(sql`account_id`)}`,
   ).run();
   return result.meta.changes;
 }

@@ -10,6 +10,7 @@ import { leadListImports } from "../db/schema";
 import { columnFields, countCsvRows, readCsvRows, rowToLead } from "./csv";
 import { importStatements, leadListById, screenEmails, type LeadFields } from "./store";
 import { flagForVerification, screenAddresses, storeOnLeadsByEmail, type Screened, type VerifyMode } from "../verification/upload";
+import { notMoving } from "../platform/moving";
 
 export interface ImportSettings {
   ignoreGlobalBlockList: boolean;
@@ -250,6 +251,7 @@ export async function continueCsvImports(env: Bindings, at: Date): Promise<numbe
       and(
         inArray(leadListImports.state, ["queued", "running"]),
         or(isNull(leadListImports.leaseUntil), lt(leadListImports.leaseUntil, at)),
+        notMoving(sql`${leadListImports.accountId}`),
       ),
     )
     .orderBy(asc(leadListImports.id))

@@ -14,6 +14,7 @@ import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { mailboxSends } from "./sends";
 import type { WarmupConfig } from "../config";
 import { warmupViews } from "../warmup/view";
+import { notMoving } from "../platform/moving";
 
 export const MAILBOX_NOT_FOUND = "Email account not found";
 
@@ -163,7 +164,7 @@ export function mailboxesDueForRecheck(db: Database, before: number, limit: numb
   return db
     .select({ id: emailAccounts.id })
     .from(emailAccounts)
-    .where(and(hasSecret, sql`${lastChecked} < ${before}`))
+    .where(and(hasSecret, sql`${lastChecked} < ${before}`, notMoving(sql`${emailAccounts.accountId}`)))
     .orderBy(lastChecked)
     .limit(limit);
 }

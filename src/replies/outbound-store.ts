@@ -4,6 +4,7 @@ import { campaigns, outboundReplies, type OutboundAttachment, type OutboundReply
 import { visibleCampaigns } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
+import { notMoving } from "../platform/moving";
 
 export type OutboundReplyRow = typeof outboundReplies.$inferSelect;
 type NewOutboundReply = Omit<typeof outboundReplies.$inferInsert, "id" | "createdAt" | "updatedAt">;
@@ -94,7 +95,7 @@ export function failInterruptedReplies(db: Database, now: number) {
   return db
     .update(outboundReplies)
     .set({ status: "FAILED", statusMessage: "Sending was interrupted; the reply may not have gone out", updatedAt: new Date(now) })
-    .where(and(eq(outboundReplies.status, "QUEUED"), lte(outboundReplies.updatedAt, new Date(now - STALE_QUEUED_MS))))
+    .where(and(eq(outboundReplies.status, "QUEUED"), lte(outboundReplies.updatedAt, new Date(now - STALE_QUEUED_MS)), notMoving(sql`${outboundReplies.accountId}`)))
     .returning({ id: outboundReplies.id });
 }
 

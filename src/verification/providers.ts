@@ -14,6 +14,7 @@ import type { Bindings } from "../platform/env";
 import { jsonList, rawBatch } from "../platform/sql";
 import { domainProviders } from "./check";
 import { parseAddress } from "./rules";
+import { notMoving } from "../platform/moving";
 
 /** Leads per round: one read, their distinct domains' lookups, one write. */
 const ROUND = 500;
@@ -32,8 +33,8 @@ async function learnRound(d1: D1Database, resolverUrl: string, table: "leads" | 
   const cutoff = now - PROVIDER_RETRY_MS;
   const [rows] = await rawBatch(d1, [
     table === "leads"
-      ? sql`SELECT id, email FROM leads WHERE email_provider IS NULL AND esp_checked_at < ${cutoff} ORDER BY esp_checked_at LIMIT ${ROUND}`
-      : sql`SELECT id, from_email AS email, type FROM email_accounts WHERE esp_provider IS NULL AND esp_checked_at < ${cutoff} ORDER BY esp_checked_at LIMIT ${ROUND}`,
+      ? sql`SELECT id, email FROM leads WHERE email_provider IS NULL AND esp_checked_at < ${cutoff} AND ${notMoving(sql`account_id`)} ORDER BY esp_checked_at LIMIT ${ROUND}`
+      : sql`SELECT id, from_email AS email, type FROM email_accounts WHERE esp_provider IS NULL AND esp_checked_at < ${cutoff} AND ${notMoving(sql`account_id`)} ORDER BY esp_checked_at LIMIT ${ROUND}`,
   ]);
   const pending = rows! as unknown as Pending[];
   if (pending.length === 0) return 0;

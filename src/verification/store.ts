@@ -8,6 +8,7 @@ import type { Scope } from "../platform/access";
 import type { Database } from "../platform/db";
 import { jsonList, jsonListChunks, rawBatch } from "../platform/sql";
 import type { VerificationResult } from "./rules";
+import { notMoving } from "../platform/moving";
 
 export type JobRow = typeof verificationJobs.$inferSelect;
 
@@ -179,7 +180,7 @@ export function idleJobs(db: Database, at: Date, limit: number) {
   return db
     .select({ id: verificationJobs.id })
     .from(verificationJobs)
-    .where(and(inArray(verificationJobs.state, ["queued", "running"]), or(isNull(verificationJobs.leaseUntil), lt(verificationJobs.leaseUntil, at))))
+    .where(and(inArray(verificationJobs.state, ["queued", "running"]), or(isNull(verificationJobs.leaseUntil), lt(verificationJobs.leaseUntil, at)), notMoving(sql`${verificationJobs.accountId}`)))
     .orderBy(asc(verificationJobs.id))
     .limit(limit);
 }

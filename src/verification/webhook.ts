@@ -13,6 +13,7 @@ import { log } from "../platform/logging";
 import { guardedFetch, urlPolicy } from "../platform/outbound";
 import { DELIVERY_TIMEOUT_MS, judge, WEBHOOK_URL_RULES } from "../webhooks/delivery-rules";
 import { jobById, jobResults, type JobRow } from "./store";
+import { notMoving } from "../platform/moving";
 
 export const WEBHOOK_RESULTS = 1_000;
 const RETRIES_PER_CRON = 20;
@@ -79,7 +80,7 @@ export async function retryVerificationWebhooks(env: Bindings, at: Date): Promis
   const due = await db
     .select({ id: verificationJobs.id })
     .from(verificationJobs)
-    .where(and(eq(verificationJobs.webhookState, "pending"), lte(verificationJobs.webhookNextAt, at), sql`${verificationJobs.state} = 'completed'`))
+    .where(and(eq(verificationJobs.webhookState, "pending"), lte(verificationJobs.webhookNextAt, at), sql`${verificationJobs.state} = 'completed'`, notMoving(sql`${verificationJobs.accountId}`)))
     .orderBy(asc(verificationJobs.webhookNextAt))
     .limit(RETRIES_PER_CRON);
   for (const { id } of due) {

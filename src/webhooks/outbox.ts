@@ -4,6 +4,7 @@ import { log } from "../platform/logging";
 import { jsonList, rawBatch, statement } from "../platform/sql";
 import type { DeliveryMessage } from "./queue-message";
 import { categorisationJsonText } from "../categories/provenance-sql";
+import { notMoving } from "../platform/moving";
 
 /** A webhook delivery to store, plus the condition (over its JSON row `d`) under which it is real. */
 export interface NewDelivery {
@@ -130,7 +131,7 @@ export async function enqueue(env: Bindings, ids: number[]): Promise<void> {
 export async function requeueOverdue(env: Bindings, now: number): Promise<number> {
   const [rows] = await rawBatch(env.DB, [
     sql`UPDATE webhook_deliveries SET next_attempt_at = ${now}
-        WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ${now - OVERDUE_AFTER_MS}
+        WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ${now - OVERDUE_AFTER_MS} AND ${notMoving(sql`account_id`)}
                      ORDER BY next_attempt_at LIMIT ${REQUEUE_LIMIT})
         RETURNING id`,
   ]);

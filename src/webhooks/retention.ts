@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { config } from "../config";
 import type { Bindings } from "../platform/env";
 import { rawBatch } from "../platform/sql";
+import { notMoving } from "../platform/moving";
 
 const DAY_MS = 86_400_000;
 /** Deliveries removed per statement pair: a bounded write, well inside one D1 query's limits. */
@@ -17,7 +18,7 @@ const CHUNKS_PER_RUN = 10;
  */
 export async function pruneDeliveredBefore(d1: D1Database, cutoff: number, chunk = PRUNE_CHUNK, maxChunks = CHUNKS_PER_RUN): Promise<number> {
   const oldest = sql`SELECT id FROM webhook_deliveries INDEXED BY webhook_deliveries_delivered_idx
-    WHERE status = 'delivered' AND delivered_at < ${cutoff} ORDER BY delivered_at LIMIT ${chunk}`;
+    WHERE status = 'delivered' AND delivered_at < ${cutoff} AND ${notMoving(sql`account_id`)} ORDER BY delivered_at LIMIT ${chunk}`;
   let pruned = 0;
   for (let round = 0; round < maxChunks; round += 1) {
     // Both statements read the same chunk: a batch runs as one transaction, nothing writes between them.

@@ -6,6 +6,7 @@ import { newWebhookSecret, ROTATION_OVERLAP_MS, signingSecrets } from "./deliver
 import type { Bindings } from "../platform/env";
 import { log } from "../platform/logging";
 import { decryptSecret, encryptSecret, loadKeyring } from "../platform/crypto";
+import { notMoving } from "../platform/moving";
 
 /**
  * A webhook's secrets at rest: the signing secret (and the one before the last rotation) and the
@@ -140,7 +141,7 @@ export async function sealLegacySecrets(env: Bindings): Promise<number> {
   const legacy = await db
     .select({ id: webhooks.id, legacySecret: webhooks.legacySecret })
     .from(webhooks)
-    .where(isNotNull(webhooks.legacySecret))
+    .where(and(isNotNull(webhooks.legacySecret), notMoving(sql`${webhooks.accountId}`)))
     .limit(LEGACY_BATCH);
   if (legacy.length === 0) return 0;
   const keyring = await loadKeyring(config(env).secretsKey);

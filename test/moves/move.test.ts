@@ -13,6 +13,11 @@ import { createMailbox } from "../mailboxes/fixtures";
 import { ADMIN_TOKEN, callJson, env, fileShard, provisionAccount, type TestAccount } from "../helpers";
 import { tenants } from "../security-matrix/world";
 import { envOfId } from "../db";
+import { releaseDueSnoozes } from "../../src/inbox/snooze-release";
+import { resumePausedRecords } from "../../src/replies/resume";
+import { requeueOverdue } from "../../src/webhooks/outbox";
+import { pruneWebhookDeliveries } from "../../src/webhooks/retention";
+import { onShard } from "../../src/platform/shards";
 
 /**
  * Moving an account between shards (src/moves/): everything it has goes, reads the same after, what
@@ -301,6 +306,55 @@ describe("moving an account between shards", () => {
     const me = await exports.default.fetch(new Request(`${origin}/api/v1/campaigns`, { headers: { Cookie: cookie, "Sec-Fetch-Site": "same-origin" } }));
     expect(me.status).toBe(200);
     expect(((await me.json()) as { name: string }[]).map((c) => c.name)).toEqual(["Mailboxes"]);
+  });
+
+  it("leaves a moving account's due work to the cron after the move, and does every other account's on time", async () => {
+    const receiver = interceptReceiver();
+    try {
+      const moving = await busyAccount("Moving");
+      const staying = await busyAccount("Staying");
+      const now = Date.now();
+      const due = async (shard: number, accountId: number) => {
+        const db = shardDb(shard);
+        const one = async (query: string) => (await db.prepare(query).bind(accountId).first<{ n: number }>())!.n;
+        return {
+          snoozed: await one("SELECT count(*) AS n FROM campaign_leads WHERE account_id = ? AND snoozed_until IS NOT NULL"),
+          paused: await one("SELECT count(*) AS n FROM campaign_leads WHERE account_id = ? AND resume_at IS NOT NULL"),
+          overdue: await one(`SELECT count(*) AS n FROM webhook_deliveries WHERE account_id = ? AND status = 'pending' AND next_attempt_at < ${now - 3_600_000}`),
+          old: await one(`SELECT count(*) AS n FROM webhook_deliveries WHERE account_id = ? AND status = 'delivered' AND delivered_at < ${now - 100 * DAY}`),
+        };
+      };
+      for (const { account } of [moving, staying]) {
+        // Due work of four minute jobs, each picked across accounts: a snooze ended, an out-of-office pause
+        // ended, a delivery whose message was lost, a delivery past its retention.
+        const [first, second] = (await env.DB.prepare("SELECT id FROM campaign_leads WHERE account_id = ? ORDER BY id LIMIT 2").bind(account.id).all<{ id: number }>()).results;
+        await env.DB.prepare("UPDATE campaign_leads SET snoozed_until = ?2 WHERE id = ?1").bind(first!.id, now - 60_000).run();
+        await env.DB.prepare("UPDATE campaign_leads SET state = 'PAUSED', resume_at = ?2 WHERE id = ?1").bind(second!.id, now - 60_000).run();
+        const deliveries = (await env.DB.prepare("SELECT id FROM webhook_deliveries WHERE account_id = ? ORDER BY id LIMIT 2").bind(account.id).all<{ id: number }>()).results;
+        await env.DB.prepare("UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?2 WHERE account_id = ?1").bind(account.id, now - 6 * 3_600_000).run();
+        await env.DB.prepare("UPDATE webhook_deliveries SET status = 'delivered', delivered_at = ?2 WHERE id IN (?3, ?4)").bind(account.id, now - 400 * DAY, deliveries[0]!.id, deliveries[1]!.id).run();
+      }
+      const before = await due(0, moving.account.id);
+      expect(before).toMatchObject({ snoozed: 1, paused: 1, old: 2 });
+      expect(before.overdue).toBeGreaterThan(0);
+      expect(await due(0, staying.account.id)).toEqual(before);
+
+      expect((await requestMove(env, moving.account.id, 1, now)).ok).toBe(true);
+      await advanceMove(env, moving.account.id, 0);
+      const at = new Date(now);
+      for (const job of [releaseDueSnoozes, resumePausedRecords, pruneWebhookDeliveries]) await job(env, at);
+      await requeueOverdue(env, now);
+      expect(await due(0, staying.account.id)).toEqual({ snoozed: 0, paused: 0, overdue: 0, old: 0 });
+      expect(await due(0, moving.account.id)).toEqual(before);
+
+      expect(await move(moving.account.id, 1)).toMatchObject({ state: "done" });
+      const moved = onShard(env, 1);
+      for (const job of [releaseDueSnoozes, resumePausedRecords, pruneWebhookDeliveries]) await job(moved, at);
+      await requeueOverdue(moved, now);
+      expect(await due(1, moving.account.id)).toEqual({ snoozed: 0, paused: 0, overdue: 0, old: 0 });
+    } finally {
+      receiver.restore();
+    }
   });
 
   it("lifts the old shard's fence ten minutes after a move, and drops the fence's triggers once no account is fenced, while old ids still find the account", async () => {
