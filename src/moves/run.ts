@@ -107,16 +107,26 @@ export async function advanceMove(env: Bindings, accountId: number, deadline: nu
 /** Past its deadline, how long a worker may still be in its last step (a mailbox's pass in flight, which hold waits for). */
 const LEASE_SLACK_MS = 5 * 60_000;
 
-/** The minute cron's job: unfinished moves go on (a move whose operator went away still ends). */
+/**
+ * The minute cron's job: unfinished moves go on (a move whose operator went away still ends). A move
+ * whose step fails does not hold up the others or the lifting of old fences; the job then fails with
+ * its error, which the cron's log line names.
+ */
 export async function continueMoves(env: Bindings, at: Date): Promise<number> {
   let advanced = 0;
+  let failure: unknown = null;
   const deadline = Date.now() + CRON_BUDGET_MS;
   for (const accountId of await unfinishedMoves(env.DIRECTORY)) {
     if (Date.now() >= deadline) break;
-    await advanceMove(env, accountId, deadline);
-    advanced += 1;
+    try {
+      await advanceMove(env, accountId, deadline);
+      advanced += 1;
+    } catch (error) {
+      failure ??= error;
+    }
   }
   await liftOldFences(env, at.getTime());
+  if (failure !== null) throw failure;
   return advanced;
 }
 
