@@ -96,6 +96,29 @@ describe("per-key rate limiting", () => {
     expect((await call("/api/v1/account", { apiKey: account.apiKey })).status).toBe(429);
   });
 
+  it("writes a budget with plenty left at most once a second, and every spend once half of it is gone", async () => {
+    const account = await limitedAccount(10, 10);
+    const gate = await gateOf(account.apiKey);
+    const keyHash = await digestKey(account.apiKey);
+    await runInDurableObject(gate, async (instance: KeyGate, state) => {
+      const stored = () => Math.round(state.storage.kv.get<{ minute: { tokens: number } }>("budget")!.minute.tokens);
+      const t0 = 1_900_000_000_000;
+      await instance.admit("account", keyHash, t0);
+      expect(stored()).toBe(9);
+      // 8 and 7 left, within the second: memory only.
+      await instance.admit("account", keyHash, t0 + 100);
+      await instance.admit("account", keyHash, t0 + 200);
+      expect(stored()).toBe(9);
+      // A second later: written.
+      await instance.admit("account", keyHash, t0 + 1_000);
+      expect(stored()).toBe(6);
+      // Below half the minute's budget: every spend, within the same second too.
+      await instance.admit("account", keyHash, t0 + 1_100);
+      await instance.admit("account", keyHash, t0 + 1_200);
+      expect(stored()).toBe(4);
+    });
+  });
+
   it("reports the budget at GET /api/v1/rate-limit", async () => {
     const account = await limitedAccount(50, 7);
     const { status, body } = await callJson("/api/v1/rate-limit", { apiKey: account.apiKey });

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { resolveKey, type ShardedOwner } from "./resolve";
 import type { KeyKind } from "./rules";
-import { spend, type Budget, type BudgetState, type Decision } from "../platform/rate-limit";
+import { budgetWorthWriting, spend, type Budget, type BudgetState, type Decision } from "../platform/rate-limit";
 import { config, type Vars } from "../config";
 
 type Admission =
@@ -35,12 +35,14 @@ interface GateState {
  * resets, deactivates a key or disables an account tells it at once (revoke: never again;
  * invalidate: look again), and the cache is trusted only for KEY_REVALIDATE_SECONDS, after which
  * the next request reads the row again, so a row deleted by any other path stops the key within
- * that bound. State lives in the object's SQLite storage, so eviction loses nothing; the object
- * reads it once when it starts and keeps a copy in memory (every write goes to both), so a
- * request costs one storage write and no reads.
+ * that bound. State lives in the object's SQLite storage and is read once when the object starts;
+ * memory holds the live copy, so a request reads no storage. The key's standing is written at once;
+ * its budget when `budgetWorthWriting` says (at once near the limit, otherwise at most once a second).
  */
 export class KeyGate extends DurableObject<GateEnv> {
   private loaded: GateState | undefined;
+  /** When the budget last went to storage (-Infinity: not since the object started). */
+  private budgetWrittenAt = -Infinity;
 
   private get kv() {
     return this.ctx.storage.kv;
@@ -70,7 +72,10 @@ export class KeyGate extends DurableObject<GateEnv> {
     // No await from here on: the read-modify-write of the budget is atomic within the object.
     const decision = spend(budget, this.state.budget, now);
     this.state.budget = decision.state;
-    this.kv.put("budget", decision.state);
+    if (budgetWorthWriting(decision, budget, this.budgetWrittenAt, now)) {
+      this.kv.put("budget", decision.state);
+      this.budgetWrittenAt = now;
+    }
     return { outcome: decision.admitted ? "admitted" : "limited", owner, budget, decision };
   }
 

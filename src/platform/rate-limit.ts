@@ -70,6 +70,17 @@ export function spend(budget: Budget, previous: BudgetState | undefined, now: nu
   };
 }
 
+/**
+ * Whether a key's object writes its budget to storage after this decision: at once when a request is
+ * refused or half the minute's budget is spent, otherwise at most once a second (a storage write per
+ * request cost more of the object's CPU than the rest of the key's check: issue 27). Memory holds the
+ * exact budget while the object lives; a crash forgets at most the last second's spending (at most
+ * one burst), and only while more than half the minute's budget was left.
+ */
+export function budgetWorthWriting(decision: Decision, budget: Budget, writtenAt: number, now: number): boolean {
+  return !decision.admitted || decision.remaining < budget.perMinute / 2 || now - writtenAt >= SECOND_MS || now < writtenAt;
+}
+
 /** The headers every authenticated answer carries (legacy X-RateLimit-* and the IETF draft's). */
 export function rateLimitHeaders(decision: Decision, budget: Budget, nowSeconds: number): Record<string, string> {
   return {
