@@ -9,7 +9,7 @@ import { KEY_PREFIX } from "./keys/rules";
 import { apiAuth } from "./sessions/auth";
 import { sessionRoutes } from "./sessions/routes";
 import { ApiError } from "./platform/errors";
-import { isAccountMoving } from "./platform/db-errors";
+import { isAccountMoving, MOVE_RETRY_SECONDS } from "./platform/db-errors";
 import { accessLog, log } from "./platform/logging";
 import { emptyBodyIsNoBody, validationHook } from "./platform/validation";
 import { accountRoutes } from "./accounts/routes";
@@ -89,9 +89,6 @@ function fromHttpException(error: HTTPException): ApiError {
   if (error.status < 500) return ApiError.badRequest(error.message || "Bad request");
   return new ApiError(error.status, { error: error.message });
 }
-
-/** A write refused while its account is copied to another shard (src/moves/) is asked again this soon. */
-const MOVE_RETRY_SECONDS = 5;
 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });

@@ -9,6 +9,8 @@ import type { TrackedEvent } from "./queue-message";
 import { recordTrackedEvents } from "./store";
 import { verifyToken, type TrackKind, type TrackPayload } from "./tokens";
 import { fromBase64 } from "../platform/bytes";
+import { ApiError } from "../platform/errors";
+import { MOVE_RETRY_SECONDS } from "../platform/db-errors";
 
 /**
  * The links inside emails: open pixel, click redirect, unsubscribe. No API key and no cookies (the
@@ -61,7 +63,10 @@ function recordInBackground(c: Context<AppEnv>, type: "OPEN" | "CLICK", payload:
         if (open === batch) open = null;
         return env.TRACKING_QUEUE.sendBatch(batch.map((body) => ({ body })));
       })
-      .catch(() => recordTrackedEvents(env, batch))
+      .catch(async () => {
+        const refused = await recordTrackedEvents(env, batch);
+        if (refused.length > 0) throw new Error(`${refused.length} of them refused while their account moves`);
+      })
       .catch((error: Error) => log("error", `tracking hits not recorded: ${error.message}`, { records: batch.map((hit) => hit.payload.recordId) })),
   );
 }
@@ -116,8 +121,9 @@ trackingRoutes.get("/u/:token", async (c) => {
 trackingRoutes.post("/u/:token", async (c) => {
   const payload = await verified(c, c.req.param("token"), "unsubscribe");
   if (!payload) return c.html(NOT_FOUND_PAGE, 404, NO_STORE);
-  await recordTrackedEvents(c.env, [
+  const refused = await recordTrackedEvents(c.env, [
     { type: "UNSUBSCRIBE", payload, occurredAt: Date.now(), isMachine: false, eventId: `salvo-unsubscribe-link:${payload.recordId}` },
   ]);
+  if (refused.length > 0) throw ApiError.unavailable(MOVE_RETRY_SECONDS);
   return c.html(UNSUBSCRIBED_PAGE, 200, NO_STORE);
 });

@@ -8,6 +8,8 @@ import { database, type Database } from "../platform/db";
 import type { TrackedEvent } from "./queue-message";
 import { onShard } from "../platform/shards";
 import { locateRows } from "../directory/locate";
+import { isAccountMoving } from "../platform/db-errors";
+import { afterTheMove } from "../platform/queue-log";
 
 /** The campaign and account of each record (a token names only the record). */
 async function recordOwners(db: Database, recordIds: number[]): Promise<Map<number, { campaignId: number; accountId: number }>> {
@@ -21,9 +23,11 @@ async function recordOwners(db: Database, recordIds: number[]): Promise<Map<numb
 /**
  * Records what tracking links saw through the one ingestion path (record flags and state,
  * analytics, inbox, webhooks): one read and one write batch per campaign, whatever the number of
- * hits. A record deleted since the email went out records nothing.
+ * hits. A record deleted since the email went out records nothing. Answers the hits a move's fence
+ * refused (their account is being copied to another shard: src/moves/), each campaign's own, so the
+ * other accounts' hits of a batch are recorded now.
  */
-export async function recordTrackedEvents(env: Bindings, events: TrackedEvent[]): Promise<void> {
+export async function recordTrackedEvents(env: Bindings, events: TrackedEvent[]): Promise<TrackedEvent[]> {
   // A token names its record, and the record's id its shard (or where its account moved).
   const shards = await locateRows(env, "campaign_leads", [...new Set(events.map((event) => event.payload.recordId))]);
   const byShard = new Map<number, TrackedEvent[]>();
@@ -31,10 +35,12 @@ export async function recordTrackedEvents(env: Bindings, events: TrackedEvent[])
     const shard = shards.get(event.payload.recordId);
     if (shard !== null && shard !== undefined) byShard.set(shard, [...(byShard.get(shard) ?? []), event]);
   }
-  for (const [shard, shardEvents] of byShard) await recordOnShard(onShard(env, shard), shardEvents);
+  const refused: TrackedEvent[] = [];
+  for (const [shard, shardEvents] of byShard) refused.push(...(await recordOnShard(onShard(env, shard), shardEvents)));
+  return refused;
 }
 
-async function recordOnShard(env: Bindings, events: TrackedEvent[]): Promise<void> {
+async function recordOnShard(env: Bindings, events: TrackedEvent[]): Promise<TrackedEvent[]> {
   const db = database(env.DB);
   const owners = await recordOwners(db, [...new Set(events.map((e) => e.payload.recordId))]);
   const byCampaign = new Map<number, { accountId: number; events: TrackedEvent[] }>();
@@ -45,6 +51,7 @@ async function recordOnShard(env: Bindings, events: TrackedEvent[]): Promise<voi
     group.events.push(event);
     byCampaign.set(owner.campaignId, group);
   }
+  const refused: TrackedEvent[] = [];
   for (const [campaignId, group] of byCampaign) {
     const scope = {
       visible: eq(campaigns.accountId, group.accountId),
@@ -52,8 +59,14 @@ async function recordOnShard(env: Bindings, events: TrackedEvent[]): Promise<voi
       campaignId,
       want: { recordIds: [...new Set(group.events.map((e) => e.payload.recordId))], emails: [], categoryIds: [] },
     };
-    await ingest(env, db, scope, (context) => plannedHits(group.events, context.records), Date.now());
+    try {
+      await ingest(env, db, scope, (context) => plannedHits(group.events, context.records), Date.now());
+    } catch (error) {
+      if (!isAccountMoving(error)) throw error;
+      refused.push(...group.events);
+    }
   }
+  return refused;
 }
 
 /** The hits as planned events, each with its record (a record deleted since the email went out: none). */
@@ -89,11 +102,10 @@ function plannedHits(events: TrackedEvent[], found: RecordRow[]): PlannedEvent[]
 
 /**
  * The tracking queue's consumer: a batch of opens and clicks recorded together (each carries an
- * event id, so a batch delivered twice records nothing twice). A failure retries the whole batch.
+ * event id, so a batch delivered twice records nothing twice). A failure retries the whole batch; the
+ * hits of an account being moved are asked again after the pause, the others' are done.
  */
 export async function consumeTrackingBatch(batch: MessageBatch<TrackedEvent>, env: Bindings): Promise<void> {
-  await recordTrackedEvents(
-    env,
-    batch.messages.map((message) => message.body),
-  );
+  const refused = new Set((await recordTrackedEvents(env, batch.messages.map((message) => message.body))).map((event) => event.eventId));
+  for (const message of batch.messages) if (refused.has(message.body.eventId)) message.retry({ delaySeconds: afterTheMove(message.attempts) });
 }

@@ -18,6 +18,8 @@ import { resumePausedRecords } from "../../src/replies/resume";
 import { requeueOverdue } from "../../src/webhooks/outbox";
 import { pruneWebhookDeliveries } from "../../src/webhooks/retention";
 import { onShard } from "../../src/platform/shards";
+import { loadKeyring } from "../../src/platform/crypto";
+import { signToken } from "../../src/tracking/tokens";
 
 /**
  * Moving an account between shards (src/moves/): everything it has goes, reads the same after, what
@@ -196,14 +198,26 @@ describe("moving an account between shards", () => {
     expect(write.status).toBe(503);
     expect(write.response.headers.get("Retry-After")).toBe("5");
     expect((await callJson(`/api/v1/campaigns/${campaign}`, { apiKey: account.apiKey })).status).toBe(200);
-    // A hit queued now is asked again after the pause (the platform's own retries come at once and run out).
+    // A hit queued now is asked again after the pause (the platform's own retries come at once and run
+    // out); another account's hit in the same batch is recorded at once.
     const record = records[emails[0]!]!;
     const hit = openHit(record);
-    const queued = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "p", timestamp: new Date(), attempts: 1, body: hit }]);
+    const bystander = await provisionAccount({ shard: 0 });
+    const otherRecord = Object.values(await addLeads(bystander.apiKey, await createCampaign(bystander.apiKey, { name: "Bystander" }), ["b@moves.example"]))[0]!;
+    const queued = createMessageBatch<TrackedEvent>("salvo-tracking", [
+      { id: "p", timestamp: new Date(), attempts: 1, body: hit },
+      { id: "b", timestamp: new Date(), attempts: 1, body: openHit(otherRecord) },
+    ]);
     const ctx = createExecutionContext();
     await worker.queue(queued, env);
     // (The test runtime does not report the delay it was asked for.)
     expect(await getQueueResult(queued, ctx)).toMatchObject({ outcome: "ok", retryMessages: [{ msgId: "p" }] });
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id = ? AND occurred_at = ?").bind(otherRecord, start + 3 * DAY).first()).toEqual({ n: 1 });
+    // The one-click unsubscribe, recorded before its answer, is asked again too.
+    const unsubscribe = await signToken(await loadKeyring(env.SECRETS_KEY), { kind: "unsubscribe", recordId: record, step: 1, mailboxId: null, sentAt: start });
+    const refusedUnsubscribe = await exports.default.fetch(new Request(`https://salvo.test/u/${unsubscribe}`, { method: "POST" }));
+    expect(refusedUnsubscribe.status).toBe(503);
+    expect(refusedUnsubscribe.headers.get("Retry-After")).toBe("5");
     // A webhook delivery is not sent while its outcome could not be written (it would be sent again after).
     const receiver = interceptReceiver();
     const webhook = (await callJson<{ id: number }[]>(`/api/v1/campaigns/${campaign}/webhooks`, { apiKey: account.apiKey })).body[0]!.id;
