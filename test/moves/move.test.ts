@@ -20,6 +20,7 @@ import { pruneWebhookDeliveries } from "../../src/webhooks/retention";
 import { onShard } from "../../src/platform/shards";
 import { loadKeyring } from "../../src/platform/crypto";
 import { signToken } from "../../src/tracking/tokens";
+import { triageReplies } from "../../src/triage/consumer";
 
 /**
  * Moving an account between shards (src/moves/): everything it has goes, reads the same after, what
@@ -369,6 +370,27 @@ describe("moving an account between shards", () => {
     } finally {
       receiver.restore();
     }
+  });
+
+  it("categorises other accounts' replies while one account moves, and leaves the moving account's to the sweep after the move", async () => {
+    const moving = await busyAccount("Replying");
+    const bystander = await busyAccount("Bystanding");
+    const replies = async (accountId: number, shard = 0) =>
+      (await shardDb(shard).prepare("SELECT id FROM events WHERE account_id = ? AND type = 'REPLY' ORDER BY id").bind(accountId).all<{ id: number }>()).results.map((row) => row.id);
+    // Not categorised yet (the queue's consumer may have done them on ingestion).
+    await env.DB.prepare("DELETE FROM reply_categorisations WHERE event_id IN (SELECT id FROM events WHERE account_id IN (?, ?))").bind(moving.account.id, bystander.account.id).run();
+    const ids = [...(await replies(moving.account.id)), ...(await replies(bystander.account.id))];
+    const rules = { ...env, CATEGORISER: "rules" } as typeof env;
+    expect((await requestMove(env, moving.account.id, 1, Date.now())).ok).toBe(true);
+    await advanceMove(env, moving.account.id, 0);
+    expect(await triageReplies(rules, [], ids)).toBe((await replies(bystander.account.id)).length);
+    const categorised = async (shard: number, accountId: number) =>
+      (await shardDb(shard).prepare("SELECT count(*) AS n FROM reply_categorisations WHERE event_id IN (SELECT id FROM events WHERE account_id = ?)").bind(accountId).first<{ n: number }>())!.n;
+    expect(await categorised(0, bystander.account.id)).toBe(5);
+    expect(await categorised(0, moving.account.id)).toBe(0);
+    expect(await move(moving.account.id, 1)).toMatchObject({ state: "done" });
+    expect(await triageReplies({ ...onShard(env, 1), CATEGORISER: "rules" } as typeof env, [], await replies(moving.account.id, 1))).toBe(5);
+    expect(await categorised(1, moving.account.id)).toBe(5);
   });
 
   it("lifts the old shard's fence ten minutes after a move, and drops the fence's triggers once no account is fenced, while old ids still find the account", async () => {
