@@ -15,6 +15,8 @@ export interface PendingCell {
   spamFilters: boolean;
   linkChecker: boolean;
   runStartedAt: number;
+  /** False while a move has fenced the test's account (src/moves/): its cell cannot be written now. */
+  writable: boolean;
 }
 
 /** What the checker found for one cell. */
@@ -46,14 +48,15 @@ export async function pendingCellsOf(d1: D1Database, seedEmail: string): Promise
   const rows = await statement(
     d1,
     sql`SELECT r.id, r.spam_test_id AS testId, r.run_no AS runNo, r.sender_email AS senderEmail, t.email_track_id AS trackId,
-               t.spam_filters AS spamFilters, t.link_checker AS linkChecker, u.started_at AS runStartedAt
+               t.spam_filters AS spamFilters, t.link_checker AS linkChecker, u.started_at AS runStartedAt,
+               ${notMoving(sql`t.account_id`)} AS writable
         FROM spam_test_results r
         JOIN spam_tests t ON t.id = r.spam_test_id
         JOIN spam_test_runs u ON u.spam_test_id = r.spam_test_id AND u.run_no = r.run_no
         WHERE r.seed_email = ${seedEmail} AND r.folder = 'pending'
         ORDER BY r.run_no, r.id`,
-  ).all<Omit<PendingCell, "spamFilters" | "linkChecker"> & { spamFilters: number; linkChecker: number }>();
-  return rows.results.map((row) => ({ ...row, spamFilters: Boolean(row.spamFilters), linkChecker: Boolean(row.linkChecker) }));
+  ).all<Omit<PendingCell, "spamFilters" | "linkChecker" | "writable"> & { spamFilters: number; linkChecker: number; writable: number }>();
+  return rows.results.map((row) => ({ ...row, spamFilters: Boolean(row.spamFilters), linkChecker: Boolean(row.linkChecker), writable: Boolean(row.writable) }));
 }
 
 function findingStatement(finding: Finding, now: number): SQL {

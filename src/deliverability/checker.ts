@@ -99,10 +99,15 @@ async function findingFor(env: Bindings, { cell, message, parsed, placement }: M
   };
 }
 
-/** Reads one seed's folders and records every pending cell whose email is there. */
+/**
+ * Reads one seed's folders and records every pending cell whose email is there. The cells of an
+ * account a move has fenced cannot be written: the others' are, and the seed's cursor stays where it
+ * was, so a pass after the move reads those messages again.
+ */
 async function checkSeed(env: Bindings, keyring: Keyring, seed: SeedMailboxRow, now: number): Promise<{ messages: number; recorded: number; error: string | null }> {
   const db = database(env.DB);
-  const cells = await pendingCellsOf(env.DB, seed.email);
+  const pending = await pendingCellsOf(env.DB, seed.email);
+  const cells = pending.filter((cell) => cell.writable);
   if (cells.length === 0 || seed.imapPassword === null) return { messages: 0, recorded: 0, error: null };
   const password = await decryptSecret(keyring, seed.imapPassword, seedPasswordContext(seed.email));
   const since = Math.min(...cells.map((cell) => cell.runStartedAt)) - FIRST_READ_MARGIN_MS;
@@ -143,7 +148,7 @@ async function checkSeed(env: Bindings, keyring: Keyring, seed: SeedMailboxRow, 
   for (let i = 0; i < matched.length; i += FINDINGS_AT_ONCE) {
     findings.push(...(await Promise.all(matched.slice(i, i + FINDINGS_AT_ONCE).map((m) => findingFor(env, m, now)))));
   }
-  await storeSeedPass(env.DB, db, seed.id, findings, read.read.cursor, now);
+  await storeSeedPass(env.DB, db, seed.id, findings, cells.length < pending.length ? (seed.cursor ?? {}) : read.read.cursor, now);
   return { messages: read.read.messages.length, recorded: findings.length, error: null };
 }
 

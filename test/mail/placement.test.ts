@@ -5,7 +5,8 @@ import { sendMail } from "../../src/mail/smtp";
 import type { Bindings } from "../../src/platform/env";
 import { asc, eq, sql } from "drizzle-orm";
 import { schema, testDb } from "../db";
-import { ADMIN_TOKEN, callJson, provisionAccount, fileEnv } from "../helpers";
+import { ADMIN_TOKEN, callJson, env, fileShard, provisionAccount, fileEnv } from "../helpers";
+import { advanceMove, requestMove } from "../../src/moves/run";
 import { createCampaign } from "../campaigns/fixtures";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 
@@ -191,6 +192,46 @@ describe("placement tests against the lab's seed mailboxes", () => {
     const rdns = await callJson<{ from_email: string; seed_accounts: Record<string, unknown>[] }[]>(`/api/v1/spam-test/report/${id}/rdns-details`, { apiKey: account.apiKey });
     expect(rdns.body).toEqual([{ from_email: sender.email, seed_accounts: expect.any(Array) }]);
     expect(rdns.body[0]!.seed_accounts.find((s) => s.id === String(gmailCell!.id))).toMatchObject({ ip: "127.0.0.1", rdns_source: expect.stringMatching(/^(received_header|ptr_query)$/) });
+  });
+
+  it("places other accounts' copies while one account moves, and that account's once its fence lifts", async () => {
+    const sender = lab.mailboxes.find((m) => m.email === "sender4@lab.salvo.test")!;
+    const gmail = seeds.find((seed) => seed.provider_id === "gmail")!;
+    const manualTest = async (apiKey: string, subject: string) => {
+      const created = await callJson<{ id: string; email_track_id: string }>("/api/v1/spam-test/manual", {
+        method: "POST",
+        apiKey,
+        body: { test_name: subject, spam_filters: false, link_checker: false, campaign_id: await createCampaign(apiKey), sequence_mapping_id: 1, provider_ids: ["gmail"], sender_accounts: [sender.email] },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      const sent = await sendMail(
+        { host: lab.smtp.host, port: lab.smtp.port, security: "starttls", username: sender.email, password: sender.password },
+        { from: { email: sender.email, name: "Lab sender" }, to: gmail.email, subject, text: `Hello.\n\n${created.body.email_track_id}` },
+        { allowPlain: false, outbound: LAB_HOSTS },
+      );
+      expect(sent.ok, JSON.stringify(sent)).toBe(true);
+      return created.body.id;
+    };
+    const moving = await provisionAccount();
+    const staying = await provisionAccount();
+    const movingTest = await manualTest(moving.apiKey, "Moving account");
+    const stayingTest = await manualTest(staying.apiKey, "Staying account");
+    // The moving account's copy is in the seed before the fence rises (LMTP delivers both within moments).
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+
+    const shard = fileShard();
+    expect((await requestMove(env, moving.id, 1 - shard, Date.now())).ok).toBe(true);
+    await advanceMove(env, moving.id, 0);
+    try {
+      expect((await checkUntilPlaced(stayingTest)).map((cell) => cell.folder)).toEqual(["inbox"]);
+      expect((await cellsOf(movingTest)).map((cell) => cell.folder)).toEqual(["pending"]);
+    } finally {
+      // The move undone by hand (as a failed check would): the fence lifts on both shards.
+      for (const db of [env.DB, env.DB_1]) await db.prepare("DELETE FROM account_moves WHERE account_id = ?").bind(moving.id).run();
+      await env.DIRECTORY.prepare("DELETE FROM directory_moves WHERE account_id = ?").bind(moving.id).run();
+    }
+    // The seed's cursor stayed for the copy that could not be written: the next pass finds it.
+    expect((await checkUntilPlaced(movingTest)).map((cell) => cell.folder)).toEqual(["inbox"]);
   });
 
   it("an automated test's run sends the campaign step from the sender mailbox by itself and is checked", { timeout: 120_000 }, async () => {
