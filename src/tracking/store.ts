@@ -9,7 +9,7 @@ import type { TrackedEvent } from "./queue-message";
 import { onShard } from "../platform/shards";
 import { locateRows } from "../directory/locate";
 import { isAccountMoving } from "../platform/db-errors";
-import { afterTheMove } from "../platform/queue-log";
+import { afterTheMove } from "../platform/moving";
 
 /** The campaign and account of each record (a token names only the record). */
 async function recordOwners(db: Database, recordIds: number[]): Promise<Map<number, { campaignId: number; accountId: number }>> {

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Bindings } from "../platform/env";
 import { jsonList, rawBatch, statement } from "../platform/sql";
 import { log } from "../platform/logging";
-import { afterTheMove } from "../platform/queue-log";
+import { afterTheMove } from "../platform/moving";
 import { guardedFetch, OutboundError, urlPolicy, type OutboundPolicy } from "../platform/outbound";
 import { config } from "../config";
 import { withPayloadBodies } from "../platform/bodies";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
-import { afterTheMove } from "../../src/platform/queue-log";
+import { afterTheMove } from "../../src/platform/moving";
 
 /**
  * A tracking hit lives only in its queue message until the consumer writes it. While its account is
@@ -13,7 +13,7 @@ describe("the tracking queue's retries", () => {
   for (const env of [undefined, "staging", "production"]) {
     it(`outlast a move of ${LONGEST_MOVE_S / 3600} hours (${env ?? "local"})`, () => {
       const config = unstable_readConfig({ config: "wrangler.toml", env });
-      const tracking = config.queues.consumers?.find((consumer) => consumer.queue.startsWith("salvo-tracking"));
+      const tracking = config.queues.consumers?.find((consumer: { queue: string; max_retries?: number }) => consumer.queue.startsWith("salvo-tracking"));
       const retries = tracking?.max_retries ?? 3;
       const waited = Array.from({ length: retries }, (_, i) => afterTheMove(i + 1)).reduce((sum, delay) => sum + delay, 0);
       expect(waited).toBeGreaterThanOrEqual(LONGEST_MOVE_S);
