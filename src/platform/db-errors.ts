@@ -7,9 +7,6 @@ export function isUniqueViolation(error: unknown): boolean {
 /** What a move's fence (src/moves/) answers a write to an account being moved. */
 export const ACCOUNT_MOVING = "salvo: account moving";
 
-/** A write refused while its account is copied to another shard is asked again this soon (Retry-After). */
-export const MOVE_RETRY_SECONDS = 5;
-
 /** A write refused by a move's fence: the account is being copied to another shard, and the write is to be retried shortly. */
 export function isAccountMoving(error: unknown): boolean {
   const text = error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : String(error);

@@ -11,6 +11,9 @@ export function notMoving(accountId: SQL): SQL {
   return sql`${accountId} NOT IN (SELECT account_id FROM account_moves WHERE open = 0)`;
 }
 
+/** A request refused while its account is copied to another shard is asked again this soon (Retry-After). */
+export const MOVE_RETRY_SECONDS = 5;
+
 /**
  * A batch refused by a move's fence (its account is being copied to another shard) is asked again
  * later, at growing intervals: 1, 2, 4, 8, 16, 32 minutes, then every hour, where the platform's own

@@ -2,7 +2,6 @@ import { isAccountMoving } from "./db-errors";
 import { log } from "./logging";
 import { afterTheMove } from "./moving";
 
-
 /** What a consumer did with a batch's messages, counted as it calls ack and retry. */
 interface Tally {
   acked: Set<string>;

@@ -10,7 +10,7 @@ import { recordTrackedEvents } from "./store";
 import { verifyToken, type TrackKind, type TrackPayload } from "./tokens";
 import { fromBase64 } from "../platform/bytes";
 import { ApiError } from "../platform/errors";
-import { MOVE_RETRY_SECONDS } from "../platform/db-errors";
+import { MOVE_RETRY_SECONDS } from "../platform/moving";
 
 /**
  * The links inside emails: open pixel, click redirect, unsubscribe. No API key and no cookies (the
