@@ -4,18 +4,14 @@
 //    would write instead);
 //  - two floors of a bare client on raw sockets: a whole session per email (what Salvo did before it
 //    reused sessions), and one session per mailbox carrying every message with RSET between them.
-// Each sends the same small message (one recipient, a text part) that many times, spread over the mailboxes.
+// Each sends one message that many times, spread over the mailboxes: `raw`, a whole message as the
+// engine sent it (so both sides hand the server the same bytes), or else a small text message.
 import { readFileSync } from "node:fs";
 import { connect as connectTcp } from "node:net";
 import { connect as connectTls } from "node:tls";
 import nodemailer from "nodemailer";
 
-const message = (from, to, n) => ({
-  from,
-  to,
-  subject: `Peer ${n}`,
-  text: `Hello,\r\nmessage ${n} of the side-by-side run.\r\n`,
-});
+const small = (from, to, n) => `From: <${from}>\r\nTo: <${to}>\r\nSubject: Peer ${n}\r\nMessage-ID: <peer-${n}-${Date.now()}@bench.test>\r\n\r\nHello,\r\nmessage ${n} of the side-by-side run.\r\n`;
 
 /** Splits `count` sends over the mailboxes and runs each mailbox's share with `run`; answers emails per second. */
 async function spread(senders, count, recipients, run) {
@@ -26,7 +22,7 @@ async function spread(senders, count, recipients, run) {
 }
 
 /** nodemailer's pooled transport, one per mailbox, defaults otherwise. */
-export function nodemailerPooled(lab, senders, count, recipients) {
+export function nodemailerPooled(lab, senders, count, recipients, raw = null) {
   const ca = readFileSync(lab.ca_file);
   return spread(senders, count, recipients, async (sender, sends) => {
     const transport = nodemailer.createTransport({
@@ -39,7 +35,7 @@ export function nodemailerPooled(lab, senders, count, recipients) {
       tls: { ca, servername: "localhost" },
     });
     try {
-      await Promise.all(sends.map(({ to, n }) => transport.sendMail(message(sender.email, to, n))));
+      await Promise.all(sends.map(({ to, n }) => transport.sendMail({ envelope: { from: sender.email, to }, raw: raw ?? small(sender.email, to, n) })));
     } finally {
       transport.close();
     }
@@ -105,12 +101,12 @@ class BareSession {
     return this.expect(code);
   }
 
-  async send(from, to, n) {
+  async send(from, to, n, raw) {
     await this.command(`MAIL FROM:<${from}>`, 250);
     await this.command(`RCPT TO:<${to}>`, 250);
     await this.command("DATA", 354);
-    const { subject, text } = message(from, to, n);
-    this.socket.write(`From: <${from}>\r\nTo: <${to}>\r\nSubject: ${subject}\r\nMessage-ID: <bare-${n}-${Date.now()}@bench.test>\r\n\r\n${text}.\r\n`);
+    const body = (raw ?? small(from, to, n)).replace(/^\./gm, "..");
+    this.socket.write(`${body}${body.endsWith("\r\n") ? "" : "\r\n"}.\r\n`);
     await this.expect(250);
   }
 
@@ -121,25 +117,25 @@ class BareSession {
 }
 
 /** The floor of one session per email: connect, STARTTLS, AUTH, one message, QUIT. */
-export function bareSessionPerEmail(lab, senders, count, recipients) {
+export function bareSessionPerEmail(lab, senders, count, recipients, raw = null) {
   const ca = readFileSync(lab.ca_file);
   return spread(senders, count, recipients, async (sender, sends) => {
     for (const { to, n } of sends) {
       const session = await BareSession.open(lab, sender, ca);
-      await session.send(sender.email, to, n);
+      await session.send(sender.email, to, n, raw);
       await session.quit();
     }
   });
 }
 
 /** The floor of one session per mailbox: every message on it, RSET between them. */
-export function bareReusedSession(lab, senders, count, recipients) {
+export function bareReusedSession(lab, senders, count, recipients, raw = null) {
   const ca = readFileSync(lab.ca_file);
   return spread(senders, count, recipients, async (sender, sends) => {
     const session = await BareSession.open(lab, sender, ca);
     for (const [index, { to, n }] of sends.entries()) {
       if (index > 0) await session.command("RSET", 250);
-      await session.send(sender.email, to, n);
+      await session.send(sender.email, to, n, raw);
     }
     await session.quit();
   });

@@ -33,10 +33,10 @@ import { gapEndsAt, isInWindow, localDayRange, nextLocalDayStart, nextMailboxDay
  */
 
 /** Sends per claim when the mailbox has no gap to keep (it would otherwise send one per wake). */
-const BURST = 10;
+const BURST = 50;
 /** A pass stops after this long or this many sends and wakes again at once (alarm handlers are bounded). */
 const PASS_BUDGET_MS = 25_000;
-const PASS_MAX_SENDS = 50;
+const PASS_MAX_SENDS = 100;
 /** A pass that sent nothing and found nothing to do soon looks again no sooner than this. */
 const IDLE_RECHECK_MS = 60 * 60_000;
 /**

@@ -63,9 +63,16 @@ function refusal(command: EnvelopeCommand, reply: SmtpReply): SmtpFailure | null
   return classifyReply(command.stage, reply);
 }
 
-/** Ends the session with the failure it carries; thrown inside, returned by the public functions. */
+/**
+ * Ends the transaction with the failure it carries; thrown inside, returned by the public functions.
+ * `endsSession`: the session cannot carry another message whatever the failure says (the server
+ * answered DATA with 354 after refusing the transaction and now waits for a message).
+ */
 class SmtpError extends Error {
-  constructor(readonly failure: SmtpFailure) {
+  constructor(
+    readonly failure: SmtpFailure,
+    readonly endsSession = false,
+  ) {
     super(failure.text);
   }
 }
@@ -125,18 +132,22 @@ class Session {
   /**
    * The envelope's commands in one write, their replies read in order (all of them, so the session
    * stays in step); the first refusal of a command that must pass ends the transaction, classified by
-   * its stage. DATA is never among them: the message follows only a 354 to it.
+   * its stage. DATA closes the group (RFC 2920 3.1), so the message itself still follows only a 354.
+   * A 354 after a refusal (the blind copy's RCPT taken, the lead's refused) leaves the server waiting
+   * for a message that must not come: that session ends.
    */
   pipeline(commands: readonly EnvelopeCommand[]): Promise<void> {
     const what = `the answers to ${commands.map((c) => c.line.split(/[ :]/)[0]).join(", ")}`;
     return this.exchange(what, async () => {
       await this.socket.write(commands.map((c) => `${c.line}\r\n`).join(""));
       let failure: SmtpFailure | null = null;
+      let awaitsMessage = false;
       for (const command of commands) {
         const reply = await this.reply(what);
+        awaitsMessage = reply.code === 354;
         if (failure === null && !command.expected.includes(reply.code)) failure = refusal(command, reply);
       }
-      if (failure !== null) throw new SmtpError(failure);
+      if (failure !== null) throw new SmtpError(failure, awaitsMessage);
     });
   }
 
@@ -258,7 +269,7 @@ function sessionLost(error: unknown): boolean {
 /**
  * Sends messages of one mailbox over one logged-in session (issue 27): the first message logs in,
  * each next one sends RSET first and goes on the same session, up to MAX_MESSAGES_PER_SESSION; the
- * envelope (RSET, MAIL, RCPT) goes in one write when the server offers PIPELINING. A session the
+ * envelope (RSET, MAIL, RCPT, DATA) goes in one write when the server offers PIPELINING. A session the
  * server ended meanwhile (RSET unanswered or refused) is replaced before anything of the message is
  * handed over, so that costs nothing; a failure that leaves the session in doubt ends it, and the
  * next message opens a new one. Each `send` keeps the one-message guarantees: its failure is
@@ -307,6 +318,7 @@ export class SmtpSender {
         .map(smtpAddress)
         .filter((a): a is string => a !== null && !needsSmtpUtf8(a))
         .map((copy): EnvelopeCommand => ({ stage: "rcpt", line: `RCPT TO:<${copy}>`, expected: [250, 251], optional: true })),
+      { stage: "data", line: "DATA", expected: [354] },
     ];
     return this.attempt(async () => {
       let open = this.open;
@@ -326,7 +338,6 @@ export class SmtpSender {
         open = this.open!;
         await this.envelope(open, envelope);
       }
-      await open.command("data", "DATA", [354]);
       const reply = await open.message(dataBlock(built.raw));
       this.carried += 1;
       if (this.carried >= MAX_MESSAGES_PER_SESSION) await this.close();
@@ -340,7 +351,7 @@ export class SmtpSender {
     this.drop();
   }
 
-  /** The envelope in one write when the server pipelines, else command by command. */
+  /** The envelope and DATA in one write when the server pipelines, else command by command (a refusal stops before DATA). */
   private async envelope(open: Session, commands: readonly EnvelopeCommand[]): Promise<void> {
     if (open.pipelining) return open.pipeline(commands);
     for (const command of commands) {
@@ -376,7 +387,7 @@ export class SmtpSender {
     } catch (error) {
       // The runtime reports TLS failures (such as an untrusted certificate) only as "internal error".
       const failure = error instanceof SmtpError ? error.failure : connectionFailure(`connection or TLS failure: ${(error as Error).message}`);
-      if (!sessionSurvives(failure)) this.drop();
+      if (!sessionSurvives(failure) || (error instanceof SmtpError && error.endsSession)) this.drop();
       return { ok: false, failure };
     }
   }

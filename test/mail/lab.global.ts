@@ -27,9 +27,10 @@ declare module "vitest" {
      * never answer it. `recorder` keeps each session's commands (`GET <mailReader>/smtp-sessions?helo=<name>`
      * answers them as `[[command, …], …]`, one array per session that said `EHLO <name>`) and answers
      * by the sender's and recipient's local parts: sender `refused…` 553 at MAIL (and 503 to the RCPT
-     * after it), recipient `reject…` 550 at RCPT, `busy…` 451 at RCPT, `lost…` closes at the
-     * end of the message without answering it, `bye…` takes the message and then closes the session,
-     * anything else is taken. It offers PIPELINING (the other scripted servers do not).
+     * after it), recipient `reject…` 550 at RCPT, `busy…` 451 at RCPT, `lost…` (the first RCPT) closes
+     * at the end of the message without answering it, `bye…` takes the message and then closes the
+     * session, anything else is taken; DATA with no recipient taken is 554, as Postfix answers. It
+     * offers PIPELINING (the other scripted servers do not).
      */
     scriptedSmtp: { transient: number; hangup: number; silent: number; lostAfterData: number; silentAfterData: number; recorder: number };
     /**
@@ -218,14 +219,15 @@ function afterDataServer(atEnd: "close" | "silence") {
 const recorded = new Map<string, string[][]>();
 
 function recorderServer() {
-  const sessions = new WeakMap<Socket, { commands: string[]; recipient: string; inData: boolean; mailRefused: boolean }>();
+  const sessions = new WeakMap<Socket, { commands: string[]; recipient: string; accepted: number; inData: boolean; mailRefused: boolean }>();
   return lineServer("220 recorder.test ESMTP\r\n", (socket, line) => {
     let session = sessions.get(socket);
-    if (!session) sessions.set(socket, (session = { commands: [], recipient: "", inData: false, mailRefused: false }));
+    if (!session) sessions.set(socket, (session = { commands: [], recipient: "", accepted: 0, inData: false, mailRefused: false }));
     if (session.inData) {
+      // "<message>" from the first line of content on, so content after a refused transaction shows.
+      if (session.commands.at(-1) !== "<message>") session.commands.push("<message>");
       if (line !== ".") return;
       session.inData = false;
-      session.commands.push("<message>");
       if (session.recipient.startsWith("lost")) return void socket.destroy();
       socket.write("250 2.0.0 Ok: queued\r\n");
       if (session.recipient.startsWith("bye")) socket.end();
@@ -239,15 +241,21 @@ function recorderServer() {
       socket.write("250-recorder.test\r\n250-PIPELINING\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME\r\n");
     } else if (command.startsWith("AUTH")) socket.write("235 2.7.0 Authentication successful\r\n");
     else if (command.startsWith("MAIL")) {
+      Object.assign(session, { recipient: "", accepted: 0 });
       session.mailRefused = /<refused/i.test(line);
       socket.write(session.mailRefused ? "553 5.7.1 <refused@lab.salvo.test>: Sender address rejected: not owned by user\r\n" : "250 2.1.0 Ok\r\n");
     } else if (command.startsWith("RCPT") && session.mailRefused) socket.write("503 5.5.1 Error: need MAIL command\r\n");
     else if (command.startsWith("RCPT")) {
-      session.recipient = /<([^@>]*)/.exec(line)?.[1]?.toLowerCase() ?? "";
-      if (session.recipient.startsWith("reject")) socket.write("550 5.1.1 <" + session.recipient + ">: Recipient address rejected: User unknown\r\n");
-      else if (session.recipient.startsWith("busy")) socket.write("451 4.3.0 Try again later: mailbox busy\r\n");
-      else socket.write("250 2.1.5 Ok\r\n");
-    } else if (command === "DATA") {
+      const recipient = /<([^@>]*)/.exec(line)?.[1]?.toLowerCase() ?? "";
+      session.recipient ||= recipient;
+      if (recipient.startsWith("reject")) socket.write("550 5.1.1 <" + recipient + ">: Recipient address rejected: User unknown\r\n");
+      else if (recipient.startsWith("busy")) socket.write("451 4.3.0 Try again later: mailbox busy\r\n");
+      else {
+        session.accepted += 1;
+        socket.write("250 2.1.5 Ok\r\n");
+      }
+    } else if (command === "DATA" && session.accepted === 0) socket.write("554 5.5.1 Error: no valid recipients\r\n");
+    else if (command === "DATA") {
       session.inData = true;
       socket.write("354 End data with <CR><LF>.<CR><LF>\r\n");
     } else if (command.startsWith("QUIT")) socket.end("221 2.0.0 Bye\r\n");

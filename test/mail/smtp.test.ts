@@ -231,7 +231,19 @@ describe("SmtpSender: several messages on one session", () => {
     await smtp.close();
     const all = await sessions();
     expect(all).toHaveLength(1);
-    expect(all[0]!.slice(2)).toEqual(["MAIL FROM", "RCPT TO", "RSET", "MAIL FROM", "RCPT TO", "RSET", ...transaction, "QUIT"]);
+    // DATA goes in the same write as the envelope; the server answers it 554 (no recipient taken).
+    expect(all[0]!.slice(2)).toEqual(["MAIL FROM", "RCPT TO", "DATA", "RSET", "MAIL FROM", "RCPT TO", "DATA", "RSET", ...transaction, "QUIT"]);
+  });
+
+  it("ends the session when the server waits for a message after refusing the lead (its blind copy taken), and sends nothing", async () => {
+    const { smtp, sessions, to, helo } = recording();
+    expect(await smtp.send(to("reject-me"), ["copy@lab.salvo.test"])).toMatchObject({ ok: false, failure: { kind: "recipient_rejected", code: 550 } });
+    expect(await smtp.send(to("next"))).toMatchObject({ ok: true });
+    await smtp.close();
+    expect(await sessions()).toEqual([
+      [`EHLO ${helo}`, "AUTH", "MAIL FROM", "RCPT TO", "RCPT TO", "DATA"],
+      [`EHLO ${helo}`, "AUTH", ...transaction, "QUIT"],
+    ]);
   });
 
   it("reads every pipelined answer after a refused MAIL FROM, so the session stays in step for the next message", async () => {
@@ -241,7 +253,7 @@ describe("SmtpSender: several messages on one session", () => {
     await smtp.close();
     const all = await sessions();
     expect(all).toHaveLength(1);
-    expect(all[0]!.slice(2)).toEqual(["MAIL FROM", "RCPT TO", "RSET", ...transaction, "QUIT"]);
+    expect(all[0]!.slice(2)).toEqual(["MAIL FROM", "RCPT TO", "DATA", "RSET", ...transaction, "QUIT"]);
   });
 
   it("after a session lost with the message handed over: that one is unconfirmed, the next goes on a new session", async () => {
