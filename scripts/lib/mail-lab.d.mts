@@ -16,6 +16,8 @@ export interface MailLab {
   /** The lab's Rspamd (HTTP API on loopback); absent when the lab runs with MAIL_LAB_RSPAMD=off. */
   rspamd?: { url: string };
   ca_file: string;
+  /** Any address at this domain is taken on the same ports, queued and discarded (the benchmarks' clients). */
+  sink_domain: string;
   /** The daemons' own directory (/var/tmp/salvo-mail-lab-<hash>): configuration, sockets, queue, mail, logs. */
   runtime_dir: string;
   /** Maildirs: <mail_dir>/<domain>/<local part>/Maildir, owned by nobody. */
