@@ -18,6 +18,8 @@ const ATEXT = "A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-";
 /** Any non-ASCII character but controls, format, private-use, unassigned and surrogates (\p{C}) and separators (\p{Z}). */
 const UTEXT = "[^\\x00-\\x7f\\p{C}\\p{Z}]";
 const LOCAL_PART = new RegExp(`^(?:[${ATEXT}]|${UTEXT})+(?:\\.(?:[${ATEXT}]|${UTEXT})+)*$`, "u");
+/** The same rule for an ASCII local part (most of them), without the Unicode classes: every recipient of every send passes here. */
+const ASCII_LOCAL_PART = new RegExp(`^[${ATEXT}]+(?:\\.[${ATEXT}]+)*$`);
 /** What a domain may hold before conversion: ASCII letters, digits, dots and hyphens, or such non-ASCII characters. */
 const DOMAIN_INPUT = new RegExp(`^(?:[A-Za-z0-9.\\-]|${UTEXT})+$`, "u");
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -64,11 +66,14 @@ export function smtpAddress(email: string): string | null {
   const at = email.lastIndexOf("@");
   if (at <= 0) return null;
   const local = email.slice(0, at);
-  if (!LOCAL_PART.test(local) || encoder.encode(local).length > MAX_LOCAL_OCTETS) return null;
+  const ascii = ASCII_LOCAL_PART.test(local);
+  if (!ascii && !LOCAL_PART.test(local)) return null;
+  const localOctets = ascii ? local.length : encoder.encode(local).length;
+  if (localOctets > MAX_LOCAL_OCTETS) return null;
   const domain = asciiDomain(email.slice(at + 1));
   if (domain === null) return null;
-  const wire = `${local}@${domain}`;
-  return encoder.encode(wire).length <= MAX_ADDRESS_OCTETS ? wire : null;
+  // The domain is ASCII by now (A-labels): one octet a character.
+  return localOctets + 1 + domain.length <= MAX_ADDRESS_OCTETS ? `${local}@${domain}` : null;
 }
 
 export function isValidEmail(email: string): boolean {

@@ -6,8 +6,10 @@
  * - one line-length cap (MAX_LINE_BYTES) for every protocol: a longer line ends the session;
  * - an exchange (a command and everything read for its answer) has ONE deadline and ONE byte
  *   budget, given by the protocol: a server that drips a byte a second, or streams an endless
- *   multi-line reply or untagged responses, is cut off when either runs out. One timer per
- *   exchange, not one per read (a read races the exchange's one deadline);
+ *   multi-line reply or untagged responses, is cut off when either runs out. Not a timer per
+ *   exchange, nor per read: one watchdog per socket checks the running exchange's deadline when it
+ *   fires and sets itself again for what is left (a reused SMTP session runs two exchanges a
+ *   message, and a timer costs more in the runtime than the rest of an exchange's bookkeeping);
  * - the buffer holds at most one line (or the unread rest of a chunk), compacted in place.
  *
  * Failures are LineSocketErrors with a kind and a plain message; SMTP and IMAP map them to their own
@@ -49,8 +51,9 @@ interface ExchangeLimits {
 interface Exchange {
   what: string;
   left: number;
-  expired: Promise<never>;
-  timer: ReturnType<typeof setTimeout>;
+  /** Date.now() past which the exchange has failed. */
+  deadline: number;
+  timeoutMs: number;
 }
 
 const encoder = new TextEncoder();
@@ -79,6 +82,11 @@ export class LineSocket {
   private end = 0;
   private exchange: Exchange | null = null;
   private closed = false;
+  /** The watchdog's timer and when it fires; null when none is set. */
+  private watchdog: { timer: ReturnType<typeof setTimeout>; at: number } | null = null;
+  /** Rejects once an exchange ran out of time (the socket is closed then): every read races it. */
+  private readonly expired: Promise<never>;
+  private expire!: (error: LineSocketError) => void;
 
   constructor(target: LineTarget) {
     this.socket = connect(
@@ -88,6 +96,8 @@ export class LineSocket {
     this.reader = this.socket.readable.getReader();
     this.writer = this.socket.writable.getWriter();
     quiet(this.socket, this.reader, this.writer);
+    this.expired = new Promise<never>((_, reject) => (this.expire = reject));
+    this.expired.catch(() => {});
   }
 
   /**
@@ -96,21 +106,31 @@ export class LineSocket {
    */
   async within<T>(what: string, limits: ExchangeLimits, run: () => Promise<T>): Promise<T> {
     if (this.exchange) throw new Error(`an exchange (${this.exchange.what}) is already running`);
-    let timer!: ReturnType<typeof setTimeout>;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        this.close();
-        reject(new LineSocketError("timeout", `timed out after ${limits.timeoutMs} ms waiting for ${what}`));
-      }, limits.timeoutMs);
-    });
-    expired.catch(() => {});
-    this.exchange = { what, left: limits.maxBytes, expired, timer };
+    const deadline = Date.now() + limits.timeoutMs;
+    this.exchange = { what, left: limits.maxBytes, deadline, timeoutMs: limits.timeoutMs };
+    this.watch(deadline);
     try {
       return await run();
     } finally {
-      clearTimeout(timer);
       this.exchange = null;
     }
+  }
+
+  /** Makes the watchdog fire no later than `deadline`. */
+  private watch(deadline: number): void {
+    if (this.closed || (this.watchdog !== null && this.watchdog.at <= deadline)) return;
+    if (this.watchdog !== null) clearTimeout(this.watchdog.timer);
+    this.watchdog = { timer: setTimeout(() => this.check(), Math.max(0, deadline - Date.now())), at: deadline };
+  }
+
+  /** The watchdog fired: the running exchange fails if its time is up, else the watchdog waits for what is left. */
+  private check(): void {
+    this.watchdog = null;
+    const exchange = this.exchange;
+    if (exchange === null) return;
+    if (Date.now() < exchange.deadline) return this.watch(exchange.deadline);
+    this.close();
+    this.expire(new LineSocketError("timeout", `timed out after ${exchange.timeoutMs} ms waiting for ${exchange.what}`));
   }
 
   private current(): Exchange {
@@ -120,9 +140,9 @@ export class LineSocket {
 
   /** Waits for `promise` within the exchange's deadline; a runtime failure (TLS, reset) becomes `broken`. */
   private async raced<T>(promise: Promise<T>): Promise<T> {
-    const exchange = this.current();
+    this.current();
     try {
-      return await Promise.race([promise, exchange.expired]);
+      return await Promise.race([promise, this.expired]);
     } catch (error) {
       if (error instanceof LineSocketError) throw error;
       // The runtime reports TLS failures (such as an untrusted certificate) only as "internal error".
@@ -218,6 +238,8 @@ export class LineSocket {
 
   close(): void {
     this.closed = true;
+    if (this.watchdog !== null) clearTimeout(this.watchdog.timer);
+    this.watchdog = null;
     this.socket.close().catch(() => {});
   }
 }

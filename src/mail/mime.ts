@@ -43,35 +43,40 @@ export function mailbox(value: Mailbox | string): Mailbox {
 
 const encoder = new TextEncoder();
 
-function hex(byte: number): string {
-  return `=${hexOctet(byte).toUpperCase()}`;
-}
+/** Each byte as quoted-printable writes it: itself when printable (a space or tab too, unless it ends a line), else `=XX`. */
+const ENCODED = Array.from({ length: 256 }, (_, byte) => `=${hexOctet(byte).toUpperCase()}`);
+const TOKEN = ENCODED.map((encoded, byte) => ((byte >= 0x21 && byte <= 0x7e && byte !== 0x3d) || byte === 0x20 || byte === 0x09 ? String.fromCharCode(byte) : encoded));
 
-/** Quoted-printable (RFC 2045 6.7) of UTF-8 text, lines ending CRLF, none longer than 76 characters. */
+/**
+ * Quoted-printable (RFC 2045 6.7) of UTF-8 text, lines ending CRLF (any of CRLF, CR, LF in), none
+ * longer than 76 characters. One pass over the bytes with a table: every campaign email's parts go
+ * through here.
+ */
 export function quotedPrintable(text: string): string {
-  const lines = text.replace(/\r\n|\r|\n/g, "\n").split("\n");
-  return lines
-    .map((line) => {
-      const bytes = encoder.encode(line);
-      let out = "";
-      let width = 0;
-      for (const [index, byte] of bytes.entries()) {
-        const last = index === bytes.length - 1;
-        const whitespace = byte === 0x20 || byte === 0x09;
-        const plain = (byte >= 0x21 && byte <= 0x7e && byte !== 0x3d) || (whitespace && !last);
-        let token = plain ? String.fromCharCode(byte) : hex(byte);
-        if (width + token.length > 75) {
-          out += "=\r\n";
-          width = 0;
-        }
-        // A leading dot is encoded too, so no line of the body can end the SMTP DATA by itself.
-        if (width === 0 && token === ".") token = hex(byte);
-        out += token;
-        width += token.length;
-      }
-      return out;
-    })
-    .join("\r\n");
+  const bytes = encoder.encode(text);
+  let out = "";
+  let width = 0;
+  for (let index = 0; index < bytes.length; index += 1) {
+    const byte = bytes[index]!;
+    if (byte === 0x0d || byte === 0x0a) {
+      if (byte === 0x0d && bytes[index + 1] === 0x0a) index += 1;
+      out += "\r\n";
+      width = 0;
+      continue;
+    }
+    const next = bytes[index + 1];
+    const endsLine = next === undefined || next === 0x0a || next === 0x0d;
+    let token = (byte === 0x20 || byte === 0x09) && endsLine ? ENCODED[byte]! : TOKEN[byte]!;
+    if (width + token.length > 75) {
+      out += "=\r\n";
+      width = 0;
+    }
+    // A leading dot is encoded too, so no line of the body can end the SMTP DATA by itself.
+    if (width === 0 && byte === 0x2e) token = ENCODED[byte]!;
+    out += token;
+    width += token.length;
+  }
+  return out;
 }
 
 /** RFC 2047 B encoded-words for a header value outside ASCII, each at most 75 characters, split on characters. */
