@@ -35,8 +35,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { api, localD1File, ms, percentile, provisionBenchAccount } from "./lib/bench-tools.mjs";
-import { startDevServer, workerdTicks } from "./lib/dev-server.mjs";
+import { api, fixedLoad, localD1File, ms, percentile, provisionBenchAccount } from "./lib/bench-tools.mjs";
+import { startDevServer, workerdCpuMs } from "./lib/dev-server.mjs";
 import { campaignWithStep, labMailboxBody, waitForChecks, withoutGap } from "./lib/bench-mail.mjs";
 import { labTokens } from "./lib/lab-oauth-client.mjs";
 import { defaultDirs, findKeys } from "./check-no-keys.mjs";
@@ -61,14 +61,8 @@ const PROBES = 20;
 const WARMUP = 3;
 /** Probe mailboxes beyond those measured: the minute cron may wake one before its probe, and its alarm then sends its one email. */
 const SPARES = 10;
-const CLOCK_TICKS = 100;
 
 const senders = lab.mailboxes.filter((m) => m.role === "sender");
-/** CPU seconds used so far by the workerd processes of the dev server's process group. */
-function workerdCpuSeconds(groupId) {
-  return workerdTicks(groupId) / CLOCK_TICKS;
-}
-
 function sentCount(server, campaignId) {
   const db = new DatabaseSync(localD1File(server.stateDir), { readOnly: true });
   db.exec("PRAGMA busy_timeout = 5000");
@@ -116,7 +110,7 @@ async function throughput(server, account, { mailboxes = passwordMailboxes, labe
   withoutGap(server, [campaignId]);
 
   await labDrained();
-  const cpuBefore = workerdCpuSeconds(server.pid);
+  const cpuBefore = workerdCpuMs(server.pid);
   const started = performance.now();
   await api(server, apiKey, `/api/v1/campaigns/${campaignId}/status`, { method: "POST", body: { status: "START" } });
   let counts = { sent: 0, other: 0 };
@@ -126,7 +120,7 @@ async function throughput(server, account, { mailboxes = passwordMailboxes, labe
     counts = sentCount(server, campaignId);
   }
   const seconds = (performance.now() - started) / 1000;
-  const cpu = workerdCpuSeconds(server.pid) - cpuBefore;
+  const cpu = (workerdCpuMs(server.pid) - cpuBefore) / 1000;
   console.log(`\n1. ${count} leads${domain === DOMAIN ? "" : ` at ${domain}`}, ${ids.length} ${label} mailbox(es), no gap: ${counts.sent} sent (${counts.other} not) in ${seconds.toFixed(1)} s`);
   console.log(`   ${(counts.sent / seconds).toFixed(1)} emails/s into the lab; workerd CPU ${((cpu * 1000) / counts.sent).toFixed(2)} ms per email (${cpu.toFixed(1)} s in all)`);
   return { campaignId, ids, rate: counts.sent / seconds };
@@ -333,12 +327,6 @@ function decoded(raw) {
 
 const CPU_HITS = 1500;
 
-/** A fixed number of hits, 10 at a time. */
-function requests(url, amount) {
-  return new Promise((resolve, reject) => {
-    autocannon({ url, connections: 10, amount, headers: { "User-Agent": "Mozilla/5.0 (Windows NT 10.0) Chrome/131.0" } }, (error, result) => (error ? reject(error) : resolve(result)));
-  });
-}
 
 function load(url, method = "GET") {
   return new Promise((resolve, reject) => {
@@ -384,12 +372,12 @@ async function tracking(server, campaignId, sent) {
   const urls = { "/health": `${server.url}/health`, "open pixel": local(pixel), "click redirect": local(click) };
   for (let round = 0; round < 3; round += 1) {
     for (const [name, url] of Object.entries(urls)) {
-      const before = workerdCpuSeconds(server.pid);
+      const before = workerdCpuMs(server.pid);
       const already = trackedCount(server, campaignId);
-      const result = await requests(url, CPU_HITS);
+      const result = await fixedLoad(url, CPU_HITS, { "User-Agent": "Mozilla/5.0 (Windows NT 10.0) Chrome/131.0" });
       const answered = result["2xx"] + result["3xx"];
       if (name !== "/health") await trackedAtLeast(server, campaignId, already + answered);
-      cpu[name].push(((workerdCpuSeconds(server.pid) - before) * 1000) / answered);
+      cpu[name].push((workerdCpuMs(server.pid) - before) / answered);
     }
   }
   const median = (values) => [...values].sort((a, b) => a - b)[1];
@@ -440,7 +428,8 @@ async function otherParts(server, account, stateDir) {
   await sideBySide({ engine: sink.rate, oneMailbox: oneSink.rate, domain: lab.sink_domain, raw });
   // After the sending runs: a dev server that has just answered tens of thousands of requests sends
   // more slowly (one run here: 2.36, 2.69, 2.79 ms of CPU an email, 12,000 requests to /health
-  // between them), which the engine's figures above should not carry.
+  // between them; the local runtime's memory grows with requests, a Worker of ours or not), which
+  // the engine's figures above should not carry.
   await tracking(server, campaignId, raw);
   // A second account: the same addresses become its OAuth mailboxes (an address is one mailbox per account).
   const oauthAccount = await provisionBenchAccount(server, "bench-engine-oauth");

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { freePort, workerdTicks } from "./lib/dev-server.mjs";
+import { freePort, workerdCpuMs } from "./lib/dev-server.mjs";
 
 const root = join(import.meta.dirname, "..");
 const CALLS = 2_000;
@@ -44,12 +44,12 @@ try {
     const cpu = [];
     const wall = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      const ticks = workerdTicks(child.pid);
+      const before = workerdCpuMs(child.pid);
       const started = performance.now();
       const answer = await fetch(url(kind, CALLS));
       if (!answer.ok) throw new Error(`${kind}: ${answer.status} ${await answer.text()}`);
       wall.push((performance.now() - started) / CALLS);
-      cpu.push(((workerdTicks(child.pid) - ticks) * 10) / CALLS);
+      cpu.push((workerdCpuMs(child.pid) - before) / CALLS);
     }
     const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     console.log(`   ${label.padEnd(36)} workerd CPU ${median(cpu).toFixed(3)} ms a call   wall ${median(wall).toFixed(3)} ms a call`);

@@ -6,25 +6,13 @@
 // processes over a fixed number of requests, median of 3 rounds): unlike requests/s under a fixed
 // load, it holds steady on a machine shared with other work.
 import autocannon from "autocannon";
-import { provisionBenchAccount } from "./lib/bench-tools.mjs";
-import { startDevServer, workerdTicks } from "./lib/dev-server.mjs";
+import { fixedLoad, provisionBenchAccount } from "./lib/bench-tools.mjs";
+import { startDevServer, workerdCpuMs } from "./lib/dev-server.mjs";
 
 const CONNECTIONS = 20;
 const DURATION_S = 10;
 
 const CPU_REQUESTS = 1500;
-const CLOCK_TICKS = 100;
-
-/** CPU ms used so far by the workerd processes of the dev server's process group. */
-function workerdCpuMs(groupId) {
-  return (workerdTicks(groupId) / CLOCK_TICKS) * 1000;
-}
-
-function requests({ url, headers = {} }, amount) {
-  return new Promise((resolve, reject) => {
-    autocannon({ url, headers, connections: 10, amount }, (error, result) => (error ? reject(error) : resolve(result)));
-  });
-}
 
 function load({ url, headers = {} }) {
   return new Promise((resolve, reject) => {
@@ -57,7 +45,7 @@ try {
   for (let round = 0; round < 3; round += 1) {
     for (const [name, route] of Object.entries(routes)) {
       const before = workerdCpuMs(server.pid);
-      const result = await requests(route, CPU_REQUESTS);
+      const result = await fixedLoad(route.url, CPU_REQUESTS, route.headers);
       cpu[name].push((workerdCpuMs(server.pid) - before) / result["2xx"]);
     }
   }

@@ -4,25 +4,23 @@
 //    would write instead);
 //  - two floors of a bare client on raw sockets: a whole session per email (what Salvo did before it
 //    reused sessions), and one session per mailbox carrying every message with RSET between them.
-// Each sends one message that many times, spread over the mailboxes: `raw`, a whole message as the
-// engine sent it (so both sides hand the server the same bytes), or else a small text message.
+// Each sends one message, `raw`, that many times, spread over the mailboxes: a whole message as the
+// engine sent it, so both sides hand the server the same bytes.
 import { readFileSync } from "node:fs";
 import { connect as connectTcp } from "node:net";
 import { connect as connectTls } from "node:tls";
 import nodemailer from "nodemailer";
 
-const small = (from, to, n) => `From: <${from}>\r\nTo: <${to}>\r\nSubject: Peer ${n}\r\nMessage-ID: <peer-${n}-${Date.now()}@bench.test>\r\n\r\nHello,\r\nmessage ${n} of the side-by-side run.\r\n`;
-
-/** Splits `count` sends over the mailboxes and runs each mailbox's share with `run`; answers emails per second. */
+/** Splits `count` sends over the mailboxes and runs each mailbox's share (its recipients, in turn) with `run`; answers emails per second. */
 async function spread(senders, count, recipients, run) {
   const shares = senders.map((sender, index) => ({ sender, sends: Array.from({ length: Math.floor(count / senders.length) + (index < count % senders.length ? 1 : 0) }) }));
   const started = performance.now();
-  await Promise.all(shares.map(({ sender, sends }) => run(sender, sends.map((_, n) => ({ to: recipients[(n + senders.indexOf(sender)) % recipients.length], n })))));
+  await Promise.all(shares.map(({ sender, sends }) => run(sender, sends.map((_, n) => recipients[(n + senders.indexOf(sender)) % recipients.length]))));
   return count / ((performance.now() - started) / 1000);
 }
 
 /** nodemailer's pooled transport, one per mailbox, defaults otherwise. */
-export function nodemailerPooled(lab, senders, count, recipients, raw = null) {
+export function nodemailerPooled(lab, senders, count, recipients, raw) {
   const ca = readFileSync(lab.ca_file);
   return spread(senders, count, recipients, async (sender, sends) => {
     const transport = nodemailer.createTransport({
@@ -35,7 +33,7 @@ export function nodemailerPooled(lab, senders, count, recipients, raw = null) {
       tls: { ca, servername: "localhost" },
     });
     try {
-      await Promise.all(sends.map(({ to, n }) => transport.sendMail({ envelope: { from: sender.email, to }, raw: raw ?? small(sender.email, to, n) })));
+      await Promise.all(sends.map((to) => transport.sendMail({ envelope: { from: sender.email, to }, raw })));
     } finally {
       transport.close();
     }
@@ -101,11 +99,11 @@ class BareSession {
     return this.expect(code);
   }
 
-  async send(from, to, n, raw) {
+  async send(from, to, raw) {
     await this.command(`MAIL FROM:<${from}>`, 250);
     await this.command(`RCPT TO:<${to}>`, 250);
     await this.command("DATA", 354);
-    const body = (raw ?? small(from, to, n)).replace(/^\./gm, "..");
+    const body = raw.replace(/^\./gm, "..");
     this.socket.write(`${body}${body.endsWith("\r\n") ? "" : "\r\n"}.\r\n`);
     await this.expect(250);
   }
@@ -117,25 +115,25 @@ class BareSession {
 }
 
 /** The floor of one session per email: connect, STARTTLS, AUTH, one message, QUIT. */
-export function bareSessionPerEmail(lab, senders, count, recipients, raw = null) {
+export function bareSessionPerEmail(lab, senders, count, recipients, raw) {
   const ca = readFileSync(lab.ca_file);
   return spread(senders, count, recipients, async (sender, sends) => {
-    for (const { to, n } of sends) {
+    for (const to of sends) {
       const session = await BareSession.open(lab, sender, ca);
-      await session.send(sender.email, to, n, raw);
+      await session.send(sender.email, to, raw);
       await session.quit();
     }
   });
 }
 
 /** The floor of one session per mailbox: every message on it, RSET between them. */
-export function bareReusedSession(lab, senders, count, recipients, raw = null) {
+export function bareReusedSession(lab, senders, count, recipients, raw) {
   const ca = readFileSync(lab.ca_file);
   return spread(senders, count, recipients, async (sender, sends) => {
     const session = await BareSession.open(lab, sender, ca);
-    for (const [index, { to, n }] of sends.entries()) {
+    for (const [index, to] of sends.entries()) {
       if (index > 0) await session.command("RSET", 250);
-      await session.send(sender.email, to, n, raw);
+      await session.send(sender.email, to, raw);
     }
     await session.quit();
   });

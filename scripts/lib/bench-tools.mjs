@@ -1,4 +1,5 @@
-// Shared pieces of the benchmark scripts: timing, percentiles, the local D1 file, provisioning.
+// Shared pieces of the benchmark scripts: timing, percentiles, load, the local D1 file, provisioning.
+import autocannon from "autocannon";
 import { readdirSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
@@ -21,6 +22,13 @@ export async function measure(fn, { runs = 30, warmup = 3 } = {}) {
 }
 
 export const ms = (value) => `${value.toFixed(1)} ms`;
+
+/** A fixed number of requests, 10 at a time (for CPU per request, steadier than requests per second). */
+export function fixedLoad(url, amount, headers = {}) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, headers, connections: 10, amount }, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
 
 /** A small seeded PRNG, so every run builds the same datasets. */
 export function mulberry32(seed) {

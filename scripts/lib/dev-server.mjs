@@ -63,6 +63,11 @@ export function workerdTicks(groupId) {
   return groupProcesses(groupId).filter((p) => p.comm === "workerd").reduce((sum, p) => sum + p.ticks, 0);
 }
 
+/** The same in milliseconds (the kernel counts 100 ticks a second). */
+export function workerdCpuMs(groupId) {
+  return workerdTicks(groupId) * 10;
+}
+
 /**
  * Fires the dev server's minute cron as if it ran `aheadMs` from now (miniflare's trigger takes a
  * scheduled time; wrangler's /__scheduled does not): work a lost wake or queue message left behind is overdue then.
