@@ -31,7 +31,12 @@ export type RecordOutcome =
   /** Not sent and never will be: block-listed or verified invalid (BLOCKED, with `blocked_reason`), or opted out (STOPPED). */
   | { kind: "refused"; recordId: number; state: "BLOCKED" | "STOPPED"; reason?: "invalid_email" }
   /** Not attempted: back to the due records (its message row, if any, untouched). */
-  | { kind: "released"; recordId: number; dueAt: number; unpin: boolean };
+  | { kind: "released"; recordId: number; dueAt: number; unpin: boolean }
+  /**
+   * Opened (`sending`) but never handed to the server: its row goes back to what it was before the
+   * opening (none, or `deferred` with that attempt uncounted), and the record back to the due ones.
+   */
+  | { kind: "withdrawn"; recordId: number; step: number; prior: "deferred" | null; dueAt: number; unpin: boolean };
 
 /** The attempt an SMTP failure ended. */
 export interface Attempt {

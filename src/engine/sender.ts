@@ -1,39 +1,32 @@
-import { eq, type SQL } from "drizzle-orm";
 import { scheduleOf, settingsOf, type CampaignSettings } from "../schedule/settings";
-import { campaigns as campaignsTable } from "../db/schema";
 import { config } from "../config";
 import type { Bindings } from "../platform/env";
-import { planIngestion } from "../events/plan";
-import { offloadPlanBodies } from "../events/offload";
-import { bodyStore } from "../platform/bodies";
-import { ingestedDeliveryIds, ingestionStatements, loadIngestContext, type IngestContext } from "../events/store";
 import { connectionUsable, smtpTarget, utcDayStart } from "../mailboxes/rules";
 import type { MailboxLogins } from "../mailboxes/login";
 import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
 import { mailPolicy } from "../platform/outbound";
-import { rawBatch } from "../platform/sql";
 import { getsFollowUps } from "../sequences/variants";
-import { disconnectAnnouncement } from "../webhooks/disconnect";
-import { deliveryIds, enqueue } from "../webhooks/outbox";
 import { composeEmail } from "./compose";
 import type { EmailLinks } from "./links";
 import { SmtpSender } from "../mail/smtp";
-import { claimRecords, loadCampaignPlans, loadMailboxWork, openStatement, outcomeStatements, releaseDeadClaims, suspendStatement, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
-import { CONNECTION_RETRY_MS, failureOutcome, type NextStep, type RecordOutcome } from "./outcome";
+import { claimRecords, loadCampaignPlans, loadMailboxWork, openStatement, releaseDeadClaims, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
+import { CONNECTION_RETRY_MS, failureOutcome, type NextStep } from "./outcome";
+import { PendingOutcomes, storeLeftover } from "./pending";
+import type { Finished, Opened, SendJournal } from "./journal";
 import { gapEndsAt, isInWindow, localDayRange, nextLocalDayStart, nextMailboxDayStart, nextWindowOpen, recordDueAt, recordSchedule, scheduleStartAt, stepDueAt, type Schedule } from "../schedule/window";
 
 /**
  * One pass of a mailbox's sender (its Durable Object runs it on its alarm): send what is due for
  * this mailbox inside each ACTIVE campaign's window, within its daily cap, its gap and each
  * campaign's new-leads cap, and say when to wake next. Each claim leases one campaign's batch of
- * due records; each of its messages is written `sending` right before its SMTP transaction, and
- * that transaction's outcome (its SENT or BOUNCE event through the ingestion statements, the
- * message row, the record's next step) commits in one D1 batch before the next message opens.
+ * due records, sent as `sendClaimed` says.
  */
 
 /** Sends per claim when the mailbox has no gap to keep (it would otherwise send one per wake). */
 const BURST = 50;
+/** Messages opened in one D1 batch (with the outcomes before them): each is handed over only after the journal says so. */
+const OPEN_WINDOW = 10;
 /** A pass stops after this long or this many sends and wakes again at once (alarm handlers are bounded). */
 const PASS_BUDGET_MS = 25_000;
 const PASS_MAX_SENDS = 100;
@@ -94,10 +87,19 @@ function stepFor(active: ActiveCampaign, next: number) {
 }
 
 /**
- * A pass of one mailbox. Only the mailbox's object runs it, one pass at a time: so a claim of the
- * mailbox still held when a pass begins belongs to a pass that died, and is released first.
+ * A pass of one mailbox. Only the mailbox's object runs it, one pass at a time: so a journal left,
+ * or a claim of the mailbox still held, when a pass begins belongs to a pass that died: what the
+ * journal knew is stored, and the claim released, first.
  */
-export async function runSenderPass(env: Bindings, mailboxId: number, now: number, links: EmailLinks, logins: MailboxLogins, options: PassOptions = {}): Promise<PassResult> {
+export async function runSenderPass(
+  env: Bindings,
+  mailboxId: number,
+  now: number,
+  links: EmailLinks,
+  logins: MailboxLogins,
+  journal: SendJournal,
+  options: PassOptions = {},
+): Promise<PassResult> {
   const maxSends = Math.min(options.maxSends ?? PASS_MAX_SENDS, PASS_MAX_SENDS);
   const timings = options.timings ?? { findMs: 0, claimMs: 0, sendMs: 0 };
   let clock = Date.now();
@@ -108,6 +110,11 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
   };
   const db = database(env.DB);
   const dayStart = utcDayStart(now);
+  const leftover = journal.leftover();
+  if (leftover) {
+    await storeLeftover(env, db, mailboxId, leftover, now, journal);
+    journal.clear();
+  }
   for (const doubt of await releaseDeadClaims(env.DB, mailboxId, now)) {
     log("warn", "campaign email in doubt: its pass died during the SMTP transaction; it is never sent again", {
       mailbox_id: mailboxId,
@@ -142,7 +149,7 @@ export async function runSenderPass(env: Bindings, mailboxId: number, now: numbe
   // One session for the whole pass (issue 27): every message after the first goes on it after RSET.
   const smtp = new SmtpSender(smtpTarget(mailbox, login.credential), { allowPlain: false, outbound: mailPolicy(config(env)) });
   try {
-    return await sendDue(env, db, { mailbox, sentToday: work.sentToday, lastSentAt: work.lastSentAt, active, smtp, oauth: login.oauth, now, links, maxSends, started: Date.now(), lap }, async (refusal) =>
+    return await sendDue(env, db, { mailbox, sentToday: work.sentToday, lastSentAt: work.lastSentAt, active, smtp, oauth: login.oauth, now, links, journal, maxSends, started: Date.now(), lap }, async (refusal) =>
       logins.refused(mailbox, "smtp", login, refusal, now),
     );
   } finally {
@@ -159,6 +166,7 @@ interface PassWork {
   oauth: boolean;
   now: number;
   links: EmailLinks;
+  journal: SendJournal;
   maxSends: number;
   started: number;
   lap: (part: keyof PassTimings) => void;
@@ -216,7 +224,7 @@ async function sendDue(env: Bindings, db: Database, work: PassWork, refused: (re
         else wakes.push(now);
         continue campaigns;
       }
-      const outcome = await sendClaimed(env, db, { campaign, mailbox, smtp: work.smtp, oauth: work.oauth, records, nonce, now, links: work.links });
+      const outcome = await sendClaimed(env, db, { campaign, mailbox, smtp: work.smtp, oauth: work.oauth, records, nonce, now, links: work.links, journal: work.journal });
       lap("sendMs");
       sent += outcome.sent;
       capLeft -= outcome.sent;
@@ -263,221 +271,140 @@ interface ClaimContext {
   nonce: string;
   now: number;
   links: EmailLinks;
+  journal: SendJournal;
 }
 
 const NO_STEP_LEFT = "The sequence has no step left to send";
 
-/** What one SMTP transaction came to: the record's outcome, the event it records, a suspension. */
-interface Finished {
-  record: ClaimedRecord;
-  outcome: RecordOutcome;
-  event: { type: "SENT" | "BOUNCE"; subject: string | null; body: string | null; messageId: string | null } | null;
-  suspend: string | null;
-}
-
 /**
- * Sends a claim's records one after the other. Each message's row turns `sending` (`openStatement`)
- * right before its SMTP transaction, and that transaction's outcome (the message row, the record's
- * next step, its SENT or BOUNCE event through the ingestion statements) commits in the batch that
- * opens the next message (or alone, after the last): a pass that dies at any instant leaves at
- * most ONE message of the mailbox `sending`, in doubt, and the next pass releases the rest of its
- * claim (`releaseDeadClaims`). SMTP session reuse (several messages per session, RSET between)
- * keeps this per message: open the row before its MAIL FROM, store its outcome no later than the
- * next message's opening, never two messages open at once; a session lost mid-message leaves only
- * that one in doubt.
+ * Sends a claim's records one after the other, their messages opened a window at a time. A
+ * window's rows turn `sending` (`openStatement`) in the batch that stores the outcomes before them,
+ * and the journal (src/engine/journal.ts) in the mailbox object's own storage says which of them is
+ * being handed over (durably, before its first command) and how each ended: a pass that dies at any
+ * instant leaves at most ONE message of the mailbox in doubt (the next pass stores what the journal
+ * knew, withdraws what was never handed over and releases the rest of the claim: `storeLeftover`,
+ * `releaseDeadClaims`), with one D1 round trip per window instead of one per message.
  */
 async function sendClaimed(
   env: Bindings,
   db: Database,
   claim: ClaimContext,
 ): Promise<{ sent: number; attempted: number; stop: boolean; retryAt: number | null; oauthRefusal: string | null }> {
-  const { campaign, mailbox, smtp, records, now } = claim;
+  const { campaign, mailbox, smtp, records, now, journal } = claim;
   const leadZones = campaign.schedule.send_in_lead_timezone === true;
   let attempted = 0;
   const opening = { nonce: claim.nonce, mailboxId: mailbox.id, now };
-  const pending = new PendingOutcomes(env, db, claim);
+  const facts = { campaign: campaign.row, mailbox, nonce: claim.nonce, now, recordIds: records.map((r) => r.recordId) };
+  const pending = new PendingOutcomes(env, db, facts, journal);
   let sent = 0;
   let stop: { retryAt: number | null } | null = null;
   let oauthRefusal: string | null = null;
-  try {
-    for (const record of records) {
-      const { recordId, step } = record;
-      if (stop) {
-        pending.settle({ kind: "released", recordId, dueAt: stop.retryAt ?? now, unpin: step === 1 });
-        continue;
-      }
-      if (record.refusal) {
-        pending.settle(
-          record.refusal === "invalid_email"
-            ? { kind: "refused", recordId, state: "BLOCKED", reason: "invalid_email" }
-            : { kind: "refused", recordId, state: record.refusal === "blocked" ? "BLOCKED" : "STOPPED" },
-        );
-        continue;
-      }
-      if (leadZones && !isInWindow(recordSchedule(campaign.schedule, record.leadTimezone), now)) {
-        // Outside the lead's own hours: due again when its window opens, a first step back to rotation.
-        pending.settle({ kind: "released", recordId, dueAt: recordDueAt(campaign.schedule, record.leadTimezone, now), unpin: step === 1 });
-        continue;
-      }
-      if (record.messageStatus !== null && record.messageStatus !== "deferred") {
-        // Sent, or in doubt: never again; the record moves on.
-        pending.settle({ kind: "skipped", recordId, ...following(campaign, record, now) });
-        continue;
-      }
+  const sendable: { record: ClaimedRecord; content: NonNullable<ReturnType<typeof stepFor>> }[] = [];
+  for (const record of records) {
+    const { recordId, step } = record;
+    if (record.refusal) {
+      pending.settle(
+        record.refusal === "invalid_email"
+          ? { kind: "refused", recordId, state: "BLOCKED", reason: "invalid_email" }
+          : { kind: "refused", recordId, state: record.refusal === "blocked" ? "BLOCKED" : "STOPPED" },
+      );
+    } else if (leadZones && !isInWindow(recordSchedule(campaign.schedule, record.leadTimezone), now)) {
+      // Outside the lead's own hours: due again when its window opens, a first step back to rotation.
+      pending.settle({ kind: "released", recordId, dueAt: recordDueAt(campaign.schedule, record.leadTimezone, now), unpin: step === 1 });
+    } else if (record.messageStatus !== null && record.messageStatus !== "deferred") {
+      // Sent, or in doubt: never again; the record moves on.
+      pending.settle({ kind: "skipped", recordId, ...following(campaign, record, now) });
+    } else {
       const content = stepFor(campaign, step);
-      if (!content) {
-        const rowId = await pending.store(openStatement(opening, record, { status: "failed", error: NO_STEP_LEFT }));
-        pending.settle(rowId === null ? { kind: "released", recordId, dueAt: now, unpin: false } : { kind: "failed", recordId, messageRowId: rowId, error: NO_STEP_LEFT });
+      if (content) sendable.push({ record, content });
+      else {
+        const [rowId] = await pending.store([openStatement(opening, record, { status: "failed", error: NO_STEP_LEFT })]);
+        pending.settle(rowId == null ? { kind: "released", recordId, dueAt: now, unpin: false } : { kind: "failed", recordId, messageRowId: rowId, error: NO_STEP_LEFT });
+      }
+    }
+  }
+  try {
+    for (let first = 0; first < sendable.length; first += OPEN_WINDOW) {
+      const window = sendable.slice(first, first + OPEN_WINDOW);
+      if (stop) {
+        for (const { record } of window) pending.settle({ kind: "released", recordId: record.recordId, dueAt: stop.retryAt ?? now, unpin: record.step === 1 });
         continue;
       }
-      const composed = await composeEmail({
-        recordId,
-        spintaxIndex: record.spintaxIndex,
-        step: {
-          seqNumber: step,
-          subject: content.step.subject,
-          emailBody: content.step.emailBody,
-          variants: content.variants.map((v) => ({ id: v.id, subject: v.subject, emailBody: v.emailBody, percentage: v.percentage })),
-        },
-        lead: { ...record.lead, email: record.leadEmail },
-        sender: { fromName: mailbox.fromName, fromEmail: mailbox.fromEmail, signature: mailbox.signature, replyTo: mailbox.differentReplyToAddress },
-        settings: campaign.settings,
-        thread: record.thread,
-        messageId: record.messageId,
-        ...(await claim.links.forEmail({
+      const entries = window.map(({ record }): Opened => ({ nonce: claim.nonce, recordId: record.recordId, step: record.step, prior: record.messageStatus === "deferred" ? "deferred" : null }));
+      journal.opening(entries);
+      const rowIds = await pending.store(window.map(({ record }) => openStatement(opening, record)));
+      for (const [index, { record, content }] of window.entries()) {
+        const { recordId, step } = record;
+        const rowId = rowIds[index] ?? null;
+        if (rowId === null) {
+          // The claim was released, the lead stopped or the campaign paused since the claim: not sent.
+          pending.settle({ kind: "released", recordId, dueAt: now, unpin: false });
+          continue;
+        }
+        if (stop) {
+          pending.settle({ kind: "withdrawn", recordId, step, prior: entries[index]!.prior, dueAt: stop.retryAt ?? now, unpin: step === 1 });
+          continue;
+        }
+        const composed = await composeEmail({
           recordId,
-          step,
-          mailboxId: mailbox.id,
-          sentAt: now,
-          customTrackingDomain: mailbox.customTrackingDomain,
-          trackOpens: !campaign.settings.trackSettings.includes("DONT_EMAIL_OPEN"),
-          trackClicks: !campaign.settings.trackSettings.includes("DONT_LINK_CLICK"),
-        })),
-      });
-      const rowId = await pending.store(openStatement(opening, record));
-      if (rowId === null) {
-        // The claim was released, the lead stopped or the campaign paused since the claim: not sent.
-        pending.settle({ kind: "released", recordId, dueAt: now, unpin: false });
-        continue;
-      }
-      attempted += 1;
-      const result = await smtp.send(composed.message, mailbox.bccEmail ? [mailbox.bccEmail] : []);
-      if (result.ok) {
-        pending.finish({
-          record,
-          outcome: { kind: "sent", recordId, messageRowId: rowId, subject: composed.subject, sentAt: now, ...following(campaign, record, now) },
-          event: { type: "SENT", subject: composed.subject, body: composed.body, messageId: record.messageId },
-          suspend: null,
+          spintaxIndex: record.spintaxIndex,
+          step: {
+            seqNumber: step,
+            subject: content.step.subject,
+            emailBody: content.step.emailBody,
+            variants: content.variants.map((v) => ({ id: v.id, subject: v.subject, emailBody: v.emailBody, percentage: v.percentage })),
+          },
+          lead: { ...record.lead, email: record.leadEmail },
+          sender: { fromName: mailbox.fromName, fromEmail: mailbox.fromEmail, signature: mailbox.signature, replyTo: mailbox.differentReplyToAddress },
+          settings: campaign.settings,
+          thread: record.thread,
+          messageId: record.messageId,
+          ...(await claim.links.forEmail({
+            recordId,
+            step,
+            mailboxId: mailbox.id,
+            sentAt: now,
+            customTrackingDomain: mailbox.customTrackingDomain,
+            trackOpens: !campaign.settings.trackSettings.includes("DONT_EMAIL_OPEN"),
+            trackClicks: !campaign.settings.trackSettings.includes("DONT_LINK_CLICK"),
+          })),
         });
-        sent += 1;
-        continue;
+        await journal.handingOver(entries[index]!);
+        attempted += 1;
+        const result = await smtp.send(composed.message, mailbox.bccEmail ? [mailbox.bccEmail] : []);
+        const ended = { record: { recordId, step, leadEmail: record.leadEmail } };
+        let finished: Finished;
+        if (result.ok) {
+          finished = {
+            ...ended,
+            outcome: { kind: "sent", recordId, messageRowId: rowId, subject: composed.subject, sentAt: now, ...following(campaign, record, now) },
+            event: { type: "SENT", subject: composed.subject, body: composed.body, messageId: record.messageId },
+            suspend: null,
+          };
+          sent += 1;
+        } else {
+          const { failure } = result;
+          const what = failure.kind === "unconfirmed" ? "campaign email in doubt: the session was lost after the message was handed over; it is never sent again" : "campaign email not sent";
+          log("warn", what, { mailbox_id: mailbox.id, campaign_id: campaign.row.id, record_id: recordId, kind: failure.kind, code: failure.code });
+          const verdict = failureOutcome(failure, { recordId, messageRowId: rowId, step, attempt: record.attempts + 1, now, next: following(campaign, record, now), oauth: claim.oauth });
+          oauthRefusal = verdict.oauthRefusal;
+          finished = {
+            ...ended,
+            outcome: verdict.outcome,
+            event: verdict.bounce ? { type: "BOUNCE", subject: null, body: failure.text, messageId: null } : null,
+            suspend: verdict.suspend,
+          };
+          if (verdict.stop) stop = { retryAt: verdict.retryAt };
+        }
+        journal.ended({ nonce: claim.nonce, now, campaign: campaign.row, finished });
+        pending.finish(finished);
       }
-      const { failure } = result;
-      const what = failure.kind === "unconfirmed" ? "campaign email in doubt: the session was lost after the message was handed over; it is never sent again" : "campaign email not sent";
-      log("warn", what, { mailbox_id: mailbox.id, campaign_id: campaign.row.id, record_id: recordId, kind: failure.kind, code: failure.code });
-      const verdict = failureOutcome(failure, { recordId, messageRowId: rowId, step, attempt: record.attempts + 1, now, next: following(campaign, record, now), oauth: claim.oauth });
-      oauthRefusal = verdict.oauthRefusal;
-      pending.finish({
-        record,
-        outcome: verdict.outcome,
-        event: verdict.bounce ? { type: "BOUNCE", subject: null, body: failure.text, messageId: null } : null,
-        suspend: verdict.suspend,
-      });
-      if (verdict.stop) stop = { retryAt: verdict.retryAt };
     }
   } catch (error) {
     // What is done is stored before the error goes up: a finished transaction must not be left in doubt.
-    await pending.store(null).catch(() => undefined);
+    await pending.store().catch(() => undefined);
     throw error;
   }
-  await pending.store(null);
+  await pending.store();
   return { sent, attempted, stop: stop !== null, retryAt: stop?.retryAt ?? null, oauthRefusal };
-}
-
-/**
- * A claim's outcomes not yet stored: the last transaction's and those settled without SMTP
- * (refusals, skips, releases). `store` commits them in ONE batch, with the next message's opening
- * when given: the transaction's event through the ingestion statements (analytics, inbox, webhook
- * deliveries as for pushed events), the message rows and records, and a refused login's suspension
- * and announcement; then it queues the deliveries. The ingestion context is read once per claim, at
- * its first event (a claim names each record once).
- */
-class PendingOutcomes {
-  private settled: RecordOutcome[] = [];
-  private finished: Finished | null = null;
-  private context: IngestContext | null = null;
-
-  constructor(
-    private readonly env: Bindings,
-    private readonly db: Database,
-    private readonly claim: ClaimContext,
-  ) {}
-
-  settle(outcome: RecordOutcome): void {
-    this.settled.push(outcome);
-  }
-
-  finish(finished: Finished): void {
-    this.finished = finished;
-  }
-
-  /** Commits what is pending, with `open` last in the same batch; answers the row `open` opened (null: none). */
-  async store(open: SQL | null): Promise<number | null> {
-    const { campaign, mailbox, now } = this.claim;
-    const finished = this.finished;
-    const statements: SQL[] = [];
-    let deliveries: ReturnType<typeof planIngestion>["deliveries"] = [];
-    if (finished?.event && "messageRowId" in finished.outcome) {
-      this.context ??= await loadIngestContext(this.db, eq(campaignsTable.accountId, campaign.row.accountId), campaign.row.accountId, campaign.row.id, {
-        recordIds: this.claim.records.map((r) => r.recordId),
-        emails: [],
-        categoryIds: [],
-      });
-      const row = this.context.records.find((r) => r.id === finished.record.recordId);
-      if (row) {
-        const planned = planIngestion(this.context, campaign.row, [
-          {
-            eventId: `salvo:${finished.event.type.toLowerCase()}:${finished.outcome.messageRowId}`,
-            record: row,
-            incoming: {
-              type: finished.event.type,
-              occurredAt: now,
-              sequenceNumber: finished.record.step,
-              emailAccountId: mailbox.id,
-              fromEmail: mailbox.fromEmail,
-              isOoo: false,
-              categoryId: null,
-            },
-            toEmail: finished.record.leadEmail,
-            subject: finished.event.subject,
-            body: finished.event.body,
-            messageId: finished.event.messageId,
-            linkUrl: null,
-          },
-        ]);
-        const plan = await offloadPlanBodies(bodyStore(this.env), campaign.row.accountId, planned);
-        deliveries = plan.deliveries;
-        statements.push(...ingestionStatements(campaign.row, plan.rows, plan.deliveries, now));
-      }
-    }
-    const ingested = statements.length > 0;
-    const outcomes = finished ? [...this.settled, finished.outcome] : this.settled;
-    if (outcomes.length > 0) statements.push(...outcomeStatements(this.claim.nonce, outcomes, now));
-    const suspend = finished?.suspend ?? null;
-    const announce = suspend === null ? null : await disconnectAnnouncement(this.db, mailbox, { smtp: suspend, imap: null }, now);
-    const announceAt = statements.length;
-    if (announce !== null) statements.push(announce);
-    if (suspend !== null) statements.push(suspendStatement(mailbox.id, suspend, now));
-    const openAt = statements.length;
-    if (open !== null) statements.push(open);
-    if (statements.length === 0) return null;
-    const results = await rawBatch(this.env.DB, statements);
-    this.settled = [];
-    this.finished = null;
-    if (ingested) await enqueue(this.env, ingestedDeliveryIds(results, deliveries));
-    if (announce !== null) await enqueue(this.env, deliveryIds(results[announceAt]));
-    if (suspend !== null) log("warn", "mailbox suspended: its server refused the login", { mailbox_id: mailbox.id });
-    const opened = open === null ? undefined : results[openAt]?.[0]?.id;
-    return opened === undefined ? null : Number(opened);
-  }
 }

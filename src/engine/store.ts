@@ -173,9 +173,9 @@ export interface ClaimRequest {
  * it), then new leads (unpinned, pinned now) within the new-leads cap, and reads what the pass
  * needs; one batch. The claim is a lease (`claim_token`, `due_at` at the lease's end): a concurrent
  * pass of another mailbox cannot take the same record (one UPDATE on rows still unclaimed), and a
- * campaign paused or stopped since the pass began yields nothing. It writes NO message row: each is
- * written `sending` by `openStatement` right before its own SMTP transaction, so a pass that dies
- * leaves at most the one in flight in doubt. A row still `sending` here (its pass died and its
+ * campaign paused or stopped since the pass began yields nothing. It writes NO message row: they are
+ * written `sending` by `openStatement` a window at a time, and the sender's journal (journal.ts) says
+ * which one a pass that dies left in doubt. A row still `sending` here (its pass died and its
  * lease ran out before `releaseDeadClaims` saw it) becomes `unconfirmed`, never sent again.
  */
 export async function claimRecords(d1: D1Database, request: ClaimRequest): Promise<{ nonce: string; records: ClaimedRecord[] }> {
@@ -259,7 +259,7 @@ const IN_DOUBT = "The sender stopped during this email's SMTP transaction: it ma
  * ACTIVE: a claim released meanwhile (its pass presumed dead), a lead stopped by a reply, a paused
  * campaign, or a row in any other state writes nothing and returns no row, and nothing is sent.
  * This guard, not the lease, is what makes two passes never send one step twice. One statement
- * (RETURNING the row's id), so the sender can put it in the batch that stores the previous outcome.
+ * (RETURNING the row's id), so the sender opens a window in the batch that stores the outcomes before it.
  */
 export function openStatement(
   claim: { nonce: string; mailboxId: number; now: number },
@@ -290,8 +290,8 @@ interface InDoubt {
 /**
  * Run first by every pass of a mailbox (its object runs one pass at a time, so any claim of the
  * mailbox still held at that moment belongs to a pass that died: a crash, a restart, an error): the
- * message that pass had `sending` becomes `unconfirmed` (at most one: rows turn `sending` one at a
- * time), and its records are released at once, due now, instead of when the lease runs out. A
+ * message that pass had `sending` becomes `unconfirmed` (at most one: `storeLeftover` ran first and
+ * withdrew those the journal says were never handed over), and its records are released at once, due now, instead of when the lease runs out. A
  * first step not yet written goes back to rotation (unpinned), as when a pass stops early. Two seeks:
  * `campaign_leads_claimed_idx`, then each record's `messages_record_step_idx`.
  */
@@ -327,12 +327,21 @@ export async function unconfirmedSends(d1: D1Database, mailboxId: number, since:
 
 /**
  * The statements that store outcomes of a claim's records (the caller puts them in the same batch
- * as the events' ingestion; the sender stores each sent message's outcome before it opens the
- * next). Every record update is guarded by the claim, so a pass whose claim was released or whose
+ * as the events' ingestion, and the next window's openings). Every record update is guarded by the claim, so a pass whose claim was released or whose
  * lease ran out and was claimed again changes nothing of the newer claim.
  */
 export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now: number): SQL[] {
   const statements: SQL[] = [];
+  const withdrawn = outcomes.flatMap((o) => (o.kind === "withdrawn" ? [{ id: o.recordId, step: o.step, prior: o.prior }] : []));
+  if (withdrawn.length > 0) {
+    // Before the records' update below, which ends the claim these guards name.
+    const rows = (prior: "IS NULL" | "= 'deferred'") => sql`SELECT m.id FROM json_each(${jsonList(withdrawn)}) AS v
+      JOIN messages m ON m.campaign_lead_id = v.value ->> '$.id' AND m.step = v.value ->> '$.step'
+      WHERE v.value ->> '$.prior' ${sql.raw(prior)} AND m.status = 'sending'
+        AND EXISTS (SELECT 1 FROM campaign_leads WHERE id = m.campaign_lead_id AND claim_token = ${nonce})`;
+    statements.push(sql`DELETE FROM messages WHERE id IN (${rows("IS NULL")})`);
+    statements.push(sql`UPDATE messages SET status = 'deferred', attempts = attempts - 1, updated_at = ${now} WHERE id IN (${rows("= 'deferred'")})`);
+  }
   const messagesJson = jsonList(
     outcomes.flatMap((o): { id: number; status: string; error: string | null; sent_at: number | null; subject: string | null; attempt: number }[] => {
       switch (o.kind) {
@@ -362,6 +371,7 @@ export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now:
         case "unconfirmed":
           return { id: o.recordId, next_step: o.nextStep, due_at: o.nextDueAt, done: o.nextStep === null ? 1 : 0, unpin: 0, state: null };
         case "released":
+        case "withdrawn":
           return { id: o.recordId, next_step: -1, due_at: o.dueAt, done: 0, unpin: o.unpin ? 1 : 0, state: null };
         case "deferred":
           return { id: o.recordId, next_step: -1, due_at: o.retryAt, done: 0, unpin: o.unpin ? 1 : 0, state: null };

@@ -10,6 +10,7 @@ import { emailLinks } from "../engine/links";
 import { runReaderPass, type ReadResult } from "./read-pass";
 import type { ReaderCursor } from "../mail/reader";
 import { runSenderPass, type PassOptions, type PassResult } from "../engine/sender";
+import { SendJournal } from "../engine/journal";
 import { recordWake } from "./store";
 import { sendDueReplies, sendReply, type Delivery, type ReplyDoor, type ReplyToSend } from "../replies/outbound";
 import { deliverManualEmail, type ManualEmail, type ManualMailDoor, type ManualOutcome } from "../manual-mail/send";
@@ -53,6 +54,8 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
   private get kv() {
     return this.ctx.storage.kv;
   }
+
+  private readonly journal = new SendJournal(this.ctx.storage.kv, () => this.ctx.storage.sync());
 
   /**
    * The mailbox this object serves (its name is the mailbox's id): kept for its alarms, with the
@@ -235,7 +238,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
     const links = emailLinks(await loadKeyring(settings.secretsKey), settings.publicUrl);
     let result: PassResult;
     try {
-      result = await runSenderPass(this.env, mailboxId, now, links, await this.logins(), options);
+      result = await runSenderPass(this.env, mailboxId, now, links, await this.logins(), this.journal, options);
     } catch (error) {
       // The next pass releases the claim this one held (its message in flight, if any, turns unconfirmed).
       log("error", "sender pass failed", { mailbox_id: mailboxId, error: String(error) });

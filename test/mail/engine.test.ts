@@ -1,4 +1,7 @@
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, inject, it, vi } from "vitest";
+import { SendJournal, type Opened } from "../../src/engine/journal";
+import type { MailboxSender } from "../../src/mailbox-agent/mailbox.do";
 import { claimRecords } from "../../src/engine/store";
 import { openMessage } from "../engine/open-message";
 import { senderStub } from "../../src/mailbox-agent/stub";
@@ -74,7 +77,7 @@ async function campaignWithSequence(apiKey: string, mailboxId: number, startAt: 
 async function messagesOf(campaignId: number) {
   const t = schema.messages;
   const rows = await testDb()
-    .select({ campaign_lead_id: t.campaignLeadId, step: t.step, message_id: t.messageId, status: t.status, to_email: t.toEmail, subject: t.subject })
+    .select({ id: t.id, campaign_lead_id: t.campaignLeadId, step: t.step, message_id: t.messageId, status: t.status, to_email: t.toEmail, subject: t.subject })
     .from(t)
     .where(eq(t.campaignId, campaignId))
     .orderBy(asc(t.step), asc(t.toEmail))
@@ -218,9 +221,12 @@ describe("the engine sends a campaign into the lab", () => {
     await setMailbox(mailboxId, { isSmtpSuccess: true, smtpFailureError: null, disconnectCode: null, disconnectMessage: null, disconnectedAt: null });
     const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
+    // No gap: the three messages are opened together, and the two after the refused login are withdrawn.
+    await fileEnv().DB.prepare("UPDATE campaigns SET schedule = json_set(schedule, '$.min_time_btw_emails', 0) WHERE id = ?").bind(campaignId).run();
     const stub = senderStub(bindings, mailboxId);
 
     expect(await stub.runPass(t0, { read: false })).toMatchObject({ sent: 0, nextWakeAt: null });
+    expect((await messagesOf(campaignId)).map((m) => m.status), "the refused one waits; the others are not left opened").toEqual(["deferred"]);
     const mailbox = (await callJson<MailboxRead>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey })).body;
     expect(mailbox.is_suspended).toBe(true);
     expect(mailbox.is_smtp_success).toBe(false);
@@ -237,7 +243,7 @@ describe("the engine sends a campaign into the lab", () => {
       { timeout: 20_000, interval: 100 },
     );
     await call(`/api/v1/email-accounts/unsuspend/${mailboxId}`, { method: "DELETE", apiKey: account.apiKey });
-    for (let minute = 1; minute <= 3; minute += 1) expect((await stub.runPass(t0 + minute * MINUTE, { read: false })).sent).toBe(1);
+    expect((await stub.runPass(t0 + MINUTE, { read: false })).sent).toBe(3);
     const messages = await messagesOf(campaignId);
     expect(messages.map((m) => [m.step, m.status])).toEqual([
       [1, "sent"],
@@ -284,6 +290,69 @@ describe("the engine sends a campaign into the lab", () => {
 
     const mailbox = await callJson<{ sending_status: { warnings: { code: string; message: string }[] } }>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey });
     expect(mailbox.body.sending_status.warnings).toEqual([{ code: "unconfirmed_sends", message: expect.stringContaining(inDoubt!.leadEmail) as string }]);
+  });
+
+  it("after a pass that died inside a window of opened messages: what its journal knew is stored, the one being handed over stays in doubt, the rest go out once", async () => {
+    const account = await provisionAccount();
+    const sender = lab.mailboxes.find((m) => m.email === "sender4@lab.salvo.test")!;
+    const mailboxId = await saveLabMailbox(account.apiKey, sender.email, sender.password, { time_to_wait_in_mins: 0 });
+    expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
+    const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
+    const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
+    await fileEnv().DB.prepare("UPDATE campaigns SET schedule = json_set(schedule, '$.min_time_btw_emails', 0) WHERE id = ?").bind(campaignId).run();
+    const stub = senderStub(bindings, mailboxId);
+    await stub.runPass(t0 - MINUTE, { read: false });
+    // No pass on the real clock (its alarm, for the mailbox's next read) may meet the dead pass's state half made.
+    await runInDurableObject(stub, (_: MailboxSender, state: DurableObjectState) => state.storage.deleteAlarm());
+
+    // The pass that died opened a window of three messages; the first went out (its outcome not yet in D1),
+    // the second was being handed over, the third never was.
+    const campaign = await campaignRow(campaignId);
+    const claim = await claimRecords(fileEnv().DB, { campaign, mailboxId, senderDomain: "lab.salvo.test", now: t0, limit: 10, newLeadsLeft: 10 });
+    const [wentOut, inFlight, never] = claim.records;
+    const opening = { nonce: claim.nonce, mailboxId, now: t0 };
+    const rows: (number | null)[] = [];
+    for (const record of claim.records) rows.push(await openMessage(fileEnv().DB, opening, record));
+    const opened = claim.records.map((r): Opened => ({ nonce: claim.nonce, recordId: r.recordId, step: r.step, prior: null }));
+    await runInDurableObject(stub, async (_: MailboxSender, state: DurableObjectState) => {
+      const journal = new SendJournal(state.storage.kv, () => state.storage.sync());
+      journal.opening(opened);
+      await journal.handingOver(opened[0]!);
+      journal.ended({
+        nonce: claim.nonce,
+        now: t0,
+        campaign,
+        finished: {
+          record: wentOut!,
+          outcome: { kind: "sent", recordId: wentOut!.recordId, messageRowId: rows[0]!, subject: "Hello Lead1", sentAt: t0, nextStep: 2, nextDueAt: t0 + DAY },
+          event: { type: "SENT", subject: "Hello Lead1", body: "<p>Hi Lead1</p>", messageId: wentOut!.messageId },
+          suspend: null,
+        },
+      });
+      await journal.handingOver(opened[1]!);
+    });
+
+    expect((await stub.runPass(t0 + 1_000, { read: false })).sent, "only the message never handed over").toBe(1);
+    const messages = await messagesOf(campaignId);
+    expect(messages.map((m) => [m.to_email, m.status, m.id === rows[0] || m.id === rows[1]]).sort()).toEqual(
+      [
+        [wentOut!.leadEmail, "sent", true],
+        [inFlight!.leadEmail, "unconfirmed", true],
+        [never!.leadEmail, "sent", false],
+      ].sort(),
+    );
+    expect(messages.find((m) => m.to_email === wentOut!.leadEmail)?.subject).toBe("Hello Lead1");
+    expect(await eventCount(campaignId, "SENT"), "the journaled send's event, and the new one").toBe(2);
+    // Withdrawn, its row went: the later pass wrote a new one, with a Message-ID of its own.
+    await delivered(never!.leadEmail, messages.find((m) => m.to_email === never!.leadEmail)!.message_id!);
+    const lookups = [wentOut!, inFlight!].map((unsent) =>
+      fetch(`${inject("mailReader")}/message?user=${encodeURIComponent(unsent.leadEmail)}&message_id=${encodeURIComponent(unsent.messageId)}`),
+    );
+    expect((await Promise.all(lookups)).map((found) => found.status), "neither was sent by a later pass").toEqual([404, 404]);
+    expect((await recordRow(wentOut!.recordId)).nextStep).toBe(2);
+    await runInDurableObject(stub, (_: MailboxSender, state: DurableObjectState) => {
+      expect(new SendJournal(state.storage.kv, () => state.storage.sync()).leftover()).toBeNull();
+    });
   });
 
   it("sends every due email of a mailbox with no gap in one pass, claim after claim, on one SMTP login", async () => {

@@ -1,0 +1,170 @@
+import { eq, type SQL } from "drizzle-orm";
+import { campaigns as campaignsTable, emailAccounts } from "../db/schema";
+import type { Bindings } from "../platform/env";
+import { planIngestion } from "../events/plan";
+import { offloadPlanBodies } from "../events/offload";
+import { bodyStore } from "../platform/bodies";
+import { ingestedDeliveryIds, ingestionStatements, loadIngestContext, type IngestContext } from "../events/store";
+import type { Database } from "../platform/db";
+import { log } from "../platform/logging";
+import { rawBatch } from "../platform/sql";
+import { disconnectAnnouncement } from "../webhooks/disconnect";
+import { deliveryIds, enqueue } from "../webhooks/outbox";
+import type { RecordOutcome } from "./outcome";
+import { outcomeStatements, suspendStatement, type CampaignRow, type MailboxRow } from "./store";
+import type { Finished, Leftover, SendJournal } from "./journal";
+
+/** What storing a claim's outcomes needs to know of it. */
+export interface ClaimFacts {
+  campaign: CampaignRow;
+  mailbox: MailboxRow;
+  nonce: string;
+  now: number;
+  /** The claim's records: their ingestion context is read once, at the claim's first event. */
+  recordIds: number[];
+}
+
+/**
+ * A claim's outcomes not yet stored: finished transactions and records settled without SMTP
+ * (refusals, skips, releases, withdrawals). `store` commits them in ONE batch, with the statements
+ * given (the next window's openings) last: each transaction's event through the ingestion
+ * statements (analytics, inbox, webhook deliveries as for pushed events), the message rows and
+ * records, and a refused login's suspension and announcement; then it queues the deliveries and
+ * tells the journal that D1 holds them.
+ */
+export class PendingOutcomes {
+  private settled: RecordOutcome[] = [];
+  private finished: Finished[] = [];
+  private context: IngestContext | null = null;
+
+  constructor(
+    private readonly env: Bindings,
+    private readonly db: Database,
+    private readonly claim: ClaimFacts,
+    private readonly journal: SendJournal,
+  ) {}
+
+  settle(outcome: RecordOutcome): void {
+    this.settled.push(outcome);
+  }
+
+  finish(finished: Finished): void {
+    this.finished.push(finished);
+  }
+
+  /** Commits what is pending with `after` last in the same batch; answers each of `after`'s first returned id (null: none). */
+  async store(after: SQL[] = []): Promise<(number | null)[]> {
+    const { campaign, mailbox, now } = this.claim;
+    const finished = this.finished;
+    const statements: SQL[] = [];
+    const events = finished.filter((f) => f.event && "messageRowId" in f.outcome);
+    let deliveries: ReturnType<typeof planIngestion>["deliveries"] = [];
+    if (events.length > 0) {
+      this.context ??= await loadIngestContext(this.db, eq(campaignsTable.accountId, campaign.accountId), campaign.accountId, campaign.id, {
+        recordIds: this.claim.recordIds,
+        emails: [],
+        categoryIds: [],
+      });
+      const context = this.context;
+      const incoming = events.flatMap(({ record, outcome, event }) => {
+        const row = context.records.find((r) => r.id === record.recordId);
+        if (!row || !event || !("messageRowId" in outcome)) return [];
+        return [
+          {
+            eventId: `salvo:${event.type.toLowerCase()}:${outcome.messageRowId}`,
+            record: row,
+            incoming: {
+              type: event.type,
+              occurredAt: now,
+              sequenceNumber: record.step,
+              emailAccountId: mailbox.id,
+              fromEmail: mailbox.fromEmail,
+              isOoo: false,
+              categoryId: null,
+            },
+            toEmail: record.leadEmail,
+            subject: event.subject,
+            body: event.body,
+            messageId: event.messageId,
+            linkUrl: null,
+          },
+        ];
+      });
+      if (incoming.length > 0) {
+        const plan = await offloadPlanBodies(bodyStore(this.env), campaign.accountId, planIngestion(context, campaign, incoming));
+        deliveries = plan.deliveries;
+        statements.push(...ingestionStatements(campaign, plan.rows, plan.deliveries, now));
+      }
+    }
+    const ingested = statements.length > 0;
+    const outcomes = [...this.settled, ...finished.map((f) => f.outcome)];
+    if (outcomes.length > 0) statements.push(...outcomeStatements(this.claim.nonce, outcomes, now));
+    const suspend = finished.find((f) => f.suspend !== null)?.suspend ?? null;
+    const announce = suspend === null ? null : await disconnectAnnouncement(this.db, mailbox, { smtp: suspend, imap: null }, now);
+    const announceAt = statements.length;
+    if (announce !== null) statements.push(announce);
+    if (suspend !== null) statements.push(suspendStatement(mailbox.id, suspend, now));
+    const afterAt = statements.length;
+    statements.push(...after);
+    if (statements.length === 0) return [];
+    const results = await rawBatch(this.env.DB, statements);
+    this.settled = [];
+    this.finished = [];
+    this.journal.stored(outcomes.map((o) => o.recordId));
+    if (ingested) await enqueue(this.env, ingestedDeliveryIds(results, deliveries));
+    if (announce !== null) await enqueue(this.env, deliveryIds(results[announceAt]));
+    if (suspend !== null) log("warn", "mailbox suspended: its server refused the login", { mailbox_id: mailbox.id });
+    return after.map((_, i) => {
+      const id = results[afterAt + i]?.[0]?.id;
+      return id === undefined ? null : Number(id);
+    });
+  }
+}
+
+/**
+ * Stores what a pass that died knew (its journal's leftover), before `releaseDeadClaims` judges
+ * what it left `sending`: the outcomes of the transactions it finished, as it would have stored
+ * them, and the messages it opened but never handed over, withdrawn. Only the one it was handing
+ * over, if any, stays `sending`, and turns `unconfirmed`. Every write is guarded by the dead claim
+ * (a record claimed again since is not touched), and events by their ids, so storing twice is harmless.
+ */
+export async function storeLeftover(env: Bindings, db: Database, mailboxId: number, leftover: Leftover, now: number, journal: SendJournal): Promise<void> {
+  const [mailbox] = await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId));
+  if (!mailbox) return;
+  const over = leftover.handingOver;
+  const ended = new Set(leftover.done.map((d) => d.finished.record.recordId));
+  const claims = new Map<string, { facts: ClaimFacts; done: Finished[]; withdrawn: RecordOutcome[] }>();
+  const claimOf = (nonce: string, campaign: CampaignRow | null, at: number) => {
+    let claim = claims.get(nonce);
+    if (!claim && campaign) {
+      claim = { facts: { campaign, mailbox, nonce, now: at, recordIds: [] }, done: [], withdrawn: [] };
+      claims.set(nonce, claim);
+    }
+    return claim;
+  };
+  for (const done of leftover.done) {
+    const claim = claimOf(done.nonce, done.campaign, done.now)!;
+    claim.done.push(done.finished);
+    claim.facts.recordIds.push(done.finished.record.recordId);
+  }
+  const withdrawn = leftover.opened.filter((o) => !ended.has(o.recordId) && !(over && over.recordId === o.recordId && over.nonce === o.nonce));
+  const statements: SQL[] = [];
+  for (const opened of withdrawn) {
+    const outcome: RecordOutcome = { kind: "withdrawn", recordId: opened.recordId, step: opened.step, prior: opened.prior, dueAt: now, unpin: opened.step === 1 };
+    const claim = claimOf(opened.nonce, null, now);
+    if (claim) claim.withdrawn.push(outcome);
+    else statements.push(...outcomeStatements(opened.nonce, [outcome], now));
+  }
+  for (const { facts, done, withdrawn: outcomes } of claims.values()) {
+    const pending = new PendingOutcomes(env, db, facts, journal);
+    for (const finished of done) pending.finish(finished);
+    for (const outcome of outcomes) pending.settle(outcome);
+    await pending.store();
+  }
+  if (statements.length > 0) await rawBatch(env.DB, statements);
+  log("warn", "a pass that died left its journal: its known outcomes stored, the messages it never handed over withdrawn", {
+    mailbox_id: mailboxId,
+    stored: leftover.done.length,
+    withdrawn: withdrawn.length,
+  });
+}
