@@ -27,16 +27,22 @@ export interface Opened {
   prior: "deferred" | null;
 }
 
-/** A finished transaction whose outcome D1 does not hold yet, with what storing it needs. */
+/** A finished transaction whose outcome D1 may not hold yet. */
 export interface Done {
   nonce: string;
-  now: number;
-  campaign: CampaignRow;
   finished: Finished;
 }
 
-/** What a pass that died left: messages opened, the one being handed over, and outcomes not stored. */
+/** What storing a claim's outcomes needs beyond them: its campaign and the pass's clock. */
+export interface JournaledClaim {
+  nonce: string;
+  now: number;
+  campaign: CampaignRow;
+}
+
+/** What a pass that died left: its claims, messages opened, the one last handed over, and how those that ended did. */
 export interface Leftover {
+  claims: JournaledClaim[];
   opened: Opened[];
   handingOver: Opened | null;
   done: Done[];
@@ -45,11 +51,19 @@ export interface Leftover {
 /** Past this many characters an event's body is not journaled (a stored value holds at most 2 MB); a replay then records it without. */
 const MAX_JOURNALED_BODY = 500_000;
 
+const CLAIM = "send:claim:";
 const OPENED = "send:opened";
 const HANDING_OVER = "send:over";
 const DONE = "send:done:";
 
+/**
+ * Two writes a message (the one handed over, flushed; how it ended) and two a window (its openings,
+ * then what D1 holds of them); an ended message's entry stays until its claim is over, and counts
+ * only while its opening is listed.
+ */
 export class SendJournal {
+  private claimed: string | null = null;
+
   constructor(
     private readonly kv: SyncKvStorage,
     /** Resolves once what was written is on disk. */
@@ -57,43 +71,53 @@ export class SendJournal {
   ) {}
 
   /** Written before the batch that opens them: a crash right after that batch still knows them. */
-  opening(entries: Opened[]): void {
+  opening(claim: JournaledClaim, entries: Opened[]): void {
+    if (this.claimed !== claim.nonce) {
+      this.kv.put(`${CLAIM}${claim.nonce}`, claim);
+      this.claimed = claim.nonce;
+    }
     this.kv.put(OPENED, [...(this.kv.get<Opened[]>(OPENED) ?? []), ...entries]);
   }
 
-  /** Durable before the message's first command is written: a message not named here was never handed over. */
+  /** Durable before the message's first command is written: an opened message never named here was never handed over. */
   async handingOver(entry: Opened): Promise<void> {
     this.kv.put(HANDING_OVER, entry);
     await this.flush();
   }
 
+  /** How the message last handed over ended (its entry outranks the hand-over: it is no longer in doubt). */
   ended(done: Done): void {
     const { event } = done.finished;
     const kept = event?.body && event.body.length > MAX_JOURNALED_BODY ? { ...done, finished: { ...done.finished, event: { ...event, body: null } } } : done;
     this.kv.put(`${DONE}${done.finished.record.recordId}`, kept);
-    this.kv.delete(HANDING_OVER);
   }
 
-  /** D1 now holds these records' outcomes. */
+  /** D1 now holds these records' outcomes: their openings are done with. */
   stored(recordIds: number[]): void {
-    if (recordIds.length === 0) return;
+    const opened = this.kv.get<Opened[]>(OPENED);
+    if (!opened) return;
     const gone = new Set(recordIds);
-    for (const id of gone) this.kv.delete(`${DONE}${id}`);
-    const opened = (this.kv.get<Opened[]>(OPENED) ?? []).filter((entry) => !gone.has(entry.recordId));
-    if (opened.length > 0) this.kv.put(OPENED, opened);
+    const left = opened.filter((entry) => !gone.has(entry.recordId));
+    if (left.length === opened.length) return;
+    if (left.length > 0) this.kv.put(OPENED, left);
     else this.kv.delete(OPENED);
   }
 
+  /** What a pass that died left (null: nothing), the ended entries of openings still listed only. */
   leftover(): Leftover | null {
     const opened = this.kv.get<Opened[]>(OPENED) ?? [];
-    const done = [...this.kv.list<Done>({ prefix: DONE })].map(([, value]) => value);
-    if (opened.length === 0 && done.length === 0) return null;
-    return { opened, handingOver: this.kv.get<Opened>(HANDING_OVER) ?? null, done };
+    if (opened.length === 0) return null;
+    const listed = new Set(opened.map((entry) => `${entry.nonce}:${entry.recordId}`));
+    const done = [...this.kv.list<Done>({ prefix: DONE })].map(([, value]) => value).filter((d) => listed.has(`${d.nonce}:${d.finished.record.recordId}`));
+    const claims = [...this.kv.list<JournaledClaim>({ prefix: CLAIM })].map(([, value]) => value);
+    return { claims, opened, handingOver: this.kv.get<Opened>(HANDING_OVER) ?? null, done };
   }
 
+  /** The claim is over (or a dead pass's leftover stored): nothing of it is needed again. */
   clear(): void {
+    for (const prefix of [CLAIM, DONE]) for (const [key] of [...this.kv.list({ prefix })]) this.kv.delete(key);
     this.kv.delete(OPENED);
     this.kv.delete(HANDING_OVER);
-    for (const [key] of [...this.kv.list({ prefix: DONE })]) this.kv.delete(key);
+    this.claimed = null;
   }
 }

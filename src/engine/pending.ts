@@ -132,36 +132,18 @@ export async function storeLeftover(env: Bindings, db: Database, mailboxId: numb
   const [mailbox] = await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId));
   if (!mailbox) return;
   const over = leftover.handingOver;
-  const ended = new Set(leftover.done.map((d) => d.finished.record.recordId));
-  const claims = new Map<string, { facts: ClaimFacts; done: Finished[]; withdrawn: RecordOutcome[] }>();
-  const claimOf = (nonce: string, campaign: CampaignRow | null, at: number) => {
-    let claim = claims.get(nonce);
-    if (!claim && campaign) {
-      claim = { facts: { campaign, mailbox, nonce, now: at, recordIds: [] }, done: [], withdrawn: [] };
-      claims.set(nonce, claim);
-    }
-    return claim;
-  };
-  for (const done of leftover.done) {
-    const claim = claimOf(done.nonce, done.campaign, done.now)!;
-    claim.done.push(done.finished);
-    claim.facts.recordIds.push(done.finished.record.recordId);
-  }
-  const withdrawn = leftover.opened.filter((o) => !ended.has(o.recordId) && !(over && over.recordId === o.recordId && over.nonce === o.nonce));
-  const statements: SQL[] = [];
-  for (const opened of withdrawn) {
-    const outcome: RecordOutcome = { kind: "withdrawn", recordId: opened.recordId, step: opened.step, prior: opened.prior, dueAt: now, unpin: opened.step === 1 };
-    const claim = claimOf(opened.nonce, null, now);
-    if (claim) claim.withdrawn.push(outcome);
-    else statements.push(...outcomeStatements(opened.nonce, [outcome], now));
-  }
-  for (const { facts, done, withdrawn: outcomes } of claims.values()) {
+  const ended = new Set(leftover.done.map((d) => `${d.nonce}:${d.finished.record.recordId}`));
+  const withdrawn = leftover.opened.filter((o) => !ended.has(`${o.nonce}:${o.recordId}`) && !(over && over.recordId === o.recordId && over.nonce === o.nonce));
+  for (const claim of leftover.claims) {
+    const done = leftover.done.filter((d) => d.nonce === claim.nonce).map((d) => d.finished);
+    const facts = { campaign: claim.campaign, mailbox, nonce: claim.nonce, now: claim.now, recordIds: done.map((f) => f.record.recordId) };
     const pending = new PendingOutcomes(env, db, facts, journal);
     for (const finished of done) pending.finish(finished);
-    for (const outcome of outcomes) pending.settle(outcome);
+    for (const o of withdrawn.filter((w) => w.nonce === claim.nonce)) {
+      pending.settle({ kind: "withdrawn", recordId: o.recordId, step: o.step, prior: o.prior, dueAt: now, unpin: o.step === 1 });
+    }
     await pending.store();
   }
-  if (statements.length > 0) await rawBatch(env.DB, statements);
   log("warn", "a pass that died left its journal: its known outcomes stored, the messages it never handed over withdrawn", {
     mailbox_id: mailboxId,
     stored: leftover.done.length,

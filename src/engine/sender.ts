@@ -331,7 +331,7 @@ async function sendClaimed(
         continue;
       }
       const entries = window.map(({ record }): Opened => ({ nonce: claim.nonce, recordId: record.recordId, step: record.step, prior: record.messageStatus === "deferred" ? "deferred" : null }));
-      journal.opening(entries);
+      journal.opening({ nonce: claim.nonce, now, campaign: campaign.row }, entries);
       const rowIds = await pending.store(window.map(({ record }) => openStatement(opening, record)));
       for (const [index, { record, content }] of window.entries()) {
         const { recordId, step } = record;
@@ -396,7 +396,7 @@ async function sendClaimed(
           };
           if (verdict.stop) stop = { retryAt: verdict.retryAt };
         }
-        journal.ended({ nonce: claim.nonce, now, campaign: campaign.row, finished });
+        journal.ended({ nonce: claim.nonce, finished });
         pending.finish(finished);
       }
     }
@@ -406,5 +406,6 @@ async function sendClaimed(
     throw error;
   }
   await pending.store();
+  journal.clear();
   return { sent, attempted, stop: stop !== null, retryAt: stop?.retryAt ?? null, oauthRefusal };
 }

@@ -316,12 +316,10 @@ describe("the engine sends a campaign into the lab", () => {
     const opened = claim.records.map((r): Opened => ({ nonce: claim.nonce, recordId: r.recordId, step: r.step, prior: null }));
     await runInDurableObject(stub, async (_: MailboxSender, state: DurableObjectState) => {
       const journal = new SendJournal(state.storage.kv, () => state.storage.sync());
-      journal.opening(opened);
+      journal.opening({ nonce: claim.nonce, now: t0, campaign }, opened);
       await journal.handingOver(opened[0]!);
       journal.ended({
         nonce: claim.nonce,
-        now: t0,
-        campaign,
         finished: {
           record: wentOut!,
           outcome: { kind: "sent", recordId: wentOut!.recordId, messageRowId: rows[0]!, subject: "Hello Lead1", sentAt: t0, nextStep: 2, nextDueAt: t0 + DAY },
