@@ -42,6 +42,16 @@ function* files(dir) {
   }
 }
 
+/** A running runtime's SQLite removes its -wal and -shm files as it checkpoints: one gone since the listing holds nothing more. */
+function readIfThere(path) {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    if (error.code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
 /** Every file under the directories that holds a key or token value, with the values masked. */
 export function findKeys(dirs, tokens = labTokenValues()) {
   const found = [];
@@ -49,7 +59,8 @@ export function findKeys(dirs, tokens = labTokenValues()) {
     if (!existsSync(dir) || !statSync(dir).isDirectory()) continue;
     for (const path of files(dir)) {
       // latin1 keeps every byte, so values inside SQLite pages and WAL frames are seen too.
-      const text = readFileSync(path).toString("latin1");
+      const text = readIfThere(path)?.toString("latin1");
+      if (text === undefined) continue;
       const matches = [...(text.match(KEY) ?? []), ...(text.match(TOKEN_SHAPES) ?? []), ...tokens.filter((token) => text.includes(token))];
       if (matches.length > 0) found.push({ path, keys: [...new Set(matches)].map((key) => `${key.slice(0, 8)}…${key.slice(-4)}`) });
     }
