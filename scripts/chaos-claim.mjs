@@ -1,14 +1,15 @@
 // `npm run chaos:claim` (inside scripts/with-mail-lab.mjs): issue 23's crash-after-a-claim run. One lab
-// mailbox sends a one-step campaign to 40 lab leads (no gap, so a claim takes up to 10 records) on a
-// throwaway `npm run dev`. The moment a message row of the campaign turns `sending` (its SMTP transaction is
-// about to start), the dev server is killed (SIGKILL, the whole process group), restarted on the same
-// state, and the campaign goes on; several times. The moment is seen from outside: this script polls the
-// dev server's D1 file (node:sqlite, read-only, every millisecond or so) for a `sending` row of the
-// campaign; no hook in the code. Afterwards it counts what each lead received in the lab's Maildirs and
+// mailbox sends a one-step campaign to 40 lab leads (no gap, so a claim takes them all, opened in windows of
+// 10) on a throwaway `npm run dev`. The moment a window's rows of the campaign turn `sending` (their SMTP
+// transactions are about to start), the dev server is killed (SIGKILL, the whole process group), restarted
+// on the same state, and the campaign goes on; several times. The moment is seen from outside: this script
+// polls the dev server's D1 file (node:sqlite, read-only, every millisecond or so) for a `sending` row of
+// the campaign; no hook in the code. Afterwards it counts what each lead received in the lab's Maildirs and
 // checks: every lead got its email exactly once, except at most one message in doubt per kill (status
-// `unconfirmed`, received once or not at all, never twice, and only the row a kill left `sending`), no
-// lead was left without an email and without a report, and every message in doubt is reported by the
-// mailbox's `sending_status.warnings` and by the operator metric `sends.unconfirmed`. Exit code 0 when all of that holds.
+// `unconfirmed`, received once or not at all, never twice, and only among the rows a kill left `sending`:
+// the next pass withdraws those its journal says were never handed over), no lead was left without an
+// email and without a report, and every message in doubt is reported by the mailbox's
+// `sending_status.warnings` and by the operator metric `sends.unconfirmed`. Exit code 0 when all of that holds.
 //   CHAOS_KILLS (default 4): how many kills. CHAOS_KILL_DELAY_MS (default 0): each kill waits a random
 //   0..this many ms after the row is seen, so some transactions get further (some messages in doubt then
 //   did arrive). CHAOS_SETTLE_MS (default 20 min): how long to wait for the campaign to finish after the
