@@ -17,6 +17,8 @@ interface Variables {
   rateLimit: RateLimitInfo;
   /** Set when the request was authenticated by a web app session cookie (src/sessions/auth.ts) rather than a key. */
   sessionId?: number;
+  /** A tracking hit judged a machine's (src/tracking/machine.ts), and why: its access log line says so. */
+  machineHit?: string;
 }
 
 export interface AppEnv {

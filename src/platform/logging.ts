@@ -51,5 +51,6 @@ export const accessLog = (keyPrefixes: readonly string[]) =>
       duration_ms: Date.now() - started,
       account_id: principal?.accountId,
       client_id: principal?.clientId ?? undefined,
+      machine_hit: c.get("machineHit"),
     });
   });

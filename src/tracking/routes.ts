@@ -47,7 +47,8 @@ let open: TrackedEvent[] | null = null;
 function recordInBackground(c: Context<AppEnv>, type: "OPEN" | "CLICK", payload: TrackPayload): void {
   const now = Date.now();
   const verdict = classifyHit({ method: c.req.method, userAgent: c.req.header("User-Agent") ?? null, now, sentAt: payload.sentAt });
-  if (verdict.machine) log("info", "tracking hit by a machine", { type, record_id: payload.recordId, reason: verdict.reason });
+  // On the request's own access log line: a second line per hit would double the tracking routes' logging (Apple's proxy alone fetches half the opens).
+  if (verdict.machine) c.set("machineHit", verdict.reason);
   const event: TrackedEvent = { type, payload, occurredAt: now, isMachine: verdict.machine, eventId: `salvo-${type.toLowerCase()}:${crypto.randomUUID()}` };
   if (open) {
     open.push(event);

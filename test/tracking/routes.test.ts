@@ -111,6 +111,23 @@ describe("open pixel", () => {
     expect(await recordOf(record)).toMatchObject({ has_opened: true });
   });
 
+  it("says on a machine's hit's one access log line why it was judged a machine's, and writes no second line", async () => {
+    const { records } = await setUp();
+    const pixel = `/t/o/${await token({ kind: "open", recordId: records[0]!, mailboxId: 9 })}.gif`;
+    const lines: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line));
+    await (await hit(pixel, "GET", "Mozilla/5.0")).arrayBuffer();
+    await (await hit(pixel)).arrayBuffer();
+    vi.restoreAllMocks();
+    const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((e) => e.path === "/t/o/:token");
+    expect(entries.map((e) => [e.message, e.machine_hit])).toEqual([
+      ["request", "apple-mail-privacy-protection"],
+      ["request", undefined],
+    ]);
+    // The queue's consumer may log its batch meanwhile; the hits' own lines are these two.
+    expect(lines.filter((line) => !line.includes('"queue"'))).toHaveLength(2);
+  });
+
   it("marks an open within seconds of the send as a machine's", async () => {
     const { records } = await setUp();
     const pixel = `/t/o/${await token({ kind: "open", recordId: records[0]!, sentAt: Date.now() - 2_000 })}.gif`;
