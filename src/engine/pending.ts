@@ -125,8 +125,9 @@ export class PendingOutcomes {
  * Stores what a pass that died knew (its journal's leftover), before `releaseDeadClaims` judges
  * what it left `sending`: the outcomes of the transactions it finished, as it would have stored
  * them, and the messages it opened but never handed over, withdrawn. Only the one it was handing
- * over, if any, stays `sending`, and turns `unconfirmed`. Every write is guarded by the dead claim
- * (a record claimed again since is not touched), and events by their ids, so storing twice is harmless.
+ * over, if any, stays `sending`, and turns `unconfirmed`. Record writes are guarded by the dead claim
+ * (a record claimed again since is not touched), a withdrawal also by the row still `sending`, and
+ * events by their ids, so storing twice is harmless.
  */
 export async function storeLeftover(env: Bindings, db: Database, mailboxId: number, leftover: Leftover, now: number, journal: SendJournal): Promise<void> {
   const [mailbox] = await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId));
