@@ -132,16 +132,21 @@ async function throughput(server, account, { mailboxes = passwordMailboxes, labe
   return { campaignId, ids, rate: counts.sent / seconds };
 }
 
+/** What the peer and the floors send from (the 10 lab senders) and to (the five lab leads at `domain`). */
+function peerClients(domain) {
+  return { recipients: [1, 2, 3, 4, 5].map((n) => `lead${n}@${domain}`), ten: senders.slice(0, 10) };
+}
+
 /**
  * The peer and the floors on the same lab port, each sending the engine's own message (`raw`: same
  * bytes to the server), and their ratios to the engine's rates; `engine` and `oneMailbox` are the
  * engine's rates to `domain`; `peer` and `ratio`, when given, the peer's rate and the engine's ratio
- * to it from interleaved pairs (`sinkPairs`), which the peer's own run then does not repeat. Each kind runs once untimed first, so Postfix has the processes for
- * its connections (the peer opens 5 per mailbox) before it is timed, as it had for the engine's.
+ * to it from interleaved pairs (`sinkPairs`), which the peer's own run then does not repeat. Each
+ * kind runs once untimed first, so Postfix has the processes for its connections (the peer opens 5
+ * per mailbox) before it is timed, as it had for the engine's.
  */
 async function sideBySide({ engine, peer, ratio, oneMailbox, domain, raw }) {
-  const recipients = [1, 2, 3, 4, 5].map((n) => `lead${n}@${domain}`);
-  const ten = senders.slice(0, 10);
+  const { recipients, ten } = peerClients(domain);
   const peers = [
     ["nodemailer pooled (peer)", nodemailerPooled],
     ["bare, session per email", bareSessionPerEmail],
@@ -173,8 +178,7 @@ async function sideBySide({ engine, peer, ratio, oneMailbox, domain, raw }) {
  * starting from a drained queue; answers the median rates and prints each pair's ratio and the median one.
  */
 async function sinkPairs(server, account, ids, raw) {
-  const recipients = [1, 2, 3, 4, 5].map((n) => `lead${n}@${lab.sink_domain}`);
-  const ten = senders.slice(0, 10);
+  const { recipients, ten } = peerClients(lab.sink_domain);
   await nodemailerPooled(lab, ten, 100, recipients, raw);
   const pairs = [];
   for (let round = 0; round < SINK_ROUNDS; round += 1) {

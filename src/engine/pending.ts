@@ -57,7 +57,8 @@ export class PendingOutcomes {
     const { campaign, mailbox, now } = this.claim;
     const finished = this.finished;
     const statements: SQL[] = [];
-    const events = finished.filter((f) => f.event && "messageRowId" in f.outcome);
+    // Transactions with an event (a SENT, or a BOUNCE) on a message row: the others record none.
+    const events = finished.flatMap(({ record, outcome, event }) => (event && "messageRowId" in outcome ? [{ record, event, messageRowId: outcome.messageRowId }] : []));
     let deliveries: ReturnType<typeof planIngestion>["deliveries"] = [];
     if (events.length > 0) {
       this.context ??= await loadIngestContext(this.db, eq(campaignsTable.accountId, campaign.accountId), campaign.accountId, campaign.id, {
@@ -66,12 +67,12 @@ export class PendingOutcomes {
         categoryIds: [],
       });
       const context = this.context;
-      const incoming = events.flatMap(({ record, outcome, event }) => {
+      const incoming = events.flatMap(({ record, event, messageRowId }) => {
         const row = context.records.find((r) => r.id === record.recordId);
-        if (!row || !event || !("messageRowId" in outcome)) return [];
+        if (!row) return [];
         return [
           {
-            eventId: `salvo:${event.type.toLowerCase()}:${outcome.messageRowId}`,
+            eventId: `salvo:${event.type.toLowerCase()}:${messageRowId}`,
             record: row,
             incoming: {
               type: event.type,

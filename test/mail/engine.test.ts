@@ -73,6 +73,11 @@ async function campaignWithSequence(apiKey: string, mailboxId: number, startAt: 
   return id;
 }
 
+/** The API's least gap is a minute (one email per pass); stored as none, as the engine benchmark does. */
+async function withoutGap(campaignId: number) {
+  await fileEnv().DB.prepare("UPDATE campaigns SET schedule = json_set(schedule, '$.min_time_btw_emails', 0) WHERE id = ?").bind(campaignId).run();
+}
+
 /** A campaign's messages by step and address, under the column names the tests read. */
 async function messagesOf(campaignId: number) {
   const t = schema.messages;
@@ -222,7 +227,7 @@ describe("the engine sends a campaign into the lab", () => {
     const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
     // No gap: the three messages are opened together, and the two after the refused login are withdrawn.
-    await fileEnv().DB.prepare("UPDATE campaigns SET schedule = json_set(schedule, '$.min_time_btw_emails', 0) WHERE id = ?").bind(campaignId).run();
+    await withoutGap(campaignId);
     const stub = senderStub(bindings, mailboxId);
 
     expect(await stub.runPass(t0, { read: false })).toMatchObject({ sent: 0, nextWakeAt: null });
@@ -299,7 +304,7 @@ describe("the engine sends a campaign into the lab", () => {
     expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
     const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
-    await fileEnv().DB.prepare("UPDATE campaigns SET schedule = json_set(schedule, '$.min_time_btw_emails', 0) WHERE id = ?").bind(campaignId).run();
+    await withoutGap(campaignId);
     const stub = senderStub(bindings, mailboxId);
     await stub.runPass(t0 - MINUTE, { read: false });
     // No pass on the real clock (its alarm, for the mailbox's next read) may meet the dead pass's state half made.
@@ -362,8 +367,7 @@ describe("the engine sends a campaign into the lab", () => {
     const marker = crypto.randomUUID().slice(0, 8);
     const leadEmails = Array.from({ length: 12 }, (_, n) => `lead${(n % 5) + 1}+${marker}${n}@lab.salvo.test`);
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0, { leadEmails });
-    // The API's least gap is a minute (one email per pass); stored as none, as the engine benchmark does.
-    await fileEnv().DB.prepare("UPDATE campaigns SET schedule = json_set(schedule, '$.min_time_btw_emails', 0) WHERE id = ?").bind(campaignId).run();
+    await withoutGap(campaignId);
     const stub = senderStub(bindings, mailboxId);
     await stub.runPass(t0 - MINUTE, { read: false });
     // Postfix's submission logins through Dovecot are logged without a session id (IMAP's carry one).
