@@ -9,7 +9,7 @@ import { mailPolicy } from "../platform/outbound";
 import { getsFollowUps } from "../sequences/variants";
 import { composeEmail } from "./compose";
 import type { EmailLinks } from "./links";
-import { SmtpSender } from "../mail/smtp";
+import { envelopeOf, outgoing, SmtpSender, type Outgoing } from "../mail/smtp";
 import { claimRecords, loadCampaignPlans, loadMailboxWork, openStatement, releaseDeadClaims, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
 import { CONNECTION_RETRY_MS, failureOutcome, type NextStep } from "./outcome";
 import { PendingOutcomes, storeLeftover } from "./pending";
@@ -26,7 +26,7 @@ import { gapEndsAt, isInWindow, localDayRange, nextLocalDayStart, nextMailboxDay
 /** Sends per claim when the mailbox has no gap to keep (it would otherwise send one per wake). */
 const BURST = 50;
 /** Messages opened in one D1 batch (with the outcomes before them): each is handed over only after the journal says so. */
-const OPEN_WINDOW = 10;
+const OPEN_WINDOW = 25;
 /** A pass stops after this long or this many sends and wakes again at once (alarm handlers are bounded). */
 const PASS_BUDGET_MS = 25_000;
 const PASS_MAX_SENDS = 100;
@@ -276,6 +276,52 @@ interface ClaimContext {
 
 const NO_STEP_LEFT = "The sequence has no step left to send";
 
+interface Sendable {
+  record: ClaimedRecord;
+  content: NonNullable<ReturnType<typeof stepFor>>;
+}
+
+interface Readied {
+  composed: Awaited<ReturnType<typeof composeEmail>>;
+  outgoing: Outgoing;
+}
+
+/** A record's email composed with its signed links, and readied for the session. */
+async function readyEmail(claim: ClaimContext, { record, content }: Sendable): Promise<Readied> {
+  const { campaign, mailbox, now } = claim;
+  const { recordId, step } = record;
+  const composed = await composeEmail({
+    recordId,
+    spintaxIndex: record.spintaxIndex,
+    step: {
+      seqNumber: step,
+      subject: content.step.subject,
+      emailBody: content.step.emailBody,
+      variants: content.variants.map((v) => ({ id: v.id, subject: v.subject, emailBody: v.emailBody, percentage: v.percentage })),
+    },
+    lead: { ...record.lead, email: record.leadEmail },
+    sender: { fromName: mailbox.fromName, fromEmail: mailbox.fromEmail, signature: mailbox.signature, replyTo: mailbox.differentReplyToAddress },
+    settings: campaign.settings,
+    thread: record.thread,
+    messageId: record.messageId,
+    ...(await claim.links.forEmail({
+      recordId,
+      step,
+      mailboxId: mailbox.id,
+      sentAt: now,
+      customTrackingDomain: mailbox.customTrackingDomain,
+      trackOpens: !campaign.settings.trackSettings.includes("DONT_EMAIL_OPEN"),
+      trackClicks: !campaign.settings.trackSettings.includes("DONT_LINK_CLICK"),
+    })),
+  });
+  return { composed, outgoing: outgoing(composed.message, copies(mailbox)) };
+}
+
+/** The mailbox's own blind copy of each email, if it keeps one. */
+function copies(mailbox: MailboxRow): string[] {
+  return mailbox.bccEmail ? [mailbox.bccEmail] : [];
+}
+
 /**
  * Sends a claim's records one after the other, their messages opened a window at a time. A
  * window's rows turn `sending` (`openStatement`) in the batch that stores the outcomes before them,
@@ -299,7 +345,7 @@ async function sendClaimed(
   let sent = 0;
   let stop: { retryAt: number | null } | null = null;
   let oauthRefusal: string | null = null;
-  const sendable: { record: ClaimedRecord; content: NonNullable<ReturnType<typeof stepFor>> }[] = [];
+  const sendable: Sendable[] = [];
   for (const record of records) {
     const { recordId, step } = record;
     if (record.refusal) {
@@ -323,6 +369,18 @@ async function sendClaimed(
       }
     }
   }
+  // Each message is readied (composed, its links signed, its source built) while the server works on
+  // the one before it: pure work, thrown away if the claim stops first.
+  const ahead = new Map<number, Promise<Readied>>();
+  const readied = (at: number): Promise<Readied> => {
+    let promise = ahead.get(at);
+    if (!promise) {
+      promise = readyEmail(claim, sendable[at]!);
+      promise.catch(() => {});
+      ahead.set(at, promise);
+    }
+    return promise;
+  };
   try {
     for (let first = 0; first < sendable.length; first += OPEN_WINDOW) {
       const window = sendable.slice(first, first + OPEN_WINDOW);
@@ -333,7 +391,7 @@ async function sendClaimed(
       const entries = window.map(({ record }): Opened => ({ nonce: claim.nonce, recordId: record.recordId, step: record.step, prior: record.messageStatus === "deferred" ? "deferred" : null }));
       journal.opening({ nonce: claim.nonce, now, campaign: campaign.row }, entries);
       const rowIds = await pending.store(window.map(({ record }) => openStatement(opening, record)));
-      for (const [index, { record, content }] of window.entries()) {
+      for (const [index, { record }] of window.entries()) {
         const { recordId, step } = record;
         const rowId = rowIds[index] ?? null;
         if (rowId === null) {
@@ -345,33 +403,17 @@ async function sendClaimed(
           pending.settle({ kind: "withdrawn", recordId, step, prior: entries[index]!.prior, dueAt: stop.retryAt ?? now, unpin: step === 1 });
           continue;
         }
-        const composed = await composeEmail({
-          recordId,
-          spintaxIndex: record.spintaxIndex,
-          step: {
-            seqNumber: step,
-            subject: content.step.subject,
-            emailBody: content.step.emailBody,
-            variants: content.variants.map((v) => ({ id: v.id, subject: v.subject, emailBody: v.emailBody, percentage: v.percentage })),
-          },
-          lead: { ...record.lead, email: record.leadEmail },
-          sender: { fromName: mailbox.fromName, fromEmail: mailbox.fromEmail, signature: mailbox.signature, replyTo: mailbox.differentReplyToAddress },
-          settings: campaign.settings,
-          thread: record.thread,
-          messageId: record.messageId,
-          ...(await claim.links.forEmail({
-            recordId,
-            step,
-            mailboxId: mailbox.id,
-            sentAt: now,
-            customTrackingDomain: mailbox.customTrackingDomain,
-            trackOpens: !campaign.settings.trackSettings.includes("DONT_EMAIL_OPEN"),
-            trackClicks: !campaign.settings.trackSettings.includes("DONT_LINK_CLICK"),
-          })),
-        });
-        await journal.handingOver(entries[index]!);
+        const { composed, outgoing: message } = await readied(first + index);
+        ahead.delete(first + index);
         attempted += 1;
-        const result = await smtp.send(composed.message, mailbox.bccEmail ? [mailbox.bccEmail] : []);
+        const after = first + index + 1;
+        // The next opened message's envelope rides behind this one: it starts with its DATA answered.
+        const coming = index + 1 < window.length && rowIds[index + 1] != null ? envelopeOf(mailbox.fromEmail, window[index + 1]!.record.leadEmail, copies(mailbox)) : null;
+        const result = await smtp.deliver(message, {
+          handingOver: () => journal.handingOver(entries[index]!),
+          handedOver: () => (after < sendable.length ? void readied(after) : undefined),
+          ...(coming?.ok ? { next: coming.envelope } : {}),
+        });
         const ended = { record: { recordId, step, leadEmail: record.leadEmail } };
         let finished: Finished;
         if (result.ok) {

@@ -56,6 +56,21 @@ interface EnvelopeCommand {
   optional?: boolean;
 }
 
+/** A message's envelope: MAIL FROM, RCPT TO (the lead, then any blind copies), DATA. */
+export type Envelope = readonly EnvelopeCommand[];
+
+/** What the server made of an envelope written ahead of its message. */
+interface Staged {
+  key: string;
+  failure: SmtpFailure | null;
+  awaitsContent: boolean;
+}
+
+/** The commands as written; also what tells two envelopes apart. */
+function commandLines(commands: Envelope): string {
+  return commands.map((c) => `${c.line}\r\n`).join("");
+}
+
 /** What a refused envelope command means: null for a copy left out. */
 function refusal(command: EnvelopeCommand, reply: SmtpReply): SmtpFailure | null {
   if (command.optional) return null;
@@ -130,25 +145,38 @@ class Session {
   pipelining = false;
 
   /**
+   * The next message's envelope, written behind the last message (RFC 2920 3.1), and what came of it:
+   * its first refusal (null: all taken), and whether the server answered its DATA with 354 and so
+   * waits for that message's content; "lost" when its answers never came whole.
+   */
+  staged: Staged | "lost" | null = null;
+
+  /**
    * The envelope's commands in one write, their replies read in order (all of them, so the session
    * stays in step); the first refusal of a command that must pass ends the transaction, classified by
    * its stage. DATA closes the group (RFC 2920 3.1), so the message itself still follows only a 354.
    * A 354 after a refusal (the blind copy's RCPT taken, the lead's refused) leaves the server waiting
    * for a message that must not come: that session ends.
    */
-  pipeline(commands: readonly EnvelopeCommand[]): Promise<void> {
+  pipeline(commands: Envelope): Promise<void> {
     const what = `the answers to ${commands.map((c) => c.line.split(/[ :]/)[0]).join(", ")}`;
     return this.exchange(what, async () => {
-      await this.socket.write(commands.map((c) => `${c.line}\r\n`).join(""));
-      let failure: SmtpFailure | null = null;
-      let awaitsMessage = false;
-      for (const command of commands) {
-        const reply = await this.reply(what);
-        awaitsMessage = reply.code === 354;
-        if (failure === null && !command.expected.includes(reply.code)) failure = refusal(command, reply);
-      }
-      if (failure !== null) throw new SmtpError(failure, awaitsMessage);
+      await this.socket.write(commandLines(commands));
+      const { failure, awaitsContent } = await this.answers(commands, what);
+      if (failure !== null) throw new SmtpError(failure, awaitsContent);
     });
+  }
+
+  /** Reads the answer to each pipelined command: the first refusal of one that must pass, and whether the last was a 354. */
+  private async answers(commands: Envelope, what: string): Promise<Omit<Staged, "key">> {
+    let failure: SmtpFailure | null = null;
+    let awaitsContent = false;
+    for (const command of commands) {
+      const reply = await this.reply(what);
+      awaitsContent = reply.code === 354;
+      if (failure === null && !command.expected.includes(reply.code)) failure = refusal(command, reply);
+    }
+    return { failure, awaitsContent };
   }
 
   /** Sends a command and reads its reply; a reply outside `expected` ends the session, classified. */
@@ -165,13 +193,25 @@ class Session {
    * first byte on, a session lost (closed, timed out, broken, an answer that is no reply) leaves its
    * fate unknown, since the server may have taken it: that is `unconfirmed`, which no sender may
    * retry (a retry could deliver it twice). A reply the server did give keeps its own meaning.
+   * `handedOver` runs once the whole message is written, while the server's verdict is awaited.
+   * `next`, the next message's envelope, goes in the same write behind the message; its answers,
+   * read after the verdict, become `staged` (a failure to read them costs this message nothing).
    */
-  async message(block: string): Promise<SmtpReply> {
+  async message(block: string, handedOver?: () => void, next?: Envelope): Promise<SmtpReply> {
     const what = "the answer to the message";
     try {
       return await this.exchange(what, async () => {
-        await this.socket.write(block);
-        return this.expected("message", [250], await this.reply(what));
+        await this.socket.write(next ? block + commandLines(next) : block);
+        handedOver?.();
+        const verdict = await this.reply(what);
+        if (next) {
+          const key = commandLines(next);
+          this.staged = await this.answers(next, "the answers to the next envelope").then(
+            (answers) => ({ key, ...answers }),
+            () => "lost" as const,
+          );
+        }
+        return this.expected("message", [250], verdict);
       });
     } catch (error) {
       if (error instanceof SmtpError && error.failure.kind !== "connection") throw error;
@@ -266,6 +306,55 @@ function sessionLost(error: unknown): boolean {
   return !(error instanceof SmtpError) || error.failure.kind === "connection";
 }
 
+/** A message ready for a session: its recipient checked, its source built and dot-stuffed, its envelope made; or why it cannot go. */
+export type Outgoing = { ok: true; envelope: Envelope; block: string; raw: string; messageId: string } | { ok: false; failure: SmtpFailure };
+
+/** The envelope from `from` to `to` and the blind copies (`bcc`); or why the recipient cannot be sent to. */
+export function envelopeOf(from: string, to: string, bcc: readonly string[] = []): { ok: true; envelope: Envelope } | { ok: false; failure: SmtpFailure } {
+  const recipient = smtpAddress(to);
+  if (recipient === null) return { ok: false, failure: { kind: "recipient_rejected", code: null, text: `invalid recipient address ${JSON.stringify(to)}` } };
+  // Not the recipient's fault: a permanent failure of this send, not a bounce.
+  if (needsSmtpUtf8(recipient)) return { ok: false, failure: { kind: "permanent", code: null, text: `the recipient ${JSON.stringify(recipient)} needs SMTPUTF8, which Salvo does not send yet` } };
+  const envelope: EnvelopeCommand[] = [
+    { stage: "mail", line: `MAIL FROM:<${smtpAddress(from)!}>`, expected: [250] },
+    { stage: "rcpt", line: `RCPT TO:<${recipient}>`, expected: [250, 251] },
+    // A refused copy (the mailbox's own bcc) must not cost the lead's email: it is left out.
+    ...bcc
+      .map(smtpAddress)
+      .filter((a): a is string => a !== null && !needsSmtpUtf8(a))
+      .map((copy): EnvelopeCommand => ({ stage: "rcpt", line: `RCPT TO:<${copy}>`, expected: [250, 251], optional: true })),
+    { stage: "data", line: "DATA", expected: [354] },
+  ];
+  return { ok: true, envelope };
+}
+
+/** Readies one message to one recipient and its blind copies (`bcc`): pure work, done before or while a session is busy. */
+export function outgoing(message: MimeMessage, bcc: readonly string[] = []): Outgoing {
+  const addressed = envelopeOf(mailbox(message.from).email, mailbox(message.to).email, bcc);
+  if (!addressed.ok) return addressed;
+  let built: { raw: string; messageId: string };
+  try {
+    built = buildMime(message);
+  } catch (error) {
+    return { ok: false, failure: { kind: "permanent", code: null, text: (error as Error).message } };
+  }
+  return { ok: true, envelope: addressed.envelope, block: dataBlock(built.raw), raw: built.raw, messageId: built.messageId };
+}
+
+/** What `deliver` lets its caller do around one message. */
+export interface DeliverHooks {
+  /** Awaited right before the message's first byte is written: from then on the server may take it. */
+  handingOver?: () => Promise<void>;
+  /** Runs once the message is written, while the server's verdict is awaited. */
+  handedOver?: () => void;
+  /**
+   * The envelope of the message the caller delivers next: written behind this message (RFC 2920 3.1
+   * lets a message's content open a group), so that one starts with its DATA answered, a round trip
+   * saved. Nothing of that message is handed over before its own `deliver`.
+   */
+  next?: Envelope;
+}
+
 /**
  * Sends messages of one mailbox over one logged-in session (issue 27): the first message logs in,
  * each next one sends RSET first and goes on the same session, up to MAX_MESSAGES_PER_SESSION; the
@@ -297,34 +386,30 @@ export class SmtpSender {
    * is the Message-ID it went out with (the caller's own header, or one made here); `reply` is the
    * server's answer to the message (250 ... queued as ...).
    */
-  async send(message: MimeMessage, bcc: readonly string[] = []): Promise<SendResult> {
-    const given = mailbox(message.to).email;
-    const to = smtpAddress(given);
-    if (to === null) return { ok: false, failure: { kind: "recipient_rejected", code: null, text: `invalid recipient address ${JSON.stringify(given)}` } };
-    // Not the recipient's fault: a permanent failure of this send, not a bounce.
-    if (needsSmtpUtf8(to)) return { ok: false, failure: { kind: "permanent", code: null, text: `the recipient ${JSON.stringify(to)} needs SMTPUTF8, which Salvo does not send yet` } };
-    let built: { raw: string; messageId: string };
-    try {
-      built = buildMime(message);
-    } catch (error) {
-      return { ok: false, failure: { kind: "permanent", code: null, text: (error as Error).message } };
-    }
-    const from = smtpAddress(mailbox(message.from).email)!;
-    const envelope: EnvelopeCommand[] = [
-      { stage: "mail", line: `MAIL FROM:<${from}>`, expected: [250] },
-      { stage: "rcpt", line: `RCPT TO:<${to}>`, expected: [250, 251] },
-      // A refused copy (the mailbox's own bcc) must not cost the lead's email: it is left out.
-      ...bcc
-        .map(smtpAddress)
-        .filter((a): a is string => a !== null && !needsSmtpUtf8(a))
-        .map((copy): EnvelopeCommand => ({ stage: "rcpt", line: `RCPT TO:<${copy}>`, expected: [250, 251], optional: true })),
-      { stage: "data", line: "DATA", expected: [354] },
-    ];
+  send(message: MimeMessage, bcc: readonly string[] = []): Promise<SendResult> {
+    return this.deliver(outgoing(message, bcc));
+  }
+
+  /**
+   * Sends a message `outgoing` readied, as `hooks` ask. An envelope written ahead for it is used
+   * when it is this message's (its refusal is this message's failure); one written for another
+   * message leaves the server waiting for content that must not come, so that session ends unused.
+   */
+  async deliver(ready: Outgoing, hooks: DeliverHooks = {}): Promise<SendResult> {
+    if (!ready.ok) return ready;
     return this.attempt(async () => {
       let open = this.open;
-      if (open !== null) {
+      const staged = open?.staged ?? null;
+      if (open !== null) open.staged = null;
+      const ahead = staged !== null && staged !== "lost" && staged.key === commandLines(ready.envelope) ? staged : null;
+      if (ahead?.failure) throw new SmtpError(ahead.failure, ahead.awaitsContent);
+      if (ahead === null && staged !== null && (staged === "lost" || staged.awaitsContent)) {
+        this.drop();
+        open = null;
+      }
+      if (ahead === null && open !== null) {
         try {
-          await this.envelope(open, [{ stage: "mail", line: "RSET", expected: [250], reset: true }, ...envelope]);
+          await this.envelope(open, [{ stage: "mail", line: "RSET", expected: [250], reset: true }, ...ready.envelope]);
         } catch (error) {
           // The server ended the reused session meanwhile (an idle timeout, a restart): nothing of this
           // message was handed over, so a new session carries it.
@@ -336,23 +421,26 @@ export class SmtpSender {
       if (open === null) {
         await this.connect();
         open = this.open!;
-        await this.envelope(open, envelope);
+        await this.envelope(open, ready.envelope);
       }
-      const reply = await open.message(dataBlock(built.raw));
+      const next = open.pipelining && this.carried + 1 < MAX_MESSAGES_PER_SESSION ? hooks.next : undefined;
+      await hooks.handingOver?.();
+      const reply = await open.message(ready.block, hooks.handedOver, next);
       this.carried += 1;
       if (this.carried >= MAX_MESSAGES_PER_SESSION) await this.close();
-      return { ok: true as const, messageId: built.messageId, reply, raw: built.raw };
+      return { ok: true as const, messageId: ready.messageId, reply, raw: ready.raw };
     });
   }
 
-  /** Ends the session politely (QUIT), if one is open. */
+  /** Ends the session politely (QUIT), if one is open; one waiting for content (an envelope written ahead) is only cut, which sends nothing. */
   async close(): Promise<void> {
-    if (this.open) await quit(this.open);
+    const staged = this.open?.staged ?? null;
+    if (this.open && (staged === null || (staged !== "lost" && !staged.awaitsContent))) await quit(this.open);
     this.drop();
   }
 
   /** The envelope and DATA in one write when the server pipelines, else command by command (a refusal stops before DATA). */
-  private async envelope(open: Session, commands: readonly EnvelopeCommand[]): Promise<void> {
+  private async envelope(open: Session, commands: Envelope): Promise<void> {
     if (open.pipelining) return open.pipeline(commands);
     for (const command of commands) {
       await open.command(command.stage, command.line, command.expected).catch((error: unknown) => {

@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { LAB_HOSTS } from "./lab-mailboxes";
-import { checkSmtp, sendMail, SmtpSender, type SmtpSettings } from "../../src/mail/smtp";
+import { checkSmtp, outgoing, sendMail, SmtpSender, type Envelope, type Outgoing, type SmtpSettings } from "../../src/mail/smtp";
 
 const lab = inject("mailLab");
 const reader = inject("mailReader");
@@ -277,6 +277,84 @@ describe("SmtpSender: several messages on one session", () => {
     const { smtp, sessions, to, helo } = recording();
     expect(await smtp.send(to("bye-then"))).toMatchObject({ ok: true });
     expect(await smtp.send(to("next"))).toMatchObject({ ok: true });
+    await smtp.close();
+    const all = await sessions();
+    expect(all).toHaveLength(2);
+    expect(all[1]).toEqual([`EHLO ${helo}`, "AUTH", ...transaction, "QUIT"]);
+  });
+
+  const envelope = (ready: Outgoing): Envelope => {
+    if (!ready.ok) throw new Error(ready.failure.text);
+    return ready.envelope;
+  };
+
+  it("delivers into the lab with each next envelope written behind the message before it, each readable", async () => {
+    const smtp = new SmtpSender(settings(lab.smtp), secure);
+    const ready = [1, 2, 3].map((n) => outgoing({ from: sender.email, to: lead.email, subject: `Ahead ${n} ${unique()}`, text: `ahead ${n}` }));
+    const results = [];
+    for (const [n, message] of ready.entries()) results.push(await smtp.deliver(message, ready[n + 1] ? { next: envelope(ready[n + 1]!) } : {}));
+    await smtp.close();
+    expect(results.map((r) => r.ok)).toEqual([true, true, true]);
+    for (const [n, result] of results.entries()) expect(await readBack(lead.email, result.ok ? result.messageId : "")).toContain(`ahead ${n + 1}`);
+  });
+
+  it("a message whose envelope went ahead starts with its content: no RSET, no second envelope", async () => {
+    const { smtp, sessions, to, helo } = recording();
+    const [a, b, c] = ["a", "b", "c"].map((local) => outgoing(to(local))) as [Outgoing, Outgoing, Outgoing];
+    expect(await smtp.deliver(a, { next: envelope(b) })).toMatchObject({ ok: true });
+    expect(await smtp.deliver(b, { next: envelope(c) })).toMatchObject({ ok: true });
+    expect(await smtp.deliver(c)).toMatchObject({ ok: true });
+    await smtp.close();
+    expect(await sessions()).toEqual([[`EHLO ${helo}`, "AUTH", ...transaction, ...transaction, ...transaction, "QUIT"]]);
+  });
+
+  it("names a message handed over only once its envelope is taken, before its first byte", async () => {
+    const { smtp, sessions, to } = recording();
+    const seen: string[][] = [];
+    const handingOver = async () => void seen.push((await sessions())[0]!.slice(2));
+    expect(await smtp.deliver(outgoing(to("reject-me")), { handingOver })).toMatchObject({ ok: false, failure: { kind: "recipient_rejected" } });
+    expect(seen).toEqual([]);
+    const [b, c] = [outgoing(to("b")), outgoing(to("c"))];
+    expect(await smtp.deliver(b, { handingOver, next: envelope(c) })).toMatchObject({ ok: true });
+    expect(await smtp.deliver(c, { handingOver })).toMatchObject({ ok: true });
+    await smtp.close();
+    const refused = ["MAIL FROM", "RCPT TO", "DATA"];
+    // Each time, the server had the envelope (and DATA) and nothing of the message yet.
+    expect(seen).toEqual([
+      [...refused, "RSET", "MAIL FROM", "RCPT TO", "DATA"],
+      [...refused, "RSET", ...transaction, "MAIL FROM", "RCPT TO", "DATA"],
+    ]);
+  });
+
+  it("a refused recipient written ahead is that message's failure, and the session goes on", async () => {
+    const { smtp, sessions, to } = recording();
+    const [a, refused, c] = [outgoing(to("a")), outgoing(to("reject-me")), outgoing(to("c"))];
+    expect(await smtp.deliver(a, { next: envelope(refused) })).toMatchObject({ ok: true });
+    expect(await smtp.deliver(refused, { next: envelope(c) })).toMatchObject({ ok: false, failure: { kind: "recipient_rejected", code: 550 } });
+    expect(await smtp.deliver(c)).toMatchObject({ ok: true });
+    await smtp.close();
+    const all = await sessions();
+    expect(all).toHaveLength(1);
+    expect(all[0]!.slice(2)).toEqual([...transaction, "MAIL FROM", "RCPT TO", "DATA", "RSET", ...transaction, "QUIT"]);
+  });
+
+  it("an envelope written ahead for a message never delivered: the session is cut, nothing of it sent", async () => {
+    const { smtp, sessions, to, helo } = recording();
+    expect(await smtp.deliver(outgoing(to("a")), { next: envelope(outgoing(to("withdrawn"))) })).toMatchObject({ ok: true });
+    expect(await smtp.deliver(outgoing(to("other")))).toMatchObject({ ok: true });
+    expect(await smtp.deliver(outgoing(to("last")), { next: envelope(outgoing(to("stopped"))) })).toMatchObject({ ok: true });
+    await smtp.close();
+    expect(await sessions()).toEqual([
+      [`EHLO ${helo}`, "AUTH", ...transaction, "MAIL FROM", "RCPT TO", "DATA"],
+      [`EHLO ${helo}`, "AUTH", ...transaction, "RSET", ...transaction, "MAIL FROM", "RCPT TO", "DATA"],
+    ]);
+  });
+
+  it("a session the server ends after a message costs the envelope written ahead nothing: it goes again on a new session", async () => {
+    const { smtp, sessions, to, helo } = recording();
+    const next = outgoing(to("next"));
+    expect(await smtp.deliver(outgoing(to("bye-then")), { next: envelope(next) })).toMatchObject({ ok: true });
+    expect(await smtp.deliver(next)).toMatchObject({ ok: true });
     await smtp.close();
     const all = await sessions();
     expect(all).toHaveLength(2);
