@@ -1,6 +1,6 @@
 // `npm run chaos:claim` (inside scripts/with-mail-lab.mjs): issue 23's crash-after-a-claim run. One lab
-// mailbox sends a one-step campaign to 40 lab leads (no gap, so a claim takes them all, opened in windows of
-// 10) on a throwaway `npm run dev`. The moment a window's rows of the campaign turn `sending` (their SMTP
+// mailbox sends a one-step campaign to 150 lab leads (no gap, so claims of 50, opened in windows of 25) on a
+// throwaway `npm run dev`. The moment a window's rows of the campaign turn `sending` (their SMTP
 // transactions are about to start), the dev server is killed (SIGKILL, the whole process group), restarted
 // on the same state, and the campaign goes on; several times. The moment is seen from outside: this script
 // polls the dev server's D1 file (node:sqlite, read-only, every millisecond or so) for a `sending` row of
@@ -10,7 +10,8 @@
 // the next pass withdraws those its journal says were never handed over), no lead was left without an
 // email and without a report, and every message in doubt is reported by the mailbox's
 // `sending_status.warnings` and by the operator metric `sends.unconfirmed`. Exit code 0 when all of that holds.
-//   CHAOS_KILLS (default 4): how many kills. CHAOS_KILL_DELAY_MS (default 0): each kill waits a random
+//   CHAOS_LEADS (default 150): the campaign's leads. CHAOS_KILLS (default 4): how many kills.
+//   CHAOS_KILL_DELAY_MS (default 0): each kill waits a random
 //   0..this many ms after the row is seen, so some transactions get further (some messages in doubt then
 //   did arrive). CHAOS_SETTLE_MS (default 20 min): how long to wait for the campaign to finish after the
 //   last kill (the code before this run's fix needed its 15-minute lease to run out).
@@ -26,7 +27,7 @@ import { campaignWithStep, labMailboxBody, settledLabDeliveries, waitForChecks, 
 const root = join(import.meta.dirname, "..");
 const lab = JSON.parse(readFileSync(process.env.MAIL_LAB_JSON ?? join(root, ".mail-lab.json"), "utf8"));
 const DOMAIN = "lab.salvo.test";
-const LEADS = 40;
+const LEADS = Number(process.env.CHAOS_LEADS ?? 150);
 const KILLS = Number(process.env.CHAOS_KILLS ?? 4);
 const KILL_DELAY_MS = Number(process.env.CHAOS_KILL_DELAY_MS ?? 0);
 const SETTLE_MS = Number(process.env.CHAOS_SETTLE_MS ?? 20 * 60_000);

@@ -6,7 +6,7 @@ import type { CampaignRow, ClaimedRecord } from "./store";
  * messages a pass opened. A pass opens a window of messages in one D1 batch (`sending`), then hands
  * them to the server one at a time, and stores their outcomes with the next window's opening. The
  * journal says, at any instant, which opened message is being handed over (written durably before
- * its transaction starts) and which ended how (written as soon as it ends), so the next pass after a
+ * its content starts) and which ended how (written as soon as it ends), so the next pass after a
  * crash stores the outcomes the dead pass knew, withdraws the messages it never handed over, and
  * leaves only the one in flight in doubt, as when messages were opened one at a time.
  */
@@ -79,7 +79,11 @@ export class SendJournal {
     this.kv.put(OPENED, [...(this.kv.get<Opened[]>(OPENED) ?? []), ...entries]);
   }
 
-  /** Durable before the message's first command is written: an opened message never named here was never handed over. */
+  /**
+   * Durable before the first byte of the message's content is written (its envelope may have gone
+   * before: a transaction whose content never started delivers nothing), so an opened message never
+   * named here was never handed over.
+   */
   async handingOver(entry: Opened): Promise<void> {
     this.kv.put(HANDING_OVER, entry);
     await this.flush();

@@ -326,7 +326,7 @@ function copies(mailbox: MailboxRow): string[] {
  * Sends a claim's records one after the other, their messages opened a window at a time. A
  * window's rows turn `sending` (`openStatement`) in the batch that stores the outcomes before them,
  * and the journal (src/engine/journal.ts) in the mailbox object's own storage says which of them is
- * being handed over (durably, before its first command) and how each ended: a pass that dies at any
+ * being handed over (durably, before the first byte of its content) and how each ended: a pass that dies at any
  * instant leaves at most ONE message of the mailbox in doubt (the next pass stores what the journal
  * knew, withdraws what was never handed over and releases the rest of the claim: `storeLeftover`,
  * `releaseDeadClaims`), with one D1 round trip per window instead of one per message.

@@ -357,11 +357,13 @@ export interface DeliverHooks {
 
 /**
  * Sends messages of one mailbox over one logged-in session (issue 27): the first message logs in,
- * each next one sends RSET first and goes on the same session, up to MAX_MESSAGES_PER_SESSION; the
- * envelope (RSET, MAIL, RCPT, DATA) goes in one write when the server offers PIPELINING. A session the
+ * each next one goes on the same session, up to MAX_MESSAGES_PER_SESSION. When the server offers
+ * PIPELINING the envelope (RSET, MAIL, RCPT, DATA) goes in one write, and a caller that names the
+ * next message's envelope (`deliver`'s `next`) has it written behind the message, so a run of
+ * messages costs one round trip each. A session the
  * server ended meanwhile (RSET unanswered or refused) is replaced before anything of the message is
  * handed over, so that costs nothing; a failure that leaves the session in doubt ends it, and the
- * next message opens a new one. Each `send` keeps the one-message guarantees: its failure is
+ * next message opens a new one. Each message keeps the one-message guarantees: its failure is
  * classified as before, and a session lost after the message was handed over is `unconfirmed`.
  */
 export class SmtpSender {
