@@ -25,7 +25,10 @@ import { gapEndsAt, isInWindow, localDayRange, nextLocalDayStart, nextMailboxDay
 
 /** Sends per claim when the mailbox has no gap to keep (it would otherwise send one per wake). */
 const BURST = 50;
-/** Messages opened in one D1 batch (with the outcomes before them): each is handed over only after the journal says so. */
+/**
+ * Messages opened in one D1 batch (with the outcomes before them): each is handed over only after the
+ * journal says so, and each but a window's first has its envelope written ahead (only an opened message's may be).
+ */
 const OPEN_WINDOW = 25;
 /** A pass stops after this long or this many sends and wakes again at once (alarm handlers are bounded). */
 const PASS_BUDGET_MS = 25_000;
