@@ -338,6 +338,19 @@ describe("SmtpSender: several messages on one session", () => {
     expect(all[0]!.slice(2)).toEqual([...transaction, "MAIL FROM", "RCPT TO", "DATA", "RSET", ...transaction, "QUIT"]);
   });
 
+  it("a lead refused in an envelope written ahead with its blind copy taken: that session ends unused, the next message goes on a new one", async () => {
+    const { smtp, sessions, to, helo } = recording();
+    const refused = outgoing(to("reject-me"), ["copy@lab.salvo.test"]);
+    expect(await smtp.deliver(outgoing(to("a")), { next: envelope(refused) })).toMatchObject({ ok: true });
+    expect(await smtp.deliver(refused)).toMatchObject({ ok: false, failure: { kind: "recipient_rejected", code: 550 } });
+    expect(await smtp.deliver(outgoing(to("b")))).toMatchObject({ ok: true });
+    await smtp.close();
+    expect(await sessions()).toEqual([
+      [`EHLO ${helo}`, "AUTH", ...transaction, "MAIL FROM", "RCPT TO", "RCPT TO", "DATA"],
+      [`EHLO ${helo}`, "AUTH", ...transaction, "QUIT"],
+    ]);
+  });
+
   it("an envelope written ahead for a message never delivered: the session is cut, nothing of it sent", async () => {
     const { smtp, sessions, to, helo } = recording();
     expect(await smtp.deliver(outgoing(to("a")), { next: envelope(outgoing(to("withdrawn"))) })).toMatchObject({ ok: true });
