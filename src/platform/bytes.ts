@@ -8,17 +8,17 @@ type Bytes = Uint8Array | ArrayBuffer;
 
 const view = (bytes: Bytes): Uint8Array => (bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes));
 
-/** Chunks keep `String.fromCharCode.apply` under the engine's argument limit on large buffers. */
-const CHUNK = 0x8000;
-
-function binaryString(bytes: Uint8Array): string {
-  const parts: string[] = [];
-  for (let at = 0; at < bytes.length; at += CHUNK) parts.push(String.fromCharCode.apply(null, bytes.subarray(at, at + CHUNK) as unknown as number[]));
-  return parts.join("");
+declare global {
+  // TC39's Uint8Array base64 (in the runtime, not yet in TypeScript's lib): native, and linear on any size.
+  // The type parameter repeats lib's, which a merged declaration must.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  interface Uint8Array<TArrayBuffer extends ArrayBufferLike = ArrayBufferLike> {
+    toBase64(options?: { alphabet?: "base64" | "base64url"; omitPadding?: boolean }): string;
+  }
 }
 
 export function toBase64(bytes: Bytes): string {
-  return btoa(binaryString(view(bytes)));
+  return view(bytes).toBase64();
 }
 
 /** null when `text` is not base64. */
@@ -35,7 +35,7 @@ export function fromBase64(text: string): Uint8Array<ArrayBuffer> | null {
 }
 
 export function toBase64Url(bytes: Bytes): string {
-  return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return view(bytes).toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
 /** null when `text` is not unpadded base64url. */
