@@ -291,8 +291,8 @@ interface InDoubt {
  * Run first by every pass of a mailbox (its object runs one pass at a time, so any claim of the
  * mailbox still held at that moment belongs to a pass that died: a crash, a restart, an error): the
  * message that pass had `sending` becomes `unconfirmed` (at most one: `storeLeftover` ran first and
- * withdrew those the journal says were never handed over), and its records are released at once, due now, instead of when the lease runs out. A
- * first step not yet written goes back to rotation (unpinned), as when a pass stops early. Two seeks:
+ * withdrew those the journal says were never handed over), and its records are released at once,
+ * due now, instead of when the lease runs out. A first step not yet written goes back to rotation (unpinned), as when a pass stops early. Two seeks:
  * `campaign_leads_claimed_idx`, then each record's `messages_record_step_idx`.
  */
 export async function releaseDeadClaims(d1: D1Database, mailboxId: number, now: number): Promise<InDoubt[]> {
@@ -327,8 +327,9 @@ export async function unconfirmedSends(d1: D1Database, mailboxId: number, since:
 
 /**
  * The statements that store outcomes of a claim's records (the caller puts them in the same batch
- * as the events' ingestion, and the next window's openings). Every record update is guarded by the claim, so a pass whose claim was released or whose
- * lease ran out and was claimed again changes nothing of the newer claim.
+ * as the events' ingestion, and the next window's openings). Every record update is guarded by the
+ * claim, so a pass whose claim was released or whose lease ran out and was claimed again changes
+ * nothing of the newer claim.
  */
 export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now: number): SQL[] {
   const statements: SQL[] = [];

@@ -22,6 +22,20 @@ const DAY = 86_400_000;
  * A campaign whose window is open all day, every day, but which starts two days from now: the
  * sender's own alarms (real time) find nothing to do, and the test drives passes on its own clock.
  */
+/** 9:00 UTC at least two days ahead: a campaign start that no pass on the real clock reaches. */
+function startAhead(): number {
+  return Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
+}
+
+/** A new account with the lab's sender `local` saved (no gap, and `extra`) and its check passed. */
+async function checkedSender(local: string, extra: Record<string, unknown> = {}) {
+  const account = await provisionAccount();
+  const sender = lab.mailboxes.find((m) => m.email === `${local}@lab.salvo.test`)!;
+  const mailboxId = await saveLabMailbox(account.apiKey, sender.email, sender.password, { time_to_wait_in_mins: 0, ...extra });
+  expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
+  return { account, sender, mailboxId };
+}
+
 async function campaignWithSequence(apiKey: string, mailboxId: number, startAt: number, options: { leadEmails?: string[] } = {}) {
   const { body: created } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey, body: { name: "Lab run" } });
   const id = created.id;
@@ -93,11 +107,8 @@ async function messagesOf(campaignId: number) {
 
 describe("the engine sends a campaign into the lab", () => {
   it("delivers a three-step sequence in order, threaded, stopping an unsubscribed lead, with analytics and webhooks", async () => {
-    const account = await provisionAccount();
-    const sender = lab.mailboxes.find((m) => m.email === "sender1@lab.salvo.test")!;
-    const mailboxId = await saveLabMailbox(account.apiKey, sender.email, sender.password, { time_to_wait_in_mins: 0 });
-    expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
-    const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
+    const { account, sender, mailboxId } = await checkedSender("sender1");
+    const t0 = startAhead();
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
     const stub = senderStub(bindings, mailboxId);
 
@@ -196,7 +207,7 @@ describe("the engine sends a campaign into the lab", () => {
     const apiKey = account.apiKey;
     const sender = lab.mailboxes.find((m) => m.email === "sender1@lab.salvo.test")!;
     const mailboxId = await saveLabMailbox(apiKey, sender.email, sender.password, { time_to_wait_in_mins: 0 });
-    const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
+    const t0 = startAhead();
     const { body: created } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey, body: { name: "Spintax in turn" } });
     const id = created.id;
     const step = { seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "{Alpha|Beta|Gamma} note", email_body: "Hello" };
@@ -224,7 +235,7 @@ describe("the engine sends a campaign into the lab", () => {
     expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: false, is_imap_success: true, connection_state: "disconnected" });
     // The password changes on the server after a check that passed: the sender meets the refusal first.
     await setMailbox(mailboxId, { isSmtpSuccess: true, smtpFailureError: null, disconnectCode: null, disconnectMessage: null, disconnectedAt: null });
-    const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
+    const t0 = startAhead();
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
     // No gap: the three messages are opened together, and the two after the refused login are withdrawn.
     await withoutGap(campaignId);
@@ -259,11 +270,8 @@ describe("the engine sends a campaign into the lab", () => {
   });
 
   it("after a pass that died in a claim's first transaction: the rest goes out exactly once, the one in doubt never, reported, and its lead moves on", async () => {
-    const account = await provisionAccount();
-    const sender = lab.mailboxes.find((m) => m.email === "sender5@lab.salvo.test")!;
-    const mailboxId = await saveLabMailbox(account.apiKey, sender.email, sender.password, { time_to_wait_in_mins: 0 });
-    expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
-    const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
+    const { account, mailboxId } = await checkedSender("sender5");
+    const t0 = startAhead();
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
     const stub = senderStub(bindings, mailboxId);
     // START woke the object, whose pass runs on the real clock: one pass of ours waits for it (before the
@@ -298,11 +306,8 @@ describe("the engine sends a campaign into the lab", () => {
   });
 
   it("after a pass that died inside a window of opened messages: what its journal knew is stored, the one being handed over stays in doubt, the rest go out once", async () => {
-    const account = await provisionAccount();
-    const sender = lab.mailboxes.find((m) => m.email === "sender4@lab.salvo.test")!;
-    const mailboxId = await saveLabMailbox(account.apiKey, sender.email, sender.password, { time_to_wait_in_mins: 0 });
-    expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
-    const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
+    const { account, mailboxId } = await checkedSender("sender4");
+    const t0 = startAhead();
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
     await withoutGap(campaignId);
     const stub = senderStub(bindings, mailboxId);
@@ -359,11 +364,8 @@ describe("the engine sends a campaign into the lab", () => {
   });
 
   it("sends every due email of a mailbox with no gap in one pass, claim after claim, on one SMTP login", async () => {
-    const account = await provisionAccount();
-    const sender = lab.mailboxes.find((m) => m.email === "sender10@lab.salvo.test")!;
-    const mailboxId = await saveLabMailbox(account.apiKey, sender.email, sender.password, { time_to_wait_in_mins: 0, max_email_per_day: 100 });
-    expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
-    const t0 = Math.ceil((Date.now() + 2 * DAY) / DAY) * DAY + 9 * 60 * MINUTE;
+    const { account, mailboxId } = await checkedSender("sender10", { max_email_per_day: 100 });
+    const t0 = startAhead();
     const marker = crypto.randomUUID().slice(0, 8);
     const leadEmails = Array.from({ length: 12 }, (_, n) => `lead${(n % 5) + 1}+${marker}${n}@lab.salvo.test`);
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0, { leadEmails });
