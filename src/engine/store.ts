@@ -292,8 +292,9 @@ interface InDoubt {
  * mailbox still held at that moment belongs to a pass that died: a crash, a restart, an error): the
  * message that pass had `sending` becomes `unconfirmed` (at most one: `storeLeftover` ran first and
  * withdrew those the journal says were never handed over), and its records are released at once,
- * due now, instead of when the lease runs out. A first step not yet written goes back to rotation (unpinned), as when a pass stops early. Two seeks:
- * `campaign_leads_claimed_idx`, then each record's `messages_record_step_idx`.
+ * due now, instead of when the lease runs out. A first step not yet written goes back to rotation
+ * (unpinned), as when a pass stops early. Two seeks: `campaign_leads_claimed_idx`, then each
+ * record's `messages_record_step_idx`.
  */
 export async function releaseDeadClaims(d1: D1Database, mailboxId: number, now: number): Promise<InDoubt[]> {
   const held = sql`SELECT id FROM campaign_leads WHERE email_account_id = ${mailboxId} AND claim_token IS NOT NULL`;
