@@ -53,8 +53,11 @@ const LEADS = 1_000;
 const ONE_MAILBOX_LEADS = 300;
 /** Emails of each password and OAuth run in the paired comparison (issue 24). */
 const PAIR_LEADS = 500;
-/** Engine-and-peer pairs to the sink; the target is read on their median ratio. */
-const SINK_ROUNDS = Number(process.env.BENCH_ENGINE_SINK_ROUNDS ?? 3);
+/**
+ * Engine-and-peer pairs to the sink; the target is read on their median ratio. Five, since the peer's
+ * own rate scatters (356-665/s in consecutive runs on one machine): three pairs' median is one pair's luck.
+ */
+const SINK_ROUNDS = Number(process.env.BENCH_ENGINE_SINK_ROUNDS ?? 5);
 const SIZES = (process.env.BENCH_ENGINE_SIZES ?? "10000,100000,1000000").split(",").map(Number);
 const LEAD_ZONES = process.env.BENCH_ENGINE_LEAD_ZONES !== "false";
 const VARIANTS = (process.env.BENCH_ENGINE_VARIANTS ?? (LEAD_ZONES ? "plain,zones,esp" : "plain")).split(",");
@@ -68,12 +71,16 @@ const WARMUP = 3;
 const SPARES = 10;
 
 const senders = lab.mailboxes.filter((m) => m.role === "sender");
-function sentCount(server, campaignId) {
+/**
+ * A campaign's sent and otherwise finished messages, read straight from shard 0's file. The file is
+ * found and opened once: finding it opens every D1 file, and doing that at each poll took 15-20% of a
+ * core from the engine it measured (the peer runs with no such poll).
+ */
+function sentCounter(server, campaignId) {
   const db = new DatabaseSync(localD1File(server.stateDir), { readOnly: true });
   db.exec("PRAGMA busy_timeout = 5000");
-  const row = db.prepare("SELECT count(*) FILTER (WHERE status = 'sent') AS sent, count(*) FILTER (WHERE status NOT IN ('sent', 'sending')) AS other FROM messages WHERE campaign_id = ?").get(campaignId);
-  db.close();
-  return row;
+  const count = db.prepare("SELECT count(*) FILTER (WHERE status = 'sent') AS sent, count(*) FILTER (WHERE status NOT IN ('sent', 'sending')) AS other FROM messages WHERE campaign_id = ?");
+  return { read: () => count.get(campaignId), close: () => db.close() };
 }
 
 /** The 10 senders with their passwords (`count` of them). */
@@ -115,15 +122,20 @@ async function throughput(server, account, { mailboxes = passwordMailboxes, labe
   withoutGap(server, [campaignId]);
 
   await labDrained();
+  const counter = sentCounter(server, campaignId);
   const cpuBefore = workerdCpuMs(server.pid);
   const started = performance.now();
   await api(server, apiKey, `/api/v1/campaigns/${campaignId}/status`, { method: "POST", body: { status: "START" } });
   let counts = { sent: 0, other: 0 };
-  while (counts.sent + counts.other < count) {
-    if (performance.now() - started > 15 * 60_000) throw new Error(`only ${counts.sent} of ${count} sent after 15 minutes`);
-    // Often enough that the wait adds little to a run of two or three seconds.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    counts = sentCount(server, campaignId);
+  try {
+    while (counts.sent + counts.other < count) {
+      if (performance.now() - started > 15 * 60_000) throw new Error(`only ${counts.sent} of ${count} sent after 15 minutes`);
+      // Often enough that the wait adds little to a run of two or three seconds.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      counts = counter.read();
+    }
+  } finally {
+    counter.close();
   }
   const seconds = (performance.now() - started) / 1000;
   const cpu = (workerdCpuMs(server.pid) - cpuBefore) / 1000;
@@ -191,7 +203,11 @@ async function sinkPairs(server, account, ids, raw) {
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const ratio = median(pairs.map((p) => p.ratio));
   console.log(`   ${SINK_ROUNDS} pairs: engine / peer ${pairs.map((p) => `${(p.ratio * 100).toFixed(1)}%`).join(", ")}; median ${(ratio * 100).toFixed(1)}%`);
-  return { engine: median(pairs.map((p) => p.engine)), peer: median(pairs.map((p) => p.peer)), ratio };
+  const engine = median(pairs.map((p) => p.engine));
+  // The strictest reading: the engine's median against the peer's best run of all.
+  const best = Math.max(...pairs.map((p) => p.peer));
+  console.log(`   engine's median ${engine.toFixed(1)}/s against the peer's best ${best.toFixed(1)}/s: ${((engine / best) * 100).toFixed(1)}%`);
+  return { engine, peer: median(pairs.map((p) => p.peer)), ratio };
 }
 
 /** Creates the probe campaigns and mailboxes through the API, then bulk-loads their records. */
