@@ -1,6 +1,4 @@
-import { eq } from "drizzle-orm";
 import { settingsOf } from "../schedule/settings";
-import { emailAccounts } from "../db/schema";
 import { composeEmail, stepContent } from "../engine/compose";
 import { sendMail } from "../mail/smtp";
 import { config } from "../config";
@@ -56,13 +54,12 @@ async function sendOne(env: Bindings, mailbox: MailboxRow, login: Extract<Mailbo
 }
 
 /**
- * The mailbox object's share of spam tests: sends this mailbox's due test emails (the step
- * rendered as the engine renders it, with no tracking so the link checker sees the real links, the
- * token in a header and in the body) and tells when the next one is due (null: none waits).
+ * The mailbox object's share of spam tests: sends the due test emails of `mailbox` (as the pass
+ * found it; none: gone), the step rendered as the engine renders it, with no tracking so the link
+ * checker sees the real links, the token in a header and in the body; tells when the next one is
+ * due (null: none waits).
  */
-export async function sendDueTestEmails(env: Bindings, logins: MailboxLogins, mailboxId: number, now: number): Promise<number | null> {
-  const db = database(env.DB);
-  const mailbox = await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId)).get();
+export async function sendDueTestEmails(env: Bindings, logins: MailboxLogins, mailbox: MailboxRow | undefined, now: number): Promise<number | null> {
   if (!mailbox) return null;
   // Every pass asks and nearly every answer is "none due": that costs a read, the claim's write only when one is.
   const next = await nextSendAt(env.DB, mailbox);
@@ -74,7 +71,7 @@ export async function sendDueTestEmails(env: Bindings, logins: MailboxLogins, ma
     const error = !login?.ok ? "The sender mailbox cannot send (suspended, failing its connection check, disconnected, or no password)" : await sendOne(env, mailbox, login, logins, cell, now);
     if (error !== null) {
       await recordSendError(env.DB, cell.id, error, Date.now());
-      log("warn", "spam test email not sent", { mailbox_id: mailboxId, cell_id: cell.id, reason: error });
+      log("warn", "spam test email not sent", { mailbox_id: mailbox.id, cell_id: cell.id, reason: error });
     }
   }
   return nextSendAt(env.DB, mailbox);

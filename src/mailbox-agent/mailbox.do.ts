@@ -18,6 +18,7 @@ import { sendDueTestEmails } from "../deliverability/test-sender";
 import { sendDueOutsideEmails, sendOutside, type OutsideMailDoor, type OutsideSend } from "../manual-mail/outside";
 import { MailboxLogins, type AccessResult } from "../mailboxes/login";
 import { mailboxById } from "../mailboxes/store";
+import type { MailboxRow } from "../mailboxes/rules";
 import type { WakeMode } from "../mailboxes/wake";
 import { TokenKeeper } from "./tokens";
 import { runWarmupPass } from "../warmup/send";
@@ -219,9 +220,12 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
       // Claimed replies stay QUEUED; the minute cron marks them failed rather than send twice.
       log("error", "scheduled replies failed", { mailbox_id: mailboxId, error: String(error) });
     }
+    // The mailbox as this pass finds it: the test emails send from it, and warmup learns from it that it is off.
+    let found: MailboxRow | undefined;
     let nextTestSendAt: number | null;
     try {
-      nextTestSendAt = await sendDueTestEmails(this.env, await this.logins(), mailboxId, now);
+      found = await mailboxById(database(this.env.DB), mailboxId);
+      nextTestSendAt = await sendDueTestEmails(this.env, await this.logins(), found, now);
     } catch (error) {
       // Claimed test emails count as sent; their cells reach the deadline as not_received.
       log("error", "spam test emails failed", { mailbox_id: mailboxId, error: String(error) });
@@ -247,7 +251,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
     // Warmup after the campaign's turn: a due campaign email goes first, and its send holds the gap.
     let nextWarmupAt: number | null;
     try {
-      nextWarmupAt = await runWarmupPass(this.env, warmupDoor(database(this.env.DB), await this.logins()), mailboxId, now);
+      nextWarmupAt = found?.warmupEnabled === false ? null : await runWarmupPass(this.env, warmupDoor(database(this.env.DB), await this.logins()), mailboxId, now);
     } catch (error) {
       log("error", "warmup pass failed", { mailbox_id: mailboxId, error: String(error) });
       nextWarmupAt = now + 60_000;
