@@ -123,7 +123,7 @@ export class PendingOutcomes {
 }
 
 /**
- * Stores what a pass that died knew (its journal's leftover), before `releaseDeadClaims` judges
+ * Stores what a pass that died knew (its journal's leftover), before `startPass` judges
  * what it left `sending`: the outcomes of the transactions it finished, as it would have stored
  * them, and the messages it opened but never handed over, withdrawn. Only the one it was handing
  * over, if any, stays `sending`, and turns `unconfirmed`. Record writes are guarded by the dead claim

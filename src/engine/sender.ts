@@ -10,7 +10,7 @@ import { getsFollowUps } from "../sequences/variants";
 import { composeEmail } from "./compose";
 import type { EmailLinks } from "./links";
 import { envelopeOf, outgoing, SmtpSender, type Outgoing } from "../mail/smtp";
-import { claimRecords, loadCampaignPlans, loadMailboxWork, openStatement, releaseDeadClaims, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
+import { claimRecords, loadCampaignPlans, openStatement, startPass, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
 import { CONNECTION_RETRY_MS, failureOutcome, type NextStep } from "./outcome";
 import { PendingOutcomes, storeLeftover } from "./pending";
 import type { Finished, Opened, SendJournal } from "./journal";
@@ -118,7 +118,8 @@ export async function runSenderPass(
     await storeLeftover(env, db, mailboxId, leftover, now, journal);
     journal.clear();
   }
-  for (const doubt of await releaseDeadClaims(env.DB, mailboxId, now)) {
+  const { inDoubt, work } = await startPass(db, mailboxId, now, dayStart);
+  for (const doubt of inDoubt) {
     log("warn", "campaign email in doubt: its pass died during the SMTP transaction; it is never sent again", {
       mailbox_id: mailboxId,
       campaign_id: doubt.campaignId,
@@ -126,7 +127,6 @@ export async function runSenderPass(
       message_row_id: doubt.messageRowId,
     });
   }
-  const work = await loadMailboxWork(db, mailboxId, dayStart);
   const mailbox = work.mailbox;
   if (!mailbox || mailbox.isSuspended || !connectionUsable(mailbox)) return { sent: 0, nextWakeAt: null };
   const scheduled = work.campaigns.flatMap((row) => {
@@ -332,7 +332,7 @@ function copies(mailbox: MailboxRow): string[] {
  * being handed over (durably, before the first byte of its content) and how each ended: a pass that dies at any
  * instant leaves at most ONE message of the mailbox in doubt (the next pass stores what the journal
  * knew, withdraws what was never handed over and releases the rest of the claim: `storeLeftover`,
- * `releaseDeadClaims`), with one D1 round trip per window instead of one per message.
+ * `startPass`), with one D1 round trip per window instead of one per message.
  */
 async function sendClaimed(
   env: Bindings,

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
-import { campaignEmailAccounts, campaigns, emailAccounts, sequenceSteps, sequenceVariants, type MessageStatus } from "../db/schema";
+import { campaignEmailAccounts, campaignLeads, campaigns, emailAccounts, messages, sequenceSteps, sequenceVariants, type MessageStatus } from "../db/schema";
 import type { Database } from "../platform/db";
 import type { TemplateLead } from "../sequences/template";
 import { blockListed } from "../leads/block-list";
@@ -35,10 +35,10 @@ interface MailboxWork {
   lastSentAt: number | null;
 }
 
-/** The mailbox, its ACTIVE campaigns, its sends of this UTC day and its last send (src/mailboxes/sends.ts). */
-export async function loadMailboxWork(db: Database, mailboxId: number, dayStart: number): Promise<MailboxWork> {
+/** The mailbox, its ACTIVE campaigns, its sends of this UTC day and its last send (src/mailboxes/sends.ts): a batch's statements. */
+function workQueries(db: Database, mailboxId: number, dayStart: number) {
   const sends = mailboxSends(sql`${mailboxId}`, sql`(SELECT account_id FROM email_accounts WHERE id = ${mailboxId})`, dayStart);
-  const [mailboxRows, campaignRows, counts] = await db.batch([
+  return [
     db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId)),
     db
       .select({
@@ -55,13 +55,20 @@ export async function loadMailboxWork(db: Database, mailboxId: number, dayStart:
       .where(and(eq(campaignEmailAccounts.emailAccountId, mailboxId), eq(campaigns.status, "ACTIVE")))
       .orderBy(asc(campaigns.id)),
     db.select({ sentToday: sends.capToday, lastSentAt: sends.lastSentAt }).from(sql`(SELECT 1)`),
-  ]);
+  ] as const;
+}
+
+function workOf([mailboxRows, campaignRows, counts]: readonly [MailboxRow[], CampaignRow[], { sentToday: number; lastSentAt: number | null }[]]): MailboxWork {
   return {
     mailbox: mailboxRows[0],
     campaigns: campaignRows,
     sentToday: counts[0]?.sentToday ?? 0,
     lastSentAt: counts[0]?.lastSentAt ?? null,
   };
+}
+
+export async function loadMailboxWork(db: Database, mailboxId: number, dayStart: number): Promise<MailboxWork> {
+  return workOf(await db.batch(workQueries(db, mailboxId, dayStart)));
 }
 
 type StepRow = typeof sequenceSteps.$inferSelect;
@@ -176,7 +183,7 @@ export interface ClaimRequest {
  * campaign paused or stopped since the pass began yields nothing. It writes NO message row: they are
  * written `sending` by `openStatement` a window at a time, and the sender's journal (journal.ts) says
  * which one a pass that dies left in doubt. A row still `sending` here (its pass died and its
- * lease ran out before `releaseDeadClaims` saw it) becomes `unconfirmed`, never sent again.
+ * lease ran out before `startPass` saw it) becomes `unconfirmed`, never sent again.
  */
 export async function claimRecords(d1: D1Database, request: ClaimRequest): Promise<{ nonce: string; records: ClaimedRecord[] }> {
   const { campaign, mailboxId, now, limit } = request;
@@ -294,21 +301,30 @@ interface InDoubt {
  * withdrew those the journal says were never handed over), and its records are released at once,
  * due now, instead of when the lease runs out. A first step not yet written goes back to rotation
  * (unpinned), as when a pass stops early. Two seeks: `campaign_leads_claimed_idx`, then each
- * record's `messages_record_step_idx`.
+ * record's `messages_record_step_idx`. The same batch then reads the mailbox's work
+ * (`loadMailboxWork`), which the release does not change: one round trip for both.
  */
-export async function releaseDeadClaims(d1: D1Database, mailboxId: number, now: number): Promise<InDoubt[]> {
+export async function startPass(db: Database, mailboxId: number, now: number, dayStart: number): Promise<{ inDoubt: InDoubt[]; work: MailboxWork }> {
   const held = sql`SELECT id FROM campaign_leads WHERE email_account_id = ${mailboxId} AND claim_token IS NOT NULL`;
-  const [inDoubt] = await rawBatch(d1, [
-    sql`UPDATE messages SET status = 'unconfirmed', last_error = ${IN_DOUBT}, updated_at = ${now}
-        WHERE status = 'sending' AND campaign_lead_id IN (${held})
-        RETURNING id, campaign_id, campaign_lead_id`,
-    sql`UPDATE campaign_leads SET claim_token = NULL, updated_at = ${now},
-          due_at = CASE WHEN state IN ${live} AND next_step IS NOT NULL THEN ${now} ELSE NULL END,
-          email_account_id = CASE WHEN next_step = 1 AND NOT EXISTS (SELECT 1 FROM messages WHERE campaign_lead_id = campaign_leads.id AND step = 1)
-            THEN NULL ELSE email_account_id END
-        WHERE id IN (${held})`,
+  const [inDoubt, , ...work] = await db.batch([
+    db
+      .update(messages)
+      .set({ status: "unconfirmed", lastError: IN_DOUBT, updatedAt: new Date(now) })
+      .where(and(eq(messages.status, "sending"), sql`${messages.campaignLeadId} IN (${held})`))
+      .returning({ messageRowId: messages.id, campaignId: messages.campaignId, recordId: messages.campaignLeadId }),
+    db
+      .update(campaignLeads)
+      .set({
+        claimToken: null,
+        updatedAt: new Date(now),
+        dueAt: sql`CASE WHEN state IN ${live} AND next_step IS NOT NULL THEN ${now} ELSE NULL END`,
+        emailAccountId: sql`CASE WHEN next_step = 1 AND NOT EXISTS (SELECT 1 FROM messages WHERE campaign_lead_id = campaign_leads.id AND step = 1)
+          THEN NULL ELSE email_account_id END`,
+      })
+      .where(sql`${campaignLeads.id} IN (${held})`),
+    ...workQueries(db, mailboxId, dayStart),
   ]);
-  return inDoubt!.map((row) => ({ messageRowId: Number(row.id), campaignId: Number(row.campaign_id), recordId: Number(row.campaign_lead_id) }));
+  return { inDoubt, work: workOf(work) };
 }
 
 /** How far back a mailbox's messages in doubt are reported (its `sending_status` warning). */

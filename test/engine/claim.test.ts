@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { claimRecords, outcomeStatements, releaseDeadClaims, type ClaimedRecord, type ClaimRequest } from "../../src/engine/store";
+import { claimRecords, outcomeStatements, startPass, type ClaimedRecord, type ClaimRequest } from "../../src/engine/store";
+import { database } from "../../src/platform/db";
 import { openMessage } from "./open-message";
 import { rawBatch } from "../../src/platform/sql";
 import { callJson, provisionAccount, fileEnv } from "../helpers";
@@ -120,8 +121,10 @@ describe("claiming due records", () => {
     const inFlightRow = (await openMessage(fileEnv().DB, opening(claim.nonce, mailbox), inFlight!))!;
 
     const later = now + 5_000;
-    const inDoubt = await releaseDeadClaims(fileEnv().DB, mailbox, later);
+    const { inDoubt, work } = await startPass(database(fileEnv().DB), mailbox, later, later - (later % 86_400_000));
     expect(inDoubt).toEqual([{ messageRowId: inFlightRow, campaignId: base.campaign.id, recordId: inFlight!.recordId }]);
+    // The same round trip reads the mailbox's work.
+    expect(work.mailbox?.id).toBe(mailbox);
     expect(await messageRows(base.campaign.id)).toEqual([
       { record: done!.recordId, status: "sent", attempts: 1 },
       { record: inFlight!.recordId, status: "unconfirmed", attempts: 1 },
