@@ -66,6 +66,11 @@ interface Staged {
   awaitsContent: boolean;
 }
 
+/** Whether the server, given an envelope ahead, may be waiting for content that must not come (QUIT would be read as content). */
+function waitsForContent(staged: Staged | "lost" | null): boolean {
+  return staged === "lost" || staged?.awaitsContent === true;
+}
+
 /** The commands as written; also what tells two envelopes apart. */
 function commandLines(commands: Envelope): string {
   return commands.map((c) => `${c.line}\r\n`).join("");
@@ -405,7 +410,7 @@ export class SmtpSender {
       if (open !== null) open.staged = null;
       const ahead = staged !== null && staged !== "lost" && staged.key === commandLines(ready.envelope) ? staged : null;
       if (ahead?.failure) throw new SmtpError(ahead.failure, ahead.awaitsContent);
-      if (ahead === null && staged !== null && (staged === "lost" || staged.awaitsContent)) {
+      if (ahead === null && waitsForContent(staged)) {
         this.drop();
         open = null;
       }
@@ -436,8 +441,7 @@ export class SmtpSender {
 
   /** Ends the session politely (QUIT), if one is open; one waiting for content (an envelope written ahead) is only cut, which sends nothing. */
   async close(): Promise<void> {
-    const staged = this.open?.staged ?? null;
-    if (this.open && (staged === null || (staged !== "lost" && !staged.awaitsContent))) await quit(this.open);
+    if (this.open && !waitsForContent(this.open.staged)) await quit(this.open);
     this.drop();
   }
 

@@ -220,7 +220,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
       // Claimed replies stay QUEUED; the minute cron marks them failed rather than send twice.
       log("error", "scheduled replies failed", { mailbox_id: mailboxId, error: String(error) });
     }
-    // The mailbox as this pass finds it: the test emails send from it, and warmup learns from it that it is off.
+    // The mailbox as this pass finds it: the test emails send from it, and warmup learns from it whether it is off.
     let found: MailboxRow | undefined;
     let nextTestSendAt: number | null;
     try {
@@ -251,7 +251,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
     // Warmup after the campaign's turn: a due campaign email goes first, and its send holds the gap.
     let nextWarmupAt: number | null;
     try {
-      nextWarmupAt = found?.warmupEnabled === false ? null : await runWarmupPass(this.env, warmupDoor(database(this.env.DB), await this.logins()), mailboxId, now);
+      nextWarmupAt = await runWarmupPass(this.env, warmupDoor(database(this.env.DB), await this.logins()), mailboxId, now, found);
     } catch (error) {
       log("error", "warmup pass failed", { mailbox_id: mailboxId, error: String(error) });
       nextWarmupAt = now + 60_000;

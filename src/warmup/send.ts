@@ -50,9 +50,12 @@ interface Plan {
  * Each email is recorded before it goes (its Message-ID is how every reader knows it), so a pass
  * that dies mid-send leaves a record that turns `not_found`, never an unknown message.
  */
-export async function runWarmupPass(env: Bindings, door: WarmupDoor, mailboxId: number, now: number): Promise<number | null> {
+export async function runWarmupPass(env: Bindings, door: WarmupDoor, mailboxId: number, now: number, seen?: { warmupEnabled: boolean }): Promise<number | null> {
+  // Off in the row the pass already read: no read of its own (a mailbox turned on meanwhile warms from the next pass).
+  if (seen?.warmupEnabled === false) return null;
   const db = database(env.DB);
   const settings = config(env).warmup;
+  // Read again when on: the campaign's sends of this pass may have suspended it.
   const mailbox = await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId)).get();
   if (!mailbox?.warmupEnabled) return null;
   const members = await poolMembers(db, settings.poolScope, mailbox.accountId);
