@@ -7,12 +7,15 @@
 //     each sending the engine's own message as it reached the lab: nodemailer's pooled transport (the
 //     peer: the engine's target is >= 90% of it), and a bare client's floors, a session per email and one
 //     reused session per mailbox; then one mailbox alone, the engine against the bare reused session on
-//     one connection (target >= 80%). Then all of it again to the lab's sink domain, which Postfix takes
-//     the same way and discards instead of delivering into Maildirs (on a small machine that delivery
-//     takes the cores the clients run on, more of them the faster a client goes). To the sink the engine
+//     one connection (target >= 80%; the loopback's round trip is a few hundredths of a millisecond).
+//     Then all of it again to the lab's sink domain, which Postfix takes the same way and discards
+//     instead of delivering into Maildirs (on a small machine that delivery takes the cores the
+//     clients run on, more of them the faster a client goes). To the sink the engine
 //     and the peer then run in SINK_ROUNDS interleaved pairs (engine, peer, engine, peer, ...): each
 //     pair's ratio is printed and the target is read on the median (single runs of either scatter by
-//     tens of percent here).
+//     tens of percent here). After part 3, one mailbox to the sink with the server 2 and 10 ms away (a
+//     relay in between, BENCH_ENGINE_RTT_MS; empty skips it), against the same bare clients and
+//     nodemailer's pool through the same relay, and a bare session pipelined as the engine's is.
 //  2. One scheduler pass over 10k, 100k and 1M enrolled records (records bulk-loaded by SQL): the
 //     operator route runs a pass that sends at most one email; its own timings split finding work and
 //     claiming from sending. Each probe uses a fresh mailbox, so no gap holds it back.
@@ -43,7 +46,8 @@ import { startDevServer, workerdCpuMs } from "./lib/dev-server.mjs";
 import { campaignWithStep, labMailboxBody, waitForChecks, withoutGap } from "./lib/bench-mail.mjs";
 import { labTokens } from "./lib/lab-oauth-client.mjs";
 import { defaultDirs, findKeys } from "./check-no-keys.mjs";
-import { bareReusedSession, bareSessionPerEmail, nodemailerPooled } from "./lib/bench-smtp-peers.mjs";
+import { bareReusedPipelined, bareReusedSession, bareSessionPerEmail, nodemailerPooled } from "./lib/bench-smtp-peers.mjs";
+import { latencyProxy } from "./lib/latency-proxy.mjs";
 
 const root = join(import.meta.dirname, "..");
 const lab = JSON.parse(readFileSync(process.env.MAIL_LAB_JSON ?? join(root, ".mail-lab.json"), "utf8"));
@@ -51,6 +55,8 @@ const DOMAIN = "lab.salvo.test";
 const LEADS = 1_000;
 /** Emails of the one-mailbox comparison. */
 const ONE_MAILBOX_LEADS = 300;
+/** Round trips (ms) at which one mailbox runs again with the server that far away; empty: not run. */
+const DISTANCES = (process.env.BENCH_ENGINE_RTT_MS ?? "2,10").split(",").filter((rtt) => rtt.trim() !== "").map(Number);
 /** Emails of each password and OAuth run in the paired comparison (issue 24). */
 const PAIR_LEADS = 500;
 /**
@@ -183,6 +189,42 @@ async function sideBySide({ engine, peer, ratio, oneMailbox, domain, raw }) {
   await labDrained();
   const bareOne = await bareReusedSession(lab, ten.slice(0, 1), ONE_MAILBOX_LEADS, recipients, raw);
   console.log(`   one mailbox, ${ONE_MAILBOX_LEADS} emails: engine ${oneMailbox.toFixed(1)}/s, bare reused session ${bareOne.toFixed(1)}/s: ${((oneMailbox / bareOne) * 100).toFixed(1)}% (target >= 80%)`);
+}
+
+/**
+ * One mailbox with the lab's server a round trip away (scripts/lib/latency-proxy.mjs), at each of
+ * DISTANCES: the engine against the same clients through the same relay, the issue's bare reused
+ * session (a round trip per command), that session pipelined as the engine's is (a round trip per
+ * message), and nodemailer's pool (5 connections for the one mailbox). On the loopback a round trip
+ * costs a few hundredths of a millisecond, so there only each client's own work per message counts.
+ */
+async function atDistance(server, raw) {
+  const { recipients, ten } = peerClients(lab.sink_domain);
+  const [sender] = ten;
+  for (const rtt of DISTANCES) {
+    const relay = await latencyProxy(lab.smtp, rtt / 2);
+    try {
+      const far = { ...lab, smtp: { ...lab.smtp, port: relay.port } };
+      const account = await provisionBenchAccount(server, `bench-engine-far-${rtt}`);
+      const mailboxes = async (s, apiKey) => [(await api(s, apiKey, "/api/v1/email-accounts/save", { method: "POST", body: labMailboxBody(far, sender.email, sender) })).id];
+      await labDrained();
+      const engine = (await throughput(server, account, { mailboxes, label: `one at ${rtt} ms`, count: ONE_MAILBOX_LEADS, tag: `far${rtt}-`, domain: lab.sink_domain })).rate;
+      const clients = [
+        ["bare reused session", bareReusedSession],
+        ["bare, pipelined as the engine", bareReusedPipelined],
+        ["nodemailer pool", nodemailerPooled],
+      ];
+      const shares = [];
+      for (const [name, run] of clients) {
+        await labDrained();
+        const rate = await run(far, [sender], ONE_MAILBOX_LEADS, recipients, raw);
+        shares.push(`${name} ${rate.toFixed(1)}/s (the engine ${((engine / rate) * 100).toFixed(1)}% of it)`);
+      }
+      console.log(`   one mailbox, the server ${rtt} ms away: engine ${engine.toFixed(1)}/s; ${shares.join("; ")}`);
+    } finally {
+      await relay.close();
+    }
+  }
 }
 
 /**
@@ -503,6 +545,9 @@ async function otherParts(server, account, stateDir) {
   // between them; the local runtime's memory grows with requests, a Worker of ours or not), which
   // the engine's figures above should not carry.
   await tracking(server, campaignId, raw);
+  // After tracking, which has always run right after the sink's runs: a round trip of milliseconds
+  // per message outweighs the dev server's slowing down.
+  await atDistance(server, raw);
   // A second account: the same addresses become its OAuth mailboxes (an address is one mailbox per account).
   const oauthAccount = await provisionBenchAccount(server, "bench-engine-oauth");
   // Password and OAuth runs in the order P O O P P O O P (the load and the database's size drift over a

@@ -3,7 +3,9 @@
 //  - the peer: nodemailer's pooled transport, one transport per mailbox with its defaults (what a user
 //    would write instead);
 //  - two floors of a bare client on raw sockets: a whole session per email (what Salvo did before it
-//    reused sessions), and one session per mailbox carrying every message with RSET between them.
+//    reused sessions), and one session per mailbox carrying every message with RSET between them;
+//  - the same reused session pipelined as the engine's is (one round trip a message), for a server at a
+//    distance (scripts/lib/latency-proxy.mjs), where round trips and not the server's work set the pace.
 // Each sends one message, `raw`, that many times, spread over the mailboxes: a whole message as the
 // engine sent it, so both sides hand the server the same bytes.
 import { readFileSync } from "node:fs";
@@ -38,6 +40,12 @@ export function nodemailerPooled(lab, senders, count, recipients, raw) {
       transport.close();
     }
   });
+}
+
+/** The message dot-stuffed, with its end-of-data line. */
+function dataBlock(raw) {
+  const body = raw.replace(/^\./gm, "..");
+  return `${body}${body.endsWith("\r\n") ? "" : "\r\n"}.\r\n`;
 }
 
 /** A bare SMTP client: reads whole replies, fails on anything but the expected code. */
@@ -103,8 +111,7 @@ class BareSession {
     await this.command(`MAIL FROM:<${from}>`, 250);
     await this.command(`RCPT TO:<${to}>`, 250);
     await this.command("DATA", 354);
-    const body = raw.replace(/^\./gm, "..");
-    this.socket.write(`${body}${body.endsWith("\r\n") ? "" : "\r\n"}.\r\n`);
+    this.socket.write(dataBlock(raw));
     await this.expect(250);
   }
 
@@ -134,6 +141,32 @@ export function bareReusedSession(lab, senders, count, recipients, raw) {
     for (const [index, to] of sends.entries()) {
       if (index > 0) await session.command("RSET", 250);
       await session.send(sender.email, to, raw);
+    }
+    await session.quit();
+  });
+}
+
+/**
+ * The floor of the engine's own protocol on one session per mailbox: PIPELINING (RFC 2920), each
+ * message's envelope (RSET, MAIL, RCPT, DATA) written behind the message before it, so a message costs
+ * one round trip, as the engine's do. Where the server is far, this is the client to be measured against.
+ */
+export function bareReusedPipelined(lab, senders, count, recipients, raw) {
+  const ca = readFileSync(lab.ca_file);
+  const block = dataBlock(raw);
+  return spread(senders, count, recipients, async (sender, sends) => {
+    const session = await BareSession.open(lab, sender, ca);
+    const envelope = (to, first) => `${first ? "" : "RSET\r\n"}MAIL FROM:<${sender.email}>\r\nRCPT TO:<${to}>\r\nDATA\r\n`;
+    const answers = async (first) => {
+      for (const code of first ? [250, 250, 354] : [250, 250, 250, 354]) await session.expect(code);
+    };
+    session.socket.write(envelope(sends[0], true));
+    await answers(true);
+    for (const [index] of sends.entries()) {
+      const next = sends[index + 1];
+      session.socket.write(next === undefined ? block : block + envelope(next, false));
+      await session.expect(250);
+      if (next !== undefined) await answers(false);
     }
     await session.quit();
   });
