@@ -4,7 +4,7 @@ import { consumeLogged } from "./platform/queue-log";
 import { runScheduled } from "./scheduled";
 import { consumeDeadLetters, consumeWebhookBatch, isDeadLetterQueue } from "./webhooks/consumer";
 import type { DeliveryMessage } from "./webhooks/queue-message";
-import { isTrackingQueue, type TrackedEvent } from "./tracking/queue-message";
+import { isTrackingQueue, type TrackingMessage } from "./tracking/queue-message";
 import { consumeTrackingBatch } from "./tracking/store";
 import { isTriageQueue, triageRow, type TriageMessage } from "./events/triage-queue";
 import { consumeByShard } from "./platform/shards";
@@ -32,11 +32,11 @@ export default {
   scheduled: (controller, env) => runScheduled(controller, env),
   // Each message names a row, whose shard the consumer works on, one shard at a time (tracking hits
   // find theirs in recordTrackedEvents, which the unsubscribe link's route shares).
-  queue: (batch: MessageBatch<DeliveryMessage | TrackedEvent | TriageMessage>, env: Bindings) =>
+  queue: (batch: MessageBatch<DeliveryMessage | TrackingMessage | TriageMessage>, env: Bindings) =>
     consumeLogged(batch, (counted) => {
-      if (isTrackingQueue(counted.queue)) return consumeTrackingBatch(counted as MessageBatch<TrackedEvent>, env);
+      if (isTrackingQueue(counted.queue)) return consumeTrackingBatch(counted as MessageBatch<TrackingMessage>, env);
       if (isTriageQueue(counted.queue)) return consumeByShard(env, counted as MessageBatch<TriageMessage>, locator(env, triageRow), consumeTriageBatch);
       const consume = isDeadLetterQueue(counted.queue) ? consumeDeadLetters : consumeWebhookBatch;
       return consumeByShard(env, counted as MessageBatch<DeliveryMessage>, locator(env, (message: DeliveryMessage) => ({ table: "webhook_deliveries", id: message.deliveryId })), consume);
     }),
-} satisfies ExportedHandler<Bindings, DeliveryMessage | TrackedEvent | TriageMessage>;
+} satisfies ExportedHandler<Bindings, DeliveryMessage | TrackingMessage | TriageMessage>;

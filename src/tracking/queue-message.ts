@@ -11,6 +11,43 @@ export interface TrackedEvent {
   eventId: string;
 }
 
+/**
+ * A tracking queue message: the hits one isolate answered within a few milliseconds of each other
+ * (src/tracking/routes.ts), one message for all of them. A message sent before hits were batched holds
+ * one hit itself; the consumer reads both for as long as such a message can be retried (about 7 hours).
+ */
+export type TrackingMessage = TrackedEvent[] | TrackedEvent;
+
+/** The hits a tracking queue message carries. */
+export function hitsOf(message: TrackingMessage): TrackedEvent[] {
+  return Array.isArray(message) ? message : [message];
+}
+
+/** Hits the consumer records together: about one D1 batch's worth, as the route's messages carry. */
+const HITS_PER_WRITE = 100;
+
+/**
+ * A batch's messages in the groups the consumer records together, in order: as many messages as
+ * hold HITS_PER_WRITE hits at most (a message alone when it holds more), so one write's rows stay
+ * within what one D1 statement takes however many messages a batch brings.
+ */
+export function writeGroups<M extends { body: TrackingMessage }>(messages: readonly M[]): M[][] {
+  const groups: M[][] = [];
+  let hits = 0;
+  for (const message of messages) {
+    const count = hitsOf(message.body).length;
+    const last = groups.at(-1);
+    if (last && hits + count <= HITS_PER_WRITE) {
+      last.push(message);
+      hits += count;
+    } else {
+      groups.push([message]);
+      hits = count;
+    }
+  }
+  return groups;
+}
+
 /** Every environment names its tracking queue `salvo-tracking…` (see wrangler.toml). */
 export function isTrackingQueue(name: string): boolean {
   return name.startsWith("salvo-tracking");

@@ -5,7 +5,7 @@ import type { AppEnv } from "../platform/env";
 import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
 import { classifyHit } from "./machine";
-import type { TrackedEvent } from "./queue-message";
+import type { TrackedEvent, TrackingMessage } from "./queue-message";
 import { recordTrackedEvents } from "./store";
 import { verifyToken, type TrackKind, type TrackPayload } from "./tokens";
 import { fromBase64 } from "../platform/bytes";
@@ -29,20 +29,26 @@ async function verified(c: Context<AppEnv>, token: string, kind: TrackKind): Pro
   return payload?.kind === kind ? payload : null;
 }
 
-/** Hits answered within this long of the first go to the queue as one batch. */
+/** Hits answered within this long of the first go to the queue as one message. */
 const COALESCE_MS = 20;
-/** A queue batch holds at most 100 messages. */
+/** Hits a message carries at most: the consumer writes about this many in one D1 batch. */
 const MAX_BATCH = 100;
+/**
+ * A queue message holds at most 128 KB, and a click carries its whole URL: a batch closes past this
+ * many characters of JSON (three UTF-8 bytes at most each, short of the limit).
+ */
+const MAX_BATCH_CHARS = 40_000;
 
 /** The batch still taking hits: flushed by the request that opened it, in its own waitUntil. */
-let open: TrackedEvent[] | null = null;
+let open: { hits: TrackedEvent[]; chars: number } | null = null;
 
 /**
  * Opens and clicks go to the tracking queue after the answer: the reader's mail client or browser
  * never waits on D1, and a burst of opens after a large send is written in batches. A burst is also
- * sent in batches: a hit joins the batch another request of this isolate opened less than
- * COALESCE_MS ago, whose request sends it (one queue call for many hits; nothing of the joining
- * request is touched by the other). Should the queue refuse, the hits are recorded directly instead.
+ * sent as one queue message: a hit joins the batch another request of this isolate opened less than
+ * COALESCE_MS ago, whose request sends it (one queue message for many hits, which Queues counts and
+ * bills as one; nothing of the joining request is touched by the other). Should the queue refuse,
+ * the hits are recorded directly instead.
  */
 function recordInBackground(c: Context<AppEnv>, type: "OPEN" | "CLICK", payload: TrackPayload): void {
   const now = Date.now();
@@ -50,25 +56,27 @@ function recordInBackground(c: Context<AppEnv>, type: "OPEN" | "CLICK", payload:
   // On the request's own access log line: a second line per hit would double the tracking routes' logging (Apple's proxy alone fetches half the opens).
   if (verdict.machine) c.set("machineHit", verdict.reason);
   const event: TrackedEvent = { type, payload, occurredAt: now, isMachine: verdict.machine, eventId: `salvo-${type.toLowerCase()}:${crypto.randomUUID()}` };
-  if (open) {
-    open.push(event);
-    if (open.length >= MAX_BATCH) open = null;
+  const chars = JSON.stringify(event).length;
+  if (open && open.chars + chars <= MAX_BATCH_CHARS) {
+    open.hits.push(event);
+    open.chars += chars;
+    if (open.hits.length >= MAX_BATCH) open = null;
     return;
   }
-  const batch = [event];
+  const batch = { hits: [event], chars };
   open = batch;
   const env = c.env;
   c.executionCtx.waitUntil(
     new Promise((resolve) => setTimeout(resolve, COALESCE_MS))
       .then(() => {
         if (open === batch) open = null;
-        return env.TRACKING_QUEUE.sendBatch(batch.map((body) => ({ body })));
+        return env.TRACKING_QUEUE.send(batch.hits satisfies TrackingMessage);
       })
       .catch(async () => {
-        const refused = await recordTrackedEvents(env, batch);
+        const refused = await recordTrackedEvents(env, batch.hits);
         if (refused.length > 0) throw new Error(`${refused.length} of them refused while their account moves`);
       })
-      .catch((error: Error) => log("error", `tracking hits not recorded: ${error.message}`, { records: batch.map((hit) => hit.payload.recordId) })),
+      .catch((error: Error) => log("error", `tracking hits not recorded: ${error.message}`, { records: batch.hits.map((hit) => hit.payload.recordId) })),
   );
 }
 

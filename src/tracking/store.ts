@@ -5,7 +5,7 @@ import { ingest } from "../events/ingest";
 import type { PlannedEvent } from "../events/plan";
 import type { RecordRow } from "../events/store";
 import { database, type Database } from "../platform/db";
-import type { TrackedEvent } from "./queue-message";
+import { hitsOf, writeGroups, type TrackedEvent, type TrackingMessage } from "./queue-message";
 import { onShard } from "../platform/shards";
 import { locateRows } from "../directory/locate";
 import { isAccountMoving } from "../platform/db-errors";
@@ -101,11 +101,14 @@ function plannedHits(events: TrackedEvent[], found: RecordRow[]): PlannedEvent[]
 }
 
 /**
- * The tracking queue's consumer: a batch of opens and clicks recorded together (each carries an
- * event id, so a batch delivered twice records nothing twice). A failure retries the whole batch; the
- * hits of an account being moved are asked again after the pause, the others' are done.
+ * The tracking queue's consumer: its messages' opens and clicks recorded a group at a time
+ * (`writeGroups`; each hit carries an event id, so a message delivered twice records nothing twice).
+ * A failure retries the whole batch; a message with a hit of an account being moved is asked again
+ * after the pause (its other hits, recorded now, record nothing more then).
  */
-export async function consumeTrackingBatch(batch: MessageBatch<TrackedEvent>, env: Bindings): Promise<void> {
-  const refused = new Set((await recordTrackedEvents(env, batch.messages.map((message) => message.body))).map((event) => event.eventId));
-  for (const message of batch.messages) if (refused.has(message.body.eventId)) message.retry({ delaySeconds: afterTheMove(message.attempts) });
+export async function consumeTrackingBatch(batch: MessageBatch<TrackingMessage>, env: Bindings): Promise<void> {
+  for (const group of writeGroups(batch.messages)) {
+    const refused = new Set((await recordTrackedEvents(env, group.flatMap((message) => hitsOf(message.body)))).map((event) => event.eventId));
+    for (const message of group) if (hitsOf(message.body).some((hit) => refused.has(hit.eventId))) message.retry({ delaySeconds: afterTheMove(message.attempts) });
+  }
 }

@@ -1,5 +1,8 @@
 import { exports } from "cloudflare:workers";
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import worker from "../../src/index";
+import { hitsOf, type TrackedEvent, type TrackingMessage } from "../../src/tracking/queue-message";
 import { loadKeyring } from "../../src/platform/crypto";
 import type { Bindings } from "../../src/platform/env";
 import { recordTrackedEvents } from "../../src/tracking/store";
@@ -330,6 +333,25 @@ describe("human-only analytics", () => {
 });
 
 describe("the tracking queue", () => {
+  it("records the hits of each message, a message that holds several and one sent before hits were batched", async () => {
+    const { records } = await setUp(4);
+    const opened = (recordId: number): TrackedEvent => ({
+      type: "OPEN",
+      payload: { kind: "open", recordId, step: 1, mailboxId: null, sentAt: Date.now() - 60_000 },
+      occurredAt: Date.now(),
+      isMachine: false,
+      eventId: `salvo-open:${crypto.randomUUID()}`,
+    });
+    const batch = createMessageBatch<TrackingMessage>("salvo-tracking", [
+      { id: "several", timestamp: new Date(), attempts: 1, body: records.slice(0, 3).map(opened) },
+      { id: "one", timestamp: new Date(), attempts: 1, body: opened(records[3]!) },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    expect(await getQueueResult(batch, ctx)).toMatchObject({ outcome: "ok", retryMessages: [] });
+    for (const recordId of records) expect((await eventsOf(recordId)).map((e) => e.type)).toEqual(["OPEN"]);
+  });
+
   it("records a batch of hits once, even when the batch is delivered twice", async () => {
     const { records } = await setUp(2);
     const payload = (recordId: number) => ({ kind: "open" as const, recordId, step: 1, mailboxId: null, sentAt: Date.now() - 60_000 });
@@ -343,21 +365,33 @@ describe("the tracking queue", () => {
 describe("a burst of hits", () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it("goes to the queue in a few batches, each hit recorded once", async () => {
+  it("goes to the queue in a few messages, each hit recorded once", async () => {
     const { records } = await setUp(30);
     const sendBatch = vi.spyOn(env.TRACKING_QUEUE, "sendBatch");
     const send = vi.spyOn(env.TRACKING_QUEUE, "send");
     const pixels = await Promise.all(records.map(async (recordId) => `/t/o/${await token({ kind: "open", recordId })}.gif`));
     await Promise.all(pixels.map(async (pixel) => (await hit(pixel)).arrayBuffer()));
     for (const recordId of records) expect((await eventuallyEvents(recordId, 1)).map((e) => e.type)).toEqual(["OPEN"]);
-    expect(send).not.toHaveBeenCalled();
-    expect(sendBatch.mock.calls.flatMap(([messages]) => [...messages]).length).toBe(30);
-    expect(sendBatch.mock.calls.length).toBeLessThan(5);
+    expect(sendBatch).not.toHaveBeenCalled();
+    expect(send.mock.calls.flatMap(([body]) => hitsOf(body as TrackingMessage)).length).toBe(30);
+    expect(send.mock.calls.length).toBeLessThan(5);
+  });
+
+  it("closes a message before the queue's size limit: clicks with long links go in several", async () => {
+    const { records } = await setUp(24);
+    const send = vi.spyOn(env.TRACKING_QUEUE, "send");
+    const url = `https://example.com/${"a".repeat(6_000)}`;
+    const clicks = await Promise.all(records.map(async (recordId) => `/t/c/${await token({ kind: "click", recordId, url })}`));
+    await Promise.all(clicks.map(async (click) => (await hit(click)).arrayBuffer()));
+    for (const recordId of records) expect((await eventuallyEvents(recordId, 1)).map((e) => e.link_url)).toEqual([url]);
+    const sizes = send.mock.calls.map(([body]) => new TextEncoder().encode(JSON.stringify(body)).length);
+    expect(sizes.length, "24 hits of 6 KB: more than one message").toBeGreaterThan(1);
+    expect(Math.max(...sizes), "each under the 128 KB a queue message holds").toBeLessThan(128 * 1024);
   });
 
   it("is recorded directly when the queue refuses it", async () => {
     const { records } = await setUp(3);
-    vi.spyOn(env.TRACKING_QUEUE, "sendBatch").mockRejectedValue(new Error("queue unavailable"));
+    vi.spyOn(env.TRACKING_QUEUE, "send").mockRejectedValue(new Error("queue unavailable"));
     const pixels = await Promise.all(records.map(async (recordId) => `/t/o/${await token({ kind: "open", recordId })}.gif`));
     await Promise.all(pixels.map(async (pixel) => (await hit(pixel)).arrayBuffer()));
     for (const recordId of records) expect((await eventuallyEvents(recordId, 1)).map((e) => e.type)).toEqual(["OPEN"]);

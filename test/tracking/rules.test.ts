@@ -3,6 +3,7 @@ import { config, ConfigError } from "../../src/config";
 import { loadKeyring } from "../../src/platform/crypto";
 import { classifyHit, SCANNER_WINDOW_MS } from "../../src/tracking/machine";
 import { trackedHtml, trackingBaseUrl, unsubscribeUrl } from "../../src/tracking/links";
+import { writeGroups } from "../../src/tracking/queue-message";
 import { signToken, verifyToken, type TrackPayload } from "../../src/tracking/tokens";
 
 function key(fill: number): string {
@@ -178,5 +179,23 @@ describe("PUBLIC_URL", () => {
     for (const value of ["ftp://salvo.example.com", "https://salvo.example.com/t", "https://salvo.example.com/?a=1", "salvo.example.com", ""]) {
       expect(() => config({ PUBLIC_URL: value }), value).toThrow(ConfigError);
     }
+  });
+});
+
+describe("the tracking queue's write groups", () => {
+  const hits = (count: number, tag: string) =>
+    Array.from({ length: count }, (_, i) => ({ type: "OPEN" as const, payload: open, occurredAt: SENT, isMachine: false, eventId: `salvo-open:${tag}${i}` }));
+
+  it("records messages together up to 100 hits, in order, and a full message on its own", () => {
+    const messages = [
+      { id: "a", body: hits(60, "a") },
+      { id: "b", body: hits(30, "b") },
+      { id: "c", body: hits(20, "c") },
+      { id: "d", body: hits(100, "d") },
+      // A message sent before hits were batched holds one hit itself.
+      { id: "e", body: hits(1, "e")[0]! },
+    ];
+    expect(writeGroups(messages).map((group) => group.map((m) => m.id))).toEqual([["a", "b"], ["c"], ["d"], ["e"]]);
+    expect(writeGroups([])).toEqual([]);
   });
 });
