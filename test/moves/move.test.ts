@@ -6,6 +6,7 @@ import { advanceMove, continueMoves, requestMove } from "../../src/moves/run";
 import { loadPlan, readChunk } from "../../src/moves/store";
 import { blockOfId } from "../../src/platform/shards";
 import type { TrackedEvent } from "../../src/tracking/queue-message";
+import { openHit as anOpen } from "../tracking/fixtures";
 import type { DeliveryMessage } from "../../src/webhooks/queue-message";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createWebhook, interceptReceiver, RECEIVER, storeDelivery } from "../webhooks/fixtures";
@@ -96,15 +97,8 @@ async function move(accountId: number, shard: number) {
   throw new Error(`the move did not finish: ${JSON.stringify(await callJson(`/admin/v1/accounts/${accountId}/move`, { headers: admin }))}`);
 }
 
-function openHit(recordId: number): TrackedEvent {
-  return {
-    type: "OPEN",
-    payload: { kind: "open", recordId, step: 1, mailboxId: null, sentAt: start },
-    occurredAt: start + 3 * DAY,
-    isMachine: false,
-    eventId: `salvo-open:${crypto.randomUUID()}`,
-  };
-}
+/** An open of a record's email sent at `start`, three days later. */
+const openHit = (recordId: number): TrackedEvent => anOpen(recordId, start, start + 3 * DAY);
 
 describe("moving an account between shards", () => {
   // Before any account is placed on shard 1 in this file (test/fresh-storage.ts claims its block; a

@@ -7,6 +7,7 @@ import type { TrackedEvent } from "../../src/tracking/queue-message";
 import { digestKey, mintKey } from "../../src/keys/rules";
 import type { DeliveryMessage } from "../../src/webhooks/queue-message";
 import { addLeads, createCampaign } from "../campaigns/fixtures";
+import { openHit } from "../tracking/fixtures";
 import { createWebhook, storeDelivery } from "../webhooks/fixtures";
 import { ADMIN_TOKEN, callJson, env, provisionAccount } from "../helpers";
 
@@ -108,18 +109,11 @@ describe("shards", () => {
 
   it("records one tracking batch holding hits of both shards, each on its record's shard", async () => {
     const [zero, one] = [await accountWithLead(0), await accountWithLead(1)];
-    const hit = (recordId: number): TrackedEvent => ({
-      type: "OPEN",
-      payload: { kind: "open", recordId, step: 1, mailboxId: null, sentAt: Date.now() - 60_000 },
-      occurredAt: Date.now(),
-      isMachine: false,
-      eventId: `salvo-open:${crypto.randomUUID()}`,
-    });
     const batch = createMessageBatch<TrackedEvent>("salvo-tracking", [
-      { id: "a", timestamp: new Date(), attempts: 1, body: hit(zero.record) },
-      { id: "b", timestamp: new Date(), attempts: 1, body: hit(one.record) },
+      { id: "a", timestamp: new Date(), attempts: 1, body: openHit(zero.record) },
+      { id: "b", timestamp: new Date(), attempts: 1, body: openHit(one.record) },
       // A record id of a shard this deployment does not bind: recorded nowhere, and no failure.
-      { id: "c", timestamp: new Date(), attempts: 1, body: hit(5 * ID_BLOCK_SPAN + 1) },
+      { id: "c", timestamp: new Date(), attempts: 1, body: openHit(5 * ID_BLOCK_SPAN + 1) },
     ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env);

@@ -2,7 +2,8 @@ import { exports } from "cloudflare:workers";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { hitsOf, type TrackedEvent, type TrackingMessage } from "../../src/tracking/queue-message";
+import { hitsOf, type TrackingMessage } from "../../src/tracking/queue-message";
+import { openHit } from "./fixtures";
 import { loadKeyring } from "../../src/platform/crypto";
 import type { Bindings } from "../../src/platform/env";
 import { recordTrackedEvents } from "../../src/tracking/store";
@@ -335,16 +336,9 @@ describe("human-only analytics", () => {
 describe("the tracking queue", () => {
   it("records the hits of each message, a message that holds several and one sent before hits were batched", async () => {
     const { records } = await setUp(4);
-    const opened = (recordId: number): TrackedEvent => ({
-      type: "OPEN",
-      payload: { kind: "open", recordId, step: 1, mailboxId: null, sentAt: Date.now() - 60_000 },
-      occurredAt: Date.now(),
-      isMachine: false,
-      eventId: `salvo-open:${crypto.randomUUID()}`,
-    });
     const batch = createMessageBatch<TrackingMessage>("salvo-tracking", [
-      { id: "several", timestamp: new Date(), attempts: 1, body: records.slice(0, 3).map(opened) },
-      { id: "one", timestamp: new Date(), attempts: 1, body: opened(records[3]!) },
+      { id: "several", timestamp: new Date(), attempts: 1, body: records.slice(0, 3).map((recordId) => openHit(recordId)) },
+      { id: "one", timestamp: new Date(), attempts: 1, body: openHit(records[3]!) },
     ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env);
