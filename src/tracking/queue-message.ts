@@ -23,8 +23,8 @@ export function hitsOf(message: TrackingMessage): TrackedEvent[] {
   return Array.isArray(message) ? message : [message];
 }
 
-/** Hits the consumer records together: about one D1 batch's worth, as the route's messages carry. */
-const HITS_PER_WRITE = 100;
+/** Hits one write of the consumer records at most, about one D1 batch's worth: no message carries more. */
+export const HITS_PER_WRITE = 100;
 
 /**
  * A batch's messages in the groups the consumer records together, in order: as many messages as

@@ -5,7 +5,7 @@ import type { AppEnv } from "../platform/env";
 import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
 import { classifyHit } from "./machine";
-import type { TrackedEvent, TrackingMessage } from "./queue-message";
+import { HITS_PER_WRITE, type TrackedEvent, type TrackingMessage } from "./queue-message";
 import { recordTrackedEvents } from "./store";
 import { verifyToken, type TrackKind, type TrackPayload } from "./tokens";
 import { fromBase64 } from "../platform/bytes";
@@ -31,8 +31,6 @@ async function verified(c: Context<AppEnv>, token: string, kind: TrackKind): Pro
 
 /** Hits answered within this long of the first go to the queue as one message. */
 const COALESCE_MS = 20;
-/** Hits a message carries at most: the consumer writes about this many in one D1 batch. */
-const MAX_BATCH = 100;
 /**
  * A queue message holds at most 128 KB, and a click carries its whole URL: a batch closes past this
  * many characters of JSON (three UTF-8 bytes at most each, short of the limit).
@@ -60,7 +58,7 @@ function recordInBackground(c: Context<AppEnv>, type: "OPEN" | "CLICK", payload:
   if (open && open.chars + chars <= MAX_BATCH_CHARS) {
     open.hits.push(event);
     open.chars += chars;
-    if (open.hits.length >= MAX_BATCH) open = null;
+    if (open.hits.length >= HITS_PER_WRITE) open = null;
     return;
   }
   const batch = { hits: [event], chars };

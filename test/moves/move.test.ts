@@ -6,7 +6,7 @@ import { advanceMove, continueMoves, requestMove } from "../../src/moves/run";
 import { loadPlan, readChunk } from "../../src/moves/store";
 import { blockOfId } from "../../src/platform/shards";
 import type { TrackedEvent } from "../../src/tracking/queue-message";
-import { openHit as anOpen } from "../tracking/fixtures";
+import { openHit } from "../tracking/fixtures";
 import type { DeliveryMessage } from "../../src/webhooks/queue-message";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createWebhook, interceptReceiver, RECEIVER, storeDelivery } from "../webhooks/fixtures";
@@ -98,7 +98,7 @@ async function move(accountId: number, shard: number) {
 }
 
 /** An open of a record's email sent at `start`, three days later. */
-const openHit = (recordId: number): TrackedEvent => anOpen(recordId, start, start + 3 * DAY);
+const openAfterStart = (recordId: number): TrackedEvent => openHit(recordId, start, start + 3 * DAY);
 
 describe("moving an account between shards", () => {
   // Before any account is placed on shard 1 in this file (test/fresh-storage.ts claims its block; a
@@ -149,7 +149,7 @@ describe("moving an account between shards", () => {
 
     // A tracking link in mail sent before the move names a record by its old id: recorded where the account is now.
     const record = moved.records[moved.emails[1]!]!;
-    const hits = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "a", timestamp: new Date(), attempts: 1, body: openHit(record) }]);
+    const hits = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "a", timestamp: new Date(), attempts: 1, body: openAfterStart(record) }]);
     await worker.queue(hits, env);
     expect((await getQueueResult(hits, createExecutionContext())).retryMessages).toEqual([]);
     expect(await env.DB_1.prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id = ? AND type = 'OPEN'").bind(record).first()).toEqual({ n: 1 });
@@ -174,11 +174,11 @@ describe("moving an account between shards", () => {
     // An id of the fresh block finds its shard through the directory.
     const freshRecord = (await addLeads(bystander.account.apiKey, fresh, [`fresh-${crypto.randomUUID()}@moves.example`]));
     const freshId = Object.values(freshRecord)[0]!;
-    const freshHits = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "f", timestamp: new Date(), attempts: 1, body: openHit(freshId) }]);
+    const freshHits = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "f", timestamp: new Date(), attempts: 1, body: openAfterStart(freshId) }]);
     await worker.queue(freshHits, env);
     expect(await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id = ? AND type = 'OPEN'").bind(freshId).first()).toEqual({ n: 1 });
     // And the record sent from shard 1 and moved back still records: its id's shard forwards nowhere now, shard 0 holds it.
-    const again = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "g", timestamp: new Date(), attempts: 1, body: openHit(record) }]);
+    const again = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "g", timestamp: new Date(), attempts: 1, body: openAfterStart(record) }]);
     await worker.queue(again, env);
     expect(await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id = ? AND type = 'OPEN'").bind(record).first()).toEqual({ n: 2 });
   });
@@ -196,12 +196,12 @@ describe("moving an account between shards", () => {
     // A hit queued now is asked again after the pause (the platform's own retries come at once and run
     // out); another account's hit in the same batch is recorded at once.
     const record = records[emails[0]!]!;
-    const hit = openHit(record);
+    const hit = openAfterStart(record);
     const bystander = await provisionAccount({ shard: 0 });
     const otherRecord = Object.values(await addLeads(bystander.apiKey, await createCampaign(bystander.apiKey, { name: "Bystander" }), ["b@moves.example"]))[0]!;
     const queued = createMessageBatch<TrackedEvent>("salvo-tracking", [
       { id: "p", timestamp: new Date(), attempts: 1, body: hit },
-      { id: "b", timestamp: new Date(), attempts: 1, body: openHit(otherRecord) },
+      { id: "b", timestamp: new Date(), attempts: 1, body: openAfterStart(otherRecord) },
     ]);
     const ctx = createExecutionContext();
     await worker.queue(queued, env);
@@ -254,7 +254,7 @@ describe("moving an account between shards", () => {
     while (state !== "deleting") state = (await advanceMove(env, account.id, 0))!.state;
     const record = records[emails[0]!]!;
     expect(await env.DB.prepare("SELECT count(*) AS n FROM campaign_leads WHERE id = ?").bind(record).first()).toEqual({ n: 1 });
-    const hits = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "s", timestamp: new Date(), attempts: 1, body: openHit(record) }]);
+    const hits = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "s", timestamp: new Date(), attempts: 1, body: openAfterStart(record) }]);
     await worker.queue(hits, env);
     expect((await getQueueResult(hits, createExecutionContext())).retryMessages).toEqual([]);
     expect(await env.DB_1.prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id = ? AND occurred_at = ?").bind(record, start + 3 * DAY).first()).toEqual({ n: 1 });
@@ -408,7 +408,7 @@ describe("moving an account between shards", () => {
     // Every move of this file ended by now, the one undone included: no account is fenced on either shard.
     expect(await fences(env.DB)).toEqual({ n: 0 });
     const record = records[emails[2]!]!;
-    const hits = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "l", timestamp: new Date(), attempts: 1, body: openHit(record) }]);
+    const hits = createMessageBatch<TrackedEvent>("salvo-tracking", [{ id: "l", timestamp: new Date(), attempts: 1, body: openAfterStart(record) }]);
     await worker.queue(hits, env);
     expect(await env.DB_1.prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id = ? AND occurred_at = ?").bind(record, start + 3 * DAY).first()).toEqual({ n: 1 });
   });
