@@ -68,10 +68,12 @@ interface FailureVerdict {
 
 /**
  * What one failed SMTP transaction makes of its record: a refused login suspends the mailbox (the
- * message waits, the attempt not counted, a first step back to rotation); an unreachable server is
- * tried again in 5 minutes (same); a 4xx for the recipient backs off by attempt, then fails; a 5xx
- * for the recipient is a BOUNCE; any other 5xx fails the email; an answer lost after the message
- * was handed over leaves it in doubt, never sent again.
+ * message waits, the attempt not counted, a first step back to rotation); a server unreachable,
+ * closing the channel or refusing the session for now (a 421, or a 4xx before the recipient) is tried
+ * again in 5 minutes, the pass stopped (same: a lead's attempts count only its own refusals); a 4xx
+ * for the recipient backs off by attempt, then fails; a 5xx for the recipient is a BOUNCE; any other
+ * 5xx fails the email; an answer lost after the message was handed over leaves it in doubt, never
+ * sent again.
  */
 export function failureOutcome(failure: SmtpFailure, attempt: Attempt): FailureVerdict {
   const { recordId, messageRowId, now } = attempt;
@@ -97,7 +99,8 @@ export function failureOutcome(failure: SmtpFailure, attempt: Attempt): FailureV
         { kind: "deferred", recordId, messageRowId, error: failure.text, retryAt: now, unpin: attempt.step === 1, countAttempt: false },
         { suspend: failure.text, stop: true },
       );
-    case "connection": {
+    case "connection":
+    case "unavailable": {
       const retryAt = now + CONNECTION_RETRY_MS;
       return verdict({ kind: "deferred", recordId, messageRowId, error: failure.text, retryAt, unpin: attempt.step === 1, countAttempt: false }, { stop: true, retryAt });
     }

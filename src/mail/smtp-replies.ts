@@ -3,7 +3,11 @@
  *
  * - `auth_failed`: the mailbox's credentials (or its permission to submit) were refused; the engine
  *   suspends the mailbox with the server's text.
- * - `transient`: any 4xx; try again later.
+ * - `unavailable`: the mailbox's server will not take mail from it for now: it is closing the channel
+ *   (421, at any step), or answered a step of the session itself (greeting, EHLO, STARTTLS, AUTH,
+ *   MAIL FROM) with another 4xx (too many connections or logins, a sending rate, a resource short).
+ *   Not the recipient's doing: the engine waits and tries again, counting no attempt against the lead.
+ * - `transient`: a 4xx for the recipient or the message (RCPT, DATA, the message's end); try again later.
  * - `recipient_rejected`: a permanent refusal of this recipient (unknown user, bad domain, mailbox
  *   disabled); the engine records a BOUNCE for the lead.
  * - `permanent`: any other 5xx (sender refused, relay denied, message refused); not the recipient's fault.
@@ -11,7 +15,7 @@
  * - `unconfirmed`: the session was lost after the message was handed over (while sending it or
  *   waiting for the answer to it): the server may have taken it, so it must never be sent again.
  */
-export type SmtpFailureKind = "auth_failed" | "transient" | "recipient_rejected" | "permanent" | "connection" | "unconfirmed";
+export type SmtpFailureKind = "auth_failed" | "unavailable" | "transient" | "recipient_rejected" | "permanent" | "connection" | "unconfirmed";
 
 export interface SmtpFailure {
   kind: SmtpFailureKind;
@@ -55,11 +59,14 @@ export function enhancedStatus(reply: SmtpReply): { klass: number; subject: numb
 }
 
 const AUTH_TEXT = /authenticat|credentials|password|login/i;
+/** The steps that concern the session and its sender, before any recipient: a 4xx there is the server's state, not the lead's. */
+const SESSION_STAGES: ReadonlySet<SmtpStage> = new Set(["greeting", "ehlo", "starttls", "auth", "mail"]);
 const RELAY_TEXT = /relay/i;
 
 /** Classifies a reply that ended a transaction (anything other than the success the step expects). */
 export function classifyReply(stage: SmtpStage, reply: SmtpReply): SmtpFailure {
   const failure = (kind: SmtpFailureKind): SmtpFailure => ({ kind, code: reply.code, text: reply.text });
+  if (reply.code === 421 || (reply.code >= 400 && reply.code < 500 && SESSION_STAGES.has(stage))) return failure("unavailable");
   if (reply.code >= 400 && reply.code < 500) return failure("transient");
   if (reply.code < 400) return failure("permanent");
   const status = enhancedStatus(reply);

@@ -172,12 +172,22 @@ class Session {
     });
   }
 
-  /** Reads the answer to each pipelined command: the first refusal of one that must pass, and whether the last was a 354. */
+  /**
+   * Reads the answer to each pipelined command: the first refusal of one that must pass, and whether
+   * the last was a 354. A server closing the channel (421) may hang up without answering the rest of
+   * the group: its 421 is then the answer.
+   */
   private async answers(commands: Envelope, what: string): Promise<Omit<Staged, "key">> {
     let failure: SmtpFailure | null = null;
     let awaitsContent = false;
     for (const command of commands) {
-      const reply = await this.reply(what);
+      let reply: SmtpReply;
+      try {
+        reply = await this.reply(what);
+      } catch (error) {
+        if (failure?.code === 421) return { failure, awaitsContent: false };
+        throw error;
+      }
       awaitsContent = reply.code === 354;
       if (failure === null && !command.expected.includes(reply.code)) failure = refusal(command, reply);
     }
@@ -298,17 +308,22 @@ function dataBlock(raw: string): string {
 const MAX_MESSAGES_PER_SESSION = 100;
 
 /**
- * After this failure the session may carry the next message (after RSET): the server answered a
- * command of the transaction with a well-formed refusal and did not announce its end (421). Any
- * other failure (lost, timed out, in doubt, a login refused) ends the session.
+ * After this failure the session may carry the next message (after RSET): the server refused a
+ * recipient or the message with a well-formed answer. Any other failure (lost, timed out, in doubt,
+ * the server closing or busy, a login refused) ends the session.
  */
 function sessionSurvives(failure: SmtpFailure): boolean {
-  return (failure.kind === "transient" || failure.kind === "recipient_rejected" || failure.kind === "permanent") && failure.code !== null && failure.code !== 421;
+  return (failure.kind === "transient" || failure.kind === "recipient_rejected" || failure.kind === "permanent") && failure.code !== null;
 }
 
-/** The session was lost (closed, timed out, broken, RSET refused), as opposed to a command refused on it. */
-function sessionLost(error: unknown): boolean {
-  return !(error instanceof SmtpError) || error.failure.kind === "connection";
+/**
+ * The session is over, not the message refused: lost (closed, timed out, broken, RSET refused) or
+ * the server will not go on with it (421, a 4xx to MAIL FROM). Met before any of the message was
+ * handed over on a reused session, a new session carries the message: servers that cap messages per
+ * connection say so this way.
+ */
+function sessionOver(failure: SmtpFailure): boolean {
+  return failure.kind === "connection" || failure.kind === "unavailable";
 }
 
 /** A message ready for a session: its recipient checked, its source built and dot-stuffed, its envelope made; or why it cannot go. */
@@ -399,8 +414,9 @@ export class SmtpSender {
 
   /**
    * Sends a message `outgoing` readied, as `hooks` ask. An envelope written ahead for it is used
-   * when it is this message's (its refusal is this message's failure); one written for another
-   * message leaves the server waiting for content that must not come, so that session ends unused.
+   * when it is this message's (its refusal is this message's failure, unless the server would not go
+   * on with that session: a new one carries the message); one written for another message leaves the
+   * server waiting for content that must not come, so that session ends unused.
    */
   async deliver(ready: Outgoing, hooks: DeliverHooks = {}): Promise<SendResult> {
     if (!ready.ok) return ready;
@@ -409,8 +425,8 @@ export class SmtpSender {
       const staged = open?.staged ?? null;
       if (open !== null) open.staged = null;
       const ahead = staged !== null && staged !== "lost" && staged.key === commandLines(ready.envelope) ? staged : null;
-      if (ahead?.failure) throw new SmtpError(ahead.failure, ahead.awaitsContent);
-      if (ahead === null && waitsForContent(staged)) {
+      if (ahead?.failure && !sessionOver(ahead.failure)) throw new SmtpError(ahead.failure, ahead.awaitsContent);
+      if (ahead?.failure || (ahead === null && waitsForContent(staged))) {
         this.drop();
         open = null;
       }
@@ -418,9 +434,9 @@ export class SmtpSender {
         try {
           await this.envelope(open, [{ stage: "mail", line: "RSET", expected: [250], reset: true }, ...ready.envelope]);
         } catch (error) {
-          // The server ended the reused session meanwhile (an idle timeout, a restart): nothing of this
-          // message was handed over, so a new session carries it.
-          if (!sessionLost(error)) throw error;
+          // The server ended the reused session meanwhile (an idle timeout, a restart, its cap of
+          // messages a connection): nothing of this message was handed over, so a new session carries it.
+          if (error instanceof SmtpError && !sessionOver(error.failure)) throw error;
           this.drop();
           open = null;
         }

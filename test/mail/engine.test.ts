@@ -269,6 +269,25 @@ describe("the engine sends a campaign into the lab", () => {
     for (const message of messages) await delivered(message.to_email, message.message_id);
   });
 
+  it("a server that answers 421 (its sending limit) stops the pass at once: the email waits 5 minutes with no attempt counted, nothing else tried, nothing suspended", async () => {
+    // Any lab login may send as the throttled sender, which Postfix answers 421 at RCPT, then hangs up.
+    const { account, mailboxId } = await checkedSender("sender3", { from_email: lab.throttled_sender, user_name: "sender3@lab.salvo.test" });
+    const t0 = startAhead();
+    const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
+    await withoutGap(campaignId);
+    const stub = senderStub(bindings, mailboxId);
+
+    expect(await stub.runPass(t0, { read: false })).toMatchObject({ sent: 0, nextWakeAt: t0 + 5 * MINUTE });
+    const rows = await fileEnv().DB.prepare("SELECT status, attempts, last_error FROM messages WHERE campaign_id = ?").bind(campaignId).all<{ status: string; attempts: number; last_error: string }>();
+    expect(rows.results, "one message tried; the others not left opened").toEqual([{ status: "deferred", attempts: 0, last_error: expect.stringMatching(/^421 4\.7\.0 .*too much mail/) }]);
+    const due = (await recordsOf(campaignId)).filter((r) => r.dueAt !== null && r.claimToken === null);
+    expect(due.map((r) => r.dueAt!.getTime()), "all three wait the 5 minutes, back in rotation").toEqual([t0 + 5 * MINUTE, t0 + 5 * MINUTE, t0 + 5 * MINUTE]);
+    expect(due.every((r) => r.emailAccountId === null)).toBe(true);
+    const mailbox = (await callJson<MailboxRead>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey })).body;
+    expect(mailbox).toMatchObject({ is_suspended: false, is_smtp_success: true });
+    expect(await eventCount(campaignId, "BOUNCE")).toBe(0);
+  });
+
   it("after a pass that died in a claim's first transaction: the rest goes out exactly once, the one in doubt never, reported, and its lead moves on", async () => {
     const { account, mailboxId } = await checkedSender("sender5");
     const t0 = startAhead();

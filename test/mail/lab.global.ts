@@ -27,10 +27,12 @@ declare module "vitest" {
      * never answer it. `recorder` keeps each session's commands (`GET <mailReader>/smtp-sessions?helo=<name>`
      * answers them as `[[command, …], …]`, one array per session that said `EHLO <name>`) and answers
      * by the sender's and recipient's local parts: sender `refused…` 553 at MAIL (and 503 to the RCPT
-     * after it), recipient `reject…` 550 at RCPT, `busy…` 451 at RCPT, `lost…` (the first RCPT) closes
-     * at the end of the message without answering it, `bye…` takes the message and then closes the
-     * session, anything else is taken; DATA with no recipient taken is 554, as Postfix answers. It
-     * offers PIPELINING (the other scripted servers do not).
+     * after it), sender `closing…` one message a session (421 to a later MAIL FROM on it and to every
+     * command after, as a server capping messages a connection), recipient `reject…` 550 at RCPT,
+     * `busy…` 451 at RCPT, `lost…` (the first RCPT) closes at the end of the message without
+     * answering it, `bye…` takes the message and then closes the session, anything else is taken;
+     * DATA with no recipient taken is 554, as Postfix answers. It offers PIPELINING (the other
+     * scripted servers do not).
      */
     scriptedSmtp: { transient: number; hangup: number; silent: number; lostAfterData: number; silentAfterData: number; recorder: number };
     /**
@@ -219,22 +221,25 @@ function afterDataServer(atEnd: "close" | "silence") {
 const recorded = new Map<string, string[][]>();
 
 function recorderServer() {
-  const sessions = new WeakMap<Socket, { commands: string[]; recipient: string; accepted: number; inData: boolean; mailRefused: boolean }>();
+  const sessions = new WeakMap<Socket, { commands: string[]; recipient: string; accepted: number; inData: boolean; mailRefused: boolean; taken: number; closing: boolean }>();
   return lineServer("220 recorder.test ESMTP\r\n", (socket, line) => {
     let session = sessions.get(socket);
-    if (!session) sessions.set(socket, (session = { commands: [], recipient: "", accepted: 0, inData: false, mailRefused: false }));
+    if (!session) sessions.set(socket, (session = { commands: [], recipient: "", accepted: 0, inData: false, mailRefused: false, taken: 0, closing: false }));
     if (session.inData) {
       // "<message>" from the first line of content on, so content after a refused transaction shows.
       if (session.commands.at(-1) !== "<message>") session.commands.push("<message>");
       if (line !== ".") return;
       session.inData = false;
       if (session.recipient.startsWith("lost")) return void socket.destroy();
+      session.taken += 1;
       socket.write("250 2.0.0 Ok: queued\r\n");
       if (session.recipient.startsWith("bye")) socket.end();
       return;
     }
     const command = line.toUpperCase();
     session.commands.push(command.startsWith("AUTH") ? "AUTH" : command.startsWith("EHLO") ? line : command.split(":")[0]!);
+    if (command.startsWith("MAIL") && /<closing/i.test(line) && session.taken > 0) session.closing = true;
+    if (session.closing) return void socket.write("421 4.7.0 recorder.test Error: too many messages in this session, closing\r\n");
     if (command.startsWith("EHLO")) {
       const name = line.slice(5);
       if (session.commands.length === 1) recorded.set(name, [...(recorded.get(name) ?? []), session.commands]);

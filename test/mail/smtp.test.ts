@@ -140,6 +140,14 @@ describe("sendMail against the mail lab", () => {
     });
   });
 
+  it("reports the server's 421 (a sending limit, then it hangs up) as unavailable with its words, not as a lost connection", async () => {
+    const result = await sendMail(settings(lab.smtp), { from: lab.throttled_sender, to: lead.email, subject: "x", text: "x" }, secure);
+    expect(result).toEqual({
+      ok: false,
+      failure: { kind: "unavailable", code: 421, text: expect.stringMatching(/^421 4\.7\.0 .*too much mail from this sender/) },
+    });
+  });
+
   it("reports a 4xx at RCPT as transient", async () => {
     const result = await sendMail(
       { host: "127.0.0.1", port: scripted.transient, security: "plain", username: sender.email, password: "x" },
@@ -283,6 +291,18 @@ describe("SmtpSender: several messages on one session", () => {
     expect(all[1]).toEqual([`EHLO ${helo}`, "AUTH", ...transaction, "QUIT"]);
   });
 
+  it("carries a message on a new session when the server answers 421 on the reused one (its cap of messages a connection), sending it once", async () => {
+    const { smtp, sessions, to, helo } = recording();
+    const from = { from: "closing@lab.salvo.test" };
+    expect(await smtp.send({ ...to("first"), ...from })).toMatchObject({ ok: true });
+    expect(await smtp.send({ ...to("second"), ...from })).toMatchObject({ ok: true });
+    await smtp.close();
+    expect(await sessions()).toEqual([
+      [`EHLO ${helo}`, "AUTH", ...transaction, "RSET", "MAIL FROM", "RCPT TO", "DATA"],
+      [`EHLO ${helo}`, "AUTH", ...transaction, "QUIT"],
+    ]);
+  });
+
   const envelope = (ready: Outgoing): Envelope => {
     if (!ready.ok) throw new Error(ready.failure.text);
     return ready.envelope;
@@ -372,6 +392,19 @@ describe("SmtpSender: several messages on one session", () => {
     const all = await sessions();
     expect(all).toHaveLength(2);
     expect(all[1]).toEqual([`EHLO ${helo}`, "AUTH", ...transaction, "QUIT"]);
+  });
+
+  it("an envelope written ahead that the server answers 421: its message goes on a new session, sent once", async () => {
+    const { smtp, sessions, to, helo } = recording();
+    const from = { from: "closing@lab.salvo.test" };
+    const next = outgoing({ ...to("second"), ...from });
+    expect(await smtp.deliver(outgoing({ ...to("first"), ...from }), { next: envelope(next) })).toMatchObject({ ok: true });
+    expect(await smtp.deliver(next)).toMatchObject({ ok: true });
+    await smtp.close();
+    expect(await sessions()).toEqual([
+      [`EHLO ${helo}`, "AUTH", ...transaction, "MAIL FROM", "RCPT TO", "DATA"],
+      [`EHLO ${helo}`, "AUTH", ...transaction, "QUIT"],
+    ]);
   });
 
   it("opens a new session after 100 messages", async () => {

@@ -56,6 +56,20 @@ describe("what a failed SMTP transaction makes of its record", () => {
     });
   });
 
+  it("a server closing the channel or busy for the session (421, a 4xx before the recipient) waits like an unreachable one: the pass stops, no attempt counted, even the fifth", () => {
+    for (const step of [1, 2]) {
+      const verdict = failureOutcome(failure("unavailable", "421 4.7.0 Try again later, closing connection."), attempt({ step, attempt: 5 }));
+      expect(verdict).toEqual({
+        outcome: { kind: "deferred", recordId: 7, messageRowId: 70, error: "421 4.7.0 Try again later, closing connection.", retryAt: NOW + CONNECTION_RETRY_MS, unpin: step === 1, countAttempt: false },
+        bounce: false,
+        suspend: null,
+        oauthRefusal: null,
+        stop: true,
+        retryAt: NOW + 5 * MINUTE,
+      });
+    }
+  });
+
   it("a 4xx for the recipient backs off 5, 15, 60, 240, 720 minutes by attempt, then fails the email; the pass goes on", () => {
     const delays = [1, 2, 3, 4, 5].map((n) => {
       const verdict = failureOutcome(failure("transient"), attempt({ attempt: n }));

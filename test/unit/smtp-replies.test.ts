@@ -40,12 +40,17 @@ describe("classifyReply", () => {
     ["rcpt", "550 5.1.1 <nobody@lab.salvo.test>: Recipient address rejected: User unknown in virtual mailbox table", "recipient_rejected"],
     ["rcpt", "554 5.7.1 <someone@example.com>: Relay access denied", "permanent"],
     // Other providers' usual answers.
-    ["auth", "454 4.7.0 Temporary authentication failure", "transient"],
+    // The server's state, not the lead's: closing the channel (421, at any step), or a 4xx to the session's own steps.
+    ["auth", "454 4.7.0 Temporary authentication failure", "unavailable"],
+    ["auth", "454 4.7.0 Too many login attempts, please try again later.", "unavailable"],
     ["auth", "534-5.7.9 Application-specific password required.\n534 5.7.9 Learn more at https://support.google.com", "auth_failed"],
-    ["greeting", "421 4.3.2 Service not available, closing transmission channel", "transient"],
+    ["greeting", "421 4.3.2 Service not available, closing transmission channel", "unavailable"],
+    ["rcpt", "421 4.7.0 Try again later, closing connection.", "unavailable"],
+    ["message", "421 4.4.2 Message submission rate for this client has exceeded the configured limit", "unavailable"],
     ["mail", "530 5.7.0 Authentication required", "auth_failed"],
     ["mail", "553 5.7.1 Sender address rejected: not owned by user", "permanent"],
-    ["mail", "452 4.3.1 Insufficient system storage", "transient"],
+    ["mail", "452 4.3.1 Insufficient system storage", "unavailable"],
+    ["mail", "450 4.7.1 <me@example.com>: Sender address rejected: sending rate exceeded", "unavailable"],
     ["rcpt", "450 4.2.0 <a@b.test>: Recipient address rejected: Greylisted", "transient"],
     ["rcpt", "451 4.3.0 Try again later", "transient"],
     ["rcpt", "550 5.2.1 The email account that you tried to reach is disabled.", "recipient_rejected"],
@@ -57,7 +62,8 @@ describe("classifyReply", () => {
     ["message", "552 5.2.2 Mailbox full", "recipient_rejected"],
     ["message", "451 4.7.1 Please try again later", "transient"],
     ["ehlo", "502 5.5.2 Error: command not recognized", "permanent"],
-    ["starttls", "454 4.7.0 TLS not available due to local problem", "transient"],
+    ["starttls", "454 4.7.0 TLS not available due to local problem", "unavailable"],
+    ["data", "451 4.3.0 Error: queue file write error", "transient"],
     ["data", "354 End data with <CR><LF>.<CR><LF>", "permanent"],
   ];
   it.each(cases)("%s %s -> %s", (stage, text, kind) => {
