@@ -18,8 +18,8 @@ export interface MailLab {
   ca_file: string;
   /** Any address at this domain is taken on the same ports, queued and discarded (the benchmarks' clients). */
   sink_domain: string;
-  /** A sender Postfix answers `421` at its first recipient, then hangs up: a provider's sending limit. */
-  throttled_sender: string;
+  /** Senders Postfix refuses at their first recipient as providers' sending limits do: `421 4.7.0` then a hang-up, or `550 5.4.5`. */
+  limited_senders: { throttled: string; over_limit: string };
   /** The daemons' own directory (/var/tmp/salvo-mail-lab-<hash>): configuration, sockets, queue, mail, logs. */
   runtime_dir: string;
   /** Maildirs: <mail_dir>/<domain>/<local part>/Maildir, owned by nobody. */

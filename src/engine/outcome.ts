@@ -9,6 +9,12 @@ import type { SmtpFailure } from "../mail/smtp-replies";
 export const RETRY_DELAYS_MS = [5, 15, 60, 240, 720].map((m) => m * 60_000);
 /** A mailbox whose server cannot be reached is tried again after this long. */
 export const CONNECTION_RETRY_MS = 5 * 60_000;
+/**
+ * A mailbox its server refused for its own volume or store (a 5xx `unavailable`: a daily limit, its
+ * mailbox full) is tried again after this long: each try costs a login, and Microsoft 365 throttles
+ * senders whose submissions keep failing.
+ */
+export const SENDING_LIMIT_RETRY_MS = 60 * 60_000;
 /** After a held OAuth token was refused, the next pass (with a refreshed one) comes this soon. */
 export const TOKEN_RETRY_MS = 5_000;
 
@@ -70,7 +76,8 @@ interface FailureVerdict {
  * What one failed SMTP transaction makes of its record: a refused login suspends the mailbox (the
  * message waits, the attempt not counted, a first step back to rotation); a server unreachable,
  * closing the channel or refusing the session for now (a 421, or a 4xx before the recipient) is tried
- * again in 5 minutes, the pass stopped (same: a lead's attempts count only its own refusals); a 4xx
+ * again in 5 minutes, one refusing the mailbox's own volume or store (its daily limit) in an hour, the
+ * pass stopped (same: a lead's attempts count only its own refusals); a 4xx
  * for the recipient backs off by attempt, then fails; a 5xx for the recipient is a BOUNCE; any other
  * 5xx fails the email; an answer lost after the message was handed over leaves it in doubt, never
  * sent again.
@@ -101,7 +108,7 @@ export function failureOutcome(failure: SmtpFailure, attempt: Attempt): FailureV
       );
     case "connection":
     case "unavailable": {
-      const retryAt = now + CONNECTION_RETRY_MS;
+      const retryAt = now + (failure.code !== null && failure.code >= 500 ? SENDING_LIMIT_RETRY_MS : CONNECTION_RETRY_MS);
       return verdict({ kind: "deferred", recordId, messageRowId, error: failure.text, retryAt, unpin: attempt.step === 1, countAttempt: false }, { stop: true, retryAt });
     }
     case "unconfirmed":

@@ -4,9 +4,10 @@
  * - `auth_failed`: the mailbox's credentials (or its permission to submit) were refused; the engine
  *   suspends the mailbox with the server's text.
  * - `unavailable`: the mailbox's server will not take mail from it for now: it is closing the channel
- *   (421, at any step), or answered a step of the session itself (greeting, EHLO, STARTTLS, AUTH,
- *   MAIL FROM) with another 4xx (too many connections or logins, a sending rate, a resource short).
- *   Not the recipient's doing: the engine waits and tries again, counting no attempt against the lead.
+ *   (421, at any step), answered a step of the session itself (greeting, EHLO, STARTTLS, AUTH, MAIL
+ *   FROM) with another 4xx (too many connections or logins, a sending rate, a resource short), or
+ *   refused the mailbox's own volume or store at any step (`sendersLimit`). Not the recipient's doing:
+ *   the engine waits and tries again, counting no attempt against the lead.
  * - `transient`: a 4xx for the recipient or the message (RCPT, DATA, the message's end); try again later.
  * - `recipient_rejected`: a permanent refusal of this recipient (unknown user, bad domain, mailbox
  *   disabled); the engine records a BOUNCE for the lead.
@@ -63,11 +64,28 @@ const AUTH_TEXT = /authenticat|credentials|password|login/i;
 const SESSION_STAGES: ReadonlySet<SmtpStage> = new Set(["greeting", "ehlo", "starttls", "auth", "mail"]);
 const RELAY_TEXT = /relay/i;
 
+/**
+ * The provider refusing the sending mailbox's own volume or store, whatever the step it answers and
+ * even as a 5xx: Gmail's daily limit (`550 5.4.5 Daily user sending limit exceeded`, X.4.5 being "mail
+ * system congestion"), Microsoft 365's (`554 5.2.0 STOREDRV.Submission.Exception:
+ * SubmissionQuotaExceededException`), its sender's mailbox full (`554 5.2.2 mailbox full;
+ * STOREDRV.Submission.Exception:QuotaExceededException`), and its throttle after repeated errors
+ * (`550 5.2.251 Sender throttled due to continuous ...`). Read as the recipient's, these would bounce
+ * every lead tried after the limit; a recipient's own full mailbox says none of this.
+ */
+const SENDER_LIMIT_TEXT = /sending (?:limit|quota)|STOREDRV\.Submission\.Exception:(?:Submission)?QuotaExceeded|Sender throttled/i;
+
+function sendersLimit(reply: SmtpReply): boolean {
+  const status = enhancedStatus(reply);
+  return (status?.subject === 4 && status.detail === 5) || SENDER_LIMIT_TEXT.test(reply.text);
+}
+
 /** Classifies a reply that ended a transaction (anything other than the success the step expects). */
 export function classifyReply(stage: SmtpStage, reply: SmtpReply): SmtpFailure {
   const failure = (kind: SmtpFailureKind): SmtpFailure => ({ kind, code: reply.code, text: reply.text });
-  if (reply.code === 421 || (reply.code >= 400 && reply.code < 500 && SESSION_STAGES.has(stage))) return failure("unavailable");
-  if (reply.code >= 400 && reply.code < 500) return failure("transient");
+  const temporary = reply.code >= 400 && reply.code < 500;
+  if (reply.code === 421 || (temporary && SESSION_STAGES.has(stage)) || (reply.code >= 400 && sendersLimit(reply))) return failure("unavailable");
+  if (temporary) return failure("transient");
   if (reply.code < 400) return failure("permanent");
   const status = enhancedStatus(reply);
   // 530 "authentication required" and 5.7.0/5.7.8 can come at MAIL or RCPT too, when a server only

@@ -271,7 +271,7 @@ describe("the engine sends a campaign into the lab", () => {
 
   it("a server that answers 421 (its sending limit) stops the pass at once: the email waits 5 minutes with no attempt counted, nothing else tried, nothing suspended", async () => {
     // Any lab login may send as the throttled sender, which Postfix answers 421 at RCPT, then hangs up.
-    const { account, mailboxId } = await checkedSender("sender3", { from_email: lab.throttled_sender, user_name: "sender3@lab.salvo.test" });
+    const { account, mailboxId } = await checkedSender("sender3", { from_email: lab.limited_senders.throttled, user_name: "sender3@lab.salvo.test" });
     const t0 = startAhead();
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
     await withoutGap(campaignId);
@@ -286,6 +286,20 @@ describe("the engine sends a campaign into the lab", () => {
     const mailbox = (await callJson<MailboxRead>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey })).body;
     expect(mailbox).toMatchObject({ is_suspended: false, is_smtp_success: true });
     expect(await eventCount(campaignId, "BOUNCE")).toBe(0);
+  });
+
+  it("a server refusing the mailbox's daily sending limit (550 5.4.5) bounces no lead: the pass stops, the email waits an hour with no attempt counted", async () => {
+    const { account, mailboxId } = await checkedSender("sender3", { from_email: lab.limited_senders.over_limit, user_name: "sender3@lab.salvo.test" });
+    const t0 = startAhead();
+    const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
+    await withoutGap(campaignId);
+
+    expect(await senderStub(bindings, mailboxId).runPass(t0, { read: false })).toMatchObject({ sent: 0, nextWakeAt: t0 + 60 * MINUTE });
+    const rows = await fileEnv().DB.prepare("SELECT status, attempts, last_error FROM messages WHERE campaign_id = ?").bind(campaignId).all<{ status: string; attempts: number; last_error: string }>();
+    expect(rows.results).toEqual([{ status: "deferred", attempts: 0, last_error: expect.stringMatching(/^550 5\.4\.5 .*Daily user sending limit exceeded/) }]);
+    expect(await eventCount(campaignId, "BOUNCE")).toBe(0);
+    const records = await recordsOf(campaignId);
+    expect(records.map((r) => [r.state === "BLOCKED", r.dueAt?.getTime()]), "every lead still due, after the hour").toEqual(records.map(() => [false, t0 + 60 * MINUTE]));
   });
 
   it("after a pass that died in a claim's first transaction: the rest goes out exactly once, the one in doubt never, reported, and its lead moves on", async () => {

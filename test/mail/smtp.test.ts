@@ -141,7 +141,7 @@ describe("sendMail against the mail lab", () => {
   });
 
   it("reports the server's 421 (a sending limit, then it hangs up) as unavailable with its words, not as a lost connection", async () => {
-    const result = await sendMail(settings(lab.smtp), { from: lab.throttled_sender, to: lead.email, subject: "x", text: "x" }, secure);
+    const result = await sendMail(settings(lab.smtp), { from: lab.limited_senders.throttled, to: lead.email, subject: "x", text: "x" }, secure);
     expect(result).toEqual({
       ok: false,
       failure: { kind: "unavailable", code: 421, text: expect.stringMatching(/^421 4\.7\.0 .*too much mail from this sender/) },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CONNECTION_RETRY_MS, RETRY_DELAYS_MS, TOKEN_RETRY_MS, failureOutcome, type Attempt } from "../../src/engine/outcome";
+import { CONNECTION_RETRY_MS, RETRY_DELAYS_MS, SENDING_LIMIT_RETRY_MS, TOKEN_RETRY_MS, failureOutcome, type Attempt } from "../../src/engine/outcome";
 import type { SmtpFailure, SmtpFailureKind } from "../../src/mail/smtp-replies";
 
 const NOW = Date.parse("2031-03-03T10:00:00Z");
@@ -68,6 +68,19 @@ describe("what a failed SMTP transaction makes of its record", () => {
         retryAt: NOW + 5 * MINUTE,
       });
     }
+  });
+
+  it("the mailbox's own sending limit (a 5xx that is not the lead's) stops the pass for an hour, no attempt counted", () => {
+    const text = "550 5.4.5 Daily user sending limit exceeded. - gsmtp";
+    const verdict = failureOutcome({ kind: "unavailable", code: 550, text }, attempt({ step: 2 }));
+    expect(verdict).toEqual({
+      outcome: { kind: "deferred", recordId: 7, messageRowId: 70, error: text, retryAt: NOW + SENDING_LIMIT_RETRY_MS, unpin: false, countAttempt: false },
+      bounce: false,
+      suspend: null,
+      oauthRefusal: null,
+      stop: true,
+      retryAt: NOW + 60 * MINUTE,
+    });
   });
 
   it("a 4xx for the recipient backs off 5, 15, 60, 240, 720 minutes by attempt, then fails the email; the pass goes on", () => {

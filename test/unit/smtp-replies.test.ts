@@ -63,6 +63,14 @@ describe("classifyReply", () => {
     ["message", "451 4.7.1 Please try again later", "transient"],
     ["ehlo", "502 5.5.2 Error: command not recognized", "permanent"],
     ["starttls", "454 4.7.0 TLS not available due to local problem", "unavailable"],
+    // The sending mailbox's own volume or store, at whatever step, even as a 5xx: never the lead's bounce.
+    ["rcpt", "550-5.4.5 Daily user sending limit exceeded. For more information on Gmail\n550 5.4.5 sending limits go to https://support.google.com/a/answer/166852 - gsmtp", "unavailable"],
+    ["mail", "550 5.4.5 Daily user sending quota exceeded. - gsmtp", "unavailable"],
+    ["message", "554 5.2.0 STOREDRV.Submission.Exception:SubmissionQuotaExceededException; Failed to process message due to a permanent exception with message Cannot submit message.", "unavailable"],
+    ["message", "554 5.2.2 mailbox full; STOREDRV.Submission.Exception:QuotaExceededException.MapiExceptionShutoffQuotaExceeded", "unavailable"],
+    ["mail", "550 5.2.251 Sender throttled due to continuous mailbox full errors.", "unavailable"],
+    ["rcpt", "450 4.2.1 Peak SMTP relay limit exceeded for customer. This is a temporary error. - gsmtp", "transient"],
+    ["rcpt", "552 5.2.2 <lead@example.com>: Recipient address rejected: Mailbox quota exceeded", "recipient_rejected"],
     ["data", "451 4.3.0 Error: queue file write error", "transient"],
     ["data", "354 End data with <CR><LF>.<CR><LF>", "permanent"],
   ];
