@@ -14,7 +14,7 @@ export const CONNECTION_RETRY_MS = 5 * 60_000;
  * mailbox full) is tried again after this long: each try costs a login, and Microsoft 365 throttles
  * senders whose submissions keep failing.
  */
-export const SENDING_LIMIT_RETRY_MS = 60 * 60_000;
+const SENDING_LIMIT_RETRY_MS = 60 * 60_000;
 /** After a held OAuth token was refused, the next pass (with a refreshed one) comes this soon. */
 export const TOKEN_RETRY_MS = 5_000;
 

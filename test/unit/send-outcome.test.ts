@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CONNECTION_RETRY_MS, RETRY_DELAYS_MS, SENDING_LIMIT_RETRY_MS, TOKEN_RETRY_MS, failureOutcome, type Attempt } from "../../src/engine/outcome";
+import { CONNECTION_RETRY_MS, RETRY_DELAYS_MS, TOKEN_RETRY_MS, failureOutcome, type Attempt } from "../../src/engine/outcome";
 import type { SmtpFailure, SmtpFailureKind } from "../../src/mail/smtp-replies";
 
 const NOW = Date.parse("2031-03-03T10:00:00Z");
@@ -56,31 +56,20 @@ describe("what a failed SMTP transaction makes of its record", () => {
     });
   });
 
-  it("a server closing the channel or busy for the session (421, a 4xx before the recipient) waits like an unreachable one: the pass stops, no attempt counted, even the fifth", () => {
+  it.each([
+    { what: "closing the channel or busy for the session (a 4xx before the recipient)", code: 421, text: "421 4.7.0 Try again later, closing connection.", minutes: 5 },
+    { what: "refusing the mailbox's own volume (a 5xx that is not the lead's)", code: 550, text: "550 5.4.5 Daily user sending limit exceeded. - gsmtp", minutes: 60 },
+  ])("a server $what stops the pass and waits, no attempt counted, even the fifth", ({ code, text, minutes }) => {
     for (const step of [1, 2]) {
-      const verdict = failureOutcome(failure("unavailable", "421 4.7.0 Try again later, closing connection."), attempt({ step, attempt: 5 }));
-      expect(verdict).toEqual({
-        outcome: { kind: "deferred", recordId: 7, messageRowId: 70, error: "421 4.7.0 Try again later, closing connection.", retryAt: NOW + CONNECTION_RETRY_MS, unpin: step === 1, countAttempt: false },
+      expect(failureOutcome({ kind: "unavailable", code, text }, attempt({ step, attempt: 5 }))).toEqual({
+        outcome: { kind: "deferred", recordId: 7, messageRowId: 70, error: text, retryAt: NOW + minutes * MINUTE, unpin: step === 1, countAttempt: false },
         bounce: false,
         suspend: null,
         oauthRefusal: null,
         stop: true,
-        retryAt: NOW + 5 * MINUTE,
+        retryAt: NOW + minutes * MINUTE,
       });
     }
-  });
-
-  it("the mailbox's own sending limit (a 5xx that is not the lead's) stops the pass for an hour, no attempt counted", () => {
-    const text = "550 5.4.5 Daily user sending limit exceeded. - gsmtp";
-    const verdict = failureOutcome({ kind: "unavailable", code: 550, text }, attempt({ step: 2 }));
-    expect(verdict).toEqual({
-      outcome: { kind: "deferred", recordId: 7, messageRowId: 70, error: text, retryAt: NOW + SENDING_LIMIT_RETRY_MS, unpin: false, countAttempt: false },
-      bounce: false,
-      suspend: null,
-      oauthRefusal: null,
-      stop: true,
-      retryAt: NOW + 60 * MINUTE,
-    });
   });
 
   it("a 4xx for the recipient backs off 5, 15, 60, 240, 720 minutes by attempt, then fails the email; the pass goes on", () => {
