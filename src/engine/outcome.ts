@@ -77,10 +77,9 @@ interface FailureVerdict {
  * message waits, the attempt not counted, a first step back to rotation); a server unreachable,
  * closing the channel or refusing the session for now (a 421, or a 4xx before the recipient) is tried
  * again in 5 minutes, one refusing the mailbox's own volume or store (its daily limit) in an hour, the
- * pass stopped (same: a lead's attempts count only its own refusals); a 4xx
- * for the recipient backs off by attempt, then fails; a 5xx for the recipient is a BOUNCE; any other
- * 5xx fails the email; an answer lost after the message was handed over leaves it in doubt, never
- * sent again.
+ * pass stopped (same: a lead's attempts count only its own refusals); a 4xx for the recipient backs
+ * off by attempt, then fails; a 5xx for the recipient is a BOUNCE; any other 5xx fails the email; an
+ * answer lost after the message was handed over leaves it in doubt, never sent again.
  */
 export function failureOutcome(failure: SmtpFailure, attempt: Attempt): FailureVerdict {
   const { recordId, messageRowId, now } = attempt;

@@ -318,9 +318,9 @@ function sessionSurvives(failure: SmtpFailure): boolean {
 
 /**
  * The session is over, not the message refused: lost (closed, timed out, broken, RSET refused) or
- * the server will not go on with it (421, a 4xx to MAIL FROM). Met before any of the message was
- * handed over on a reused session, a new session carries the message: servers that cap messages per
- * connection say so this way.
+ * the server will not go on with it (`unavailable`: a 421, a 4xx to MAIL FROM, the mailbox's sending
+ * limit). Met before any of the message was handed over on a reused session, a new session carries
+ * the message (servers that cap messages per connection say so this way; a limit meets it again).
  */
 function sessionOver(failure: SmtpFailure): boolean {
   return failure.kind === "connection" || failure.kind === "unavailable";
