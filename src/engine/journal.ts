@@ -17,6 +17,8 @@ export interface Finished {
   outcome: RecordOutcome;
   event: { type: "SENT" | "BOUNCE"; subject: string | null; body: string | null; messageId: string | null } | null;
   suspend: string | null;
+  /** Hold the mailbox's sending until then, with the server's words (absent in journals written before it existed). */
+  hold?: { until: number; reason: string } | null;
 }
 
 /** A message a window opened: its record's step, and its row's state before the opening (none, or deferred). */

@@ -70,6 +70,8 @@ interface FailureVerdict {
   stop: boolean;
   /** With `stop`: when the released records are due and the pass should wake (null: only when woken, the mailbox is suspended). */
   retryAt: number | null;
+  /** The mailbox's server refused its sending for now or could not be reached: its sending is held until `retryAt`. */
+  held: boolean;
 }
 
 /**
@@ -90,6 +92,7 @@ export function failureOutcome(failure: SmtpFailure, attempt: Attempt): FailureV
     oauthRefusal: null,
     stop: false,
     retryAt: null,
+    held: false,
     ...more,
   });
   switch (failure.kind) {
@@ -108,7 +111,7 @@ export function failureOutcome(failure: SmtpFailure, attempt: Attempt): FailureV
     case "connection":
     case "unavailable": {
       const retryAt = now + (failure.code !== null && failure.code >= 500 ? SENDING_LIMIT_RETRY_MS : CONNECTION_RETRY_MS);
-      return verdict({ kind: "deferred", recordId, messageRowId, error: failure.text, retryAt, unpin: attempt.step === 1, countAttempt: false }, { stop: true, retryAt });
+      return verdict({ kind: "deferred", recordId, messageRowId, error: failure.text, retryAt, unpin: attempt.step === 1, countAttempt: false }, { stop: true, retryAt, held: true });
     }
     case "unconfirmed":
       return verdict({ kind: "unconfirmed", recordId, messageRowId, error: failure.text, ...attempt.next }, { stop: true, retryAt: now + CONNECTION_RETRY_MS });

@@ -11,7 +11,7 @@ import { rawBatch } from "../platform/sql";
 import { disconnectAnnouncement } from "../webhooks/disconnect";
 import { deliveryIds, enqueue } from "../webhooks/outbox";
 import type { RecordOutcome } from "./outcome";
-import { outcomeStatements, suspendStatement, type CampaignRow, type MailboxRow } from "./store";
+import { holdStatement, outcomeStatements, suspendStatement, type CampaignRow, type MailboxRow } from "./store";
 import type { Finished, Leftover, SendJournal } from "./journal";
 
 /** What storing a claim's outcomes needs to know of it. */
@@ -105,6 +105,10 @@ export class PendingOutcomes {
     const announceAt = statements.length;
     if (announce !== null) statements.push(announce);
     if (suspend !== null) statements.push(suspendStatement(mailbox.id, suspend, now));
+    const hold = finished.find((f) => f.hold)?.hold;
+    // A sent email ends a hold the pass began under (the mailbox row is the pass's); the first such batch clears it.
+    if (hold) statements.push(holdStatement(mailbox.id, hold, now));
+    else if (mailbox.sendHeldUntil !== null && finished.some((f) => f.outcome.kind === "sent")) statements.push(holdStatement(mailbox.id, null, now));
     const afterAt = statements.length;
     statements.push(...after);
     if (statements.length === 0) return [];

@@ -425,6 +425,7 @@ async function sendClaimed(
             outcome: { kind: "sent", recordId, messageRowId: rowId, subject: composed.subject, sentAt: now, ...following(campaign, record, now) },
             event: { type: "SENT", subject: composed.subject, body: composed.body, messageId: record.messageId },
             suspend: null,
+            hold: null,
           };
           sent += 1;
         } else {
@@ -438,6 +439,7 @@ async function sendClaimed(
             outcome: verdict.outcome,
             event: verdict.bounce ? { type: "BOUNCE", subject: null, body: failure.text, messageId: null } : null,
             suspend: verdict.suspend,
+            hold: verdict.held && verdict.retryAt !== null ? { until: verdict.retryAt, reason: failure.text } : null,
           };
           if (verdict.stop) stop = { retryAt: verdict.retryAt };
         }

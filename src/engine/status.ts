@@ -177,9 +177,10 @@ export async function mailboxSendingStatusOf(db: Database, mailboxId: number, no
     loadMailboxWork(db, mailboxId, utcDayStart(now)),
     unconfirmedSends(db.$client, mailboxId, now - IN_DOUBT_REPORT_MS),
   ]);
-  const warnings = mailboxWarnings({ unconfirmed, days: IN_DOUBT_REPORT_MS / 86_400_000 });
   const mailbox = work.mailbox;
   if (!mailbox) return null;
+  const held = mailbox.sendHeldUntil === null ? null : { until: mailbox.sendHeldUntil.getTime(), reason: mailbox.sendHeldReason ?? "" };
+  const warnings = mailboxWarnings({ now, held, unconfirmed, days: IN_DOUBT_REPORT_MS / 86_400_000 });
   const scheduled = work.campaigns.flatMap((row) => {
     const schedule = scheduleOf(row.schedule);
     return schedule ? [{ id: row.id, schedule }] : [];
@@ -274,7 +275,7 @@ export const SendingStatusAnswer = z
 export const MailboxSendingStatusAnswer = SendingStatusAnswer.extend({
   warnings: z
     .array(z.object({ code: z.string(), message: z.string() }))
-    .openapi({ description: "Extension: `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); `warmup_spam_high`, `warmup_blocked` and `warmup_waiting_for_pool` report the mailbox's warmup (CONTRACT 19.4); empty when none" }),
+    .openapi({ description: "Extension: `server_refusing` says the mailbox's server refused its sending for now (a 421, a 4xx before the recipient, the provider's daily limit) or could not be reached, with its words and the next try; `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); `warmup_spam_high`, `warmup_blocked` and `warmup_waiting_for_pool` report the mailbox's warmup (CONTRACT 19.4); empty when none" }),
 }).openapi("MailboxSendingStatus");
 
 type Presented = z.infer<typeof SendingStatusAnswer>;

@@ -419,6 +419,16 @@ export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now:
   return statements;
 }
 
+/**
+ * Marks the mailbox's sending held until `until` with the server's words (its server refused it for
+ * now, or could not be reached), or clears the mark (`hold` null, after a sent email): what the
+ * mailbox's `sending_status` warns of. Clearing writes only a mailbox that holds one.
+ */
+export function holdStatement(mailboxId: number, hold: { until: number; reason: string } | null, now: number): SQL {
+  if (hold === null) return sql`UPDATE email_accounts SET send_held_until = NULL, send_held_reason = NULL, updated_at = ${now} WHERE id = ${mailboxId} AND send_held_until IS NOT NULL`;
+  return sql`UPDATE email_accounts SET send_held_until = ${hold.until}, send_held_reason = ${hold.reason}, updated_at = ${now} WHERE id = ${mailboxId}`;
+}
+
 /** Suspends a mailbox whose server refused its login: nothing is sent from it until it is fixed. */
 export function suspendStatement(mailboxId: number, reason: string, now: number): SQL {
   return sql`UPDATE email_accounts SET is_suspended = 1, is_smtp_success = 0, smtp_failure_error = ${reason}, checked_at = ${now}, updated_at = ${now}

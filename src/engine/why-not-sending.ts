@@ -231,24 +231,42 @@ export function leadWindowFacts(schedule: Schedule, now: number, groups: readonl
 }
 
 /** A warning beside a mailbox's `sending_status` (CONTRACT 19's `warnings`, an Extension). */
-export type MailboxWarning = { code: "unconfirmed_sends"; message: string };
+export type MailboxWarning = { code: "server_refusing" | "unconfirmed_sends"; message: string };
 
 /** How many recipients of emails in doubt a warning names. */
 const NAMED_RECIPIENTS = 5;
 
 /**
- * What a mailbox's owner should know besides why it sends or not: campaign emails in doubt (a pass
- * died during their SMTP transaction, or the server's answer was lost after the message was handed
- * over). They may or may not have arrived and are never sent again, so the owner may want to check
- * with those recipients. The message starts with the count.
+ * What a mailbox's owner should know besides why it sends or not: its server refusing its sending
+ * for now (a 421, a 4xx before the recipient, the provider's own sending limit) or out of reach,
+ * until the engine's next try (`held`); and campaign emails in doubt (a pass died during their SMTP
+ * transaction, or the server's answer was lost after the message was handed over). Those may or may
+ * not have arrived and are never sent again, so the owner may want to check with their recipients;
+ * that message starts with the count.
  */
-export function mailboxWarnings(facts: { unconfirmed: { count: number; recipients: readonly string[] }; days: number }): MailboxWarning[] {
+export function mailboxWarnings(facts: {
+  now: number;
+  held: { until: number; reason: string } | null;
+  unconfirmed: { count: number; recipients: readonly string[] };
+  days: number;
+}): MailboxWarning[] {
+  const warnings: MailboxWarning[] = [];
+  const { held } = facts;
+  if (held !== null && held.until > facts.now) {
+    warnings.push({
+      code: "server_refusing",
+      message:
+        `The mail server refused this mailbox's sending for now, or could not be reached: ${held.reason}. ` +
+        `Salvo tries again at ${new Date(held.until).toISOString()}; until then its emails wait, counting no attempt against their leads and bouncing none.`,
+    });
+  }
   const { count, recipients } = facts.unconfirmed;
-  if (count === 0) return [];
+  if (count === 0) return warnings;
   const named = recipients.slice(0, NAMED_RECIPIENTS);
   const more = count > named.length ? ` and ${count - named.length} more` : "";
   const emails = count === 1 ? "campaign email" : "campaign emails";
   return [
+    ...warnings,
     {
       code: "unconfirmed_sends",
       message:

@@ -273,7 +273,7 @@ describe("the engine sends a campaign into the lab", () => {
   it.each([
     { limit: "421 (closing, then it hangs up)", sender: () => lab.limited_senders.throttled, words: /^421 4\.7\.0 .*too much mail/, waitMinutes: 5 },
     { limit: "550 5.4.5 (Gmail's daily limit)", sender: () => lab.limited_senders.over_limit, words: /^550 5\.4\.5 .*Daily user sending limit exceeded/, waitMinutes: 60 },
-  ])("a server refusing the mailbox's sending with $limit stops the pass at once: the email waits $waitMinutes minutes, no attempt counted, no lead bounced, nothing suspended", async ({ sender, words, waitMinutes }) => {
+  ])("a server refusing the mailbox's sending with $limit stops the pass at once: the email waits $waitMinutes minutes, no attempt counted, no lead bounced, nothing suspended, the owner told until a send goes", async ({ sender, words, waitMinutes }) => {
     const { account, mailboxId } = await checkedSender("sender3", { from_email: sender(), user_name: "sender3@lab.salvo.test" });
     const t0 = startAhead();
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
@@ -289,8 +289,20 @@ describe("the engine sends a campaign into the lab", () => {
       "every lead waits, back in rotation",
     ).toEqual(records.map(() => ({ blocked: false, dueAt: retryAt, claimed: false, pinned: false })));
     expect(await eventCount(campaignId, "BOUNCE")).toBe(0);
-    const mailbox = (await callJson<MailboxRead>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey })).body;
+    type Warned = MailboxRead & { sending_status: { warnings: { code: string; message: string }[] } };
+    const read = async () => (await callJson<Warned>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey })).body;
+    const mailbox = await read();
     expect(mailbox).toMatchObject({ is_suspended: false, is_smtp_success: true });
+    const refusing = mailbox.sending_status.warnings.filter((w) => w.code === "server_refusing").map((w) => w.message);
+    expect(refusing, "the owner is told why, and when the next try is").toHaveLength(1);
+    expect(refusing[0]!.split("could not be reached: ")[1]).toMatch(words);
+    expect(refusing[0]).toContain(`Salvo tries again at ${new Date(retryAt).toISOString()}`);
+
+    // The limit lifts (here: the mailbox sends as itself again): the next pass sends all three, and the warning ends with it.
+    expect((await callJson(`/api/v1/email-accounts/${mailboxId}`, { method: "POST", apiKey: account.apiKey, body: { from_email: "sender3@lab.salvo.test" } })).status).toBe(200);
+    await vi.waitFor(async () => expect((await read()).is_smtp_success).toBe(true), { timeout: 20_000, interval: 100 });
+    expect((await senderStub(bindings, mailboxId).runPass(retryAt, { read: false })).sent).toBe(3);
+    expect((await read()).sending_status.warnings.map((w) => w.code)).not.toContain("server_refusing");
   });
 
   it("after a pass that died in a claim's first transaction: the rest goes out exactly once, the one in doubt never, reported, and its lead moves on", async () => {

@@ -27,6 +27,7 @@ describe("what a failed SMTP transaction makes of its record", () => {
       oauthRefusal: null,
       stop: true,
       retryAt: null,
+      held: false,
     });
     // A follow-up keeps its mailbox (moving it would break the thread).
     expect(failureOutcome(failure("auth_failed"), attempt({ step: 2 })).outcome).toMatchObject({ kind: "deferred", unpin: false });
@@ -41,6 +42,7 @@ describe("what a failed SMTP transaction makes of its record", () => {
       oauthRefusal: "535 5.7.8 invalid token",
       stop: true,
       retryAt: NOW + TOKEN_RETRY_MS,
+      held: false,
     });
   });
 
@@ -53,6 +55,7 @@ describe("what a failed SMTP transaction makes of its record", () => {
       oauthRefusal: null,
       stop: true,
       retryAt: NOW + 5 * MINUTE,
+      held: true,
     });
   });
 
@@ -68,6 +71,7 @@ describe("what a failed SMTP transaction makes of its record", () => {
         oauthRefusal: null,
         stop: true,
         retryAt: NOW + minutes * MINUTE,
+        held: true,
       });
     }
   });
@@ -88,6 +92,7 @@ describe("what a failed SMTP transaction makes of its record", () => {
       oauthRefusal: null,
       stop: false,
       retryAt: null,
+      held: false,
     });
   });
 
@@ -99,6 +104,7 @@ describe("what a failed SMTP transaction makes of its record", () => {
       oauthRefusal: null,
       stop: false,
       retryAt: null,
+      held: false,
     });
     expect(failureOutcome(failure("permanent", "554 5.7.1 relay denied"), attempt())).toEqual({
       outcome: { kind: "failed", recordId: 7, messageRowId: 70, error: "554 5.7.1 relay denied" },
@@ -107,6 +113,7 @@ describe("what a failed SMTP transaction makes of its record", () => {
       oauthRefusal: null,
       stop: false,
       retryAt: null,
+      held: false,
     });
   });
 
@@ -119,6 +126,7 @@ describe("what a failed SMTP transaction makes of its record", () => {
       oauthRefusal: null,
       stop: true,
       retryAt: NOW + CONNECTION_RETRY_MS,
+      held: false,
     });
   });
 });

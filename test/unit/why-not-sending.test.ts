@@ -215,9 +215,12 @@ describe("mailboxSendingStatus", () => {
 });
 
 describe("a mailbox's warnings", () => {
+  const now = at("2026-03-10T14:00:00Z");
+  const none = { now, held: null, unconfirmed: { count: 0, recipients: [] }, days: 7 };
+
   it("names its campaign emails in doubt, count first, up to five recipients, and nothing when there are none", () => {
-    expect(mailboxWarnings({ unconfirmed: { count: 0, recipients: [] }, days: 7 })).toEqual([]);
-    expect(mailboxWarnings({ unconfirmed: { count: 1, recipients: ["ann@example.com"] }, days: 7 })).toEqual([
+    expect(mailboxWarnings(none)).toEqual([]);
+    expect(mailboxWarnings({ ...none, unconfirmed: { count: 1, recipients: ["ann@example.com"] } })).toEqual([
       {
         code: "unconfirmed_sends",
         message:
@@ -225,8 +228,22 @@ describe("a mailbox's warnings", () => {
           "and Salvo never sends an email twice. Recipients: ann@example.com.",
       },
     ]);
-    const many = mailboxWarnings({ unconfirmed: { count: 8, recipients: ["a@x.io", "b@x.io", "c@x.io", "d@x.io", "e@x.io", "f@x.io"] }, days: 7 });
+    const many = mailboxWarnings({ ...none, unconfirmed: { count: 8, recipients: ["a@x.io", "b@x.io", "c@x.io", "d@x.io", "e@x.io", "f@x.io"] } });
     expect(many[0]!.message).toMatch(/^8 campaign emails .* during their SMTP transaction.* Recipients: a@x\.io, b@x\.io, c@x\.io, d@x\.io, e@x\.io and 3 more\.$/);
+  });
+
+  it("says its server refuses its sending, with the server's words and the next try, until that try", () => {
+    const held = { until: at("2026-03-10T15:00:00Z"), reason: "550 5.4.5 Daily user sending limit exceeded. - gsmtp" };
+    expect(mailboxWarnings({ ...none, held })).toEqual([
+      {
+        code: "server_refusing",
+        message:
+          "The mail server refused this mailbox's sending for now, or could not be reached: 550 5.4.5 Daily user sending limit exceeded. - gsmtp. " +
+          "Salvo tries again at 2026-03-10T15:00:00.000Z; until then its emails wait, counting no attempt against their leads and bouncing none.",
+      },
+    ]);
+    expect(mailboxWarnings({ ...none, held, unconfirmed: { count: 1, recipients: ["ann@example.com"] } }).map((w) => w.code)).toEqual(["server_refusing", "unconfirmed_sends"]);
+    expect(mailboxWarnings({ ...none, held, now: held.until }), "the try is due: the pass says what came of it").toEqual([]);
   });
 });
 

@@ -48,6 +48,10 @@ export const emailAccounts = sqliteTable(
     smtpFailureError: text("smtp_failure_error"),
     imapFailureError: text("imap_failure_error"),
     checkedAt: instant("checked_at"),
+    /** The server refused the mailbox's sending for now, or could not be reached: the engine's next try (migration 0085). */
+    sendHeldUntil: instant("send_held_until"),
+    /** The server's words (or what went wrong) with `send_held_until`. */
+    sendHeldReason: text("send_held_reason"),
     isSuspended: integer("is_suspended", { mode: "boolean" }).notNull().default(false),
     warmupEnabled: integer("warmup_enabled", { mode: "boolean" }).notNull().default(false),
     totalWarmupPerDay: integer("total_warmup_per_day").notNull().default(10),
