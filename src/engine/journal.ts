@@ -1,4 +1,4 @@
-import type { RecordOutcome } from "./outcome";
+import type { RecordOutcome, SendHold } from "./outcome";
 import type { CampaignRow, ClaimedRecord } from "./store";
 
 /**
@@ -18,7 +18,7 @@ export interface Finished {
   event: { type: "SENT" | "BOUNCE"; subject: string | null; body: string | null; messageId: string | null } | null;
   suspend: string | null;
   /** Hold the mailbox's sending until then, with the server's words (absent in journals written before it existed). */
-  hold?: { until: number; reason: string } | null;
+  hold?: SendHold | null;
 }
 
 /** A message a window opened: its record's step, and its row's state before the opening (none, or deferred). */

@@ -44,6 +44,12 @@ export type RecordOutcome =
    */
   | { kind: "withdrawn"; recordId: number; step: number; prior: "deferred" | null; dueAt: number; unpin: boolean };
 
+/** A mailbox's sending held by its server: until the engine's next try, and the server's words (or what went wrong). */
+export interface SendHold {
+  until: number;
+  reason: string;
+}
+
 /** The attempt an SMTP failure ended. */
 export interface Attempt {
   recordId: number;
@@ -70,8 +76,8 @@ interface FailureVerdict {
   stop: boolean;
   /** With `stop`: when the released records are due and the pass should wake (null: only when woken, the mailbox is suspended). */
   retryAt: number | null;
-  /** The mailbox's server refused its sending for now or could not be reached: its sending is held until `retryAt`. */
-  held: boolean;
+  /** The mailbox's server refused its sending for now or could not be reached: held until the retry, with its words. */
+  hold: SendHold | null;
 }
 
 /**
@@ -92,7 +98,7 @@ export function failureOutcome(failure: SmtpFailure, attempt: Attempt): FailureV
     oauthRefusal: null,
     stop: false,
     retryAt: null,
-    held: false,
+    hold: null,
     ...more,
   });
   switch (failure.kind) {
@@ -111,7 +117,7 @@ export function failureOutcome(failure: SmtpFailure, attempt: Attempt): FailureV
     case "connection":
     case "unavailable": {
       const retryAt = now + (failure.code !== null && failure.code >= 500 ? SENDING_LIMIT_RETRY_MS : CONNECTION_RETRY_MS);
-      return verdict({ kind: "deferred", recordId, messageRowId, error: failure.text, retryAt, unpin: attempt.step === 1, countAttempt: false }, { stop: true, retryAt, held: true });
+      return verdict({ kind: "deferred", recordId, messageRowId, error: failure.text, retryAt, unpin: attempt.step === 1, countAttempt: false }, { stop: true, retryAt, hold: { until: retryAt, reason: failure.text } });
     }
     case "unconfirmed":
       return verdict({ kind: "unconfirmed", recordId, messageRowId, error: failure.text, ...attempt.next }, { stop: true, retryAt: now + CONNECTION_RETRY_MS });

@@ -439,7 +439,7 @@ async function sendClaimed(
             outcome: verdict.outcome,
             event: verdict.bounce ? { type: "BOUNCE", subject: null, body: failure.text, messageId: null } : null,
             suspend: verdict.suspend,
-            hold: verdict.held && verdict.retryAt !== null ? { until: verdict.retryAt, reason: failure.text } : null,
+            hold: verdict.hold,
           };
           if (verdict.stop) stop = { retryAt: verdict.retryAt };
         }

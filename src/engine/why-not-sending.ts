@@ -1,4 +1,5 @@
 import type { CampaignStatus } from "../db/schema";
+import type { SendHold } from "./outcome";
 import {
   isInWindow,
   mailboxCapReached,
@@ -246,7 +247,7 @@ const NAMED_RECIPIENTS = 5;
  */
 export function mailboxWarnings(facts: {
   now: number;
-  held: { until: number; reason: string } | null;
+  held: SendHold | null;
   unconfirmed: { count: number; recipients: readonly string[] };
   days: number;
 }): MailboxWarning[] {

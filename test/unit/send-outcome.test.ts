@@ -27,7 +27,7 @@ describe("what a failed SMTP transaction makes of its record", () => {
       oauthRefusal: null,
       stop: true,
       retryAt: null,
-      held: false,
+      hold: null,
     });
     // A follow-up keeps its mailbox (moving it would break the thread).
     expect(failureOutcome(failure("auth_failed"), attempt({ step: 2 })).outcome).toMatchObject({ kind: "deferred", unpin: false });
@@ -42,7 +42,7 @@ describe("what a failed SMTP transaction makes of its record", () => {
       oauthRefusal: "535 5.7.8 invalid token",
       stop: true,
       retryAt: NOW + TOKEN_RETRY_MS,
-      held: false,
+      hold: null,
     });
   });
 
@@ -55,7 +55,7 @@ describe("what a failed SMTP transaction makes of its record", () => {
       oauthRefusal: null,
       stop: true,
       retryAt: NOW + 5 * MINUTE,
-      held: true,
+      hold: { until: NOW + 5 * MINUTE, reason: "connect timed out" },
     });
   });
 
@@ -71,7 +71,7 @@ describe("what a failed SMTP transaction makes of its record", () => {
         oauthRefusal: null,
         stop: true,
         retryAt: NOW + minutes * MINUTE,
-        held: true,
+        hold: { until: NOW + minutes * MINUTE, reason: text },
       });
     }
   });
@@ -92,7 +92,7 @@ describe("what a failed SMTP transaction makes of its record", () => {
       oauthRefusal: null,
       stop: false,
       retryAt: null,
-      held: false,
+      hold: null,
     });
   });
 
@@ -104,7 +104,7 @@ describe("what a failed SMTP transaction makes of its record", () => {
       oauthRefusal: null,
       stop: false,
       retryAt: null,
-      held: false,
+      hold: null,
     });
     expect(failureOutcome(failure("permanent", "554 5.7.1 relay denied"), attempt())).toEqual({
       outcome: { kind: "failed", recordId: 7, messageRowId: 70, error: "554 5.7.1 relay denied" },
@@ -113,7 +113,7 @@ describe("what a failed SMTP transaction makes of its record", () => {
       oauthRefusal: null,
       stop: false,
       retryAt: null,
-      held: false,
+      hold: null,
     });
   });
 
@@ -126,7 +126,7 @@ describe("what a failed SMTP transaction makes of its record", () => {
       oauthRefusal: null,
       stop: true,
       retryAt: NOW + CONNECTION_RETRY_MS,
-      held: false,
+      hold: null,
     });
   });
 });
