@@ -8963,7 +8963,7 @@ export interface components {
         };
         /** @description By id only: why the mailbox sends nothing now, or sending */
         MailboxSendingStatus: components["schemas"]["SendingStatus"] & {
-            /** @description Extension: `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); `warmup_spam_high`, `warmup_blocked` and `warmup_waiting_for_pool` report the mailbox's warmup (CONTRACT 19.4); empty when none */
+            /** @description Extension: `server_refusing` says the mailbox's server refused its sending for now (a 421, a 4xx before the recipient, the provider's daily limit) or could not be reached, with its words and the next try; `unconfirmed_sends` names campaign emails of the last 7 days that may not have gone out (sending stopped mid-transaction; never sent twice); `warmup_spam_high`, `warmup_blocked` and `warmup_waiting_for_pool` report the mailbox's warmup (CONTRACT 19.4); empty when none */
             warnings: {
                 code: string;
                 message: string;
