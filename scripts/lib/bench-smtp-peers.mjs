@@ -162,7 +162,7 @@ export function bareReusedPipelined(lab, senders, count, recipients, raw) {
     };
     session.socket.write(envelope(sends[0], true));
     await answers(true);
-    for (const [index] of sends.entries()) {
+    for (let index = 0; index < sends.length; index += 1) {
       const next = sends[index + 1];
       session.socket.write(next === undefined ? block : block + envelope(next, false));
       await session.expect(250);

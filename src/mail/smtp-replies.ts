@@ -75,19 +75,18 @@ const RELAY_TEXT = /relay/i;
  */
 const SENDER_LIMIT_TEXT = /sending (?:limit|quota)|STOREDRV\.Submission\.Exception:(?:Submission)?QuotaExceeded|Sender throttled/i;
 
-function sendersLimit(reply: SmtpReply): boolean {
-  const status = enhancedStatus(reply);
+function sendersLimit(reply: SmtpReply, status: ReturnType<typeof enhancedStatus>): boolean {
   return (status?.subject === 4 && status.detail === 5) || SENDER_LIMIT_TEXT.test(reply.text);
 }
 
 /** Classifies a reply that ended a transaction (anything other than the success the step expects). */
 export function classifyReply(stage: SmtpStage, reply: SmtpReply): SmtpFailure {
   const failure = (kind: SmtpFailureKind): SmtpFailure => ({ kind, code: reply.code, text: reply.text });
+  const status = enhancedStatus(reply);
   const temporary = reply.code >= 400 && reply.code < 500;
-  if (reply.code === 421 || (temporary && SESSION_STAGES.has(stage)) || (reply.code >= 400 && sendersLimit(reply))) return failure("unavailable");
+  if (reply.code === 421 || (temporary && SESSION_STAGES.has(stage)) || (reply.code >= 400 && sendersLimit(reply, status))) return failure("unavailable");
   if (temporary) return failure("transient");
   if (reply.code < 400) return failure("permanent");
-  const status = enhancedStatus(reply);
   // 530 "authentication required" and 5.7.0/5.7.8 can come at MAIL or RCPT too, when a server only
   // checks the session's login there; it is the mailbox's problem, never the recipient's.
   const authProblem =
