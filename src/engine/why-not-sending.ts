@@ -266,14 +266,12 @@ export function mailboxWarnings(facts: {
   const named = recipients.slice(0, NAMED_RECIPIENTS);
   const more = count > named.length ? ` and ${count - named.length} more` : "";
   const emails = count === 1 ? "campaign email" : "campaign emails";
-  return [
-    ...warnings,
-    {
-      code: "unconfirmed_sends",
-      message:
-        `${count} ${emails} from this mailbox in the last ${facts.days} days may not have gone out: sending stopped during ` +
-        `${count === 1 ? "its" : "their"} SMTP transaction, and Salvo never sends an email twice. ` +
-        `Recipients: ${named.join(", ")}${more}.`,
-    },
-  ];
+  warnings.push({
+    code: "unconfirmed_sends",
+    message:
+      `${count} ${emails} from this mailbox in the last ${facts.days} days may not have gone out: sending stopped during ` +
+      `${count === 1 ? "its" : "their"} SMTP transaction, and Salvo never sends an email twice. ` +
+      `Recipients: ${named.join(", ")}${more}.`,
+  });
+  return warnings;
 }
