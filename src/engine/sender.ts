@@ -146,6 +146,10 @@ export async function runSenderPass(
     .filter((c) => c.plan.steps.size > 0)
     .sort((a, b) => (a.plan.nextDueAt ?? Infinity) - (b.plan.nextDueAt ?? Infinity));
   lap("findMs");
+  // Its server refused its sending for now (a 421, its own sending limit) or was out of reach: a wake
+  // before the engine's retry (new leads, a START) must not knock again, which such a server counts against it.
+  const heldUntil = mailbox.sendHeldUntil?.getTime() ?? null;
+  if (heldUntil !== null && heldUntil > now) return { sent: 0, nextWakeAt: active.some((c) => c.plan.nextDueAt !== null) ? heldUntil : null };
 
   const login = await logins.for(mailbox, "smtp", now);
   if (!login.ok) return { sent: 0, nextWakeAt: login.kind === "unavailable" ? now + CONNECTION_RETRY_MS : null };

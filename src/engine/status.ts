@@ -103,6 +103,7 @@ export async function campaignSendingStatus(
         lastSentAt: sends.lastSentAt,
         provider: sql<Provider | null>`${mailboxProviderSql("email_accounts")}`,
         disconnectCode: emailAccounts.disconnectCode,
+        heldUntil: emailAccounts.sendHeldUntil,
         pinnedDue: sql<number | null>`(SELECT min(due_at) FROM campaign_leads WHERE campaign_id = ${campaign.id} AND email_account_id = ${attached} AND due_at IS NOT NULL)`,
       })
       .from(campaignEmailAccounts)
@@ -162,6 +163,7 @@ export async function campaignSendingStatus(
       maxEmailPerDay: m.maxEmailPerDay,
       lastSentAt: m.lastSentAt,
       gapMinutes: m.gapMinutes,
+      heldUntil: m.heldUntil?.getTime() ?? null,
     })),
     firstStepsSentToday: facts[0]?.firstSteps ?? 0,
     firstStepsDue: openDue !== null && openDue <= now ? 1 : 0,
@@ -202,6 +204,7 @@ export async function mailboxSendingStatusOf(db: Database, mailboxId: number, no
     maxEmailPerDay: mailbox.maxEmailPerDay,
     lastSentAt: work.lastSentAt,
     gapMinutes: mailbox.timeToWaitInMins,
+    heldUntil: held?.until ?? null,
     campaigns: scheduled
       .filter((c) => (plans.get(c.id)?.steps.size ?? 0) > 0)
       .map((c) => ({ schedule: c.schedule, nextDueAt: plans.get(c.id)!.nextDueAt, ...(windows.has(c.id) && { leadWindows: windows.get(c.id)! }) })),

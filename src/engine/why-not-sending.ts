@@ -33,6 +33,7 @@ type SendingCode =
   | "no_mailboxes"
   | "all_mailboxes_suspended"
   | "all_mailboxes_failing"
+  | "all_mailboxes_held"
   | "no_leads_due"
   | "before_start_time"
   | "outside_window"
@@ -52,6 +53,8 @@ export type MailboxSnapshot = {
   lastSentAt: number | null;
   /** `time_to_wait_in_mins`. */
   gapMinutes: number;
+  /** Its server refused its sending for now (or was out of reach): the engine sends nothing through it before this instant. */
+  heldUntil: number | null;
 };
 
 export type SendingSnapshot = {
@@ -85,6 +88,7 @@ const MESSAGES: Record<SendingCode, string> = {
   no_mailboxes: "No mailboxes are attached to the campaign",
   all_mailboxes_suspended: "Every attached mailbox is suspended",
   all_mailboxes_failing: "No attached mailbox is usable: each is suspended or failing its connection check",
+  all_mailboxes_held: "The mail server of every usable mailbox refused its sending for now, or could not be reached: Salvo tries again at next_send_at (each mailbox's sending_status has the server's words)",
   no_leads_due: "No leads are due",
   before_start_time: "The campaign's start time has not been reached",
   outside_window: "Outside the sending window",
@@ -120,7 +124,16 @@ export function sendingStatus(s: SendingSnapshot): SendingStatus {
   // the campaign's own window does not apply, and a record's due time is when it can go.
   const leadZones = schedule.send_in_lead_timezone === true;
   const opening = (instant: number) => (leadZones ? instant : nextWindowOpen(schedule, instant));
-  if (s.firstStepsDue + s.followUpsDue === 0) {
+  const due = s.firstStepsDue + s.followUpsDue > 0;
+  // Before "no leads due": a hold releases the records it stopped with their due time at its end, so
+  // a campaign whose only work is those would otherwise hide what its mailboxes' servers said.
+  const heldUntil = (mailboxes: readonly MailboxSnapshot[]) => {
+    const until = mailboxes.map((m) => m.heldUntil ?? -Infinity);
+    return until.every((t) => t > s.now) ? Math.min(...until) : null;
+  };
+  const allHeld = heldUntil(usable);
+  if (allHeld !== null && (due || s.nextDueAt !== null)) return result("all_mailboxes_held", opening(Math.max(allHeld, due ? s.now : s.nextDueAt!)));
+  if (!due) {
     return result("no_leads_due", s.nextDueAt === null ? null : opening(Math.max(s.now, s.nextDueAt)));
   }
   const start = scheduleStartAt(schedule);
@@ -130,10 +143,13 @@ export function sendingStatus(s: SendingSnapshot): SendingStatus {
   if (leadZones && s.leadWindows && s.leadWindows.dueInWindow === 0) return result("outside_lead_windows", s.leadWindows.nextWindowAt);
   const withRoom = usable.filter((m) => !mailboxCapReached(m.sentToday, m.maxEmailPerDay));
   if (withRoom.length === 0) return result("daily_cap_reached", opening(nextMailboxDayStart(s.now)));
+  const roomHeld = heldUntil(withRoom);
+  if (roomHeld !== null) return result("all_mailboxes_held", opening(roomHeld));
   if (s.followUpsDue === 0 && !newLeadAllowed(s.firstStepsSentToday, schedule)) {
     return result("new_leads_cap_reached", opening(nextLocalDayStart(s.now, schedule.timezone)));
   }
   const times = withRoom
+    .filter((m) => (m.heldUntil ?? -Infinity) <= s.now)
     .map((m) => nextSendAt({ schedule, now: s.now, dueAt: s.now, lastSentAt: m.lastSentAt, mailboxGapMinutes: m.gapMinutes }))
     .filter((t): t is number => t !== null);
   return result("sending", times.length > 0 ? Math.min(...times) : null);
@@ -146,6 +162,7 @@ type MailboxSendingCode =
   | "connection_failing"
   | "no_active_campaigns"
   | "daily_cap_reached"
+  | "server_refusing"
   | "outside_window"
   | "no_leads_due";
 
@@ -171,15 +188,16 @@ const MAILBOX_MESSAGES: Record<MailboxSendingCode, string> = {
   connection_failing: "The mailbox has not passed its connection check (SMTP, and IMAP once checked)",
   no_active_campaigns: "The mailbox is in no active campaign",
   daily_cap_reached: "The mailbox has reached its daily cap",
+  server_refusing: "The mail server refused this mailbox's sending for now, or could not be reached: Salvo tries again at next_send_at (its warnings have the server's words)",
   outside_window: "No due lead of this mailbox is inside its sending window now",
   no_leads_due: "No leads are due for this mailbox",
 };
 
 /**
  * A mailbox's `sending_status`, in the same order as the campaign's: what the customer can fix first
- * (suspension, credentials, attaching it), then what time fixes (its UTC-day cap, due work, windows).
- * `next_send_at` is the earliest instant any of its campaigns may use it: due time, both gaps, the
- * campaign's window, and after a reached cap the next UTC day.
+ * (suspension, credentials, attaching it), then what time fixes (its UTC-day cap, its server's hold,
+ * due work, windows). `next_send_at` is the earliest instant any of its campaigns may use it: due
+ * time, both gaps, the campaign's window, after a reached cap the next UTC day, after a hold its end.
  */
 export function mailboxSendingStatus(m: MailboxStatusSnapshot): MailboxSendingStatus {
   const answer = (code: MailboxSendingCode, next: number | null) => ({ code, message: MAILBOX_MESSAGES[code], next_send_at: next });
@@ -189,7 +207,9 @@ export function mailboxSendingStatus(m: MailboxStatusSnapshot): MailboxSendingSt
   if (!m.connectionOk) return answer("connection_failing", null);
   if (m.campaigns.length === 0) return answer("no_active_campaigns", null);
   const capped = mailboxCapReached(m.sentToday, m.maxEmailPerDay);
-  const from = capped ? nextMailboxDayStart(m.now) : m.now;
+  // A hold's records were released due at its end (the pass stopped): so, as for a campaign, it comes before "no leads due".
+  const held = m.heldUntil !== null && m.heldUntil > m.now;
+  const from = Math.max(capped ? nextMailboxDayStart(m.now) : m.now, held ? m.heldUntil! : m.now);
   const waiting = m.campaigns.filter((c): c is (typeof m.campaigns)[number] & { nextDueAt: number } => c.nextDueAt !== null);
   // Due records all outside their leads' windows go when the earliest of those opens.
   const dueAt = (c: (typeof waiting)[number]) => (c.leadWindows && !c.leadWindows.anyInWindow && c.leadWindows.nextWindowAt !== null ? Math.max(c.nextDueAt, c.leadWindows.nextWindowAt) : c.nextDueAt);
@@ -198,6 +218,7 @@ export function mailboxSendingStatus(m: MailboxStatusSnapshot): MailboxSendingSt
     .filter((t): t is number => t !== null);
   const next = times.length > 0 ? Math.min(...times) : null;
   if (capped) return answer("daily_cap_reached", next);
+  if (held && waiting.length > 0) return answer("server_refusing", next);
   const dueNow = waiting.filter((c) => c.nextDueAt <= m.now);
   if (dueNow.length === 0) return answer("no_leads_due", next);
   const inWindow = (c: (typeof dueNow)[number]) => (c.schedule.send_in_lead_timezone === true ? (c.leadWindows?.anyInWindow ?? true) : isInWindow(c.schedule, m.now));

@@ -231,6 +231,7 @@ function touchesConnection(existing: MailboxRow, changes: MailboxChanges, secret
 }
 
 const UNCHECKED = { isSmtpSuccess: null, isImapSuccess: null, smtpFailureError: null, imapFailureError: null, checkedAt: null };
+const NOT_HELD = { sendHeldUntil: null, sendHeldReason: null };
 
 // Storing and presenting.
 
@@ -268,8 +269,17 @@ export async function applyUpdate(c: Context<AppEnv>, db: Database, principal: P
     : { password: newSecret(body.password), imapPassword: newSecret(body.imap_password) };
   const keyring = await keyringFor(c, secrets);
   const recheck = touchesConnection(existing, changes, secrets);
-  const row = await updateMailbox(db, keyring, existing.id, { ...changes, ...warmupTurnedOn(existing, changes.warmupEnabled), ...(recheck ? UNCHECKED : {}), updatedAt: new Date() }, secrets);
+  // What its server refused for now (engine/outcome.ts `hold`) was another way of sending: the next pass may knock at once.
+  const unheld = existing.sendHeldUntil !== null && (recheck || (changes.fromEmail !== undefined && changes.fromEmail !== existing.fromEmail));
+  const row = await updateMailbox(
+    db,
+    keyring,
+    existing.id,
+    { ...changes, ...warmupTurnedOn(existing, changes.warmupEnabled), ...(recheck ? UNCHECKED : {}), ...(unheld ? NOT_HELD : {}), updatedAt: new Date() },
+    secrets,
+  );
   if (recheck) checkInBackground(c, row, secrets);
+  else if (unheld) c.executionCtx.waitUntil(wakeMailboxes(c.env, [row.id]));
   return row;
 }
 

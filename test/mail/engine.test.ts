@@ -297,12 +297,27 @@ describe("the engine sends a campaign into the lab", () => {
     expect(refusing, "the owner is told why, and when the next try is").toHaveLength(1);
     expect(refusing[0]!.split("could not be reached: ")[1]).toMatch(words);
     expect(refusing[0]).toContain(`Salvo tries again at ${new Date(retryAt).toISOString()}`);
+    const held = { code: "server_refusing", next_send_at: new Date(retryAt).toISOString() };
+    expect(mailbox.sending_status, "its status names the hold, not the due time its records were given").toMatchObject(held);
+    const campaignStatus = async () => (await callJson<{ sending_status: { code: string; next_send_at: string | null } }>(`/api/v1/campaigns/${campaignId}`, { apiKey: account.apiKey })).body.sending_status;
+    expect(await campaignStatus()).toMatchObject({ code: "all_mailboxes_held", next_send_at: new Date(retryAt).toISOString() });
 
-    // The limit lifts (here: the mailbox sends as itself again): the next pass sends all three, and the warning ends with it.
+    // A wake before the retry (a lead added, due at once) does not knock on that server again.
+    const late = lab.mailboxes.filter((m) => m.role === "lead")[3]!.email;
+    const added = await callJson(`/api/v1/campaigns/${campaignId}/leads`, { method: "POST", apiKey: account.apiKey, body: { lead_list: [{ email: late, first_name: "Late" }] } });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    expect(await senderStub(bindings, mailboxId).runPass(t0 + MINUTE, { read: false })).toMatchObject({ sent: 0, nextWakeAt: retryAt });
+    expect((await messagesOf(campaignId)).map((m) => m.status), "no transaction tried while held").toEqual(["deferred"]);
+
+    // The limit lifts (here: the mailbox sends as itself again). Another way of sending is not what the
+    // server refused: the hold ends with the change, and the lead not stopped by it goes at once.
     expect((await callJson(`/api/v1/email-accounts/${mailboxId}`, { method: "POST", apiKey: account.apiKey, body: { from_email: "sender3@lab.salvo.test" } })).status).toBe(200);
-    await vi.waitFor(async () => expect((await read()).is_smtp_success).toBe(true), { timeout: 20_000, interval: 100 });
-    expect((await senderStub(bindings, mailboxId).runPass(retryAt, { read: false })).sent).toBe(3);
     expect((await read()).sending_status.warnings.map((w) => w.code)).not.toContain("server_refusing");
+    expect((await campaignStatus()).code).not.toBe("all_mailboxes_held");
+    expect((await senderStub(bindings, mailboxId).runPass(t0 + 2 * MINUTE, { read: false })).sent).toBe(1);
+    // The three the hold stopped wait for their retry, then go.
+    expect((await senderStub(bindings, mailboxId).runPass(retryAt, { read: false })).sent).toBe(3);
+    expect((await messagesOf(campaignId)).map((m) => [m.to_email, m.status])).toEqual([...leads.map((l) => l.email), late].sort().map((email) => [email, "sent"]));
   });
 
   it("after a pass that died in a claim's first transaction: the rest goes out exactly once, the one in doubt never, reported, and its lead moves on", async () => {

@@ -22,7 +22,7 @@ const schedule: Schedule = {
   schedule_start_time: null,
 };
 
-const mailbox: MailboxSnapshot = { suspended: false, connectionOk: true, sentToday: 10, maxEmailPerDay: 100, lastSentAt: null, gapMinutes: 0 };
+const mailbox: MailboxSnapshot = { suspended: false, connectionOk: true, sentToday: 10, maxEmailPerDay: 100, lastSentAt: null, gapMinutes: 0, heldUntil: null };
 
 // Monday 2026-03-09 11:00 EDT.
 const NOW = at("2026-03-09T15:00:00Z");
@@ -127,6 +127,31 @@ describe("sendingStatus", () => {
     expect(summary(snapshot({ firstStepsSentToday: 99 }))).toEqual(["sending", "2026-03-09T15:00:00.000Z"]);
   });
 
+  it("reports every usable mailbox held by its server, until the first hold ends, even when the hold's own records are all that waits", () => {
+    const held = { ...mailbox, heldUntil: at("2026-03-09T16:00:00Z") };
+    const heldLonger = { ...mailbox, heldUntil: at("2026-03-09T18:00:00Z") };
+    const suspended = { ...mailbox, suspended: true };
+    expect(sendingStatus(snapshot({ mailboxes: [heldLonger, held, suspended] }))).toEqual({
+      code: "all_mailboxes_held",
+      message: "The mail server of every usable mailbox refused its sending for now, or could not be reached: Salvo tries again at next_send_at (each mailbox's sending_status has the server's words)",
+      next_send_at: at("2026-03-09T16:00:00Z"),
+    });
+    // The stopped claim's records were released due at the hold's end: nothing else is due.
+    expect(summary(snapshot({ mailboxes: [held], firstStepsDue: 0, nextDueAt: at("2026-03-09T16:00:00Z") }))).toEqual(["all_mailboxes_held", "2026-03-09T16:00:00.000Z"]);
+    // A hold ending after the window closes: the next opening.
+    expect(summary(snapshot({ mailboxes: [{ ...mailbox, heldUntil: at("2026-03-09T22:00:00Z") }] }))).toEqual(["all_mailboxes_held", "2026-03-10T13:00:00.000Z"]);
+    // Work due only after the hold: the later of the two.
+    expect(summary(snapshot({ mailboxes: [held], firstStepsDue: 0, nextDueAt: at("2026-03-09T17:00:00Z") }))).toEqual(["all_mailboxes_held", "2026-03-09T17:00:00.000Z"]);
+    expect(summary(snapshot({ mailboxes: [held], firstStepsDue: 0 })), "nothing waits: no hold matters").toEqual(["no_leads_due", null]);
+    expect(summary(snapshot({ mailboxes: [{ ...mailbox, heldUntil: NOW }] })), "a hold ending now is over").toEqual(["sending", "2026-03-09T15:00:00.000Z"]);
+    expect(summary(snapshot({ mailboxes: [held, mailbox] }))).toEqual(["sending", "2026-03-09T15:00:00.000Z"]);
+    // The only mailbox with room is held (the other reached its cap): sending waits for the hold, not for tomorrow.
+    expect(summary(snapshot({ mailboxes: [held, { ...mailbox, sentToday: 100 }] }))).toEqual(["all_mailboxes_held", "2026-03-09T16:00:00.000Z"]);
+    // A free mailbox's gap decides, not the held one's.
+    const busy = { ...mailbox, lastSentAt: at("2026-03-09T14:58:00Z"), gapMinutes: 5 };
+    expect(summary(snapshot({ mailboxes: [{ ...mailbox, heldUntil: at("2026-03-09T15:01:00Z") }, busy] }))).toEqual(["sending", "2026-03-09T15:08:00.000Z"]);
+  });
+
   it("gives the earliest time a mailbox's gap allows", () => {
     // Last send 14:58Z; mailbox gap 5, campaign gap 10 -> 15:08Z; the other mailbox is free at 15:03Z.
     const busy = { ...mailbox, lastSentAt: at("2026-03-09T14:58:00Z"), gapMinutes: 5 };
@@ -203,6 +228,22 @@ describe("mailboxSendingStatus", () => {
       { schedule: paris, nextDueAt: due },
     ];
     expect(summarise(mailboxState({ now: at("2026-03-09T16:30:00Z"), campaigns: both }))).toEqual(["sending", "2026-03-09T16:30:00.000Z"]);
+  });
+
+  it("reports its server's hold while work waits, until the hold ends (or the window then opens)", () => {
+    expect(mailboxSendingStatus(mailboxState({ heldUntil: at("2026-03-09T16:00:00Z") }))).toEqual({
+      code: "server_refusing",
+      message: "The mail server refused this mailbox's sending for now, or could not be reached: Salvo tries again at next_send_at (its warnings have the server's words)",
+      next_send_at: at("2026-03-09T16:00:00Z"),
+    });
+    // The stopped claim's records, released due at the hold's end, are all it has.
+    const released = [{ schedule, nextDueAt: at("2026-03-09T16:00:00Z") }];
+    expect(summarise(mailboxState({ heldUntil: at("2026-03-09T16:00:00Z"), campaigns: released }))).toEqual(["server_refusing", "2026-03-09T16:00:00.000Z"]);
+    expect(summarise(mailboxState({ heldUntil: at("2026-03-09T22:00:00Z") }))).toEqual(["server_refusing", "2026-03-10T13:00:00.000Z"]);
+    expect(summarise(mailboxState({ heldUntil: at("2026-03-09T16:00:00Z"), campaigns: [{ schedule, nextDueAt: null }] }))).toEqual(["no_leads_due", null]);
+    expect(summarise(mailboxState({ heldUntil: NOW }))).toEqual(["sending", "2026-03-09T15:00:00.000Z"]);
+    // A reached cap comes first; the next send is after both.
+    expect(summarise(mailboxState({ sentToday: 100, heldUntil: at("2026-03-09T16:00:00Z") }))).toEqual(["daily_cap_reached", "2026-03-10T13:00:00.000Z"]);
   });
 
   it("reports the cap until the next UTC day's first window", () => {
