@@ -61,6 +61,9 @@ export async function runWarmupPass(env: Bindings, door: WarmupDoor, mailboxId: 
   const members = await poolMembers(db, settings.poolScope, mailbox.accountId);
   const state = stateOf(mailbox, settings, now, members.length);
   if (state !== "warming" || !members.some((m) => m.id === mailbox.id)) return now + IDLE_MS;
+  // Its server refused its sending for now (engine/outcome.ts `SendHold`): warmup mail waits with the campaign's.
+  const heldUntil = mailbox.sendHeldUntil?.getTime() ?? null;
+  if (heldUntil !== null && heldUntil > now) return heldUntil;
   const day = await door.day(mailbox, now);
   const plan = await planOf(db, settings, mailbox, members, day.campaignToday, now);
   let lastSentAt = day.lastSentAt;

@@ -1,0 +1,41 @@
+import { eq, inArray } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import type { Bindings } from "../../src/platform/env";
+import { senderStub } from "../../src/mailbox-agent/stub";
+import { fileEnv, provisionAccount } from "../helpers";
+import { schema, testDb } from "../db";
+import { createMailbox } from "../mailboxes/fixtures";
+
+const bindings = fileEnv() as unknown as Bindings;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** A Wednesday 19:00 UTC (the warmup zone): the whole day's first sends are due. */
+const EVENING = Date.parse("2031-03-05T19:00:00Z");
+
+describe("warmup and a mailbox its server holds", () => {
+  it("sends no warmup mail while the hold lasts and wakes at its end; afterwards it sends again", async () => {
+    const account = await provisionAccount();
+    const sender = await createMailbox(account.apiKey, { warmup_enabled: true, time_to_wait_in_mins: 0 });
+    const partner = await createMailbox(account.apiKey, { warmup_enabled: true });
+    const until = EVENING + HOUR;
+    await testDb()
+      .update(schema.emailAccounts)
+      .set({ isSmtpSuccess: true, isImapSuccess: true, warmupEnabledAt: new Date(EVENING - 7 * DAY) })
+      .where(inArray(schema.emailAccounts.id, [sender.id, partner.id]));
+    await testDb()
+      .update(schema.emailAccounts)
+      .set({ sendHeldUntil: new Date(until), sendHeldReason: "550 5.4.5 Daily user sending limit exceeded" })
+      .where(eq(schema.emailAccounts.id, sender.id));
+    const tried = async () => (await testDb().select().from(schema.warmupMessages).where(eq(schema.warmupMessages.senderId, sender.id))).length;
+
+    const held = await senderStub(bindings, sender.id).runPass(EVENING, { mailboxId: sender.id, read: false });
+    expect(await tried(), "each warmup email is recorded before it goes: none was").toBe(0);
+    const alarm = await testDb().select({ wakeAt: schema.emailAccounts.engineWakeAt }).from(schema.emailAccounts).where(eq(schema.emailAccounts.id, sender.id));
+    expect(alarm[0]!.wakeAt?.getTime(), "the object wakes when the hold ends").toBe(until);
+    expect(held.sent).toBe(0);
+
+    // At the hold's end the day's due warmup mail goes (here to a server that is not there: recorded, then refused).
+    await senderStub(bindings, sender.id).runPass(until, { mailboxId: sender.id, read: false });
+    expect(await tried()).toBeGreaterThan(0);
+  });
+});
