@@ -7800,6 +7800,7 @@ export interface components {
             tag_color: string;
         };
         SendingStatus: {
+            /** @description The first reason nothing goes out now, in this order; `sending` when something does. A campaign's: `drafted`, `paused`, `stopped`, `completed`, `archived`, `no_sequence`, `no_schedule`, `no_mailboxes`, `all_mailboxes_suspended`, `all_mailboxes_failing`, `all_mailboxes_held`, `no_leads_due`, `before_start_time`, `outside_window`, `outside_lead_windows`, `daily_cap_reached`, `new_leads_cap_reached`. A mailbox's: `suspended`, `needs_reconnect`, `connection_failing`, `no_active_campaigns`, `daily_cap_reached`, `server_refusing`, `no_leads_due`, `outside_window` */
             code: string;
             message: string;
             next_send_at: string | null;

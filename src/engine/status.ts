@@ -8,7 +8,7 @@ import { connectionUsable, utcDayStart } from "../mailboxes/rules";
 import type { Database } from "../platform/db";
 import { mailboxSends } from "../mailboxes/sends";
 import { IN_DOUBT_REPORT_MS, loadCampaignPlans, loadMailboxWork, unconfirmedSends } from "./store";
-import { leadWindowFacts, mailboxSendingStatus, mailboxWarnings, sendingStatus, type DueGroup, type MailboxSendingStatus, type MailboxWarning, type SendingStatus } from "./why-not-sending";
+import { CAMPAIGN_SENDING_CODES, leadWindowFacts, MAILBOX_SENDING_CODES, mailboxSendingStatus, mailboxWarnings, sendingStatus, type DueGroup, type MailboxSendingStatus, type MailboxWarning, type SendingStatus } from "./why-not-sending";
 import { localDayRange, type Schedule } from "../schedule/window";
 
 /**
@@ -245,7 +245,9 @@ function reconnectAdvice(mailbox: { id: number; authType: "PASSWORD" | "OAUTH"; 
 /** Why nothing goes out, or "sending" (src/engine/why-not-sending.ts); on reads of one campaign or mailbox. */
 export const SendingStatusAnswer = z
   .object({
-    code: z.string(),
+    code: z.string().openapi({
+      description: `The first reason nothing goes out now, in this order; \`sending\` when something does. A campaign's: ${CAMPAIGN_SENDING_CODES.map((c) => `\`${c}\``).join(", ")}. A mailbox's: ${MAILBOX_SENDING_CODES.map((c) => `\`${c}\``).join(", ")}`,
+    }),
     message: z.string(),
     next_send_at: z.string().nullable(),
     details: z

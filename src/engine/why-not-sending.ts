@@ -105,6 +105,9 @@ const STATUS_CODES: Partial<Record<CampaignStatus, SendingCode>> = {
   ARCHIVED: "archived",
 };
 
+/** A campaign's reasons, in the order they are tried (the OpenAPI document lists them). */
+export const CAMPAIGN_SENDING_CODES = (Object.keys(MESSAGES) as SendingCode[]).filter((code) => code !== "sending");
+
 function result(code: SendingCode, nextSendAt: number | null): SendingStatus {
   return { code, message: MESSAGES[code], next_send_at: nextSendAt };
 }
@@ -189,9 +192,12 @@ const MAILBOX_MESSAGES: Record<MailboxSendingCode, string> = {
   no_active_campaigns: "The mailbox is in no active campaign",
   daily_cap_reached: "The mailbox has reached its daily cap",
   server_refusing: "The mail server refused this mailbox's sending for now, or could not be reached: Salvo tries again at next_send_at (its warnings have the server's words)",
-  outside_window: "No due lead of this mailbox is inside its sending window now",
   no_leads_due: "No leads are due for this mailbox",
+  outside_window: "No due lead of this mailbox is inside its sending window now",
 };
+
+/** A mailbox's reasons, in the order they are tried. */
+export const MAILBOX_SENDING_CODES = (Object.keys(MAILBOX_MESSAGES) as MailboxSendingCode[]).filter((code) => code !== "sending");
 
 /**
  * A mailbox's `sending_status`, in the same order as the campaign's: what the customer can fix first
