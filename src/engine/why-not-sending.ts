@@ -134,12 +134,14 @@ export function sendingStatus(s: SendingSnapshot): SendingStatus {
     const until = mailboxes.map((m) => m.heldUntil ?? -Infinity);
     return until.every((t) => t > s.now) ? Math.min(...until) : null;
   };
+  const start = scheduleStartAt(schedule);
   const allHeld = heldUntil(usable);
-  if (allHeld !== null && (due || s.nextDueAt !== null)) return result("all_mailboxes_held", opening(Math.max(allHeld, due ? s.now : s.nextDueAt!)));
+  if (allHeld !== null && (due || s.nextDueAt !== null)) {
+    return result("all_mailboxes_held", opening(Math.max(allHeld, due ? s.now : s.nextDueAt!, start ?? s.now)));
+  }
   if (!due) {
     return result("no_leads_due", s.nextDueAt === null ? null : opening(Math.max(s.now, s.nextDueAt)));
   }
-  const start = scheduleStartAt(schedule);
   if (start !== null && s.now < start) return result("before_start_time", leadZones ? start : nextWindowOpen(schedule, s.now));
   if (!leadZones && !isInWindow(schedule, s.now)) return result("outside_window", nextWindowOpen(schedule, s.now));
   // A due time is stored inside its lead's window, but the window may have closed since it fell due.

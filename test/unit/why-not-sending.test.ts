@@ -143,6 +143,9 @@ describe("sendingStatus", () => {
     // Work due only after the hold: the later of the two.
     expect(summary(snapshot({ mailboxes: [held], firstStepsDue: 0, nextDueAt: at("2026-03-09T17:00:00Z") }))).toEqual(["all_mailboxes_held", "2026-03-09T17:00:00.000Z"]);
     expect(summary(snapshot({ mailboxes: [held], firstStepsDue: 0 })), "nothing waits: no hold matters").toEqual(["no_leads_due", null]);
+    // A campaign that starts after the hold ends: its start.
+    const later = { ...schedule, schedule_start_time: "2026-03-09T19:00:00Z" };
+    expect(summary(snapshot({ mailboxes: [held], schedule: later }))).toEqual(["all_mailboxes_held", "2026-03-09T19:00:00.000Z"]);
     expect(summary(snapshot({ mailboxes: [{ ...mailbox, heldUntil: NOW }] })), "a hold ending now is over").toEqual(["sending", "2026-03-09T15:00:00.000Z"]);
     expect(summary(snapshot({ mailboxes: [held, mailbox] }))).toEqual(["sending", "2026-03-09T15:00:00.000Z"]);
     // The only mailbox with room is held (the other reached its cap): sending waits for the hold, not for tomorrow.
