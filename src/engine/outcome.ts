@@ -50,6 +50,17 @@ export interface SendHold {
   reason: string;
 }
 
+/**
+ * The mailbox's sending held after this failure, whoever met it (a campaign's pass, warmup): the
+ * server out of reach or closing, busy or limiting the mailbox (`unavailable`). A 5xx there is the
+ * provider refusing the mailbox's own volume, tried again only after SENDING_LIMIT_RETRY_MS.
+ */
+export function sendHold(failure: SmtpFailure, now: number): SendHold | null {
+  if (failure.kind !== "connection" && failure.kind !== "unavailable") return null;
+  const until = now + (failure.code !== null && failure.code >= 500 ? SENDING_LIMIT_RETRY_MS : CONNECTION_RETRY_MS);
+  return { until, reason: failure.text };
+}
+
 /** The attempt an SMTP failure ended. */
 export interface Attempt {
   recordId: number;
@@ -116,8 +127,8 @@ export function failureOutcome(failure: SmtpFailure, attempt: Attempt): FailureV
       );
     case "connection":
     case "unavailable": {
-      const retryAt = now + (failure.code !== null && failure.code >= 500 ? SENDING_LIMIT_RETRY_MS : CONNECTION_RETRY_MS);
-      return verdict({ kind: "deferred", recordId, messageRowId, error: failure.text, retryAt, unpin: attempt.step === 1, countAttempt: false }, { stop: true, retryAt, hold: { until: retryAt, reason: failure.text } });
+      const hold = sendHold(failure, now)!;
+      return verdict({ kind: "deferred", recordId, messageRowId, error: failure.text, retryAt: hold.until, unpin: attempt.step === 1, countAttempt: false }, { stop: true, retryAt: hold.until, hold });
     }
     case "unconfirmed":
       return verdict({ kind: "unconfirmed", recordId, messageRowId, error: failure.text, ...attempt.next }, { stop: true, retryAt: now + CONNECTION_RETRY_MS });

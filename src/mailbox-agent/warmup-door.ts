@@ -5,6 +5,8 @@ import { mailboxSends } from "../mailboxes/sends";
 import type { MailboxLogins } from "../mailboxes/login";
 import { DAY_MS } from "../warmup/rules";
 import type { WarmupDoor } from "../warmup/send";
+import { sendHold } from "../engine/outcome";
+import { holdStatement } from "../engine/store";
 
 /** What the mailbox's object lends its warmup pass: the mailbox's login and its day (src/mailboxes/sends.ts, the one definition). */
 export function warmupDoor(db: Database, logins: MailboxLogins): WarmupDoor {
@@ -12,7 +14,17 @@ export function warmupDoor(db: Database, logins: MailboxLogins): WarmupDoor {
     async smtp(mailbox, now) {
       const login = await logins.for(mailbox, "smtp", now);
       if (!login.ok) return null;
-      return { settings: smtpTarget(mailbox, login.credential), refused: async (text) => void (await logins.refused(mailbox, "smtp", login, text, now)) };
+      return {
+        settings: smtpTarget(mailbox, login.credential),
+        refused: async (text) => void (await logins.refused(mailbox, "smtp", login, text, now)),
+        // Its server's refusal holds the mailbox's campaign sending too (the limit is the mailbox's), as a campaign's does.
+        async held(failure) {
+          const hold = sendHold(failure, now);
+          if (hold === null) return null;
+          await db.run(holdStatement(mailbox.id, hold, now));
+          return hold.until;
+        },
+      };
     },
     async day(mailbox, now) {
       const sends = mailboxSends(sql`${mailbox.id}`, sql`${mailbox.accountId}`, now - (now % DAY_MS));

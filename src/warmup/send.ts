@@ -22,10 +22,19 @@ import { stateOf, targetOf } from "./view";
 
 export type MailboxRecord = typeof emailAccounts.$inferSelect;
 
+/**
+ * What became of one warmup email: sent; refused, the pass going on; or refused so that the pass
+ * ends (the login refused, or the mailbox's sending held by its server), with when to come back.
+ */
+type Delivery = "sent" | "refused" | { stopUntil: number };
+
 /** What the mailbox's object lends warmup: its login and its day's figures (src/mailbox-agent/warmup-door.ts). */
 export interface WarmupDoor {
   /** SMTP settings to send as the mailbox, or null when it cannot log in; `refused` reports a refused login. */
-  smtp(mailbox: MailboxRecord, now: number): Promise<{ settings: SmtpSettings; refused: (text: string) => Promise<void> } | null>;
+  smtp(
+    mailbox: MailboxRecord,
+    now: number,
+  ): Promise<{ settings: SmtpSettings; refused: (text: string) => Promise<void>; held: (failure: SmtpFailure) => Promise<number | null> } | null>;
   /** Campaign mail of the UTC day (for auto-adjust), what the cap counts, and the latest send of any kind (the gap). */
   day(mailbox: MailboxRecord, now: number): Promise<{ campaignToday: number; capToday: number; lastSentAt: number | null }>;
 }
@@ -72,28 +81,29 @@ export async function runWarmupPass(env: Bindings, door: WarmupDoor, mailboxId: 
   const gapEnd = () => (lastSentAt === null ? now : lastSentAt + gapMs);
   const capFull = () => mailbox.autoAdjustWarmup && capUsed >= mailbox.maxEmailPerDay;
   let login: Awaited<ReturnType<WarmupDoor["smtp"]>> | undefined;
-  const send = async (work: () => Promise<boolean>) => {
+  /** Set when a refusal ends the pass: when to come back. */
+  let stoppedUntil: number | null = null;
+  const send = async (work: () => Promise<Delivery>) => {
     login ??= await door.smtp(mailbox, now);
-    if (!login) return false;
-    const sent = await work();
+    if (!login) return;
+    const delivery = await work();
     lastSentAt = now;
     capUsed++;
-    return sent;
+    if (typeof delivery === "object") stoppedUntil = delivery.stopUntil;
   };
+  const goOn = () => login !== null && stoppedUntil === null;
 
   // First emails due by now, one after another while the gap allows.
   while (plan.sentFirst < plan.times.length && plan.times[plan.sentFirst]! <= now && gapEnd() <= now && !capFull()) {
     const receiver = plan.members.find((m) => m.id === plan.partners[plan.sentFirst]);
     plan.sentFirst++;
     if (!receiver) continue;
-    if (!(await send(() => sendFirst(env, db, mailbox, receiver, login!, now)))) {
-      if (!login) break;
-    }
-    if (gapMs > 0) break;
+    await send(() => sendFirst(env, db, mailbox, receiver, login!, now));
+    if (!goOn() || gapMs > 0) break;
   }
   // Replies to the share of received warmup mail the reply rate picks, within the daily limit.
   const replyLimit = mailbox.dailyReplyLimit ?? Infinity;
-  if (plan.repliesToday < replyLimit && gapEnd() <= now && !capFull()) {
+  if (goOn() && plan.repliesToday < replyLimit && gapEnd() <= now && !capFull()) {
     const candidates = (await unanswered(db, mailbox.id, now - REPLY_WINDOW_MS, CANDIDATES)).filter((m) => answers(m.messageId, mailbox.replyRatePercentage));
     for (const original of candidates) {
       if (plan.repliesToday >= replyLimit || gapEnd() > now || capFull()) break;
@@ -101,9 +111,10 @@ export async function runWarmupPass(env: Bindings, door: WarmupDoor, mailboxId: 
       if (!partner) continue;
       plan.repliesToday++;
       await send(() => sendAnswer(env, db, mailbox, partner, original, login!, now));
-      if (!login) break;
+      if (!goOn()) break;
     }
   }
+  if (stoppedUntil !== null) return stoppedUntil;
   const next = plan.sentFirst < plan.times.length ? plan.times[plan.sentFirst]! : zonedInstant(zonedDay(now, settings.timeZone) + DAY_MS + SEND_FROM_HOUR * 3_600_000, settings.timeZone);
   return Math.max(next, gapEnd(), now + 1_000);
 }
@@ -125,7 +136,7 @@ function newMessageId(mailbox: MailboxRecord): string {
   return `<wu.${random}@${mailbox.fromEmail.split("@")[1] ?? "salvo.invalid"}>`;
 }
 
-async function sendFirst(env: Bindings, db: Database, mailbox: MailboxRecord, receiver: PoolMember, login: NonNullable<Awaited<ReturnType<WarmupDoor["smtp"]>>>, now: number): Promise<boolean> {
+async function sendFirst(env: Bindings, db: Database, mailbox: MailboxRecord, receiver: PoolMember, login: NonNullable<Awaited<ReturnType<WarmupDoor["smtp"]>>>, now: number): Promise<Delivery> {
   const messageId = newMessageId(mailbox);
   const content = warmupEmail(messageId, mailbox.fromName, receiver.fromName, mailbox.warmupKeyId ?? "");
   const id = await insertWarmupMessage(db, { senderId: mailbox.id, receiverId: receiver.id, kind: "warmup", replyToId: null, messageId, subject: content.subject, sentAt: now });
@@ -140,12 +151,12 @@ async function sendAnswer(
   original: { id: number; messageId: string; subject: string },
   login: NonNullable<Awaited<ReturnType<WarmupDoor["smtp"]>>>,
   now: number,
-): Promise<boolean> {
+): Promise<Delivery> {
   const messageId = newMessageId(mailbox);
   const content = warmupReply(messageId, original.subject, mailbox.fromName, receiver.fromName, mailbox.warmupKeyId ?? "");
   const id = await insertWarmupMessage(db, { senderId: mailbox.id, receiverId: receiver.id, kind: "reply", replyToId: original.id, messageId, subject: content.subject, sentAt: now });
   const sent = await deliver(env, db, mailbox, receiver, id, { messageId, content, headers: { "In-Reply-To": original.messageId, References: original.messageId } }, login, now);
-  if (sent) await markReplied(db, original.id, now);
+  if (sent === "sent") await markReplied(db, original.id, now);
   return sent;
 }
 
@@ -158,7 +169,7 @@ async function deliver(
   message: { messageId: string; content: { subject: string; text: string; html: string }; headers: Record<string, string> },
   login: NonNullable<Awaited<ReturnType<WarmupDoor["smtp"]>>>,
   now: number,
-): Promise<boolean> {
+): Promise<Delivery> {
   const result = await sendMail(
     login.settings,
     {
@@ -171,10 +182,14 @@ async function deliver(
     },
     { allowPlain: false, outbound: mailPolicy(config(env)) },
   );
-  if (result.ok) return true;
+  if (result.ok) return "sent";
   await refused(db, mailbox, receiver, id, result.failure, now);
-  if (result.failure.kind === "auth_failed") await login.refused(result.failure.text);
-  return false;
+  if (result.failure.kind === "auth_failed") {
+    await login.refused(result.failure.text);
+    return { stopUntil: now + IDLE_MS };
+  }
+  const heldUntil = await login.held(result.failure);
+  return heldUntil === null ? "refused" : { stopUntil: heldUntil };
 }
 
 /** A refused warmup email: recorded with the server's words; a bounce takes the address out of the pool; enough refusals block the sender. */

@@ -13,7 +13,7 @@ const DAY = 24 * HOUR;
 const EVENING = Date.parse("2031-03-05T19:00:00Z");
 
 describe("warmup and a mailbox its server holds", () => {
-  it("sends no warmup mail while the hold lasts and wakes at its end; afterwards it sends again", async () => {
+  it("sends no warmup mail while the hold lasts and wakes at its end; a refusal that holds the mailbox ends its warmup pass and holds its campaign mail too", async () => {
     const account = await provisionAccount();
     const sender = await createMailbox(account.apiKey, { warmup_enabled: true, time_to_wait_in_mins: 0 });
     const partner = await createMailbox(account.apiKey, { warmup_enabled: true });
@@ -34,8 +34,15 @@ describe("warmup and a mailbox its server holds", () => {
     expect(alarm[0]!.wakeAt?.getTime(), "the object wakes when the hold ends").toBe(until);
     expect(held.sent).toBe(0);
 
-    // At the hold's end the day's due warmup mail goes (here to a server that is not there: recorded, then refused).
+    // At the hold's end the day's due warmup mail goes, here to a server that is not there: the first
+    // email is recorded and refused, and that refusal holds the mailbox again (its campaign mail too), so
+    // the other nine due wait for the next try.
     await senderStub(bindings, sender.id).runPass(until, { mailboxId: sender.id, read: false });
-    expect(await tried()).toBeGreaterThan(0);
+    const rows = await testDb().select().from(schema.warmupMessages).where(eq(schema.warmupMessages.senderId, sender.id));
+    expect(rows.map((r) => r.status)).toEqual(["refused"]);
+    const [row] = await testDb().select().from(schema.emailAccounts).where(eq(schema.emailAccounts.id, sender.id));
+    expect(row!.sendHeldUntil?.getTime()).toBe(until + 5 * 60_000);
+    expect(row!.sendHeldReason).toBe(rows[0]!.error);
+    expect(row!.engineWakeAt?.getTime()).toBe(until + 5 * 60_000);
   });
 });
