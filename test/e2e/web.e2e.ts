@@ -194,6 +194,9 @@ describe("the web app in a real browser", () => {
     await page.getByText("Connect with Google or Microsoft").waitFor();
     await axeClean("mailboxes");
     await screenshot(page, "mailboxes");
+    // Its page says why it sends nothing: this mailbox's server does not exist, so it never passed its check.
+    await page.getByRole("link", { name: "sam@sender.example" }).click();
+    await page.getByTestId("mailbox-sending").getByText("The mailbox has not passed its connection check (SMTP, and IMAP once checked)").waitFor();
 
     await page.goto(`${url}/#/webhooks`);
     await page.getByLabel("URL").fill("http://127.0.0.1:9/hook");

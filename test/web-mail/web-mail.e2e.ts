@@ -209,4 +209,24 @@ describe.skipIf(!salvo)("the web app with the mail lab", () => {
     });
     expect(pageErrors).toEqual([]);
   });
+
+  it("says why the mailbox sends or not, with what its owner should know: warmup alone in its pool waits", async () => {
+    await page.goto(`${url}/#/mailboxes/${mailboxId}`);
+    const sending = page.getByTestId("mailbox-sending");
+    await sending.waitFor();
+    await expect.poll(async () => (await sending.textContent()) ?? "").not.toContain("Warmup waiting");
+    await page.getByLabel("Warm this mailbox up").check();
+    await page.getByRole("button", { name: "Save warmup settings" }).click();
+    await page.getByText("Warmup settings saved").waitFor();
+    // The only mailbox of its account with warmup on: the API's warning, in its own words.
+    const read = await apiCall<{ sending_status: { message: string; warnings: { code: string; message: string }[] } }>(url, apiKey, `/api/v1/email-accounts/${mailboxId}`);
+    const waiting = read.body.sending_status.warnings.find((w) => w.code === "warmup_waiting_for_pool");
+    expect(waiting).toBeDefined();
+    await sending.getByText("Warmup waiting", { exact: true }).waitFor();
+    await sending.getByText(waiting!.message).waitFor();
+    await sending.getByText(read.body.sending_status.message).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "mailbox-sending");
+    expect(pageErrors).toEqual([]);
+  });
 });

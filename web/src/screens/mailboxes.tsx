@@ -186,6 +186,42 @@ function AddMailbox({ onAdded }: { onAdded: () => Promise<void> }) {
   );
 }
 
+/** What each warning is about, in a word or two beside its message (the API's `sending_status.warnings`). */
+const WARNING_LABELS: Record<string, string> = {
+  server_refusing: "Server refusing",
+  unconfirmed_sends: "Emails in doubt",
+  warmup_spam_high: "Warmup in spam",
+  warmup_blocked: "Warmup blocked",
+  warmup_waiting_for_pool: "Warmup waiting",
+};
+
+/** How a mailbox's `sending_status.code` reads at a glance: what needs a person is bad, its server's hold a warning, waiting for time neutral. */
+const SENDING_TONES: Record<string, "good" | "warn" | "bad"> = {
+  sending: "good",
+  suspended: "bad",
+  needs_reconnect: "bad",
+  connection_failing: "bad",
+  server_refusing: "warn",
+};
+
+/** Why the mailbox sends or not, when it next may, and what its owner should know besides. */
+function Sending({ status }: { status: NonNullable<Mailbox["sending_status"]> }) {
+  return (
+    <div class="wide">
+      <dt>Sending</dt>
+      <dd data-testid="mailbox-sending">
+        <Badge tone={SENDING_TONES[status.code] ?? "neutral"}>{status.message}</Badge>
+        {status.next_send_at && ` next at ${when(status.next_send_at)}`}
+        {status.warnings.map((warning) => (
+          <div class="small" key={warning.code}>
+            <Badge tone="warn">{WARNING_LABELS[warning.code] ?? warning.code}</Badge> {warning.message}
+          </div>
+        ))}
+      </dd>
+    </div>
+  );
+}
+
 function MailboxDetail({ id, onChange }: { id: number; onChange: () => Promise<void> }) {
   const mailbox = useLoad(async () => await must(api.GET("/api/v1/email-accounts/{id}", { params: { path: { id } } })), [id]);
   const stats = useLoad(async () => await must(api.GET("/api/v1/email-accounts/{id}/warmup-stats", { params: { path: { id } } })), [id]);
@@ -214,6 +250,7 @@ function MailboxDetail({ id, onChange }: { id: number; onChange: () => Promise<v
     );
     await mailbox.reload(true);
     await stats.reload(true);
+    await onChange();
     return "Warmup settings saved";
   });
   if (mailbox.error) return <Failed error={mailbox.error} />;
@@ -244,6 +281,7 @@ function MailboxDetail({ id, onChange }: { id: number; onChange: () => Promise<v
               <Badge tone={h.tone}>{h.label}</Badge> {h.why}
             </dd>
           </div>
+          {m.sending_status && <Sending status={m.sending_status} />}
           <div>
             <dt>Signs in with</dt>
             <dd>
