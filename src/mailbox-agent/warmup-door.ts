@@ -18,11 +18,9 @@ export function warmupDoor(db: Database, logins: MailboxLogins): WarmupDoor {
         settings: smtpTarget(mailbox, login.credential),
         refused: async (text) => void (await logins.refused(mailbox, "smtp", login, text, now)),
         // Its server's refusal holds the mailbox's campaign sending too (the limit is the mailbox's), as a campaign's does.
-        async held(failure) {
+        hold(failure) {
           const hold = sendHold(failure, now);
-          if (hold === null) return null;
-          await db.run(holdStatement(mailbox.id, hold, now));
-          return hold.until;
+          return hold === null ? null : { until: hold.until, statement: holdStatement(mailbox.id, hold, now) };
         },
       };
     },

@@ -5,7 +5,7 @@
  * inside the mailbox's gap (and, with auto-adjust, its cap). Logging in and the mailbox's day come
  * through the object's door, so this module knows nothing of how a mailbox signs in.
  */
-import { eq } from "drizzle-orm";
+import { eq, type SQL } from "drizzle-orm";
 import { config, type WarmupConfig } from "../config";
 import { emailAccounts } from "../db/schema";
 import { sendMail, type SmtpSettings } from "../mail/smtp";
@@ -34,7 +34,7 @@ export interface WarmupDoor {
   smtp(
     mailbox: MailboxRecord,
     now: number,
-  ): Promise<{ settings: SmtpSettings; refused: (text: string) => Promise<void>; held: (failure: SmtpFailure) => Promise<number | null> } | null>;
+  ): Promise<{ settings: SmtpSettings; refused: (text: string) => Promise<void>; hold: (failure: SmtpFailure) => { until: number; statement: SQL } | null } | null>;
   /** Campaign mail of the UTC day (for auto-adjust), what the cap counts, and the latest send of any kind (the gap). */
   day(mailbox: MailboxRecord, now: number): Promise<{ campaignToday: number; capToday: number; lastSentAt: number | null }>;
 }
@@ -183,20 +183,20 @@ async function deliver(
     { allowPlain: false, outbound: mailPolicy(config(env)) },
   );
   if (result.ok) return "sent";
-  await refused(db, mailbox, receiver, id, result.failure, now);
+  const hold = login.hold(result.failure);
+  await refused(db, mailbox, receiver, id, result.failure, now, hold?.statement);
   if (result.failure.kind === "auth_failed") {
     await login.refused(result.failure.text);
     return { stopUntil: now + IDLE_MS };
   }
-  const heldUntil = await login.held(result.failure);
-  return heldUntil === null ? "refused" : { stopUntil: heldUntil };
+  return hold === null ? "refused" : { stopUntil: hold.until };
 }
 
 /** A refused warmup email: recorded with the server's words; a bounce takes the address out of the pool; enough refusals block the sender. */
-async function refused(db: Database, mailbox: MailboxRecord, receiver: PoolMember, id: number, failure: SmtpFailure, now: number): Promise<void> {
+async function refused(db: Database, mailbox: MailboxRecord, receiver: PoolMember, id: number, failure: SmtpFailure, now: number, hold: SQL | undefined): Promise<void> {
   const kind = failure.kind === "recipient_rejected" || failure.kind === "permanent" ? refusalKind(failure.code, failure.text) : "other";
   const words = failure.code === null ? failure.text : `${failure.code} ${failure.text}`;
-  await markRefused(db, id, { text: words, kind });
+  await markRefused(db, id, { text: words, kind }, hold ? [hold] : []);
   log("warn", "warmup email refused", { mailbox_id: mailbox.id, receiver_id: receiver.id, kind, code: failure.code });
   if (kind === "bounce" && failure.kind === "recipient_rejected") await markBounced(db, receiver.id, words);
   if (kind === "other") return;

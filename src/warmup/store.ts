@@ -1,6 +1,7 @@
 import { and, eq, gte, inArray, isNull, lt, sql, type SQL } from "drizzle-orm";
 import { accounts, emailAccounts, warmupMessages, warmupOtps } from "../db/schema";
 import type { Database } from "../platform/db";
+import { rawBatch } from "../platform/sql";
 import { DAY_MS, NOT_FOUND_AFTER_MS } from "./rules";
 
 /**
@@ -77,9 +78,9 @@ export async function insertWarmupMessage(db: Database, message: NewWarmupMessag
   return row.id;
 }
 
-/** The server did not take it: the server's words and their kind (policy, bounce, other). */
-export async function markRefused(db: Database, id: number, refusal: { text: string; kind: string }): Promise<void> {
-  await db.update(warmupMessages).set({ status: "refused", error: refusal.text, errorKind: refusal.kind }).where(eq(warmupMessages.id, id));
+/** The server did not take it: the server's words and their kind (policy, bounce, other); with what the refusal causes (`also`), in one batch. */
+export async function markRefused(db: Database, id: number, refusal: { text: string; kind: string }, also: SQL[] = []): Promise<void> {
+  await rawBatch(db.$client, [db.update(warmupMessages).set({ status: "refused", error: refusal.text, errorKind: refusal.kind }).where(eq(warmupMessages.id, id)), ...also]);
 }
 
 /** A bounce came back for a warmup email: refused with the report's words; answers its receiver (null: not ours). */
