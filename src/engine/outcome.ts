@@ -50,6 +50,12 @@ export interface SendHold {
   reason: string;
 }
 
+/** When a mailbox's hold ends, if it still holds at `now` (a hold ending at `now` is over); null when not held. */
+export function holdEnd(until: Date | number | null, now: number): number | null {
+  const end = until instanceof Date ? until.getTime() : until;
+  return end !== null && end > now ? end : null;
+}
+
 /**
  * The mailbox's sending held after this failure, whoever met it (a campaign's pass, warmup): the
  * server out of reach or closing, busy or limiting the mailbox (`unavailable`). A 5xx there is the

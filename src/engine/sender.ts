@@ -11,7 +11,7 @@ import { composeEmail } from "./compose";
 import type { EmailLinks } from "./links";
 import { envelopeOf, outgoing, SmtpSender, type Outgoing } from "../mail/smtp";
 import { claimRecords, loadCampaignPlans, openStatement, startPass, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
-import { CONNECTION_RETRY_MS, failureOutcome, type NextStep } from "./outcome";
+import { CONNECTION_RETRY_MS, failureOutcome, holdEnd, type NextStep } from "./outcome";
 import { PendingOutcomes, storeLeftover } from "./pending";
 import type { Finished, Opened, SendJournal } from "./journal";
 import { gapEndsAt, isInWindow, localDayRange, nextLocalDayStart, nextMailboxDayStart, nextWindowOpen, recordDueAt, recordSchedule, scheduleStartAt, stepDueAt, type Schedule } from "../schedule/window";
@@ -148,8 +148,8 @@ export async function runSenderPass(
   lap("findMs");
   // Its server refused its sending for now (a 421, its own sending limit) or was out of reach: a wake
   // before the engine's retry (new leads, a START) must not knock again, which such a server counts against it.
-  const heldUntil = mailbox.sendHeldUntil?.getTime() ?? null;
-  if (heldUntil !== null && heldUntil > now) return { sent: 0, nextWakeAt: active.some((c) => c.plan.nextDueAt !== null) ? heldUntil : null };
+  const heldUntil = holdEnd(mailbox.sendHeldUntil, now);
+  if (heldUntil !== null) return { sent: 0, nextWakeAt: active.some((c) => c.plan.nextDueAt !== null) ? heldUntil : null };
 
   const login = await logins.for(mailbox, "smtp", now);
   if (!login.ok) return { sent: 0, nextWakeAt: login.kind === "unavailable" ? now + CONNECTION_RETRY_MS : null };

@@ -1,5 +1,5 @@
 import type { CampaignStatus } from "../db/schema";
-import type { SendHold } from "./outcome";
+import { holdEnd, type SendHold } from "./outcome";
 import {
   isInWindow,
   mailboxCapReached,
@@ -131,8 +131,8 @@ export function sendingStatus(s: SendingSnapshot): SendingStatus {
   // Before "no leads due": a hold releases the records it stopped with their due time at its end, so
   // a campaign whose only work is those would otherwise hide what its mailboxes' servers said.
   const heldUntil = (mailboxes: readonly MailboxSnapshot[]) => {
-    const until = mailboxes.map((m) => m.heldUntil ?? -Infinity);
-    return until.every((t) => t > s.now) ? Math.min(...until) : null;
+    const ends = mailboxes.map((m) => holdEnd(m.heldUntil, s.now));
+    return ends.every((end) => end !== null) ? Math.min(...ends) : null;
   };
   const start = scheduleStartAt(schedule);
   const allHeld = heldUntil(usable);
@@ -154,7 +154,7 @@ export function sendingStatus(s: SendingSnapshot): SendingStatus {
     return result("new_leads_cap_reached", opening(nextLocalDayStart(s.now, schedule.timezone)));
   }
   const times = withRoom
-    .filter((m) => (m.heldUntil ?? -Infinity) <= s.now)
+    .filter((m) => holdEnd(m.heldUntil, s.now) === null)
     .map((m) => nextSendAt({ schedule, now: s.now, dueAt: s.now, lastSentAt: m.lastSentAt, mailboxGapMinutes: m.gapMinutes }))
     .filter((t): t is number => t !== null);
   return result("sending", times.length > 0 ? Math.min(...times) : null);
@@ -216,8 +216,8 @@ export function mailboxSendingStatus(m: MailboxStatusSnapshot): MailboxSendingSt
   if (m.campaigns.length === 0) return answer("no_active_campaigns", null);
   const capped = mailboxCapReached(m.sentToday, m.maxEmailPerDay);
   // A hold's records were released due at its end (the pass stopped): so, as for a campaign, it comes before "no leads due".
-  const held = m.heldUntil !== null && m.heldUntil > m.now;
-  const from = Math.max(capped ? nextMailboxDayStart(m.now) : m.now, held ? m.heldUntil! : m.now);
+  const heldUntil = holdEnd(m.heldUntil, m.now);
+  const from = Math.max(capped ? nextMailboxDayStart(m.now) : m.now, heldUntil ?? m.now);
   const waiting = m.campaigns.filter((c): c is (typeof m.campaigns)[number] & { nextDueAt: number } => c.nextDueAt !== null);
   // Due records all outside their leads' windows go when the earliest of those opens.
   const dueAt = (c: (typeof waiting)[number]) => (c.leadWindows && !c.leadWindows.anyInWindow && c.leadWindows.nextWindowAt !== null ? Math.max(c.nextDueAt, c.leadWindows.nextWindowAt) : c.nextDueAt);
@@ -226,7 +226,7 @@ export function mailboxSendingStatus(m: MailboxStatusSnapshot): MailboxSendingSt
     .filter((t): t is number => t !== null);
   const next = times.length > 0 ? Math.min(...times) : null;
   if (capped) return answer("daily_cap_reached", next);
-  if (held && waiting.length > 0) return answer("server_refusing", next);
+  if (heldUntil !== null && waiting.length > 0) return answer("server_refusing", next);
   const dueNow = waiting.filter((c) => c.nextDueAt <= m.now);
   if (dueNow.length === 0) return answer("no_leads_due", next);
   const inWindow = (c: (typeof dueNow)[number]) => (c.schedule.send_in_lead_timezone === true ? (c.leadWindows?.anyInWindow ?? true) : isInWindow(c.schedule, m.now));
@@ -282,7 +282,7 @@ export function mailboxWarnings(facts: {
 }): MailboxWarning[] {
   const warnings: MailboxWarning[] = [];
   const { held } = facts;
-  if (held !== null && held.until > facts.now) {
+  if (held !== null && holdEnd(held.until, facts.now) !== null) {
     warnings.push({
       code: "server_refusing",
       message:

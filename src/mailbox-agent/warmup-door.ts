@@ -5,7 +5,7 @@ import { mailboxSends } from "../mailboxes/sends";
 import type { MailboxLogins } from "../mailboxes/login";
 import { DAY_MS } from "../warmup/rules";
 import type { WarmupDoor } from "../warmup/send";
-import { sendHold } from "../engine/outcome";
+import { holdEnd, sendHold } from "../engine/outcome";
 import { holdStatement } from "../engine/store";
 
 /** What the mailbox's object lends its warmup pass: the mailbox's login and its day (src/mailboxes/sends.ts, the one definition). */
@@ -24,6 +24,7 @@ export function warmupDoor(db: Database, logins: MailboxLogins): WarmupDoor {
         },
       };
     },
+    heldUntil: (mailbox, now) => holdEnd(mailbox.sendHeldUntil, now),
     async day(mailbox, now) {
       const sends = mailboxSends(sql`${mailbox.id}`, sql`${mailbox.accountId}`, now - (now % DAY_MS));
       const row = await db.select({ sentToday: sends.sentToday, capToday: sends.capToday, lastSentAt: sends.lastSentAt }).from(sql`(SELECT 1)`).get();

@@ -28,13 +28,15 @@ export type MailboxRecord = typeof emailAccounts.$inferSelect;
  */
 type Delivery = "sent" | "refused" | { stopUntil: number };
 
-/** What the mailbox's object lends warmup: its login and its day's figures (src/mailbox-agent/warmup-door.ts). */
+/** What the mailbox's object lends warmup: its login, its server's hold and its day's figures (src/mailbox-agent/warmup-door.ts). */
 export interface WarmupDoor {
   /** SMTP settings to send as the mailbox, or null when it cannot log in; `refused` reports a refused login. */
   smtp(
     mailbox: MailboxRecord,
     now: number,
   ): Promise<{ settings: SmtpSettings; refused: (text: string) => Promise<void>; hold: (failure: SmtpFailure) => { until: number; statement: SQL } | null } | null>;
+  /** When the hold its server put on the mailbox's sending ends, if it still holds at `now` (the engine's rule). */
+  heldUntil(mailbox: MailboxRecord, now: number): number | null;
   /** Campaign mail of the UTC day (for auto-adjust), what the cap counts, and the latest send of any kind (the gap). */
   day(mailbox: MailboxRecord, now: number): Promise<{ campaignToday: number; capToday: number; lastSentAt: number | null }>;
 }
@@ -70,9 +72,9 @@ export async function runWarmupPass(env: Bindings, door: WarmupDoor, mailboxId: 
   const members = await poolMembers(db, settings.poolScope, mailbox.accountId);
   const state = stateOf(mailbox, settings, now, members.length);
   if (state !== "warming" || !members.some((m) => m.id === mailbox.id)) return now + IDLE_MS;
-  // Its server refused its sending for now (engine/outcome.ts `SendHold`): warmup mail waits with the campaign's.
-  const heldUntil = mailbox.sendHeldUntil?.getTime() ?? null;
-  if (heldUntil !== null && heldUntil > now) return heldUntil;
+  // Its server refused its sending for now: warmup mail waits with the campaign's.
+  const heldUntil = door.heldUntil(mailbox, now);
+  if (heldUntil !== null) return heldUntil;
   const day = await door.day(mailbox, now);
   const plan = await planOf(db, settings, mailbox, members, day.campaignToday, now);
   let lastSentAt = day.lastSentAt;
