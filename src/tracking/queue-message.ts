@@ -23,13 +23,20 @@ export function hitsOf(message: TrackingMessage): TrackedEvent[] {
   return Array.isArray(message) ? message : [message];
 }
 
-/** Hits one write of the consumer records at most, about one D1 batch's worth: no message carries more. */
-export const HITS_PER_WRITE = 100;
+/** Hits one queue message carries at most (a burst past it opens another message). */
+export const HITS_PER_MESSAGE = 100;
+
+/**
+ * Hits one write of the consumer records at most. A write costs four D1 round trips whatever its
+ * size, so a second of bursts (about 35 messages here) goes in one; a write whose rows would not fit
+ * one statement's list parameter is halved (src/tracking/store.ts).
+ */
+export const HITS_PER_WRITE = 1000;
 
 /**
  * A batch's messages in the groups the consumer records together, in order: as many messages as
- * hold HITS_PER_WRITE hits at most (a message alone when it holds more), so one write's rows stay
- * within what one D1 statement takes however many messages a batch brings.
+ * hold HITS_PER_WRITE hits at most (a message alone when it holds more), so the hits one write
+ * reads records for and plans stay bounded however many messages a batch brings.
  */
 export function writeGroups<M extends { body: TrackingMessage }>(messages: readonly M[]): M[][] {
   const groups: M[][] = [];

@@ -5,7 +5,7 @@ import type { AppEnv } from "../platform/env";
 import { loadKeyring } from "../platform/crypto";
 import { log } from "../platform/logging";
 import { classifyHit } from "./machine";
-import { HITS_PER_WRITE, type TrackedEvent, type TrackingMessage } from "./queue-message";
+import { HITS_PER_MESSAGE, type TrackedEvent, type TrackingMessage } from "./queue-message";
 import { recordTrackedEvents } from "./store";
 import { verifyToken, type TrackKind, type TrackPayload } from "./tokens";
 import { fromBase64 } from "../platform/bytes";
@@ -58,7 +58,7 @@ function recordInBackground(c: Context<AppEnv>, type: "OPEN" | "CLICK", payload:
   if (open && open.chars + chars <= MAX_BATCH_CHARS) {
     open.hits.push(event);
     open.chars += chars;
-    if (open.hits.length >= HITS_PER_WRITE) open = null;
+    if (open.hits.length >= HITS_PER_MESSAGE) open = null;
     return;
   }
   const batch = { hits: [event], chars };

@@ -23,9 +23,10 @@ async function recordOwners(db: Database, recordIds: number[]): Promise<Map<numb
 /**
  * Records what tracking links saw through the one ingestion path (record flags and state,
  * analytics, inbox, webhooks): one read and one write batch per campaign, whatever the number of
- * hits. A record deleted since the email went out records nothing. Answers the hits a move's fence
- * refused (their account is being copied to another shard: src/moves/), each campaign's own, so the
- * other accounts' hits of a batch are recorded now.
+ * hits (halved while too large for one statement). A record deleted since the email went out
+ * records nothing. Answers the hits a move's fence refused (their account is being copied to
+ * another shard: src/moves/), each campaign's own, so the other accounts' hits of a batch are
+ * recorded now.
  */
 export async function recordTrackedEvents(env: Bindings, events: TrackedEvent[]): Promise<TrackedEvent[]> {
   // A token names its record, and the record's id its shard (or where its account moved).
@@ -52,21 +53,30 @@ async function recordOnShard(env: Bindings, events: TrackedEvent[]): Promise<Tra
     byCampaign.set(owner.campaignId, group);
   }
   const refused: TrackedEvent[] = [];
-  for (const [campaignId, group] of byCampaign) {
-    const scope = {
-      visible: eq(campaigns.accountId, group.accountId),
-      accountId: group.accountId,
-      campaignId,
-      want: { recordIds: [...new Set(group.events.map((e) => e.payload.recordId))], emails: [], categoryIds: [] },
-    };
-    try {
-      await ingest(env, db, scope, (context) => plannedHits(group.events, context.records), Date.now());
-    } catch (error) {
-      if (!isAccountMoving(error)) throw error;
-      refused.push(...group.events);
-    }
-  }
+  for (const [campaignId, group] of byCampaign) refused.push(...(await recordForCampaign(env, db, campaignId, group.accountId, group.events)));
   return refused;
+}
+
+/** One campaign's hits in one write, or in halves when their rows would not fit one statement (long click URLs). */
+async function recordForCampaign(env: Bindings, db: Database, campaignId: number, accountId: number, events: TrackedEvent[]): Promise<TrackedEvent[]> {
+  const scope = {
+    visible: eq(campaigns.accountId, accountId),
+    accountId,
+    campaignId,
+    want: { recordIds: [...new Set(events.map((e) => e.payload.recordId))], emails: [], categoryIds: [] },
+  };
+  try {
+    const stored = await ingest(env, db, scope, (context) => plannedHits(events, context.records), Date.now(), { bounded: true });
+    if (!stored?.tooLarge) return [];
+  } catch (error) {
+    if (!isAccountMoving(error)) throw error;
+    return events;
+  }
+  const half = Math.ceil(events.length / 2);
+  return [
+    ...(await recordForCampaign(env, db, campaignId, accountId, events.slice(0, half))),
+    ...(await recordForCampaign(env, db, campaignId, accountId, events.slice(half))),
+  ];
 }
 
 /** The hits as planned events, each with its record (a record deleted since the email went out: none). */

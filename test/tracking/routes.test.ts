@@ -346,6 +346,38 @@ describe("the tracking queue", () => {
     for (const recordId of records) expect((await eventsOf(recordId)).map((e) => e.type)).toEqual(["OPEN"]);
   });
 
+  it("records a write too large for one statement in halves: a second of clicks on long links, every one once", async () => {
+    const { records } = await setUp(4);
+    const url = `https://example.com/${"a".repeat(6_000)}`;
+    const click = (recordId: number) => ({ ...openHit(recordId), type: "CLICK" as const, payload: { kind: "click" as const, recordId, step: 1, mailboxId: null, sentAt: Date.now() - 60_000, url }, eventId: `salvo-click:${crypto.randomUUID()}` });
+    // 40 messages of 10 clicks: one write of 400 by the groups, 2.4 MB of links, more than D1 takes in one string.
+    const messages = Array.from({ length: 40 }, (_, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: Array.from({ length: 10 }, (_, j) => click(records[(i * 10 + j) % 4]!)) }));
+    const batch = createMessageBatch<TrackingMessage>("salvo-tracking", messages);
+    // Local D1 takes a longer string than D1 does (2,000,000 bytes): each statement's parameters are watched on their way.
+    const longest: number[] = [];
+    const d1 = Object.getPrototypeOf(env.DB) as D1Database;
+    const d1Batch = d1.batch;
+    const watched = vi.spyOn(d1, "batch").mockImplementation(function (this: D1Database, statements) {
+      for (const statement of statements) {
+        const params = (statement as unknown as { params: unknown[] }).params;
+        longest.push(Math.max(0, ...params.map((param) => (typeof param === "string" ? new TextEncoder().encode(param).length : 0))));
+      }
+      return d1Batch.call(this, statements);
+    });
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    watched.mockRestore();
+    expect(await getQueueResult(batch, ctx)).toMatchObject({ outcome: "ok", retryMessages: [] });
+    expect(Math.max(...longest)).toBeGreaterThan(500_000);
+    expect(Math.max(...longest)).toBeLessThanOrEqual(2_000_000);
+    for (const recordId of records) {
+      const rows = await eventsOf(recordId);
+      expect(rows).toHaveLength(100);
+      expect(new Set(rows.map((row) => row.event_id)).size).toBe(100);
+      expect(rows.every((row) => row.type === "CLICK" && row.link_url === url)).toBe(true);
+    }
+  });
+
   it("records a batch of hits once, even when the batch is delivered twice", async () => {
     const { records } = await setUp(2);
     const payload = (recordId: number) => ({ kind: "open" as const, recordId, step: 1, mailboxId: null, sentAt: Date.now() - 60_000 });

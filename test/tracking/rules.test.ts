@@ -186,12 +186,12 @@ describe("the tracking queue's write groups", () => {
   const hits = (count: number, tag: string) =>
     Array.from({ length: count }, (_, i) => ({ type: "OPEN" as const, payload: open, occurredAt: SENT, isMachine: false, eventId: `salvo-open:${tag}${i}` }));
 
-  it("records messages together up to 100 hits, in order, and a full message on its own", () => {
+  it("records messages together up to 1,000 hits, in order, and a message past it on its own", () => {
     const messages = [
-      { id: "a", body: hits(60, "a") },
-      { id: "b", body: hits(30, "b") },
-      { id: "c", body: hits(20, "c") },
-      { id: "d", body: hits(100, "d") },
+      { id: "a", body: hits(600, "a") },
+      { id: "b", body: hits(300, "b") },
+      { id: "c", body: hits(200, "c") },
+      { id: "d", body: hits(1000, "d") },
       // A message sent before hits were batched holds one hit itself.
       { id: "e", body: hits(1, "e")[0]! },
     ];
