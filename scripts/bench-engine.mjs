@@ -23,11 +23,11 @@
 //     provider: SMTP AUTH XOAUTH2 over STARTTLS on the same port, 60-second tokens refreshed by each
 //     mailbox's agent), in runs of 500 interleaved with password runs (P O O P P O O P): the OAuth
 //     rate as a share of the password rate (issue 24: >= 95%).
-//  3. Tracking endpoints against /health in the same run (autocannon; each route warmed up, then three
-//     rounds in rotated order, medians): the open pixel and the click redirect of a real email of part
-//     1, read from a lead's Maildir; then workerd's CPU per hit, its recording by the queue's consumer
-//     included, against /health's in the same round, 8 rounds (the median of the rounds' ratios).
-//     BENCH_ENGINE_SKIP_SCHEDULER=true stops after this part.
+//  3. Tracking endpoints against /health in the same run: the open pixel and the click redirect of a
+//     real email of part 1, read from a lead's Maildir. Requests per second (autocannon; each route
+//     warmed up, then five rounds in rotated order), then workerd's CPU per hit, its recording by the
+//     queue's consumer included (eight rounds); each target read on the median of the rounds' ratios
+//     to the /health run of the same round. BENCH_ENGINE_SKIP_SCHEDULER=true stops after this part.
 // Part 2 runs each size twice: a campaign as before (no lead zones), and one sending in each lead's
 // zone (CONTRACT 23.2: leads spread over 12 zones and some without one, due times stored inside
 // each lead's window as the engine stores them, 09:00-17:00 every day). BENCH_ENGINE_ONLY_SCHEDULER=true
@@ -422,6 +422,7 @@ function decoded(raw) {
   return raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
 }
 
+const RATE_ROUNDS = 5;
 const CPU_HITS = 2000;
 const CPU_ROUNDS = 8;
 
@@ -450,7 +451,7 @@ async function tracking(server, campaignId, sent) {
   const click = /href="(http[^"]+\/t\/c\/[^"]+)"/.exec(raw)?.[1];
   if (!pixel || !click) throw new Error("no tracked links in the lab's newest message for lead1");
   const local = (link) => `${server.url}${new URL(link).pathname}`;
-  console.log("\n3. Tracking endpoints vs /health (autocannon, 20 connections; each route warmed up, then 3 rounds of 6 s in rotated order, medians):");
+  console.log(`\n3. Tracking endpoints vs /health (autocannon, 20 connections; each route warmed up, then ${RATE_ROUNDS} rounds of 5 s in rotated order; medians, and the median of each round's ratio to its /health run):`);
   const routes = [["/health", `${server.url}/health`], ["open pixel", local(pixel)], ["click redirect", local(click)]];
   // Each route warmed up on its own, and each run starting with no other route's hits still queued for
   // recording: a route run first after a warm-up of /health alone paid for compiling its own path.
@@ -461,10 +462,10 @@ async function tracking(server, campaignId, sent) {
   }
   await trackedAtLeast(server, campaignId, hits);
   const rates = Object.fromEntries(routes.map(([name]) => [name, []]));
-  for (let round = 0; round < 3; round += 1) {
+  for (let round = 0; round < RATE_ROUNDS; round += 1) {
     for (let i = 0; i < routes.length; i += 1) {
       const [name, url] = routes[(i + round) % routes.length];
-      const result = await load(url, 6);
+      const result = await load(url, 5);
       rates[name].push(result);
       if (name !== "/health") {
         hits += result["2xx"] + result["3xx"];
@@ -472,13 +473,18 @@ async function tracking(server, campaignId, sent) {
       }
     }
   }
-  const middle = (runs) => [...runs].sort((a, b) => a.requests.average - b.requests.average)[1];
+  const middle = (runs) => [...runs].sort((a, b) => a.requests.average - b.requests.average)[Math.floor(runs.length / 2)];
   for (const [name] of routes) {
     const run = middle(rates[name]);
     console.log(`   ${name.padEnd(16)} ${run.requests.average.toFixed(0).padStart(6)} req/s   p50 ${run.latency.p50} ms   p99 ${run.latency.p99} ms   (rounds ${rates[name].map((r) => r.requests.average.toFixed(0)).join(", ")}; ${rates[name].reduce((sum, r) => sum + r.errors, 0)} errors)`);
   }
-  const health = middle(rates["/health"]).requests.average;
-  for (const name of ["open pixel", "click redirect"]) console.log(`   ${name} / health: ${((middle(rates[name]).requests.average / health) * 100).toFixed(1)}% (target >= 90%, issue 27)`);
+  // The dev server's rate drifts over a run by as much as the gap measured: each round's tracking run
+  // is read against the /health run of the same round, and the target on the median of those ratios.
+  for (const name of ["open pixel", "click redirect"]) {
+    const pairs = rates[name].map((run, round) => run.requests.average / rates["/health"][round].requests.average).sort((a, b) => a - b);
+    const ofMedians = middle(rates[name]).requests.average / middle(rates["/health"]).requests.average;
+    console.log(`   ${name} / health: ${(pairs[Math.floor(pairs.length / 2)] * 100).toFixed(1)}% (rounds ${pairs.map((r) => (r * 100).toFixed(0)).join(", ")}; medians' ratio ${(ofMedians * 100).toFixed(1)}%) (target >= 90%, issue 27)`);
+  }
   const recorded = await trackedAtLeast(server, campaignId, hits);
   console.log(`   recorded ${recorded} OPEN/CLICK events for ${hits} answered hits (the queue writes them in batches)`);
 
