@@ -78,6 +78,9 @@ const WARMUP = 3;
 const SPARES = 10;
 
 const senders = lab.mailboxes.filter((m) => m.role === "sender");
+
+/** The middle value (the upper of the two middle ones for an even count). */
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 /**
  * A campaign's sent and otherwise finished messages, read straight from shard 0's file. The file is
  * found and opened once: finding it opens every D1 file, and doing that at each poll took 15-20% of a
@@ -243,7 +246,6 @@ async function sinkPairs(server, account, ids, raw) {
     console.log(`   nodemailer pooled (peer) ${peer.toFixed(1)} emails/s: engine / peer ${((engine / peer) * 100).toFixed(1)}% in this pair`);
     pairs.push({ engine, peer, ratio: engine / peer });
   }
-  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const ratio = median(pairs.map((p) => p.ratio));
   console.log(`   ${SINK_ROUNDS} pairs: engine / peer ${pairs.map((p) => `${(p.ratio * 100).toFixed(1)}%`).join(", ")}; median ${(ratio * 100).toFixed(1)}%`);
   const engine = median(pairs.map((p) => p.engine));
@@ -483,14 +485,14 @@ async function tracking(server, campaignId, sent) {
   for (const name of ["open pixel", "click redirect"]) {
     const pairs = rates[name].map((run, round) => run.requests.average / rates["/health"][round].requests.average).sort((a, b) => a - b);
     const ofMedians = middle(rates[name]).requests.average / middle(rates["/health"]).requests.average;
-    console.log(`   ${name} / health: ${(pairs[Math.floor(pairs.length / 2)] * 100).toFixed(1)}% (rounds ${pairs.map((r) => (r * 100).toFixed(0)).join(", ")}; medians' ratio ${(ofMedians * 100).toFixed(1)}%) (target >= 90%, issue 27)`);
+    console.log(`   ${name} / health: ${(median(pairs) * 100).toFixed(1)}% (rounds ${pairs.map((r) => (r * 100).toFixed(0)).join(", ")}; medians' ratio ${(ofMedians * 100).toFixed(1)}%) (target >= 90%, issue 27)`);
   }
   const recorded = await trackedAtLeast(server, campaignId, hits);
   console.log(`   recorded ${recorded} OPEN/CLICK events for ${hits} answered hits (the queue writes them in batches)`);
 
   // Requests per second under a fixed load scatter on a shared machine; workerd's CPU per hit, its
   // recording by the queue's consumer included, holds steadier (as bench:overhead's does). Rounds of
-  // the three routes back to back, each tracking route read against the /health run just before it:
+  // the three routes back to back, each tracking route read against the /health run of its round:
   // the dev server's own cost drifts over a run by more than the gap measured, which a pair cancels.
   const cpu = { "/health": [], "open pixel": [], "click redirect": [] };
   const urls = { "/health": `${server.url}/health`, "open pixel": local(pixel), "click redirect": local(click) };
@@ -504,7 +506,6 @@ async function tracking(server, campaignId, sent) {
       cpu[name].push((workerdCpuMs(server.pid) - before) / answered);
     }
   }
-  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   for (const [name, values] of Object.entries(cpu)) {
     const pairs = values.map((value, round) => cpu["/health"][round] / value);
     const share = name === "/health" ? "" : `: ${(median(pairs) * 100).toFixed(1)}% of /health's hits per CPU second (rounds ${pairs.map((r) => (r * 100).toFixed(0)).join(", ")}; target >= 90%, issue 27)`;
