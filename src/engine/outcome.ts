@@ -67,6 +67,16 @@ export function sendHold(failure: SmtpFailure, now: number): SendHold | null {
   return { until, reason: failure.text };
 }
 
+/**
+ * Where a record goes that a stopped pass did not send (its mailbox held, suspended or its token
+ * refused): a first step back to rotation, due at once, so another mailbox of its campaign sends it
+ * while this one waits; a follow-up stays with its mailbox (another would break the thread), due
+ * when that mailbox tries again (`retryAt`; null: at once, it waits for its mailbox to be usable).
+ */
+export function afterStop(step: number, retryAt: number | null, now: number): { dueAt: number; unpin: boolean } {
+  return step === 1 ? { dueAt: now, unpin: true } : { dueAt: retryAt ?? now, unpin: false };
+}
+
 /** The attempt an SMTP failure ended. */
 export interface Attempt {
   recordId: number;
@@ -118,23 +128,22 @@ export function failureOutcome(failure: SmtpFailure, attempt: Attempt): FailureV
     hold: null,
     ...more,
   });
+  // The mailbox, not the lead, stopped it: no attempt counted, and it waits as `afterStop` says.
+  const waiting = (retryAt: number | null): RecordOutcome => {
+    const { dueAt, unpin } = afterStop(attempt.step, retryAt, now);
+    return { kind: "deferred", recordId, messageRowId, error: failure.text, retryAt: dueAt, unpin, countAttempt: false };
+  };
   switch (failure.kind) {
     case "auth_failed":
       if (attempt.oauth) {
         const retryAt = now + TOKEN_RETRY_MS;
-        return verdict(
-          { kind: "deferred", recordId, messageRowId, error: failure.text, retryAt, unpin: attempt.step === 1, countAttempt: false },
-          { oauthRefusal: failure.text, stop: true, retryAt },
-        );
+        return verdict(waiting(retryAt), { oauthRefusal: failure.text, stop: true, retryAt });
       }
-      return verdict(
-        { kind: "deferred", recordId, messageRowId, error: failure.text, retryAt: now, unpin: attempt.step === 1, countAttempt: false },
-        { suspend: failure.text, stop: true },
-      );
+      return verdict(waiting(null), { suspend: failure.text, stop: true });
     case "connection":
     case "unavailable": {
       const hold = sendHold(failure, now)!;
-      return verdict({ kind: "deferred", recordId, messageRowId, error: failure.text, retryAt: hold.until, unpin: attempt.step === 1, countAttempt: false }, { stop: true, retryAt: hold.until, hold });
+      return verdict(waiting(hold.until), { stop: true, retryAt: hold.until, hold });
     }
     case "unconfirmed":
       return verdict({ kind: "unconfirmed", recordId, messageRowId, error: failure.text, ...attempt.next }, { stop: true, retryAt: now + CONNECTION_RETRY_MS });

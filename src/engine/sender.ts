@@ -2,6 +2,7 @@ import { scheduleOf, settingsOf, type CampaignSettings } from "../schedule/setti
 import { config } from "../config";
 import type { Bindings } from "../platform/env";
 import { connectionUsable, smtpTarget, utcDayStart } from "../mailboxes/rules";
+import { wakeCampaign } from "../mailboxes/wake";
 import type { MailboxLogins } from "../mailboxes/login";
 import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
@@ -11,7 +12,7 @@ import { composeEmail } from "./compose";
 import type { EmailLinks } from "./links";
 import { envelopeOf, outgoing, SmtpSender, type Outgoing } from "../mail/smtp";
 import { claimRecords, loadCampaignPlans, openStatement, startPass, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
-import { CONNECTION_RETRY_MS, failureOutcome, holdEnd, type NextStep } from "./outcome";
+import { afterStop, CONNECTION_RETRY_MS, failureOutcome, holdEnd, type NextStep } from "./outcome";
 import { PendingOutcomes, storeLeftover } from "./pending";
 import type { Finished, Opened, SendJournal } from "./journal";
 import { gapEndsAt, isInWindow, localDayRange, nextLocalDayStart, nextMailboxDayStart, nextWindowOpen, recordDueAt, recordSchedule, scheduleStartAt, stepDueAt, type Schedule } from "../schedule/window";
@@ -238,6 +239,8 @@ async function sendDue(env: Bindings, db: Database, work: PassWork, refused: (re
       // Counted as claimed, not as sent: a new lead whose email failed still took its place today.
       newLeadsLeft = Math.max(0, newLeadsLeft - records.filter((r) => r.step === 1).length);
       if (outcome.sent > 0) lastSentAt = now;
+      // The first steps it stopped are due at once for the campaign's other mailboxes, which may sleep until their own next due time.
+      if (outcome.stop && records.some((r) => r.step === 1)) await wakeCampaign(env, campaign.row.id, mailbox.id);
       if (outcome.oauthRefusal !== null) {
         // A held token refused: the next pass refreshes it; a fresh one refused disconnects the mailbox.
         return { sent, nextWakeAt: (await refused(outcome.oauthRefusal)) ? null : outcome.retryAt };
@@ -392,7 +395,7 @@ async function sendClaimed(
     for (let first = 0; first < sendable.length; first += OPEN_WINDOW) {
       const window = sendable.slice(first, first + OPEN_WINDOW);
       if (stop) {
-        for (const { record } of window) pending.settle({ kind: "released", recordId: record.recordId, dueAt: stop.retryAt ?? now, unpin: record.step === 1 });
+        for (const { record } of window) pending.settle({ kind: "released", recordId: record.recordId, ...afterStop(record.step, stop.retryAt, now) });
         continue;
       }
       const entries = window.map(({ record }): Opened => ({ nonce: claim.nonce, recordId: record.recordId, step: record.step, prior: record.messageStatus === "deferred" ? "deferred" : null }));
@@ -407,7 +410,7 @@ async function sendClaimed(
           continue;
         }
         if (stop) {
-          pending.settle({ kind: "withdrawn", recordId, step, prior: entries[index]!.prior, dueAt: stop.retryAt ?? now, unpin: step === 1 });
+          pending.settle({ kind: "withdrawn", recordId, step, prior: entries[index]!.prior, ...afterStop(step, stop.retryAt, now) });
           continue;
         }
         const { composed, outgoing: message } = await readied(first + index);

@@ -128,7 +128,7 @@ export function sendingStatus(s: SendingSnapshot): SendingStatus {
   const leadZones = schedule.send_in_lead_timezone === true;
   const opening = (instant: number) => (leadZones ? instant : nextWindowOpen(schedule, instant));
   const due = s.firstStepsDue + s.followUpsDue > 0;
-  // Before "no leads due": a hold releases the records it stopped with their due time at its end, so
+  // Before "no leads due": a hold releases the follow-ups it stopped with their due time at its end, so
   // a campaign whose only work is those would otherwise hide what its mailboxes' servers said.
   const heldUntil = (mailboxes: readonly MailboxSnapshot[]) => {
     const ends = mailboxes.map((m) => holdEnd(m.heldUntil, s.now));
@@ -215,7 +215,7 @@ export function mailboxSendingStatus(m: MailboxStatusSnapshot): MailboxSendingSt
   if (!m.connectionOk) return answer("connection_failing", null);
   if (m.campaigns.length === 0) return answer("no_active_campaigns", null);
   const capped = mailboxCapReached(m.sentToday, m.maxEmailPerDay);
-  // A hold's records were released due at its end (the pass stopped): so, as for a campaign, it comes before "no leads due".
+  // A hold's follow-ups were released due at its end (the pass stopped): so, as for a campaign, it comes before "no leads due".
   const heldUntil = holdEnd(m.heldUntil, m.now);
   const from = Math.max(capped ? nextMailboxDayStart(m.now) : m.now, heldUntil ?? m.now);
   const waiting = m.campaigns.filter((c): c is (typeof m.campaigns)[number] & { nextDueAt: number } => c.nextDueAt !== null);

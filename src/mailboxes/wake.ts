@@ -48,7 +48,7 @@ export async function wakeMailboxes(env: Bindings, mailboxIds: number[], mode: W
   }
 }
 
-/** Wakes the agents of a campaign's mailboxes (it started, or gained leads). */
-export async function wakeCampaign(env: Bindings, campaignId: number): Promise<void> {
-  await wakeMailboxes(env, await mailboxIdsOfCampaign(database(env.DB), campaignId));
+/** Wakes the agents of a campaign's mailboxes (it started, gained leads, or a held mailbox gave its first steps back), but `except`'s. */
+export async function wakeCampaign(env: Bindings, campaignId: number, except: number | null = null): Promise<void> {
+  await wakeMailboxes(env, (await mailboxIdsOfCampaign(database(env.DB), campaignId)).filter((id) => id !== except));
 }

@@ -273,7 +273,7 @@ describe("the engine sends a campaign into the lab", () => {
   it.each([
     { limit: "421 (closing, then it hangs up)", sender: () => lab.limited_senders.throttled, words: /^421 4\.7\.0 .*too much mail/, waitMinutes: 5 },
     { limit: "550 5.4.5 (Gmail's daily limit)", sender: () => lab.limited_senders.over_limit, words: /^550 5\.4\.5 .*Daily user sending limit exceeded/, waitMinutes: 60 },
-  ])("a server refusing the mailbox's sending with $limit stops the pass at once: the email waits $waitMinutes minutes, no attempt counted, no lead bounced, nothing suspended, the owner told until a send goes", async ({ sender, words, waitMinutes }) => {
+  ])("a server refusing the mailbox's sending with $limit stops the pass at once and holds the mailbox $waitMinutes minutes: its first emails back to rotation, no attempt counted, no lead bounced, nothing suspended, the owner told until a send goes", async ({ sender, words, waitMinutes }) => {
     const { account, mailboxId } = await checkedSender("sender3", { from_email: sender(), user_name: "sender3@lab.salvo.test" });
     const t0 = startAhead();
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
@@ -286,8 +286,8 @@ describe("the engine sends a campaign into the lab", () => {
     const records = await recordsOf(campaignId);
     expect(
       records.map((r) => ({ blocked: r.state === "BLOCKED", dueAt: r.dueAt?.getTime(), claimed: r.claimToken !== null, pinned: r.emailAccountId !== null })),
-      "every lead waits, back in rotation",
-    ).toEqual(records.map(() => ({ blocked: false, dueAt: retryAt, claimed: false, pinned: false })));
+      "every lead back in rotation, due at once (another mailbox of the campaign may send it: the next test)",
+    ).toEqual(records.map(() => ({ blocked: false, dueAt: t0, claimed: false, pinned: false })));
     expect(await eventCount(campaignId, "BOUNCE")).toBe(0);
     type Warned = MailboxRead & { sending_status: { warnings: { code: string; message: string }[] } };
     const read = async () => (await callJson<Warned>(`/api/v1/email-accounts/${mailboxId}`, { apiKey: account.apiKey })).body;
@@ -310,14 +310,47 @@ describe("the engine sends a campaign into the lab", () => {
     expect((await messagesOf(campaignId)).map((m) => m.status), "no transaction tried while held").toEqual(["deferred"]);
 
     // The limit lifts (here: the mailbox sends as itself again). Another way of sending is not what the
-    // server refused: the hold ends with the change, and the lead not stopped by it goes at once.
+    // server refused: the hold ends with the change, and every lead due goes at once.
     expect((await callJson(`/api/v1/email-accounts/${mailboxId}`, { method: "POST", apiKey: account.apiKey, body: { from_email: "sender3@lab.salvo.test" } })).status).toBe(200);
     expect((await read()).sending_status.warnings.map((w) => w.code)).not.toContain("server_refusing");
     expect((await campaignStatus()).code).not.toBe("all_mailboxes_held");
-    expect((await senderStub(bindings, mailboxId).runPass(t0 + 2 * MINUTE, { read: false })).sent).toBe(1);
-    // The three the hold stopped wait for their retry, then go.
-    expect((await senderStub(bindings, mailboxId).runPass(retryAt, { read: false })).sent).toBe(3);
+    expect((await senderStub(bindings, mailboxId).runPass(t0 + 2 * MINUTE, { read: false })).sent).toBe(4);
     expect((await messagesOf(campaignId)).map((m) => [m.to_email, m.status])).toEqual([...leads.map((l) => l.email), late].sort().map((email) => [email, "sent"]));
+  });
+
+  it("a held mailbox's first emails go out through the campaign's other mailbox at once, which is woken for them; the email the server refused is sent once, by the other", async () => {
+    const { account, mailboxId: held } = await checkedSender("sender3", { from_email: lab.limited_senders.throttled, user_name: "sender3@lab.salvo.test" });
+    const other = lab.mailboxes.find((m) => m.email === "sender2@lab.salvo.test")!;
+    const otherId = await saveLabMailbox(account.apiKey, other.email, other.password, { time_to_wait_in_mins: 0 });
+    expect(await checked(account.apiKey, otherId)).toMatchObject({ is_smtp_success: true });
+    const t0 = startAhead();
+    const campaignId = await campaignWithSequence(account.apiKey, held, t0);
+    await withoutGap(campaignId);
+    const attached = await callJson(`/api/v1/campaigns/${campaignId}/email-accounts`, { method: "POST", apiKey: account.apiKey, body: { email_account_ids: [otherId] } });
+    expect(attached.status).toBe(200);
+    // Both objects' passes on the real clock (START, the attachment) are over, each asleep until the campaign's start.
+    await senderStub(bindings, otherId).runPass(t0 - MINUTE, { read: false });
+    await senderStub(bindings, held).runPass(t0 - MINUTE, { read: false });
+    const wakeOf = async (id: number) =>
+      (await fileEnv().DB.prepare("SELECT engine_wake_at FROM email_accounts WHERE id = ?").bind(id).first<{ engine_wake_at: number | null }>())!.engine_wake_at;
+    await fileEnv().DB.prepare("UPDATE email_accounts SET engine_wake_at = NULL WHERE id = ?").bind(otherId).run();
+
+    // The held mailbox claims every lead, and its server refuses the first email.
+    expect(await senderStub(bindings, held).runPass(t0, { read: false })).toMatchObject({ sent: 0, nextWakeAt: t0 + 5 * MINUTE });
+    // Its pass woke the other's object (whose own pass, on the real clock, records when it wakes next).
+    await vi.waitFor(async () => expect(await wakeOf(otherId), "the other mailbox's object ran a pass").not.toBeNull(), { timeout: 10_000, interval: 100 });
+
+    expect((await senderStub(bindings, otherId).runPass(t0, { read: false })).sent, "the other mailbox sends all three before the hold ends").toBe(3);
+    const rows = await fileEnv()
+      .DB.prepare("SELECT to_email, status, attempts, email_account_id FROM messages WHERE campaign_id = ? ORDER BY to_email")
+      .bind(campaignId)
+      .all<{ to_email: string; status: string; attempts: number; email_account_id: number }>();
+    expect(rows.results, "one row a lead, the refused one's taken over").toEqual(
+      leads.map((lead) => ({ to_email: lead.email, status: "sent", attempts: 1, email_account_id: otherId })).sort((a, b) => a.to_email.localeCompare(b.to_email)),
+    );
+    for (const message of await messagesOf(campaignId)) await delivered(message.to_email, message.message_id);
+    const records = await recordsOf(campaignId);
+    expect(records.map((r) => r.emailAccountId), "their follow-ups stay with the mailbox that sent the first").toEqual(records.map(() => otherId));
   });
 
   it("after a pass that died in a claim's first transaction: the rest goes out exactly once, the one in doubt never, reported, and its lead moves on", async () => {

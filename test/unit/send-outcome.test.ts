@@ -33,10 +33,10 @@ describe("what a failed SMTP transaction makes of its record", () => {
     expect(failureOutcome(failure("auth_failed"), attempt({ step: 2 })).outcome).toMatchObject({ kind: "deferred", unpin: false });
   });
 
-  it("a refused OAuth token is the token's, not a suspension: the pass stops and comes back in seconds with a refreshed one", () => {
+  it("a refused OAuth token is the token's, not a suspension: the pass stops and comes back in seconds with a refreshed one; a first step goes back to rotation at once", () => {
     const verdict = failureOutcome(failure("auth_failed", "535 5.7.8 invalid token"), attempt({ oauth: true }));
     expect(verdict).toEqual({
-      outcome: { kind: "deferred", recordId: 7, messageRowId: 70, error: "535 5.7.8 invalid token", retryAt: NOW + TOKEN_RETRY_MS, unpin: true, countAttempt: false },
+      outcome: { kind: "deferred", recordId: 7, messageRowId: 70, error: "535 5.7.8 invalid token", retryAt: NOW, unpin: true, countAttempt: false },
       bounce: false,
       suspend: null,
       oauthRefusal: "535 5.7.8 invalid token",
@@ -44,6 +44,8 @@ describe("what a failed SMTP transaction makes of its record", () => {
       retryAt: NOW + TOKEN_RETRY_MS,
       hold: null,
     });
+    // A follow-up keeps its mailbox and waits for the refreshed token.
+    expect(failureOutcome(failure("auth_failed"), attempt({ step: 2, oauth: true })).outcome).toMatchObject({ kind: "deferred", retryAt: NOW + TOKEN_RETRY_MS, unpin: false });
   });
 
   it("an unreachable server stops the pass and tries again in 5 minutes, the attempt not counted", () => {
@@ -62,10 +64,10 @@ describe("what a failed SMTP transaction makes of its record", () => {
   it.each([
     { what: "closing the channel or busy for the session (a 4xx before the recipient)", code: 421, text: "421 4.7.0 Try again later, closing connection.", minutes: 5 },
     { what: "refusing the mailbox's own volume (a 5xx that is not the lead's)", code: 550, text: "550 5.4.5 Daily user sending limit exceeded. - gsmtp", minutes: 60 },
-  ])("a server $what stops the pass and waits, no attempt counted, even the fifth", ({ code, text, minutes }) => {
+  ])("a server $what stops the pass and holds the mailbox, no attempt counted, even the fifth: a first step goes back to rotation at once, a follow-up waits for its mailbox", ({ code, text, minutes }) => {
     for (const step of [1, 2]) {
       expect(failureOutcome({ kind: "unavailable", code, text }, attempt({ step, attempt: 5 }))).toEqual({
-        outcome: { kind: "deferred", recordId: 7, messageRowId: 70, error: text, retryAt: NOW + minutes * MINUTE, unpin: step === 1, countAttempt: false },
+        outcome: { kind: "deferred", recordId: 7, messageRowId: 70, error: text, retryAt: step === 1 ? NOW : NOW + minutes * MINUTE, unpin: step === 1, countAttempt: false },
         bounce: false,
         suspend: null,
         oauthRefusal: null,
