@@ -1,4 +1,5 @@
-import type { RecordOutcome, SendHold } from "./outcome";
+import type { RecordOutcome } from "./outcome";
+import type { SendHold } from "../mailboxes/hold";
 import type { CampaignRow, ClaimedRecord } from "./store";
 
 /**

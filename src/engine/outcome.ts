@@ -1,4 +1,5 @@
 import type { SmtpFailure } from "../mail/smtp-replies";
+import { CONNECTION_RETRY_MS, sendHold, type SendHold } from "../mailboxes/hold";
 
 /**
  * What became of a claimed record, and what an SMTP failure makes of it. Pure: the sender decides
@@ -7,14 +8,6 @@ import type { SmtpFailure } from "../mail/smtp-replies";
 
 /** Back-off of a recipient's temporary refusal, by attempt; after the last, the email fails. */
 export const RETRY_DELAYS_MS = [5, 15, 60, 240, 720].map((m) => m * 60_000);
-/** A mailbox whose server cannot be reached is tried again after this long. */
-export const CONNECTION_RETRY_MS = 5 * 60_000;
-/**
- * A mailbox its server refused for its own volume or store (a 5xx `unavailable`: a daily limit, its
- * mailbox full) is tried again after this long: each try costs a login, and Microsoft 365 throttles
- * senders whose submissions keep failing.
- */
-const SENDING_LIMIT_RETRY_MS = 60 * 60_000;
 /** After a held OAuth token was refused, the next pass (with a refreshed one) comes this soon. */
 export const TOKEN_RETRY_MS = 5_000;
 
@@ -43,29 +36,6 @@ export type RecordOutcome =
    * opening (none, or `deferred` with that attempt uncounted), and the record back to the due ones.
    */
   | { kind: "withdrawn"; recordId: number; step: number; prior: "deferred" | null; dueAt: number; unpin: boolean };
-
-/** A mailbox's sending held by its server: until the engine's next try, and the server's words (or what went wrong). */
-export interface SendHold {
-  until: number;
-  reason: string;
-}
-
-/** When a mailbox's hold ends, if it still holds at `now` (a hold ending at `now` is over); null when not held. */
-export function holdEnd(until: Date | number | null, now: number): number | null {
-  const end = until instanceof Date ? until.getTime() : until;
-  return end !== null && end > now ? end : null;
-}
-
-/**
- * The mailbox's sending held after this failure, whoever met it (a campaign's pass, warmup): the
- * server out of reach or closing, busy or limiting the mailbox (`unavailable`). A 5xx there is the
- * provider refusing the mailbox's own volume, tried again only after SENDING_LIMIT_RETRY_MS.
- */
-export function sendHold(failure: SmtpFailure, now: number): SendHold | null {
-  if (failure.kind !== "connection" && failure.kind !== "unavailable") return null;
-  const until = now + (failure.code !== null && failure.code >= 500 ? SENDING_LIMIT_RETRY_MS : CONNECTION_RETRY_MS);
-  return { until, reason: failure.text };
-}
 
 /**
  * Where a record goes that a stopped pass did not send (its mailbox held, suspended or its token

@@ -11,7 +11,8 @@ import { rawBatch } from "../platform/sql";
 import { disconnectAnnouncement } from "../webhooks/disconnect";
 import { deliveryIds, enqueue } from "../webhooks/outbox";
 import type { RecordOutcome } from "./outcome";
-import { holdStatement, outcomeStatements, suspendStatement, type CampaignRow, type MailboxRow } from "./store";
+import { outcomeStatements, suspendStatement, type CampaignRow, type MailboxRow } from "./store";
+import { holdStatement } from "../mailboxes/hold";
 import type { Finished, Leftover, SendJournal } from "./journal";
 
 /** What storing a claim's outcomes needs to know of it. */

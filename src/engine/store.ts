@@ -6,7 +6,7 @@ import { blockListed } from "../leads/block-list";
 import { optedOut } from "../leads/opt-out";
 import { inList, jsonList, rawBatch, statement } from "../platform/sql";
 import { mailboxSends } from "../mailboxes/sends";
-import type { RecordOutcome, SendHold } from "./outcome";
+import type { RecordOutcome } from "./outcome";
 import { espMatchingSql } from "../esp/store";
 import { espMatchingOn, settingsOf } from "../schedule/settings";
 import { MATCH_RECHECK_MS, matchedOpenRecords } from "./matching";
@@ -417,16 +417,6 @@ export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now:
     FROM json_each(${records}) AS v
     WHERE campaign_leads.id = v.value ->> '$.id' AND campaign_leads.claim_token = ${nonce}`);
   return statements;
-}
-
-/**
- * Marks the mailbox's sending held until `until` with the server's words (its server refused it for
- * now, or could not be reached), or clears the mark (`hold` null, after a sent email): what the
- * mailbox's `sending_status` warns of. Clearing writes only a mailbox that holds one.
- */
-export function holdStatement(mailboxId: number, hold: SendHold | null, now: number): SQL {
-  if (hold === null) return sql`UPDATE email_accounts SET send_held_until = NULL, send_held_reason = NULL, updated_at = ${now} WHERE id = ${mailboxId} AND send_held_until IS NOT NULL`;
-  return sql`UPDATE email_accounts SET send_held_until = ${hold.until}, send_held_reason = ${hold.reason}, updated_at = ${now} WHERE id = ${mailboxId}`;
 }
 
 /** Suspends a mailbox whose server refused its login: nothing is sent from it until it is fixed. */

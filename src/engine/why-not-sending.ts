@@ -1,5 +1,5 @@
 import type { CampaignStatus } from "../db/schema";
-import { holdEnd, type SendHold } from "./outcome";
+import { holdEnd, type SendHold } from "../mailboxes/hold";
 import {
   isInWindow,
   mailboxCapReached,

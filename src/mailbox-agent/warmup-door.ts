@@ -5,8 +5,7 @@ import { mailboxSends } from "../mailboxes/sends";
 import type { MailboxLogins } from "../mailboxes/login";
 import { DAY_MS } from "../warmup/rules";
 import type { WarmupDoor } from "../warmup/send";
-import { holdEnd, sendHold } from "../engine/outcome";
-import { holdStatement } from "../engine/store";
+import { holdEnd, holdStatement, sendHold } from "../mailboxes/hold";
 
 /** What the mailbox's object lends its warmup pass: the mailbox's login and its day (src/mailboxes/sends.ts, the one definition). */
 export function warmupDoor(db: Database, logins: MailboxLogins): WarmupDoor {

@@ -269,7 +269,7 @@ export async function applyUpdate(c: Context<AppEnv>, db: Database, principal: P
     : { password: newSecret(body.password), imapPassword: newSecret(body.imap_password) };
   const keyring = await keyringFor(c, secrets);
   const recheck = touchesConnection(existing, changes, secrets);
-  // What its server refused for now (engine/outcome.ts `hold`) was another way of sending: the next pass may knock at once.
+  // What its server refused for now (hold.ts) was another way of sending: the next pass may knock at once.
   const unheld = existing.sendHeldUntil !== null && (recheck || (changes.fromEmail !== undefined && changes.fromEmail !== existing.fromEmail));
   const row = await updateMailbox(
     db,

@@ -96,7 +96,7 @@ export interface MailboxRow {
   disconnectCode: string | null;
   disconnectMessage: string | null;
   disconnectedAt: Date | null;
-  /** Its server refused its sending until then (engine/outcome.ts `SendHold`); null when not held. */
+  /** Its server refused its sending until then (hold.ts `SendHold`); null when not held. */
   sendHeldUntil: Date | null;
   createdAt: Date;
   updatedAt: Date;

@@ -17,9 +17,9 @@ import { deliverManualEmail, type ManualEmail, type ManualOutcome } from "./send
  * Emails sent outside sequences (CONTRACT 21.5: forwards and one-off emails). The route stores the
  * send's progress row (QUEUED) and hands the email to the mailbox's object, which sends it under the
  * manual-send rule (src/manual-mail/rules.ts) and settles the row: COMPLETED, FAILED with the reason,
- * or SCHEDULED for the end of the mailbox's gap. An email the gap holds back waits in the object's own
- * storage (it may carry 10 MB of files, more than a D1 row holds) and goes on the object's pass once
- * the gap ends, so nothing the route accepted is lost when the caller stops waiting.
+ * or SCHEDULED for the end of the mailbox's gap or of its server's hold. An email either holds back
+ * waits in the object's own storage (it may carry 10 MB of files, more than a D1 row holds) and goes
+ * on the object's pass once it ends, so nothing the route accepted is lost when the caller stops waiting.
  */
 
 export type OutsideStatus = (typeof OUTBOUND_REPLY_STATUSES)[number];

@@ -1,3 +1,4 @@
+import type { SendHold } from "../mailboxes/hold";
 import { iso } from "../platform/time";
 
 /**
@@ -11,7 +12,9 @@ import { iso } from "../platform/time";
  *   thread's client) nor opted out (a lead of that scope who unsubscribed or hard-bounced), in any
  *   of the three. A refusal names the first address at fault.
  * - Pace: the mailbox's gap (`time_to_wait_in_mins`, from its last send of any kind) holds: a send
- *   before its end waits for it (a reply is queued, a test email refused). Manual sends never wait
+ *   before its end waits for it (a reply is queued, a test email refused). So does its server's hold
+ *   (src/mailboxes/hold.ts): a person's send does not knock on a server that refused the mailbox's
+ *   sending for now before the next try, as no campaign or warmup send does. Manual sends never wait
  *   for the campaign cap (CONTRACT 10 and 21.5: a person's reply goes even when campaign mail spent
  *   the day's cap); they have their own daily allowance of deliveries (one per recipient) equal to
  *   the cap, so a mailbox capped at N sends at most N campaign emails and N manual deliveries a UTC
@@ -75,11 +78,13 @@ export interface MailboxDay {
   manualToday: number;
   /** Its last send of any kind. */
   lastSentAt: number | null;
+  /** Its server's hold, while it lasts. */
+  hold: SendHold | null;
 }
 
 type Pace = { kind: "now" } | { kind: "refused"; message: string } | { kind: "wait"; until: number; message: string };
 
-/** Whether a manual email to `deliveries` recipients may go now, must wait for the gap, or exceeds the day's allowance. */
+/** Whether a manual email to `deliveries` recipients may go now, must wait for the gap or the hold, or exceeds the day's allowance. */
 export function manualPace(day: MailboxDay, deliveries: number): Pace {
   const allowance = day.maxEmailPerDay;
   if (day.manualToday + deliveries > allowance) {
@@ -91,6 +96,10 @@ export function manualPace(day: MailboxDay, deliveries: number): Pace {
     };
   }
   const gapEnd = day.lastSentAt === null || day.gapMinutes === 0 ? null : day.lastSentAt + day.gapMinutes * 60_000;
+  if (day.hold !== null) {
+    const until = Math.max(day.hold.until, gapEnd ?? 0);
+    return { kind: "wait", until, message: `The mailbox's mail server refused its sending for now (${day.hold.reason}): it may send again at ${iso(until)}` };
+  }
   if (gapEnd !== null && gapEnd > day.now) {
     // The words are for a send that cannot be queued (a test email); a reply is queued for `until`.
     const minutes = `${day.gapMinutes} minute${day.gapMinutes === 1 ? "" : "s"}`;

@@ -5,6 +5,7 @@ import { mailbox as addressOf, type MimeAttachment, type MimeMessage } from "../
 import { sendMail } from "../mail/smtp";
 import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rules";
 import { mailboxObject } from "../mailboxes/wake";
+import { holdStatement, sendHold } from "../mailboxes/hold";
 import type { Scope } from "../platform/access";
 import { database } from "../platform/db";
 import type { Bindings } from "../platform/env";
@@ -95,6 +96,9 @@ export async function deliverManualEmail(env: Bindings, logins: MailboxLogins, e
   );
   if (!result.ok) {
     if (result.failure.kind === "auth_failed") await logins.refused(mailbox, "smtp", login, result.failure.text, now);
+    // Its server refused the mailbox's sending for now: its campaign and warmup mail wait for the next try too.
+    const hold = sendHold(result.failure, now);
+    if (hold !== null) await rawBatch(env.DB, [holdStatement(mailbox.id, hold, now)]);
     return { ok: false, kind: "server", message: result.failure.text };
   }
 
@@ -108,6 +112,8 @@ export async function deliverManualEmail(env: Bindings, logins: MailboxLogins, e
     messageId: result.messageId,
     sentAt: now,
   });
-  const results = await rawBatch(env.DB, [...statements, row]);
+  // A send went: a hold that ran out is over, as after a campaign email.
+  const unheld = mailbox.sendHeldUntil !== null ? [holdStatement(mailbox.id, null, now)] : [];
+  const results = await rawBatch(env.DB, [...statements, row, ...unheld]);
   return { ok: true, sentAt: now, results: results.slice(0, statements.length) };
 }

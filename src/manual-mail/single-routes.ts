@@ -74,7 +74,7 @@ const sendSingleEmail = createRoute({
   summary: "Send one email from one of your mailboxes, outside any campaign",
   description:
     "Sent by the mailbox's own object under the manual-send rule: within its gap (`time_to_wait_in_mins`; an email it holds back is " +
-    "sent when the gap ends) and never held back by its campaign cap (as many manual deliveries a UTC day as its cap, one per recipient), " +
+    "sent when the gap ends) and its server's hold (after its server refused the mailbox's sending for now, the email waits for the next try) and never held back by its campaign cap (as many manual deliveries a UTC day as its cap, one per recipient), " +
     "counted in its `daily_sent_count`. No tracking, no unsubscribe link or header, no SENT event or analytics. To, cc and bcc together: " +
     "at most 10 addresses, none block-listed or unsubscribed (else 400 naming it). Waits up to 25 s for the mail server: `SENT` when it " +
     "took the email, else `QUEUED` (`GET /master-inbox/reply-status?message_id=` follows it); the server refusing → 400 with its words. " +

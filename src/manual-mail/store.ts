@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { ManualSendKind } from "../db/schema";
 import { blockListed } from "../leads/block-list";
 import { optedOut } from "../leads/opt-out";
+import { holdEnd } from "../mailboxes/hold";
 import { utcDayStart } from "../mailboxes/rules";
 import { mailboxSends } from "../mailboxes/sends";
 import type { Scope } from "../platform/access";
@@ -41,7 +42,7 @@ export async function manualFacts(
   d1: D1Database,
   scope: Scope,
   recipients: Recipients,
-  mailbox: { id: number; accountId: number; maxEmailPerDay: number; timeToWaitInMins: number },
+  mailbox: { id: number; accountId: number; maxEmailPerDay: number; timeToWaitInMins: number; sendHeldUntil: Date | null; sendHeldReason: string | null },
   now: number,
 ): Promise<{ refusals: Map<string, AddressRefusal>; day: MailboxDay }> {
   const dayStart = utcDayStart(now);
@@ -60,6 +61,7 @@ export async function manualFacts(
       gapMinutes: mailbox.timeToWaitInMins,
       manualToday: Number(row.manual_today),
       lastSentAt: row.last_sent_at === null ? null : Number(row.last_sent_at),
+      hold: holdEnd(mailbox.sendHeldUntil, now) === null ? null : { until: mailbox.sendHeldUntil!.getTime(), reason: mailbox.sendHeldReason ?? "" },
     },
   };
 }

@@ -58,7 +58,7 @@ const ForwardReplyEmail = z
 const Forwarded = z.object({ ok: z.boolean(), messageId: z.string(), status: z.literal("success") }).openapi("Forwarded");
 
 const RULES =
-  "From the thread's mailbox, through its object under the manual-send rule: within its gap (an email it holds back is sent when the gap ends), " +
+  "From the thread's mailbox, through its object under the manual-send rule: within its gap (an email it holds back is sent when the gap ends) and its server's hold (sent at the next try after its server refused the mailbox's sending for now), " +
   "never held back by its campaign cap, counted in its `daily_sent_count`. Subject `Fwd: <subject>` unless given; the body is your text, a " +
   "forwarded-message header block, then the thread up to that message (newest first). No tracking, no unsubscribe link, no SENT event or " +
   "analytics; `GET /master-inbox/reply-status?message_id=` follows it. Several recipients: the first in To, the others in Cc. A recipient " +

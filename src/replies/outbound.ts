@@ -22,7 +22,7 @@ export const MAILBOX_UNUSABLE = "Email account not found!";
 
 /**
  * A sent reply gives its stats id and the files as they went (name, type and size as fetched); one
- * the mailbox's gap holds back waits until `until` (the route queues it for then).
+ * the mailbox's gap or its server's hold holds back waits until `until` (the route queues it for then).
  */
 export type Delivery =
   | { ok: true; statsId: number; attachments: OutboundAttachment[] }
@@ -137,7 +137,7 @@ export async function sendDueReplies(env: Bindings, logins: MailboxLogins, mailb
     if (outcome.ok) {
       await settleReply(db, reply.id, "COMPLETED", null, outcome.statsId, Date.now(), outcome.attachments);
     } else if (outcome.kind === "wait") {
-      // The gap of the mailbox (an earlier reply of this pass, or campaign mail) holds it back: due again at its end.
+      // The gap of the mailbox (an earlier reply of this pass, or campaign mail) or its server's hold holds it back: due again at its end.
       await rescheduleReply(db, reply.id, outcome.until, Date.now());
       nextAt = Math.min(nextAt ?? Infinity, outcome.until);
     } else {

@@ -70,7 +70,8 @@ const replyInThread = createRoute({
   summary: "Reply in a lead's thread from the mailbox that wrote to it (threaded, recorded in the thread)",
   description:
     "Sent at once, or at `scheduled_time` when that is in the future (the mailbox's object sends it; `GET /master-inbox/reply-status` follows it). " +
-    "A reply the mailbox's gap (`time_to_wait_in_mins`) holds back is queued for the gap's end. To, cc and bcc together: at most 10 addresses (a repeat counts once), " +
+    "A reply the mailbox's gap (`time_to_wait_in_mins`) holds back is queued for the gap's end, and one its server's hold holds back " +
+    "(its server refused the mailbox's sending for now: a 421, its provider's limit) for the next try. To, cc and bcc together: at most 10 addresses (a repeat counts once), " +
     "none block-listed or unsubscribed (else 400 naming it); the mailbox makes as many manual deliveries a UTC day as its daily cap (one per recipient), " +
     "apart from its campaign emails. " +
     "Attachments are fetched at send time (https to a public host, redirects judged hop by hop; at most 10 MB each); a private or loopback address answers 422. " +
@@ -202,7 +203,7 @@ async function replyInThreadOf(c: Context<AppEnv>, campaignId: number, body: Rep
     await insertOutboundReply(db, bodyStore(c.env), { ...reply, extra, status: "SCHEDULED", scheduledAt: new Date(scheduledAt) });
   } else {
     // Sent by the mailbox's object (its one sender); stored once it went out, so a refused send
-    // leaves nothing behind but its error. One the mailbox's gap holds back is queued for its end.
+    // leaves nothing behind but its error. One the mailbox's gap or its server's hold holds back is queued for its end.
     const outcome = await replyDoor(c.env, mailbox.id).sendInboxReply(reply);
     if (outcome.ok) {
       statsId = outcome.statsId;

@@ -49,7 +49,7 @@ const sendTestEmail = createRoute({
     "webhook or analytics, no tracking, and the unsubscribe link is a mailto. From `selectedEmailAccountId`, else the lead's " +
     "mailbox in the campaign, else its first that can send (none → 400). Unknown step → 404; the lead unsubscribed (with no " +
     "`customEmailAddress`), the recipient block-listed or unsubscribed → 400; the mail server refusing → 502 with its words. Sent by the mailbox's " +
-    "object: within its gap (`time_to_wait_in_mins`, else 400 naming when it may send) and its manual allowance (as many deliveries a UTC day as its " +
+    "object: within its gap (`time_to_wait_in_mins`) and its server's hold (else 400 naming when it may send) and its manual allowance (as many deliveries a UTC day as its " +
     "daily cap, apart from campaign emails); counted in its `daily_sent_count`.",
   tags: ["Campaigns"],
   summary: "Send one step of the sequence, filled with a lead's fields, as a test (nothing is recorded)",
@@ -123,7 +123,7 @@ testEmailRoutes.openapi(sendTestEmail, async (c) => {
   }
   if (custom !== null) message.to = { email: custom };
   // Through the mailbox's object, under the manual-send rule (src/manual-mail/rules.ts): block list and
-  // opt-outs, the mailbox's gap (a test email is not queued: refused until it ends) and its allowance.
+  // opt-outs, the mailbox's gap and its server's hold (a test email is not queued: refused until they end) and its allowance.
   const outcome = await manualMailDoor(c.env, mailbox.id).sendManualEmail({
     kind: "test_email",
     mailboxId: mailbox.id,

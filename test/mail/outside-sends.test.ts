@@ -142,4 +142,39 @@ describe("sending outside sequences in the lab", () => {
     const { body: read } = await callJson<{ daily_sent_count: number }>(`/api/v1/email-accounts/${mailboxId}`, { apiKey });
     expect(read.daily_sent_count).toBe(3);
   });
+
+  it("a one-off email its server refuses for now holds the mailbox: the next waits for the try instead of knocking, then goes, and the hold is over", async () => {
+    // Any lab login may send as this address, which Postfix refuses at RCPT with a 421, as a provider's limit does.
+    const { apiKey, mailboxId } = await world({ max_email_per_day: 100, time_to_wait_in_mins: 0, from_email: lab.limited_senders.throttled, user_name: sender.email });
+    const oneOff = (subject: string) =>
+      callJson<{ error?: string; data: { message: string; message_id: string; status: string } }>("/api/v1/send-email/initiate", {
+        method: "POST",
+        apiKey,
+        body: { to: lead2.email, subject, body: "A note", fromEmailId: mailboxId },
+      });
+    const refused = await oneOff("First");
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatch(/^421 4\.7\.0 .*too much mail/);
+    type Read = { sending_status: { code: string; next_send_at: string | null; warnings: { code: string; message: string }[] } };
+    const mailbox = async () => (await callJson<Read>(`/api/v1/email-accounts/${mailboxId}`, { apiKey })).body.sending_status;
+    expect((await mailbox()).warnings.map((w) => w.code), "the owner is told, as after a campaign email").toContain("server_refusing");
+    const heldUntil = (await fileEnv().DB.prepare("SELECT send_held_until AS until FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ until: number }>())!.until;
+    expect(heldUntil).toBeGreaterThan(Date.now() + 4 * 60_000);
+
+    const queued = await oneOff("Second");
+    expect(queued.body.data, "not sent into the refusal: queued for the try").toMatchObject({ message: "Email queued", status: "QUEUED" });
+    const waiting = (await status(apiKey, queued.body.data.message_id)).body.data;
+    expect(waiting).toMatchObject({ status: "SCHEDULED", scheduled_time: new Date(heldUntil).toISOString() });
+    expect(waiting.status_message).toMatch(/refused its sending for now \(421 4\.7\.0 /);
+
+    // The provider's limit lifts (here: the mailbox sends as itself again, written straight to its row, so the hold runs to its end).
+    await fileEnv().DB.prepare("UPDATE email_accounts SET from_email = ? WHERE id = ?").bind(sender.email, mailboxId).run();
+    await senderStub(bindings, mailboxId).runPass(heldUntil - 5_000, { mailboxId, read: false });
+    expect((await status(apiKey, queued.body.data.message_id)).body.data.status, "nothing sent before the try").toBe("SCHEDULED");
+    await senderStub(bindings, mailboxId).runPass(heldUntil + 1_000, { mailboxId, read: false });
+    expect((await status(apiKey, queued.body.data.message_id)).body.data.status).toBe("COMPLETED");
+    expect(header(await vi.waitFor(() => delivered(lead2.email, queued.body.data.message_id), { timeout: 15_000, interval: 250 }), "Subject")).toBe("Second");
+    const after = await fileEnv().DB.prepare("SELECT send_held_until AS until, send_held_reason AS reason FROM email_accounts WHERE id = ?").bind(mailboxId).first();
+    expect(after, "a send went: the hold is over").toEqual({ until: null, reason: null });
+  });
 });

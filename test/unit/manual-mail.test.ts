@@ -5,7 +5,7 @@ const NOW = Date.parse("2026-05-01T12:00:00.000Z");
 const DAY_END = Date.parse("2026-05-02T00:00:00.000Z");
 
 function day(more: Partial<MailboxDay> = {}): MailboxDay {
-  return { now: NOW, dayEnd: DAY_END, maxEmailPerDay: 2, gapMinutes: 0, manualToday: 0, lastSentAt: null, ...more };
+  return { now: NOW, dayEnd: DAY_END, maxEmailPerDay: 2, gapMinutes: 0, manualToday: 0, lastSentAt: null, hold: null, ...more };
 }
 
 describe("the manual-send rule", () => {
@@ -51,5 +51,16 @@ describe("the manual-send rule", () => {
     expect(manualPace(day({ gapMinutes: 0, lastSentAt: NOW + 86_400_000 }), 1)).toEqual({ kind: "now" });
     // Past the allowance it is refused outright, not queued.
     expect(manualPace(day({ gapMinutes: 10, lastSentAt: NOW - 60_000, manualToday: 2 }), 1).kind).toBe("refused");
+  });
+
+  it("waits for the end of its server's hold (and of the gap, if later), with the server's words; the allowance still refuses first", () => {
+    const hold = { until: NOW + 5 * 60_000, reason: "421 4.7.0 Too much mail from this sender" };
+    expect(manualPace(day({ hold }), 1)).toEqual({
+      kind: "wait",
+      until: hold.until,
+      message: "The mailbox's mail server refused its sending for now (421 4.7.0 Too much mail from this sender): it may send again at 2026-05-01T12:05:00.000Z",
+    });
+    expect(manualPace(day({ hold, gapMinutes: 10, lastSentAt: NOW - 60_000 }), 1)).toMatchObject({ kind: "wait", until: NOW + 9 * 60_000 });
+    expect(manualPace(day({ hold, manualToday: 2 }), 1).kind).toBe("refused");
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CONNECTION_RETRY_MS, RETRY_DELAYS_MS, TOKEN_RETRY_MS, failureOutcome, type Attempt } from "../../src/engine/outcome";
+import { RETRY_DELAYS_MS, TOKEN_RETRY_MS, failureOutcome, type Attempt } from "../../src/engine/outcome";
+import { CONNECTION_RETRY_MS } from "../../src/mailboxes/hold";
 import type { SmtpFailure, SmtpFailureKind } from "../../src/mail/smtp-replies";
 
 const NOW = Date.parse("2031-03-03T10:00:00Z");

@@ -1,0 +1,50 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { SmtpFailure } from "../mail/smtp-replies";
+
+/**
+ * A mailbox's send hold: its server refused its sending for now (a 421, its provider's limit) or
+ * could not be reached, so nothing of the mailbox (campaign passes, warmup, a person's sends) knocks
+ * on that server again before the next try, which such a server counts against the mailbox.
+ */
+
+/** A mailbox whose server cannot be reached is tried again after this long. */
+export const CONNECTION_RETRY_MS = 5 * 60_000;
+/**
+ * A mailbox its server refused for its own volume or store (a 5xx `unavailable`: a daily limit, its
+ * mailbox full) is tried again after this long: each try costs a login, and Microsoft 365 throttles
+ * senders whose submissions keep failing.
+ */
+const SENDING_LIMIT_RETRY_MS = 60 * 60_000;
+
+/** A mailbox's sending held by its server: until the engine's next try, and the server's words (or what went wrong). */
+export interface SendHold {
+  until: number;
+  reason: string;
+}
+
+/** When a mailbox's hold ends, if it still holds at `now` (a hold ending at `now` is over); null when not held. */
+export function holdEnd(until: Date | number | null, now: number): number | null {
+  const end = until instanceof Date ? until.getTime() : until;
+  return end !== null && end > now ? end : null;
+}
+
+/**
+ * The mailbox's sending held after this failure, whoever met it (a campaign's pass, warmup, a person's send): the
+ * server out of reach or closing, busy or limiting the mailbox (`unavailable`). A 5xx there is the
+ * provider refusing the mailbox's own volume, tried again only after SENDING_LIMIT_RETRY_MS.
+ */
+export function sendHold(failure: SmtpFailure, now: number): SendHold | null {
+  if (failure.kind !== "connection" && failure.kind !== "unavailable") return null;
+  const until = now + (failure.code !== null && failure.code >= 500 ? SENDING_LIMIT_RETRY_MS : CONNECTION_RETRY_MS);
+  return { until, reason: failure.text };
+}
+
+/**
+ * Marks the mailbox's sending held until `until` with the server's words (its server refused it for
+ * now, or could not be reached), or clears the mark (`hold` null, after a sent email): what the
+ * mailbox's `sending_status` warns of. Clearing writes only a mailbox that holds one.
+ */
+export function holdStatement(mailboxId: number, hold: SendHold | null, now: number): SQL {
+  if (hold === null) return sql`UPDATE email_accounts SET send_held_until = NULL, send_held_reason = NULL, updated_at = ${now} WHERE id = ${mailboxId} AND send_held_until IS NOT NULL`;
+  return sql`UPDATE email_accounts SET send_held_until = ${hold.until}, send_held_reason = ${hold.reason}, updated_at = ${now} WHERE id = ${mailboxId}`;
+}
