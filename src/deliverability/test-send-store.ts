@@ -1,7 +1,8 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { campaigns, sequenceSteps, sequenceVariants } from "../db/schema";
 import type { Database } from "../platform/db";
-import { statement } from "../platform/sql";
+import { jsonList, rawBatch, statement } from "../platform/sql";
+import { holdStatement, type SendHold } from "../mailboxes/hold";
 
 /** A cell whose email the sending mailbox has just taken. */
 export interface ClaimedSend {
@@ -34,6 +35,18 @@ export async function claimDueSends(d1: D1Database, mailbox: { accountId: number
           (SELECT sequence_mapping_id FROM spam_tests WHERE id = spam_test_id) AS sequenceMappingId`,
   ).all<ClaimedSend>();
   return rows.results.sort((a, b) => a.id - b.id);
+}
+
+/**
+ * Its server refused the mailbox's sending for now: the mailbox held (src/mailboxes/hold.ts) and these
+ * cells, claimed and not delivered, due again at the hold's end, in one batch; so a throttled sender
+ * spends no seed of the run on refusals, which would read as mail that never arrived.
+ */
+export async function holdTestSends(d1: D1Database, mailboxId: number, cellIds: number[], hold: SendHold, now: number): Promise<void> {
+  await rawBatch(d1, [
+    holdStatement(mailboxId, hold, now),
+    sql`UPDATE spam_test_results SET sent_at = NULL, send_at = max(send_at, ${hold.until}), updated_at = ${now} WHERE id IN (SELECT value FROM json_each(${jsonList(cellIds)}))`,
+  ]);
 }
 
 /** When this mailbox's next test email is due (null: none waits). */

@@ -9,7 +9,9 @@ import { log } from "../platform/logging";
 import { mailPolicy } from "../platform/outbound";
 import { escapeHtml } from "../sequences/template";
 import { TEST_ID_HEADER, TEST_RUN_HEADER } from "./placement";
-import { claimDueSends, keepRunMessage, nextSendAt, recordSendError, testStep, type ClaimedSend } from "./test-send-store";
+import { claimDueSends, holdTestSends, keepRunMessage, nextSendAt, recordSendError, testStep, type ClaimedSend } from "./test-send-store";
+import { holdEnd, holdStatement, sendHold, type SendHold } from "../mailboxes/hold";
+import { rawBatch } from "../platform/sql";
 import type { MailboxLogins } from "../mailboxes/login";
 import { type MailboxLogin } from "../mailboxes/login";
 
@@ -21,10 +23,13 @@ function tokenLine(token: string): string {
   return `Salvo placement test ${token}`;
 }
 
-async function sendOne(env: Bindings, mailbox: MailboxRow, login: Extract<MailboxLogin, { ok: true }>, logins: MailboxLogins, cell: ClaimedSend, now: number): Promise<string | null> {
+/** Why a test email did not go (null: it went), and the hold its server's refusal puts on the mailbox. */
+type NotSent = { error: string; hold: SendHold | null } | null;
+
+async function sendOne(env: Bindings, mailbox: MailboxRow, login: Extract<MailboxLogin, { ok: true }>, logins: MailboxLogins, cell: ClaimedSend, now: number): Promise<NotSent> {
   const db = database(env.DB);
   const content = await testStep(db, cell.campaignId, cell.sequenceMappingId);
-  if (content === null) return `The campaign has no live step ${cell.sequenceMappingId} (sequence_mapping_id)`;
+  if (content === null) return { error: `The campaign has no live step ${cell.sequenceMappingId} (sequence_mapping_id)`, hold: null };
   const domain = mailbox.fromEmail.split("@")[1] ?? "salvo.invalid";
   const composed = await composeEmail({
     recordId: cell.id,
@@ -50,7 +55,7 @@ async function sendOne(env: Bindings, mailbox: MailboxRow, login: Extract<Mailbo
     return null;
   }
   if (result.failure.kind === "auth_failed") await logins.refused(mailbox, "smtp", login, result.failure.text, now);
-  return `The mail server did not take the test email: ${result.failure.text}`;
+  return { error: `The mail server did not take the test email: ${result.failure.text}`, hold: sendHold(result.failure, now) };
 }
 
 /**
@@ -64,15 +69,29 @@ export async function sendDueTestEmails(env: Bindings, logins: MailboxLogins, ma
   // Every pass asks and nearly every answer is "none due": that costs a read, the claim's write only when one is.
   const next = await nextSendAt(env.DB, mailbox);
   if (next === null || next > now) return next;
+  // Its server refused the mailbox's sending for now: no test email knocks before the next try.
+  const heldUntil = holdEnd(mailbox.sendHeldUntil, now);
+  if (heldUntil !== null) return heldUntil;
   const due = await claimDueSends(env.DB, mailbox, now, SENDS_PER_PASS);
   const usable = !mailbox.isSuspended && connectionUsable(mailbox);
   const login = due.length > 0 && usable ? await logins.for(mailbox, "smtp", now) : null;
-  for (const cell of due) {
-    const error = !login?.ok ? "The sender mailbox cannot send (suspended, failing its connection check, disconnected, or no password)" : await sendOne(env, mailbox, login, logins, cell, now);
-    if (error !== null) {
-      await recordSendError(env.DB, cell.id, error, Date.now());
-      log("warn", "spam test email not sent", { mailbox_id: mailbox.id, cell_id: cell.id, reason: error });
+  let sent = false;
+  for (const [index, cell] of due.entries()) {
+    const notSent: NotSent = !login?.ok
+      ? { error: "The sender mailbox cannot send (suspended, failing its connection check, disconnected, or no password)", hold: null }
+      : await sendOne(env, mailbox, login, logins, cell, now);
+    if (notSent === null) {
+      sent = true;
+    } else if (notSent.hold !== null) {
+      await holdTestSends(env.DB, mailbox.id, due.slice(index).map((c) => c.id), notSent.hold, now);
+      log("warn", "spam test emails held: the server refused the mailbox's sending for now", { mailbox_id: mailbox.id, cells: due.length - index, until: notSent.hold.until });
+      return notSent.hold.until;
+    } else {
+      await recordSendError(env.DB, cell.id, notSent.error, Date.now());
+      log("warn", "spam test email not sent", { mailbox_id: mailbox.id, cell_id: cell.id, reason: notSent.error });
     }
   }
+  // A send went: a hold that ran out is over, as after a campaign email.
+  if (sent && mailbox.sendHeldUntil !== null) await rawBatch(env.DB, [holdStatement(mailbox.id, null, now)]);
   return nextSendAt(env.DB, mailbox);
 }

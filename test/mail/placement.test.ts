@@ -8,6 +8,7 @@ import { schema, testDb } from "../db";
 import { ADMIN_TOKEN, callJson, env, fileShard, provisionAccount, fileEnv } from "../helpers";
 import { advanceMove, requestMove } from "../../src/moves/run";
 import { createCampaign } from "../campaigns/fixtures";
+import { senderStub } from "../../src/mailbox-agent/stub";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 
 const lab = inject("mailLab");
@@ -239,6 +240,8 @@ describe("placement tests against the lab's seed mailboxes", () => {
     const sender = lab.mailboxes.find((m) => m.email === "sender3@lab.salvo.test")!;
     const mailboxId = await saveLabMailbox(account.apiKey, sender.email, sender.password);
     expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
+    // A hold that ran out (its server refused the mailbox's sending a while ago): the run's first email to go ends it.
+    await fileEnv().DB.prepare("UPDATE email_accounts SET send_held_until = ?, send_held_reason = '421 4.7.0 Try again later' WHERE id = ?").bind(Date.now() - 60_000, mailboxId).run();
     const campaign = await createCampaign(account.apiKey);
     const steps = await callJson(`/api/v1/campaigns/${campaign}/sequences`, {
       method: "POST",
@@ -282,6 +285,7 @@ describe("placement tests against the lab's seed mailboxes", () => {
       ["seed-yahoo@lab.salvo.test", null],
     ]);
     expect(cells.every((c) => c.sent_at !== null)).toBe(true);
+    expect(await fileEnv().DB.prepare("SELECT send_held_until AS until, send_held_reason AS reason FROM email_accounts WHERE id = ?").bind(mailboxId).first()).toEqual({ until: null, reason: null });
 
     const placed = await checkUntilPlaced(created.body.id);
     expect(placed.map((c) => [c.provider_id, c.folder])).toEqual([
@@ -304,5 +308,66 @@ describe("placement tests against the lab's seed mailboxes", () => {
     const arrived = await fileEnv().DB.prepare("SELECT count(*) AS n FROM spam_test_results WHERE spam_test_id = ? AND message_id = ?").bind(Number(created.body.id), messageId).first<{ n: number }>();
     expect(arrived!.n).toBe(1);
     expect(content.body.rawEmailContent).toMatch(/^Subject: Hello there\r$/m);
+  });
+
+  it("a sender whose server refuses its sending for now spends no seed on refusals: a run due while it is held waits for the try, and a try still refused holds it again, the emails waiting again", { timeout: 60_000 }, async () => {
+    const account = await provisionAccount();
+    const login = lab.mailboxes.find((m) => m.email === "sender6@lab.salvo.test")!;
+    // Any lab login may send as this address, which Postfix refuses at RCPT with a 421, as a provider's limit does.
+    const from = lab.limited_senders.throttled;
+    const mailboxId = await saveLabMailbox(account.apiKey, login.email, login.password, { from_email: from, user_name: login.email });
+    expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
+    const campaign = await createCampaign(account.apiKey);
+    await callJson(`/api/v1/campaigns/${campaign}/sequences`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hello", email_body: "<p>A short note.</p>" }] },
+    });
+    while (new Date().getUTCSeconds() >= 50) await new Promise((resolve) => setTimeout(resolve, 500));
+    const start = Date.now() - 55_000;
+    const created = await callJson<{ id: string }>("/api/v1/spam-test/schedule", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: {
+        test_name: "lab throttled",
+        spam_filters: true,
+        campaign_id: campaign,
+        sequence_mapping_id: 1,
+        provider_ids: ["gmail", "yahoo"],
+        sender_accounts: [from],
+        all_email_sent_without_time_gap: true,
+        schedule_start_time: new Date(start).toISOString(),
+        test_end_date: new Date(start + 86_400_000).toISOString(),
+        scheduler_cron_value: "* * * * *",
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const hold = async () => (await fileEnv().DB.prepare("SELECT send_held_until AS until FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ until: number | null }>())!.until;
+    const cells = async () =>
+      (await fileEnv().DB.prepare("SELECT send_at, sent_at, send_error FROM spam_test_results WHERE spam_test_id = ? ORDER BY id").bind(Number(created.body.id)).all<{ send_at: number; sent_at: number | null; send_error: string | null }>()).results;
+
+    // Any pass the mailbox's saving started is over (one at a time in its object) before the wake below is watched.
+    await senderStub(bindings, mailboxId).runPass(Date.now(), { mailboxId, read: false });
+    // A campaign email met its server's 421 a moment ago: the mailbox is held for 2 more minutes.
+    const heldUntil = Date.now() + 2 * 60_000;
+    await fileEnv().DB.prepare("UPDATE email_accounts SET send_held_until = ?, send_held_reason = '421 4.7.0 too much mail', engine_wake_at = NULL WHERE id = ?").bind(heldUntil, mailboxId).run();
+    // The minute cron starts the run and wakes the mailbox's object, whose pass (it records its next wake) knocks on nothing.
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), bindings);
+    const wake = async () => (await fileEnv().DB.prepare("SELECT engine_wake_at AS at FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ at: number | null }>())!.at;
+    for (let i = 0; i < 100 && (await wake()) === null; i += 1) await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await wake(), "the object ran a pass").not.toBeNull();
+    const due = await cells();
+    expect(due).toHaveLength(2);
+    expect(due.every((c) => c.send_at <= Date.now() && c.sent_at === null && c.send_error === null), "due, and not sent into the refusal").toBe(true);
+    expect(await hold()).toBe(heldUntil);
+
+    // The try meets the 421 again: the mailbox is held again and the run's emails wait again, neither counted as sent nor failed.
+    await senderStub(bindings, mailboxId).runPass(heldUntil + 1_000, { mailboxId, read: false });
+    const again = heldUntil + 1_000 + 5 * 60_000;
+    expect(await hold()).toBe(again);
+    expect(await cells()).toEqual([
+      { send_at: again, sent_at: null, send_error: null },
+      { send_at: again, sent_at: null, send_error: null },
+    ]);
   });
 });
