@@ -3,8 +3,9 @@ import type { SmtpFailure } from "../mail/smtp-replies";
 
 /**
  * A mailbox's send hold: its server refused its sending for now (a 421, its provider's limit) or
- * could not be reached, so nothing of the mailbox (campaign passes, warmup, a person's sends, placement tests) knocks
- * on that server again before the next try, which such a server counts against the mailbox.
+ * could not be reached, so nothing of the mailbox (campaign passes, warmup, a person's sends,
+ * placement tests) knocks on that server again before the next try, which such a server counts
+ * against the mailbox.
  */
 
 /** A mailbox whose server cannot be reached is tried again after this long. */
@@ -29,9 +30,10 @@ export function holdEnd(until: Date | number | null, now: number): number | null
 }
 
 /**
- * The mailbox's sending held after this failure, whoever met it (a campaign's pass, warmup, a person's send, a placement test): the
- * server out of reach or closing, busy or limiting the mailbox (`unavailable`). A 5xx there is the
- * provider refusing the mailbox's own volume, tried again only after SENDING_LIMIT_RETRY_MS.
+ * The mailbox's sending held after this failure, whoever met it (a campaign's pass, warmup, a
+ * person's send, a placement test): the server out of reach or closing, busy or limiting the mailbox
+ * (`unavailable`). A 5xx there is the provider refusing the mailbox's own volume, tried again only
+ * after SENDING_LIMIT_RETRY_MS.
  */
 export function sendHold(failure: SmtpFailure, now: number): SendHold | null {
   if (failure.kind !== "connection" && failure.kind !== "unavailable") return null;
