@@ -112,6 +112,40 @@ async function providerReport(apiKey: string, testId: string | number) {
   return Object.fromEntries(body.data.providers.map((p) => [p.provider_id, p]));
 }
 
+/**
+ * An automated test of a new campaign's one step, from `sender` to the gmail and yahoo seeds, every
+ * minute from 55 s ago: its first slot is already due (the last seconds of a minute are skipped).
+ */
+async function automatedTest(apiKey: string, sender: string, subject: string): Promise<string> {
+  const campaign = await createCampaign(apiKey);
+  const steps = await callJson(`/api/v1/campaigns/${campaign}/sequences`, {
+    method: "POST",
+    apiKey,
+    body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject, email_body: "<p>A short note.</p>" }] },
+  });
+  expect(steps.status, JSON.stringify(steps.body)).toBe(200);
+  while (new Date().getUTCSeconds() >= 50) await new Promise((resolve) => setTimeout(resolve, 500));
+  const start = Date.now() - 55_000;
+  const created = await callJson<{ id: string }>("/api/v1/spam-test/schedule", {
+    method: "POST",
+    apiKey,
+    body: {
+      test_name: "lab automated",
+      spam_filters: true,
+      campaign_id: campaign,
+      sequence_mapping_id: 1,
+      provider_ids: ["gmail", "yahoo"],
+      sender_accounts: [sender],
+      all_email_sent_without_time_gap: true,
+      schedule_start_time: new Date(start).toISOString(),
+      test_end_date: new Date(start + 86_400_000).toISOString(),
+      scheduler_cron_value: "* * * * *",
+    },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  return created.body.id;
+}
+
 beforeAll(registerLabSeeds);
 
 describe("placement tests against the lab's seed mailboxes", () => {
@@ -242,41 +276,14 @@ describe("placement tests against the lab's seed mailboxes", () => {
     expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
     // A hold that ran out (its server refused the mailbox's sending a while ago): the run's first email to go ends it.
     await fileEnv().DB.prepare("UPDATE email_accounts SET send_held_until = ?, send_held_reason = '421 4.7.0 Try again later' WHERE id = ?").bind(Date.now() - 60_000, mailboxId).run();
-    const campaign = await createCampaign(account.apiKey);
-    const steps = await callJson(`/api/v1/campaigns/${campaign}/sequences`, {
-      method: "POST",
-      apiKey: account.apiKey,
-      body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hello {{first_name | there}}", email_body: "<p>A short note.</p>" }] },
-    });
-    expect(steps.status, JSON.stringify(steps.body)).toBe(200);
-
-    // The first slot of "every minute" from 55 s ago is already due (skip the last seconds of a minute).
-    while (new Date().getUTCSeconds() >= 50) await new Promise((resolve) => setTimeout(resolve, 500));
-    const start = Date.now() - 55_000;
-    const created = await callJson<{ id: string }>("/api/v1/spam-test/schedule", {
-      method: "POST",
-      apiKey: account.apiKey,
-      body: {
-        test_name: "lab automated",
-        spam_filters: true,
-        campaign_id: campaign,
-        sequence_mapping_id: 1,
-        provider_ids: ["gmail", "yahoo"],
-        sender_accounts: [sender.email],
-        all_email_sent_without_time_gap: true,
-        schedule_start_time: new Date(start).toISOString(),
-        test_end_date: new Date(start + 86_400_000).toISOString(),
-        scheduler_cron_value: "* * * * *",
-      },
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    expect(await cellsOf(created.body.id)).toEqual([]);
+    const testId = await automatedTest(account.apiKey, sender.email, "Hello {{first_name | there}}");
+    expect(await cellsOf(testId)).toEqual([]);
 
     // The minute cron starts the run and wakes the sender mailbox's object, which sends on its own.
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), bindings);
     let cells: Cell[] = [];
     for (let i = 0; i < 100; i += 1) {
-      cells = await cellsOf(created.body.id);
+      cells = await cellsOf(testId);
       if (cells.length === 2 && cells.every((c) => c.sent_at !== null)) break;
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
@@ -287,25 +294,25 @@ describe("placement tests against the lab's seed mailboxes", () => {
     expect(cells.every((c) => c.sent_at !== null)).toBe(true);
     expect(await fileEnv().DB.prepare("SELECT send_held_until AS until, send_held_reason AS reason FROM email_accounts WHERE id = ?").bind(mailboxId).first()).toEqual({ until: null, reason: null });
 
-    const placed = await checkUntilPlaced(created.body.id);
+    const placed = await checkUntilPlaced(testId);
     expect(placed.map((c) => [c.provider_id, c.folder])).toEqual([
       ["gmail", "inbox"],
       ["yahoo", "inbox"],
     ]);
     expect(placed.every((c) => c.spam_score !== null)).toBe(true);
-    const report = await providerReport(account.apiKey, created.body.id);
+    const report = await providerReport(account.apiKey, testId);
     expect(report.gmail).toMatchObject({ inbox_count: 1, total_count: 1 });
     expect(report.yahoo).toMatchObject({ inbox_count: 1, total_count: 1 });
 
     // CONTRACT 21.6: the email as the mailbox handed it to the server, the same one the seed received.
     const content = await callJson<{ spamTest: string; subject: string; text: string; html: string; rawEmailContent: string }>(
-      `/api/v1/spam-test/report/${created.body.id}/email-content`,
+      `/api/v1/spam-test/report/${testId}/email-content`,
       { apiKey: account.apiKey },
     );
     expect(content.status, JSON.stringify(content.body)).toBe(200);
-    expect(content.body).toMatchObject({ spamTest: created.body.id, subject: "Hello there", html: expect.stringContaining("<p>A short note.</p>") });
+    expect(content.body).toMatchObject({ spamTest: testId, subject: "Hello there", html: expect.stringContaining("<p>A short note.</p>") });
     const messageId = /^Message-ID: (.+)$/im.exec(content.body.rawEmailContent)![1]!.trim();
-    const arrived = await fileEnv().DB.prepare("SELECT count(*) AS n FROM spam_test_results WHERE spam_test_id = ? AND message_id = ?").bind(Number(created.body.id), messageId).first<{ n: number }>();
+    const arrived = await fileEnv().DB.prepare("SELECT count(*) AS n FROM spam_test_results WHERE spam_test_id = ? AND message_id = ?").bind(Number(testId), messageId).first<{ n: number }>();
     expect(arrived!.n).toBe(1);
     expect(content.body.rawEmailContent).toMatch(/^Subject: Hello there\r$/m);
   });
@@ -317,34 +324,10 @@ describe("placement tests against the lab's seed mailboxes", () => {
     const from = lab.limited_senders.throttled;
     const mailboxId = await saveLabMailbox(account.apiKey, login.email, login.password, { from_email: from, user_name: login.email });
     expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
-    const campaign = await createCampaign(account.apiKey);
-    await callJson(`/api/v1/campaigns/${campaign}/sequences`, {
-      method: "POST",
-      apiKey: account.apiKey,
-      body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hello", email_body: "<p>A short note.</p>" }] },
-    });
-    while (new Date().getUTCSeconds() >= 50) await new Promise((resolve) => setTimeout(resolve, 500));
-    const start = Date.now() - 55_000;
-    const created = await callJson<{ id: string }>("/api/v1/spam-test/schedule", {
-      method: "POST",
-      apiKey: account.apiKey,
-      body: {
-        test_name: "lab throttled",
-        spam_filters: true,
-        campaign_id: campaign,
-        sequence_mapping_id: 1,
-        provider_ids: ["gmail", "yahoo"],
-        sender_accounts: [from],
-        all_email_sent_without_time_gap: true,
-        schedule_start_time: new Date(start).toISOString(),
-        test_end_date: new Date(start + 86_400_000).toISOString(),
-        scheduler_cron_value: "* * * * *",
-      },
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const testId = await automatedTest(account.apiKey, from, "Hello");
     const hold = async () => (await fileEnv().DB.prepare("SELECT send_held_until AS until FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ until: number | null }>())!.until;
     const cells = async () =>
-      (await fileEnv().DB.prepare("SELECT send_at, sent_at, send_error FROM spam_test_results WHERE spam_test_id = ? ORDER BY id").bind(Number(created.body.id)).all<{ send_at: number; sent_at: number | null; send_error: string | null }>()).results;
+      (await fileEnv().DB.prepare("SELECT send_at, sent_at, send_error FROM spam_test_results WHERE spam_test_id = ? ORDER BY id").bind(Number(testId)).all<{ send_at: number; sent_at: number | null; send_error: string | null }>()).results;
 
     // Any pass the mailbox's saving started is over (one at a time in its object) before the wake below is watched.
     await senderStub(bindings, mailboxId).runPass(Date.now(), { mailboxId, read: false });
