@@ -5,7 +5,7 @@ import { mailboxSends } from "../mailboxes/sends";
 import type { MailboxLogins } from "../mailboxes/login";
 import { DAY_MS } from "../warmup/rules";
 import type { WarmupDoor } from "../warmup/send";
-import { holdEnd, holdStatement, sendHold } from "../mailboxes/hold";
+import { heldMessage, holdEnd, holdStatement, sendHold } from "../mailboxes/hold";
 
 /** What the mailbox's object lends its warmup pass: the mailbox's login and its day (src/mailboxes/sends.ts, the one definition). */
 export function warmupDoor(db: Database, logins: MailboxLogins): WarmupDoor {
@@ -23,7 +23,10 @@ export function warmupDoor(db: Database, logins: MailboxLogins): WarmupDoor {
         },
       };
     },
-    heldUntil: (mailbox, now) => holdEnd(mailbox.sendHeldUntil, now),
+    held(mailbox, now) {
+      const until = holdEnd(mailbox.sendHeldUntil, now);
+      return until === null ? null : { until, message: heldMessage({ until, reason: mailbox.sendHeldReason ?? "" }) };
+    },
     async day(mailbox, now) {
       const sends = mailboxSends(sql`${mailbox.id}`, sql`${mailbox.accountId}`, now - (now % DAY_MS));
       const row = await db.select({ sentToday: sends.sentToday, capToday: sends.capToday, lastSentAt: sends.lastSentAt }).from(sql`(SELECT 1)`).get();

@@ -1,11 +1,12 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { SmtpFailure } from "../mail/smtp-replies";
+import { iso } from "../platform/time";
 
 /**
  * A mailbox's send hold: its server refused its sending for now (a 421, its provider's limit) or
- * could not be reached, so nothing of the mailbox (campaign passes, warmup, a person's sends,
- * placement tests) knocks on that server again before the next try, which such a server counts
- * against the mailbox.
+ * could not be reached, so nothing of the mailbox (campaign passes, warmup and its unblock code, a
+ * person's sends, placement tests) knocks on that server again before the next try, which such a
+ * server counts against the mailbox.
  */
 
 /** A mailbox whose server cannot be reached is tried again after this long. */
@@ -39,6 +40,11 @@ export function sendHold(failure: SmtpFailure, now: number): SendHold | null {
   if (failure.kind !== "connection" && failure.kind !== "unavailable") return null;
   const until = now + (failure.code !== null && failure.code >= 500 ? SENDING_LIMIT_RETRY_MS : CONNECTION_RETRY_MS);
   return { until, reason: failure.text };
+}
+
+/** What a send refused while the mailbox is held is told: the server's words and when it may send again. */
+export function heldMessage(hold: SendHold, until = hold.until): string {
+  return `The mailbox's mail server refused its sending for now (${hold.reason}): it may send again at ${iso(until)}`;
 }
 
 /**

@@ -105,7 +105,7 @@ const otpRoutes = {
     path: "/api/v1/email-accounts/{id}/send-otp-email",
     operationId: "sendWarmupUnblockOtp",
     description:
-      "For a mailbox whose warmup is blocked (CONTRACT 19.4): the mailbox mails a 6-digit code to its own address, valid 10 minutes, single use, 5 tries. Not blocked: 400 `Warmup is not blocked for this mailbox`; the mail server refusing the email: 400 with its words. The code's email never appears in the inbox or any record.",
+      "For a mailbox whose warmup is blocked (CONTRACT 19.4): the mailbox mails a 6-digit code to its own address, valid 10 minutes, single use, 5 tries. Not blocked: 400 `Warmup is not blocked for this mailbox`; the mail server refusing the email: 400 with its words (a refusal of the mailbox's sending for now, such as a 421, holds the mailbox, and while it holds the code is refused with 400 naming when it may send). The code's email never appears in the inbox or any record.",
     tags: tag,
     summary: "Mail a code that unblocks the mailbox's warmup to its own address",
     security,

@@ -1,4 +1,4 @@
-import type { SendHold } from "../mailboxes/hold";
+import { heldMessage, type SendHold } from "../mailboxes/hold";
 import { iso } from "../platform/time";
 
 /**
@@ -98,7 +98,7 @@ export function manualPace(day: MailboxDay, deliveries: number): Pace {
   const gapEnd = day.lastSentAt === null || day.gapMinutes === 0 ? null : day.lastSentAt + day.gapMinutes * 60_000;
   if (day.hold !== null) {
     const until = Math.max(day.hold.until, gapEnd ?? 0);
-    return { kind: "wait", until, message: `The mailbox's mail server refused its sending for now (${day.hold.reason}): it may send again at ${iso(until)}` };
+    return { kind: "wait", until, message: heldMessage(day.hold, until) };
   }
   if (gapEnd !== null && gapEnd > day.now) {
     // The words are for a send that cannot be queued (a test email); a reply is queued for `until`.

@@ -3,7 +3,7 @@
  * 6-digit code to its own address (valid 10 minutes, single use, 5 tries); the right code unblocks
  * warmup and turns it on. Only the code's SHA-256 is stored; its email is kept out of every record.
  */
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { config } from "../config";
 import { emailAccounts, warmupOtps } from "../db/schema";
 import { sendMail } from "../mail/smtp";
@@ -11,6 +11,7 @@ import type { Bindings } from "../platform/env";
 import { database, type Database } from "../platform/db";
 import { hexOctet } from "../platform/bytes";
 import { mailPolicy } from "../platform/outbound";
+import { rawBatch } from "../platform/sql";
 import type { WarmupDoor } from "./send";
 
 export const OTP_TTL_MS = 10 * 60_000;
@@ -32,6 +33,9 @@ export async function sendOtpEmail(env: Bindings, door: WarmupDoor, mailboxId: n
   const db = database(env.DB);
   const mailbox = await db.select().from(emailAccounts).where(eq(emailAccounts.id, mailboxId)).get();
   if (!mailbox) return { ok: false, message: "Email account not found" };
+  // Its server refused the mailbox's sending for now: the code's email does not knock before the next try either.
+  const held = door.held(mailbox, now);
+  if (held !== null) return { ok: false, message: held.message };
   const login = await door.smtp(mailbox, now);
   if (!login) return { ok: false, message: "The mailbox cannot log in to its SMTP server" };
   const messageId = `<wu-otp.${crypto.randomUUID()}@${mailbox.fromEmail.split("@")[1] ?? "salvo.invalid"}>`;
@@ -46,7 +50,9 @@ export async function sendOtpEmail(env: Bindings, door: WarmupDoor, mailboxId: n
     { allowPlain: false, outbound: mailPolicy(config(env)) },
   );
   if (result.ok) return { ok: true };
-  await db.delete(warmupOtps).where(eq(warmupOtps.emailAccountId, mailbox.id));
+  // No code left that was never sent; a refusal for now holds the mailbox, as any of its sends would.
+  const hold = login.hold(result.failure);
+  await rawBatch(env.DB, [sql`DELETE FROM warmup_otps WHERE email_account_id = ${mailbox.id}`, ...(hold ? [hold.statement] : [])]);
   if (result.failure.kind === "auth_failed") await login.refused(result.failure.text);
   return { ok: false, message: result.failure.code === null ? result.failure.text : `${result.failure.code} ${result.failure.text}` };
 }

@@ -35,8 +35,8 @@ export interface WarmupDoor {
     mailbox: MailboxRecord,
     now: number,
   ): Promise<{ settings: SmtpSettings; refused: (text: string) => Promise<void>; hold: (failure: SmtpFailure) => { until: number; statement: SQL } | null } | null>;
-  /** When the hold its server put on the mailbox's sending ends, if it still holds at `now` (the engine's rule). */
-  heldUntil(mailbox: MailboxRecord, now: number): number | null;
+  /** The hold its server put on the mailbox's sending, if it still holds at `now` (the engine's rule): its end, and what a refused send is told. */
+  held(mailbox: MailboxRecord, now: number): { until: number; message: string } | null;
   /** Campaign mail of the UTC day (for auto-adjust), what the cap counts, and the latest send of any kind (the gap). */
   day(mailbox: MailboxRecord, now: number): Promise<{ campaignToday: number; capToday: number; lastSentAt: number | null }>;
 }
@@ -73,8 +73,8 @@ export async function runWarmupPass(env: Bindings, door: WarmupDoor, mailboxId: 
   const state = stateOf(mailbox, settings, now, members.length);
   if (state !== "warming" || !members.some((m) => m.id === mailbox.id)) return now + IDLE_MS;
   // Its server refused its sending for now: warmup mail waits with the campaign's.
-  const heldUntil = door.heldUntil(mailbox, now);
-  if (heldUntil !== null) return heldUntil;
+  const held = door.held(mailbox, now);
+  if (held !== null) return held.until;
   const day = await door.day(mailbox, now);
   const plan = await planOf(db, settings, mailbox, members, day.campaignToday, now);
   let lastSentAt = day.lastSentAt;

@@ -21,7 +21,7 @@ async function seedCode(id: number, code: string, expiresAt = Date.now() + 600_0
 }
 
 describe("warmup unblock codes (CONTRACT 19.4)", () => {
-  it("refuses a code for a mailbox whose warmup is not blocked, and answers the server's words when the send fails", async () => {
+  it("refuses a code for a mailbox whose warmup is not blocked, answers the server's words when the send fails, and holds a mailbox whose server is out of reach", async () => {
     const account = await provisionAccount();
     const box = await createMailbox(account.apiKey, { smtp_host: "smtp.invalid.example", smtp_port: 465 });
     expect(await post(account.apiKey, `/api/v1/email-accounts/${box.id}/send-otp-email`)).toMatchObject({ status: 400, body: { error: "Warmup is not blocked for this mailbox" } });
@@ -31,6 +31,12 @@ describe("warmup unblock codes (CONTRACT 19.4)", () => {
     expect(refused.body.error).toBeTruthy();
     // Nothing valid is left behind by a send that failed.
     expect(await post(account.apiKey, `/api/v1/email-accounts/${box.id}/verify-otp`, { otp: "123456" })).toMatchObject({ status: 400, body: { error: "No valid OTP exists for this email account." } });
+    // Its server out of reach holds the mailbox, as a campaign email's would: the next code's email waits for the try.
+    const [held] = await testDb().select({ until: schema.emailAccounts.sendHeldUntil, reason: schema.emailAccounts.sendHeldReason }).from(schema.emailAccounts).where(eq(schema.emailAccounts.id, box.id));
+    expect(held!.until!.getTime()).toBeGreaterThan(Date.now() + 4 * 60_000);
+    expect(held!.reason).toBe(refused.body.error);
+    const again = await post(account.apiKey, `/api/v1/email-accounts/${box.id}/send-otp-email`);
+    expect(again).toMatchObject({ status: 400, body: { error: `The mailbox's mail server refused its sending for now (${held!.reason}): it may send again at ${held!.until!.toISOString()}` } });
   });
 
   it("unblocks with the right code (single use), counts wrong ones (5 tries) and refuses an expired one", async () => {
