@@ -10,7 +10,7 @@ import { mailPolicy } from "../platform/outbound";
 import { escapeHtml } from "../sequences/template";
 import { TEST_ID_HEADER, TEST_RUN_HEADER } from "./placement";
 import { claimDueSends, holdTestSends, keepRunMessage, nextSendAt, recordSendError, testStep, type ClaimedSend } from "./test-send-store";
-import { holdEnd, holdStatement, sendHold, type SendHold } from "../mailboxes/hold";
+import { holdEnd, holdOver, sendHold, type SendHold } from "../mailboxes/hold";
 import { rawBatch } from "../platform/sql";
 import type { MailboxLogins } from "../mailboxes/login";
 import { type MailboxLogin } from "../mailboxes/login";
@@ -92,6 +92,7 @@ export async function sendDueTestEmails(env: Bindings, logins: MailboxLogins, ma
     }
   }
   // A send went: a hold that ran out is over, as after a campaign email.
-  if (sent && mailbox.sendHeldUntil !== null) await rawBatch(env.DB, [holdStatement(mailbox.id, null, now)]);
+  const over = sent ? holdOver(mailbox, now) : [];
+  if (over.length > 0) await rawBatch(env.DB, over);
   return nextSendAt(env.DB, mailbox);
 }

@@ -12,7 +12,7 @@ import { disconnectAnnouncement } from "../webhooks/disconnect";
 import { deliveryIds, enqueue } from "../webhooks/outbox";
 import type { RecordOutcome } from "./outcome";
 import { outcomeStatements, suspendStatement, type CampaignRow, type MailboxRow } from "./store";
-import { holdStatement } from "../mailboxes/hold";
+import { holdOver, holdStatement } from "../mailboxes/hold";
 import type { Finished, Leftover, SendJournal } from "./journal";
 
 /** What storing a claim's outcomes needs to know of it. */
@@ -109,7 +109,7 @@ export class PendingOutcomes {
     const hold = finished.find((f) => f.hold)?.hold;
     // A sent email ends a hold the pass began under (the mailbox row is the pass's); the first such batch clears it.
     if (hold) statements.push(holdStatement(mailbox.id, hold, now));
-    else if (mailbox.sendHeldUntil !== null && finished.some((f) => f.outcome.kind === "sent")) statements.push(holdStatement(mailbox.id, null, now));
+    else if (finished.some((f) => f.outcome.kind === "sent")) statements.push(...holdOver(mailbox, now));
     const afterAt = statements.length;
     statements.push(...after);
     if (statements.length === 0) return [];

@@ -5,7 +5,7 @@ import { mailboxSends } from "../mailboxes/sends";
 import type { MailboxLogins } from "../mailboxes/login";
 import { DAY_MS } from "../warmup/rules";
 import type { WarmupDoor } from "../warmup/send";
-import { heldMessage, holdEnd, holdStatement, sendHold } from "../mailboxes/hold";
+import { heldMessage, heldNow, holdStatement, sendHold } from "../mailboxes/hold";
 
 /** What the mailbox's object lends its warmup pass: the mailbox's login and its day (src/mailboxes/sends.ts, the one definition). */
 export function warmupDoor(db: Database, logins: MailboxLogins): WarmupDoor {
@@ -24,8 +24,8 @@ export function warmupDoor(db: Database, logins: MailboxLogins): WarmupDoor {
       };
     },
     held(mailbox, now) {
-      const until = holdEnd(mailbox.sendHeldUntil, now);
-      return until === null ? null : { until, message: heldMessage({ until, reason: mailbox.sendHeldReason ?? "" }) };
+      const hold = heldNow(mailbox, now);
+      return hold === null ? null : { until: hold.until, message: heldMessage(hold) };
     },
     async day(mailbox, now) {
       const sends = mailboxSends(sql`${mailbox.id}`, sql`${mailbox.accountId}`, now - (now % DAY_MS));

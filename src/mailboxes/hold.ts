@@ -30,6 +30,12 @@ export function holdEnd(until: Date | number | null, now: number): number | null
   return end !== null && end > now ? end : null;
 }
 
+/** The mailbox's hold if it still holds at `now`, with the server's words; null when not held. */
+export function heldNow(mailbox: { sendHeldUntil: Date | null; sendHeldReason: string | null }, now: number): SendHold | null {
+  const until = holdEnd(mailbox.sendHeldUntil, now);
+  return until === null ? null : { until, reason: mailbox.sendHeldReason ?? "" };
+}
+
 /**
  * The mailbox's sending held after this failure, whoever met it (a campaign's pass, warmup, a
  * person's send, a placement test): the server out of reach or closing, busy or limiting the mailbox
@@ -55,4 +61,9 @@ export function heldMessage(hold: SendHold, until = hold.until): string {
 export function holdStatement(mailboxId: number, hold: SendHold | null, now: number): SQL {
   if (hold === null) return sql`UPDATE email_accounts SET send_held_until = NULL, send_held_reason = NULL, updated_at = ${now} WHERE id = ${mailboxId} AND send_held_until IS NOT NULL`;
   return sql`UPDATE email_accounts SET send_held_until = ${hold.until}, send_held_reason = ${hold.reason}, updated_at = ${now} WHERE id = ${mailboxId}`;
+}
+
+/** After a send went: the statement ending a hold the mailbox still carries (one that ran out); none when it carries none. */
+export function holdOver(mailbox: { id: number; sendHeldUntil: Date | null }, now: number): SQL[] {
+  return mailbox.sendHeldUntil === null ? [] : [holdStatement(mailbox.id, null, now)];
 }

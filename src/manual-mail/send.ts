@@ -5,7 +5,7 @@ import { mailbox as addressOf, type MimeAttachment, type MimeMessage } from "../
 import { sendMail } from "../mail/smtp";
 import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rules";
 import { mailboxObject } from "../mailboxes/wake";
-import { holdStatement, sendHold } from "../mailboxes/hold";
+import { holdOver, holdStatement, sendHold } from "../mailboxes/hold";
 import type { Scope } from "../platform/access";
 import { database } from "../platform/db";
 import type { Bindings } from "../platform/env";
@@ -113,7 +113,6 @@ export async function deliverManualEmail(env: Bindings, logins: MailboxLogins, e
     sentAt: now,
   });
   // A send went: a hold that ran out is over, as after a campaign email.
-  const unheld = mailbox.sendHeldUntil !== null ? [holdStatement(mailbox.id, null, now)] : [];
-  const results = await rawBatch(env.DB, [...statements, row, ...unheld]);
+  const results = await rawBatch(env.DB, [...statements, row, ...holdOver(mailbox, now)]);
   return { ok: true, sentAt: now, results: results.slice(0, statements.length) };
 }

@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { ManualSendKind } from "../db/schema";
 import { blockListed } from "../leads/block-list";
 import { optedOut } from "../leads/opt-out";
-import { holdEnd } from "../mailboxes/hold";
+import { heldNow } from "../mailboxes/hold";
 import { utcDayStart } from "../mailboxes/rules";
 import { mailboxSends } from "../mailboxes/sends";
 import type { Scope } from "../platform/access";
@@ -61,7 +61,7 @@ export async function manualFacts(
       gapMinutes: mailbox.timeToWaitInMins,
       manualToday: Number(row.manual_today),
       lastSentAt: row.last_sent_at === null ? null : Number(row.last_sent_at),
-      hold: holdEnd(mailbox.sendHeldUntil, now) === null ? null : { until: mailbox.sendHeldUntil!.getTime(), reason: mailbox.sendHeldReason ?? "" },
+      hold: heldNow(mailbox, now),
     },
   };
 }
