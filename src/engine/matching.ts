@@ -20,12 +20,17 @@ import { mailboxSends } from "../mailboxes/sends";
 /** How long a mailbox with nothing of its own waits before it looks again at due first sends another provider's mailboxes have room for. */
 export const MATCH_RECHECK_MS = 10 * 60_000;
 
-/** Providers of the campaign's usable attached mailboxes with room on `now`'s UTC day (as the sender's cap counts). */
+/**
+ * Providers of the campaign's usable attached mailboxes with room on `now`'s UTC day (as the sender's
+ * cap counts). A mailbox its server holds (src/mailboxes/hold.ts) has no room until the hold ends:
+ * its provider's first sends go to the other mailboxes meanwhile rather than wait for it.
+ */
 function roomyProviders(campaignId: number, now: number): SQL {
   const sends = mailboxSends(sql`ea.id`, sql`ea.account_id`, utcDayStart(now));
   return sql`SELECT ${mailboxProviderSql("ea")} FROM campaign_email_accounts cea JOIN email_accounts ea ON ea.id = cea.email_account_id
     WHERE cea.campaign_id = ${campaignId} AND ea.is_suspended = 0 AND ea.is_smtp_success = 1 AND ea.is_imap_success IS NOT 0
-      AND ea.disconnect_code IS NULL AND ${mailboxProviderSql("ea")} IS NOT NULL AND ${sends.capToday} < ea.max_email_per_day`;
+      AND ea.disconnect_code IS NULL AND ${mailboxProviderSql("ea")} IS NOT NULL AND ${sends.capToday} < ea.max_email_per_day
+      AND coalesce(ea.send_held_until, 0) <= ${now}`;
 }
 
 export interface OpenRecords {

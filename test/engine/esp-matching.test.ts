@@ -113,6 +113,18 @@ describe("ESP matching (CONTRACT 23.3)", () => {
     expect(await claim(base, base.mailboxes.workspace)).toEqual([g1, g2, m1, u1, x1].sort());
   });
 
+  it("leaves a record to any mailbox while its provider's mailbox is held by its server, not once the hold is over", async () => {
+    const base = await setUp();
+    await learnProviders(bindings, new Date(now));
+    const { g1, g2, m1, x1, u1 } = base.leads;
+    // A hold that ran out (one ending at `now` is over) leaves room: the Microsoft lead waits for the Outlook mailbox.
+    await setMailbox(base.mailboxes.outlook, { sendHeldUntil: new Date(now), sendHeldReason: "4.7.0 Try again later" });
+    expect(await claim(base, base.mailboxes.gmail)).toEqual([g1, g2, u1, x1].sort());
+    // Its server refused it for now (a 421): the Microsoft lead goes through normal rotation meanwhile.
+    await setMailbox(base.mailboxes.outlook, { sendHeldUntil: new Date(now + 60_000) });
+    expect(await claim(base, base.mailboxes.workspace)).toEqual([m1]);
+  });
+
   it("with matching off, every mailbox takes any due first send (normal rotation)", async () => {
     const base = await setUp({ matching: false });
     await learnProviders(bindings, new Date(now));
