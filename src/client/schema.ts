@@ -8927,6 +8927,13 @@ export interface components {
                 connected_at: string | null;
                 last_refresh_at: string | null;
             } | null;
+            /** @description Extension: its mail server refused its sending for now (a 421, its provider's sending limit) or could not be reached; until the next try nothing of the mailbox knocks, and its emails wait. Null when not held */
+            send_hold: {
+                /** @description When Salvo tries its server again (ISO 8601) */
+                until: string;
+                /** @description The server's words, or what went wrong */
+                reason: string;
+            } | null;
             daily_sent_count: number;
             campaign_count: number;
             warmup_details: {

@@ -1,6 +1,7 @@
 import type { MailCredential } from "../mail/sasl";
 import type { MailboxType, PortType } from "../db/schema";
 import { iso } from "../platform/time";
+import { heldNow, type SendHold } from "./hold";
 import { minCountOf } from "../warmup/rules";
 import { newWarmupKey } from "../warmup/corpus";
 import type { WarmupView } from "../warmup/view";
@@ -96,8 +97,9 @@ export interface MailboxRow {
   disconnectCode: string | null;
   disconnectMessage: string | null;
   disconnectedAt: Date | null;
-  /** Its server refused its sending until then (hold.ts `SendHold`); null when not held. */
+  /** Its server refused its sending until then, in its words (hold.ts `SendHold`); null when not held. */
   sendHeldUntil: Date | null;
+  sendHeldReason: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -163,8 +165,8 @@ function presentWarmup(row: MailboxRow, view: WarmupView) {
   };
 }
 
-/** The contract's EmailAccount: secrets as the mask (or null), never their value. */
-export function presentMailbox(row: MailboxRow, usage: MailboxUsage) {
+/** The contract's EmailAccount at `now`: secrets as the mask (or null), never their value. */
+export function presentMailbox(row: MailboxRow, usage: MailboxUsage, now: number) {
   return {
     id: row.id,
     created_at: iso(row.createdAt),
@@ -212,10 +214,16 @@ export function presentMailbox(row: MailboxRow, usage: MailboxUsage) {
             last_refresh_at: row.oauthLastRefreshAt ? iso(row.oauthLastRefreshAt) : null,
           }
         : null,
+    send_hold: presentHold(heldNow(row, now)),
     daily_sent_count: usage.dailySentCount,
     campaign_count: usage.campaignCount,
     warmup_details: presentWarmup(row, usage.warmup),
   };
+}
+
+/** A hold that still holds, as the list and the mailbox show it (one that ran out is none). */
+function presentHold(hold: SendHold | null) {
+  return hold === null ? null : { until: iso(hold.until), reason: hold.reason };
 }
 
 const DAY_MS = 86_400_000;

@@ -176,6 +176,16 @@ export const EmailAccount = z
         last_refresh_at: z.string().nullable(),
       })
       .nullable(),
+    send_hold: z
+      .object({
+        until: z.string().openapi({ description: "When Salvo tries its server again (ISO 8601)" }),
+        reason: z.string().openapi({ description: "The server's words, or what went wrong" }),
+      })
+      .nullable()
+      .openapi({
+        description:
+          "Extension: its mail server refused its sending for now (a 421, its provider's sending limit) or could not be reached; until the next try nothing of the mailbox knocks, and its emails wait. Null when not held",
+      }),
     daily_sent_count: z.number().int(),
     campaign_count: z.number().int(),
     warmup_details: WarmupDetails,

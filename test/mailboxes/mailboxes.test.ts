@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mailboxCount } from "../db";
+import { mailboxCount, setMailbox } from "../db";
 import { call, callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { callWithEnv } from "../webhooks/fixtures";
@@ -23,6 +23,8 @@ describe("saving a mailbox", () => {
         "smtp_failure_error", "imap_failure_error", "is_suspended", "daily_sent_count", "campaign_count", "warmup_details",
         // CONTRACT 18.5
         "auth_type", "connection_state", "needs_reconnect", "disconnect_reason", "oauth",
+        // Extension: its server's hold on its sending
+        "send_hold",
       ].sort(),
     );
     expect(saved.data).toMatchObject({
@@ -254,6 +256,21 @@ describe("listing mailboxes", () => {
     expect(inUse.campaign_count).toBe(1);
     expect((await callJson("/api/v1/email-accounts?limit=101", { apiKey: account.apiKey })).status).toBe(422);
     expect((await callJson("/api/v1/email-accounts?offset=-1", { apiKey: account.apiKey })).status).toBe(422);
+  });
+
+  it("shows a hold its server put on a mailbox's sending, in the list and by id, while it holds", async () => {
+    const account = await provisionAccount();
+    const held = await createMailbox(account.apiKey, { from_email: "held@one.example.com" });
+    const other = await createMailbox(account.apiKey, { from_email: "other@two.example.com" });
+    const until = Date.now() + 5 * 60_000;
+    await setMailbox(held.id, { sendHeldUntil: new Date(until), sendHeldReason: "421 4.7.0 Try again later" });
+    const hold = { until: new Date(until).toISOString(), reason: "421 4.7.0 Try again later" };
+    const listed = async () => (await callJson<EmailAccount[]>("/api/v1/email-accounts", { apiKey: account.apiKey })).body.map((m) => [m.id, m.send_hold]);
+    expect(await listed()).toEqual([[held.id, hold], [other.id, null]]);
+    expect((await readMailbox(account.apiKey, held.id)).body.send_hold).toEqual(hold);
+    // One that ran out holds nothing, though the row still carries it until the mailbox's next send.
+    await setMailbox(held.id, { sendHeldUntil: new Date(Date.now() - 1000) });
+    expect(await listed()).toEqual([[held.id, null], [other.id, null]]);
   });
 });
 

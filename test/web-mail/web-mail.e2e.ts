@@ -229,4 +229,36 @@ describe.skipIf(!salvo)("the web app with the mail lab", () => {
     await screenshot(page, "mailbox-sending");
     expect(pageErrors).toEqual([]);
   });
+
+  it("shows in the mailbox list a mailbox whose server refuses its sending for now: until when, in the server's words", async () => {
+    // A lab login sending as the address Postfix refuses at RCPT with a 421, as a provider's limit does.
+    const login = lab.mailboxes.filter((m) => m.role === "sender").at(-1)!;
+    const address = lab.limited_senders.throttled;
+    const saved = await apiCall<{ id: number }>(url, apiKey, "/api/v1/email-accounts/save", {
+      body: { from_name: "Throttled", from_email: address, user_name: login.email, password: login.password, smtp_host: lab.smtp.host, smtp_port: lab.smtp.port, smtp_port_type: "STARTTLS", imap_host: lab.imap.host, imap_port: lab.imap.port },
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    await until("the throttled mailbox's connection check", async () => {
+      const m = await apiCall<{ connection_state: string; smtp_failure_error: string | null }>(url, apiKey, `/api/v1/email-accounts/${saved.body.id}`);
+      if (m.body.connection_state === "disconnected" || m.body.connection_state === "failing") throw new Error(`the check failed: ${m.body.smtp_failure_error}`);
+      return m.body.connection_state === "connected" ? true : undefined;
+    });
+    const refused = await apiCall<{ error: string }>(url, apiKey, "/api/v1/send-email/initiate", { body: { to: LEAD, subject: "A note", body: "Hello", fromEmailId: saved.body.id } });
+    expect(refused.status).toBe(400);
+    const hold = (await apiCall<{ send_hold: { until: string; reason: string } | null }>(url, apiKey, `/api/v1/email-accounts/${saved.body.id}`)).body.send_hold;
+    expect(hold?.reason).toMatch(/^421 4\.7\.0 .*too much mail/);
+
+    // From the last test's mailbox page: the list loaded then, before this mailbox was saved.
+    await page.goto(`${url}/#/mailboxes`);
+    await page.reload();
+    const row = page.getByRole("row", { name: new RegExp(address.replace(/[.]/g, "\\.")) });
+    const held = row.getByTestId("mailbox-held");
+    await held.getByText("Server refusing until").waitFor();
+    await held.getByText(hold!.reason).waitFor();
+    // The mailbox Salvo can still send from shows none.
+    expect(await page.getByRole("row", { name: new RegExp(SENDER.replace(/[.]/g, "\\.")) }).getByTestId("mailbox-held").count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "mailboxes-held");
+    expect(pageErrors).toEqual([]);
+  });
 });

@@ -24,6 +24,16 @@ function reconnectable(m: Mailbox): boolean {
   return m.auth_type === "OAUTH" && !!m.oauth && (m.needs_reconnect || m.connection_state === "disconnected");
 }
 
+/** Its server refused its sending for now: when Salvo tries again, and the server's words. */
+function Held({ hold }: { hold: NonNullable<Mailbox["send_hold"]> }) {
+  return (
+    <div data-testid="mailbox-held">
+      <Badge tone="warn">Server refusing until {when(hold.until)}</Badge>
+      <div class="small">{hold.reason}</div>
+    </div>
+  );
+}
+
 function ReconnectButton({ m }: { m: Mailbox }) {
   const [reconnect, busy] = useAction(async () => {
     await startConsent(m.oauth!.provider, { mailboxId: m.id });
@@ -86,6 +96,7 @@ export default function Mailboxes({ path }: { path: string[] }) {
                         <Badge tone={h.tone}>{h.label}</Badge>
                         {h.why && <div class="small">{h.why}</div>}
                         {reconnectable(m) && <ReconnectButton m={m} />}
+                        {m.send_hold && <Held hold={m.send_hold} />}
                       </td>
                       <td class="small">{check(m.is_smtp_success, m.smtp_failure_error)}</td>
                       <td class="small">{check(m.is_imap_success, m.imap_failure_error)}</td>
