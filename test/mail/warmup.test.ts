@@ -166,13 +166,17 @@ describe("warmup across a pool of ten lab mailboxes over seven days (issue 26's 
     const onClock = (r: { sentAt: Date }) => r.sentAt.getTime() >= t0 && r.sentAt.getTime() < t0 + 7 * DAY;
     expect(rows.every((r) => r.status === "sent")).toBe(true);
     // The ramp: daily_rampup 1 × n, up to 3 (min = max = 3), n counted from the day warmup was turned on, which nothing moved.
-    const turnedOn = await db.select({ id: schema.emailAccounts.id, at: schema.emailAccounts.warmupEnabledAt }).from(schema.emailAccounts).where(inArray(schema.emailAccounts.id, ids));
+    const turnedOn = await db
+      .select({ id: schema.emailAccounts.id, at: schema.emailAccounts.warmupEnabledAt, rampup: schema.emailAccounts.dailyRampup, ramping: schema.emailAccounts.isRampupEnabled, min: schema.emailAccounts.warmupMinCount, max: schema.emailAccounts.totalWarmupPerDay })
+      .from(schema.emailAccounts)
+      .where(inArray(schema.emailAccounts.id, ids));
     expect(turnedOn.filter((m) => m.at?.getTime() !== t0), "warmup turned on at the clock's start").toEqual([]);
     for (const id of ids) {
       const perDay = Array.from({ length: 7 }, (_, d) => firsts.filter((r) => r.senderId === id && onClock(r) && Math.floor((r.sentAt.getTime() - t0) / DAY) === d).length);
       // Its sends' times in the message: a day off the ramp then says which pass sent the extra one.
       const times = firsts.filter((r) => r.senderId === id).map((r) => new Date(r.sentAt).toISOString());
-      expect(perDay, `mailbox ${id}, t0 ${new Date(t0).toISOString()}, sent ${times.join(" ")}`).toEqual([1, 2, 3, 3, 3, 3, 3]);
+      const settings = turnedOn.find((m) => m.id === id);
+      expect(perDay, `mailbox ${id} (${JSON.stringify(settings)}), t0 ${new Date(t0).toISOString()}, sent ${times.join(" ")}`).toEqual([1, 2, 3, 3, 3, 3, 3]);
       // Partners: other pool members only, spread (no receiver twice in a day).
       for (let d = 0; d < 7; d++) {
         const receivers = firsts.filter((r) => r.senderId === id && onClock(r) && Math.floor((r.sentAt.getTime() - t0) / DAY) === d).map((r) => r.receiverId);
