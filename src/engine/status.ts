@@ -4,6 +4,7 @@ import { espMatchingOn, scheduleOf, settingsOf } from "../schedule/settings";
 import { PROVIDERS, type Provider } from "../esp/rules";
 import { mailboxProviderSql } from "../esp/store";
 import { campaignEmailAccounts, emailAccounts, sequenceSteps, type CampaignStatus } from "../db/schema";
+import { heldNow } from "../mailboxes/hold";
 import { connectionUsable, utcDayStart } from "../mailboxes/rules";
 import type { Database } from "../platform/db";
 import { mailboxSends } from "../mailboxes/sends";
@@ -181,7 +182,7 @@ export async function mailboxSendingStatusOf(db: Database, mailboxId: number, no
   ]);
   const mailbox = work.mailbox;
   if (!mailbox) return null;
-  const held = mailbox.sendHeldUntil === null ? null : { until: mailbox.sendHeldUntil.getTime(), reason: mailbox.sendHeldReason ?? "" };
+  const held = heldNow(mailbox, now);
   const warnings = mailboxWarnings({ now, held, unconfirmed, days: IN_DOUBT_REPORT_MS / 86_400_000 });
   const scheduled = work.campaigns.flatMap((row) => {
     const schedule = scheduleOf(row.schedule);
