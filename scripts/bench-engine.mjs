@@ -13,7 +13,8 @@
 //     clients run on, more of them the faster a client goes). To the sink the engine
 //     and the peer then run in SINK_ROUNDS interleaved pairs (engine, peer, engine, peer, ...): each
 //     pair's ratio is printed and the target is read on the median (single runs of either scatter by
-//     tens of percent here). After part 3, one mailbox to the sink with the server 2 and 10 ms away (a
+//     tens of percent here). The same pairs then run again with Postfix's inflow flow control off
+//     (in_flow_delay, which pauses a bursty client's new messages for up to a second). After part 3, one mailbox to the sink with the server 2 and 10 ms away (a
 //     relay in between, BENCH_ENGINE_RTT_MS; empty skips it), against the same bare clients and
 //     nodemailer's pool through the same relay, and a bare session pipelined as the engine's is.
 //  2. One scheduler pass over 10k, 100k and 1M enrolled records (records bulk-loaded by SQL): the
@@ -38,6 +39,7 @@
 // pass claims through the per-provider ranges of `campaign_leads_esp_due_idx`.
 // BENCH_ENGINE_VARIANTS=plain,zones,esp (comma-separated) picks the campaigns.
 import autocannon from "autocannon";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -235,12 +237,12 @@ async function atDistance(server, raw) {
  * The engine (10 mailboxes, `ids`) and the peer to the sink in SINK_ROUNDS interleaved pairs, each
  * starting from a drained queue; answers the median rates and prints each pair's ratio and the median one.
  */
-async function sinkPairs(server, account, ids, raw) {
+async function sinkPairs(server, account, ids, raw, tag = "s") {
   const { recipients, ten } = peerClients(lab.sink_domain);
   await nodemailerPooled(lab, ten, 100, recipients, raw);
   const pairs = [];
   for (let round = 0; round < SINK_ROUNDS; round += 1) {
-    const engine = (await throughput(server, account, { mailboxes: ids, label: "password", tag: `s${round}-`, domain: lab.sink_domain })).rate;
+    const engine = (await throughput(server, account, { mailboxes: ids, label: "password", tag: `${tag}${round}-`, domain: lab.sink_domain })).rate;
     await labDrained();
     const peer = await nodemailerPooled(lab, ten, LEADS, recipients, raw);
     console.log(`   nodemailer pooled (peer) ${peer.toFixed(1)} emails/s: engine / peer ${((engine / peer) * 100).toFixed(1)}% in this pair`);
@@ -406,6 +408,31 @@ function queuedMessages() {
   return ["incoming", "active", "deferred"].reduce((sum, dir) => sum + readdirSync(join(spool, dir), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length, 0);
 }
 
+/**
+ * Runs `work` with Postfix's inflow flow control off, then puts the lab's setting back. By default a
+ * Postfix whose queue manager falls behind makes each new message wait up to `in_flow_delay` (1 s)
+ * before it is taken; nodemailer's 50 connections at once trip it in about half their runs (each
+ * then a second or two longer, the machine mostly idle), the engine's 10 rarely. Both readings are
+ * true of some server, so the bench prints both: the lab's Postfix as it is, and one that never
+ * pauses a client.
+ */
+async function withoutInflowDelay(work) {
+  const config = join(lab.runtime_dir, "postfix", "etc");
+  const set = (value) => {
+    execFileSync("/usr/sbin/postconf", ["-c", config, "-e", `in_flow_delay = ${value}`]);
+    execFileSync("/usr/sbin/postfix", ["-c", config, "reload"], { stdio: "ignore" });
+  };
+  const before = execFileSync("/usr/sbin/postconf", ["-c", config, "-h", "in_flow_delay"], { encoding: "utf8" }).trim();
+  set("0s");
+  // The reload replaces the daemons as they go idle: the next run meets the new setting.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  try {
+    await work();
+  } finally {
+    set(before);
+  }
+}
+
 /** Waits (up to 2 minutes) until the lab has delivered what it took, so no earlier run's backlog runs beside the next one. */
 async function labDrained() {
   for (let waited = 0; queuedMessages() > 0 && waited < 120_000; waited += 250) await new Promise((resolve) => setTimeout(resolve, 250));
@@ -552,6 +579,11 @@ async function otherParts(server, account, stateDir) {
   const sink = await sinkPairs(server, account, ids, raw);
   const oneSink = await throughput(server, oneAccount, { mailboxes: one.ids, label: "one", count: ONE_MAILBOX_LEADS, tag: "os", domain: lab.sink_domain });
   await sideBySide({ engine: sink.engine, peer: sink.peer, ratio: sink.ratio, oneMailbox: oneSink.rate, domain: lab.sink_domain, raw });
+  await withoutInflowDelay(async () => {
+    console.log("\n   The same pairs with Postfix's inflow flow control off (in_flow_delay = 0s):");
+    const open = await sinkPairs(server, account, ids, raw, "f");
+    console.log(`   engine / peer, flow control off: ${(open.ratio * 100).toFixed(1)}% (median of ${SINK_ROUNDS} pairs)`);
+  });
   // After the sending runs: a dev server that has just answered tens of thousands of requests sends
   // more slowly (one run here: 2.36, 2.69, 2.79 ms of CPU an email, 12,000 requests to /health
   // between them; the local runtime's memory grows with requests, a Worker of ours or not), which
