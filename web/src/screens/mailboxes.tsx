@@ -28,7 +28,9 @@ function reconnectable(m: Mailbox): boolean {
 function Held({ hold }: { hold: NonNullable<Mailbox["send_hold"]> }) {
   return (
     <div data-testid="mailbox-held">
-      <Badge tone="warn">Server refusing until {when(hold.until)}</Badge>
+      <Badge tone="warn">
+        {WARNING_LABELS.server_refusing} until {when(hold.until)}
+      </Badge>
       <div class="small">{hold.reason}</div>
     </div>
   );
