@@ -2,7 +2,7 @@ import type { CampaignSettings } from "../schedule/settings";
 import { spin } from "../sequences/spintax";
 import { escapeHtml, renderTemplate, type TemplateLead } from "../sequences/template";
 import { chooseVariant, variantWeights } from "../sequences/variants";
-import { htmlToText } from "../mail/html-text";
+import { textPart } from "./text-part";
 import type { MimeMessage } from "../mail/mime";
 
 /**
@@ -104,10 +104,14 @@ export async function composeEmail(input: ComposeInput): Promise<Composed> {
     input.thread,
   );
   const template = spin(chosen.body, { ...seed, part: "body" });
+  // The template's own markup decides, also for textPart's probes (whose marks replace the variables, fallbacks and all).
   const isHtml = MARKUP.test(template);
-  const rendered = isHtml
-    ? renderTemplate(template, lead, { signature: sender.signature, html: true })
-    : textToHtml(renderTemplate(template, lead, { signature: SIGNATURE_MARK })).replaceAll(SIGNATURE_MARK, sender.signature ?? "");
+  const render = (body: string, values: TemplateLead) =>
+    isHtml
+      ? renderTemplate(body, values, { signature: sender.signature, html: true })
+      : textToHtml(renderTemplate(body, values, { signature: SIGNATURE_MARK })).replaceAll(SIGNATURE_MARK, sender.signature ?? "");
+  const rendered = render(template, lead);
+  const bodyText = textPart(template, sender.signature ?? "", lead, render, rendered);
 
   const footerText = settings.unsubscribeText.trim() || (settings.addUnsubscribeTag ? "Unsubscribe" : "");
   const html =
@@ -129,7 +133,7 @@ export async function composeEmail(input: ComposeInput): Promise<Composed> {
     from: { email: sender.fromEmail, name: sender.fromName },
     to: { email: lead.email, name: [lead.first_name, lead.last_name].filter(Boolean).join(" ").replace(/[\r\n]+/g, " ") || undefined },
     subject,
-    text: footerText === "" ? htmlToText(rendered) : `${htmlToText(rendered)}\n\n${footerText}: ${input.unsubscribeUrl}`,
+    text: footerText === "" ? bodyText : `${bodyText}\n\n${footerText}: ${input.unsubscribeUrl}`,
     headers,
     ...(plainOnly ? {} : { html: await input.track(html) }),
   };
