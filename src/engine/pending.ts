@@ -53,8 +53,8 @@ export class PendingOutcomes {
     this.finished.push(finished);
   }
 
-  /** Commits what is pending with `after` last in the same batch; answers each of `after`'s first returned id (null: none). */
-  async store(after: SQL[] = []): Promise<(number | null)[]> {
+  /** Commits what is pending with `after` last in the same batch; answers the rows each of `after` returned. */
+  async store(after: SQL[] = []): Promise<Record<string, unknown>[][]> {
     const { campaign, mailbox, now } = this.claim;
     const finished = this.finished;
     const statements: SQL[] = [];
@@ -120,10 +120,7 @@ export class PendingOutcomes {
     if (ingested) await enqueue(this.env, ingestedDeliveryIds(results, deliveries));
     if (announce !== null) await enqueue(this.env, deliveryIds(results[announceAt]));
     if (suspend !== null) log("warn", "mailbox suspended: its server refused the login", { mailbox_id: mailbox.id });
-    return after.map((_, i) => {
-      const id = results[afterAt + i]?.[0]?.id;
-      return id === undefined ? null : Number(id);
-    });
+    return after.map((_, i) => results[afterAt + i] ?? []);
   }
 }
 

@@ -11,7 +11,7 @@ import { getsFollowUps } from "../sequences/variants";
 import { composeEmail } from "./compose";
 import type { EmailLinks } from "./links";
 import { envelopeOf, outgoing, SmtpSender, type Outgoing } from "../mail/smtp";
-import { claimRecords, loadCampaignPlans, openStatement, startPass, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
+import { claimRecords, loadCampaignPlans, openedRows, openStatement, startPass, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
 import { afterStop, failureOutcome, type NextStep } from "./outcome";
 import { CONNECTION_RETRY_MS, holdEnd } from "../mailboxes/hold";
 import { PendingOutcomes, storeLeftover } from "./pending";
@@ -375,8 +375,9 @@ async function sendClaimed(
       const content = stepFor(campaign, step);
       if (content) sendable.push({ record, content });
       else {
-        const [rowId] = await pending.store([openStatement(opening, record, { status: "failed", error: NO_STEP_LEFT })]);
-        pending.settle(rowId == null ? { kind: "released", recordId, dueAt: now, unpin: false } : { kind: "failed", recordId, messageRowId: rowId, error: NO_STEP_LEFT });
+        const [rows] = await pending.store([openStatement(opening, [record], { status: "failed", error: NO_STEP_LEFT })]);
+        const rowId = openedRows(rows).get(recordId);
+        pending.settle(rowId === undefined ? { kind: "released", recordId, dueAt: now, unpin: false } : { kind: "failed", recordId, messageRowId: rowId, error: NO_STEP_LEFT });
       }
     }
   }
@@ -401,7 +402,9 @@ async function sendClaimed(
       }
       const entries = window.map(({ record }): Opened => ({ nonce: claim.nonce, recordId: record.recordId, step: record.step, prior: record.messageStatus === "deferred" ? "deferred" : null }));
       journal.opening({ nonce: claim.nonce, now, campaign: campaign.row }, entries);
-      const rowIds = await pending.store(window.map(({ record }) => openStatement(opening, record)));
+      const [rows] = await pending.store([openStatement(opening, window.map(({ record }) => record))]);
+      const opened = openedRows(rows);
+      const rowIds = window.map(({ record }) => opened.get(record.recordId) ?? null);
       for (const [index, { record }] of window.entries()) {
         const { recordId, step } = record;
         const rowId = rowIds[index] ?? null;

@@ -260,31 +260,39 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
 const IN_DOUBT = "The sender stopped during this email's SMTP transaction: it may or may not have gone out, and it is never sent again";
 
 /**
- * Opens a claimed record's message right before its SMTP transaction (`sending`), or for a step
- * that cannot be sent (`failed`): its row inserted, or a `deferred` one taken up again (one attempt
+ * Opens claimed records' messages right before their SMTP transactions (`sending`), or for a step
+ * that cannot be sent (`failed`): each row inserted, or a `deferred` one taken up again (one attempt
  * more for `sending`). Only while the record is still this claim's and live and its campaign is
  * ACTIVE: a claim released meanwhile (its pass presumed dead), a lead stopped by a reply, a paused
  * campaign, or a row in any other state writes nothing and returns no row, and nothing is sent.
- * This guard, not the lease, is what makes two passes never send one step twice. One statement
- * (RETURNING the row's id), so the sender opens a window in the batch that stores the outcomes before it.
+ * This guard, not the lease, is what makes two passes never send one step twice. One statement for
+ * a whole window (RETURNING each opened row's `id` and `record_id`), so the sender opens a window in
+ * the batch that stores the outcomes before it; rows are inserted in the records' order.
  */
 export function openStatement(
   claim: { nonce: string; mailboxId: number; now: number },
-  record: Pick<ClaimedRecord, "recordId" | "step" | "messageId" | "leadEmail">,
+  records: Pick<ClaimedRecord, "recordId" | "step" | "messageId" | "leadEmail">[],
   open: { status: "sending" } | { status: "failed"; error: string } = { status: "sending" },
 ): SQL {
   const { nonce, mailboxId, now } = claim;
   const sending = open.status === "sending" ? 1 : 0;
+  const rows = jsonList(records.map((r) => ({ id: r.recordId, step: r.step, message_id: r.messageId, to: r.leadEmail })));
   return sql`INSERT INTO messages (account_id, campaign_id, campaign_lead_id, step, email_account_id, message_id, status, attempts, last_error, to_email, created_at, updated_at)
-      SELECT cl.account_id, cl.campaign_id, cl.id, ${record.step}, ${mailboxId}, ${record.messageId}, ${open.status}, ${sending},
-             ${open.status === "failed" ? open.error : null}, ${record.leadEmail}, ${now}, ${now}
-      FROM campaign_leads cl
-      WHERE cl.id = ${record.recordId} AND cl.claim_token = ${nonce} AND cl.state IN ${live}
+      SELECT cl.account_id, cl.campaign_id, cl.id, v.value ->> '$.step', ${mailboxId}, v.value ->> '$.message_id', ${open.status}, ${sending},
+             ${open.status === "failed" ? open.error : null}, v.value ->> '$.to', ${now}, ${now}
+      FROM json_each(${rows}) AS v JOIN campaign_leads cl ON cl.id = v.value ->> '$.id'
+      WHERE cl.claim_token = ${nonce} AND cl.state IN ${live}
         AND EXISTS (SELECT 1 FROM campaigns WHERE id = cl.campaign_id AND status = 'ACTIVE')
+      ORDER BY v.key
       ON CONFLICT (campaign_lead_id, step) DO UPDATE SET status = excluded.status, attempts = messages.attempts + excluded.attempts,
         email_account_id = excluded.email_account_id, last_error = excluded.last_error, updated_at = excluded.updated_at
       WHERE messages.status = 'deferred'
-      RETURNING id`;
+      RETURNING id, campaign_lead_id AS record_id`;
+}
+
+/** The message rows an `openStatement` opened, by record id. */
+export function openedRows(rows: Record<string, unknown>[] | undefined): Map<number, number> {
+  return new Map((rows ?? []).map((row) => [Number(row.record_id), Number(row.id)]));
 }
 
 /** A message a pass that died left in doubt, now `unconfirmed`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { claimRecords, outcomeStatements, startPass, type ClaimedRecord, type ClaimRequest } from "../../src/engine/store";
+import { claimRecords, openedRows, openStatement, outcomeStatements, startPass, type ClaimedRecord, type ClaimRequest } from "../../src/engine/store";
 import { database } from "../../src/platform/db";
 import { openMessage } from "./open-message";
 import { rawBatch } from "../../src/platform/sql";
@@ -162,6 +162,24 @@ describe("claiming due records", () => {
     await setCampaign(base.campaign.id, { status: "PAUSED" });
     expect(await openMessage(fileEnv().DB, opening(claim.nonce, mailbox), paused), "a campaign paused since the claim").toBeNull();
     expect(await messageRows(base.campaign.id)).toEqual([{ record: deferred.recordId, status: "sending", attempts: 2 }]);
+  });
+
+  it("opens a whole window in one statement: each record as alone, rows in the window's order", async () => {
+    const base = await setUp(5);
+    const mailbox = base.mailboxes[0]!;
+    const claim = await claimRecords(fileEnv().DB, request(base, mailbox, 5));
+    const [sent, stopped, ...rest] = claim.records as [ClaimedRecord, ClaimedRecord, ...ClaimedRecord[]];
+    const sentRow = (await openMessage(fileEnv().DB, opening(claim.nonce, mailbox), sent))!;
+    await rawBatch(fileEnv().DB, outcomeStatements(claim.nonce, [{ kind: "sent", recordId: sent.recordId, messageRowId: sentRow, subject: "Hi", sentAt: now, nextStep: null, nextDueAt: null }], now));
+    await setRecord(stopped.recordId, { state: "STOPPED" });
+    const window = [...rest].reverse();
+    expect(openedRows((await rawBatch(fileEnv().DB, [openStatement(opening("another-claim", mailbox), window)]))[0]).size, "another claim's records").toBe(0);
+    const [rows] = await rawBatch(fileEnv().DB, [openStatement(opening(claim.nonce, mailbox), [stopped, ...window, sent])]);
+    const opened = openedRows(rows);
+    expect([...opened.keys()], "a stopped lead and a sent step open nothing").toEqual(window.map((r) => r.recordId));
+    const ids = window.map((r) => opened.get(r.recordId)!);
+    expect(ids, "row ids follow the window's order").toEqual([...ids].sort((a, b) => a - b));
+    expect((await messageRows(base.campaign.id)).filter((row) => row.status === "sending").map((row) => row.record).sort()).toEqual(window.map((r) => r.recordId).sort());
   });
 
   it("ignores an outcome whose claim was taken over after its lease ran out", async () => {

@@ -1,4 +1,4 @@
-import { openStatement, type ClaimedRecord } from "../../src/engine/store";
+import { openedRows, openStatement, type ClaimedRecord } from "../../src/engine/store";
 import { rawBatch } from "../../src/platform/sql";
 
 /**
@@ -10,7 +10,6 @@ export async function openMessage(
   claim: { nonce: string; mailboxId: number; now: number },
   record: Pick<ClaimedRecord, "recordId" | "step" | "messageId" | "leadEmail">,
 ): Promise<number | null> {
-  const [rows] = await rawBatch(d1, [openStatement(claim, record)]);
-  const id = rows?.[0]?.id;
-  return id === undefined ? null : Number(id);
+  const [rows] = await rawBatch(d1, [openStatement(claim, [record])]);
+  return openedRows(rows).get(record.recordId) ?? null;
 }
