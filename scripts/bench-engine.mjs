@@ -14,7 +14,8 @@
 //     and the peer then run in SINK_ROUNDS interleaved pairs (engine, peer, engine, peer, ...): each
 //     pair's ratio is printed and the target is read on the median (single runs of either scatter by
 //     tens of percent here). The same pairs then run again with Postfix's inflow flow control off
-//     (in_flow_delay, which pauses a bursty client's new messages for up to a second). After part 3, one mailbox to the sink with the server 2 and 10 ms away (a
+//     (in_flow_delay, which pauses a bursty client's new messages for up to a second). With it off, the same
+//     1,000 emails also go from 20 mailboxes (a second account of the same 10 logins), against the 10's rate. After part 3, one mailbox to the sink with the server 2 and 10 ms away (a
 //     relay in between, BENCH_ENGINE_RTT_MS; empty skips it), against the same bare clients and
 //     nodemailer's pool through the same relay, and a bare session pipelined as the engine's is.
 //  2. One scheduler pass over 10k, 100k and 1M enrolled records (records bulk-loaded by SQL): the
@@ -433,6 +434,49 @@ async function withoutInflowDelay(work) {
   }
 }
 
+/**
+ * The same 1,000 emails to the sink from 20 mailboxes (a second account connects the same 10 lab
+ * logins, an address being one mailbox per account), two campaigns started at once, in rounds
+ * against the 10 mailboxes' median rate (`ten`): whether more sessions at once would send faster, or
+ * the one workerd thread the dev server runs every object, D1 and the objects' storage on sets the pace.
+ */
+async function twiceTheMailboxes(server, first, ten) {
+  const second = await provisionBenchAccount(server, "bench-engine-twenty");
+  const parts = [first, { account: second, ids: await passwordMailboxes(server, second.api_key) }];
+  await waitForChecks(server, second.api_key, parts[1].ids);
+  const rates = [];
+  for (let round = 0; round < 3; round += 1) {
+    const campaigns = [];
+    for (const [index, { account, ids }] of parts.entries()) {
+      const campaignId = await campaignWithStep(server, account.api_key, `bench-twenty-${round}-${index}`);
+      const leads = Array.from({ length: LEADS / 2 }, (_, i) => ({ email: `lead${(i % 5) + 1}+t${round}x${index}x${i}@${lab.sink_domain}`, first_name: `L${i}` }));
+      for (let i = 0; i < leads.length; i += 400) await api(server, account.api_key, `/api/v1/campaigns/${campaignId}/leads`, { method: "POST", body: { lead_list: leads.slice(i, i + 400) } });
+      await api(server, account.api_key, `/api/v1/campaigns/${campaignId}/email-accounts`, { method: "POST", body: { email_account_ids: ids } });
+      withoutGap(server, [campaignId]);
+      campaigns.push({ campaignId, apiKey: account.api_key });
+    }
+    await labDrained();
+    const counters = campaigns.map(({ campaignId }) => sentCounter(server, campaignId));
+    const started = performance.now();
+    await Promise.all(campaigns.map(({ campaignId, apiKey }) => api(server, apiKey, `/api/v1/campaigns/${campaignId}/status`, { method: "POST", body: { status: "START" } })));
+    let sent = 0;
+    try {
+      for (let done = 0; done < LEADS; ) {
+        if (performance.now() - started > 15 * 60_000) throw new Error(`only ${done} of ${LEADS} finished after 15 minutes`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const counts = counters.map((counter) => counter.read());
+        done = counts.reduce((sum, c) => sum + c.sent + c.other, 0);
+        sent = counts.reduce((sum, c) => sum + c.sent, 0);
+      }
+    } finally {
+      for (const counter of counters) counter.close();
+    }
+    rates.push(sent / ((performance.now() - started) / 1000));
+  }
+  const twenty = median(rates);
+  console.log(`   20 mailboxes (two accounts of the same 10 logins): ${rates.map((r) => r.toFixed(1)).join(", ")}/s, median ${twenty.toFixed(1)}/s: ${((twenty / ten) * 100).toFixed(1)}% of 10 mailboxes' ${ten.toFixed(1)}/s`);
+}
+
 /** Waits (up to 2 minutes) until the lab has delivered what it took, so no earlier run's backlog runs beside the next one. */
 async function labDrained() {
   for (let waited = 0; queuedMessages() > 0 && waited < 120_000; waited += 250) await new Promise((resolve) => setTimeout(resolve, 250));
@@ -583,6 +627,7 @@ async function otherParts(server, account, stateDir) {
     console.log("\n   The same pairs with Postfix's inflow flow control off (in_flow_delay = 0s):");
     const open = await sinkPairs(server, account, ids, raw, "f");
     console.log(`   engine / peer, flow control off: ${(open.ratio * 100).toFixed(1)}% (median of ${SINK_ROUNDS} pairs)`);
+    await twiceTheMailboxes(server, { account, ids }, open.engine);
   });
   // After the sending runs: a dev server that has just answered tens of thousands of requests sends
   // more slowly (one run here: 2.36, 2.69, 2.79 ms of CPU an email, 12,000 requests to /health
