@@ -53,8 +53,8 @@ export class PendingOutcomes {
     this.finished.push(finished);
   }
 
-  /** Commits what is pending with `after` last in the same batch; answers the rows each of `after` returned. */
-  async store(after: SQL[] = []): Promise<Record<string, unknown>[][]> {
+  /** Commits what is pending with `after` (a window's opening) last in the same batch; answers the rows `after` returned. */
+  async store(after: SQL | null = null): Promise<Record<string, unknown>[]> {
     const { campaign, mailbox, now } = this.claim;
     const finished = this.finished;
     const statements: SQL[] = [];
@@ -111,7 +111,7 @@ export class PendingOutcomes {
     if (hold) statements.push(holdStatement(mailbox.id, hold, now));
     else if (finished.some((f) => f.outcome.kind === "sent")) statements.push(...holdOver(mailbox, now));
     const afterAt = statements.length;
-    statements.push(...after);
+    if (after !== null) statements.push(after);
     if (statements.length === 0) return [];
     const results = await rawBatch(this.env.DB, statements);
     this.settled = [];
@@ -120,7 +120,7 @@ export class PendingOutcomes {
     if (ingested) await enqueue(this.env, ingestedDeliveryIds(results, deliveries));
     if (announce !== null) await enqueue(this.env, deliveryIds(results[announceAt]));
     if (suspend !== null) log("warn", "mailbox suspended: its server refused the login", { mailbox_id: mailbox.id });
-    return after.map((_, i) => results[afterAt + i] ?? []);
+    return after === null ? [] : (results[afterAt] ?? []);
   }
 }
 

@@ -375,8 +375,7 @@ async function sendClaimed(
       const content = stepFor(campaign, step);
       if (content) sendable.push({ record, content });
       else {
-        const [rows] = await pending.store([openStatement(opening, [record], { status: "failed", error: NO_STEP_LEFT })]);
-        const rowId = openedRows(rows).get(recordId);
+        const rowId = openedRows(await pending.store(openStatement(opening, [record], { status: "failed", error: NO_STEP_LEFT }))).get(recordId);
         pending.settle(rowId === undefined ? { kind: "released", recordId, dueAt: now, unpin: false } : { kind: "failed", recordId, messageRowId: rowId, error: NO_STEP_LEFT });
       }
     }
@@ -402,8 +401,7 @@ async function sendClaimed(
       }
       const entries = window.map(({ record }): Opened => ({ nonce: claim.nonce, recordId: record.recordId, step: record.step, prior: record.messageStatus === "deferred" ? "deferred" : null }));
       journal.opening({ nonce: claim.nonce, now, campaign: campaign.row }, entries);
-      const [rows] = await pending.store([openStatement(opening, window.map(({ record }) => record))]);
-      const opened = openedRows(rows);
+      const opened = openedRows(await pending.store(openStatement(opening, window.map(({ record }) => record))));
       const rowIds = window.map(({ record }) => opened.get(record.recordId) ?? null);
       for (const [index, { record }] of window.entries()) {
         const { recordId, step } = record;

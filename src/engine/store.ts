@@ -291,8 +291,8 @@ export function openStatement(
 }
 
 /** The message rows an `openStatement` opened, by record id. */
-export function openedRows(rows: Record<string, unknown>[] | undefined): Map<number, number> {
-  return new Map((rows ?? []).map((row) => [Number(row.record_id), Number(row.id)]));
+export function openedRows(rows: Record<string, unknown>[] = []): Map<number, number> {
+  return new Map(rows.map((row) => [Number(row.record_id), Number(row.id)]));
 }
 
 /** A message a pass that died left in doubt, now `unconfirmed`. */
