@@ -3,6 +3,7 @@ import { spin } from "../sequences/spintax";
 import { escapeHtml, renderTemplate, type TemplateLead } from "../sequences/template";
 import { chooseVariant, variantWeights } from "../sequences/variants";
 import { textPart } from "./text-part";
+import type { BodySource } from "./tracked-body";
 import type { MimeMessage } from "../mail/mime";
 
 /**
@@ -52,8 +53,8 @@ export interface ComposeInput {
   thread: { messageId: string; subject: string | null }[];
   messageId: string;
   unsubscribeUrl: string;
-  /** Adds open and click tracking to the HTML (identity when the campaign tracks neither). */
-  track: (html: string) => Promise<string>;
+  /** Adds open and click tracking to the HTML (identity when the campaign tracks neither); `body` says what it was rendered from. */
+  track: (html: string, body?: BodySource) => Promise<string>;
 }
 
 interface Composed {
@@ -135,7 +136,7 @@ export async function composeEmail(input: ComposeInput): Promise<Composed> {
     subject,
     text: footerText === "" ? bodyText : `${bodyText}\n\n${footerText}: ${input.unsubscribeUrl}`,
     headers,
-    ...(plainOnly ? {} : { html: await input.track(html) }),
+    ...(plainOnly ? {} : { html: await input.track(html, { key: sender.signature ?? "", template, render, lead, length: rendered.length }) }),
   };
   return { message, subject, variantId: chosen.variantId, body: rendered };
 }

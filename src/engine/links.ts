@@ -1,10 +1,12 @@
 import type { Keyring } from "../platform/crypto";
 import { signToken } from "../tracking/tokens";
 import { trackedHtml, trackingBaseUrl, unsubscribeUrl } from "../tracking/links";
+import { trackedBody, type BodySource } from "./tracked-body";
 
 /**
  * The links one campaign email carries: its unsubscribe address (footer, List-Unsubscribe) and its
- * tracking (pixel, rewritten links), all signed tokens on the mailbox's tracking host.
+ * tracking (pixel, rewritten links), all signed tokens on the mailbox's tracking host. A campaign
+ * email names the body it was rendered from, and is tracked from its template's shape when it can be.
  */
 export interface EmailLinks {
   forEmail(input: {
@@ -15,7 +17,7 @@ export interface EmailLinks {
     customTrackingDomain: string | null;
     trackOpens: boolean;
     trackClicks: boolean;
-  }): Promise<{ unsubscribeUrl: string; track: (html: string) => Promise<string> }>;
+  }): Promise<{ unsubscribeUrl: string; track: (html: string, body?: BodySource) => Promise<string> }>;
 }
 
 export function emailLinks(keyring: Keyring, publicUrl: string): EmailLinks {
@@ -28,7 +30,11 @@ export function emailLinks(keyring: Keyring, publicUrl: string): EmailLinks {
       const click = input.trackClicks ? (url: string) => signToken(keyring, { kind: "click", ...facts, url }) : null;
       return {
         unsubscribeUrl: unsubscribe,
-        track: (html) => (open === null && click === null ? Promise.resolve(html) : trackedHtml(html, { base, open, click })),
+        async track(html, body) {
+          if (open === null && click === null) return html;
+          const tracking = { base, open, click };
+          return (body && (await trackedBody(body, html, tracking))) ?? trackedHtml(html, tracking);
+        },
       };
     },
   };

@@ -74,11 +74,15 @@ export function linkProblem(url: string): string | null {
   return null;
 }
 
-export async function trackedHtml(
-  html: string,
-  opts: { base: string; open: string | null; click: ((url: string) => Promise<string>) | null },
-): Promise<string> {
-  const { base, open, click } = opts;
+/** How the HTML is tracked: the open token (null: no pixel) and the click token of a link (null: links as written). */
+interface Tracking {
+  base: string;
+  open: string | null;
+  click: ((url: string) => Promise<string>) | null;
+}
+
+/** The HTML with its trackable links through the click redirect and the pixel before its first `</body>`, if it has one. */
+export async function trackLinks(html: string, { base, open, click }: Tracking): Promise<{ html: string; pixelPlaced: boolean }> {
   let pixelPlaced = false;
   let rewriter = new HTMLRewriter();
   if (click) {
@@ -102,5 +106,16 @@ export async function trackedHtml(
     });
   }
   const out = await rewriter.transform(new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8" } })).text();
-  return open && !pixelPlaced ? out + pixelTag(pixelUrl(base, open)) : out;
+  return { html: out, pixelPlaced };
+}
+
+/** The pixel where an HTML without `</body>` ends. */
+export function endPixel(base: string, open: string): string {
+  return pixelTag(pixelUrl(base, open));
+}
+
+/** An email's HTML tracked: its links through the click redirect, and the pixel before `</body>` or at its end. */
+export async function trackedHtml(html: string, tracking: Tracking): Promise<string> {
+  const out = await trackLinks(html, tracking);
+  return tracking.open && !out.pixelPlaced ? out.html + endPixel(tracking.base, tracking.open) : out.html;
 }

@@ -1,0 +1,59 @@
+import { parseTemplate, type TemplateLead } from "../sequences/template";
+
+/**
+ * What the text part (text-part.ts) and the tracked HTML (tracked-body.ts) of a campaign email share
+ * to work once per template instead of once per email: the body rendered with a mark in place of
+ * each variable, and a cache of what each found for a template. Marks are private-use characters,
+ * which a template or value has no reason to hold; one that does is worked out whole, per email.
+ */
+
+export const MARK_CHARS = /[\uE000-\uE003]/;
+
+/** Renders a body (a template, after spintax) for a lead, as the email's HTML part has it. */
+export type RenderBody = (template: string, lead: TemplateLead) => string;
+
+/** The body rendered with `mark(k)` in place of its k-th variable (fallback and all), and the variables' names in order. */
+export function markedBody(template: string, render: RenderBody, mark: (k: number) => string): { html: string; names: string[] } {
+  const variables = parseTemplate(template).flatMap((part) => (part.kind === "variable" ? [part] : []));
+  let spliced = "";
+  let from = 0;
+  const custom: Record<string, string> = {};
+  variables.forEach((variable, k) => {
+    spliced += `${template.slice(from, variable.offset)}{{salvo_mark_${k}}}`;
+    from = variable.offset + variable.raw.length;
+    custom[`salvo_mark_${k}`] = mark(k);
+  });
+  return { html: render(spliced + template.slice(from), { custom_fields: custom }), names: variables.map((variable) => variable.name) };
+}
+
+/** Whether `at` is inside a tag of `html` (an attribute, or a comment: taken as one, to be safe). */
+export function insideTag(html: string, at: number): boolean {
+  const before = html.slice(0, at);
+  return before.lastIndexOf("<") > before.lastIndexOf(">");
+}
+
+/** Shapes kept per isolate (templates after spintax, by signature and tracking): a campaign's steps and variants fit many times over. */
+const MAX_SHAPES = 256;
+
+/**
+ * What was found for each template (null: it has no shape). A template seen once is only noted: a
+ * shape costs more than working out one email whole, and pays from the second email on.
+ */
+export class ShapeCache<T> {
+  private readonly entries = new Map<string, T | null | "seen">();
+
+  /** The shape of `id`; "build" the second time it is asked for; null the first time, or when it has none. */
+  find(id: string): T | null | "build" {
+    const entry = this.entries.get(id);
+    if (entry === undefined) {
+      if (this.entries.size >= MAX_SHAPES) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(id, "seen");
+      return null;
+    }
+    return entry === "seen" ? "build" : entry;
+  }
+
+  keep(id: string, shape: T | null): void {
+    this.entries.set(id, shape);
+  }
+}
