@@ -105,8 +105,7 @@ function decodePayload(body: string): TrackPayload | null {
 }
 
 function isWebUrl(text: string): boolean {
-  if (!URL.canParse(text)) return false;
-  const { protocol } = new URL(text);
+  const protocol = URL.parse(text)?.protocol;
   return protocol === "http:" || protocol === "https:";
 }
 
