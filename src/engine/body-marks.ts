@@ -34,26 +34,52 @@ export function insideTag(html: string, at: number): boolean {
 
 /** Shapes kept per isolate (templates after spintax, by signature and tracking): a campaign's steps and variants fit many times over. */
 const MAX_SHAPES = 256;
+/**
+ * And at most this many characters of keys and shapes, so that large bodies (a step takes up to
+ * 100,000 characters) cannot fill an isolate's memory: a few megabytes a cache.
+ */
+const MAX_CHARACTERS = 2_000_000;
+
+interface Entry<T> {
+  shape: T | null | "seen";
+  characters: number;
+}
 
 /**
  * What was found for each template (null: it has no shape). A template seen once is only noted: a
- * shape costs more than working out one email whole, and pays from the second email on.
+ * shape costs more than working out one email whole, and pays from the second email on. The oldest
+ * entries go first past MAX_SHAPES or MAX_CHARACTERS.
  */
 export class ShapeCache<T> {
-  private readonly entries = new Map<string, T | null | "seen">();
+  private readonly entries = new Map<string, Entry<T>>();
+  private characters = 0;
+
+  /** `size`: the characters a shape holds. */
+  constructor(private readonly size: (shape: T) => number) {}
 
   /** The shape of `id`; "build" the second time it is asked for; null the first time, or when it has none. */
   find(id: string): T | null | "build" {
     const entry = this.entries.get(id);
     if (entry === undefined) {
-      if (this.entries.size >= MAX_SHAPES) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(id, "seen");
+      this.set(id, "seen");
       return null;
     }
-    return entry === "seen" ? "build" : entry;
+    return entry.shape === "seen" ? "build" : entry.shape;
   }
 
   keep(id: string, shape: T | null): void {
-    this.entries.set(id, shape);
+    this.set(id, shape);
+  }
+
+  private set(id: string, shape: T | null | "seen"): void {
+    const characters = id.length + (shape === null || shape === "seen" ? 0 : this.size(shape));
+    this.characters += characters - (this.entries.get(id)?.characters ?? 0);
+    this.entries.delete(id);
+    this.entries.set(id, { shape, characters });
+    for (const [oldest, entry] of this.entries) {
+      if (oldest === id || (this.entries.size <= MAX_SHAPES && this.characters <= MAX_CHARACTERS)) break;
+      this.entries.delete(oldest);
+      this.characters -= entry.characters;
+    }
   }
 }

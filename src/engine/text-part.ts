@@ -37,7 +37,7 @@ interface Shape {
   holes: { name: string }[];
 }
 
-const shapes = new ShapeCache<Shape>();
+const shapes = new ShapeCache<Shape>((shape) => shape.pieces.reduce((sum, piece) => sum + piece.length, 0));
 
 const count = (text: string, pattern: RegExp) => text.match(pattern)?.length ?? 0;
 

@@ -39,7 +39,7 @@ interface Shape {
 }
 
 const SLOT = /\uE000(v\d+|c\d+|o)\uE001/g;
-const shapes = new ShapeCache<Shape>();
+const shapes = new ShapeCache<Shape>((shape) => shape.pieces.reduce((sum, piece) => sum + piece.length, 0) + shape.slots.reduce((sum, slot) => sum + (slot.kind === "click" ? slot.url.length : 0), 0));
 
 async function trackedShape(template: string, render: RenderBody, tracking: Tracking): Promise<Shape | null> {
   if (MARK_CHARS.test(template)) return null;
