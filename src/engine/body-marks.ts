@@ -32,6 +32,20 @@ export function insideTag(html: string, at: number): boolean {
   return before.lastIndexOf("<") > before.lastIndexOf(">");
 }
 
+/** `text` cut at each match of `marks` (a global pattern with one group): the pieces around them, and each match's group. */
+export function cutAtMarks(text: string, marks: RegExp): { pieces: string[]; found: string[] } {
+  const pieces: string[] = [];
+  const found: string[] = [];
+  let from = 0;
+  for (const match of text.matchAll(marks)) {
+    pieces.push(text.slice(from, match.index));
+    found.push(match[1]!);
+    from = match.index + match[0].length;
+  }
+  pieces.push(text.slice(from));
+  return { pieces, found };
+}
+
 /** Shapes kept per isolate (templates after spintax, by signature and tracking): a campaign's steps and variants fit many times over. */
 const MAX_SHAPES = 256;
 /**
@@ -46,16 +60,13 @@ interface Entry<T> {
 }
 
 /**
- * What was found for each template (null: it has no shape). A template seen once is only noted: a
+ * What was found for each template (null: it has no shape), measured by its pieces' characters. A template seen once is only noted: a
  * shape costs more than working out one email whole, and pays from the second email on. The oldest
  * entries go first past MAX_SHAPES or MAX_CHARACTERS.
  */
-export class ShapeCache<T> {
+export class ShapeCache<T extends { pieces: string[] }> {
   private readonly entries = new Map<string, Entry<T>>();
   private characters = 0;
-
-  /** `size`: the characters a shape holds. */
-  constructor(private readonly size: (shape: T) => number) {}
 
   /** The shape of `id`; "build" the second time it is asked for; null the first time, or when it has none. */
   find(id: string): T | null | "build" {
@@ -72,7 +83,7 @@ export class ShapeCache<T> {
   }
 
   private set(id: string, shape: T | null | "seen"): void {
-    const characters = id.length + (shape === null || shape === "seen" ? 0 : this.size(shape));
+    const characters = id.length + (shape === null || shape === "seen" ? 0 : shape.pieces.reduce((sum, piece) => sum + piece.length, 0));
     this.characters += characters - (this.entries.get(id)?.characters ?? 0);
     this.entries.delete(id);
     this.entries.set(id, { shape, characters });

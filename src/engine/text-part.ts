@@ -1,6 +1,6 @@
 import { htmlToText } from "../mail/html-text";
 import { variableValue, type TemplateLead } from "../sequences/template";
-import { insideTag, MARK_CHARS, markedBody, ShapeCache, type RenderBody } from "./body-marks";
+import { cutAtMarks, insideTag, MARK_CHARS, markedBody, ShapeCache, type RenderBody } from "./body-marks";
 
 /**
  * The text/plain part of a campaign email, without converting every lead's HTML (issue 27: the
@@ -37,7 +37,7 @@ interface Shape {
   holes: { name: string }[];
 }
 
-const shapes = new ShapeCache<Shape>((shape) => shape.pieces.reduce((sum, piece) => sum + piece.length, 0));
+const shapes = new ShapeCache<Shape>();
 
 const count = (text: string, pattern: RegExp) => text.match(pattern)?.length ?? 0;
 
@@ -54,16 +54,8 @@ export function textShape(template: string, render: RenderBody): Shape | null {
   for (const found of html.matchAll(MARK)) if (markedUnsafely(html, found.index)) return null;
   const text = htmlToText(html);
   if (names.length > 0 && text.replace(MARK, (_, k: string) => long(Number(k))) !== htmlToText(markedBody(template, render, long).html)) return null;
-  const pieces: string[] = [];
-  const holes: Shape["holes"] = [];
-  let from = 0;
-  for (const found of text.matchAll(MARK)) {
-    pieces.push(text.slice(from, found.index));
-    holes.push({ name: names[Number(found[1])]! });
-    from = found.index + found[0].length;
-  }
-  pieces.push(text.slice(from));
-  return { pieces, holes };
+  const { pieces, found } = cutAtMarks(text, MARK);
+  return { pieces, holes: found.map((k) => ({ name: names[Number(k)]! })) };
 }
 
 /**

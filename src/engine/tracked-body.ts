@@ -1,6 +1,6 @@
 import { escapeHtml, variableValue, type TemplateLead } from "../sequences/template";
-import { endPixel, trackLinks } from "../tracking/links";
-import { insideTag, MARK_CHARS, markedBody, ShapeCache, type RenderBody } from "./body-marks";
+import { endPixel, trackLinks, type Tracking } from "../tracking/links";
+import { cutAtMarks, insideTag, MARK_CHARS, markedBody, ShapeCache, type RenderBody } from "./body-marks";
 
 /**
  * A campaign email's tracked HTML without running the HTML rewriter over every email (issue 27: that
@@ -23,12 +23,6 @@ export interface BodySource {
   length: number;
 }
 
-interface Tracking {
-  base: string;
-  open: string | null;
-  click: ((url: string) => Promise<string>) | null;
-}
-
 type Slot = { kind: "value"; name: string } | { kind: "click"; url: string } | { kind: "open" };
 
 interface Shape {
@@ -39,7 +33,7 @@ interface Shape {
 }
 
 const SLOT = /\uE000(v\d+|c\d+|o)\uE001/g;
-const shapes = new ShapeCache<Shape>((shape) => shape.pieces.reduce((sum, piece) => sum + piece.length, 0) + shape.slots.reduce((sum, slot) => sum + (slot.kind === "click" ? slot.url.length : 0), 0));
+const shapes = new ShapeCache<Shape>();
 
 async function trackedShape(template: string, render: RenderBody, tracking: Tracking): Promise<Shape | null> {
   if (MARK_CHARS.test(template)) return null;
@@ -58,16 +52,11 @@ async function trackedShape(template: string, render: RenderBody, tracking: Trac
             return `\uE000c${urls.length - 1}\uE001`;
           },
   });
-  const pieces: string[] = [];
-  const slots: Slot[] = [];
-  let from = 0;
-  for (const found of out.html.matchAll(SLOT)) {
-    pieces.push(out.html.slice(from, found.index));
-    const [kind, index] = [found[1]![0], Number(found[1]!.slice(1))];
-    slots.push(kind === "v" ? { kind: "value", name: names[index]! } : kind === "c" ? { kind: "click", url: urls[index]! } : { kind: "open" });
-    from = found.index + found[0].length;
-  }
-  pieces.push(out.html.slice(from));
+  const { pieces, found } = cutAtMarks(out.html, SLOT);
+  const slots = found.map((mark): Slot => {
+    const index = Number(mark.slice(1));
+    return mark[0] === "v" ? { kind: "value", name: names[index]! } : mark[0] === "c" ? { kind: "click", url: urls[index]! } : { kind: "open" };
+  });
   // Every value where the body had it, and no link whose address holds one.
   if (slots.filter((slot) => slot.kind === "value").length !== values.length || urls.some((url) => MARK_CHARS.test(url))) return null;
   return { pieces, slots, pixelPlaced: out.pixelPlaced };

@@ -75,7 +75,7 @@ export function linkProblem(url: string): string | null {
 }
 
 /** How the HTML is tracked: the open token (null: no pixel) and the click token of a link (null: links as written). */
-interface Tracking {
+export interface Tracking {
   base: string;
   open: string | null;
   click: ((url: string) => Promise<string>) | null;
