@@ -14,7 +14,7 @@ import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { setInterval } from "node:timers";
 import { LAB_DIR, LAB_JSON as jsonPath, LAB_PID as lockPath, RUNTIME_BASE, RUNTIME_PREFIX, alive, runtimeDirFor } from "./lib/mail-lab.mjs";
-import { limitedSenders, sinkDomain, writeDovecot, writePostfix, writeRspamd } from "./lib/mail-lab-config.mjs";
+import { limitedRecipients, limitedSenders, sinkDomain, writeDovecot, writePostfix, writeRspamd } from "./lib/mail-lab-config.mjs";
 import { prepareOAuth } from "./lib/mail-lab-oauth.mjs";
 
 const root = join(import.meta.dirname, "..");
@@ -384,6 +384,8 @@ function announce() {
     sink_domain: sinkDomain(DOMAIN),
     // Senders Postfix refuses as providers' sending limits do: 421 and a hang-up, or Gmail's daily limit.
     limited_senders: Object.fromEntries(Object.entries(limitedSenders(DOMAIN)).map(([name, { email }]) => [name, email])),
+    // A recipient Postfix refuses as a provider throttling mail to its users does: 421 and a hang-up.
+    limited_recipients: Object.fromEntries(Object.entries(limitedRecipients(DOMAIN)).map(([name, { email }]) => [name, email])),
     // Where the daemons keep their files: mail as Maildirs (<mail_dir>/<domain>/<local part>/Maildir), and their logs.
     runtime_dir: runtime,
     mail_dir: dirs.mail,

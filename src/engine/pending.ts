@@ -15,6 +15,13 @@ import { outcomeStatements, suspendStatement, type CampaignRow, type MailboxRow 
 import { holdOver, holdStatement } from "../mailboxes/hold";
 import type { Finished, Leftover, SendJournal } from "./journal";
 
+/** Outcomes one `store` took; `committed` once its batch is (they are then never pending again). */
+interface Taken {
+  settled: RecordOutcome[];
+  finished: Finished[];
+  committed: boolean;
+}
+
 /** What storing a claim's outcomes needs to know of it. */
 export interface ClaimFacts {
   campaign: CampaignRow;
@@ -53,10 +60,29 @@ export class PendingOutcomes {
     this.finished.push(finished);
   }
 
-  /** Commits what is pending with `after` (a window's opening) last in the same batch; answers the rows `after` returned. */
+  /**
+   * Commits what is pending with `after` (a window's opening) last in the same batch; answers the rows
+   * `after` returned. What ends while the batch is on its way waits for the next one; should the batch
+   * fail, what it took is pending again.
+   */
   async store(after: SQL | null = null): Promise<Record<string, unknown>[]> {
+    const taken: Taken = { settled: this.settled, finished: this.finished, committed: false };
+    this.settled = [];
+    this.finished = [];
+    try {
+      return await this.commit(taken, after);
+    } catch (error) {
+      if (!taken.committed) {
+        this.settled = [...taken.settled, ...this.settled];
+        this.finished = [...taken.finished, ...this.finished];
+      }
+      throw error;
+    }
+  }
+
+  private async commit(taken: Taken, after: SQL | null): Promise<Record<string, unknown>[]> {
+    const { settled, finished } = taken;
     const { campaign, mailbox, now } = this.claim;
-    const finished = this.finished;
     const statements: SQL[] = [];
     // Transactions with an event (a SENT, or a BOUNCE) on a message row: the others record none.
     const events = finished.flatMap(({ record, outcome, event }) => (event && "messageRowId" in outcome ? [{ record, event, messageRowId: outcome.messageRowId }] : []));
@@ -99,7 +125,7 @@ export class PendingOutcomes {
       }
     }
     const ingested = statements.length > 0;
-    const outcomes = [...this.settled, ...finished.map((f) => f.outcome)];
+    const outcomes = [...settled, ...finished.map((f) => f.outcome)];
     if (outcomes.length > 0) statements.push(...outcomeStatements(this.claim.nonce, outcomes, now));
     const suspend = finished.find((f) => f.suspend !== null)?.suspend ?? null;
     const announce = suspend === null ? null : await disconnectAnnouncement(this.db, mailbox, { smtp: suspend, imap: null }, now);
@@ -114,8 +140,7 @@ export class PendingOutcomes {
     if (after !== null) statements.push(after);
     if (statements.length === 0) return [];
     const results = await rawBatch(this.env.DB, statements);
-    this.settled = [];
-    this.finished = [];
+    taken.committed = true;
     this.journal.stored(outcomes.map((o) => o.recordId));
     if (ingested) await enqueue(this.env, ingestedDeliveryIds(results, deliveries));
     if (announce !== null) await enqueue(this.env, deliveryIds(results[announceAt]));

@@ -26,15 +26,15 @@ import { gapEndsAt, isInWindow, localDayRange, nextLocalDayStart, nextMailboxDay
  */
 
 /** Sends per claim when the mailbox has no gap to keep (it would otherwise send one per wake). */
-const BURST = 50;
+const BURST = 100;
 /**
  * Messages opened in one D1 batch (with the outcomes before them): each is handed over only after the
- * journal says so, and each but a window's first has its envelope written ahead (only an opened message's may be).
+ * journal says so, and has its envelope written ahead once its window is open (only an opened message's may be).
  */
 const OPEN_WINDOW = 25;
 /** A pass stops after this long or this many sends and wakes again at once (alarm handlers are bounded). */
 const PASS_BUDGET_MS = 25_000;
-const PASS_MAX_SENDS = 100;
+const PASS_MAX_SENDS = 500;
 /** A pass that sent nothing and found nothing to do soon looks again no sooner than this. */
 const IDLE_RECHECK_MS = 60 * 60_000;
 /**
@@ -292,6 +292,12 @@ interface Sendable {
   content: NonNullable<ReturnType<typeof stepFor>>;
 }
 
+/** A window's journal entries and, for each of its messages, the row its opening wrote (null: not opened). */
+interface OpenedWindow {
+  entries: Opened[];
+  rowIds: (number | null)[];
+}
+
 interface Readied {
   composed: Awaited<ReturnType<typeof composeEmail>>;
   outgoing: Outgoing;
@@ -350,7 +356,7 @@ async function sendClaimed(
   const { campaign, mailbox, smtp, records, now, journal } = claim;
   const leadZones = campaign.schedule.send_in_lead_timezone === true;
   let attempted = 0;
-  const opening = { nonce: claim.nonce, mailboxId: mailbox.id, now };
+  const opened = { nonce: claim.nonce, mailboxId: mailbox.id, now };
   const facts = { campaign: campaign.row, mailbox, nonce: claim.nonce, now, recordIds: records.map((r) => r.recordId) };
   const pending = new PendingOutcomes(env, db, facts, journal);
   let sent = 0;
@@ -375,7 +381,7 @@ async function sendClaimed(
       const content = stepFor(campaign, step);
       if (content) sendable.push({ record, content });
       else {
-        const rowId = openedRows(await pending.store(openStatement(opening, [record], { status: "failed", error: NO_STEP_LEFT }))).get(recordId);
+        const rowId = openedRows(await pending.store(openStatement(opened, [record], { status: "failed", error: NO_STEP_LEFT }))).get(recordId);
         pending.settle(rowId === undefined ? { kind: "released", recordId, dueAt: now, unpin: false } : { kind: "failed", recordId, messageRowId: rowId, error: NO_STEP_LEFT });
       }
     }
@@ -392,19 +398,36 @@ async function sendClaimed(
     }
     return promise;
   };
+  // Windows of messages, each opened half way through the one before it: its batch (which stores what
+  // ended so far) runs while that window's last messages go, and its first message's envelope can
+  // ride behind them. A window is opened once; `known` holds those whose rows are back.
+  const windows: Sendable[][] = [];
+  for (let first = 0; first < sendable.length; first += OPEN_WINDOW) windows.push(sendable.slice(first, first + OPEN_WINDOW));
+  const openings: Promise<OpenedWindow>[] = [];
+  const known: OpenedWindow[] = [];
+  const openWindow = (k: number): Promise<OpenedWindow> => {
+    const started = openings[k];
+    if (started) return started;
+    const window = windows[k]!;
+    const entries = window.map(({ record }): Opened => ({ nonce: claim.nonce, recordId: record.recordId, step: record.step, prior: record.messageStatus === "deferred" ? "deferred" : null }));
+    journal.opening({ nonce: claim.nonce, now, campaign: campaign.row }, entries);
+    const opening = pending.store(openStatement(opened, window.map(({ record }) => record))).then((rows) => {
+      const ids = openedRows(rows);
+      return (known[k] = { entries, rowIds: window.map(({ record }) => ids.get(record.recordId) ?? null) });
+    });
+    opening.catch(() => {});
+    return (openings[k] = opening);
+  };
   try {
-    for (let first = 0; first < sendable.length; first += OPEN_WINDOW) {
-      const window = sendable.slice(first, first + OPEN_WINDOW);
-      if (stop) {
+    for (const [k, window] of windows.entries()) {
+      if (stop && !openings[k]) {
         for (const { record } of window) pending.settle({ kind: "released", recordId: record.recordId, ...afterStop(record.step, stop.retryAt, now) });
         continue;
       }
-      const entries = window.map(({ record }): Opened => ({ nonce: claim.nonce, recordId: record.recordId, step: record.step, prior: record.messageStatus === "deferred" ? "deferred" : null }));
-      journal.opening({ nonce: claim.nonce, now, campaign: campaign.row }, entries);
-      const opened = openedRows(await pending.store(openStatement(opening, window.map(({ record }) => record))));
-      const rowIds = window.map(({ record }) => opened.get(record.recordId) ?? null);
+      const { entries, rowIds } = await openWindow(k);
       for (const [index, { record }] of window.entries()) {
         const { recordId, step } = record;
+        if (!stop && index === Math.floor(window.length / 2) && k + 1 < windows.length) void openWindow(k + 1);
         const rowId = rowIds[index] ?? null;
         if (rowId === null) {
           // The claim was released, the lead stopped or the campaign paused since the claim: not sent.
@@ -415,15 +438,16 @@ async function sendClaimed(
           pending.settle({ kind: "withdrawn", recordId, step, prior: entries[index]!.prior, ...afterStop(step, stop.retryAt, now) });
           continue;
         }
-        const { composed, outgoing: message } = await readied(first + index);
-        ahead.delete(first + index);
+        const at = k * OPEN_WINDOW + index;
+        const { composed, outgoing: message } = await readied(at);
+        ahead.delete(at);
         attempted += 1;
-        const after = first + index + 1;
         // The next opened message's envelope rides behind this one: it starts with its DATA answered.
-        const coming = index + 1 < window.length && rowIds[index + 1] != null ? envelopeOf(mailbox.fromEmail, window[index + 1]!.record.leadEmail, copies(mailbox)) : null;
+        const upNext = index + 1 < window.length ? { record: window[index + 1]!.record, rowId: rowIds[index + 1] } : { record: windows[k + 1]?.[0]?.record, rowId: known[k + 1]?.rowIds[0] };
+        const coming = upNext.record && upNext.rowId != null ? envelopeOf(mailbox.fromEmail, upNext.record.leadEmail, copies(mailbox)) : null;
         const result = await smtp.deliver(message, {
           handingOver: () => journal.handingOver(entries[index]!),
-          handedOver: () => (after < sendable.length ? void readied(after) : undefined),
+          handedOver: () => (at + 1 < sendable.length ? void readied(at + 1) : undefined),
           ...(coming?.ok ? { next: coming.envelope } : {}),
         });
         const ended = { record: { recordId, step, leadEmail: record.leadEmail } };
@@ -457,7 +481,9 @@ async function sendClaimed(
       }
     }
   } catch (error) {
-    // What is done is stored before the error goes up: a finished transaction must not be left in doubt.
+    // What is done is stored before the error goes up (after an opening on its way, which stores some of
+    // it): a finished transaction must not be left in doubt.
+    await Promise.allSettled(openings);
     await pending.store().catch(() => undefined);
     throw error;
   }

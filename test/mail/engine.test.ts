@@ -447,6 +447,38 @@ describe("the engine sends a campaign into the lab", () => {
     });
   });
 
+  it("a refusal that holds the mailbox in the middle of a claim: what went before is sent, the window opened ahead is withdrawn with the rest of its own, every lead after it due again", async () => {
+    const { account, mailboxId } = await checkedSender("sender9", { max_email_per_day: 100 });
+    const t0 = startAhead();
+    const marker = crypto.randomUUID().slice(0, 8);
+    // Three windows of messages (25, 25, 10), in the leads' order (their addresses': these sort lead…, then
+    // throttling@, then warm…); the recipient's provider refuses the 41st (421, then it hangs up), past the
+    // middle of the second window: the third is already open when the pass stops.
+    const before = Array.from({ length: 40 }, (_, n) => `lead${(n % 5) + 1}+${marker}${String(n).padStart(2, "0")}@lab.salvo.test`);
+    const after = Array.from({ length: 19 }, (_, n) => `warm${(n % 5) + 1}+${marker}${String(n).padStart(2, "0")}@lab.salvo.test`);
+    const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0, { leadEmails: [...after, lab.limited_recipients.throttling, ...before] });
+    await withoutGap(campaignId);
+    const stub = senderStub(bindings, mailboxId);
+    await stub.runPass(t0 - MINUTE, { read: false });
+    await runInDurableObject(stub, (_: MailboxSender, state: DurableObjectState) => state.storage.deleteAlarm());
+
+    expect(await stub.runPass(t0, { read: false })).toMatchObject({ sent: 40, nextWakeAt: t0 + 5 * MINUTE });
+    const messages = await messagesOf(campaignId);
+    expect(messages.filter((m) => m.status === "sent").map((m) => m.to_email), "each lead before the refusal, once").toEqual([...before].sort());
+    expect(messages.filter((m) => m.status !== "sent").map((m) => [m.to_email, m.status]), "the refused one waits; none after it is left opened").toEqual([[lab.limited_recipients.throttling, "deferred"]]);
+    // Across the first window's end, its envelope written behind the message before it.
+    for (const message of [0, 24, 25, 39].map((n) => messages.find((m) => m.to_email === before[n])!)) {
+      await delivered(message.to_email.replace(/\+[^@]*/, ""), message.message_id);
+    }
+    const records = await recordsOf(campaignId);
+    expect(records.filter((r) => r.nextStep === 2), "the sent ones moved on").toHaveLength(40);
+    const due = records.filter((r) => r.nextStep === 1 && r.dueAt?.getTime() === t0 && r.claimToken === null && r.emailAccountId === null);
+    expect(due, "the refused lead and every one after it: back in rotation, due at once").toHaveLength(20);
+    await runInDurableObject(stub, (_: MailboxSender, state: DurableObjectState) => {
+      expect(new SendJournal(state.storage.kv, () => state.storage.sync()).leftover()).toBeNull();
+    });
+  });
+
   it("sends every due email of a mailbox with no gap in one pass, claim after claim, on one SMTP login", async () => {
     const { account, mailboxId } = await checkedSender("sender10", { max_email_per_day: 100 });
     const t0 = startAhead();
