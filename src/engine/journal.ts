@@ -61,7 +61,7 @@ const DONE = "send:done:";
 
 /**
  * Two writes a message (the one handed over, flushed; how it ended) and two a window (its openings,
- * then what D1 holds of them); an ended message's entry stays until its claim is over, and counts
+ * then what D1 holds of them); an ended message's entry stays until D1 holds its outcome, and counts
  * only while its opening is listed.
  */
 export class SendJournal {
@@ -99,11 +99,13 @@ export class SendJournal {
     this.kv.put(`${DONE}${done.finished.record.recordId}`, kept);
   }
 
-  /** D1 now holds these records' outcomes: their openings are done with. */
+  /** D1 now holds these records' outcomes: their openings, and how those that ended did, are done with. */
   stored(recordIds: number[]): void {
     const opened = this.kv.get<Opened[]>(OPENED);
     if (!opened) return;
     const gone = new Set(recordIds);
+    // Here, not at the claim's end: the list there would read every entry back, event body and all.
+    for (const entry of opened) if (gone.has(entry.recordId)) this.kv.delete(`${DONE}${entry.recordId}`);
     const left = opened.filter((entry) => !gone.has(entry.recordId));
     if (left.length === opened.length) return;
     if (left.length > 0) this.kv.put(OPENED, left);

@@ -31,7 +31,7 @@ const BURST = 100;
  * Messages opened in one D1 batch (with the outcomes before them): each is handed over only after the
  * journal says so, and has its envelope written ahead once its window is open (only an opened message's may be).
  */
-const OPEN_WINDOW = 25;
+const OPEN_WINDOW = 50;
 /** A pass stops after this long or this many sends and wakes again at once (alarm handlers are bounded). */
 const PASS_BUDGET_MS = 25_000;
 const PASS_MAX_SENDS = 500;
