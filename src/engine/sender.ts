@@ -356,7 +356,7 @@ async function sendClaimed(
   const { campaign, mailbox, smtp, records, now, journal } = claim;
   const leadZones = campaign.schedule.send_in_lead_timezone === true;
   let attempted = 0;
-  const opened = { nonce: claim.nonce, mailboxId: mailbox.id, now };
+  const opening = { nonce: claim.nonce, mailboxId: mailbox.id, now };
   const facts = { campaign: campaign.row, mailbox, nonce: claim.nonce, now, recordIds: records.map((r) => r.recordId) };
   const pending = new PendingOutcomes(env, db, facts, journal);
   let sent = 0;
@@ -381,7 +381,7 @@ async function sendClaimed(
       const content = stepFor(campaign, step);
       if (content) sendable.push({ record, content });
       else {
-        const rowId = openedRows(await pending.store(openStatement(opened, [record], { status: "failed", error: NO_STEP_LEFT }))).get(recordId);
+        const rowId = openedRows(await pending.store(openStatement(opening, [record], { status: "failed", error: NO_STEP_LEFT }))).get(recordId);
         pending.settle(rowId === undefined ? { kind: "released", recordId, dueAt: now, unpin: false } : { kind: "failed", recordId, messageRowId: rowId, error: NO_STEP_LEFT });
       }
     }
@@ -411,12 +411,12 @@ async function sendClaimed(
     const window = windows[k]!;
     const entries = window.map(({ record }): Opened => ({ nonce: claim.nonce, recordId: record.recordId, step: record.step, prior: record.messageStatus === "deferred" ? "deferred" : null }));
     journal.opening({ nonce: claim.nonce, now, campaign: campaign.row }, entries);
-    const opening = pending.store(openStatement(opened, window.map(({ record }) => record))).then((rows) => {
+    const batch = pending.store(openStatement(opening, window.map(({ record }) => record))).then((rows) => {
       const ids = openedRows(rows);
       return (known[k] = { entries, rowIds: window.map(({ record }) => ids.get(record.recordId) ?? null) });
     });
-    opening.catch(() => {});
-    return (openings[k] = opening);
+    batch.catch(() => {});
+    return (openings[k] = batch);
   };
   try {
     for (const [k, window] of windows.entries()) {

@@ -178,7 +178,7 @@ export interface ClaimRequest {
 /**
  * Claims up to `limit` due records of one campaign for this mailbox, follow-ups first (pinned to
  * it), then new leads (unpinned, pinned now) within the new-leads cap, and reads what the pass
- * needs; one batch. The claim is a lease (`claim_token`, `due_at` at the lease's end): a concurrent
+ * needs, in the records' order (their leads' enrollment); one batch. The claim is a lease (`claim_token`, `due_at` at the lease's end): a concurrent
  * pass of another mailbox cannot take the same record (one UPDATE on rows still unclaimed), and a
  * campaign paused or stopped since the pass began yields nothing. It writes NO message row: they are
  * written `sending` by `openStatement` a window at a time, and the sender's journal (journal.ts) says
@@ -226,7 +226,8 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
                      AND status IN ('sent', 'unconfirmed') ORDER BY step) AS p) AS thread
         FROM campaign_leads cl JOIN leads l ON l.id = cl.lead_id
         LEFT JOIN messages m ON m.campaign_lead_id = cl.id AND m.step = cl.next_step
-        WHERE cl.claim_token = ${nonce}`,
+        WHERE cl.claim_token = ${nonce}
+        ORDER BY cl.id`,
   ]);
   const records = results[3]!.map((row) => ({
     recordId: Number(row.record_id),
