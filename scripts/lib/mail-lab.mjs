@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { connect as tlsConnect } from "node:tls";
 import { freePort } from "./dev-server.mjs";
@@ -57,6 +58,35 @@ export function runningLab() {
   return JSON.parse(readFileSync(LAB_JSON, "utf8"));
 }
 
+/** Whether a server may listen on `port` of the loopback now. */
+function listenable(port) {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free loopback port below the kernel's range for outgoing connections: the lab's daemons start
+ * one by one and open connections meanwhile (Rspamd's workers do), and one of those can take a port the
+ * kernel handed out as free (`freePort`) before the daemon meant to listen there does, as CI met once.
+ */
+async function labPort(taken) {
+  let low = 32768;
+  try {
+    low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || low;
+  } catch {
+    // Not Linux: the common default.
+  }
+  const floor = 10_000;
+  for (let tries = 0; tries < 200 && low > floor; tries += 1) {
+    const port = floor + Math.floor(Math.random() * (low - floor));
+    if (!taken.has(port) && (await listenable(port))) return port;
+  }
+  return freePort();
+}
+
 export const PORT_VARS = ["MAIL_LAB_SMTP_PORT", "MAIL_LAB_SMTPS_PORT", "MAIL_LAB_SMTP_PLAIN_PORT", "MAIL_LAB_IMAP_PORT", "MAIL_LAB_IMAPS_PORT",
   "MAIL_LAB_RSPAMD_PORT", "MAIL_LAB_OAUTH_PORT"];
 // The project's Node 22 (the lab's OAuth provider wants it), whatever Node runs the caller.
@@ -73,7 +103,13 @@ export async function startLab({ env = {}, quiet = false, timeoutMs = 180_000 } 
   const { json } = labPaths(environment);
   // A file left by a lab killed hard would be read as the new lab's before it is written.
   rmSync(json, { force: true });
-  for (const name of PORT_VARS) environment[name] ??= String(await freePort());
+  const taken = new Set(PORT_VARS.map((name) => Number(environment[name])).filter(Boolean));
+  for (const name of PORT_VARS) {
+    if (environment[name] !== undefined) continue;
+    const port = await labPort(taken);
+    taken.add(port);
+    environment[name] = String(port);
+  }
   const child = spawn(NODE, [join(root, "scripts", "mail-lab.mjs")], { env: environment, stdio: ["ignore", quiet ? "pipe" : "inherit", quiet ? "pipe" : "inherit"] });
   let log = "";
   child.stdout?.on("data", (chunk) => (log += chunk));
