@@ -58,6 +58,16 @@ export function runningLab() {
   return JSON.parse(readFileSync(LAB_JSON, "utf8"));
 }
 
+/** Where the kernel's ports for outgoing connections begin. */
+function outgoingPortsStart() {
+  try {
+    return Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    // Not Linux: the common default.
+    return 32768;
+  }
+}
+
 /** Whether a server may listen on `port` of the loopback now. */
 function listenable(port) {
   return new Promise((resolve) => {
@@ -72,13 +82,7 @@ function listenable(port) {
  * one by one and open connections meanwhile (Rspamd's workers do), and one of those can take a port the
  * kernel handed out as free (`freePort`) before the daemon meant to listen there does, as CI met once.
  */
-async function labPort(taken) {
-  let low = 32768;
-  try {
-    low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || low;
-  } catch {
-    // Not Linux: the common default.
-  }
+async function labPort(taken, low) {
   const floor = 10_000;
   for (let tries = 0; tries < 200 && low > floor; tries += 1) {
     const port = floor + Math.floor(Math.random() * (low - floor));
@@ -104,9 +108,10 @@ export async function startLab({ env = {}, quiet = false, timeoutMs = 180_000 } 
   // A file left by a lab killed hard would be read as the new lab's before it is written.
   rmSync(json, { force: true });
   const taken = new Set(PORT_VARS.map((name) => Number(environment[name])).filter(Boolean));
+  const low = outgoingPortsStart();
   for (const name of PORT_VARS) {
     if (environment[name] !== undefined) continue;
-    const port = await labPort(taken);
+    const port = await labPort(taken, low);
     taken.add(port);
     environment[name] = String(port);
   }

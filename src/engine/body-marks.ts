@@ -12,8 +12,12 @@ export const MARK_CHARS = /[\uE000-\uE003]/;
 /** Renders a body (a template, after spintax) for a lead, as the email's HTML part has it. */
 export type RenderBody = (template: string, lead: TemplateLead) => string;
 
-/** The body rendered with `mark(k)` in place of its k-th variable (fallback and all), and the variables' names in order. */
-export function markedBody(template: string, render: RenderBody, mark: (k: number) => string): { html: string; names: string[] } {
+/**
+ * The body rendered with `mark(k)` in place of its k-th variable (fallback and all), and the variables'
+ * names in order; null when the template holds a mark character itself (it has no shape).
+ */
+export function markedBody(template: string, render: RenderBody, mark: (k: number) => string): { html: string; names: string[] } | null {
+  if (MARK_CHARS.test(template)) return null;
   const variables = parseTemplate(template).flatMap((part) => (part.kind === "variable" ? [part] : []));
   let spliced = "";
   let from = 0;

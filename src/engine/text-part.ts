@@ -49,11 +49,12 @@ function markedUnsafely(html: string, at: number): boolean {
 
 /** The template's text with a mark per variable, or null when its text depends on more than each value's characters. */
 export function textShape(template: string, render: RenderBody): Shape | null {
-  if (MARK_CHARS.test(template)) return null;
-  const { html, names } = markedBody(template, render, short);
+  const marked = markedBody(template, render, short);
+  if (marked === null) return null;
+  const { html, names } = marked;
   for (const found of html.matchAll(MARK)) if (markedUnsafely(html, found.index)) return null;
   const text = htmlToText(html);
-  if (names.length > 0 && text.replace(MARK, (_, k: string) => long(Number(k))) !== htmlToText(markedBody(template, render, long).html)) return null;
+  if (names.length > 0 && text.replace(MARK, (_, k: string) => long(Number(k))) !== htmlToText(markedBody(template, render, long)!.html)) return null;
   const { pieces, found } = cutAtMarks(text, MARK);
   return { pieces, holes: found.map((k) => ({ name: names[Number(k)]! })) };
 }

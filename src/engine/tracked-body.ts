@@ -36,8 +36,9 @@ const SLOT = /\uE000(v\d+|c\d+|o)\uE001/g;
 const shapes = new ShapeCache<Shape>();
 
 async function trackedShape(template: string, render: RenderBody, tracking: Tracking): Promise<Shape | null> {
-  if (MARK_CHARS.test(template)) return null;
-  const { html, names } = markedBody(template, render, (k) => `\uE000v${k}\uE001`);
+  const marked = markedBody(template, render, (k) => `\uE000v${k}\uE001`);
+  if (marked === null) return null;
+  const { html, names } = marked;
   const values = [...html.matchAll(SLOT)];
   if (values.some((found) => insideTag(html, found.index))) return null;
   const urls: string[] = [];
