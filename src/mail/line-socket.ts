@@ -84,9 +84,15 @@ export class LineSocket {
   private closed = false;
   /** The watchdog's timer and when it fires; null when none is set. */
   private watchdog: { timer: ReturnType<typeof setTimeout>; at: number } | null = null;
-  /** Rejects once an exchange ran out of time (the socket is closed then): every read races it. */
-  private readonly expired: Promise<never>;
-  private expire!: (error: LineSocketError) => void;
+  /** Set once an exchange ran out of time (the socket is closed then): every later wait fails with it. */
+  private expired: LineSocketError | null = null;
+  /**
+   * Fails the wait in progress (a read, a write, the opening) when its exchange runs out of time.
+   * One per wait, not a promise that lives as long as the socket and is raced by every wait: each
+   * race would leave a reaction on it holding what that wait read, so a long session would keep
+   * every chunk it ever read.
+   */
+  private interrupt: ((error: LineSocketError) => void) | null = null;
 
   constructor(target: LineTarget) {
     this.socket = connect(
@@ -96,8 +102,6 @@ export class LineSocket {
     this.reader = this.socket.readable.getReader();
     this.writer = this.socket.writable.getWriter();
     quiet(this.socket, this.reader, this.writer);
-    this.expired = new Promise<never>((_, reject) => (this.expire = reject));
-    this.expired.catch(() => {});
   }
 
   /**
@@ -130,7 +134,8 @@ export class LineSocket {
     if (exchange === null) return;
     if (Date.now() < exchange.deadline) return this.watch(exchange.deadline);
     this.close();
-    this.expire(new LineSocketError("timeout", `timed out after ${exchange.timeoutMs} ms waiting for ${exchange.what}`));
+    this.expired = new LineSocketError("timeout", `timed out after ${exchange.timeoutMs} ms waiting for ${exchange.what}`);
+    this.interrupt?.(this.expired);
   }
 
   private current(): Exchange {
@@ -142,11 +147,17 @@ export class LineSocket {
   private async raced<T>(promise: Promise<T>): Promise<T> {
     this.current();
     try {
-      return await Promise.race([promise, this.expired]);
+      if (this.expired) throw this.expired;
+      return await new Promise<T>((resolve, reject) => {
+        this.interrupt = reject;
+        promise.then(resolve, reject);
+      });
     } catch (error) {
       if (error instanceof LineSocketError) throw error;
       // The runtime reports TLS failures (such as an untrusted certificate) only as "internal error".
       throw new LineSocketError("broken", `connection or TLS failure: ${(error as Error).message}`);
+    } finally {
+      this.interrupt = null;
     }
   }
 
