@@ -11,7 +11,7 @@ import { getsFollowUps } from "../sequences/variants";
 import { composeEmail } from "./compose";
 import type { EmailLinks } from "./links";
 import { envelopeOf, outgoing, SmtpSender, type Outgoing } from "../mail/smtp";
-import { claimRecords, loadCampaignPlans, openedRows, openStatement, startPass, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
+import { claimRecords, loadCampaignPlans, moreDue, openedRows, openStatement, startPass, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
 import { afterStop, failureOutcome, type NextStep } from "./outcome";
 import { CONNECTION_RETRY_MS, holdEnd } from "../mailboxes/hold";
 import { PendingOutcomes, storeLeftover } from "./pending";
@@ -32,6 +32,8 @@ const BURST = 100;
  * journal says so, and has its envelope written ahead once its window is open (only an opened message's may be).
  */
 const OPEN_WINDOW = 50;
+/** A claim that leads to another asks whether the next finds more this many messages before its end (before a session's next is opened: SMTP's SPARE_AHEAD). */
+const SPARE_ASK = 30;
 /** A pass stops after this long or this many sends and wakes again at once (alarm handlers are bounded). */
 const PASS_BUDGET_MS = 25_000;
 const PASS_MAX_SENDS = 500;
@@ -233,12 +235,17 @@ async function sendDue(env: Bindings, db: Database, work: PassWork, refused: (re
         else wakes.push(now);
         continue campaigns;
       }
-      const outcome = await sendClaimed(env, db, { campaign, mailbox, smtp: work.smtp, oauth: work.oauth, records, nonce, now, links: work.links, journal: work.journal });
+      const firstSteps = records.filter((r) => r.step === 1).length;
+      // A full claim with room left in the pass and the day: the pass claims again if more is due then.
+      const continues = !keepsGap && records.length === limit && sent + limit < maxSends && capLeft > limit;
+      const newLeads = newLeadsLeft > firstSteps;
+      const more = continues ? () => moreDue(env.DB, { campaignId: campaign.row.id, mailboxId: mailbox.id, now, newLeads }) : null;
+      const outcome = await sendClaimed(env, db, { campaign, mailbox, smtp: work.smtp, oauth: work.oauth, records, nonce, now, links: work.links, journal: work.journal, more });
       lap("sendMs");
       sent += outcome.sent;
       capLeft -= outcome.sent;
       // Counted as claimed, not as sent: a new lead whose email failed still took its place today.
-      newLeadsLeft = Math.max(0, newLeadsLeft - records.filter((r) => r.step === 1).length);
+      newLeadsLeft = Math.max(0, newLeadsLeft - firstSteps);
       if (outcome.sent > 0) lastSentAt = now;
       // The first steps it stopped are due at once for the campaign's other mailboxes, which may sleep until their own next due time.
       if (outcome.stop && records.some((r) => r.step === 1)) await wakeCampaign(env, campaign.row.id, mailbox.id);
@@ -283,6 +290,8 @@ interface ClaimContext {
   now: number;
   links: EmailLinks;
   journal: SendJournal;
+  /** Whether the pass's next claim would find more (null: it makes none): asked near the claim's end, to open a session for it ahead. */
+  more: (() => Promise<boolean>) | null;
 }
 
 const NO_STEP_LEFT = "The sequence has no step left to send";
@@ -418,6 +427,25 @@ async function sendClaimed(
     batch.catch(() => {});
     return (openings[k] = batch);
   };
+  // Sessions open ahead of the messages that need them: the first while the first window opens, each
+  // next while the messages before it go, for the next claim's too once it is known to find more.
+  let asked = claim.more === null;
+  let beyond = 0;
+  const openAhead = (done: number) => {
+    const left = sendable.length - done;
+    smtp.warm(left + beyond);
+    if (asked || left >= SPARE_ASK) return;
+    asked = true;
+    void claim.more!().then(
+      (more) => {
+        if (!more || stop) return;
+        beyond = Infinity;
+        smtp.warm(Infinity);
+      },
+      () => undefined,
+    );
+  };
+  openAhead(0);
   try {
     for (const [k, window] of windows.entries()) {
       if (stop && !openings[k]) {
@@ -478,6 +506,7 @@ async function sendClaimed(
         }
         journal.ended({ nonce: claim.nonce, finished });
         pending.finish(finished);
+        if (!stop) openAhead(at + 1);
       }
     }
   } catch (error) {

@@ -176,6 +176,22 @@ export interface ClaimRequest {
 }
 
 /**
+ * Whether a claim of this campaign by this mailbox would find a record due now: one pinned to it, or
+ * (with `newLeads`: the campaign may still start some today) one no mailbox holds. Asked near a
+ * session's end, to open the next session only for messages that will come; another mailbox may
+ * claim the record first, which costs one unused login.
+ */
+export async function moreDue(d1: D1Database, request: { campaignId: number; mailboxId: number; now: number; newLeads: boolean }): Promise<boolean> {
+  const { campaignId, mailboxId, now, newLeads } = request;
+  const holder = newLeads ? sql`(email_account_id = ${mailboxId} OR email_account_id IS NULL)` : sql`email_account_id = ${mailboxId}`;
+  const [rows] = await rawBatch(d1, [
+    sql`SELECT EXISTS (SELECT 1 FROM campaign_leads WHERE campaign_id = ${campaignId} AND ${holder} AND due_at <= ${now}
+          AND state IN ${live} AND next_step IS NOT NULL) AS more`,
+  ]);
+  return Number(rows?.[0]?.more) === 1;
+}
+
+/**
  * Claims up to `limit` due records of one campaign for this mailbox, follow-ups first (pinned to
  * it), then new leads (unpinned, pinned now) within the new-leads cap, and reads what the pass
  * needs, in the records' order (their leads' enrollment); one batch. The claim is a lease (`claim_token`, `due_at` at the lease's end): a concurrent

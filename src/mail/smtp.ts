@@ -306,6 +306,12 @@ function dataBlock(raw: string): string {
 
 /** Messages one session carries before it ends and the next message opens a new one (nodemailer's pool default). */
 const MAX_MESSAGES_PER_SESSION = 100;
+/**
+ * The next session opens when this few messages are left on the open one (`warm`): enough that its
+ * setup (in the lab about 10 ms, 55 when the server's TLS session tickets wait on a delayed ACK; some
+ * round trips more to a distant server) ends before them.
+ */
+const SPARE_AHEAD = 25;
 
 /**
  * After this failure the session may carry the next message (after RSET): the server refused a
@@ -376,8 +382,8 @@ export interface DeliverHooks {
 }
 
 /**
- * Sends messages of one mailbox over one logged-in session (issue 27): the first message logs in,
- * each next one goes on the same session, up to MAX_MESSAGES_PER_SESSION. When the server offers
+ * Sends messages of one mailbox over one logged-in session (issue 27): the first message logs in
+ * (or finds the session `warm` opened ahead), each next one goes on the same session, up to MAX_MESSAGES_PER_SESSION. When the server offers
  * PIPELINING the envelope (RSET, MAIL, RCPT, DATA) goes in one write, and a caller that names the
  * next message's envelope (`deliver`'s `next`) has it written behind the message, so a run of
  * messages costs one round trip each. A session the
@@ -389,6 +395,11 @@ export interface DeliverHooks {
 export class SmtpSender {
   private open: Session | null = null;
   private carried = 0;
+  /** The open session has had no transaction yet (one opened ahead): its first needs no RSET. */
+  private fresh = false;
+  /** The next session, opened ahead (`warm`), logging in or logged in; its failure is that of the message that takes it. */
+  private spare: Promise<Session> | null = null;
+  private closed = false;
 
   constructor(
     private readonly settings: SmtpSettings,
@@ -399,7 +410,9 @@ export class SmtpSender {
   login(): Promise<CheckResult> {
     return this.attempt(async () => {
       this.drop();
-      return { ok: true as const, reply: await this.connect() };
+      const { session, reply } = await this.connect();
+      this.use(session);
+      return { ok: true as const, reply };
     });
   }
 
@@ -432,37 +445,81 @@ export class SmtpSender {
       }
       if (ahead === null && open !== null) {
         try {
-          await this.envelope(open, [{ stage: "mail", line: "RSET", expected: [250], reset: true }, ...ready.envelope]);
+          // A session opened ahead has carried nothing: no RSET.
+          await this.envelope(open, this.fresh ? ready.envelope : [{ stage: "mail", line: "RSET", expected: [250], reset: true }, ...ready.envelope]);
         } catch (error) {
-          // The server ended the reused session meanwhile (an idle timeout, a restart, its cap of
-          // messages a connection): nothing of this message was handed over, so a new session carries it.
+          // The server ended the session meanwhile (an idle timeout, a restart, its cap of messages a
+          // connection): nothing of this message was handed over, so a new session carries it.
           if (error instanceof SmtpError && !sessionOver(error.failure)) throw error;
           this.drop();
           open = null;
         }
       }
       if (open === null) {
-        await this.connect();
-        open = this.open!;
+        open = this.use(await this.next());
         await this.envelope(open, ready.envelope);
       }
       const next = open.pipelining && this.carried + 1 < MAX_MESSAGES_PER_SESSION ? hooks.next : undefined;
       await hooks.handingOver?.();
       const reply = await open.message(ready.block, hooks.handedOver, next);
       this.carried += 1;
-      if (this.carried >= MAX_MESSAGES_PER_SESSION) await this.close();
+      if (this.carried >= MAX_MESSAGES_PER_SESSION) await this.end();
       return { ok: true as const, messageId: ready.messageId, reply, raw: ready.raw };
     });
   }
 
-  /** Ends the session politely (QUIT), if one is open; one waiting for content (an envelope written ahead) is only cut, which sends nothing. */
-  async close(): Promise<void> {
+  /**
+   * The caller has `coming` more messages (Infinity: more than it can count) to deliver: the session
+   * they will need next is opened now, so that its setup (connect, TLS, AUTH, and whatever the
+   * server makes a new session wait for) runs while the messages before it go, not on the mailbox's
+   * path. That is the first session when none is open, or the one after the open session's cap once
+   * fewer than SPARE_AHEAD messages are left on it: a mailbox then holds two connections for those
+   * messages (nodemailer's pool, what a user would write instead, holds five). Never more sessions
+   * than the messages need; a failure to open it is the failure of the message that takes it.
+   */
+  warm(coming: number): void {
+    if (this.closed || this.spare !== null || coming <= 0) return;
+    const room = this.open === null ? 0 : MAX_MESSAGES_PER_SESSION - this.carried;
+    if (room >= coming || room > SPARE_AHEAD) return;
+    const spare = this.connect().then(({ session }) => session);
+    spare.catch(() => {});
+    this.spare = spare;
+  }
+
+  /** The session opened ahead, or a new one. */
+  private next(): Promise<Session> {
+    const spare = this.spare;
+    this.spare = null;
+    return spare ?? this.connect().then(({ session }) => session);
+  }
+
+  private use(session: Session): Session {
+    this.open = session;
+    this.carried = 0;
+    this.fresh = true;
+    return session;
+  }
+
+  /** Ends the open session politely (QUIT); one waiting for content (an envelope written ahead) is only cut, which sends nothing. */
+  private async end(): Promise<void> {
     if (this.open && !waitsForContent(this.open.staged)) await quit(this.open);
     this.drop();
   }
 
+  /** Ends the open session and the one opened ahead, if any; none is opened ahead after. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.end();
+    const spare = this.spare;
+    this.spare = null;
+    const unused = await spare?.catch(() => null);
+    if (unused) await quit(unused);
+    unused?.close();
+  }
+
   /** The envelope and DATA in one write when the server pipelines, else command by command (a refusal stops before DATA). */
   private async envelope(open: Session, commands: Envelope): Promise<void> {
+    this.fresh = false;
     if (open.pipelining) return open.pipeline(commands);
     for (const command of commands) {
       await open.command(command.stage, command.line, command.expected).catch((error: unknown) => {
@@ -473,21 +530,26 @@ export class SmtpSender {
     }
   }
 
-  /** A new session, logged in; answers the AUTH reply. */
-  private async connect(): Promise<SmtpReply> {
+  /** A new session, logged in, with the AUTH reply; one whose login failed is closed. */
+  private async connect(): Promise<{ session: Session; reply: SmtpReply }> {
     const { settings, options } = this;
     if (settings.security === "plain" && !options.allowPlain) {
       throw new SmtpError({ kind: "permanent", code: null, text: "unencrypted SMTP is refused: use implicit TLS or STARTTLS" });
     }
     const refused = await connectRefusal(settings.host, options.outbound);
     if (refused) throw new SmtpError(connectionFailure(refused.message));
+    let session: Session;
     try {
-      this.open = new Session(settings, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+      session = new Session(settings, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     } catch (error) {
       throw new SmtpError(connectionFailure(`cannot connect: ${(error as Error).message}`));
     }
-    this.carried = 0;
-    return login(this.open, settings, options);
+    try {
+      return { session, reply: await login(session, settings, options) };
+    } catch (error) {
+      session.close();
+      throw error;
+    }
   }
 
   /** Runs one use of the session; a failure comes back classified, and ends the session unless it survives it. */

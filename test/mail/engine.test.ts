@@ -36,7 +36,7 @@ async function checkedSender(local: string, extra: Record<string, unknown> = {})
   return { account, sender, mailboxId };
 }
 
-async function campaignWithSequence(apiKey: string, mailboxId: number, startAt: number, options: { leadEmails?: string[] } = {}) {
+async function campaignWithSequence(apiKey: string, mailboxId: number, startAt: number, options: { leadEmails?: string[]; maxNewLeadsPerDay?: number } = {}) {
   const { body: created } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey, body: { name: "Lab run" } });
   const id = created.id;
   const steps = [
@@ -60,7 +60,7 @@ async function campaignWithSequence(apiKey: string, mailboxId: number, startAt: 
       start_hour: "00:00",
       end_hour: "23:59",
       min_time_btw_emails: 1,
-      max_new_leads_per_day: 100,
+      max_new_leads_per_day: options.maxNewLeadsPerDay ?? 100,
       schedule_start_time: new Date(startAt).toISOString(),
     },
   });
@@ -85,6 +85,12 @@ async function campaignWithSequence(apiKey: string, mailboxId: number, startAt: 
   const started = await callJson(`/api/v1/campaigns/${id}/status`, { method: "POST", apiKey, body: { status: "START" } });
   expect(started.status).toBe(200);
   return id;
+}
+
+/** SMTP logins of a lab sender so far: Postfix's submission logins through Dovecot are logged without a session id (IMAP's carry one). */
+async function smtpLogins(local: string): Promise<number> {
+  const log = await (await fetch(`${inject("mailReader")}/log?name=dovecot`)).text();
+  return (log.match(new RegExp(`\\(${local}@lab\\.salvo\\.test,127\\.0\\.0\\.1\\): Finished passdb lookup`, "g")) ?? []).length;
 }
 
 /** The API's least gap is a minute (one email per pass); stored as none, as the engine benchmark does. */
@@ -477,27 +483,39 @@ describe("the engine sends a campaign into the lab", () => {
     });
   });
 
-  it("sends every due email of a mailbox with no gap in one pass, window after window, on one SMTP login", async () => {
-    const { account, mailboxId } = await checkedSender("sender10", { max_email_per_day: 100 });
+  it("sends every due email of a mailbox with no gap in one pass, window after window and claim after claim, a new SMTP session every 100 messages", async () => {
+    const { account, mailboxId } = await checkedSender("sender10", { max_email_per_day: 200 });
     const t0 = startAhead();
     const marker = crypto.randomUUID().slice(0, 8);
-    // More than a window of messages: the second window's first envelope rides behind the first window's last message.
-    const leadEmails = Array.from({ length: 60 }, (_, n) => `lead${(n % 5) + 1}+${marker}${n}@lab.salvo.test`);
-    const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0, { leadEmails });
+    // Three windows and two claims: a window's first envelope rides behind the window before it; the
+    // 101st message goes on a session opened while the first claim ended and the second was claimed.
+    const leadEmails = Array.from({ length: 101 }, (_, n) => `lead${(n % 5) + 1}+${marker}${n}@lab.salvo.test`);
+    const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0, { leadEmails, maxNewLeadsPerDay: 200 });
     await withoutGap(campaignId);
     const stub = senderStub(bindings, mailboxId);
     await stub.runPass(t0 - MINUTE, { read: false });
-    // Postfix's submission logins through Dovecot are logged without a session id (IMAP's carry one).
-    const smtpLogins = async () =>
-      ((await (await fetch(`${inject("mailReader")}/log?name=dovecot`)).text()).match(/\(sender10@lab\.salvo\.test,127\.0\.0\.1\): Finished passdb lookup/g) ?? []).length;
-    const before = await smtpLogins();
+    const before = await smtpLogins("sender10");
 
-    expect((await stub.runPass(t0 + 1_000, { read: false })).sent, "60 due emails").toBe(60);
+    expect((await stub.runPass(t0 + 1_000, { read: false })).sent, "101 due emails").toBe(101);
     const messages = await messagesOf(campaignId);
-    expect(messages.map((m) => m.status)).toEqual(Array(60).fill("sent"));
-    // The first, the last, and those on either side of the windows' seam (messages in the leads' order).
+    expect(messages.map((m) => m.status)).toEqual(Array(101).fill("sent"));
+    // The first, the last, and those on either side of the windows' and the claims' seams (messages in the leads' order).
     const byAddress = new Map(messages.map((m) => [m.to_email, m]));
-    for (const email of [0, 49, 50, 59].map((n) => leadEmails[n]!)) await delivered(email.replace(/\+[^@]*/, ""), byAddress.get(email)!.message_id);
-    expect(await smtpLogins(), "one SMTP session for the pass").toBe(before + 1);
+    for (const email of [0, 49, 50, 99, 100].map((n) => leadEmails[n]!)) await delivered(email.replace(/\+[^@]*/, ""), byAddress.get(email)!.message_id);
+    expect(await smtpLogins("sender10"), "two SMTP sessions for the pass, none opened for nothing").toBe(before + 2);
+  });
+
+  it("opens no session ahead for a claim after one that reached the campaign's new leads for the day", async () => {
+    const { account, mailboxId } = await checkedSender("sender8", { max_email_per_day: 200 });
+    const t0 = startAhead();
+    const marker = crypto.randomUUID().slice(0, 8);
+    const leadEmails = Array.from({ length: 101 }, (_, n) => `lead${(n % 5) + 1}+${marker}${n}@lab.salvo.test`);
+    const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0, { leadEmails, maxNewLeadsPerDay: 100 });
+    await withoutGap(campaignId);
+    const stub = senderStub(bindings, mailboxId);
+    await stub.runPass(t0 - MINUTE, { read: false });
+    const before = await smtpLogins("sender8");
+    expect((await stub.runPass(t0 + 1_000, { read: false })).sent, "the day's 100 new leads").toBe(100);
+    expect(await smtpLogins("sender8"), "one SMTP session: the claim after the 100th finds nothing").toBe(before + 1);
   });
 });

@@ -413,6 +413,69 @@ describe("SmtpSender: several messages on one session", () => {
     await smtp.close();
     expect((await sessions()).map((commands) => commands.filter((c) => c === "<message>").length)).toEqual([100, 1]);
   });
+
+  /** The sessions once `count` of them have logged in (a session opened ahead logs in on its own). */
+  const loggedIn = async (sessions: () => Promise<string[][]>, count: number) => {
+    for (let tries = 0; tries < 200; tries += 1) {
+      const all = await sessions();
+      if (all.length >= count && all.every((commands) => commands.includes("AUTH"))) return all;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`${count} sessions never logged in`);
+  };
+
+  it("opens the first session ahead when warmed: logged in before the first message, which goes on it with no RSET; warmed while a session has room, it opens none", async () => {
+    const { smtp, sessions, to, helo } = recording();
+    smtp.warm(2);
+    smtp.warm(2);
+    expect(await loggedIn(sessions, 1)).toEqual([[`EHLO ${helo}`, "AUTH"]]);
+    expect(await smtp.send(to("a"))).toMatchObject({ ok: true });
+    smtp.warm(1);
+    expect(await smtp.send(to("b"))).toMatchObject({ ok: true });
+    await smtp.close();
+    expect(await sessions()).toEqual([[`EHLO ${helo}`, "AUTH", ...transaction, "RSET", ...transaction, "QUIT"]]);
+  });
+
+  it("opens the next session once 25 messages are left on the open one and more are coming; the 101st goes on it", async () => {
+    const { smtp, sessions, to, helo } = recording();
+    for (let n = 0; n < 100; n += 1) {
+      smtp.warm(101 - n);
+      if (n === 75) expect(await sessions(), "26 left on the first session: no second yet").toHaveLength(1);
+      expect((await smtp.send(to(`m${n}`))).ok).toBe(true);
+      if (n === 75) expect((await loggedIn(sessions, 2))[1], "25 left: the second logged in").toEqual([`EHLO ${helo}`, "AUTH"]);
+    }
+    smtp.warm(1);
+    expect(await smtp.send(to("m100"))).toMatchObject({ ok: true });
+    await smtp.close();
+    const all = await sessions();
+    expect(all.map((commands) => commands.filter((c) => c === "<message>").length)).toEqual([100, 1]);
+    expect(all[1]).toEqual([`EHLO ${helo}`, "AUTH", ...transaction, "QUIT"]);
+  });
+
+  it("opens no next session while the open one has room for every message coming", async () => {
+    const { smtp, sessions, to } = recording();
+    for (let n = 0; n < 100; n += 1) {
+      smtp.warm(100 - n);
+      expect((await smtp.send(to(`m${n}`))).ok).toBe(true);
+    }
+    await smtp.close();
+    expect((await sessions()).map((commands) => commands.filter((c) => c === "<message>").length)).toEqual([100]);
+  });
+
+  it("a session opened ahead and never used ends with QUIT", async () => {
+    const { smtp, sessions, helo } = recording();
+    smtp.warm(1);
+    await smtp.close();
+    expect(await sessions()).toEqual([[`EHLO ${helo}`, "AUTH", "QUIT"]]);
+  });
+
+  it("a login refused on a session opened ahead is the next message's failure, as when it logs in then", async () => {
+    const smtp = new SmtpSender(settings(lab.smtp, "wrong-password"), secure);
+    smtp.warm(1);
+    const result = await smtp.send({ from: sender.email, to: lead.email, subject: `Refused ${unique()}`, text: "x" });
+    await smtp.close();
+    expect(result).toEqual({ ok: false, failure: { kind: "auth_failed", code: 535, text: expect.stringMatching(/^535 5\.7\.8/) } });
+  });
 });
 
 describe("checkSmtp against the mail lab", () => {
