@@ -395,8 +395,6 @@ export interface DeliverHooks {
 export class SmtpSender {
   private open: Session | null = null;
   private carried = 0;
-  /** The open session has had no transaction yet (one opened ahead): its first needs no RSET. */
-  private fresh = false;
   /** The next session, opened ahead (`warm`), logging in or logged in; its failure is that of the message that takes it. */
   private spare: Promise<Session> | null = null;
   private closed = false;
@@ -445,19 +443,28 @@ export class SmtpSender {
       }
       if (ahead === null && open !== null) {
         try {
-          // A session opened ahead has carried nothing: no RSET.
-          await this.envelope(open, this.fresh ? ready.envelope : [{ stage: "mail", line: "RSET", expected: [250], reset: true }, ...ready.envelope]);
+          await this.envelope(open, [{ stage: "mail", line: "RSET", expected: [250], reset: true }, ...ready.envelope]);
         } catch (error) {
-          // The server ended the session meanwhile (an idle timeout, a restart, its cap of messages a
-          // connection): nothing of this message was handed over, so a new session carries it.
+          // The server ended the reused session meanwhile (an idle timeout, a restart, its cap of
+          // messages a connection): nothing of this message was handed over, so a new session carries it.
           if (error instanceof SmtpError && !sessionOver(error.failure)) throw error;
           this.drop();
           open = null;
         }
       }
       if (open === null) {
+        const opened = this.spare !== null;
         open = this.use(await this.next());
-        await this.envelope(open, ready.envelope);
+        try {
+          await this.envelope(open, ready.envelope);
+        } catch (error) {
+          // The server ended the session opened ahead while it waited (an idle timeout, a restart):
+          // nothing of this message was handed over, so a new session carries it.
+          if (!opened || !(error instanceof SmtpError) || !sessionOver(error.failure)) throw error;
+          this.drop();
+          open = this.use(await this.next());
+          await this.envelope(open, ready.envelope);
+        }
       }
       const next = open.pipelining && this.carried + 1 < MAX_MESSAGES_PER_SESSION ? hooks.next : undefined;
       await hooks.handingOver?.();
@@ -496,7 +503,6 @@ export class SmtpSender {
   private use(session: Session): Session {
     this.open = session;
     this.carried = 0;
-    this.fresh = true;
     return session;
   }
 
@@ -519,7 +525,6 @@ export class SmtpSender {
 
   /** The envelope and DATA in one write when the server pipelines, else command by command (a refusal stops before DATA). */
   private async envelope(open: Session, commands: Envelope): Promise<void> {
-    this.fresh = false;
     if (open.pipelining) return open.pipeline(commands);
     for (const command of commands) {
       await open.command(command.stage, command.line, command.expected).catch((error: unknown) => {

@@ -30,7 +30,8 @@ declare module "vitest" {
      * after it), sender `closing…` one message a session (421 to a later MAIL FROM on it and to every
      * command after, as a server capping messages a connection), recipient `reject…` 550 at RCPT,
      * `busy…` 451 at RCPT, `lost…` (the first RCPT) closes at the end of the message without
-     * answering it, `bye…` takes the message and then closes the session, anything else is taken;
+     * answering it, `bye…` takes the message and then closes the session, anything else is taken; a session whose EHLO
+     * name starts with `idle` is ended (421) 200 ms after its login if it has not begun a transaction;
      * DATA with no recipient taken is 554, as Postfix answers. It offers PIPELINING (the other
      * scripted servers do not).
      */
@@ -244,7 +245,11 @@ function recorderServer() {
       const name = line.slice(5);
       if (session.commands.length === 1) recorded.set(name, [...(recorded.get(name) ?? []), session.commands]);
       socket.write("250-recorder.test\r\n250-PIPELINING\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME\r\n");
-    } else if (command.startsWith("AUTH")) socket.write("235 2.7.0 Authentication successful\r\n");
+    } else if (command.startsWith("AUTH")) {
+      socket.write("235 2.7.0 Authentication successful\r\n");
+      // A session named `idle…` is ended by the server 200 ms after its login unless a transaction began (an idle timeout).
+      if (/^EHLO idle/i.test(session.commands[0] ?? "")) setTimeout(() => session.commands.length === 2 && socket.end("421 4.4.2 recorder.test Error: timeout exceeded\r\n"), 200);
+    }
     else if (command.startsWith("MAIL")) {
       Object.assign(session, { recipient: "", accepted: 0 });
       session.mailRefused = /<refused/i.test(line);

@@ -462,6 +462,20 @@ describe("SmtpSender: several messages on one session", () => {
     expect((await sessions()).map((commands) => commands.filter((c) => c === "<message>").length)).toEqual([100]);
   });
 
+  it("a session opened ahead that the server ended while it waited: the message goes on a new one, sent once", async () => {
+    const helo = `idle${unique().slice(0, 8)}.test`;
+    const smtp = new SmtpSender(recorderAt, { allowPlain: true, outbound: LAB_HOSTS, heloName: helo });
+    const sessions = async () => (await (await fetch(`${reader}/smtp-sessions?helo=${helo}`)).json()) as string[][];
+    smtp.warm(1);
+    await loggedIn(sessions, 1);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await smtp.send({ from: sender.email, to: "after-idle@lab.salvo.test", subject: "x", text: "x" })).toMatchObject({ ok: true });
+    await smtp.close();
+    const all = await sessions();
+    expect(all.map((commands) => commands.filter((c) => c === "<message>").length)).toEqual([0, 1]);
+    expect(all[1]).toEqual([`EHLO ${helo}`, "AUTH", ...transaction, "QUIT"]);
+  });
+
   it("a session opened ahead and never used ends with QUIT", async () => {
     const { smtp, sessions, helo } = recording();
     smtp.warm(1);
