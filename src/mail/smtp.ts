@@ -383,10 +383,10 @@ export interface DeliverHooks {
 
 /**
  * Sends messages of one mailbox over one logged-in session (issue 27): the first message logs in
- * (or finds the session `warm` opened ahead), each next one goes on the same session, up to MAX_MESSAGES_PER_SESSION. When the server offers
- * PIPELINING the envelope (RSET, MAIL, RCPT, DATA) goes in one write, and a caller that names the
- * next message's envelope (`deliver`'s `next`) has it written behind the message, so a run of
- * messages costs one round trip each. A session the
+ * (or takes the session `warm` opened ahead), each next one goes on the same session, up to
+ * MAX_MESSAGES_PER_SESSION. When the server offers PIPELINING the envelope (RSET, MAIL, RCPT, DATA)
+ * goes in one write, and a caller that names the next message's envelope (`deliver`'s `next`) has it
+ * written behind the message, so a run of messages costs one round trip each. A session the
  * server ended meanwhile (RSET unanswered or refused) is replaced before anything of the message is
  * handed over, so that costs nothing; a failure that leaves the session in doubt ends it, and the
  * next message opens a new one. Each message keeps the one-message guarantees: its failure is
