@@ -10,7 +10,7 @@ import { mailPolicy } from "../platform/outbound";
 import { getsFollowUps } from "../sequences/variants";
 import { composeEmail } from "./compose";
 import type { EmailLinks } from "./links";
-import { envelopeOf, outgoing, SmtpSender, type Outgoing } from "../mail/smtp";
+import { envelopeOf, outgoing, SmtpSender, SPARE_AHEAD, type Outgoing } from "../mail/smtp";
 import { claimRecords, loadCampaignPlans, moreDue, openedRows, openStatement, startPass, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
 import { afterStop, failureOutcome, type NextStep } from "./outcome";
 import { CONNECTION_RETRY_MS, holdEnd } from "../mailboxes/hold";
@@ -32,8 +32,8 @@ const BURST = 100;
  * journal says so, and has its envelope written ahead once its window is open (only an opened message's may be).
  */
 const OPEN_WINDOW = 50;
-/** A claim that leads to another asks whether the next finds more this many messages before its end (before a session's next is opened: SMTP's SPARE_AHEAD). */
-const SPARE_ASK = 30;
+/** A claim that leads to another asks whether the next finds more this many messages before its end: its answer is back before a session's next is due. */
+const SPARE_ASK = SPARE_AHEAD + 5;
 /** A pass stops after this long or this many sends and wakes again at once (alarm handlers are bounded). */
 const PASS_BUDGET_MS = 25_000;
 const PASS_MAX_SENDS = 500;

@@ -311,7 +311,7 @@ const MAX_MESSAGES_PER_SESSION = 100;
  * setup (in the lab about 10 ms, 55 when the server's TLS session tickets wait on a delayed ACK; some
  * round trips more to a distant server) ends before them.
  */
-const SPARE_AHEAD = 25;
+export const SPARE_AHEAD = 25;
 
 /**
  * After this failure the session may carry the next message (after RSET): the server refused a
@@ -488,7 +488,7 @@ export class SmtpSender {
     if (this.closed || this.spare !== null || coming <= 0) return;
     const room = this.open === null ? 0 : MAX_MESSAGES_PER_SESSION - this.carried;
     if (room >= coming || room > SPARE_AHEAD) return;
-    const spare = this.connect().then(({ session }) => session);
+    const spare = this.newSession();
     spare.catch(() => {});
     this.spare = spare;
   }
@@ -497,7 +497,11 @@ export class SmtpSender {
   private next(): Promise<Session> {
     const spare = this.spare;
     this.spare = null;
-    return spare ?? this.connect().then(({ session }) => session);
+    return spare ?? this.newSession();
+  }
+
+  private newSession(): Promise<Session> {
+    return this.connect().then(({ session }) => session);
   }
 
   private use(session: Session): Session {

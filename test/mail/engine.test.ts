@@ -483,20 +483,24 @@ describe("the engine sends a campaign into the lab", () => {
     });
   });
 
-  it("sends every due email of a mailbox with no gap in one pass, window after window and claim after claim, a new SMTP session every 100 messages", async () => {
-    const { account, mailboxId } = await checkedSender("sender10", { max_email_per_day: 200 });
+  /** 101 leads due for a lab sender with no gap (its cap 200) and the campaign's new-leads cap; `pass` runs the pass that sends them, `before` counts its SMTP logins until then. */
+  async function hundredAndOne(local: string, maxNewLeadsPerDay: number) {
+    const { account, mailboxId } = await checkedSender(local, { max_email_per_day: 200 });
     const t0 = startAhead();
     const marker = crypto.randomUUID().slice(0, 8);
-    // Three windows and two claims: a window's first envelope rides behind the window before it; the
-    // 101st message goes on a session opened while the first claim ended and the second was claimed.
     const leadEmails = Array.from({ length: 101 }, (_, n) => `lead${(n % 5) + 1}+${marker}${n}@lab.salvo.test`);
-    const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0, { leadEmails, maxNewLeadsPerDay: 200 });
+    const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0, { leadEmails, maxNewLeadsPerDay });
     await withoutGap(campaignId);
     const stub = senderStub(bindings, mailboxId);
     await stub.runPass(t0 - MINUTE, { read: false });
-    const before = await smtpLogins("sender10");
+    return { leadEmails, campaignId, before: await smtpLogins(local), pass: () => stub.runPass(t0 + 1_000, { read: false }) };
+  }
 
-    expect((await stub.runPass(t0 + 1_000, { read: false })).sent, "101 due emails").toBe(101);
+  it("sends every due email of a mailbox with no gap in one pass, window after window and claim after claim, a new SMTP session every 100 messages", async () => {
+    // Three windows and two claims: a window's first envelope rides behind the window before it; the
+    // 101st message goes on a session opened while the first claim ended and the second was claimed.
+    const { leadEmails, campaignId, pass, before } = await hundredAndOne("sender10", 200);
+    expect((await pass()).sent, "101 due emails").toBe(101);
     const messages = await messagesOf(campaignId);
     expect(messages.map((m) => m.status)).toEqual(Array(101).fill("sent"));
     // The first, the last, and those on either side of the windows' and the claims' seams (messages in the leads' order).
@@ -506,16 +510,8 @@ describe("the engine sends a campaign into the lab", () => {
   });
 
   it("opens no session ahead for a claim after one that reached the campaign's new leads for the day", async () => {
-    const { account, mailboxId } = await checkedSender("sender8", { max_email_per_day: 200 });
-    const t0 = startAhead();
-    const marker = crypto.randomUUID().slice(0, 8);
-    const leadEmails = Array.from({ length: 101 }, (_, n) => `lead${(n % 5) + 1}+${marker}${n}@lab.salvo.test`);
-    const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0, { leadEmails, maxNewLeadsPerDay: 100 });
-    await withoutGap(campaignId);
-    const stub = senderStub(bindings, mailboxId);
-    await stub.runPass(t0 - MINUTE, { read: false });
-    const before = await smtpLogins("sender8");
-    expect((await stub.runPass(t0 + 1_000, { read: false })).sent, "the day's 100 new leads").toBe(100);
+    const { pass, before } = await hundredAndOne("sender8", 100);
+    expect((await pass()).sent, "the day's 100 new leads").toBe(100);
     expect(await smtpLogins("sender8"), "one SMTP session: the claim after the 100th finds nothing").toBe(before + 1);
   });
 });

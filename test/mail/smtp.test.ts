@@ -208,15 +208,17 @@ describe("sendMail against the mail lab", () => {
 
 describe("SmtpSender: several messages on one session", () => {
   const recorderAt = { host: "127.0.0.1", port: scripted.recorder, security: "plain" as const, username: sender.email, password: "x" };
-  /** A sender to the recording server under a name of its own, and the sessions that name opened. */
-  const recording = () => {
-    const helo = `s${unique().slice(0, 8)}.test`;
+  /** A sender to the recording server under a name of its own (starting with `prefix`, which may script it), and the sessions that name opened. */
+  const recording = (prefix = "s") => {
+    const helo = `${prefix}${unique().slice(0, 8)}.test`;
     const smtp = new SmtpSender(recorderAt, { allowPlain: true, outbound: LAB_HOSTS, heloName: helo });
     const sessions = async () => (await (await fetch(`${reader}/smtp-sessions?helo=${helo}`)).json()) as string[][];
     const to = (local: string) => ({ from: sender.email, to: `${local}@lab.salvo.test`, subject: "x", text: "x" });
     return { smtp, sessions, to, helo };
   };
   const transaction = ["MAIL FROM", "RCPT TO", "DATA", "<message>"];
+  /** How many messages each session carried. */
+  const carried = (all: string[][]) => all.map((commands) => commands.filter((c) => c === "<message>").length);
 
   it("delivers three messages into the lab on one session, each readable, each with its own Message-ID", async () => {
     const smtp = new SmtpSender(settings(lab.smtp), secure);
@@ -411,7 +413,7 @@ describe("SmtpSender: several messages on one session", () => {
     const { smtp, sessions, to } = recording();
     for (let n = 0; n < 101; n += 1) expect((await smtp.send(to(`m${n}`))).ok).toBe(true);
     await smtp.close();
-    expect((await sessions()).map((commands) => commands.filter((c) => c === "<message>").length)).toEqual([100, 1]);
+    expect(carried(await sessions())).toEqual([100, 1]);
   });
 
   /** The sessions once `count` of them have logged in (a session opened ahead logs in on its own). */
@@ -448,7 +450,7 @@ describe("SmtpSender: several messages on one session", () => {
     expect(await smtp.send(to("m100"))).toMatchObject({ ok: true });
     await smtp.close();
     const all = await sessions();
-    expect(all.map((commands) => commands.filter((c) => c === "<message>").length)).toEqual([100, 1]);
+    expect(carried(all)).toEqual([100, 1]);
     expect(all[1]).toEqual([`EHLO ${helo}`, "AUTH", ...transaction, "QUIT"]);
   });
 
@@ -459,20 +461,18 @@ describe("SmtpSender: several messages on one session", () => {
       expect((await smtp.send(to(`m${n}`))).ok).toBe(true);
     }
     await smtp.close();
-    expect((await sessions()).map((commands) => commands.filter((c) => c === "<message>").length)).toEqual([100]);
+    expect(carried(await sessions())).toEqual([100]);
   });
 
   it("a session opened ahead that the server ended while it waited: the message goes on a new one, sent once", async () => {
-    const helo = `idle${unique().slice(0, 8)}.test`;
-    const smtp = new SmtpSender(recorderAt, { allowPlain: true, outbound: LAB_HOSTS, heloName: helo });
-    const sessions = async () => (await (await fetch(`${reader}/smtp-sessions?helo=${helo}`)).json()) as string[][];
+    const { smtp, sessions, to, helo } = recording("idle");
     smtp.warm(1);
     await loggedIn(sessions, 1);
     await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(await smtp.send({ from: sender.email, to: "after-idle@lab.salvo.test", subject: "x", text: "x" })).toMatchObject({ ok: true });
+    expect(await smtp.send(to("after-idle"))).toMatchObject({ ok: true });
     await smtp.close();
     const all = await sessions();
-    expect(all.map((commands) => commands.filter((c) => c === "<message>").length)).toEqual([0, 1]);
+    expect(carried(all)).toEqual([0, 1]);
     expect(all[1]).toEqual([`EHLO ${helo}`, "AUTH", ...transaction, "QUIT"]);
   });
 
