@@ -175,10 +175,9 @@ export interface ClaimRequest {
   newLeadsLeft: number;
 }
 
-/** A record of the campaign is due now: live, with a step left, its time come, its campaign ACTIVE (what a claim takes and `moreDue` asks about). */
-function dueNow(campaignId: number, now: number): SQL {
-  return sql`due_at <= ${now} AND state IN ${live} AND next_step IS NOT NULL
-    AND EXISTS (SELECT 1 FROM campaigns WHERE id = ${campaignId} AND status = 'ACTIVE')`;
+/** A record is due now: live, with a step left, its time come (what a claim takes, its campaign ACTIVE, and `moreDue` asks about). */
+function dueNow(now: number): SQL {
+  return sql`due_at <= ${now} AND state IN ${live} AND next_step IS NOT NULL`;
 }
 
 /**
@@ -191,7 +190,7 @@ export async function moreDue(d1: D1Database, request: { campaignId: number; mai
   const { campaignId, mailboxId, now, newLeads } = request;
   const holder = newLeads ? sql`(email_account_id = ${mailboxId} OR email_account_id IS NULL)` : sql`email_account_id = ${mailboxId}`;
   const [rows] = await rawBatch(d1, [
-    sql`SELECT EXISTS (SELECT 1 FROM campaign_leads WHERE campaign_id = ${campaignId} AND ${holder} AND ${dueNow(campaignId, now)}) AS more`,
+    sql`SELECT EXISTS (SELECT 1 FROM campaign_leads WHERE campaign_id = ${campaignId} AND ${holder} AND ${dueNow(now)}) AS more`,
   ]);
   return Number(rows?.[0]?.more) === 1;
 }
@@ -210,7 +209,8 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
   const { campaign, mailboxId, now, limit } = request;
   const nonce = crypto.randomUUID();
   const lease = now + LEASE_MS;
-  const due = (pinned: SQL) => sql`SELECT id FROM campaign_leads WHERE campaign_id = ${campaign.id} AND ${pinned} AND ${dueNow(campaign.id, now)} ORDER BY due_at`;
+  const claimable = sql`${dueNow(now)} AND EXISTS (SELECT 1 FROM campaigns WHERE id = ${campaign.id} AND status = 'ACTIVE')`;
+  const due = (pinned: SQL) => sql`SELECT id FROM campaign_leads WHERE campaign_id = ${campaign.id} AND ${pinned} AND ${claimable} ORDER BY due_at`;
   const claim = (ids: SQL) =>
     sql`UPDATE campaign_leads SET email_account_id = ${mailboxId}, due_at = ${lease}, claim_token = ${nonce}, updated_at = ${now}
         WHERE id IN (${ids})`;
@@ -218,7 +218,7 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
   const openLimit = sql`max(0, min(${request.newLeadsLeft}, ${limit} - (SELECT count(*) FROM campaign_leads WHERE claim_token = ${nonce})))`;
   // ESP matching (src/engine/matching.ts): new leads of this mailbox's provider, or of none with room.
   const open = espMatchingOn(settingsOf(campaign.settings))
-    ? sql`SELECT id FROM (${matchedOpenRecords({ campaignId: campaign.id, mailboxId, now, where: dueNow(campaign.id, now), limit: openLimit }, "allowed")})
+    ? sql`SELECT id FROM (${matchedOpenRecords({ campaignId: campaign.id, mailboxId, now, where: claimable, limit: openLimit }, "allowed")})
           ORDER BY due_at LIMIT ${openLimit}`
     : sql`${due(sql`email_account_id IS NULL`)} LIMIT ${openLimit}`;
   const refusal = sql`CASE
