@@ -409,10 +409,13 @@ async function sendClaimed(
   };
   // Windows of messages, each opened half way through the one before it: its batch (which stores what
   // ended so far) runs while that window's last messages go, and its first message's envelope can
-  // ride behind them. A window is opened once; `known` holds those whose rows are back.
+  // ride behind them. A window is opened once; `known` holds those whose rows are back. The last of
+  // several windows stores what ended half way through it too: the claim's final batch, which the
+  // pass's next claim waits for, then holds half a window's outcomes, not a window and a half's.
   const windows: Sendable[][] = [];
   for (let first = 0; first < sendable.length; first += OPEN_WINDOW) windows.push(sendable.slice(first, first + OPEN_WINDOW));
   const openings: Promise<OpenedWindow>[] = [];
+  let halfway: Promise<unknown> = Promise.resolve();
   const known: OpenedWindow[] = [];
   const openWindow = (k: number): Promise<OpenedWindow> => {
     const started = openings[k];
@@ -455,7 +458,10 @@ async function sendClaimed(
       const { entries, rowIds } = await openWindow(k);
       for (const [index, { record }] of window.entries()) {
         const { recordId, step } = record;
-        if (!stop && index === Math.floor(window.length / 2) && k + 1 < windows.length) void openWindow(k + 1);
+        if (!stop && index > 0 && index === Math.floor(window.length / 2)) {
+          if (k + 1 < windows.length) void openWindow(k + 1);
+          else if (k > 0) halfway = pending.store().catch(() => undefined);
+        }
         const rowId = rowIds[index] ?? null;
         if (rowId === null) {
           // The claim was released, the lead stopped or the campaign paused since the claim: not sent.
@@ -512,10 +518,11 @@ async function sendClaimed(
   } catch (error) {
     // What is done is stored before the error goes up (after an opening on its way, which stores some of
     // it): a finished transaction must not be left in doubt.
-    await Promise.allSettled(openings);
+    await Promise.allSettled([...openings, halfway]);
     await pending.store().catch(() => undefined);
     throw error;
   }
+  await halfway;
   await pending.store();
   journal.clear();
   return { sent, attempted, stop: stop !== null, retryAt: stop?.retryAt ?? null, oauthRefusal };
