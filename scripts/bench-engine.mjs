@@ -49,7 +49,7 @@ import { api, fixedLoad, localD1File, provisionBenchAccount } from "./lib/bench-
 import { startDevServer, workerdCpuMs } from "./lib/dev-server.mjs";
 import { campaignWithStep, labMailboxBody, waitForChecks, withoutGap } from "./lib/bench-mail.mjs";
 import { labTokens } from "./lib/lab-oauth-client.mjs";
-import { defaultDirs, findKeys } from "./check-no-keys.mjs";
+import { defaultDirs, findKeys, labTokenValues } from "./check-no-keys.mjs";
 import { bareReusedPipelined, bareReusedSession, bareSessionPerEmail, nodemailerPooled } from "./lib/bench-smtp-peers.mjs";
 import { latencyProxy } from "./lib/latency-proxy.mjs";
 import { loadRecords, prepareSchedulerDatasets, schedulerPasses } from "./lib/bench-scheduler.mjs";
@@ -439,6 +439,7 @@ async function trackedAtLeast(server, campaignId, count) {
   return recorded;
 }
 
+const startedAt = Date.now();
 const stateDir = mkdtempSync(join(tmpdir(), "salvo-bench-engine-"));
 let server = await startDevServer({ stateDir, quiet: true });
 try {
@@ -500,7 +501,7 @@ async function otherParts(server, account, stateDir) {
   console.log(`   password runs ${kinds.password.rates.map((r) => r.toFixed(1)).join(", ")} (mean ${password.toFixed(1)}/s); OAuth runs ${kinds.oauth.rates.map((r) => r.toFixed(1)).join(", ")} (mean ${oauth.toFixed(1)}/s)`);
   console.log(`   OAuth / password: ${((oauth / password) * 100).toFixed(1)}% (target >= 95%: refresh is not on the per-email path)`);
   // The OAuth part handled 10 consents' tokens and their refreshes: none may be found in the dev server's state, logs or traces.
-  const leaked = findKeys([stateDir, ...defaultDirs()]);
+  const leaked = findKeys([stateDir, ...defaultDirs()], labTokenValues(), startedAt);
   for (const { path, keys } of leaked) console.error(`   API key or token value in ${path}: ${keys.join(", ")}`);
   if (leaked.length > 0) throw new Error("an API key or token value leaked into the dev server's state or logs");
   console.log("   no API key or token value in the dev server's state, logs or traces (check:no-keys)");

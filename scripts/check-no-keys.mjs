@@ -43,23 +43,32 @@ function* files(dir) {
 }
 
 /** A running runtime's SQLite removes its -wal and -shm files as it checkpoints: one gone since the listing holds nothing more. */
-function readIfThere(path) {
+function ifThere(read) {
   try {
-    return readFileSync(path);
+    return read();
   } catch (error) {
     if (error.code === "ENOENT") return undefined;
     throw error;
   }
 }
 
-/** Every file under the directories that holds a key or token value, with the values masked. */
-export function findKeys(dirs, tokens = labTokenValues()) {
+/** A file's time comes from the kernel's coarse clock, a few milliseconds behind `Date.now()`: a file a run wrote at once may read older than its start. */
+const COARSE_CLOCK_MS = 1_000;
+
+/**
+ * Every file under the directories that holds a key or token value, with the values masked. A run
+ * that checks what it wrote gives its start as `since` (epoch ms): files last written before it are
+ * other runs' (wrangler's log directory keeps every run's), and reading each of those for every
+ * token the lab issued took minutes once a machine held gigabytes of them.
+ */
+export function findKeys(dirs, tokens = labTokenValues(), since = 0) {
   const found = [];
   for (const dir of dirs) {
     if (!existsSync(dir) || !statSync(dir).isDirectory()) continue;
     for (const path of files(dir)) {
+      if (since > 0 && (ifThere(() => statSync(path))?.mtimeMs ?? 0) < since - COARSE_CLOCK_MS) continue;
       // latin1 keeps every byte, so values inside SQLite pages and WAL frames are seen too.
-      const text = readIfThere(path)?.toString("latin1");
+      const text = ifThere(() => readFileSync(path))?.toString("latin1");
       if (text === undefined) continue;
       const matches = [...(text.match(KEY) ?? []), ...(text.match(TOKEN_SHAPES) ?? []), ...tokens.filter((token) => text.includes(token))];
       if (matches.length > 0) found.push({ path, keys: [...new Set(matches)].map((key) => `${key.slice(0, 8)}…${key.slice(-4)}`) });

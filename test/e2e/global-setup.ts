@@ -19,13 +19,14 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject) {
   // Without the mail lab even when a developer runs one: the suite sees what a fresh clone sees.
+  const startedAt = Date.now();
   const server = await startDevServer({ quiet: true, keepState: true, mailLab: false });
   project.provide("salvo", { url: server.url, apiKey: server.apiKey, adminToken: server.adminToken, devOutput: server.output() });
   // After the run, no API key value may be stored in the instance's state (D1, Durable Objects,
   // the local trace and log store) or in wrangler's log files.
   return async () => {
     await server.stop();
-    const found = findKeys([server.stateDir, ...defaultDirs()]);
+    const found = findKeys([server.stateDir, ...defaultDirs()], undefined, startedAt);
     rmSync(server.stateDir, { recursive: true, force: true });
     if (found.length > 0) {
       throw new Error(`API key values stored locally:\n${found.map((f) => `${f.path}: ${f.keys.join(", ")}`).join("\n")}`);

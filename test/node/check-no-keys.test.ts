@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
@@ -23,4 +23,20 @@ it("finds API keys and OAuth tokens (by shape, and the lab's issued values) in s
   const shown = JSON.stringify(found);
   for (const value of [key, google, jwt, opaque]) expect(shown).not.toContain(value);
   expect(found.find((f) => f.path.endsWith("trace.json"))!.keys).toHaveLength(2);
+});
+
+it("reads only the files written since a run began when it gives its start: other runs' logs are theirs to check", () => {
+  const since = Date.now();
+  const key = `slv_cli_${"Q9w8E7r6T5".repeat(4)}`;
+  const own = mkdtempSync(join(tmpdir(), "salvo-no-keys-since-"));
+  try {
+    writeFileSync(join(own, "earlier-run.log"), `api_key=${key}`);
+    const before = new Date(since - 60_000);
+    utimesSync(join(own, "earlier-run.log"), before, before);
+    writeFileSync(join(own, "this-run.log"), `Authorization: Bearer ${key}`);
+    expect(findKeys([own], [], since).map((f) => f.path.slice(own.length + 1))).toEqual(["this-run.log"]);
+    expect(findKeys([own], []).map((f) => f.path.slice(own.length + 1)).sort()).toEqual(["earlier-run.log", "this-run.log"]);
+  } finally {
+    rmSync(own, { recursive: true, force: true });
+  }
 });
