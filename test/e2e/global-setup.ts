@@ -1,6 +1,6 @@
 import type { TestProject } from "vitest/node";
 import { rmSync } from "node:fs";
-import { defaultDirs, findKeys } from "../../scripts/check-no-keys.mjs";
+import { defaultDirs, findKeys, labTokenValues } from "../../scripts/check-no-keys.mjs";
 import { startDevServer } from "../../scripts/lib/dev-server.mjs";
 
 export interface SalvoInstance {
@@ -26,7 +26,7 @@ export default async function setup(project: TestProject) {
   // the local trace and log store) or in wrangler's log files.
   return async () => {
     await server.stop();
-    const found = findKeys([server.stateDir, ...defaultDirs()], undefined, startedAt);
+    const found = findKeys([server.stateDir, ...defaultDirs()], labTokenValues(), startedAt);
     rmSync(server.stateDir, { recursive: true, force: true });
     if (found.length > 0) {
       throw new Error(`API key values stored locally:\n${found.map((f) => `${f.path}: ${f.keys.join(", ")}`).join("\n")}`);
