@@ -93,6 +93,19 @@ async function smtpLogins(local: string): Promise<number> {
   return (log.match(new RegExp(`\\(${local}@lab\\.salvo\\.test,127\\.0\\.0\\.1\\): Finished passdb lookup`, "g")) ?? []).length;
 }
 
+/**
+ * Leaves a mailbox's object idle until `t0`, for a test that then acts on its claims or journal
+ * itself: no pass on the real clock may run beside it. START woke the object, and that alarm may
+ * arrive while a pass of ours runs, to run right after it; and a pass's end arms the alarm at once
+ * when a read of the inbox is due. So the alarm is deleted (none arrives after), and a pass of ours,
+ * which waits for one that already arrived, reads the inbox at its own clock: the next read, and the
+ * alarm its end sets, come after `t0`.
+ */
+async function idle(stub: DurableObjectStub<MailboxSender>, t0: number) {
+  await runInDurableObject(stub, (_: MailboxSender, state: DurableObjectState) => state.storage.deleteAlarm());
+  await stub.runPass(t0 - MINUTE);
+}
+
 /** The API's least gap is a minute (one email per pass); stored as none, as the engine benchmark does. */
 async function withoutGap(campaignId: number) {
   await fileEnv().DB.prepare("UPDATE campaigns SET schedule = json_set(schedule, '$.min_time_btw_emails', 0) WHERE id = ?").bind(campaignId).run();
@@ -364,9 +377,8 @@ describe("the engine sends a campaign into the lab", () => {
     const t0 = startAhead();
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
     const stub = senderStub(bindings, mailboxId);
-    // START woke the object, whose pass runs on the real clock: one pass of ours waits for it (before the
-    // campaign's start it sends nothing), so no live pass meets the dead one's claim.
-    await stub.runPass(t0 - MINUTE, { read: false });
+    // No live pass may meet the dead one's claim.
+    await idle(stub, t0);
 
     // The pass that died: it claimed the three leads and had opened the first one's message.
     const claim = await claimRecords(fileEnv().DB, { campaign: await campaignRow(campaignId), mailboxId, senderDomain: "lab.salvo.test", now: t0, limit: 10, newLeadsLeft: 10 });
@@ -401,9 +413,8 @@ describe("the engine sends a campaign into the lab", () => {
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0);
     await withoutGap(campaignId);
     const stub = senderStub(bindings, mailboxId);
-    await stub.runPass(t0 - MINUTE, { read: false });
-    // No pass on the real clock (its alarm, for the mailbox's next read) may meet the dead pass's state half made.
-    await runInDurableObject(stub, (_: MailboxSender, state: DurableObjectState) => state.storage.deleteAlarm());
+    // No pass on the real clock may meet the dead pass's state half made.
+    await idle(stub, t0);
 
     // The pass that died opened a window of three messages; the first went out (its outcome not yet in D1),
     // the second was being handed over, the third never was.
@@ -464,8 +475,7 @@ describe("the engine sends a campaign into the lab", () => {
     const campaignId = await campaignWithSequence(account.apiKey, mailboxId, t0, { leadEmails: [...before, lab.limited_recipients.throttling, ...after] });
     await withoutGap(campaignId);
     const stub = senderStub(bindings, mailboxId);
-    await stub.runPass(t0 - MINUTE, { read: false });
-    await runInDurableObject(stub, (_: MailboxSender, state: DurableObjectState) => state.storage.deleteAlarm());
+    await idle(stub, t0);
 
     expect(await stub.runPass(t0, { read: false })).toMatchObject({ sent: 40, nextWakeAt: t0 + 5 * MINUTE });
     const messages = await messagesOf(campaignId);
