@@ -2,19 +2,25 @@
 // emails (default 400) from M lab mailboxes (default 1), through the devtools protocol of a dev server
 // of its own. Writes .wrangler/profile/engine.cpuprofile (open it in Chrome's DevTools) and prints the
 // functions with the most time of their own and in all, as issue 27's hunt for CPU per email needs.
+// PROFILE_NATIVE=true samples the workerd processes with Linux perf instead (scripts/lib/native-profile.mjs):
+// the share of the runtime, SQLite, TLS, V8's collector and the kernel, which JavaScript's profile does
+// not see, and the symbols with the most samples (.wrangler/profile/engine.perf.data).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import WebSocket from "ws";
 import { api, localD1File, provisionBenchAccount } from "./lib/bench-tools.mjs";
-import { startDevServer } from "./lib/dev-server.mjs";
+import { startDevServer, workerdCpuMs } from "./lib/dev-server.mjs";
+import { nativeProfile } from "./lib/native-profile.mjs";
 import { campaignWithStep, labMailboxBody, waitForChecks, withoutGap } from "./lib/bench-mail.mjs";
 
 const root = join(import.meta.dirname, "..");
 const lab = JSON.parse(readFileSync(process.env.MAIL_LAB_JSON ?? join(root, ".mail-lab.json"), "utf8"));
 const senders = lab.mailboxes.filter((m) => m.role === "sender");
-// An upload takes at most 400 leads.
-const EMAILS = Math.min(Number(process.env.N ?? 400), 400);
+const EMAILS = Number(process.env.N ?? 400);
+/** An upload takes at most this many leads. */
+const UPLOAD = 400;
+const NATIVE = process.env.PROFILE_NATIVE === "true";
 const MAILBOXES = Number(process.env.M ?? 1);
 const INSPECTOR_PORT = process.env.PROFILE_INSPECTOR_PORT ?? "9333";
 const out = join(root, ".wrangler", "profile");
@@ -45,18 +51,8 @@ function summary(profile, rows = 25) {
   return `${table(own, "Own time")}\n\n${table(all, "In all")}`;
 }
 
-const server = await startDevServer({ quiet: true, env: { INSPECTOR_PORT } });
-try {
-  const account = await provisionBenchAccount(server, "profile");
-  const ids = [];
-  for (const sender of senders.slice(0, MAILBOXES)) ids.push((await api(server, account.api_key, "/api/v1/email-accounts/save", { method: "POST", body: labMailboxBody(lab, sender.email, sender) })).id);
-  await waitForChecks(server, account.api_key, ids);
-  const campaign = await campaignWithStep(server, account.api_key, "profile");
-  const leads = Array.from({ length: EMAILS }, (_, i) => ({ email: `lead${(i % 5) + 1}+p${i}@lab.salvo.test`, first_name: `L${i}` }));
-  await api(server, account.api_key, `/api/v1/campaigns/${campaign}/leads`, { method: "POST", body: { lead_list: leads } });
-  await api(server, account.api_key, `/api/v1/campaigns/${campaign}/email-accounts`, { method: "POST", body: { email_account_ids: ids } });
-  withoutGap(server, [campaign]);
-
+/** The Worker's JavaScript, sampled through the devtools protocol; `stop()` writes the profile and answers its summary. */
+async function devtoolsProfile() {
   const [target] = await (await fetch(`http://127.0.0.1:${INSPECTOR_PORT}/json`)).json();
   const socket = new WebSocket(target.webSocketDebuggerUrl);
   await new Promise((resolve) => socket.once("open", resolve));
@@ -75,6 +71,33 @@ try {
   await send("Profiler.enable");
   await send("Profiler.setSamplingInterval", { interval: 200 });
   await send("Profiler.start");
+  return {
+    async stop() {
+      const { result } = await send("Profiler.stop");
+      socket.close();
+      writeFileSync(join(out, "engine.cpuprofile"), JSON.stringify(result.profile));
+      return `Profile: .wrangler/profile/engine.cpuprofile\n\n${summary(result.profile)}`;
+    },
+  };
+}
+
+const server = await startDevServer({ quiet: true, env: { INSPECTOR_PORT } });
+try {
+  const account = await provisionBenchAccount(server, "profile");
+  const ids = [];
+  for (const sender of senders.slice(0, MAILBOXES)) ids.push((await api(server, account.api_key, "/api/v1/email-accounts/save", { method: "POST", body: labMailboxBody(lab, sender.email, sender) })).id);
+  await waitForChecks(server, account.api_key, ids);
+  const campaign = await campaignWithStep(server, account.api_key, "profile");
+  const leads = Array.from({ length: EMAILS }, (_, i) => ({ email: `lead${(i % 5) + 1}+p${i}@lab.salvo.test`, first_name: `L${i}` }));
+  for (let i = 0; i < leads.length; i += UPLOAD) {
+    await api(server, account.api_key, `/api/v1/campaigns/${campaign}/leads`, { method: "POST", body: { lead_list: leads.slice(i, i + UPLOAD) } });
+  }
+  await api(server, account.api_key, `/api/v1/campaigns/${campaign}/email-accounts`, { method: "POST", body: { email_account_ids: ids } });
+  withoutGap(server, [campaign]);
+
+  mkdirSync(out, { recursive: true });
+  const profiler = NATIVE ? await nativeProfile(server, join(out, "engine.perf.data")) : await devtoolsProfile();
+  const cpuBefore = workerdCpuMs(server.pid);
   const started = performance.now();
   await api(server, account.api_key, `/api/v1/campaigns/${campaign}/status`, { method: "POST", body: { status: "START" } });
   for (;;) {
@@ -85,12 +108,9 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const seconds = (performance.now() - started) / 1000;
-  const { result } = await send("Profiler.stop");
-  socket.close();
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, "engine.cpuprofile"), JSON.stringify(result.profile));
-  console.log(`${EMAILS} emails from ${MAILBOXES} mailbox(es) in ${seconds.toFixed(1)} s (${(EMAILS / seconds).toFixed(1)}/s); profile: .wrangler/profile/engine.cpuprofile\n`);
-  console.log(summary(result.profile));
+  const cpu = (workerdCpuMs(server.pid) - cpuBefore) / EMAILS;
+  console.log(`${EMAILS} emails from ${MAILBOXES} mailbox(es) in ${seconds.toFixed(1)} s (${(EMAILS / seconds).toFixed(1)}/s), workerd CPU ${cpu.toFixed(2)} ms an email (sampling included)\n`);
+  console.log(await profiler.stop());
 } finally {
   await server.stop();
 }

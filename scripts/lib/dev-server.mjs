@@ -42,7 +42,7 @@ export function adminToken() {
   return vars.match(/^ADMIN_TOKEN=(.*)$/m)?.[1].trim();
 }
 
-/** The processes of the process group `groupId`, read from /proc: name, state letter and CPU ticks used (user + system). */
+/** The processes of the process group `groupId`, read from /proc: pid, name, state letter and CPU ticks used (user + system). */
 export function groupProcesses(groupId) {
   const found = [];
   for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
@@ -50,7 +50,7 @@ export function groupProcesses(groupId) {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (Number(fields[2]) !== groupId) continue;
-      found.push({ comm: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), state: fields[0], ticks: Number(fields[11]) + Number(fields[12]) });
+      found.push({ pid: Number(pid), comm: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), state: fields[0], ticks: Number(fields[11]) + Number(fields[12]) });
     } catch {
       // it ended meanwhile
     }
