@@ -74,15 +74,44 @@ const senders = lab.mailboxes.filter((m) => m.role === "sender");
 /** The middle value (the upper of the two middle ones for an even count). */
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 /**
- * A campaign's sent and otherwise finished messages, read straight from shard 0's file. The file is
- * found and opened once: finding it opens every D1 file, and doing that at each poll took 15-20% of a
- * core from the engine it measured (the peer runs with no such poll).
+ * The campaigns' sent and otherwise finished messages, read straight from shard 0's file. The file is
+ * found and opened once, before the run starts: finding it opens every D1 file, and doing that at each
+ * poll took 15-20% of a core from the engine it measured (the peer runs with no such poll).
  */
-function sentCounter(server, campaignId) {
+function sentCounter(server, campaignIds) {
   const db = new DatabaseSync(localD1File(server.stateDir), { readOnly: true });
   db.exec("PRAGMA busy_timeout = 5000");
-  const count = db.prepare("SELECT count(*) FILTER (WHERE status = 'sent') AS sent, count(*) FILTER (WHERE status NOT IN ('sent', 'sending')) AS other FROM messages WHERE campaign_id = ?");
-  return { read: () => count.get(campaignId), close: () => db.close() };
+  const count = db.prepare(`SELECT count(*) FILTER (WHERE status = 'sent') AS sent, count(*) FILTER (WHERE status NOT IN ('sent', 'sending')) AS other
+    FROM messages WHERE campaign_id IN (SELECT value FROM json_each(?))`);
+  const read = () => count.get(JSON.stringify(campaignIds));
+  return {
+    /** Polls until `total` messages are finished (15 minutes after `started` at most), then closes the file; answers the counts. */
+    async until(total, started) {
+      let counts = { sent: 0, other: 0 };
+      try {
+        while (counts.sent + counts.other < total) {
+          if (performance.now() - started > 15 * 60_000) throw new Error(`only ${counts.sent + counts.other} of ${total} finished after 15 minutes`);
+          // Often enough that the wait adds little to a run of two or three seconds.
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          counts = read();
+        }
+      } finally {
+        db.close();
+      }
+      return counts;
+    },
+  };
+}
+
+/** A campaign of one step to `leads` on the mailboxes `ids`, its gap lifted; answers its id. */
+async function benchCampaign(server, apiKey, name, ids, leads) {
+  const campaignId = await campaignWithStep(server, apiKey, name);
+  for (let i = 0; i < leads.length; i += 400) {
+    await api(server, apiKey, `/api/v1/campaigns/${campaignId}/leads`, { method: "POST", body: { lead_list: leads.slice(i, i + 400) } });
+  }
+  await api(server, apiKey, `/api/v1/campaigns/${campaignId}/email-accounts`, { method: "POST", body: { email_account_ids: ids } });
+  withoutGap(server, [campaignId]);
+  return campaignId;
 }
 
 /** The 10 senders with their passwords (`count` of them). */
@@ -115,30 +144,15 @@ async function throughput(server, account, { mailboxes = passwordMailboxes, labe
   const apiKey = account.api_key;
   const ids = Array.isArray(mailboxes) ? mailboxes : await mailboxes(server, apiKey);
   await waitForChecks(server, apiKey, ids);
-  const campaignId = await campaignWithStep(server, apiKey, `bench-throughput-${label}`);
   const leads = Array.from({ length: count }, (_, i) => ({ email: `lead${(i % 5) + 1}+${tag}${i}@${domain}`, first_name: `L${i}` }));
-  for (let i = 0; i < leads.length; i += 400) {
-    await api(server, apiKey, `/api/v1/campaigns/${campaignId}/leads`, { method: "POST", body: { lead_list: leads.slice(i, i + 400) } });
-  }
-  await api(server, apiKey, `/api/v1/campaigns/${campaignId}/email-accounts`, { method: "POST", body: { email_account_ids: ids } });
-  withoutGap(server, [campaignId]);
+  const campaignId = await benchCampaign(server, apiKey, `bench-throughput-${label}`, ids, leads);
 
   await labDrained();
-  const counter = sentCounter(server, campaignId);
+  const counter = sentCounter(server, [campaignId]);
   const cpuBefore = workerdCpuMs(server.pid);
   const started = performance.now();
   await api(server, apiKey, `/api/v1/campaigns/${campaignId}/status`, { method: "POST", body: { status: "START" } });
-  let counts = { sent: 0, other: 0 };
-  try {
-    while (counts.sent + counts.other < count) {
-      if (performance.now() - started > 15 * 60_000) throw new Error(`only ${counts.sent} of ${count} sent after 15 minutes`);
-      // Often enough that the wait adds little to a run of two or three seconds.
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      counts = counter.read();
-    }
-  } finally {
-    counter.close();
-  }
+  const counts = await counter.until(count, started);
   const seconds = (performance.now() - started) / 1000;
   const cpu = (workerdCpuMs(server.pid) - cpuBefore) / 1000;
   console.log(`\n1. ${count} leads${domain === DOMAIN ? "" : ` at ${domain}`}, ${ids.length} ${label} mailbox(es), no gap: ${counts.sent} sent (${counts.other} not) in ${seconds.toFixed(1)} s`);
@@ -292,29 +306,14 @@ async function twiceTheMailboxes(server, first, ten) {
   for (let round = 0; round < 3; round += 1) {
     const campaigns = [];
     for (const [index, { account, ids }] of parts.entries()) {
-      const campaignId = await campaignWithStep(server, account.api_key, `bench-twenty-${round}-${index}`);
       const leads = Array.from({ length: LEADS / 2 }, (_, i) => ({ email: `lead${(i % 5) + 1}+t${round}x${index}x${i}@${lab.sink_domain}`, first_name: `L${i}` }));
-      for (let i = 0; i < leads.length; i += 400) await api(server, account.api_key, `/api/v1/campaigns/${campaignId}/leads`, { method: "POST", body: { lead_list: leads.slice(i, i + 400) } });
-      await api(server, account.api_key, `/api/v1/campaigns/${campaignId}/email-accounts`, { method: "POST", body: { email_account_ids: ids } });
-      withoutGap(server, [campaignId]);
-      campaigns.push({ campaignId, apiKey: account.api_key });
+      campaigns.push({ campaignId: await benchCampaign(server, account.api_key, `bench-twenty-${round}-${index}`, ids, leads), apiKey: account.api_key });
     }
     await labDrained();
-    const counters = campaigns.map(({ campaignId }) => sentCounter(server, campaignId));
+    const counter = sentCounter(server, campaigns.map(({ campaignId }) => campaignId));
     const started = performance.now();
     await Promise.all(campaigns.map(({ campaignId, apiKey }) => api(server, apiKey, `/api/v1/campaigns/${campaignId}/status`, { method: "POST", body: { status: "START" } })));
-    let sent = 0;
-    try {
-      for (let done = 0; done < LEADS; ) {
-        if (performance.now() - started > 15 * 60_000) throw new Error(`only ${done} of ${LEADS} finished after 15 minutes`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        const counts = counters.map((counter) => counter.read());
-        done = counts.reduce((sum, c) => sum + c.sent + c.other, 0);
-        sent = counts.reduce((sum, c) => sum + c.sent, 0);
-      }
-    } finally {
-      for (const counter of counters) counter.close();
-    }
+    const { sent } = await counter.until(LEADS, started);
     rates.push(sent / ((performance.now() - started) / 1000));
   }
   const twenty = median(rates);
