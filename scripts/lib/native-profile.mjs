@@ -39,10 +39,13 @@ export function groupSamples(report) {
 export async function nativeProfile(server, file) {
   if (spawnSync("perf", ["--version"]).error) throw new Error("perf is not installed (Debian: apt-get install linux-perf)");
   const pids = groupProcesses(server.pid).filter((p) => p.comm === "workerd").map((p) => p.pid);
+  if (pids.length === 0) throw new Error("no workerd process in the dev server's process group");
   const perf = spawn("perf", ["record", "-F", "2000", "-o", file, "-p", pids.join(",")], { stdio: "ignore" });
   const exited = new Promise((resolve) => perf.once("exit", resolve));
   // perf attaches asynchronously; a second is plenty on this machine.
   await new Promise((resolve) => setTimeout(resolve, 1000));
+  // It ends at once when the kernel refuses it (kernel.perf_event_paranoid, or no right to the processes).
+  if (perf.exitCode !== null) throw new Error(`perf record ended at once (exit ${perf.exitCode}): the kernel refused it (see kernel.perf_event_paranoid)`);
   return {
     async stop() {
       perf.kill("SIGINT");
