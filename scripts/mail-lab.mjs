@@ -401,15 +401,21 @@ function announce() {
   };
   writeFileSync(jsonPath, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
 
+  // Nested templates named first: the banner below stays one template of plain lines.
+  const rspamdProcess = rspamd ? `Rspamd pid ${rspamd.pid}` : "no Rspamd";
+  const rspamdUrl = RSPAMD ? `http://${host}:${rspamdPort}/checkv2   (RSPAMD_URL)` : "off (MAIL_LAB_RSPAMD=off)";
+  const apps = Object.values(oauth.published.clients).map((c) => c.client_id).join(", ");
+  const seeds = mailboxes.filter((m) => m.role === "seed").map((m) => `${m.email.split("@")[0]} (${m.provider_id})`).join(", ");
+  const users = mailboxes.map((m) => m.email.split("@")[0]).join(", ");
   console.log(`
-  Salvo mail lab is running (Postfix pid ${postfix.pid}, Dovecot pid ${dovecot.pid}, ${rspamd ? `Rspamd pid ${rspamd.pid}` : "no Rspamd"}, OAuth provider pid ${provider.pid}). Ctrl-C stops it.
+  Salvo mail lab is running (Postfix pid ${postfix.pid}, Dovecot pid ${dovecot.pid}, ${rspamdProcess}, OAuth provider pid ${provider.pid}). Ctrl-C stops it.
   SMTP submission  ${host}:${PORTS.submission} STARTTLS + AUTH   (implicit TLS ${PORTS.submissions}, plaintext ${PORTS.plain})
   IMAP             ${host}:${PORTS.imap} STARTTLS          (implicit TLS ${PORTS.imaps})
-  Rspamd           ${RSPAMD ? `http://${host}:${rspamdPort}/checkv2   (RSPAMD_URL)` : "off (MAIL_LAB_RSPAMD=off)"}
-  OAuth provider   ${oauth.published.issuer} (OpenID Connect; users: every lab address, one password; apps ${Object.values(oauth.published.clients).map((c) => c.client_id).join(", ")})
+  Rspamd           ${rspamdUrl}
+  OAuth provider   ${oauth.published.issuer} (OpenID Connect; users: every lab address, one password; apps ${apps})
   SMTP/IMAP AUTH   PLAIN, LOGIN, and XOAUTH2 / OAUTHBEARER with the provider's access tokens
-  Seeds            ${mailboxes.filter((m) => m.role === "seed").map((m) => `${m.email.split("@")[0]} (${m.provider_id})`).join(", ")}: INBOX, Promotions (tab), Junk (spam)
-  Domain           ${DOMAIN}: ${mailboxes.map((m) => m.email.split("@")[0]).join(", ")}
+  Seeds            ${seeds}: INBOX, Promotions (tab), Junk (spam)
+  Domain           ${DOMAIN}: ${users}
   Accounts         ${jsonPath}     Local CA  ${tls.ca}
   Runtime          ${runtime} (also ${link})
   Logs             ${dirs.log}/: postfix.log, dovecot.log (each login's mechanism), oauth.log
