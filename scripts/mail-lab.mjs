@@ -9,7 +9,7 @@
 // /etc/rspamd and our overrides from the runtime directory). Runs in the foreground; Ctrl-C or
 // SIGTERM stops the daemons by their process ids.
 import { spawn, spawnSync } from "node:child_process";
-import { chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { setInterval } from "node:timers";
@@ -399,7 +399,11 @@ function announce() {
     // The lab's OAuth 2.0 / OpenID Connect provider; Dovecot (IMAP, and Postfix's submission through it) accepts its access tokens with XOAUTH2 and OAUTHBEARER.
     oauth: oauth.published,
   };
-  writeFileSync(jsonPath, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  // Written whole, then renamed into place: the clients poll for this file and read it as soon as it
+  // exists, and a file written in place can be seen empty (the CI of 6124503 read it so).
+  const whole = `${jsonPath}.${process.pid}`;
+  writeFileSync(whole, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  renameSync(whole, jsonPath);
 
   // Nested templates named first: the banner below stays one template of plain lines.
   const rspamdProcess = rspamd ? `Rspamd pid ${rspamd.pid}` : "no Rspamd";
