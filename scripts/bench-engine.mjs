@@ -47,7 +47,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { api, fixedLoad, localD1File, provisionBenchAccount } from "./lib/bench-tools.mjs";
 import { startDevServer, workerdCpuMs } from "./lib/dev-server.mjs";
-import { campaignWithStep, labMailboxBody, waitForChecks, withoutGap } from "./lib/bench-mail.mjs";
+import { benchCampaign, labMailboxBody, waitForChecks } from "./lib/bench-mail.mjs";
 import { labTokens } from "./lib/lab-oauth-client.mjs";
 import { defaultDirs, findKeys, labTokenValues } from "./check-no-keys.mjs";
 import { bareReusedPipelined, bareReusedSession, bareSessionPerEmail, nodemailerPooled } from "./lib/bench-smtp-peers.mjs";
@@ -101,17 +101,6 @@ function sentCounter(server, campaignIds) {
       return counts;
     },
   };
-}
-
-/** A campaign of one step to `leads` on the mailboxes `ids`, its gap lifted; answers its id. */
-async function benchCampaign(server, apiKey, name, ids, leads) {
-  const campaignId = await campaignWithStep(server, apiKey, name);
-  for (let i = 0; i < leads.length; i += 400) {
-    await api(server, apiKey, `/api/v1/campaigns/${campaignId}/leads`, { method: "POST", body: { lead_list: leads.slice(i, i + 400) } });
-  }
-  await api(server, apiKey, `/api/v1/campaigns/${campaignId}/email-accounts`, { method: "POST", body: { email_account_ids: ids } });
-  withoutGap(server, [campaignId]);
-  return campaignId;
 }
 
 /** The 10 senders with their passwords (`count` of them). */

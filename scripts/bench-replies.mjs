@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { campaignWithStep, fillMaildir, labMailboxBody, readPass, smtpSend, waitForChecks, withoutGap } from "./lib/bench-mail.mjs";
+import { benchCampaign, fillMaildir, labMailboxBody, readPass, smtpSend, waitForChecks } from "./lib/bench-mail.mjs";
 import { api, localD1File, provisionBenchAccount } from "./lib/bench-tools.mjs";
 import { startDevServer } from "./lib/dev-server.mjs";
 
@@ -57,11 +57,8 @@ try {
   const apiKey = owner.api_key;
   const { id: mailboxId } = await api(server, apiKey, "/api/v1/email-accounts/save", { method: "POST", body: labMailboxBody(lab, sender.email, sender) });
   await waitForChecks(server, apiKey, [mailboxId]);
-  const campaignId = await campaignWithStep(server, apiKey, "bench-replies");
   const leads = Array.from({ length: SENT }, (_, i) => ({ email: `lead${(i % 5) + 1}+r${i}@${DOMAIN}`, first_name: `R${i}` }));
-  for (let i = 0; i < leads.length; i += 400) await api(server, apiKey, `/api/v1/campaigns/${campaignId}/leads`, { method: "POST", body: { lead_list: leads.slice(i, i + 400) } });
-  await api(server, apiKey, `/api/v1/campaigns/${campaignId}/email-accounts`, { method: "POST", body: { email_account_ids: [mailboxId] } });
-  withoutGap(server, [campaignId]);
+  const campaignId = await benchCampaign(server, apiKey, "bench-replies", [mailboxId], leads);
   await api(server, apiKey, `/api/v1/campaigns/${campaignId}/status`, { method: "POST", body: { status: "START" } });
   let sent = [];
   for (const started = Date.now(); sent.length < SENT; sent = sentMessages(server, campaignId)) {

@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { api, localD1File, provisionBenchAccount } from "./lib/bench-tools.mjs";
 import { fireMinuteCron, startDevServer } from "./lib/dev-server.mjs";
-import { campaignWithStep, labMailboxBody, settledLabDeliveries, waitForChecks, withoutGap } from "./lib/bench-mail.mjs";
+import { benchCampaign, labMailboxBody, settledLabDeliveries, waitForChecks } from "./lib/bench-mail.mjs";
 
 const root = join(import.meta.dirname, "..");
 const lab = JSON.parse(readFileSync(process.env.MAIL_LAB_JSON ?? join(root, ".mail-lab.json"), "utf8"));
@@ -110,13 +110,8 @@ try {
   const sender = lab.mailboxes.find((m) => m.email === "sender3@lab.salvo.test");
   const mailbox = await api(server, apiKey, "/api/v1/email-accounts/save", { method: "POST", body: labMailboxBody(lab, sender.email, sender) });
   await waitForChecks(server, apiKey, [mailbox.id]);
-  const campaignId = await campaignWithStep(server, apiKey, "chaos-claim");
-  await api(server, apiKey, `/api/v1/campaigns/${campaignId}/leads`, {
-    method: "POST",
-    body: { lead_list: Array.from({ length: LEADS }, (_, i) => ({ email: leadAddress(i), first_name: `C${i}` })) },
-  });
-  await api(server, apiKey, `/api/v1/campaigns/${campaignId}/email-accounts`, { method: "POST", body: { email_account_ids: [mailbox.id] } });
-  withoutGap(server, [campaignId]);
+  const leads = Array.from({ length: LEADS }, (_, i) => ({ email: leadAddress(i), first_name: `C${i}` }));
+  const campaignId = await benchCampaign(server, apiKey, "chaos-claim", [mailbox.id], leads);
   const started = performance.now();
   await api(server, apiKey, `/api/v1/campaigns/${campaignId}/status`, { method: "POST", body: { status: "START" } });
 

@@ -12,14 +12,12 @@ import WebSocket from "ws";
 import { api, localD1File, provisionBenchAccount } from "./lib/bench-tools.mjs";
 import { startDevServer, workerdCpuMs } from "./lib/dev-server.mjs";
 import { nativeProfile } from "./lib/native-profile.mjs";
-import { campaignWithStep, labMailboxBody, waitForChecks, withoutGap } from "./lib/bench-mail.mjs";
+import { benchCampaign, labMailboxBody, waitForChecks } from "./lib/bench-mail.mjs";
 
 const root = join(import.meta.dirname, "..");
 const lab = JSON.parse(readFileSync(process.env.MAIL_LAB_JSON ?? join(root, ".mail-lab.json"), "utf8"));
 const senders = lab.mailboxes.filter((m) => m.role === "sender");
 const EMAILS = Number(process.env.N ?? 400);
-/** An upload takes at most this many leads. */
-const UPLOAD = 400;
 const NATIVE = process.env.PROFILE_NATIVE === "true";
 const MAILBOXES = Number(process.env.M ?? 1);
 const INSPECTOR_PORT = process.env.PROFILE_INSPECTOR_PORT ?? "9333";
@@ -87,13 +85,8 @@ try {
   const ids = [];
   for (const sender of senders.slice(0, MAILBOXES)) ids.push((await api(server, account.api_key, "/api/v1/email-accounts/save", { method: "POST", body: labMailboxBody(lab, sender.email, sender) })).id);
   await waitForChecks(server, account.api_key, ids);
-  const campaign = await campaignWithStep(server, account.api_key, "profile");
   const leads = Array.from({ length: EMAILS }, (_, i) => ({ email: `lead${(i % 5) + 1}+p${i}@lab.salvo.test`, first_name: `L${i}` }));
-  for (let i = 0; i < leads.length; i += UPLOAD) {
-    await api(server, account.api_key, `/api/v1/campaigns/${campaign}/leads`, { method: "POST", body: { lead_list: leads.slice(i, i + UPLOAD) } });
-  }
-  await api(server, account.api_key, `/api/v1/campaigns/${campaign}/email-accounts`, { method: "POST", body: { email_account_ids: ids } });
-  withoutGap(server, [campaign]);
+  const campaign = await benchCampaign(server, account.api_key, "profile", ids, leads);
 
   mkdirSync(out, { recursive: true });
   const profiler = NATIVE ? await nativeProfile(server, join(out, "engine.perf.data")) : await devtoolsProfile();

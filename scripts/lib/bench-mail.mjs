@@ -1,4 +1,4 @@
-// Shared by the mail benchmarks (bench-engine, bench-replies): lab mailboxes and campaigns through the API.
+// Shared by the mail benchmarks (bench-engine, bench-replies, profile-engine, chaos-claim): lab mailboxes and campaigns through the API.
 import { chownSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -53,6 +53,17 @@ export async function campaignWithStep(server, apiKey, name) {
     body: { timezone: "UTC", days_of_the_week: [0, 1, 2, 3, 4, 5, 6], start_hour: "00:00", end_hour: "23:59", min_time_btw_emails: 1, max_new_leads_per_day: 10_000 },
   });
   return id;
+}
+
+/** A campaign of one step to `leads` (uploaded 400 at a time, the route's most) on the mailboxes `ids`, its gap lifted; answers its id. */
+export async function benchCampaign(server, apiKey, name, ids, leads) {
+  const campaignId = await campaignWithStep(server, apiKey, name);
+  for (let i = 0; i < leads.length; i += 400) {
+    await api(server, apiKey, `/api/v1/campaigns/${campaignId}/leads`, { method: "POST", body: { lead_list: leads.slice(i, i + 400) } });
+  }
+  await api(server, apiKey, `/api/v1/campaigns/${campaignId}/email-accounts`, { method: "POST", body: { email_account_ids: ids } });
+  withoutGap(server, [campaignId]);
+  return campaignId;
 }
 
 /** The API holds a campaign's gap to 1-1440 minutes; the benchmark measures the engine, so it lifts it. */

@@ -58,9 +58,14 @@ export function groupProcesses(groupId) {
   return found;
 }
 
+/** The workerd processes of the dev server's process group. */
+export function workerdProcesses(groupId) {
+  return groupProcesses(groupId).filter((p) => p.comm === "workerd");
+}
+
 /** CPU ticks used so far by the workerd processes of the dev server's process group. */
 export function workerdTicks(groupId) {
-  return groupProcesses(groupId).filter((p) => p.comm === "workerd").reduce((sum, p) => sum + p.ticks, 0);
+  return workerdProcesses(groupId).reduce((sum, p) => sum + p.ticks, 0);
 }
 
 /** The same in milliseconds (the kernel counts 100 ticks a second). */

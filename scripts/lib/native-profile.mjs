@@ -2,7 +2,7 @@
 // where the time goes below JavaScript, which the devtools profile does not see (the runtime's I/O,
 // SQLite under D1 and Durable Object storage, TLS, the kernel, V8's collector).
 import { spawn, spawnSync } from "node:child_process";
-import { groupProcesses } from "./dev-server.mjs";
+import { workerdProcesses } from "./dev-server.mjs";
 
 const TOP_SYMBOLS = 25;
 
@@ -38,7 +38,7 @@ export function groupSamples(report) {
 /** Starts sampling every workerd process of the dev server's group; `stop()` ends it and answers its summary. */
 export async function nativeProfile(server, file) {
   if (spawnSync("perf", ["--version"]).error) throw new Error("perf is not installed (Debian: apt-get install linux-perf)");
-  const pids = groupProcesses(server.pid).filter((p) => p.comm === "workerd").map((p) => p.pid);
+  const pids = workerdProcesses(server.pid).map((p) => p.pid);
   if (pids.length === 0) throw new Error("no workerd process in the dev server's process group");
   const perf = spawn("perf", ["record", "-F", "2000", "-o", file, "-p", pids.join(",")], { stdio: "ignore" });
   const exited = new Promise((resolve) => perf.once("exit", resolve));
