@@ -1,6 +1,6 @@
 import { createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { advanceMove, continueMoves, requestMove } from "../../src/moves/run";
 import { loadPlan, readChunk } from "../../src/moves/store";
@@ -371,9 +371,13 @@ describe("moving an account between shards", () => {
     const bystander = await busyAccount("Bystanding");
     const replies = async (accountId: number, shard = 0) =>
       (await shardDb(shard).prepare("SELECT id FROM events WHERE account_id = ? AND type = 'REPLY' ORDER BY id").bind(accountId).all<{ id: number }>()).results.map((row) => row.id);
-    // Not categorised yet (the queue's consumer may have done them on ingestion).
-    await env.DB.prepare("DELETE FROM reply_categorisations WHERE event_id IN (SELECT id FROM events WHERE account_id IN (?, ?))").bind(moving.account.id, bystander.account.id).run();
     const ids = [...(await replies(moving.account.id)), ...(await replies(bystander.account.id))];
+    // Not categorised yet: the triage queue's consumer categorises them after ingestion, so its
+    // batches are waited for before they are undone (one arriving later, during the move, would
+    // categorise the moving account's replies before the sweep this test asks of the new shard).
+    const both = "SELECT count(*) AS n FROM reply_categorisations WHERE event_id IN (SELECT id FROM events WHERE account_id IN (?, ?))";
+    await vi.waitFor(async () => expect((await env.DB.prepare(both).bind(moving.account.id, bystander.account.id).first<{ n: number }>())!.n).toBe(ids.length), { timeout: 15_000, interval: 20 });
+    await env.DB.prepare("DELETE FROM reply_categorisations WHERE event_id IN (SELECT id FROM events WHERE account_id IN (?, ?))").bind(moving.account.id, bystander.account.id).run();
     const rules = { ...env, CATEGORISER: "rules" } as typeof env;
     expect((await requestMove(env, moving.account.id, 1, Date.now())).ok).toBe(true);
     await advanceMove(env, moving.account.id, 0);
