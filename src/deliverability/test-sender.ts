@@ -1,6 +1,6 @@
 import { settingsOf } from "../schedule/settings";
 import { composeEmail, stepContent } from "../engine/compose";
-import { sendMail } from "../mail/smtp";
+import { SmtpSender } from "../mail/smtp";
 import { config } from "../config";
 import type { Bindings } from "../platform/env";
 import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rules";
@@ -23,12 +23,24 @@ function tokenLine(token: string): string {
   return `Salvo placement test ${token}`;
 }
 
-/** Why a test email did not go (null: it went), and the hold its server's refusal puts on the mailbox. */
-type NotSent = { error: string; hold: SendHold | null } | null;
+/**
+ * Why a test email did not go (null: it went), and the hold its server's refusal puts on the mailbox;
+ * `loginRefused`: the server refused the mailbox's login, which no other email of the pass tries again.
+ */
+type NotSent = { error: string; hold: SendHold | null; loginRefused?: boolean } | null;
 
-async function sendOne(env: Bindings, mailbox: MailboxRow, login: Extract<MailboxLogin, { ok: true }>, logins: MailboxLogins, cell: ClaimedSend, now: number): Promise<NotSent> {
-  const db = database(env.DB);
-  const content = await testStep(db, cell.campaignId, cell.sequenceMappingId);
+/** What one pass's test emails share: one SMTP session (issue 27: a run sends to every seed at once), and each test's step, read once. */
+interface PassSends {
+  smtp: SmtpSender;
+  login: Extract<MailboxLogin, { ok: true }>;
+  steps: Map<string, ReturnType<typeof testStep>>;
+}
+
+async function sendOne(env: Bindings, mailbox: MailboxRow, pass: PassSends, logins: MailboxLogins, cell: ClaimedSend, now: number): Promise<NotSent> {
+  const key = `${cell.campaignId}:${cell.sequenceMappingId}`;
+  let step = pass.steps.get(key);
+  if (!step) pass.steps.set(key, (step = testStep(database(env.DB), cell.campaignId, cell.sequenceMappingId)));
+  const content = await step;
   if (content === null) return { error: `The campaign has no live step ${cell.sequenceMappingId} (sequence_mapping_id)`, hold: null };
   const domain = mailbox.fromEmail.split("@")[1] ?? "salvo.invalid";
   const composed = await composeEmail({
@@ -46,7 +58,7 @@ async function sendOne(env: Bindings, mailbox: MailboxRow, login: Extract<Mailbo
   message.headers = { ...message.headers, [TEST_ID_HEADER]: cell.trackId, [TEST_RUN_HEADER]: String(cell.runNo) };
   message.text = `${message.text}\n\n${tokenLine(cell.trackId)}`;
   if (message.html !== undefined) message.html = `${message.html}\n<p style="font-size:10px;color:#999">${escapeHtml(tokenLine(cell.trackId))}</p>`;
-  const result = await sendMail(smtpTarget(mailbox, login.credential), message, { allowPlain: false, outbound: mailPolicy(config(env)) });
+  const result = await pass.smtp.send(message);
   if (result.ok) {
     // The email went: failing to keep its copy for the content report must not count it as unsent.
     await keepRunMessage(env.DB, cell, { subject: message.subject, text: message.text, html: message.html ?? null, raw: result.raw }, now).catch((error: unknown) =>
@@ -54,8 +66,9 @@ async function sendOne(env: Bindings, mailbox: MailboxRow, login: Extract<Mailbo
     );
     return null;
   }
-  if (result.failure.kind === "auth_failed") await logins.refused(mailbox, "smtp", login, result.failure.text, now);
-  return { error: `The mail server did not take the test email: ${result.failure.text}`, hold: sendHold(result.failure, now) };
+  const loginRefused = result.failure.kind === "auth_failed";
+  if (loginRefused) await logins.refused(mailbox, "smtp", pass.login, result.failure.text, now);
+  return { error: `The mail server did not take the test email: ${result.failure.text}`, hold: sendHold(result.failure, now), loginRefused };
 }
 
 /**
@@ -75,21 +88,32 @@ export async function sendDueTestEmails(env: Bindings, logins: MailboxLogins, ma
   const due = await claimDueSends(env.DB, mailbox, now, SENDS_PER_PASS);
   const usable = !mailbox.isSuspended && connectionUsable(mailbox);
   const login = due.length > 0 && usable ? await logins.for(mailbox, "smtp", now) : null;
+  const pass: PassSends | null = login?.ok ? { smtp: new SmtpSender(smtpTarget(mailbox, login.credential), { allowPlain: false, outbound: mailPolicy(config(env)) }), login, steps: new Map() } : null;
+  // The session logs in while the first step is read.
+  pass?.smtp.warm(due.length);
   let sent = false;
-  for (const [index, cell] of due.entries()) {
-    const notSent: NotSent = !login?.ok
-      ? { error: "The sender mailbox cannot send (suspended, failing its connection check, disconnected, or no password)", hold: null }
-      : await sendOne(env, mailbox, login, logins, cell, now);
-    if (notSent === null) {
-      sent = true;
-    } else if (notSent.hold !== null) {
-      await holdTestSends(env.DB, mailbox.id, due.slice(index).map((c) => c.id), notSent.hold, now);
-      log("warn", "spam test emails held: the server refused the mailbox's sending for now", { mailbox_id: mailbox.id, cells: due.length - index, until: notSent.hold.until });
-      return notSent.hold.until;
-    } else {
-      await recordSendError(env.DB, cell.id, notSent.error, Date.now());
-      log("warn", "spam test email not sent", { mailbox_id: mailbox.id, cell_id: cell.id, reason: notSent.error });
+  /** The login the server refused: the pass's other emails fail with it, no login tried again (a provider may lock a mailbox that keeps trying). */
+  let refusedLogin: NotSent = null;
+  try {
+    for (const [index, cell] of due.entries()) {
+      const notSent: NotSent =
+        pass === null
+          ? { error: "The sender mailbox cannot send (suspended, failing its connection check, disconnected, or no password)", hold: null }
+          : (refusedLogin ?? (await sendOne(env, mailbox, pass, logins, cell, now)));
+      if (notSent?.loginRefused) refusedLogin = notSent;
+      if (notSent === null) {
+        sent = true;
+      } else if (notSent.hold !== null) {
+        await holdTestSends(env.DB, mailbox.id, due.slice(index).map((c) => c.id), notSent.hold, now);
+        log("warn", "spam test emails held: the server refused the mailbox's sending for now", { mailbox_id: mailbox.id, cells: due.length - index, until: notSent.hold.until });
+        return notSent.hold.until;
+      } else {
+        await recordSendError(env.DB, cell.id, notSent.error, Date.now());
+        log("warn", "spam test email not sent", { mailbox_id: mailbox.id, cell_id: cell.id, reason: notSent.error });
+      }
     }
+  } finally {
+    await pass?.smtp.close();
   }
   // A send went: a hold that ran out is over, as after a campaign email.
   const over = sent ? holdOver(mailbox, now) : [];

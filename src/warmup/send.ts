@@ -8,7 +8,7 @@
 import { eq, type SQL } from "drizzle-orm";
 import { config, type WarmupConfig } from "../config";
 import { emailAccounts } from "../db/schema";
-import { sendMail, type SmtpSettings } from "../mail/smtp";
+import { SmtpSender, type SmtpSettings } from "../mail/smtp";
 import type { SmtpFailure } from "../mail/smtp-replies";
 import type { Bindings } from "../platform/env";
 import { database, type Database } from "../platform/db";
@@ -47,6 +47,9 @@ const CANDIDATES = 200;
 /** With nothing planned, look again in this long (a pool that grows, settings that change). */
 const IDLE_MS = 3_600_000;
 
+/** The mailbox's login as the door lent it, and the one SMTP session the pass's warmup emails share (issue 27). */
+type PassLogin = NonNullable<Awaited<ReturnType<WarmupDoor["smtp"]>>> & { session: SmtpSender };
+
 interface Plan {
   mailbox: MailboxRecord;
   members: PoolMember[];
@@ -82,11 +85,14 @@ export async function runWarmupPass(env: Bindings, door: WarmupDoor, mailboxId: 
   const gapMs = mailbox.timeToWaitInMins * 60_000;
   const gapEnd = () => (lastSentAt === null ? now : lastSentAt + gapMs);
   const capFull = () => mailbox.autoAdjustWarmup && capUsed >= mailbox.maxEmailPerDay;
-  let login: Awaited<ReturnType<WarmupDoor["smtp"]>> | undefined;
+  let login: PassLogin | null | undefined;
   /** Set when a refusal ends the pass: when to come back. */
   let stoppedUntil: number | null = null;
   const send = async (work: () => Promise<Delivery>) => {
-    login ??= await door.smtp(mailbox, now);
+    if (login === undefined) {
+      const lent = await door.smtp(mailbox, now);
+      login = lent && { ...lent, session: new SmtpSender(lent.settings, { allowPlain: false, outbound: mailPolicy(config(env)) }) };
+    }
     if (!login) return;
     const delivery = await work();
     lastSentAt = now;
@@ -95,26 +101,30 @@ export async function runWarmupPass(env: Bindings, door: WarmupDoor, mailboxId: 
   };
   const goOn = () => login !== null && stoppedUntil === null;
 
-  // First emails due by now, one after another while the gap allows.
-  while (plan.sentFirst < plan.times.length && plan.times[plan.sentFirst]! <= now && gapEnd() <= now && !capFull()) {
-    const receiver = plan.members.find((m) => m.id === plan.partners[plan.sentFirst]);
-    plan.sentFirst++;
-    if (!receiver) continue;
-    await send(() => sendFirst(env, db, mailbox, receiver, login!, now));
-    if (!goOn() || gapMs > 0) break;
-  }
-  // Replies to the share of received warmup mail the reply rate picks, within the daily limit.
-  const replyLimit = mailbox.dailyReplyLimit ?? Infinity;
-  if (goOn() && plan.repliesToday < replyLimit && gapEnd() <= now && !capFull()) {
-    const candidates = (await unanswered(db, mailbox.id, now - REPLY_WINDOW_MS, CANDIDATES)).filter((m) => answers(m.messageId, mailbox.replyRatePercentage));
-    for (const original of candidates) {
-      if (plan.repliesToday >= replyLimit || gapEnd() > now || capFull()) break;
-      const partner = plan.members.find((m) => m.id === original.senderId);
-      if (!partner) continue;
-      plan.repliesToday++;
-      await send(() => sendAnswer(env, db, mailbox, partner, original, login!, now));
-      if (!goOn()) break;
+  try {
+    // First emails due by now, one after another while the gap allows.
+    while (plan.sentFirst < plan.times.length && plan.times[plan.sentFirst]! <= now && gapEnd() <= now && !capFull()) {
+      const receiver = plan.members.find((m) => m.id === plan.partners[plan.sentFirst]);
+      plan.sentFirst++;
+      if (!receiver) continue;
+      await send(() => sendFirst(db, mailbox, receiver, login!, now));
+      if (!goOn() || gapMs > 0) break;
     }
+    // Replies to the share of received warmup mail the reply rate picks, within the daily limit.
+    const replyLimit = mailbox.dailyReplyLimit ?? Infinity;
+    if (goOn() && plan.repliesToday < replyLimit && gapEnd() <= now && !capFull()) {
+      const candidates = (await unanswered(db, mailbox.id, now - REPLY_WINDOW_MS, CANDIDATES)).filter((m) => answers(m.messageId, mailbox.replyRatePercentage));
+      for (const original of candidates) {
+        if (plan.repliesToday >= replyLimit || gapEnd() > now || capFull()) break;
+        const partner = plan.members.find((m) => m.id === original.senderId);
+        if (!partner) continue;
+        plan.repliesToday++;
+        await send(() => sendAnswer(db, mailbox, partner, original, login!, now));
+        if (!goOn()) break;
+      }
+    }
+  } finally {
+    await login?.session.close();
   }
   if (stoppedUntil !== null) return stoppedUntil;
   const next = plan.sentFirst < plan.times.length ? plan.times[plan.sentFirst]! : zonedInstant(zonedDay(now, settings.timeZone) + DAY_MS + SEND_FROM_HOUR * 3_600_000, settings.timeZone);
@@ -138,52 +148,46 @@ function newMessageId(mailbox: MailboxRecord): string {
   return `<wu.${random}@${mailbox.fromEmail.split("@")[1] ?? "salvo.invalid"}>`;
 }
 
-async function sendFirst(env: Bindings, db: Database, mailbox: MailboxRecord, receiver: PoolMember, login: NonNullable<Awaited<ReturnType<WarmupDoor["smtp"]>>>, now: number): Promise<Delivery> {
+async function sendFirst(db: Database, mailbox: MailboxRecord, receiver: PoolMember, login: PassLogin, now: number): Promise<Delivery> {
   const messageId = newMessageId(mailbox);
   const content = warmupEmail(messageId, mailbox.fromName, receiver.fromName, mailbox.warmupKeyId ?? "");
   const id = await insertWarmupMessage(db, { senderId: mailbox.id, receiverId: receiver.id, kind: "warmup", replyToId: null, messageId, subject: content.subject, sentAt: now });
-  return deliver(env, db, mailbox, receiver, id, { messageId, content, headers: {} }, login, now);
+  return deliver(db, mailbox, receiver, id, { messageId, content, headers: {} }, login, now);
 }
 
 async function sendAnswer(
-  env: Bindings,
   db: Database,
   mailbox: MailboxRecord,
   receiver: PoolMember,
   original: { id: number; messageId: string; subject: string },
-  login: NonNullable<Awaited<ReturnType<WarmupDoor["smtp"]>>>,
+  login: PassLogin,
   now: number,
 ): Promise<Delivery> {
   const messageId = newMessageId(mailbox);
   const content = warmupReply(messageId, original.subject, mailbox.fromName, receiver.fromName, mailbox.warmupKeyId ?? "");
   const id = await insertWarmupMessage(db, { senderId: mailbox.id, receiverId: receiver.id, kind: "reply", replyToId: original.id, messageId, subject: content.subject, sentAt: now });
-  const sent = await deliver(env, db, mailbox, receiver, id, { messageId, content, headers: { "In-Reply-To": original.messageId, References: original.messageId } }, login, now);
+  const sent = await deliver(db, mailbox, receiver, id, { messageId, content, headers: { "In-Reply-To": original.messageId, References: original.messageId } }, login, now);
   if (sent === "sent") await markReplied(db, original.id, now);
   return sent;
 }
 
 async function deliver(
-  env: Bindings,
   db: Database,
   mailbox: MailboxRecord,
   receiver: PoolMember,
   id: number,
   message: { messageId: string; content: { subject: string; text: string; html: string }; headers: Record<string, string> },
-  login: NonNullable<Awaited<ReturnType<WarmupDoor["smtp"]>>>,
+  login: PassLogin,
   now: number,
 ): Promise<Delivery> {
-  const result = await sendMail(
-    login.settings,
-    {
-      from: { email: mailbox.fromEmail, name: mailbox.fromName },
-      to: { email: receiver.fromEmail, name: receiver.fromName },
-      subject: message.content.subject,
-      text: message.content.text,
-      html: message.content.html,
-      headers: { "Message-ID": message.messageId, ...message.headers },
-    },
-    { allowPlain: false, outbound: mailPolicy(config(env)) },
-  );
+  const result = await login.session.send({
+    from: { email: mailbox.fromEmail, name: mailbox.fromName },
+    to: { email: receiver.fromEmail, name: receiver.fromName },
+    subject: message.content.subject,
+    text: message.content.text,
+    html: message.content.html,
+    headers: { "Message-ID": message.messageId, ...message.headers },
+  });
   if (result.ok) return "sent";
   const hold = login.hold(result.failure);
   await refused(db, mailbox, receiver, id, result.failure, now, hold?.statement);

@@ -24,3 +24,31 @@ export function htmlOf(raw: string): string {
     .replace(/=\r?\n/g, "")
     .replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
+
+/**
+ * How many SMTP sessions carried the messages with these Message-IDs (each in its angle brackets),
+ * read from Postfix's log: a message's queue id names the smtpd process that took it (its `client=`
+ * line), and that process's session runs from its "connect from" line to the next.
+ */
+export async function smtpSessionsCarrying(messageIds: string[]): Promise<number> {
+  const log = await (await fetch(`${inject("mailReader")}/log?name=postfix`)).text();
+  const sessionOf = new Map<string, string>();
+  const opened = new Map<string, number>();
+  const carried: string[] = [];
+  for (const line of log.split("\n")) {
+    const smtpd = /\/smtpd\[(\d+)\]: (.*)$/.exec(line);
+    if (smtpd) {
+      const pid = smtpd[1]!;
+      const text = smtpd[2]!;
+      if (text.startsWith("connect from")) opened.set(pid, (opened.get(pid) ?? 0) + 1);
+      const client = /^(\w+): client=/.exec(text);
+      if (client) sessionOf.set(client[1]!, `${pid}/${opened.get(pid) ?? 0}`);
+      continue;
+    }
+    const message = /\/cleanup\[\d+\]: (\w+): message-id=(\S+)$/.exec(line);
+    if (message && messageIds.includes(message[2]!)) carried.push(message[1]!);
+  }
+  expect(carried.length, "each message once in the log").toBe(messageIds.length);
+  expect(carried.every((id) => sessionOf.has(id)), "every message's session is in the log").toBe(true);
+  return new Set(carried.map((id) => sessionOf.get(id))).size;
+}

@@ -1,5 +1,5 @@
 import { createScheduledController } from "cloudflare:test";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, inject, it, vi } from "vitest";
 import worker from "../../src/index";
 import { sendMail } from "../../src/mail/smtp";
 import type { Bindings } from "../../src/platform/env";
@@ -10,6 +10,7 @@ import { advanceMove, requestMove } from "../../src/moves/run";
 import { createCampaign } from "../campaigns/fixtures";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
+import { smtpSessionsCarrying } from "./lab-messages";
 
 const lab = inject("mailLab");
 const reader = inject("mailReader");
@@ -300,6 +301,9 @@ describe("placement tests against the lab's seed mailboxes", () => {
       ["yahoo", "inbox"],
     ]);
     expect(placed.every((c) => c.spam_score !== null)).toBe(true);
+    // Issue 27: a pass's test emails go on one SMTP session (a run sends to every seed at once), not a login each.
+    const sent = await fileEnv().DB.prepare("SELECT message_id AS id FROM spam_test_results WHERE spam_test_id = ?").bind(Number(testId)).all<{ id: string }>();
+    expect(await smtpSessionsCarrying(sent.results.map((cell) => cell.id)), "the run's two emails on one SMTP session").toBe(1);
     const report = await providerReport(account.apiKey, testId);
     expect(report.gmail).toMatchObject({ inbox_count: 1, total_count: 1 });
     expect(report.yahoo).toMatchObject({ inbox_count: 1, total_count: 1 });
@@ -352,5 +356,30 @@ describe("placement tests against the lab's seed mailboxes", () => {
       { send_at: again, sent_at: null, send_error: null },
       { send_at: again, sent_at: null, send_error: null },
     ]);
+  });
+  it("a sender whose server refuses its login tries it once a pass: the run's other emails fail with the same words, no login tried again", { timeout: 60_000 }, async () => {
+    const account = await provisionAccount();
+    // A lab login no other test refuses, so its refusals in Dovecot's log are this test's.
+    const login = lab.mailboxes.find((m) => m.email === "bench-seed-zoho@lab.salvo.test")!;
+    const refusals = async () => ((await (await fetch(`${reader}/log?name=dovecot`)).text()).match(/plain\(bench-seed-zoho@lab\.salvo\.test,[^)]*\): Password mismatch/g) ?? []).length;
+    const mailboxId = await saveLabMailbox(account.apiKey, login.email, "not-the-password", { imap_password: login.password });
+    expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: false });
+    // The password changes on the server after a check that passed: the test emails meet the refusal first.
+    await fileEnv()
+      .DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, smtp_failure_error = NULL, disconnect_code = NULL, disconnect_message = NULL, disconnected_at = NULL WHERE id = ?")
+      .bind(mailboxId)
+      .run();
+    const testId = await automatedTest(account.apiKey, login.email, "Hello");
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), bindings);
+    // Any pass the cron's wake started is over (one at a time in the object) before the count.
+    await senderStub(bindings, mailboxId).runPass(Date.now(), { mailboxId, read: false });
+    const before = await refusals();
+    await fileEnv().DB.prepare("UPDATE spam_test_results SET sent_at = NULL, send_error = NULL WHERE spam_test_id = ?").bind(Number(testId)).run();
+    await senderStub(bindings, mailboxId).runPass(Date.now(), { mailboxId, read: false });
+    const cells = (await cellsOf(testId)).map((c) => c.send_error);
+    expect(cells).toHaveLength(2);
+    expect(cells.every((error) => /^The mail server did not take the test email: 535 /.test(error ?? "")), JSON.stringify(cells)).toBe(true);
+    await vi.waitFor(async () => expect(await refusals()).toBeGreaterThan(before), { timeout: 10_000, interval: 200 });
+    expect(await refusals(), "one refused login for the pass's two emails").toBe(before + 1);
   });
 });

@@ -10,6 +10,7 @@ import { WEBHOOK_EVENT_KINDS } from "../../src/webhooks/event-kinds";
 import { schema, testDb } from "../db";
 import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
+import { smtpSessionsCarrying } from "./lab-messages";
 
 const lab = inject("mailLab");
 const bindings = fileEnv() as unknown as Bindings;
@@ -300,5 +301,32 @@ describe("warmup across a pool of ten lab mailboxes over seven days (issue 26's 
     expect(later.filter((r) => r.receiverId === failing || r.senderId === failing)).toEqual([]);
     const shown = (await callJson<{ warmup_details: Record<string, unknown> }>(`/api/v1/email-accounts/${failing}`, { apiKey: account.apiKey })).body.warmup_details;
     expect(shown).toMatchObject({ state: "out_of_pool" });
+  });
+  it("sends a pass's warmup emails on one SMTP session when the mailbox keeps no gap (issue 27)", { timeout: 120_000 }, async () => {
+    const account = await provisionAccount();
+    const boxes = pool.slice(0, 4);
+    const ids: number[] = [];
+    for (const box of boxes) {
+      const id = await saveLabMailbox(account.apiKey, box.email, box.password, { warmup_enabled: true, time_to_wait_in_mins: 0 });
+      expect(await checked(account.apiKey, id)).toMatchObject({ is_smtp_success: true, is_imap_success: true });
+      const set = await callJson(`/api/v1/email-accounts/${id}/warmup`, {
+        method: "POST",
+        apiKey: account.apiKey,
+        body: { warmup_enabled: true, total_warmup_per_day: 3, warmup_min_count: 3, is_rampup_enabled: false, reply_rate_percentage: 0 },
+      });
+      expect(set.status).toBe(200);
+      ids.push(id);
+    }
+    const db = testDb();
+    await db.update(schema.emailAccounts).set({ warmupEnabledAt: new Date(Date.now() - 7 * DAY) }).where(inArray(schema.emailAccounts.id, ids));
+    // 21:00 of a weekday ahead: the whole day's three warmup emails are due, and with no gap one pass sends them all.
+    const at = startMonday() + 21 * HOUR;
+    await senderStub(bindings, ids[0]!).runPass(at, { mailboxId: ids[0]!, read: false });
+    const sent = await db
+      .select({ messageId: schema.warmupMessages.messageId, status: schema.warmupMessages.status })
+      .from(schema.warmupMessages)
+      .where(and(eq(schema.warmupMessages.senderId, ids[0]!), eq(schema.warmupMessages.sentAt, new Date(at))));
+    expect(sent.map((r) => r.status)).toEqual(["sent", "sent", "sent"]);
+    await vi.waitFor(async () => expect(await smtpSessionsCarrying(sent.map((r) => r.messageId)), "the pass's three warmup emails on one SMTP session").toBe(1), { timeout: 10_000, interval: 250 });
   });
 });
