@@ -3,13 +3,19 @@
 //     catalogue provider) holding 50 test messages each (a manual test, 25 providers x 50 senders),
 //     written straight into the seeds' Maildirs: seconds and D1 write batches; then the same with
 //     the spam filter on (every message scored by the lab's Rspamd).
-//  2. The provider report over one run of 10,000 results (25 providers x 50 senders x 8 seeds each),
+//  2. One mailbox's pass sending an automated test's run to all 25 seeds at once (issue 27): the
+//     pass's seconds and the SMTP logins it made, with the lab's submission port on the loopback and
+//     10 ms away (scripts/lib/latency-proxy.mjs), where a login's round trips are what a session costs.
+//  3. The provider report over one run of 10,000 results (25 providers x 50 senders x 8 seeds each),
 //     the results typed in through the results route: p50/p95.
-//  3. The minute cron starting 200 due scheduled tests (as before).
+//  4. The minute cron starting 200 due scheduled tests (as before).
 import { chownSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { api, measure, ms, provisionBenchAccount } from "./lib/bench-tools.mjs";
-import { startDevServer } from "./lib/dev-server.mjs";
+import { DatabaseSync } from "node:sqlite";
+import { api, localD1File, measure, ms, provisionBenchAccount } from "./lib/bench-tools.mjs";
+import { fireMinuteCron, startDevServer } from "./lib/dev-server.mjs";
+import { campaignWithStep, labMailboxBody, waitForChecks } from "./lib/bench-mail.mjs";
+import { latencyProxy } from "./lib/latency-proxy.mjs";
 
 const root = join(import.meta.dirname, "..");
 const lab = JSON.parse(readFileSync(process.env.MAIL_LAB_JSON ?? join(root, ".mail-lab.json"), "utf8"));
@@ -24,6 +30,8 @@ function emptyMaildir(local) {
   for (const sub of ["new", "cur"]) rmSync(join(maildir, sub), { recursive: true, force: true });
 }
 
+let fills = 0;
+
 /** Writes messages into a lab mailbox's Maildir/new, owned like the lab's own mail. */
 function fillMaildir(local, messages) {
   const maildir = join(lab.mail_dir, DOMAIN, local, "Maildir");
@@ -34,8 +42,10 @@ function fillMaildir(local, messages) {
   }
   chownSync(join(lab.mail_dir, DOMAIN, local), uid, gid);
   const stamp = Math.floor(Date.now() / 1000);
+  // Maildir knows a message by its file's base name: a second fill in the same second must not reuse the first's names.
+  fills += 1;
   messages.forEach((raw, i) => {
-    const file = join(maildir, "new", `${stamp}.M${i}P${process.pid}.bench`);
+    const file = join(maildir, "new", `${stamp}.M${i}F${fills}P${process.pid}.bench`);
     writeFileSync(file, raw);
     chownSync(file, uid, gid);
   });
@@ -117,7 +127,62 @@ try {
   const idle = await admin("/admin/v1/seed-mailboxes/check", { method: "POST" });
   console.log(`next pass with nothing pending: ${idle.seeds} seeds read in ${ms(performance.now() - again)}`);
 
-  // 2. The provider report over 10,000 results: 8 seeds per provider (7 more, unread, beside the bench seed).
+  // 2. A run sent to every seed at once from one mailbox, timed on the operator's pass route (its
+  // response comes when the pass is over). The mailbox is held while the cron starts the run, so the
+  // pass its wake runs claims nothing; the hold is lifted and the timed pass sends all 25.
+  const logins = [1, 2].map((n) => lab.mailboxes.find((m) => m.email === `sender${n}@${DOMAIN}`));
+  for (const [index, rtt] of [0, 10].entries()) {
+    const relay = rtt > 0 ? await latencyProxy(lab.smtp, rtt / 2) : null;
+    try {
+      const login = logins[index];
+      const at = relay ? { ...lab, smtp: { ...lab.smtp, port: relay.port } } : lab;
+      const { id: mailboxId } = await api(server, key, "/api/v1/email-accounts/save", { method: "POST", body: labMailboxBody(at, login.email, login) });
+      await waitForChecks(server, key, [mailboxId]);
+      const d1 = new DatabaseSync(localD1File(server.stateDir));
+      d1.exec("PRAGMA busy_timeout = 5000");
+      d1.prepare("UPDATE email_accounts SET send_held_until = ?, send_held_reason = 'bench' WHERE id = ?").run(Date.now() + 10 * 60_000, mailboxId);
+      const stepCampaign = await campaignWithStep(server, key, `placement sends ${rtt}`);
+      while (new Date().getUTCSeconds() >= 50) await new Promise((resolve) => setTimeout(resolve, 500));
+      const slot = Date.now() - 55_000;
+      const test = await api(server, key, "/api/v1/spam-test/schedule", {
+        method: "POST",
+        body: {
+          test_name: `sends ${rtt}`,
+          spam_filters: false,
+          campaign_id: stepCampaign,
+          sequence_mapping_id: "1",
+          provider_ids: providers,
+          sender_accounts: [login.email],
+          all_email_sent_without_time_gap: true,
+          schedule_start_time: new Date(slot).toISOString(),
+          test_end_date: new Date(slot + 86_400_000).toISOString(),
+          scheduler_cron_value: "* * * * *",
+        },
+      });
+      const cells = d1.prepare("SELECT count(*) AS n, count(sent_at) AS sent, count(send_error) AS failed FROM spam_test_results WHERE spam_test_id = ?");
+      await fireMinuteCron(server, 0);
+      for (let waited = 0; cells.get(test.id).n < providers.length; waited += 100) {
+        if (waited > 60_000) throw new Error(`the cron started no run of test ${test.id}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      d1.prepare("UPDATE email_accounts SET send_held_until = NULL, send_held_reason = NULL WHERE id = ?").run(mailboxId);
+      const authLog = join(lab.runtime_dir, "log", "dovecot.log");
+      const loginsMade = () => readFileSync(authLog, "utf8").split(`plain(${login.email},127.0.0.1): Finished passdb lookup`).length - 1;
+      const before = loginsMade();
+      const started = performance.now();
+      await admin(`/admin/v1/email-accounts/${mailboxId}/sender-pass`, { method: "POST" });
+      const seconds = (performance.now() - started) / 1000;
+      const { sent, failed } = cells.get(test.id);
+      d1.close();
+      console.log(
+        `one pass sending a run to ${providers.length} seeds at once, the server ${rtt > 0 ? `${rtt} ms away` : "on the loopback"}: ${sent - failed} sent (${failed} not) in ${seconds.toFixed(2)} s; ${loginsMade() - before} SMTP login(s)`,
+      );
+    } finally {
+      await relay?.close();
+    }
+  }
+
+  // 3. The provider report over 10,000 results: 8 seeds per provider (7 more, unread, beside the bench seed).
   for (const provider of providers) {
     for (let n = 1; n < 8; n += 1) await admin("/admin/v1/seed-mailboxes", { method: "POST", body: { provider_id: provider, email: `report${n}-${provider}@bench.example` } });
   }
@@ -133,7 +198,7 @@ try {
   const report = await measure(() => api(server, key, "/api/v1/smart-delivery/provider-report", { method: "POST", body: { spam_test_id: big.id } }));
   console.log(`provider report over ${results.length} results: p50 ${ms(report.p50)}  p95 ${ms(report.p95)}`);
 
-  // 3. The cron starting 200 due scheduled tests.
+  // 4. The cron starting 200 due scheduled tests.
   const TESTS = 200;
   const start = new Date(Date.now() - 30_000).toISOString();
   const end = new Date(Date.now() + 7 * 86_400_000).toISOString();

@@ -1,6 +1,6 @@
 import { settingsOf } from "../schedule/settings";
 import { composeEmail, stepContent } from "../engine/compose";
-import { SmtpSender } from "../mail/smtp";
+import { envelopeOf, outgoing, SmtpSender } from "../mail/smtp";
 import { config } from "../config";
 import type { Bindings } from "../platform/env";
 import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rules";
@@ -36,7 +36,8 @@ interface PassSends {
   steps: Map<string, ReturnType<typeof testStep>>;
 }
 
-async function sendOne(env: Bindings, mailbox: MailboxRow, pass: PassSends, logins: MailboxLogins, cell: ClaimedSend, now: number): Promise<NotSent> {
+/** Sends `cell`'s email on the pass's session; `nextSeed`, the seed the pass sends to next, has its envelope written behind this email (one round trip an email). */
+async function sendOne(env: Bindings, mailbox: MailboxRow, pass: PassSends, logins: MailboxLogins, cell: ClaimedSend, nextSeed: string | null, now: number): Promise<NotSent> {
   const key = `${cell.campaignId}:${cell.sequenceMappingId}`;
   let step = pass.steps.get(key);
   if (!step) pass.steps.set(key, (step = testStep(database(env.DB), cell.campaignId, cell.sequenceMappingId)));
@@ -58,7 +59,8 @@ async function sendOne(env: Bindings, mailbox: MailboxRow, pass: PassSends, logi
   message.headers = { ...message.headers, [TEST_ID_HEADER]: cell.trackId, [TEST_RUN_HEADER]: String(cell.runNo) };
   message.text = `${message.text}\n\n${tokenLine(cell.trackId)}`;
   if (message.html !== undefined) message.html = `${message.html}\n<p style="font-size:10px;color:#999">${escapeHtml(tokenLine(cell.trackId))}</p>`;
-  const result = await pass.smtp.send(message);
+  const coming = nextSeed === null ? null : envelopeOf(mailbox.fromEmail, nextSeed);
+  const result = await pass.smtp.deliver(outgoing(message), coming?.ok ? { next: coming.envelope } : {});
   if (result.ok) {
     // The email went: failing to keep its copy for the content report must not count it as unsent.
     await keepRunMessage(env.DB, cell, { subject: message.subject, text: message.text, html: message.html ?? null, raw: result.raw }, now).catch((error: unknown) =>
@@ -99,7 +101,7 @@ export async function sendDueTestEmails(env: Bindings, logins: MailboxLogins, ma
       const notSent: NotSent =
         pass === null
           ? { error: "The sender mailbox cannot send (suspended, failing its connection check, disconnected, or no password)", hold: null }
-          : (refusedLogin ?? (await sendOne(env, mailbox, pass, logins, cell, now)));
+          : (refusedLogin ?? (await sendOne(env, mailbox, pass, logins, cell, due[index + 1]?.seedEmail ?? null, now)));
       if (notSent?.loginRefused) refusedLogin = notSent;
       if (notSent === null) {
         sent = true;
