@@ -26,14 +26,16 @@ export function htmlOf(raw: string): string {
 }
 
 /**
- * How many SMTP sessions carried the messages with these Message-IDs (each in its angle brackets),
- * read from Postfix's log: a message's queue id names the smtpd process that took it (its `client=`
- * line), and that process's session runs from its "connect from" line to the next.
+ * The SMTP sessions that carried the messages with these Message-IDs (each in its angle brackets),
+ * read from Postfix's log, each as Postfix summed it up when it ended (`ehlo=2 starttls=1 auth=1
+ * mail=2 …`): a message's queue id names the smtpd process that took it (its `client=` line), and
+ * that process's session runs from its "connect from" line to its "disconnect from" line.
  */
-export async function smtpSessionsCarrying(messageIds: string[]): Promise<number> {
+export async function smtpSessionsCarrying(messageIds: string[]): Promise<string[]> {
   const log = await (await fetch(`${inject("mailReader")}/log?name=postfix`)).text();
   const sessionOf = new Map<string, string>();
   const opened = new Map<string, number>();
+  const summaries = new Map<string, string>();
   const carried: string[] = [];
   for (const line of log.split("\n")) {
     const smtpd = /\/smtpd\[(\d+)\]: (.*)$/.exec(line);
@@ -41,8 +43,11 @@ export async function smtpSessionsCarrying(messageIds: string[]): Promise<number
       const pid = smtpd[1]!;
       const text = smtpd[2]!;
       if (text.startsWith("connect from")) opened.set(pid, (opened.get(pid) ?? 0) + 1);
+      const session = `${pid}/${opened.get(pid) ?? 0}`;
       const client = /^(\w+): client=/.exec(text);
-      if (client) sessionOf.set(client[1]!, `${pid}/${opened.get(pid) ?? 0}`);
+      if (client) sessionOf.set(client[1]!, session);
+      const ended = /^disconnect from \S+ (.*)$/.exec(text);
+      if (ended) summaries.set(session, ended[1]!);
       continue;
     }
     const message = /\/cleanup\[\d+\]: (\w+): message-id=(\S+)$/.exec(line);
@@ -50,5 +55,7 @@ export async function smtpSessionsCarrying(messageIds: string[]): Promise<number
   }
   expect(carried.length, "each message once in the log").toBe(messageIds.length);
   expect(carried.every((id) => sessionOf.has(id)), "every message's session is in the log").toBe(true);
-  return new Set(carried.map((id) => sessionOf.get(id))).size;
+  const sessions = [...new Set(carried.map((id) => sessionOf.get(id)!))];
+  expect(sessions.every((session) => summaries.has(session)), "every session ended").toBe(true);
+  return sessions.map((session) => summaries.get(session)!);
 }

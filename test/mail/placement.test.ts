@@ -303,7 +303,11 @@ describe("placement tests against the lab's seed mailboxes", () => {
     expect(placed.every((c) => c.spam_score !== null)).toBe(true);
     // Issue 27: a pass's test emails go on one SMTP session (a run sends to every seed at once), not a login each.
     const sent = await fileEnv().DB.prepare("SELECT message_id AS id FROM spam_test_results WHERE spam_test_id = ?").bind(Number(testId)).all<{ id: string }>();
-    expect(await smtpSessionsCarrying(sent.results.map((cell) => cell.id)), "the run's two emails on one SMTP session").toBe(1);
+    const sessions = await smtpSessionsCarrying(sent.results.map((cell) => cell.id));
+    expect(sessions, "the run's two emails on one SMTP session").toHaveLength(1);
+    // The second email's envelope rode behind the first (no RSET before it), as the engine's do.
+    expect(sessions[0]).toMatch(/\bmail=2 rcpt=2 data=2\b/);
+    expect(sessions[0], "no RSET: the second envelope went ahead").not.toMatch(/\brset=/);
     const report = await providerReport(account.apiKey, testId);
     expect(report.gmail).toMatchObject({ inbox_count: 1, total_count: 1 });
     expect(report.yahoo).toMatchObject({ inbox_count: 1, total_count: 1 });

@@ -327,6 +327,6 @@ describe("warmup across a pool of ten lab mailboxes over seven days (issue 26's 
       .from(schema.warmupMessages)
       .where(and(eq(schema.warmupMessages.senderId, ids[0]!), eq(schema.warmupMessages.sentAt, new Date(at))));
     expect(sent.map((r) => r.status)).toEqual(["sent", "sent", "sent"]);
-    await vi.waitFor(async () => expect(await smtpSessionsCarrying(sent.map((r) => r.messageId)), "the pass's three warmup emails on one SMTP session").toBe(1), { timeout: 10_000, interval: 250 });
+    await vi.waitFor(async () => expect(await smtpSessionsCarrying(sent.map((r) => r.messageId)), "the pass's three warmup emails on one SMTP session").toHaveLength(1), { timeout: 10_000, interval: 250 });
   });
 });
