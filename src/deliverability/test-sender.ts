@@ -1,12 +1,10 @@
 import { settingsOf } from "../schedule/settings";
 import { composeEmail, stepContent } from "../engine/compose";
-import { envelopeOf, outgoing, SmtpSender } from "../mail/smtp";
-import { config } from "../config";
+import { envelopeOf, outgoing, type SmtpSender } from "../mail/smtp";
 import type { Bindings } from "../platform/env";
-import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rules";
+import { connectionUsable, type MailboxRow } from "../mailboxes/rules";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
-import { mailPolicy } from "../platform/outbound";
 import { escapeHtml } from "../sequences/template";
 import { TEST_ID_HEADER, TEST_RUN_HEADER } from "./placement";
 import { claimDueSends, holdTestSends, keepRunMessage, nextSendAt, recordSendError, testStep, type ClaimedSend } from "./test-send-store";
@@ -90,7 +88,7 @@ export async function sendDueTestEmails(env: Bindings, logins: MailboxLogins, ma
   const due = await claimDueSends(env.DB, mailbox, now, SENDS_PER_PASS);
   const usable = !mailbox.isSuspended && connectionUsable(mailbox);
   const login = due.length > 0 && usable ? await logins.for(mailbox, "smtp", now) : null;
-  const pass: PassSends | null = login?.ok ? { smtp: new SmtpSender(smtpTarget(mailbox, login.credential), { allowPlain: false, outbound: mailPolicy(config(env)) }), login, steps: new Map() } : null;
+  const pass: PassSends | null = login?.ok ? { smtp: logins.smtpSession(mailbox, login.credential), login, steps: new Map() } : null;
   // The session logs in while the first step is read.
   pass?.smtp.warm(due.length);
   let sent = false;

@@ -1,16 +1,14 @@
 import { scheduleOf, settingsOf, type CampaignSettings } from "../schedule/settings";
-import { config } from "../config";
 import type { Bindings } from "../platform/env";
-import { connectionUsable, smtpTarget, utcDayStart } from "../mailboxes/rules";
+import { connectionUsable, utcDayStart } from "../mailboxes/rules";
 import { wakeCampaign } from "../mailboxes/wake";
 import type { MailboxLogins } from "../mailboxes/login";
 import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
-import { mailPolicy } from "../platform/outbound";
 import { getsFollowUps } from "../sequences/variants";
 import { composeEmail } from "./compose";
 import type { EmailLinks } from "./links";
-import { envelopeOf, outgoing, SmtpSender, SPARE_AHEAD, type Outgoing } from "../mail/smtp";
+import { envelopeOf, outgoing, SPARE_AHEAD, type Outgoing, type SmtpSender } from "../mail/smtp";
 import { claimRecords, loadCampaignPlans, moreDue, openedRows, openStatement, startPass, type CampaignPlan, type CampaignRow, type ClaimedRecord, type MailboxRow } from "./store";
 import { afterStop, failureOutcome, type NextStep } from "./outcome";
 import { CONNECTION_RETRY_MS, holdEnd } from "../mailboxes/hold";
@@ -158,7 +156,7 @@ export async function runSenderPass(
   const login = await logins.for(mailbox, "smtp", now);
   if (!login.ok) return { sent: 0, nextWakeAt: login.kind === "unavailable" ? now + CONNECTION_RETRY_MS : null };
   // One session for the whole pass (issue 27): every message after the first goes on it after RSET.
-  const smtp = new SmtpSender(smtpTarget(mailbox, login.credential), { allowPlain: false, outbound: mailPolicy(config(env)) });
+  const smtp = logins.smtpSession(mailbox, login.credential);
   try {
     return await sendDue(env, db, { mailbox, sentToday: work.sentToday, lastSentAt: work.lastSentAt, active, smtp, oauth: login.oauth, now, links, journal, maxSends, started: Date.now(), lap }, async (refusal) =>
       logins.refused(mailbox, "smtp", login, refusal, now),

@@ -1,6 +1,5 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "../platform/db";
-import { smtpTarget } from "../mailboxes/rules";
 import { mailboxSends } from "../mailboxes/sends";
 import type { MailboxLogins } from "../mailboxes/login";
 import { DAY_MS } from "../warmup/rules";
@@ -14,7 +13,7 @@ export function warmupDoor(db: Database, logins: MailboxLogins): WarmupDoor {
       const login = await logins.for(mailbox, "smtp", now);
       if (!login.ok) return null;
       return {
-        settings: smtpTarget(mailbox, login.credential),
+        session: logins.smtpSession(mailbox, login.credential),
         refused: async (text) => void (await logins.refused(mailbox, "smtp", login, text, now)),
         // Its server's refusal holds the mailbox's campaign sending too (the limit is the mailbox's), as a campaign's does.
         hold(failure) {

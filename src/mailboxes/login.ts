@@ -5,12 +5,15 @@
  * caller's to record; an OAuth one forgets the held token so the next use refreshes, and a token
  * refused right after its refresh (or a refusal no new token can cure) disconnects the mailbox.
  */
+import { config } from "../config";
 import type { MailCredential } from "../mail/sasl";
+import { SmtpSender } from "../mail/smtp";
 import type { Keyring } from "../platform/crypto";
 import type { Database } from "../platform/db";
 import type { Bindings } from "../platform/env";
+import { mailPolicy } from "../platform/outbound";
 import { loginRefusal, type DisconnectReason } from "./disconnect";
-import type { MailboxRow } from "./rules";
+import { smtpTarget, type MailboxRow } from "./rules";
 import { disconnectMailbox, storedPassword } from "./store";
 
 export type AccessResult =
@@ -54,6 +57,11 @@ export class MailboxLogins {
     }
     const password = (await storedPassword(this.keyring, mailbox, side)) ?? (side === "imap" ? await storedPassword(this.keyring, mailbox, "smtp") : null);
     return password === null ? { ok: false, kind: "none", message: NO_SECRET } : { ok: true, credential: { password }, oauth: false, fresh: true };
+  }
+
+  /** A sender of the mailbox's mail over its SMTP server with `credential` (one session for the messages it is given), never in clear. */
+  smtpSession(mailbox: MailboxRow, credential: MailCredential): SmtpSender {
+    return new SmtpSender(smtpTarget(mailbox, credential), { allowPlain: false, outbound: mailPolicy(config(this.env)) });
   }
 
   /**

@@ -4,13 +4,10 @@
  * warmup and turns it on. Only the code's SHA-256 is stored; its email is kept out of every record.
  */
 import { eq, sql } from "drizzle-orm";
-import { config } from "../config";
 import { emailAccounts, warmupOtps } from "../db/schema";
-import { sendMail } from "../mail/smtp";
 import type { Bindings } from "../platform/env";
 import { database, type Database } from "../platform/db";
 import { hexOctet } from "../platform/bytes";
-import { mailPolicy } from "../platform/outbound";
 import { rawBatch } from "../platform/sql";
 import type { WarmupDoor } from "./send";
 
@@ -44,11 +41,9 @@ export async function sendOtpEmail(env: Bindings, door: WarmupDoor, mailboxId: n
     .values({ emailAccountId: mailbox.id, codeDigest: await otpDigest(mailbox.id, code), expiresAt: new Date(now + OTP_TTL_MS), tries: 0, messageId })
     .onConflictDoUpdate({ target: warmupOtps.emailAccountId, set: { codeDigest: await otpDigest(mailbox.id, code), expiresAt: new Date(now + OTP_TTL_MS), tries: 0, messageId } });
   const text = `Your code to unblock warmup for ${mailbox.fromEmail} is ${code}. It is valid for 10 minutes.`;
-  const result = await sendMail(
-    login.settings,
-    { from: { email: mailbox.fromEmail, name: mailbox.fromName }, to: { email: mailbox.fromEmail, name: mailbox.fromName }, subject: "Your warmup unblock code", text, headers: { "Message-ID": messageId } },
-    { allowPlain: false, outbound: mailPolicy(config(env)) },
-  );
+  const result = await login.session
+    .send({ from: { email: mailbox.fromEmail, name: mailbox.fromName }, to: { email: mailbox.fromEmail, name: mailbox.fromName }, subject: "Your warmup unblock code", text, headers: { "Message-ID": messageId } })
+    .finally(() => login.session.close());
   if (result.ok) return { ok: true };
   // No code left that was never sent; a refusal for now holds the mailbox, as any of its sends would.
   const hold = login.hold(result.failure);

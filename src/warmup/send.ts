@@ -8,12 +8,11 @@
 import { eq, type SQL } from "drizzle-orm";
 import { config, type WarmupConfig } from "../config";
 import { emailAccounts } from "../db/schema";
-import { SmtpSender, type SmtpSettings } from "../mail/smtp";
+import type { SmtpSender } from "../mail/smtp";
 import type { SmtpFailure } from "../mail/smtp-replies";
 import type { Bindings } from "../platform/env";
 import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
-import { mailPolicy } from "../platform/outbound";
 import { zonedInstant } from "../platform/zoned-time";
 import { warmupEmail, warmupReply } from "./corpus";
 import { DAY_MS, SEND_FROM_HOUR, answers, blocks, choosePartners, providerOf, refusalKind, sendTimes, zonedDay } from "./rules";
@@ -30,11 +29,14 @@ type Delivery = "sent" | "refused" | { stopUntil: number };
 
 /** What the mailbox's object lends warmup: its login, its server's hold and its day's figures (src/mailbox-agent/warmup-door.ts). */
 export interface WarmupDoor {
-  /** SMTP settings to send as the mailbox, or null when it cannot log in; `refused` reports a refused login. */
+  /**
+   * A session to send as the mailbox (the caller closes it), or null when it cannot log in; `refused`
+   * reports a refused login.
+   */
   smtp(
     mailbox: MailboxRecord,
     now: number,
-  ): Promise<{ settings: SmtpSettings; refused: (text: string) => Promise<void>; hold: (failure: SmtpFailure) => { until: number; statement: SQL } | null } | null>;
+  ): Promise<{ session: SmtpSender; refused: (text: string) => Promise<void>; hold: (failure: SmtpFailure) => { until: number; statement: SQL } | null } | null>;
   /** The hold its server put on the mailbox's sending, if it still holds at `now` (the engine's rule): its end, and what a refused send is told. */
   held(mailbox: MailboxRecord, now: number): { until: number; message: string } | null;
   /** Campaign mail of the UTC day (for auto-adjust), what the cap counts, and the latest send of any kind (the gap). */
@@ -47,8 +49,8 @@ const CANDIDATES = 200;
 /** With nothing planned, look again in this long (a pool that grows, settings that change). */
 const IDLE_MS = 3_600_000;
 
-/** The mailbox's login as the door lent it, and the one SMTP session the pass's warmup emails share (issue 27). */
-type PassLogin = NonNullable<Awaited<ReturnType<WarmupDoor["smtp"]>>> & { session: SmtpSender };
+/** The mailbox's login as the door lent it, with the one SMTP session the pass's warmup emails share (issue 27). */
+type PassLogin = NonNullable<Awaited<ReturnType<WarmupDoor["smtp"]>>>;
 
 interface Plan {
   mailbox: MailboxRecord;
@@ -89,10 +91,7 @@ export async function runWarmupPass(env: Bindings, door: WarmupDoor, mailboxId: 
   /** Set when a refusal ends the pass: when to come back. */
   let stoppedUntil: number | null = null;
   const send = async (work: () => Promise<Delivery>) => {
-    if (login === undefined) {
-      const lent = await door.smtp(mailbox, now);
-      login = lent && { ...lent, session: new SmtpSender(lent.settings, { allowPlain: false, outbound: mailPolicy(config(env)) }) };
-    }
+    login ??= await door.smtp(mailbox, now);
     if (!login) return;
     const delivery = await work();
     lastSentAt = now;
