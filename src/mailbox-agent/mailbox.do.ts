@@ -13,7 +13,7 @@ import { runSenderPass, type PassOptions, type PassResult } from "../engine/send
 import { SendJournal } from "../engine/journal";
 import { recordWake } from "./store";
 import { sendDueReplies, sendReply, type Delivery, type ReplyDoor, type ReplyToSend } from "../replies/outbound";
-import { deliverManualEmail, type ManualEmail, type ManualMailDoor, type ManualOutcome } from "../manual-mail/send";
+import { deliverManualEmail, ManualSessions, type ManualEmail, type ManualMailDoor, type ManualOutcome } from "../manual-mail/send";
 import { sendDueTestEmails } from "../deliverability/test-sender";
 import { sendDueOutsideEmails, sendOutside, type OutsideMailDoor, type OutsideSend } from "../manual-mail/outside";
 import { MailboxLogins, type AccessResult } from "../mailboxes/login";
@@ -213,36 +213,43 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
     const mailboxId = this.kv.get<number>("mailbox");
     if (mailboxId === undefined || this.kv.get<boolean>("held")) return { sent: 0, nextWakeAt: null };
     if (options.read !== false && (this.kv.get<number>("nextReadAt") ?? 0) <= now) await this.read(mailboxId, now);
+    const logins = await this.logins();
+    // The pass's scheduled replies and held emails share one SMTP session.
+    const manual = new ManualSessions(logins);
     let nextReplyAt: number | null = null;
+    let nextOutsideAt: number | null;
     try {
-      nextReplyAt = await sendDueReplies(this.env, await this.logins(), mailboxId, now);
-    } catch (error) {
-      // Claimed replies stay QUEUED; the minute cron marks them failed rather than send twice.
-      log("error", "scheduled replies failed", { mailbox_id: mailboxId, error: String(error) });
+      try {
+        nextReplyAt = await sendDueReplies(this.env, logins, mailboxId, now, manual);
+      } catch (error) {
+        // Claimed replies stay QUEUED; the minute cron marks them failed rather than send twice.
+        log("error", "scheduled replies failed", { mailbox_id: mailboxId, error: String(error) });
+      }
+      try {
+        nextOutsideAt = await sendDueOutsideEmails(this.env, database(this.env.DB), logins, this.kv, now, manual);
+      } catch (error) {
+        log("error", "held emails failed", { mailbox_id: mailboxId, error: String(error) });
+        nextOutsideAt = now + 60_000;
+      }
+    } finally {
+      await manual.close();
     }
     // The mailbox as this pass finds it: the test emails send from it, and warmup learns from it whether it is off.
     let found: MailboxRow | undefined;
     let nextTestSendAt: number | null;
     try {
       found = await mailboxById(database(this.env.DB), mailboxId);
-      nextTestSendAt = await sendDueTestEmails(this.env, await this.logins(), found, now);
+      nextTestSendAt = await sendDueTestEmails(this.env, logins, found, now);
     } catch (error) {
       // Claimed test emails count as sent; their cells reach the deadline as not_received.
       log("error", "spam test emails failed", { mailbox_id: mailboxId, error: String(error) });
       nextTestSendAt = now + 60_000;
     }
-    let nextOutsideAt: number | null;
-    try {
-      nextOutsideAt = await sendDueOutsideEmails(this.env, database(this.env.DB), await this.logins(), this.kv, now);
-    } catch (error) {
-      log("error", "held emails failed", { mailbox_id: mailboxId, error: String(error) });
-      nextOutsideAt = now + 60_000;
-    }
     const settings = config(this.env);
     const links = emailLinks(await loadKeyring(settings.secretsKey), settings.publicUrl);
     let result: PassResult;
     try {
-      result = await runSenderPass(this.env, mailboxId, now, links, await this.logins(), this.journal, options);
+      result = await runSenderPass(this.env, mailboxId, now, links, logins, this.journal, options);
     } catch (error) {
       // The next pass releases the claim this one held (its message in flight, if any, turns unconfirmed).
       log("error", "sender pass failed", { mailbox_id: mailboxId, error: String(error) });
@@ -251,7 +258,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
     // Warmup after the campaign's turn: a due campaign email goes first, and its send holds the gap.
     let nextWarmupAt: number | null;
     try {
-      nextWarmupAt = await runWarmupPass(this.env, warmupDoor(database(this.env.DB), await this.logins()), mailboxId, now, found);
+      nextWarmupAt = await runWarmupPass(this.env, warmupDoor(database(this.env.DB), logins), mailboxId, now, found);
     } catch (error) {
       log("error", "warmup pass failed", { mailbox_id: mailboxId, error: String(error) });
       nextWarmupAt = now + 60_000;

@@ -11,7 +11,7 @@ import { database, type Database } from "../platform/db";
 import type { Bindings } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { log } from "../platform/logging";
-import { deliverManualEmail, type ManualEmail, type ManualOutcome } from "./send";
+import { deliverManualEmail, type ManualEmail, type ManualOutcome, type ManualSessions } from "./send";
 
 /**
  * Emails sent outside sequences (CONTRACT 21.5: forwards and one-off emails). The route stores the
@@ -163,11 +163,11 @@ export async function sendOutside(env: Bindings, db: Database, logins: MailboxLo
 }
 
 /**
- * The mailbox object's share of held-back emails outside sequences: sends those whose gap ended and
- * tells when the next one is due (null: none waits). One the gap still holds (a send of this pass
- * moved it) waits for the new end.
+ * The mailbox object's share of held-back emails outside sequences: sends those whose gap ended, on
+ * the session its pass lends, and tells when the next one is due (null: none waits). One the gap
+ * still holds (a send of this pass moved it) waits for the new end.
  */
-export async function sendDueOutsideEmails(env: Bindings, db: Database, logins: MailboxLogins, kv: SyncKvStorage, now: number): Promise<number | null> {
+export async function sendDueOutsideEmails(env: Bindings, db: Database, logins: MailboxLogins, kv: SyncKvStorage, now: number, sessions: ManualSessions): Promise<number | null> {
   const queue = kv.get<Held[]>(QUEUE_KEY) ?? [];
   if (queue.length === 0) return null;
   const waiting: Held[] = [];
@@ -185,7 +185,7 @@ export async function sendDueOutsideEmails(env: Bindings, db: Database, logins: 
       await settle(db, held.id, "FAILED", "The held email could not be read back; it was not sent", null, Date.now());
       continue;
     }
-    const outcome = await deliverManualEmail(env, logins, email, now);
+    const outcome = await deliverManualEmail(env, logins, email, now, {}, sessions);
     if (!outcome.ok && outcome.kind === "wait") {
       waiting.push({ ...held, until: outcome.until });
       await settle(db, held.id, "SCHEDULED", outcome.message, outcome.until, Date.now());

@@ -1,15 +1,14 @@
 import { eq, type SQL } from "drizzle-orm";
-import { config } from "../config";
 import { emailAccounts, type ManualSendKind } from "../db/schema";
 import { mailbox as addressOf, type MimeAttachment, type MimeMessage } from "../mail/mime";
-import { sendMail } from "../mail/smtp";
-import { connectionUsable, smtpTarget, type MailboxRow } from "../mailboxes/rules";
+import type { MailCredential } from "../mail/sasl";
+import type { SendResult, SmtpSender } from "../mail/smtp";
+import { connectionUsable, type MailboxRow } from "../mailboxes/rules";
 import { mailboxObject } from "../mailboxes/wake";
 import { holdOver, holdStatement, sendHold } from "../mailboxes/hold";
 import type { Scope } from "../platform/access";
 import { database } from "../platform/db";
 import type { Bindings } from "../platform/env";
-import { mailPolicy } from "../platform/outbound";
 import { rawBatch } from "../platform/sql";
 import { allRecipients, collapseRecipients, manualPace, recipientProblem } from "./rules";
 import { manualFacts, manualSendStatement } from "./store";
@@ -60,13 +59,56 @@ export function manualMailDoor(env: Bindings, mailboxId: number): ManualMailDoor
   return mailboxObject(env, mailboxId) as unknown as ManualMailDoor;
 }
 
+/**
+ * The SMTP session a mailbox pass lends its manual sends (scheduled replies, held emails): the first
+ * one due logs in and the others go on the same session (issue 27), where each used to log in for
+ * itself. A login the server refused is not tried again with the same credential in that pass, since a
+ * provider may lock a mailbox that keeps trying; an OAuth mailbox's refreshed token is a new credential
+ * and gets its try. A send outside a pass (a route's) has a session of its own.
+ */
+export class ManualSessions {
+  private open: { mailboxId: number; credential: MailCredential; sender: SmtpSender } | null = null;
+  private refused: { credential: MailCredential; result: SendResult } | null = null;
+
+  constructor(private readonly logins: MailboxLogins) {}
+
+  async send(mailbox: MailboxRow, credential: MailCredential, message: MimeMessage, bcc: readonly string[]): Promise<SendResult> {
+    if (this.refused !== null && sameCredential(this.refused.credential, credential)) return this.refused.result;
+    if (this.open === null || this.open.mailboxId !== mailbox.id || !sameCredential(this.open.credential, credential)) {
+      await this.close();
+      this.open = { mailboxId: mailbox.id, credential, sender: this.logins.smtpSession(mailbox, credential) };
+    }
+    const result = await this.open.sender.send(message, bcc);
+    if (!result.ok && result.failure.kind === "auth_failed") this.refused = { credential, result };
+    return result;
+  }
+
+  async close(): Promise<void> {
+    const open = this.open;
+    this.open = null;
+    await open?.sender.close();
+  }
+}
+
+function sameCredential(a: MailCredential, b: MailCredential): boolean {
+  return a.password === b.password && a.accessToken === b.accessToken;
+}
+
 const UNUSABLE = "The mailbox cannot send: it is deleted, suspended, failing its connection check, or has no password";
 
 /**
  * Sends one manual email after the rule of src/manual-mail/rules.ts (recipients, gap, allowance),
- * then stores its row (and `hooks.record`) in one batch. Runs inside the mailbox's object only.
+ * on the session a pass lends (`sessions`) or on one of its own, then stores its row (and
+ * `hooks.record`) in one batch. Runs inside the mailbox's object only.
  */
-export async function deliverManualEmail(env: Bindings, logins: MailboxLogins, email: ManualEmail, now: number, hooks: ManualHooks = {}): Promise<ManualOutcome> {
+export async function deliverManualEmail(
+  env: Bindings,
+  logins: MailboxLogins,
+  email: ManualEmail,
+  now: number,
+  hooks: ManualHooks = {},
+  sessions?: ManualSessions,
+): Promise<ManualOutcome> {
   const mailbox = await database(env.DB).select().from(emailAccounts).where(eq(emailAccounts.id, email.mailboxId)).get();
   if (!mailbox || mailbox.accountId !== email.scope.accountId || mailbox.isSuspended || !connectionUsable(mailbox)) {
     return { ok: false, kind: "mailbox", message: UNUSABLE };
@@ -89,11 +131,14 @@ export async function deliverManualEmail(env: Bindings, logins: MailboxLogins, e
   if (recipients.cc.length > 0) headers.Cc = recipients.cc.join(", ");
   if (mailbox.differentReplyToAddress && headers["Reply-To"] === undefined) headers["Reply-To"] = mailbox.differentReplyToAddress;
   const copies = [...recipients.cc, ...recipients.bcc, ...(email.ownBcc && mailbox.bccEmail ? [mailbox.bccEmail] : [])];
-  const result = await sendMail(
-    smtpTarget(mailbox, login.credential),
-    { ...email.message, from: { email: mailbox.fromEmail, name: email.fromName ?? mailbox.fromName }, to: { ...to, email: recipients.to }, headers, attachments },
-    { allowPlain: false, outbound: mailPolicy(config(env)), bcc: copies },
-  );
+  const message = { ...email.message, from: { email: mailbox.fromEmail, name: email.fromName ?? mailbox.fromName }, to: { ...to, email: recipients.to }, headers, attachments };
+  const smtp = sessions ?? new ManualSessions(logins);
+  let result: SendResult;
+  try {
+    result = await smtp.send(mailbox, login.credential, message, copies);
+  } finally {
+    if (smtp !== sessions) await smtp.close();
+  }
   if (!result.ok) {
     if (result.failure.kind === "auth_failed") await logins.refused(mailbox, "smtp", login, result.failure.text, now);
     // Its server refused the mailbox's sending for now: its campaign and warmup mail wait for the next try too.

@@ -7,7 +7,7 @@ import { htmlToText } from "../mail/html-text";
 import type { MimeAttachment } from "../mail/mime";
 import { planIngestion } from "../events/plan";
 import { ingestedDeliveryIds, ingestionStatements, loadIngestContext } from "../events/store";
-import { deliverManualEmail } from "../manual-mail/send";
+import { deliverManualEmail, type ManualSessions } from "../manual-mail/send";
 import { mailboxObject } from "../mailboxes/wake";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
@@ -43,10 +43,11 @@ export function replyDoor(env: Bindings, mailboxId: number): ReplyDoor {
 
 /**
  * Sends one reply written in the inbox from its mailbox, under the manual-send rule
- * (src/manual-mail/rules.ts), and records it as a SENT message of the thread (its step and the
- * record's state do not move) in the batch of the send's row. Runs inside the mailbox's object.
+ * (src/manual-mail/rules.ts), on the pass's session when it lends one, and records it as a SENT
+ * message of the thread (its step and the record's state do not move) in the batch of the send's
+ * row. Runs inside the mailbox's object.
  */
-export async function sendReply(env: Bindings, logins: MailboxLogins, reply: ReplyToSend, now: number): Promise<Delivery> {
+export async function sendReply(env: Bindings, logins: MailboxLogins, reply: ReplyToSend, now: number, sessions?: ManualSessions): Promise<Delivery> {
   const db = database(env.DB);
   const eventKey = `inbox-reply:${reply.messageId}`;
   const [context, step] = await Promise.all([
@@ -107,6 +108,7 @@ export async function sendReply(env: Bindings, logins: MailboxLogins, reply: Rep
         return ingestionStatements(context.campaign, plan.rows, plan.deliveries, at);
       },
     },
+    sessions,
   );
   if (!outcome.ok) {
     if (outcome.kind === "wait") return { ok: false, kind: "wait", until: outcome.until };
@@ -124,16 +126,16 @@ export async function sendReply(env: Bindings, logins: MailboxLogins, reply: Rep
 }
 
 /**
- * The mailbox object's share of scheduled replies: sends those due now and tells when the next one
- * is due (null: none waits).
+ * The mailbox object's share of scheduled replies: sends those due now, on the session its pass
+ * lends, and tells when the next one is due (null: none waits).
  */
-export async function sendDueReplies(env: Bindings, logins: MailboxLogins, mailboxId: number, now: number): Promise<number | null> {
+export async function sendDueReplies(env: Bindings, logins: MailboxLogins, mailboxId: number, now: number, sessions: ManualSessions): Promise<number | null> {
   const db = database(env.DB);
   const { due, nextAt: waiting } = await takeDueReplies(db, mailboxId, now);
   let nextAt = waiting;
   for (const reply of due) {
     await withBodies(env.BODIES, reply.accountId, [reply], ["html"]);
-    const outcome = await sendReply(env, logins, reply, now);
+    const outcome = await sendReply(env, logins, reply, now, sessions);
     if (outcome.ok) {
       await settleReply(db, reply.id, "COMPLETED", null, outcome.statsId, Date.now(), outcome.attachments);
     } else if (outcome.kind === "wait") {

@@ -3,6 +3,7 @@ import { config } from "../../src/config";
 import { urlPolicy } from "../../src/platform/outbound";
 import { AttachmentError, fetchAttachments } from "../../src/replies/attachments";
 import { sendDueReplies } from "../../src/replies/outbound";
+import { ManualSessions } from "../../src/manual-mail/send";
 import { MailboxLogins } from "../../src/mailboxes/login";
 import { agentTokens } from "../../src/mailboxes/wake";
 import { loadKeyring } from "../../src/platform/crypto";
@@ -71,7 +72,8 @@ describe("reply attachments and the outbound rule (issue 23: SSRF through inbox-
     const inside = await listener();
     await setOutboundReply((await outboundReplyRow(saved.body.message_id!)).id, { attachments: [{ file_url: `https://127.0.0.1:${inside.port}/latest/meta-data/` }] });
     const logins = new MailboxLogins(fileEnv(), database(fileEnv().DB), await loadKeyring(config(fileEnv()).secretsKey), agentTokens(fileEnv()));
-    await sendDueReplies(fileEnv(), logins, mailboxId, at + 60_000);
+    const sessions = new ManualSessions(logins);
+    await sendDueReplies(fileEnv(), logins, mailboxId, at + 60_000, sessions).finally(() => sessions.close());
     const row = await outboundReplyRow(saved.body.message_id!);
     expect(row.status).toBe("FAILED");
     expect(row.statusMessage).toContain("127.0.0.1 is a loopback address");

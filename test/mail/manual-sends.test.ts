@@ -6,7 +6,7 @@ import type { Bindings } from "../../src/platform/env";
 import { campaignPeople, eventsOf, recordsOf } from "../db";
 import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
-import { delivered, header } from "./lab-messages";
+import { delivered, header, smtpSessionsCarrying } from "./lab-messages";
 
 /**
  * Issue 23, "block list and caps bypassed outside campaigns", against the lab where mail is really
@@ -18,6 +18,7 @@ import { delivered, header } from "./lab-messages";
  */
 
 const lab = inject("mailLab");
+const reader = inject("mailReader");
 const bindings = fileEnv() as unknown as Bindings;
 const user = (local: string) => lab.mailboxes.find((m) => m.email === `${local}@lab.salvo.test`)!;
 const [lead1, lead2, lead3, lead4, lead5] = [user("lead1"), user("lead2"), user("lead3"), user("lead4"), user("lead5")];
@@ -40,12 +41,22 @@ async function arrivals(who: { email: string; password: string }, marker: string
   return result.value;
 }
 
-/** A campaign of one step (its body carries `marker`) through a lab mailbox, and its threads (SENT events of today, pinning the record). */
-async function world(local: string, marker: string, mailbox: Record<string, unknown>) {
+/**
+ * A campaign of one step (its body carries `marker`) through a lab mailbox, and its threads (SENT
+ * events of today, pinning the record). With `password`, the mailbox is saved with that one instead
+ * of its own, as if it changed on the server after a check that passed.
+ */
+async function world(local: string, marker: string, mailbox: Record<string, unknown>, password?: string) {
   const { apiKey } = await provisionAccount();
   const sender = user(local);
-  const mailboxId = await saveLabMailbox(apiKey, sender.email, sender.password, mailbox);
-  expect(await checked(apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
+  const mailboxId = await saveLabMailbox(apiKey, sender.email, password ?? sender.password, mailbox);
+  expect(await checked(apiKey, mailboxId)).toMatchObject({ is_smtp_success: password === undefined });
+  if (password !== undefined) {
+    await fileEnv()
+      .DB.prepare("UPDATE email_accounts SET is_smtp_success = 1, smtp_failure_error = NULL, disconnect_code = NULL, disconnect_message = NULL, disconnected_at = NULL WHERE id = ?")
+      .bind(mailboxId)
+      .run();
+  }
   const { body: created } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey, body: { name: "Manual" } });
   const campaign = created.id;
   await callJson(`/api/v1/campaigns/${campaign}/sequences`, {
@@ -72,6 +83,8 @@ async function world(local: string, marker: string, mailbox: Record<string, unkn
   return { apiKey, campaign, mailboxId, stats, lead1Id: found.id };
 }
 
+const replyStatus = (apiKey: string, messageId: string) =>
+  callJson<{ data: { status: string; status_message: string | null } }>(`/api/v1/master-inbox/reply-status?message_id=${encodeURIComponent(messageId)}`, { apiKey });
 const reply = (apiKey: string, campaign: number, body: Record<string, unknown>) =>
   callJson<{ error?: string; message_id: string; email_stats_id: string }>(`/api/v1/campaigns/${campaign}/reply-email-thread`, { method: "POST", apiKey, body });
 const testEmail = (apiKey: string, campaign: number, body: Record<string, unknown>) =>
@@ -165,5 +178,50 @@ describe("manual sends in the lab", () => {
     await senderStub(bindings, mailboxId).runPass(until + 1_000, { mailboxId, read: false });
     expect((await status()).body.data.status).toBe("COMPLETED");
     await vi.waitFor(() => delivered(lead1.email, queued.body.message_id), { timeout: 15_000, interval: 250 });
+  });
+
+  it("a pass's scheduled replies go on one SMTP session", { timeout: 60_000 }, async () => {
+    const marker = `session-${crypto.randomUUID()}`;
+    const { apiKey, campaign, mailboxId, stats } = await world("sender10", marker, { max_email_per_day: 100, time_to_wait_in_mins: 0 });
+    const threads = [await stats(lead1, 1), await stats(lead2, 2)];
+    const at = Date.now() + 3_600_000;
+    const scheduled = [];
+    for (const thread of threads) {
+      const queued = await reply(apiKey, campaign, { email_stats_id: thread, email_body: `<p>${marker}</p>`, scheduled_time: new Date(at).toISOString() });
+      expect(queued.status, JSON.stringify(queued.body)).toBe(200);
+      scheduled.push(queued.body.message_id);
+    }
+    await senderStub(bindings, mailboxId).runPass(at + 1_000, { mailboxId, read: false });
+    for (const messageId of scheduled) expect((await replyStatus(apiKey, messageId)).body.data.status).toBe("COMPLETED");
+    await delivered(lead1.email, scheduled[0]!);
+    await delivered(lead2.email, scheduled[1]!);
+    const sessions = await smtpSessionsCarrying(scheduled);
+    expect(sessions, "both replies on one session").toHaveLength(1);
+    expect(sessions[0]).toMatch(/ mail=2 rcpt=2 data=2 /);
+  });
+
+  it("a pass whose server refuses the mailbox's login tries it once: its other scheduled replies fail with the same words", { timeout: 60_000 }, async () => {
+    // A lab login no other test refuses, so its refusals in Dovecot's log are this test's.
+    const login = "bench-seed-gmx";
+    const refusals = async () => ((await (await fetch(`${reader}/log?name=dovecot`)).text()).match(/plain\(bench-seed-gmx@lab\.salvo\.test,[^)]*\): Password mismatch/g) ?? []).length;
+    const marker = `refused-${crypto.randomUUID()}`;
+    const { apiKey, campaign, mailboxId, stats } = await world(login, marker, { max_email_per_day: 100, time_to_wait_in_mins: 0, imap_password: user(login).password }, "not-the-password");
+    const threads = [await stats(lead1, 1), await stats(lead2, 2)];
+    const at = Date.now() + 3_600_000;
+    const scheduled = [];
+    for (const thread of threads) {
+      const queued = await reply(apiKey, campaign, { email_stats_id: thread, email_body: `<p>${marker}</p>`, scheduled_time: new Date(at).toISOString() });
+      expect(queued.status, JSON.stringify(queued.body)).toBe(200);
+      scheduled.push(queued.body.message_id);
+    }
+    // Any pass the save's wake started is over (one at a time in the object) before the count.
+    await senderStub(bindings, mailboxId).runPass(at - 60_000, { mailboxId, read: false });
+    const before = await refusals();
+    await senderStub(bindings, mailboxId).runPass(at + 1_000, { mailboxId, read: false });
+    for (const messageId of scheduled) {
+      expect((await replyStatus(apiKey, messageId)).body.data).toMatchObject({ status: "FAILED", status_message: expect.stringMatching(/^The mail server did not take the reply: 535 /) });
+    }
+    await vi.waitFor(async () => expect(await refusals()).toBeGreaterThan(before), { timeout: 10_000, interval: 200 });
+    expect(await refusals(), "one refused login for the pass's two replies").toBe(before + 1);
   });
 });
