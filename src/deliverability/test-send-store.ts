@@ -1,5 +1,5 @@
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import { campaigns, sequenceSteps, sequenceVariants } from "../db/schema";
+import { and, asc, eq, isNotNull, isNull, ne, sql } from "drizzle-orm";
+import { campaigns, emailAccounts, sequenceSteps, sequenceVariants, spamTestResults, spamTests } from "../db/schema";
 import type { Database } from "../platform/db";
 import { jsonList, rawBatch, statement } from "../platform/sql";
 import { holdStatement, type SendHold } from "../mailboxes/hold";
@@ -49,15 +49,17 @@ export async function holdTestSends(d1: D1Database, mailboxId: number, cellIds: 
   ]);
 }
 
-/** When this mailbox's next test email is due (null: none waits). */
-export async function nextSendAt(d1: D1Database, mailbox: { accountId: number; fromEmail: string }): Promise<number | null> {
-  const row = await statement(
-    d1,
-    sql`SELECT min(r.send_at) AS at FROM spam_test_results r JOIN spam_tests t ON t.id = r.spam_test_id
-        WHERE r.sender_email = ${mailbox.fromEmail.toLowerCase()} AND r.sent_at IS NULL AND r.send_at IS NOT NULL
-          AND t.account_id = ${mailbox.accountId} AND t.status <> 'stopped'`,
-  ).first<{ at: number | null }>();
-  return row?.at ?? null;
+/**
+ * When the mailbox's next test email is due (its one row: `at`, null when none waits): its account's
+ * tests, not stopped, with its address as a sender. A query the pass's first batch runs.
+ */
+export function nextTestSendQuery(db: Database, mailboxId: number) {
+  return db
+    .select({ at: sql<number | null>`min(${spamTestResults.sendAt})` })
+    .from(emailAccounts)
+    .innerJoin(spamTestResults, and(eq(spamTestResults.senderEmail, sql`lower(${emailAccounts.fromEmail})`), isNull(spamTestResults.sentAt), isNotNull(spamTestResults.sendAt)))
+    .innerJoin(spamTests, and(eq(spamTests.id, spamTestResults.spamTestId), eq(spamTests.accountId, emailAccounts.accountId), ne(spamTests.status, "stopped")))
+    .where(eq(emailAccounts.id, mailboxId));
 }
 
 /** A send that did not go out keeps its cell pending (the deadline makes it not_received) with the reason. */

@@ -7,11 +7,10 @@ import { database } from "../platform/db";
 import { log } from "../platform/logging";
 import { escapeHtml } from "../sequences/template";
 import { TEST_ID_HEADER, TEST_RUN_HEADER } from "./placement";
-import { claimDueSends, holdTestSends, keepRunMessage, nextSendAt, recordSendError, testStep, type ClaimedSend } from "./test-send-store";
+import { claimDueSends, holdTestSends, keepRunMessage, nextTestSendQuery, recordSendError, testStep, type ClaimedSend } from "./test-send-store";
 import { holdEnd, holdOver, sendHold, type SendHold } from "../mailboxes/hold";
 import { rawBatch } from "../platform/sql";
-import type { MailboxLogins } from "../mailboxes/login";
-import { type MailboxLogin } from "../mailboxes/login";
+import type { MailboxLogin, MailboxLogins } from "../mailboxes/login";
 
 /** Test emails sent per mailbox pass; more due ones go on the next pass, at once. */
 const SENDS_PER_PASS = 25;
@@ -72,15 +71,14 @@ async function sendOne(env: Bindings, mailbox: MailboxRow, pass: PassSends, logi
 }
 
 /**
- * The mailbox object's share of spam tests: sends the due test emails of `mailbox` (as the pass
- * found it; none: gone), the step rendered as the engine renders it, with no tracking so the link
- * checker sees the real links, the token in a header and in the body; tells when the next one is
- * due (null: none waits).
+ * The mailbox object's share of spam tests: when the next test email (`next`, as the pass read it)
+ * is due, sends the due test emails of `mailbox` (as the pass found it; none: gone), the step
+ * rendered as the engine renders it, with no tracking so the link checker sees the real links, the
+ * token in a header and in the body; tells when the next one is due (null: none waits). A pass with
+ * none due writes nothing.
  */
-export async function sendDueTestEmails(env: Bindings, logins: MailboxLogins, mailbox: MailboxRow | undefined, now: number): Promise<number | null> {
+export async function sendDueTestEmails(env: Bindings, logins: MailboxLogins, mailbox: MailboxRow | undefined, now: number, next: number | null): Promise<number | null> {
   if (!mailbox) return null;
-  // Every pass asks and nearly every answer is "none due": that costs a read, the claim's write only when one is.
-  const next = await nextSendAt(env.DB, mailbox);
   if (next === null || next > now) return next;
   // Its server refused the mailbox's sending for now: no test email knocks before the next try.
   const heldUntil = holdEnd(mailbox.sendHeldUntil, now);
@@ -118,5 +116,5 @@ export async function sendDueTestEmails(env: Bindings, logins: MailboxLogins, ma
   // A send went: a hold that ran out is over, as after a campaign email.
   const over = sent ? holdOver(mailbox, now) : [];
   if (over.length > 0) await rawBatch(env.DB, over);
-  return nextSendAt(env.DB, mailbox);
+  return (await nextTestSendQuery(database(env.DB), mailbox.id))[0]?.at ?? null;
 }

@@ -11,14 +11,13 @@ import { runReaderPass, type ReadResult } from "./read-pass";
 import type { ReaderCursor } from "../mail/reader";
 import { runSenderPass, type PassOptions, type PassResult } from "../engine/sender";
 import { SendJournal } from "../engine/journal";
-import { recordWake } from "./store";
+import { passStart, recordWake } from "./store";
 import { sendDueReplies, sendReply, type Delivery, type ReplyDoor, type ReplyToSend } from "../replies/outbound";
 import { deliverManualEmail, ManualSessions, type ManualEmail, type ManualMailDoor, type ManualOutcome } from "../manual-mail/send";
 import { sendDueTestEmails } from "../deliverability/test-sender";
 import { sendDueOutsideEmails, sendOutside, type OutsideMailDoor, type OutsideSend } from "../manual-mail/outside";
 import { MailboxLogins, type AccessResult } from "../mailboxes/login";
 import { mailboxById } from "../mailboxes/store";
-import type { MailboxRow } from "../mailboxes/rules";
 import type { WakeMode } from "../mailboxes/wake";
 import { TokenKeeper } from "./tokens";
 import { runWarmupPass } from "../warmup/send";
@@ -214,13 +213,18 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
     if (mailboxId === undefined || this.kv.get<boolean>("held")) return { sent: 0, nextWakeAt: null };
     if (options.read !== false && (this.kv.get<number>("nextReadAt") ?? 0) <= now) await this.read(mailboxId, now);
     const logins = await this.logins();
+    const start = await passStart(database(this.env.DB), mailboxId).catch((error: unknown) => {
+      // Replies and test emails are looked at again in a minute; the pass's other parts try on their own.
+      log("error", "pass start failed", { mailbox_id: mailboxId, error: String(error) });
+      return { mailbox: undefined, nextReplyAt: now + 60_000, nextTestSendAt: now + 60_000 };
+    });
     // The pass's scheduled replies and held emails share one SMTP session.
     const manual = new ManualSessions(logins);
     let nextReplyAt: number | null = null;
     let nextOutsideAt: number | null;
     try {
       try {
-        nextReplyAt = await sendDueReplies(this.env, logins, mailboxId, now, manual);
+        nextReplyAt = await sendDueReplies(this.env, logins, mailboxId, now, start.nextReplyAt, manual);
       } catch (error) {
         // Claimed replies stay QUEUED; the minute cron marks them failed rather than send twice.
         log("error", "scheduled replies failed", { mailbox_id: mailboxId, error: String(error) });
@@ -234,12 +238,13 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
     } finally {
       await manual.close();
     }
-    // The mailbox as this pass finds it: the test emails send from it, and warmup learns from it whether it is off.
-    let found: MailboxRow | undefined;
+    // The mailbox as this pass finds it: the test emails send from it, and warmup learns from it
+    // whether it is off; read again when a manual send may have held it or ended its hold (or the start found none).
+    let found = start.mailbox;
     let nextTestSendAt: number | null;
     try {
-      found = await mailboxById(database(this.env.DB), mailboxId);
-      nextTestSendAt = await sendDueTestEmails(this.env, logins, found, now);
+      if (manual.tried || found === undefined) found = await mailboxById(database(this.env.DB), mailboxId);
+      nextTestSendAt = await sendDueTestEmails(this.env, logins, found, now, start.nextTestSendAt);
     } catch (error) {
       // Claimed test emails count as sent; their cells reach the deadline as not_received.
       log("error", "spam test emails failed", { mailbox_id: mailboxId, error: String(error) });

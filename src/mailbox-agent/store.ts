@@ -1,6 +1,10 @@
 import { and, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import { campaignEmailAccounts, campaigns, emailAccounts } from "../db/schema";
 import type { Database } from "../platform/db";
+import { nextTestSendQuery } from "../deliverability/test-send-store";
+import type { MailboxRow } from "../mailboxes/rules";
+import { mailboxQuery } from "../mailboxes/store";
+import { nextReplyQuery } from "../replies/outbound-store";
 
 /**
  * Mailboxes the minute cron should wake: in an ACTIVE campaign (sending) or a PAUSED one (its leads
@@ -24,4 +28,10 @@ export async function recordWake(db: Database, mailboxId: number, wakeAt: number
     .update(emailAccounts)
     .set({ engineWakeAt: wakeAt === null ? null : new Date(wakeAt) })
     .where(eq(emailAccounts.id, mailboxId));
+}
+
+/** What a pass reads before it sends, in one D1 round trip: the mailbox's row, and when its next scheduled reply and its next test email are due. */
+export async function passStart(db: Database, mailboxId: number): Promise<{ mailbox: MailboxRow | undefined; nextReplyAt: number | null; nextTestSendAt: number | null }> {
+  const [mailbox, reply, test] = await db.batch([mailboxQuery(db, mailboxId), nextReplyQuery(db, mailboxId), nextTestSendQuery(db, mailboxId)]);
+  return { mailbox: mailbox[0], nextReplyAt: reply[0]?.at ?? null, nextTestSendAt: test[0]?.at ?? null };
 }

@@ -38,8 +38,13 @@ const oauthContext = (id: number) => `mailbox-oauth-token:${id}`;
 const within = (values: readonly unknown[]) => sql`${emailAccounts.id} ${inList(values)}`;
 
 /** A mailbox by id, for its own agent (named by that id, so no caller's tenancy applies). */
+/** The mailbox's row as a query (for a batch: its one row, or none). */
+export function mailboxQuery(db: Database, id: number) {
+  return db.select().from(emailAccounts).where(eq(emailAccounts.id, id));
+}
+
 export function mailboxById(db: Database, id: number): Promise<MailboxRow | undefined> {
-  return db.select().from(emailAccounts).where(eq(emailAccounts.id, id)).get();
+  return mailboxQuery(db, id).get();
 }
 
 /** A mailbox the caller may see, or the contract's 404 (another tenant's looks the same as none). */

@@ -69,10 +69,13 @@ export function manualMailDoor(env: Bindings, mailboxId: number): ManualMailDoor
 export class ManualSessions {
   private open: { mailboxId: number; credential: MailCredential; sender: SmtpSender } | null = null;
   private refused: { credential: MailCredential; result: SendResult } | null = null;
+  /** A send was tried: the server may have held the mailbox, or a send ended a hold that ran out. */
+  tried = false;
 
   constructor(private readonly logins: MailboxLogins) {}
 
   async send(mailbox: MailboxRow, credential: MailCredential, message: MimeMessage, bcc: readonly string[]): Promise<SendResult> {
+    this.tried = true;
     if (this.refused !== null && sameCredential(this.refused.credential, credential)) return this.refused.result;
     if (this.open === null || this.open.mailboxId !== mailbox.id || !sameCredential(this.open.credential, credential)) {
       await this.close();

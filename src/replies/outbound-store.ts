@@ -26,13 +26,24 @@ export async function insertOutboundReply(db: Database, bodies: BodyStore, reply
     .get();
 }
 
+function scheduledOf(mailboxId: number) {
+  return and(eq(outboundReplies.status, "SCHEDULED"), eq(outboundReplies.emailAccountId, mailboxId));
+}
+
+/** When the mailbox's next scheduled reply is due (its one row: `at`, null when none waits), as a query the pass's first batch runs. */
+export function nextReplyQuery(db: Database, mailboxId: number) {
+  return db
+    .select({ at: sql<number | null>`min(${outboundReplies.scheduledAt})` })
+    .from(outboundReplies)
+    .where(scheduledOf(mailboxId));
+}
+
 /**
- * One round trip per mailbox pass: takes the mailbox's due scheduled replies (SCHEDULED → QUEUED, so
- * no other pass takes them too) and, read after the claim in the same batch, when the next one still
- * waiting is due (null: none; a past time when more were due than one pass takes).
+ * One round trip, when the pass found a reply due: takes the mailbox's due scheduled replies
+ * (SCHEDULED → QUEUED, so no other pass takes them too) and, read after the claim in the same batch,
+ * when the next one still waiting is due (null: none; a past time when more were due than one pass takes).
  */
 export async function takeDueReplies(db: Database, mailboxId: number, now: number): Promise<{ due: OutboundReplyRow[]; nextAt: number | null }> {
-  const scheduled = and(eq(outboundReplies.status, "SCHEDULED"), eq(outboundReplies.emailAccountId, mailboxId));
   const [due, next] = await db.batch([
     db
       .update(outboundReplies)
@@ -43,16 +54,13 @@ export async function takeDueReplies(db: Database, mailboxId: number, now: numbe
           db
             .select({ id: outboundReplies.id })
             .from(outboundReplies)
-            .where(and(scheduled, lte(outboundReplies.scheduledAt, new Date(now))))
+            .where(and(scheduledOf(mailboxId), lte(outboundReplies.scheduledAt, new Date(now))))
             .orderBy(outboundReplies.scheduledAt)
             .limit(DUE_PER_PASS),
         ),
       )
       .returning(),
-    db
-      .select({ at: sql<number | null>`min(${outboundReplies.scheduledAt})` })
-      .from(outboundReplies)
-      .where(scheduled),
+    nextReplyQuery(db, mailboxId),
   ]);
   return { due, nextAt: next[0]?.at ?? null };
 }

@@ -126,13 +126,15 @@ export async function sendReply(env: Bindings, logins: MailboxLogins, reply: Rep
 }
 
 /**
- * The mailbox object's share of scheduled replies: sends those due now, on the session its pass
- * lends, and tells when the next one is due (null: none waits).
+ * The mailbox object's share of scheduled replies: when the next one (`nextAt`, as the pass read it)
+ * is due, takes and sends those due now, on the session its pass lends; tells when the next one is
+ * due (null: none waits). A pass with none due writes nothing.
  */
-export async function sendDueReplies(env: Bindings, logins: MailboxLogins, mailboxId: number, now: number, sessions: ManualSessions): Promise<number | null> {
+export async function sendDueReplies(env: Bindings, logins: MailboxLogins, mailboxId: number, now: number, nextAt: number | null, sessions: ManualSessions): Promise<number | null> {
+  if (nextAt === null || nextAt > now) return nextAt;
   const db = database(env.DB);
   const { due, nextAt: waiting } = await takeDueReplies(db, mailboxId, now);
-  let nextAt = waiting;
+  let next = waiting;
   for (const reply of due) {
     await withBodies(env.BODIES, reply.accountId, [reply], ["html"]);
     const outcome = await sendReply(env, logins, reply, now, sessions);
@@ -141,11 +143,11 @@ export async function sendDueReplies(env: Bindings, logins: MailboxLogins, mailb
     } else if (outcome.kind === "wait") {
       // The gap of the mailbox (an earlier reply of this pass, or campaign mail) or its server's hold holds it back: due again at its end.
       await rescheduleReply(db, reply.id, outcome.until, Date.now());
-      nextAt = Math.min(nextAt ?? Infinity, outcome.until);
+      next = Math.min(next ?? Infinity, outcome.until);
     } else {
       await settleReply(db, reply.id, "FAILED", outcome.message, null, Date.now());
       log("warn", "scheduled reply not sent", { mailbox_id: mailboxId, reply_id: reply.id, reason: outcome.message });
     }
   }
-  return nextAt;
+  return next;
 }

@@ -73,7 +73,7 @@ describe("reply attachments and the outbound rule (issue 23: SSRF through inbox-
     await setOutboundReply((await outboundReplyRow(saved.body.message_id!)).id, { attachments: [{ file_url: `https://127.0.0.1:${inside.port}/latest/meta-data/` }] });
     const logins = new MailboxLogins(fileEnv(), database(fileEnv().DB), await loadKeyring(config(fileEnv()).secretsKey), agentTokens(fileEnv()));
     const sessions = new ManualSessions(logins);
-    await sendDueReplies(fileEnv(), logins, mailboxId, at + 60_000, sessions).finally(() => sessions.close());
+    await sendDueReplies(fileEnv(), logins, mailboxId, at + 60_000, at, sessions).finally(() => sessions.close());
     const row = await outboundReplyRow(saved.body.message_id!);
     expect(row.status).toBe("FAILED");
     expect(row.statusMessage).toContain("127.0.0.1 is a loopback address");
