@@ -10,6 +10,10 @@
 //  4. A reply sent by a lead through the lab's SMTP, timed from sending until inbox-replies lists it,
 //     with the object reading on its own schedule (MAILBOX_POLL_SECONDS of .dev.vars; the production
 //     default of 300 s adds up to that long).
+//  5. Replies scheduled in the inbox for the same moment (20, what one pass takes), sent by one pass
+//     of the mailbox's object (the operator's pass route, which answers when the pass is over): its
+//     seconds and the SMTP logins it made, with the lab's submission port on the loopback and 10 ms
+//     away (scripts/lib/latency-proxy.mjs), where a login's round trips are what a session costs.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,12 +21,15 @@ import { DatabaseSync } from "node:sqlite";
 import { benchCampaign, fillMaildir, labMailboxBody, readPass, smtpSend, waitForChecks } from "./lib/bench-mail.mjs";
 import { api, localD1File, provisionBenchAccount } from "./lib/bench-tools.mjs";
 import { startDevServer } from "./lib/dev-server.mjs";
+import { latencyProxy } from "./lib/latency-proxy.mjs";
 
 const root = join(import.meta.dirname, "..");
 const lab = JSON.parse(readFileSync(process.env.MAIL_LAB_JSON ?? join(root, ".mail-lab.json"), "utf8"));
 const DOMAIN = "lab.salvo.test";
 const SENT = 1_000;
 const OTHERS = 9_000;
+/** Scheduled replies one pass of a mailbox takes (DUE_PER_PASS of src/replies/outbound-store.ts). */
+const SCHEDULED = 20;
 const account = (local) => lab.mailboxes.find((m) => m.email === `${local}@${DOMAIN}`);
 const sender = account("sender9");
 
@@ -104,6 +111,42 @@ try {
   }
   const poll = readFileSync(join(root, ".dev.vars"), "utf8").match(/^MAILBOX_POLL_SECONDS=(\d+)/m)?.[1] ?? "300";
   console.log(`3. A lead's reply sent through the lab's SMTP was listed by inbox-replies ${((Date.now() - sentAt) / 1000).toFixed(1)} s later (MAILBOX_POLL_SECONDS=${poll}; the wait is at most one interval plus a pass)`);
+
+  // 4. Scheduled replies due together. They are scheduled an hour ahead and then made due in D1, so
+  // the object's own passes (its next wake is that hour) leave them to the timed pass.
+  const d1 = new DatabaseSync(localD1File(server.stateDir));
+  d1.exec("PRAGMA busy_timeout = 5000");
+  const threads = d1.prepare("SELECT id FROM events WHERE campaign_id = ? AND type = 'REPLY' ORDER BY id LIMIT ?").all(campaignId, 2 * SCHEDULED);
+  const authLog = join(lab.runtime_dir, "log", "dovecot.log");
+  // SMTP logins only: Dovecot names an IMAP login's session in the same line, SASL for Postfix none.
+  const smtpLogins = () => readFileSync(authLog, "utf8").split(`plain(${sender.email},127.0.0.1): Finished passdb lookup`).length - 1;
+  for (const [round, rtt] of [0, 10].entries()) {
+    const relay = rtt > 0 ? await latencyProxy(lab.smtp, rtt / 2) : null;
+    try {
+      d1.prepare("UPDATE email_accounts SET smtp_port = ? WHERE id = ?").run(relay?.port ?? lab.smtp.port, mailboxId);
+      const later = new Date(Date.now() + 3_600_000).toISOString();
+      for (const thread of threads.slice(round * SCHEDULED, (round + 1) * SCHEDULED)) {
+        await api(server, apiKey, `/api/v1/campaigns/${campaignId}/reply-email-thread`, {
+          method: "POST",
+          body: { email_stats_id: String(thread.id), email_body: `<p>Scheduled answer ${thread.id}.</p>`, scheduled_time: later },
+        });
+      }
+      d1.prepare("UPDATE outbound_replies SET scheduled_at = ? WHERE email_account_id = ? AND status = 'SCHEDULED'").run(Date.now() - 1_000, mailboxId);
+      const before = smtpLogins();
+      const started = performance.now();
+      const response = await fetch(`${server.url}/admin/v1/email-accounts/${mailboxId}/sender-pass?max_sends=0`, { method: "POST", headers: { Authorization: `Bearer ${server.adminToken}` } });
+      if (!response.ok) throw new Error(`sender-pass: ${response.status} ${await response.text()}`);
+      const seconds = (performance.now() - started) / 1000;
+      const states = d1.prepare("SELECT status, count(*) AS n FROM outbound_replies WHERE email_account_id = ? GROUP BY status").all(mailboxId);
+      console.log(
+        `${round === 0 ? "4." : "  "} One pass sending ${SCHEDULED} scheduled replies due together, the server ${rtt > 0 ? `${rtt} ms away` : "on the loopback"}: ${seconds.toFixed(2)} s; ` +
+          `${smtpLogins() - before} SMTP login(s); replies by status ${states.map((row) => `${row.status} ${row.n}`).join(", ")}`,
+      );
+    } finally {
+      await relay?.close();
+    }
+  }
+  d1.close();
 } finally {
   await server.stop();
   rmSync(stateDir, { recursive: true, force: true });
