@@ -37,12 +37,12 @@ const oauthContext = (id: number) => `mailbox-oauth-token:${id}`;
 
 const within = (values: readonly unknown[]) => sql`${emailAccounts.id} ${inList(values)}`;
 
-/** A mailbox by id, for its own agent (named by that id, so no caller's tenancy applies). */
-/** The mailbox's row as a query (for a batch: its one row, or none). */
+/** The mailbox's row as a query (for a batch: its one row, or none), for its own agent as `mailboxById`. */
 export function mailboxQuery(db: Database, id: number) {
   return db.select().from(emailAccounts).where(eq(emailAccounts.id, id));
 }
 
+/** A mailbox by id, for its own agent (named by that id, so no caller's tenancy applies). */
 export function mailboxById(db: Database, id: number): Promise<MailboxRow | undefined> {
   return mailboxQuery(db, id).get();
 }

@@ -1,9 +1,10 @@
-import { eq, type SQL } from "drizzle-orm";
-import { emailAccounts, type ManualSendKind } from "../db/schema";
+import type { SQL } from "drizzle-orm";
+import type { ManualSendKind } from "../db/schema";
 import { mailbox as addressOf, type MimeAttachment, type MimeMessage } from "../mail/mime";
 import type { MailCredential } from "../mail/sasl";
 import type { SendResult, SmtpSender } from "../mail/smtp";
 import { connectionUsable, type MailboxRow } from "../mailboxes/rules";
+import { mailboxById } from "../mailboxes/store";
 import { mailboxObject } from "../mailboxes/wake";
 import { holdOver, holdStatement, sendHold } from "../mailboxes/hold";
 import type { Scope } from "../platform/access";
@@ -69,13 +70,17 @@ export function manualMailDoor(env: Bindings, mailboxId: number): ManualMailDoor
 export class ManualSessions {
   private open: { mailboxId: number; credential: MailCredential; sender: SmtpSender } | null = null;
   private refused: { credential: MailCredential; result: SendResult } | null = null;
-  /** A send was tried: the server may have held the mailbox, or a send ended a hold that ran out. */
-  tried = false;
+  private attempted = false;
 
   constructor(private readonly logins: MailboxLogins) {}
 
+  /** A send was tried: the server may have held the mailbox, or a send ended a hold that ran out. */
+  get tried(): boolean {
+    return this.attempted;
+  }
+
   async send(mailbox: MailboxRow, credential: MailCredential, message: MimeMessage, bcc: readonly string[]): Promise<SendResult> {
-    this.tried = true;
+    this.attempted = true;
     if (this.refused !== null && sameCredential(this.refused.credential, credential)) return this.refused.result;
     if (this.open === null || this.open.mailboxId !== mailbox.id || !sameCredential(this.open.credential, credential)) {
       await this.close();
@@ -112,7 +117,7 @@ export async function deliverManualEmail(
   hooks: ManualHooks = {},
   sessions?: ManualSessions,
 ): Promise<ManualOutcome> {
-  const mailbox = await database(env.DB).select().from(emailAccounts).where(eq(emailAccounts.id, email.mailboxId)).get();
+  const mailbox = await mailboxById(database(env.DB), email.mailboxId);
   if (!mailbox || mailbox.accountId !== email.scope.accountId || mailbox.isSuspended || !connectionUsable(mailbox)) {
     return { ok: false, kind: "mailbox", message: UNUSABLE };
   }

@@ -90,6 +90,17 @@ const reply = (apiKey: string, campaign: number, body: Record<string, unknown>) 
 const testEmail = (apiKey: string, campaign: number, body: Record<string, unknown>) =>
   callJson<{ error?: string; message_id: string }>(`/api/v1/campaigns/${campaign}/send-test-email`, { method: "POST", apiKey, body });
 
+/** Replies on these threads, scheduled for `at`: their Message-IDs. */
+async function scheduleReplies(apiKey: string, campaign: number, threads: number[], marker: string, at: number): Promise<string[]> {
+  const scheduled: string[] = [];
+  for (const thread of threads) {
+    const queued = await reply(apiKey, campaign, { email_stats_id: thread, email_body: `<p>${marker}</p>`, scheduled_time: new Date(at).toISOString() });
+    expect(queued.status, JSON.stringify(queued.body)).toBe(200);
+    scheduled.push(queued.body.message_id);
+  }
+  return scheduled;
+}
+
 describe("manual sends in the lab", () => {
   it("a mailbox capped at 2 makes at most 2 manual deliveries a day, and a reply still goes when campaign mail spent the cap", async () => {
     const marker = `cap-${crypto.randomUUID()}`;
@@ -183,14 +194,8 @@ describe("manual sends in the lab", () => {
   it("a pass's scheduled replies go on one SMTP session", { timeout: 60_000 }, async () => {
     const marker = `session-${crypto.randomUUID()}`;
     const { apiKey, campaign, mailboxId, stats } = await world("sender10", marker, { max_email_per_day: 100, time_to_wait_in_mins: 0 });
-    const threads = [await stats(lead1, 1), await stats(lead2, 2)];
     const at = Date.now() + 3_600_000;
-    const scheduled = [];
-    for (const thread of threads) {
-      const queued = await reply(apiKey, campaign, { email_stats_id: thread, email_body: `<p>${marker}</p>`, scheduled_time: new Date(at).toISOString() });
-      expect(queued.status, JSON.stringify(queued.body)).toBe(200);
-      scheduled.push(queued.body.message_id);
-    }
+    const scheduled = await scheduleReplies(apiKey, campaign, [await stats(lead1, 1), await stats(lead2, 2)], marker, at);
     await senderStub(bindings, mailboxId).runPass(at + 1_000, { mailboxId, read: false });
     for (const messageId of scheduled) expect((await replyStatus(apiKey, messageId)).body.data.status).toBe("COMPLETED");
     await delivered(lead1.email, scheduled[0]!);
@@ -206,14 +211,8 @@ describe("manual sends in the lab", () => {
     const refusals = async () => ((await (await fetch(`${reader}/log?name=dovecot`)).text()).match(/plain\(bench-seed-gmx@lab\.salvo\.test,[^)]*\): Password mismatch/g) ?? []).length;
     const marker = `refused-${crypto.randomUUID()}`;
     const { apiKey, campaign, mailboxId, stats } = await world(login, marker, { max_email_per_day: 100, time_to_wait_in_mins: 0, imap_password: user(login).password }, "not-the-password");
-    const threads = [await stats(lead1, 1), await stats(lead2, 2)];
     const at = Date.now() + 3_600_000;
-    const scheduled = [];
-    for (const thread of threads) {
-      const queued = await reply(apiKey, campaign, { email_stats_id: thread, email_body: `<p>${marker}</p>`, scheduled_time: new Date(at).toISOString() });
-      expect(queued.status, JSON.stringify(queued.body)).toBe(200);
-      scheduled.push(queued.body.message_id);
-    }
+    const scheduled = await scheduleReplies(apiKey, campaign, [await stats(lead1, 1), await stats(lead2, 2)], marker, at);
     // Any pass the save's wake started is over (one at a time in the object) before the count.
     await senderStub(bindings, mailboxId).runPass(at - 60_000, { mailboxId, read: false });
     const before = await refusals();
