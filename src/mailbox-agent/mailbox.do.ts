@@ -40,6 +40,12 @@ type RunOptions = PassOptions & { mailboxId?: number; read?: boolean };
 export class MailboxSender extends DurableObject<Bindings> implements ManualMailDoor, ReplyDoor, OutsideMailDoor {
   private running: Promise<unknown> | null = null;
   private reading: Promise<ReadResult> | null = null;
+  /**
+   * The soonest wake asked for (`ask`) since the running pass began. The alarm a pass sets at its end
+   * would replace one asked for while it ran (and while the alarm handler runs `getAlarm` answers null,
+   * so every such ask sets one), for work the pass may have read too early to see: it keeps the sooner.
+   */
+  private asked = Infinity;
 
   /** The Worker's environment; `this.env` is its mailbox's shard's once the object knows its mailbox. */
   private readonly root: Bindings;
@@ -115,9 +121,15 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
   async wake(mailboxId: number, mode: WakeMode = "now"): Promise<void> {
     await this.serve(mailboxId);
     if (mode === "read") this.kv.delete("nextReadAt");
+    if (mode !== "if-idle") return this.ask(Date.now());
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  /** Sets the alarm to `at` unless it is set sooner; a pass running now keeps it too. */
+  private async ask(at: number): Promise<void> {
+    this.asked = Math.min(this.asked, at);
     const alarm = await this.ctx.storage.getAlarm();
-    if (mode === "if-idle" && alarm !== null) return;
-    if (alarm === null || alarm > Date.now()) await this.ctx.storage.setAlarm(Date.now());
+    if (alarm === null || alarm > at) await this.ctx.storage.setAlarm(at);
   }
 
   override async alarm(): Promise<void> {
@@ -158,10 +170,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
   async sendOutsideEmail(send: OutsideSend): Promise<ManualOutcome> {
     await this.serve(send.email.mailboxId);
     const outcome = await this.exclusive(async () => sendOutside(this.env, database(this.env.DB), await this.logins(), this.kv, send, Date.now()));
-    if (!outcome.ok && outcome.kind === "wait") {
-      const alarm = await this.ctx.storage.getAlarm();
-      if (alarm === null || alarm > outcome.until) await this.ctx.storage.setAlarm(outcome.until);
-    }
+    if (!outcome.ok && outcome.kind === "wait") await this.ask(outcome.until);
     return outcome;
   }
 
@@ -169,10 +178,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
   async sendInboxReply(reply: ReplyToSend): Promise<Delivery> {
     await this.serve(reply.emailAccountId);
     const delivery = await this.exclusive(async () => sendReply(this.env, await this.logins(), reply, Date.now()));
-    if (!delivery.ok && delivery.kind === "wait") {
-      const alarm = await this.ctx.storage.getAlarm();
-      if (alarm === null || alarm > delivery.until) await this.ctx.storage.setAlarm(delivery.until);
-    }
+    if (!delivery.ok && delivery.kind === "wait") await this.ask(delivery.until);
     return delivery;
   }
 
@@ -211,6 +217,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
   private async pass(now: number, options: RunOptions): Promise<PassResult> {
     const mailboxId = this.kv.get<number>("mailbox");
     if (mailboxId === undefined || this.kv.get<boolean>("held")) return { sent: 0, nextWakeAt: null };
+    this.asked = Infinity;
     if (options.read !== false && (this.kv.get<number>("nextReadAt") ?? 0) <= now) await this.read(mailboxId, now);
     const logins = await this.logins();
     const start = await passStart(database(this.env.DB), mailboxId).catch((error: unknown) => {
@@ -268,7 +275,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
       log("error", "warmup pass failed", { mailbox_id: mailboxId, error: String(error) });
       nextWarmupAt = now + 60_000;
     }
-    const wakeAt = Math.min(result.nextWakeAt ?? Infinity, this.kv.get<number>("nextReadAt") ?? Infinity, nextReplyAt ?? Infinity, nextTestSendAt ?? Infinity, nextOutsideAt ?? Infinity, nextWarmupAt ?? Infinity);
+    const wakeAt = Math.min(result.nextWakeAt ?? Infinity, this.kv.get<number>("nextReadAt") ?? Infinity, nextReplyAt ?? Infinity, nextTestSendAt ?? Infinity, nextOutsideAt ?? Infinity, nextWarmupAt ?? Infinity, this.asked);
     if (wakeAt === Infinity) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.max(wakeAt, Date.now()));
     // With no alarm, the cron looks again in an hour (a lost wake costs at most that).

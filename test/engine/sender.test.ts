@@ -83,6 +83,23 @@ describe("the mailbox sender", () => {
     expect(late).toMatchObject({ sent: 0, nextWakeAt: Date.parse("2031-03-10T08:00:00Z") });
   });
 
+  it("keeps a wake asked for while a pass runs (a START, new leads): the pass's own alarm does not replace it", async () => {
+    const account = await provisionAccount();
+    const start = MONDAY_10 + 2 * DAY;
+    const { mailboxId } = await activeCampaign(account, { schedule_start_time: new Date(start).toISOString() });
+    const alarm = await runInDurableObject(senderStub(bindings, mailboxId), async (sender: MailboxSender, state) => {
+      // Any pass the START's wake began is over, and its alarm gone.
+      await sender.runPass(MONDAY_10, { mailboxId, read: false });
+      await state.storage.deleteAlarm();
+      const pass = sender.runPass(MONDAY_10, { mailboxId, read: false });
+      await sender.wake(mailboxId);
+      expect(await pass).toMatchObject({ sent: 0, nextWakeAt: start });
+      return state.storage.getAlarm();
+    });
+    expect(alarm).not.toBeNull();
+    expect(alarm!).toBeLessThanOrEqual(Date.now());
+  });
+
   it("outside the window (evening, then the weekend), wakes at the next opening in the campaign's zone", async () => {
     const account = await provisionAccount();
     const { mailboxId, campaignId } = await activeCampaign(account, {});
