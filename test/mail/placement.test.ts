@@ -4,7 +4,7 @@ import worker from "../../src/index";
 import { sendMail } from "../../src/mail/smtp";
 import type { Bindings } from "../../src/platform/env";
 import { asc, eq, sql } from "drizzle-orm";
-import { schema, testDb } from "../db";
+import { eventsOf, schema, testDb } from "../db";
 import { ADMIN_TOKEN, callJson, env, fileShard, provisionAccount, fileEnv } from "../helpers";
 import { advanceMove, requestMove } from "../../src/moves/run";
 import { createCampaign } from "../campaigns/fixtures";
@@ -360,6 +360,47 @@ describe("placement tests against the lab's seed mailboxes", () => {
       { send_at: again, sent_at: null, send_error: null },
       { send_at: again, sent_at: null, send_error: null },
     ]);
+  });
+  it("a scheduled reply its server refuses for now holds the mailbox, and the same pass's test emails wait for the try instead of knocking", { timeout: 60_000 }, async () => {
+    const account = await provisionAccount();
+    const login = lab.mailboxes.find((m) => m.email === "sender5@lab.salvo.test")!;
+    // Any lab login may send as this address, which Postfix refuses at RCPT with a 421, as a provider's limit does.
+    const from = lab.limited_senders.throttled;
+    const mailboxId = await saveLabMailbox(account.apiKey, login.email, login.password, { from_email: from, user_name: login.email, time_to_wait_in_mins: 0 });
+    expect(await checked(account.apiKey, mailboxId)).toMatchObject({ is_smtp_success: true });
+    const testId = await automatedTest(account.apiKey, from, "Hello");
+    const cells = async () => (await fileEnv().DB.prepare("SELECT send_at, sent_at, send_error FROM spam_test_results WHERE spam_test_id = ? ORDER BY id").bind(Number(testId)).all()).results;
+    await senderStub(bindings, mailboxId).runPass(Date.now(), { mailboxId, read: false });
+    // Held a moment ago, so the pass the cron's wake starts sends nothing; the run's emails are due at the try.
+    const heldUntil = Date.now() + 2 * 60_000;
+    await fileEnv().DB.prepare("UPDATE email_accounts SET send_held_until = ?, send_held_reason = '421 4.7.0 too much mail', engine_wake_at = NULL WHERE id = ?").bind(heldUntil, mailboxId).run();
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), bindings);
+    await vi.waitFor(async () => expect(await cells()).toHaveLength(2), { timeout: 30_000, interval: 300 });
+    await senderStub(bindings, mailboxId).runPass(Date.now(), { mailboxId, read: false });
+    const due = await cells();
+    // A thread of the mailbox, and a reply on it scheduled for the try.
+    const campaign = await createCampaign(account.apiKey);
+    const lead = lab.mailboxes.find((m) => m.email === "lead2@lab.salvo.test")!;
+    await callJson(`/api/v1/campaigns/${campaign}/leads`, { method: "POST", apiKey: account.apiKey, body: { lead_list: [{ email: lead.email }] } });
+    const sent = await callJson(`/api/v1/campaigns/${campaign}/events`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { events: [{ type: "SENT", lead_email: lead.email, occurred_at: new Date().toISOString(), email_account_id: mailboxId, message_id: `<held-${crypto.randomUUID()}@lab.salvo.test>`, subject: "Hi" }] },
+    });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    const thread = (await eventsOf(campaign, "SENT")).at(-1)!.id;
+    const reply = await callJson(`/api/v1/campaigns/${campaign}/reply-email-thread`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { email_stats_id: thread, email_body: "<p>Following up.</p>", scheduled_time: new Date(heldUntil).toISOString() },
+    });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+
+    // The try: the reply meets the 421 and holds the mailbox again; the test emails, due too, see that hold and wait for it.
+    await senderStub(bindings, mailboxId).runPass(heldUntil + 1_000, { mailboxId, read: false });
+    const again = (await fileEnv().DB.prepare("SELECT send_held_until AS until FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ until: number }>())!.until;
+    expect(again).toBe(heldUntil + 1_000 + 5 * 60_000);
+    expect(await cells(), "not claimed, not sent into the refusal").toEqual(due);
   });
   it("a sender whose server refuses its login tries it once a pass: the run's other emails fail with the same words, no login tried again", { timeout: 60_000 }, async () => {
     const account = await provisionAccount();
