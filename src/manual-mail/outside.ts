@@ -11,6 +11,7 @@ import { database, type Database } from "../platform/db";
 import type { Bindings } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { log } from "../platform/logging";
+import { retryAt, retryMessage } from "./rules";
 import { deliverManualEmail, type ManualEmail, type ManualOutcome, type ManualSessions } from "./send";
 
 /**
@@ -121,6 +122,8 @@ interface Held {
   id: number;
   until: number;
   slices: number;
+  /** When it first came due (the first `until`): one its server refused for now is tried again until a day after. */
+  since?: number;
 }
 
 type StoredEmail = Omit<ManualEmail, "message"> & {
@@ -186,9 +189,17 @@ export async function sendDueOutsideEmails(env: Bindings, db: Database, logins: 
       continue;
     }
     const outcome = await deliverManualEmail(env, logins, email, now, {}, sessions);
+    const since = held.since ?? held.until;
     if (!outcome.ok && outcome.kind === "wait") {
-      waiting.push({ ...held, until: outcome.until });
+      waiting.push({ ...held, until: outcome.until, since });
       await settle(db, held.id, "SCHEDULED", outcome.message, outcome.until, Date.now());
+      continue;
+    }
+    // Its server refused it for now (out of reach, busy, the provider's limit): tried again when the mailbox's other mail is.
+    const retry = !outcome.ok && outcome.kind === "server" ? retryAt(outcome.heldUntil, since) : null;
+    if (!outcome.ok && retry !== null) {
+      waiting.push({ ...held, until: retry, since });
+      await settle(db, held.id, "SCHEDULED", retryMessage(outcome.message, retry), retry, Date.now());
       continue;
     }
     forget(kv, held);

@@ -107,3 +107,23 @@ export function manualPace(day: MailboxDay, deliveries: number): Pace {
   }
   return { kind: "now" };
 }
+
+/**
+ * How long after it first came due a send nobody waits on (a scheduled reply, a held forward or
+ * one-off email) is tried again once its server refused it for now: a day rides out a provider's
+ * daily sending limit, and a reply never goes out days late. A person's send now is told the refusal.
+ */
+export const RETRY_WINDOW_MS = 24 * 3_600_000;
+
+/**
+ * When such a send goes again after its server refused it: at the hold's end (`heldUntil`, null when
+ * the refusal was for good), if that is within RETRY_WINDOW_MS of `firstDueAt`; null: it fails.
+ */
+export function retryAt(heldUntil: number | null, firstDueAt: number): number | null {
+  return heldUntil !== null && heldUntil <= firstDueAt + RETRY_WINDOW_MS ? heldUntil : null;
+}
+
+/** What a send waiting to be tried again says: the server's words and when. */
+export function retryMessage(refusal: string, at: number): string {
+  return `${refusal} (tried again at ${iso(at)})`;
+}

@@ -81,10 +81,11 @@ export function settleReply(
 }
 
 /** A claimed reply the mailbox's gap held back: SCHEDULED again, due at the gap's end. */
-export function rescheduleReply(db: Database, id: number, at: number, now: number) {
+/** Due again at `at` (with why, when its server refused it for now), keeping when it first came due. */
+export function rescheduleReply(db: Database, id: number, at: number, now: number, statusMessage?: string) {
   return db
     .update(outboundReplies)
-    .set({ status: "SCHEDULED", scheduledAt: new Date(at), updatedAt: new Date(now) })
+    .set({ status: "SCHEDULED", scheduledAt: new Date(at), firstDueAt: sql`coalesce(${outboundReplies.firstDueAt}, ${outboundReplies.scheduledAt})`, updatedAt: new Date(now), ...(statusMessage !== undefined && { statusMessage }) })
     .where(eq(outboundReplies.id, id));
 }
 

@@ -8,6 +8,7 @@ import type { MimeAttachment } from "../mail/mime";
 import { planIngestion } from "../events/plan";
 import { ingestedDeliveryIds, ingestionStatements, loadIngestContext } from "../events/store";
 import { deliverManualEmail, type ManualSessions } from "../manual-mail/send";
+import { retryAt, retryMessage } from "../manual-mail/rules";
 import { mailboxObject } from "../mailboxes/wake";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
@@ -27,10 +28,12 @@ export const MAILBOX_UNUSABLE = "Email account not found!";
 export type Delivery =
   | { ok: true; statsId: number; attachments: OutboundAttachment[] }
   | { ok: false; kind: "wait"; until: number }
-  | { ok: false; message: string; kind: "mailbox" | "refused" | "server" };
+  | { ok: false; message: string; kind: "mailbox" | "refused" }
+  /** `heldUntil`: the server refused it for now and holds the mailbox until then; null: for good. */
+  | { ok: false; message: string; kind: "server"; heldUntil: number | null };
 
 /** A reply to send: a stored scheduled one, or one the route is about to store once it went out. */
-export type ReplyToSend = Omit<OutboundReplyRow, "id" | "createdAt" | "updatedAt" | "status" | "statusMessage" | "sentEventId" | "scheduledAt" | "extra">;
+export type ReplyToSend = Omit<OutboundReplyRow, "id" | "createdAt" | "updatedAt" | "status" | "statusMessage" | "sentEventId" | "scheduledAt" | "firstDueAt" | "extra">;
 
 /** The mailbox agent's door for inbox replies (src/mailbox-agent/ implements it: the mailbox's one sender). */
 export interface ReplyDoor {
@@ -112,7 +115,7 @@ export async function sendReply(env: Bindings, logins: MailboxLogins, reply: Rep
   );
   if (!outcome.ok) {
     if (outcome.kind === "wait") return { ok: false, kind: "wait", until: outcome.until };
-    if (outcome.kind === "server") return { ok: false, kind: "server", message: `The mail server did not take the reply: ${outcome.message}` };
+    if (outcome.kind === "server") return { ok: false, kind: "server", message: `The mail server did not take the reply: ${outcome.message}`, heldUntil: outcome.heldUntil };
     return { ok: false, kind: outcome.kind, message: outcome.kind === "mailbox" ? MAILBOX_UNUSABLE : outcome.message };
   }
   if (outcome.results.length > 0) await enqueue(env, ingestedDeliveryIds(outcome.results, deliveries));
@@ -140,10 +143,19 @@ export async function sendDueReplies(env: Bindings, logins: MailboxLogins, mailb
     const outcome = await sendReply(env, logins, reply, now, sessions);
     if (outcome.ok) {
       await settleReply(db, reply.id, "COMPLETED", null, outcome.statsId, Date.now(), outcome.attachments);
-    } else if (outcome.kind === "wait") {
+      continue;
+    }
+    if (outcome.kind === "wait") {
       // The gap of the mailbox (an earlier reply of this pass, or campaign mail) or its server's hold holds it back: due again at its end.
       await rescheduleReply(db, reply.id, outcome.until, Date.now());
       next = Math.min(next ?? Infinity, outcome.until);
+      continue;
+    }
+    // Its server refused it for now (out of reach, busy, the provider's limit): tried again when the mailbox's other mail is.
+    const retry = outcome.kind === "server" ? retryAt(outcome.heldUntil, (reply.firstDueAt ?? reply.scheduledAt ?? new Date(now)).getTime()) : null;
+    if (retry !== null) {
+      await rescheduleReply(db, reply.id, retry, Date.now(), retryMessage(outcome.message, retry));
+      next = Math.min(next ?? Infinity, retry);
     } else {
       await settleReply(db, reply.id, "FAILED", outcome.message, null, Date.now());
       log("warn", "scheduled reply not sent", { mailbox_id: mailboxId, reply_id: reply.id, reason: outcome.message });

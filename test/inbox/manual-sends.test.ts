@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { addManualSends, campaignOutboundReplies, eventCount, mailboxConnected, outboundReplyRow, personOf, recordEventId } from "../db";
-import { callJson, provisionAccount } from "../helpers";
+import { callJson, fileEnv, provisionAccount } from "../helpers";
+import { senderStub } from "../../src/mailbox-agent/stub";
+import type { Bindings } from "../../src/platform/env";
 import { createMailbox, readMailbox } from "../mailboxes/fixtures";
 
 /**
@@ -13,6 +15,7 @@ import { createMailbox, readMailbox } from "../mailboxes/fixtures";
  */
 
 const MINUTE = 60_000;
+const bindings = fileEnv() as unknown as Bindings;
 
 /** A thread of a campaign with one step, its record pinned to a mailbox that passed its check. */
 async function world(mailbox: Record<string, unknown> = {}) {
@@ -138,5 +141,27 @@ describe("how many manual sends a mailbox makes", () => {
     expect(queued.body).toMatchObject({ ok: true, message: "Email added to the queue, will be sent out soon!", email_stats_id: String(stats) });
     const status = await callJson(`/api/v1/master-inbox/reply-status?message_id=${encodeURIComponent(queued.body.message_id!)}`, { apiKey });
     expect(status.body).toMatchObject({ data: { status: "SCHEDULED", scheduled_time: until } });
+  });
+
+  it("tries a scheduled reply its server refused for now again at the hold's end, for a day from when it first came due, then fails it", async () => {
+    const { apiKey, campaign, mailboxId, stats } = await world({ max_email_per_day: 50, time_to_wait_in_mins: 0 });
+    const due = Date.now() + 60 * MINUTE;
+    const queued = await reply(apiKey, campaign, { email_stats_id: stats, email_body: "<p>Later</p>", scheduled_time: new Date(due).toISOString() });
+    expect(queued.status, JSON.stringify(queued.body)).toBe(200);
+    const row = () => outboundReplyRow(queued.body.message_id!);
+    // Its server is not there: the send meets no server, which holds the mailbox for 5 minutes.
+    const stub = senderStub(bindings, mailboxId);
+    await stub.runPass(due, { mailboxId, read: false });
+    const first = await row();
+    expect(first).toMatchObject({ status: "SCHEDULED", scheduledAt: new Date(due + 5 * MINUTE), firstDueAt: new Date(due) });
+    expect(first.statusMessage).toMatch(/^The mail server did not take the reply: .+ \(tried again at /);
+    await stub.runPass(due + 5 * MINUTE, { mailboxId, read: false });
+    expect(await row()).toMatchObject({ status: "SCHEDULED", scheduledAt: new Date(due + 10 * MINUTE), firstDueAt: new Date(due) });
+    // A day after it first came due, the next refusal is its last.
+    await stub.runPass(due + 24 * 60 * MINUTE, { mailboxId, read: false });
+    const last = await row();
+    expect(last.status).toBe("FAILED");
+    expect(last.statusMessage).toMatch(/^The mail server did not take the reply: /);
+    expect(last.statusMessage).not.toContain("tried again");
   });
 });

@@ -361,7 +361,7 @@ describe("placement tests against the lab's seed mailboxes", () => {
       { send_at: again, sent_at: null, send_error: null },
     ]);
   });
-  it("a scheduled reply its server refuses for now holds the mailbox, and the same pass's test emails wait for the try instead of knocking", { timeout: 60_000 }, async () => {
+  it("a scheduled reply its server refuses for now holds the mailbox, the same pass's test emails wait for the try instead of knocking, and the reply goes at the try", { timeout: 60_000 }, async () => {
     const account = await provisionAccount();
     const login = lab.mailboxes.find((m) => m.email === "sender5@lab.salvo.test")!;
     // Any lab login may send as this address, which Postfix refuses at RCPT with a 421, as a provider's limit does.
@@ -389,18 +389,29 @@ describe("placement tests against the lab's seed mailboxes", () => {
     });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     const thread = (await eventsOf(campaign, "SENT")).at(-1)!.id;
-    const reply = await callJson(`/api/v1/campaigns/${campaign}/reply-email-thread`, {
+    const reply = await callJson<{ message_id: string }>(`/api/v1/campaigns/${campaign}/reply-email-thread`, {
       method: "POST",
       apiKey: account.apiKey,
       body: { email_stats_id: thread, email_body: "<p>Following up.</p>", scheduled_time: new Date(heldUntil).toISOString() },
     });
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    const replyStatus = async () =>
+      (await callJson<{ data: { status: string; status_message: string | null; scheduled_time: string | null } }>(`/api/v1/master-inbox/reply-status?message_id=${encodeURIComponent(reply.body.message_id)}`, { apiKey: account.apiKey })).body.data;
 
     // The try: the reply meets the 421 and holds the mailbox again; the test emails, due too, see that hold and wait for it.
     await senderStub(bindings, mailboxId).runPass(heldUntil + 1_000, { mailboxId, read: false });
     const again = (await fileEnv().DB.prepare("SELECT send_held_until AS until FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ until: number }>())!.until;
     expect(again).toBe(heldUntil + 1_000 + 5 * 60_000);
     expect(await cells(), "not claimed, not sent into the refusal").toEqual(due);
+    // Nobody waits on a scheduled reply: it is tried again at the hold's end, not failed.
+    const waiting = await replyStatus();
+    expect(waiting).toMatchObject({ status: "SCHEDULED", scheduled_time: new Date(again).toISOString() });
+    expect(waiting.status_message).toMatch(/^The mail server did not take the reply: 421 4\.7\.0 .* \(tried again at /);
+    // The provider's limit lifts (here: the mailbox sends as its login again, written straight to its row): the next try delivers it.
+    await fileEnv().DB.prepare("UPDATE email_accounts SET from_email = ? WHERE id = ?").bind(login.email, mailboxId).run();
+    await senderStub(bindings, mailboxId).runPass(again + 1_000, { mailboxId, read: false });
+    expect((await replyStatus()).status).toBe("COMPLETED");
+    await vi.waitFor(async () => expect((await fetch(`${reader}/message?${new URLSearchParams({ user: lead.email, message_id: reply.body.message_id })}`)).status).toBe(200), { timeout: 15_000, interval: 250 });
   });
   it("a sender whose server refuses its login tries it once a pass: the run's other emails fail with the same words, no login tried again", { timeout: 60_000 }, async () => {
     const account = await provisionAccount();

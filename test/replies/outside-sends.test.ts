@@ -3,6 +3,8 @@ import { callJson, createClient, createClientKey, provisionAccount, fileEnv } fr
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
 import { leadByEmail, setLead } from "../db";
+import { senderStub } from "../../src/mailbox-agent/stub";
+import type { Bindings } from "../../src/platform/env";
 
 /**
  * CONTRACT 21.5's shapes, tenancy and refusals without a mail server (the lab test,
@@ -173,5 +175,39 @@ describe("reply-status of sends outside sequences", () => {
     expect((await status((await provisionAccount()).apiKey)).status).toBe(404);
     const clientKey = (await createClientKey(account.apiKey, await createClient(account.apiKey))).api_key;
     expect((await status(clientKey)).status).toBe(404);
+  });
+});
+
+describe("held one-off emails", () => {
+  it("tries one its server refused for now again at the hold's end, for a day from when it first came due, then fails it", async () => {
+    const { account, campaign, mailbox } = await world();
+    await usable(campaign, mailbox.id);
+    const oneOff = (subject: string) =>
+      callJson<{ data: { message_id: string; status: string } }>("/api/v1/send-email/initiate", {
+        method: "POST",
+        apiKey: account.apiKey,
+        body: { to: "t@reply.example", subject, body: "A note", fromEmailId: mailbox.id },
+      });
+    const status = async (messageId: string) =>
+      (await callJson<{ data: { status: string; status_message: string | null; scheduled_time: string | null } }>(`/api/v1/master-inbox/reply-status?message_id=${encodeURIComponent(messageId)}`, { apiKey: account.apiKey })).body.data;
+    const heldUntil = async () => (await fileEnv().DB.prepare("SELECT send_held_until AS until FROM email_accounts WHERE id = ?").bind(mailbox.id).first<{ until: number | null }>())!.until;
+    // No server answers: the first send meets none and holds the mailbox; the next waits for the try.
+    expect((await oneOff("First")).status).not.toBe(200);
+    const firstTry = (await heldUntil())!;
+    const queued = await oneOff("Second");
+    expect(queued.body.data.status).toBe("QUEUED");
+    const messageId = queued.body.data.message_id;
+    expect(await status(messageId)).toMatchObject({ status: "SCHEDULED", scheduled_time: new Date(firstTry).toISOString() });
+
+    const stub = senderStub(fileEnv() as unknown as Bindings, mailbox.id);
+    await stub.runPass(firstTry, { mailboxId: mailbox.id, read: false });
+    const waiting = await status(messageId);
+    expect(waiting).toMatchObject({ status: "SCHEDULED", scheduled_time: new Date(firstTry + 5 * 60_000).toISOString() });
+    expect(waiting.status_message).toMatch(/ \(tried again at /);
+    // A day after it first came due, the next refusal is its last.
+    await stub.runPass(firstTry + 86_400_000, { mailboxId: mailbox.id, read: false });
+    const last = await status(messageId);
+    expect(last.status).toBe("FAILED");
+    expect(last.status_message).not.toContain("tried again");
   });
 });

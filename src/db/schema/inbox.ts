@@ -113,6 +113,8 @@ export const outboundReplies = sqliteTable(
     status: text("status", { enum: OUTBOUND_REPLY_STATUSES }).notNull(),
     statusMessage: text("status_message"),
     scheduledAt: instant("scheduled_at"),
+    /** When it first came due: one its server refused for now is tried again until a day after (migration 0086). */
+    firstDueAt: instant("first_due_at"),
     sentEventId: integer("sent_event_id"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
