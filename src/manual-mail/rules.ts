@@ -113,7 +113,7 @@ export function manualPace(day: MailboxDay, deliveries: number): Pace {
  * one-off email) is tried again once its server refused it for now: a day rides out a provider's
  * daily sending limit, and a reply never goes out days late. A person's send now is told the refusal.
  */
-export const RETRY_WINDOW_MS = 24 * 3_600_000;
+const RETRY_WINDOW_MS = 24 * 3_600_000;
 
 /**
  * When such a send goes again after its server refused it: at the hold's end (`heldUntil`, null when

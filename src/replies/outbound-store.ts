@@ -80,8 +80,10 @@ export function settleReply(
     .where(eq(outboundReplies.id, id));
 }
 
-/** A claimed reply the mailbox's gap held back: SCHEDULED again, due at the gap's end. */
-/** Due again at `at` (with why, when its server refused it for now), keeping when it first came due. */
+/**
+ * A claimed reply held back (the mailbox's gap, its server's hold, or its server refusing it for now,
+ * with why in `statusMessage`): SCHEDULED again, due at `at`, keeping when it first came due.
+ */
 export function rescheduleReply(db: Database, id: number, at: number, now: number, statusMessage?: string) {
   return db
     .update(outboundReplies)
