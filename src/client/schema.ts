@@ -5101,7 +5101,7 @@ export interface paths {
         };
         /**
          * Where a reply sent through reply-email-thread stands
-         * @description Where a reply sent through `reply-email-thread` stands (`SCHEDULED`, `QUEUED`, `COMPLETED`, `FAILED`), by its `message_id`; also a forward (`forward-email`) or a one-off email (`send-email/initiate`), whose `email_stats_id` is null (they are no message of a thread). Unknown → 404.
+         * @description Where a reply sent through `reply-email-thread` stands (`SCHEDULED`, `QUEUED`, `COMPLETED`, `FAILED`), by its `message_id`; also a forward (`forward-email`) or a one-off email (`send-email/initiate`), whose `email_stats_id` is null (they are no message of a thread). One its server refused for now stays `SCHEDULED` for the next try, `status_message` saying the server's words and when, for up to a day after it came due. Unknown → 404.
          */
         get: operations["getReplyStatus"];
         put?: never;

@@ -128,7 +128,8 @@ const replyStatus = createRoute({
   operationId: "getReplyStatus",
   description:
     "Where a reply sent through `reply-email-thread` stands (`SCHEDULED`, `QUEUED`, `COMPLETED`, `FAILED`), by its `message_id`; also a forward " +
-    "(`forward-email`) or a one-off email (`send-email/initiate`), whose `email_stats_id` is null (they are no message of a thread). Unknown → 404.",
+    "(`forward-email`) or a one-off email (`send-email/initiate`), whose `email_stats_id` is null (they are no message of a thread). One its " +
+    "server refused for now stays `SCHEDULED` for the next try, `status_message` saying the server's words and when, for up to a day after it came due. Unknown → 404.",
   tags: ["Master inbox"],
   summary: "Where a reply sent through reply-email-thread stands",
   security: API_KEY_SECURITY,
