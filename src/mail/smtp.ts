@@ -390,7 +390,9 @@ export interface DeliverHooks {
  * server ended meanwhile (RSET unanswered or refused) is replaced before anything of the message is
  * handed over, so that costs nothing; a failure that leaves the session in doubt ends it, and the
  * next message opens a new one. Each message keeps the one-message guarantees: its failure is
- * classified as before, and a session lost after the message was handed over is `unconfirmed`.
+ * classified as before, and a session lost after the message was handed over is `unconfirmed`. A
+ * login the server refused is not tried again: the messages after it fail the same way, since a
+ * provider may lock a mailbox that keeps trying (a new credential is a new sender).
  */
 export class SmtpSender {
   private open: Session | null = null;
@@ -398,6 +400,8 @@ export class SmtpSender {
   /** The next session, opened ahead (`warm`), logging in or logged in; its failure is that of the message that takes it. */
   private spare: Promise<Session> | null = null;
   private closed = false;
+  /** The server refused this sender's login (or the mailbox's permission to submit). */
+  private refused: SmtpFailure | null = null;
 
   constructor(
     private readonly settings: SmtpSettings,
@@ -431,6 +435,7 @@ export class SmtpSender {
    */
   async deliver(ready: Outgoing, hooks: DeliverHooks = {}): Promise<SendResult> {
     if (!ready.ok) return ready;
+    if (this.refused !== null) return { ok: false, failure: this.refused };
     return this.attempt(async () => {
       let open = this.open;
       const staged = open?.staged ?? null;
@@ -485,7 +490,7 @@ export class SmtpSender {
    * than the messages need; a failure to open it is the failure of the message that takes it.
    */
   warm(coming: number): void {
-    if (this.closed || this.spare !== null || coming <= 0) return;
+    if (this.closed || this.refused !== null || this.spare !== null || coming <= 0) return;
     const room = this.open === null ? 0 : MAX_MESSAGES_PER_SESSION - this.carried;
     if (room >= coming || room > SPARE_AHEAD) return;
     const spare = this.newSession();
@@ -568,6 +573,7 @@ export class SmtpSender {
     } catch (error) {
       // The runtime reports TLS failures (such as an untrusted certificate) only as "internal error".
       const failure = error instanceof SmtpError ? error.failure : connectionFailure(`connection or TLS failure: ${(error as Error).message}`);
+      if (failure.kind === "auth_failed") this.refused = failure;
       if (!sessionSurvives(failure) || (error instanceof SmtpError && error.endsSession)) this.drop();
       return { ok: false, failure };
     }

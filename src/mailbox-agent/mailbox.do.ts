@@ -214,6 +214,30 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
     return result;
   }
 
+  /**
+   * The pass's scheduled replies and held emails, on one SMTP session: when each part next has one
+   * due, and whether a send was tried (it may have held the mailbox).
+   */
+  private async manualPart(mailboxId: number, now: number, logins: MailboxLogins, replyDue: number | null) {
+    const manual = new ManualSessions(logins);
+    let nextReplyAt: number | null = null;
+    let nextOutsideAt: number | null;
+    try {
+      nextReplyAt = await sendDueReplies(this.env, logins, mailboxId, now, replyDue, manual);
+    } catch (error) {
+      // Claimed replies stay QUEUED; the minute cron marks them failed rather than send twice.
+      log("error", "scheduled replies failed", { mailbox_id: mailboxId, error: String(error) });
+    }
+    try {
+      nextOutsideAt = await sendDueOutsideEmails(this.env, database(this.env.DB), logins, this.kv, now, manual);
+    } catch (error) {
+      log("error", "held emails failed", { mailbox_id: mailboxId, error: String(error) });
+      nextOutsideAt = now + 60_000;
+    }
+    await manual.close();
+    return { nextReplyAt, nextOutsideAt, tried: manual.tried };
+  }
+
   private async pass(now: number, options: RunOptions): Promise<PassResult> {
     const mailboxId = this.kv.get<number>("mailbox");
     if (mailboxId === undefined || this.kv.get<boolean>("held")) return { sent: 0, nextWakeAt: null };
@@ -225,32 +249,13 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
       log("error", "pass start failed", { mailbox_id: mailboxId, error: String(error) });
       return { mailbox: undefined, nextReplyAt: now + 60_000, nextTestSendAt: now + 60_000 };
     });
-    // The pass's scheduled replies and held emails share one SMTP session.
-    const manual = new ManualSessions(logins);
-    let nextReplyAt: number | null = null;
-    let nextOutsideAt: number | null;
-    try {
-      try {
-        nextReplyAt = await sendDueReplies(this.env, logins, mailboxId, now, start.nextReplyAt, manual);
-      } catch (error) {
-        // Claimed replies stay QUEUED; the minute cron marks them failed rather than send twice.
-        log("error", "scheduled replies failed", { mailbox_id: mailboxId, error: String(error) });
-      }
-      try {
-        nextOutsideAt = await sendDueOutsideEmails(this.env, database(this.env.DB), logins, this.kv, now, manual);
-      } catch (error) {
-        log("error", "held emails failed", { mailbox_id: mailboxId, error: String(error) });
-        nextOutsideAt = now + 60_000;
-      }
-    } finally {
-      await manual.close();
-    }
+    const { nextReplyAt, nextOutsideAt, tried } = await this.manualPart(mailboxId, now, logins, start.nextReplyAt);
     // The mailbox as this pass finds it: the test emails send from it, and warmup learns from it
     // whether it is off; read again when a manual send may have held it or ended its hold (or the start found none).
     let found = start.mailbox;
     let nextTestSendAt: number | null;
     try {
-      if (manual.tried || found === undefined) found = await mailboxById(database(this.env.DB), mailboxId);
+      if (tried || found === undefined) found = await mailboxById(database(this.env.DB), mailboxId);
       nextTestSendAt = await sendDueTestEmails(this.env, logins, found, now, start.nextTestSendAt);
     } catch (error) {
       // Claimed test emails count as sent; their cells reach the deadline as not_received.

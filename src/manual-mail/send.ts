@@ -65,13 +65,12 @@ export function manualMailDoor(env: Bindings, mailboxId: number): ManualMailDoor
 /**
  * The SMTP session a mailbox pass lends its manual sends (scheduled replies, held emails): the first
  * one due logs in and the others go on the same session (issue 27), where each used to log in for
- * itself. A login the server refused is not tried again with the same credential in that pass, since a
- * provider may lock a mailbox that keeps trying; an OAuth mailbox's refreshed token is a new credential
- * and gets its try. A send outside a pass (a route's) has a session of its own.
+ * itself. A login the server refused is not tried again with the same credential in that pass
+ * (`SmtpSender`); an OAuth mailbox's refreshed token is a new credential, so a new sender that gets
+ * its try. A send outside a pass (a route's) has a session of its own.
  */
 export class ManualSessions {
-  private open: { mailboxId: number; credential: MailCredential; sender: SmtpSender } | null = null;
-  private refused: { credential: MailCredential; result: SendResult } | null = null;
+  private open: { credential: MailCredential; sender: SmtpSender } | null = null;
   private attempted = false;
 
   constructor(private readonly logins: MailboxLogins) {}
@@ -83,14 +82,11 @@ export class ManualSessions {
 
   async send(mailbox: MailboxRow, credential: MailCredential, message: MimeMessage, bcc: readonly string[]): Promise<SendResult> {
     this.attempted = true;
-    if (this.refused !== null && sameCredential(this.refused.credential, credential)) return this.refused.result;
-    if (this.open === null || this.open.mailboxId !== mailbox.id || !sameCredential(this.open.credential, credential)) {
+    if (this.open === null || !sameCredential(this.open.credential, credential)) {
       await this.close();
-      this.open = { mailboxId: mailbox.id, credential, sender: this.logins.smtpSession(mailbox, credential) };
+      this.open = { credential, sender: this.logins.smtpSession(mailbox, credential) };
     }
-    const result = await this.open.sender.send(message, bcc);
-    if (!result.ok && result.failure.kind === "auth_failed") this.refused = { credential, result };
-    return result;
+    return this.open.sender.send(message, bcc);
   }
 
   async close(): Promise<void> {
