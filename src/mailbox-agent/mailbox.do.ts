@@ -12,6 +12,7 @@ import type { ReaderCursor } from "../mail/reader";
 import { runSenderPass, type PassOptions, type PassResult } from "../engine/sender";
 import { SendJournal } from "../engine/journal";
 import { passStart, recordWake } from "./store";
+import { wakeToRecord } from "./recorded-wake";
 import { sendDueReplies, sendReply, type Delivery, type ReplyDoor, type ReplyToSend } from "../replies/outbound";
 import { deliverManualEmail, ManualSessions, type ManualEmail, type ManualMailDoor, type ManualOutcome } from "../manual-mail/send";
 import { sendDueTestEmails } from "../deliverability/test-sender";
@@ -247,7 +248,7 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
     const start = await passStart(database(this.env.DB), mailboxId).catch((error: unknown) => {
       // Replies and test emails are looked at again in a minute; the pass's other parts try on their own.
       log("error", "pass start failed", { mailbox_id: mailboxId, error: String(error) });
-      return { mailbox: undefined, nextReplyAt: now + 60_000, nextTestSendAt: now + 60_000 };
+      return { mailbox: undefined, recordedWakeAt: null, nextReplyAt: now + 60_000, nextTestSendAt: now + 60_000 };
     });
     const { nextReplyAt, nextOutsideAt, tried } = await this.manualPart(mailboxId, now, logins, start.nextReplyAt);
     // The mailbox as this pass finds it: the test emails send from it, and warmup learns from it
@@ -284,7 +285,8 @@ export class MailboxSender extends DurableObject<Bindings> implements ManualMail
     if (wakeAt === Infinity) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.max(wakeAt, Date.now()));
     // With no alarm, the cron looks again in an hour (a lost wake costs at most that).
-    await recordWake(database(this.env.DB), mailboxId, wakeAt === Infinity ? now + 3_600_000 : wakeAt);
+    const recorded = wakeToRecord(start.recordedWakeAt, wakeAt === Infinity ? now + 3_600_000 : wakeAt);
+    if (recorded !== null) await recordWake(database(this.env.DB), mailboxId, recorded);
     return result;
   }
 }

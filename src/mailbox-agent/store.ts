@@ -22,16 +22,16 @@ export async function lateMailboxes(db: Database, now: number, limit: number): P
   return rows.map((row) => row.id);
 }
 
-/** Writes when the mailbox's sender wakes next, so the minute cron can tell a lost alarm. */
-export async function recordWake(db: Database, mailboxId: number, wakeAt: number | null): Promise<void> {
-  await db
-    .update(emailAccounts)
-    .set({ engineWakeAt: wakeAt === null ? null : new Date(wakeAt) })
-    .where(eq(emailAccounts.id, mailboxId));
+/** Writes by when the mailbox's sender will have run its next pass, so the minute cron can tell a lost alarm. */
+export async function recordWake(db: Database, mailboxId: number, wakeAt: number): Promise<void> {
+  await db.update(emailAccounts).set({ engineWakeAt: new Date(wakeAt) }).where(eq(emailAccounts.id, mailboxId));
 }
 
-/** What a pass reads before it sends, in one D1 round trip: the mailbox's row, and when its next scheduled reply and its next test email are due. */
-export async function passStart(db: Database, mailboxId: number): Promise<{ mailbox: MailboxRow | undefined; nextReplyAt: number | null; nextTestSendAt: number | null }> {
-  const [mailbox, reply, test] = await db.batch([mailboxQuery(db, mailboxId), nextReplyQuery(db, mailboxId), nextTestSendQuery(db, mailboxId)]);
-  return { mailbox: mailbox[0], nextReplyAt: reply[0]?.at ?? null, nextTestSendAt: test[0]?.at ?? null };
+/** What a pass reads before it sends, in one D1 round trip: the mailbox's row with the wake it recorded, and when its next scheduled reply and its next test email are due. */
+export async function passStart(
+  db: Database,
+  mailboxId: number,
+): Promise<{ mailbox: MailboxRow | undefined; recordedWakeAt: number | null; nextReplyAt: number | null; nextTestSendAt: number | null }> {
+  const [[mailbox], reply, test] = await db.batch([mailboxQuery(db, mailboxId), nextReplyQuery(db, mailboxId), nextTestSendQuery(db, mailboxId)]);
+  return { mailbox, recordedWakeAt: mailbox?.engineWakeAt?.getTime() ?? null, nextReplyAt: reply[0]?.at ?? null, nextTestSendAt: test[0]?.at ?? null };
 }

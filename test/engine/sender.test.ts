@@ -3,13 +3,14 @@ import { describe, expect, it } from "vitest";
 import type { Bindings } from "../../src/platform/env";
 import type { MailboxSender } from "../../src/mailbox-agent/mailbox.do";
 import { lateMailboxes } from "../../src/mailbox-agent/store";
+import { WAKE_SLACK_MS } from "../../src/mailbox-agent/recorded-wake";
 import { rearmLateSenders } from "../../src/mailbox-agent/rearm";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import { database } from "../../src/platform/db";
 import { MINUTE_JOBS } from "../../src/scheduled";
 import { claimRecords } from "../../src/engine/store";
 import { openMessage } from "./open-message";
-import { addEvents, addMessages, campaignRow, mailboxConnected, messagesOf, recordsOf, setLead, setMailbox, setRecord } from "../db";
+import { addEvents, addMessages, campaignRow, mailboxConnected, mailboxRow, messagesOf, recordsOf, setLead, setMailbox, setRecord } from "../db";
 import { ADMIN_TOKEN, call, callJson, provisionAccount, type TestAccount, fileEnv } from "../helpers";
 
 /**
@@ -171,6 +172,40 @@ describe("the mailbox sender", () => {
     await callJson(`/api/v1/campaigns/${campaignId}/status`, { method: "POST", apiKey: account.apiKey, body: { status: "STOPPED" } });
     await setWake(null);
     expect(await late(), "only a stopped campaign").toBe(false);
+  });
+
+  it("records its next wake for the cron a slack ahead, and writes it again only when a pass's wake leaves what is recorded", async () => {
+    const account = await provisionAccount();
+    const { mailboxId } = await activeCampaign(account, { schedule_start_time: new Date(MONDAY_10 + 2 * DAY).toISOString() });
+    const sender = senderStub(bindings, mailboxId);
+    const recorded = async () => (await mailboxRow(mailboxId)).engineWakeAt?.getTime() ?? null;
+    // A pass with a read (its server is not there) wakes for the next read, before the campaign's start.
+    const pass = async (at: number) => {
+      await sender.runPass(at);
+      return (await runInDurableObject(sender, (_: MailboxSender, state) => state.storage.getAlarm()))!;
+    };
+
+    const first = await pass(MONDAY_10);
+    const poll = first - MONDAY_10;
+    expect(poll).toBeLessThan(WAKE_SLACK_MS);
+    expect(await recorded(), "the START's pass on the real clock recorded an earlier wake").toBe(first + WAKE_SLACK_MS);
+    // The next reads' passes wake within what is recorded, up to the last whose wake is just that: they write nothing.
+    for (const at of [first, first + WAKE_SLACK_MS - poll]) {
+      expect(await pass(at)).toBe(at + poll);
+      expect(await recorded(), `the pass at +${(at - MONDAY_10) / 1000} s`).toBe(first + WAKE_SLACK_MS);
+    }
+    // The first whose wake is past it records again.
+    const beyond = first + WAKE_SLACK_MS;
+    expect(await pass(beyond)).toBe(beyond + poll);
+    expect(await recorded()).toBe(beyond + poll + WAKE_SLACK_MS);
+    // A wake recorded far past the next (written before a START, say) is brought back, so a lost alarm is found in time.
+    await setMailbox(mailboxId, { engineWakeAt: new Date(MONDAY_10 + 30 * DAY) });
+    const next = await pass(beyond + poll);
+    expect(await recorded()).toBe(next + WAKE_SLACK_MS);
+    await setMailbox(mailboxId, { engineWakeAt: null });
+    expect(await recorded()).toBeNull();
+    const after = await pass(next);
+    expect(await recorded()).toBe(after + WAKE_SLACK_MS);
   });
 
   it("with a gap to keep, settles several records verified invalid in one pass instead of one a pass", async () => {

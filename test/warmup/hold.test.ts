@@ -1,6 +1,9 @@
 import { eq, inArray } from "drizzle-orm";
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Bindings } from "../../src/platform/env";
+import type { MailboxSender } from "../../src/mailbox-agent/mailbox.do";
+import { WAKE_SLACK_MS } from "../../src/mailbox-agent/recorded-wake";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import { fileEnv, provisionAccount } from "../helpers";
 import { schema, testDb } from "../db";
@@ -11,6 +14,8 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** A Wednesday 19:00 UTC (the warmup zone): the whole day's first sends are due. */
 const EVENING = Date.parse("2031-03-05T19:00:00Z");
+
+const alarmOf = (mailboxId: number) => runInDurableObject(senderStub(bindings, mailboxId), (_: MailboxSender, state) => state.storage.getAlarm());
 
 describe("warmup and a mailbox its server holds", () => {
   it("sends no warmup mail while the hold lasts and wakes at its end; a refusal that holds the mailbox ends its warmup pass and holds its campaign mail too", async () => {
@@ -30,8 +35,9 @@ describe("warmup and a mailbox its server holds", () => {
 
     const held = await senderStub(bindings, sender.id).runPass(EVENING, { mailboxId: sender.id, read: false });
     expect(await tried(), "each warmup email is recorded before it goes: none was").toBe(0);
-    const alarm = await testDb().select({ wakeAt: schema.emailAccounts.engineWakeAt }).from(schema.emailAccounts).where(eq(schema.emailAccounts.id, sender.id));
-    expect(alarm[0]!.wakeAt?.getTime(), "the object wakes when the hold ends").toBe(until);
+    expect(await alarmOf(sender.id), "the object wakes when the hold ends").toBe(until);
+    const [recorded] = await testDb().select({ wakeAt: schema.emailAccounts.engineWakeAt }).from(schema.emailAccounts).where(eq(schema.emailAccounts.id, sender.id));
+    expect(recorded!.wakeAt?.getTime(), "the cron's wake, a slack past the alarm").toBe(until + WAKE_SLACK_MS);
     expect(held.sent).toBe(0);
 
     // At the hold's end the day's due warmup mail goes, here to a server that is not there: the first
@@ -43,6 +49,6 @@ describe("warmup and a mailbox its server holds", () => {
     const [row] = await testDb().select().from(schema.emailAccounts).where(eq(schema.emailAccounts.id, sender.id));
     expect(row!.sendHeldUntil?.getTime()).toBe(until + 5 * 60_000);
     expect(row!.sendHeldReason).toBe(rows[0]!.error);
-    expect(row!.engineWakeAt?.getTime()).toBe(until + 5 * 60_000);
+    expect(await alarmOf(sender.id)).toBe(until + 5 * 60_000);
   });
 });
