@@ -50,11 +50,12 @@ export function latestNeedsReview(cl: string): SQL {
 /**
  * A person's category (any category route) becomes the categorisation of the record's latest reply,
  * source `human`, replacing an automatic one, so no automatic categorisation or replay changes that
- * reply again; the reply carries the category too. Held to the person's change having taken effect
- * (the record holds it, set at `now`). No reply: nothing to record.
+ * reply again and it leaves the needs-review lane; the reply carries the category too. Held to the
+ * record holding it at commit: set at `now` by the person's change, or, when the person chose the
+ * category the record already held (`unchanged`), kept. No reply: nothing to record.
  */
-export function humanCategorisation(recordId: number, categoryId: number | null, now: number): SQL[] {
-  const tookEffect = sql`EXISTS (SELECT 1 FROM campaign_leads WHERE id = ${recordId} AND category_id IS ${categoryId} AND category_set_at = ${now})`;
+export function humanCategorisation(recordId: number, categoryId: number | null, now: number, unchanged = false): SQL[] {
+  const tookEffect = sql`EXISTS (SELECT 1 FROM campaign_leads WHERE id = ${recordId} AND category_id IS ${categoryId}${unchanged ? sql`` : sql` AND category_set_at = ${now}`})`;
   const latest = sql`(SELECT r.id FROM events r WHERE r.campaign_lead_id = ${recordId} AND r.type = 'REPLY' ORDER BY r.occurred_at DESC, r.id DESC LIMIT 1)`;
   return [
     sql`INSERT INTO reply_categorisations (event_id, account_id, campaign_id, campaign_lead_id, category_id, category_name, source, needs_review, reason, categorised_at)

@@ -181,12 +181,12 @@ function ingestGuard(campaignId: number, nonce: string, now: number): SQL {
 const FINAL_FOR_SENT: RecordState[] = ["DRAFTED", "STARTED"];
 
 /** The person asked to hear no more: the lead is unsubscribed everywhere (src/leads/opt-out.ts). */
-function personOptOuts(rows: EventRow[], now: number): SQL[] {
+function personOptOuts(rows: EventRow[], now: number, guard: SQL): SQL[] {
   const recordIds = [...new Set(rows.filter((row) => row.opts_out_lead === 1).map((row) => row.campaign_lead_id))];
   if (recordIds.length === 0) return [];
   return [
     sql`UPDATE leads SET is_unsubscribed = 1, unsubscribed_at = coalesce(unsubscribed_at, ${now})
-        WHERE id IN (SELECT lead_id FROM campaign_leads WHERE id ${inList(recordIds)})`,
+        WHERE id IN (SELECT lead_id FROM campaign_leads WHERE id ${inList(recordIds)}) AND ${guard}`,
   ];
 }
 
@@ -226,6 +226,8 @@ export function ingestionStatements(
   rows: EventRow[],
   deliveries: NewDelivery[],
   now: number,
+  /** Held at commit, or the ingestion stores nothing (its events drive every statement after them, and the opt-outs hold to it too). */
+  guard: SQL = sql`true`,
 ): SQL[] {
   const nonce = crypto.randomUUID();
   const fresh = freshEvents(nonce);
@@ -251,7 +253,7 @@ export function ingestionStatements(
              value ->> '$.email_account_id', value ->> '$.from_email', value ->> '$.to_email', value ->> '$.subject',
              value ->> '$.body', value ->> '$.body_folded', value ->> '$.message_id', value ->> '$.link_url', value ->> '$.cc_emails', value ->> '$.is_ooo',
              value ->> '$.category_id', value ->> '$.ignored', value ->> '$.is_machine', value ->> '$.resume_at', ${now}
-      FROM json_each(${jsonList(rows)}) WHERE true
+      FROM json_each(${jsonList(rows)}) WHERE ${guard}
       ON CONFLICT (campaign_id, event_id) DO NOTHING
       RETURNING id`,
     sql`
@@ -305,7 +307,7 @@ export function ingestionStatements(
       WHERE campaign_leads.id = u.id`,
     autoPause(campaign, fresh, now),
     ...(deliveries.length > 0 ? [insertDeliveries(deliveries, ingestGuard(campaign.id, nonce, now), now)] : []),
-    ...personOptOuts(rows, now),
+    ...personOptOuts(rows, now, guard),
     ...(rows.some((row) => row.type === "REPLY") ? [stopPushedRecords(fresh, now)] : []),
     ...(rows.some((row) => row.type === "BOUNCE") ? [hardBounceMarks(fresh, now)] : []),
     sql`DELETE FROM ingest_marks WHERE nonce = ${nonce}`,

@@ -3,7 +3,7 @@ import { database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 import { categoryDeliveries } from "../webhooks/fanout";
 import { enqueue } from "../webhooks/outbox";
-import { loadCategoryChange, setCategory } from "./store";
+import { affirmCategory, loadCategoryChange, setCategory } from "./store";
 
 /**
  * Sets a record's category by hand (the inbox's update-category, the campaign lead route), with its
@@ -14,8 +14,11 @@ export async function changeCategory(env: Bindings, principal: Principal, record
   const db = database(env.DB);
   const { record, category, webhooks } = await loadCategoryChange(db, principal, recordId, categoryId);
   if (categoryId !== null && !category) return false;
-  if (record.categoryId === categoryId) return true;
   const now = Date.now();
+  if (record.categoryId === categoryId) {
+    await affirmCategory(env.DB, record.id, categoryId, now);
+    return true;
+  }
   const deliveries = categoryDeliveries(webhooks, record.campaign, {
     recordId: record.id,
     leadId: record.leadId,

@@ -154,6 +154,11 @@ export async function setCategory(
   return deliveryIds(results[3]);
 }
 
+/** A person chose the category the record already holds: the record and its webhooks stay as they are, and the latest reply's categorisation becomes theirs. */
+export async function affirmCategory(d1: D1Database, recordId: number, categoryId: number | null, now: number): Promise<void> {
+  await rawBatch(d1, humanCategorisation(recordId, categoryId, now, true));
+}
+
 /**
  * A category as the caller gave it: an id (number or decimal string), a name of one of the
  * account's categories (any case; unknown → 400 "Invalid category - <value>"), or null / "" to clear.

@@ -1,7 +1,7 @@
 import { OUT_OF_OFFICE_CATEGORY_ID } from "../db/schema";
 import { ModelError, type ReplyModel } from "./model";
 import type { CategoryChoice } from "./prompt";
-import { applyRules, type RuleKind } from "./rules";
+import { applyRules, type RuleKind, type RuleVerdict } from "./rules";
 
 /**
  * The categoriser (CONTRACT section 20.4): rules first, then the model for the rest, and the
@@ -64,18 +64,29 @@ function none(partial: Partial<Categorisation> & { reason: string }): Categorisa
 
 const percent = (value: number) => `${Math.round(value * 100)}%`;
 
+/**
+ * What the rules make of an out-of-office answer (null: the reply is not one). Section 20.3: category 6
+ * follows autoCategorizeOOO whatever the allowed set says, and even with automatic categorisation off
+ * for the campaign; the answer is recognised either way, for section 11's ignore and reactivation rules.
+ */
+export function outOfOffice(input: Pick<CategoriseInput, "reply" | "names" | "autoCategoriseOoo">): Categorisation | null {
+  const rules = applyRules(input.reply);
+  return rules.kind === "ooo" ? oooVerdict(input, rules) : null;
+}
+
+function oooVerdict(input: Pick<CategoriseInput, "reply" | "names" | "autoCategoriseOoo">, rules: RuleVerdict): Categorisation {
+  const ruled = { ruleId: rules.ruleId, source: "rule" as const, markOoo: !input.reply.isOoo };
+  if (!input.autoCategoriseOoo) return none({ ...ruled, reason: `Out-of-office reply (${rules.evidence}); autoCategorizeOOO is off, so no category` });
+  const name = input.names.get(OUT_OF_OFFICE_CATEGORY_ID) ?? "Out Of Office";
+  return { ...none({ ...ruled, reason: `Out-of-office reply (${rules.evidence})` }), categoryId: OUT_OF_OFFICE_CATEGORY_ID, categoryName: name, confidence: 1 };
+}
+
 export async function categorise(input: CategoriseInput, model: ReplyModel | null, thresholds: Thresholds): Promise<Categorisation> {
   const rules = applyRules(input.reply);
   const allowed = new Map(input.allowed.map((c) => [c.id, c]));
   const ruled = { ruleId: rules.ruleId, source: "rule" as const };
 
-  if (rules.kind === "ooo") {
-    const markOoo = !input.reply.isOoo;
-    // Section 20.3: category 6 follows autoCategorizeOOO whatever the allowed set says.
-    if (!input.autoCategoriseOoo) return none({ ...ruled, markOoo, reason: `Out-of-office reply (${rules.evidence}); autoCategorizeOOO is off, so no category` });
-    const name = input.names.get(OUT_OF_OFFICE_CATEGORY_ID) ?? "Out Of Office";
-    return { ...none({ ...ruled, markOoo, reason: `Out-of-office reply (${rules.evidence})` }), categoryId: OUT_OF_OFFICE_CATEGORY_ID, categoryName: name, confidence: 1 };
-  }
+  if (rules.kind === "ooo") return oooVerdict(input, rules);
   if (rules.kind === "automated") {
     return none({ ...ruled, needsReview: true, reason: `Automated or catch-all notice (${rules.evidence}): left for a person to review` });
   }

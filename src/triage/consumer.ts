@@ -6,7 +6,7 @@ import { rawBatch } from "../platform/sql";
 import { wakeCampaign } from "../mailboxes/wake";
 import { deliveryIds, enqueue } from "../webhooks/outbox";
 import type { CampaignTriage } from "./allowed";
-import { categorise } from "./categoriser";
+import { categorise, outOfOffice } from "./categoriser";
 import {
   categoryChangeDeliveries,
   categoryStatements,
@@ -55,6 +55,11 @@ export async function decideReply(reply: ReplyRow, context: CampaignContext, opt
   const triage = options.triage ?? context.triage;
   if (reply.category_id !== null) return { reply, context, stored: given(reply, triage.names), markOoo: false };
   if (!triage.enabled) {
+    const ooo = outOfOffice({ reply: { subject: reply.subject, body: reply.body, isOoo: reply.is_ooo === 1 }, names: triage.names, autoCategoriseOoo: triage.autoCategoriseOoo });
+    if (ooo) {
+      const { markOoo, ...stored } = ooo;
+      return { reply, context, stored, markOoo };
+    }
     const off: StoredCategorisation = { categoryId: null, categoryName: null, source: "off", ruleId: null, model: null, promptTemplateId: null, promptVersion: null, confidence: null, needsReview: false, reason: "Automatic categorisation is off for this campaign" };
     return { reply, context, stored: off, markOoo: false };
   }

@@ -240,6 +240,10 @@ export async function optOutStatements(db: Database, dnc: Outcome[], nonce: stri
   const records = await recordsOfLeads(db, [...new Set(dnc.map((o) => o.reply.lead_id))]);
   for (const outcome of dnc) {
     const { reply } = outcome;
+    // Only if, at commit, this batch categorised the reply and that made its record Do Not Contact:
+    // a person's category for the reply (or the record) since it was read has the last word.
+    const decided = sql`${written(reply.id, nonce)} AND EXISTS (SELECT 1 FROM campaign_leads WHERE id = ${reply.campaign_lead_id}
+      AND category_id = ${DO_NOT_CONTACT_CATEGORY_ID} AND category_set_at = ${reply.occurred_at})`;
     const targets = records.filter((r) => r.leadId === reply.lead_id && (LIVE.includes(r.state) || (r.id === reply.campaign_lead_id && r.state !== "STOPPED")));
     const byCampaign = new Map<number, number[]>();
     for (const record of targets) byCampaign.set(record.campaignId, [...(byCampaign.get(record.campaignId) ?? []), record.id]);
@@ -259,11 +263,9 @@ export async function optOutStatements(db: Database, dnc: Outcome[], nonce: stri
       }));
       const { rows, deliveries } = planIngestion(context, context.campaign, planned);
       out.ingestions.push({ start: out.statements.length, deliveries });
-      out.statements.push(...ingestionStatements(context.campaign, rows, deliveries, now));
+      out.statements.push(...ingestionStatements(context.campaign, rows, deliveries, now, decided));
     }
-    out.statements.push(
-      sql`UPDATE leads SET is_unsubscribed = 1, unsubscribed_at = coalesce(unsubscribed_at, ${now}) WHERE id = ${reply.lead_id} AND ${written(reply.id, nonce)}`,
-    );
+    out.statements.push(sql`UPDATE leads SET is_unsubscribed = 1, unsubscribed_at = coalesce(unsubscribed_at, ${now}) WHERE id = ${reply.lead_id} AND ${decided}`);
   }
   return out;
 }

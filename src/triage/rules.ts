@@ -35,7 +35,7 @@ interface RuleInput {
   isOoo: boolean;
 }
 
-interface RuleVerdict {
+export interface RuleVerdict {
   kind: RuleKind | null;
   /** `<rule>.<name>@<RULES_VERSION>`, e.g. `wrong_person.left-company@1`; null when nothing matched. */
   ruleId: string | null;

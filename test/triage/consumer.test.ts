@@ -228,6 +228,55 @@ describe("people and events keep their categories", () => {
     expect(await deliveriesOf(hook.id)).toHaveLength(before);
   });
 
+  it("unsubscribes nobody for a Do Not Contact decided before a person's category (its opt-out holds to the batch making the record Do Not Contact)", async () => {
+    const { account, campaign, ids } = await sentWorld(["race@dnc.example", "older@dnc.example"]);
+    const hook = await createWebhook(account.apiKey, campaign, { event_types: ["LEAD_UNSUBSCRIBED", "LEAD_CATEGORY_UPDATED"] });
+    const context = (await campaignContext(database(fileEnv().DB), campaign))!;
+    const dnc = { categoryId: 4, categoryName: "Do Not Contact", ruleId: "dnc.remove-me@1", model: null, promptTemplateId: null, promptVersion: null, confidence: 1, needsReview: false, reason: "test" };
+    // The person categorises the record while the consumer decides: the same reply, or (a later reply
+    // stored meanwhile) the record only, where the consumer's categorisation of its reply still stands.
+    const cases = [
+      { email: "race@dnc.example", later: false, source: "human" },
+      { email: "older@dnc.example", later: true, source: "rule" },
+    ];
+    for (const { email, later, source } of cases) {
+      const record = ids[email]!;
+      const id = await storeQuietReply(campaign, record, { body: "Please remove me from your mailing list.", occurredAt: "2026-03-02T10:00:00Z" });
+      const [stale] = await namedReplies(fileEnv().DB, fileEnv().BODIES, [], [id]);
+      if (later) await storeQuietReply(campaign, record, { body: "Hmm.", occurredAt: "2026-03-02T11:00:00Z" });
+      expect((await callJson("/api/v1/master-inbox/update-category", { method: "PATCH", apiKey: account.apiKey, body: { email_lead_map_id: record, category_id: 1 } })).status).toBe(200);
+      const before = (await deliveriesOf(hook.id)).length;
+      await commitOutcomes(bindings, database(fileEnv().DB), [{ reply: stale!, context, markOoo: false, stored: { ...dnc, source: "rule" } }], Date.now());
+      expect(await categorisationOf(id), email).toMatchObject({ source, category_id: source === "human" ? 1 : 4 });
+      const after = (await recordOf(record))!;
+      expect({
+        category: after.category_id,
+        state: after.state,
+        leadUnsubscribed: (await leadRow(after.lead_id)).isUnsubscribed,
+        unsubscribeEvents: await recordEventCount(record, "UNSUBSCRIBE"),
+        newDeliveries: (await deliveriesOf(hook.id)).slice(before).map((d) => d.event_type),
+      }, email).toEqual({ category: 1, state: "COMPLETED", leadUnsubscribed: false, unsubscribeEvents: 0, newDeliveries: [] });
+    }
+  });
+
+  it("takes a person's choice of the category the record already holds as the latest reply's: it leaves the needs-review lane, with no webhook", async () => {
+    const { account, campaign, ids } = await sentWorld(["confirm@nr.example"]);
+    const record = ids["confirm@nr.example"]!;
+    const hook = await createWebhook(account.apiKey, campaign, { event_types: ["LEAD_CATEGORY_UPDATED"] });
+    const older = await storeQuietReply(campaign, record, { body: "I've left the company, try Dana at dana@nr.example", occurredAt: "2026-03-02T10:00:00Z" });
+    const newer = await storeQuietReply(campaign, record, { body: "This is an automated message. Please do not reply to this email.", occurredAt: "2026-03-02T11:00:00Z" });
+    await triageReplies(bindings, [], [older, newer]);
+    expect(await categorisationOf(older)).toMatchObject({ category_id: 7, source: "rule" });
+    expect(await categorisationOf(newer)).toMatchObject({ category_id: null, needs_review: true });
+    const held = (await recordOf(record))!;
+    expect(held.category_id).toBe(7);
+    const before = (await deliveriesOf(hook.id)).length;
+    expect((await callJson("/api/v1/master-inbox/update-category", { method: "PATCH", apiKey: account.apiKey, body: { email_lead_map_id: record, category_id: 7 } })).status).toBe(200);
+    expect(await categorisationOf(newer)).toMatchObject({ category_id: 7, source: "human", needs_review: false });
+    expect((await recordOf(record))!.category_set_at, "the record's category stays as set").toEqual(held.category_set_at);
+    expect(await deliveriesOf(hook.id)).toHaveLength(before);
+  });
+
   it("keeps an event's own category as its source, and does nothing when the campaign turns categorisation off", async () => {
     const { account, campaign, ids } = await sentWorld(["e@ev.example", "off@ev.example"]);
     const given = await storeQuietReply(campaign, ids["e@ev.example"]!, { body: "Please remove me", categoryId: 1 });
@@ -245,6 +294,21 @@ describe("people and events keep their categories", () => {
       { apiKey: account.apiKey },
     );
     expect(thread.body.history.find((m) => m.type === "REPLY")!.categorisation).toBeNull();
+  });
+
+  it("still recognises an out-of-office answer with categorisation off: category 6 under autoCategorizeOOO, and flagged for section 11", async () => {
+    const { account, campaign, ids } = await sentWorld(["away@ooo.example", "quiet@ooo.example"]);
+    await setSettings(account.apiKey, campaign, { auto_categorise_reply: false, out_of_office_detection_settings: { autoCategorizeOOO: true } });
+    const away = await storeQuietReply(campaign, ids["away@ooo.example"]!, { body: "I am out of the office until Monday with limited access to email.", subject: "Automatic reply: Quick question" });
+    await triageReplies(bindings, [], [away]);
+    expect(await categorisationOf(away)).toMatchObject({ category_id: 6, source: "rule" });
+    expect((await eventsOf(campaign)).find((e) => e.id === away)).toMatchObject({ isOoo: true, categoryId: 6 });
+
+    await setSettings(account.apiKey, campaign, { auto_categorise_reply: false, out_of_office_detection_settings: { autoCategorizeOOO: false } });
+    const quiet = await storeQuietReply(campaign, ids["quiet@ooo.example"]!, { body: "I am out of the office until Monday with limited access to email.", subject: "Automatic reply: Quick question" });
+    await triageReplies(bindings, [], [quiet]);
+    expect(await categorisationOf(quiet)).toMatchObject({ category_id: null, source: "rule" });
+    expect((await eventsOf(campaign)).find((e) => e.id === quiet)).toMatchObject({ isOoo: true, categoryId: null });
   });
 });
 
