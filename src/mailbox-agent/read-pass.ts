@@ -78,7 +78,7 @@ async function readMailbox(env: Bindings, logins: MailboxLogins, mailbox: typeof
     }
   }
   // Warmup mail and its bounces are warmup's alone (CONTRACT 19.5): never replies, bounces or inbox mail.
-  const kept = await withoutWarmup(db, parsed);
+  const kept = await withoutWarmup(db, mailbox.id, parsed, now);
   const outcome = await recordInbound(env, { id: mailbox.id, accountId: mailbox.accountId, clientId: mailbox.clientId, fromEmail: mailbox.fromEmail }, kept, now);
   await placeWarmupMail(db, mailbox.id, imapTarget(mailbox, login.credential), mailPolicy(config(env)), now);
   return { cursor: fetched.batch.cursor, more: fetched.batch.more, outcome };

@@ -12,7 +12,7 @@ import type { OutboundPolicy } from "../platform/outbound";
 import type { Database } from "../platform/db";
 import { log } from "../platform/logging";
 import { classifyBounce } from "../replies/bounce";
-import { awaitedBy, expireUnfound, markBounced, markRefusedByMessageId, recordLanding, warmupMessageIds, type Awaited } from "./store";
+import { awaitedBy, blockOnRefusals, expireUnfound, markBounced, markRefusedByMessageId, recordLanding, warmupMessageIds, type Awaited } from "./store";
 
 /** Messages looked for per read at most (the rest on the next read). */
 const LOOK_FOR = 50;
@@ -46,11 +46,13 @@ export function listedFolders(untagged: { text: string; literals: Uint8Array[] }
 }
 
 /**
- * Takes warmup mail out of what the reader records (19.5): messages whose Message-ID is one Salvo
- * recorded at a warmup send, and bounces of warmup mail (which also take the bounced address out
- * of the pool and count against the sender). Everything else is returned as it came.
+ * Takes warmup mail out of what mailbox `readerId`'s reader records (19.5): messages whose Message-ID
+ * is one Salvo recorded at a warmup send, and bounces of warmup mail. A bounce of the reader's own
+ * warmup email also takes the bounced address out of the pool and counts against the reader (hard
+ * ones toward its block, as a refusal at send does); one naming another mailbox's email changes
+ * nothing of it. Everything else is returned as it came.
  */
-export async function withoutWarmup(db: Database, messages: ParsedMessage[]): Promise<ParsedMessage[]> {
+export async function withoutWarmup(db: Database, readerId: number, messages: ParsedMessage[], now: number): Promise<ParsedMessage[]> {
   const bounces = new Map<ParsedMessage, ReturnType<typeof classifyBounce>>();
   const ids: string[] = [];
   for (const message of messages) {
@@ -68,8 +70,11 @@ export async function withoutWarmup(db: Database, messages: ParsedMessage[]): Pr
     const bounce = bounces.get(message);
     if (bounce?.originalMessageId && warmup.has(bounce.originalMessageId)) {
       const words = [bounce.status, bounce.diagnostic].filter(Boolean).join(" ") || "bounced";
-      const receiver = await markRefusedByMessageId(db, bounce.originalMessageId, { text: words, kind: bounce.kind === "hard" ? "bounce" : "other" });
-      if (bounce.kind === "hard" && receiver !== null) await markBounced(db, receiver, words);
+      const receiver = await markRefusedByMessageId(db, readerId, bounce.originalMessageId, { text: words, kind: bounce.kind === "hard" ? "bounce" : "other" });
+      if (bounce.kind === "hard" && receiver !== null) {
+        await markBounced(db, receiver, words);
+        await blockOnRefusals(db, readerId, now);
+      }
       continue;
     }
     if (message.messageId && warmup.has(message.messageId)) continue;

@@ -15,8 +15,8 @@ import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
 import { zonedInstant } from "../platform/zoned-time";
 import { warmupEmail, warmupReply } from "./corpus";
-import { DAY_MS, SEND_FROM_HOUR, answers, blocks, choosePartners, providerOf, refusalKind, sendTimes, zonedDay } from "./rules";
-import { blockWarmup, insertWarmupMessage, markBounced, markRefused, markReplied, poolMembers, refusalsOf, unanswered, warmupSent, type PoolMember } from "./store";
+import { DAY_MS, SEND_FROM_HOUR, answers, choosePartners, providerOf, refusalKind, sendTimes, zonedDay } from "./rules";
+import { blockOnRefusals, insertWarmupMessage, markBounced, markRefused, markReplied, poolMembers, unanswered, warmupSent, type PoolMember } from "./store";
 import { stateOf, targetOf } from "./view";
 
 export type MailboxRecord = typeof emailAccounts.$inferSelect;
@@ -204,8 +204,5 @@ async function refused(db: Database, mailbox: MailboxRecord, receiver: PoolMembe
   await markRefused(db, id, { text: words, kind }, hold ? [hold] : []);
   log("warn", "warmup email refused", { mailbox_id: mailbox.id, receiver_id: receiver.id, kind, code: failure.code });
   if (kind === "bounce" && failure.kind === "recipient_rejected") await markBounced(db, receiver.id, words);
-  if (kind === "other") return;
-  const dayStart = now - (now % DAY_MS);
-  const tally = await refusalsOf(db, mailbox.id, dayStart, now - 7 * DAY_MS);
-  if (blocks(tally.policyToday, tally.bouncesWeek)) await blockWarmup(db, mailbox.id, tally.words.slice(-3).join(" | "));
+  if (kind !== "other") await blockOnRefusals(db, mailbox.id, now);
 }

@@ -2,7 +2,7 @@ import { and, eq, gte, inArray, isNull, lt, sql, type SQL } from "drizzle-orm";
 import { accounts, emailAccounts, warmupMessages, warmupOtps } from "../db/schema";
 import type { Database } from "../platform/db";
 import { rawBatch } from "../platform/sql";
-import { DAY_MS, NOT_FOUND_AFTER_MS } from "./rules";
+import { DAY_MS, NOT_FOUND_AFTER_MS, blocks } from "./rules";
 
 /**
  * Warmup's SQL: the pool, what a mailbox sent today, the sends and where they landed, the counters
@@ -83,12 +83,12 @@ export async function markRefused(db: Database, id: number, refusal: { text: str
   await rawBatch(db.$client, [db.update(warmupMessages).set({ status: "refused", error: refusal.text, errorKind: refusal.kind }).where(eq(warmupMessages.id, id)), ...also]);
 }
 
-/** A bounce came back for a warmup email: refused with the report's words; answers its receiver (null: not ours). */
-export async function markRefusedByMessageId(db: Database, messageId: string, refusal: { text: string; kind: string }): Promise<number | null> {
+/** A bounce came back to `senderId` for a warmup email it sent: refused with the report's words; answers its receiver (null: not its own). */
+export async function markRefusedByMessageId(db: Database, senderId: number, messageId: string, refusal: { text: string; kind: string }): Promise<number | null> {
   const row = await db
     .update(warmupMessages)
     .set({ status: "refused", error: refusal.text, errorKind: refusal.kind })
-    .where(eq(warmupMessages.messageId, messageId))
+    .where(and(eq(warmupMessages.messageId, messageId), eq(warmupMessages.senderId, senderId)))
     .returning({ receiverId: warmupMessages.receiverId })
     .get();
   return row?.receiverId ?? null;
@@ -115,6 +115,12 @@ export async function unanswered(db: Database, receiverId: number, since: number
     )
     .orderBy(warmupMessages.landedAt)
     .limit(limit);
+}
+
+/** A refusal of the mailbox's warmup mail was recorded (at send, or a bounce read back): enough of them block it (CONTRACT 19.4). */
+export async function blockOnRefusals(db: Database, mailboxId: number, now: number): Promise<void> {
+  const tally = await refusalsOf(db, mailboxId, now - (now % DAY_MS), now - 7 * DAY_MS);
+  if (blocks(tally.policyToday, tally.bouncesWeek)) await blockWarmup(db, mailboxId, tally.words.slice(-3).join(" | "));
 }
 
 /** Refusals of a mailbox's warmup mail: policy rejections since `dayStart`, hard bounces since `weekStart`, and the latest words. */
