@@ -147,11 +147,13 @@ export interface Partner {
 }
 
 /**
- * The day's receivers of a mailbox's `count` warmup emails: other pool members, each at most once a
- * day while the pool allows (then round again), preferring another provider and domain two to one.
- * Stable per mailbox and day, so a pass that runs again picks the same.
+ * The receivers of a mailbox's next `count` warmup emails of the day: other pool members, each at most
+ * once a day while the pool allows (then round again), preferring another provider and domain two to
+ * one. Stable per mailbox and day, so a pass that runs again picks the same; those `mailed` already
+ * today come after every other member, so a member that joins (or leaves) the pool during the day
+ * moves nobody into a second email while others have had none.
  */
-export function choosePartners(self: Partner, members: readonly Partner[], count: number, day: number): number[] {
+export function choosePartners(self: Partner, members: readonly Partner[], count: number, day: number, mailed: readonly number[] = []): number[] {
   const others = members.filter((m) => m.id !== self.id);
   if (others.length === 0 || count <= 0) return [];
   // Each member's key hashed once (a pool of 1,000 sorts in well under a millisecond).
@@ -168,7 +170,9 @@ export function choosePartners(self: Partner, members: readonly Partner[], count
     for (let k = 0; k < 2 && far.length > 0; k++) round.push(far.shift()!.id);
     if (near.length > 0) round.push(near.shift()!.id);
   }
-  return Array.from({ length: count }, (_, i) => round[i % round.length]!);
+  const before = new Set(mailed);
+  const fresh = [...round.filter((id) => !before.has(id)), ...round.filter((id) => before.has(id))];
+  return Array.from({ length: count }, (_, i) => fresh[i % fresh.length]!);
 }
 
 /** Whether the receiver answers this warmup email: the share `rate` percent, by a stable hash of its Message-ID. */

@@ -56,6 +56,7 @@ interface Plan {
   mailbox: MailboxRecord;
   members: PoolMember[];
   times: number[];
+  /** The receivers of the day's first emails still to send, in order. */
   partners: number[];
   sentFirst: number;
   repliesToday: number;
@@ -103,7 +104,8 @@ export async function runWarmupPass(env: Bindings, door: WarmupDoor, mailboxId: 
   try {
     // First emails due by now, one after another while the gap allows.
     while (plan.sentFirst < plan.times.length && plan.times[plan.sentFirst]! <= now && gapEnd() <= now && !capFull()) {
-      const receiver = plan.members.find((m) => m.id === plan.partners[plan.sentFirst]);
+      const partner = plan.partners.shift();
+      const receiver = plan.members.find((m) => m.id === partner);
       plan.sentFirst++;
       if (!receiver) continue;
       await send(() => sendFirst(db, mailbox, receiver, login!, now));
@@ -138,7 +140,7 @@ async function planOf(db: Database, settings: WarmupConfig, mailbox: MailboxReco
   // The plan never shrinks below what was already sent today (auto-adjust may lower the target).
   const times = sendTimes(mailbox.id, day, Math.max(target, sent.warmup), settings.timeZone);
   const asPartner = (m: PoolMember) => ({ id: m.id, provider: providerOf(m.type, m.smtpHost), domain: m.fromEmail.split("@")[1] ?? "" });
-  const partners = choosePartners(asPartner(mailbox), members.map(asPartner), times.length, day);
+  const partners = choosePartners(asPartner(mailbox), members.map(asPartner), times.length - sent.warmup, day, sent.receivers);
   return { mailbox, members, times, partners, sentFirst: sent.warmup, repliesToday: sent.replies };
 }
 

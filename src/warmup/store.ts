@@ -1,4 +1,4 @@
-import { and, eq, gte, inArray, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, isNull, lt, sql, type SQL } from "drizzle-orm";
 import { accounts, emailAccounts, warmupMessages, warmupOtps } from "../db/schema";
 import type { Database } from "../platform/db";
 import { rawBatch } from "../platform/sql";
@@ -99,7 +99,11 @@ export async function markReplied(db: Database, id: number, at: number): Promise
   await db.update(warmupMessages).set({ repliedAt: new Date(at) }).where(eq(warmupMessages.id, id));
 }
 
-/** Warmup mail this mailbox received and found (first emails, not replies), unanswered, since `since`: the reply candidates. */
+/**
+ * Warmup mail this mailbox received and found (first emails, not replies), unanswered, since `since`,
+ * newest first: the reply candidates. Those the reply rate does not pick stay unanswered until they
+ * age out, so the oldest first would fill every place with them once enough wait.
+ */
 export async function unanswered(db: Database, receiverId: number, since: number, limit: number) {
   return db
     .select({ id: warmupMessages.id, senderId: warmupMessages.senderId, messageId: warmupMessages.messageId, subject: warmupMessages.subject })
@@ -113,7 +117,7 @@ export async function unanswered(db: Database, receiverId: number, since: number
         gte(warmupMessages.landedAt, new Date(since)),
       ),
     )
-    .orderBy(warmupMessages.landedAt)
+    .orderBy(desc(warmupMessages.landedAt))
     .limit(limit);
 }
 
