@@ -9,7 +9,8 @@ import { sortUpload } from "../leads/rules";
 import { leadListImports } from "../db/schema";
 import { columnFields, countCsvRows, readCsvRows, rowToLead } from "./csv";
 import { importStatements, leadListById, screenEmails, type LeadFields } from "./store";
-import { flagForVerification, screenAddresses, storeOnLeadsByEmail, type Screened, type VerifyMode } from "../verification/upload";
+import { flagForVerification, screenAddresses, type Screened, type VerifyMode } from "../verification/upload";
+import { storeOnLeadsByEmail } from "../verification/store";
 import { notMoving } from "../platform/moving";
 
 export interface ImportSettings {

@@ -14,7 +14,8 @@ import { CampaignParams, Ok } from "../campaigns/schemas";
 import { wakeCampaign } from "../mailboxes/wake";
 import { LeadInput, leadOutput, leadOutputFields } from "./lead-input";
 import { CategoryListItem, presentCategoryListItem } from "../triage/present";
-import { flagForVerification, screenAddresses, storeOnLeadsByEmail, VERIFY_MODES } from "../verification/upload";
+import { flagForVerification, screenAddresses, VERIFY_MODES } from "../verification/upload";
+import { storeOnLeadsByEmail } from "../verification/store";
 import { categoriesOf, countAlreadyInCampaign, recordPage, setRecordStateIn, skippedAddresses, storeUpload } from "./store";
 
 const MAX_LEADS_PER_UPLOAD = 400;

@@ -25,6 +25,9 @@ export const REASONS = {
 } as const satisfies Record<string, readonly [VerificationStatus, string]>;
 export type ReasonCode = keyof typeof REASONS;
 
+/** Verdicts on the mailbox itself (the external verifier's, or a bounce of Salvo's own mail): DNS alone cannot gainsay them. */
+export const MAILBOX_REASONS: readonly ReasonCode[] = ["undeliverable", "deliverable", "catch_all", "external_unknown", "hard_bounce"];
+
 /** What DNS says about a domain: mail exchangers, only an address (the implicit MX), or why not. */
 export type DomainOutcome = "mx" | "a" | "no_domain" | "no_mx" | "null_mx" | "dns_error";
 export interface DomainVerdict {

@@ -6,8 +6,8 @@ import { and, asc, eq, inArray, isNull, lt, or, sql, type SQL } from "drizzle-or
 import { verificationJobItems, verificationJobs } from "../db/schema";
 import type { Scope } from "../platform/access";
 import type { Database } from "../platform/db";
-import { jsonList, jsonListChunks, rawBatch } from "../platform/sql";
-import type { VerificationResult } from "./rules";
+import { inList, jsonList, jsonListChunks, rawBatch } from "../platform/sql";
+import { MAILBOX_REASONS, type VerificationResult } from "./rules";
 import { notMoving } from "../platform/moving";
 
 export type JobRow = typeof verificationJobs.$inferSelect;
@@ -113,11 +113,39 @@ export function pendingItems(db: Database, job: JobRow, limit: number) {
     .limit(limit);
 }
 
-/** Stores the verification on leads (by id): status, reason, when. Not a hard bounce's mark, unless newer. */
-export function storeOnLeadsStatement(entries: { leadId: number; result: VerificationResult }[], now: number): SQL {
-  const rows = entries.map(({ leadId, result }) => ({ id: leadId, status: result.status, reason: result.reason }));
+/**
+ * Whether a check's result (`v`: its status, and whether the external verifier looked at the mailbox)
+ * replaces the lead's mark: a verdict on the mailbox itself (the verifier's, a hard bounce of Salvo's
+ * own mail) stands against a DNS-only check unless that finds the address invalid; a hard bounce
+ * stands unless a mailbox check made after it says otherwise.
+ */
+function replacesMark(checkedAt: number): SQL {
+  return sql`(v.value ->> '$.checked' = 1 OR v.value ->> '$.status' = 'invalid' OR coalesce(leads.verification_reason, '') NOT ${inList(MAILBOX_REASONS)})
+    AND (leads.verification_reason IS NOT 'hard_bounce' OR (v.value ->> '$.checked' = 1 AND coalesce(leads.verified_at, 0) < ${checkedAt}))`;
+}
+
+const markRow = (result: VerificationResult) => ({ status: result.status, reason: result.reason, checked: result.mailbox_checked ? 1 : 0 });
+
+/**
+ * Stores the verification on leads (by id, while each still has the address checked): status,
+ * reason, when, where it replaces the lead's mark (`replacesMark`).
+ */
+export function storeOnLeadsStatement(entries: { leadId: number; email: string; result: VerificationResult }[], now: number): SQL {
+  const rows = entries.map(({ leadId, email, result }) => ({ id: leadId, email, ...markRow(result) }));
   return sql`UPDATE leads SET verification_status = v.value ->> '$.status', verification_reason = v.value ->> '$.reason', verified_at = ${now}
-             FROM json_each(${jsonList(rows)}) AS v WHERE leads.id = v.value ->> '$.id'`;
+             FROM json_each(${jsonList(rows)}) AS v WHERE leads.id = v.value ->> '$.id' AND leads.email = v.value ->> '$.email' AND ${replacesMark(now)}`;
+}
+
+/** Stores results on the scope's leads with those addresses, where each replaces the lead's mark (`replacesMark`). */
+export async function storeOnLeadsByEmail(d1: D1Database, scope: Scope, results: VerificationResult[], now: number): Promise<void> {
+  if (results.length === 0) return;
+  const rows = results.map((result) => ({ email: result.email, ...markRow(result) }));
+  await rawBatch(d1, [
+    sql`UPDATE leads SET verification_status = v.value ->> '$.status', verification_reason = v.value ->> '$.reason', verified_at = ${now}
+        FROM json_each(${jsonList(rows)}) AS v
+        WHERE leads.account_id = ${scope.accountId} AND coalesce(leads.client_id, 0) = ${scope.clientId ?? 0} AND leads.email = v.value ->> '$.email'
+          AND ${replacesMark(now)}`,
+  ]);
 }
 
 /**
@@ -127,7 +155,7 @@ export function storeOnLeadsStatement(entries: { leadId: number; result: Verific
 export async function storeChunk(
   d1: D1Database,
   job: JobRow,
-  items: { position: number; leadId: number | null }[],
+  items: { position: number; email: string; leadId: number | null }[],
   results: VerificationResult[],
   now: number,
 ): Promise<boolean> {
@@ -136,7 +164,7 @@ export async function storeChunk(
   const processed = job.processed + items.length;
   const done = processed >= job.total;
   const current = sql`EXISTS (SELECT 1 FROM verification_jobs WHERE id = ${job.id} AND processed = ${job.processed})`;
-  const onLeads = items.flatMap((item, index) => (item.leadId === null ? [] : [{ leadId: item.leadId, result: results[index]! }]));
+  const onLeads = items.flatMap((item, index) => (item.leadId === null ? [] : [{ leadId: item.leadId, email: item.email, result: results[index]! }]));
   const [, , updated] = await rawBatch(d1, [
     // An upsert that always meets its row: json_each is walked once, each row found by its key.
     sql`INSERT INTO verification_job_items (job_id, position, email, result)

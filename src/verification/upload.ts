@@ -7,7 +7,7 @@ import { sql } from "drizzle-orm";
 import { config } from "../config";
 import type { Scope } from "../platform/access";
 import type { Bindings } from "../platform/env";
-import { jsonList, rawBatch } from "../platform/sql";
+import { jsonList } from "../platform/sql";
 import { verifierSettings, verifyAddresses } from "./check";
 import { runVerificationJob } from "./jobs";
 import type { VerificationResult } from "./rules";
@@ -28,17 +28,6 @@ export async function screenAddresses(env: Bindings, emails: string[], skipRisky
   const results = await verifyAddresses(env.DB, verifierSettings(config(env)), emails, Date.now(), { external: false });
   const refused = new Set(results.filter((r) => r.status === "invalid" || (skipRisky && r.status === "risky")).map((r) => r.email));
   return { refused, results };
-}
-
-/** Stores results on the scope's leads with those addresses (after the upload's own batch created them). */
-export async function storeOnLeadsByEmail(d1: D1Database, scope: Scope, results: VerificationResult[], now: number): Promise<void> {
-  if (results.length === 0) return;
-  const rows = results.map((r) => ({ email: r.email, status: r.status, reason: r.reason }));
-  await rawBatch(d1, [
-    sql`UPDATE leads SET verification_status = v.value ->> '$.status', verification_reason = v.value ->> '$.reason', verified_at = ${now}
-        FROM json_each(${jsonList(rows)}) AS v
-        WHERE leads.account_id = ${scope.accountId} AND coalesce(leads.client_id, 0) = ${scope.clientId ?? 0} AND leads.email = v.value ->> '$.email'`,
-  ]);
 }
 
 /** `flag`: a background job over the scope's leads with these addresses (those never verified, or not in 30 days). */
