@@ -6,7 +6,7 @@
  * refresh token the provider has already replaced. A refused refresh disconnects the mailbox.
  */
 import { config } from "../config";
-import { refreshRefusal, type DisconnectReason } from "../mailboxes/disconnect";
+import { needsPerson, refreshRefusal, type DisconnectReason } from "../mailboxes/disconnect";
 import type { AccessResult, TokenSource } from "../mailboxes/login";
 import type { MailboxRow } from "../mailboxes/rules";
 import { disconnectMailbox, recordRefresh, sealRefreshToken, storedRefreshToken } from "../mailboxes/store";
@@ -79,12 +79,12 @@ export class TokenKeeper implements TokenSource {
     if (!refreshToken) return disconnect(refreshRefusal(provider, "invalid_grant", "no refresh token is stored", null));
     const result = await refreshAccess(provider, providerConfig, app, refreshToken, now);
     if (!result.ok) {
-      if (result.kind === "unavailable") {
-        log("warn", "oauth refresh unavailable", { mailbox_id: mailbox.id, error: result.error });
-        return { ok: false, kind: "unavailable", message: `The provider could not refresh the token (${result.error})` };
+      if (result.kind === "refused" && needsPerson(result.error)) {
+        const age = mailbox.oauthConnectedAt ? now - mailbox.oauthConnectedAt.getTime() : null;
+        return disconnect(refreshRefusal(provider, result.error, result.description, age));
       }
-      const age = mailbox.oauthConnectedAt ? now - mailbox.oauthConnectedAt.getTime() : null;
-      return disconnect(refreshRefusal(provider, result.error, result.description, age));
+      log("warn", "oauth refresh unavailable", { mailbox_id: mailbox.id, error: result.error });
+      return { ok: false, kind: "unavailable", message: `The provider could not refresh the token (${result.error})` };
     }
     const { tokens } = result;
     // The rotated refresh token is stored before its access token is used or kept.

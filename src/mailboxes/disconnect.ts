@@ -22,8 +22,20 @@ export interface DisconnectReason {
 const TESTING_GRANT_MIN_MS = 6.5 * 86_400_000;
 const TESTING_GRANT_MAX_MS = 7.5 * 86_400_000;
 
+const PERSON_REFUSALS = ["invalid_grant", "invalid_client", "unauthorized_client"] as const;
+type PersonRefusal = (typeof PERSON_REFUSALS)[number];
+
+/**
+ * Whether a refused refresh needs a person (CONTRACT 18.5's table): a revoked or expired grant, or an
+ * app the provider no longer accepts. Any other error (a throttled `temporarily_unavailable`, an
+ * `invalid_request`) is a passing fault, retried with the mailbox left connected.
+ */
+export function needsPerson(error: string): error is PersonRefusal {
+  return (PERSON_REFUSALS as readonly string[]).includes(error);
+}
+
 /** Why a refresh was refused: a revoked or expired grant, or an app the provider no longer accepts. */
-export function refreshRefusal(provider: OAuthProvider, error: string, description: string | null, grantAgeMs: number | null): DisconnectReason {
+export function refreshRefusal(provider: OAuthProvider, error: PersonRefusal, description: string | null, grantAgeMs: number | null): DisconnectReason {
   if (error === "invalid_client" || error === "unauthorized_client") {
     return { code: "oauth_app_invalid", message: `The provider refused the OAuth app (${error}${description ? `: ${description}` : ""}): fix the app (PUT /email-accounts/oauth/${provider}/app or the deployment's settings), then reconnect` };
   }
