@@ -59,7 +59,7 @@ async function loginFor(logins: MailboxLogins, row: MailboxRow, side: Side, secr
   if (secrets.accessToken !== undefined && row.authType === "OAUTH") return { ok: true, credential: { accessToken: secrets.accessToken }, oauth: true, fresh: true };
   const given = side === "smtp" ? secrets.password : (secrets.imapPassword ?? secrets.password);
   if (typeof given === "string" && row.authType === "PASSWORD") return { ok: true, credential: { password: given }, oauth: false, fresh: true };
-  return logins.for(row, side, now);
+  return logins.for(row, side, now, true);
 }
 
 /** The first refused side's reason, in CONTRACT 18.5's words; null when no login was refused. */

@@ -19,6 +19,11 @@ export interface DisconnectReason {
   message: string;
 }
 
+/** A disconnect of the OAuth grant itself (revoked, its app refused, its scope missing): no token comes until a person reconnects. */
+export function grantGone(code: string): boolean {
+  return code === "oauth_grant_revoked" || code === "oauth_app_invalid" || code === "oauth_scope_missing";
+}
+
 const TESTING_GRANT_MIN_MS = 6.5 * 86_400_000;
 const TESTING_GRANT_MAX_MS = 7.5 * 86_400_000;
 

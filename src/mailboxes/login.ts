@@ -12,7 +12,7 @@ import type { Keyring } from "../platform/crypto";
 import type { Database } from "../platform/db";
 import type { Bindings } from "../platform/env";
 import { mailPolicy } from "../platform/outbound";
-import { loginRefusal, type DisconnectReason } from "./disconnect";
+import { grantGone, loginRefusal, type DisconnectReason } from "./disconnect";
 import { smtpTarget, type MailboxRow } from "./rules";
 import { disconnectMailbox, storedPassword } from "./store";
 
@@ -47,10 +47,17 @@ export class MailboxLogins {
     private readonly tokens: TokenSource,
   ) {}
 
-  /** The credential for one side: IMAP logs in with its own password when one is stored, else the SMTP one. */
-  async for(mailbox: MailboxRow, side: Side, now: number): Promise<MailboxLogin> {
+  /**
+   * The credential for one side: IMAP logs in with its own password when one is stored, else the SMTP
+   * one. A disconnected OAuth mailbox gets a token only for a connection check (`check`), and only
+   * when its grant still stands (a server refused it, such as SMTP AUTH turned off): a check that
+   * passes once the admin fixes the server ends the disconnect (CONTRACT 18.5).
+   */
+  async for(mailbox: MailboxRow, side: Side, now: number, check = false): Promise<MailboxLogin> {
     if (mailbox.authType === "OAUTH") {
-      if (mailbox.disconnectCode !== null) return { ok: false, kind: "none", message: mailbox.disconnectMessage ?? "The mailbox is disconnected" };
+      if (mailbox.disconnectCode !== null && (!check || grantGone(mailbox.disconnectCode))) {
+        return { ok: false, kind: "none", message: mailbox.disconnectMessage ?? "The mailbox is disconnected" };
+      }
       const access = await this.tokens.accessToken(mailbox, now);
       if (access.ok) return { ok: true, credential: { accessToken: access.accessToken }, oauth: true, fresh: access.fresh };
       return access.kind === "unavailable" ? { ok: false, kind: "unavailable", message: access.message } : { ok: false, kind: "none", message: access.reason.message };

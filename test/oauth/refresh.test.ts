@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { eq } from "drizzle-orm";
 import { senderStub } from "../../src/mailbox-agent/stub";
+import { runConnectionCheck, type ConnectionChecker } from "../../src/mailboxes/connection-check";
 import type { Bindings } from "../../src/platform/env";
-import { mailboxRow } from "../db";
+import { mailboxRow, schema, testDb } from "../db";
 import { callJson, fileEnv, provisionAccount } from "../helpers";
 
 /**
@@ -50,5 +52,33 @@ describe("a refused token refresh", () => {
       const row = await mailboxRow(id);
       expect({ kind: result.ok ? "ok" : result.kind, code: row.disconnectCode }, answer.error).toEqual({ kind, code });
     }
+  });
+});
+
+describe("a disconnected OAuth mailbox and its connection check", () => {
+  it("is checked with a token when a server refused it (SMTP AUTH turned off, since fixed), and the passing check ends the disconnect; a revoked grant gets none", async () => {
+    const { apiKey } = await provisionAccount();
+    const disconnect = (id: number, code: string) =>
+      testDb().update(schema.emailAccounts).set({ isSmtpSuccess: false, isImapSuccess: true, smtpFailureError: "refused", disconnectCode: code, disconnectMessage: "refused", disconnectedAt: new Date() }).where(eq(schema.emailAccounts.id, id));
+    tokenEndpoint(() => Response.json({ access_token: "fresh-access", expires_in: 3600 }));
+    // The servers as the deployment's checker meets them once the admin turned SMTP AUTH on: a side with no credential is not checked.
+    const checkedWith: unknown[] = [];
+    const servers: ConnectionChecker = async ({ smtp, imap }) => {
+      checkedWith.push({ smtp: smtp.credential, imap: imap.credential });
+      const side = (credential: unknown) => (credential === null ? { ok: null, error: null } : { ok: true, error: null });
+      return { smtp: side(smtp.credential), imap: side(imap.credential) } as Awaited<ReturnType<ConnectionChecker>>;
+    };
+
+    const fixed = await saveOAuth(apiKey);
+    await disconnect(fixed, "smtp_auth_disabled");
+    await runConnectionCheck(bindings, await mailboxRow(fixed), {}, servers);
+    expect(checkedWith).toEqual([{ smtp: { accessToken: "fresh-access" }, imap: { accessToken: "fresh-access" } }]);
+    expect(await mailboxRow(fixed)).toMatchObject({ disconnectCode: null, isSmtpSuccess: true });
+
+    const revoked = await saveOAuth(apiKey);
+    await disconnect(revoked, "oauth_grant_revoked");
+    await runConnectionCheck(bindings, await mailboxRow(revoked), {}, servers);
+    expect(checkedWith[1], "no token for a revoked grant: nothing to check with").toEqual({ smtp: null, imap: null });
+    expect((await mailboxRow(revoked)).disconnectCode).toBe("oauth_grant_revoked");
   });
 });
