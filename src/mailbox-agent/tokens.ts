@@ -70,7 +70,7 @@ export class TokenKeeper implements TokenSource {
     const providerConfig = settings.oauth[provider];
     const disconnect = async (reason: DisconnectReason): Promise<AccessResult> => {
       await this.forget();
-      await disconnectMailbox(this.env, db, mailbox, "smtp", reason, now);
+      await disconnectMailbox(this.env, db, mailbox, "smtp", reason, now, mailbox.oauthTokenCiphertext);
       return { ok: false, kind: "disconnected", reason };
     };
     const app = await mailboxApp(db, keyring, providerConfig, mailbox);
@@ -89,7 +89,9 @@ export class TokenKeeper implements TokenSource {
     const { tokens } = result;
     // The rotated refresh token is stored before its access token is used or kept.
     const rotated = tokens.refreshToken && tokens.refreshToken !== refreshToken ? await sealRefreshToken(keyring, mailbox.id, tokens.refreshToken) : null;
-    await recordRefresh(db, mailbox.id, rotated, now);
+    if (!(await recordRefresh(db, mailbox.id, mailbox.oauthTokenCiphertext, rotated, now))) {
+      return { ok: false, kind: "unavailable", message: "The mailbox was connected again while its token was refreshed: the next use refreshes the new grant" };
+    }
     this.storage.put("access", {
       ciphertext: await encryptSecret(keyring, tokens.accessToken, context(mailbox.id)),
       issuedAt: now,

@@ -453,26 +453,42 @@ export async function mailboxIdsOfCampaign(db: Database, campaignId: number): Pr
  * that failed, EMAIL_ACCOUNT_DISCONNECTED when it was still usable, and the records whose first email
  * is unsent back in rotation (started ones stay pinned: moving them would break their threads).
  */
-export async function disconnectMailbox(env: Bindings, db: Database, mailbox: MailboxRow, side: "smtp" | "imap", reason: DisconnectReason, now: number): Promise<void> {
+export async function disconnectMailbox(
+  env: Bindings,
+  db: Database,
+  mailbox: MailboxRow,
+  side: "smtp" | "imap",
+  reason: DisconnectReason,
+  now: number,
+  /** A refused refresh: only while the mailbox still holds the grant refused (a reconnect meanwhile brought a new one). */
+  grant?: string | null,
+): Promise<void> {
   const failure = side === "smtp" ? { smtp: reason.message, imap: null } : { smtp: null, imap: reason.message };
-  const announce = await disconnectAnnouncement(db, mailbox, failure, now, reason);
+  const held = grant === undefined ? null : sql`EXISTS (SELECT 1 FROM email_accounts WHERE id = ${mailbox.id} AND oauth_token_ciphertext IS ${grant})`;
+  const announce = await disconnectAnnouncement(db, mailbox, failure, now, reason, held);
   const statements = [
     ...(announce === null ? [] : [announce]),
     sql`UPDATE email_accounts SET disconnect_code = ${reason.code}, disconnect_message = ${reason.message}, disconnected_at = coalesce(disconnected_at, ${now}),
                ${side === "smtp" ? sql`is_smtp_success = 0, smtp_failure_error = ${reason.message}` : sql`is_imap_success = 0, imap_failure_error = ${reason.message}`},
                checked_at = ${now}, updated_at = ${now}
-        WHERE id = ${mailbox.id}`,
+        WHERE id = ${mailbox.id} AND ${held ?? sql`1`}`,
     sql`UPDATE campaign_leads SET email_account_id = NULL
-        WHERE account_id = ${mailbox.accountId} AND email_account_id = ${mailbox.id} AND has_sent = 0 AND claim_token IS NULL`,
+        WHERE account_id = ${mailbox.accountId} AND email_account_id = ${mailbox.id} AND has_sent = 0 AND claim_token IS NULL AND ${held ?? sql`1`}`,
   ];
   const results = await rawBatch(db.$client, statements);
   if (announce !== null) await enqueue(env, deliveryIds(results[0]));
 }
 
-/** A refresh's trace on the mailbox: when, and the rotated refresh token (sealed) when the provider sent one. */
-export async function recordRefresh(db: Database, mailboxId: number, rotatedCiphertext: string | null, now: number): Promise<void> {
-  await db
+/**
+ * A refresh's trace on the mailbox: when, and the rotated refresh token (sealed) when the provider
+ * sent one; only while the mailbox still holds the grant refreshed (`grant`, its sealed refresh
+ * token). False when a reconnect brought a new grant meanwhile: nothing is written.
+ */
+export async function recordRefresh(db: Database, mailboxId: number, grant: string | null, rotatedCiphertext: string | null, now: number): Promise<boolean> {
+  const rows = await db
     .update(emailAccounts)
     .set({ oauthLastRefreshAt: new Date(now), ...(rotatedCiphertext === null ? {} : { oauthTokenCiphertext: rotatedCiphertext }) })
-    .where(eq(emailAccounts.id, mailboxId));
+    .where(and(eq(emailAccounts.id, mailboxId), grant === null ? isNull(emailAccounts.oauthTokenCiphertext) : eq(emailAccounts.oauthTokenCiphertext, grant)))
+    .returning({ id: emailAccounts.id });
+  return rows.length > 0;
 }

@@ -44,6 +44,8 @@ export async function disconnectAnnouncement(
   errors: { smtp: string | null; imap: string | null },
   now: number,
   reason: AnnouncedReason | null = null,
+  /** Held at commit too, or nothing is announced (the disconnect's own condition). */
+  also: SQL | null = null,
 ): Promise<SQL | null> {
   const wasChecked = mailbox.isSmtpSuccess !== null || mailbox.isImapSuccess !== null;
   if (reason === null ? !usable(mailbox) : mailbox.disconnectCode !== null || !wasChecked) return null;
@@ -58,5 +60,6 @@ export async function disconnectAnnouncement(
     disconnectReason: reason === null ? null : { code: reason.code, message: reason.message, at: now },
     occurredAt: now,
   });
-  return deliveries.length === 0 ? null : insertDeliveries(deliveries, reason === null ? STILL_USABLE(mailbox.id) : NOT_YET_DISCONNECTED(mailbox.id), now);
+  const guard = reason === null ? STILL_USABLE(mailbox.id) : NOT_YET_DISCONNECTED(mailbox.id);
+  return deliveries.length === 0 ? null : insertDeliveries(deliveries, also === null ? guard : sql`${guard} AND ${also}`, now);
 }

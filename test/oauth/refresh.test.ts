@@ -4,6 +4,9 @@ import { senderStub } from "../../src/mailbox-agent/stub";
 import { runConnectionCheck, type ConnectionChecker } from "../../src/mailboxes/connection-check";
 import type { Bindings } from "../../src/platform/env";
 import { mailboxRow, schema, testDb } from "../db";
+import { storedRefreshToken } from "../../src/mailboxes/store";
+import { config } from "../../src/config";
+import { loadKeyring } from "../../src/platform/crypto";
 import { callJson, fileEnv, provisionAccount } from "../helpers";
 
 /**
@@ -15,7 +18,7 @@ import { callJson, fileEnv, provisionAccount } from "../helpers";
 const bindings = fileEnv() as unknown as Bindings;
 
 /** The provider's token endpoint answers `answer`; every other request goes out as it would. */
-function tokenEndpoint(answer: () => Response) {
+function tokenEndpoint(answer: () => Response | Promise<Response>) {
   const realFetch = globalThis.fetch;
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
     const request = new Request(input, init);
@@ -23,12 +26,11 @@ function tokenEndpoint(answer: () => Response) {
   });
 }
 
-async function saveOAuth(apiKey: string) {
-  const email = `ann-${crypto.randomUUID().slice(0, 8)}@acme.example`;
+async function saveOAuth(apiKey: string, email = `ann-${crypto.randomUUID().slice(0, 8)}@acme.example`, refreshToken = "r1") {
   const saved = await callJson<{ id: number }>("/api/v1/email-accounts/save-oauth", {
     method: "POST",
     apiKey,
-    body: { from_name: "Ann", from_email: email, username: email, type: "GMAIL", token: { refresh_token: "r1", expiry_date: 0, scope: "https://mail.google.com/" } },
+    body: { from_name: "Ann", from_email: email, username: email, type: "GMAIL", token: { refresh_token: refreshToken, expiry_date: 0, scope: "https://mail.google.com/" } },
   });
   expect(saved.status).toBe(200);
   return saved.body.id;
@@ -80,5 +82,34 @@ describe("a disconnected OAuth mailbox and its connection check", () => {
     await runConnectionCheck(bindings, await mailboxRow(revoked), {}, servers);
     expect(checkedWith[1], "no token for a revoked grant: nothing to check with").toEqual({ smtp: null, imap: null });
     expect((await mailboxRow(revoked)).disconnectCode).toBe("oauth_grant_revoked");
+  });
+});
+
+describe("a refresh in flight while the mailbox is connected again", () => {
+  it("neither disconnects the mailbox with the old grant's refusal nor replaces the new grant with the old one's rotated token", async () => {
+    const { apiKey } = await provisionAccount();
+    const keyring = await loadKeyring(config(bindings).secretsKey);
+    for (const answer of [
+      () => Response.json({ error: "invalid_grant", error_description: "Token has been expired or revoked." }, { status: 400 }),
+      () => Response.json({ access_token: "old-access", expires_in: 3600, refresh_token: "old-grant-rotated" }),
+    ]) {
+      const email = `cat-${crypto.randomUUID().slice(0, 8)}@acme.example`;
+      const id = await saveOAuth(apiKey, email, "old-grant");
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      tokenEndpoint(async () => {
+        await held;
+        return answer();
+      });
+      const inFlight = senderStub(bindings, id).accessToken(id);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The person connects the mailbox again while the old grant's refresh waits for the provider.
+      await saveOAuth(apiKey, email, "new-grant");
+      release();
+      expect((await inFlight).ok).toBe(false);
+      vi.restoreAllMocks();
+      const row = await mailboxRow(id);
+      expect({ code: row.disconnectCode, refreshToken: await storedRefreshToken(keyring, row) }).toEqual({ code: null, refreshToken: "new-grant" });
+    }
   });
 });
