@@ -26,6 +26,25 @@ async function claimAll(campaignId: number) {
   return claimRecords(fileEnv().DB, { campaign: row!, mailboxId: 1, senderDomain: "sender.example", now: MONDAY_10, limit: 100, newLeadsLeft: 100 });
 }
 
+/** A lead ann@ at a domain that takes mail, whose first email bounced hard: marked invalid/hard_bounce. */
+async function bouncedLead(label: string) {
+  const account = await provisionAccount();
+  const good = await mailDomain(label);
+  const first = await campaign(account.apiKey);
+  const added = await callJson<{ emailToLeadIdMap: Record<string, number> }>(`/api/v1/campaigns/${first}/leads`, {
+    method: "POST",
+    apiKey: account.apiKey,
+    body: { lead_list: [{ email: `ann@${good}` }], settings: { return_lead_ids: true } },
+  });
+  const record = added.body.emailToLeadIdMap[`ann@${good}`]!;
+  await ingestOk(account.apiKey, first, [
+    { event_id: "s1", type: "SENT", email_lead_map_id: record, occurred_at: "2026-11-01T09:00:00Z" },
+    { event_id: "b1", type: "BOUNCE", email_lead_map_id: record, occurred_at: "2026-11-01T09:05:00Z" },
+  ]);
+  expect((await leadRow(account.id, `ann@${good}`))!.reason).toBe("hard_bounce");
+  return { account, good };
+}
+
 describe("verification marks on leads: a check replaces only what it can gainsay, and a new address starts unchecked", () => {
   it("`skip` upload keeps an existing lead's stronger invalid mark (external undeliverable)", async () => {
     const account = await provisionAccount();
@@ -49,18 +68,7 @@ describe("verification marks on leads: a check replaces only what it can gainsay
   });
 
   it("`skip` upload keeps a hard bounce's mark", async () => {
-    const account = await provisionAccount();
-    const good = await mailDomain("keepbounce");
-    const first = await campaign(account.apiKey);
-    const added = await callJson<{ emailToLeadIdMap: Record<string, number> }>(`/api/v1/campaigns/${first}/leads`, {
-      method: "POST", apiKey: account.apiKey, body: { lead_list: [{ email: `ann@${good}` }], settings: { return_lead_ids: true } },
-    });
-    const record = added.body.emailToLeadIdMap[`ann@${good}`]!;
-    await ingestOk(account.apiKey, first, [
-      { event_id: "s1", type: "SENT", email_lead_map_id: record, occurred_at: "2026-11-01T09:00:00Z" },
-      { event_id: "b1", type: "BOUNCE", email_lead_map_id: record, occurred_at: "2026-11-01T09:05:00Z" },
-    ]);
-    expect((await leadRow(account.id, `ann@${good}`))!.reason).toBe("hard_bounce");
+    const { account, good } = await bouncedLead("keepbounce");
     const second = await campaign(account.apiKey);
     await callJson(`/api/v1/campaigns/${second}/leads`, { method: "POST", apiKey: account.apiKey, body: { lead_list: [{ email: `ann@${good}` }], settings: { verify_emails: "skip" } } });
     const lead = await leadRow(account.id, `ann@${good}`);
@@ -68,17 +76,7 @@ describe("verification marks on leads: a check replaces only what it can gainsay
   });
 
   it("POST /leads/verify (recheck 0) keeps a hard bounce's mark", async () => {
-    const account = await provisionAccount();
-    const good = await mailDomain("jobbounce");
-    const first = await campaign(account.apiKey);
-    const added = await callJson<{ emailToLeadIdMap: Record<string, number> }>(`/api/v1/campaigns/${first}/leads`, {
-      method: "POST", apiKey: account.apiKey, body: { lead_list: [{ email: `ann@${good}` }], settings: { return_lead_ids: true } },
-    });
-    const record = added.body.emailToLeadIdMap[`ann@${good}`]!;
-    await ingestOk(account.apiKey, first, [
-      { event_id: "s1", type: "SENT", email_lead_map_id: record, occurred_at: "2026-11-01T09:00:00Z" },
-      { event_id: "b1", type: "BOUNCE", email_lead_map_id: record, occurred_at: "2026-11-01T09:05:00Z" },
-    ]);
+    const { account, good } = await bouncedLead("jobbounce");
     const job = await callJson<{ job_id: string }>("/api/v1/leads/verify", { method: "POST", apiKey: account.apiKey, body: { all: true, recheck_after_days: 0 } });
     await waitForJob(account.apiKey, job.body.job_id);
     const lead = await leadRow(account.id, `ann@${good}`);
