@@ -69,13 +69,14 @@ function secretsOf(env: Bindings, row: DeliveryRow, now: number): Promise<Secret
  * again first (the outbound rule, its name looked up now): `refused` when it may not be reached.
  */
 async function post(row: DeliveryRow, secrets: Secrets, now: number, policy: OutboundPolicy, bodies: R2Bucket | undefined) {
-  // Bodies kept in R2 go out whole. `secret_key` is the user's own token; the signing secret only ever goes into the signature.
-  const stored = await withPayloadBodies(bodies, row.account_id, JSON.parse(row.payload) as Record<string, unknown>);
-  const payload = { ...stored, secret_key: secrets.secretKey };
-  const body = JSON.stringify(payload);
   const timestamp = Math.floor(now / 1000);
   const started = Date.now();
   try {
+    // Bodies kept in R2 go out whole; a failed read of them is this delivery's failed attempt (retried
+    // on its schedule), not the batch's, whose other deliveries went out. `secret_key` is the user's
+    // own token; the signing secret only ever goes into the signature.
+    const stored = await withPayloadBodies(bodies, row.account_id, JSON.parse(row.payload) as Record<string, unknown>);
+    const body = JSON.stringify({ ...stored, secret_key: secrets.secretKey });
     const { response } = await guardedFetch(
       row.url,
       {

@@ -154,8 +154,14 @@ type WebhookChanges = Partial<
 > &
   Pick<typeof webhooks.$inferInsert, "updatedAt">;
 
+/** A person's change (any update route, or a create that lands on it) also turns back on a webhook its receiver disabled with a 410 Gone: the receiver is presumed fixed. */
 export function updateWebhook(db: Database, id: number, changes: WebhookChanges): Promise<WebhookRow> {
-  return db.update(webhooks).set(changes).where(eq(webhooks.id, id)).returning().get();
+  return db
+    .update(webhooks)
+    .set({ ...changes, disabledAt: null })
+    .where(eq(webhooks.id, id))
+    .returning()
+    .get();
 }
 
 export async function deleteWebhook(db: Database, id: number): Promise<void> {
