@@ -7994,7 +7994,6 @@ export interface components {
             offset: number;
             /** @default 20 */
             limit: number;
-            filters?: components["schemas"]["InboxViewFilters"];
             /** @enum {string} */
             sortBy?: "REPLY_TIME_DESC" | "SENT_TIME_DESC" | "SCHEDULED_TIME_ASC" | "SCHEDULED_TIME_DESC" | "REMINDER_TIME_ASC" | "REMINDER_TIME_DESC";
             /** @description Read as filters.campaignId */
@@ -8003,8 +8002,60 @@ export interface components {
             client_id?: number;
             /** @description A saved view's filters (POST /master-inbox/saved-views), with this body's filters over them; another tenant's → 404 */
             saved_view_id?: number | string;
+            filters?: components["schemas"]["InboxFilters"];
         };
-        InboxViewFilters: {
+        InboxSentViewRequest: {
+            /** @default 0 */
+            offset: number;
+            /** @default 20 */
+            limit: number;
+            /** @enum {string} */
+            sortBy?: "REPLY_TIME_DESC" | "SENT_TIME_DESC" | "SCHEDULED_TIME_ASC" | "SCHEDULED_TIME_DESC" | "REMINDER_TIME_ASC" | "REMINDER_TIME_DESC";
+            /** @description Read as filters.campaignId */
+            campaign_id?: number;
+            /** @description Read as filters.campaignClientId */
+            client_id?: number;
+            /** @description A saved view's filters (POST /master-inbox/saved-views), with this body's filters over them; another tenant's → 404 */
+            saved_view_id?: number | string;
+            filters?: components["schemas"]["InboxSentViewFilters"];
+        };
+        InboxSentViewFilters: {
+            search?: string;
+            campaignId?: number | number[];
+            emailAccountId?: number | number[];
+            emailStatus?: ("Opened" | "Clicked" | "Replied" | "Unsubscribed" | "Bounced" | "Accepted" | "Not Replied") | ("Opened" | "Clicked" | "Replied" | "Unsubscribed" | "Bounced" | "Accepted" | "Not Replied")[];
+            leadCategories?: {
+                categoryIdsIn?: number[];
+                categoryIdsNotIn?: number[];
+                unassigned?: boolean;
+                isAssigned?: boolean;
+            };
+            campaignTeamMemberId?: number | number[];
+            campaignTagId?: number | number[];
+            campaignClientId?: number | number[];
+            replyTimeBetween?: [
+                string,
+                string
+            ];
+            /** @description true: conversations whose latest reply waits in the needs-review lane; false: the others (CONTRACT section 20.5) */
+            needsReview?: boolean;
+        };
+        InboxSubsequenceViewRequest: {
+            /** @default 0 */
+            offset: number;
+            /** @default 20 */
+            limit: number;
+            /** @enum {string} */
+            sortBy?: "REPLY_TIME_DESC" | "SENT_TIME_DESC" | "SCHEDULED_TIME_ASC" | "SCHEDULED_TIME_DESC" | "REMINDER_TIME_ASC" | "REMINDER_TIME_DESC";
+            /** @description Read as filters.campaignId */
+            campaign_id?: number;
+            /** @description Read as filters.campaignClientId */
+            client_id?: number;
+            /** @description A saved view's filters (POST /master-inbox/saved-views), with this body's filters over them; another tenant's → 404 */
+            saved_view_id?: number | string;
+            filters?: components["schemas"]["InboxSubsequenceViewFilters"];
+        };
+        InboxSubsequenceViewFilters: {
             search?: string;
             campaignId?: number | number[];
             emailAccountId?: number | number[];
@@ -16445,7 +16496,7 @@ export interface operations {
         requestBody: {
             content: {
                 /** @example {} */
-                "application/json": components["schemas"]["InboxViewRequest"];
+                "application/json": components["schemas"]["InboxSentViewRequest"];
             };
         };
         responses: {
@@ -16519,7 +16570,7 @@ export interface operations {
         requestBody: {
             content: {
                 /** @example {} */
-                "application/json": components["schemas"]["InboxViewRequest"];
+                "application/json": components["schemas"]["InboxSubsequenceViewRequest"];
             };
         };
         responses: {
@@ -16663,7 +16714,7 @@ export interface operations {
                     email_lead_map_id?: number | string;
                     lead_id?: number | string;
                     campaign_id?: number | string;
-                    team_member_id: number | null;
+                    team_member_id: number | string | null;
                 };
             };
         };

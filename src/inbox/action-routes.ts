@@ -6,7 +6,7 @@ import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, operationWords, type OperationWords } from "../platform/openapi";
 import { changeCategory } from "./category-change";
 import { changeRecord, resolveCategory, type RecordChange } from "./store";
-import { RecordTarget, given, targetRecord, type RecordTargetInput } from "./target";
+import { IdInput, RecordTarget, given, targetRecord, type RecordTargetInput } from "./target";
 
 const Ok = z.object({ ok: z.boolean() });
 
@@ -52,7 +52,7 @@ const routes = {
     summary: "Assign a team member (null clears)",
     example: { email_lead_map_id: 1, team_member_id: 7 },
   }, {
-    team_member_id: z.number().int().positive().nullable(),
+    team_member_id: IdInput.nullable(),
   }),
   snooze: action("post", "snooze", {
     operationId: "snoozeConversation",

@@ -6,7 +6,7 @@ import { ApiError } from "../platform/errors";
 import { iso } from "../platform/time";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryBoolean, operationWords, type OperationWords } from "../platform/openapi";
 import { LISTING_SORTS, emailStatusOf, type InboxFilters, type Listing, type Sort } from "./query";
-import { InboxMessage, InboxPage, ListingBody, ViewBody } from "./schemas";
+import { InboxMessage, InboxPage, ListingBody, SentViewBody, SubsequenceViewBody, ViewBody, type ViewRequest } from "./schemas";
 import { conversationOf, listConversations, type ConversationRow } from "./listing-store";
 import { messagesOf, remindersOf, scheduledRepliesOf, type MessageRow, type ReminderRow, type ScheduledReplyRow } from "./store";
 import { LEAD_MAPPING_NOT_FOUND } from "./target";
@@ -163,7 +163,6 @@ function present(row: ConversationRow, now: number, extras: Extras): z.infer<typ
   };
 }
 
-type ViewRequest = z.infer<typeof ViewBody>;
 
 /** BC puts the campaign and client at the top of the body: read as the matching filters. */
 function filtersOf(body: ViewRequest): InboxFilters {
@@ -214,13 +213,14 @@ export const listingRoutes = createRouter();
 
 for (const { listing, path, ...words } of [...LISTINGS, ...VIEWS]) {
   const isView = VIEWS.some((view) => view.listing === listing);
+  const body = !isView ? ListingBody : path === "sent" ? SentViewBody : path === "views" ? SubsequenceViewBody : ViewBody;
   const route = createRoute({
     method: "post",
     path: `/api/v1/master-inbox/${path}`,
     ...operationWords(words),
     tags: ["Master inbox"],
     security: API_KEY_SECURITY,
-    request: { query: ListingQuery, body: jsonBody(isView ? ViewBody : ListingBody, words.example) },
+    request: { query: ListingQuery, body: jsonBody(body, words.example) },
     responses: { 200: json(InboxPage, "One page of conversations"), ...errorResponses(400, 401, 422, 429) },
   });
   listingRoutes.openapi(route, async (c) => {

@@ -3,11 +3,11 @@ import { BodyId } from "../platform/openapi";
 import { EMAIL_STATUSES, SORTS } from "./query";
 import { Categorisation } from "../triage/present";
 
-/** A number or an array of at most `max` numbers; both arrive as an array. */
+/** A number or an array of at most `max` numbers; both arrive as an array, each value once (a value named twice filters as once). */
 const oneOrMany = (max: number) =>
   z
     .union([z.number().int(), z.array(z.number().int()).max(max)])
-    .transform((value) => (Array.isArray(value) ? value : [value]));
+    .transform((value) => [...new Set(Array.isArray(value) ? value : [value])]);
 
 const isoInstant = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
 
@@ -45,15 +45,15 @@ const filterFields = {
 
 const InboxFilters = z.object(filterFields).openapi("InboxFilters");
 
-/** The views' filters: the sent view takes more campaigns and mailboxes, and views a subsequence. */
-export const ViewFilters = z
-  .object({
-    ...filterFields,
-    campaignId: oneOrMany(15).optional(),
-    emailAccountId: oneOrMany(100).optional(),
-    subSequenceId: oneOrMany(15).optional(),
-  })
-  .openapi("InboxViewFilters");
+/** Section 15: the sent view takes more campaigns and mailboxes than section 4's filters. */
+const sentFields = { campaignId: oneOrMany(15).optional(), emailAccountId: oneOrMany(100).optional() };
+/** Section 15: the views view also takes a subsequence. */
+const subSequenceField = { subSequenceId: oneOrMany(15).optional() };
+
+/** What a saved view may hold: any view's filters (each view's request keeps its own caps). */
+export const ViewFilters = z.object({ ...filterFields, ...sentFields, ...subSequenceField }).openapi("InboxViewFilters");
+const SentViewFilters = z.object({ ...filterFields, ...sentFields }).openapi("InboxSentViewFilters");
+const SubsequenceViewFilters = z.object({ ...filterFields, ...subSequenceField }).openapi("InboxSubsequenceViewFilters");
 
 const page = {
   offset: z.number().int().min(0).default(0),
@@ -69,17 +69,22 @@ export const ListingBody = z
   })
   .openapi("InboxListingRequest");
 
-/** Section 15's views: section 4's body, wider caps on the sent view, and BC's top-level scope keys. */
-export const ViewBody = z
-  .object({
-    ...page,
-    filters: ViewFilters.optional(),
-    sortBy: z.enum(SORTS).optional(),
-    campaign_id: z.number().int().optional().describe("Read as filters.campaignId"),
-    client_id: z.number().int().optional().describe("Read as filters.campaignClientId"),
-    saved_view_id: BodyId.optional().describe("A saved view's filters (POST /master-inbox/saved-views), with this body's filters over them; another tenant's → 404"),
-  })
-  .openapi("InboxViewRequest");
+const viewFields = {
+  ...page,
+  sortBy: z.enum(SORTS).optional(),
+  campaign_id: z.number().int().optional().describe("Read as filters.campaignId"),
+  client_id: z.number().int().optional().describe("Read as filters.campaignClientId"),
+  saved_view_id: BodyId.optional().describe("A saved view's filters (POST /master-inbox/saved-views), with this body's filters over them; another tenant's → 404"),
+};
+
+/** Section 15's views: section 4's body and caps, and BC's top-level scope keys. */
+export const ViewBody = z.object({ ...viewFields, filters: InboxFilters.optional() }).openapi("InboxViewRequest");
+/** The sent view: wider caps on campaigns and mailboxes. */
+export const SentViewBody = z.object({ ...viewFields, filters: SentViewFilters.optional() }).openapi("InboxSentViewRequest");
+/** The views view: a subsequence too. */
+export const SubsequenceViewBody = z.object({ ...viewFields, filters: SubsequenceViewFilters.optional() }).openapi("InboxSubsequenceViewRequest");
+/** Any view's request, as the listing reads it. */
+export type ViewRequest = Omit<z.infer<typeof ViewBody>, "filters"> & { filters?: z.infer<typeof ViewFilters> };
 
 const HistoryMessage = z
   .object({
