@@ -206,7 +206,7 @@ export async function findLeadList(db: Database, principal: Principal, id: numbe
  * the account-level `user` scope).
  */
 export function visibleWebhooks(principal: Principal): SQL {
-  const account = eq(webhooks.accountId, principal.accountId);
+  const account = and(eq(webhooks.accountId, principal.accountId), isNull(webhooks.deletedAt))!;
   if (principal.clientId === null) return account;
   return and(
     account,

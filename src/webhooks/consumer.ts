@@ -9,6 +9,7 @@ import { withPayloadBodies } from "../platform/bodies";
 import { DELIVERY_TIMEOUT_MS, judge, signatureHeader, smartleadSignature, WEBHOOK_URL_RULES, type Verdict } from "./delivery-rules";
 import { deliverySecrets } from "./secrets";
 import type { DeliveryMessage } from "./queue-message";
+import { settleDeleted } from "./store";
 
 /** Every environment names its dead-letter queue `<queue>-dlq` (see wrangler.toml). */
 export function isDeadLetterQueue(name: string): boolean {
@@ -157,6 +158,7 @@ async function recordAll(env: Bindings, outcomes: Outcome[]): Promise<void> {
               WHERE id IN (SELECT value ->> '$.webhook_id' FROM json_each(${jsonList(disabled)}))`,
         ]
       : []),
+    settleDeleted(sql`SELECT value ->> '$.webhook_id' FROM json_each(${list})`),
   ]);
 }
 
@@ -218,12 +220,12 @@ export async function consumeWebhookBatch(batch: MessageBatch<DeliveryMessage>, 
 
 /** Messages whose retries ran out: their deliveries are failed for good (retrigger can revive them). */
 export async function consumeDeadLetters(batch: MessageBatch<DeliveryMessage>, env: Bindings): Promise<void> {
-  const ids = batch.messages.map((message) => message.body.deliveryId);
-  await statement(
-    env.DB,
+  const ids = jsonList(batch.messages.map((message) => message.body.deliveryId));
+  await rawBatch(env.DB, [
     sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
           last_error = coalesce(last_error, '') || ' (retries exhausted)'
-        WHERE status = 'pending' AND id IN (SELECT value FROM json_each(${jsonList(ids)}))`,
-  ).run();
+        WHERE status = 'pending' AND id IN (SELECT value FROM json_each(${ids}))`,
+    settleDeleted(sql`SELECT webhook_id FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(${ids}))`),
+  ]);
   batch.ackAll();
 }

@@ -421,7 +421,7 @@ async function saveWebhook(c: Context<AppEnv>, id: number, body: UpdateInput) {
 async function removeWebhook(c: Context<AppEnv>, id: number) {
   const db = database(c.env.DB);
   const webhook = await findWebhook(db, c.get("principal"), id);
-  await deleteWebhook(db, webhook.id);
+  await deleteWebhook(db, webhook.id, Date.now());
   return { ok: true };
 }
 

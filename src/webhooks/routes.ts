@@ -190,7 +190,7 @@ async function removeWebhook(c: Context<AppEnv>, campaignId: number, webhookId: 
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, c.get("principal"), campaignId);
   const webhook = await findWebhook(db, c.get("principal"), webhookId, campaign.id);
-  await deleteWebhook(db, webhook.id);
+  await deleteWebhook(db, webhook.id, Date.now());
 }
 
 export const webhookRoutes = createRouter();

@@ -7,7 +7,7 @@ import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import type { Principal } from "../platform/principal";
 import { enqueue, revive } from "./outbox";
-import { statement } from "../platform/sql";
+import { rawBatch, statement } from "../platform/sql";
 
 const WEBHOOK_NOT_FOUND = "Webhook not found";
 
@@ -37,6 +37,7 @@ export function activeWebhooks(db: Database, campaignId: number | SQL) {
     .where(
       and(
         isNull(webhooks.disabledAt),
+        isNull(webhooks.deletedAt),
         or(
           eq(webhooks.campaignId, campaignId),
           and(
@@ -60,7 +61,7 @@ export function campaignlessWebhooks(db: Database, accountId: number, clientId: 
   return db
     .select(targetColumns)
     .from(webhooks)
-    .where(and(eq(webhooks.accountId, accountId), isNull(webhooks.disabledAt), or(eq(webhooks.associationType, "user"), client)));
+    .where(and(eq(webhooks.accountId, accountId), isNull(webhooks.disabledAt), isNull(webhooks.deletedAt), or(eq(webhooks.associationType, "user"), client)));
 }
 
 /** The names of the lead categories an account may use, by id. */
@@ -92,7 +93,7 @@ export function campaignWebhooks(db: Database, campaignId: number, page: Page = 
   return db
     .select()
     .from(webhooks)
-    .where(and(eq(webhooks.campaignId, campaignId), afterCursor(webhooks.id, page)))
+    .where(and(eq(webhooks.campaignId, campaignId), isNull(webhooks.deletedAt), afterCursor(webhooks.id, page)))
     .orderBy(asc(webhooks.id))
     .limit(limit)
     .offset(offset);
@@ -143,6 +144,7 @@ export function findSimilarWebhook(db: Database, key: WebhookTargetKey, url: str
         key.clientId === null ? isNull(webhooks.clientId) : eq(webhooks.clientId, key.clientId),
         key.campaignId === null ? isNull(webhooks.campaignId) : eq(webhooks.campaignId, key.campaignId),
         eq(webhooks.url, url),
+        isNull(webhooks.deletedAt),
       ),
     )
     .orderBy(asc(webhooks.id))
@@ -164,8 +166,18 @@ export function updateWebhook(db: Database, id: number, changes: WebhookChanges)
     .get();
 }
 
-export async function deleteWebhook(db: Database, id: number): Promise<void> {
-  await db.delete(webhooks).where(eq(webhooks.id, id));
+/**
+ * Deletes a webhook; one with deliveries still pending is only hidden (`deleted_at`) until they
+ * settle (CONTRACT section 14: deliveries already queued are still tried), then `settleDeleted` removes it.
+ */
+export async function deleteWebhook(db: Database, id: number, now: number): Promise<void> {
+  await rawBatch(db.$client, [sql`UPDATE webhooks SET deleted_at = ${now} WHERE id = ${id}`, settleDeleted(sql`${id}`)]);
+}
+
+/** Removes the deleted webhooks among `ids` (a list or subquery of ids) that have no delivery pending any more (theirs go with them). */
+export function settleDeleted(ids: SQL): SQL {
+  return sql`DELETE FROM webhooks WHERE id IN (${ids}) AND deleted_at IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = webhooks.id AND d.status = 'pending')`;
 }
 
 /** Creation times in epoch ms, both ends included. */

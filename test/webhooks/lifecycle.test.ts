@@ -50,6 +50,25 @@ describe("a webhook's deliveries", () => {
     expect(result.retryMessages.map((m) => m.msgId)).toEqual([`m-${large.deliveryId}`]);
   });
 
+  it("already queued are still tried after their webhook is deleted, which is gone from every read at once and from the database once they settle", async () => {
+    const account = await provisionAccount();
+    const campaign = await createCampaign(account.apiKey);
+    const hook = await createWebhook(account.apiKey, campaign);
+    const idle = await createWebhook(account.apiKey, campaign, { webhook_url: `${RECEIVER}/idle` });
+    const { deliveryId } = await insertDelivery({ accountId: account.id, webhookId: hook.id, campaignId: campaign, eventType: "EMAIL_SENT", payload: { event_type: "EMAIL_SENT" } });
+    for (const id of [hook.id, idle.id]) expect((await callJson(`/api/v1/campaigns/${campaign}/webhooks/${id}`, { method: "DELETE", apiKey: account.apiKey })).body).toEqual({ ok: true });
+    expect((await callJson(`/api/v1/webhook/${hook.id}`, { apiKey: account.apiKey })).status).toBe(404);
+    const listed = await callJson<unknown>(`/api/v1/campaigns/${campaign}/webhooks`, { apiKey: account.apiKey });
+    expect(JSON.stringify(listed.body)).not.toContain(`"id":${hook.id}`);
+    const present = async (id: number) => (await fileEnv().DB.prepare("SELECT count(*) AS n FROM webhooks WHERE id = ?").bind(id).first<{ n: number }>())!.n;
+    expect(await present(idle.id), "nothing pending: gone at once").toBe(0);
+    expect(await present(hook.id), "kept, hidden, while its delivery is pending").toBe(1);
+
+    await consume([deliveryId]);
+    expect(receiver.received).toHaveLength(1);
+    expect(await present(hook.id), "its delivery settled: gone, with its deliveries").toBe(0);
+  });
+
   it("stop when the receiver answers 410 Gone, and start again once a person changes the webhook (or creates it again)", async () => {
     const account = await provisionAccount();
     const k = account.apiKey;

@@ -49,6 +49,8 @@ export const webhooks = sqliteTable(
     secretKeyCiphertext: text("secret_key_ciphertext"),
     /** Set when the receiver answered 410 Gone; nothing more is sent. */
     disabledAt: instant("disabled_at"),
+    /** Deleted while deliveries of it were pending: hidden, its pending deliveries still tried, then the row goes. */
+    deletedAt: instant("deleted_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
