@@ -51,7 +51,7 @@ const sentFields = { campaignId: oneOrMany(15).optional(), emailAccountId: oneOr
 const subSequenceField = { subSequenceId: oneOrMany(15).optional() };
 
 /** What a saved view may hold: any view's filters (each view's request keeps its own caps). */
-export const ViewFilters = z.object({ ...filterFields, ...sentFields, ...subSequenceField }).openapi("InboxViewFilters");
+export const ViewFilters = z.object({ ...filterFields, ...sentFields, ...subSequenceField });
 const SentViewFilters = z.object({ ...filterFields, ...sentFields }).openapi("InboxSentViewFilters");
 const SubsequenceViewFilters = z.object({ ...filterFields, ...subSequenceField }).openapi("InboxSubsequenceViewFilters");
 

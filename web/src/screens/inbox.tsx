@@ -54,7 +54,7 @@ export default function Inbox({ path }: { path: string[] }) {
   const campaigns = useLoad(async () => await must(api.GET("/api/v1/campaigns")), []);
 
   const listing = useLoad(async () => {
-    const f: Schemas["InboxViewFilters"] = {};
+    const f: Schemas["InboxFilters"] = {};
     if (filters.search.trim()) f.search = filters.search.trim();
     if (filters.campaignId) f.campaignId = Number(filters.campaignId);
     if (filters.status) f.emailStatus = filters.status as (typeof STATUSES)[number];
