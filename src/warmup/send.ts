@@ -16,7 +16,7 @@ import { log } from "../platform/logging";
 import { zonedInstant } from "../platform/zoned-time";
 import { warmupEmail, warmupReply } from "./corpus";
 import { DAY_MS, SEND_FROM_HOUR, answers, choosePartners, nextWindowOpening, providerOf, refusalKind, sendTimes, zonedDay } from "./rules";
-import { blockOnRefusals, insertWarmupMessage, markBounced, markRefused, markReplied, poolMembers, unanswered, warmupSent, type PoolMember } from "./store";
+import { blockOnRefusals, bouncedStatement, insertWarmupMessage, markRefused, markReplied, poolMembers, unanswered, warmupSent, type PoolMember } from "./store";
 import { stateOf, targetOf } from "./view";
 
 export type MailboxRecord = typeof emailAccounts.$inferSelect;
@@ -205,8 +205,8 @@ async function deliver(
 async function refused(db: Database, mailbox: MailboxRecord, receiver: PoolMember, id: number, failure: SmtpFailure, now: number, hold: SQL | undefined): Promise<void> {
   const kind = failure.kind === "recipient_rejected" || failure.kind === "permanent" ? refusalKind(failure.code, failure.text) : "other";
   const words = failure.code === null ? failure.text : `${failure.code} ${failure.text}`;
-  await markRefused(db, id, { text: words, kind }, hold ? [hold] : []);
+  const bounced = kind === "bounce" && failure.kind === "recipient_rejected";
+  await markRefused(db, id, { text: words, kind }, [...(hold ? [hold] : []), ...(bounced ? [bouncedStatement(receiver.id, words)] : [])]);
   log("warn", "warmup email refused", { mailbox_id: mailbox.id, receiver_id: receiver.id, kind, code: failure.code });
-  if (kind === "bounce" && failure.kind === "recipient_rejected") await markBounced(db, receiver.id, words);
   if (kind !== "other") await blockOnRefusals(db, mailbox.id, now);
 }

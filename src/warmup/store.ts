@@ -83,15 +83,18 @@ export async function markRefused(db: Database, id: number, refusal: { text: str
   await rawBatch(db.$client, [db.update(warmupMessages).set({ status: "refused", error: refusal.text, errorKind: refusal.kind }).where(eq(warmupMessages.id, id)), ...also]);
 }
 
-/** A bounce came back to `senderId` for a warmup email it sent: refused with the report's words; answers its receiver (null: not its own). */
-export async function markRefusedByMessageId(db: Database, senderId: number, messageId: string, refusal: { text: string; kind: string }): Promise<number | null> {
-  const row = await db
-    .update(warmupMessages)
-    .set({ status: "refused", error: refusal.text, errorKind: refusal.kind })
-    .where(and(eq(warmupMessages.messageId, messageId), eq(warmupMessages.senderId, senderId)))
-    .returning({ receiverId: warmupMessages.receiverId })
-    .get();
-  return row?.receiverId ?? null;
+/**
+ * A bounce came back to `senderId` for a warmup email it sent: refused with the report's words and, a
+ * hard one, its receiver out of the pool, in one batch; false when the email is not the sender's own.
+ */
+export async function markRefusedByMessageId(db: Database, senderId: number, messageId: string, refusal: { text: string; kind: string }): Promise<boolean> {
+  const own = and(eq(warmupMessages.messageId, messageId), eq(warmupMessages.senderId, senderId));
+  const receiver = sql`(SELECT ${warmupMessages.receiverId} FROM ${warmupMessages} WHERE ${own})`;
+  const [marked] = await rawBatch(db.$client, [
+    db.update(warmupMessages).set({ status: "refused", error: refusal.text, errorKind: refusal.kind }).where(own).returning({ id: warmupMessages.id }),
+    ...(refusal.kind === "bounce" ? [bouncedStatement(receiver, refusal.text)] : []),
+  ]);
+  return (marked?.length ?? 0) > 0;
 }
 
 /** A reply went out: the email it answers is replied. */
@@ -143,9 +146,9 @@ export async function blockWarmup(db: Database, mailboxId: number, reason: strin
   await db.update(emailAccounts).set({ warmupBlockedReason: reason }).where(and(eq(emailAccounts.id, mailboxId), isNull(emailAccounts.warmupBlockedReason)));
 }
 
-/** Warmup mail to this address bounced: the address leaves the pool (19.5). */
-export async function markBounced(db: Database, mailboxId: number, reason: string): Promise<void> {
-  await db.update(emailAccounts).set({ warmupBouncedReason: reason }).where(and(eq(emailAccounts.id, mailboxId), isNull(emailAccounts.warmupBouncedReason)));
+/** Warmup mail to this address bounced: the address leaves the pool (19.5). For the batch that records the bounce. */
+export function bouncedStatement(mailboxId: number | SQL, reason: string): SQL {
+  return sql`UPDATE email_accounts SET warmup_bounced_reason = ${reason} WHERE id = ${mailboxId} AND warmup_bounced_reason IS NULL`;
 }
 
 export interface Awaited {
