@@ -25,11 +25,8 @@ const CAP = 8;
 const GAP_MINUTES = 30;
 const CAMPAIGN_LEADS = 30;
 const CAMPAIGN_PER_DAY = 10;
-/**
- * A pass each hour warmup mail may go, then each quarter hour to 19:45: the day's last slot (by 19:12)
- * has several tries after it, as a live mailbox's passes give it, when a send just before holds the gap.
- */
-const ROUND_HOURS = [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 19.25, 19.5, 19.75];
+/** A pass each hour warmup mail may go, and one at 19:30 for the day's last slot (by 19:12) when a send at 19:00 held the gap. */
+const ROUND_HOURS = [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 19.5];
 
 interface LabMessage {
   messageId: string;
