@@ -88,6 +88,9 @@ export async function runWarmupPass(env: Bindings, door: WarmupDoor, mailboxId: 
   const gapMs = mailbox.timeToWaitInMins * 60_000;
   const gapEnd = () => (lastSentAt === null ? now : lastSentAt + gapMs);
   const capFull = () => mailbox.autoAdjustWarmup && capUsed >= mailbox.maxEmailPerDay;
+  // Under a shared cap a reply takes only the room the day's first emails still to come leave: answered
+  // mail arrives all day, and replies sent as it comes would fill the cap before the evening's first email.
+  const replyRoom = () => !mailbox.autoAdjustWarmup || capUsed + (plan.times.length - plan.sentFirst) < mailbox.maxEmailPerDay;
   let login: PassLogin | null | undefined;
   /** Set when a refusal ends the pass: when to come back. */
   let stoppedUntil: number | null = null;
@@ -113,10 +116,10 @@ export async function runWarmupPass(env: Bindings, door: WarmupDoor, mailboxId: 
     }
     // Replies to the share of received warmup mail the reply rate picks, within the daily limit.
     const replyLimit = mailbox.dailyReplyLimit ?? Infinity;
-    if (goOn() && plan.repliesToday < replyLimit && gapEnd() <= now && !capFull()) {
+    if (goOn() && plan.repliesToday < replyLimit && gapEnd() <= now && replyRoom()) {
       const candidates = (await unanswered(db, mailbox.id, now - REPLY_WINDOW_MS, CANDIDATES)).filter((m) => answers(m.messageId, mailbox.replyRatePercentage));
       for (const original of candidates) {
-        if (plan.repliesToday >= replyLimit || gapEnd() > now || capFull()) break;
+        if (plan.repliesToday >= replyLimit || gapEnd() > now || !replyRoom()) break;
         const partner = plan.members.find((m) => m.id === original.senderId);
         if (!partner) continue;
         plan.repliesToday++;

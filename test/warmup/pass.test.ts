@@ -2,7 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { Bindings } from "../../src/platform/env";
 import { senderStub } from "../../src/mailbox-agent/stub";
-import { answers, choosePartners, zonedDay } from "../../src/warmup/rules";
+import { answers, choosePartners, sendTimes, zonedDay } from "../../src/warmup/rules";
 import { callJson, fileEnv, provisionAccount } from "../helpers";
 import { schema, testDb } from "../db";
 import { createMailbox } from "../mailboxes/fixtures";
@@ -95,5 +95,42 @@ describe("a warmup pass", () => {
 
     await senderStub(bindings, b.id).runPass(now, { mailboxId: b.id, read: false });
     expect(await sentBy(b.id, "reply"), "the picked message is answered (its reply recorded before it goes)").toHaveLength(1);
+  });
+
+  it("leaves a shared cap room for the day's first emails still to come: a reply that would take it waits", async () => {
+    const rate = 100;
+    const cap = 4;
+    const account = await provisionAccount();
+    const a = await createMailbox(account.apiKey, { warmup_enabled: true });
+    const b = await createMailbox(account.apiKey, { warmup_enabled: true, time_to_wait_in_mins: 0, max_email_per_day: cap });
+    const set = await callJson(`/api/v1/email-accounts/${b.id}/warmup`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { warmup_enabled: true, total_warmup_per_day: 3, warmup_min_count: 3, is_rampup_enabled: false, auto_adjust_warmup: true, reply_rate_percentage: rate },
+    });
+    expect(set.status).toBe(200);
+    await connect([a.id, b.id], THURSDAY - 7 * DAY);
+    const times = sendTimes(b.id, zonedDay(THURSDAY, "UTC"), 3, "UTC");
+    // Between the day's first and second email: one first email and one reply went, two first emails are to come.
+    const now = times[0]! + 60_000;
+    expect(now).toBeLessThan(times[1]!);
+    const mail = (kind: "warmup" | "reply", senderId: number, receiverId: number, at: number, n: number) => ({
+      senderId,
+      receiverId,
+      kind,
+      messageId: `<wu.room${n}${crypto.randomUUID().slice(0, 8)}@example.com>`,
+      subject: "quick question",
+      sentAt: new Date(at),
+    });
+    await testDb().insert(schema.warmupMessages).values([mail("warmup", b.id, a.id, times[0]!, 1), mail("reply", b.id, a.id, times[0]! - HOUR, 2)]);
+    await testDb().insert(schema.warmupMessages).values({ ...mail("warmup", a.id, b.id, now - 2 * HOUR, 3), landed: "inbox", landedAt: new Date(now - HOUR) });
+
+    await senderStub(bindings, b.id).runPass(now, { mailboxId: b.id, read: false });
+    expect(await sentBy(b.id, "reply"), "2 sent and 2 first emails to come fill the cap of 4: no reply").toHaveLength(1);
+    expect(await sentBy(b.id, "warmup")).toHaveLength(1);
+
+    // At the second email's time it goes (to a server that is not there: recorded, then refused).
+    await senderStub(bindings, b.id).runPass(times[1]!, { mailboxId: b.id, read: false });
+    expect(await sentBy(b.id, "warmup")).toHaveLength(2);
   });
 });
