@@ -49,7 +49,8 @@ export async function sendOtpEmail(env: Bindings, door: WarmupDoor, mailboxId: n
   const hold = login.hold(result.failure);
   await rawBatch(env.DB, [sql`DELETE FROM warmup_otps WHERE email_account_id = ${mailbox.id}`, ...(hold ? [hold.statement] : [])]);
   if (result.failure.kind === "auth_failed") await login.refused(result.failure.text);
-  return { ok: false, message: result.failure.code === null ? result.failure.text : `${result.failure.code} ${result.failure.text}` };
+  // The reply's text is its lines as the server wrote them, code included.
+  return { ok: false, message: result.failure.text };
 }
 
 export type OtpCheck = "unblocked" | "wrong" | "none";

@@ -12,7 +12,7 @@ import type { OutboundPolicy } from "../platform/outbound";
 import type { Database } from "../platform/db";
 import { log } from "../platform/logging";
 import { classifyBounce } from "../replies/bounce";
-import { awaitedBy, blockOnRefusals, expireUnfound, markRefusedByMessageId, recordLanding, warmupMessageIds, type Awaited } from "./store";
+import { awaitedBy, expireUnfound, markRefusedByMessageId, recordLanding, warmupMessageIds, type Awaited } from "./store";
 
 /** Messages looked for per read at most (the rest on the next read). */
 const LOOK_FOR = 50;
@@ -70,8 +70,7 @@ export async function withoutWarmup(db: Database, readerId: number, messages: Pa
     const bounce = bounces.get(message);
     if (bounce?.originalMessageId && warmup.has(bounce.originalMessageId)) {
       const words = [bounce.status, bounce.diagnostic].filter(Boolean).join(" ") || "bounced";
-      const own = await markRefusedByMessageId(db, readerId, bounce.originalMessageId, { text: words, kind: bounce.kind === "hard" ? "bounce" : "other" });
-      if (own && bounce.kind === "hard") await blockOnRefusals(db, readerId, now);
+      await markRefusedByMessageId(db, readerId, bounce.originalMessageId, { text: words, kind: bounce.kind === "hard" ? "bounce" : "other" }, now);
       continue;
     }
     if (message.messageId && warmup.has(message.messageId)) continue;

@@ -190,11 +190,6 @@ export function spamShare(spam: number, observed: number): number {
   return observed === 0 ? 0 : (100 * spam) / observed;
 }
 
-/** Whether today's refusals block the mailbox (19.4): 3 policy rejections in the UTC day, or 3 hard bounces in 7 days. */
-export function blocks(policyToday: number, bouncesWeek: number): boolean {
-  return policyToday >= BLOCK_POLICY_REJECTIONS || bouncesWeek >= BLOCK_HARD_BOUNCES;
-}
-
 /** A refusal's kind: a policy rejection (5.7.x other than authentication), a hard bounce (other 5xx), or a passing fault. */
 export function refusalKind(code: number | null, text: string): "policy" | "bounce" | "other" {
   if (code === null || code < 500) return "other";

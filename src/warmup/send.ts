@@ -16,7 +16,7 @@ import { log } from "../platform/logging";
 import { zonedInstant } from "../platform/zoned-time";
 import { warmupEmail, warmupReply } from "./corpus";
 import { DAY_MS, SEND_FROM_HOUR, answers, choosePartners, providerOf, refusalKind, sendTimes, zonedDay } from "./rules";
-import { blockOnRefusals, bouncedStatement, insertWarmupMessage, markRefused, markReplied, poolMembers, unanswered, warmupSent, type PoolMember } from "./store";
+import { blockStatement, bouncedStatement, insertWarmupMessage, markRefused, markReplied, poolMembers, unanswered, warmupSent, type PoolMember } from "./store";
 import { stateOf, targetOf } from "./view";
 
 export type MailboxRecord = typeof emailAccounts.$inferSelect;
@@ -205,9 +205,12 @@ async function deliver(
 /** A refused warmup email: recorded with the server's words; a bounce takes the address out of the pool; enough refusals block the sender. */
 async function refused(db: Database, mailbox: MailboxRecord, receiver: PoolMember, id: number, failure: SmtpFailure, now: number, hold: SQL | undefined): Promise<void> {
   const kind = failure.kind === "recipient_rejected" || failure.kind === "permanent" ? refusalKind(failure.code, failure.text) : "other";
-  const words = failure.code === null ? failure.text : `${failure.code} ${failure.text}`;
   const bounced = kind === "bounce" && failure.kind === "recipient_rejected";
-  await markRefused(db, id, { text: words, kind }, [...(hold ? [hold] : []), ...(bounced ? [bouncedStatement(receiver.id, words)] : [])]);
+  // The reply's text is its lines as the server wrote them, code included.
+  await markRefused(db, id, { text: failure.text, kind }, [
+    ...(hold ? [hold] : []),
+    ...(bounced ? [bouncedStatement(receiver.id, failure.text)] : []),
+    ...(kind !== "other" ? [blockStatement(mailbox.id, now)] : []),
+  ]);
   log("warn", "warmup email refused", { mailbox_id: mailbox.id, receiver_id: receiver.id, kind, code: failure.code });
-  if (kind !== "other") await blockOnRefusals(db, mailbox.id, now);
 }

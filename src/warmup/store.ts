@@ -2,7 +2,7 @@ import { and, desc, eq, gte, inArray, isNull, lt, sql, type SQL } from "drizzle-
 import { accounts, emailAccounts, warmupMessages, warmupOtps } from "../db/schema";
 import type { Database } from "../platform/db";
 import { rawBatch } from "../platform/sql";
-import { DAY_MS, NOT_FOUND_AFTER_MS, blocks } from "./rules";
+import { BLOCK_HARD_BOUNCES, BLOCK_POLICY_REJECTIONS, DAY_MS, NOT_FOUND_AFTER_MS } from "./rules";
 
 /**
  * Warmup's SQL: the pool, what a mailbox sent today, the sends and where they landed, the counters
@@ -85,16 +85,16 @@ export async function markRefused(db: Database, id: number, refusal: { text: str
 
 /**
  * A bounce came back to `senderId` for a warmup email it sent: refused with the report's words and, a
- * hard one, its receiver out of the pool, in one batch; false when the email is not the sender's own.
+ * hard one, its receiver out of the pool and the sender blocked when it makes 3 in 7 days, in one
+ * batch; nothing when the email is not the sender's own.
  */
-export async function markRefusedByMessageId(db: Database, senderId: number, messageId: string, refusal: { text: string; kind: string }): Promise<boolean> {
+export async function markRefusedByMessageId(db: Database, senderId: number, messageId: string, refusal: { text: string; kind: string }, now: number): Promise<void> {
   const own = and(eq(warmupMessages.messageId, messageId), eq(warmupMessages.senderId, senderId));
   const receiver = sql`(SELECT ${warmupMessages.receiverId} FROM ${warmupMessages} WHERE ${own})`;
-  const [marked] = await rawBatch(db.$client, [
-    db.update(warmupMessages).set({ status: "refused", error: refusal.text, errorKind: refusal.kind }).where(own).returning({ id: warmupMessages.id }),
-    ...(refusal.kind === "bounce" ? [bouncedStatement(receiver, refusal.text)] : []),
+  await rawBatch(db.$client, [
+    db.update(warmupMessages).set({ status: "refused", error: refusal.text, errorKind: refusal.kind }).where(own),
+    ...(refusal.kind === "bounce" ? [bouncedStatement(receiver, refusal.text), blockStatement(senderId, now, sql`EXISTS (SELECT 1 FROM ${warmupMessages} WHERE ${own})`)] : []),
   ]);
-  return (marked?.length ?? 0) > 0;
 }
 
 /** A reply went out: the email it answers is replied. */
@@ -124,26 +124,20 @@ export async function unanswered(db: Database, receiverId: number, since: number
     .limit(limit);
 }
 
-/** A refusal of the mailbox's warmup mail was recorded (at send, or a bounce read back): enough of them block it (CONTRACT 19.4). */
-export async function blockOnRefusals(db: Database, mailboxId: number, now: number): Promise<void> {
-  const tally = await refusalsOf(db, mailboxId, now - (now % DAY_MS), now - 7 * DAY_MS);
-  if (blocks(tally.policyToday, tally.bouncesWeek)) await blockWarmup(db, mailboxId, tally.words.slice(-3).join(" | "));
-}
-
-/** Refusals of a mailbox's warmup mail: policy rejections since `dayStart`, hard bounces since `weekStart`, and the latest words. */
-export async function refusalsOf(db: Database, mailboxId: number, dayStart: number, weekStart: number): Promise<{ policyToday: number; bouncesWeek: number; words: string[] }> {
-  const rows = await db
-    .select({ kind: warmupMessages.errorKind, error: warmupMessages.error, sentAt: warmupMessages.sentAt })
-    .from(warmupMessages)
-    .where(and(eq(warmupMessages.senderId, mailboxId), eq(warmupMessages.status, "refused"), gte(warmupMessages.sentAt, new Date(weekStart))));
-  const policy = rows.filter((r) => r.kind === "policy" && r.sentAt.getTime() >= dayStart);
-  const bounces = rows.filter((r) => r.kind === "bounce");
-  return { policyToday: policy.length, bouncesWeek: bounces.length, words: [...policy, ...bounces].map((r) => r.error ?? "").filter(Boolean) };
-}
-
-/** Blocks a mailbox's warmup with the servers' words: it leaves the pool. */
-export async function blockWarmup(db: Database, mailboxId: number, reason: string): Promise<void> {
-  await db.update(emailAccounts).set({ warmupBlockedReason: reason }).where(and(eq(emailAccounts.id, mailboxId), isNull(emailAccounts.warmupBlockedReason)));
+/**
+ * For the batch that records a refusal of `mailboxId`'s warmup mail (at send, or a bounce read back),
+ * after it: 3 policy rejections in the UTC day or 3 hard bounces in 7 days block its warmup with the
+ * latest servers' words (CONTRACT 19.4), so the mailbox leaves the pool in the same commit; only
+ * `when` that holds (the refused email is the mailbox's own).
+ */
+export function blockStatement(mailboxId: number, now: number, when: SQL = sql`1`): SQL {
+  const refusals = sql`FROM warmup_messages WHERE sender_id = ${mailboxId} AND status = 'refused'
+    AND ((error_kind = 'policy' AND sent_at >= ${now - (now % DAY_MS)}) OR (error_kind = 'bounce' AND sent_at >= ${now - 7 * DAY_MS}))`;
+  const words = sql`(SELECT group_concat(error, ' | ') FROM (SELECT error ${refusals} AND error IS NOT NULL ORDER BY sent_at DESC, id DESC LIMIT 3))`;
+  return sql`UPDATE email_accounts SET warmup_blocked_reason = coalesce(nullif(${words}, ''), 'its warmup mail was refused')
+    WHERE id = ${mailboxId} AND warmup_blocked_reason IS NULL AND ${when}
+      AND ((SELECT count(*) ${refusals} AND error_kind = 'policy') >= ${BLOCK_POLICY_REJECTIONS}
+        OR (SELECT count(*) ${refusals} AND error_kind = 'bounce') >= ${BLOCK_HARD_BOUNCES})`;
 }
 
 /** Warmup mail to this address bounced: the address leaves the pool (19.5). For the batch that records the bounce. */

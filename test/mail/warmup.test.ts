@@ -5,7 +5,7 @@ import { withImapSession } from "../../src/mail/imap";
 import { searchUids } from "../../src/mail/reader";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
-import { answers } from "../../src/warmup/rules";
+import { answers, sendTimes, zonedDay } from "../../src/warmup/rules";
 import { WEBHOOK_EVENT_KINDS } from "../../src/webhooks/event-kinds";
 import { schema, testDb } from "../db";
 import { callJson, provisionAccount, fileEnv } from "../helpers";
@@ -328,5 +328,36 @@ describe("warmup across a pool of ten lab mailboxes over seven days (issue 26's 
       .where(and(eq(schema.warmupMessages.senderId, ids[0]!), eq(schema.warmupMessages.sentAt, new Date(at))));
     expect(sent.map((r) => r.status)).toEqual(["sent", "sent", "sent"]);
     await vi.waitFor(async () => expect(await smtpSessionsCarrying(sent.map((r) => r.messageId)), "the pass's three warmup emails on one SMTP session").toHaveLength(1), { timeout: 10_000, interval: 250 });
+  });
+
+  it("blocks a mailbox whose warmup mail a server refuses by policy three times in a day, in the batch that records the third", { timeout: 120_000 }, async () => {
+    const account = await provisionAccount();
+    const sender = await saveLabMailbox(account.apiKey, pool[0]!.email, pool[0]!.password, { warmup_enabled: true, time_to_wait_in_mins: 0 });
+    expect(await checked(account.apiKey, sender)).toMatchObject({ is_smtp_success: true, is_imap_success: true });
+    const set = await callJson(`/api/v1/email-accounts/${sender}/warmup`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { warmup_enabled: true, total_warmup_per_day: 3, warmup_min_count: 3, is_rampup_enabled: false, reply_rate_percentage: 0 },
+    });
+    expect(set.status).toBe(200);
+    // The pool's other member: an address whose server refuses mail to it by policy (it passed its checks once).
+    const refusing = await saveLabMailbox(account.apiKey, lab.limited_recipients.policy, "not-a-lab-password", { warmup_enabled: true });
+    await checked(account.apiKey, refusing);
+    const db = testDb();
+    await db.update(schema.emailAccounts).set({ isSmtpSuccess: true, isImapSuccess: true, disconnectCode: null, isSuspended: false }).where(eq(schema.emailAccounts.id, refusing));
+    await db.update(schema.emailAccounts).set({ warmupEnabledAt: new Date(Date.now() - 7 * DAY) }).where(inArray(schema.emailAccounts.id, [sender, refusing]));
+    const times = sendTimes(sender, zonedDay(startMonday(), "UTC"), 3, "UTC");
+    const blocked = async () => (await db.select({ reason: schema.emailAccounts.warmupBlockedReason }).from(schema.emailAccounts).where(eq(schema.emailAccounts.id, sender)).get())!.reason;
+
+    await senderStub(bindings, sender).runPass(times[1]! + 60_000, { mailboxId: sender, read: false });
+    const refused = () => db.select({ status: schema.warmupMessages.status, kind: schema.warmupMessages.errorKind, error: schema.warmupMessages.error }).from(schema.warmupMessages).where(eq(schema.warmupMessages.senderId, sender));
+    expect((await refused()).map((r) => [r.status, r.kind]), "two refused by policy").toEqual([["refused", "policy"], ["refused", "policy"]]);
+    expect(await blocked(), "two policy rejections do not block").toBeNull();
+
+    await senderStub(bindings, sender).runPass(times[2]! + 60_000, { mailboxId: sender, read: false });
+    expect((await refused()).map((r) => r.kind)).toEqual(["policy", "policy", "policy"]);
+    expect(await blocked(), "the third blocks, with the server's words").toMatch(/^550 5\.7\.1 .*policy/);
+    const shown = (await callJson<{ warmup_details: Record<string, unknown> }>(`/api/v1/email-accounts/${sender}`, { apiKey: account.apiKey })).body.warmup_details;
+    expect(shown).toMatchObject({ is_warmup_blocked: true, state: "blocked" });
   });
 });

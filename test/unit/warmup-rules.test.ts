@@ -4,7 +4,6 @@ import { listedFolders, spamFolder } from "../../src/warmup/receive";
 import {
   DAY_MS,
   answers,
-  blocks,
   choosePartners,
   dailyTarget,
   isPoolMember,
@@ -197,15 +196,12 @@ describe("replies, reputation and blocking", () => {
     expect(reputation(131, 134)).toBe(98);
   });
 
-  it("tells a policy rejection from a hard bounce and a passing fault; 3 of either blocks", () => {
+  it("tells a policy rejection from a hard bounce and a passing fault", () => {
     expect(refusalKind(550, "5.7.1 Message rejected due to policy")).toBe("policy");
     expect(refusalKind(535, "5.7.8 Authentication credentials invalid")).toBe("bounce");
     expect(refusalKind(550, "5.1.1 No such user")).toBe("bounce");
     expect(refusalKind(421, "4.7.0 Try again later")).toBe("other");
     expect(refusalKind(null, "connection reset")).toBe("other");
-    expect(blocks(2, 2)).toBe(false);
-    expect(blocks(3, 0)).toBe(true);
-    expect(blocks(0, 3)).toBe(true);
   });
 });
 
