@@ -139,6 +139,20 @@ export function sendTimes(mailboxId: number, day: number, count: number, timeZon
   return Array.from({ length: count }, (_, i) => Math.floor(start + slot * i + slot * 0.8 * stableFraction(`warmup-slot:${mailboxId}:${day}:${i}`)));
 }
 
+/**
+ * Outside the hours warmup mail goes (08:00-20:00 of the zone), when they next open; null inside them.
+ * First emails and replies alike: a pass that comes late (its object was down, a hold ended at night)
+ * sends what is left of the day only while the hours last, and a slot still unsent at 20:00 is not
+ * sent, so no mailbox sends warmup mail at night.
+ */
+export function nextWindowOpening(now: number, timeZone: string): number | null {
+  const day = zonedDay(now, timeZone);
+  const opens = zonedInstant(day + SEND_FROM_HOUR * 3_600_000, timeZone);
+  if (now < opens) return opens;
+  if (now < zonedInstant(day + SEND_UNTIL_HOUR * 3_600_000, timeZone)) return null;
+  return zonedInstant(day + DAY_MS + SEND_FROM_HOUR * 3_600_000, timeZone);
+}
+
 export interface Partner {
   id: number;
   /** The provider (`GMAIL`, `OUTLOOK`, or the mail host for others) and the address's domain. */

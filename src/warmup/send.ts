@@ -15,7 +15,7 @@ import { database, type Database } from "../platform/db";
 import { log } from "../platform/logging";
 import { zonedInstant } from "../platform/zoned-time";
 import { warmupEmail, warmupReply } from "./corpus";
-import { DAY_MS, SEND_FROM_HOUR, answers, choosePartners, providerOf, refusalKind, sendTimes, zonedDay } from "./rules";
+import { DAY_MS, SEND_FROM_HOUR, answers, choosePartners, nextWindowOpening, providerOf, refusalKind, sendTimes, zonedDay } from "./rules";
 import { blockStatement, bouncedStatement, insertWarmupMessage, markRefused, markReplied, poolMembers, unanswered, warmupSent, type PoolMember } from "./store";
 import { stateOf, targetOf } from "./view";
 
@@ -81,6 +81,8 @@ export async function runWarmupPass(env: Bindings, door: WarmupDoor, mailboxId: 
   // Its server refused its sending for now: warmup mail waits with the campaign's.
   const held = door.held(mailbox, now);
   if (held !== null) return held.until;
+  const opens = nextWindowOpening(now, settings.timeZone);
+  if (opens !== null) return opens;
   const day = await door.day(mailbox, now);
   const plan = await planOf(db, settings, mailbox, members, day.campaignToday, now);
   let lastSentAt = day.lastSentAt;

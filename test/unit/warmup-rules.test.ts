@@ -9,6 +9,7 @@ import {
   isPoolMember,
   isWeekend,
   minCountOf,
+  nextWindowOpening,
   poolKey,
   refusalKind,
   reputation,
@@ -140,6 +141,18 @@ describe("the daily plan", () => {
     expect(times.at(-1)!).toBeLessThan(MONDAY + 19 * 3_600_000);
     // One in each hour-long slot.
     expect(times.map((t) => Math.floor((t - MONDAY - 7 * 3_600_000) / 3_600_000))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  });
+
+  it("sends only between 08:00 and 20:00 of the zone: outside, it waits for the next opening", () => {
+    const hour = 3_600_000;
+    // Paris is UTC+1 in November.
+    expect(nextWindowOpening(MONDAY + 3 * hour, "Europe/Paris")).toBe(MONDAY + 7 * hour);
+    expect(nextWindowOpening(MONDAY + 7 * hour - 1, "Europe/Paris")).toBe(MONDAY + 7 * hour);
+    expect(nextWindowOpening(MONDAY + 7 * hour, "Europe/Paris")).toBeNull();
+    expect(nextWindowOpening(MONDAY + 19 * hour - 1, "Europe/Paris")).toBeNull();
+    expect(nextWindowOpening(MONDAY + 19 * hour, "Europe/Paris")).toBe(MONDAY + DAY_MS + 7 * hour);
+    expect(nextWindowOpening(MONDAY + 23.5 * hour, "Europe/Paris"), "00:30 in Paris is the next day there").toBe(MONDAY + DAY_MS + 7 * hour);
+    expect(nextWindowOpening(MONDAY + 21 * hour, "UTC")).toBe(MONDAY + DAY_MS + 8 * hour);
   });
 });
 

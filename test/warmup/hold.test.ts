@@ -12,8 +12,8 @@ import { createMailbox } from "../mailboxes/fixtures";
 const bindings = fileEnv() as unknown as Bindings;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-/** A Wednesday 19:00 UTC (the warmup zone): the whole day's first sends are due. */
-const EVENING = Date.parse("2031-03-05T19:00:00Z");
+/** A Wednesday 18:00 UTC (the warmup zone): most of the day's first sends are due, and a hold of an hour ends inside the hours warmup mail goes (08:00-20:00). */
+const EVENING = Date.parse("2031-03-05T18:00:00Z");
 
 const alarmOf = (mailboxId: number) => runInDurableObject(senderStub(bindings, mailboxId), (_: MailboxSender, state) => state.storage.getAlarm());
 

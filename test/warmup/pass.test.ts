@@ -62,6 +62,31 @@ describe("a warmup pass", () => {
     expect(choosePartners(partner(sender.id), pool, 6, day, receivers)).toEqual([...order.filter((id) => !receivers.includes(id)), ...order.filter((id) => receivers.includes(id)), order.find((id) => !receivers.includes(id))]);
   });
 
+  it("sends warmup mail only between 08:00 and 20:00 of the warmup zone: no reply at 03:00, no first email due at 23:00, the reply at 08:00", async () => {
+    const account = await provisionAccount();
+    const a = await createMailbox(account.apiKey, { warmup_enabled: true });
+    const b = await createMailbox(account.apiKey, { warmup_enabled: true, time_to_wait_in_mins: 0 });
+    expect((await callJson(`/api/v1/email-accounts/${b.id}/warmup`, { method: "POST", apiKey: account.apiKey, body: { warmup_enabled: true, reply_rate_percentage: 100 } })).status).toBe(200);
+    await connect([a.id, b.id], THURSDAY - 7 * DAY);
+    await testDb().insert(schema.warmupMessages).values({
+      senderId: a.id,
+      receiverId: b.id,
+      kind: "warmup",
+      messageId: `<wu.night${crypto.randomUUID().slice(0, 8)}@sender.example.com>`,
+      subject: "quick question",
+      sentAt: new Date(THURSDAY - 3 * HOUR),
+      landed: "inbox",
+      landedAt: new Date(THURSDAY - 2 * HOUR),
+    });
+    for (const at of [THURSDAY + 3 * HOUR, THURSDAY + 23 * HOUR]) {
+      await senderStub(bindings, b.id).runPass(at, { mailboxId: b.id, read: false });
+      expect((await testDb().select().from(schema.warmupMessages).where(eq(schema.warmupMessages.senderId, b.id))).length, new Date(at).toISOString()).toBe(0);
+    }
+    // At 08:00 the reply goes.
+    await senderStub(bindings, b.id).runPass(THURSDAY + 8 * HOUR, { mailboxId: b.id, read: false });
+    expect(await sentBy(b.id, "reply")).toHaveLength(1);
+  });
+
   it("answers a message the reply rate picks even when 200 older ones it does not pick wait", async () => {
     const rate = 50;
     const account = await provisionAccount();
@@ -87,8 +112,8 @@ describe("a warmup pass", () => {
       landed: "inbox" as const,
       landedAt: new Date(landedAt),
     });
-    // Before the day's first emails are due, so only replies are.
-    const now = THURSDAY + 7 * HOUR;
+    // 08:00, when warmup mail may go and before the day's first email is due: only replies are.
+    const now = THURSDAY + 8 * HOUR;
     const waiting = messageIds(200, false).map((id, i) => received(id, now - 30 * HOUR + i * 60_000));
     for (let i = 0; i < waiting.length; i += 10) await testDb().insert(schema.warmupMessages).values(waiting.slice(i, i + 10));
     await testDb().insert(schema.warmupMessages).values(received(messageIds(1, true)[0]!, now - HOUR));
