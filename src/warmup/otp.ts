@@ -66,7 +66,7 @@ export async function verifyOtp(db: Database, mailboxId: number, code: string, n
   await db.batch([
     // Used up, but its Message-ID stays known to the reader.
     db.update(warmupOtps).set({ tries: OTP_TRIES, expiresAt: new Date(now) }).where(eq(warmupOtps.emailAccountId, mailboxId)),
-    db.update(emailAccounts).set({ warmupBlockedReason: null, warmupEnabled: true, updatedAt: new Date(now) }).where(eq(emailAccounts.id, mailboxId)),
+    db.update(emailAccounts).set({ warmupBlockedReason: null, warmupUnblockedAt: new Date(now), warmupEnabled: true, updatedAt: new Date(now) }).where(eq(emailAccounts.id, mailboxId)),
   ]);
   return "unblocked";
 }

@@ -128,10 +128,13 @@ export async function unanswered(db: Database, receiverId: number, since: number
  * For the batch that records a refusal of `mailboxId`'s warmup mail (at send, or a bounce read back),
  * after it: 3 policy rejections in the UTC day or 3 hard bounces in 7 days block its warmup with the
  * latest servers' words (CONTRACT 19.4), so the mailbox leaves the pool in the same commit; only
- * `when` that holds (the refused email is the mailbox's own).
+ * `when` that holds (the refused email is the mailbox's own). Counted from when warmup was last
+ * turned on or unblocked: a person who lifts a block starts afresh.
  */
 export function blockStatement(mailboxId: number, now: number, when: SQL = sql`1`): SQL {
-  const refusals = sql`FROM warmup_messages WHERE sender_id = ${mailboxId} AND status = 'refused'
+  // Mail sent before warmup was last turned on or unblocked belongs to the block that was lifted.
+  const lifted = sql`(SELECT max(coalesce(warmup_enabled_at, 0), coalesce(warmup_unblocked_at, 0)) FROM email_accounts WHERE id = ${mailboxId})`;
+  const refusals = sql`FROM warmup_messages WHERE sender_id = ${mailboxId} AND status = 'refused' AND sent_at >= ${lifted}
     AND ((error_kind = 'policy' AND sent_at >= ${now - (now % DAY_MS)}) OR (error_kind = 'bounce' AND sent_at >= ${now - 7 * DAY_MS}))`;
   const words = sql`(SELECT group_concat(error, ' | ') FROM (SELECT error ${refusals} AND error IS NOT NULL ORDER BY sent_at DESC, id DESC LIMIT 3))`;
   return sql`UPDATE email_accounts SET warmup_blocked_reason = coalesce(nullif(${words}, ''), 'its warmup mail was refused')

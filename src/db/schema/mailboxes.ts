@@ -69,6 +69,8 @@ export const emailAccounts = sqliteTable(
     warmupEnabledAt: instant("warmup_enabled_at"),
     /** Warmup blocked (CONTRACT 19.4): the servers' words; null = not blocked. */
     warmupBlockedReason: text("warmup_blocked_reason"),
+    /** When a person last unblocked warmup with the code: refusals of mail sent before no longer count. */
+    warmupUnblockedAt: instant("warmup_unblocked_at"),
     /** Warmup mail to this address bounced: out of the pool until warmup is turned off and on. */
     warmupBouncedReason: text("warmup_bounced_reason"),
     /** PASSWORD, or OAUTH (CONTRACT 18): then `oauth_token_ciphertext` holds the refresh token and the app it was granted to. */
