@@ -243,6 +243,12 @@ export function applyStatements(jobId: number, eventIds: number[] | null, nonce:
 /** Index of the statement of applyStatements whose RETURNING lists the replies applied. */
 export const APPLIED_ROWS_STATEMENT = 3;
 
+/** While the job is not applied yet: what guards an apply's statements, so two applies at once apply once. */
+export function notAppliedYet(jobId: number): SQL {
+  return sql`(SELECT applied_at FROM triage_replays WHERE id = ${jobId}) IS NULL`;
+}
+
+/** Marks a dry run applied, returning its id unless another apply did so first. */
 export function markApplied(jobId: number, now: number): SQL {
-  return sql`UPDATE triage_replays SET applied_at = ${now}, updated_at = ${now} WHERE id = ${jobId}`;
+  return sql`UPDATE triage_replays SET applied_at = ${now}, updated_at = ${now} WHERE id = ${jobId} AND applied_at IS NULL RETURNING id`;
 }

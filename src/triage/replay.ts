@@ -19,6 +19,7 @@ import {
   leased,
   leaseReplay,
   markApplied,
+  notAppliedYet,
   pendingDiffRows,
   repliesOfRecords,
   type DiffRow,
@@ -246,8 +247,8 @@ async function recordChanges(
   return { deliveries: out, deciders };
 }
 
-/** Applies a completed dry run's diff to the replies unchanged since (the apply route). */
-export async function applyDryRun(env: Bindings, jobId: number, now = Date.now()): Promise<{ applied: number; pending: number }> {
+/** Applies a completed dry run's diff to the replies unchanged since (the apply route); null when another apply did first. */
+export async function applyDryRun(env: Bindings, jobId: number, now = Date.now()): Promise<{ applied: number; pending: number } | null> {
   const db = database(env.DB);
   const rows = await pendingDiffRows(env.DB, jobId, null);
   const diff: Change[] = rows.map((row) => ({
@@ -257,8 +258,9 @@ export async function applyDryRun(env: Bindings, jobId: number, now = Date.now()
     stored: JSON.parse(row.provenance) as StoredCategorisation,
   }));
   const replies = await namedReplies(env.DB, env.BODIES, [], diff.map((d) => d.eventId));
-  const plan = await applyPlan(env, db, jobId, null, diff, replies, new Map(), now, sql`true`);
+  const plan = await applyPlan(env, db, jobId, null, diff, replies, new Map(), now, notAppliedYet(jobId));
   const results = await rawBatch(env.DB, [...plan.statements, markApplied(jobId, now)]);
+  if (results.at(-1)!.length === 0) return null;
   await enqueue(env, plan.deliveryIds(results, 0));
   return { applied: results[APPLIED_ROWS_STATEMENT]!.length, pending: rows.length };
 }

@@ -171,6 +171,7 @@ const routes = {
 };
 
 const REPLAY_NOT_FOUND = "Replay not found";
+const APPLIED_ALREADY = "This replay has been applied already";
 
 /** Counts one test call against the account's day; false when the day's allowance is spent. */
 async function spendTestCall(d1: D1Database, accountId: number, perDay: number, now: number): Promise<boolean> {
@@ -295,7 +296,8 @@ triageRoutes.openapi(routes.apply, async (c) => {
   if (!job) throw ApiError.notFound(REPLAY_NOT_FOUND);
   if (!job.dryRun) throw ApiError.badRequest("This replay applied its changes as it went");
   if (job.status !== "completed") throw ApiError.badRequest("This replay has not completed");
-  if (job.appliedAt) throw ApiError.badRequest("This replay has been applied already");
-  const { applied, pending } = await applyDryRun(c.env, job.id);
-  return c.json({ ok: true, applied, skipped: pending - applied }, 200);
+  if (job.appliedAt) throw ApiError.badRequest(APPLIED_ALREADY);
+  const outcome = await applyDryRun(c.env, job.id);
+  if (outcome === null) throw ApiError.badRequest(APPLIED_ALREADY);
+  return c.json({ ok: true, applied: outcome.applied, skipped: outcome.pending - outcome.applied }, 200);
 });

@@ -4,6 +4,7 @@ import { promptTemplatesOf, replaysFailed, storedReplay, uncategorised, webhookD
 import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { callWithEnv, createWebhook } from "../webhooks/fixtures";
 import { triageReplies } from "../../src/triage/consumer";
+import { applyDryRun } from "../../src/triage/replay";
 import { bindings, categorisationOf, recordOf, sentWorld, storeQuietReply } from "./fixtures";
 
 type Json = Record<string, unknown>;
@@ -279,6 +280,20 @@ describe("replays (CONTRACT 20.7)", () => {
     const changes = (await deliveriesOfType(hook.id)).slice(before).map((p) => [p.sl_lead_email, p.lead_category.old_id, p.lead_category.new_id]);
     expect(changes).toEqual([["r2@rp.example", 2, 5]]);
     expect((await post(`/campaigns/${campaign}/reply-categorisation/replay/${job}/apply`, account.apiKey, {})).status).toBe(400);
+  });
+
+  it("applies a dry run once when two applies come at once: the other answers 400 and nothing is announced twice", async () => {
+    const { account, campaign } = await replayWorld();
+    const hook = await createWebhook(account.apiKey, campaign, { event_types: ["LEAD_CATEGORY_UPDATED"] });
+    const started = await post(`/campaigns/${campaign}/reply-categorisation/replay`, account.apiKey, { prompt_content: "[[fake:prefer=Information Request]]" });
+    const job = (started.body.data as { job_id: number }).job_id;
+    expect(await state(account.apiKey, campaign, job)).toMatchObject({ changed: 2 });
+    // Both read the job unapplied and make their plans before either commits.
+    const outcomes = await Promise.all([applyDryRun(bindings, job), applyDryRun(bindings, job)]);
+    expect(outcomes.filter((o) => o !== null)).toEqual([{ applied: 2, pending: 2 }]);
+    expect(outcomes.filter((o) => o === null), "the other finds it applied in its own batch").toHaveLength(1);
+    expect((await post(`/campaigns/${campaign}/reply-categorisation/replay/${job}/apply`, account.apiKey, {})).body).toMatchObject({ error: "This replay has been applied already" });
+    expect(await deliveriesOfType(hook.id)).toHaveLength(2);
   });
 
   it("applies as it goes when dry_run is false, one job per campaign at a time", async () => {
