@@ -81,7 +81,7 @@ const routes = {
     operationId: "bulkUpdateEmailAccountConfig",
     summary: "Change settings and warmup of many mailboxes at once",
     description:
-      "`{emailAccountIds (1-1000), updateData}`: every field of `updateData` is the per-mailbox setting of the same meaning, with its rules — `messagePerDay` = `max_email_per_day`, `minTimeToWaitInMins` = `time_to_wait_in_mins`, `fromName`, `signature`, `customTrackingDomain` = `custom_tracking_url`, and warmup's (CONTRACT 19.1): `status` (ACTIVE/INACTIVE), `maxEmailPerDay`/`warmupMaxCount` = `total_warmup_per_day` (1-250), `warmupMinCount` (≤ the maximum), `replyRate`, `isRampupEnabled`, `rampupValue` = `daily_rampup`, `sendWarmupsOnlyOnWeekdays`, `autoAdjustWarmup`, `useCustomDomain`, `warmupTagIdentifier` = `warmup_key_id` ([A-Za-z0-9_-]), `dailyReplyLimit` (8-80); `tags` (tag ids, ≥ 1) replaces the mailboxes' tags; `clientId` moves them to a client (account key). An unknown field → 422. Ids the caller cannot see are skipped and listed; the rest change together, all or nothing. A tag or client the caller cannot use → 400.",
+      "`{emailAccountIds (1-1000), updateData}`: every field of `updateData` is the per-mailbox setting of the same meaning, with its rules — `messagePerDay` = `max_email_per_day`, `minTimeToWaitInMins` = `time_to_wait_in_mins`, `fromName`, `signature`, `customTrackingDomain` = `custom_tracking_url`, and warmup's (CONTRACT 19.1): `status` (ACTIVE/INACTIVE; a blocked warmup sent ACTIVE stays INACTIVE: the unblock code or the mailbox's own switch lifts a block), `maxEmailPerDay`/`warmupMaxCount` = `total_warmup_per_day` (1-250), `warmupMinCount` (≤ the maximum), `replyRate`, `isRampupEnabled`, `rampupValue` = `daily_rampup`, `sendWarmupsOnlyOnWeekdays`, `autoAdjustWarmup`, `useCustomDomain`, `warmupTagIdentifier` = `warmup_key_id` ([A-Za-z0-9_-]), `dailyReplyLimit` (8-80); `tags` (tag ids, ≥ 1) replaces the mailboxes' tags; `clientId` moves them to a client (account key). An unknown field → 422. Ids the caller cannot see are skipped and listed; the rest change together, all or nothing. A tag or client the caller cannot use → 400.",
     tags,
     security,
     request: { body: jsonBody(BulkUpdate, { emailAccountIds: [1, 2], updateData: { messagePerDay: 40, minTimeToWaitInMins: 5, status: "ACTIVE", maxEmailPerDay: 20 } }) },
@@ -177,8 +177,10 @@ mailboxBulkRoutes.openapi(routes.bulkUpdate, async (c) => {
     ...(data.clientId !== undefined && { clientId: await owningClient(db, principal, data.clientId) }),
   };
   const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as MailboxChanges;
-  // As one mailbox's own switch does: the ramp restarts, a block clears, an identifier is generated where none is given or stored.
   const turnedOn = states.flatMap((row) => {
+    // A blocked warmup sent ACTIVE stays INACTIVE (CONTRACT 21): here only the unblock code or the mailbox's own switch lifts a block.
+    if (defined.warmupEnabled === true && !row.warmupEnabled && row.warmupBlockedReason !== null) return [{ id: row.id, changes: { warmupEnabled: false } }];
+    // Otherwise as the mailbox's own switch does: the ramp restarts, a bounce clears, an identifier is generated where none is given or stored.
     const own = warmupTurnedOn({ ...row, warmupKeyId: defined.warmupKeyId ?? row.warmupKeyId }, defined.warmupEnabled);
     return Object.keys(own).length ? [{ id: row.id, changes: own }] : [];
   });

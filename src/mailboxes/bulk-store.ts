@@ -17,10 +17,14 @@ export function visibleMailboxOfAddress(db: Database, principal: Principal, addr
 }
 
 /** The visible mailboxes among these ids, with what turning their warmup on depends on. */
-export function visibleWarmupStates(db: Database, principal: Principal, ids: number[]): Promise<{ id: number; warmupEnabled: boolean; warmupKeyId: string | null }[]> {
+export function visibleWarmupStates(
+  db: Database,
+  principal: Principal,
+  ids: number[],
+): Promise<{ id: number; warmupEnabled: boolean; warmupKeyId: string | null; warmupBlockedReason: string | null }[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db
-    .select({ id: emailAccounts.id, warmupEnabled: emailAccounts.warmupEnabled, warmupKeyId: emailAccounts.warmupKeyId })
+    .select({ id: emailAccounts.id, warmupEnabled: emailAccounts.warmupEnabled, warmupKeyId: emailAccounts.warmupKeyId, warmupBlockedReason: emailAccounts.warmupBlockedReason })
     .from(emailAccounts)
     .where(and(visibleRows(principal, emailAccounts), sql`${emailAccounts.id} ${inList(ids)}`));
 }

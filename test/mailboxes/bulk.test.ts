@@ -87,28 +87,31 @@ describe("bulk mailbox settings (CONTRACT 21.2)", () => {
     expect(untouched.maxEmailPerDay).not.toBe(40);
   });
 
-  it("turns warmup on as one mailbox's switch does: the ramp restarts, a block clears, each mailbox gets its own identifier", async () => {
+  it("turns warmup on as one mailbox's switch does (the ramp restarts, each mailbox gets its own identifier), except a blocked one, which stays INACTIVE and blocked", async () => {
     const account = await provisionAccount();
-    const [a, b, on] = [await createMailbox(account.apiKey), await createMailbox(account.apiKey), await createMailbox(account.apiKey)];
+    const [a, b, c, on] = [await createMailbox(account.apiKey), await createMailbox(account.apiKey), await createMailbox(account.apiKey), await createMailbox(account.apiKey)];
     const long = new Date(Date.now() - 30 * 86_400_000);
     await setMailbox(a.id, { warmupEnabledAt: long, warmupBlockedReason: "550 5.7.1 blocked", warmupKeyId: null });
-    await setMailbox(b.id, { warmupEnabledAt: long, warmupKeyId: "kept-key" });
+    await setMailbox(b.id, { warmupEnabledAt: long, warmupKeyId: "kept-key", warmupBouncedReason: "550 5.1.1 unknown user" });
+    await setMailbox(c.id, { warmupEnabledAt: long, warmupKeyId: null });
     await setMailbox(on.id, { warmupEnabled: true, warmupEnabledAt: long, warmupKeyId: "running-key" });
     const before = Date.now();
     const { status } = await callJson("/api/v1/email-accounts/bulk-update-email-account-config", {
       method: "POST",
       apiKey: account.apiKey,
-      body: { emailAccountIds: [a.id, b.id, on.id], updateData: { status: "ACTIVE" } },
+      body: { emailAccountIds: [a.id, b.id, c.id, on.id], updateData: { status: "ACTIVE" } },
     });
     expect(status).toBe(200);
     const [rowA, rowB, rowOn] = [await mailboxRow(a.id), await mailboxRow(b.id), await mailboxRow(on.id)];
-    for (const row of [rowA, rowB]) {
+    expect(rowA).toMatchObject({ warmupEnabled: false, warmupEnabledAt: long, warmupBlockedReason: "550 5.7.1 blocked", warmupKeyId: null });
+    const rowC = await mailboxRow(c.id);
+    for (const row of [rowB, rowC]) {
       expect(row.warmupEnabled).toBe(true);
       expect(row.warmupEnabledAt!.getTime()).toBeGreaterThanOrEqual(before);
-      expect(row.warmupBlockedReason).toBeNull();
+      expect(row.warmupBouncedReason).toBeNull();
     }
-    expect(rowA.warmupKeyId).toMatch(/^[a-z]+-[a-z]+$/);
     expect(rowB.warmupKeyId).toBe("kept-key");
+    expect(rowC.warmupKeyId).toMatch(/^[a-z]+-[a-z]+$/);
     // Already on: its ramp goes on from where it was.
     expect(rowOn.warmupEnabledAt).toEqual(long);
     expect(rowOn.warmupKeyId).toBe("running-key");
