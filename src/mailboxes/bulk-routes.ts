@@ -177,14 +177,20 @@ mailboxBulkRoutes.openapi(routes.bulkUpdate, async (c) => {
     ...(data.clientId !== undefined && { clientId: await owningClient(db, principal, data.clientId) }),
   };
   const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as MailboxChanges;
-  const turnedOn = states.flatMap((row) => {
+  // 19.1's range against each mailbox's own maximum when only the minimum is given, as its warmup settings check it.
+  const cramped = defined.totalWarmupPerDay === undefined && defined.warmupMinCount !== undefined ? states.find((row) => defined.warmupMinCount! > row.totalWarmupPerDay) : undefined;
+  if (cramped) throw ApiError.badRequest(`warmupMinCount must not exceed total_warmup_per_day (${cramped.totalWarmupPerDay} for email account ${cramped.id})`);
+  const each = states.flatMap((row) => {
     // A blocked warmup sent ACTIVE stays INACTIVE (CONTRACT 21): here only the unblock code or the mailbox's own switch lifts a block.
-    if (defined.warmupEnabled === true && !row.warmupEnabled && row.warmupBlockedReason !== null) return [{ id: row.id, changes: { warmupEnabled: false } }];
+    const blocked = defined.warmupEnabled === true && !row.warmupEnabled && row.warmupBlockedReason !== null;
     // Otherwise as the mailbox's own switch does: the ramp restarts, a bounce clears, an identifier is generated where none is given or stored.
-    const own = warmupTurnedOn({ ...row, warmupKeyId: defined.warmupKeyId ?? row.warmupKeyId }, defined.warmupEnabled);
+    const own: MailboxChanges = blocked ? { warmupEnabled: false } : warmupTurnedOn({ ...row, warmupKeyId: defined.warmupKeyId ?? row.warmupKeyId }, defined.warmupEnabled);
+    // A smaller maximum pulls a stored minimum down with it.
+    const max = defined.totalWarmupPerDay;
+    if (max !== undefined && defined.warmupMinCount === undefined && row.warmupMinCount !== null && row.warmupMinCount > max) own.warmupMinCount = max;
     return Object.keys(own).length ? [{ id: row.id, changes: own }] : [];
   });
-  if (ids.length) await updateMailboxes(db, c.env.DB, ids, { ...defined, updatedAt: new Date() }, tagIds, turnedOn);
+  if (ids.length) await updateMailboxes(db, c.env.DB, ids, { ...defined, updatedAt: new Date() }, tagIds, each);
   return c.json({ ok: true, message: "Email account(s) and warmup details are updated successfully!", updated: ids.length, skipped_ids: skipped }, 200);
 });
 

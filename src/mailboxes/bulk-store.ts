@@ -16,15 +16,22 @@ export function visibleMailboxOfAddress(db: Database, principal: Principal, addr
     .get();
 }
 
-/** The visible mailboxes among these ids, with what turning their warmup on depends on. */
+/** The visible mailboxes among these ids, with what turning their warmup on and its daily range depend on. */
 export function visibleWarmupStates(
   db: Database,
   principal: Principal,
   ids: number[],
-): Promise<{ id: number; warmupEnabled: boolean; warmupKeyId: string | null; warmupBlockedReason: string | null }[]> {
+): Promise<{ id: number; warmupEnabled: boolean; warmupKeyId: string | null; warmupBlockedReason: string | null; totalWarmupPerDay: number; warmupMinCount: number | null }[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db
-    .select({ id: emailAccounts.id, warmupEnabled: emailAccounts.warmupEnabled, warmupKeyId: emailAccounts.warmupKeyId, warmupBlockedReason: emailAccounts.warmupBlockedReason })
+    .select({
+      id: emailAccounts.id,
+      warmupEnabled: emailAccounts.warmupEnabled,
+      warmupKeyId: emailAccounts.warmupKeyId,
+      warmupBlockedReason: emailAccounts.warmupBlockedReason,
+      totalWarmupPerDay: emailAccounts.totalWarmupPerDay,
+      warmupMinCount: emailAccounts.warmupMinCount,
+    })
     .from(emailAccounts)
     .where(and(visibleRows(principal, emailAccounts), sql`${emailAccounts.id} ${inList(ids)}`));
 }

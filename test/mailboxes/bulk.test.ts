@@ -146,6 +146,30 @@ describe("bulk mailbox settings (CONTRACT 21.2)", () => {
     expect((await storedMailbox(mailbox.id)).maxEmailPerDay).toBe(100);
   });
 
+  it("keeps each mailbox's warmup minimum within its maximum, as the mailbox's own warmup settings do (19.1)", async () => {
+    const account = await provisionAccount();
+    const [low, high] = [await createMailbox(account.apiKey), await createMailbox(account.apiKey)];
+    await setMailbox(low.id, { totalWarmupPerDay: 20, warmupMinCount: 15 });
+    await setMailbox(high.id, { totalWarmupPerDay: 100, warmupMinCount: 15 });
+    const post = (updateData: unknown) =>
+      callJson<{ error: string }>("/api/v1/email-accounts/bulk-update-email-account-config", { method: "POST", apiKey: account.apiKey, body: { emailAccountIds: [low.id, high.id], updateData } });
+    // A minimum above one mailbox's stored maximum: refused, nothing changed.
+    const above = await post({ warmupMinCount: 30 });
+    expect(above.status).toBe(400);
+    expect(above.body.error).toContain(String(low.id));
+    expect((await mailboxRow(low.id)).warmupMinCount).toBe(15);
+    expect((await mailboxRow(high.id)).warmupMinCount).toBe(15);
+    // A smaller maximum pulls a stored minimum down with it; a minimum already below it stays.
+    expect((await post({ maxEmailPerDay: 10 })).status).toBe(200);
+    expect((await mailboxRow(low.id)).warmupMinCount).toBe(10);
+    await setMailbox(high.id, { warmupMinCount: 5 });
+    expect((await post({ maxEmailPerDay: 12 })).status).toBe(200);
+    expect((await mailboxRow(high.id)).warmupMinCount).toBe(5);
+    // Raised again, the maximum leaves the minimum where the rule put it.
+    expect((await post({ maxEmailPerDay: 100 })).status).toBe(200);
+    expect((await readMailbox(account.apiKey, low.id)).body).toMatchObject({ warmup_details: expect.objectContaining({ warmup_min_count: 10, total_warmup_per_day: 100 }) });
+  });
+
   it("lets a client key change only its client's mailboxes", async () => {
     const account = await provisionAccount();
     const clientId = await createClient(account.apiKey);
