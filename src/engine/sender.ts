@@ -379,8 +379,9 @@ async function sendClaimed(
           : { kind: "refused", recordId, state: record.refusal === "blocked" ? "BLOCKED" : "STOPPED" },
       );
     } else if (leadZones && !isInWindow(recordSchedule(campaign.schedule, record.leadTimezone), now)) {
-      // Outside the lead's own hours: due again when its window opens, a first step back to rotation.
-      pending.settle({ kind: "released", recordId, dueAt: recordDueAt(campaign.schedule, record.leadTimezone, now), unpin: step === 1 });
+      // Outside the lead's own hours: due again when its window opens, a first step this claim took from
+      // rotation back to it; one pinned before (a re-pin, a subsequence's record on its parent's mailbox) keeps its mailbox.
+      pending.settle({ kind: "released", recordId, dueAt: recordDueAt(campaign.schedule, record.leadTimezone, now), unpin: step === 1 && !record.pinned });
     } else if (record.messageStatus !== null && record.messageStatus !== "deferred") {
       // Sent, or in doubt: never again; the record moves on.
       pending.settle({ kind: "skipped", recordId, ...following(campaign, record, now) });

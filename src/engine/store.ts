@@ -162,6 +162,8 @@ export interface ClaimedRecord {
   spintaxIndex: number | null;
   /** The lead's own IANA zone (CONTRACT 23.2), null when it has none. */
   leadTimezone: string | null;
+  /** Pinned to this mailbox before the claim (a follow-up, a re-pin, a subsequence's record), not taken from rotation by it. */
+  pinned: boolean;
 }
 
 export interface ClaimRequest {
@@ -213,7 +215,7 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
   const due = (pinned: SQL) => sql`SELECT id FROM campaign_leads WHERE campaign_id = ${campaign.id} AND ${pinned} AND ${claimable} ORDER BY due_at`;
   const claim = (ids: SQL) =>
     sql`UPDATE campaign_leads SET email_account_id = ${mailboxId}, due_at = ${lease}, claim_token = ${nonce}, updated_at = ${now}
-        WHERE id IN (${ids})`;
+        WHERE id IN (${ids}) RETURNING id`;
   const claimed = sql`SELECT id FROM campaign_leads WHERE claim_token = ${nonce}`;
   const openLimit = sql`max(0, min(${request.newLeadsLeft}, ${limit} - (SELECT count(*) FROM campaign_leads WHERE claim_token = ${nonce})))`;
   // ESP matching (src/engine/matching.ts): new leads of this mailbox's provider, or of none with room.
@@ -245,6 +247,8 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
         WHERE cl.claim_token = ${nonce}
         ORDER BY cl.id`,
   ]);
+  // The first claim's rows were this mailbox's already; the second's it took from rotation.
+  const pinned = new Set(results[0]!.map((row) => Number(row.id)));
   const records = results[3]!.map((row) => ({
     recordId: Number(row.record_id),
     step: Number(row.step),
@@ -269,6 +273,7 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
     thread: JSON.parse(String(row.thread ?? "[]")) as { messageId: string; subject: string | null }[],
     refusal: (row.refusal as ClaimedRecord["refusal"]) ?? null,
     leadTimezone: (row.lead_timezone as string | null) ?? null,
+    pinned: pinned.has(Number(row.record_id)),
   }));
   return { nonce, records };
 }

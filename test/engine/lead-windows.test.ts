@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { campaignSendingStatus, mailboxSendingStatusOf, presentSendingStatus } from "../../src/engine/status";
 import { database } from "../../src/platform/db";
-import { campaignRow, leadsOf, mailboxConnected, recordsOf, setCampaign, setRecord } from "../db";
+import type { Bindings } from "../../src/platform/env";
+import { senderStub } from "../../src/mailbox-agent/stub";
+import { campaignRow, leadsOf, mailboxConnected, recordRow, recordsOf, setCampaign, setRecord } from "../db";
 import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
 
@@ -71,5 +73,48 @@ describe("sending_status in each lead's zone (CONTRACT 23.4)", () => {
     const later = NEW_YORK_OPENS + 60_000;
     expect((await campaignSendingStatus(db, await campaignRow(world.campaignId), later)).code).toBe("sending");
     expect((await mailboxSendingStatusOf(db, world.mailboxId, later))?.code).toBe("sending");
+  });
+});
+
+describe("a pinned first send in each lead's zone (CONTRACT 23.2, section 15)", () => {
+  it("keeps its mailbox when its pass finds it outside its lead's window: a subsequence's record stays on the parent's mailbox", async () => {
+    const account = await provisionAccount();
+    const apiKey = account.apiKey;
+    const [pinned, other] = [await createMailbox(apiKey), await createMailbox(apiKey)];
+    for (const mailbox of [pinned, other]) await mailboxConnected(mailbox.id);
+    const { body: parent } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey, body: { name: "Outreach" } });
+    const email = `t-${crypto.randomUUID()}@lead.example`;
+    const added = await callJson<{ emailToLeadIdMap: Record<string, number> }>(`/api/v1/campaigns/${parent.id}/leads`, {
+      method: "POST",
+      apiKey,
+      body: { lead_list: [{ email, timezone: "Asia/Tokyo" }], settings: { return_lead_ids: true } },
+    });
+    const parentRecord = added.body.emailToLeadIdMap[email]!;
+    // The parent's thread went from `pinned`.
+    await setRecord(parentRecord, { emailAccountId: pinned.id });
+    const { body: sub } = await callJson<{ id: number }>("/api/v1/campaigns/create-subsequence", { method: "POST", apiKey, body: { parent_campaign_id: parent.id, name: "Interested" } });
+    await callJson(`/api/v1/campaigns/${sub.id}/sequences`, { method: "POST", apiKey, body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }] } });
+    await callJson(`/api/v1/campaigns/${sub.id}/schedule`, {
+      method: "POST",
+      apiKey,
+      body: { timezone: "Europe/Paris", days_of_the_week: [1, 2, 3, 4, 5], start_hour: "09:00", end_hour: "17:00", schedule_start_time: "2031-03-01T00:00:00Z", send_in_lead_timezone: true },
+    });
+    await callJson(`/api/v1/campaigns/${sub.id}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: [pinned.id, other.id] } });
+    const pushed = await callJson<{ data: { new_email_lead_map_id: number } }>("/api/v1/master-inbox/push-to-subsequence", {
+      method: "POST",
+      apiKey,
+      body: { email_lead_map_id: parentRecord, sub_sequence_id: sub.id },
+    });
+    expect(pushed.status, JSON.stringify(pushed.body)).toBe(200);
+    const child = pushed.body.data.new_email_lead_map_id;
+    expect(await recordRow(child)).toMatchObject({ emailAccountId: pinned.id });
+    await setCampaign(sub.id, { status: "ACTIVE" });
+    // Monday 10:00 UTC is 19:00 in Tokyo: the record is due (since the push) but outside its lead's window.
+    const result = await senderStub(fileEnv() as unknown as Bindings, pinned.id).runPass(NOW, { mailboxId: pinned.id, read: false });
+    expect(result).toMatchObject({ sent: 0 });
+    const tokyoTuesday = Date.parse("2031-03-04T00:00:00Z");
+    const after = await recordRow(child);
+    expect(after.dueAt?.getTime(), "due when its lead's window opens").toBe(tokyoTuesday);
+    expect(after.emailAccountId, "the subsequence's record keeps the parent's mailbox").toBe(pinned.id);
   });
 });
