@@ -1,3 +1,4 @@
+import type { SQL } from "drizzle-orm";
 import type { Bindings } from "../platform/env";
 import { database } from "../platform/db";
 import type { Principal } from "../platform/principal";
@@ -8,15 +9,22 @@ import { affirmCategory, loadCategoryChange, setCategory } from "./store";
 /**
  * Sets a record's category by hand (the inbox's update-category, the campaign lead route), with its
  * LEAD_CATEGORY_UPDATED deliveries in the same batch. False when the category is not one the account
- * may use (nothing changes); the record must be one the caller may see (404 otherwise).
+ * may use (nothing changes); the record must be one the caller may see (404 otherwise). `also`: what
+ * the same change causes besides (the campaign lead route's pause), committed in that batch.
  */
-export async function changeCategory(env: Bindings, principal: Principal, recordId: number, categoryId: number | null): Promise<boolean> {
+export async function changeCategory(
+  env: Bindings,
+  principal: Principal,
+  recordId: number,
+  categoryId: number | null,
+  also: SQL[] = [],
+): Promise<boolean> {
   const db = database(env.DB);
   const { record, category, webhooks } = await loadCategoryChange(db, principal, recordId, categoryId);
   if (categoryId !== null && !category) return false;
   const now = Date.now();
   if (record.categoryId === categoryId) {
-    await affirmCategory(env.DB, record.id, categoryId, now);
+    await affirmCategory(env.DB, record.id, categoryId, now, also);
     return true;
   }
   const deliveries = categoryDeliveries(webhooks, record.campaign, {
@@ -28,6 +36,6 @@ export async function changeCategory(env: Bindings, principal: Principal, record
     newCategoryName: category?.name ?? null,
     occurredAt: now,
   });
-  await enqueue(env, await setCategory(env.DB, record.id, categoryId, deliveries, now));
+  await enqueue(env, await setCategory(env.DB, record.id, categoryId, deliveries, now, also));
   return true;
 }

@@ -1,5 +1,5 @@
 import { readBack, type BodyReader } from "../platform/bodies";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { campaignLeads, campaigns, events, leadCategories, leads, tasks } from "../db/schema";
 import { RECORD_NOT_FOUND, visibleCampaigns, visibleCategories } from "../platform/access";
 import type { Principal } from "../platform/principal";
@@ -128,7 +128,7 @@ export async function loadCategoryChange(db: Database, principal: Principal, rec
 
 /**
  * Sets a category by hand (it counts as set now, so an older categorised reply arriving later
- * does not undo it), with its webhook deliveries in the same batch. Returns the delivery ids.
+ * does not undo it), with its webhook deliveries and `also` in the same batch. Returns the delivery ids.
  */
 export async function setCategory(
   d1: D1Database,
@@ -136,6 +136,7 @@ export async function setCategory(
   categoryId: number | null,
   deliveries: NewDelivery[],
   now: number,
+  also: SQL[] = [],
 ): Promise<number[]> {
   const results = await rawBatch(d1, [
     sql`UPDATE campaign_leads SET category_id = ${categoryId}, category_set_at = ${now}, updated_at = ${now}
@@ -150,13 +151,14 @@ export async function setCategory(
           ),
         ]
       : []),
+    ...also,
   ]);
-  return deliveryIds(results[3]);
+  return deliveries.length > 0 ? deliveryIds(results[3]) : [];
 }
 
 /** A person chose the category the record already holds: the record and its webhooks stay as they are, and the latest reply's categorisation becomes theirs. */
-export async function affirmCategory(d1: D1Database, recordId: number, categoryId: number | null, now: number): Promise<void> {
-  await rawBatch(d1, humanCategorisation(recordId, categoryId, now, true));
+export async function affirmCategory(d1: D1Database, recordId: number, categoryId: number | null, now: number, also: SQL[] = []): Promise<void> {
+  await rawBatch(d1, [...humanCategorisation(recordId, categoryId, now, true), ...also]);
 }
 
 /**

@@ -32,6 +32,7 @@ import {
   leadWithEmail,
   mailboxAttached,
   pauseRecords,
+  pauseStatement,
   pinRecord,
   recordsOfLead,
   resumeRecord,
@@ -488,8 +489,8 @@ leadChangeRoutes.openapi(routes.category, async (c) => {
   const { record: found } = await findLeadRecord(db, principal, campaign_id, lead_id);
   const category = await categoryOf(db, principal.accountId, body);
   const categoryId = category?.id ?? null;
-  await changeCategory(c.env, principal, found.id, categoryId);
-  if (body.pause_lead) await pauseRecords(c.env.DB, [found.id], Date.now());
+  // The pause is part of the change: committed with the category and its webhook, or not at all.
+  await changeCategory(c.env, principal, found.id, categoryId, body.pause_lead ? [pauseStatement([found.id], Date.now())] : []);
   return c.json(ack("Lead category updated"), 200);
 });
 

@@ -64,7 +64,8 @@ export async function pauseRecords(d1: D1Database, recordIds: number[], now: num
   return rows!.map((row) => Number(row.id));
 }
 
-function pauseStatement(recordIds: number[], now: number): SQL {
+/** The pause of `pauseRecords`, for a change that commits it with its other statements. */
+export function pauseStatement(recordIds: number[], now: number): SQL {
   return sql`UPDATE campaign_leads SET paused_from = state, paused_at = ${now}, state = 'PAUSED', resume_at = NULL, updated_at = ${now}
       WHERE id IN (SELECT value FROM json_each(${JSON.stringify(recordIds)}))
         AND state IN ('DRAFTED', 'STARTED', 'INPROGRESS')

@@ -242,6 +242,29 @@ describe("update, complete, category, re-pin", () => {
     expect(await post(apiKey, path, { category: "Nope" })).toMatchObject({ status: 400, body: { error: "Invalid category - Nope" } });
   });
 
+  it("categorises and pauses (pause_lead) in one batch: a pause that fails leaves the category and its webhook unwritten", async () => {
+    const { apiKey, campaign, records, leads } = await setUp();
+    const hook = await createWebhook(apiKey, campaign, { event_types: ["LEAD_CATEGORY_UPDATED"] });
+    // The pause of this one record fails (as a D1 error between two batches would leave it).
+    const trigger = `test_refuse_pause_${records[ANN]}`;
+    const d1 = fileEnv().DB;
+    await d1
+      .prepare(`CREATE TRIGGER ${trigger} BEFORE UPDATE OF state ON campaign_leads WHEN NEW.id = ${records[ANN]} AND NEW.state = 'PAUSED' BEGIN SELECT RAISE(ABORT, 'pause refused'); END`)
+      .run();
+    try {
+      const refused = await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/category`, { category_id: 1, pause_lead: true });
+      expect(refused.status).toBe(500);
+    } finally {
+      await d1.prepare(`DROP TRIGGER ${trigger}`).run();
+    }
+    expect(await recordRow(records[ANN]!)).toMatchObject({ categoryId: null, state: "DRAFTED" });
+    expect(await deliveriesOf(hook.id)).toEqual([]);
+
+    expect((await post(apiKey, `/api/v1/campaigns/${campaign}/leads/${leads[ANN]}/category`, { category_id: 1, pause_lead: true })).status).toBe(200);
+    expect(await recordRow(records[ANN]!)).toMatchObject({ categoryId: 1, state: "PAUSED", pausedFrom: "DRAFTED" });
+    expect((await deliveriesOf(hook.id)).map((d) => d.event_type)).toEqual(["LEAD_CATEGORY_UPDATED"]);
+  });
+
   it("re-pins a record to a mailbox of the campaign; a pinned record needs the override", async () => {
     const { apiKey, campaign, records, leads } = await setUp();
     const [one, two, stray] = [await mailbox(apiKey, "one"), await mailbox(apiKey, "two"), await mailbox(apiKey, "stray")];
