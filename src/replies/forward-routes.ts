@@ -144,7 +144,7 @@ async function forwardOf(c: Context<AppEnv>, campaignId: number, ask: ForwardAsk
   const campaign = await findCampaign(db, principal, campaignId);
   const anchor = await threadAnchor(c.env.DB, campaign.id, ask.statsId);
   if (!anchor) throw ApiError.notFound("Email stats not found");
-  const mailbox = await threadMailbox(db, principal, anchor.mailboxId);
+  const mailbox = await threadMailbox(db, principal, campaign.id, anchor.mailboxId);
   if (!mailbox || mailbox.isSuspended || !connectionUsable(mailbox)) throw mailboxUnusable();
   if (ask.messageId !== undefined && ask.messageId.trim() !== anchor.messageId) {
     throw ApiError.badRequest("message_id is not the Message-ID of the message stats_id names");

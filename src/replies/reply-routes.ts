@@ -166,7 +166,7 @@ async function replyInThreadOf(c: Context<AppEnv>, campaignId: number, body: Rep
   const campaign = await findCampaign(db, principal, campaignId);
   const anchor = await threadAnchor(c.env.DB, campaign.id, body.email_stats_id);
   if (!anchor) throw ApiError.notFound("Email stats not found");
-  const mailbox = await threadMailbox(db, principal, anchor.mailboxId);
+  const mailbox = await threadMailbox(db, principal, campaign.id, anchor.mailboxId);
   if (!mailbox || mailbox.isSuspended || !connectionUsable(mailbox)) throw ApiError.badRequest(MAILBOX_UNUSABLE);
   // The manual-send rule (src/manual-mail/rules.ts), checked now so a refusal answers at once; the
   // mailbox's object checks it again when it sends (the block list may change meanwhile).

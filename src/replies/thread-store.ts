@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { emailAccounts } from "../db/schema";
-import { visibleRows } from "../platform/access";
+import { campaignMailboxes } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 import { statement } from "../platform/sql";
@@ -30,10 +30,13 @@ export async function threadAnchor(d1: D1Database, campaignId: number, statsId: 
   ).first<ThreadAnchor>();
 }
 
-/** The mailbox a reply from the inbox goes out from, if the caller may see it (the one tenancy rule). */
-export async function threadMailbox(db: Database, principal: Principal, mailboxId: number | null) {
+/**
+ * The mailbox a reply from the inbox goes out from, if the caller may name it for the thread's campaign
+ * (the one tenancy rule): a client key's campaign may send through an account-wide mailbox attached to it.
+ */
+export async function threadMailbox(db: Database, principal: Principal, campaignId: number, mailboxId: number | null) {
   if (mailboxId === null) return undefined;
-  return db.select().from(emailAccounts).where(and(eq(emailAccounts.id, mailboxId), visibleRows(principal, emailAccounts))).get();
+  return db.select().from(emailAccounts).where(and(eq(emailAccounts.id, mailboxId), campaignMailboxes(principal, [campaignId]))).get();
 }
 
 /** The id of an event by its event_id (the row a reply from the inbox was stored as). */

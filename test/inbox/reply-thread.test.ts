@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { campaignOutboundReplies, eventCount, mailboxConnected, outboundReplyRow, recordEventId, setCampaignRecords, setMailbox } from "../db";
-import { callJson, provisionAccount } from "../helpers";
+import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
 
@@ -93,5 +93,32 @@ describe("replies scheduled from the inbox", () => {
     await setMailbox(mailboxId, { isSmtpSuccess: false });
     expect(await post(account.apiKey, campaign, { email_stats_id: statsId, email_body: "x", scheduled_time: later })).toMatchObject({ status: 400, body: { error: "Email account not found!" } });
     expect(await campaignOutboundReplies(campaign)).toEqual([]);
+  });
+
+  it("lets a client key answer its campaign's thread from the account-wide mailbox the owner attached to it, and from no other", async () => {
+    const account = await provisionAccount();
+    const clientKey = (await createClientKey(account.apiKey, await createClient(account.apiKey))).api_key;
+    const campaign = await createCampaign(clientKey);
+    const map = await addLeads(clientKey, campaign, ["c@reply.example"]);
+    await ingestOk(clientKey, campaign, [
+      { type: "SENT", lead_email: "c@reply.example", occurred_at: "2026-03-01T10:00:00Z", message_id: "<cs@x>" },
+      { type: "REPLY", lead_email: "c@reply.example", occurred_at: "2026-03-02T10:00:00Z", message_id: "<cr@t>", body: "Hi" },
+    ]);
+    const statsId = await recordEventId(map["c@reply.example"]!, "REPLY");
+    // The owner's own mailbox (no client), attached to the client's campaign: the campaign sends through it.
+    const mailbox = await createMailbox(account.apiKey);
+    await mailboxConnected(mailbox.id, { imap: true });
+    const attached = await callJson(`/api/v1/campaigns/${campaign}/email-accounts`, { method: "POST", apiKey: account.apiKey, body: { email_account_ids: [mailbox.id] } });
+    expect(attached.status).toBe(200);
+    await setCampaignRecords(campaign, { emailAccountId: mailbox.id });
+    const later = new Date(Date.now() + 86_400_000).toISOString();
+
+    const answer = await post(clientKey, campaign, { email_stats_id: statsId, email_body: "<p>Thanks</p>", scheduled_time: later });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(await outboundReplyRow((answer.body as { message_id: string }).message_id)).toMatchObject({ emailAccountId: mailbox.id, inReplyTo: "<cr@t>" });
+
+    // Detached, it is the owner's alone again.
+    await callJson(`/api/v1/campaigns/${campaign}/email-accounts/${mailbox.id}`, { method: "DELETE", apiKey: account.apiKey });
+    expect(await post(clientKey, campaign, { email_stats_id: statsId, email_body: "x", scheduled_time: later })).toMatchObject({ status: 400, body: { error: "Email account not found!" } });
   });
 });
