@@ -9,6 +9,7 @@ import { settingsOf } from "../schedule/settings";
 import { Ack, ack, bodyId } from "./schemas";
 import {
   addTagsToCampaigns,
+  foreignTagPair,
   deleteFolder,
   fileCampaigns,
   findFolder,
@@ -83,11 +84,11 @@ const routes = {
     path: "/api/v1/campaigns/tags",
     operationId: "addTagsToCampaigns",
     summary: "Add tags to campaigns in bulk",
-    description: pairsDescription("Adds"),
+    description: `${pairsDescription("Adds")} A tag of another scope than a campaign's (another client's, or the account's for a client's campaign) → 400, nothing changed.`,
     tags,
     security,
     request: { body: jsonBody(CampaignTagPairs, { campaignIds: [1, 2], tagIds: [3] }) },
-    responses: { 200: json(TagsAdded, "Pairs added and already present"), ...errorResponses(401, 404, 422, 429) },
+    responses: { 200: json(TagsAdded, "Pairs added and already present"), ...errorResponses(400, 401, 404, 422, 429) },
   }),
   removeTags: createRoute({
     method: "delete",
@@ -185,6 +186,8 @@ async function resolvePairs(db: Database, principal: Principal, body: z.infer<ty
 campaignBulkRoutes.openapi(routes.addTags, async (c) => {
   const db = database(c.env.DB);
   const { campaignIds, tagIds, requested } = await resolvePairs(db, c.get("principal"), c.req.valid("json"));
+  const foreign = await foreignTagPair(db, campaignIds, tagIds);
+  if (foreign) throw ApiError.badRequest(`Tag ${foreign.tagId} is not one of campaign ${foreign.campaignId}'s tags: a campaign carries its client's tags (the account's for a campaign of no client)`);
   const added = await addTagsToCampaigns(db, campaignIds, tagIds);
   return c.json(
     { ok: true, message: "Tags added to campaigns successfully!", campaign_ids: campaignIds, tag_ids: tagIds, requested, added, already_present: requested - added },

@@ -2075,7 +2075,7 @@ export interface paths {
         put?: never;
         /**
          * Add tags to campaigns in bulk
-         * @description Adds every (campaign, tag) pair of `campaignIds` × `tagIds` (1-100 each; `campaign_ids`/`tag_ids` are read too), idempotently and all or nothing. A campaign or tag the caller cannot see → 404 naming them (`not_found_campaign_ids`, `not_found_tag_ids`), nothing changed.
+         * @description Adds every (campaign, tag) pair of `campaignIds` × `tagIds` (1-100 each; `campaign_ids`/`tag_ids` are read too), idempotently and all or nothing. A campaign or tag the caller cannot see → 404 naming them (`not_found_campaign_ids`, `not_found_tag_ids`), nothing changed. A tag of another scope than a campaign's (another client's, or the account's for a client's campaign) → 400, nothing changed.
          */
         post: operations["addTagsToCampaigns"];
         /**
@@ -4583,7 +4583,7 @@ export interface paths {
         put?: never;
         /**
          * Change settings and warmup of many mailboxes at once
-         * @description `{emailAccountIds (1-1000), updateData}`: every field of `updateData` is the per-mailbox setting of the same meaning, with its rules — `messagePerDay` = `max_email_per_day`, `minTimeToWaitInMins` = `time_to_wait_in_mins`, `fromName`, `signature`, `customTrackingDomain` = `custom_tracking_url`, and warmup's (CONTRACT 19.1): `status` (ACTIVE/INACTIVE), `maxEmailPerDay`/`warmupMaxCount` = `total_warmup_per_day` (1-250), `warmupMinCount` (≤ the maximum), `replyRate`, `isRampupEnabled`, `rampupValue` = `daily_rampup`, `sendWarmupsOnlyOnWeekdays`, `autoAdjustWarmup`, `useCustomDomain`, `warmupTagIdentifier` = `warmup_key_id` ([A-Za-z0-9_-]), `dailyReplyLimit` (8-80); `tags` (tag ids, ≥ 1) replaces the mailboxes' tags; `clientId` moves them to a client (account key). An unknown field → 422. Ids the caller cannot see are skipped and listed; the rest change together, all or nothing. A tag or client the caller cannot use → 400.
+         * @description `{emailAccountIds (1-1000), updateData}`: every field of `updateData` is the per-mailbox setting of the same meaning, with its rules — `messagePerDay` = `max_email_per_day`, `minTimeToWaitInMins` = `time_to_wait_in_mins`, `fromName`, `signature`, `customTrackingDomain` = `custom_tracking_url`, and warmup's (CONTRACT 19.1): `status` (ACTIVE/INACTIVE; a blocked warmup sent ACTIVE stays INACTIVE: the unblock code or the mailbox's own switch lifts a block), `maxEmailPerDay`/`warmupMaxCount` = `total_warmup_per_day` (1-250), `warmupMinCount` (≤ the maximum), `replyRate`, `isRampupEnabled`, `rampupValue` = `daily_rampup`, `sendWarmupsOnlyOnWeekdays`, `autoAdjustWarmup`, `useCustomDomain`, `warmupTagIdentifier` = `warmup_key_id` ([A-Za-z0-9_-]), `dailyReplyLimit` (8-80); `tags` (tag ids, ≥ 1) replaces the mailboxes' tags; `clientId` moves them to a client (account key). An unknown field → 422. Ids the caller cannot see are skipped and listed; the rest change together, all or nothing. A tag or client the caller cannot use → 400.
          */
         post: operations["bulkUpdateEmailAccountConfig"];
         delete?: never;

@@ -67,6 +67,24 @@ describe("bulk campaign tags", () => {
     expect(await campaignTags(apiKey, mine)).toEqual([]);
   });
 
+  it("puts on a campaign only its own scope's tags: another client's, or the account's on a client's campaign, answer 400 and change nothing", async () => {
+    const { apiKey } = await provisionAccount();
+    const [x, y] = [await createClient(apiKey, "X", "x@x.example"), await createClient(apiKey, "Y", "y@y.example")];
+    const [xKey, yKey] = [(await createClientKey(apiKey, x)).api_key, (await createClientKey(apiKey, y)).api_key];
+    const yCampaign = await createCampaign(yKey);
+    const accountCampaign = await createCampaign(apiKey);
+    const [xTag, yTag, accountTag] = [await tagId(xKey, "x-only"), await tagId(yKey, "y-only"), await tagId(apiKey, "account")];
+    for (const [campaign, tag] of [[yCampaign, xTag], [yCampaign, accountTag], [accountCampaign, yTag]] as const) {
+      const refused = await post(apiKey, "/api/v1/campaigns/tags", { campaignIds: [yCampaign, accountCampaign].filter((id) => id === campaign), tagIds: [tag] });
+      expect(refused.status, `tag ${tag} on campaign ${campaign}`).toBe(400);
+      expect(refused.body.error).toContain(`Tag ${tag} is not one of campaign ${campaign}'s tags`);
+    }
+    expect(await campaignTags(yKey, yCampaign), "the client's campaign shows no other scope's tag").toEqual([]);
+    expect((await post(apiKey, "/api/v1/campaigns/tags", { campaignIds: [yCampaign], tagIds: [yTag] })).body).toMatchObject({ ok: true, added: 1 });
+    expect((await post(apiKey, "/api/v1/campaigns/tags", { campaignIds: [accountCampaign], tagIds: [accountTag] })).body).toMatchObject({ ok: true, added: 1 });
+    expect(await campaignTags(yKey, yCampaign)).toEqual([yTag]);
+  });
+
   it("refuses bad input with 422", async () => {
     const { apiKey } = await provisionAccount();
     const campaign = await createCampaign(apiKey);
