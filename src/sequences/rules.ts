@@ -93,8 +93,16 @@ export function sequenceProblem(steps: StepInput[], stored: StoredSequence, link
   if (issues.length > 0) return { kind: "validation", issues };
 
   const storedSteps = new Map(stored.steps.map((step) => [step.id, new Set(step.variantIds)]));
+  const storedVariants = new Set(stored.steps.flatMap((step) => step.variantIds));
   for (const step of steps) {
-    if (step.id === null) continue;
+    if (step.id === null) {
+      // A new step's variants are new too: an id there would update that variant wherever it lives.
+      const known = step.variants?.find((variant) => variant.id !== null);
+      if (!known) continue;
+      return storedVariants.has(known.id!)
+        ? { kind: "foreign", message: `Variant ${known.id} does not belong to a new sequence step` }
+        : { kind: "foreign", message: `Variant ${known.id} does not belong to this campaign` };
+    }
     const variants = storedSteps.get(step.id);
     if (!variants) return { kind: "foreign", message: `Sequence step ${step.id} does not belong to this campaign` };
     for (const variant of step.variants ?? []) {

@@ -169,3 +169,24 @@ describe("sequences", () => {
     expect((await read(clientKey.api_key, campaign)).status).toBe(404);
   });
 });
+
+describe("sequence variant ids", () => {
+  it("refuses another tenant's variant id on a new step with 400 and leaves that variant as it was", async () => {
+    const victim = await setup();
+    const [, , victimStep] = (await save(victim.k, victim.campaign, { sequences: threeSteps })).body.data;
+    const victimVariant = victimStep!.sequence_variants![0]!;
+    const attacker = await setup();
+    const answer = await save(attacker.k, attacker.campaign, [
+      {
+        seq_number: 1,
+        seq_delay_details: { delay_in_days: 0 },
+        subject: "Mine",
+        seq_variants: [{ id: victimVariant.id, subject: "Overwritten", email_body: "Overwritten body" }],
+      },
+    ]);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ error: `Variant ${victimVariant.id} does not belong to this campaign` });
+    const [, , after] = (await read(victim.k, victim.campaign)).body;
+    expect(after!.sequence_variants![0]).toMatchObject({ id: victimVariant.id, subject: "A subject", email_body: victimVariant.email_body });
+  });
+});
