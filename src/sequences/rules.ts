@@ -69,10 +69,19 @@ export function sequenceBodies(steps: StepInput[]): string[] {
 export function sequenceProblem(steps: StepInput[], stored: StoredSequence, links: BodyLinks = new Map()): SequenceProblem | null {
   const issues: ValidationIssue[] = [];
   const seen = new Set<number>();
+  // An id given twice would be updated twice, the last one winning: a step or variant sent would be lost.
+  const seenIds = { step: new Set<number>(), variant: new Set<number>() };
+  const once = (kind: keyof typeof seenIds, id: number | null, path: string) => {
+    if (id === null) return;
+    if (seenIds[kind].has(id)) issues.push({ path, message: `id ${id} appears twice` });
+    seenIds[kind].add(id);
+  };
   steps.forEach((step, i) => {
     const at = `sequences.${i}`;
     if (seen.has(step.seqNumber)) issues.push({ path: `${at}.seq_number`, message: `seq_number ${step.seqNumber} appears twice` });
     seen.add(step.seqNumber);
+    once("step", step.id, `${at}.id`);
+    step.variants?.forEach((variant, v) => once("variant", variant.id, `${at}.seq_variants.${v}.id`));
     issues.push(...templateProblems(`${at}.subject`, step.subject));
     if (step.variants && step.variants.length > 0) {
       step.variants.forEach((variant, v) => {

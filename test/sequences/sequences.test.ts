@@ -190,3 +190,23 @@ describe("sequence variant ids", () => {
     expect(after!.sequence_variants![0]).toMatchObject({ id: victimVariant.id, subject: "A subject", email_body: victimVariant.email_body });
   });
 });
+
+describe("sequence ids given twice", () => {
+  it("refuses a step id or a variant id given twice with 422 and keeps the stored sequence", async () => {
+    const { k, campaign } = await setup();
+    const before = (await save(k, campaign, { sequences: threeSteps })).body.data;
+    const [one, two, three] = before;
+    const keep = (step: Step) => ({ id: step.id, seq_number: step.seq_number, seq_delay_details: { delay_in_days: 1 }, subject: step.subject, email_body: step.email_body ?? "x" });
+    // Two steps naming one stored step: an update each, and the sequence would end with one step where two were sent.
+    const twiceStep = await save(k, campaign, [keep(one!), { ...keep(two!), id: one!.id }]);
+    expect(twiceStep.status).toBe(422);
+    expect(twiceStep.body.details).toContainEqual({ path: "sequences.1.id", message: `id ${one!.id} appears twice` });
+    const [a] = three!.sequence_variants!;
+    const twiceVariant = await save(k, campaign, [
+      { id: three!.id, seq_number: 1, delay_in_days: 0, subject: "x", seq_variants: [{ id: a!.id, email_body: "A" }, { id: a!.id, email_body: "B" }] },
+    ]);
+    expect(twiceVariant.status).toBe(422);
+    expect(twiceVariant.body.details).toContainEqual({ path: "sequences.0.seq_variants.1.id", message: `id ${a!.id} appears twice` });
+    expect((await read(k, campaign)).body).toEqual(before);
+  });
+});
