@@ -7,6 +7,7 @@ import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "
 import { normalizeDays, parseClock } from "../schedule/window";
 import { CampaignParams, ACK } from "./schemas";
 import {
+  presentStartTime,
   scheduleOf,
   scheduleWithDefaults,
   settingsOf,
@@ -156,7 +157,7 @@ sendingRoutes.openapi(routes.schedule, async (c) => {
   const data = {
     ...next,
     days_of_the_week: [...next.days_of_the_week],
-    schedule_start_time: next.schedule_start_time === null ? null : String(next.schedule_start_time),
+    schedule_start_time: presentStartTime(next),
     send_in_lead_timezone: next.send_in_lead_timezone ?? false,
   };
   return c.json({ ok: true, data }, 200);

@@ -1,4 +1,5 @@
-import type { Schedule } from "./window";
+import { iso } from "../platform/time";
+import { scheduleStartAt, type Schedule } from "./window";
 
 /**
  * A campaign's sending settings (contract section 11), stored as one JSON value: the engine reads
@@ -72,6 +73,12 @@ export function scheduleWithDefaults(current: Schedule | null, change: Partial<S
   return { ...base, ...defined, timezone } as Schedule;
 }
 
+/** `schedule_start_time` as timestamps leave the API (UTC, milliseconds): it is stored as sent, offset and all. */
+export function presentStartTime(schedule: Schedule | null): string | null {
+  const start = schedule && scheduleStartAt(schedule);
+  return start == null ? null : iso(start);
+}
+
 /** The read shape's `scheduler_cron_value`. */
 function presentSchedule(schedule: Schedule | null) {
   return schedule
@@ -105,7 +112,7 @@ export function presentSending(schedule: Schedule | null, settings: CampaignSett
     scheduler_cron_value: presentSchedule(schedule),
     min_time_btwn_emails: schedule?.min_time_btw_emails ?? null,
     max_leads_per_day: schedule?.max_new_leads_per_day ?? null,
-    schedule_start_time: schedule?.schedule_start_time == null ? null : String(schedule.schedule_start_time),
+    schedule_start_time: presentStartTime(schedule),
     send_in_lead_timezone: schedule?.send_in_lead_timezone ?? false,
     stop_lead_settings: settings.stopLeadSettings,
     unsubscribe_text: settings.unsubscribeText,

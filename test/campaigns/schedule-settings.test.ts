@@ -49,7 +49,7 @@ describe("campaign schedule", () => {
         end_hour: "18:00",
         min_time_btw_emails: 3,
         max_new_leads_per_day: 20,
-        schedule_start_time: "2026-12-01T08:00:00Z",
+        schedule_start_time: "2026-12-01T08:00:00.000Z",
         send_in_lead_timezone: true,
       },
     });
@@ -57,6 +57,14 @@ describe("campaign schedule", () => {
     // Absent, it keeps its value; given, it is set.
     expect((await post(k, campaign, "schedule", { start_hour: "08:00" })).body.data).toMatchObject({ send_in_lead_timezone: true });
     expect((await post(k, campaign, "schedule", { send_in_lead_timezone: false })).body.data).toMatchObject({ send_in_lead_timezone: false });
+  });
+
+  it("answers schedule_start_time as section 0's timestamps leave: UTC with milliseconds, whatever offset it came with", async () => {
+    const { k, campaign } = await setup();
+    const { status, body } = await post(k, campaign, "schedule", { timezone: "Europe/Berlin", schedule_start_time: "2026-12-01T10:00:00+02:00" });
+    expect(status).toBe(200);
+    expect(body.data).toMatchObject({ schedule_start_time: "2026-12-01T08:00:00.000Z" });
+    expect((await read(k, campaign)).body).toMatchObject({ schedule_start_time: "2026-12-01T08:00:00.000Z" });
   });
 
   it("refuses a first schedule without a zone, offsets as zones, bad hours and out-of-range values with 422", async () => {
