@@ -5,7 +5,7 @@ import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
 import { normalizeDays, parseClock } from "../schedule/window";
-import { CampaignParams, ACK } from "./schemas";
+import { bodyId, CampaignParams, ACK } from "./schemas";
 import {
   presentStartTime,
   scheduleOf,
@@ -80,7 +80,7 @@ const SetSettings = z
     send_as_plain_text: z.boolean().optional(),
     force_plain_text: z.boolean().optional(),
     follow_up_percentage: numberLike.pipe(z.number().int().min(0).max(100)).optional(),
-    client_id: z.number().int().positive().nullable().optional(),
+    client_id: bodyId.nullable().optional(),
     out_of_office_detection_settings: OutOfOffice.optional(),
     ...OutOfOffice.shape,
     auto_pause_domain_leads_on_reply: z.boolean().optional(),

@@ -7668,7 +7668,7 @@ export interface components {
             send_as_plain_text?: boolean;
             force_plain_text?: boolean;
             follow_up_percentage?: number | string;
-            client_id?: number | null;
+            client_id?: number | string | null;
             out_of_office_detection_settings?: {
                 ignoreOOOasReply?: boolean;
                 autoReactivateOOO?: boolean;

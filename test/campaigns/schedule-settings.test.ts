@@ -129,4 +129,11 @@ describe("campaign settings", () => {
     expect((await post(k, campaign, "settings", { client_id: mine })).status).toBe(200);
     expect((await read(k, campaign)).body.client_id).toBe(mine);
   });
+
+  it("takes client_id as a decimal string, as every id in a body", async () => {
+    const { k, campaign } = await setup();
+    const mine = await createClient(k);
+    expect(await post(k, campaign, "settings", { client_id: String(mine) })).toMatchObject({ status: 200, body: { ok: true } });
+    expect((await read(k, campaign)).body.client_id).toBe(mine);
+  });
 });
