@@ -84,10 +84,12 @@ export async function replaceSequence(db: Database, campaignId: number, steps: S
           position,
         };
         if (variant.id !== null) {
+          // Held to its own step as well as the rules' check (sequenceProblem): an id never reaches another campaign's variant.
+          const ownStep = step.id === null ? sql`false` : sql`${sequenceVariants.stepId} = ${step.id}`;
           return db
             .update(sequenceVariants)
             .set({ ...values, updatedAt: now })
-            .where(eq(sequenceVariants.id, variant.id));
+            .where(and(eq(sequenceVariants.id, variant.id), ownStep, sql`${sequenceVariants.stepId} IN (SELECT id FROM sequence_steps WHERE campaign_id = ${campaignId})`));
         }
         return db.insert(sequenceVariants).values({ stepId: stepOf(campaignId, step), ...values, createdAt: now, updatedAt: now });
       }),
