@@ -39,12 +39,14 @@ export type RecordOutcome =
 
 /**
  * Where a record goes that a stopped pass did not send (its mailbox held, suspended or its token
- * refused): a first step back to rotation, due at once, so another mailbox of its campaign sends it
- * while this one waits; a follow-up stays with its mailbox (another would break the thread), due
- * when that mailbox tries again (`retryAt`; null: at once, it waits for its mailbox to be usable).
+ * refused): a first step the claim took from rotation goes back to it, due at once, so another
+ * mailbox of its campaign sends it while this one waits; a follow-up, or a first step pinned to the
+ * mailbox before its claim (a subsequence's record on its parent's mailbox, a re-pin), stays with it
+ * (another would break the thread), due when that mailbox tries again (`retryAt`; null: at once, it
+ * waits for its mailbox to be usable).
  */
-export function afterStop(step: number, retryAt: number | null, now: number): { dueAt: number; unpin: boolean } {
-  return step === 1 ? { dueAt: now, unpin: true } : { dueAt: retryAt ?? now, unpin: false };
+export function afterStop(record: { step: number; pinned: boolean }, retryAt: number | null, now: number): { dueAt: number; unpin: boolean } {
+  return record.step === 1 && !record.pinned ? { dueAt: now, unpin: true } : { dueAt: retryAt ?? now, unpin: false };
 }
 
 /** The attempt an SMTP failure ended. */
@@ -52,6 +54,8 @@ export interface Attempt {
   recordId: number;
   messageRowId: number;
   step: number;
+  /** Pinned to the mailbox before its claim (store.ts `ClaimedRecord.pinned`). */
+  pinned: boolean;
   /** This attempt's number for the message: 1 for its first. */
   attempt: number;
   now: number;
@@ -100,7 +104,7 @@ export function failureOutcome(failure: SmtpFailure, attempt: Attempt): FailureV
   });
   // The mailbox, not the lead, stopped it: no attempt counted, and it waits as `afterStop` says.
   const waiting = (retryAt: number | null): RecordOutcome => {
-    const { dueAt, unpin } = afterStop(attempt.step, retryAt, now);
+    const { dueAt, unpin } = afterStop(attempt, retryAt, now);
     return { kind: "deferred", recordId, messageRowId, error: failure.text, retryAt: dueAt, unpin, countAttempt: false };
   };
   switch (failure.kind) {

@@ -451,7 +451,7 @@ async function sendClaimed(
   try {
     for (const [k, window] of windows.entries()) {
       if (stop && !openings[k]) {
-        for (const { record } of window) pending.settle({ kind: "released", recordId: record.recordId, ...afterStop(record.step, stop.retryAt, now) });
+        for (const { record } of window) pending.settle({ kind: "released", recordId: record.recordId, ...afterStop(record, stop.retryAt, now) });
         continue;
       }
       const { entries, rowIds } = await openWindow(k);
@@ -468,7 +468,7 @@ async function sendClaimed(
           continue;
         }
         if (stop) {
-          pending.settle({ kind: "withdrawn", recordId, step, prior: entries[index]!.prior, ...afterStop(step, stop.retryAt, now) });
+          pending.settle({ kind: "withdrawn", recordId, step, prior: entries[index]!.prior, ...afterStop(record, stop.retryAt, now) });
           continue;
         }
         const at = k * OPEN_WINDOW + index;
@@ -498,7 +498,7 @@ async function sendClaimed(
           const { failure } = result;
           const what = failure.kind === "unconfirmed" ? "campaign email in doubt: the session was lost after the message was handed over; it is never sent again" : "campaign email not sent";
           log("warn", what, { mailbox_id: mailbox.id, campaign_id: campaign.row.id, record_id: recordId, kind: failure.kind, code: failure.code });
-          const verdict = failureOutcome(failure, { recordId, messageRowId: rowId, step, attempt: record.attempts + 1, now, next: following(campaign, record, now), oauth: claim.oauth });
+          const verdict = failureOutcome(failure, { recordId, messageRowId: rowId, step, pinned: record.pinned, attempt: record.attempts + 1, now, next: following(campaign, record, now), oauth: claim.oauth });
           oauthRefusal = verdict.oauthRefusal;
           finished = {
             ...ended,

@@ -11,6 +11,7 @@ const attempt = (overrides: Partial<Attempt> = {}): Attempt => ({
   recordId: 7,
   messageRowId: 70,
   step: 1,
+  pinned: false,
   attempt: 1,
   now: NOW,
   next: { nextStep: 2, nextDueAt: NOW + 3 * 86_400_000 },
@@ -30,8 +31,9 @@ describe("what a failed SMTP transaction makes of its record", () => {
       retryAt: null,
       hold: null,
     });
-    // A follow-up keeps its mailbox (moving it would break the thread).
+    // A follow-up keeps its mailbox (moving it would break the thread), and so does a first step pinned to it before its claim (a subsequence's).
     expect(failureOutcome(failure("auth_failed"), attempt({ step: 2 })).outcome).toMatchObject({ kind: "deferred", unpin: false });
+    expect(failureOutcome(failure("auth_failed"), attempt({ pinned: true })).outcome).toMatchObject({ kind: "deferred", retryAt: NOW, unpin: false });
   });
 
   it("a refused OAuth token is the token's, not a suspension: the pass stops and comes back in seconds with a refreshed one; a first step goes back to rotation at once", () => {
