@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, gte, isNull, lt, sql, type SQL } from "drizzle-orm";
-import { campaignLeads, campaigns, clients, leadCategories, leadListMembers, leads, messages, sequenceSteps, sequenceVariants, type RecordState, type VerificationStatus } from "../db/schema";
-import { visibleCampaigns, visibleLeads, visibleRecordsAliased, type LeadRow } from "../platform/access";
+import { campaignLeads, campaigns, clients, leadCategories, leadListMembers, leadLists, leads, messages, sequenceSteps, sequenceVariants, type RecordState, type VerificationStatus } from "../db/schema";
+import { visibleCampaigns, visibleLeads, visibleRecordsAliased, visibleRows, type LeadRow } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 import { inList, statement } from "../platform/sql";
@@ -96,7 +96,9 @@ export async function leadPage(db: Database, principal: Principal, filters: AllL
         filters.clientId === undefined ? undefined : eq(leads.clientId, filters.clientId),
         filters.listId === undefined
           ? undefined
-          : sql`EXISTS (SELECT 1 FROM ${leadListMembers} m WHERE m.list_id = ${filters.listId} AND m.lead_id = ${leads.id})`,
+          : // Only a list the caller may see: another scope's list would tell which of its leads that list holds.
+            sql`EXISTS (SELECT 1 FROM ${leadListMembers} m WHERE m.list_id = ${filters.listId} AND m.lead_id = ${leads.id}
+              AND m.list_id IN (SELECT ${leadLists.id} FROM ${leadLists} WHERE ${visibleRows(principal, leadLists)}))`,
         filters.search === undefined ? undefined : containsFolded(leads.searchFolded, filters.search),
         filters.createdFrom === undefined ? undefined : gte(leads.createdAt, new Date(filters.createdFrom)),
         filters.createdBefore === undefined ? undefined : lt(leads.createdAt, new Date(filters.createdBefore)),

@@ -62,6 +62,24 @@ describe("lead lookup", () => {
     expect(theirs.body.data.leads).toEqual([]);
   });
 
+  it("filters by a list only the caller may see: a client key naming its owner's list learns nothing of which of its leads it holds", async () => {
+    const owner = await provisionAccount();
+    const client = await createClient(owner.apiKey);
+    const clientKey = (await createClientKey(owner.apiKey, client)).api_key;
+    const theirs = await callJson<{ data: { id: number } }>("/api/v1/lead-list", { method: "POST", apiKey: clientKey, body: { listName: "Client's" } });
+    await callJson(`/api/v1/lead-list/${theirs.body.data.id}/import`, { method: "POST", apiKey: clientKey, body: { leadList: [{ email: "x@cl.example" }, { email: "y@cl.example" }] } });
+    const [lead] = await testDb().select({ id: schema.leads.id }).from(schema.leads).where(eq(schema.leads.email, "x@cl.example"));
+    const owners = await callJson<{ data: { id: number } }>("/api/v1/lead-list", { method: "POST", apiKey: owner.apiKey, body: { listName: "Owner's shortlist" } });
+    expect((await callJson("/api/v1/leads/push-to-list", { method: "POST", apiKey: owner.apiKey, body: { listId: owners.body.data.id, leadIds: [lead!.id] } })).status).toBe(200);
+
+    const byOwner = await callJson<{ data: { leads: LeadBody[] } }>(`/api/v1/leads/all?list_id=${owners.body.data.id}`, { apiKey: owner.apiKey });
+    expect(byOwner.body.data.leads.map((l) => l.email)).toEqual(["x@cl.example"]);
+    const byClient = await callJson<{ data: { leads: LeadBody[] } }>(`/api/v1/leads/all?list_id=${owners.body.data.id}`, { apiKey: clientKey });
+    expect(byClient.body.data.leads).toEqual([]);
+    const own = await callJson<{ data: { leads: LeadBody[] } }>(`/api/v1/leads/all?list_id=${theirs.body.data.id}`, { apiKey: clientKey });
+    expect(own.body.data.leads.map((l) => l.email)).toEqual(["x@cl.example", "y@cl.example"]);
+  });
+
   it("reads a lead by id with its newest state and category; a campaign's record of it; its campaigns and overview", async () => {
     const { apiKey, campaign, records, leads } = await setUp();
     const now = new Date().toISOString();
