@@ -189,11 +189,13 @@ export const limitedSenders = (domain) => ({
  * Recipients the lab's Postfix refuses at RCPT (access(5) on the recipient, ahead of every other
  * check): `throttling` as a provider throttling mail to its users does, with 421, then it hangs up (so
  * a test meets a refusal that holds the mailbox in the middle of a run of messages, not only at its
- * first); `policy` as a provider refusing mail by its policy does, with 550 5.7.1.
+ * first); `policy` as a provider refusing mail by its policy does, with 550 5.7.1; `greylisting` as
+ * a greylisting server does, with 450 for ever (the session goes on).
  */
 export const limitedRecipients = (domain) => ({
   throttling: { email: `throttling@${domain}`, answer: "421 4.7.0 Error: too much mail to this recipient's provider, try again later" },
   policy: { email: `policy-refusing@${domain}`, answer: "550 5.7.1 Message refused by the recipient's policy" },
+  greylisting: { email: `greylisting@${domain}`, answer: "450 4.2.0 Greylisted, try again later" },
 });
 
 /** Postfix: submission on three loopback ports, AUTH through Dovecot, delivery over LMTP, no relaying. */

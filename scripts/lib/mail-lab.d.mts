@@ -21,7 +21,7 @@ export interface MailLab {
   /** Senders Postfix refuses at their first recipient as providers' sending limits do: `421 4.7.0` then a hang-up, or `550 5.4.5`. */
   limited_senders: { throttled: string; over_limit: string };
   /** A recipient Postfix refuses at RCPT as a provider throttling mail to its users does: `421 4.7.0`, then a hang-up. */
-  limited_recipients: { throttling: string; policy: string };
+  limited_recipients: { throttling: string; policy: string; greylisting: string };
   /** The daemons' own directory (/var/tmp/salvo-mail-lab-<hash>): configuration, sockets, queue, mail, logs. */
   runtime_dir: string;
   /** Maildirs: <mail_dir>/<domain>/<local part>/Maildir, owned by nobody. */

@@ -195,8 +195,8 @@ export async function sendDueOutsideEmails(env: Bindings, db: Database, logins: 
       await settle(db, held.id, "SCHEDULED", outcome.message, outcome.until, Date.now());
       continue;
     }
-    // Its server refused it for now (out of reach, busy, the provider's limit): tried again when the mailbox's other mail is.
-    const retry = !outcome.ok && outcome.kind === "server" ? retryAt(outcome.heldUntil, since) : null;
+    // Its server refused it for now: tried again when the mailbox's other mail is (out of reach, busy, the provider's limit), or after a wait (greylisting, a full mailbox).
+    const retry = !outcome.ok && outcome.kind === "server" ? retryAt(outcome, since, now) : null;
     if (!outcome.ok && retry !== null) {
       waiting.push({ ...held, until: retry, since });
       await settle(db, held.id, "SCHEDULED", retryMessage(outcome.message, retry), retry, Date.now());

@@ -35,8 +35,12 @@ export type ManualOutcome =
   /** `results`: those of the `record` statements, in order. */
   | { ok: true; sentAt: number; results: Record<string, unknown>[][] }
   | { ok: false; kind: "mailbox" | "refused"; message: string }
-  /** `heldUntil`: the server refused it for now (out of reach, busy, its limit) and holds the mailbox until then; null: for good. */
-  | { ok: false; kind: "server"; message: string; heldUntil: number | null }
+  /**
+   * `heldUntil`: the server refused the mailbox's sending for now (out of reach, busy, its limit) and
+   * holds the mailbox until then; `transient`: it refused this message for now (a 4xx for its
+   * recipient: greylisting, a full mailbox), the mailbox not held; neither: for good.
+   */
+  | { ok: false; kind: "server"; message: string; heldUntil: number | null; transient: boolean }
   /** The mailbox's gap runs until `until`: nothing was sent. */
   | { ok: false; kind: "wait"; until: number; message: string };
 
@@ -150,7 +154,7 @@ export async function deliverManualEmail(
     // Its server refused the mailbox's sending for now: its campaign and warmup mail wait for the next try too.
     const hold = sendHold(result.failure, now);
     if (hold !== null) await rawBatch(env.DB, [holdStatement(mailbox.id, hold, now)]);
-    return { ok: false, kind: "server", message: result.failure.text, heldUntil: hold?.until ?? null };
+    return { ok: false, kind: "server", message: result.failure.text, heldUntil: hold?.until ?? null, transient: result.failure.kind === "transient" };
   }
 
   const statements = hooks.record?.({ at: now, mailbox }) ?? [];

@@ -29,8 +29,8 @@ export type Delivery =
   | { ok: true; statsId: number; attachments: OutboundAttachment[] }
   | { ok: false; kind: "wait"; until: number }
   | { ok: false; message: string; kind: "mailbox" | "refused" }
-  /** `heldUntil`: the server refused it for now and holds the mailbox until then; null: for good. */
-  | { ok: false; message: string; kind: "server"; heldUntil: number | null };
+  /** `heldUntil`: the server refused the mailbox's sending for now and holds it until then; `transient`: it refused this reply for now; neither: for good. */
+  | { ok: false; message: string; kind: "server"; heldUntil: number | null; transient: boolean };
 
 /** A reply to send: a stored scheduled one, or one the route is about to store once it went out. */
 export type ReplyToSend = Omit<OutboundReplyRow, "id" | "createdAt" | "updatedAt" | "status" | "statusMessage" | "sentEventId" | "scheduledAt" | "firstDueAt" | "extra">;
@@ -115,7 +115,7 @@ export async function sendReply(env: Bindings, logins: MailboxLogins, reply: Rep
   );
   if (!outcome.ok) {
     if (outcome.kind === "wait") return { ok: false, kind: "wait", until: outcome.until };
-    if (outcome.kind === "server") return { ok: false, kind: "server", message: `The mail server did not take the reply: ${outcome.message}`, heldUntil: outcome.heldUntil };
+    if (outcome.kind === "server") return { ok: false, kind: "server", message: `The mail server did not take the reply: ${outcome.message}`, heldUntil: outcome.heldUntil, transient: outcome.transient };
     return { ok: false, kind: outcome.kind, message: outcome.kind === "mailbox" ? MAILBOX_UNUSABLE : outcome.message };
   }
   if (outcome.results.length > 0) await enqueue(env, ingestedDeliveryIds(outcome.results, deliveries));
@@ -151,8 +151,8 @@ export async function sendDueReplies(env: Bindings, logins: MailboxLogins, mailb
       next = Math.min(next ?? Infinity, outcome.until);
       continue;
     }
-    // Its server refused it for now (out of reach, busy, the provider's limit): tried again when the mailbox's other mail is.
-    const retry = outcome.kind === "server" ? retryAt(outcome.heldUntil, (reply.firstDueAt ?? reply.scheduledAt ?? new Date(now)).getTime()) : null;
+    // Its server refused it for now: tried again when the mailbox's other mail is (out of reach, busy, the provider's limit), or after a wait (greylisting, a full mailbox).
+    const retry = outcome.kind === "server" ? retryAt(outcome, (reply.firstDueAt ?? reply.scheduledAt ?? new Date(now)).getTime(), now) : null;
     if (retry !== null) {
       await rescheduleReply(db, reply.id, retry, Date.now(), retryMessage(outcome.message, retry));
       next = Math.min(next ?? Infinity, retry);

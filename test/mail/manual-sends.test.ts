@@ -223,4 +223,25 @@ describe("manual sends in the lab", () => {
     await vi.waitFor(async () => expect(await refusals()).toBeGreaterThan(before), { timeout: 10_000, interval: 200 });
     expect(await refusals(), "one refused login for the pass's two replies").toBe(before + 1);
   });
+
+  it("a scheduled reply a greylisting server refuses for now is tried again after a wait, its mailbox not held, and fails once a day has gone by", { timeout: 60_000 }, async () => {
+    const marker = `greylisted-${crypto.randomUUID()}`;
+    const { apiKey, campaign, mailboxId, stats } = await world("sender9", marker, { max_email_per_day: 100, time_to_wait_in_mins: 0 });
+    const greylisting = { email: lab.limited_recipients.greylisting };
+    expect((await callJson(`/api/v1/campaigns/${campaign}/leads`, { method: "POST", apiKey, body: { lead_list: [greylisting] } })).status).toBe(200);
+    const at = Date.now() + 3_600_000;
+    const [messageId] = await scheduleReplies(apiKey, campaign, [await stats(greylisting, 3)], marker, at);
+    const status = async () => (await replyStatus(apiKey, messageId!)).body.data as { status: string; status_message: string | null; scheduled_time: string | null };
+
+    await senderStub(bindings, mailboxId).runPass(at + 1_000, { mailboxId, read: false });
+    const waiting = await status();
+    expect(waiting).toMatchObject({ status: "SCHEDULED", scheduled_time: new Date(at + 1_000 + 5 * 60_000).toISOString() });
+    expect(waiting.status_message).toMatch(/^The mail server did not take the reply: 450 4\.2\.0 .*Greylisted.* \(tried again at /);
+    const held = await fileEnv().DB.prepare("SELECT send_held_until AS until FROM email_accounts WHERE id = ?").bind(mailboxId).first<{ until: number | null }>();
+    expect(held!.until, "the recipient's refusal holds no mailbox").toBeNull();
+
+    // Still refused a day after it first came due: it fails.
+    await senderStub(bindings, mailboxId).runPass(at + 25 * 3_600_000, { mailboxId, read: false });
+    expect(await status()).toMatchObject({ status: "FAILED", status_message: expect.stringMatching(/^The mail server did not take the reply: 450 4\.2\.0 /) });
+  });
 });

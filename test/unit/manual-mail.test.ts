@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { collapseRecipients, MANUAL_RECIPIENT_LIMIT, manualPace, recipientProblem, type MailboxDay } from "../../src/manual-mail/rules";
+import { collapseRecipients, MANUAL_RECIPIENT_LIMIT, manualPace, recipientProblem, retryAt, type MailboxDay } from "../../src/manual-mail/rules";
 
 const NOW = Date.parse("2026-05-01T12:00:00.000Z");
 const DAY_END = Date.parse("2026-05-02T00:00:00.000Z");
@@ -62,5 +62,25 @@ describe("the manual-send rule", () => {
     });
     expect(manualPace(day({ hold, gapMinutes: 10, lastSentAt: NOW - 60_000 }), 1)).toMatchObject({ kind: "wait", until: NOW + 9 * 60_000 });
     expect(manualPace(day({ hold, manualToday: 2 }), 1).kind).toBe("refused");
+  });
+});
+
+describe("a send nobody waits on, refused for now", () => {
+  const MINUTE = 60_000;
+  const due = Date.parse("2031-03-03T10:00:00Z");
+  it("goes again at its mailbox's hold's end, within a day of first coming due", () => {
+    expect(retryAt({ heldUntil: due + 5 * MINUTE, transient: false }, due, due)).toBe(due + 5 * MINUTE);
+    expect(retryAt({ heldUntil: due + 25 * 60 * MINUTE, transient: false }, due, due)).toBeNull();
+  });
+  it("refused for its recipient (greylisting): after 5 minutes, then after as long as it has waited, until the day is spent", () => {
+    const tries: number[] = [];
+    let now = due;
+    for (let at = retryAt({ heldUntil: null, transient: true }, due, now); at !== null; at = retryAt({ heldUntil: null, transient: true }, due, now)) tries.push((now = at));
+    expect(tries.slice(0, 4).map((t) => (t - due) / MINUTE)).toEqual([5, 10, 20, 40]);
+    expect(tries.length).toBeLessThanOrEqual(10);
+    expect(tries.at(-1)! - due).toBeLessThanOrEqual(24 * 60 * MINUTE);
+  });
+  it("refused for good: it fails", () => {
+    expect(retryAt({ heldUntil: null, transient: false }, due, due)).toBeNull();
   });
 });
