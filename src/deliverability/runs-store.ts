@@ -4,6 +4,7 @@ import type { Database } from "../platform/db";
 import { inList, rawBatch, statement } from "../platform/sql";
 import type { DueSlot, DueTest } from "./schedule";
 import { notMoving } from "../platform/moving";
+import { maySendTest } from "./test-send-store";
 
 /**
  * The statements that start one run of a test at a slot: the run (numbered after the last one),
@@ -86,7 +87,7 @@ export async function startDueRuns(d1: D1Database, due: { testId: number; slots:
   }
 }
 
-/** The mailboxes that send the given tests' emails: their account's mailboxes whose address is a sender. */
+/** The mailboxes that send the given tests' emails: their account's mailboxes whose address is a sender and that may send them. */
 export async function senderMailboxesOf(d1: D1Database, testIds: number[]): Promise<number[]> {
   if (testIds.length === 0) return [];
   const rows = await statement(
@@ -94,7 +95,8 @@ export async function senderMailboxesOf(d1: D1Database, testIds: number[]): Prom
     sql`SELECT DISTINCT e.id FROM spam_tests t
         JOIN spam_test_senders s ON s.spam_test_id = t.id
         JOIN email_accounts e ON e.account_id = t.account_id AND lower(e.from_email) = s.from_email
-        WHERE t.id ${inList(testIds)}`,
+        WHERE t.id ${inList(testIds)}
+          AND ${maySendTest({ clientId: sql`t.client_id`, campaignId: sql`t.campaign_id` }, { id: sql`e.id`, clientId: sql`e.client_id` })}`,
   ).all<{ id: number }>();
   return rows.results.map((row) => row.id);
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNotNull, isNull, ne, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, ne, sql, type SQL } from "drizzle-orm";
 import { campaigns, emailAccounts, sequenceSteps, sequenceVariants, spamTestResults, spamTests } from "../db/schema";
 import type { Database } from "../platform/db";
 import { jsonList, rawBatch, statement } from "../platform/sql";
@@ -16,11 +16,27 @@ export interface ClaimedSend {
 }
 
 /**
+ * Whether a mailbox may send a test's emails. A sender address is only a string, so a client key could
+ * name any mailbox of the account: the account's own test may use any of its mailboxes, a client's test
+ * only that client's or one attached to the test's campaign (the rule of `campaignMailboxes`); another
+ * mailbox with that address sends nothing, as if there were none.
+ */
+export function maySendTest(test: { clientId: SQL; campaignId: SQL }, mailbox: { id: SQL; clientId: SQL }): SQL {
+  return sql`(${test.clientId} IS NULL OR ${test.clientId} = ${mailbox.clientId}
+    OR EXISTS (SELECT 1 FROM campaign_email_accounts ca WHERE ca.campaign_id = ${test.campaignId} AND ca.email_account_id = ${mailbox.id}))`;
+}
+
+/**
  * Takes up to `limit` cells due at `now` that this mailbox sends (its account's automated tests with
- * it as a sender, not stopped: a test that completed with its last run still sends that run), marking them sent in the same statement so a second pass never
+ * it as a sender that it may send, not stopped: a test that completed with its last run still sends that run), marking them sent in the same statement so a second pass never
  * sends one twice; answers them, earliest first.
  */
-export async function claimDueSends(d1: D1Database, mailbox: { accountId: number; fromEmail: string }, now: number, limit: number): Promise<ClaimedSend[]> {
+export async function claimDueSends(
+  d1: D1Database,
+  mailbox: { id: number; accountId: number; clientId: number | null; fromEmail: string },
+  now: number,
+  limit: number,
+): Promise<ClaimedSend[]> {
   const rows = await statement(
     d1,
     sql`UPDATE spam_test_results SET sent_at = ${now}, updated_at = ${now}
@@ -28,6 +44,7 @@ export async function claimDueSends(d1: D1Database, mailbox: { accountId: number
           SELECT r.id FROM spam_test_results r JOIN spam_tests t ON t.id = r.spam_test_id
           WHERE r.sender_email = ${mailbox.fromEmail.toLowerCase()} AND r.sent_at IS NULL AND r.send_at IS NOT NULL AND r.send_at <= ${now}
             AND t.account_id = ${mailbox.accountId} AND t.status <> 'stopped'
+            AND ${maySendTest({ clientId: sql`t.client_id`, campaignId: sql`t.campaign_id` }, { id: sql`${mailbox.id}`, clientId: sql`${mailbox.clientId}` })}
           ORDER BY r.send_at, r.id LIMIT ${limit})
         RETURNING id, spam_test_id AS testId, run_no AS runNo, seed_email AS seedEmail,
           (SELECT email_track_id FROM spam_tests WHERE id = spam_test_id) AS trackId,
@@ -51,14 +68,22 @@ export async function holdTestSends(d1: D1Database, mailboxId: number, cellIds: 
 
 /**
  * When the mailbox's next test email is due (its one row: `at`, null when none waits): its account's
- * tests, not stopped, with its address as a sender. A query the pass's first batch runs.
+ * tests, not stopped, with its address as a sender, that it may send. A query the pass's first batch runs.
  */
 export function nextTestSendQuery(db: Database, mailboxId: number) {
   return db
     .select({ at: sql<number | null>`min(${spamTestResults.sendAt})` })
     .from(emailAccounts)
     .innerJoin(spamTestResults, and(eq(spamTestResults.senderEmail, sql`lower(${emailAccounts.fromEmail})`), isNull(spamTestResults.sentAt), isNotNull(spamTestResults.sendAt)))
-    .innerJoin(spamTests, and(eq(spamTests.id, spamTestResults.spamTestId), eq(spamTests.accountId, emailAccounts.accountId), ne(spamTests.status, "stopped")))
+    .innerJoin(
+      spamTests,
+      and(
+        eq(spamTests.id, spamTestResults.spamTestId),
+        eq(spamTests.accountId, emailAccounts.accountId),
+        ne(spamTests.status, "stopped"),
+        maySendTest({ clientId: sql`${spamTests.clientId}`, campaignId: sql`${spamTests.campaignId}` }, { id: sql`${emailAccounts.id}`, clientId: sql`${emailAccounts.clientId}` }),
+      ),
+    )
     .where(eq(emailAccounts.id, mailboxId));
 }
 

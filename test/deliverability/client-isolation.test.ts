@@ -1,6 +1,11 @@
+import { createScheduledController } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
+import worker from "../../src/index";
+import { claimDueSends, nextTestSendQuery } from "../../src/deliverability/test-send-store";
+import { testDb } from "../db";
+import { callJson, createClient, createClientKey, fileEnv, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
+import { createMailbox, storedMailbox, type EmailAccount } from "../mailboxes/fixtures";
 import { manualBody } from "./fixtures";
 
 interface FolderDetail {
@@ -95,5 +100,45 @@ describe("spam-test folders between clients", () => {
     for (const path of [`/api/v1/smart-delivery/folders/${xFolder}`, `/api/v1/spam-test/folder/${xFolder}`]) {
       expect((await callJson(path, { apiKey: yKey })).status).toBe(404);
     }
+  });
+});
+
+describe("a client's automated test and the account's mailboxes", () => {
+  it("sends nothing from another client's mailbox or an account-wide one not on the campaign, only from the client's own or an attached one", async () => {
+    const account = await provisionAccount();
+    const x = await createClient(account.apiKey, "X", "x@x.example");
+    const y = await createClient(account.apiKey, "Y", "y@y.example");
+    const xKey = (await createClientKey(account.apiKey, x)).api_key;
+    const own = await createMailbox(account.apiKey, { client_id: x });
+    const others = await createMailbox(account.apiKey, { client_id: y });
+    const owners = await createMailbox(account.apiKey);
+    const campaign = await createCampaign(xKey);
+    const start = Date.parse("2031-05-05T09:00:00Z");
+    const created = await callJson<{ id: string }>("/api/v1/spam-test/schedule", {
+      method: "POST",
+      apiKey: xKey,
+      body: manualBody(campaign, {
+        provider_ids: ["gmail"],
+        sender_accounts: [own.from_email, others.from_email, owners.from_email],
+        schedule_start_time: new Date(start).toISOString(),
+        test_end_date: "2031-05-10T00:00:00Z",
+        scheduler_cron_value: "0 9 * * *",
+      }),
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    await worker.scheduled(createScheduledController({ scheduledTime: start, cron: "* * * * *" }), fileEnv());
+    const claimed = async (mailbox: EmailAccount) => {
+      const row = await storedMailbox(mailbox.id);
+      const next = (await nextTestSendQuery(testDb(), mailbox.id))[0]?.at ?? null;
+      const cells = await claimDueSends(fileEnv().DB, row, start + 60_000, 25);
+      return { next: next === null ? null : Number(next), cells: cells.filter((cell) => cell.testId === Number(created.body.id)).length };
+    };
+    expect(await claimed(others)).toEqual({ next: null, cells: 0 });
+    expect(await claimed(owners)).toEqual({ next: null, cells: 0 });
+    expect(await claimed(own)).toEqual({ next: start, cells: 1 });
+    // The owner may lend the campaign an account-wide mailbox: attached, it sends the test too.
+    const attached = await callJson(`/api/v1/campaigns/${campaign}/email-accounts`, { method: "POST", apiKey: account.apiKey, body: { email_account_ids: [owners.id] } });
+    expect(attached.status, JSON.stringify(attached.body)).toBe(200);
+    expect(await claimed(owners)).toEqual({ next: start, cells: 1 });
   });
 });
