@@ -11,13 +11,16 @@ import { maySendTest } from "./test-send-store";
  * one pending result per provider x sender x seed mailbox, and the test's run count and next slot.
  * An automated test's cells get the time Salvo sends them: all at the slot without a gap, else each
  * sender's emails `min_time_btwn_emails` apart (the gap is the sending mailbox's, so it runs per sender). Every
- * statement is idempotent for the slot, so two firings for the same slot start one run.
+ * statement is idempotent for the slot, so two firings for the same slot start one run. Only a test
+ * still active starts a run and moves on: a firing reads the due tests before it writes, and a test
+ * stopped (or deleted) meanwhile must stay so, not be set active again.
  * `test` is an SQL expression for the test id (a literal, or a lookup inside the same batch).
  */
 export function startRun(test: SQL, slot: number, next: { at: number | null; status: string }, now: number): SQL[] {
   return [
     sql`INSERT INTO spam_test_runs (spam_test_id, run_no, slot_at, started_at)
         SELECT ${test}, coalesce(max(run_no), 0) + 1, ${slot}, ${now} FROM spam_test_runs WHERE spam_test_id = ${test}
+          HAVING EXISTS (SELECT 1 FROM spam_tests WHERE id = ${test} AND status = 'active')
         ON CONFLICT DO NOTHING`,
     sql`INSERT INTO spam_test_results (spam_test_id, run_no, provider_id, sender_email, seed_email, send_at, updated_at)
         SELECT r.spam_test_id, r.run_no, p.id, s.from_email, m.email,
@@ -35,7 +38,7 @@ export function startRun(test: SQL, slot: number, next: { at: number | null; sta
         ON CONFLICT DO NOTHING`,
     sql`UPDATE spam_tests SET test_run_no = (SELECT max(run_no) FROM spam_test_runs WHERE spam_test_id = ${test}),
           next_run_at = ${next.at}, status = ${next.status}, updated_at = ${now}
-        WHERE id = ${test}`,
+        WHERE id = ${test} AND status = 'active'`,
   ];
 }
 

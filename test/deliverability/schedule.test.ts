@@ -6,6 +6,8 @@ import { schema, testDb } from "../db";
 import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { manualBody } from "./fixtures";
+import { dueSpamTests, startDueRuns } from "../../src/deliverability/runs-store";
+import { dueSlots } from "../../src/deliverability/schedule";
 
 function fireCron(at: string | number) {
   return worker.scheduled(createScheduledController({ scheduledTime: new Date(at).getTime(), cron: "* * * * *" }), fileEnv());
@@ -87,6 +89,19 @@ describe("scheduled spam tests", () => {
     await callJson(`/api/v1/spam-test/${test.id}/stop`, { method: "PUT", apiKey: account.apiKey });
     await fireCron("2026-12-31T00:00:00Z");
     expect(await runsOf(test.id)).toEqual([]);
+  });
+
+  it("keeps a test stopped while a firing that read it as due is under way, and starts no run of it", async () => {
+    const { account, test } = await kolkataTest();
+    const now = Date.parse(DECEMBER_RUNS[1]!);
+    // The firing reads the due tests, then the user stops the test before its runs are written.
+    const due = (await dueSpamTests(testDb(), now, 1000)).filter((row) => row.id === Number(test.id));
+    expect(due).toHaveLength(1);
+    const stopped = await callJson(`/api/v1/spam-test/${test.id}/stop`, { method: "PUT", apiKey: account.apiKey });
+    expect(stopped.status).toBe(200);
+    await startDueRuns(fileEnv().DB, due.map((row) => ({ testId: row.id, slots: dueSlots(row, now) })), now);
+    expect(await runsOf(test.id)).toEqual([]);
+    expect(await testRow(test.id)).toMatchObject({ status: "stopped", next_run_at: null });
   });
 
   it("validates the schedule fields with 422", async () => {
