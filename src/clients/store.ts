@@ -41,11 +41,16 @@ export function clientsOf(db: Database, accountId: number, page: Page = {}) {
  * Gives a campaign and its subsequences to a client (or to none), in one batch; with `blockNow`,
  * the live records of those campaigns whose address or domain the client's block list (account-wide
  * entries included) names are BLOCKED at once, as the engine would refuse them at their next send.
+ * Their spam tests go along (a test keeps its campaign's client, so the old client would go on seeing
+ * it), leaving a folder of another client than the new one (a client's folder holds only its tests).
  */
 export async function assignClient(d1: D1Database, campaign: { id: number; accountId: number }, clientId: number | null, blockNow: boolean, now: number) {
   const family = sql`(id = ${campaign.id} OR parent_campaign_id = ${campaign.id})`;
   await rawBatch(d1, [
     sql`UPDATE campaigns SET client_id = ${clientId}, updated_at = ${now} WHERE account_id = ${campaign.accountId} AND ${family}`,
+    sql`UPDATE spam_tests SET client_id = ${clientId}, updated_at = ${now},
+          folder_id = (SELECT f.id FROM spam_test_folders f WHERE f.id = spam_tests.folder_id AND (f.client_id IS NULL OR f.client_id IS ${clientId}))
+        WHERE account_id = ${campaign.accountId} AND campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${campaign.accountId} AND ${family})`,
     ...(blockNow
       ? [
           sql`UPDATE campaign_leads SET state = 'BLOCKED', due_at = NULL, resume_at = NULL, updated_at = ${now}

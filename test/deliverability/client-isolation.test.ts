@@ -142,3 +142,23 @@ describe("a client's automated test and the account's mailboxes", () => {
     expect(await claimed(owners)).toEqual({ next: start, cells: 1 });
   });
 });
+
+describe("a campaign given to another client", () => {
+  it("takes its spam tests along: the old client no longer sees them, the new one does, out of the old client's folder", async () => {
+    const { account, xKey, yKey, xFolder } = await twoClients();
+    const campaign = await createCampaign(xKey);
+    const created = await callJson<{ id: string }>("/api/v1/spam-test/manual", { method: "POST", apiKey: xKey, body: manualBody(campaign, { folder_id: xFolder }) });
+    expect(created.status).toBe(200);
+    const { body: y } = await callJson<{ id: number }[]>("/api/v1/client/", { apiKey: account.apiKey });
+    const assigned = await callJson("/api/v1/campaigns/assign-client", { method: "POST", apiKey: account.apiKey, body: { campaignId: campaign, clientId: y[1]!.id } });
+    expect(assigned.status, JSON.stringify(assigned.body)).toBe(200);
+
+    const asX = await callJson(`/api/v1/spam-test/${created.body.id}`, { apiKey: xKey });
+    expect(asX).toMatchObject({ status: 404, body: { error: "Spam test not found" } });
+    const asY = await callJson(`/api/v1/spam-test/${created.body.id}`, { apiKey: yKey });
+    expect(asY).toMatchObject({ status: 200, body: { client_id: String(y[1]!.id), folder_id: null } });
+    const detail = await callJson<FolderDetail>(`/api/v1/smart-delivery/folders/${xFolder}`, { apiKey: xKey });
+    expect(detail.body.data).toMatchObject({ test_count: 0, tests: [] });
+    expect(await callJson(`/api/v1/spam-test/folder/${xFolder}`, { method: "DELETE", apiKey: xKey })).toMatchObject({ status: 200 });
+  });
+});
