@@ -57,7 +57,8 @@ export const connectionChecker = (outbound: OutboundPolicy): ConnectionChecker =
 /** A login for one side: what the save just gave (a password, or the consent's fresh access token), else the stored one or the agent's token. */
 async function loginFor(logins: MailboxLogins, row: MailboxRow, side: Side, secrets: MailboxSecrets, now: number): Promise<MailboxLogin> {
   if (secrets.accessToken !== undefined && row.authType === "OAUTH") return { ok: true, credential: { accessToken: secrets.accessToken }, oauth: true, fresh: true };
-  const given = side === "smtp" ? secrets.password : (secrets.imapPassword ?? secrets.password);
+  // A new SMTP password stands in for IMAP's only when IMAP has no password of its own stored.
+  const given = side === "smtp" ? secrets.password : (secrets.imapPassword ?? (row.imapPasswordCiphertext === null ? secrets.password : undefined));
   if (typeof given === "string" && row.authType === "PASSWORD") return { ok: true, credential: { password: given }, oauth: false, fresh: true };
   return logins.for(row, side, now, true);
 }
