@@ -36,7 +36,7 @@ export async function presentRows(db: Database, principal: Principal, warmup: Wa
   const ids = rows.map((row) => row.id);
   const now = Date.now();
   const usage = await mailboxUsage(db, principal.accountId, rows, utcDayStart(now), warmup, now);
-  const tagsOf = withTags ? await tagsOfMailboxes(db, ids) : null;
+  const tagsOf = withTags ? await tagsOfMailboxes(db, principal, ids) : null;
   return rows.map((row) => ({
     ...presentMailbox(row, usage.get(row.id)!, now),
     ...(tagsOf ? { tags: tagsOf.get(row.id)!.map(presentTag) } : {}),

@@ -425,15 +425,18 @@ export async function removeTags(db: Database, mailboxIds: number[], tagIds: num
     .where(and(sql`${emailAccountTags.emailAccountId} ${inList(mailboxIds)}`, sql`${emailAccountTags.tagId} ${inList(tagIds)}`));
 }
 
-/** Each mailbox's tags, by name. */
-export async function tagsOfMailboxes(db: Database, mailboxIds: number[]): Promise<Map<number, TagRow[]>> {
+/**
+ * Each mailbox's tags the caller may see, by name: an owner may put any scope's tag on a client's
+ * mailbox, and another client's tag must not show to that client's key.
+ */
+export async function tagsOfMailboxes(db: Database, principal: Principal, mailboxIds: number[]): Promise<Map<number, TagRow[]>> {
   const byMailbox = new Map<number, TagRow[]>(mailboxIds.map((id) => [id, []]));
   if (mailboxIds.length === 0) return byMailbox;
   const rows = await db
     .select({ mailboxId: emailAccountTags.emailAccountId, id: tags.id, name: tags.name, color: tags.color })
     .from(emailAccountTags)
     .innerJoin(tags, eq(tags.id, emailAccountTags.tagId))
-    .where(sql`${emailAccountTags.emailAccountId} ${inList(mailboxIds)}`)
+    .where(and(sql`${emailAccountTags.emailAccountId} ${inList(mailboxIds)}`, visibleRows(principal, tags)))
     .orderBy(asc(tags.name), asc(tags.id));
   for (const { mailboxId, ...tag } of rows) byMailbox.get(mailboxId)?.push(tag);
   return byMailbox;

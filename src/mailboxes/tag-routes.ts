@@ -154,7 +154,7 @@ mailboxTagRoutes.openapi(routes.tagList, async (c) => {
   const db = database(c.env.DB);
   const addresses = distinct(c.req.valid("json").email_ids.map((email) => email.toLowerCase()));
   const mailboxes = await mailboxesOfAddresses(db, c.get("principal"), addresses);
-  const tagsOf = await tagsOfMailboxes(db, mailboxes.map((row) => row.id));
+  const tagsOf = await tagsOfMailboxes(db, c.get("principal"), mailboxes.map((row) => row.id));
   const data = mailboxes.map((row) => ({ email_account_id: row.id, from_email: row.fromEmail, tags: tagsOf.get(row.id)!.map(presentTag) }));
   return c.json({ ok: true, data }, 200);
 });

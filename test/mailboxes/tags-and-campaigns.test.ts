@@ -98,6 +98,28 @@ describe("mailbox tags", () => {
     expect((await post<{ data: unknown[] }>(keyB.api_key, "/api/v1/email-accounts/tag-list", { email_ids: ["scoped@a.example.com"] })).body.data).toEqual([]);
     expect((await post(keyA.api_key, "/api/v1/email-accounts/tag-mapping", { email_account_ids: [mailboxA.id], tag_ids: [tagA.id] })).status).toBe(200);
   });
+
+  it("never shows a client key another client's tag, even one its owner put on the client's mailbox", async () => {
+    const account = await provisionAccount();
+    const clientA = await createClient(account.apiKey, "A", "a@a.example");
+    const clientB = await createClient(account.apiKey, "B", "b@b.example");
+    const keyA = await createClientKey(account.apiKey, clientA);
+    const keyB = await createClientKey(account.apiKey, clientB);
+    const tagA = (await post<{ data: Tag }>(keyA.api_key, "/api/v1/tags", { name: "Ours" })).body.data;
+    const tagB = (await post<{ data: Tag }>(keyB.api_key, "/api/v1/tags", { name: "B only" })).body.data;
+    const mailboxA = await createMailbox(keyA.api_key, { from_email: "mixed@a.example.com" });
+    const campaign = await createCampaign(keyA.api_key);
+    expect((await post(keyA.api_key, `/api/v1/campaigns/${campaign}/email-accounts`, { email_account_ids: [mailboxA.id] })).status).toBe(200);
+    // The owner sees every scope's tags, and may name both on the client's mailbox.
+    expect((await post(account.apiKey, "/api/v1/email-accounts/tag-mapping", { email_account_ids: [mailboxA.id], tag_ids: [tagA.id, tagB.id] })).status).toBe(200);
+    expect((await readMailbox(account.apiKey, mailboxA.id, "?fetch_tags=true")).body.tags).toEqual([tagB, tagA]);
+
+    expect((await readMailbox(keyA.api_key, mailboxA.id, "?fetch_tags=true")).body.tags).toEqual([tagA]);
+    const listed = await post<{ data: { tags: Tag[] }[] }>(keyA.api_key, "/api/v1/email-accounts/tag-list", { email_ids: ["mixed@a.example.com"] });
+    expect(listed.body.data.map((row) => row.tags)).toEqual([[tagA]]);
+    const ofCampaign = await callJson<EmailAccount[]>(`/api/v1/campaigns/${campaign}/email-accounts?include_tags=true`, { apiKey: keyA.api_key });
+    expect(ofCampaign.body.map((row) => row.tags)).toEqual([[tagA]]);
+  });
 });
 
 describe("campaign mailboxes", () => {
