@@ -35,7 +35,7 @@ export async function namedMailboxes(db: Database, principal: Principal, ids: nu
 export async function presentRows(db: Database, principal: Principal, warmup: WarmupConfig, rows: MailboxRow[], withTags = false) {
   const ids = rows.map((row) => row.id);
   const now = Date.now();
-  const usage = await mailboxUsage(db, principal.accountId, rows, utcDayStart(now), warmup, now);
+  const usage = await mailboxUsage(db, principal, rows, utcDayStart(now), warmup, now);
   const tagsOf = withTags ? await tagsOfMailboxes(db, principal, ids) : null;
   return rows.map((row) => ({
     ...presentMailbox(row, usage.get(row.id)!, now),

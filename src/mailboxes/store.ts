@@ -264,7 +264,9 @@ function escapeLike(text: string): string {
 /** One page of the visible mailboxes that pass the filters, by id. */
 export async function listMailboxes(db: Database, principal: Principal, filters: MailboxFilters, offset: number, limit: number): Promise<MailboxRow[]> {
   const conditions: (SQL | undefined)[] = [visibleRows(principal, emailAccounts)];
-  const attached = sql`EXISTS (SELECT 1 FROM ${campaignEmailAccounts} WHERE ${campaignEmailAccounts.emailAccountId} = ${emailAccounts.id})`;
+  // In use: attached to a campaign the caller may see (an owner may attach a client's mailbox to its own).
+  const attached = sql`EXISTS (SELECT 1 FROM ${campaignEmailAccounts} INNER JOIN ${campaigns} ON ${campaigns.id} = ${campaignEmailAccounts.campaignId}
+    WHERE ${campaignEmailAccounts.emailAccountId} = ${emailAccounts.id} AND ${visibleCampaigns(principal)})`;
   if (filters.isInUse !== undefined) conditions.push(filters.isInUse ? attached : sql`NOT ${attached}`);
   if (filters.warmupEnabled !== undefined) conditions.push(eq(emailAccounts.warmupEnabled, filters.warmupEnabled));
   if (filters.isSmtpSuccess !== undefined) conditions.push(eq(emailAccounts.isSmtpSuccess, filters.isSmtpSuccess));
@@ -287,8 +289,12 @@ export async function listMailboxes(db: Database, principal: Principal, filters:
     .offset(offset);
 }
 
-/** Each mailbox's campaigns, its sends of the UTC day from `dayStart` (src/mailboxes/sends.ts) and its warmup (src/warmup/view.ts). */
-export async function mailboxUsage(db: Database, accountId: number, rows: MailboxRow[], dayStart: number, warmup: WarmupConfig, now: number): Promise<Map<number, MailboxUsage>> {
+/**
+ * Each mailbox's campaigns (those the caller may see, as `campaign_ids` by id), its sends of the UTC day
+ * from `dayStart` (src/mailboxes/sends.ts) and its warmup (src/warmup/view.ts).
+ */
+export async function mailboxUsage(db: Database, principal: Principal, rows: MailboxRow[], dayStart: number, warmup: WarmupConfig, now: number): Promise<Map<number, MailboxUsage>> {
+  const accountId = principal.accountId;
   const ids = rows.map((row) => row.id);
   const usage = new Map<number, Omit<MailboxUsage, "warmup">>(ids.map((id) => [id, { dailySentCount: 0, campaignCount: 0 }]));
   if (ids.length === 0) return new Map();
@@ -296,7 +302,8 @@ export async function mailboxUsage(db: Database, accountId: number, rows: Mailbo
     db
       .select({ mailboxId: campaignEmailAccounts.emailAccountId, n: count() })
       .from(campaignEmailAccounts)
-      .where(sql`${campaignEmailAccounts.emailAccountId} ${inList(ids)}`)
+      .innerJoin(campaigns, eq(campaigns.id, campaignEmailAccounts.campaignId))
+      .where(and(sql`${campaignEmailAccounts.emailAccountId} ${inList(ids)}`, visibleCampaigns(principal)))
       .groupBy(campaignEmailAccounts.emailAccountId),
     db
       .select({ mailboxId: emailAccounts.id, n: mailboxSends(sql`${emailAccounts.id}`, sql`${emailAccounts.accountId}`, dayStart).sentToday })

@@ -151,6 +151,28 @@ describe("campaign mailboxes", () => {
     expect((await post(account.apiKey, path, {})).status).toBe(422);
   });
 
+  it("counts for a client key only the campaigns it may see its mailbox attached to", async () => {
+    const account = await provisionAccount();
+    const client = await createClient(account.apiKey, "A", "a@a.example");
+    const key = await createClientKey(account.apiKey, client);
+    const mailbox = await createMailbox(key.api_key);
+    // The owner sends an account-wide campaign through the client's mailbox.
+    const owners = await createCampaign(account.apiKey);
+    expect((await post(account.apiKey, `/api/v1/campaigns/${owners}/email-accounts`, { email_account_ids: [mailbox.id] })).status).toBe(200);
+    expect((await readMailbox(account.apiKey, mailbox.id)).body.campaign_count).toBe(1);
+
+    const read = await readMailbox(key.api_key, mailbox.id, "?fetch_campaigns=true");
+    expect(read.body).toMatchObject({ campaign_ids: [], campaign_count: 0 });
+    const ids = async (query: string) => (await callJson<EmailAccount[]>(`/api/v1/email-accounts${query}`, { apiKey: key.api_key })).body.map((m) => m.id);
+    expect(await ids("?isInUse=true")).toEqual([]);
+    expect(await ids("?isInUse=false")).toEqual([mailbox.id]);
+
+    const own = await createCampaign(key.api_key);
+    expect((await post(key.api_key, `/api/v1/campaigns/${own}/email-accounts`, { email_account_ids: [mailbox.id] })).status).toBe(200);
+    expect((await readMailbox(key.api_key, mailbox.id, "?fetch_campaigns=true")).body).toMatchObject({ campaign_ids: [own], campaign_count: 1 });
+    expect(await ids("?isInUse=true")).toEqual([mailbox.id]);
+  });
+
   it("refuses a mailbox the caller cannot see (400 naming it) and another tenant's campaign (404)", async () => {
     const account = await provisionAccount();
     const stranger = await provisionAccount();
