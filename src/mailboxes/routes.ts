@@ -136,7 +136,8 @@ export function canonical(body: Fields) {
   return {
     ...body,
     user_name: body.user_name ?? body.username ?? body.smtp_username,
-    password: body.password ?? body.smtp_password,
+    // A null password is the canonical name written (it keeps the stored secret), not an absent one.
+    password: body.password !== undefined ? body.password : body.smtp_password,
     imap_user_name: body.imap_user_name !== undefined ? body.imap_user_name : body.imap_username,
     custom_tracking_url: body.custom_tracking_url !== undefined ? body.custom_tracking_url : body.custom_tracking_domain,
   };

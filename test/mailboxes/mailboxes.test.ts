@@ -191,6 +191,16 @@ describe("mailbox credentials", () => {
     expect(JSON.stringify(rotated)).not.toContain("new-secret-77");
   });
 
+  it("keeps the stored password when the canonical password is null, whatever its alias says (the canonical name wins)", async () => {
+    const account = await provisionAccount();
+    const data = await createMailbox(account.apiKey, { password: "smtp-plain-1" });
+    const before = (await storedMailbox(data.id)).passwordCiphertext;
+    const update = await callJson(`/api/v1/email-accounts/${data.id}`, { method: "POST", apiKey: account.apiKey, body: { password: null, smtp_password: "alias-plain-2" } });
+    expect(update.status).toBe(200);
+    expect((await save(account.apiKey, { id: data.id, password: null, smtp_password: "alias-plain-3" })).status).toBe(200);
+    expect((await storedMailbox(data.id)).passwordCiphertext).toBe(before);
+  });
+
   it("binds each ciphertext to its row and purpose", async () => {
     const account = await provisionAccount();
     const data = await createMailbox(account.apiKey, { password: "same", imap_password: "same" });
