@@ -164,6 +164,23 @@ describe("analytics families (CONTRACT section 13)", () => {
     expect((theirs.body.data as { overall_stats: Body }).overall_stats.sent).toBe(0);
   });
 
+  it("reads repeated campaign_ids and client_ids as the comma-separated list (13.7)", async () => {
+    const { apiKey: owner } = await provisionAccount();
+    const [first, second] = [await createClient(owner, "One"), await createClient(owner, "Two")];
+    const a = (await seed(owner, { client_id: first })).campaign;
+    const b = (await seed(owner, { client_id: second })).campaign;
+    await seed(owner);
+    const sent = async (search: string) => {
+      const { status, body } = await callJson<Body>(`/api/v1/analytics/overall-stats-v2?start_date=2026-03-01&end_date=2026-03-10&${search}`, { apiKey: owner });
+      expect({ search, status }).toEqual({ search, status: 200 });
+      return (body.data as { overall_stats: Body }).overall_stats.sent;
+    };
+    expect(await sent(`campaign_ids=${a},${b}`)).toBe(6);
+    expect(await sent(`campaign_ids=${a}&campaign_ids=${b}`)).toBe(6);
+    expect(await sent(`client_ids=${first}&client_ids=${second}`)).toBe(6);
+    expect(await sent(`client_ids=${first}`)).toBe(3);
+  });
+
   it("gives a client key its client's campaigns only", async () => {
     const { apiKey: owner } = await provisionAccount();
     const clientId = await createClient(owner);
