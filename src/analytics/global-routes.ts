@@ -3,7 +3,7 @@ import { database } from "../platform/db";
 import { createRouter } from "../platform/openapi";
 import { rawBatch } from "../platform/sql";
 import { distinctQuery, readDistinct } from "./counters";
-import { campaignFigures, dailyTotals, firstReplyDelaysQuery, followUpQuery, positiveReplyQuarters, repliesByCategoryQuery, sendQuarterCounts, sumFigures, visibleClients } from "./global-store";
+import { campaignFigures, dailyTotals, firstReplyDelaysQuery, followUpQuery, positiveReplyQuarters, repliedRecordsQuery, repliesByCategoryQuery, sendQuarterCounts, sumFigures, visibleClients } from "./global-store";
 import { sentimentOf } from "../categories/rules";
 import { groupBy, localDays, percent, REPLY_TIME_BUCKETS, replyTimeBucket } from "./rules";
 import { paging, Dated, DatedPaged, Undated, ClientStatsQuery, rate, DayRow, PositiveDayRow, ANALYTICS_WINDOW, envelope, globalRoute, OverallStats, overallResponse, scope, rates, overallOf, page, dayIndex, okData } from "./global-kit";
@@ -327,10 +327,9 @@ r.openapi(routes.leadToReply, async (c) => {
 r.openapi(routes.leadsForFirstReply, async (c) => {
   const { campaigns, window } = await scope(c, c.req.valid("query"));
   const ids = campaigns.map((row) => row.id);
-  const [rows] = await rawBatch(c.env.DB, [distinctQuery(ids, window, ["SENT", "REPLY"])]);
-  const distinct = [...readDistinct(rows!, ids).values()];
-  const sentTo = distinct.reduce((sum, row) => sum + row.SENT, 0);
-  const replied = distinct.reduce((sum, row) => sum + row.REPLY, 0);
+  const [rows, repliedRows] = await rawBatch(c.env.DB, [distinctQuery(ids, window, ["SENT"]), repliedRecordsQuery(ids, window)]);
+  const sentTo = [...readDistinct(rows!, ids).values()].reduce((sum, row) => sum + row.SENT, 0);
+  const replied = Number(repliedRows![0]!.n);
   return okData(c, "leads_take_for_first_reply", replied === 0 ? 0 : Math.round(sentTo / replied));
 });
 

@@ -202,6 +202,15 @@ export function followUpQuery(ids: number[], window: Window): SQL {
       AND sequence_number >= 2`;
 }
 
+/**
+ * The records with a counted reply (not ignored) in the window: the REPLY spans hold every reply,
+ * a colleague's forward too, so these are read from the window's replies on the covering index.
+ */
+export function repliedRecordsQuery(ids: number[], window: Window): SQL {
+  return sql`SELECT count(DISTINCT campaign_lead_id) AS n FROM events INDEXED BY events_campaign_type_time_idx
+    WHERE campaign_id ${inList(ids)} AND type = 'REPLY' AND occurred_at >= ${window.start} AND occurred_at < ${window.end} AND ignored = 0`;
+}
+
 /** For records whose first reply is in the window: first reply minus first send (from the spans). */
 export function firstReplyDelaysQuery(ids: number[], window: Window): SQL {
   return sql`SELECT r.first_at - s.first_at AS delay

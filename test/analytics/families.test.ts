@@ -181,6 +181,20 @@ describe("analytics families (CONTRACT section 13)", () => {
     expect(await sent(`client_ids=${first}`)).toBe(3);
   });
 
+  it("leaves ignored replies out of the leads that replied (leads-take-for-first-reply)", async () => {
+    const { apiKey: owner } = await provisionAccount();
+    const own = await createCampaign(owner);
+    await addLeads(owner, own, ["r1@fam.example", "r2@fam.example", "r3@fam.example", "r4@fam.example"]);
+    await ingestOk(owner, own, [
+      ...["r1", "r2", "r3", "r4"].map((lead) => ({ type: "SENT", lead_email: `${lead}@fam.example`, occurred_at: "2026-03-02T10:00:00Z" })),
+      { type: "REPLY", lead_email: "r1@fam.example", from_email: "r1@fam.example", occurred_at: "2026-03-03T10:00:00Z" },
+      // A colleague's forward: flagged ignored, so r2 has not replied.
+      { type: "REPLY", lead_email: "r2@fam.example", from_email: "boss@fam.example", occurred_at: "2026-03-03T10:00:00Z" },
+    ]);
+    const { body } = await get(owner, "analytics/campaign/leads-take-for-first-reply", { ...WINDOW, campaign_ids: String(own) });
+    expect(body).toEqual({ ok: true, data: { leads_take_for_first_reply: 4 } });
+  });
+
   it("gives a client key its client's campaigns only", async () => {
     const { apiKey: owner } = await provisionAccount();
     const clientId = await createClient(owner);
