@@ -234,13 +234,20 @@ export function repliedRecordsQuery(ids: number[], window: Window): SQL {
     WHERE campaign_id ${inList(ids)} AND type = 'REPLY' AND occurred_at >= ${window.start} AND occurred_at < ${window.end} AND ignored = 0`;
 }
 
-/** For records whose first reply is in the window: first reply minus first send (from the spans). */
+/**
+ * For records whose first counted reply is in the window: that reply minus the first send. The
+ * REPLY spans start at any reply, a colleague's forward too, so the replies are the window's
+ * counted ones, less the records with a counted reply before it.
+ */
 export function firstReplyDelaysQuery(ids: number[], window: Window): SQL {
   return sql`SELECT r.first_at - s.first_at AS delay
-    FROM event_spans r INDEXED BY event_spans_last_idx
+    FROM (SELECT campaign_lead_id, min(occurred_at) AS first_at FROM events INDEXED BY events_campaign_type_time_idx
+          WHERE campaign_id ${inList(ids)} AND type = 'REPLY' AND occurred_at >= ${window.start} AND occurred_at < ${window.end} AND ignored = 0
+          GROUP BY campaign_lead_id) r
     JOIN event_spans s ON s.campaign_lead_id = r.campaign_lead_id AND s.kind = 'SENT'
-    WHERE r.campaign_id ${inList(ids)} AND r.kind = 'REPLY' AND r.last_at >= ${window.start}
-      AND r.first_at >= ${window.start} AND r.first_at < ${window.end} AND s.first_at <= r.first_at`;
+    WHERE s.first_at <= r.first_at
+      AND NOT EXISTS (SELECT 1 FROM events e INDEXED BY events_record_reply_idx
+        WHERE e.campaign_lead_id = r.campaign_lead_id AND e.type = 'REPLY' AND e.ignored = 0 AND e.occurred_at < ${window.start})`;
 }
 
 /** Each mailbox's tags, for the provider report's tag breakdown. */

@@ -195,6 +195,26 @@ describe("analytics families (CONTRACT section 13)", () => {
     expect(body).toEqual({ ok: true, data: { leads_take_for_first_reply: 4 } });
   });
 
+  it("times the lead's first counted reply, not an ignored one (lead-to-reply-time)", async () => {
+    const { apiKey: owner } = await provisionAccount();
+    const own = await createCampaign(owner);
+    await addLeads(owner, own, ["t1@fam.example", "t2@fam.example"]);
+    await ingestOk(owner, own, [
+      { type: "SENT", lead_email: "t1@fam.example", occurred_at: "2026-03-02T10:00:00Z" },
+      // A colleague's forward within the hour (ignored), then the lead's own reply two days on.
+      { type: "REPLY", lead_email: "t1@fam.example", from_email: "boss@fam.example", occurred_at: "2026-03-02T10:30:00Z" },
+      { type: "REPLY", lead_email: "t1@fam.example", from_email: "t1@fam.example", occurred_at: "2026-03-04T10:00:00Z" },
+      // Only a forward: the lead never replied.
+      { type: "SENT", lead_email: "t2@fam.example", occurred_at: "2026-03-02T10:00:00Z" },
+      { type: "REPLY", lead_email: "t2@fam.example", from_email: "boss@fam.example", occurred_at: "2026-03-02T12:00:00Z" },
+    ]);
+    const { body } = await get(owner, "analytics/campaign/lead-to-reply-time", { ...WINDOW, campaign_ids: String(own) });
+    expect((body.data as { lead_to_reply_time: Body[] }).lead_to_reply_time).toEqual([
+      { time_range: "0-1h", count: 0 }, { time_range: "1-6h", count: 0 }, { time_range: "6-24h", count: 0 },
+      { time_range: "1-3d", count: 1 }, { time_range: "3-7d", count: 0 }, { time_range: "7d+", count: 0 },
+    ]);
+  });
+
   it("counts a lead two campaigns reached as one lead in the account-wide distinct counts (13.7)", async () => {
     const { apiKey: owner } = await provisionAccount();
     const client = await createClient(owner);
