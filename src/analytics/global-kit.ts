@@ -19,10 +19,9 @@ const calendarDate = z
   .refine((value) => parseCalendarDate(value) !== null, "Must be a calendar date as YYYY-MM-DD")
   .openapi({ example: "2026-11-01" });
 const zoneName = z.string().refine(isTimeZone, "Must be an IANA time zone name").optional();
-const ids = z.string().regex(/^\s*\d+\s*(,\s*\d+\s*)*$/, "Must be comma-separated ids");
-// A repeated parameter reaches validation as an array (CONTRACT 13.7 reads it too; idsParam joins them).
+// A repeated parameter reaches validation as an array (CONTRACT 13.7 reads it too): joined, it is one list.
 const idList = z
-  .union([ids, z.array(ids)])
+  .preprocess((value) => (Array.isArray(value) ? value.join(",") : value), z.string().regex(/^\s*\d+\s*(,\s*\d+\s*)*$/, "Must be comma-separated ids"))
   .optional()
   .openapi({ description: "Comma-separated ids (the parameter may also repeat)", example: "1,2" });
 

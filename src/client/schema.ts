@@ -13893,9 +13893,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -13937,9 +13937,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -13981,9 +13981,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14025,9 +14025,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14069,9 +14069,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14113,9 +14113,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14157,9 +14157,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14203,9 +14203,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14249,9 +14249,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14295,9 +14295,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14339,9 +14339,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14383,9 +14383,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14427,9 +14427,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14471,9 +14471,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14517,9 +14517,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14561,9 +14561,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14609,9 +14609,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14653,9 +14653,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14697,9 +14697,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14745,9 +14745,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14791,9 +14791,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14837,9 +14837,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
@@ -14881,9 +14881,9 @@ export interface operations {
                 timezone?: string;
                 time_zone?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                client_ids?: string | string[];
+                client_ids?: string;
                 /** @description Comma-separated ids (the parameter may also repeat) */
-                campaign_ids?: string | string[];
+                campaign_ids?: string;
                 /** @description Ignored: answers are always full */
                 full_data?: string;
                 /** @description Ignored */
