@@ -87,38 +87,13 @@ const KIND_MATCH = sql`k.kind = sp.kind AND e.type = k.type AND (k.seq1 = 0 OR e
 export function distinctQuery(campaignIds: number[], window: Window, kinds: readonly SpanKind[] = SPAN_KINDS): SQL {
   return sql`SELECT sp.campaign_id, sp.kind, count(*) AS n
     FROM event_spans sp INDEXED BY event_spans_last_idx
-    WHERE ${spansInWindow(campaignIds, window, kinds)}
-    GROUP BY sp.campaign_id, sp.kind`;
-}
-
-/**
- * Per kind, the leads with such an event in the window over all the campaigns together: a lead in
- * several of them is one lead (CONTRACT 13.7's distinct leads). The records of distinctQuery, by
- * their lead; a record deleted since (its events stay) is a lead of its own.
- */
-export function distinctLeadsQuery(campaignIds: number[], window: Window, kinds: readonly SpanKind[]): SQL {
-  return sql`SELECT sp.kind, count(DISTINCT coalesce(cl.lead_id, -sp.campaign_lead_id)) AS n
-    FROM event_spans sp INDEXED BY event_spans_last_idx
-    LEFT JOIN campaign_leads cl ON cl.id = sp.campaign_lead_id
-    WHERE ${spansInWindow(campaignIds, window, kinds)}
-    GROUP BY sp.kind`;
-}
-
-/** The rows of distinctLeadsQuery by kind (kinds without leads are 0). */
-export function readDistinctLeads(rows: Record<string, unknown>[]): Record<SpanKind, number> {
-  const distinct = Object.fromEntries(SPAN_KINDS.map((kind) => [kind, 0])) as Record<SpanKind, number>;
-  for (const row of rows) distinct[row.kind as SpanKind] = Number(row.n);
-  return distinct;
-}
-
-/** The spans `sp` of records with an event of their kind in the window (see distinctQuery). */
-function spansInWindow(campaignIds: number[], window: Window, kinds: readonly SpanKind[]): SQL {
-  return sql`sp.campaign_id ${inList(campaignIds)} AND sp.kind ${inList([...kinds])}
+    WHERE sp.campaign_id ${inList(campaignIds)} AND sp.kind ${inList([...kinds])}
       AND sp.last_at >= ${window.start} AND sp.first_at < ${window.end}
       AND (sp.first_at >= ${window.start} OR EXISTS (
         SELECT 1 FROM event_span_kinds k JOIN events e INDEXED BY events_record_time_idx
         WHERE e.campaign_lead_id = sp.campaign_lead_id AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}
-          AND ${KIND_MATCH}))`;
+          AND ${KIND_MATCH}))
+    GROUP BY sp.campaign_id, sp.kind`;
 }
 
 type CampaignDistinct = Record<SpanKind, number>;

@@ -5,11 +5,9 @@ import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 import { inList, jsonList, rawBatch } from "../platform/sql";
 import {
-  distinctLeadsQuery,
   distinctQuery,
   readCategoryReplies,
   readDistinct,
-  readDistinctLeads,
   readTotals,
   repliesFromCategoriesQuery,
   splitWindow,
@@ -111,31 +109,10 @@ export async function campaignFigures(d1: D1Database, ids: number[], window: Win
   );
 }
 
-function sumFigures(figures: Iterable<Figures>): Figures {
+export function sumFigures(figures: Iterable<Figures>): Figures {
   const sum: Figures = { sent: 0, opened: 0, replied: 0, bounced: 0, unique_lead_count: 0, unique_open_count: 0, positive_replied: 0, new_leads: 0 };
   for (const figure of figures) for (const key of Object.keys(sum) as (keyof Figures)[]) sum[key] += figure[key];
   return sum;
-}
-
-/**
- * The figures of each group of campaigns taken together: the totals add up, but a lead several of
- * a group's campaigns reached is one lead, so the distinct counts are the group's own.
- */
-export async function groupFigures(d1: D1Database, groups: number[][], window: Window): Promise<Figures[]> {
-  if (groups.length === 0) return [];
-  const [figures, leadRows] = await Promise.all([
-    campaignFigures(d1, [...new Set(groups.flat())], window),
-    rawBatch(d1, groups.map((ids) => distinctLeadsQuery(ids, window, ["SENT", "SENT1", "OPEN"]))),
-  ]);
-  return groups.map((ids, index) => {
-    const leads = readDistinctLeads(leadRows[index]!);
-    return {
-      ...sumFigures(ids.map((id) => figures.get(id)!)),
-      unique_lead_count: leads.SENT,
-      unique_open_count: leads.OPEN,
-      new_leads: leads.SENT1,
-    };
-  });
 }
 
 /**

@@ -215,34 +215,6 @@ describe("analytics families (CONTRACT section 13)", () => {
     ]);
   });
 
-  it("counts a lead two campaigns reached as one lead in the account-wide distinct counts (13.7)", async () => {
-    const { apiKey: owner } = await provisionAccount();
-    const client = await createClient(owner);
-    const [first, second] = [await createCampaign(owner, { client_id: client }), await createCampaign(owner, { client_id: client })];
-    await addLeads(owner, first, ["both@fam.example", "one@fam.example"]);
-    await addLeads(owner, second, ["both@fam.example"]);
-    await ingestOk(owner, first, [
-      { type: "SENT", lead_email: "both@fam.example", occurred_at: "2026-03-02T10:00:00Z" },
-      { type: "OPEN", lead_email: "both@fam.example", occurred_at: "2026-03-02T11:00:00Z" },
-      { type: "SENT", lead_email: "one@fam.example", occurred_at: "2026-03-02T10:00:00Z" },
-    ]);
-    await ingestOk(owner, second, [
-      { type: "SENT", lead_email: "both@fam.example", occurred_at: "2026-03-03T10:00:00Z" },
-      { type: "OPEN", lead_email: "both@fam.example", occurred_at: "2026-03-03T11:00:00Z" },
-    ]);
-    // Three sends and two opens, to two people of whom one opened.
-    const overall = await get(owner, "analytics/overall-stats-v2", WINDOW);
-    expect((overall.body.data as { overall_stats: Body }).overall_stats).toMatchObject({ sent: 3, opened: 2, unique_lead_count: 2, unique_open_count: 1 });
-    const leads = await get(owner, "analytics/lead/overall-stats", WINDOW);
-    expect((leads.body.data as { lead_stats: Body }).lead_stats).toEqual({
-      count: { total: 2, new: 2, follow_up: 0 }, percentage: { new: "100%", follow_up: "0%" },
-    });
-    const clients = await get(owner, "analytics/client/overall-stats", WINDOW);
-    expect((clients.body.data as { client_wise_performance: Body[] }).client_wise_performance).toMatchObject([
-      { client_id: client, total_campaigns_count: 2, campaign_stats: { sent: 3, opened: 2, unique_lead_count: 2, unique_open_count: 1 } },
-    ]);
-  });
-
   it("gives a client key its client's campaigns only", async () => {
     const { apiKey: owner } = await provisionAccount();
     const clientId = await createClient(owner);
