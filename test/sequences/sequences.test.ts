@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createCampaign } from "../campaigns/fixtures";
 import { sequenceStepsOf } from "../db";
-import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
+import { callJson, createClient, createClientKey, fileEnv, provisionAccount } from "../helpers";
+import { database } from "../../src/platform/db";
+import { replaceSequence } from "../../src/sequences/store";
 
 interface Step {
   id: number;
@@ -188,6 +190,14 @@ describe("sequence variant ids", () => {
     expect(answer.body).toEqual({ error: `Variant ${victimVariant.id} does not belong to this campaign` });
     const [, , after] = (await read(victim.k, victim.campaign)).body;
     expect(after!.sequence_variants![0]).toMatchObject({ id: victimVariant.id, subject: "A subject", email_body: victimVariant.email_body });
+
+    // Below the rules' check too: the store's update is held to the variant's own step of the campaign.
+    const [mine] = (await save(attacker.k, attacker.campaign, { sequences: threeSteps })).body.data;
+    const step = { seqNumber: 1, delayInDays: 0, subject: "Mine", emailBody: null, variantDistributionType: "MANUAL_EQUAL" as const, leadDistributionPercentage: null, winningMetricProperty: null };
+    const foreign = { id: victimVariant.id, label: null, subject: "Overwritten", emailBody: "Overwritten body", percentage: null };
+    await replaceSequence(database(fileEnv().DB), attacker.campaign, [{ ...step, id: mine!.id, variants: [foreign] }], new Date());
+    const [, , untouched] = (await read(victim.k, victim.campaign)).body;
+    expect(untouched!.sequence_variants![0]).toMatchObject({ id: victimVariant.id, subject: "A subject", email_body: victimVariant.email_body });
   });
 });
 
