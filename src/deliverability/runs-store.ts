@@ -4,7 +4,7 @@ import type { Database } from "../platform/db";
 import { inList, rawBatch, statement } from "../platform/sql";
 import type { DueSlot, DueTest } from "./schedule";
 import { notMoving } from "../platform/moving";
-import { maySendTest } from "./test-send-store";
+import { scopeMailbox } from "../platform/access";
 
 /**
  * The statements that start one run of a test at a slot: the run (numbered after the last one),
@@ -99,7 +99,7 @@ export async function senderMailboxesOf(d1: D1Database, testIds: number[]): Prom
         JOIN spam_test_senders s ON s.spam_test_id = t.id
         JOIN email_accounts e ON e.account_id = t.account_id AND lower(e.from_email) = s.from_email
         WHERE t.id ${inList(testIds)}
-          AND ${maySendTest({ clientId: sql`t.client_id`, campaignId: sql`t.campaign_id` }, { id: sql`e.id`, clientId: sql`e.client_id` })}`,
+          AND ${scopeMailbox({ clientId: sql`t.client_id`, campaignId: sql`t.campaign_id` }, { id: sql`e.id`, clientId: sql`e.client_id` })}`,
   ).all<{ id: number }>();
   return rows.results.map((row) => row.id);
 }

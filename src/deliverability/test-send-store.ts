@@ -1,4 +1,5 @@
-import { and, asc, eq, isNotNull, isNull, ne, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, ne, sql } from "drizzle-orm";
+import { scopeMailbox } from "../platform/access";
 import { campaigns, emailAccounts, sequenceSteps, sequenceVariants, spamTestResults, spamTests } from "../db/schema";
 import type { Database } from "../platform/db";
 import { jsonList, rawBatch, statement } from "../platform/sql";
@@ -13,17 +14,6 @@ export interface ClaimedSend {
   trackId: string;
   campaignId: number;
   sequenceMappingId: string;
-}
-
-/**
- * Whether a mailbox may send a test's emails. A sender address is only a string, so a client key could
- * name any mailbox of the account: the account's own test may use any of its mailboxes, a client's test
- * only that client's or one attached to the test's campaign (the rule of `campaignMailboxes`); another
- * mailbox with that address sends nothing, as if there were none.
- */
-export function maySendTest(test: { clientId: SQL; campaignId: SQL }, mailbox: { id: SQL; clientId: SQL }): SQL {
-  return sql`(${test.clientId} IS NULL OR ${test.clientId} = ${mailbox.clientId}
-    OR EXISTS (SELECT 1 FROM campaign_email_accounts ca WHERE ca.campaign_id = ${test.campaignId} AND ca.email_account_id = ${mailbox.id}))`;
 }
 
 /**
@@ -44,7 +34,7 @@ export async function claimDueSends(
           SELECT r.id FROM spam_test_results r JOIN spam_tests t ON t.id = r.spam_test_id
           WHERE r.sender_email = ${mailbox.fromEmail.toLowerCase()} AND r.sent_at IS NULL AND r.send_at IS NOT NULL AND r.send_at <= ${now}
             AND t.account_id = ${mailbox.accountId} AND t.status <> 'stopped'
-            AND ${maySendTest({ clientId: sql`t.client_id`, campaignId: sql`t.campaign_id` }, { id: sql`${mailbox.id}`, clientId: sql`${mailbox.clientId}` })}
+            AND ${scopeMailbox({ clientId: sql`t.client_id`, campaignId: sql`t.campaign_id` }, { id: sql`${mailbox.id}`, clientId: sql`${mailbox.clientId}` })}
           ORDER BY r.send_at, r.id LIMIT ${limit})
         RETURNING id, spam_test_id AS testId, run_no AS runNo, seed_email AS seedEmail,
           (SELECT email_track_id FROM spam_tests WHERE id = spam_test_id) AS trackId,
@@ -81,7 +71,7 @@ export function nextTestSendQuery(db: Database, mailboxId: number) {
         eq(spamTests.id, spamTestResults.spamTestId),
         eq(spamTests.accountId, emailAccounts.accountId),
         ne(spamTests.status, "stopped"),
-        maySendTest({ clientId: sql`${spamTests.clientId}`, campaignId: sql`${spamTests.campaignId}` }, { id: sql`${emailAccounts.id}`, clientId: sql`${emailAccounts.clientId}` }),
+        scopeMailbox({ clientId: sql`${spamTests.clientId}`, campaignId: sql`${spamTests.campaignId}` }, { id: sql`${emailAccounts.id}`, clientId: sql`${emailAccounts.clientId}` }),
       ),
     )
     .where(eq(emailAccounts.id, mailboxId));

@@ -36,13 +36,21 @@ export function visibleCampaigns(principal: Scope): SQL {
 export function campaignMailboxes(principal: Principal, campaignIds: number[]): SQL {
   const own = visibleRows(principal, emailAccounts);
   if (principal.clientId === null) return own;
-  return or(
-    own,
-    and(
-      eq(emailAccounts.accountId, principal.accountId),
-      sql`${emailAccounts.id} IN (SELECT email_account_id FROM campaign_email_accounts WHERE campaign_id ${inList(campaignIds)})`,
-    ),
-  )!;
+  return or(own, and(eq(emailAccounts.accountId, principal.accountId), attachedTo(sql`${inList(campaignIds)}`, sql`${emailAccounts.id}`)))!;
+}
+
+/**
+ * The same rule over columns, where the scope is a row's own (a spam test's client and campaign): a
+ * mailbox of that client (any of the account's for the account's own scope), or one attached to the
+ * campaign. The account is matched apart.
+ */
+export function scopeMailbox(scope: { clientId: SQL; campaignId: SQL }, mailbox: { id: SQL; clientId: SQL }): SQL {
+  return sql`(${scope.clientId} IS NULL OR ${scope.clientId} = ${mailbox.clientId} OR ${attachedTo(sql`= ${scope.campaignId}`, mailbox.id)})`;
+}
+
+/** The mailbox is attached to a campaign the condition names (`IN (...)`, `= x`). */
+function attachedTo(campaign: SQL, mailboxId: SQL): SQL {
+  return sql`${mailboxId} IN (SELECT email_account_id FROM campaign_email_accounts WHERE campaign_id ${campaign})`;
 }
 
 /**
