@@ -8,6 +8,7 @@ import { log } from "../platform/logging";
 import { checkHost, mailPolicy, parseHost, type OutboundPolicy } from "../platform/outbound";
 import { database, type Database } from "../platform/db";
 import { ApiError, type ValidationIssue } from "../platform/errors";
+import { isUniqueViolation } from "../platform/db-errors";
 import { API_KEY_SECURITY, BodyId, createRouter, json, jsonBody, queryBoolean, optionalJsonBody, errorResponses } from "../platform/openapi";
 import type { Principal } from "../platform/principal";
 import { runConnectionCheck } from "./connection-check";
@@ -255,7 +256,7 @@ function checkInBackground(c: Context<AppEnv>, row: MailboxRow, secrets: Mailbox
 }
 
 /** Applies a validated write to an existing mailbox. */
-export async function applyUpdate(c: Context<AppEnv>, db: Database, principal: Principal, existing: MailboxRow, body: Written, oauth?: OAuthWrite): Promise<MailboxRow> {
+async function applyUpdate(c: Context<AppEnv>, db: Database, principal: Principal, existing: MailboxRow, body: Written, oauth?: OAuthWrite): Promise<MailboxRow> {
   const hosts = await checkedHosts(body, mailPolicy(config(c.env)));
   const changes = { ...changesOf(body, hosts), ...oauth?.columns };
   if (body.client_id !== undefined) changes.clientId = await mailboxClient(db, principal, body.client_id);
@@ -278,13 +279,16 @@ export async function applyUpdate(c: Context<AppEnv>, db: Database, principal: P
     existing.id,
     { ...changes, ...warmupTurnedOn(existing, changes.warmupEnabled), ...(recheck ? UNCHECKED : {}), ...(unheld ? NOT_HELD : {}), updatedAt: new Date() },
     secrets,
-  );
+  ).catch((error: unknown) => {
+    // Another save took the address between the check above and this write.
+    throw isUniqueViolation(error) ? ApiError.badRequest("Email account already exists") : error;
+  });
   if (recheck) checkInBackground(c, row, secrets);
   else if (unheld) c.executionCtx.waitUntil(wakeMailboxes(c.env, [row.id]));
   return row;
 }
 
-export async function createMailbox(c: Context<AppEnv>, db: Database, principal: Principal, body: Written, oauth?: OAuthWrite): Promise<MailboxRow> {
+async function createMailbox(c: Context<AppEnv>, db: Database, principal: Principal, body: Written, oauth?: OAuthWrite): Promise<MailboxRow> {
   const required = oauth === undefined ? REQUIRED_ON_CREATE : REQUIRED_ON_CREATE.filter((field) => field !== "password");
   const missing = required.filter((field) => body[field] === undefined || (field === "password" && newSecret(body.password) === undefined));
   if (missing.length) throw ApiError.validation(missing.map((field) => ({ path: field, message: `${field} is required to create an email account` })));
@@ -319,13 +323,30 @@ export async function createMailbox(c: Context<AppEnv>, db: Database, principal:
 export const mailboxRoutes = createRouter();
 
 /** The mailbox a save without `id` means: the caller's own with that address, none, or a 400 when another client holds it. */
-export async function mailboxToSave(db: Database, principal: Principal, id: number | null | undefined, fromEmail: string | undefined): Promise<MailboxRow | null> {
+async function mailboxToSave(db: Database, principal: Principal, id: number | null | undefined, fromEmail: string | undefined): Promise<MailboxRow | null> {
   if (id != null) return findMailbox(db, principal, id);
   if (fromEmail === undefined) return null;
   const holder = await mailboxOfAddress(db, principal.accountId, fromEmail.toLowerCase());
   if (!holder) return null;
   if (principal.clientId !== null && holder.clientId !== principal.clientId) throw ApiError.badRequest("Email account already exists");
   return findMailbox(db, principal, holder.id);
+}
+
+/**
+ * A save (with `id`, or by address): the mailbox updated, or created. Two saves of one new address at
+ * once make one mailbox: the one whose insert the address's unique index refuses updates it, as it would
+ * have a moment later.
+ */
+export async function saveMailbox(c: Context<AppEnv>, db: Database, principal: Principal, id: number | null | undefined, body: Written, oauth?: OAuthWrite) {
+  const existing = await mailboxToSave(db, principal, id, body.from_email);
+  if (existing) return { row: await applyUpdate(c, db, principal, existing, body, oauth), updated: true };
+  try {
+    return { row: await createMailbox(c, db, principal, body, oauth), updated: false };
+  } catch (error) {
+    const holder = isUniqueViolation(error) ? await mailboxToSave(db, principal, id, body.from_email) : null;
+    if (!holder) throw error;
+    return { row: await applyUpdate(c, db, principal, holder, body, oauth), updated: true };
+  }
 }
 
 export async function answerSaved(db: Database, principal: Principal, row: MailboxRow, updated: boolean, warmup: WarmupConfig) {
@@ -339,9 +360,8 @@ mailboxRoutes.openapi(routes.save, async (c) => {
   const principal = c.get("principal");
   const { id, ...fields } = c.req.valid("json");
   const body = canonical(fields);
-  const existing = await mailboxToSave(db, principal, id, body.from_email);
-  const row = existing ? await applyUpdate(c, db, principal, existing, body) : await createMailbox(c, db, principal, body);
-  return c.json(await answerSaved(db, principal, row, existing !== null, config(c.env).warmup), 200);
+  const { row, updated } = await saveMailbox(c, db, principal, id, body);
+  return c.json(await answerSaved(db, principal, row, updated, config(c.env).warmup), 200);
 });
 
 mailboxRoutes.openapi(routes.reconnect, async (c) => {

@@ -2,7 +2,7 @@ import { currentShard, tagWithShard } from "../platform/shards";
 import { createRoute, z } from "@hono/zod-openapi";
 import { config, type Config, type OAuthProvider } from "../config";
 import type { OAuthAppLevel } from "../db/schema";
-import { answerSaved, applyUpdate, canonical, checkedTrackingDomain, createMailbox, mailboxToSave } from "../mailboxes/routes";
+import { answerSaved, canonical, checkedTrackingDomain, saveMailbox } from "../mailboxes/routes";
 import { EmailAccount, SaveOAuthMailbox } from "../mailboxes/schemas";
 import { findMailbox } from "../mailboxes/store";
 import { connectionStateOf } from "../mailboxes/rules";
@@ -466,7 +466,6 @@ oauthRoutes.openapi(saveOAuthMailbox, async (c) => {
       disconnectedAt: null,
     },
   } as const;
-  const existing = await mailboxToSave(db, principal, id, body.from_email);
-  const row = existing ? await applyUpdate(c, db, principal, existing, body, oauth) : await createMailbox(c, db, principal, body, oauth);
-  return c.json(await answerSaved(db, principal, row, existing !== null, config(c.env).warmup), 200);
+  const { row, updated } = await saveMailbox(c, db, principal, id, body, oauth);
+  return c.json(await answerSaved(db, principal, row, updated, config(c.env).warmup), 200);
 });

@@ -240,6 +240,25 @@ describe("addresses are unique per account", () => {
   });
 });
 
+describe("addresses are unique per account, under concurrent saves", () => {
+  it("makes two saves of one new address at once one mailbox, the second an update, and refuses a rename racing onto it", async () => {
+    const account = await provisionAccount();
+    const body = mailboxBody({ from_email: "race@sender.example.com" });
+    const both = await Promise.all([save(account.apiKey, { ...body, from_name: "First" }), save(account.apiKey, { ...body, from_name: "Second" })]);
+    expect(both.map((r) => r.status)).toEqual([200, 200]);
+    expect(new Set(both.map((r) => r.body.id)).size).toBe(1);
+    expect(both.map((r) => r.body.message).sort()).toEqual(["Email account added successfully", "Email account updated successfully"]);
+    expect(await mailboxCount(account.id)).toBe(1);
+
+    const others = await Promise.all(Array.from({ length: 12 }, () => createMailbox(account.apiKey)));
+    const renames = await Promise.all(
+      others.map((m) => callJson(`/api/v1/email-accounts/${m.id}`, { method: "POST", apiKey: account.apiKey, body: { from_email: "taken@sender.example.com" } })),
+    );
+    expect(renames.map((r) => r.status).sort()).toEqual([200, ...Array(11).fill(400)]);
+    expect(renames.find((r) => r.status === 400)?.body).toEqual({ error: "Email account already exists" });
+  });
+});
+
 describe("listing mailboxes", () => {
   it("filters and pages by id", async () => {
     const account = await provisionAccount();
