@@ -213,8 +213,8 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
   const lease = now + LEASE_MS;
   const claimable = sql`${dueNow(now)} AND EXISTS (SELECT 1 FROM campaigns WHERE id = ${campaign.id} AND status = 'ACTIVE')`;
   const due = (pinned: SQL) => sql`SELECT id FROM campaign_leads WHERE campaign_id = ${campaign.id} AND ${pinned} AND ${claimable} ORDER BY due_at`;
-  const claim = (ids: SQL) =>
-    sql`UPDATE campaign_leads SET email_account_id = ${mailboxId}, due_at = ${lease}, claim_token = ${nonce}, updated_at = ${now}
+  const claim = (ids: SQL, fromRotation: boolean) =>
+    sql`UPDATE campaign_leads SET email_account_id = ${mailboxId}, due_at = ${lease}, claim_token = ${nonce}, claim_from_rotation = ${fromRotation ? 1 : 0}, updated_at = ${now}
         WHERE id IN (${ids}) RETURNING id`;
   const claimed = sql`SELECT id FROM campaign_leads WHERE claim_token = ${nonce}`;
   const openLimit = sql`max(0, min(${request.newLeadsLeft}, ${limit} - (SELECT count(*) FROM campaign_leads WHERE claim_token = ${nonce})))`;
@@ -229,12 +229,12 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
       WHEN l.verification_status = 'invalid' THEN 'invalid_email'
     END`;
   const results = await rawBatch(d1, [
-    claim(sql`${due(sql`email_account_id = ${mailboxId}`)} LIMIT ${limit}`),
-    claim(open),
+    claim(sql`${due(sql`email_account_id = ${mailboxId}`)} LIMIT ${limit}`, false),
+    claim(open, true),
     sql`UPDATE messages SET status = 'unconfirmed', last_error = ${IN_DOUBT}, updated_at = ${now}
         WHERE status = 'sending' AND campaign_lead_id IN (${claimed})
           AND step = (SELECT next_step FROM campaign_leads WHERE id = messages.campaign_lead_id)`,
-    sql`SELECT cl.id AS record_id, cl.next_step AS step, cl.spintax_modulo_index, l.email AS lead_email, l.first_name, l.last_name, l.company_name,
+    sql`SELECT cl.id AS record_id, cl.next_step AS step, cl.spintax_modulo_index, cl.claim_from_rotation, l.email AS lead_email, l.first_name, l.last_name, l.company_name,
                l.phone_number, l.website, l.location, l.linkedin_profile, l.company_url, l.custom_fields, l.timezone AS lead_timezone,
                m.id AS message_row_id, m.status AS message_status, m.attempts AS attempts,
                coalesce(m.message_id, '<' || lower(hex(randomblob(16))) || '@' || ${request.senderDomain} || '>') AS message_id,
@@ -247,8 +247,6 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
         WHERE cl.claim_token = ${nonce}
         ORDER BY cl.id`,
   ]);
-  // The first claim's rows were this mailbox's already; the second's it took from rotation.
-  const pinned = new Set(results[0]!.map((row) => Number(row.id)));
   const records = results[3]!.map((row) => ({
     recordId: Number(row.record_id),
     step: Number(row.step),
@@ -273,7 +271,7 @@ export async function claimRecords(d1: D1Database, request: ClaimRequest): Promi
     thread: JSON.parse(String(row.thread ?? "[]")) as { messageId: string; subject: string | null }[],
     refusal: (row.refusal as ClaimedRecord["refusal"]) ?? null,
     leadTimezone: (row.lead_timezone as string | null) ?? null,
-    pinned: pinned.has(Number(row.record_id)),
+    pinned: !row.claim_from_rotation,
   }));
   return { nonce, records };
 }
@@ -329,8 +327,8 @@ interface InDoubt {
  * mailbox still held at that moment belongs to a pass that died: a crash, a restart, an error): the
  * message that pass had `sending` becomes `unconfirmed` (at most one: `storeLeftover` ran first and
  * withdrew those the journal says were never handed over), and its records are released at once,
- * due now, instead of when the lease runs out. A first step not yet written goes back to rotation
- * (unpinned), as when a pass stops early. Two seeks: `campaign_leads_claimed_idx`, then each
+ * due now, instead of when the lease runs out. A first step not yet written that its claim took from
+ * rotation goes back to it (unpinned), as when a pass stops early; one pinned before keeps its mailbox. Two seeks: `campaign_leads_claimed_idx`, then each
  * record's `messages_record_step_idx`. The same batch then reads the mailbox's work
  * (`loadMailboxWork`), which the release does not change: one round trip for both.
  */
@@ -348,7 +346,7 @@ export async function startPass(db: Database, mailboxId: number, now: number, da
         claimToken: null,
         updatedAt: new Date(now),
         dueAt: sql`CASE WHEN state IN ${live} AND next_step IS NOT NULL THEN ${now} ELSE NULL END`,
-        emailAccountId: sql`CASE WHEN next_step = 1 AND NOT EXISTS (SELECT 1 FROM messages WHERE campaign_lead_id = campaign_leads.id AND step = 1)
+        emailAccountId: sql`CASE WHEN claim_from_rotation AND next_step = 1 AND NOT EXISTS (SELECT 1 FROM messages WHERE campaign_lead_id = campaign_leads.id AND step = 1)
           THEN NULL ELSE email_account_id END`,
       })
       .where(sql`${campaignLeads.id} IN (${held})`),

@@ -145,6 +145,22 @@ describe("claiming due records", () => {
     });
   });
 
+  it("a pass that dies gives back to rotation only the first steps its claim took from it; one pinned before keeps its mailbox", async () => {
+    const base = await setUp(3);
+    const [mailbox] = base.mailboxes as [number, number];
+    const [pinned, ...open] = (await recordsOf(base.campaign.id)).map((row) => row.id) as [number, ...number[]];
+    // Pinned before any claim, as a subsequence's record on its parent's mailbox is.
+    await setRecord(pinned, { emailAccountId: mailbox });
+    const claim = await claimRecords(fileEnv().DB, request(base, mailbox, 5));
+    expect(Object.fromEntries(claim.records.map((r) => [r.recordId, r.pinned]))).toEqual({ [pinned]: true, ...Object.fromEntries(open.map((id) => [id, false])) });
+
+    const later = now + 5_000;
+    await startPass(database(fileEnv().DB), mailbox, later, later - (later % 86_400_000));
+    const byId = new Map((await recordsOf(base.campaign.id)).map((row) => [row.id, { claim_token: row.claimToken, mailbox: row.emailAccountId, due_at: row.dueAt?.getTime() }]));
+    expect(byId.get(pinned)).toEqual({ claim_token: null, mailbox, due_at: later });
+    for (const id of open) expect(byId.get(id)).toEqual({ claim_token: null, mailbox: null, due_at: later });
+  });
+
   it("opens a message only for its own claim, a live record and an ACTIVE campaign, and takes up a deferred one with one attempt more", async () => {
     const base = await setUp(3);
     const mailbox = base.mailboxes[0]!;

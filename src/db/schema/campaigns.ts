@@ -240,6 +240,8 @@ export const campaignLeads = sqliteTable(
     dueAt: instant("due_at"),
     /** The engine pass that holds the record while it sends (src/engine/store.ts). */
     claimToken: text("claim_token"),
+    /** The claim took the record from rotation (it was unpinned): a pass that dies gives it back (migration 0092). */
+    claimFromRotation: integer("claim_from_rotation", { mode: "boolean" }).notNull().default(false),
     /** Why the engine made the record BLOCKED without sending (`invalid_email`); null otherwise. */
     blockedReason: text("blocked_reason"),
     /** A record PAUSED by an out-of-office answer goes on from then (the minute cron resumes it). */
