@@ -516,8 +516,10 @@ campaignAnalyticsRoutes.openapi(routes.mailboxStatistics, async (c) => {
 campaignAnalyticsRoutes.openapi(routes.sequenceAnalytics, async (c) => {
   const campaign = await findCampaign(database(c.env.DB), c.get("principal"), c.req.valid("param").campaign_id);
   const window = familyWindow(c.req.valid("query"));
-  const { stepRows, figureRows, positiveRows, failedRows, variantRows } = await sequenceFigures(c.env.DB, campaign.id, window);
-  const seqNumbers = [...new Set([...stepRows.map((row) => Number(row.seq_number)), ...figureRows.map((row) => Number(row.sequence_number))])].sort((a, b) => a - b);
+  const { stepRows, figureRows, positiveRows, failedRows, stoppedRows, variantRows } = await sequenceFigures(c.env.DB, campaign.id, window);
+  const seqNumbers = [
+    ...new Set([...stepRows.map((row) => Number(row.seq_number)), ...figureRows.map((row) => Number(row.sequence_number)), ...stoppedRows.map((row) => Number(row.seq))]),
+  ].sort((a, b) => a - b);
   const figure = (seq: number, type: string, field: "total" | "counted" = "total") =>
     Number(figureRows.find((row) => Number(row.sequence_number) === seq && row.type === type)?.[field] ?? 0);
   const stepIds = new Map(stepRows.map((row) => [Number(row.seq_number), Number(row.id)]));
@@ -542,7 +544,7 @@ campaignAnalyticsRoutes.openapi(routes.sequenceAnalytics, async (c) => {
           bounce_count: figure(seq, "BOUNCE"),
           unsubscribed_count: figure(seq, "UNSUBSCRIBE"),
           failed_count: bySeq(failedRows, seq),
-          stopped_count: 0,
+          stopped_count: bySeq(stoppedRows, seq),
           variants: [...variants.entries()].map(([variantId, rows]) => {
             const of = (type: string, field: "total" | "counted" | "positive" = "total") => Number(rows.find((row) => row.type === type)?.[field] ?? 0);
             return {

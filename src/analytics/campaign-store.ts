@@ -30,14 +30,17 @@ export async function lifetimeExtras(d1: D1Database, campaign: { id: number; cli
   };
 }
 
-/** 13.3's extras: positive replies in the window, sends refused at SMTP, records stopped in it. */
+/**
+ * 13.3's extras: positive replies in the window, sends refused at SMTP, records that turned STOPPED in
+ * it (by `stopped_at`, their last stop: later writes to a stopped record do not move it).
+ */
 export async function windowExtras(d1: D1Database, campaignId: number, window: Window) {
   const [positive, failed, stopped] = await rawBatch(d1, [
     repliesFromCategoriesQuery([campaignId], window, POSITIVE_CATEGORY_IDS),
     sql`SELECT count(*) AS n FROM messages WHERE campaign_id = ${campaignId} AND status = 'failed'
           AND updated_at >= ${window.start} AND updated_at < ${window.end}`,
-    sql`SELECT count(*) AS n FROM campaign_leads INDEXED BY campaign_leads_campaign_state_idx
-          WHERE campaign_id = ${campaignId} AND state = 'STOPPED' AND updated_at >= ${window.start} AND updated_at < ${window.end}`,
+    sql`SELECT count(*) AS n FROM campaign_leads INDEXED BY campaign_leads_stopped_idx
+          WHERE campaign_id = ${campaignId} AND stopped_at >= ${window.start} AND stopped_at < ${window.end}`,
   ]);
   return {
     positive_reply_count: readCategoryReplies(positive!).get(campaignId)?.counted ?? 0,
@@ -47,13 +50,13 @@ export async function windowExtras(d1: D1Database, campaignId: number, window: W
 }
 
 /**
- * 13.6: per sequence step (the live steps, and any step number events name) the window's
- * figures by the events' sequence_number (from the hour counters); per variant, the sends its messages made and the
- * outcomes credited to them.
+ * 13.6: per sequence step (the live steps, and any step number events or stops name) the window's
+ * figures by the events' sequence_number (from the hour counters) and the records that stopped at
+ * it; per variant, the sends its messages made and the outcomes credited to them.
  */
 export async function sequenceFigures(d1: D1Database, campaignId: number, window: Window) {
   const inWindow = sql`e.campaign_id = ${campaignId} AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}`;
-  const [stepRows, figureRows, positiveRows, failedRows, variantRows] = await rawBatch(d1, [
+  const [stepRows, figureRows, positiveRows, failedRows, stoppedRows, variantRows] = await rawBatch(d1, [
     sql`SELECT id, seq_number FROM sequence_steps WHERE campaign_id = ${campaignId} AND deleted_at IS NULL ORDER BY seq_number`,
     totalsQuery([campaignId], window, true),
     sql`SELECT e.sequence_number AS seq, count(*) AS n
@@ -65,6 +68,14 @@ export async function sequenceFigures(d1: D1Database, campaignId: number, window
     sql`SELECT step AS seq, count(*) AS n FROM messages
         WHERE campaign_id = ${campaignId} AND status = 'failed' AND updated_at >= ${window.start} AND updated_at < ${window.end}
         GROUP BY step`,
+    // A stop belongs to the step of the record's last send at or before it (ties to the later id,
+    // as send credit), to step 1 when nothing was sent to it yet.
+    sql`SELECT coalesce((SELECT e.sequence_number FROM events e INDEXED BY events_record_time_idx
+              WHERE e.campaign_lead_id = cl.id AND e.type = 'SENT' AND e.occurred_at <= cl.stopped_at
+              ORDER BY e.occurred_at DESC, e.id DESC LIMIT 1), 1) AS seq, count(*) AS n
+        FROM campaign_leads cl INDEXED BY campaign_leads_stopped_idx
+        WHERE cl.campaign_id = ${campaignId} AND cl.stopped_at >= ${window.start} AND cl.stopped_at < ${window.end}
+        GROUP BY seq`,
     // Driven by the campaign's variant messages (CROSS JOIN keeps that order): a campaign the
     // engine never sent for reads none of its events here.
     sql`SELECT m.step AS seq, m.variant_id, v.label, e.type, count(*) AS total, coalesce(sum(e.ignored = 0), 0) AS counted,
@@ -79,7 +90,7 @@ export async function sequenceFigures(d1: D1Database, campaignId: number, window
           AND (SELECT sequence_number FROM events WHERE id = e.send_id) = m.step
         GROUP BY m.step, m.variant_id, e.type`,
   ]);
-  return { stepRows: stepRows!, figureRows: figureRows!, positiveRows: positiveRows!, failedRows: failedRows!, variantRows: variantRows! };
+  return { stepRows: stepRows!, figureRows: figureRows!, positiveRows: positiveRows!, failedRows: failedRows!, stoppedRows: stoppedRows!, variantRows: variantRows! };
 }
 
 /**

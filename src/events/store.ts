@@ -201,10 +201,11 @@ function hardBounceMarks(fresh: SQL, now: number): SQL {
 
 /**
  * CONTRACT section 15, push-to-subsequence: a counted reply on the parent thread stops the records
- * pushed from it with stop_lead_on_parent_campaign_reply.
+ * pushed from it with stop_lead_on_parent_campaign_reply, dated by that reply.
  */
 function stopPushedRecords(fresh: SQL, now: number): SQL {
-  return sql`UPDATE campaign_leads SET state = 'STOPPED', due_at = NULL, resume_at = NULL, updated_at = ${now}
+  return sql`UPDATE campaign_leads SET state = 'STOPPED', due_at = NULL, resume_at = NULL, updated_at = ${now},
+        stopped_at = (SELECT min(occurred_at) FROM (${fresh}) WHERE campaign_lead_id = campaign_leads.parent_record_id AND type = 'REPLY' AND ignored = 0)
       WHERE parent_record_id IN (SELECT campaign_lead_id FROM (${fresh}) WHERE type = 'REPLY' AND ignored = 0)
         AND stop_on_parent_reply = 1 AND state IN ('DRAFTED', 'STARTED', 'INPROGRESS', 'PAUSED')`;
 }
@@ -215,9 +216,10 @@ function stopPushedRecords(fresh: SQL, now: number): SQL {
  * actually inserted and the row's current values (so concurrent batches cannot undo each other),
  * the campaign's bounce auto-pause, every webhook delivery under its guard, and the mark's removal.
  *
- * Record rules, in SQL: flags and last times only grow; UNSUBSCRIBE stops the record; BOUNCE and
- * BLOCK block it unless it is stopped; a counted reply (and a human click or open, when the stop
- * setting says so) completes a live or paused record; each of these leaves the engine nothing due. SENT moves
+ * Record rules, in SQL: flags and last times only grow; UNSUBSCRIBE stops the record (`stopped_at`
+ * is its first new UNSUBSCRIBE's time); BOUNCE and BLOCK block it unless it is stopped; a counted
+ * reply (and a human click or open, when the stop setting says so) completes a live or paused
+ * record; each of these leaves the engine nothing due. SENT moves
  * DRAFTED/STARTED to INPROGRESS and nothing else; the categorised reply with the latest occurred_at
  * sets the category (and its time); any new reply marks the conversation unread.
  */
@@ -263,6 +265,7 @@ export function ingestionStatements(
                max(type = 'SENT') AS sent, max(type = 'OPEN') AS opened, max(type = 'CLICK') AS clicked,
                max(type = 'REPLY') AS replied, max(type = 'BOUNCE') AS bounced,
                max(type IN ('BOUNCE', 'BLOCK')) AS blocked, max(type = 'UNSUBSCRIBE') AS unsubscribed,
+               min(CASE WHEN type = 'UNSUBSCRIBE' THEN occurred_at END) AS unsubscribed_at,
                max(type = 'REPLY' AND ignored = 0) AS replied_counted,
                NOT max(type = 'REPLY' AND ignored = 0 AND is_ooo = 0) AS ooo_only,
                max(CASE WHEN type = 'REPLY' AND ignored = 0 AND is_ooo = 1 THEN coalesce(resume_at, occurred_at + ${delayMs}) END) AS ooo_resume,
@@ -284,6 +287,7 @@ export function ingestionStatements(
           WHEN ${pauses} AND campaign_leads.state IN ('DRAFTED', 'STARTED', 'INPROGRESS') THEN 'PAUSED'
           WHEN u.sent AND campaign_leads.state IN (${sql.join(FINAL_FOR_SENT.map((s) => sql`${s}`), sql`, `)}) THEN 'INPROGRESS'
           ELSE campaign_leads.state END,
+        stopped_at = CASE WHEN u.unsubscribed AND campaign_leads.state <> 'STOPPED' THEN u.unsubscribed_at ELSE campaign_leads.stopped_at END,
         category_id = CASE WHEN u.cat_at > coalesce(campaign_leads.category_set_at, -1) THEN u.cat_id ELSE campaign_leads.category_id END,
         category_set_at = CASE WHEN u.cat_at > coalesce(campaign_leads.category_set_at, -1) THEN u.cat_at ELSE campaign_leads.category_set_at END,
         email_account_id = CASE WHEN u.sender_at >= coalesce(campaign_leads.last_sent_at, 0) THEN u.sender_id ELSE campaign_leads.email_account_id END,

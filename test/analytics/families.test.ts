@@ -63,7 +63,7 @@ describe("analytics families (CONTRACT section 13)", () => {
     for (const field of ["sent_count", "unique_sent_count", "open_count", "unique_open_count", "click_count", "unique_click_count", "reply_count", "bounce_count", "unsubscribed_count", "total_count"]) {
       expect({ field, value: top.body[field] }).toEqual({ field, value: byDate[field] });
     }
-    expect(top.body).toMatchObject({ positive_reply_count: "1", skipped_count: "0", start_date: WINDOW.start_date });
+    expect(top.body).toMatchObject({ positive_reply_count: "1", skipped_count: "0", stopped_count: "1", start_date: WINDOW.start_date });
 
     const sequences = await get(apiKey, `campaigns/${campaign}/sequence-analytics`, WINDOW);
     expect(sequences.status).toBe(200);
@@ -162,6 +162,50 @@ describe("analytics families (CONTRACT section 13)", () => {
     }
     const theirs = await get(other.apiKey, "analytics/overall-stats-v2", { ...WINDOW, campaign_ids: String(campaign) });
     expect((theirs.body.data as { overall_stats: Body }).overall_stats.sent).toBe(0);
+  });
+
+  it("counts a record's stop in the window it turned STOPPED, whatever is written to it after (13.3, 13.6)", async () => {
+    const { apiKey: owner } = await provisionAccount();
+    const own = await createCampaign(owner);
+    const records = await addLeads(owner, own, ["s1@fam.example", "s2@fam.example", "s3@fam.example", "s4@fam.example"]);
+    // s1 stops in the window after its step 1, s2 after its step 2; s3 stopped before the window.
+    await ingestOk(owner, own, [
+      { type: "SENT", lead_email: "s1@fam.example", occurred_at: "2026-03-02T10:00:00Z", sequence_number: 1 },
+      { type: "UNSUBSCRIBE", lead_email: "s1@fam.example", occurred_at: "2026-03-05T10:00:00Z" },
+      { type: "SENT", lead_email: "s2@fam.example", occurred_at: "2026-03-01T10:00:00Z", sequence_number: 1 },
+      { type: "SENT", lead_email: "s2@fam.example", occurred_at: "2026-03-04T10:00:00Z", sequence_number: 2 },
+      { type: "UNSUBSCRIBE", lead_email: "s2@fam.example", occurred_at: "2026-03-08T10:00:00Z", sequence_number: 2 },
+      { type: "SENT", lead_email: "s3@fam.example", occurred_at: "2026-02-10T10:00:00Z", sequence_number: 1 },
+      { type: "UNSUBSCRIBE", lead_email: "s3@fam.example", occurred_at: "2026-02-20T10:00:00Z" },
+    ]);
+    // Today's window (a day either side, so UTC midnight cannot split it).
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const TODAY = { start_date: day(-1), end_date: day(1) };
+    const stops = async (window: Record<string, string>) => {
+      const top = await get(owner, `campaigns/${own}/top-level-analytics-by-date`, window);
+      const steps = (await get(owner, `campaigns/${own}/sequence-analytics`, window)).body.data as Body[];
+      return { top: top.body.stopped_count, steps: steps.filter((row) => Number(row.stopped_count) > 0).map((row) => [row.seq_number, row.stopped_count]) };
+    };
+    const setState = (email: string, state: string) =>
+      callJson(`/api/v1/campaigns/${own}/leads/${records[email]}`, { method: "PATCH", apiKey: owner, body: { state } });
+
+    // Written after the window: a category from the inbox, a revenue.
+    expect((await callJson("/api/v1/master-inbox/update-category", { method: "PATCH", apiKey: owner, body: { email_lead_map_id: records["s1@fam.example"], category_id: 1 } })).status).toBe(200);
+    expect((await callJson("/api/v1/master-inbox/update-revenue", { method: "PATCH", apiKey: owner, body: { email_lead_map_id: records["s2@fam.example"], revenue: "10" } })).status).toBe(200);
+    // s4 is stopped by hand today, before anything was sent to it (step 1).
+    expect((await setState("s4@fam.example", "STOPPED")).status).toBe(200);
+    expect(await stops(WINDOW)).toEqual({ top: "2", steps: [[1, 1], [2, 1]] });
+    expect(await stops(TODAY)).toEqual({ top: "1", steps: [[1, 1]] });
+    expect(await stops({ start_date: "2026-02-01", end_date: "2026-02-28" })).toEqual({ top: "1", steps: [[1, 1]] });
+    // The window's local days: 2026-03-08T10:00Z is already 03-09 in Kiritimati (UTC+14).
+    expect(await stops({ start_date: "2026-03-01", end_date: "2026-03-08", time_zone: "Pacific/Kiritimati" })).toEqual({ top: "1", steps: [[1, 1]] });
+
+    // A record that leaves STOPPED keeps the stop it made; stopped again, it counts once, at its last stop.
+    expect((await setState("s1@fam.example", "INPROGRESS")).status).toBe(200);
+    expect(await stops(WINDOW)).toEqual({ top: "2", steps: [[1, 1], [2, 1]] });
+    expect((await setState("s1@fam.example", "STOPPED")).status).toBe(200);
+    expect(await stops(WINDOW)).toEqual({ top: "1", steps: [[2, 1]] });
+    expect(await stops(TODAY)).toEqual({ top: "2", steps: [[1, 2]] });
   });
 
   it("reads repeated campaign_ids and client_ids as the comma-separated list (13.7)", async () => {

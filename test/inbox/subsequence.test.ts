@@ -26,6 +26,7 @@ const recordOf = (id: number) =>
       due_at: records.dueAt,
       parent_record_id: records.parentRecordId,
       stop_on_parent_reply: records.stopOnParentReply,
+      stopped_at: records.stoppedAt,
     })
     .from(records)
     .where(eq(records.id, id))
@@ -72,11 +73,12 @@ describe("push-to-subsequence", () => {
     const annChild = await push("ann@sub.example", true);
     const bobChild = await push("bob@sub.example", false);
     await ingestOk(k, parent, [
-      { type: "REPLY", lead_email: "ann@sub.example", occurred_at: new Date().toISOString(), body: "Not now" },
+      { type: "REPLY", lead_email: "ann@sub.example", occurred_at: "2026-03-03T10:00:00Z", body: "Not now" },
       { type: "REPLY", lead_email: "bob@sub.example", occurred_at: new Date().toISOString(), body: "Tell me more" },
     ]);
-    expect(await recordOf(annChild)).toMatchObject({ state: "STOPPED", due_at: null });
-    expect(await recordOf(bobChild)).toMatchObject({ state: "DRAFTED" });
+    // The stop is the reply's (13.3 counts it in the reply's window, however late the reply is reported).
+    expect(await recordOf(annChild)).toMatchObject({ state: "STOPPED", due_at: null, stopped_at: new Date("2026-03-03T10:00:00Z") });
+    expect(await recordOf(bobChild)).toMatchObject({ state: "DRAFTED", stopped_at: null });
     const { body } = await callJson<{ messages: { lead: { email: string }; is_pushed_to_sub_sequence: boolean; sub_sequence_id: number | null }[] }>("/api/v1/master-inbox/inbox-replies", {
       method: "POST",
       apiKey: k,

@@ -34,7 +34,7 @@ const shardDb = (shard: number) => (shard === 0 ? env.DB : env.DB_1);
 const DAY = 86_400_000;
 const start = Date.parse("2026-11-01T09:00:00Z");
 
-/** An account with a campaign of a two-step sequence (spintax), leads, their sends, opens, clicks and replies, and a webhook with deliveries. */
+/** An account with a campaign of a two-step sequence (spintax), leads, their sends, opens, clicks, replies and an unsubscribe, and a webhook with deliveries. */
 async function busyAccount(name: string) {
   const account = await provisionAccount({ shard: 0 });
   const campaign = await createCampaign(account.apiKey, { name });
@@ -56,6 +56,7 @@ async function busyAccount(name: string) {
     { type: "SENT", lead_email: email, occurred_at: new Date(start + i * 60_000).toISOString(), sequence_number: 1, event_id: `sent-${i}` },
     ...(i % 2 === 0 ? [{ type: "OPEN", lead_email: email, occurred_at: new Date(start + DAY + i * 60_000).toISOString(), sequence_number: 1, event_id: `open-${i}` }] : []),
     ...(i % 5 === 0 ? [{ type: "REPLY", lead_email: email, occurred_at: new Date(start + 2 * DAY + i * 60_000).toISOString(), sequence_number: 1, event_id: `reply-${i}`, body: `Thanks, number ${i}` }] : []),
+    ...(i === 24 ? [{ type: "UNSUBSCRIBE", lead_email: email, occurred_at: new Date(start + 3 * DAY).toISOString(), event_id: "unsubscribe-24" }] : []),
   ]);
   await ingestOk(account.apiKey, campaign, events);
   return { account, campaign, records, emails };
@@ -70,6 +71,7 @@ async function readings(account: TestAccount, campaign: number) {
   };
   return {
     analytics: (await analytics(account.apiKey, campaign, { start_date: "2026-10-30", end_date: "2026-11-10" })).body,
+    topLevel: await read(`/api/v1/campaigns/${campaign}/top-level-analytics-by-date?start_date=2026-10-30&end_date=2026-11-10`),
     statistics: await read(`/api/v1/campaigns/${campaign}/statistics?limit=100`),
     leads: await read(`/api/v1/campaigns/${campaign}/leads?limit=100`),
     sequences: await read(`/api/v1/campaigns/${campaign}/sequences`),
@@ -134,6 +136,8 @@ describe("moving an account between shards", () => {
     const bystanderBefore = await readings(bystander.account, bystander.campaign);
     const rowsBefore = await accountRows(0, moved.account.id);
     expect(rowsBefore.events).toBeGreaterThan(25);
+    // The stop keeps its time (stopped_at goes in as it was: its trigger watches updates only).
+    expect(before.topLevel).toMatchObject({ stopped_count: "1" });
 
     expect(await move(moved.account.id, 1)).toMatchObject({ state: "done", error: null });
 

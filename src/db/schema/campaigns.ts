@@ -265,6 +265,11 @@ export const campaignLeads = sqliteTable(
     spintaxModuloIndex: integer("spintax_modulo_index"),
     /** The lead's provider, copied by triggers (migration 0079) so ESP matching reads a range of its own index. */
     espProvider: text("esp_provider", { enum: EMAIL_PROVIDERS }),
+    /**
+     * When the record last turned STOPPED (13.3 and 13.6 count stops by it): an event's stop is dated by
+     * the event, any other by a trigger (migration 0091); it stays when the record leaves STOPPED.
+     */
+    stoppedAt: instant("stopped_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -280,6 +285,8 @@ export const campaignLeads = sqliteTable(
     index("campaign_leads_resume_idx").on(t.resumeAt).where(sql`resume_at IS NOT NULL`),
     uniqueIndex("campaign_leads_campaign_lead_idx").on(t.campaignId, t.leadId),
     index("campaign_leads_campaign_state_idx").on(t.campaignId, t.state),
+    // Analytics: a campaign's records that stopped in a window.
+    index("campaign_leads_stopped_idx").on(t.campaignId, t.stoppedAt).where(sql`stopped_at IS NOT NULL`),
     index("campaign_leads_blocked_idx").on(t.campaignId, t.blockedReason).where(sql`state = 'BLOCKED'`),
     index("campaign_leads_lead_idx").on(t.leadId),
     // Analytics: a campaign's records in one category (its out-of-office or positive replies).
