@@ -3,7 +3,7 @@ import { isTimeZone } from "../platform/zoned-time";
 import { accountHasClient, findCampaign } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, instant, json, jsonBody } from "../platform/openapi";
 import { normalizeDays, parseClock } from "../schedule/window";
 import { bodyId, CampaignParams, ACK } from "./schemas";
 import {
@@ -33,7 +33,7 @@ const ScheduleFields = {
   endHour: clock.optional(),
   min_time_btw_emails: z.number().int().min(1).max(1440).optional(),
   max_new_leads_per_day: z.number().int().min(1).max(10_000).optional(),
-  schedule_start_time: z.iso.datetime({ offset: true }).nullish(),
+  schedule_start_time: instant().nullish(),
   send_in_lead_timezone: z.boolean().optional().openapi({ description: "Send inside the schedule's days and hours in each lead's own zone (the campaign's when the lead has none); default false (CONTRACT 23.2)" }),
   use_lead_timezone: z.boolean().optional().openapi({ description: "Alias of send_in_lead_timezone" }),
 };

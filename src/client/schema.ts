@@ -6469,15 +6469,9 @@ export interface components {
         ReplayRequest: {
             /** @default true */
             dry_run: boolean;
-            /**
-             * Format: date-time
-             * @description Replies at or after this time
-             */
+            /** @description Replies at or after this time (ISO 8601 date-time; a time without a zone is read as UTC) */
             from?: string;
-            /**
-             * Format: date-time
-             * @description Replies at or before this time
-             */
+            /** @description Replies at or before this time (ISO 8601 date-time; a time without a zone is read as UTC) */
             to?: string;
             /** @default false */
             only_uncategorised: boolean;
@@ -7332,7 +7326,7 @@ export interface components {
                 type: "SENT" | "OPEN" | "CLICK" | "REPLY" | "BOUNCE" | "BLOCK" | "UNSUBSCRIBE";
                 email_lead_map_id?: number;
                 lead_email?: string;
-                /** Format: date-time */
+                /** @description ISO 8601 date-time; a time without a zone is read as UTC */
                 occurred_at: string;
                 /** @default 1 */
                 sequence_number: number;
@@ -7628,7 +7622,7 @@ export interface components {
             endHour?: string;
             min_time_btw_emails?: number;
             max_new_leads_per_day?: number;
-            /** Format: date-time */
+            /** @description ISO 8601 date-time; a time without a zone is read as UTC */
             schedule_start_time?: string | null;
             /** @description Send inside the schedule's days and hours in each lead's own zone (the campaign's when the lead has none); default false (CONTRACT 23.2) */
             send_in_lead_timezone?: boolean;
@@ -7645,7 +7639,7 @@ export interface components {
                 endHour?: string;
                 min_time_btw_emails?: number;
                 max_new_leads_per_day?: number;
-                /** Format: date-time */
+                /** @description ISO 8601 date-time; a time without a zone is read as UTC */
                 schedule_start_time?: string | null;
                 /** @description Send inside the schedule's days and hours in each lead's own zone (the campaign's when the lead has none); default false (CONTRACT 23.2) */
                 send_in_lead_timezone?: boolean;
@@ -8382,7 +8376,7 @@ export interface components {
                 seed_email?: string;
                 /** @enum {string} */
                 folder: "inbox" | "tab" | "spam" | "not_received";
-                /** Format: date-time */
+                /** @description ISO 8601 date-time; a time without a zone is read as UTC */
                 received_at?: string;
                 /** @description The seed mailbox's own folder name, e.g. [Gmail]/Spam */
                 mailbox_folder?: string;
@@ -8681,7 +8675,7 @@ export interface components {
             /** @default false */
             is_warmup: boolean;
             folder_id?: number | string | null;
-            /** Format: date-time */
+            /** @description ISO 8601 date-time; a time without a zone is read as UTC */
             schedule_start_time: string;
             test_end_date: string;
             /** @default 1 */
@@ -9133,15 +9127,9 @@ export interface components {
              * @default false
              */
             includeBody: boolean;
-            /**
-             * Format: date-time
-             * @description Messages that arrived at or after this instant
-             */
+            /** @description Messages that arrived at or after this instant (ISO 8601 date-time; a time without a zone is read as UTC) */
             from?: string;
-            /**
-             * Format: date-time
-             * @description Messages that arrived at or before this instant
-             */
+            /** @description Messages that arrived at or before this instant (ISO 8601 date-time; a time without a zone is read as UTC) */
             to?: string;
         }[] | {
             accounts: {
@@ -9159,15 +9147,9 @@ export interface components {
                  * @default false
                  */
                 includeBody: boolean;
-                /**
-                 * Format: date-time
-                 * @description Messages that arrived at or after this instant
-                 */
+                /** @description Messages that arrived at or after this instant (ISO 8601 date-time; a time without a zone is read as UTC) */
                 from?: string;
-                /**
-                 * Format: date-time
-                 * @description Messages that arrived at or before this instant
-                 */
+                /** @description Messages that arrived at or before this instant (ISO 8601 date-time; a time without a zone is read as UTC) */
                 to?: string;
             }[];
         };
@@ -9184,15 +9166,9 @@ export interface components {
              * @default false
              */
             includeBody: boolean;
-            /**
-             * Format: date-time
-             * @description Messages that arrived at or after this instant
-             */
+            /** @description Messages that arrived at or after this instant (ISO 8601 date-time; a time without a zone is read as UTC) */
             from?: string;
-            /**
-             * Format: date-time
-             * @description Messages that arrived at or before this instant
-             */
+            /** @description Messages that arrived at or before this instant (ISO 8601 date-time; a time without a zone is read as UTC) */
             to?: string;
         };
         TagMapping: {
@@ -9405,7 +9381,7 @@ export interface components {
             bcc?: string | string[];
             /** @default false */
             add_signature: boolean;
-            /** Format: date-time */
+            /** @description ISO 8601 date-time; a time without a zone is read as UTC */
             scheduled_time?: string;
             schedule_condition?: unknown;
             seq_type?: unknown;
@@ -9428,7 +9404,7 @@ export interface components {
             bcc?: string | string[];
             /** @default false */
             addSignature: boolean;
-            /** Format: date-time */
+            /** @description ISO 8601 date-time; a time without a zone is read as UTC */
             scheduledTime?: string;
         };
         ReplyStatus: {
@@ -16762,7 +16738,7 @@ export interface operations {
                     email_lead_map_id?: number | string;
                     lead_id?: number | string;
                     campaign_id?: number | string;
-                    /** Format: date-time */
+                    /** @description ISO 8601 date-time; a time without a zone is read as UTC */
                     snoozed_until: string;
                 };
             };
@@ -17276,6 +17252,7 @@ export interface operations {
     getLeadMessageHistory: {
         parameters: {
             query?: {
+                /** @description ISO 8601 date-time; a time without a zone is read as UTC */
                 event_time_gt?: string;
                 show_plain_text_response?: "0" | "1" | "true" | "false";
             };
@@ -17312,6 +17289,7 @@ export interface operations {
     getLeadsMessageHistory: {
         parameters: {
             query?: {
+                /** @description ISO 8601 date-time; a time without a zone is read as UTC */
                 event_time_gt?: string;
             };
             header?: never;
@@ -17443,12 +17421,9 @@ export interface operations {
                     campaign_id?: number | string;
                     email_stats_id?: number | string;
                     message: string;
-                    /** Format: date-time */
+                    /** @description ISO 8601 date-time; a time without a zone is read as UTC */
                     reminder_time?: string;
-                    /**
-                     * Format: date-time
-                     * @description Alias of reminder_time
-                     */
+                    /** @description Alias of reminder_time */
                     reminder_date?: string;
                 };
             };
@@ -17961,7 +17936,9 @@ export interface operations {
     getCampaignWebhookSummary: {
         parameters: {
             query?: {
+                /** @description ISO 8601 date-time; a time without a zone is read as UTC */
                 fromTime?: string;
+                /** @description ISO 8601 date-time; a time without a zone is read as UTC */
                 toTime?: string;
             };
             header?: never;
@@ -18031,9 +18008,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: date-time */
+                    /** @description ISO 8601 date-time; a time without a zone is read as UTC */
                     fromTime?: string;
-                    /** Format: date-time */
+                    /** @description ISO 8601 date-time; a time without a zone is read as UTC */
                     toTime?: string;
                 };
             };
@@ -18077,9 +18054,9 @@ export interface operations {
             content: {
                 /** @example {} */
                 "application/json": {
-                    /** Format: date-time */
+                    /** @description ISO 8601 date-time; a time without a zone is read as UTC */
                     fromTime?: string;
-                    /** Format: date-time */
+                    /** @description ISO 8601 date-time; a time without a zone is read as UTC */
                     toTime?: string;
                 };
             };

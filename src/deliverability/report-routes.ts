@@ -5,7 +5,7 @@ import { adjustedTotal, countByProvider, emptyCounts, sumCounts } from "./placem
 import { iso } from "../platform/time";
 import type { Principal } from "../platform/principal";
 import { ApiError, type ValidationIssue } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, instant, json, jsonBody } from "../platform/openapi";
 import { placementCounts, SpamTestParams, type SpamTestRow, DELIVERABILITY } from "./shared";
 import { DKIM_RESULTS, DMARC_RESULTS, SPF_RESULTS } from "./findings";
 import { folderCounts, listRuns, recordPlacements, runExists, type Findings } from "./report-store";
@@ -67,7 +67,7 @@ const RecordResults = z
           sender_email: z.email(),
           seed_email: z.string().max(320).optional(),
           folder: z.enum(PLACEMENT_FOLDERS),
-          received_at: z.iso.datetime({ offset: true }).optional(),
+          received_at: instant().optional(),
           ...findingFields,
         }),
       )

@@ -7,7 +7,7 @@ import { isTimeZone, zoneOffset } from "../platform/zoned-time";
 import type { AppEnv } from "../platform/env";
 import { findCampaign } from "../platform/access";
 import { ApiError, type ValidationIssue } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, instant, json, jsonBody } from "../platform/openapi";
 import { CreatedSpamTest, FOLDER_OF_ANOTHER_CLIENT, folderMayHold, parseTestId, presentCreated, presentSingle, SingleSpamTest, SpamTestParams, type ProviderRow, type SpamTestRow, DELIVERABILITY } from "./shared";
 import { offeredProviders, seedsOfProviders } from "./seed-store";
 import { deleteSpamTests, findFolder, findSpamTest, insertSpamTest, listSpamTests, stopSpamTest } from "./store";
@@ -61,10 +61,8 @@ const ScheduleObject = z.object({
 const ScheduledTest = z
   .object({
     ...manualFields,
-    schedule_start_time: z.iso
-      .datetime({ offset: true })
-      .refine((value) => Date.parse(value) >= Date.now() - 60_000, "schedule_start_time must not be in the past"),
-    test_end_date: z.union([z.iso.datetime({ offset: true }), z.iso.date()]),
+    schedule_start_time: instant().refine((value) => Date.parse(value) >= Date.now() - 60_000, "schedule_start_time must not be in the past"),
+    test_end_date: z.union([instant(), z.iso.date()]),
     every_days: z.number().int().min(1).max(30).default(1),
     scheduler_cron_value: z.union([z.string().refine(isFiveFieldCron, "Must be a five-field cron expression"), ScheduleObject]).optional(),
     tz: z.string().refine(isTimeZone, "Must be an IANA time zone name").optional(),

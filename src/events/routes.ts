@@ -4,7 +4,7 @@ import { normaliseEmail } from "../mail/address";
 import { CAMPAIGN_NOT_FOUND, campaignMailboxes, visibleCampaigns } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError, type ValidationIssue } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, instant, json, jsonBody } from "../platform/openapi";
 import { CampaignParams } from "../campaigns/schemas";
 import { ingest } from "./ingest";
 import type { PlannedEvent } from "./plan";
@@ -20,7 +20,7 @@ const EventInput = z
     type: z.enum(EVENT_TYPES),
     email_lead_map_id: z.number().int().positive().optional(),
     lead_email: z.string().max(320).optional(),
-    occurred_at: z.iso.datetime({ offset: true }),
+    occurred_at: instant(),
     sequence_number: z.number().int().min(1).max(1000).default(1),
     email_account_id: z.number().int().positive().nullish(),
     from_email: text(320),

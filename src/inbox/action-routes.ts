@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../platform/env";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, operationWords, type OperationWords } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, instant, json, jsonBody, operationWords, type OperationWords } from "../platform/openapi";
 import { changeCategory } from "./category-change";
 import { changeRecord, resolveCategory, type RecordChange } from "./store";
 import { IdInput, RecordTarget, given, targetRecord, type RecordTargetInput } from "./target";
@@ -23,9 +23,7 @@ function action<T extends z.ZodRawShape>(method: "post" | "patch", path: string,
   });
 }
 
-const futureInstant = z.iso
-  .datetime({ offset: true })
-  .refine((value) => Date.parse(value) > Date.now(), "snoozed_until must be in the future");
+const futureInstant = instant().refine((value) => Date.parse(value) > Date.now(), "snoozed_until must be in the future");
 
 /** A category id, a decimal string, a category name (BC), or "" / null to clear it (compat rule C8). */
 const CategoryInput = z.union([z.number().int().positive(), z.string().max(255)]).nullable();

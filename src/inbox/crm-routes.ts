@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireLead } from "../platform/access";
 import { database } from "../platform/db";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, instant, json, jsonBody, pathId } from "../platform/openapi";
 import { iso } from "../platform/time";
 import { insertNote, isMessageOf, notesOfLead, setRevenue, tasksOfLead, upsertReminder } from "./crm-store";
 import { ApiError } from "../platform/errors";
@@ -38,7 +38,7 @@ const createNote = createRoute({
 });
 
 const ReminderData = z.object({ reminder_id: z.number().int(), email_lead_map_id: z.number().int(), reminder_time: z.string(), message: z.string() });
-const reminderTime = z.iso.datetime({ offset: true });
+const reminderTime = instant();
 
 const setReminder = createRoute({
   method: "post",

@@ -3,7 +3,7 @@ import { htmlToText } from "../mail/html-text";
 import { findCampaign } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, pathId, queryBoolean } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, instant, json, pathId, queryBoolean } from "../platform/openapi";
 import { iso } from "../platform/time";
 import type { OutboundAttachment } from "../db/schema";
 import { recordOfLead, recordsOfLeads, threadOf, threadsOf, type Thread } from "./store";
@@ -44,7 +44,7 @@ const messageHistory = createRoute({
   security: API_KEY_SECURITY,
   request: {
     params: z.object({ campaign_id: pathId("campaign_id"), lead_id: pathId("lead_id") }),
-    query: z.object({ event_time_gt: z.iso.datetime({ offset: true }).optional(), show_plain_text_response: queryBoolean.optional() }),
+    query: z.object({ event_time_gt: instant().optional(), show_plain_text_response: queryBoolean.optional() }),
   },
   responses: { 200: json(MessageHistory, "The thread (CONTRACT section 12)"), ...errorResponses(401, 404, 422, 429) },
 });
@@ -67,7 +67,7 @@ const bulkHistory = createRoute({
       campaign_id: pathId("campaign_id"),
       token: z.string().max(200).openapi({ param: { name: "token", in: "path" }, description: "Any segment (the hosted docs put a fixed string here)" }),
     }),
-    query: z.object({ event_time_gt: z.iso.datetime({ offset: true }).optional() }),
+    query: z.object({ event_time_gt: instant().optional() }),
     body: {
       required: false,
       content: {

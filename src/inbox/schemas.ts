@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { BodyId } from "../platform/openapi";
+import { BodyId, instant } from "../platform/openapi";
 import { EMAIL_STATUSES, SORTS } from "./query";
 import { Categorisation } from "../triage/present";
 
@@ -9,7 +9,7 @@ const oneOrMany = (max: number) =>
     .union([z.number().int(), z.array(z.number().int()).max(max)])
     .transform((value) => [...new Set(Array.isArray(value) ? value : [value])]);
 
-const isoInstant = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
+const isoInstant = z.union([z.iso.date(), instant()]);
 
 /** A date-only bound covers its whole (UTC) day; an instant is taken as given. */
 function upperBound(value: string): number {

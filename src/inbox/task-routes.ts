@@ -4,7 +4,7 @@ import { insertTask, tasksOf } from "./store";
 import { TASK_PRIORITIES } from "../db/schema";
 import { iso } from "../platform/time";
 import { findCampaignRecord } from "../platform/access";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, queryId } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, instant, json, jsonBody, queryId } from "../platform/openapi";
 import { RecordTarget, given, targetRecord, INBOX_TARGET } from "./target";
 
 const CreateTask = z
@@ -14,7 +14,7 @@ const CreateTask = z
     title: z.string().trim().min(1).max(255).optional().describe("Alias of name"),
     description: z.string().max(10_000).optional(),
     priority: z.enum(TASK_PRIORITIES).default("MEDIUM"),
-    due_date: z.union([z.iso.date(), z.iso.datetime({ offset: true })]).optional(),
+    due_date: z.union([z.iso.date(), instant()]).optional(),
   })
   .openapi("CreateTask");
 

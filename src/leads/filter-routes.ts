@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { findCampaign } from "../platform/access";
 import { database } from "../platform/db";
-import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, optionalJsonBody } from "../platform/openapi";
+import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, instant, json, optionalJsonBody } from "../platform/openapi";
 import { iso } from "../platform/time";
 import { espDomainType } from "../esp/rules";
 import { CampaignParams } from "../campaigns/schemas";
@@ -12,7 +12,7 @@ import { FILTER_EMAIL_STATUSES, filterRecords, LEAD_STATUSES, statusSummary, SUM
 /** The hosted lead filter with its cursor, and the campaign's lead-status summary (CONTRACT 21.1). */
 
 const ids = z.array(BodyId).max(1000);
-const instant = z.union([z.iso.datetime({ offset: true }), z.number().int().nonnegative()]);
+const replyTime = z.union([instant(), z.number().int().nonnegative()]);
 
 const LeadFilterBody = z
   .object({
@@ -20,7 +20,7 @@ const LeadFilterBody = z
     limit: z.number().int().min(1).max(100).optional().openapi({ description: "1-100, default 25" }),
     lastSeenLeadId: z.union([z.number().int().nonnegative(), z.string().regex(/^(0|[1-9][0-9]{0,15})$/).transform(Number)]).optional()
       .openapi({ description: "Cursor: the previous page's `lastSeenEclmId` (a record id; 0 = from the start)" }),
-    lastSeenReplyTime: instant.optional().openapi({ description: "With `active_table` + `statusFilter: replied`: the previous page's `lastSeenReplyTime`" }),
+    lastSeenReplyTime: replyTime.optional().openapi({ description: "With `active_table` + `statusFilter: replied`: the previous page's `lastSeenReplyTime`" }),
     leadStatuses: z.array(z.enum(LEAD_STATUSES)).max(10).optional(),
     emailStatuses: z.array(z.enum(FILTER_EMAIL_STATUSES)).max(20).optional(),
     leadCategoryIds: z.array(z.number().int().min(-1)).max(1000).optional().openapi({ description: "-1 = no category" }),

@@ -6,7 +6,7 @@ import { RECORD_STATES, VERIFICATION_STATUSES } from "../db/schema";
 import type { AppEnv } from "../platform/env";
 import { findLead, findLeadRecord, findRecordOrLeadRecord } from "../platform/access";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, pathId, queryCount, queryId, operationWords, type OperationWords } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, instant, json, pathId, queryCount, queryId, operationWords, type OperationWords } from "../platform/openapi";
 import { iso } from "../platform/time";
 import { Campaign } from "../campaigns/schemas";
 import { presentCampaign } from "../campaigns/routes";
@@ -30,7 +30,7 @@ import { FINAL_STATES } from "./change-store";
 import { CampaignRecordOut, presentRecord } from "./routes";
 
 const DAY_MS = 86_400_000;
-const dateOrInstant = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
+const dateOrInstant = z.union([z.iso.date(), instant()]);
 
 /** A date-only upper bound covers its whole (UTC) day. */
 function endOf(value: string): number {
@@ -445,12 +445,12 @@ leadLookupRoutes.openapi(routes.sequence, async (c) => {
   );
 });
 
-/** `YYYY-MM-DD` or ISO 8601, else the contract's 400. */
-function activityTime(value: string | undefined, name: string): number | undefined {
+/** `YYYY-MM-DD`, or any ISO 8601 date-time as its UTC timestamp; else the contract's 400. */
+function activityTime(value: string | undefined, name: string): string | undefined {
   if (value === undefined) return undefined;
   const valid = dateOrInstant.safeParse(value);
   if (!valid.success) throw ApiError.badRequest(`Invalid ${name} format. Use YYYY-MM-DD or ISO 8601 format.`);
-  return Date.parse(valid.data.length === 10 ? `${valid.data}T00:00:00Z` : valid.data);
+  return valid.data;
 }
 
 function presentActivities(events: ActivityEventRow[]) {
@@ -488,7 +488,7 @@ leadActivityRoutes.openapi(routes.activities, async (c) => {
   const from = activityTime(query.event_time_from, "event_time_from");
   const to = activityTime(query.event_time_to, "event_time_to");
   if (to !== undefined && from === undefined) throw ApiError.badRequest("event_time_to needs event_time_from");
-  const filters = { clientId: query.client_id, from, to: to === undefined ? undefined : endOf(query.event_time_to!) };
+  const filters = { clientId: query.client_id, from: from === undefined ? undefined : Date.parse(from), to: to === undefined ? undefined : endOf(to) };
   const { rows, hasMore } = await activityRecords(c.env.DB, c.get("principal"), filters, query.offset, query.limit);
   const events = await withBodies(
     c.env.BODIES,

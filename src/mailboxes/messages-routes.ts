@@ -6,7 +6,7 @@ import { loadKeyring } from "../platform/crypto";
 import { database, type Database } from "../platform/db";
 import type { AppEnv } from "../platform/env";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody, optionalJsonBody } from "../platform/openapi";
+import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, instant, json, jsonBody, optionalJsonBody } from "../platform/openapi";
 import { mailPolicy } from "../platform/outbound";
 import type { Principal } from "../platform/principal";
 import { iso } from "../platform/time";
@@ -20,14 +20,12 @@ import { agentTokens } from "./wake";
 
 // Schemas.
 
-const Instant = z.iso.datetime({ offset: true });
-
 const FetchOptions = {
   limit: z.number().int().min(1).max(500).default(100),
   folder: z.string().trim().min(1).max(255).default("INBOX").openapi({ description: "INBOX (default); SENT, SPAM or TRASH by their special-use flag, then usual names; or a folder's exact name" }),
   includeBody: z.boolean().default(false).openapi({ description: "Adds each message's body (HTML, else text), the newest first within 8 MiB together; beyond that `body` is null" }),
-  from: Instant.optional().openapi({ description: "Messages that arrived at or after this instant" }),
-  to: Instant.optional().openapi({ description: "Messages that arrived at or before this instant" }),
+  from: instant("Messages that arrived at or after this instant").optional(),
+  to: instant("Messages that arrived at or before this instant").optional(),
 };
 const FetchBody = z.object(FetchOptions).openapi("FetchMessagesRequest");
 const AccountFetch = z.object({ account_id: BodyId, ...FetchOptions });

@@ -1,5 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "./env";
+import { iso, parseInstant } from "./time";
 import { validationHook } from "./validation";
 
 /** Every route module builds on this, so all of them validate and fail the same way. */
@@ -114,6 +115,25 @@ export const BodyId = z
 /** A query-string count (offset, limit) in [min, max]: digits only. */
 export function queryCount(min: number, max = Number.MAX_SAFE_INTEGER) {
   return decimalInteger().pipe(z.number().min(min).max(max)).openapi({ type: "integer", minimum: min, maximum: max });
+}
+
+const INSTANT_WORDS = "ISO 8601 date-time; a time without a zone is read as UTC";
+
+/**
+ * An instant in a body or query string: any ISO 8601 date-time (`parseInstant`), passed on as the UTC
+ * string timestamps leave the API in, so no handler reads a zone or depends on the runtime's.
+ * Documented as a plain string: JSON Schema's `date-time` would require the zone this takes as optional.
+ */
+export function instant(description?: string) {
+  return z
+    .string()
+    .transform((text, context) => {
+      const at = parseInstant(text);
+      if (at !== null) return iso(at);
+      context.issues.push({ code: "custom", message: "Must be an ISO 8601 date-time", input: text });
+      return z.NEVER;
+    })
+    .openapi({ description: description === undefined ? INSTANT_WORDS : `${description} (${INSTANT_WORDS})` });
 }
 
 /** Query-string booleans accept true/false/1/0. */

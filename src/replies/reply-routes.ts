@@ -12,7 +12,7 @@ import type { Bindings } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { checkUrl, urlPolicy } from "../platform/outbound";
 import { iso } from "../platform/time";
-import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
+import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, instant, json, jsonBody, pathId } from "../platform/openapi";
 import { collapseRecipients } from "../manual-mail/rules";
 import { recipientsProblem } from "../manual-mail/store";
 import { outsideSendByMessageId } from "../manual-mail/outside";
@@ -40,7 +40,7 @@ const ReplyInThread = z
     cc: Addresses.optional(),
     bcc: Addresses.optional(),
     add_signature: z.boolean().default(false),
-    scheduled_time: z.iso.datetime({ offset: true }).optional(),
+    scheduled_time: instant().optional(),
     schedule_condition: z.unknown().optional(),
     seq_type: z.unknown().optional(),
     attachments: z
@@ -90,7 +90,7 @@ const SendEmailThread = z
     cc: Addresses.optional(),
     bcc: Addresses.optional(),
     addSignature: z.boolean().default(false),
-    scheduledTime: z.iso.datetime({ offset: true }).optional(),
+    scheduledTime: instant().optional(),
   })
   .openapi("SendEmailThread");
 

@@ -73,7 +73,7 @@ export function scheduleWithDefaults(current: Schedule | null, change: Partial<S
   return { ...base, ...defined, timezone } as Schedule;
 }
 
-/** `schedule_start_time` as timestamps leave the API (UTC, milliseconds): it is stored as sent, offset and all. */
+/** `schedule_start_time` as timestamps leave the API (UTC, milliseconds): rows saved before input times were normalised hold it as sent, offset and all. */
 export function presentStartTime(schedule: Schedule | null): string | null {
   const start = schedule && scheduleStartAt(schedule);
   return start == null ? null : iso(start);

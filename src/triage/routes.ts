@@ -5,7 +5,7 @@ import { config } from "../config";
 import { findCampaign } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, queryCount } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, instant, json, jsonBody, pathId, queryCount } from "../platform/openapi";
 import { statement } from "../platform/sql";
 import { iso } from "../platform/time";
 import { withTrial } from "./allowed";
@@ -54,8 +54,8 @@ const TestAnswer = z
 const ReplayBody = z
   .object({
     dry_run: z.boolean().default(true),
-    from: z.iso.datetime({ offset: true }).optional().openapi({ description: "Replies at or after this time" }),
-    to: z.iso.datetime({ offset: true }).optional().openapi({ description: "Replies at or before this time" }),
+    from: instant("Replies at or after this time").optional(),
+    to: instant("Replies at or before this time").optional(),
     only_uncategorised: z.boolean().default(false),
     prompt_content: PromptContent.optional().openapi({ description: "Try a prompt without saving it (dry runs only)" }),
     categories: PromptCategories.optional().openapi({ description: "Try categories without saving them (dry runs only)" }),

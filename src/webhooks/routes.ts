@@ -7,7 +7,7 @@ import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_URL_RULES } from "./delivery-rules";
 import type { AppEnv } from "../platform/env";
 import { findCampaign } from "../platform/access";
 import { ApiError } from "../platform/errors";
-import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, optionalJsonBody } from "../platform/openapi";
+import { API_KEY_SECURITY, createRouter, errorResponses, instant, json, jsonBody, pathId, optionalJsonBody } from "../platform/openapi";
 import { PageQuery } from "../platform/paging";
 import { insertWebhook, rotateSigningSecret, sealSecretKey } from "./secrets";
 import { checkKinds, EventKindName, presentWebhook, resolveCategories, Webhook } from "./shapes";
@@ -45,8 +45,8 @@ const SaveWebhook = z
   .openapi("SaveWebhook");
 
 const TimeRange = z.object({
-  fromTime: z.iso.datetime({ offset: true }).optional(),
-  toTime: z.iso.datetime({ offset: true }).optional(),
+  fromTime: instant().optional(),
+  toTime: instant().optional(),
 });
 
 const CampaignParams = z.object({ campaign_id: pathId("campaign_id") });

@@ -67,6 +67,22 @@ describe("campaign schedule", () => {
     expect((await read(k, campaign)).body).toMatchObject({ schedule_start_time: "2026-12-01T08:00:00.000Z" });
   });
 
+  it("reads schedule_start_time in any ISO 8601 form, one without a zone as UTC (not in the schedule's zone)", async () => {
+    const { k, campaign } = await setup();
+    for (const given of ["2026-12-01T09:00:00", "2026-12-01T09:00", "2026-12-01 09:00:00", "2026-12-01T10:00+01", "2026-12-01T10:00:00.000000+0100", "20261201T090000Z"]) {
+      const { status, body } = await post(k, campaign, "schedule", { timezone: "America/New_York", schedule_start_time: given });
+      expect(status, given).toBe(200);
+      expect(body.data, given).toMatchObject({ schedule_start_time: "2026-12-01T09:00:00.000Z" });
+    }
+    expect((await read(k, campaign)).body).toMatchObject({ schedule_start_time: "2026-12-01T09:00:00.000Z" });
+    for (const given of ["2026-12-01", "tomorrow at nine", "2026-12-01T25:00:00", "2026-12-01T09:00:00 EST"]) {
+      const { status, body } = await post(k, campaign, "schedule", { schedule_start_time: given });
+      expect(status, given).toBe(422);
+      expect(body, given).toEqual({ error: "Validation failed", details: [{ path: "schedule_start_time", message: "Must be an ISO 8601 date-time" }] });
+    }
+    expect((await read(k, campaign)).body).toMatchObject({ schedule_start_time: "2026-12-01T09:00:00.000Z" });
+  });
+
   it("refuses a first schedule without a zone, offsets as zones, bad hours and out-of-range values with 422", async () => {
     const { k, campaign } = await setup();
     const cases: [Record<string, unknown>, string][] = [

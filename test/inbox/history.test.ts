@@ -32,6 +32,25 @@ describe("a lead's message history", () => {
 
     const later = await callJson<{ history: unknown[] }>(`/api/v1/campaigns/${campaign}/leads/${lead}/message-history?event_time_gt=2026-03-01T13:00:00Z`, { apiKey: account.apiKey });
     expect(later.body.history).toHaveLength(1);
+
+    // CONTRACT 0, in: any ISO 8601. A time without a zone is UTC: the send at 10:00Z is not after 10:00, but is after 09:59:59.999.
+    const after = async (time: string) =>
+      callJson<{ history: { type: string }[] }>(`/api/v1/campaigns/${campaign}/leads/${lead}/message-history?event_time_gt=${encodeURIComponent(time)}`, { apiKey: account.apiKey });
+    for (const [time, types] of [
+      ["2026-03-01T10:00:00", ["REPLY"]],
+      ["2026-03-01T09:59:59.999", ["SENT", "REPLY"]],
+      ["2026-03-01T10:00", ["REPLY"]],
+      ["2026-03-01 09:59", ["SENT", "REPLY"]],
+      ["2026-03-01T11:00:00+0100", ["REPLY"]],
+      ["2026-03-01T10:59:59,9999+01", ["SENT", "REPLY"]],
+    ] as const) {
+      const { status, body } = await after(time);
+      expect(status, time).toBe(200);
+      expect(body.history.map((message) => message.type), time).toEqual(types);
+    }
+    const wrong = await after("2026-03-01T10:00:00 UTC");
+    expect(wrong.status).toBe(422);
+    expect(wrong.body).toEqual({ error: "Validation failed", details: [{ path: "event_time_gt", message: "Must be an ISO 8601 date-time" }] });
   });
 
   it("answers 404 for a lead not in the campaign and for another account's campaign", async () => {

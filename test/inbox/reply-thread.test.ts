@@ -95,6 +95,23 @@ describe("replies scheduled from the inbox", () => {
     expect(await outboundReplyRow((named.body as { message_id: string }).message_id)).toMatchObject({ inReplyTo: "<s@x>", references: "<r@t> <s@x>" });
   });
 
+  it("reads a scheduled_time without a zone as UTC, and refuses one that is no ISO 8601 time with the contract's 422", async () => {
+    const { account, campaign, statsId } = await threadWithMailbox();
+    const when = new Date(Date.now() + 2 * 86_400_000);
+    when.setUTCSeconds(0, 0);
+    const answer = await post(account.apiKey, campaign, { email_stats_id: statsId, email_body: "<p>Hi</p>", scheduled_time: when.toISOString().slice(0, 16) });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const { message_id } = answer.body as { message_id: string };
+    const status = await callJson(`/api/v1/master-inbox/reply-status?message_id=${encodeURIComponent(message_id)}`, { apiKey: account.apiKey });
+    expect(status.body).toMatchObject({ data: { status: "SCHEDULED", scheduled_time: when.toISOString() } });
+
+    const before = await campaignOutboundReplies(campaign);
+    const wrong = await post(account.apiKey, campaign, { email_stats_id: statsId, email_body: "<p>Hi</p>", scheduled_time: "next monday" });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body).toEqual({ error: "Validation failed", details: [{ path: "scheduled_time", message: "Must be an ISO 8601 date-time" }] });
+    expect(await campaignOutboundReplies(campaign)).toEqual(before);
+  });
+
   it("refuses attachments that are not https, too many, and a mailbox that fails its checks", async () => {
     const { account, campaign, statsId, mailboxId } = await threadWithMailbox();
     const later = new Date(Date.now() + 86_400_000).toISOString();

@@ -184,6 +184,14 @@ describe("lead lookup", () => {
     ]);
     const outside = await callJson<{ data: unknown[] }>("/api/v1/campaigns/all-leads-activities?event_time_from=2026-03-03", { apiKey });
     expect(outside.body.data).toEqual([]);
+    // CONTRACT 0, in: any ISO 8601; without a zone, UTC. The send at 10:00Z is inside a window up to 10:00, not one up to a millisecond before.
+    const sends = async (from: string, to: string) =>
+      (await callJson<{ data: unknown[] }>(`/api/v1/campaigns/all-leads-activities?${new URLSearchParams({ event_time_from: from, event_time_to: to })}`, { apiKey })).body.data.length;
+    expect(await sends("2026-03-02T09:00", "2026-03-02T10:00")).toBe(1);
+    expect(await sends("2026-03-02T09:00", "2026-03-02T09:59:59.999")).toBe(0);
+    expect(await sends("2026-03-02T10:00:00.001", "2026-03-02 11:00")).toBe(0);
+    expect(await sends("2026-03-02T10:00+01", "2026-03-02T11:00+01")).toBe(1);
+    expect(await sends("2026-03-02T10:00+01", "20260302T105959,999+0100")).toBe(0);
     expect(await callJson("/api/v1/campaigns/all-leads-activities?event_time_from=March", { apiKey })).toMatchObject({
       status: 400,
       body: { error: "Invalid event_time_from format. Use YYYY-MM-DD or ISO 8601 format." },

@@ -264,5 +264,20 @@ describe("summary and retrigger", () => {
     expect(old!.status).toBe("failed");
     const bad = await callJson(`/api/v1/campaigns/${campaign}/webhooks/summary?fromTime=yesterday`, { apiKey: account.apiKey });
     expect(bad.status).toBe(422);
+    expect(bad.body).toEqual({ error: "Validation failed", details: [{ path: "fromTime", message: "Must be an ISO 8601 date-time" }] });
+  });
+
+  it("reads a range's times in any ISO 8601 form, one without a zone as UTC (CONTRACT 0)", async () => {
+    const { account, campaign, hook } = await pendingDelivery({ status: "failed" });
+    const owner = { accountId: account.id, webhookId: hook.id, campaignId: campaign, payload: {} };
+    await insertDelivery({ ...owner, messageId: "msg_edge", eventType: "EMAIL_SENT", status: "failed", createdAt: new Date("2026-01-01T00:00:00Z") });
+    const total = async (query: string) => (await callJson<{ data: { total: number } }>(`/api/v1/campaigns/${campaign}/webhooks/summary?${query}`, { apiKey: account.apiKey })).body.data.total;
+    // The delivery made at midnight UTC is in a range that starts or ends then, not in one a millisecond off.
+    expect(await total("fromTime=2026-01-01T00:00:00&toTime=2026-01-01T00:00:00.000")).toBe(1);
+    expect(await total("fromTime=2026-01-01T00:00:00.001&toTime=2026-01-01T01:00")).toBe(0);
+    expect(await total("fromTime=2025-12-01T00:00&toTime=2025-12-31T23:59:59.999")).toBe(0);
+    expect(await total("fromTime=2025-12-01T00:00&toTime=2026-01-01T00:00")).toBe(1);
+    expect(await total(`fromTime=2025-12-01T00:00&toTime=${encodeURIComponent("2026-01-01T00:59:59.999+01:00")}`)).toBe(0);
+    expect(await total(`fromTime=2025-12-01T00:00&toTime=${encodeURIComponent("2026-01-01T01:00+01")}`)).toBe(1);
   });
 });
