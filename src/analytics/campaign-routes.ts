@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { withBodies } from "../platform/bodies";
 import { database } from "../platform/db";
-import { iso } from "../platform/time";
+import { iso, parseInstant } from "../platform/time";
 import { isTimeZone, parseCalendarDate } from "../platform/zoned-time";
 import { findCampaign } from "../platform/access";
 import { ApiError } from "../platform/errors";
@@ -302,13 +302,11 @@ function leadName(row: Record<string, unknown>): string {
 const strings = (counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).map(([key, value]) => [key, String(value)]));
 const timeOrNull = (value: unknown) => (value === null || value === undefined ? null : iso(Number(value)));
 
-/** An ISO instant, or the docs' `YYYY-MM-DD HH:MM:SS` (read as UTC); otherwise a 400. */
+/** Any ISO 8601 date-time (the docs write `YYYY-MM-DD HH:MM:SS`: UTC), or a date (its midnight, UTC); otherwise a 400. */
 function instantParam(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
-  const text = /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value.replace(" ", "T");
-  const withZone = /[zZ]|[+-]\d{2}:?\d{2}$/.test(text) ? text : `${text}Z`;
-  const parsed = Date.parse(withZone);
-  if (Number.isNaN(parsed)) throw ApiError.badRequest(`${name} must be an ISO 8601 date or date-time`);
+  const parsed = parseInstant(value) ?? parseCalendarDate(value);
+  if (parsed === null) throw ApiError.badRequest(`${name} must be an ISO 8601 date or date-time`);
   return parsed;
 }
 

@@ -148,6 +148,15 @@ describe("analytics families (CONTRACT section 13)", () => {
     expect((l1!.history as Body[])[0]).toMatchObject({ type: "SENT", email_seq_number: 1, subject: "Step 1" });
     const after = await get(apiKey, `campaigns/${campaign}/lead-statistics`, { event_time_gt: "2026-03-05" });
     expect((after.body.data as Body[]).map((row) => row.lead_email)).toEqual(["l1@fam.example", "l3@fam.example"]);
+    // CONTRACT 0, in: any ISO 8601 (the shared reading, `parseInstant`): the same instant in other spellings.
+    for (const event_time_gt of ["2026-03-05T00:00", "2026-03-05 00:00:00", "2026-03-05T01:00+01", "2026-03-04T23:00:00.000-0100"]) {
+      const same = await get(apiKey, `campaigns/${campaign}/lead-statistics`, { event_time_gt });
+      expect((same.body.data as Body[]).map((row) => row.lead_email), event_time_gt).toEqual(["l1@fam.example", "l3@fam.example"]);
+    }
+    expect(await get(apiKey, `campaigns/${campaign}/lead-statistics`, { event_time_gt: "2026-03-05T00:00 CET" })).toMatchObject({
+      status: 400,
+      body: { error: "event_time_gt must be an ISO 8601 date or date-time" },
+    });
   });
 
   it("validates windows and hides other tenants' campaigns", async () => {
