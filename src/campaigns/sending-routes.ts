@@ -16,6 +16,7 @@ import {
   trackSetting,
   type CampaignSettings,
 } from "../schedule/settings";
+import { campaignRedating } from "../schedule/redating-store";
 import { saveSchedule, saveSettings } from "./store";
 
 const clock = z.string().refine((value) => parseClock(value) !== null, "must be HH:MM (24 h)");
@@ -153,7 +154,8 @@ sendingRoutes.openapi(routes.schedule, async (c) => {
   if (parseClock(next.end_hour)! <= parseClock(next.start_hour)!) {
     throw ApiError.validation([{ path: "end_hour", message: "end_hour must be after start_hour" }]);
   }
-  await saveSchedule(db, campaign.id, next);
+  const redating = await campaignRedating(db, campaign.id, scheduleOf(campaign.schedule), next, Date.now());
+  await saveSchedule(db, campaign.id, next, redating);
   const data = {
     ...next,
     days_of_the_week: [...next.days_of_the_week],

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { campaignTags, campaigns, tags, type CampaignStatus } from "../db/schema";
 import { visibleCampaigns, CAMPAIGN_NOT_FOUND } from "../platform/access";
 import type { Principal } from "../platform/principal";
@@ -111,11 +111,9 @@ export async function replaceCampaignTags(d1: D1Database, target: TagTarget, nam
   ]);
 }
 
-export async function saveSchedule(db: Database, campaignId: number, schedule: Schedule): Promise<void> {
-  await db
-    .update(campaigns)
-    .set({ schedule: { ...schedule }, updatedAt: new Date() })
-    .where(eq(campaigns.id, campaignId));
+/** Writes a campaign's schedule, with `redating` (src/schedule/redating-store.ts: its records re-dated by the new hours) in the same batch. */
+export async function saveSchedule(db: Database, campaignId: number, schedule: Schedule, redating: SQL[] = []): Promise<void> {
+  await rawBatch(db.$client, [db.update(campaigns).set({ schedule: { ...schedule }, updatedAt: new Date() }).where(eq(campaigns.id, campaignId)), ...redating]);
 }
 
 export async function saveSettings(

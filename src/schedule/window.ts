@@ -187,6 +187,18 @@ export function stepDueAt(previousSentAt: number, delayInDays: number, timeZone:
 }
 
 /**
+ * `stepDueAt` the other way: the latest previous send whose step of `delayInDays` is due by
+ * `instant` (every send at or before it is), so that many records' gaps can be tested against one
+ * instant in SQL. A send whose wall-clock time an autumn change repeats may be due by then and still
+ * fall after it: the bound leaves such a send out, never takes one in early.
+ */
+export function lastSendDueBy(instant: number, delayInDays: number, timeZone: string): number {
+  if (delayInDays <= 0) return instant;
+  const wall = instant + zoneOffset(instant, timeZone);
+  return firstInstantAtOrAfter(wall - delayInDays * DAY_MS + 1, timeZone) - 1;
+}
+
+/**
  * The earliest a mailbox may send again: its last send plus the larger of its own gap
  * (`time_to_wait_in_mins`, across all its campaigns) and the campaign's `min_time_btw_emails`
  * (CONTRACT section 10: "the larger gap wins"). A mailbox that never sent may send at once (null).

@@ -3,7 +3,8 @@ import { campaignSendingStatus, mailboxSendingStatusOf, presentSendingStatus } f
 import { database } from "../../src/platform/db";
 import type { Bindings } from "../../src/platform/env";
 import { senderStub } from "../../src/mailbox-agent/stub";
-import { campaignRow, leadsOf, mailboxConnected, recordRow, recordsOf, setCampaign, setRecord } from "../db";
+import { claimRecords } from "../../src/engine/store";
+import { addMessages, campaignRow, leadsOf, mailboxConnected, recordRow, recordsOf, setCampaign, setRecord } from "../db";
 import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
 
@@ -116,5 +117,86 @@ describe("a pinned first send in each lead's zone (CONTRACT 23.2, section 15)", 
     const after = await recordRow(child);
     expect(after.dueAt?.getTime(), "due when its lead's window opens").toBe(tokyoTuesday);
     expect(after.emailAccountId, "the subsequence's record keeps the parent's mailbox").toBe(pinned.id);
+  });
+});
+
+/**
+ * An Etc zone (whole hours, no DST) whose clock reads `hour` o'clock now: the schedule and lead
+ * routes re-date by the real clock, so these tests place their windows around it.
+ */
+function zoneAtHour(hour: number): string {
+  const ahead = ((hour - new Date().getUTCHours() + 36) % 24) - 12;
+  // POSIX signs: Etc/GMT-3 is three hours ahead of UTC.
+  return ahead === 0 ? "Etc/GMT" : ahead > 0 ? `Etc/GMT-${ahead}` : `Etc/GMT+${-ahead}`;
+}
+
+const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6];
+const DAY = 86_400_000;
+
+/** A DRAFTED campaign in each lead's zone (no mailbox wakes for it) with a mailbox and a two-step sequence, and these leads' records. */
+async function zonedCampaign(schedule: Record<string, unknown>, leads: { email: string; timezone: string }[]) {
+  const account = await provisionAccount();
+  const apiKey = account.apiKey;
+  const mailbox = await createMailbox(apiKey);
+  await mailboxConnected(mailbox.id);
+  const { body: campaign } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey, body: { name: "Re-dating" } });
+  await callJson(`/api/v1/campaigns/${campaign.id}/sequences`, {
+    method: "POST",
+    apiKey,
+    body: { sequences: [
+      { seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" },
+      { seq_number: 2, seq_delay_details: { delay_in_days: 1 }, subject: "", email_body: "Again" },
+    ] },
+  });
+  const saved = await callJson(`/api/v1/campaigns/${campaign.id}/schedule`, { method: "POST", apiKey, body: { ...schedule, send_in_lead_timezone: true } });
+  expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+  const added = await callJson<{ emailToLeadIdMap: Record<string, number> }>(`/api/v1/campaigns/${campaign.id}/leads`, {
+    method: "POST",
+    apiKey,
+    body: { lead_list: leads, settings: { return_lead_ids: true } },
+  });
+  await callJson(`/api/v1/campaigns/${campaign.id}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: [mailbox.id] } });
+  return { account, apiKey, mailboxId: mailbox.id, campaignId: campaign.id, records: added.body.emailToLeadIdMap };
+}
+
+/** The records a pass of the mailbox would claim now, its campaign ACTIVE (set in D1: no wake). */
+async function claimableNow(world: { campaignId: number; mailboxId: number }): Promise<number[]> {
+  await setCampaign(world.campaignId, { status: "ACTIVE" });
+  const campaign = await campaignRow(world.campaignId);
+  const { records } = await claimRecords(fileEnv().DB, { campaign, mailboxId: world.mailboxId, senderDomain: "sender.example", now: Date.now(), limit: 10, newLeadsLeft: 10 });
+  return records.map((r) => r.recordId);
+}
+
+describe("re-dating when the hours a record was dated by change (CONTRACT 23.2)", () => {
+  it("a schedule moved from hours that open tomorrow to hours open now makes a waiting record due now, a follow-up no sooner than its gap", async () => {
+    const zone = zoneAtHour(12);
+    const [fresh, overdue, followUp] = ["f", "o", "u"].map((prefix) => `${prefix}-${crypto.randomUUID()}@lead.example`) as [string, string, string];
+    // Midday in the leads' zone, the hour after midnight is tomorrow's.
+    const world = await zonedCampaign({ timezone: zone, days_of_the_week: EVERY_DAY, start_hour: "00:00", end_hour: "01:00" }, [
+      { email: fresh, timezone: zone },
+      { email: overdue, timezone: zone },
+      { email: followUp, timezone: zone },
+    ]);
+    const [freshId, overdueId, followUpId] = [fresh, overdue, followUp].map((email) => world.records[email]!) as [number, number, number];
+    const waitedOn = (await recordRow(freshId)).dueAt!.getTime();
+    expect(waitedOn, "dated by the old hours: tomorrow").toBeGreaterThan(Date.now() + 10 * 3_600_000);
+    // Two leads had their first email: 30 hours ago, its second step (a day later) was due 6 hours ago; 22 hours ago, it is due
+    // in 2 hours. Both were dated by the old hours to the same opening.
+    const firstSent = async (recordId: number, hoursAgo: number) => {
+      const sentAt = new Date(Date.now() - hoursAgo * 3_600_000);
+      await addMessages([{ accountId: world.account.id, campaignId: world.campaignId, campaignLeadId: recordId, step: 1, emailAccountId: world.mailboxId, messageId: `<${crypto.randomUUID()}@sender.example>`, status: "sent", sentAt, createdAt: sentAt, updatedAt: sentAt }]);
+      await setRecord(recordId, { state: "INPROGRESS", nextStep: 2, emailAccountId: world.mailboxId, lastSentAt: sentAt, hasSent: true, dueAt: new Date(waitedOn) });
+      return sentAt.getTime();
+    };
+    await firstSent(overdueId, 30);
+    const sentAt = await firstSent(followUpId, 22);
+
+    const moved = await callJson(`/api/v1/campaigns/${world.campaignId}/schedule`, { method: "POST", apiKey: world.apiKey, body: { start_hour: "09:00", end_hour: "17:00" } });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    const now = Date.now();
+    expect((await recordRow(freshId)).dueAt!.getTime(), "due now, in the new hours").toBeLessThanOrEqual(now);
+    expect((await recordRow(overdueId)).dueAt!.getTime(), "its step's delay is over: due now").toBeLessThanOrEqual(now);
+    expect((await recordRow(followUpId)).dueAt!.getTime(), "never before its step's delay").toBeGreaterThanOrEqual(sentAt + DAY);
+    expect(await claimableNow(world)).toEqual([freshId, overdueId]);
   });
 });

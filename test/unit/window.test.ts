@@ -16,6 +16,7 @@ import {
   normalizeDays,
   parseClock,
   enrolmentDue,
+  lastSendDueBy,
   recordDueAt,
   recordSchedule,
   type Schedule,
@@ -232,6 +233,30 @@ describe("stepDueAt", () => {
 
   it("is due at once for a 0-day delay", () => {
     expect(stepDueAt(at("2026-03-07T15:00:00Z"), 0, "America/New_York")).toBe(at("2026-03-07T15:00:00Z"));
+  });
+});
+
+describe("lastSendDueBy", () => {
+  it("is the latest send whose step is due by then, across a DST change", () => {
+    // Sunday 10:00 EDT (14:00Z) is a day after Saturday 10:00 EST (15:00Z).
+    const by = lastSendDueBy(at("2026-03-08T14:00:00Z"), 1, "America/New_York");
+    expect(iso(by)).toBe("2026-03-07T15:00:00.000Z");
+    expect(stepDueAt(by, 1, "America/New_York")).toBe(at("2026-03-08T14:00:00Z"));
+    expect(stepDueAt(by + 1, 1, "America/New_York")).toBeGreaterThan(at("2026-03-08T14:00:00Z"));
+    expect(iso(lastSendDueBy(at("2026-03-30T08:00:00Z"), 2, "Europe/Paris"))).toBe("2026-03-28T09:00:00.000Z");
+  });
+
+  it("takes no send early whose due time a spring change skips, nor one an autumn change repeats", () => {
+    // Due by 03:00 EDT (07:00Z) on the spring day: a send at 02:30 EST the day before (07:30Z) is due at the jump, 07:00Z.
+    const spring = lastSendDueBy(at("2026-03-08T07:00:00Z"), 1, "America/New_York");
+    expect(stepDueAt(spring, 1, "America/New_York")).toBeLessThanOrEqual(at("2026-03-08T07:00:00Z"));
+    // Due by 01:30 EST (06:30Z), the second 01:30 of the autumn day.
+    const autumn = lastSendDueBy(at("2026-11-01T06:30:00Z"), 1, "America/New_York");
+    expect(stepDueAt(autumn, 1, "America/New_York")).toBeLessThanOrEqual(at("2026-11-01T06:30:00Z"));
+  });
+
+  it("is the instant itself for a 0-day delay", () => {
+    expect(lastSendDueBy(at("2026-03-07T15:00:00Z"), 0, "America/New_York")).toBe(at("2026-03-07T15:00:00Z"));
   });
 });
 

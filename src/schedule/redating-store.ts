@@ -1,0 +1,63 @@
+import { and, eq, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
+import { campaignLeads, leads, sequenceSteps } from "../db/schema";
+import type { Database } from "../platform/db";
+import { jsonList } from "../platform/sql";
+import { hoursChanged, redatingGroup, type RedatingGroup } from "./redating";
+import type { Schedule } from "./window";
+
+/**
+ * The statements that re-date due work when the hours it was dated by change, for the batch that
+ * makes the change (src/schedule/redating.ts says why and computes each group's instants). Each
+ * reads first what its groups need: the lead zones of the records, the campaign's step delays.
+ */
+
+/**
+ * A campaign's schedule going from `before` to `after`: its records of each lead zone dated by the
+ * old hours are dated by the new ones. Nothing when neither schedule sends in each lead's zone (due
+ * times are then stored as they are and the pass checks the campaign's window), or when the hours stay.
+ */
+export async function campaignRedating(db: Database, campaignId: number, before: Schedule | null, after: Schedule, now: number): Promise<SQL[]> {
+  if (!(before?.send_in_lead_timezone || after.send_in_lead_timezone) || !hoursChanged(before, after)) return [];
+  const [zones, steps] = await db.batch([
+    // A range of campaign_leads_due_idx, each record's lead by its key.
+    db
+      .selectDistinct({ zone: leads.timezone })
+      .from(campaignLeads)
+      .innerJoin(leads, eq(leads.id, campaignLeads.leadId))
+      .where(and(eq(campaignLeads.campaignId, campaignId), isNotNull(campaignLeads.dueAt))),
+    db.selectDistinct({ days: sequenceSteps.delayInDays }).from(sequenceSteps).where(and(eq(sequenceSteps.campaignId, campaignId), isNull(sequenceSteps.deletedAt))),
+  ]);
+  const delays = steps.map((step) => step.days);
+  const groups = zones.flatMap(({ zone }) => redatingGroup({ campaign: campaignId, before, after, zoneBefore: zone, zoneAfter: zone, delays, now }) ?? []);
+  return groups.length === 0 ? [] : [redateStatement(sql`campaign_leads.campaign_id = ${campaignId}`, groups, now)];
+}
+
+/**
+ * Re-dates the records of `scope` that have a step due and that no pass holds (a paused one's due
+ * time stands for when it resumes), by their group (campaign and lead zone):
+ * one due now that the new hours keep closed, due at their opening; one waiting on the old hours'
+ * opening, due at the new one if its step's gap is over by then (a first step has none; a follow-up's
+ * runs from its record's latest message of an earlier step, whose `updated_at` is at or after its
+ * send), else at the new hours' first instant from the old opening. Any other due time stays: one
+ * written by a resume, a retry or a hold keeps its own wait, and the pass re-dates a record it finds
+ * outside its lead's window.
+ */
+function redateStatement(scope: SQL, groups: RedatingGroup[], now: number): SQL {
+  const previousSend = sql`(SELECT max(m.updated_at) FROM messages m WHERE m.campaign_lead_id = campaign_leads.id AND m.step < campaign_leads.next_step)`;
+  const nextDelay = sql`(SELECT s.delay_in_days FROM sequence_steps s WHERE s.campaign_id = campaign_leads.campaign_id AND s.deleted_at IS NULL
+      AND s.seq_number >= campaign_leads.next_step ORDER BY s.seq_number LIMIT 1)`;
+  return sql`
+    UPDATE campaign_leads SET
+      due_at = CASE
+        WHEN campaign_leads.due_at <= ${now} OR campaign_leads.next_step = 1 THEN g.open
+        WHEN ${previousSend} <= g.cutoffs ->> ('$."' || ${nextDelay} || '"') THEN g.open
+        ELSE g.later END,
+      updated_at = ${now}
+    FROM (SELECT value ->> '$.campaign' AS campaign, coalesce(value ->> '$.zone', '') AS zone, value ->> '$.old' AS old,
+                 value ->> '$.open' AS open, value ->> '$.later' AS later, value -> '$.cutoffs' AS cutoffs
+          FROM json_each(${jsonList(groups)})) AS g,
+         leads AS l
+    WHERE ${scope} AND l.id = campaign_leads.lead_id AND g.campaign = campaign_leads.campaign_id AND g.zone = coalesce(l.timezone, '')
+      AND campaign_leads.next_step IS NOT NULL AND campaign_leads.claim_token IS NULL
+      AND ((campaign_leads.due_at = g.old AND campaign_leads.due_at > ${now}) OR (campaign_leads.due_at <= ${now} AND g.open > ${now}))`;
+}
