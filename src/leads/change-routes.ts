@@ -18,6 +18,7 @@ import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, operationWords, type OperationWords, optionalJsonBody } from "../platform/openapi";
 import { iso } from "../platform/time";
 import { wakeCampaign } from "../mailboxes/wake";
+import { leadRedating } from "../schedule/redating-store";
 import { stepDueAt } from "../schedule/window";
 import { scheduleOf } from "../schedule/settings";
 import { enqueue } from "../webhooks/outbox";
@@ -314,7 +315,8 @@ async function leadChange(db: Database, lead: LeadRow, body: z.infer<typeof Lead
 async function update(c: Context<AppEnv>, lead: LeadRow, body: z.infer<typeof LeadUpdate>) {
   const db = database(c.env.DB);
   const change = await leadChange(db, lead, body);
-  await updateLeadFields(db, lead, change);
+  const redating = change.timezone === undefined ? [] : await leadRedating(db, lead.id, lead.timezone, change.timezone, Date.now());
+  await updateLeadFields(db, lead, change, redating);
   const invalidZone = leadTimezone(body).given && change.timezone === null ? 1 : 0;
   return c.json(ack("Lead updated successfully", { invalid_timezone_count: invalidZone }), 200);
 }

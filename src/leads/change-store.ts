@@ -44,17 +44,22 @@ export async function leadWithEmail(db: Database, lead: { id: number; accountId:
   return row?.id ?? null;
 }
 
-/** Writes a lead's new fields (and its search text, which folds email and names). */
+/**
+ * Writes a lead's new fields (and its search text, which folds email and names), with `redating`
+ * (src/schedule/redating-store.ts: its records re-dated by a new zone's hours) after it in the same batch.
+ */
 export async function updateLeadFields(
   db: Database,
   lead: { id: number; email: string; firstName: string | null; lastName: string | null },
   change: LeadFieldChange,
+  redating: SQL[] = [],
 ): Promise<void> {
   const merged = { ...lead, ...change };
-  await db
+  const write = db
     .update(leads)
     .set({ ...change, searchFolded: foldLeadSearch({ email: merged.email, first_name: merged.firstName, last_name: merged.lastName }) })
     .where(eq(leads.id, lead.id));
+  await rawBatch(db.$client, [write, ...redating]);
 }
 
 /** Pauses these records where they are live, remembering the state each was paused from; answers the ids paused. */

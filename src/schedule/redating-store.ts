@@ -1,8 +1,9 @@
 import { and, eq, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
-import { campaignLeads, leads, sequenceSteps } from "../db/schema";
+import { campaignLeads, campaigns, leads, sequenceSteps } from "../db/schema";
 import type { Database } from "../platform/db";
 import { jsonList } from "../platform/sql";
 import { hoursChanged, redatingGroup, type RedatingGroup } from "./redating";
+import { scheduleOf } from "./settings";
 import type { Schedule } from "./window";
 
 /**
@@ -30,6 +31,30 @@ export async function campaignRedating(db: Database, campaignId: number, before:
   const delays = steps.map((step) => step.days);
   const groups = zones.flatMap(({ zone }) => redatingGroup({ campaign: campaignId, before, after, zoneBefore: zone, zoneAfter: zone, delays, now }) ?? []);
   return groups.length === 0 ? [] : [redateStatement(sql`campaign_leads.campaign_id = ${campaignId}`, groups, now)];
+}
+
+/**
+ * A lead's zone going from `before` to `after`: its records in campaigns that send in each lead's
+ * zone, dated by its old zone's hours, are dated by the new zone's. The statement goes after the
+ * lead's write in its batch: it finds the records by the zone written.
+ */
+export async function leadRedating(db: Database, leadId: number, before: string | null, after: string | null, now: number): Promise<SQL[]> {
+  if (before === after) return [];
+  const rows = await db
+    .select({
+      id: campaigns.id,
+      schedule: campaigns.schedule,
+      delays: sql<string>`(SELECT json_group_array(DISTINCT delay_in_days) FROM sequence_steps WHERE campaign_id = ${campaigns.id} AND deleted_at IS NULL)`,
+    })
+    .from(campaigns)
+    .where(sql`${campaigns.id} IN (SELECT campaign_id FROM campaign_leads WHERE lead_id = ${leadId} AND due_at IS NOT NULL)`);
+  const groups = rows.flatMap((row) => {
+    const schedule = scheduleOf(row.schedule);
+    if (!schedule?.send_in_lead_timezone) return [];
+    const delays = JSON.parse(row.delays) as number[];
+    return redatingGroup({ campaign: row.id, before: schedule, after: schedule, zoneBefore: before, zoneAfter: after, delays, now }) ?? [];
+  });
+  return groups.length === 0 ? [] : [redateStatement(sql`campaign_leads.lead_id = ${leadId}`, groups, now)];
 }
 
 /**

@@ -4,7 +4,7 @@ import { database } from "../../src/platform/db";
 import type { Bindings } from "../../src/platform/env";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import { claimRecords } from "../../src/engine/store";
-import { addMessages, campaignRow, leadsOf, mailboxConnected, recordRow, recordsOf, setCampaign, setRecord } from "../db";
+import { addMessages, campaignRow, leadByEmail, leadsOf, mailboxConnected, recordRow, recordsOf, setCampaign, setRecord } from "../db";
 import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
 
@@ -198,5 +198,19 @@ describe("re-dating when the hours a record was dated by change (CONTRACT 23.2)"
     expect((await recordRow(overdueId)).dueAt!.getTime(), "its step's delay is over: due now").toBeLessThanOrEqual(now);
     expect((await recordRow(followUpId)).dueAt!.getTime(), "never before its step's delay").toBeGreaterThanOrEqual(sentAt + DAY);
     expect(await claimableNow(world)).toEqual([freshId, overdueId]);
+  });
+
+  it("a lead's new zone, open now, makes its record waiting on the old zone's hours due now", async () => {
+    const email = `z-${crypto.randomUUID()}@lead.example`;
+    // Midnight in the lead's zone: its window opens at 09:00.
+    const world = await zonedCampaign({ timezone: "Europe/Paris", days_of_the_week: EVERY_DAY, start_hour: "09:00", end_hour: "17:00" }, [{ email, timezone: zoneAtHour(0) }]);
+    const recordId = world.records[email]!;
+    expect((await recordRow(recordId)).dueAt!.getTime(), "dated by its zone's hours: at 09:00 there").toBeGreaterThan(Date.now() + 7 * 3_600_000);
+    const lead = await leadByEmail(world.account.id, email);
+
+    const updated = await callJson(`/api/v1/leads/${lead.id}`, { method: "PUT", apiKey: world.apiKey, body: { timezone: zoneAtHour(12) } });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect((await recordRow(recordId)).dueAt!.getTime(), "due now, in its new zone's hours").toBeLessThanOrEqual(Date.now());
+    expect(await claimableNow(world)).toEqual([recordId]);
   });
 });
