@@ -5,7 +5,6 @@ import type { Principal } from "../platform/principal";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId } from "../platform/openapi";
 import { iso } from "../platform/time";
-import { settingsOf } from "../schedule/settings";
 import { Ack, ack, bodyId } from "./schemas";
 import {
   addTagsToCampaigns,
@@ -16,7 +15,7 @@ import {
   foldersOf,
   insertFolder,
   removeTagsFromCampaigns,
-  saveDraftSettings,
+  saveDraftSpintaxMode,
   visibleCampaignIds,
 } from "./bulk-store";
 import { distinctIds } from "./rules";
@@ -247,7 +246,6 @@ campaignBulkRoutes.openapi(routes.spintaxMode, async (c) => {
   const db = database(c.env.DB);
   const body = c.req.valid("json");
   const campaign = await findCampaign(db, c.get("principal"), body.campaignId);
-  const settings = { ...settingsOf(campaign.settings), spintaxDistributionMode: body.spintaxDistributionMode };
-  if (campaign.status !== "DRAFTED" || !(await saveDraftSettings(db, campaign.id, settings))) throw ApiError.badRequest("Campaign is not in draft mode.");
+  if (campaign.status !== "DRAFTED" || !(await saveDraftSpintaxMode(db, campaign.id, body.spintaxDistributionMode))) throw ApiError.badRequest("Campaign is not in draft mode.");
   return c.json({ ok: true }, 200);
 });

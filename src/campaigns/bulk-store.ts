@@ -3,7 +3,7 @@ import { campaignFolders, campaigns } from "../db/schema";
 import { visibleCampaigns, visibleRows, type Scope } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { CampaignSettings } from "../schedule/settings";
-import { inList, jsonList } from "../platform/sql";
+import { inList, jsonList, jsonSet } from "../platform/sql";
 
 /** Of these campaign ids, the ones the caller may see. */
 export async function visibleCampaignIds(db: Database, principal: Scope, ids: number[]): Promise<Set<number>> {
@@ -95,11 +95,15 @@ export async function fileCampaigns(db: Database, campaignIds: number[], folderI
   return rows.map((row) => row.id).sort((a, b) => a - b);
 }
 
-/** Stores a DRAFTED campaign's settings; false when it is no longer DRAFTED (a start got there first). */
-export async function saveDraftSettings(db: Database, campaignId: number, settings: CampaignSettings): Promise<boolean> {
+/**
+ * Sets a DRAFTED campaign's spintax mode, and only it, over the settings stored when the statement
+ * runs (a settings post at the same time keeps its fields); false when it is no longer DRAFTED (a
+ * start got there first).
+ */
+export async function saveDraftSpintaxMode(db: Database, campaignId: number, mode: CampaignSettings["spintaxDistributionMode"]): Promise<boolean> {
   const updated = await db
     .update(campaigns)
-    .set({ settings: { ...settings }, updatedAt: new Date() })
+    .set({ settings: jsonSet(sql`settings`, "{}", [["$.spintaxDistributionMode", mode]]), updatedAt: new Date() })
     .where(and(eq(campaigns.id, campaignId), eq(campaigns.status, "DRAFTED")))
     .returning({ id: campaigns.id })
     .get();

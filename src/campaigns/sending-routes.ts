@@ -10,11 +10,10 @@ import {
   presentStartTime,
   scheduleOf,
   scheduleWithDefaults,
-  settingsOf,
   STOP_LEAD_SETTINGS,
   TRACK_SETTINGS,
   trackSetting,
-  type CampaignSettings,
+  type SettingsChange,
 } from "../schedule/settings";
 import { campaignRedating } from "../schedule/redating-store";
 import { saveSchedule, saveSettings } from "./store";
@@ -181,7 +180,6 @@ sendingRoutes.openapi(routes.settings, async (c) => {
     if (!allowed) throw ApiError.badRequest("Client not found");
     clientId = body.client_id;
   }
-  const current = settingsOf(campaign.settings);
   const ooo = { ...body.out_of_office_detection_settings };
   for (const key of ["ignoreOOOasReply", "autoReactivateOOO", "reactivateOOOwithDelay", "autoCategorizeOOO"] as const) {
     if (body[key] !== undefined) Object.assign(ooo, { [key]: body[key] });
@@ -192,21 +190,21 @@ sendingRoutes.openapi(routes.settings, async (c) => {
       .map((key) => [key, body[key]]),
   );
   if (body.ai_esp_matching !== undefined && body.enable_ai_esp_matching === undefined) stored.enable_ai_esp_matching = body.ai_esp_matching;
-  const next: CampaignSettings = {
-    trackSettings: body.track_settings ? [...new Set(body.track_settings.map(trackSetting))] : current.trackSettings,
-    stopLeadSettings: body.stop_lead_settings ?? current.stopLeadSettings,
-    unsubscribeText: body.unsubscribe_text ?? current.unsubscribeText,
-    addUnsubscribeTag: body.add_unsubscribe_tag ?? current.addUnsubscribeTag,
-    sendAsPlainText: body.send_as_plain_text ?? current.sendAsPlainText,
-    forcePlainText: body.force_plain_text ?? current.forcePlainText,
-    followUpPercentage: body.follow_up_percentage ?? current.followUpPercentage,
-    outOfOffice: { ...current.outOfOffice, ...ooo },
-    autoPauseDomainLeadsOnReply: body.auto_pause_domain_leads_on_reply ?? current.autoPauseDomainLeadsOnReply,
-    bounceAutopauseThreshold: body.bounce_autopause_threshold === undefined ? current.bounceAutopauseThreshold : body.bounce_autopause_threshold,
-    autoCategoriseReply: body.auto_categorise_reply ?? current.autoCategoriseReply,
-    spintaxDistributionMode: current.spintaxDistributionMode,
-    stored: { ...current.stored, ...stored },
+  // Only the given fields: the statement sets them over what is stored then, so a concurrent post's fields stay.
+  const change: SettingsChange = {
+    trackSettings: body.track_settings && [...new Set(body.track_settings.map(trackSetting))],
+    stopLeadSettings: body.stop_lead_settings,
+    unsubscribeText: body.unsubscribe_text,
+    addUnsubscribeTag: body.add_unsubscribe_tag,
+    sendAsPlainText: body.send_as_plain_text,
+    forcePlainText: body.force_plain_text,
+    followUpPercentage: body.follow_up_percentage,
+    outOfOffice: ooo,
+    autoPauseDomainLeadsOnReply: body.auto_pause_domain_leads_on_reply,
+    bounceAutopauseThreshold: body.bounce_autopause_threshold,
+    autoCategoriseReply: body.auto_categorise_reply,
+    stored,
   };
-  await saveSettings(db, campaign.id, { settings: next, name: body.name, clientId });
+  await saveSettings(db, campaign.id, { settings: change, name: body.name, clientId });
   return c.json({ ok: true, success: true, message: "Campaign settings updated successfully" }, 200);
 });

@@ -5,8 +5,8 @@ import type { Principal } from "../platform/principal";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import type { Schedule } from "../schedule/window";
-import type { CampaignSettings } from "../schedule/settings";
-import { inList, jsonList, rawBatch } from "../platform/sql";
+import { settingsPaths, type SettingsChange } from "../schedule/settings";
+import { inList, jsonList, jsonSet, rawBatch } from "../platform/sql";
 import { deliveryIds, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
 import { activeWebhooks } from "../webhooks/store";
 import { afterCursor, pageWindow, type Page } from "../platform/paging";
@@ -116,15 +116,16 @@ export async function saveSchedule(db: Database, campaignId: number, schedule: S
   await rawBatch(db.$client, [db.update(campaigns).set({ schedule: { ...schedule }, updatedAt: new Date() }).where(eq(campaigns.id, campaignId)), ...redating]);
 }
 
+/** Sets the given settings (and name, client) in one statement, over the settings stored when it runs. */
 export async function saveSettings(
   db: Database,
   campaignId: number,
-  change: { settings: CampaignSettings; name?: string; clientId?: number | null },
+  change: { settings: SettingsChange; name?: string; clientId?: number | null },
 ): Promise<void> {
   await db
     .update(campaigns)
     .set({
-      settings: { ...change.settings },
+      settings: jsonSet(sql`settings`, "{}", settingsPaths(change.settings)),
       ...(change.name !== undefined && { name: change.name }),
       ...(change.clientId !== undefined && { clientId: change.clientId }),
       updatedAt: new Date(),

@@ -49,6 +49,16 @@ export function inList(values: readonly unknown[]): SQL {
   return sql`IN (SELECT value FROM json_each(${jsonList(values)}))`;
 }
 
+/**
+ * A JSON column (`empty` where it is NULL) with each `[path, value]` set, every value bound as JSON
+ * text so it is stored as the value it is (a string stays a string, an array an array). Only these
+ * paths change, over the value stored when the statement runs: two writers of different paths both
+ * land, where writing back a value read earlier would put the other's old fields back.
+ */
+export function jsonSet(column: SQL, empty: string, paths: readonly (readonly [string, unknown])[]): SQL {
+  return sql`json_set(coalesce(${column}, ${empty})${sql.join(paths.map(([path, value]) => sql`, ${path}, json(${JSON.stringify(value)})`))})`;
+}
+
 /** A D1 statement (parameters bound, never interpolated). */
 export function statement(d1: D1Database, query: Statement): D1PreparedStatement {
   const compiled = is(query, SQL) ? dialect.sqlToQuery(query) : query.toSQL();

@@ -52,6 +52,23 @@ export const DEFAULT_SETTINGS: CampaignSettings = {
   stored: {},
 };
 
+/** What a settings post changes: the fields it was given, and of the two nested objects the keys it was given. */
+export type SettingsChange = Partial<Omit<CampaignSettings, "outOfOffice" | "stored">> & {
+  outOfOffice?: Partial<OutOfOfficeSettings>;
+  stored?: Record<string, unknown>;
+};
+
+/** A change's defined fields as JSON paths (`$.field`) and their values. */
+export function definedPaths(change: object, prefix = "$"): [string, unknown][] {
+  return Object.entries(change).flatMap(([key, value]) => (value === undefined ? [] : [[`${prefix}.${key}`, value]]));
+}
+
+/** The JSON paths a settings change sets: the nested objects key by key, so a post of one key keeps the others. */
+export function settingsPaths(change: SettingsChange): [string, unknown][] {
+  const { outOfOffice = {}, stored = {}, ...fields } = change;
+  return [...definedPaths(fields), ...definedPaths(outOfOffice, "$.outOfOffice"), ...definedPaths(stored, "$.stored")];
+}
+
 /** The write names of track settings map onto the read names (both are accepted). */
 export function trackSetting(value: string): TrackSetting {
   return value.replace(/^DONT_TRACK_/, "DONT_") as TrackSetting;

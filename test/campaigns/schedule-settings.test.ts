@@ -153,3 +153,34 @@ describe("campaign settings", () => {
     expect((await read(k, campaign)).body.client_id).toBe(mine);
   });
 });
+
+/**
+ * Posts at once that set different fields must all be stored: each writes only what it was given,
+ * so none puts back another's old value (writing back the whole value read before lost them).
+ */
+describe("concurrent schedule and settings posts", () => {
+  const PAIRS = 20;
+  const spintax = (k: string, campaign: number, mode: 1 | 2) =>
+    callJson(`/api/v1/campaigns/spintax-distribution-mode`, { method: "POST", apiKey: k, body: { campaignId: campaign, spintaxDistributionMode: mode } });
+
+  it("keeps every settings post's fields, and the spintax mode set beside them", async () => {
+    const { k, campaign } = await setup();
+    for (let i = 0; i < PAIRS; i++) {
+      const answers = await Promise.all([
+        post(k, campaign, "settings", { unsubscribe_text: `Stop ${i}`, track_settings: i % 2 ? ["DONT_EMAIL_OPEN"] : [] }),
+        post(k, campaign, "settings", { follow_up_percentage: i, stop_lead_settings: i % 2 ? "OPEN_AN_EMAIL" : "CLICK_ON_A_LINK", autoCategorizeOOO: i % 2 === 1 }),
+        post(k, campaign, "settings", { out_of_office_detection_settings: { reactivateOOOwithDelay: i }, domain_level_rate_limit: i }),
+        spintax(k, campaign, i % 2 ? 1 : 2),
+      ]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+      expect((await read(k, campaign)).body, `pair ${i}`).toMatchObject({
+        unsubscribe_text: `Stop ${i}`,
+        track_settings: i % 2 ? ["DONT_EMAIL_OPEN"] : [],
+        follow_up_percentage: i,
+        stop_lead_settings: i % 2 ? "OPEN_AN_EMAIL" : "CLICK_ON_A_LINK",
+        out_of_office_detection_settings: { autoCategorizeOOO: i % 2 === 1, reactivateOOOwithDelay: i },
+        spintax_distribution_mode: i % 2 ? 1 : 2,
+      });
+    }
+  });
+});
