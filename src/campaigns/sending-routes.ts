@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { isTimeZone } from "../platform/zoned-time";
-import { accountHasClient, findCampaign } from "../platform/access";
+import { accountHasClient, CAMPAIGN_NOT_FOUND, findCampaign } from "../platform/access";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, instant, json, jsonBody } from "../platform/openapi";
-import { normalizeDays, parseClock } from "../schedule/window";
+import { normalizeDays, parseClock, type Schedule } from "../schedule/window";
 import { bodyId, CampaignParams, ACK } from "./schemas";
 import {
   presentStartTime,
@@ -134,12 +134,21 @@ const routes = {
 
 export const sendingRoutes = createRouter();
 
+/** The schedule a change leads to, or the 422 refusing it: no zone on a first schedule, or an end not after the start. */
+function checkedSchedule(next: Schedule | null): Schedule {
+  if (!next) throw ApiError.validation([{ path: "timezone", message: "Required" }]);
+  if (parseClock(next.end_hour)! <= parseClock(next.start_hour)!) {
+    throw ApiError.validation([{ path: "end_hour", message: "end_hour must be after start_hour" }]);
+  }
+  return next;
+}
+
 sendingRoutes.openapi(routes.schedule, async (c) => {
   const db = database(c.env.DB);
   const campaign = await findCampaign(db, c.get("principal"), c.req.valid("param").campaign_id);
   const body = c.req.valid("json");
   const given = { ...body, ...body.schedule };
-  const next = scheduleWithDefaults(scheduleOf(campaign.schedule), {
+  const change: Partial<Schedule> = {
     timezone: given.timezone ?? given.tz,
     days_of_the_week: (given.days_of_the_week ?? given.days) && normalizeDays((given.days_of_the_week ?? given.days)!),
     start_hour: given.start_hour ?? given.startHour,
@@ -148,13 +157,15 @@ sendingRoutes.openapi(routes.schedule, async (c) => {
     max_new_leads_per_day: given.max_new_leads_per_day,
     schedule_start_time: given.schedule_start_time === undefined ? undefined : given.schedule_start_time,
     send_in_lead_timezone: given.send_in_lead_timezone ?? given.use_lead_timezone,
-  });
-  if (!next) throw ApiError.validation([{ path: "timezone", message: "Required" }]);
-  if (parseClock(next.end_hour)! <= parseClock(next.start_hour)!) {
-    throw ApiError.validation([{ path: "end_hour", message: "end_hour must be after start_hour" }]);
-  }
-  const redating = await campaignRedating(db, campaign.id, scheduleOf(campaign.schedule), next, Date.now());
-  await saveSchedule(db, campaign.id, next, redating);
+  };
+  const now = Date.now();
+  const before = scheduleOf(campaign.schedule);
+  // Re-dated by the hours this change leads to, applied only if the change is stored (redating-store.ts).
+  const redating = await campaignRedating(db, campaign.id, before, checkedSchedule(scheduleWithDefaults(before, change)), now);
+  const saved = await saveSchedule(c.env.DB, campaign.id, change, now, redating);
+  if (!saved) throw ApiError.notFound(CAMPAIGN_NOT_FOUND);
+  // Not applied: a concurrent post moved the hour this one kept, and the same check over what is stored now refuses it.
+  const next = saved.applied ? saved.schedule : checkedSchedule(scheduleWithDefaults(saved.schedule, change));
   const data = {
     ...next,
     days_of_the_week: [...next.days_of_the_week],

@@ -5,7 +5,7 @@ import type { Principal } from "../platform/principal";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import type { Schedule } from "../schedule/window";
-import { settingsPaths, type SettingsChange } from "../schedule/settings";
+import { definedPaths, FIRST_SCHEDULE, settingsPaths, type SettingsChange } from "../schedule/settings";
 import { inList, jsonList, jsonSet, rawBatch } from "../platform/sql";
 import { deliveryIds, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
 import { activeWebhooks } from "../webhooks/store";
@@ -111,9 +111,36 @@ export async function replaceCampaignTags(d1: D1Database, target: TagTarget, nam
   ]);
 }
 
-/** Writes a campaign's schedule, with `redating` (src/schedule/redating-store.ts: its records re-dated by the new hours) in the same batch. */
-export async function saveSchedule(db: Database, campaignId: number, schedule: Schedule, redating: SQL[] = []): Promise<void> {
-  await rawBatch(db.$client, [db.update(campaigns).set({ schedule: { ...schedule }, updatedAt: new Date() }).where(eq(campaigns.id, campaignId)), ...redating]);
+/**
+ * Sets the given schedule fields (over FIRST_SCHEDULE's defaults when there is none) in one statement,
+ * if the result has a zone and an end after its start: the rules the route checked over the schedule
+ * it read, held again over the one stored when the statement runs, since a concurrent post may have
+ * moved the hour this one kept. `redating` (src/schedule/redating-store.ts: its records re-dated by the
+ * new hours, guarded on this write at `now`) goes in the same batch. Answers the schedule stored after
+ * it, and whether this change is in it; undefined when the campaign is gone.
+ */
+export async function saveSchedule(
+  d1: D1Database,
+  campaignId: number,
+  change: Partial<Schedule>,
+  now: number,
+  redating: SQL[],
+): Promise<{ applied: true; schedule: Schedule } | { applied: false; schedule: Schedule | null } | undefined> {
+  const next = jsonSet(sql`schedule`, JSON.stringify(FIRST_SCHEDULE), definedPaths(change));
+  const [applied, ...rest] = await rawBatch(d1, [
+    // 'HH:MM' (zero-padded, 24 h, as the schema accepts it) orders as text as it does as time.
+    sql`UPDATE campaigns SET schedule = next.value, updated_at = ${now}
+        FROM (SELECT ${next} AS value FROM campaigns WHERE id = ${campaignId}) AS next
+        WHERE campaigns.id = ${campaignId} AND next.value ->> '$.timezone' IS NOT NULL
+          AND next.value ->> '$.end_hour' > next.value ->> '$.start_hour'
+        RETURNING campaigns.id`,
+    ...redating,
+    sql`SELECT schedule FROM campaigns WHERE id = ${campaignId}`,
+  ]);
+  const row = rest.at(-1)![0];
+  if (!row) return undefined;
+  const schedule = row.schedule === null ? null : (JSON.parse(row.schedule as string) as Schedule);
+  return applied!.length > 0 ? { applied: true, schedule: schedule! } : { applied: false, schedule };
 }
 
 /** Sets the given settings (and name, client) in one statement, over the settings stored when it runs. */

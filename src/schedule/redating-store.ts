@@ -16,6 +16,8 @@ import type { Schedule } from "./window";
  * A campaign's schedule going from `before` to `after`: its records of each lead zone dated by the
  * old hours are dated by the new ones. Nothing when neither schedule sends in each lead's zone (due
  * times are then stored as they are and the pass checks the campaign's window), or when the hours stay.
+ * The statement follows the schedule's write at `now` in its batch and applies only if that write did
+ * (the campaign's `updated_at` is `now`): a write a concurrent post's hours refused re-dates nothing.
  */
 export async function campaignRedating(db: Database, campaignId: number, before: Schedule | null, after: Schedule, now: number): Promise<SQL[]> {
   if (!(before?.send_in_lead_timezone || after.send_in_lead_timezone) || !hoursChanged(before, after)) return [];
@@ -30,7 +32,8 @@ export async function campaignRedating(db: Database, campaignId: number, before:
   ]);
   const delays = steps.map((step) => step.days);
   const groups = zones.flatMap(({ zone }) => redatingGroup({ campaign: campaignId, before, after, zoneBefore: zone, zoneAfter: zone, delays, now }) ?? []);
-  return groups.length === 0 ? [] : [redateStatement(sql`campaign_leads.campaign_id = ${campaignId}`, groups, now)];
+  const written = sql`EXISTS (SELECT 1 FROM campaigns WHERE id = ${campaignId} AND updated_at = ${now})`;
+  return groups.length === 0 ? [] : [redateStatement(sql`campaign_leads.campaign_id = ${campaignId} AND ${written}`, groups, now)];
 }
 
 /**

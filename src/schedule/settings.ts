@@ -75,15 +75,18 @@ export function trackSetting(value: string): TrackSetting {
 }
 
 /** A first schedule's defaults (contract section 11, inferred): Monday-Friday 09:00-17:00. */
+export const FIRST_SCHEDULE: Omit<Schedule, "timezone"> = {
+  days_of_the_week: [1, 2, 3, 4, 5],
+  start_hour: "09:00",
+  end_hour: "17:00",
+  min_time_btw_emails: 10,
+  max_new_leads_per_day: 100,
+  schedule_start_time: null,
+};
+
+/** The schedule a change leads to, over the stored one (FIRST_SCHEDULE's defaults when none); null without a zone. */
 export function scheduleWithDefaults(current: Schedule | null, change: Partial<Schedule>): Schedule | null {
-  const base: Omit<Schedule, "timezone"> = current ?? {
-    days_of_the_week: [1, 2, 3, 4, 5],
-    start_hour: "09:00",
-    end_hour: "17:00",
-    min_time_btw_emails: 10,
-    max_new_leads_per_day: 100,
-    schedule_start_time: null,
-  };
+  const base = current ?? FIRST_SCHEDULE;
   const timezone = change.timezone ?? current?.timezone;
   if (!timezone) return null;
   const defined = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined));

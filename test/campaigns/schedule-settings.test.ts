@@ -183,4 +183,46 @@ describe("concurrent schedule and settings posts", () => {
       });
     }
   });
+
+  it("keeps every schedule post's fields", async () => {
+    const { k, campaign } = await setup();
+    await post(k, campaign, "schedule", { timezone: "UTC" });
+    for (let i = 0; i < PAIRS; i++) {
+      const answers = await Promise.all([
+        post(k, campaign, "schedule", { max_new_leads_per_day: i + 1, days_of_the_week: i % 2 ? [1, 3] : [2] }),
+        post(k, campaign, "schedule", { min_time_btw_emails: i + 1, send_in_lead_timezone: i % 2 === 1 }),
+        post(k, campaign, "schedule", { schedule: { tz: i % 2 ? "Europe/Paris" : "UTC" }, schedule_start_time: `2030-01-${String(i + 1).padStart(2, "0")}T00:00:00Z` }),
+      ]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+      expect((await read(k, campaign)).body, `pair ${i}`).toMatchObject({
+        max_leads_per_day: i + 1,
+        min_time_btwn_emails: i + 1,
+        send_in_lead_timezone: i % 2 === 1,
+        scheduler_cron_value: { tz: i % 2 ? "Europe/Paris" : "UTC", days: i % 2 ? [1, 3] : [2] },
+        schedule_start_time: `2030-01-${String(i + 1).padStart(2, "0")}T00:00:00.000Z`,
+      });
+    }
+  });
+
+  it("refuses the one of a start and an end posted at once that would put the end first, and stores the other", async () => {
+    const { k } = await setup();
+    // Pairs on four campaigns in one Promise.all: a lone pair overlaps in about one of five, these overlapped in every run tried.
+    const campaigns = await Promise.all([1, 2, 3, 4].map(() => createCampaign(k)));
+    for (let i = 0; i < PAIRS; i++) {
+      const reset = await Promise.all(campaigns.map((campaign) => post(k, campaign, "schedule", { timezone: "UTC", start_hour: "09:00", end_hour: "17:00" })));
+      expect(reset.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+      const answers = await Promise.all(
+        campaigns.flatMap((campaign) => [post(k, campaign, "schedule", { start_hour: "16:00" }), post(k, campaign, "schedule", { end_hour: "15:00" })]),
+      );
+      for (const [n, campaign] of campaigns.entries()) {
+        const [start, end] = answers.slice(2 * n, 2 * n + 2) as [(typeof answers)[number], (typeof answers)[number]];
+        const stored = (await read(k, campaign)).body.scheduler_cron_value as { startHour: string; endHour: string };
+        expect([start.status, end.status].sort(), `pair ${i}`).toEqual([200, 422]);
+        const refused = start.status === 422 ? start : end;
+        expect((refused.body.details as { path: string }[]).map((d) => d.path)).toEqual(["end_hour"]);
+        expect(stored, `pair ${i}`).toMatchObject(start.status === 200 ? { startHour: "16:00", endHour: "17:00" } : { startHour: "09:00", endHour: "15:00" });
+        expect((start.status === 200 ? start : end).body.data).toMatchObject({ start_hour: stored.startHour, end_hour: stored.endHour });
+      }
+    }
+  });
 });

@@ -4,6 +4,9 @@ import { database } from "../../src/platform/db";
 import type { Bindings } from "../../src/platform/env";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import { claimRecords } from "../../src/engine/store";
+import { saveSchedule } from "../../src/campaigns/store";
+import { campaignRedating } from "../../src/schedule/redating-store";
+import { scheduleOf } from "../../src/schedule/settings";
 import { addMessages, campaignRow, leadByEmail, leadsOf, mailboxConnected, recordRow, recordsOf, setCampaign, setRecord } from "../db";
 import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
@@ -198,6 +201,22 @@ describe("re-dating when the hours a record was dated by change (CONTRACT 23.2)"
     expect((await recordRow(overdueId)).dueAt!.getTime(), "its step's delay is over: due now").toBeLessThanOrEqual(now);
     expect((await recordRow(followUpId)).dueAt!.getTime(), "never before its step's delay").toBeGreaterThanOrEqual(sentAt + DAY);
     expect(await claimableNow(world)).toEqual([freshId, overdueId]);
+  });
+
+  it("re-dates nothing when the schedule's write is refused over hours a concurrent post stored", async () => {
+    const zone = zoneAtHour(12);
+    const email = `r-${crypto.randomUUID()}@lead.example`;
+    const world = await zonedCampaign({ timezone: zone, days_of_the_week: EVERY_DAY, start_hour: "00:00", end_hour: "01:00" }, [{ email, timezone: zone }]);
+    const recordId = world.records[email]!;
+    const waitedOn = (await recordRow(recordId)).dueAt!.getTime();
+    const before = scheduleOf((await campaignRow(world.campaignId)).schedule)!;
+    // The post read 09:00-17:00 and sets the start alone; the end stored when it writes is 01:00 again.
+    const now = Date.now();
+    const redating = await campaignRedating(database(fileEnv().DB), world.campaignId, before, { ...before, start_hour: "09:00", end_hour: "17:00" }, now);
+    expect(redating).toHaveLength(1);
+    const saved = await saveSchedule(fileEnv().DB, world.campaignId, { start_hour: "09:00" }, now, redating);
+    expect(saved).toMatchObject({ applied: false, schedule: { start_hour: "00:00", end_hour: "01:00" } });
+    expect((await recordRow(recordId)).dueAt!.getTime()).toBe(waitedOn);
   });
 
   it("a lead's new zone, open now, makes its record waiting on the old zone's hours due now", async () => {
