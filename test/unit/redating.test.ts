@@ -1,21 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { hoursChanged, redatingGroup } from "../../src/schedule/redating";
+import { FIRST_SCHEDULE } from "../../src/schedule/settings";
 import type { Schedule } from "../../src/schedule/window";
 
 const at = (iso: string) => Date.parse(iso);
 
+/** Monday-Friday 09:00-17:00 in Paris, in each lead's zone. */
 function schedule(overrides: Partial<Schedule> = {}): Schedule {
-  return {
-    timezone: "Europe/Paris",
-    days_of_the_week: [1, 2, 3, 4, 5],
-    start_hour: "09:00",
-    end_hour: "17:00",
-    min_time_btw_emails: 10,
-    max_new_leads_per_day: 100,
-    schedule_start_time: null,
-    send_in_lead_timezone: true,
-    ...overrides,
-  };
+  return { ...FIRST_SCHEDULE, timezone: "Europe/Paris", send_in_lead_timezone: true, ...overrides };
 }
 
 /** Saturday 2026-03-07 12:00 in New York (17:00Z): Monday-Friday hours open again on Monday. */
