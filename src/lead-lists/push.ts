@@ -7,7 +7,7 @@ import { scheduleOf } from "../schedule/settings";
 import { enrolmentDue } from "../schedule/window";
 import { wakeCampaign } from "../mailboxes/wake";
 import type { ImportSettings } from "./import";
-import { leadFieldsOf, removeFromList, screenEmails, sourceLeadChunk, type LeadSource } from "./store";
+import { leadFieldsOf, removeFromList, screenEmails, sourceLeadChunks, type LeadSource } from "./store";
 
 interface PushCounts {
   campaign_id: number;
@@ -35,11 +35,7 @@ export async function pushToCampaign(
   const db = database(env.DB);
   const target = { accountId: campaign.accountId, campaignId: campaign.id, clientId: campaign.clientId };
   const counts: PushCounts = { campaign_id: campaign.id, total_leads: 0, pushed: 0, duplicates: 0, blocked: 0, unsubscribed: 0 };
-  let after = 0;
-  for (;;) {
-    const chunk = await sourceLeadChunk(db, source, after);
-    if (chunk.length === 0) break;
-    after = chunk.at(-1)!.id;
+  for await (const chunk of sourceLeadChunks(db, source)) {
     counts.total_leads += chunk.length;
     const { unique, duplicateCount, invalidEmailCount } = sortUpload(chunk.map(leadFieldsOf));
     const screening = await screenEmails(env.DB, campaign.accountId, campaign.clientId, unique.map((lead) => lead.email));

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, lte, max, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 import { visibleCampaigns, visibleRows, type CampaignRow, type LeadListRow } from "../platform/access";
@@ -184,14 +184,25 @@ function sourceLeadIds(source: LeadSource): SQL {
   }`;
 }
 
-/** The next chunk of the source's leads, by id, after `afterLeadId`. */
-export function sourceLeadChunk(db: Database, source: LeadSource, afterLeadId: number): Promise<LeadRow[]> {
-  return db
-    .select()
-    .from(leads)
-    .where(and(sql`${leads.id} IN (${sourceLeadIds(source)})`, gt(leads.id, afterLeadId)))
-    .orderBy(asc(leads.id))
-    .limit(LEAD_CHUNK);
+/**
+ * The source's leads, a chunk at a time by id, among the leads there were when the push began: a
+ * push copies a lead of another scope into its target's as a new lead, which the caller may see
+ * too, and must not count again as a lead it pushed.
+ */
+export async function* sourceLeadChunks(db: Database, source: LeadSource): AsyncGenerator<LeadRow[]> {
+  const newest = await db.select({ id: max(leads.id) }).from(leads).get();
+  let after = 0;
+  for (;;) {
+    const chunk = await db
+      .select()
+      .from(leads)
+      .where(and(sql`${leads.id} IN (${sourceLeadIds(source)})`, gt(leads.id, after), lte(leads.id, newest?.id ?? 0)))
+      .orderBy(asc(leads.id))
+      .limit(LEAD_CHUNK);
+    if (chunk.length === 0) return;
+    after = chunk.at(-1)!.id;
+    yield chunk;
+  }
 }
 
 /**

@@ -93,6 +93,19 @@ describe("pushing list leads to campaigns", () => {
     expect(nothing.status).toBe(422);
   });
 
+  it("counts every lead once when allLeads copies the account's leads into a client's campaign", async () => {
+    const account = await provisionAccount();
+    const client = await createClient(account.apiKey);
+    const list = await createList(account.apiKey);
+    await importInto(account.apiKey, list, [{ email: "a@example.com" }, { email: "b@example.com" }]);
+    const campaign = await createCampaign(account.apiKey, { client_id: client });
+
+    const pushed = await push(account.apiKey, { campaignId: campaign, leadList: { allLeads: true } });
+    // The copies made in the client's scope are new leads the owner sees, but not what it pushed.
+    expect(pushed.body.data).toEqual({ campaign_id: campaign, total_leads: 2, pushed: 2, duplicates: 0, blocked: 0, unsubscribed: 0 });
+    expect(await campaignEmails(account.apiKey, campaign)).toEqual(["a@example.com", "b@example.com"]);
+  });
+
   it("wakes an ACTIVE campaign's senders when the push adds records", async () => {
     const account = await provisionAccount();
     const apiKey = account.apiKey;
