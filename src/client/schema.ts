@@ -1075,7 +1075,7 @@ export interface paths {
         put?: never;
         /**
          * Move leads from one list to another (DL)
-         * @description Moves leads from `sourceListId` to `targetListId`: `leadIds`, or `allLeads: true`. Foreign list → 404.
+         * @description Moves leads from `sourceListId` to `targetListId`: `leadIds`, or `allLeads: true`. Foreign list → 404. A list holds leads of its own client scope: another scope's lead joins as the list's scope's lead of that address, copied when there is none (as push-to-campaign does).
          */
         post: operations["moveLeadListLeads"];
         delete?: never;
@@ -1247,7 +1247,7 @@ export interface paths {
         put?: never;
         /**
          * Copy or move leads between lists
-         * @description Copies or moves leads to `toListId`, from `fromListId` or by `leadIds` (one of them required). Answers `{total_leads_moved}`.
+         * @description Copies or moves leads to `toListId`, from `fromListId` or by `leadIds` (one of them required). Answers `{total_leads_moved}`. A list holds leads of its own client scope: another scope's lead joins as the list's scope's lead of that address, copied when there is none (as push-to-campaign does).
          */
         post: operations["pushLeadsBetweenLists"];
         delete?: never;
@@ -1267,7 +1267,7 @@ export interface paths {
         put?: never;
         /**
          * Add leads to a list (move: out of their other lists)
-         * @description Adds leads (`leadIds` or `allLeads`) to a list; `move` also takes them out of their other lists.
+         * @description Adds leads (`leadIds` or `allLeads`) to a list; `move` also takes them out of their other lists. A list holds leads of its own client scope: another scope's lead joins as the list's scope's lead of that address, copied when there is none (as push-to-campaign does).
          */
         post: operations["pushLeadsToList"];
         delete?: never;
@@ -1287,7 +1287,7 @@ export interface paths {
         put?: never;
         /**
          * Move a campaign's leads to a list (their records leave the campaign)
-         * @description Adds the leads of the given records (`leadMapIds` or `allLeads`) to a list and deletes those records from the campaign.
+         * @description Adds the leads of the given records (`leadMapIds` or `allLeads`) to a list and deletes those records from the campaign. A list holds leads of its own client scope: another scope's lead joins as the list's scope's lead of that address, copied when there is none (as push-to-campaign does).
          */
         post: operations["pushCampaignLeadsToList"];
         delete?: never;

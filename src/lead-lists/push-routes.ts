@@ -4,9 +4,9 @@ import type { Principal } from "../platform/principal";
 import { findCampaign, findLeadList, type CampaignRow, type LeadListRow } from "../platform/access";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
 import { insertCampaign } from "../campaigns/store";
-import { pushToCampaign } from "./push";
-import { copyLeadsToList, moveRecordsToList, oldestCampaignNamed, type LeadSource } from "./store";
-import { LEAD_LIST_TAG, skipSettings, PushToCampaignBody, PushCounts, PushBetweenListsBody, PushToListBody, CampaignToListBody, required } from "./schemas";
+import { pushToCampaign, pushToList } from "./push";
+import { oldestCampaignNamed, type LeadSource, type PushLeaves } from "./store";
+import { LEAD_LIST_TAG, LIST_SCOPE, skipSettings, PushToCampaignBody, PushCounts, PushBetweenListsBody, PushToListBody, CampaignToListBody, required } from "./schemas";
 
 
 const tag = LEAD_LIST_TAG;
@@ -28,7 +28,7 @@ const routes = {
     method: "post",
     path: "/api/v1/leads/leads/push-between-lists",
     operationId: "pushLeadsBetweenLists",
-    description: "Copies or moves leads to `toListId`, from `fromListId` or by `leadIds` (one of them required). Answers `{total_leads_moved}`.",
+    description: `Copies or moves leads to \`toListId\`, from \`fromListId\` or by \`leadIds\` (one of them required). Answers \`{total_leads_moved}\`. ${LIST_SCOPE}`,
     tags: tag,
     summary: "Copy or move leads between lists",
     security: API_KEY_SECURITY,
@@ -39,7 +39,7 @@ const routes = {
     method: "post",
     path: "/api/v1/leads/push-to-list",
     operationId: "pushLeadsToList",
-    description: "Adds leads (`leadIds` or `allLeads`) to a list; `move` also takes them out of their other lists.",
+    description: `Adds leads (\`leadIds\` or \`allLeads\`) to a list; \`move\` also takes them out of their other lists. ${LIST_SCOPE}`,
     tags: tag,
     summary: "Add leads to a list (move: out of their other lists)",
     security: API_KEY_SECURITY,
@@ -50,7 +50,7 @@ const routes = {
     method: "post",
     path: "/api/v1/leads/campaign/push-to-list",
     operationId: "pushCampaignLeadsToList",
-    description: "Adds the leads of the given records (`leadMapIds` or `allLeads`) to a list and deletes those records from the campaign.",
+    description: `Adds the leads of the given records (\`leadMapIds\` or \`allLeads\`) to a list and deletes those records from the campaign. ${LIST_SCOPE}`,
     tags: tag,
     summary: "Move a campaign's leads to a list (their records leave the campaign)",
     security: API_KEY_SECURITY,
@@ -104,7 +104,8 @@ leadListPushRoutes.openapi(routes.pushBetweenLists, async (c) => {
   if (!from && leadIds === undefined) required("fromListId", "fromListId or leadIds is required");
   const move = body.action ? body.action === "move" : (body.move ?? false);
   const source: LeadSource = from ? { kind: "list", listId: from.id, leadIds } : { kind: "leads", principal, leadIds };
-  const moved = await copyLeadsToList(c.env.DB, principal, source, to.id, move ? (from?.id ?? "others") : null);
+  const leaves: PushLeaves | null = !move ? null : from ? { kind: "list", listId: from.id } : { kind: "other lists", principal };
+  const moved = await pushToList(c.env.DB, to, source, leaves);
   return c.json({ ok: true, data: { total_leads_moved: moved } }, 200);
 });
 
@@ -115,7 +116,7 @@ leadListPushRoutes.openapi(routes.pushToList, async (c) => {
   const list = await findLeadList(db, principal, body.listId);
   if (!body.leadIds && !body.allLeads) required("leadIds", "leadIds or allLeads is required");
   const source: LeadSource = { kind: "leads", principal, leadIds: body.allLeads ? undefined : body.leadIds };
-  const total = await copyLeadsToList(c.env.DB, principal, source, list.id, body.action === "move" ? "others" : null);
+  const total = await pushToList(c.env.DB, list, source, body.action === "move" ? { kind: "other lists", principal } : null);
   return c.json({ ok: true, data: { total_leads: total } }, 200);
 });
 
@@ -126,7 +127,8 @@ leadListPushRoutes.openapi(routes.campaignToList, async (c) => {
   const campaign = await findCampaign(db, principal, body.campaignId);
   const list = await findLeadList(db, principal, body.listId);
   if (!body.leadMapIds && !body.allLeads) required("leadMapIds", "leadMapIds or allLeads is required");
-  const total = await moveRecordsToList(c.env.DB, campaign.id, body.allLeads ? null : body.leadMapIds!, list.id);
+  const source: LeadSource = { kind: "records", campaignId: campaign.id, recordIds: body.allLeads ? undefined : body.leadMapIds };
+  const total = await pushToList(c.env.DB, list, source, { kind: "campaign", campaignId: campaign.id });
   return c.json({ ok: true, data: { total_leads: total } }, 200);
 });
 

@@ -1,13 +1,13 @@
 import type { Bindings } from "../platform/env";
 import { database } from "../platform/db";
-import type { CampaignRow } from "../platform/access";
+import type { CampaignRow, LeadListRow } from "../platform/access";
 import { sortUpload } from "../leads/rules";
 import { countAlreadyInCampaign, storeUpload } from "../leads/store";
 import { scheduleOf } from "../schedule/settings";
 import { enrolmentDue } from "../schedule/window";
 import { wakeCampaign } from "../mailboxes/wake";
 import type { ImportSettings } from "./import";
-import { leadFieldsOf, removeFromList, screenEmails, sourceLeadChunks, type LeadSource } from "./store";
+import { addChunkToList, leadFieldsOf, removeFromList, screenEmails, sourceLeadChunks, type LeadSource, type PushLeaves } from "./store";
 
 interface PushCounts {
   campaign_id: number;
@@ -65,4 +65,17 @@ export async function pushToCampaign(
   }
   if (campaign.status === "ACTIVE" && counts.pushed > 0) await wakeCampaign(env, campaign.id);
   return counts;
+}
+
+/**
+ * Puts the source's leads in a list (addChunkToList: in the list's scope), a chunk at a time, and
+ * takes them out of what `leaves` names; answers how many source leads there were.
+ */
+export async function pushToList(d1: D1Database, list: LeadListRow, source: LeadSource, leaves: PushLeaves | null): Promise<number> {
+  let total = 0;
+  for await (const chunk of sourceLeadChunks(database(d1), source)) {
+    total += chunk.length;
+    await addChunkToList(d1, list, chunk, leaves, Date.now());
+  }
+  return total;
 }

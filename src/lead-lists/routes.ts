@@ -8,9 +8,10 @@ import { findLeadList, LEAD_LIST_NOT_FOUND, owningClient, type LeadListRow } fro
 import { Ack } from "./schemas";
 import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
 import { visibleTagIds } from "../mailboxes/store";
-import { changeListTags, copyLeadsToList, deleteLeadList, insertLeadList, leadListPage, listDetails, listMemberPage, renameLeadList, visibleListIds } from "./store";
+import { pushToList } from "./push";
+import { changeListTags, deleteLeadList, insertLeadList, leadListPage, listDetails, listMemberPage, renameLeadList, visibleListIds } from "./store";
 import { ACK } from "../campaigns/schemas";
-import { LEAD_LIST_TAG, ListName, LeadList, ListParams, AssignTagsBody, MoveLeadsBody, ListQuery, MemberQuery, required } from "./schemas";
+import { LEAD_LIST_TAG, LIST_SCOPE, ListName, LeadList, ListParams, AssignTagsBody, MoveLeadsBody, ListQuery, MemberQuery, required } from "./schemas";
 
 
 const tag = LEAD_LIST_TAG;
@@ -30,7 +31,7 @@ const routes = {
     method: "post",
     path: "/api/v1/lead-list/move-leads",
     operationId: "moveLeadListLeads",
-    description: "Moves leads from `sourceListId` to `targetListId`: `leadIds`, or `allLeads: true`. Foreign list → 404.",
+    description: `Moves leads from \`sourceListId\` to \`targetListId\`: \`leadIds\`, or \`allLeads: true\`. Foreign list → 404. ${LIST_SCOPE}`,
     tags: tag,
     summary: "Move leads from one list to another (DL)",
     security: API_KEY_SECURITY,
@@ -187,7 +188,7 @@ leadListRoutes.openapi(routes.moveLeads, async (c) => {
   const from = await findLeadList(db, principal, body.sourceListId);
   const to = await findLeadList(db, principal, body.targetListId);
   if (!body.leadIds && !body.allLeads) required("leadIds", "leadIds or allLeads is required");
-  const moved = await copyLeadsToList(c.env.DB, principal, { kind: "list", listId: from.id, leadIds: body.allLeads ? undefined : body.leadIds }, to.id, from.id);
+  const moved = await pushToList(c.env.DB, to, { kind: "list", listId: from.id, leadIds: body.allLeads ? undefined : body.leadIds }, { kind: "list", listId: from.id });
   return c.json({ ok: true, data: { total_leads_moved: moved } }, 200);
 });
 

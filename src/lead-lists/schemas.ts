@@ -12,6 +12,9 @@ export const LEAD_LIST_TAG = ["Lead lists"];
 
 export const Ack = z.object({ ok: z.boolean(), success: z.boolean(), message: z.string() });
 
+/** What a push into a list does with a lead of another scope, said on each route that pushes into one. */
+export const LIST_SCOPE = "A list holds leads of its own client scope: another scope's lead joins as the list's scope's lead of that address, copied when there is none (as push-to-campaign does).";
+
 const MAX_PUSH_IDS = 10_000;
 const LeadIds = z.array(BodyId).min(1).max(MAX_PUSH_IDS);
 

@@ -5,6 +5,7 @@ import { visibleCampaigns, visibleRows, type CampaignRow, type LeadListRow } fro
 import { inList, jsonList, rawBatch, type Statement } from "../platform/sql";
 import { containsText, foldLeadSearch } from "../platform/text-search";
 import { blockListed } from "../leads/block-list";
+import { insertScopeLeads } from "../leads/store";
 import { optedOut } from "../leads/opt-out";
 import { campaigns, leadListMembers, leadLists, leadListTags, leads, leadTagMappings, tags } from "../db/schema";
 
@@ -167,13 +168,22 @@ export function listMemberPage(db: Database, listId: number, page: { afterLeadId
     .offset(page.offset);
 }
 
-/** Where a push or copy takes its leads from: one list's members (optionally only some), or leads by id. */
+/**
+ * Where a push or copy takes its leads from: one list's members (optionally only some), leads by
+ * id, or the leads of a campaign's records (all, or these record ids).
+ */
 export type LeadSource =
   | { kind: "list"; listId: number; leadIds?: number[] }
-  | { kind: "leads"; principal: Principal; leadIds?: number[] };
+  | { kind: "leads"; principal: Principal; leadIds?: number[] }
+  | { kind: "records"; campaignId: number; recordIds?: number[] };
 
 /** The source's lead ids as a sub-select (only leads the caller may see). */
 function sourceLeadIds(source: LeadSource): SQL {
+  if (source.kind === "records") {
+    return sql`SELECT lead_id AS id FROM campaign_leads WHERE campaign_id = ${source.campaignId}${
+      source.recordIds ? sql` AND id ${inList(source.recordIds)}` : sql``
+    }`;
+  }
   if (source.kind === "list") {
     return sql`SELECT lead_id AS id FROM lead_list_members WHERE list_id = ${source.listId}${
       source.leadIds ? sql` AND lead_id ${inList(source.leadIds)}` : sql``
@@ -205,32 +215,37 @@ export async function* sourceLeadChunks(db: Database, source: LeadSource): Async
   }
 }
 
+/** What the leads a push puts in a list leave: one list, the caller's other lists, or their campaign (the records go). */
+export type PushLeaves =
+  | { kind: "list"; listId: number }
+  | { kind: "other lists"; principal: Principal }
+  | { kind: "campaign"; campaignId: number };
+
 /**
- * Copies the source's leads into a list, and for a move takes them out of `moveFrom` (a list id,
- * or "others": every other list of the caller's). One batch; answers how many source leads there were.
+ * Puts one chunk of a push's source leads in a list and takes them out of what `leaves` names, in
+ * one batch. A list holds leads of its own client scope only, as a campaign does: a lead of another
+ * scope joins as the list's scope's lead of its address, made as push-to-campaign makes it
+ * (insertScopeLeads) when there is none, and its own row stays its scope's alone.
  */
-export async function copyLeadsToList(
-  d1: D1Database,
-  principal: Principal,
-  source: LeadSource,
-  targetListId: number,
-  moveFrom: number | "others" | null,
-): Promise<number> {
-  const now = Date.now();
-  const ids = sourceLeadIds(source);
-  const statements: Statement[] = [
-    sql`SELECT count(*) AS n FROM (${ids})`,
-    sql`INSERT INTO lead_list_members (list_id, lead_id, created_at) SELECT ${targetListId}, id, ${now} FROM (${ids}) WHERE true
-        ON CONFLICT DO NOTHING`,
-  ];
-  if (moveFrom === "others") {
-    statements.push(sql`DELETE FROM lead_list_members WHERE list_id <> ${targetListId} AND lead_id IN (${ids})
-      AND list_id IN (SELECT ${leadLists.id} FROM ${leadLists} WHERE ${visibleRows(principal, leadLists)})`);
-  } else if (moveFrom !== null && moveFrom !== targetListId) {
-    statements.push(sql`DELETE FROM lead_list_members WHERE list_id = ${moveFrom} AND lead_id IN (${ids})`);
+export async function addChunkToList(d1: D1Database, list: LeadListRow, chunk: LeadRow[], leaves: PushLeaves | null, now: number): Promise<void> {
+  const scope = list.clientId ?? 0;
+  const foreign = chunk.filter((lead) => (lead.clientId ?? 0) !== scope);
+  const ids = chunk.map((lead) => lead.id);
+  const statements: Statement[] = [];
+  if (foreign.length > 0) statements.push(insertScopeLeads(list, foreign.map(leadFieldsOf), now));
+  statements.push(sql`INSERT INTO lead_list_members (list_id, lead_id, created_at)
+      SELECT ${list.id}, id, ${now} FROM leads
+      WHERE account_id = ${list.accountId} AND coalesce(client_id, 0) = ${scope} AND email ${inList(chunk.map((lead) => lead.email))}
+      ON CONFLICT DO NOTHING`);
+  if (leaves?.kind === "other lists") {
+    statements.push(sql`DELETE FROM lead_list_members WHERE list_id <> ${list.id} AND lead_id ${inList(ids)}
+      AND list_id IN (SELECT ${leadLists.id} FROM ${leadLists} WHERE ${visibleRows(leaves.principal, leadLists)})`);
+  } else if (leaves?.kind === "list" && leaves.listId !== list.id) {
+    statements.push(sql`DELETE FROM lead_list_members WHERE list_id = ${leaves.listId} AND lead_id ${inList(ids)}`);
+  } else if (leaves?.kind === "campaign") {
+    statements.push(sql`DELETE FROM campaign_leads WHERE campaign_id = ${leaves.campaignId} AND lead_id ${inList(ids)}`);
   }
-  const [counted] = await rawBatch(d1, statements);
-  return Number(counted?.[0]?.n ?? 0);
+  await rawBatch(d1, statements);
 }
 
 /** Removes these leads from one list. */
@@ -239,22 +254,6 @@ export async function removeFromList(db: Database, listId: number, leadIds: numb
   await db
     .delete(leadListMembers)
     .where(and(eq(leadListMembers.listId, listId), sql`${leadListMembers.leadId} ${inList(leadIds)}`));
-}
-
-/**
- * The campaign's records (all, or these record ids) go to the list as their leads, and leave the
- * campaign. One batch; answers how many records moved.
- */
-export async function moveRecordsToList(d1: D1Database, campaignId: number, recordIds: number[] | null, listId: number): Promise<number> {
-  const now = Date.now();
-  const records = sql`SELECT lead_id FROM campaign_leads WHERE campaign_id = ${campaignId}${recordIds ? sql` AND id ${inList(recordIds)}` : sql``}`;
-  const [counted] = await rawBatch(d1, [
-    sql`SELECT count(*) AS n FROM (${records})`,
-    sql`INSERT INTO lead_list_members (list_id, lead_id, created_at) SELECT ${listId}, lead_id, ${now} FROM (${records}) WHERE true
-        ON CONFLICT DO NOTHING`,
-    sql`DELETE FROM campaign_leads WHERE campaign_id = ${campaignId}${recordIds ? sql` AND id ${inList(recordIds)}` : sql``}`,
-  ]);
-  return Number(counted?.[0]?.n ?? 0);
 }
 
 /** The caller's oldest campaign of this name (a push may name its campaign so). */

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import { blockListed } from "./block-list";
 import type { Database } from "../platform/db";
 import { jsonList, rawBatch } from "../platform/sql";
@@ -40,6 +40,27 @@ export interface EnrolmentDue {
 }
 
 /**
+ * The statement that creates, in one client scope, the leads of these (normalised) addresses not yet
+ * known there, an address given twice once; a lead already of that scope keeps its fields. A lead of
+ * another scope comes in as a new row of this one, so clients of one account never share a lead row.
+ */
+export function insertScopeLeads(
+  scope: { accountId: number; clientId: number | null },
+  unique: { email: string; first_name?: string | null; last_name?: string | null }[],
+  now: number,
+): SQL {
+  return sql`
+    INSERT INTO leads (account_id, client_id, email, first_name, last_name, company_name, phone_number, website,
+                       location, linkedin_profile, company_url, custom_fields, timezone, search_folded, created_at)
+    SELECT ${scope.accountId}, ${scope.clientId}, value ->> '$.email', value ->> '$.first_name',
+           value ->> '$.last_name', value ->> '$.company_name', value ->> '$.phone_number', value ->> '$.website',
+           value ->> '$.location', value ->> '$.linkedin_profile', value ->> '$.company_url',
+           value -> '$.custom_fields', value ->> '$.timezone', value ->> '$.search_folded', ${now}
+    FROM json_each(${jsonList(unique.map((lead) => ({ ...lead, search_folded: foldLeadSearch(lead) })))}) WHERE true
+    ON CONFLICT DO NOTHING`;
+}
+
+/**
  * Creates the leads not yet known in the campaign's scope (an existing lead of that scope keeps
  * its fields), gives each a record in the campaign, and answers every email's record id.
  * Whole lists travel as one JSON parameter, so no statement nears D1's 100-parameter cap.
@@ -54,15 +75,7 @@ export async function storeUpload(
   const emailsJson = JSON.stringify(unique.map((lead) => lead.email));
   const scope = target.clientId ?? 0;
   const [, , mapped] = await rawBatch(d1, [
-    sql`
-      INSERT INTO leads (account_id, client_id, email, first_name, last_name, company_name, phone_number, website,
-                         location, linkedin_profile, company_url, custom_fields, timezone, search_folded, created_at)
-      SELECT ${target.accountId}, ${target.clientId}, value ->> '$.email', value ->> '$.first_name',
-             value ->> '$.last_name', value ->> '$.company_name', value ->> '$.phone_number', value ->> '$.website',
-             value ->> '$.location', value ->> '$.linkedin_profile', value ->> '$.company_url',
-             value -> '$.custom_fields', value ->> '$.timezone', value ->> '$.search_folded', ${now}
-      FROM json_each(${jsonList(unique.map((lead) => ({ ...lead, search_folded: foldLeadSearch(lead) })))}) WHERE true
-      ON CONFLICT DO NOTHING`,
+    insertScopeLeads(target, unique, now),
     sql`
       INSERT INTO campaign_leads (account_id, campaign_id, lead_id, next_step, due_at, created_at, updated_at)
       SELECT ${target.accountId}, ${target.campaignId}, id, 1,

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { campaignPeople, mailboxConnected, mailboxRow, recordsOf, setMailbox } from "../db";
-import { callJson, createClient, provisionAccount } from "../helpers";
+import { campaignPeople, leadRow, mailboxConnected, mailboxRow, recordsOf, setMailbox } from "../db";
+import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
 import { blockListEntry, campaignEmails, createList, importInto, leadIdsOf, listEmails } from "./fixtures";
@@ -190,6 +190,40 @@ describe("moving leads between lists and campaigns", () => {
     expect(moved.body).toEqual({ ok: true, data: { total_leads: 1 } });
     expect(await listEmails(account.apiKey, one)).toEqual(["a@example.com"]);
     expect(await listEmails(account.apiKey, two)).toEqual(["a@example.com", "b@example.com"]);
+  });
+
+  it("keeps a list to its own client scope: the owner's pushes of client A's leads into B's list put B's leads there, and B's key neither reads nor changes A's rows", async () => {
+    const account = await provisionAccount();
+    const [a, b] = [await createClient(account.apiKey, "A", "a@a.example"), await createClient(account.apiKey, "B", "b@b.example")];
+    const [keyA, keyB] = [(await createClientKey(account.apiKey, a)).api_key, (await createClientKey(account.apiKey, b)).api_key];
+    const aList = await createList(keyA, { listName: "A's" });
+    await importInto(keyA, aList, [{ email: "ann@example.com", first_name: "Ann" }, { email: "bob@example.com" }, { email: "dan@example.com", first_name: "A's Dan" }]);
+    const aCampaign = await createCampaign(keyA);
+    await addLeads(keyA, aCampaign, ["cy@example.com"]);
+    const bList = await createList(keyB, { listName: "B's" });
+    await importInto(keyB, await createList(keyB, { listName: "B's other" }), [{ email: "dan@example.com", first_name: "B's Dan" }]);
+    const ids = await leadIdsOf(aList);
+    const aLeads = [...Object.values(ids), ...(await recordsOf(aCampaign)).map((row) => row.leadId)];
+    const aRows = await Promise.all(aLeads.map(leadRow));
+
+    const post = (path: string, body: Record<string, unknown>) => callJson(path, { method: "POST", apiKey: account.apiKey, body });
+    expect((await post("/api/v1/leads/push-to-list", { listId: bList, leadIds: [ids["ann@example.com"], ids["dan@example.com"]] })).body).toEqual({ ok: true, data: { total_leads: 2 } });
+    expect((await post("/api/v1/leads/leads/push-between-lists", { fromListId: aList, toListId: bList, leadIds: [ids["bob@example.com"]] })).body).toEqual({ ok: true, data: { total_leads_moved: 1 } });
+    expect((await post("/api/v1/leads/campaign/push-to-list", { campaignId: aCampaign, listId: bList, allLeads: true })).body).toEqual({ ok: true, data: { total_leads: 1 } });
+
+    const members = await callJson<{ data: { id: number; email: string; first_name: string | null }[] }>(`/api/v1/lead-list/${bList}/leads`, { apiKey: keyB });
+    expect(members.body.data.map((lead) => lead.email).sort()).toEqual(["ann@example.com", "bob@example.com", "cy@example.com", "dan@example.com"]);
+    expect(members.body.data.filter((lead) => aLeads.includes(lead.id)), "none of A's rows in B's list").toEqual([]);
+    expect(await Promise.all(members.body.data.map(async (lead) => (await leadRow(lead.id)).clientId))).toEqual([b, b, b, b]);
+    // A new address comes in with the fields A's lead had; one B already has keeps B's.
+    const byEmail = Object.fromEntries(members.body.data.map((lead) => [lead.email, lead]));
+    expect([byEmail["ann@example.com"]!.first_name, byEmail["dan@example.com"]!.first_name]).toEqual(["Ann", "B's Dan"]);
+
+    const change = (id: number) => callJson(`/api/v1/leads/${id}`, { method: "PUT", apiKey: keyB, body: { first_name: "Changed by B" } });
+    expect((await change(byEmail["ann@example.com"]!.id)).status).toBe(200);
+    expect((await change(ids["ann@example.com"]!)).status).toBe(404);
+    expect(await Promise.all(aLeads.map(leadRow)), "A's rows as they were").toEqual(aRows);
+    expect(await listEmails(keyA, aList)).toEqual(["ann@example.com", "bob@example.com", "dan@example.com"]);
   });
 
   it("campaign/push-to-list puts records' leads in the list and takes the records out of the campaign", async () => {
