@@ -25,20 +25,6 @@ export async function addTagsToCampaigns(db: Database, campaignIds: number[], ta
   return inserted.length;
 }
 
-/**
- * The first pair whose tag is not of its campaign's scope, if any: a campaign carries its own client's
- * tags, or the account's for a campaign of no client (as `replaceCampaignTags` keeps them), so a
- * client key never reads another client's tag names on its campaigns.
- */
-export async function foreignTagPair(db: Database, campaignIds: number[], tagIds: number[]): Promise<{ campaignId: number; tagId: number } | undefined> {
-  const row = await db.get<{ campaign_id: number; tag_id: number } | undefined>(
-    sql`SELECT c.id AS campaign_id, t.id AS tag_id FROM campaigns c JOIN tags t ON t.id ${inList(tagIds)}
-        WHERE c.id ${inList(campaignIds)} AND coalesce(t.client_id, 0) <> coalesce(c.client_id, 0)
-        ORDER BY c.id, t.id LIMIT 1`,
-  );
-  return row ? { campaignId: Number(row.campaign_id), tagId: Number(row.tag_id) } : undefined;
-}
-
 /** Takes every tag off every campaign; answers how many pairs there were. */
 export async function removeTagsFromCampaigns(db: Database, campaignIds: number[], tagIds: number[]): Promise<number> {
   const deleted = await db.all(

@@ -4723,7 +4723,7 @@ export interface paths {
         put?: never;
         /**
          * Give mailboxes tags
-         * @description Gives mailboxes (`email_account_ids` 1–25, or `emails`) tags; idempotent. An unknown mailbox or tag → 400 naming it.
+         * @description Gives mailboxes (`email_account_ids` 1–25, or `emails`) tags; idempotent. An unknown mailbox or tag → 400 naming it. A tag of another scope than a mailbox's (another client's, or the account's for a client's mailbox) → 400, nothing changed.
          */
         post: operations["tagEmailAccounts"];
         /**

@@ -1,6 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { database, type Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
+import { foreignTagPair } from "../platform/access";
+import { emailAccounts } from "../db/schema";
 import { API_KEY_SECURITY, BodyId, createRouter, json, jsonBody, errorResponses } from "../platform/openapi";
 import type { Principal } from "../platform/principal";
 import { DEFAULT_TAG_COLOR, distinct, presentTag } from "./rules";
@@ -52,7 +54,9 @@ const routes = {
     method: "post",
     path: "/api/v1/email-accounts/tag-mapping",
     operationId: "tagEmailAccounts",
-    description: "Gives mailboxes (`email_account_ids` 1–25, or `emails`) tags; idempotent. An unknown mailbox or tag → 400 naming it.",
+    description:
+      "Gives mailboxes (`email_account_ids` 1–25, or `emails`) tags; idempotent. An unknown mailbox or tag → 400 naming it. A tag of another scope " +
+      "than a mailbox's (another client's, or the account's for a client's mailbox) → 400, nothing changed.",
     tags: tag,
     summary: "Give mailboxes tags",
     security,
@@ -136,6 +140,8 @@ mailboxTagRoutes.openapi(routes.assignTags, async (c) => {
   const body = c.req.valid("json");
   const tagIds = await namedTags(db, principal, body.tag_ids);
   const mailboxIds = await namedMailboxes(db, principal, body.email_account_ids, body.emails);
+  const foreign = await foreignTagPair(db, emailAccounts, mailboxIds, tagIds);
+  if (foreign) throw ApiError.badRequest(`Tag ${foreign.tagId} is not one of email account ${foreign.id}'s tags: a mailbox carries its client's tags (the account's for a mailbox of no client)`);
   await assignTags(db, mailboxIds, tagIds);
   return c.json(ack("Tags assigned successfully"), 200);
 });

@@ -63,6 +63,25 @@ export function visibleRecordsAliased(principal: Pick<Principal, "accountId" | "
   return sql`${account} AND cl.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${principal.accountId} AND client_id = ${principal.clientId})`;
 }
 
+/**
+ * The first (campaign or mailbox, tag) pair whose tag is not of that object's scope, if any: a campaign
+ * or mailbox carries its own client's tags, or the account's for one of no client, so a client key
+ * never reads another client's tag names on what it sees (an owner's key may name any scope's tag).
+ */
+export async function foreignTagPair(
+  db: Database,
+  tagged: typeof campaigns | typeof emailAccounts,
+  ids: number[],
+  tagIds: number[],
+): Promise<{ id: number; tagId: number } | undefined> {
+  const row = await db.get<{ id: number; tag_id: number } | undefined>(
+    sql`SELECT o.id AS id, t.id AS tag_id FROM ${tagged} o JOIN tags t ON t.id ${inList(tagIds)}
+        WHERE o.id ${inList(ids)} AND coalesce(t.client_id, 0) <> coalesce(o.client_id, 0)
+        ORDER BY o.id, t.id LIMIT 1`,
+  );
+  return row ? { id: Number(row.id), tagId: Number(row.tag_id) } : undefined;
+}
+
 /** The lead categories an account may use: the built-in ones (no account) and its own. */
 export function visibleCategories(accountId: number): SQL {
   return or(isNull(leadCategories.accountId), eq(leadCategories.accountId, accountId))!;

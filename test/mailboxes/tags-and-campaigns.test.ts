@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { schema, testDb } from "../db";
 import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { createMailbox, readMailbox, type EmailAccount } from "./fixtures";
@@ -110,8 +111,8 @@ describe("mailbox tags", () => {
     const mailboxA = await createMailbox(keyA.api_key, { from_email: "mixed@a.example.com" });
     const campaign = await createCampaign(keyA.api_key);
     expect((await post(keyA.api_key, `/api/v1/campaigns/${campaign}/email-accounts`, { email_account_ids: [mailboxA.id] })).status).toBe(200);
-    // The owner sees every scope's tags, and may name both on the client's mailbox.
-    expect((await post(account.apiKey, "/api/v1/email-accounts/tag-mapping", { email_account_ids: [mailboxA.id], tag_ids: [tagA.id, tagB.id] })).status).toBe(200);
+    // A pair stored before tag mapping kept a mailbox to its own scope's tags: the owner still reads it.
+    await testDb().insert(schema.emailAccountTags).values([tagA.id, tagB.id].map((tagId) => ({ emailAccountId: mailboxA.id, tagId })));
     expect((await readMailbox(account.apiKey, mailboxA.id, "?fetch_tags=true")).body.tags).toEqual([tagB, tagA]);
 
     expect((await readMailbox(keyA.api_key, mailboxA.id, "?fetch_tags=true")).body.tags).toEqual([tagA]);
@@ -119,6 +120,28 @@ describe("mailbox tags", () => {
     expect(listed.body.data.map((row) => row.tags)).toEqual([[tagA]]);
     const ofCampaign = await callJson<EmailAccount[]>(`/api/v1/campaigns/${campaign}/email-accounts?include_tags=true`, { apiKey: keyA.api_key });
     expect(ofCampaign.body.map((row) => row.tags)).toEqual([[tagA]]);
+  });
+
+  it("puts on a mailbox only its own scope's tags: another client's, or the account's on a client's mailbox, answer 400 and change nothing", async () => {
+    const account = await provisionAccount();
+    const [x, y] = [await createClient(account.apiKey, "X", "x@x.example"), await createClient(account.apiKey, "Y", "y@y.example")];
+    const [xKey, yKey] = [(await createClientKey(account.apiKey, x)).api_key, (await createClientKey(account.apiKey, y)).api_key];
+    const yMailbox = (await createMailbox(yKey, { from_email: "box@y.example.com" })).id;
+    const accountMailbox = (await createMailbox(account.apiKey, { from_email: "box@account.example.com" })).id;
+    const tag = async (apiKey: string, name: string) => (await post<{ data: Tag }>(apiKey, "/api/v1/tags", { name })).body.data;
+    const [xTag, yTag, accountTag] = [await tag(xKey, "x-only"), await tag(yKey, "y-only"), await tag(account.apiKey, "account")];
+    const tagsOn = async (mailbox: number) => (await readMailbox(account.apiKey, mailbox, "?fetch_tags=true")).body.tags;
+
+    for (const [mailbox, own, foreign] of [[yMailbox, yTag, xTag], [yMailbox, yTag, accountTag], [accountMailbox, accountTag, yTag]] as const) {
+      const refused = await post<{ error: string }>(account.apiKey, "/api/v1/email-accounts/tag-mapping", { email_account_ids: [mailbox], tag_ids: [own.id, foreign.id] });
+      expect(refused.status, `tag ${foreign.id} on mailbox ${mailbox}`).toBe(400);
+      expect(refused.body.error).toContain(`Tag ${foreign.id} is not one of email account ${mailbox}'s tags`);
+      expect(await tagsOn(mailbox), "all or nothing").toEqual([]);
+    }
+    expect((await post(account.apiKey, "/api/v1/email-accounts/tag-mapping", { email_account_ids: [yMailbox], tag_ids: [yTag.id] })).status).toBe(200);
+    expect((await post(account.apiKey, "/api/v1/email-accounts/tag-mapping", { email_account_ids: [accountMailbox], tag_ids: [accountTag.id] })).status).toBe(200);
+    expect([await tagsOn(yMailbox), await tagsOn(accountMailbox)]).toEqual([[yTag], [accountTag]]);
+    expect((await readMailbox(yKey, yMailbox, "?fetch_tags=true")).body.tags).toEqual([yTag]);
   });
 });
 
