@@ -51,6 +51,7 @@ const FRESH_STORAGE = [
   // These build MIGRATION_DB from empty.
   "test/webhooks/scope-migration.test.ts",
   "test/campaigns/client-isolation-migration.test.ts",
+  "test/analytics/spans-lead-migration.test.ts",
 ];
 
 export default defineConfig(async () => {

@@ -242,6 +242,20 @@ export function addEvents(rows: (typeof schema.events.$inferInsert)[]): Promise<
   return insertRows(schema.events, rows);
 }
 
+/** Stores campaign records as given, ids included (as a move's copy writes them). */
+export function addRecords(rows: (typeof schema.campaignLeads.$inferInsert)[]): Promise<void> {
+  return insertRows(schema.campaignLeads, rows);
+}
+
+/** Per record of a campaign, the leads its spans name (each once; null: none). */
+export async function spanLeads(campaignId: number): Promise<Record<number, (number | null)[]>> {
+  const t = schema.eventSpans;
+  const rows = await testDb().select({ record: t.campaignLeadId, lead: t.leadId }).from(t).where(eq(t.campaignId, campaignId)).orderBy(asc(t.campaignLeadId)).all();
+  const leads: Record<number, (number | null)[]> = {};
+  for (const row of rows) if (!(leads[row.record] ??= []).includes(row.lead)) leads[row.record]!.push(row.lead);
+  return leads;
+}
+
 /** Stores engine messages as given (as a pass that sent them leaves them). */
 export function addMessages(rows: (typeof schema.messages.$inferInsert)[]): Promise<void> {
   return insertRows(schema.messages, rows);

@@ -3,7 +3,7 @@ import { database } from "../platform/db";
 import { createRouter } from "../platform/openapi";
 import { rawBatch } from "../platform/sql";
 import { distinctQuery, readDistinct } from "./counters";
-import { campaignFigures, dailyTotals, firstReplyDelaysQuery, followUpQuery, positiveReplyQuarters, repliedRecordsQuery, repliesByCategoryQuery, sendQuarterCounts, sumFigures, visibleClients } from "./global-store";
+import { campaignFigures, dailyTotals, firstReplyDelaysQuery, followUpQuery, groupFigures, positiveReplyQuarters, repliedRecordsQuery, repliesByCategoryQuery, sendQuarterCounts, visibleClients } from "./global-store";
 import { sentimentOf } from "../categories/rules";
 import { groupBy, localDays, percent, REPLY_TIME_BUCKETS, replyTimeBucket } from "./rules";
 import { paging, Dated, DatedPaged, Undated, ClientStatsQuery, rate, DayRow, PositiveDayRow, ANALYTICS_WINDOW, envelope, globalRoute, OverallStats, overallResponse, scope, rates, overallOf, page, dayIndex, okData } from "./global-kit";
@@ -201,8 +201,8 @@ const r = globalAnalyticsRoutes;
 for (const route of [routes.overallV2, routes.overview]) {
   r.openapi(route, async (c) => {
     const { campaigns, window } = await scope(c, c.req.valid("query"));
-    const figures = await campaignFigures(c.env.DB, campaigns.map((row) => row.id), window);
-    return okData(c, "overall_stats", overallOf(sumFigures(figures.values())));
+    const [figures] = await groupFigures(c.env.DB, [campaigns.map((row) => row.id)], window);
+    return okData(c, "overall_stats", overallOf(figures!));
   });
 }
 
@@ -359,14 +359,13 @@ r.openapi(routes.clientOverall, async (c) => {
   const { campaigns, window } = await scope(c, query);
   const clients = page(await visibleClients(database(c.env.DB), c.get("principal"), query.filter), query);
   const byClient = groupBy(campaigns.filter((row) => row.clientId !== null), (row) => row.clientId!);
-  const ids = clients.flatMap((client) => (byClient.get(client.id) ?? []).map((row) => row.id));
-  const figures = await campaignFigures(c.env.DB, ids, window);
+  const figures = await groupFigures(c.env.DB, clients.map((client) => (byClient.get(client.id) ?? []).map((row) => row.id)), window);
   return okData(
     c,
     "client_wise_performance",
-    clients.map((client) => {
+    clients.map((client, index) => {
       const own = byClient.get(client.id) ?? [];
-      const sum = sumFigures(own.map((row) => figures.get(row.id)!));
+      const sum = figures[index]!;
       const rate = rates(sum);
       return {
         client_id: client.id,

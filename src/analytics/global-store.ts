@@ -5,6 +5,7 @@ import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 import { inList, jsonList, rawBatch } from "../platform/sql";
 import {
+  distinctLeadsQuery,
   distinctQuery,
   readCategoryReplies,
   readDistinct,
@@ -12,6 +13,7 @@ import {
   repliesFromCategoriesQuery,
   splitWindow,
   totalsQuery,
+  type CampaignTotals,
   type Window,
 } from "./counters";
 import { POSITIVE_CATEGORY_IDS } from "../categories/rules";
@@ -78,41 +80,60 @@ export interface Figures {
   new_leads: number;
 }
 
+/** The kinds of span whose distinct records or leads the figures count. */
+const FIGURE_KINDS = ["SENT", "SENT1", "OPEN"] as const;
+
 /** Per campaign, the window's figures of CONTRACT 13.7 (from the counters and spans). */
 export async function campaignFigures(d1: D1Database, ids: number[], window: Window): Promise<Map<number, Figures>> {
   const [totalRows, distinctRows, positiveRows] = await rawBatch(d1, [
     totalsQuery(ids, window),
-    distinctQuery(ids, window, ["SENT", "SENT1", "OPEN"]),
+    distinctQuery(ids, window, FIGURE_KINDS),
     repliesFromCategoriesQuery(ids, window, POSITIVE_CATEGORY_IDS),
   ]);
   const totals = readTotals(totalRows!, ids);
-  const distinct = readDistinct(distinctRows!, ids);
   const positive = readCategoryReplies(positiveRows!);
-  return new Map(
-    ids.map((id) => {
-      const t = totals.get(id)!;
-      const d = distinct.get(id)!;
-      return [
-        id,
-        {
-          sent: t.SENT.total,
-          opened: t.OPEN.total,
-          replied: t.REPLY.counted,
-          bounced: t.BOUNCE.total,
-          unique_lead_count: d.SENT,
-          unique_open_count: d.OPEN,
-          positive_replied: positive.get(id)?.counted ?? 0,
-          new_leads: d.SENT1,
-        },
-      ];
-    }),
-  );
+  const distinct = readDistinct(distinctRows!, ids);
+  return new Map(ids.map((id) => [id, figuresOf([totals.get(id)!], positive.get(id)?.counted ?? 0, distinct.get(id)!)]));
 }
 
-export function sumFigures(figures: Iterable<Figures>): Figures {
-  const sum: Figures = { sent: 0, opened: 0, replied: 0, bounced: 0, unique_lead_count: 0, unique_open_count: 0, positive_replied: 0, new_leads: 0 };
-  for (const figure of figures) for (const key of Object.keys(sum) as (keyof Figures)[]) sum[key] += figure[key];
-  return sum;
+/**
+ * The window's figures of each group of campaigns taken together: the counts add up over its
+ * campaigns, the distinct ones are its leads (a lead two of its campaigns reached is one lead,
+ * CONTRACT 13.7).
+ */
+export async function groupFigures(d1: D1Database, groups: number[][], window: Window): Promise<Figures[]> {
+  const ids = [...new Set(groups.flat())];
+  const [totalRows, leadRows, positiveRows] = await rawBatch(d1, [
+    totalsQuery(ids, window),
+    distinctLeadsQuery(groups, window, FIGURE_KINDS),
+    repliesFromCategoriesQuery(ids, window, POSITIVE_CATEGORY_IDS),
+  ]);
+  const totals = readTotals(totalRows!, ids);
+  const positive = readCategoryReplies(positiveRows!);
+  const leadsOf = new Map(leadRows!.map((row) => [Number(row.grp), row]));
+  return groups.map((group, index) => {
+    const leads = leadsOf.get(index)!;
+    return figuresOf(
+      group.map((id) => totals.get(id)!),
+      group.reduce((sum, id) => sum + (positive.get(id)?.counted ?? 0), 0),
+      { SENT: Number(leads.SENT), SENT1: Number(leads.SENT1), OPEN: Number(leads.OPEN) },
+    );
+  });
+}
+
+/** The figures of campaigns' totals, their positive replies and their distinct records or leads. */
+function figuresOf(totals: CampaignTotals[], positive: number, distinct: Record<(typeof FIGURE_KINDS)[number], number>): Figures {
+  const sum = (read: (campaign: CampaignTotals) => number) => totals.reduce((n, campaign) => n + read(campaign), 0);
+  return {
+    sent: sum((t) => t.SENT.total),
+    opened: sum((t) => t.OPEN.total),
+    replied: sum((t) => t.REPLY.counted),
+    bounced: sum((t) => t.BOUNCE.total),
+    unique_lead_count: distinct.SENT,
+    unique_open_count: distinct.OPEN,
+    positive_replied: positive,
+    new_leads: distinct.SENT1,
+  };
 }
 
 /**

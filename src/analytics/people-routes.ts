@@ -4,7 +4,7 @@ import { createRouter } from "../platform/openapi";
 import { rawBatch } from "../platform/sql";
 import { categoriesOf } from "../leads/store";
 import { mailboxesQuery, mailboxFiguresQuery } from "./campaign-store";
-import { campaignFigures, mailboxTagsQuery, repliesByCategoryQuery, sumFigures, teamBoardQuery, visibleMailboxes } from "./global-store";
+import { groupFigures, mailboxTagsQuery, repliesByCategoryQuery, teamBoardQuery, visibleMailboxes } from "./global-store";
 import { groupBy, percent } from "./rules";
 import type { AnyQuery, Ctx} from "./global-kit";
 import { Dated, DatedPaged, Undated, MailboxHealthQuery, rate, overall, ANALYTICS_WINDOW, envelope, globalRoute, scope, page, okData } from "./global-kit";
@@ -134,9 +134,9 @@ const r = peopleAnalyticsRoutes;
 
 r.openapi(routes.leadOverall, async (c) => {
   const { campaigns, window } = await scope(c, c.req.valid("query"));
-  const sum = sumFigures((await campaignFigures(c.env.DB, campaigns.map((row) => row.id), window)).values());
-  const total = sum.unique_lead_count;
-  const fresh = sum.new_leads;
+  const [sum] = await groupFigures(c.env.DB, [campaigns.map((row) => row.id)], window);
+  const total = sum!.unique_lead_count;
+  const fresh = sum!.new_leads;
   return okData(c, "lead_stats", {
     count: { total, new: fresh, follow_up: total - fresh },
     percentage: { new: percent(fresh, total), follow_up: percent(total - fresh, total) },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deleteEvents, deleteRecord, eventsOf, setEvent } from "../db";
+import { addEvents, addRecords, deleteEvents, deleteRecord, eventsOf, personOf, recordRow, setEvent, spanLeads } from "../db";
 import { provisionAccount, fileEnv } from "../helpers";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { zonedDayRange, parseCalendarDate } from "../../src/platform/zoned-time";
@@ -128,5 +128,39 @@ describe("analytics-by-date from counters", () => {
       await fromEvents(campaign, Date.parse("2026-03-01T00:00:00Z"), Date.parse("2026-03-11T00:00:00Z")),
     );
     expect((await analytics(apiKey, campaign, window)).body).toMatchObject({ sent_count: "2", unique_sent_count: "2", open_count: "1" });
+  });
+
+  it("names each span's lead: the record's while it exists, none once it is deleted, whichever is written first", async () => {
+    const { apiKey } = await provisionAccount();
+    const campaign = await createCampaign(apiKey);
+    const ids = await addLeads(apiKey, campaign, ["a@counters.example", "b@counters.example", "c@counters.example"]);
+    const [a, b, c] = [ids["a@counters.example"]!, ids["b@counters.example"]!, ids["c@counters.example"]!];
+    await ingestOk(apiKey, campaign, [
+      { type: "SENT", lead_email: "a@counters.example", occurred_at: "2026-02-27T10:00:00Z" },
+      { type: "SENT", lead_email: "a@counters.example", occurred_at: "2026-03-02T10:00:00Z", sequence_number: 2 },
+      { type: "OPEN", lead_email: "a@counters.example", occurred_at: "2026-03-03T10:00:00Z" },
+      { type: "SENT", lead_email: "b@counters.example", occurred_at: "2026-03-02T11:00:00Z" },
+    ]);
+    const [personA, personB, personC] = [await personOf(a), await personOf(b), await personOf(c)];
+    expect(await spanLeads(campaign)).toEqual({ [a]: [personA], [b]: [personB] });
+
+    // Rebuilt from the events when one changes or goes.
+    const [open] = await eventsOf(campaign, "OPEN");
+    await setEvent(open!.id, { isMachine: true });
+    const [firstSend] = await eventsOf(campaign, "SENT");
+    await deleteEvents([firstSend!.id]);
+    expect(await spanLeads(campaign)).toEqual({ [a]: [personA], [b]: [personB] });
+
+    // A record's events written before the record itself (a move copies rows with their ids kept).
+    const record = await recordRow(c);
+    await deleteRecord(c);
+    await addEvents([{ accountId: record.accountId, campaignId: campaign, campaignLeadId: c, type: "SENT", occurredAt: new Date("2026-03-04T10:00:00Z") }]);
+    expect((await spanLeads(campaign))[c]).toEqual([null]);
+    await addRecords([record]);
+    expect((await spanLeads(campaign))[c]).toEqual([personC]);
+
+    // A record deleted from its campaign keeps its events and spans, which name no lead any more.
+    await deleteRecord(a);
+    expect(await spanLeads(campaign)).toEqual({ [a]: [null], [b]: [personB], [c]: [personC] });
   });
 });

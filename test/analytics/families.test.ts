@@ -268,6 +268,48 @@ describe("analytics families (CONTRACT section 13)", () => {
     ]);
   });
 
+  it("counts a lead two campaigns reached as one lead in the account-wide distinct counts (13.7)", async () => {
+    const { apiKey: owner } = await provisionAccount();
+    const client = await createClient(owner);
+    const [first, second] = [await createCampaign(owner, { client_id: client }), await createCampaign(owner, { client_id: client })];
+    const third = await createCampaign(owner, { client_id: client });
+    await addLeads(owner, first, ["both@fam.example", "one@fam.example"]);
+    await addLeads(owner, second, ["both@fam.example"]);
+    await addLeads(owner, third, ["both@fam.example"]);
+    await ingestOk(owner, first, [
+      { type: "SENT", lead_email: "both@fam.example", occurred_at: "2026-03-02T10:00:00Z" },
+      { type: "OPEN", lead_email: "both@fam.example", occurred_at: "2026-03-02T11:00:00Z" },
+      { type: "SENT", lead_email: "one@fam.example", occurred_at: "2026-03-02T10:00:00Z" },
+    ]);
+    await ingestOk(owner, second, [
+      { type: "SENT", lead_email: "both@fam.example", occurred_at: "2026-03-03T10:00:00Z" },
+      { type: "OPEN", lead_email: "both@fam.example", occurred_at: "2026-03-03T11:00:00Z" },
+    ]);
+    // Sent to before the window and after it: its span reaches over the window, none of its events is in it.
+    await ingestOk(owner, third, [
+      { type: "SENT", lead_email: "both@fam.example", occurred_at: "2026-02-20T10:00:00Z" },
+      { type: "SENT", lead_email: "both@fam.example", occurred_at: "2026-03-20T10:00:00Z", sequence_number: 2 },
+    ]);
+    // Three sends and two opens in the window, to two people of whom one opened; both got step 1.
+    for (const path of ["analytics/overall-stats-v2", "analytics/overview"]) {
+      const { body } = await get(owner, path, WINDOW);
+      expect({ path, ...(body.data as { overall_stats: Body }).overall_stats }).toMatchObject({ path, sent: 3, opened: 2, unique_lead_count: 2, unique_open_count: 1 });
+    }
+    const leads = await get(owner, "analytics/lead/overall-stats", WINDOW);
+    expect((leads.body.data as { lead_stats: Body }).lead_stats).toEqual({
+      count: { total: 2, new: 2, follow_up: 0 }, percentage: { new: "100%", follow_up: "0%" },
+    });
+    const clients = await get(owner, "analytics/client/overall-stats", WINDOW);
+    expect((clients.body.data as { client_wise_performance: Body[] }).client_wise_performance).toMatchObject([
+      { client_id: client, total_campaigns_count: 3, campaign_stats: { sent: 3, opened: 2, unique_lead_count: 2, unique_open_count: 1 } },
+    ]);
+    // Each campaign on its own still counts its own records.
+    const own = await get(owner, "analytics/campaign/overall-stats", WINDOW);
+    expect((own.body.data as { campaign_wise_performance: Body[] }).campaign_wise_performance.map((row) => [row.id, row.unique_lead_count, row.unique_open_count])).toEqual([
+      [first, 2, 1], [second, 1, 1], [third, 0, 0],
+    ]);
+  });
+
   it("gives a client key its client's campaigns only", async () => {
     const { apiKey: owner } = await provisionAccount();
     const clientId = await createClient(owner);

@@ -187,6 +187,28 @@ describe("moving an account between shards", () => {
     expect(await env.DB.prepare("SELECT count(*) AS n FROM events WHERE campaign_lead_id = ? AND type = 'OPEN'").bind(record).first()).toEqual({ n: 2 });
   });
 
+  it("moves the leads the spans name, none for a record deleted since, so account-wide distinct leads read the same", async () => {
+    const { account, campaign, records, emails } = await busyAccount("Spans");
+    // Two leads the second campaign reaches too, and a record deleted from the first (its events stay).
+    const second = await createCampaign(account.apiKey, { name: "Spans too" });
+    await addLeads(account.apiKey, second, emails.slice(0, 2));
+    await ingestOk(account.apiKey, second, emails.slice(0, 2).map((email, i) => ({ type: "SENT", lead_email: email, occurred_at: new Date(start + DAY + i * 60_000).toISOString() })));
+    const deleted = records[emails[2]!]!;
+    const { person } = (await env.DB.prepare("SELECT lead_id AS person FROM campaign_leads WHERE id = ?").bind(deleted).first<{ person: number }>())!;
+    expect((await callJson(`/api/v1/campaigns/${campaign}/leads/${person}`, { method: "DELETE", apiKey: account.apiKey })).status).toBe(200);
+    const overall = async () => (await callJson(`/api/v1/analytics/overall-stats-v2?start_date=2026-10-30&end_date=2026-11-10`, { apiKey: account.apiKey })).body;
+    const before = await overall();
+    // 25 leads: the 24 still in the first campaign (two of them in both) and the deleted record, a lead of its own.
+    expect(before).toMatchObject({ data: { overall_stats: { sent: 27, unique_lead_count: 25 } } });
+    const named = (shard: number) =>
+      shardDb(shard).prepare("SELECT count(*) AS n, count(lead_id) AS named FROM event_spans WHERE campaign_lead_id = ?").bind(deleted).first();
+    expect(await named(0)).toEqual({ n: 4, named: 0 });
+
+    expect(await move(account.id, 1)).toMatchObject({ state: "done", error: null });
+    expect(await named(1)).toEqual({ n: 4, named: 0 });
+    expect(await overall()).toEqual(before);
+  });
+
   it("refuses the account's writes while it is copied, and answers its reads", async () => {
     const { account, campaign, records, emails } = await busyAccount("Paused");
     expect((await requestMove(env, account.id, 1, Date.now())).ok).toBe(true);

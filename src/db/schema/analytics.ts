@@ -41,7 +41,9 @@ export const eventSpanKinds = sqliteTable("event_span_kinds", {
  * Per campaign record and kind: the first and last time it had such an event (triggers of
  * migration 0020). A record whose first event falls in a window is in that window's distinct
  * count without reading its events; only records active on both sides of the window's start are
- * checked against their events.
+ * checked against their events. `lead_id` is the record's lead while the record exists (migration
+ * 0090's triggers on events and campaign_leads), so a group of campaigns counts its distinct leads
+ * from the spans alone; a record deleted since leaves NULL there and counts as a lead of its own.
  */
 export const eventSpans = sqliteTable(
   "event_spans",
@@ -51,11 +53,14 @@ export const eventSpans = sqliteTable(
     campaignId: integer("campaign_id").notNull(),
     firstAt: integer("first_at").notNull(),
     lastAt: integer("last_at").notNull(),
+    leadId: integer("lead_id"),
   },
   (t) => [
     primaryKey({ columns: [t.campaignLeadId, t.kind] }),
     // Covers the distinct counts: the records active since a window's start are one range of it.
     index("event_spans_last_idx").on(t.campaignId, t.kind, t.lastAt, t.firstAt, t.campaignLeadId),
+    // Covers the distinct leads of several campaigns: each campaign's spans of a kind in lead order.
+    index("event_spans_lead_idx").on(t.campaignId, t.kind, t.leadId, t.lastAt, t.firstAt, t.campaignLeadId),
   ],
 );
 
