@@ -6469,9 +6469,15 @@ export interface components {
         ReplayRequest: {
             /** @default true */
             dry_run: boolean;
-            /** @description Replies at or after this time (ISO 8601 date-time; a time without a zone is read as UTC) */
+            /**
+             * @description Replies at or after this time (ISO 8601 date-time; a time without a zone is read as UTC)
+             * @example 2027-01-01T09:00:00Z
+             */
             from?: string;
-            /** @description Replies at or before this time (ISO 8601 date-time; a time without a zone is read as UTC) */
+            /**
+             * @description Replies at or before this time (ISO 8601 date-time; a time without a zone is read as UTC)
+             * @example 2027-01-01T09:00:00Z
+             */
             to?: string;
             /** @default false */
             only_uncategorised: boolean;
@@ -7326,7 +7332,10 @@ export interface components {
                 type: "SENT" | "OPEN" | "CLICK" | "REPLY" | "BOUNCE" | "BLOCK" | "UNSUBSCRIBE";
                 email_lead_map_id?: number;
                 lead_email?: string;
-                /** @description ISO 8601 date-time; a time without a zone is read as UTC */
+                /**
+                 * @description ISO 8601 date-time; a time without a zone is read as UTC
+                 * @example 2027-01-01T09:00:00Z
+                 */
                 occurred_at: string;
                 /** @default 1 */
                 sequence_number: number;
@@ -7622,7 +7631,10 @@ export interface components {
             endHour?: string;
             min_time_btw_emails?: number;
             max_new_leads_per_day?: number;
-            /** @description ISO 8601 date-time; a time without a zone is read as UTC */
+            /**
+             * @description ISO 8601 date-time; a time without a zone is read as UTC
+             * @example 2027-01-01T09:00:00Z
+             */
             schedule_start_time?: string | null;
             /** @description Send inside the schedule's days and hours in each lead's own zone (the campaign's when the lead has none); default false (CONTRACT 23.2) */
             send_in_lead_timezone?: boolean;
@@ -7639,7 +7651,10 @@ export interface components {
                 endHour?: string;
                 min_time_btw_emails?: number;
                 max_new_leads_per_day?: number;
-                /** @description ISO 8601 date-time; a time without a zone is read as UTC */
+                /**
+                 * @description ISO 8601 date-time; a time without a zone is read as UTC
+                 * @example 2027-01-01T09:00:00Z
+                 */
                 schedule_start_time?: string | null;
                 /** @description Send inside the schedule's days and hours in each lead's own zone (the campaign's when the lead has none); default false (CONTRACT 23.2) */
                 send_in_lead_timezone?: boolean;
@@ -8376,7 +8391,10 @@ export interface components {
                 seed_email?: string;
                 /** @enum {string} */
                 folder: "inbox" | "tab" | "spam" | "not_received";
-                /** @description ISO 8601 date-time; a time without a zone is read as UTC */
+                /**
+                 * @description ISO 8601 date-time; a time without a zone is read as UTC
+                 * @example 2027-01-01T09:00:00Z
+                 */
                 received_at?: string;
                 /** @description The seed mailbox's own folder name, e.g. [Gmail]/Spam */
                 mailbox_folder?: string;
@@ -8675,7 +8693,10 @@ export interface components {
             /** @default false */
             is_warmup: boolean;
             folder_id?: number | string | null;
-            /** @description ISO 8601 date-time; a time without a zone is read as UTC */
+            /**
+             * @description ISO 8601 date-time; a time without a zone is read as UTC
+             * @example 2027-01-01T09:00:00Z
+             */
             schedule_start_time: string;
             test_end_date: string;
             /** @default 1 */
@@ -9127,9 +9148,15 @@ export interface components {
              * @default false
              */
             includeBody: boolean;
-            /** @description Messages that arrived at or after this instant (ISO 8601 date-time; a time without a zone is read as UTC) */
+            /**
+             * @description Messages that arrived at or after this instant (ISO 8601 date-time; a time without a zone is read as UTC)
+             * @example 2027-01-01T09:00:00Z
+             */
             from?: string;
-            /** @description Messages that arrived at or before this instant (ISO 8601 date-time; a time without a zone is read as UTC) */
+            /**
+             * @description Messages that arrived at or before this instant (ISO 8601 date-time; a time without a zone is read as UTC)
+             * @example 2027-01-01T09:00:00Z
+             */
             to?: string;
         }[] | {
             accounts: {
@@ -9147,9 +9174,15 @@ export interface components {
                  * @default false
                  */
                 includeBody: boolean;
-                /** @description Messages that arrived at or after this instant (ISO 8601 date-time; a time without a zone is read as UTC) */
+                /**
+                 * @description Messages that arrived at or after this instant (ISO 8601 date-time; a time without a zone is read as UTC)
+                 * @example 2027-01-01T09:00:00Z
+                 */
                 from?: string;
-                /** @description Messages that arrived at or before this instant (ISO 8601 date-time; a time without a zone is read as UTC) */
+                /**
+                 * @description Messages that arrived at or before this instant (ISO 8601 date-time; a time without a zone is read as UTC)
+                 * @example 2027-01-01T09:00:00Z
+                 */
                 to?: string;
             }[];
         };
@@ -9166,9 +9199,15 @@ export interface components {
              * @default false
              */
             includeBody: boolean;
-            /** @description Messages that arrived at or after this instant (ISO 8601 date-time; a time without a zone is read as UTC) */
+            /**
+             * @description Messages that arrived at or after this instant (ISO 8601 date-time; a time without a zone is read as UTC)
+             * @example 2027-01-01T09:00:00Z
+             */
             from?: string;
-            /** @description Messages that arrived at or before this instant (ISO 8601 date-time; a time without a zone is read as UTC) */
+            /**
+             * @description Messages that arrived at or before this instant (ISO 8601 date-time; a time without a zone is read as UTC)
+             * @example 2027-01-01T09:00:00Z
+             */
             to?: string;
         };
         TagMapping: {
@@ -9382,7 +9421,10 @@ export interface components {
             bcc?: string | string[];
             /** @default false */
             add_signature: boolean;
-            /** @description ISO 8601 date-time; a time without a zone is read as UTC */
+            /**
+             * @description ISO 8601 date-time; a time without a zone is read as UTC
+             * @example 2027-01-01T09:00:00Z
+             */
             scheduled_time?: string;
             schedule_condition?: unknown;
             seq_type?: unknown;
@@ -9405,7 +9447,10 @@ export interface components {
             bcc?: string | string[];
             /** @default false */
             addSignature: boolean;
-            /** @description ISO 8601 date-time; a time without a zone is read as UTC */
+            /**
+             * @description ISO 8601 date-time; a time without a zone is read as UTC
+             * @example 2027-01-01T09:00:00Z
+             */
             scheduledTime?: string;
         };
         ReplyStatus: {
@@ -16739,7 +16784,10 @@ export interface operations {
                     email_lead_map_id?: number | string;
                     lead_id?: number | string;
                     campaign_id?: number | string;
-                    /** @description ISO 8601 date-time; a time without a zone is read as UTC */
+                    /**
+                     * @description ISO 8601 date-time; a time without a zone is read as UTC
+                     * @example 2027-01-01T09:00:00Z
+                     */
                     snoozed_until: string;
                 };
             };
@@ -17422,9 +17470,15 @@ export interface operations {
                     campaign_id?: number | string;
                     email_stats_id?: number | string;
                     message: string;
-                    /** @description ISO 8601 date-time; a time without a zone is read as UTC */
+                    /**
+                     * @description ISO 8601 date-time; a time without a zone is read as UTC
+                     * @example 2027-01-01T09:00:00Z
+                     */
                     reminder_time?: string;
-                    /** @description Alias of reminder_time */
+                    /**
+                     * @description Alias of reminder_time
+                     * @example 2027-01-01T09:00:00Z
+                     */
                     reminder_date?: string;
                 };
             };
@@ -18009,9 +18063,15 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description ISO 8601 date-time; a time without a zone is read as UTC */
+                    /**
+                     * @description ISO 8601 date-time; a time without a zone is read as UTC
+                     * @example 2027-01-01T09:00:00Z
+                     */
                     fromTime?: string;
-                    /** @description ISO 8601 date-time; a time without a zone is read as UTC */
+                    /**
+                     * @description ISO 8601 date-time; a time without a zone is read as UTC
+                     * @example 2027-01-01T09:00:00Z
+                     */
                     toTime?: string;
                 };
             };
@@ -18055,9 +18115,15 @@ export interface operations {
             content: {
                 /** @example {} */
                 "application/json": {
-                    /** @description ISO 8601 date-time; a time without a zone is read as UTC */
+                    /**
+                     * @description ISO 8601 date-time; a time without a zone is read as UTC
+                     * @example 2027-01-01T09:00:00Z
+                     */
                     fromTime?: string;
-                    /** @description ISO 8601 date-time; a time without a zone is read as UTC */
+                    /**
+                     * @description ISO 8601 date-time; a time without a zone is read as UTC
+                     * @example 2027-01-01T09:00:00Z
+                     */
                     toTime?: string;
                 };
             };

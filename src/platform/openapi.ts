@@ -133,7 +133,7 @@ export function instant(description?: string) {
       context.issues.push({ code: "custom", message: "Must be an ISO 8601 date-time", input: text });
       return z.NEVER;
     })
-    .openapi({ description: description === undefined ? INSTANT_WORDS : `${description} (${INSTANT_WORDS})` });
+    .openapi({ description: description === undefined ? INSTANT_WORDS : `${description} (${INSTANT_WORDS})`, example: "2027-01-01T09:00:00Z" });
 }
 
 /** Query-string booleans accept true/false/1/0. */
