@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { findCampaign, foreignTagPair } from "../platform/access";
+import { findCampaign, refuseForeignTags } from "../platform/access";
 import { campaigns } from "../db/schema";
 import { database, type Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
@@ -185,8 +185,7 @@ async function resolvePairs(db: Database, principal: Principal, body: z.infer<ty
 campaignBulkRoutes.openapi(routes.addTags, async (c) => {
   const db = database(c.env.DB);
   const { campaignIds, tagIds, requested } = await resolvePairs(db, c.get("principal"), c.req.valid("json"));
-  const foreign = await foreignTagPair(db, campaigns, campaignIds, tagIds);
-  if (foreign) throw ApiError.badRequest(`Tag ${foreign.tagId} is not one of campaign ${foreign.id}'s tags: a campaign carries its client's tags (the account's for a campaign of no client)`);
+  await refuseForeignTags(db, campaigns, campaignIds, tagIds);
   const added = await addTagsToCampaigns(db, campaignIds, tagIds);
   return c.json(
     { ok: true, message: "Tags added to campaigns successfully!", campaign_ids: campaignIds, tag_ids: tagIds, requested, added, already_present: requested - added },

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { config } from "../config";
-import { owningClient } from "../platform/access";
+import { owningClient, refuseForeignTags } from "../platform/access";
+import { emailAccounts } from "../db/schema";
 import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody, optionalJsonBody, queryBoolean } from "../platform/openapi";
@@ -81,7 +82,7 @@ const routes = {
     operationId: "bulkUpdateEmailAccountConfig",
     summary: "Change settings and warmup of many mailboxes at once",
     description:
-      "`{emailAccountIds (1-1000), updateData}`: every field of `updateData` is the per-mailbox setting of the same meaning, with its rules — `messagePerDay` = `max_email_per_day`, `minTimeToWaitInMins` = `time_to_wait_in_mins`, `fromName`, `signature`, `customTrackingDomain` = `custom_tracking_url`, and warmup's (CONTRACT 19.1): `status` (ACTIVE/INACTIVE; a blocked warmup sent ACTIVE stays INACTIVE: the unblock code or the mailbox's own switch lifts a block), `maxEmailPerDay`/`warmupMaxCount` = `total_warmup_per_day` (1-250), `warmupMinCount` (≤ the maximum), `replyRate`, `isRampupEnabled`, `rampupValue` = `daily_rampup`, `sendWarmupsOnlyOnWeekdays`, `autoAdjustWarmup`, `useCustomDomain`, `warmupTagIdentifier` = `warmup_key_id` ([A-Za-z0-9_-]), `dailyReplyLimit` (8-80); `tags` (tag ids, ≥ 1) replaces the mailboxes' tags; `clientId` moves them to a client (account key). An unknown field → 422. Ids the caller cannot see are skipped and listed; the rest change together, all or nothing. A tag or client the caller cannot use → 400.",
+      "`{emailAccountIds (1-1000), updateData}`: every field of `updateData` is the per-mailbox setting of the same meaning, with its rules — `messagePerDay` = `max_email_per_day`, `minTimeToWaitInMins` = `time_to_wait_in_mins`, `fromName`, `signature`, `customTrackingDomain` = `custom_tracking_url`, and warmup's (CONTRACT 19.1): `status` (ACTIVE/INACTIVE; a blocked warmup sent ACTIVE stays INACTIVE: the unblock code or the mailbox's own switch lifts a block), `maxEmailPerDay`/`warmupMaxCount` = `total_warmup_per_day` (1-250), `warmupMinCount` (≤ the maximum), `replyRate`, `isRampupEnabled`, `rampupValue` = `daily_rampup`, `sendWarmupsOnlyOnWeekdays`, `autoAdjustWarmup`, `useCustomDomain`, `warmupTagIdentifier` = `warmup_key_id` ([A-Za-z0-9_-]), `dailyReplyLimit` (8-80); `tags` (tag ids, ≥ 1) replaces the mailboxes' tags; `clientId` moves them to a client (account key). An unknown field → 422. Ids the caller cannot see are skipped and listed; the rest change together, all or nothing. A tag or client the caller cannot use → 400; a tag of another scope than a mailbox's (another client's, or the account's for a client's mailbox; with `clientId`, than the scope it moves them to) → 400, nothing changed.",
     tags,
     security,
     request: { body: jsonBody(BulkUpdate, { emailAccountIds: [1, 2], updateData: { messagePerDay: 40, minTimeToWaitInMins: 5, status: "ACTIVE", maxEmailPerDay: 20 } }) },
@@ -161,6 +162,9 @@ mailboxBulkRoutes.openapi(routes.bulkUpdate, async (c) => {
     const unknown = tagIds.find((id) => !usable.has(id));
     if (unknown !== undefined) throw ApiError.badRequest(`Tag not found: ${unknown}`);
   }
+  const clientId = data.clientId === undefined ? undefined : await owningClient(db, principal, data.clientId);
+  // Checked against the scope the mailboxes will have: a move and its new tags come in one request.
+  if (tagIds !== undefined && ids.length) await refuseForeignTags(db, emailAccounts, ids, tagIds, clientId);
   let tracking: string | null | undefined;
   if (data.customTrackingDomain !== undefined) {
     const checked = await checkedTrackingDomain(data.customTrackingDomain ?? "", mailPolicy(config(c.env)));
@@ -174,7 +178,7 @@ mailboxBulkRoutes.openapi(routes.bulkUpdate, async (c) => {
     signature: data.signature === undefined ? undefined : data.signature || null,
     customTrackingDomain: tracking,
     ...warmupChanges(data),
-    ...(data.clientId !== undefined && { clientId: await owningClient(db, principal, data.clientId) }),
+    clientId,
   };
   const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as MailboxChanges;
   // 19.1's range against each mailbox's own maximum when only the minimum is given, as its warmup settings check it.

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { database, type Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { foreignTagPair } from "../platform/access";
+import { refuseForeignTags } from "../platform/access";
 import { emailAccounts } from "../db/schema";
 import { API_KEY_SECURITY, BodyId, createRouter, json, jsonBody, errorResponses } from "../platform/openapi";
 import type { Principal } from "../platform/principal";
@@ -140,8 +140,7 @@ mailboxTagRoutes.openapi(routes.assignTags, async (c) => {
   const body = c.req.valid("json");
   const tagIds = await namedTags(db, principal, body.tag_ids);
   const mailboxIds = await namedMailboxes(db, principal, body.email_account_ids, body.emails);
-  const foreign = await foreignTagPair(db, emailAccounts, mailboxIds, tagIds);
-  if (foreign) throw ApiError.badRequest(`Tag ${foreign.tagId} is not one of email account ${foreign.id}'s tags: a mailbox carries its client's tags (the account's for a mailbox of no client)`);
+  await refuseForeignTags(db, emailAccounts, mailboxIds, tagIds);
   await assignTags(db, mailboxIds, tagIds);
   return c.json(ack("Tags assigned successfully"), 200);
 });

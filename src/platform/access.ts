@@ -63,23 +63,44 @@ export function visibleRecordsAliased(principal: Pick<Principal, "accountId" | "
   return sql`${account} AND cl.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${principal.accountId} AND client_id = ${principal.clientId})`;
 }
 
+/** What carries tags (only its own scope's), as its refusal names it. */
+const TAGGED = [
+  { table: campaigns, name: "campaign", kind: "campaign" },
+  { table: emailAccounts, name: "email account", kind: "mailbox" },
+] as const;
+
+type Tagged = (typeof TAGGED)[number]["table"];
+
+function taggedOf(table: Tagged) {
+  return TAGGED.find((one) => one.table === table)!;
+}
+
+/** A tag row `t` of another scope than the tagged row `o`, or than `scope` where the same change gives `o` one. */
+function foreignScope(scope: SQL = sql`o.client_id`): SQL {
+  return sql`coalesce(t.client_id, 0) <> coalesce(${scope}, 0)`;
+}
+
 /**
- * The first (campaign or mailbox, tag) pair whose tag is not of that object's scope, if any: a campaign
- * or mailbox carries its own client's tags, or the account's for one of no client, so a client key
- * never reads another client's tag names on what it sees (an owner's key may name any scope's tag).
+ * The first (object, tag) pair whose tag is not of that object's scope, if any: a campaign or mailbox
+ * carries its own client's tags, or the account's for one of no client, so a client key never reads
+ * another client's tag names on what it sees (an owner's key may name any scope's tag). `movedTo`: the
+ * client (null: the account) the same change gives the objects, whose tags they must then be.
  */
-export async function foreignTagPair(
-  db: Database,
-  tagged: typeof campaigns | typeof emailAccounts,
-  ids: number[],
-  tagIds: number[],
-): Promise<{ id: number; tagId: number } | undefined> {
+async function foreignTagPair(db: Database, tagged: Tagged, ids: number[], tagIds: number[], movedTo?: number | null): Promise<{ id: number; tagId: number } | undefined> {
   const row = await db.get<{ id: number; tag_id: number } | undefined>(
     sql`SELECT o.id AS id, t.id AS tag_id FROM ${tagged} o JOIN tags t ON t.id ${inList(tagIds)}
-        WHERE o.id ${inList(ids)} AND coalesce(t.client_id, 0) <> coalesce(o.client_id, 0)
+        WHERE o.id ${inList(ids)} AND ${foreignScope(movedTo === undefined ? undefined : sql`${movedTo}`)}
         ORDER BY o.id, t.id LIMIT 1`,
   );
   return row ? { id: Number(row.id), tagId: Number(row.tag_id) } : undefined;
+}
+
+/** `foreignTagPair`'s pair refused: 400 naming it, before anything is stored. */
+export async function refuseForeignTags(db: Database, tagged: Tagged, ids: number[], tagIds: number[], movedTo?: number | null): Promise<void> {
+  const foreign = await foreignTagPair(db, tagged, ids, tagIds, movedTo);
+  if (!foreign) return;
+  const { name, kind } = taggedOf(tagged);
+  throw ApiError.badRequest(`Tag ${foreign.tagId} is not one of ${name} ${foreign.id}'s tags: a ${kind} carries its client's tags (the account's for a ${kind} of no client)`);
 }
 
 /** The lead categories an account may use: the built-in ones (no account) and its own. */

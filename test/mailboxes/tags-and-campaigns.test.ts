@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { schema, testDb } from "../db";
 import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
-import { createMailbox, readMailbox, type EmailAccount } from "./fixtures";
+import { createMailbox, readMailbox, storedMailbox, type EmailAccount } from "./fixtures";
 
 interface Tag {
   id: number;
@@ -142,6 +142,39 @@ describe("mailbox tags", () => {
     expect((await post(account.apiKey, "/api/v1/email-accounts/tag-mapping", { email_account_ids: [accountMailbox], tag_ids: [accountTag.id] })).status).toBe(200);
     expect([await tagsOn(yMailbox), await tagsOn(accountMailbox)]).toEqual([[yTag], [accountTag]]);
     expect((await readMailbox(yKey, yMailbox, "?fetch_tags=true")).body.tags).toEqual([yTag]);
+  });
+  it("bulk update puts on mailboxes only their own scope's tags, or those of the client it moves them to (400 otherwise, nothing changed)", async () => {
+    const account = await provisionAccount();
+    const [x, y] = [await createClient(account.apiKey, "X", "x@x.example"), await createClient(account.apiKey, "Y", "y@y.example")];
+    const [xKey, yKey] = [(await createClientKey(account.apiKey, x)).api_key, (await createClientKey(account.apiKey, y)).api_key];
+    const yMailbox = (await createMailbox(yKey, { from_email: "box@y.example.com" })).id;
+    const accountMailbox = (await createMailbox(account.apiKey, { from_email: "box@account.example.com" })).id;
+    const tag = async (apiKey: string, name: string) => (await post<{ data: Tag }>(apiKey, "/api/v1/tags", { name })).body.data;
+    const [xTag, yTag, accountTag] = [await tag(xKey, "x-only"), await tag(yKey, "y-only"), await tag(account.apiKey, "account")];
+    const bulk = (emailAccountIds: number[], updateData: Record<string, unknown>) =>
+      post<{ error: string }>(account.apiKey, "/api/v1/email-accounts/bulk-update-email-account-config", { emailAccountIds, updateData });
+    const tagsOn = async (mailbox: number) => (await readMailbox(account.apiKey, mailbox, "?fetch_tags=true")).body.tags;
+    expect((await bulk([yMailbox], { tags: [yTag.id] })).status).toBe(200);
+    expect((await bulk([accountMailbox], { tags: [accountTag.id] })).status).toBe(200);
+
+    for (const [mailboxes, tagIds, mailbox, foreign] of [
+      [[yMailbox], [xTag.id], yMailbox, xTag.id],
+      [[yMailbox], [yTag.id, accountTag.id], yMailbox, accountTag.id],
+      [[yMailbox, accountMailbox], [yTag.id], accountMailbox, yTag.id],
+    ] as const) {
+      const refused = await bulk([...mailboxes], { tags: [...tagIds], messagePerDay: 7 });
+      expect(refused.status, `tags ${tagIds} on mailboxes ${mailboxes}`).toBe(400);
+      expect(refused.body.error).toContain(`Tag ${foreign} is not one of email account ${mailbox}'s tags`);
+    }
+    // Moved in the same request, the mailbox takes the tags of the client it moves to, and only those.
+    const intoX = await bulk([accountMailbox], { clientId: x, tags: [accountTag.id] });
+    expect(intoX.status).toBe(400);
+    expect(intoX.body.error).toContain(`Tag ${accountTag.id} is not one of email account ${accountMailbox}'s tags`);
+    expect([await tagsOn(yMailbox), await tagsOn(accountMailbox)], "nothing changed").toEqual([[yTag], [accountTag]]);
+    expect(await storedMailbox(accountMailbox)).toMatchObject({ clientId: null, maxEmailPerDay: 100 });
+
+    expect((await bulk([accountMailbox], { clientId: x, tags: [xTag.id] })).status).toBe(200);
+    expect((await readMailbox(xKey, accountMailbox, "?fetch_tags=true")).body.tags).toEqual([xTag]);
   });
 });
 
