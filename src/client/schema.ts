@@ -435,7 +435,7 @@ export interface paths {
         put?: never;
         /**
          * Assign a campaign (and its subsequences) to a client
-         * @description The campaign and its subsequences get `clientId` (null = the account's own again); the client's block-list entries apply to their sends from then on, and `applyClientDNC: true` also BLOCKs the matching live records now. 400 `Cannot assign client to a sub sequence!`, `Cannot assign the same client to the campaign` or `Client not found`; a client key → 401.
+         * @description The campaign and its subsequences get `clientId` (null = the account's own again); the client's block-list entries apply to their sends from then on, and `applyClientDNC: true` also BLOCKs the matching live records now; they leave the tags of their old scope. 400 `Cannot assign client to a sub sequence!`, `Cannot assign the same client to the campaign` or `Client not found`; a client key → 401.
          */
         post: operations["assignCampaignClient"];
         delete?: never;
@@ -4583,7 +4583,7 @@ export interface paths {
         put?: never;
         /**
          * Change settings and warmup of many mailboxes at once
-         * @description `{emailAccountIds (1-1000), updateData}`: every field of `updateData` is the per-mailbox setting of the same meaning, with its rules — `messagePerDay` = `max_email_per_day`, `minTimeToWaitInMins` = `time_to_wait_in_mins`, `fromName`, `signature`, `customTrackingDomain` = `custom_tracking_url`, and warmup's (CONTRACT 19.1): `status` (ACTIVE/INACTIVE; a blocked warmup sent ACTIVE stays INACTIVE: the unblock code or the mailbox's own switch lifts a block), `maxEmailPerDay`/`warmupMaxCount` = `total_warmup_per_day` (1-250), `warmupMinCount` (≤ the maximum), `replyRate`, `isRampupEnabled`, `rampupValue` = `daily_rampup`, `sendWarmupsOnlyOnWeekdays`, `autoAdjustWarmup`, `useCustomDomain`, `warmupTagIdentifier` = `warmup_key_id` ([A-Za-z0-9_-]), `dailyReplyLimit` (8-80); `tags` (tag ids, ≥ 1) replaces the mailboxes' tags; `clientId` moves them to a client (account key). An unknown field → 422. Ids the caller cannot see are skipped and listed; the rest change together, all or nothing. A tag or client the caller cannot use → 400; a tag of another scope than a mailbox's (another client's, or the account's for a client's mailbox; with `clientId`, than the scope it moves them to) → 400, nothing changed.
+         * @description `{emailAccountIds (1-1000), updateData}`: every field of `updateData` is the per-mailbox setting of the same meaning, with its rules — `messagePerDay` = `max_email_per_day`, `minTimeToWaitInMins` = `time_to_wait_in_mins`, `fromName`, `signature`, `customTrackingDomain` = `custom_tracking_url`, and warmup's (CONTRACT 19.1): `status` (ACTIVE/INACTIVE; a blocked warmup sent ACTIVE stays INACTIVE: the unblock code or the mailbox's own switch lifts a block), `maxEmailPerDay`/`warmupMaxCount` = `total_warmup_per_day` (1-250), `warmupMinCount` (≤ the maximum), `replyRate`, `isRampupEnabled`, `rampupValue` = `daily_rampup`, `sendWarmupsOnlyOnWeekdays`, `autoAdjustWarmup`, `useCustomDomain`, `warmupTagIdentifier` = `warmup_key_id` ([A-Za-z0-9_-]), `dailyReplyLimit` (8-80); `tags` (tag ids, ≥ 1) replaces the mailboxes' tags; `clientId` moves them to a client (account key), and they leave their old scope's tags. An unknown field → 422. Ids the caller cannot see are skipped and listed; the rest change together, all or nothing. A tag or client the caller cannot use → 400; a tag of another scope than a mailbox's (another client's, or the account's for a client's mailbox; with `clientId`, than the scope it moves them to) → 400, nothing changed.
          */
         post: operations["bulkUpdateEmailAccountConfig"];
         delete?: never;
@@ -9070,7 +9070,7 @@ export interface components {
             custom_tracking_url?: string | null;
             bcc?: string | "" | null;
             signature?: string | null;
-            /** @description A number or its decimal string */
+            /** @description Gives the mailbox to this client (null: the account's own); it leaves the tags of its old scope */
             client_id?: number | string | null;
         };
         BulkUpdateEmailAccountConfig: {
@@ -9253,7 +9253,7 @@ export interface components {
             total_warmup_per_day?: number;
             daily_rampup?: number;
             reply_rate_percentage?: number;
-            /** @description A number or its decimal string */
+            /** @description Gives the mailbox to this client (null: the account's own); it leaves the tags of its old scope */
             client_id?: number | string | null;
             is_suspended?: boolean;
             /** @description Update this mailbox; absent or null creates */
@@ -9296,7 +9296,7 @@ export interface components {
             total_warmup_per_day?: number;
             daily_rampup?: number;
             reply_rate_percentage?: number;
-            /** @description A number or its decimal string */
+            /** @description Gives the mailbox to this client (null: the account's own); it leaves the tags of its old scope */
             client_id?: number | string | null;
             is_suspended?: boolean;
         };

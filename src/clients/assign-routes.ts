@@ -27,7 +27,7 @@ const assignRoute = createRoute({
   summary: "Assign a campaign (and its subsequences) to a client",
   description:
     "The campaign and its subsequences get `clientId` (null = the account's own again); the client's block-list entries apply to their " +
-    "sends from then on, and `applyClientDNC: true` also BLOCKs the matching live records now. 400 `Cannot assign client to a sub sequence!`, " +
+    "sends from then on, and `applyClientDNC: true` also BLOCKs the matching live records now; they leave the tags of their old scope. 400 `Cannot assign client to a sub sequence!`, " +
     "`Cannot assign the same client to the campaign` or `Client not found`; a client key → 401.",
   tags: ["Campaigns"],
   security: API_KEY_SECURITY,
@@ -47,6 +47,6 @@ clientAssignRoutes.openapi(assignRoute, async (c) => {
   const client = body.clientId === null ? null : await clientOfAccount(db, principal.accountId, body.clientId);
   if (client === undefined) throw ApiError.badRequest("Client not found");
   if ((client?.id ?? null) === campaign.clientId) throw ApiError.badRequest("Cannot assign the same client to the campaign");
-  await assignClient(c.env.DB, campaign, client?.id ?? null, body.applyClientDNC === true, Date.now());
+  await assignClient(db, campaign, client?.id ?? null, body.applyClientDNC === true, Date.now());
   return c.json({ ok: true, message: "success", client: client ? { id: client.id, email: client.email } : null }, 200);
 });

@@ -1,6 +1,6 @@
 import { and, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { emailAccounts, emailAccountTags } from "../db/schema";
-import { visibleRows } from "../platform/access";
+import { foreignTagsDropped, visibleRows } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 import { inList, jsonList, rawBatch } from "../platform/sql";
@@ -39,7 +39,7 @@ export function visibleWarmupStates(
 /**
  * Applies one change to these mailboxes (already the caller's), each mailbox's own changes of
  * `each` (warmup turned on: its ramp, its identifier), and with `tagIds` replaces their tags, in one
- * batch: all or nothing.
+ * batch: all or nothing. Given a client, they leave their old scope's tags in that batch.
  */
 export async function updateMailboxes(
   db: Database,
@@ -60,6 +60,7 @@ export async function updateMailboxes(
         ];
   await rawBatch(d1, [
     db.update(emailAccounts).set(changes).where(within),
+    ...(changes.clientId === undefined ? [] : [foreignTagsDropped(db, emailAccounts, inList(ids))]),
     ...each.map((one) => db.update(emailAccounts).set(one.changes).where(eq(emailAccounts.id, one.id))),
     ...tags,
   ]);

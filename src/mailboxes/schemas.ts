@@ -21,6 +21,7 @@ export const FromName = z
   .refine((name) => ![...name].some((char) => char.charCodeAt(0) < 0x20 || char === "\x7f"), "from_name must be one line without control characters");
 const Secret = z.string().max(1024).nullable().optional().openapi({ description: 'Write-only; absent, null, "" or "********" keeps the stored one' });
 const Host = z.string().max(255).optional();
+const MailboxClient = BodyId.nullable().optional().openapi({ description: "Gives the mailbox to this client (null: the account's own); it leaves the tags of its old scope" });
 const Port = z
   .number()
   .int()
@@ -57,7 +58,7 @@ const MailboxFields = z.object({
   total_warmup_per_day: z.number().int().min(1).max(250).optional(),
   daily_rampup: z.number().int().min(0).max(100).optional(),
   reply_rate_percentage: z.number().int().min(0).max(100).optional(),
-  client_id: BodyId.nullable().optional(),
+  client_id: MailboxClient,
   is_suspended: z.boolean().optional(),
 });
 export type Fields = z.infer<typeof MailboxFields>;
@@ -93,7 +94,7 @@ export const SaveOAuthMailbox = z
     custom_tracking_url: z.string().max(300).nullable().optional(),
     bcc: OptionalEmail,
     signature: z.string().max(10_000).nullable().optional(),
-    client_id: BodyId.nullable().optional(),
+    client_id: MailboxClient,
   })
   .openapi("SaveOAuthEmailAccount");
 

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { campaignEmailAccounts, campaignLeads, campaigns, emailAccounts, emailAccountTags, tags } from "../db/schema";
-import { visibleCampaigns, visibleRows } from "../platform/access";
+import { foreignTagsDropped, visibleCampaigns, visibleRows } from "../platform/access";
 import { decryptSecret, encryptSecret, type Keyring } from "../platform/crypto";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
@@ -121,15 +121,20 @@ export async function insertMailbox(db: Database, keyring: Keyring, values: NewM
   }
 }
 
-/** Applies changes (and new secrets, sealed under `keyring`) to a mailbox. */
+/**
+ * Applies changes (and new secrets, sealed under `keyring`) to a mailbox; given a client, it leaves
+ * the tags of its old scope in the same batch.
+ */
 export async function updateMailbox(db: Database, keyring: Keyring | null, id: number, changes: MailboxChanges, secrets: MailboxSecrets): Promise<MailboxRow> {
   const sealed = keyring ? await sealSecrets(keyring, id, secrets) : {};
-  return db
+  const update = db
     .update(emailAccounts)
     .set({ ...changes, ...sealed })
     .where(eq(emailAccounts.id, id))
-    .returning()
-    .get();
+    .returning();
+  if (changes.clientId === undefined) return update.get();
+  const [rows] = await db.batch([update, foreignTagsDropped(db, emailAccounts, sql`= ${id}`)]);
+  return rows[0]!;
 }
 
 /** The refresh token an OAuth mailbox holds (its sealed material is JSON `{refresh_token}`), or null. */

@@ -1,7 +1,7 @@
 import { and, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "./db";
-import { blockList, campaignLeads, campaigns, clients, emailAccounts, leadCategories, leadLists, leads, webhooks } from "../db/schema";
+import { blockList, campaignLeads, campaigns, campaignTags, clients, emailAccounts, emailAccountTags, leadCategories, leadLists, leads, webhooks } from "../db/schema";
 import type { Principal } from "../platform/principal";
 import { ApiError } from "./errors";
 import { inList } from "./sql";
@@ -63,10 +63,10 @@ export function visibleRecordsAliased(principal: Pick<Principal, "accountId" | "
   return sql`${account} AND cl.campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${principal.accountId} AND client_id = ${principal.clientId})`;
 }
 
-/** What carries tags (only its own scope's), as its refusal names it. */
+/** What carries tags (only its own scope's): its table of pairs, and what its refusal calls it. */
 const TAGGED = [
-  { table: campaigns, name: "campaign", kind: "campaign" },
-  { table: emailAccounts, name: "email account", kind: "mailbox" },
+  { table: campaigns, pairs: campaignTags, owner: campaignTags.campaignId, tag: campaignTags.tagId, name: "campaign", kind: "campaign" },
+  { table: emailAccounts, pairs: emailAccountTags, owner: emailAccountTags.emailAccountId, tag: emailAccountTags.tagId, name: "email account", kind: "mailbox" },
 ] as const;
 
 type Tagged = (typeof TAGGED)[number]["table"];
@@ -101,6 +101,16 @@ export async function refuseForeignTags(db: Database, tagged: Tagged, ids: numbe
   if (!foreign) return;
   const { name, kind } = taggedOf(tagged);
   throw ApiError.badRequest(`Tag ${foreign.tagId} is not one of ${name} ${foreign.id}'s tags: a ${kind} carries its client's tags (the account's for a ${kind} of no client)`);
+}
+
+/**
+ * Takes off the objects `within` names (`IN (...)`, `= x`) their tags of another scope than theirs: in
+ * the batch that gives them to another client, after that change, so the new client never reads the
+ * old scope's tag names on them (nor the old client on what it no longer sees).
+ */
+export function foreignTagsDropped(db: Database, tagged: Tagged, within: SQL) {
+  const { pairs, owner, tag } = taggedOf(tagged);
+  return db.delete(pairs).where(sql`${owner} ${within} AND EXISTS (SELECT 1 FROM tags t JOIN ${tagged} o ON o.id = ${owner} WHERE t.id = ${tag} AND ${foreignScope()})`);
 }
 
 /** The lead categories an account may use: the built-in ones (no account) and its own. */

@@ -85,6 +85,18 @@ describe("bulk campaign tags", () => {
     expect(await campaignTags(yKey, yCampaign)).toEqual([yTag]);
   });
 
+  it("a campaign given to another client (assign-client) leaves its old scope's tags", async () => {
+    const { apiKey } = await provisionAccount();
+    const [x, y] = [await createClient(apiKey, "X", "x@x.example"), await createClient(apiKey, "Y", "y@y.example")];
+    const [xKey, yKey] = [(await createClientKey(apiKey, x)).api_key, (await createClientKey(apiKey, y)).api_key];
+    const xCampaign = await createCampaign(xKey);
+    const xTag = await tagId(xKey, "x-only");
+    expect((await post(apiKey, "/api/v1/campaigns/tags", { campaignIds: [xCampaign], tagIds: [xTag] })).body).toMatchObject({ ok: true, added: 1 });
+    expect((await post(apiKey, "/api/v1/campaigns/assign-client", { campaignId: xCampaign, clientId: y })).status).toBe(200);
+    expect(await campaignTags(yKey, xCampaign), "the new client reads no old scope's tag name").toEqual([]);
+    expect(await campaignTags(apiKey, xCampaign)).toEqual([]);
+  });
+
   it("refuses bad input with 422", async () => {
     const { apiKey } = await provisionAccount();
     const campaign = await createCampaign(apiKey);

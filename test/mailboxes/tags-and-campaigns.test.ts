@@ -176,6 +176,25 @@ describe("mailbox tags", () => {
     expect((await bulk([accountMailbox], { clientId: x, tags: [xTag.id] })).status).toBe(200);
     expect((await readMailbox(xKey, accountMailbox, "?fetch_tags=true")).body.tags).toEqual([xTag]);
   });
+  it("a mailbox given to another client (bulk clientId, or its own save's client_id) leaves its old scope's tags", async () => {
+    const account = await provisionAccount();
+    const [x, y] = [await createClient(account.apiKey, "X", "x@x.example"), await createClient(account.apiKey, "Y", "y@y.example")];
+    const xKey = (await createClientKey(account.apiKey, x)).api_key;
+    const viaBulk = (await createMailbox(xKey, { from_email: "bulk@x.example.com" })).id;
+    const viaSave = (await createMailbox(account.apiKey, { from_email: "save@account.example.com" })).id;
+    const tag = async (apiKey: string, name: string) => (await post<{ data: Tag }>(apiKey, "/api/v1/tags", { name })).body.data;
+    const [xTag, accountTag] = [await tag(xKey, "x-only"), await tag(account.apiKey, "account")];
+    expect((await post(account.apiKey, "/api/v1/email-accounts/tag-mapping", { email_account_ids: [viaBulk], tag_ids: [xTag.id] })).status).toBe(200);
+    expect((await post(account.apiKey, "/api/v1/email-accounts/tag-mapping", { email_account_ids: [viaSave], tag_ids: [accountTag.id] })).status).toBe(200);
+    const tagsOn = async (mailbox: number) => (await readMailbox(account.apiKey, mailbox, "?fetch_tags=true")).body.tags;
+
+    const bulk = await post(account.apiKey, "/api/v1/email-accounts/bulk-update-email-account-config", { emailAccountIds: [viaBulk], updateData: { clientId: y } });
+    expect(bulk.status).toBe(200);
+    expect(await post(account.apiKey, `/api/v1/email-accounts/${viaSave}`, { client_id: y })).toMatchObject({ status: 200 });
+    expect(await storedMailbox(viaBulk)).toMatchObject({ clientId: y });
+    expect(await storedMailbox(viaSave)).toMatchObject({ clientId: y });
+    expect([await tagsOn(viaBulk), await tagsOn(viaSave)], "the owner reads no old scope's tag on them").toEqual([[], []]);
+  });
 });
 
 describe("campaign mailboxes", () => {
