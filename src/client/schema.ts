@@ -1055,7 +1055,7 @@ export interface paths {
         put?: never;
         /**
          * Add and remove tags on lists
-         * @description Adds `tagIds` (0–10) and removes `removeTagIds` on 1–10 lists (`{id, tag_ids}` for one list is read too). Unknown tag → 400.
+         * @description Adds `tagIds` (0–10) and removes `removeTagIds` on 1–10 lists (`{id, tag_ids}` for one list is read too). Unknown tag → 400. A tag added of another scope than a list's (another client's, or the account's for a client's list) → 400, nothing changed; removing one stays allowed.
          */
         post: operations["assignLeadListTags"];
         delete?: never;

@@ -4,7 +4,8 @@ import { database, type Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 import { iso } from "../platform/time";
 import { ApiError } from "../platform/errors";
-import { findLeadList, LEAD_LIST_NOT_FOUND, owningClient, type LeadListRow } from "../platform/access";
+import { findLeadList, LEAD_LIST_NOT_FOUND, owningClient, refuseForeignTags, type LeadListRow } from "../platform/access";
+import { leadLists } from "../db/schema";
 import { Ack } from "./schemas";
 import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
 import { visibleTagIds } from "../mailboxes/store";
@@ -20,7 +21,9 @@ const routes = {
     method: "post",
     path: "/api/v1/lead-list/assign-tags",
     operationId: "assignLeadListTags",
-    description: "Adds `tagIds` (0–10) and removes `removeTagIds` on 1–10 lists (`{id, tag_ids}` for one list is read too). Unknown tag → 400.",
+    description:
+      "Adds `tagIds` (0–10) and removes `removeTagIds` on 1–10 lists (`{id, tag_ids}` for one list is read too). Unknown tag → 400. A tag added of another " +
+      "scope than a list's (another client's, or the account's for a client's list) → 400, nothing changed; removing one stays allowed.",
     tags: tag,
     summary: "Add and remove tags on lists",
     security: API_KEY_SECURITY,
@@ -134,9 +137,10 @@ const routes = {
   }),
 };
 
-async function presentLists(db: Database, rows: LeadListRow[]) {
+async function presentLists(db: Database, principal: Principal, rows: LeadListRow[]) {
   const { counts, tagsOf } = await listDetails(
     db,
+    principal,
     rows.map((row) => row.id),
   );
   return rows.map((row) => ({
@@ -177,6 +181,8 @@ leadListRoutes.openapi(routes.assignTags, async (c) => {
   if (listIds) await requireLists(db, principal, listIds);
   await requireTags(db, principal, [...add, ...remove]);
   if (!listIds) required("listIds", "listIds (or id) is required");
+  // Only what is added: a pair of another scope stored before stays removable.
+  await refuseForeignTags(db, leadLists, listIds, add);
   await changeListTags(c.env.DB, listIds, add, remove);
   return c.json({ ok: true, success: true, message: "Tags updated successfully" }, 200);
 });
@@ -203,7 +209,7 @@ leadListRoutes.openapi(routes.list, async (c) => {
     { offset: query.offset, limit: query.limit + 1, startingAfter: query.starting_after },
   );
   const page = rows.slice(0, query.limit);
-  return c.json({ ok: true, data: await presentLists(db, page), has_more: rows.length > query.limit }, 200);
+  return c.json({ ok: true, data: await presentLists(db, principal, page), has_more: rows.length > query.limit }, 200);
 });
 
 leadListRoutes.openapi(routes.create, async (c) => {
@@ -218,8 +224,9 @@ leadListRoutes.openapi(routes.create, async (c) => {
 
 leadListRoutes.openapi(routes.get, async (c) => {
   const db = database(c.env.DB);
-  const list = await findLeadList(db, c.get("principal"), c.req.valid("param").id);
-  const [data] = await presentLists(db, [list]);
+  const principal = c.get("principal");
+  const list = await findLeadList(db, principal, c.req.valid("param").id);
+  const [data] = await presentLists(db, principal, [list]);
   return c.json({ ok: true, data: data! }, 200);
 });
 

@@ -111,8 +111,11 @@ export function leadListPage(
 
 type ListTag = { id: number; name: string; color: string };
 
-/** Each list's lead count and tags. */
-export async function listDetails(db: Database, listIds: number[]) {
+/**
+ * Each list's lead count and the tags on it the caller may see: a pair of another client's tag
+ * stored before lists kept to their own scope's tags must not show to a client key.
+ */
+export async function listDetails(db: Database, principal: Principal, listIds: number[]) {
   if (listIds.length === 0) return { counts: new Map<number, number>(), tagsOf: new Map<number, ListTag[]>() };
   const [countRows, tagRows] = await Promise.all([
     db
@@ -124,7 +127,7 @@ export async function listDetails(db: Database, listIds: number[]) {
       .select({ listId: leadListTags.listId, id: tags.id, name: tags.name, color: tags.color })
       .from(leadListTags)
       .innerJoin(tags, eq(tags.id, leadListTags.tagId))
-      .where(inArray(leadListTags.listId, sql`(SELECT value FROM json_each(${jsonList(listIds)}))`))
+      .where(and(inArray(leadListTags.listId, sql`(SELECT value FROM json_each(${jsonList(listIds)}))`), visibleRows(principal, tags)))
       .orderBy(asc(tags.name), asc(tags.id)),
   ]);
   const counts = new Map(countRows.map((row) => [row.listId, row.n]));

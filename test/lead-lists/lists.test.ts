@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { leadListRow, leadsOf } from "../db";
+import { leadListRow, leadsOf, schema, testDb } from "../db";
 import { call, callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { blockListEntry, createList, importInto, listEmails, type ListBody } from "./fixtures";
 
@@ -120,6 +120,40 @@ describe("lead lists", () => {
     const foreignList = await callJson("/api/v1/lead-list/assign-tags", { method: "POST", apiKey: stranger.apiKey, body: { listIds: [one], tagIds: [foreignTag] } });
     expect(foreignList).toMatchObject({ status: 404, body: { error: "Lead list not found" } });
     expect(await names(one)).toEqual(["Hot"]);
+  });
+
+  it("puts on a list only its own scope's tags (400 otherwise, nothing changed) and shows a client key only its own scope's tags on it", async () => {
+    const account = await provisionAccount();
+    const [x, y] = [await createClient(account.apiKey, "X", "x@x.example"), await createClient(account.apiKey, "Y", "y@y.example")];
+    const [xKey, yKey] = [(await createClientKey(account.apiKey, x)).api_key, (await createClientKey(account.apiKey, y)).api_key];
+    const tag = async (apiKey: string, name: string) => (await callJson<{ data: { id: number } }>("/api/v1/tags", { method: "POST", apiKey, body: { name } })).body.data.id;
+    const [xTag, yTag, accountTag] = [await tag(xKey, "x-only"), await tag(yKey, "y-only"), await tag(account.apiKey, "account")];
+    const yList = await createList(yKey, { listName: "Y's" });
+    const accountList = await createList(account.apiKey, { listName: "Account's" });
+    const assign = (body: Record<string, unknown>) => callJson<{ error: string }>("/api/v1/lead-list/assign-tags", { method: "POST", apiKey: account.apiKey, body });
+    const tagsOf = async (apiKey: string, list: number) => (await callJson<ListBody>(`/api/v1/lead-list/${list}`, { apiKey })).body.data.tags.map((t) => t.id);
+
+    for (const [lists, tagIds, list, foreign] of [
+      [[yList], [xTag], yList, xTag],
+      [[yList], [yTag, accountTag], yList, accountTag],
+      [[yList, accountList], [yTag], accountList, yTag],
+    ] as const) {
+      const refused = await assign({ listIds: [...lists], tagIds: [...tagIds] });
+      expect(refused.status, `tags ${tagIds} on lists ${lists}`).toBe(400);
+      expect(refused.body.error).toContain(`Tag ${foreign} is not one of lead list ${list}'s tags`);
+    }
+    expect([await tagsOf(account.apiKey, yList), await tagsOf(account.apiKey, accountList)], "nothing changed").toEqual([[], []]);
+    expect((await assign({ listIds: [yList], tagIds: [yTag] })).status).toBe(200);
+    expect((await assign({ id: accountList, tag_ids: [accountTag] })).status).toBe(200);
+
+    // A pair stored before lists kept to their own scope's tags: the owner reads it, Y's key does not, and it can be removed.
+    await testDb().insert(schema.leadListTags).values({ listId: yList, tagId: xTag });
+    expect(await tagsOf(account.apiKey, yList)).toEqual([xTag, yTag]);
+    expect(await tagsOf(yKey, yList)).toEqual([yTag]);
+    const listed = await callJson<{ data: { id: number; tags: { id: number }[] }[] }>("/api/v1/lead-list/", { apiKey: yKey });
+    expect(listed.body.data.map((l) => [l.id, l.tags.map((t) => t.id)])).toEqual([[yList, [yTag]]]);
+    expect((await assign({ listIds: [yList], tagIds: [], removeTagIds: [xTag] })).status).toBe(200);
+    expect(await tagsOf(account.apiKey, yList)).toEqual([yTag]);
   });
 
   it("imports up to 1000 leads: counts duplicates, invalid and blocked, fills known leads' empty fields and merges custom fields", async () => {
