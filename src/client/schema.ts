@@ -1305,13 +1305,13 @@ export interface paths {
         };
         /**
          * A lead's tags (with leadId), else every tag the caller may use
-         * @description With `leadId`, that lead's tags with their `tag_mapping_id`; without, every tag the caller may use.
+         * @description With `leadId`, that lead's tags the caller may use, with their `tag_mapping_id`; without, every tag the caller may use.
          */
         get: operations["listLeadTags"];
         put?: never;
         /**
          * Put tags on a lead (a tag it has already stays once)
-         * @description Puts tags on a lead; a tag it already has stays once. Unknown tag → 400, foreign lead → 404.
+         * @description Puts tags on a lead; a tag it already has stays once. Unknown tag → 400, foreign lead → 404. A tag of another scope than the lead's (another client's, or the account's for a client's lead) → 400, nothing changed.
          */
         post: operations["tagLead"];
         delete?: never;

@@ -1,5 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { database } from "../platform/db";
+import { refuseForeignTags } from "../platform/access";
+import { leads } from "../db/schema";
 import { ApiError } from "../platform/errors";
 import { Ack } from "./schemas";
 import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody, pathId, queryId } from "../platform/openapi";
@@ -21,7 +23,7 @@ const routes = {
     method: "get",
     path: "/api/v1/crm/leads/tags",
     operationId: "listLeadTags",
-    description: "With `leadId`, that lead's tags with their `tag_mapping_id`; without, every tag the caller may use.",
+    description: "With `leadId`, that lead's tags the caller may use, with their `tag_mapping_id`; without, every tag the caller may use.",
     tags: tag,
     summary: "A lead's tags (with leadId), else every tag the caller may use",
     security: API_KEY_SECURITY,
@@ -32,7 +34,9 @@ const routes = {
     method: "post",
     path: "/api/v1/crm/leads/tags",
     operationId: "tagLead",
-    description: "Puts tags on a lead; a tag it already has stays once. Unknown tag → 400, foreign lead → 404.",
+    description:
+      "Puts tags on a lead; a tag it already has stays once. Unknown tag → 400, foreign lead → 404. A tag of another scope than the lead's " +
+      "(another client's, or the account's for a client's lead) → 400, nothing changed.",
     tags: tag,
     summary: "Put tags on a lead (a tag it has already stays once)",
     security: API_KEY_SECURITY,
@@ -75,7 +79,7 @@ crmTagRoutes.openapi(routes.list, async (c) => {
     return c.json({ ok: true, data: all.map(({ id, name, color }) => ({ id, name, color })) }, 200);
   }
   if (!(await visibleLead(db, principal, leadId))) throw ApiError.notFound(LEAD_NOT_FOUND);
-  return c.json({ ok: true, data: await tagsOfLead(db, leadId) }, 200);
+  return c.json({ ok: true, data: await tagsOfLead(db, principal, leadId) }, 200);
 });
 
 crmTagRoutes.openapi(routes.add, async (c) => {
@@ -91,6 +95,7 @@ crmTagRoutes.openapi(routes.add, async (c) => {
   if (unknown !== undefined) throw ApiError.badRequest(`Tag not found: ${unknown}`);
   if (leadId === undefined) throw ApiError.validation([{ path: "leadId", message: "leadId is required" }]);
   if (tagIds === undefined) throw ApiError.validation([{ path: "tagIds", message: "tagIds is required" }]);
+  await refuseForeignTags(db, leads, [leadId], [...visible]);
   await tagLead(db, leadId, [...visible]);
   return c.json({ ok: true, success: true, message: "Tags added to lead successfully" }, 200);
 });

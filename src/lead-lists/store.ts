@@ -391,13 +391,17 @@ export function visibleLead(db: Database, principal: Principal, leadId: number) 
 
 // CRM lead tags.
 
-/** A lead's tags with their mapping ids (the id DELETE /crm/leads/tags/{id} takes). */
-export function tagsOfLead(db: Database, leadId: number) {
+/**
+ * A lead's tags the caller may see, with their mapping ids (the id DELETE /crm/leads/tags/{id} takes):
+ * a pair of another client's tag stored before leads kept to their own scope's tags must not show to a
+ * client key.
+ */
+export function tagsOfLead(db: Database, principal: Principal, leadId: number) {
   return db
     .select({ id: tags.id, tag_mapping_id: leadTagMappings.id, name: tags.name, color: tags.color })
     .from(leadTagMappings)
     .innerJoin(tags, eq(tags.id, leadTagMappings.tagId))
-    .where(eq(leadTagMappings.leadId, leadId))
+    .where(and(eq(leadTagMappings.leadId, leadId), visibleRows(principal, tags)))
     .orderBy(asc(tags.name), asc(tags.id));
 }
 

@@ -1,7 +1,7 @@
 import { and, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "./db";
-import { blockList, campaignLeads, campaigns, campaignTags, clients, emailAccounts, emailAccountTags, leadCategories, leadLists, leadListTags, leads, webhooks } from "../db/schema";
+import { blockList, campaignLeads, campaigns, campaignTags, clients, emailAccounts, emailAccountTags, leadCategories, leadLists, leadListTags, leads, leadTagMappings, webhooks } from "../db/schema";
 import type { Principal } from "../platform/principal";
 import { ApiError } from "./errors";
 import { inList } from "./sql";
@@ -68,6 +68,7 @@ const TAGGED = [
   { table: campaigns, pairs: campaignTags, owner: campaignTags.campaignId, tag: campaignTags.tagId, name: "campaign", kind: "campaign" },
   { table: emailAccounts, pairs: emailAccountTags, owner: emailAccountTags.emailAccountId, tag: emailAccountTags.tagId, name: "email account", kind: "mailbox" },
   { table: leadLists, pairs: leadListTags, owner: leadListTags.listId, tag: leadListTags.tagId, name: "lead list", kind: "lead list" },
+  { table: leads, pairs: leadTagMappings, owner: leadTagMappings.leadId, tag: leadTagMappings.tagId, name: "lead", kind: "lead" },
 ] as const;
 
 type Tagged = (typeof TAGGED)[number]["table"];
@@ -82,8 +83,8 @@ function foreignScope(scope: SQL = sql`o.client_id`): SQL {
 }
 
 /**
- * The first (object, tag) pair whose tag is not of that object's scope, if any: a campaign, mailbox or
- * lead list carries its own client's tags, or the account's for one of no client, so a client key never reads
+ * The first (object, tag) pair whose tag is not of that object's scope, if any: a campaign, mailbox,
+ * lead list or lead (CRM lead tags) carries its own client's tags, or the account's for one of no client, so a client key never reads
  * another client's tag names on what it sees (an owner's key may name any scope's tag). `movedTo`: the
  * client (null: the account) the same change gives the objects, whose tags they must then be.
  */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
+import { schema, testDb } from "../db";
 import { createList, importInto, leadIdsOf } from "./fixtures";
 
 async function tag(apiKey: string, name: string, color?: string): Promise<number> {
@@ -70,5 +71,33 @@ describe("CRM lead tags", () => {
 
     expect((await callJson("/api/v1/crm/leads/tags", { method: "POST", apiKey: owner.apiKey, body: { leadId: lead } })).status).toBe(422);
     expect((await callJson("/api/v1/crm/leads/tags?leadId=abc", { apiKey: owner.apiKey })).status).toBe(422);
+  });
+
+  it("puts on a lead only its own scope's tags (400 otherwise, nothing changed) and shows a client key only its own scope's tags on it", async () => {
+    const account = await provisionAccount();
+    const [x, y] = [await createClient(account.apiKey, "X", "x@x.example"), await createClient(account.apiKey, "Y", "y@y.example")];
+    const [xKey, yKey] = [(await createClientKey(account.apiKey, x)).api_key, (await createClientKey(account.apiKey, y)).api_key];
+    const [xTag, yTag, accountTag] = [await tag(xKey, "x-only"), await tag(yKey, "y-only"), await tag(account.apiKey, "account")];
+    const yLead = await leadOf(yKey, "ann@y.example");
+    const accountLead = await leadOf(account.apiKey, "bob@account.example");
+    const tagsOf = async (apiKey: string, lead: number) => (await callJson<{ data: { id: number }[] }>(`/api/v1/crm/leads/tags?leadId=${lead}`, { apiKey })).body.data.map((t) => t.id);
+
+    for (const [lead, tagIds, foreign] of [
+      [yLead, [xTag], xTag],
+      [yLead, [yTag, accountTag], accountTag],
+      [accountLead, [yTag], yTag],
+    ] as const) {
+      const refused = await callJson<{ error: string }>("/api/v1/crm/leads/tags", { method: "POST", apiKey: account.apiKey, body: { leadId: lead, tagIds: [...tagIds] } });
+      expect(refused.status, `tags ${tagIds} on lead ${lead}`).toBe(400);
+      expect(refused.body.error).toContain(`Tag ${foreign} is not one of lead ${lead}'s tags`);
+    }
+    expect([await tagsOf(account.apiKey, yLead), await tagsOf(account.apiKey, accountLead)], "nothing changed").toEqual([[], []]);
+    expect((await callJson("/api/v1/crm/leads/tags", { method: "POST", apiKey: account.apiKey, body: { leadId: yLead, tagIds: [yTag] } })).status).toBe(200);
+    expect((await callJson("/api/v1/crm/leads/tags", { method: "POST", apiKey: account.apiKey, body: { leadId: accountLead, tagIds: [accountTag] } })).status).toBe(200);
+
+    // A pair stored before leads kept to their own scope's tags: the owner reads it (and may remove it), Y's key does not read it.
+    await testDb().insert(schema.leadTagMappings).values({ leadId: yLead, tagId: xTag });
+    expect(await tagsOf(account.apiKey, yLead)).toEqual([xTag, yTag]);
+    expect(await tagsOf(yKey, yLead)).toEqual([yTag]);
   });
 });
