@@ -16,6 +16,7 @@ import {
   type SettingsChange,
 } from "../schedule/settings";
 import { campaignRedating } from "../schedule/redating-store";
+import { wakeCampaign } from "../mailboxes/wake";
 import { saveSchedule, saveSettings } from "./store";
 
 const clock = z.string().refine((value) => parseClock(value) !== null, "must be HH:MM (24 h)");
@@ -166,6 +167,8 @@ sendingRoutes.openapi(routes.schedule, async (c) => {
   if (!saved) throw ApiError.notFound(CAMPAIGN_NOT_FOUND);
   // Not applied: a concurrent post moved the hour this one kept, and the same check over what is stored now refuses it.
   const next = saved.applied ? saved.schedule : checkedSchedule(scheduleWithDefaults(saved.schedule, change));
+  // The senders sleep until the old hours' next opening: new hours may be open now.
+  if (campaign.status === "ACTIVE") await wakeCampaign(c.env, campaign.id);
   const data = {
     ...next,
     days_of_the_week: [...next.days_of_the_week],
