@@ -9409,7 +9409,6 @@ export interface components {
         ReplyInThread: {
             email_stats_id: number | string;
             email_body: string;
-            /** @description Message-ID of the message answered; default: the thread's newest message */
             reply_message_id?: string;
             reply_email_time?: string;
             reply_email_body?: string;
