@@ -1,7 +1,5 @@
-import { describe, expect, it, vi } from "vitest";
-import { addLeads, createCampaign } from "./fixtures";
-import { mailboxConnected, mailboxRow, setMailbox } from "../db";
-import { createMailbox } from "../mailboxes/fixtures";
+import { describe, expect, it } from "vitest";
+import { createCampaign, sleepingActiveCampaign } from "./fixtures";
 import { callJson, createClient, provisionAccount } from "../helpers";
 
 async function setup() {
@@ -231,28 +229,9 @@ describe("concurrent schedule and settings posts", () => {
 
 describe("a schedule change of an ACTIVE campaign", () => {
   it("wakes its senders, which may have hours open now that their last pass slept past", async () => {
-    const account = await provisionAccount();
-    const apiKey = account.apiKey;
-    const mailbox = await createMailbox(apiKey);
-    await mailboxConnected(mailbox.id);
-    const campaign = await createCampaign(apiKey);
-    await callJson(`/api/v1/campaigns/${campaign}/sequences`, { method: "POST", apiKey, body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }] } });
-    // Nothing may go out: the campaign starts years from now.
-    await callJson(`/api/v1/campaigns/${campaign}/schedule`, {
-      method: "POST",
-      apiKey,
-      body: { timezone: "UTC", days_of_the_week: [1, 2, 3, 4, 5], start_hour: "09:00", end_hour: "17:00", schedule_start_time: "2031-03-03T10:00:00Z" },
-    });
-    await addLeads(apiKey, campaign, ["lead@schedule.example"]);
-    await callJson(`/api/v1/campaigns/${campaign}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: [mailbox.id] } });
-    expect((await callJson(`/api/v1/campaigns/${campaign}/status`, { method: "POST", apiKey, body: { status: "START" } })).status).toBe(200);
-    const wakeAt = async () => (await mailboxRow(mailbox.id)).engineWakeAt;
-    await vi.waitFor(async () => expect(await wakeAt()).not.toBeNull(), { timeout: 15_000, interval: 20 });
-    // The start's pass has run and armed its next wake for years ahead; forget it, then move the start.
-    await setMailbox(mailbox.id, { engineWakeAt: null });
-
+    const { apiKey, campaign, woken } = await sleepingActiveCampaign("lead@schedule.example");
     const moved = await callJson(`/api/v1/campaigns/${campaign}/schedule`, { method: "POST", apiKey, body: { schedule_start_time: "2031-03-04T10:00:00Z" } });
     expect(moved.status).toBe(200);
-    await vi.waitFor(async () => expect(await wakeAt()).not.toBeNull(), { timeout: 15_000, interval: 20 });
+    await woken();
   });
 });

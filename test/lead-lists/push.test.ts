@@ -1,8 +1,7 @@
-import { describe, expect, it, vi } from "vitest";
-import { campaignPeople, leadRow, mailboxConnected, mailboxRow, recordsOf, setMailbox } from "../db";
+import { describe, expect, it } from "vitest";
+import { campaignPeople, leadRow, recordsOf } from "../db";
 import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
-import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
-import { createMailbox } from "../mailboxes/fixtures";
+import { addLeads, createCampaign, ingestOk, sleepingActiveCampaign } from "../campaigns/fixtures";
 import { blockListEntry, campaignEmails, createList, importInto, leadIdsOf, listEmails } from "./fixtures";
 
 interface PushData {
@@ -107,31 +106,12 @@ describe("pushing list leads to campaigns", () => {
   });
 
   it("wakes an ACTIVE campaign's senders when the push adds records", async () => {
-    const account = await provisionAccount();
-    const apiKey = account.apiKey;
-    const mailbox = await createMailbox(apiKey);
-    await mailboxConnected(mailbox.id);
-    const campaign = await createCampaign(apiKey);
-    await callJson(`/api/v1/campaigns/${campaign}/sequences`, { method: "POST", apiKey, body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }] } });
-    // Nothing may go out: the campaign starts years from now.
-    await callJson(`/api/v1/campaigns/${campaign}/schedule`, {
-      method: "POST",
-      apiKey,
-      body: { timezone: "UTC", days_of_the_week: [1, 2, 3, 4, 5], start_hour: "09:00", end_hour: "17:00", schedule_start_time: "2031-03-03T10:00:00Z" },
-    });
-    await addLeads(apiKey, campaign, ["first@example.com"]);
-    await callJson(`/api/v1/campaigns/${campaign}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: [mailbox.id] } });
-    expect((await callJson(`/api/v1/campaigns/${campaign}/status`, { method: "POST", apiKey, body: { status: "START" } })).status).toBe(200);
-    const wakeAt = async () => (await mailboxRow(mailbox.id)).engineWakeAt;
-    await vi.waitFor(async () => expect(await wakeAt()).not.toBeNull(), { timeout: 15_000, interval: 20 });
-    // The start's pass has run and armed the next wake for years ahead; forget it, then push.
-    await setMailbox(mailbox.id, { engineWakeAt: null });
+    const { apiKey, campaign, woken } = await sleepingActiveCampaign("first@example.com");
 
     const list = await createList(apiKey);
     await importInto(apiKey, list, [{ email: "second@example.com" }]);
     expect((await push(apiKey, { campaignId: campaign, leadList: { listId: list } })).body.data.pushed).toBe(1);
-    // A loaded machine may take a while to run the object's pass: wait for it rather than for a fixed time.
-    await vi.waitFor(async () => expect(await wakeAt()).not.toBeNull(), { timeout: 15_000, interval: 20 });
+    await woken();
   });
 
   it("answers 404 for another tenant's list or campaign and pushes nothing", async () => {
