@@ -4,8 +4,9 @@ export function iso(value: Date | number): string {
 }
 
 // Date and time each either extended (`2026-12-01T09:30:00`) or basic (`20261201T093000`); ISO 8601
-// keeps one form per value. RFC 3339's space may stand for `T` in the extended form.
-const ZONE = String.raw`(Z|[+-]\d{2}(?::?\d{2})?)?`;
+// keeps one form per value. RFC 3339's space may stand for `T` in the extended form. A space may stand
+// for the offset's `+`: a query string's unencoded `+` arrives as one, and nothing else is meant by it.
+const ZONE = String.raw`(Z|[+ -]\d{2}(?::?\d{2})?)?`;
 const FRACTION = String.raw`(?:[.,](\d+))?`;
 const EXTENDED = new RegExp(String.raw`^(\d{4})-(\d{2})-(\d{2})[T ](\d{2})(?::(\d{2})(?::(\d{2})${FRACTION})?)?${ZONE}$`, "i");
 const BASIC = new RegExp(String.raw`^(\d{4})(\d{2})(\d{2})T(\d{2})(?:(\d{2})(?:(\d{2})${FRACTION})?)?${ZONE}$`, "i");
@@ -13,7 +14,7 @@ const BASIC = new RegExp(String.raw`^(\d{4})(\d{2})(\d{2})T(\d{2})(?:(\d{2})(?:(
 /**
  * An ISO 8601 date-time as ms since the epoch, or null when the text is not one (CONTRACT 0: "In:
  * any ISO 8601"). The time may stop at the hour, minute or second, with any fraction of a second
- * (read to the millisecond); the zone is `Z`, `±hh:mm`, `±hhmm` or `±hh`. A time without a zone is
+ * (read to the millisecond); the zone is `Z`, `±hh:mm`, `±hhmm` or `±hh` (the `+` may arrive as a space). A time without a zone is
  * read as UTC, never in the runtime's zone. A date alone is not an instant: each route that takes one
  * says what day's moment it means.
  */

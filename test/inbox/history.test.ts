@@ -48,6 +48,10 @@ describe("a lead's message history", () => {
       expect(status, time).toBe(200);
       expect(body.history.map((message) => message.type), time).toEqual(types);
     }
+    // An unencoded + (curl with the time pasted in) arrives as a space: read as the + it was.
+    const unencoded = await callJson<{ history: { type: string }[] }>(`/api/v1/campaigns/${campaign}/leads/${lead}/message-history?event_time_gt=2026-03-01T11:00:00+01:00`, { apiKey: account.apiKey });
+    expect(unencoded.status).toBe(200);
+    expect(unencoded.body.history.map((message) => message.type)).toEqual(["REPLY"]);
     const wrong = await after("2026-03-01T10:00:00 UTC");
     expect(wrong.status).toBe(422);
     expect(wrong.body).toEqual({ error: "Validation failed", details: [{ path: "event_time_gt", message: "Must be an ISO 8601 date-time" }] });

@@ -21,6 +21,13 @@ describe("parseInstant: any ISO 8601 date-time (CONTRACT 0)", () => {
     expect(parseInstant("2026-12-01T00:30:00+01:00")).toBe(at("2026-11-30T23:30:00Z"));
   });
 
+  it("reads a space where the offset's + was: what an unencoded + in a query string arrives as", () => {
+    const nine = at("2026-12-01T08:00:00Z");
+    for (const text of ["2026-12-01T09:00:00 01:00", "2026-12-01T09:00:00.000 0100", "2026-12-01 09:00 01", "20261201T090000 0100"]) {
+      expect(parseInstant(text), text).toBe(nine);
+    }
+  });
+
   it("reads any fraction of a second, to the millisecond", () => {
     expect(parseInstant("2026-12-01T09:00:00.5Z")).toBe(at("2026-12-01T09:00:00.500Z"));
     expect(parseInstant("2026-12-01T09:00:00.123456789+01:00")).toBe(at("2026-12-01T08:00:00.123Z"));
