@@ -149,6 +149,7 @@ function present(row: ConversationRow, now: number, extras: Extras): z.infer<typ
     ...(extras.history && {
       email_history: extras.history.map((message) => ({
         stats_id: String(message.id),
+        message_id: message.message_id,
         type: message.type,
         from: message.from_email,
         to: message.to_email,

@@ -89,6 +89,7 @@ export type ViewRequest = Omit<z.infer<typeof ViewBody>, "filters"> & { filters?
 const HistoryMessage = z
   .object({
     stats_id: z.string(),
+    message_id: z.string().nullable().openapi({ description: "The message's Message-ID: what reply-email-thread's `reply_message_id` takes" }),
     type: z.enum(["SENT", "REPLY"]),
     from: z.string().nullable(),
     to: z.string().nullable(),

@@ -15,6 +15,7 @@ export interface MessageRow {
   id: number;
   campaign_lead_id: number;
   type: "SENT" | "REPLY";
+  message_id: string | null;
   from_email: string | null;
   to_email: string | null;
   subject: string | null;
@@ -68,7 +69,7 @@ export async function messagesOf(d1: D1Database, recordIds: number[], reader: Bo
   if (recordIds.length === 0) return [];
   const result = await statement(
     d1,
-    sql`SELECT e.id, e.campaign_lead_id, e.type, e.from_email, e.to_email, e.subject, e.body, e.occurred_at, e.sequence_number, e.ignored,
+    sql`SELECT e.id, e.campaign_lead_id, e.type, e.message_id, e.from_email, e.to_email, e.subject, e.body, e.occurred_at, e.sequence_number, e.ignored,
           ${categorisationJson("e")} AS categorisation
         FROM events e WHERE e.campaign_lead_id IN (SELECT value FROM json_each(${JSON.stringify(recordIds)}))
           AND e.type IN ('SENT', 'REPLY')
@@ -237,7 +238,6 @@ export async function recordOfLead(d1: D1Database, campaignId: number, leadId: n
 
 /** A message of a lead's thread, as the history shows it. */
 export type HistoryRow = Omit<MessageRow, "campaign_lead_id"> & {
-  message_id: string | null;
   /** A reply sent from the inbox: the files it carried (outbound_replies.attachments, JSON). */
   attachments: string | null;
   /** Cc addresses (JSON array): a received reply's own, or those a reply sent from the inbox was given. */

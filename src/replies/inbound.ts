@@ -47,6 +47,7 @@ interface SentMessage {
   recordId: number;
   campaignId: number;
   step: number;
+  sentAt: Date | null;
 }
 
 /**
@@ -60,7 +61,7 @@ interface SentMessage {
 async function sentMessages(db: Database, mailbox: InboundMailbox, ids: string[]): Promise<Map<string, SentMessage>> {
   if (ids.length === 0) return new Map();
   const rows = await db
-    .select({ messageId: messages.messageId, recordId: messages.campaignLeadId, campaignId: messages.campaignId, step: messages.step })
+    .select({ messageId: messages.messageId, recordId: messages.campaignLeadId, campaignId: messages.campaignId, step: messages.step, sentAt: messages.sentAt })
     .from(messages)
     .innerJoin(campaigns, eq(campaigns.id, messages.campaignId))
     .where(
@@ -128,6 +129,16 @@ async function storeCampaignNews(env: Bindings, db: Database, mailbox: InboundMa
   outcome.writeBatches += 1;
 }
 
+/**
+ * When a reply or bounce is dated: by its Date header, never in the future, and never before the email
+ * it answers. A Date header has whole seconds (and the sender's clock), so a reply read within the
+ * second of our send would otherwise sort before it, and the thread would answer the wrong message.
+ */
+function receivedAt(date: number | null, answeredAt: Date | null, now: number): number {
+  const claimed = Math.min(date ?? now, now);
+  return answeredAt === null ? claimed : Math.max(claimed, answeredAt.getTime() + 1);
+}
+
 /** A campaign's classified messages as planned events, each with its record (a record deleted since: none). */
 async function plannedInbound(mailbox: InboundMailbox, items: Classified[], context: FoundContext, now: number): Promise<PlannedEvent[]> {
   const categorise = settingsOf(context.campaign.settings).outOfOffice.autoCategorizeOOO;
@@ -137,7 +148,7 @@ async function plannedInbound(mailbox: InboundMailbox, items: Classified[], cont
     const record = records.get(item.thread.recordId);
     if (!record) continue;
     const { message } = item;
-    const occurredAt = Math.min(message.date ?? now, now);
+    const occurredAt = receivedAt(message.date, item.thread.sentAt, now);
     const isReply = item.kind === "reply";
     const body = isReply ? replyText(message) : item.bounceDiagnostic;
     planned.push({

@@ -31,7 +31,7 @@ const ReplyInThread = z
   .object({
     email_stats_id: StatsId,
     email_body: z.string().min(1).max(200_000),
-    reply_message_id: z.string().max(998).optional(),
+    reply_message_id: z.string().max(998).optional().openapi({ description: "Message-ID of the message answered; default: the thread's newest message" }),
     reply_email_time: z.string().max(64).optional(),
     reply_email_body: z.string().max(200_000).optional(),
     to_email: emailAddress().optional(),
@@ -178,8 +178,8 @@ async function replyInThreadOf(c: Context<AppEnv>, campaignId: number, body: Rep
   const scheduledAt = body.scheduled_time ? Date.parse(body.scheduled_time) : null;
   const later = scheduledAt !== null && scheduledAt > now + SCHEDULE_MARGIN_MS;
   const thread = (await threadOf(c.env.DB, anchor.recordId, -1, null)).messages.flatMap((m) => (m.message_id ? [{ type: m.type, messageId: m.message_id, subject: m.subject }] : []));
-  // The message the stats id names is the one answered, unless the caller names another.
-  const answered = body.reply_message_id ?? anchor.messageId ?? thread.at(-1)?.messageId ?? null;
+  // CONTRACT 12: the stats id names the thread; its newest message is the one answered unless the caller names another.
+  const answered = body.reply_message_id ?? thread.at(-1)?.messageId ?? anchor.messageId ?? null;
   const name = [body.to_first_name ?? anchor.leadFirstName, body.to_last_name ?? anchor.leadLastName].filter(Boolean).join(" ").replace(/[\r\n]+/g, " ");
   const reply: ReplyToSend = {
     accountId: principal.accountId,

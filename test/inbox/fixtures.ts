@@ -95,7 +95,7 @@ export async function world() {
     { type: "OPEN", lead_email: "ann@in.example", occurred_at: at(1, 12) },
     { type: "CLICK", lead_email: "ann@in.example", occurred_at: at(1, 13) },
     reply("ann@in.example", 5, { category_id: 1, body: "Sounds good" }),
-    { type: "SENT", lead_email: "bob@in.example", occurred_at: at(2), email_account_id: m2 },
+    { type: "SENT", lead_email: "bob@in.example", occurred_at: at(2), email_account_id: m2, message_id: "<step1-bob@in.example>" },
     reply("bob@in.example", 4, { body: "Pricing please, and the onboarding timeline for a team of forty people" }),
     { type: "SENT", lead_email: "cat@in.example", occurred_at: at(1) },
     { type: "BOUNCE", lead_email: "cat@in.example", occurred_at: at(1, 11) },

@@ -48,7 +48,7 @@ describe("master inbox listings", () => {
     expect(without.body.messages[0]!.email_history).toBeUndefined();
     const withHistory = await list(k, "inbox-replies", { filters: { search: "bob@" } }, true);
     expect(withHistory.body.messages[0]!.email_history).toEqual([
-      expect.objectContaining({ type: "SENT", from: null, time: at(2), sequence_number: 1, ignored: false, stats_id: expect.stringMatching(/^\d+$/) }),
+      expect.objectContaining({ type: "SENT", from: null, time: at(2), sequence_number: 1, ignored: false, stats_id: expect.stringMatching(/^\d+$/), message_id: "<step1-bob@in.example>" }),
       expect.objectContaining({ type: "REPLY", from: "bob@in.example", email_body: "Pricing please, and the onboarding timeline for a team of forty people", time: at(4), ignored: false }),
     ]);
     const falsy = await list(k, "inbox-replies", { filters: { search: "bob@" } });

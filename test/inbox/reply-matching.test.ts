@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseMessage } from "../../src/mail/parsed";
 import { recordInbound } from "../../src/replies/inbound";
 import { addLeads, createCampaign } from "../campaigns/fixtures";
-import { addMessages, eventCount, recordRow } from "../db";
+import { addMessages, eventCount, eventsOf, recordRow } from "../db";
 import { createClient, provisionAccount, fileEnv } from "../helpers";
 import { createMailbox, type EmailAccount } from "../mailboxes/fixtures";
 
@@ -32,12 +32,11 @@ function answer(to: string, inReplyTo: string): string {
 }
 
 /** A campaign email as the engine leaves it: a sent message row of the record, from `mailboxId`. */
-async function sentMessage(campaign: number, recordId: number, mailboxId: number): Promise<string> {
+async function sentMessage(campaign: number, recordId: number, mailboxId: number, sentAt = new Date(RECEIVED - 3_600_000)): Promise<string> {
   const messageId = `<${crypto.randomUUID()}@x-sender.example>`;
   const record = await recordRow(recordId);
-  const sentAt = new Date(RECEIVED - 3_600_000);
   await addMessages([
-    { accountId: record.accountId, campaignId: record.campaignId, campaignLeadId: recordId, step: 1, emailAccountId: mailboxId, messageId, status: "sent", attempts: 1, toEmail: "lead@x-prospect.example", createdAt: sentAt, updatedAt: sentAt },
+    { accountId: record.accountId, campaignId: record.campaignId, campaignLeadId: recordId, step: 1, emailAccountId: mailboxId, messageId, status: "sent", attempts: 1, toEmail: "lead@x-prospect.example", sentAt, createdAt: sentAt, updatedAt: sentAt },
   ]);
   return messageId;
 }
@@ -74,5 +73,19 @@ describe("matching a received message to a campaign thread", () => {
     const fromY = await sentMessage(campaign, secondRecord, ofY.id);
     expect(await read(ofY, clientY, fromY, RECEIVED + 3000)).toMatchObject({ replies: 1, untracked: 0 });
     expect(await replies(campaign)).toBe(3);
+  });
+
+  it("dates a reply after the email it answers when its Date header, in whole seconds, reads earlier", async () => {
+    const account = await provisionAccount();
+    const row = await createMailbox(account.apiKey);
+    const campaign = await createCampaign(account.apiKey);
+    const record = (await addLeads(account.apiKey, campaign, ["lead@x-prospect.example"]))["lead@x-prospect.example"]!;
+    // Sent 400 ms into the second the lead's Date header names.
+    const sentAt = RECEIVED + 400;
+    const ours = await sentMessage(campaign, record, row.id, new Date(sentAt));
+    const mailbox = { id: row.id, accountId: account.id, clientId: null, fromEmail: row.from_email };
+    expect(await recordInbound(fileEnv(), mailbox, [await parseMessage(answer(row.from_email, ours))], RECEIVED + 2000)).toMatchObject({ replies: 1 });
+    const [reply] = await eventsOf(campaign, "REPLY");
+    expect(reply!.occurredAt.getTime()).toBe(sentAt + 1);
   });
 });

@@ -13,7 +13,8 @@ async function thread() {
     { type: "SENT", lead_email: "t@reply.example", occurred_at: "2026-03-01T10:00:00Z", message_id: "<s@x>" },
     { type: "REPLY", lead_email: "t@reply.example", occurred_at: "2026-03-02T10:00:00Z", message_id: "<r@t>", body: "Hi" },
   ]);
-  return { account, campaign, statsId: await recordEventId(map["t@reply.example"]!, "REPLY") };
+  const record = map["t@reply.example"]!;
+  return { account, campaign, statsId: await recordEventId(record, "REPLY"), sentId: await recordEventId(record, "SENT") };
 }
 
 const post = (apiKey: string, campaign: number, body: unknown) => callJson(`/api/v1/campaigns/${campaign}/reply-email-thread`, { method: "POST", apiKey, body });
@@ -99,6 +100,16 @@ describe("replies scheduled from the inbox", () => {
     expect(wrong.status).toBe(422);
     expect(wrong.body).toEqual({ error: "Validation failed", details: [{ path: "scheduled_time", message: "Must be an ISO 8601 date-time" }] });
     expect(await campaignOutboundReplies(campaign)).toEqual(before);
+  });
+
+  it("answers the thread's newest message unless the caller names one, whichever message the stats id names", async () => {
+    const { account, campaign, mailboxId, sentId: sent } = await threadWithMailbox();
+    const later = new Date(Date.now() + 86_400_000).toISOString();
+    const byDefault = await post(account.apiKey, campaign, { email_stats_id: sent, email_body: "<p>Hello again</p>", scheduled_time: later });
+    expect(byDefault.status, JSON.stringify(byDefault.body)).toBe(200);
+    expect(await outboundReplyRow((byDefault.body as { message_id: string }).message_id)).toMatchObject({ emailAccountId: mailboxId, inReplyTo: "<r@t>", references: "<s@x> <r@t>" });
+    const named = await post(account.apiKey, campaign, { email_stats_id: sent, email_body: "<p>About the first</p>", scheduled_time: later, reply_message_id: "<s@x>" });
+    expect(await outboundReplyRow((named.body as { message_id: string }).message_id)).toMatchObject({ inReplyTo: "<s@x>", references: "<r@t> <s@x>" });
   });
 
   it("refuses attachments that are not https, too many, and a mailbox that fails its checks", async () => {

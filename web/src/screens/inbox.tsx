@@ -312,7 +312,7 @@ function Conversation({ id, categories, onChange }: { id: number; categories: Ca
           </li>
         ))}
       </ol>
-      <Reply campaignId={m.campaign.id} statsId={lastReply?.stats_id} textRef={replyRef} onSent={() => changed("")} />
+      <Reply campaignId={m.campaign.id} answers={lastReply} textRef={replyRef} onSent={() => changed("")} />
       <div class="grid2">
         <Snooze id={id} snoozed={m.is_snoozed} onDone={changed} />
         <Reminder id={id} current={m.reminder_time ?? null} onDone={changed} />
@@ -330,13 +330,13 @@ interface Attachment {
   file_name: string;
 }
 
-function Reply({ campaignId, statsId, textRef, onSent }: { campaignId: number; statsId?: string; textRef: { current: HTMLTextAreaElement | null }; onSent: () => void }) {
+function Reply({ campaignId, answers, textRef, onSent }: { campaignId: number; answers?: { stats_id: string; message_id: string | null }; textRef: { current: HTMLTextAreaElement | null }; onSent: () => void }) {
   const [text, setText] = useState("");
   const [later, setLater] = useState("");
   const [cc, setCc] = useState("");
   const [attachments, setAttachments] = useState<Attachment[]>([]);
   const [send, busy] = useAction(async () => {
-    if (!statsId) throw new Error("This conversation has no message to answer");
+    if (!answers) throw new Error("This conversation has no message to answer");
     if (!text.trim()) throw new Error("Write the reply first");
     const html = text
       .split(/\n/)
@@ -346,7 +346,8 @@ function Reply({ campaignId, statsId, textRef, onSent }: { campaignId: number; s
       api.POST("/api/v1/campaigns/{campaign_id}/reply-email-thread", {
         params: { path: { campaign_id: campaignId } },
         body: {
-          email_stats_id: statsId,
+          email_stats_id: answers.stats_id,
+          ...(answers.message_id ? { reply_message_id: answers.message_id } : {}),
           email_body: html,
           add_signature: false,
           ...(later ? { scheduled_time: isoFromLocal(later) } : {}),
