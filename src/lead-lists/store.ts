@@ -95,8 +95,11 @@ export function leadListPage(
     visibleRows(principal, leadLists),
     filters.clientId === undefined ? undefined : eq(leadLists.clientId, filters.clientId),
     filters.listName ? containsText(leadLists.name, filters.listName) : undefined,
+    // Through tags the caller may see only: a pair of another client's tag stored before lists kept
+    // to their own scope's tags must not tell a client key which of its lists carry that tag.
     filters.tagIds?.length
-      ? sql`${leadLists.id} IN (SELECT list_id FROM lead_list_tags WHERE tag_id ${inList(filters.tagIds)})`
+      ? sql`${leadLists.id} IN (SELECT ${leadListTags.listId} FROM ${leadListTags} JOIN ${tags} ON ${tags.id} = ${leadListTags.tagId}
+          WHERE ${leadListTags.tagId} ${inList(filters.tagIds)} AND ${visibleRows(principal, tags)})`
       : undefined,
     page.startingAfter === undefined ? undefined : gt(leadLists.id, page.startingAfter),
   ];

@@ -152,6 +152,11 @@ describe("lead lists", () => {
     expect(await tagsOf(yKey, yList)).toEqual([yTag]);
     const listed = await callJson<{ data: { id: number; tags: { id: number }[] }[] }>("/api/v1/lead-list/", { apiKey: yKey });
     expect(listed.body.data.map((l) => [l.id, l.tags.map((t) => t.id)])).toEqual([[yList, [yTag]]]);
+    // Filtering by that tag matches only through pairs the caller may see: Y's key learns nothing of it.
+    const filtered = async (apiKey: string, tagIds: string) => (await callJson<{ data: { id: number }[] }>(`/api/v1/lead-list?tagIds=${tagIds}`, { apiKey })).body.data.map((l) => l.id);
+    expect(await filtered(yKey, `${xTag}`)).toEqual([]);
+    expect(await filtered(yKey, `${xTag},${yTag}`)).toEqual([yList]);
+    expect(await filtered(account.apiKey, `${xTag}`)).toEqual([yList]);
     expect((await assign({ listIds: [yList], tagIds: [], removeTagIds: [xTag] })).status).toBe(200);
     expect(await tagsOf(account.apiKey, yList)).toEqual([yTag]);
   });
