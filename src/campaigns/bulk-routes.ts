@@ -215,7 +215,8 @@ campaignBulkRoutes.openapi(routes.updateFolder, async (c) => {
   if (folder === undefined) throw new ApiError(404, { ok: false, error: FOLDER_NOT_FOUND });
   const notFound = campaignIds.filter((id) => !seen.has(id));
   if (seen.size === 0) throw new ApiError(404, { ok: false, error: CAMPAIGNS_NOT_FOUND, not_found_campaign_ids: notFound });
-  const updated = await fileCampaigns(db, [...seen], folder?.id ?? null, Date.now());
+  const updated = await fileCampaigns(db, principal, [...seen], folder?.id ?? null, Date.now());
+  if (updated === undefined) throw new ApiError(404, { ok: false, error: FOLDER_NOT_FOUND });
   return c.json({ ok: true, requested: campaignIds.length, updated: updated.length, updated_campaign_ids: updated, not_found_campaign_ids: notFound }, 200);
 });
 

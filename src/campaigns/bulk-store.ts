@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, exists, sql } from "drizzle-orm";
 import { campaignFolders, campaigns } from "../db/schema";
 import { visibleCampaigns, visibleRows, type Scope } from "../platform/access";
 import type { Database } from "../platform/db";
@@ -71,13 +71,22 @@ export async function deleteFolder(db: Database, id: number): Promise<void> {
   await db.delete(campaignFolders).where(eq(campaignFolders.id, id));
 }
 
-/** Files these (visible) campaigns in a folder, or none; answers the ids changed. */
-export async function fileCampaigns(db: Database, campaignIds: number[], folderId: number | null, now: number): Promise<number[]> {
-  const rows = await db
-    .update(campaigns)
-    .set({ folderId, updatedAt: new Date(now) })
-    .where(sql`${campaigns.id} ${inList(campaignIds)}`)
-    .returning({ id: campaigns.id });
+/**
+ * Files these (visible) campaigns in a folder, or none; answers the ids changed, or undefined when the
+ * folder is no longer one the caller may see. The write itself asks for the folder: a delete after the
+ * caller's check would otherwise fail the write on the foreign key (a 500) instead of the contract's 404.
+ */
+export async function fileCampaigns(db: Database, principal: Scope, campaignIds: number[], folderId: number | null, now: number): Promise<number[] | undefined> {
+  const folder = folderId === null ? undefined : and(eq(campaignFolders.id, folderId), visibleRows(principal, campaignFolders));
+  const [rows, found] = await db.batch([
+    db
+      .update(campaigns)
+      .set({ folderId, updatedAt: new Date(now) })
+      .where(and(sql`${campaigns.id} ${inList(campaignIds)}`, folder && exists(db.select({ one: sql`1` }).from(campaignFolders).where(folder))))
+      .returning({ id: campaigns.id }),
+    db.select({ id: campaignFolders.id }).from(campaignFolders).where(folder ?? sql`false`),
+  ]);
+  if (folderId !== null && found.length === 0) return undefined;
   return rows.map((row) => row.id).sort((a, b) => a - b);
 }
 

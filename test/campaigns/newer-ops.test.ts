@@ -1,5 +1,7 @@
+import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callJson, createClient, createClientKey, provisionAccount, fileEnv } from "../helpers";
+import worker from "../../src/index";
+import { callJson, createClient, createClientKey, env, fileEnv, fileShard, provisionAccount } from "../helpers";
 import { addLeads, createCampaign, ingestOk } from "./fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
 
@@ -147,6 +149,46 @@ describe("campaign folders", () => {
     expect(noCampaign.status).toBe(404);
     expect(noCampaign.body.not_found_campaign_ids).toEqual([accountCampaign]);
     expect((await post(apiKey, "/api/v1/campaigns/folders", { name: "" })).status).toBe(422);
+  });
+
+  it("answers 404 and files nothing when the folder is deleted between the filing's check and its write", async () => {
+    const { apiKey } = await provisionAccount();
+    const campaign = await createCampaign(apiKey);
+    const folder = ((await post(apiKey, "/api/v1/campaigns/folders", { name: "Going" })).body.data as { id: number }).id;
+    // The filing's database, real, but the folder's delete request runs (to its end) right after the filing has read the folder.
+    let deleted: Body | undefined;
+    const shardDb = fileEnv().DB;
+    const binding = fileShard() === 0 ? "DB" : `DB_${fileShard()}`;
+    const afterFolderRead = (statement: D1PreparedStatement): D1PreparedStatement =>
+      new Proxy(statement, {
+        get(target, property) {
+          if (property === "bind") return (...values: unknown[]) => afterFolderRead(target.bind(...values));
+          const value = Reflect.get(target, property) as unknown;
+          if (typeof value !== "function") return value;
+          if (!["all", "raw", "first", "run"].includes(String(property)) || deleted) return value.bind(target);
+          return async (...args: unknown[]) => {
+            const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            deleted = (await del(apiKey, `/api/v1/campaigns/folders/${folder}`)).body;
+            return result;
+          };
+        },
+      });
+    const racing = new Proxy(shardDb, {
+      get(target, property) {
+        if (property === "prepare") return (query: string) => (/from "campaign_folders"/i.test(query) && !deleted ? afterFolderRead(target.prepare(query)) : target.prepare(query));
+        const value = Reflect.get(target, property) as unknown;
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const request = new Request("http://salvo.test/api/v1/campaigns/update-folder", {
+      method: "POST",
+      headers: { "X-API-Key": apiKey, "Content-Type": "application/json", "CF-Connecting-IP": "10.9.8.7" },
+      body: JSON.stringify({ campaign_ids: [campaign], folder_id: folder }),
+    });
+    const filed = await worker.fetch(request, { ...env, [binding]: racing }, createExecutionContext());
+    expect(deleted, "the delete ran in between").toMatchObject({ ok: true });
+    expect({ status: filed.status, body: await filed.json() }).toEqual({ status: 404, body: { ok: false, error: "Folder not found - Invalid folder_id." } });
+    expect((await get(apiKey, `/api/v1/campaigns/${campaign}`)).body.folder_id).toBeNull();
   });
 });
 
