@@ -220,7 +220,7 @@ function stopPushedRecords(fresh: SQL, now: number): SQL {
  * is its first new UNSUBSCRIBE's time); BOUNCE and BLOCK block it unless it is stopped; a counted
  * reply (and a human click or open, when the stop setting says so) completes a live or paused
  * record; each of these leaves the engine nothing due. SENT moves
- * DRAFTED/STARTED to INPROGRESS and nothing else; the categorised reply with the latest occurred_at
+ * DRAFTED/STARTED to INPROGRESS and nothing else, unless it is an inbox reply; the categorised reply with the latest occurred_at
  * sets the category (and its time); any new reply marks the conversation unread.
  */
 export function ingestionStatements(
@@ -228,9 +228,19 @@ export function ingestionStatements(
   rows: EventRow[],
   deliveries: NewDelivery[],
   now: number,
-  /** Held at commit, or the ingestion stores nothing (its events drive every statement after them, and the opt-outs hold to it too). */
-  guard: SQL = sql`true`,
+  options: {
+    /** Held at commit, or the ingestion stores nothing (its events drive every statement after them, and the opt-outs hold to it too). */
+    guard?: SQL;
+    /**
+     * The SENT is a person's reply in the thread (src/replies/outbound.ts), not a step of the campaign:
+     * the record's state does not move (CONTRACT 12, reply in a thread), so a record the campaign has
+     * not yet written to stays DRAFTED.
+     */
+    inboxReply?: boolean;
+  } = {},
 ): SQL[] {
+  const guard = options.guard ?? sql`true`;
+  const stepSent = options.inboxReply ? sql`0` : sql`u.sent`;
   const nonce = crypto.randomUUID();
   const fresh = freshEvents(nonce);
   const settings = settingsOf(campaign.settings);
@@ -285,7 +295,7 @@ export function ingestionStatements(
           WHEN u.blocked AND campaign_leads.state <> 'STOPPED' THEN 'BLOCKED'
           WHEN ${ends} AND campaign_leads.state IN ('DRAFTED', 'STARTED', 'INPROGRESS', 'PAUSED') THEN 'COMPLETED'
           WHEN ${pauses} AND campaign_leads.state IN ('DRAFTED', 'STARTED', 'INPROGRESS') THEN 'PAUSED'
-          WHEN u.sent AND campaign_leads.state IN (${sql.join(FINAL_FOR_SENT.map((s) => sql`${s}`), sql`, `)}) THEN 'INPROGRESS'
+          WHEN ${stepSent} AND campaign_leads.state IN (${sql.join(FINAL_FOR_SENT.map((s) => sql`${s}`), sql`, `)}) THEN 'INPROGRESS'
           ELSE campaign_leads.state END,
         stopped_at = CASE WHEN u.unsubscribed AND campaign_leads.state <> 'STOPPED' THEN u.unsubscribed_at ELSE campaign_leads.stopped_at END,
         category_id = CASE WHEN u.cat_at > coalesce(campaign_leads.category_set_at, -1) THEN u.cat_id ELSE campaign_leads.category_id END,

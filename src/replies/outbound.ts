@@ -108,7 +108,7 @@ export async function sendReply(env: Bindings, logins: MailboxLogins, reply: Rep
           },
         ]);
         deliveries = plan.deliveries;
-        return ingestionStatements(context.campaign, plan.rows, plan.deliveries, at);
+        return ingestionStatements(context.campaign, plan.rows, plan.deliveries, at, { inboxReply: true });
       },
     },
     sessions,
