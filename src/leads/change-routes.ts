@@ -36,11 +36,12 @@ import {
   pauseStatement,
   pinRecord,
   recordsOfLead,
-  resumeRecord,
+  resumeRecords,
   stepToResume,
   unsubscribeRecords,
   updateLeadFields,
   type LeadFieldChange,
+  type RecordResume,
 } from "./change-store";
 import { isValidEmail, normaliseEmail } from "../mail/address";
 import { timezoneInput } from "./lead-input";
@@ -322,23 +323,49 @@ async function update(c: Context<AppEnv>, lead: LeadRow, body: z.infer<typeof Le
 }
 
 /**
- * Resumes a PAUSED record into the state it was paused from; the next step is due after `days`,
- * or when absent after that step's own delay counted from the pause. Wakes the campaign's senders.
+ * How a PAUSED record resumes: into the state it was paused from; the next step is due after `days`,
+ * or when absent after that step's own delay counted from the pause. 400 when it cannot resume.
  */
-async function resume(c: Context<AppEnv>, campaign: CampaignRow, record: CampaignRecordRow, days: number | undefined): Promise<number> {
+async function resumeOf(db: Database, campaign: CampaignRow, record: CampaignRecordRow, days: number | undefined, now: number): Promise<RecordResume> {
   if (record.state !== "PAUSED") throw ApiError.badRequest("Lead is not paused");
-  const db = database(c.env.DB);
   const { step, hasSteps } = await stepToResume(db, campaign.id, record.nextStep);
   // A campaign whose sequence is not written yet still has everything to send.
   if (record.nextStep === null || (hasSteps && step === null)) throw ApiError.badRequest(LAST_STEP);
-  const now = Date.now();
   const pausedAt = record.pausedAt?.getTime() ?? now;
   const dueAt =
     days !== undefined ? now + days * DAY_MS : step ? stepDueAt(pausedAt, step.delayInDays, scheduleOf(campaign.schedule)?.timezone ?? "UTC") : pausedAt;
-  const state: RecordState = record.pausedFrom ?? (record.hasSent ? "INPROGRESS" : "DRAFTED");
-  if (!(await resumeRecord(db, record.id, state, dueAt, now))) throw ApiError.badRequest("Lead is not paused");
+  return { recordId: record.id, state: record.pausedFrom ?? (record.hasSent ? "INPROGRESS" : "DRAFTED"), dueAt };
+}
+
+/** Resumes one PAUSED record (`resumeOf`) and wakes its campaign's senders; answers when it is due. */
+async function resume(c: Context<AppEnv>, campaign: CampaignRow, record: CampaignRecordRow, days: number | undefined): Promise<number> {
+  const now = Date.now();
+  const planned = await resumeOf(database(c.env.DB), campaign, record, days, now);
+  if ((await resumeRecords(c.env.DB, [planned], now)).length === 0) throw ApiError.badRequest("Lead is not paused");
   if (campaign.status === "ACTIVE") await wakeCampaign(c.env, campaign.id);
-  return dueAt;
+  return planned.dueAt;
+}
+
+/**
+ * Resumes every paused record of these where it can (one with nothing left to send stays paused),
+ * all in one batch; then wakes the senders of the ACTIVE campaigns that got a record back, since a
+ * sender woken before the commit could find nothing due and sleep past it.
+ */
+async function resumeEverywhere(c: Context<AppEnv>, principal: Principal, records: { id: number; campaignId: number; state: RecordState }[]): Promise<void> {
+  const db = database(c.env.DB);
+  const now = Date.now();
+  const planned: { campaign: CampaignRow; resume: RecordResume }[] = [];
+  for (const paused of records.filter((record) => record.state === "PAUSED")) {
+    const [campaign, record] = await Promise.all([findCampaign(db, principal, paused.campaignId), findCampaignRecord(db, principal, paused.id)]);
+    const resume = await resumeOf(db, campaign, record, undefined, now).catch((error: unknown) => {
+      if (error instanceof ApiError && error.status === 400) return null;
+      throw error;
+    });
+    if (resume !== null) planned.push({ campaign, resume });
+  }
+  const resumed = new Set(await resumeRecords(c.env.DB, planned.map(({ resume }) => resume), now));
+  const toWake = new Set(planned.filter(({ campaign, resume }) => campaign.status === "ACTIVE" && resumed.has(resume.recordId)).map(({ campaign }) => campaign.id));
+  for (const campaignId of toWake) await wakeCampaign(c.env, campaignId);
 }
 
 async function unsubscribeEverywhere(c: Context<AppEnv>, principal: Principal, lead: LeadRow): Promise<void> {
@@ -437,22 +464,12 @@ leadChangeRoutes.openapi(routes.status, async (c) => {
   const lead = await requireLead(db, principal, c.req.valid("param").lead_id);
   const { status } = c.req.valid("json");
   if (status === "unsubscribed") await unsubscribeEverywhere(c, principal, lead);
-  const records = await recordsOfLead(db, principal, lead.id);
-  if (status === "paused") {
-    await pauseRecords(
-      c.env.DB,
-      records.filter((record) => PAUSABLE_STATES.includes(record.state)).map((record) => record.id),
-      Date.now(),
-    );
-  }
-  if (status === "active") {
-    // Every paused record resumes where it can; one with nothing left to send stays paused.
-    for (const paused of records.filter((record) => record.state === "PAUSED")) {
-      const [campaign, record] = await Promise.all([findCampaign(db, principal, paused.campaignId), findCampaignRecord(db, principal, paused.id)]);
-      await resume(c, campaign, record, undefined).catch((error: unknown) => {
-        if (!(error instanceof ApiError && error.status === 400)) throw error;
-      });
-    }
+  else {
+    const records = await recordsOfLead(db, principal, lead.id);
+    if (status === "paused") {
+      const pausable = records.filter((record) => PAUSABLE_STATES.includes(record.state)).map((record) => record.id);
+      await pauseRecords(c.env.DB, pausable, Date.now());
+    } else await resumeEverywhere(c, principal, records);
   }
   return c.json(ack("Lead status updated successfully"), 200);
 });

@@ -95,18 +95,26 @@ export async function stepToResume(db: Database, campaignId: number, nextStep: n
   return { step: next[0] ?? null, hasSteps: any.length > 0 };
 }
 
+/** How one PAUSED record resumes: into `state`, due at `dueAt`. */
+export type RecordResume = { recordId: number; state: RecordState; dueAt: number };
+
 /**
- * Resumes a PAUSED record into `state`, due at `dueAt`. Guarded on PAUSED, so a concurrent resume
- * (or a change that ended the record) wins; answers whether this one did.
+ * Resumes PAUSED records, each into its own state and due time, in ONE batch: all of them or none.
+ * Each write is guarded on PAUSED, so a concurrent resume (or a change that ended the record) wins;
+ * answers the ids this one resumed.
  */
-export async function resumeRecord(db: Database, recordId: number, state: RecordState, dueAt: number, now: number): Promise<boolean> {
-  const row = await db
-    .update(campaignLeads)
-    .set({ state, dueAt: new Date(dueAt), pausedFrom: null, pausedAt: null, resumeAt: null, updatedAt: new Date(now) })
-    .where(and(eq(campaignLeads.id, recordId), eq(campaignLeads.state, "PAUSED")))
-    .returning({ id: campaignLeads.id })
-    .get();
-  return row !== undefined;
+export async function resumeRecords(d1: D1Database, resumes: RecordResume[], now: number): Promise<number[]> {
+  if (resumes.length === 0) return [];
+  const results = await rawBatch(
+    d1,
+    resumes.map(
+      ({ recordId, state, dueAt }) =>
+        sql`UPDATE campaign_leads SET state = ${state}, due_at = ${dueAt}, paused_from = NULL, paused_at = NULL, resume_at = NULL, updated_at = ${now}
+            WHERE id = ${recordId} AND state = 'PAUSED'
+            RETURNING id`,
+    ),
+  );
+  return results.flat().map((row) => Number(row.id));
 }
 
 /** Marks a record COMPLETED: the engine has nothing more to send it. */

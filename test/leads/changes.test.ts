@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { claimRecords } from "../../src/engine/store";
-import { blockListed, campaignRow, eventsOf, recordRow, setCampaign, setRecord } from "../db";
-import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
+import { blockListed, campaignRow, eventsOf, personOf, recordRow, recordsOf, setCampaign, setRecord } from "../db";
+import { addLeads, analytics, createCampaign, ingestOk, sleepingActiveCampaign } from "../campaigns/fixtures";
 import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
 import { call, callJson, provisionAccount, fileEnv } from "../helpers";
 import { attach, mailbox, post, setUp } from "./fixtures";
@@ -177,6 +177,62 @@ describe("unsubscribe", () => {
     expect((await post(apiKey, `/api/v1/leads/${leads[ANN]}/status`, { status: "unsubscribed" }, "PUT")).status).toBe(200);
     expect((await recordRow(records[ANN]!)).state).toBe("STOPPED");
     expect((await post(apiKey, `/api/v1/leads/${leads[ANN]}/status`, { status: "gone" }, "PUT")).status).toBe(422);
+  });
+
+  it("resumes every paused record of a lead (status active) in one batch: a failed resume changes none; else each resumes by its own rules", async () => {
+    const { apiKey, campaign: live, woken } = await sleepingActiveCampaign(ANN);
+    const [liveRecord] = await recordsOf(live);
+    const lead = await personOf(liveRecord!.id);
+    // Sent to, and a campaign without steps yet: it resumes INPROGRESS, due at once.
+    const sent = await createCampaign(apiKey);
+    const sentRecord = (await addLeads(apiKey, sent, [ANN]))[ANN]!;
+    await ingestOk(apiKey, sent, [{ type: "SENT", email_lead_map_id: sentRecord, occurred_at: new Date().toISOString() }]);
+    // Its next step waits 3 days after the pause.
+    const stepped = await createCampaign(apiKey);
+    const steps = [
+      { seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "One" },
+      { seq_number: 2, seq_delay_details: { delay_in_days: 3 }, email_body: "Two" },
+    ];
+    expect((await post(apiKey, `/api/v1/campaigns/${stepped}/sequences`, { sequences: steps })).status).toBe(200);
+    const steppedRecord = (await addLeads(apiKey, stepped, [ANN]))[ANN]!;
+    await setRecord(steppedRecord, { nextStep: 2 });
+    // Nothing left to send: it stays paused.
+    const ended = await createCampaign(apiKey);
+    const endedRecord = (await addLeads(apiKey, ended, [ANN]))[ANN]!;
+    const ids = [liveRecord!.id, sentRecord, steppedRecord, endedRecord];
+    expect((await post(apiKey, `/api/v1/leads/${lead}/status`, { status: "paused" }, "PUT")).status).toBe(200);
+    await setRecord(endedRecord, { nextStep: null });
+    const paused = await Promise.all(ids.map((id) => recordRow(id)));
+    expect(paused.map((row) => [row.state, row.pausedFrom])).toEqual([
+      ["PAUSED", "DRAFTED"],
+      ["PAUSED", "INPROGRESS"],
+      ["PAUSED", "DRAFTED"],
+      ["PAUSED", "DRAFTED"],
+    ]);
+
+    // The resume of the last resumable record fails, after the others' (as a D1 error between writes would leave them).
+    const trigger = `test_refuse_resume_${steppedRecord}`;
+    const d1 = fileEnv().DB;
+    await d1
+      .prepare(`CREATE TRIGGER ${trigger} BEFORE UPDATE OF state ON campaign_leads WHEN NEW.id = ${steppedRecord} AND OLD.state = 'PAUSED' BEGIN SELECT RAISE(ABORT, 'resume refused'); END`)
+      .run();
+    try {
+      expect((await post(apiKey, `/api/v1/leads/${lead}/status`, { status: "active" }, "PUT")).status).toBe(500);
+    } finally {
+      await d1.prepare(`DROP TRIGGER ${trigger}`).run();
+    }
+    expect(await Promise.all(ids.map((id) => recordRow(id)))).toEqual(paused);
+
+    const done = await post(apiKey, `/api/v1/leads/${lead}/status`, { status: "active" }, "PUT");
+    expect(done).toMatchObject({ status: 200, body: { ok: true, message: "Lead status updated successfully" } });
+    const [liveRow, sentRow, steppedRow, endedRow] = await Promise.all(ids.map((id) => recordRow(id)));
+    const [livePause, sentPause, steppedPause] = paused.map((row) => row.pausedAt!.getTime());
+    expect(liveRow).toMatchObject({ state: "DRAFTED", dueAt: new Date(livePause!), pausedFrom: null, pausedAt: null });
+    expect(sentRow).toMatchObject({ state: "INPROGRESS", dueAt: new Date(sentPause!), pausedFrom: null, pausedAt: null });
+    expect(steppedRow).toMatchObject({ state: "DRAFTED", dueAt: new Date(steppedPause! + 3 * DAY_MS), pausedFrom: null, pausedAt: null });
+    expect(endedRow).toEqual(paused[3]);
+    // The ACTIVE campaign's sender is told its record is due again.
+    await woken();
   });
 });
 
