@@ -1,17 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { addLeads, createCampaign, ingestOk } from "../campaigns/fixtures";
-import { addManualSends, campaignOutboundReplies, eventCount, mailboxConnected, outboundReplyRow, personOf, recordEventId, recordRow, setRecord } from "../db";
+import { addManualSends, campaignOutboundReplies, eventCount, mailboxConnected, outboundReplyRow, personOf, recordEventId } from "../db";
 import { callJson, fileEnv, provisionAccount } from "../helpers";
-import { config } from "../../src/config";
-import type { SmtpSender } from "../../src/mail/smtp";
 import { senderStub } from "../../src/mailbox-agent/stub";
-import { MailboxLogins } from "../../src/mailboxes/login";
-import { agentTokens } from "../../src/mailboxes/wake";
-import { ManualSessions } from "../../src/manual-mail/send";
-import { loadKeyring } from "../../src/platform/crypto";
-import { database } from "../../src/platform/db";
 import type { Bindings } from "../../src/platform/env";
-import { sendDueReplies } from "../../src/replies/outbound";
 import { createMailbox, readMailbox } from "../mailboxes/fixtures";
 
 /**
@@ -171,43 +163,5 @@ describe("how many manual sends a mailbox makes", () => {
     expect(last.status).toBe("FAILED");
     expect(last.statusMessage).toMatch(/^The mail server did not take the reply: /);
     expect(last.statusMessage).not.toContain("tried again");
-  });
-});
-
-/** Logins whose SMTP session takes every message (no mail server runs here); all else a send does runs for real. */
-class AcceptingLogins extends MailboxLogins {
-  override smtpSession(): SmtpSender {
-    return { send: () => Promise.resolve({ ok: true, messageId: "<accepted@test>", reply: { code: 250, lines: ["OK"] }, raw: "" }), close: () => Promise.resolve() } as unknown as SmtpSender;
-  }
-}
-
-describe("a reply in a thread and its record", () => {
-  it("stores the reply as a SENT of the thread and leaves a DRAFTED record DRAFTED, its first step still to send (CONTRACT 12)", async () => {
-    const { apiKey } = await provisionAccount();
-    const box = await createMailbox(apiKey, { max_email_per_day: 50, time_to_wait_in_mins: 0 });
-    await mailboxConnected(box.id, { imap: true });
-    const campaign = await createCampaign(apiKey);
-    await callJson(`/api/v1/campaigns/${campaign}/sequences`, {
-      method: "POST",
-      apiKey,
-      body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }] },
-    });
-    const record = (await addLeads(apiKey, campaign, ["first@drafted.example"]))["first@drafted.example"]!;
-    // A message in its thread before the campaign wrote to it: a colleague's note (an ignored reply), which leaves it DRAFTED.
-    await ingestOk(apiKey, campaign, [
-      { type: "REPLY", lead_email: "first@drafted.example", from_email: "colleague@drafted.example", occurred_at: new Date(Date.now() - 86_400_000).toISOString(), message_id: "<note@d>", body: "FYI" },
-    ]);
-    await setRecord(record, { emailAccountId: box.id });
-    expect((await recordRow(record)).state).toBe("DRAFTED");
-    const due = Date.now() + 60 * MINUTE;
-    const queued = await reply(apiKey, campaign, { email_stats_id: await recordEventId(record, "REPLY"), email_body: "<p>Hello</p>", scheduled_time: new Date(due).toISOString() });
-    expect(queued.status, JSON.stringify(queued.body)).toBe(200);
-
-    const logins = new AcceptingLogins(bindings, database(bindings.DB), await loadKeyring(config(bindings).secretsKey), agentTokens(bindings));
-    const sessions = new ManualSessions(logins);
-    await sendDueReplies(bindings, logins, box.id, due + MINUTE, due, sessions).finally(() => sessions.close());
-    expect((await outboundReplyRow(queued.body.message_id!)).status).toBe("COMPLETED");
-    expect(await eventCount(campaign, "SENT")).toBe(1);
-    expect(await recordRow(record)).toMatchObject({ state: "DRAFTED", nextStep: 1 });
   });
 });

@@ -4,8 +4,9 @@ import { withImapSession } from "../../src/mail/imap";
 import { sendMail } from "../../src/mail/smtp";
 import { senderStub } from "../../src/mailbox-agent/stub";
 import type { Bindings } from "../../src/platform/env";
-import { deliveryKinds, eventsOf as campaignEvents, messagesOf, personOf, recordEventId, recordsOf, webhookDeliveries } from "../db";
+import { deliveryKinds, eventsOf as campaignEvents, messagesOf, personOf, recordEventId, recordRow, recordsOf, webhookDeliveries } from "../db";
 import { callJson, provisionAccount, fileEnv } from "../helpers";
+import { addLeads, ingestOk } from "../campaigns/fixtures";
 import { createWebhook } from "../webhooks/fixtures";
 import { checked, LAB_HOSTS, saveLabMailbox } from "./lab-mailboxes";
 
@@ -262,5 +263,35 @@ describe("the engine reads replies back from the lab", () => {
     const kinds = await deliveryKinds({ webhookId: hook.id });
     expect(kinds).toMatchObject({ EMAIL_BOUNCE: 1 });
     expect(kinds.EMAIL_REPLY).toBeGreaterThanOrEqual(1);
+  });
+
+  it("sends a reply in a thread the campaign has not written to yet, and leaves its record DRAFTED, its first step still to send (CONTRACT 12)", async () => {
+    const { apiKey } = await provisionAccount();
+    const mailboxId = await saveLabMailbox(apiKey, sender.email, sender.password, { time_to_wait_in_mins: 0 });
+    const { body: created } = await callJson<{ id: number }>("/api/v1/campaigns/create", { method: "POST", apiKey, body: { name: "Not yet written" } });
+    const campaignId = created.id;
+    await callJson(`/api/v1/campaigns/${campaignId}/sequences`, {
+      method: "POST",
+      apiKey,
+      body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "<p>Hello</p>" }] },
+    });
+    await callJson(`/api/v1/campaigns/${campaignId}/email-accounts`, { method: "POST", apiKey, body: { email_account_ids: [mailboxId] } });
+    const record = (await addLeads(apiKey, campaignId, [replier.email]))[replier.email]!;
+    // The thread opens with a colleague's note (a reply the rule ignores): the campaign has sent nothing.
+    await ingestOk(apiKey, campaignId, [
+      { type: "REPLY", lead_email: replier.email, from_email: "colleague@lab.salvo.test", email_account_id: mailboxId, occurred_at: new Date(Date.now() - DAY).toISOString(), message_id: `<note-${crypto.randomUUID()}@lab.salvo.test>`, body: "FYI" },
+    ]);
+    expect((await recordRow(record)).state).toBe("DRAFTED");
+
+    const answer = await callJson<{ message_id: string }>(`/api/v1/campaigns/${campaignId}/reply-email-thread`, {
+      method: "POST",
+      apiKey,
+      body: { email_stats_id: await recordEventId(record, "REPLY"), email_body: "<p>Hello from a person</p>" },
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const arrived = await fetch(`${reader}/message?${new URLSearchParams({ user: replier.email, message_id: answer.body.message_id })}`);
+    expect(arrived.status).toBe(200);
+    expect(await campaignEvents(campaignId, "SENT")).toHaveLength(1);
+    expect(await recordRow(record)).toMatchObject({ state: "DRAFTED", nextStep: 1 });
   });
 });
