@@ -216,6 +216,15 @@ export function messagesOf(campaignId: number): Promise<(typeof schema.messages.
   return testDb().select().from(schema.messages).where(eq(schema.messages.campaignId, campaignId)).orderBy(asc(schema.messages.id)).all();
 }
 
+/** Sets columns of engine messages by id: a write after the engine's own. */
+export async function setMessages(ids: Ids, values: Partial<typeof schema.messages.$inferInsert>): Promise<void> {
+  const t = schema.messages;
+  await testDb()
+    .update(t)
+    .set(values)
+    .where(typeof ids === "number" ? eq(t.id, ids) : inArray(t.id, [...ids]));
+}
+
 /** Adds block-list entries (addresses or domains) to an account. */
 export function blockListed(accountId: number, ...entries: string[]): Promise<void> {
   return insertRows(

@@ -31,14 +31,15 @@ export async function lifetimeExtras(d1: D1Database, campaign: { id: number; cli
 }
 
 /**
- * 13.3's extras: positive replies in the window, sends refused at SMTP, records that turned STOPPED in
- * it (by `stopped_at`, their last stop: later writes to a stopped record do not move it).
+ * 13.3's extras: positive replies in the window, sends refused at SMTP (by `failed_at`), records that
+ * turned STOPPED in it (by `stopped_at`, their last stop): later writes to a failed message or a
+ * stopped record do not move them.
  */
 export async function windowExtras(d1: D1Database, campaignId: number, window: Window) {
   const [positive, failed, stopped] = await rawBatch(d1, [
     repliesFromCategoriesQuery([campaignId], window, POSITIVE_CATEGORY_IDS),
-    sql`SELECT count(*) AS n FROM messages WHERE campaign_id = ${campaignId} AND status = 'failed'
-          AND updated_at >= ${window.start} AND updated_at < ${window.end}`,
+    sql`SELECT count(*) AS n FROM messages INDEXED BY messages_failed_idx
+          WHERE campaign_id = ${campaignId} AND failed_at >= ${window.start} AND failed_at < ${window.end}`,
     sql`SELECT count(*) AS n FROM campaign_leads INDEXED BY campaign_leads_stopped_idx
           WHERE campaign_id = ${campaignId} AND stopped_at >= ${window.start} AND stopped_at < ${window.end}`,
   ]);
@@ -51,8 +52,9 @@ export async function windowExtras(d1: D1Database, campaignId: number, window: W
 
 /**
  * 13.6: per sequence step (the live steps, and any step number events or stops name) the window's
- * figures by the events' sequence_number (from the hour counters) and the records that stopped at
- * it; per variant, the sends its messages made and the outcomes credited to them.
+ * figures by the events' sequence_number (from the hour counters), its messages that failed in the
+ * window (by `failed_at`) and the records that stopped at it; per variant, the sends its messages
+ * made and the outcomes credited to them.
  */
 export async function sequenceFigures(d1: D1Database, campaignId: number, window: Window) {
   const inWindow = sql`e.campaign_id = ${campaignId} AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}`;
@@ -65,8 +67,8 @@ export async function sequenceFigures(d1: D1Database, campaignId: number, window
         WHERE cl.campaign_id = ${campaignId} AND cl.category_id ${inList(POSITIVE_CATEGORY_IDS)} AND e.type = 'REPLY' AND e.ignored = 0
           AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}
         GROUP BY e.sequence_number`,
-    sql`SELECT step AS seq, count(*) AS n FROM messages
-        WHERE campaign_id = ${campaignId} AND status = 'failed' AND updated_at >= ${window.start} AND updated_at < ${window.end}
+    sql`SELECT step AS seq, count(*) AS n FROM messages INDEXED BY messages_failed_idx
+        WHERE campaign_id = ${campaignId} AND failed_at >= ${window.start} AND failed_at < ${window.end}
         GROUP BY step`,
     // A stop belongs to the step of the record's last send at or before it (ties to the later id,
     // as send credit), to step 1 when nothing was sent to it yet.

@@ -297,15 +297,16 @@ export function openStatement(
   const { nonce, mailboxId, now } = claim;
   const sending = open.status === "sending" ? 1 : 0;
   const rows = jsonList(records.map((r) => ({ id: r.recordId, step: r.step, message_id: r.messageId, to: r.leadEmail })));
-  return sql`INSERT INTO messages (account_id, campaign_id, campaign_lead_id, step, email_account_id, message_id, status, attempts, last_error, to_email, created_at, updated_at)
+  const failed = open.status === "failed";
+  return sql`INSERT INTO messages (account_id, campaign_id, campaign_lead_id, step, email_account_id, message_id, status, attempts, last_error, to_email, failed_at, created_at, updated_at)
       SELECT cl.account_id, cl.campaign_id, cl.id, v.value ->> '$.step', ${mailboxId}, v.value ->> '$.message_id', ${open.status}, ${sending},
-             ${open.status === "failed" ? open.error : null}, v.value ->> '$.to', ${now}, ${now}
+             ${failed ? open.error : null}, v.value ->> '$.to', ${failed ? now : null}, ${now}, ${now}
       FROM json_each(${rows}) AS v JOIN campaign_leads cl ON cl.id = v.value ->> '$.id'
       WHERE cl.claim_token = ${nonce} AND cl.state IN ${live}
         AND EXISTS (SELECT 1 FROM campaigns WHERE id = cl.campaign_id AND status = 'ACTIVE')
       ORDER BY v.key
       ON CONFLICT (campaign_lead_id, step) DO UPDATE SET status = excluded.status, attempts = messages.attempts + excluded.attempts,
-        email_account_id = excluded.email_account_id, last_error = excluded.last_error, updated_at = excluded.updated_at
+        email_account_id = excluded.email_account_id, last_error = excluded.last_error, failed_at = excluded.failed_at, updated_at = excluded.updated_at
       WHERE messages.status = 'deferred'
       RETURNING id, campaign_lead_id AS record_id`;
 }
@@ -407,7 +408,8 @@ export function outcomeStatements(nonce: string, outcomes: RecordOutcome[], now:
   statements.push(sql`
     UPDATE messages SET status = v.value ->> '$.status', last_error = v.value ->> '$.error',
            sent_at = coalesce(v.value ->> '$.sent_at', messages.sent_at), subject = coalesce(v.value ->> '$.subject', messages.subject),
-           attempts = messages.attempts + (v.value ->> '$.attempt'), updated_at = ${now}
+           attempts = messages.attempts + (v.value ->> '$.attempt'),
+           failed_at = CASE WHEN v.value ->> '$.status' = 'failed' THEN ${now} ELSE messages.failed_at END, updated_at = ${now}
     FROM json_each(${messagesJson}) AS v WHERE messages.id = v.value ->> '$.id'`);
   const records = jsonList(
     outcomes.map((o) => {

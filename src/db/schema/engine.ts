@@ -39,6 +39,8 @@ export const messages = sqliteTable(
     toEmail: text("to_email"),
     subject: text("subject"),
     sentAt: instant("sent_at"),
+    /** When the message failed (13.3 and 13.6 count failures by it; migration 0093): updated_at moves with any later write. */
+    failedAt: instant("failed_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -49,6 +51,8 @@ export const messages = sqliteTable(
     index("messages_message_id_idx").on(t.messageId),
     // Sends of the day across accounts: the operator's metrics (src/ops/metrics-store.ts).
     index("messages_sent_at_idx").on(t.sentAt).where(sql`sent_at IS NOT NULL`),
+    // Analytics: a campaign's messages that failed in a window.
+    index("messages_failed_idx").on(t.campaignId, t.failedAt).where(sql`failed_at IS NOT NULL`),
     // Emails in doubt, by mailbox and time: the mailbox's warning and the operator's metric.
     index("messages_unconfirmed_idx").on(t.emailAccountId, t.updatedAt).where(sql`status = 'unconfirmed'`),
   ],
