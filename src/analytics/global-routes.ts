@@ -2,8 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { database } from "../platform/db";
 import { createRouter } from "../platform/openapi";
 import { rawBatch } from "../platform/sql";
-import { distinctQuery, readDistinct } from "./counters";
-import { campaignFigures, dailyTotals, firstReplyDelaysQuery, followUpQuery, groupFigures, positiveReplyQuarters, repliedRecordsQuery, repliesByCategoryQuery, sendQuarterCounts, visibleClients } from "./global-store";
+import { campaignFigures, dailyTotals, firstReplyDelaysQuery, firstReplyLeadCounts, followUpQuery, groupFigures, positiveReplyQuarters, repliesByCategoryQuery, sendQuarterCounts, visibleClients } from "./global-store";
 import { sentimentOf } from "../categories/rules";
 import { groupBy, localDays, percent, REPLY_TIME_BUCKETS, replyTimeBucket } from "./rules";
 import { paging, Dated, DatedPaged, Undated, ClientStatsQuery, rate, DayRow, PositiveDayRow, ANALYTICS_WINDOW, envelope, globalRoute, OverallStats, overallResponse, scope, rates, overallOf, page, dayIndex, okData } from "./global-kit";
@@ -326,10 +325,7 @@ r.openapi(routes.leadToReply, async (c) => {
 
 r.openapi(routes.leadsForFirstReply, async (c) => {
   const { campaigns, window } = await scope(c, c.req.valid("query"));
-  const ids = campaigns.map((row) => row.id);
-  const [rows, repliedRows] = await rawBatch(c.env.DB, [distinctQuery(ids, window, ["SENT"]), repliedRecordsQuery(ids, window)]);
-  const sentTo = [...readDistinct(rows!, ids).values()].reduce((sum, row) => sum + row.SENT, 0);
-  const replied = Number(repliedRows![0]!.n);
+  const { sentTo, replied } = await firstReplyLeadCounts(c.env.DB, campaigns.map((row) => row.id), window);
   return okData(c, "leads_take_for_first_reply", replied === 0 ? 0 : Math.round(sentTo / replied));
 });
 

@@ -224,12 +224,21 @@ export function followUpQuery(ids: number[], window: Window): SQL {
 }
 
 /**
- * The records with a counted reply (not ignored) in the window: the REPLY spans hold every reply,
- * a colleague's forward too, so these are read from the window's replies on the covering index.
+ * The leads sent to in the window and the leads with a counted reply (not ignored) in it, over the
+ * campaigns together: a lead two of them reached, or who replied in two, is one lead (CONTRACT
+ * 13.7). The REPLY spans hold every reply, a colleague's forward too, so the replying records are
+ * read from the window's replies on the covering index, and each record's lead from its REPLY span
+ * (a record deleted since names none and is a lead of its own, as in distinctLeadsQuery).
  */
-export function repliedRecordsQuery(ids: number[], window: Window): SQL {
-  return sql`SELECT count(DISTINCT campaign_lead_id) AS n FROM events INDEXED BY events_campaign_type_time_idx
-    WHERE campaign_id ${inList(ids)} AND type = 'REPLY' AND occurred_at >= ${window.start} AND occurred_at < ${window.end} AND ignored = 0`;
+export async function firstReplyLeadCounts(d1: D1Database, ids: number[], window: Window): Promise<{ sentTo: number; replied: number }> {
+  const [sentRows, repliedRows] = await rawBatch(d1, [
+    distinctLeadsQuery([ids], window, ["SENT"]),
+    sql`SELECT count(DISTINCT coalesce(sp.lead_id, -sp.campaign_lead_id)) AS n
+      FROM (SELECT DISTINCT campaign_lead_id FROM events INDEXED BY events_campaign_type_time_idx
+            WHERE campaign_id ${inList(ids)} AND type = 'REPLY' AND occurred_at >= ${window.start} AND occurred_at < ${window.end} AND ignored = 0) r
+      JOIN event_spans sp ON sp.campaign_lead_id = r.campaign_lead_id AND sp.kind = 'REPLY'`,
+  ]);
+  return { sentTo: Number(sentRows![0]!.SENT), replied: Number(repliedRows![0]!.n) };
 }
 
 /**

@@ -310,6 +310,26 @@ describe("analytics families (CONTRACT section 13)", () => {
     ]);
   });
 
+  it("counts a lead two campaigns reached, and who replied in both, as one lead in leads-take-for-first-reply (13.7)", async () => {
+    const { apiKey: owner } = await provisionAccount();
+    const [first, second] = [await createCampaign(owner), await createCampaign(owner)];
+    await addLeads(owner, first, ["both@take.example", "one@take.example", "two@take.example"]);
+    await addLeads(owner, second, ["both@take.example"]);
+    const sentAndReplied = (day: string) => [
+      { type: "SENT", lead_email: "both@take.example", occurred_at: `2026-03-0${day}T10:00:00Z` },
+      { type: "REPLY", lead_email: "both@take.example", from_email: "both@take.example", occurred_at: `2026-03-0${day}T12:00:00Z` },
+    ];
+    await ingestOk(owner, first, [
+      ...sentAndReplied("2"),
+      { type: "SENT", lead_email: "one@take.example", occurred_at: "2026-03-02T10:00:00Z" },
+      { type: "SENT", lead_email: "two@take.example", occurred_at: "2026-03-02T10:00:00Z" },
+    ]);
+    await ingestOk(owner, second, sentAndReplied("3"));
+    // Three people sent to, one of whom replied (in both campaigns): 3, where the records gave 4 / 2.
+    const { body } = await get(owner, "analytics/campaign/leads-take-for-first-reply", WINDOW);
+    expect(body).toEqual({ ok: true, data: { leads_take_for_first_reply: 3 } });
+  });
+
   it("gives a client key its client's campaigns only", async () => {
     const { apiKey: owner } = await provisionAccount();
     const clientId = await createClient(owner);
