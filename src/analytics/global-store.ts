@@ -265,8 +265,9 @@ export function mailboxTagsQuery(ids: number[]): SQL {
 
 /**
  * Per team member (records' team_member_id) of the campaigns: records, campaigns, and in the
- * window sends, counted replies, positive replies, distinct openers and the mean first-send-to-
- * first-reply time of the records that replied.
+ * window sends, counted replies, positive replies, the leads that opened (a lead who opened in two
+ * of the member's campaigns is one lead, CONTRACT 13.7; the board reads only records that exist, so
+ * each names its lead) and the mean first-send-to-first-reply time of the records that replied.
  */
 export function teamBoardQuery(ids: number[], window: Window): SQL {
   return sql`SELECT cl.team_member_id AS id, count(*) AS lead_count, count(DISTINCT cl.campaign_id) AS campaign_count,
@@ -277,8 +278,8 @@ export function teamBoardQuery(ids: number[], window: Window): SQL {
       coalesce(sum(CASE WHEN cl.category_id ${inList(POSITIVE_CATEGORY_IDS)} THEN (SELECT count(*) FROM events e
         WHERE e.campaign_lead_id = cl.id AND e.type = 'REPLY' AND e.ignored = 0
         AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}) ELSE 0 END), 0) AS positive,
-      coalesce(sum(EXISTS (SELECT 1 FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'OPEN'
-        AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end})), 0) AS unique_open_count,
+      count(DISTINCT CASE WHEN EXISTS (SELECT 1 FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'OPEN'
+        AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}) THEN cl.lead_id END) AS unique_open_count,
       avg((SELECT r.first_at - s.first_at FROM event_spans r JOIN event_spans s ON s.campaign_lead_id = r.campaign_lead_id AND s.kind = 'SENT'
         WHERE r.campaign_lead_id = cl.id AND r.kind = 'REPLY' AND r.first_at >= ${window.start} AND r.first_at < ${window.end})) AS reply_ms
     FROM campaign_leads cl

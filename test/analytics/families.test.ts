@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { addLeads, analytics, createCampaign, ingestOk } from "../campaigns/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
+import { act } from "../inbox/fixtures";
 
 type Body = Record<string, unknown>;
 const WINDOW = { start_date: "2026-03-01", end_date: "2026-03-10" };
@@ -328,6 +329,24 @@ describe("analytics families (CONTRACT section 13)", () => {
     // Three people sent to, one of whom replied (in both campaigns): 3, where the records gave 4 / 2.
     const { body } = await get(owner, "analytics/campaign/leads-take-for-first-reply", WINDOW);
     expect(body).toEqual({ ok: true, data: { leads_take_for_first_reply: 3 } });
+  });
+
+  it("counts a lead who opened in two of a team member's campaigns as one opener on the team board (13.7)", async () => {
+    const { apiKey: owner } = await provisionAccount();
+    const [first, second] = [await createCampaign(owner), await createCampaign(owner)];
+    const records = [
+      ...Object.values(await addLeads(owner, first, ["both@team.example", "one@team.example"])),
+      ...Object.values(await addLeads(owner, second, ["both@team.example"])),
+    ];
+    for (const record of records) await act(owner, "update-team-member", { email_lead_map_id: record, team_member_id: 7 });
+    const sentAndOpened = (lead: string, day: string) => [
+      { type: "SENT", lead_email: lead, occurred_at: `2026-03-0${day}T10:00:00Z` },
+      { type: "OPEN", lead_email: lead, occurred_at: `2026-03-0${day}T11:00:00Z` },
+    ];
+    await ingestOk(owner, first, [...sentAndOpened("both@team.example", "2"), ...sentAndOpened("one@team.example", "2")]);
+    await ingestOk(owner, second, sentAndOpened("both@team.example", "3"));
+    const { body } = await get(owner, "analytics/team-board/overall-stats", WINDOW);
+    expect((body.data as { team_board_stats: Body[] }).team_board_stats).toMatchObject([{ id: 7, campaign_count: 2, unique_open_count: 2 }]);
   });
 
   it("gives a client key its client's campaigns only", async () => {
