@@ -264,13 +264,13 @@ export function mailboxTagsQuery(ids: number[]): SQL {
 }
 
 /**
- * Per team member (records' team_member_id) of the campaigns: records, campaigns, and in the
- * window sends, counted replies, positive replies, the leads that opened (a lead who opened in two
- * of the member's campaigns is one lead, CONTRACT 13.7; the board reads only records that exist, so
- * each names its lead) and the mean first-send-to-first-reply time of the records that replied.
+ * Per team member (records' team_member_id) of the campaigns: leads, campaigns, and in the window
+ * sends, counted replies, positive replies, the leads that opened and the mean first-send-to-first-
+ * reply time of the records that replied. A lead in two of the member's campaigns is one lead
+ * (CONTRACT 13.7, section 2); the board reads only records that exist, so each names its lead.
  */
 export function teamBoardQuery(ids: number[], window: Window): SQL {
-  return sql`SELECT cl.team_member_id AS id, count(*) AS lead_count, count(DISTINCT cl.campaign_id) AS campaign_count,
+  return sql`SELECT cl.team_member_id AS id, count(DISTINCT cl.lead_id) AS lead_count, count(DISTINCT cl.campaign_id) AS campaign_count,
       coalesce(sum((SELECT count(*) FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'SENT'
         AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end})), 0) AS sent,
       coalesce(sum((SELECT count(*) FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'REPLY' AND e.ignored = 0

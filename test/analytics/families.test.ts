@@ -331,7 +331,7 @@ describe("analytics families (CONTRACT section 13)", () => {
     expect(body).toEqual({ ok: true, data: { leads_take_for_first_reply: 3 } });
   });
 
-  it("counts a lead who opened in two of a team member's campaigns as one opener on the team board (13.7)", async () => {
+  it("counts a lead in two of a team member's campaigns, who opened in both, as one lead and one opener on the team board (13.7)", async () => {
     const { apiKey: owner } = await provisionAccount();
     const [first, second] = [await createCampaign(owner), await createCampaign(owner)];
     const records = [
@@ -346,7 +346,7 @@ describe("analytics families (CONTRACT section 13)", () => {
     await ingestOk(owner, first, [...sentAndOpened("both@team.example", "2"), ...sentAndOpened("one@team.example", "2")]);
     await ingestOk(owner, second, sentAndOpened("both@team.example", "3"));
     const { body } = await get(owner, "analytics/team-board/overall-stats", WINDOW);
-    expect((body.data as { team_board_stats: Body[] }).team_board_stats).toMatchObject([{ id: 7, campaign_count: 2, unique_open_count: 2 }]);
+    expect((body.data as { team_board_stats: Body[] }).team_board_stats).toMatchObject([{ id: 7, lead_count: 2, campaign_count: 2, unique_open_count: 2 }]);
   });
 
   it("gives a client key its client's campaigns only", async () => {
