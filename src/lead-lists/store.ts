@@ -7,6 +7,7 @@ import { containsText, foldLeadSearch } from "../platform/text-search";
 import { blockListed } from "../leads/block-list";
 import { insertScopeLeads } from "../leads/store";
 import { optedOut } from "../leads/opt-out";
+import { leadRedating, type LeadZoneChange } from "../schedule/redating-store";
 import { campaigns, leadListMembers, leadLists, leadListTags, leads, leadTagMappings, tags } from "../db/schema";
 
 /** How many leads one statement group handles: whole lists travel as one JSON parameter each. */
@@ -309,9 +310,10 @@ function isEmpty(value: unknown): boolean {
 
 /**
  * The statements that put these (unique, valid, screened) leads into a list in its client scope:
- * new leads are created; known ones get their empty fields filled and custom fields merged. The
- * membership insert answers the lead ids it added (the others were in the list already); `guard`,
- * when given, must hold for it to insert anything.
+ * new leads are created; known ones get their empty fields filled and custom fields merged, and a
+ * known lead given a zone has its records dated by its new zone's hours (leadRedating). The
+ * membership insert, last, answers the lead ids it added (the others were in the list already);
+ * `guard`, when given, must hold for it to insert anything.
  */
 export async function importStatements(db: Database, list: LeadListRow, upload: LeadFields[], now: number, guard: SQL = sql`true`): Promise<Statement[]> {
   if (upload.length === 0) return [];
@@ -329,6 +331,7 @@ export async function importStatements(db: Database, list: LeadListRow, upload: 
   const byEmail = new Map(existing.map((row) => [row.email, row]));
   const fresh: (LeadFields & { search_folded: string })[] = [];
   const filled: (LeadFields & { id: number; search_folded: string })[] = [];
+  const zoneChanges: LeadZoneChange[] = [];
   for (const lead of upload) {
     const known = byEmail.get(lead.email);
     if (!known) {
@@ -347,7 +350,9 @@ export async function importStatements(db: Database, list: LeadListRow, upload: 
       merged.custom_fields = { ...(known.customFields ?? {}), ...lead.custom_fields };
       changed = true;
     }
-    if (changed) filled.push({ ...merged, id: known.id, search_folded: foldLeadSearch(merged) });
+    if (!changed) continue;
+    filled.push({ ...merged, id: known.id, search_folded: foldLeadSearch(merged) });
+    zoneChanges.push({ leadId: known.id, before: known.timezone, after: merged.timezone ?? null });
   }
   const statements: Statement[] = [];
   if (fresh.length > 0) {
@@ -369,6 +374,7 @@ export async function importStatements(db: Database, list: LeadListRow, upload: 
         linkedin_profile = f.value ->> '$.linkedin_profile', company_url = f.value ->> '$.company_url',
         timezone = f.value ->> '$.timezone', custom_fields = nullif(f.value -> '$.custom_fields', 'null'), search_folded = f.value ->> '$.search_folded'
       FROM json_each(${jsonList(filled)}) f WHERE leads.id = f.value ->> '$.id'`);
+    statements.push(...(await leadRedating(db, zoneChanges, now)));
   }
   statements.push(sql`
     INSERT INTO lead_list_members (list_id, lead_id, created_at)

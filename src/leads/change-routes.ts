@@ -316,7 +316,7 @@ async function leadChange(db: Database, lead: LeadRow, body: z.infer<typeof Lead
 async function update(c: Context<AppEnv>, lead: LeadRow, body: z.infer<typeof LeadUpdate>) {
   const db = database(c.env.DB);
   const change = await leadChange(db, lead, body);
-  const redating = change.timezone === undefined ? [] : await leadRedating(db, lead.id, lead.timezone, change.timezone, Date.now());
+  const redating = change.timezone === undefined ? [] : await leadRedating(db, [{ leadId: lead.id, before: lead.timezone, after: change.timezone }], Date.now());
   await updateLeadFields(db, lead, change, redating);
   const invalidZone = leadTimezone(body).given && change.timezone === null ? 1 : 0;
   return c.json(ack("Lead updated successfully", { invalid_timezone_count: invalidZone }), 200);

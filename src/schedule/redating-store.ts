@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import { campaignLeads, campaigns, leads, sequenceSteps } from "../db/schema";
 import type { Database } from "../platform/db";
-import { jsonList } from "../platform/sql";
+import { inList, jsonList } from "../platform/sql";
 import { hoursChanged, redatingGroup, type RedatingGroup } from "./redating";
 import { scheduleOf } from "./settings";
 import type { Schedule } from "./window";
@@ -36,28 +36,48 @@ export async function campaignRedating(db: Database, campaignId: number, before:
   return groups.length === 0 ? [] : [redateStatement(sql`campaign_leads.campaign_id = ${campaignId} AND ${written}`, groups, now)];
 }
 
+/** A lead's zone going from `before` to `after` (null: none). */
+export interface LeadZoneChange {
+  leadId: number;
+  before: string | null;
+  after: string | null;
+}
+
 /**
- * A lead's zone going from `before` to `after`: its records in campaigns that send in each lead's
- * zone, dated by its old zone's hours, are dated by the new zone's. The statement goes after the
- * lead's write in its batch: it finds the records by the zone written.
+ * Leads' zones changing (one lead's update, or an import filling many leads' empty zones): their
+ * records in campaigns that send in each lead's zone, dated by their old zone's hours, are dated by
+ * the new zone's. The statements go after the leads' write in its batch: they find the records by
+ * the zone written. One statement per old zone, as a statement's groups are told apart by campaign
+ * and new zone alone.
  */
-export async function leadRedating(db: Database, leadId: number, before: string | null, after: string | null, now: number): Promise<SQL[]> {
-  if (before === after) return [];
+export async function leadRedating(db: Database, changes: readonly LeadZoneChange[], now: number): Promise<SQL[]> {
+  const moved = changes.filter((change) => change.before !== change.after);
+  if (moved.length === 0) return [];
+  // Each campaign with a record due of a moved lead, once per old and new zone among those leads.
   const rows = await db
-    .select({
+    .selectDistinct({
       id: campaigns.id,
       schedule: campaigns.schedule,
       delays: sql<string>`(SELECT json_group_array(DISTINCT delay_in_days) FROM sequence_steps WHERE campaign_id = ${campaigns.id} AND deleted_at IS NULL)`,
+      before: sql<string | null>`ch.value ->> '$.before'`,
+      after: sql<string | null>`ch.value ->> '$.after'`,
     })
-    .from(campaigns)
-    .where(sql`${campaigns.id} IN (SELECT campaign_id FROM campaign_leads WHERE lead_id = ${leadId} AND due_at IS NOT NULL)`);
-  const groups = rows.flatMap((row) => {
+    .from(sql`json_each(${jsonList(moved)}) AS ch`)
+    .innerJoin(campaignLeads, sql`${campaignLeads.leadId} = ch.value ->> '$.leadId'`)
+    .innerJoin(campaigns, eq(campaigns.id, campaignLeads.campaignId))
+    .where(isNotNull(campaignLeads.dueAt));
+  const byBefore = new Map<string | null, RedatingGroup[]>();
+  for (const row of rows) {
     const schedule = scheduleOf(row.schedule);
-    if (!schedule?.send_in_lead_timezone) return [];
+    if (!schedule?.send_in_lead_timezone) continue;
     const delays = JSON.parse(row.delays) as number[];
-    return redatingGroup({ campaign: row.id, before: schedule, after: schedule, zoneBefore: before, zoneAfter: after, delays, now }) ?? [];
+    const group = redatingGroup({ campaign: row.id, before: schedule, after: schedule, zoneBefore: row.before, zoneAfter: row.after, delays, now });
+    if (group) byBefore.set(row.before, [...(byBefore.get(row.before) ?? []), group]);
+  }
+  return [...byBefore].map(([before, groups]) => {
+    const ids = moved.filter((change) => change.before === before).map((change) => change.leadId);
+    return redateStatement(sql`campaign_leads.lead_id ${inList(ids)}`, groups, now);
   });
-  return groups.length === 0 ? [] : [redateStatement(sql`campaign_leads.lead_id = ${leadId}`, groups, now)];
 }
 
 /**

@@ -8,7 +8,8 @@ import { saveSchedule } from "../../src/campaigns/store";
 import { campaignRedating } from "../../src/schedule/redating-store";
 import { scheduleOf } from "../../src/schedule/settings";
 import { addMessages, campaignRow, leadByEmail, leadsOf, mailboxConnected, recordRow, recordsOf, setCampaign, setRecord } from "../db";
-import { callJson, provisionAccount, fileEnv } from "../helpers";
+import { call, callJson, provisionAccount, fileEnv } from "../helpers";
+import { createList, importInto } from "../lead-lists/fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
 
 /**
@@ -137,7 +138,7 @@ const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6];
 const DAY = 86_400_000;
 
 /** A DRAFTED campaign in each lead's zone (no mailbox wakes for it) with a mailbox and a two-step sequence, and these leads' records. */
-async function zonedCampaign(schedule: Record<string, unknown>, leads: { email: string; timezone: string }[]) {
+async function zonedCampaign(schedule: Record<string, unknown>, leads: { email: string; timezone?: string }[]) {
   const account = await provisionAccount();
   const apiKey = account.apiKey;
   const mailbox = await createMailbox(apiKey);
@@ -229,6 +230,45 @@ describe("re-dating when the hours a record was dated by change (CONTRACT 23.2)"
 
     const updated = await callJson(`/api/v1/leads/${lead.id}`, { method: "PUT", apiKey: world.apiKey, body: { timezone: zoneAtHour(12) } });
     expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect((await recordRow(recordId)).dueAt!.getTime(), "due now, in its new zone's hours").toBeLessThanOrEqual(Date.now());
+    expect(await claimableNow(world)).toEqual([recordId]);
+  });
+
+  /** Leads without a zone, dated by the campaign's (midnight there: its 09:00 opens in 9 hours), and the list an import puts them in. */
+  async function zonelessLeads(count: number) {
+    const emails = Array.from({ length: count }, () => `i-${crypto.randomUUID()}@lead.example`);
+    const world = await zonedCampaign({ timezone: zoneAtHour(0), days_of_the_week: EVERY_DAY, start_hour: "09:00", end_hour: "17:00" }, emails.map((email) => ({ email })));
+    const recordIds = emails.map((email) => world.records[email]!);
+    for (const id of recordIds) expect((await recordRow(id)).dueAt!.getTime(), "dated by the campaign's zone: at 09:00 there").toBeGreaterThan(Date.now() + 7 * 3_600_000);
+    return { world, emails, recordIds, list: await createList(world.apiKey) };
+  }
+
+  it("a lead-list import filling leads' empty zones makes their records waiting on the campaign's hours due in each new zone's", async () => {
+    const { world, emails, recordIds, list } = await zonelessLeads(2);
+    const [openNow, opensSooner] = [zoneAtHour(12), zoneAtHour(3)];
+
+    const imported = await importInto(world.apiKey, list, [{ email: emails[0], timezone: openNow }, { email: emails[1], timezone: opensSooner }]);
+    expect(imported.body.data, JSON.stringify(imported.body)).toMatchObject({ imported: 2, duplicates: 0 });
+    expect((await leadByEmail(world.account.id, emails[0]!)).timezone).toBe(openNow);
+    expect((await recordRow(recordIds[0]!)).dueAt!.getTime(), "due now, in its new zone's hours").toBeLessThanOrEqual(Date.now());
+    const hourStart = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+    expect((await recordRow(recordIds[1]!)).dueAt!.getTime(), "at 09:00 in its new zone, 6 hours on").toBe(hourStart + 6 * 3_600_000);
+    expect(await claimableNow(world)).toEqual([recordIds[0]]);
+  });
+
+  it("a CSV import filling a lead's empty zone re-dates its record in the chunk's batch, its counts unchanged", async () => {
+    const { world, emails, recordIds, list } = await zonelessLeads(1);
+    const [email, recordId, zone] = [emails[0]!, recordIds[0]!, zoneAtHour(12)];
+
+    const started = await call(`/api/v1/lead-list/${list}/import-csv`, { method: "POST", apiKey: world.apiKey, rawBody: `email,tz\r\n${email},${zone}\r\n`, headers: { "Content-Type": "text/csv" } });
+    expect(started.status).toBe(202);
+    const { data } = (await started.json()) as { data: { id: number } };
+    let progress: { state: string; imported: number; duplicates: number } | undefined;
+    for (let i = 0; i < 100 && progress?.state !== "done"; i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      progress = (await callJson<{ data: typeof progress }>(`/api/v1/lead-list/${list}/imports/${data.id}`, { apiKey: world.apiKey })).body.data;
+    }
+    expect(progress).toMatchObject({ state: "done", imported: 1, duplicates: 0 });
     expect((await recordRow(recordId)).dueAt!.getTime(), "due now, in its new zone's hours").toBeLessThanOrEqual(Date.now());
     expect(await claimableNow(world)).toEqual([recordId]);
   });
