@@ -7943,6 +7943,8 @@ export interface components {
         };
         InboxHistoryMessage: {
             stats_id: string;
+            /** @description The message's Message-ID: what reply-email-thread's `reply_message_id` takes */
+            message_id: string | null;
             /** @enum {string} */
             type: "SENT" | "REPLY";
             from: string | null;
@@ -9409,6 +9411,7 @@ export interface components {
         ReplyInThread: {
             email_stats_id: number | string;
             email_body: string;
+            /** @description Message-ID of the message answered; default: the thread's newest message */
             reply_message_id?: string;
             reply_email_time?: string;
             reply_email_body?: string;
