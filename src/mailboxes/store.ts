@@ -106,19 +106,31 @@ async function sealSecrets(keyring: Keyring, id: number, secrets: MailboxSecrets
 }
 
 /**
- * Creates a mailbox. The secrets' contexts name the row's id, so they are written once the insert
- * has given one; a mailbox whose second write failed is removed again rather than left without them.
+ * Takes the id the next mailbox gets, as AUTOINCREMENT would give it (above its counter, which holds
+ * the shard's id range, src/directory/id-ranges.ts, and above every row), and moves the counter to it
+ * so no other insert takes it. An id taken by a create that then fails (its address refused) is a
+ * gap, like the id of a deleted mailbox.
+ */
+async function reserveMailboxId(db: Database): Promise<number> {
+  const [, reserved] = await rawBatch(db.$client, [
+    sql`INSERT INTO sqlite_sequence (name, seq) SELECT 'email_accounts', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'email_accounts')`,
+    sql`UPDATE sqlite_sequence SET seq = max(seq, (SELECT coalesce(max(id), 0) FROM email_accounts)) + 1 WHERE name = 'email_accounts' RETURNING seq`,
+  ]);
+  return Number(reserved![0]!.seq);
+}
+
+/**
+ * Creates a mailbox. Its secrets are sealed under its id, so the id is reserved first and the row
+ * is written with them in one statement: no mailbox is ever stored without its secrets.
  */
 export async function insertMailbox(db: Database, keyring: Keyring, values: NewMailbox, secrets: MailboxSecrets): Promise<MailboxRow> {
-  const inserted = await db.insert(emailAccounts).values(values).returning().get();
-  try {
-    const sealed = await sealSecrets(keyring, inserted.id, secrets);
-    if (Object.keys(sealed).length === 0) return inserted;
-    return await db.update(emailAccounts).set(sealed).where(eq(emailAccounts.id, inserted.id)).returning().get();
-  } catch (error) {
-    await db.delete(emailAccounts).where(eq(emailAccounts.id, inserted.id));
-    throw error;
-  }
+  const id = await reserveMailboxId(db);
+  const sealed = await sealSecrets(keyring, id, secrets);
+  return db
+    .insert(emailAccounts)
+    .values({ ...values, ...sealed, id })
+    .returning()
+    .get();
 }
 
 /**
