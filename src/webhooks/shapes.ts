@@ -19,6 +19,10 @@ export const Webhook = z
     webhook_type: z.string().nullable(),
     event_types: z.array(z.string()),
     categories: z.array(z.string()),
+    disabled_at: z
+      .string()
+      .nullable()
+      .openapi({ description: "When its receiver answered 410 Gone and deliveries stopped (extension); null while it delivers. Any change to the webhook turns it back on" }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -40,6 +44,7 @@ export function presentWebhook(row: WebhookRow, names: Map<number, string>): z.i
       .filter(([, on]) => on)
       .map(([kind]) => kind),
     categories: row.categoryIds.map((id) => names.get(id) ?? ""),
+    disabled_at: row.disabledAt === null ? null : iso(row.disabledAt),
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   };

@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { apiCall, launch, provision, screenshot, seriousViolations, signIn } from "./web-support";
@@ -198,7 +200,25 @@ describe("the web app in a real browser", () => {
     await page.getByRole("link", { name: "sam@sender.example" }).click();
     await page.getByTestId("mailbox-sending").getByText("The mailbox has not passed its connection check (SMTP, and IMAP once checked)").waitFor();
 
+    // A receiver gone for good (410): the list says its webhook is off, and why.
+    const gone = createServer((_request, response) => response.writeHead(410).end("gone"));
+    await new Promise<void>((resolve) => gone.listen(0, "127.0.0.1", resolve));
+    const gonePort = (gone.address() as AddressInfo).port;
+    const hook = await apiCall<{ data: { id: number } }>(url, account.apiKey, `/api/v1/campaigns/${campaignId}/webhooks`, {
+      body: { webhook_name: "Old CRM", webhook_url: `http://127.0.0.1:${gonePort}/hook`, event_types: ["EMAIL_SENT"] },
+    });
+    expect(hook.status).toBe(200);
+    const leads = await apiCall<{ data: { campaign_lead_map_id: number; lead: { email: string } }[] }>(url, account.apiKey, `/api/v1/campaigns/${campaignId}/leads?limit=1`);
+    await apiCall(url, account.apiKey, `/api/v1/campaigns/${campaignId}/events`, {
+      body: { events: [{ event_id: "web-sent-gone", type: "SENT", email_lead_map_id: leads.body.data[0]!.campaign_lead_map_id, occurred_at: new Date().toISOString() }] },
+    });
+    await expect
+      .poll(async () => (await apiCall<{ data: { disabled_at: string | null } }>(url, account.apiKey, `/api/v1/webhook/${hook.body.data.id}`)).body.data.disabled_at, { timeout: 30_000 })
+      .not.toBeNull();
+    gone.close();
+
     await page.goto(`${url}/#/webhooks`);
+    await page.getByText(/its receiver answered 410 Gone/).waitFor();
     await page.getByLabel("URL").fill("http://127.0.0.1:9/hook");
     await page.getByRole("button", { name: "Create webhook" }).click();
     await page.getByText(/Signing secret, shown only now/).waitFor();

@@ -78,7 +78,11 @@ describe("a webhook's deliveries", () => {
     const { deliveryId } = await insertDelivery({ accountId: account.id, webhookId: hook.id, campaignId: campaign, eventType: "EMAIL_SENT", payload: {} });
     receiver.respondWith(() => new Response("gone", { status: 410 }));
     await consume([deliveryId]);
-    expect((await webhookRow(hook.id)).disabledAt).not.toBeNull();
+    const disabledAt = (await webhookRow(hook.id)).disabledAt;
+    expect(disabledAt).not.toBeNull();
+    // Its owner reads why nothing arrives any more.
+    const read = await callJson<{ data: { disabled_at: string | null } }>(`/api/v1/webhook/${hook.id}`, { apiKey: k });
+    expect(read.body.data.disabled_at).toBe(disabledAt!.toISOString());
     receiver.respondWith(() => new Response("ok"));
     const sent = async (at: string) => {
       const before = (await deliveriesOf(hook.id)).length;
@@ -90,6 +94,7 @@ describe("a webhook's deliveries", () => {
     const update = await callJson(`/api/v1/webhook/update/${hook.id}`, { method: "PUT", apiKey: k, body: { webhook_url: `${RECEIVER}/v2` } });
     expect(update.status).toBe(200);
     expect((await webhookRow(hook.id)).disabledAt).toBeNull();
+    expect((await callJson<{ data: { disabled_at: string | null } }>(`/api/v1/webhook/${hook.id}`, { apiKey: k })).body.data.disabled_at).toBeNull();
     expect(await sent("2026-11-01T10:00:00Z")).toBe(1);
   });
 });

@@ -48,6 +48,7 @@ describe("webhook management", () => {
       webhook_type: null,
       event_types: ["EMAIL_SENT", "EMAIL_REPLY"],
       categories: ["Interested", "Meeting Request"],
+      disabled_at: null,
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
     };

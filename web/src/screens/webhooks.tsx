@@ -31,6 +31,12 @@ export default function Webhooks({ path }: { path: string[] }) {
                   <tr key={w.id}>
                     <td>
                       <a href={href("webhooks", w.id)}>{w.name}</a>
+                      {w.disabled_at && (
+                        <>
+                          {" "}
+                          <Badge tone="bad">disabled {when(w.disabled_at)}: its receiver answered 410 Gone; save it to turn it back on</Badge>
+                        </>
+                      )}
                     </td>
                     <td class="small break">{w.webhook_url}</td>
                     <td>
