@@ -85,13 +85,15 @@ export async function leadRedating(db: Database, changes: readonly LeadZoneChang
  * time stands for when it resumes), by their group (campaign and lead zone):
  * one due now that the new hours keep closed, due at their opening; one waiting on the old hours'
  * opening, due at the new one if its step's gap is over by then (a first step has none; a follow-up's
- * runs from its record's latest message of an earlier step, whose `updated_at` is at or after its
- * send), else at the new hours' first instant from the old opening. Any other due time stays: one
+ * runs from its record's latest send of an earlier step, the instant the pass counted it from, sender.ts
+ * `following`: a sent message's `sent_at`; one in doubt has none, and its `updated_at` is when the pass
+ * found it so, never written again), else at the new hours' first instant from the old opening. Any other due time stays: one
  * written by a resume, a retry or a hold keeps its own wait, and the pass re-dates a record it finds
  * outside its lead's window.
  */
 function redateStatement(scope: SQL, groups: RedatingGroup[], now: number): SQL {
-  const previousSend = sql`(SELECT max(m.updated_at) FROM messages m WHERE m.campaign_lead_id = campaign_leads.id AND m.step < campaign_leads.next_step)`;
+  const previousSend = sql`(SELECT max(coalesce(m.sent_at, m.updated_at)) FROM messages m
+      WHERE m.campaign_lead_id = campaign_leads.id AND m.step < campaign_leads.next_step AND m.status IN ('sent', 'unconfirmed'))`;
   const nextDelay = sql`(SELECT s.delay_in_days FROM sequence_steps s WHERE s.campaign_id = campaign_leads.campaign_id AND s.deleted_at IS NULL
       AND s.seq_number >= campaign_leads.next_step ORDER BY s.seq_number LIMIT 1)`;
   return sql`

@@ -204,6 +204,35 @@ describe("re-dating when the hours a record was dated by change (CONTRACT 23.2)"
     expect(await claimableNow(world)).toEqual([freshId, overdueId]);
   });
 
+  it("counts a follow-up's gap from its previous send, as the pass does: a sent message's sent_at, not its row's last write", async () => {
+    const zone = zoneAtHour(12);
+    const [rewritten, inDoubt] = ["w", "d"].map((prefix) => `${prefix}-${crypto.randomUUID()}@lead.example`) as [string, string];
+    const world = await zonedCampaign({ timezone: zone, days_of_the_week: EVERY_DAY, start_hour: "00:00", end_hour: "01:00" }, [
+      { email: rewritten, timezone: zone },
+      { email: inDoubt, timezone: zone },
+    ]);
+    const [rewrittenId, inDoubtId] = [rewritten, inDoubt].map((email) => world.records[email]!) as [number, number];
+    const waitedOn = (await recordRow(rewrittenId)).dueAt!.getTime();
+    const [thirtyHoursAgo, anHourAgo] = [new Date(Date.now() - 30 * 3_600_000), new Date(Date.now() - 3_600_000)];
+    // Both first emails went 30 hours ago, their second steps (a day later) due 6 hours ago: one sent, its row written again
+    // an hour ago; one in doubt (no sent_at), the pass counted its gap from when it found it so.
+    const message = (recordId: number, status: "sent" | "unconfirmed", sentAt: Date | null, updatedAt: Date) => ({
+      accountId: world.account.id, campaignId: world.campaignId, campaignLeadId: recordId, step: 1, emailAccountId: world.mailboxId,
+      messageId: `<${crypto.randomUUID()}@sender.example>`, status, sentAt, createdAt: thirtyHoursAgo, updatedAt,
+    });
+    await addMessages([message(rewrittenId, "sent", thirtyHoursAgo, anHourAgo), message(inDoubtId, "unconfirmed", null, thirtyHoursAgo)]);
+    for (const id of [rewrittenId, inDoubtId]) {
+      await setRecord(id, { state: "INPROGRESS", nextStep: 2, emailAccountId: world.mailboxId, lastSentAt: thirtyHoursAgo, hasSent: true, dueAt: new Date(waitedOn) });
+    }
+
+    const moved = await callJson(`/api/v1/campaigns/${world.campaignId}/schedule`, { method: "POST", apiKey: world.apiKey, body: { start_hour: "09:00", end_hour: "17:00" } });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    const now = Date.now();
+    expect((await recordRow(rewrittenId)).dueAt!.getTime(), "its gap from its send is over: due now").toBeLessThanOrEqual(now);
+    expect((await recordRow(inDoubtId)).dueAt!.getTime(), "its gap from the attempt is over: due now").toBeLessThanOrEqual(now);
+    expect((await claimableNow(world)).sort((a, b) => a - b)).toEqual([rewrittenId, inDoubtId].sort((a, b) => a - b));
+  });
+
   it("re-dates nothing when the schedule's write is refused over hours a concurrent post stored", async () => {
     const zone = zoneAtHour(12);
     const email = `r-${crypto.randomUUID()}@lead.example`;
