@@ -2,7 +2,6 @@ import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { database, type Database } from "../platform/db";
 import type { AppEnv } from "../platform/env";
-import type { RecordState } from "../db/schema";
 import {
   findCampaign,
   findCampaignRecord,
@@ -17,7 +16,7 @@ import type { Principal } from "../platform/principal";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, jsonBody, pathId, operationWords, type OperationWords, optionalJsonBody } from "../platform/openapi";
 import { iso } from "../platform/time";
-import { wakeCampaign } from "../mailboxes/wake";
+import { wakeCampaign, wakeCampaigns } from "../mailboxes/wake";
 import { leadRedating } from "../schedule/redating-store";
 import { stepDueAt } from "../schedule/window";
 import { scheduleOf } from "../schedule/settings";
@@ -34,6 +33,7 @@ import {
   mailboxAttached,
   pauseRecords,
   pauseStatement,
+  pausedRecordsOfLead,
   pinRecord,
   recordsOfLead,
   resumeRecords,
@@ -42,6 +42,7 @@ import {
   updateLeadFields,
   type LeadFieldChange,
   type RecordResume,
+  type ResumeFacts,
 } from "./change-store";
 import { isValidEmail, normaliseEmail } from "../mail/address";
 import { timezoneInput } from "./lead-input";
@@ -326,9 +327,8 @@ async function update(c: Context<AppEnv>, lead: LeadRow, body: z.infer<typeof Le
  * How a PAUSED record resumes: into the state it was paused from; the next step is due after `days`,
  * or when absent after that step's own delay counted from the pause. 400 when it cannot resume.
  */
-async function resumeOf(db: Database, campaign: CampaignRow, record: CampaignRecordRow, days: number | undefined, now: number): Promise<RecordResume> {
+function resumeOf({ record, campaign, step, hasSteps }: ResumeFacts, days: number | undefined, now: number): RecordResume {
   if (record.state !== "PAUSED") throw ApiError.badRequest("Lead is not paused");
-  const { step, hasSteps } = await stepToResume(db, campaign.id, record.nextStep);
   // A campaign whose sequence is not written yet still has everything to send.
   if (record.nextStep === null || (hasSteps && step === null)) throw ApiError.badRequest(LAST_STEP);
   const pausedAt = record.pausedAt?.getTime() ?? now;
@@ -340,32 +340,31 @@ async function resumeOf(db: Database, campaign: CampaignRow, record: CampaignRec
 /** Resumes one PAUSED record (`resumeOf`) and wakes its campaign's senders; answers when it is due. */
 async function resume(c: Context<AppEnv>, campaign: CampaignRow, record: CampaignRecordRow, days: number | undefined): Promise<number> {
   const now = Date.now();
-  const planned = await resumeOf(database(c.env.DB), campaign, record, days, now);
+  const planned = resumeOf({ record, campaign, ...(await stepToResume(database(c.env.DB), campaign.id, record.nextStep)) }, days, now);
   if ((await resumeRecords(c.env.DB, [planned], now)).length === 0) throw ApiError.badRequest("Lead is not paused");
   if (campaign.status === "ACTIVE") await wakeCampaign(c.env, campaign.id);
   return planned.dueAt;
 }
 
 /**
- * Resumes every paused record of these where it can (one with nothing left to send stays paused),
- * all in one batch; then wakes the senders of the ACTIVE campaigns that got a record back, since a
- * sender woken before the commit could find nothing due and sleep past it.
+ * Resumes every paused record of a lead where it can (one with nothing left to send stays paused),
+ * all in one statement; then wakes the senders of the ACTIVE campaigns that got a record back, since
+ * a sender woken before the commit could find nothing due and sleep past it. A constant number of
+ * reads however many campaigns the lead is paused in.
  */
-async function resumeEverywhere(c: Context<AppEnv>, principal: Principal, records: { id: number; campaignId: number; state: RecordState }[]): Promise<void> {
-  const db = database(c.env.DB);
+async function resumeEverywhere(c: Context<AppEnv>, principal: Principal, leadId: number): Promise<void> {
   const now = Date.now();
-  const planned: { campaign: CampaignRow; resume: RecordResume }[] = [];
-  for (const paused of records.filter((record) => record.state === "PAUSED")) {
-    const [campaign, record] = await Promise.all([findCampaign(db, principal, paused.campaignId), findCampaignRecord(db, principal, paused.id)]);
-    const resume = await resumeOf(db, campaign, record, undefined, now).catch((error: unknown) => {
-      if (error instanceof ApiError && error.status === 400) return null;
+  const planned = (await pausedRecordsOfLead(database(c.env.DB), principal, leadId)).flatMap((facts) => {
+    try {
+      return [{ campaign: facts.campaign, resume: resumeOf(facts, undefined, now) }];
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 400) return [];
       throw error;
-    });
-    if (resume !== null) planned.push({ campaign, resume });
-  }
+    }
+  });
   const resumed = new Set(await resumeRecords(c.env.DB, planned.map(({ resume }) => resume), now));
   const toWake = new Set(planned.filter(({ campaign, resume }) => campaign.status === "ACTIVE" && resumed.has(resume.recordId)).map(({ campaign }) => campaign.id));
-  for (const campaignId of toWake) await wakeCampaign(c.env, campaignId);
+  await wakeCampaigns(c.env, [...toWake]);
 }
 
 async function unsubscribeEverywhere(c: Context<AppEnv>, principal: Principal, lead: LeadRow): Promise<void> {
@@ -465,11 +464,10 @@ leadChangeRoutes.openapi(routes.status, async (c) => {
   const { status } = c.req.valid("json");
   if (status === "unsubscribed") await unsubscribeEverywhere(c, principal, lead);
   else {
-    const records = await recordsOfLead(db, principal, lead.id);
     if (status === "paused") {
-      const pausable = records.filter((record) => PAUSABLE_STATES.includes(record.state)).map((record) => record.id);
+      const pausable = (await recordsOfLead(db, principal, lead.id)).filter((record) => PAUSABLE_STATES.includes(record.state)).map((record) => record.id);
       await pauseRecords(c.env.DB, pausable, Date.now());
-    } else await resumeEverywhere(c, principal, records);
+    } else await resumeEverywhere(c, principal, lead.id);
   }
   return c.json(ack("Lead status updated successfully"), 200);
 });

@@ -1,9 +1,9 @@
 import { and, asc, eq, gte, isNull, ne, sql, type SQL } from "drizzle-orm";
 import { campaignEmailAccounts, campaignLeads, campaigns, leadCategories, leads, sequenceSteps, type RecordState } from "../db/schema";
-import { visibleCampaigns, visibleCategories } from "../platform/access";
+import { visibleCampaigns, visibleCategories, type CampaignRecordRow, type CampaignRow } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
-import { rawBatch } from "../platform/sql";
+import { jsonList, rawBatch } from "../platform/sql";
 import { foldLeadSearch } from "../platform/text-search";
 import { ingestedDeliveryIds, ingestionStatements, loadIngestContext } from "../events/store";
 import { planIngestion } from "../events/plan";
@@ -95,26 +95,57 @@ export async function stepToResume(db: Database, campaignId: number, nextStep: n
   return { step: next[0] ?? null, hasSteps: any.length > 0 };
 }
 
+/** What deciding a record's resume needs: the record, its campaign, and its `stepToResume`. */
+export interface ResumeFacts {
+  record: CampaignRecordRow;
+  campaign: Pick<CampaignRow, "id" | "status" | "schedule">;
+  step: { delayInDays: number } | null;
+  hasSteps: boolean;
+}
+
+/**
+ * The resume facts of each PAUSED record of a lead in a campaign the caller may see, in ONE read
+ * however many campaigns the lead is paused in (`campaign_leads_lead_idx`, then each campaign's
+ * `sequence_steps_campaign_idx`): the step is `stepToResume`'s.
+ */
+export async function pausedRecordsOfLead(db: Database, principal: Principal, leadId: number): Promise<ResumeFacts[]> {
+  const rows = await db
+    .select({
+      record: campaignLeads,
+      campaign: { id: campaigns.id, status: campaigns.status, schedule: campaigns.schedule },
+      delayInDays: sql<number | null>`(SELECT s.delay_in_days FROM sequence_steps s WHERE s.campaign_id = ${campaigns.id} AND s.deleted_at IS NULL
+          AND s.seq_number >= coalesce(${campaignLeads.nextStep}, 1) ORDER BY s.seq_number LIMIT 1)`,
+      hasSteps: sql<number>`EXISTS (SELECT 1 FROM sequence_steps s WHERE s.campaign_id = ${campaigns.id} AND s.deleted_at IS NULL)`,
+    })
+    .from(campaignLeads)
+    .innerJoin(campaigns, eq(campaigns.id, campaignLeads.campaignId))
+    .where(and(eq(campaignLeads.leadId, leadId), eq(campaignLeads.state, "PAUSED"), visibleCampaigns(principal)))
+    .orderBy(asc(campaignLeads.id));
+  return rows.map(({ record, campaign, delayInDays, hasSteps }) => ({
+    record,
+    campaign,
+    step: delayInDays === null ? null : { delayInDays: Number(delayInDays) },
+    hasSteps: Boolean(hasSteps),
+  }));
+}
+
 /** How one PAUSED record resumes: into `state`, due at `dueAt`. */
 export type RecordResume = { recordId: number; state: RecordState; dueAt: number };
 
 /**
- * Resumes PAUSED records, each into its own state and due time, in ONE batch: all of them or none.
- * Each write is guarded on PAUSED, so a concurrent resume (or a change that ended the record) wins;
- * answers the ids this one resumed.
+ * Resumes PAUSED records, each into its own state and due time, in ONE statement however many: all
+ * of them or none. The write is guarded on PAUSED, so a concurrent resume (or a change that ended
+ * the record) wins; answers the ids this one resumed.
  */
 export async function resumeRecords(d1: D1Database, resumes: RecordResume[], now: number): Promise<number[]> {
   if (resumes.length === 0) return [];
-  const results = await rawBatch(
-    d1,
-    resumes.map(
-      ({ recordId, state, dueAt }) =>
-        sql`UPDATE campaign_leads SET state = ${state}, due_at = ${dueAt}, paused_from = NULL, paused_at = NULL, resume_at = NULL, updated_at = ${now}
-            WHERE id = ${recordId} AND state = 'PAUSED'
-            RETURNING id`,
-    ),
-  );
-  return results.flat().map((row) => Number(row.id));
+  const [rows] = await rawBatch(d1, [
+    sql`UPDATE campaign_leads SET state = r.value ->> '$.state', due_at = r.value ->> '$.dueAt', paused_from = NULL, paused_at = NULL, resume_at = NULL, updated_at = ${now}
+        FROM json_each(${jsonList(resumes)}) AS r
+        WHERE campaign_leads.id = r.value ->> '$.recordId' AND campaign_leads.state = 'PAUSED'
+        RETURNING campaign_leads.id AS id`,
+  ]);
+  return rows!.map((row) => Number(row.id));
 }
 
 /** Marks a record COMPLETED: the engine has nothing more to send it. */

@@ -466,12 +466,12 @@ export async function tagsOfMailboxes(db: Database, principal: Principal, mailbo
   return byMailbox;
 }
 
-/** The mailboxes attached to a campaign (to wake them when it starts or gains leads). */
-export async function mailboxIdsOfCampaign(db: Database, campaignId: number): Promise<number[]> {
+/** The mailboxes attached to any of these campaigns, each once (to wake them when they start or gain leads). */
+export async function mailboxIdsOfCampaigns(db: Database, campaignIds: readonly number[]): Promise<number[]> {
   const rows = await db
-    .select({ id: campaignEmailAccounts.emailAccountId })
+    .selectDistinct({ id: campaignEmailAccounts.emailAccountId })
     .from(campaignEmailAccounts)
-    .where(eq(campaignEmailAccounts.campaignId, campaignId));
+    .where(sql`${campaignEmailAccounts.campaignId} ${inList(campaignIds)}`);
   return rows.map((row) => row.id);
 }
 

@@ -1,7 +1,7 @@
 import type { Bindings } from "../platform/env";
 import { database } from "../platform/db";
 import { log } from "../platform/logging";
-import { mailboxIdsOfCampaign } from "./store";
+import { mailboxIdsOfCampaigns } from "./store";
 import type { AccessResult, TokenSource } from "./login";
 import type { MailboxRow } from "./rules";
 
@@ -50,5 +50,10 @@ export async function wakeMailboxes(env: Bindings, mailboxIds: number[], mode: W
 
 /** Wakes the agents of a campaign's mailboxes (it started, gained leads, or a held mailbox gave its first steps back), but `except`'s. */
 export async function wakeCampaign(env: Bindings, campaignId: number, except: number | null = null): Promise<void> {
-  await wakeMailboxes(env, (await mailboxIdsOfCampaign(database(env.DB), campaignId)).filter((id) => id !== except));
+  await wakeMailboxes(env, (await mailboxIdsOfCampaigns(database(env.DB), [campaignId])).filter((id) => id !== except));
+}
+
+/** Wakes the agents of these campaigns' mailboxes, each once, with one read however many campaigns. */
+export async function wakeCampaigns(env: Bindings, campaignIds: readonly number[]): Promise<void> {
+  if (campaignIds.length > 0) await wakeMailboxes(env, await mailboxIdsOfCampaigns(database(env.DB), campaignIds));
 }

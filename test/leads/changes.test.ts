@@ -1,9 +1,11 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
 import { claimRecords } from "../../src/engine/store";
 import { blockListed, campaignRow, eventsOf, personOf, recordRow, recordsOf, setCampaign, setRecord } from "../db";
 import { addLeads, analytics, createCampaign, ingestOk, sleepingActiveCampaign } from "../campaigns/fixtures";
 import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
-import { call, callJson, provisionAccount, fileEnv } from "../helpers";
+import { call, callJson, env, fileEnv, fileShard, provisionAccount } from "../helpers";
 import { attach, mailbox, post, setUp } from "./fixtures";
 
 const DAY_MS = 86_400_000;
@@ -117,6 +119,56 @@ describe("pause and resume", () => {
     expect(done.status).toBe(200);
     expect(done.body.data).toMatchObject({ campaign_id: campaign, email_lead_map_id: records[ANN], resume_delay_days: 1 });
     expect((await recordRow(records[ANN]!)).state).toBe("DRAFTED");
+  });
+});
+
+/** The app over the file shard's real D1, counting the statements sent to it (alone or in a batch). */
+async function countingStatements(path: string, apiKey: string, body: unknown): Promise<{ status: number; statements: number }> {
+  const d1 = fileEnv().DB;
+  let statements = 0;
+  const counting = new Proxy(d1, {
+    get(target, name) {
+      if (name === "prepare") {
+        return (query: string) => {
+          statements += 1;
+          return target.prepare(query);
+        };
+      }
+      const value = Reflect.get(target, name, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const binding = fileShard() === 0 ? "DB" : `DB_${fileShard()}`;
+  const ctx = createExecutionContext();
+  const response = await createApp().fetch(
+    new Request(`http://salvo.test${path}`, { method: "PUT", headers: { "Content-Type": "application/json", "X-API-Key": apiKey, "CF-Connecting-IP": "10.9.9.10" }, body: JSON.stringify(body) }),
+    { ...env, [binding]: counting },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return { status: response.status, statements };
+}
+
+describe("resuming a lead everywhere, at scale", () => {
+  it("sends D1 a constant number of statements however many campaigns the lead is paused in", async () => {
+    const account = await provisionAccount();
+    const apiKey = account.apiKey;
+    const [one, many] = [`one-${crypto.randomUUID()}@leads.example`, `many-${crypto.randomUUID()}@leads.example`];
+    const campaigns = [] as number[];
+    for (let i = 0; i < 5; i++) campaigns.push(await createCampaign(apiKey));
+    const records = [...(await Promise.all(campaigns.map((campaign, i) => addLeads(apiKey, campaign, i === 0 ? [one, many] : [many]))))];
+    // ACTIVE (set in D1, no mailbox to wake): a resume reads whom to wake.
+    for (const campaign of campaigns) await setCampaign(campaign, { status: "ACTIVE" });
+    const leadOf = { one: await personOf(records[0]![one]!), many: await personOf(records[0]![many]!) };
+    for (const lead of Object.values(leadOf)) expect((await post(apiKey, `/api/v1/leads/${lead}/status`, { status: "paused" }, "PUT")).status).toBe(200);
+
+    const single = await countingStatements(`/api/v1/leads/${leadOf.one}/status`, apiKey, { status: "active" });
+    const fivefold = await countingStatements(`/api/v1/leads/${leadOf.many}/status`, apiKey, { status: "active" });
+    expect([single.status, fivefold.status]).toEqual([200, 200]);
+    expect(single.statements, "counted on the shard the account lives on").toBeGreaterThan(0);
+    expect(fivefold.statements, "five paused records cost what one does").toBe(single.statements);
+    for (const record of records.map((byEmail) => byEmail[many]!)) expect((await recordRow(record)).state).toBe("DRAFTED");
+    expect((await recordRow(records[0]![one]!)).state).toBe("DRAFTED");
   });
 });
 
