@@ -169,14 +169,18 @@ const TAGS_NOT_FOUND = "Tags not found - one or more tagIds are invalid.";
 
 export const campaignBulkRoutes = createRouter();
 
+/** The contract's 404 naming the requested campaigns not found. */
+function campaignsNotFound(requested: number[], found: ReadonlySet<number>): ApiError {
+  return new ApiError(404, { ok: false, error: CAMPAIGNS_NOT_FOUND, not_found_campaign_ids: requested.filter((id) => !found.has(id)) });
+}
+
 /** The pairs' campaigns and tags, every one the caller's, or the contract's 404 naming those that are not. */
 async function resolvePairs(db: Database, principal: Principal, body: z.infer<typeof CampaignTagPairs>) {
   const campaignIds = distinctIds(body.campaignIds ?? body.campaign_ids ?? []);
   const tagIds = distinctIds(body.tagIds ?? body.tag_ids ?? []);
   const [campaignsSeen, tagList] = await Promise.all([visibleCampaignIds(db, principal, campaignIds), visibleTagIds(db, principal, tagIds)]);
   const tagsSeen = new Set(tagList);
-  const missingCampaigns = campaignIds.filter((id) => !campaignsSeen.has(id));
-  if (missingCampaigns.length > 0) throw new ApiError(404, { ok: false, error: CAMPAIGNS_NOT_FOUND, not_found_campaign_ids: missingCampaigns });
+  if (campaignIds.some((id) => !campaignsSeen.has(id))) throw campaignsNotFound(campaignIds, campaignsSeen);
   const missingTags = tagIds.filter((id) => !tagsSeen.has(id));
   if (missingTags.length > 0) throw new ApiError(404, { ok: false, error: TAGS_NOT_FOUND, not_found_tag_ids: missingTags });
   return { campaignIds, tagIds, requested: campaignIds.length * tagIds.length };
@@ -213,10 +217,13 @@ campaignBulkRoutes.openapi(routes.updateFolder, async (c) => {
     visibleCampaignIds(db, principal, campaignIds),
   ]);
   if (folder === undefined) throw new ApiError(404, { ok: false, error: FOLDER_NOT_FOUND });
-  const notFound = campaignIds.filter((id) => !seen.has(id));
-  if (seen.size === 0) throw new ApiError(404, { ok: false, error: CAMPAIGNS_NOT_FOUND, not_found_campaign_ids: notFound });
+  if (seen.size === 0) throw campaignsNotFound(campaignIds, seen);
   const updated = await fileCampaigns(db, principal, [...seen], folder?.id ?? null, Date.now());
   if (updated === undefined) throw new ApiError(404, { ok: false, error: FOLDER_NOT_FOUND });
+  // What the write found: a campaign given to another client since the check is not found either.
+  const filed = new Set(updated);
+  if (filed.size === 0) throw campaignsNotFound(campaignIds, filed);
+  const notFound = campaignIds.filter((id) => !filed.has(id));
   return c.json({ ok: true, requested: campaignIds.length, updated: updated.length, updated_campaign_ids: updated, not_found_campaign_ids: notFound }, 200);
 });
 

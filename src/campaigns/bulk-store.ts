@@ -72,9 +72,10 @@ export async function deleteFolder(db: Database, id: number): Promise<void> {
 }
 
 /**
- * Files these (visible) campaigns in a folder, or none; answers the ids changed, or undefined when the
- * folder is no longer one the caller may see. The write itself asks for the folder: a delete after the
- * caller's check would otherwise fail the write on the foreign key (a 500) instead of the contract's 404.
+ * Files these campaigns in a folder, or none; answers the ids changed, or undefined when the folder is
+ * no longer one the caller may see. The write itself asks for the folder and the campaigns: a delete
+ * after the caller's check would otherwise fail the write on the foreign key (a 500) instead of the
+ * contract's 404, and a campaign given to another client meanwhile is no longer the caller's to file.
  */
 export async function fileCampaigns(db: Database, principal: Scope, campaignIds: number[], folderId: number | null, now: number): Promise<number[] | undefined> {
   const folder = folderId === null ? undefined : and(eq(campaignFolders.id, folderId), visibleRows(principal, campaignFolders));
@@ -82,7 +83,13 @@ export async function fileCampaigns(db: Database, principal: Scope, campaignIds:
     db
       .update(campaigns)
       .set({ folderId, updatedAt: new Date(now) })
-      .where(and(sql`${campaigns.id} ${inList(campaignIds)}`, folder && exists(db.select({ one: sql`1` }).from(campaignFolders).where(folder))))
+      .where(
+        and(
+          sql`${campaigns.id} ${inList(campaignIds)}`,
+          visibleCampaigns(principal),
+          folder && exists(db.select({ one: sql`1` }).from(campaignFolders).where(folder)),
+        ),
+      )
       .returning({ id: campaigns.id }),
     db.select({ id: campaignFolders.id }).from(campaignFolders).where(folder ?? sql`false`),
   ]);

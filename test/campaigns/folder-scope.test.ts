@@ -1,0 +1,94 @@
+import { createExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import worker from "../../src/index";
+import { callJson, createClient, createClientKey, env, fileEnv, fileShard, provisionAccount } from "../helpers";
+import { createCampaign } from "./fixtures";
+
+/**
+ * Campaign folders between clients (CONTRACT 21.1, ARCHITECTURE "tags and folders"): a campaign is
+ * filed only in a folder of its own client scope or an account-wide one, whoever files it and
+ * whatever moves it later.
+ */
+
+type Body = Record<string, unknown> & { error?: string };
+
+async function send(apiKey: string, path: string, method: string, body?: unknown) {
+  const { status, body: answer } = await callJson<Body>(path, { method, apiKey, body });
+  return { status, body: answer };
+}
+const post = (apiKey: string, path: string, body?: unknown) => send(apiKey, path, "POST", body);
+const get = (apiKey: string, path: string) => send(apiKey, path, "GET");
+
+async function folder(apiKey: string, name: string): Promise<number> {
+  const { status, body } = await post(apiKey, "/api/v1/campaigns/folders", { name });
+  expect(status).toBe(200);
+  return (body.data as { id: number }).id;
+}
+
+const folderOf = async (apiKey: string, campaign: number) => (await get(apiKey, `/api/v1/campaigns/${campaign}`)).body.folder_id;
+
+async function twoClients() {
+  const account = await provisionAccount();
+  const x = await createClient(account.apiKey, "X", "x@x.example");
+  const y = await createClient(account.apiKey, "Y", "y@y.example");
+  const xKey = (await createClientKey(account.apiKey, x)).api_key;
+  const yKey = (await createClientKey(account.apiKey, y)).api_key;
+  return { apiKey: account.apiKey, x, y, xKey, yKey, xFolder: await folder(xKey, "X only") };
+}
+
+/**
+ * Runs `request` on the file's shard with `between` run to its end right after the request's first
+ * statement whose SQL matches `query` has answered: what another request does between this one's
+ * read and its write.
+ */
+async function racing(request: Request, query: RegExp, between: () => Promise<unknown>): Promise<{ status: number; body: Body; ran: boolean }> {
+  let ran = false;
+  const binding = fileShard() === 0 ? "DB" : `DB_${fileShard()}`;
+  const afterRead = (statement: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(statement, {
+      get(target, property) {
+        if (property === "bind") return (...values: unknown[]) => afterRead(target.bind(...values));
+        const value = Reflect.get(target, property) as unknown;
+        if (typeof value !== "function") return value;
+        if (!["all", "raw", "first", "run"].includes(String(property)) || ran) return value.bind(target);
+        return async (...args: unknown[]) => {
+          const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          ran = true;
+          await between();
+          return result;
+        };
+      },
+    });
+  const db = new Proxy(fileEnv().DB, {
+    get(target, property) {
+      if (property === "prepare") return (sql: string) => (query.test(sql) && !ran ? afterRead(target.prepare(sql)) : target.prepare(sql));
+      const value = Reflect.get(target, property) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const response = await worker.fetch(request, { ...env, [binding]: db }, createExecutionContext());
+  return { status: response.status, body: (await response.json()) as Body, ran };
+}
+
+const updateFolder = (apiKey: string, body: unknown) =>
+  new Request("http://salvo.test/api/v1/campaigns/update-folder", {
+    method: "POST",
+    headers: { "X-API-Key": apiKey, "Content-Type": "application/json", "CF-Connecting-IP": "10.9.8.7" },
+    body: JSON.stringify(body),
+  });
+
+describe("update-folder's write", () => {
+  it("changes only campaigns the caller still sees when it writes: one given to another client meanwhile is not found and stays filed", async () => {
+    const { apiKey, y, xKey } = await twoClients();
+    const campaign = await createCampaign(xKey);
+    const accountFolder = await folder(apiKey, "Everyone's");
+    expect((await post(apiKey, "/api/v1/campaigns/update-folder", { campaign_ids: [campaign], folder_id: accountFolder })).status).toBe(200);
+    // Client X unfiles it; the owner gives it to client Y right after X's request has checked the campaign is X's.
+    const unfiled = await racing(updateFolder(xKey, { campaign_ids: [campaign], folder_id: null }), /from "campaigns"/i, async () => {
+      expect((await post(apiKey, "/api/v1/campaigns/assign-client", { campaignId: campaign, clientId: y })).status).toBe(200);
+    });
+    expect(unfiled.ran, "the move ran in between").toBe(true);
+    expect(unfiled).toMatchObject({ status: 404, body: { ok: false, error: "Campaigns not found - one or more campaignIds are invalid.", not_found_campaign_ids: [campaign] } });
+    expect(await folderOf(apiKey, campaign)).toBe(accountFolder);
+  });
+});
