@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { findCampaign, refuseForeignTags } from "../platform/access";
+import { findCampaign, folderMayHold, refuseForeignTags } from "../platform/access";
 import { campaigns } from "../db/schema";
 import { database, type Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
@@ -16,7 +16,7 @@ import {
   insertFolder,
   removeTagsFromCampaigns,
   saveDraftSpintaxMode,
-  visibleCampaignIds,
+  visibleCampaignClients,
 } from "./bulk-store";
 import { distinctIds } from "./rules";
 import { visibleTagIds } from "../mailboxes/store";
@@ -107,11 +107,13 @@ const routes = {
     summary: "Move campaigns into a folder (or out of any)",
     description:
       "Files `campaign_ids` (1-200) in `folder_id` (`null` = no folder). Ids the caller cannot see are listed in `not_found_campaign_ids`; " +
-      "an unknown folder → 404 `Folder not found - Invalid folder_id.`; no campaign found → 404 with `not_found_campaign_ids`.",
+      "an unknown folder → 404 `Folder not found - Invalid folder_id.`; no campaign found → 404 with `not_found_campaign_ids`. " +
+      "A campaign is filed only in a folder of its own client or an account-wide one: a client's folder and a campaign of another scope " +
+      "(another client's, or the account's own) → 400 `Folder belongs to another client than these campaigns: <ids>`, nothing filed.",
     tags,
     security,
     request: { body: jsonBody(UpdateFolder, { campaign_ids: [1, 2], folder_id: 5 }) },
-    responses: { 200: json(FolderUpdated, "The campaigns filed"), ...errorResponses(401, 404, 422, 429) },
+    responses: { 200: json(FolderUpdated, "The campaigns filed"), ...errorResponses(400, 401, 404, 422, 429) },
   }),
   createFolder: createRoute({
     method: "post",
@@ -170,15 +172,20 @@ const TAGS_NOT_FOUND = "Tags not found - one or more tagIds are invalid.";
 export const campaignBulkRoutes = createRouter();
 
 /** The contract's 404 naming the requested campaigns not found. */
-function campaignsNotFound(requested: number[], found: ReadonlySet<number>): ApiError {
+function campaignsNotFound(requested: number[], found: Pick<ReadonlySet<number>, "has">): ApiError {
   return new ApiError(404, { ok: false, error: CAMPAIGNS_NOT_FOUND, not_found_campaign_ids: requested.filter((id) => !found.has(id)) });
+}
+
+/** A folder of one client refuses another scope's campaigns (`folderMayHold`): 400 naming them, nothing filed. */
+function folderOfAnotherClient(campaignIds: number[]): ApiError {
+  return new ApiError(400, { ok: false, error: `Folder belongs to another client than these campaigns: ${campaignIds.join(", ")}` });
 }
 
 /** The pairs' campaigns and tags, every one the caller's, or the contract's 404 naming those that are not. */
 async function resolvePairs(db: Database, principal: Principal, body: z.infer<typeof CampaignTagPairs>) {
   const campaignIds = distinctIds(body.campaignIds ?? body.campaign_ids ?? []);
   const tagIds = distinctIds(body.tagIds ?? body.tag_ids ?? []);
-  const [campaignsSeen, tagList] = await Promise.all([visibleCampaignIds(db, principal, campaignIds), visibleTagIds(db, principal, tagIds)]);
+  const [campaignsSeen, tagList] = await Promise.all([visibleCampaignClients(db, principal, campaignIds), visibleTagIds(db, principal, tagIds)]);
   const tagsSeen = new Set(tagList);
   if (campaignIds.some((id) => !campaignsSeen.has(id))) throw campaignsNotFound(campaignIds, campaignsSeen);
   const missingTags = tagIds.filter((id) => !tagsSeen.has(id));
@@ -214,17 +221,22 @@ campaignBulkRoutes.openapi(routes.updateFolder, async (c) => {
   const campaignIds = distinctIds(body.campaign_ids);
   const [folder, seen] = await Promise.all([
     body.folder_id === null ? Promise.resolve(null) : findFolder(db, principal, body.folder_id),
-    visibleCampaignIds(db, principal, campaignIds),
+    visibleCampaignClients(db, principal, campaignIds),
   ]);
   if (folder === undefined) throw new ApiError(404, { ok: false, error: FOLDER_NOT_FOUND });
   if (seen.size === 0) throw campaignsNotFound(campaignIds, seen);
-  const updated = await fileCampaigns(db, principal, [...seen], folder?.id ?? null, Date.now());
-  if (updated === undefined) throw new ApiError(404, { ok: false, error: FOLDER_NOT_FOUND });
+  if (folder) {
+    const refused = [...seen].filter(([, clientId]) => !folderMayHold(folder, clientId)).map(([id]) => id);
+    if (refused.length > 0) throw folderOfAnotherClient(refused);
+  }
+  const filing = await fileCampaigns(db, principal, [...seen.keys()], folder?.id ?? null, Date.now());
+  if ("folderGone" in filing) throw new ApiError(404, { ok: false, error: FOLDER_NOT_FOUND });
+  if ("ofAnotherClient" in filing) throw folderOfAnotherClient(filing.ofAnotherClient);
   // What the write found: a campaign given to another client since the check is not found either.
-  const filed = new Set(updated);
+  const filed = new Set(filing.filed);
   if (filed.size === 0) throw campaignsNotFound(campaignIds, filed);
   const notFound = campaignIds.filter((id) => !filed.has(id));
-  return c.json({ ok: true, requested: campaignIds.length, updated: updated.length, updated_campaign_ids: updated, not_found_campaign_ids: notFound }, 200);
+  return c.json({ ok: true, requested: campaignIds.length, updated: filed.size, updated_campaign_ids: filing.filed, not_found_campaign_ids: notFound }, 200);
 });
 
 campaignBulkRoutes.openapi(routes.createFolder, async (c) => {

@@ -1,17 +1,18 @@
-import { and, asc, eq, exists, sql } from "drizzle-orm";
+import { and, asc, eq, exists, not, notExists, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import { campaignFolders, campaigns } from "../db/schema";
-import { visibleCampaigns, visibleRows, type Scope } from "../platform/access";
+import { folderHolds, visibleCampaigns, visibleRows, type Scope } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { CampaignSettings } from "../schedule/settings";
 import { inList, jsonList, jsonSet } from "../platform/sql";
 
-/** Of these campaign ids, the ones the caller may see. */
-export async function visibleCampaignIds(db: Database, principal: Scope, ids: number[]): Promise<Set<number>> {
+/** Of these campaign ids, the ones the caller may see, each with its client (null: the account's own). */
+export async function visibleCampaignClients(db: Database, principal: Scope, ids: number[]): Promise<Map<number, number | null>> {
   const rows = await db
-    .select({ id: campaigns.id })
+    .select({ id: campaigns.id, clientId: campaigns.clientId })
     .from(campaigns)
     .where(and(visibleCampaigns(principal), sql`${campaigns.id} ${inList(ids)}`));
-  return new Set(rows.map((row) => row.id));
+  return new Map(rows.map((row) => [row.id, row.clientId]));
 }
 
 /** Puts every tag on every campaign; answers how many pairs were new. */
@@ -71,30 +72,40 @@ export async function deleteFolder(db: Database, id: number): Promise<void> {
   await db.delete(campaignFolders).where(eq(campaignFolders.id, id));
 }
 
+/** What a filing did: the campaigns filed; or nothing, the folder gone, or some campaigns of another client than the folder's. */
+export type Filing = { filed: number[] } | { folderGone: true } | { ofAnotherClient: number[] };
+
 /**
- * Files these campaigns in a folder, or none; answers the ids changed, or undefined when the folder is
- * no longer one the caller may see. The write itself asks for the folder and the campaigns: a delete
- * after the caller's check would otherwise fail the write on the foreign key (a 500) instead of the
- * contract's 404, and a campaign given to another client meanwhile is no longer the caller's to file.
+ * Files these campaigns in a folder, or none, all or nothing. The write itself asks for the folder and
+ * the campaigns: a delete after the caller's check would otherwise fail the write on the foreign key (a
+ * 500) instead of the contract's 404, and a campaign given to another client meanwhile is no longer the
+ * caller's to file, nor (`folderHolds`) one this folder may hold.
  */
-export async function fileCampaigns(db: Database, principal: Scope, campaignIds: number[], folderId: number | null, now: number): Promise<number[] | undefined> {
-  const folder = folderId === null ? undefined : and(eq(campaignFolders.id, folderId), visibleRows(principal, campaignFolders));
-  const [rows, found] = await db.batch([
+export async function fileCampaigns(db: Database, principal: Scope, campaignIds: number[], folderId: number | null, now: number): Promise<Filing> {
+  const other = alias(campaigns, "other");
+  const asked = (table: typeof campaigns | typeof other) => and(sql`${table.id} ${inList(campaignIds)}`, visibleRows(principal, table));
+  if (folderId === null) {
+    const rows = await db.update(campaigns).set({ folderId: null, updatedAt: new Date(now) }).where(asked(campaigns)).returning({ id: campaigns.id });
+    return { filed: rows.map((row) => row.id).sort((a, b) => a - b) };
+  }
+  const folder = and(eq(campaignFolders.id, folderId), visibleRows(principal, campaignFolders));
+  const ofAnotherClient = db
+    .select({ id: other.id })
+    .from(other)
+    .innerJoin(campaignFolders, folder)
+    .where(and(asked(other), not(folderHolds(sql`${campaignFolders.clientId}`, sql`${other.clientId}`))));
+  const [rows, found, refused] = await db.batch([
     db
       .update(campaigns)
       .set({ folderId, updatedAt: new Date(now) })
-      .where(
-        and(
-          sql`${campaigns.id} ${inList(campaignIds)}`,
-          visibleCampaigns(principal),
-          folder && exists(db.select({ one: sql`1` }).from(campaignFolders).where(folder)),
-        ),
-      )
+      .where(and(asked(campaigns), exists(db.select({ one: sql`1` }).from(campaignFolders).where(folder)), notExists(ofAnotherClient)))
       .returning({ id: campaigns.id }),
-    db.select({ id: campaignFolders.id }).from(campaignFolders).where(folder ?? sql`false`),
+    db.select({ id: campaignFolders.id }).from(campaignFolders).where(folder),
+    ofAnotherClient,
   ]);
-  if (folderId !== null && found.length === 0) return undefined;
-  return rows.map((row) => row.id).sort((a, b) => a - b);
+  if (found.length === 0) return { folderGone: true };
+  if (refused.length > 0) return { ofAnotherClient: refused.map((row) => row.id).sort((a, b) => a - b) };
+  return { filed: rows.map((row) => row.id).sort((a, b) => a - b) };
 }
 
 /**

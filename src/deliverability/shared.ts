@@ -33,15 +33,6 @@ export function parseTestId(value: string | number): number | null {
   return /^\d{1,15}$/.test(text) ? Number(text) : null;
 }
 
-/**
- * A test belongs to its campaign's client; a client's folder holds only that client's tests (else
- * the client would see another's test and could never empty its folder). An account-wide folder,
- * which only the account key sees, may hold any of the account's tests.
- */
-export function folderMayHold(folder: FolderRow, testClientId: number | null): boolean {
-  return folder.clientId === null || folder.clientId === testClientId;
-}
-
 const idText = (value: number | null) => (value === null ? null : String(value));
 const time = (value: Date | null) => (value === null ? null : iso(value));
 

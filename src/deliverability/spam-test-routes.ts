@@ -5,10 +5,10 @@ import { TIME_UNITS } from "../db/schema";
 import { cronFromObject, firstSlotWithin, isFiveFieldCron } from "./schedule";
 import { isTimeZone, zoneOffset } from "../platform/zoned-time";
 import type { AppEnv } from "../platform/env";
-import { findCampaign } from "../platform/access";
+import { findCampaign, folderMayHold } from "../platform/access";
 import { ApiError, type ValidationIssue } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, instant, json, jsonBody } from "../platform/openapi";
-import { CreatedSpamTest, FOLDER_OF_ANOTHER_CLIENT, folderMayHold, parseTestId, presentCreated, presentSingle, SingleSpamTest, SpamTestParams, type ProviderRow, type SpamTestRow, DELIVERABILITY } from "./shared";
+import { CreatedSpamTest, FOLDER_OF_ANOTHER_CLIENT, parseTestId, presentCreated, presentSingle, SingleSpamTest, SpamTestParams, type ProviderRow, type SpamTestRow, DELIVERABILITY } from "./shared";
 import { offeredProviders, seedsOfProviders } from "./seed-store";
 import { deleteSpamTests, findFolder, findSpamTest, insertSpamTest, listSpamTests, stopSpamTest } from "./store";
 

@@ -115,6 +115,21 @@ export function foreignTagsDropped(db: Database, tagged: Tagged, within: SQL) {
   return db.delete(pairs).where(sql`${owner} ${within} AND EXISTS (SELECT 1 FROM tags t JOIN ${tagged} o ON o.id = ${owner} WHERE t.id = ${tag} AND ${foreignScope()})`);
 }
 
+/**
+ * A folder (a campaign's, a spam test's) holds only what is of its own client scope, or, account-wide,
+ * anything of the account: a client's folder holding another client's campaign or test would count it
+ * for that client, let it unfile what it cannot see, and show the other client a folder not its own.
+ * `ownerClientId`: the client of what is filed (null: the account's own).
+ */
+export function folderMayHold(folder: { clientId: number | null }, ownerClientId: number | null): boolean {
+  return folder.clientId === null || folder.clientId === ownerClientId;
+}
+
+/** `folderMayHold` over columns: a folder's client, and the client of what it holds or is to hold. */
+export function folderHolds(folderClientId: SQL, ownerClientId: SQL): SQL {
+  return sql`(${folderClientId} IS NULL OR ${folderClientId} IS ${ownerClientId})`;
+}
+
 /** The lead categories an account may use: the built-in ones (no account) and its own. */
 export function visibleCategories(accountId: number): SQL {
   return or(isNull(leadCategories.accountId), eq(leadCategories.accountId, accountId))!;

@@ -92,3 +92,41 @@ describe("update-folder's write", () => {
     expect(await folderOf(apiKey, campaign)).toBe(accountFolder);
   });
 });
+
+const foreignFolder = (...ids: number[]) => ({ status: 400, body: { ok: false, error: `Folder belongs to another client than these campaigns: ${ids.join(", ")}` } });
+
+describe("update-folder between clients", () => {
+  it("refuses the owner's key filing client Y's campaign in client X's folder, files nothing, and X never sees or counts it", async () => {
+    const { apiKey, xKey, yKey, xFolder } = await twoClients();
+    const [xCampaign, yCampaign] = [await createCampaign(xKey), await createCampaign(yKey)];
+    expect(await post(apiKey, "/api/v1/campaigns/update-folder", { campaign_ids: [yCampaign], folder_id: xFolder })).toEqual(foreignFolder(yCampaign));
+    expect(await post(apiKey, "/api/v1/campaigns/update-folder", { campaign_ids: [xCampaign, yCampaign], folder_id: xFolder })).toEqual(foreignFolder(yCampaign));
+    const own = await createCampaign(apiKey);
+    expect(await post(apiKey, "/api/v1/campaigns/update-folder", { campaign_ids: [own], folder_id: xFolder })).toEqual(foreignFolder(own));
+    for (const campaign of [xCampaign, yCampaign, own]) expect(await folderOf(apiKey, campaign)).toBeNull();
+    expect((await get(xKey, "/api/v1/campaigns/folders")).body.data).toEqual([{ id: xFolder, name: "X only", campaign_count: 0, created_at: expect.any(String) }]);
+    expect((await get(yKey, `/api/v1/campaigns/${yCampaign}`)).body.folder_id).toBeNull();
+  });
+
+  it("still files a client's campaign in that client's folder or an account-wide one", async () => {
+    const { apiKey, xKey, yKey, xFolder } = await twoClients();
+    const [xCampaign, yCampaign, own] = [await createCampaign(xKey), await createCampaign(yKey), await createCampaign(apiKey)];
+    expect((await post(apiKey, "/api/v1/campaigns/update-folder", { campaign_ids: [xCampaign], folder_id: xFolder })).body).toMatchObject({ ok: true, updated_campaign_ids: [xCampaign] });
+    const everyone = await folder(apiKey, "Everyone's");
+    const filed = await post(apiKey, "/api/v1/campaigns/update-folder", { campaign_ids: [yCampaign, own], folder_id: everyone });
+    expect(filed.body).toMatchObject({ ok: true, updated_campaign_ids: [yCampaign, own].sort((a, b) => a - b) });
+    expect((await get(xKey, "/api/v1/campaigns/folders")).body.data).toEqual([{ id: xFolder, name: "X only", campaign_count: 1, created_at: expect.any(String) }]);
+  });
+
+  it("refuses, filing nothing, a campaign given to another client between the check and the write", async () => {
+    const { apiKey, y, xKey, xFolder } = await twoClients();
+    const [xCampaign, other] = [await createCampaign(xKey), await createCampaign(xKey)];
+    const filed = await racing(updateFolder(apiKey, { campaign_ids: [xCampaign, other], folder_id: xFolder }), /from "campaigns"/i, async () => {
+      expect((await post(apiKey, "/api/v1/campaigns/assign-client", { campaignId: xCampaign, clientId: y })).status).toBe(200);
+    });
+    expect(filed.ran, "the move ran in between").toBe(true);
+    expect({ status: filed.status, body: filed.body }).toEqual(foreignFolder(xCampaign));
+    expect(await folderOf(apiKey, xCampaign)).toBeNull();
+    expect(await folderOf(apiKey, other)).toBeNull();
+  });
+});
