@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { campaigns, clientCodeIntegrations, clients, oauthApps } from "../db/schema";
-import { foreignTagsDropped } from "../platform/access";
+import { folderHolds, foreignTagsDropped } from "../platform/access";
 import { afterCursor, pageWindow, type Page } from "../platform/paging";
 import type { Database } from "../platform/db";
 import { inList, rawBatch } from "../platform/sql";
@@ -42,17 +42,19 @@ export function clientsOf(db: Database, accountId: number, page: Page = {}) {
  * Gives a campaign and its subsequences to a client (or to none), in one batch; with `blockNow`,
  * the live records of those campaigns whose address or domain the client's block list (account-wide
  * entries included) names are BLOCKED at once, as the engine would refuse them at their next send.
- * Their spam tests go along (a test keeps its campaign's client, so the old client would go on seeing
- * it), leaving a folder of another client than the new one (a client's folder holds only its tests);
- * they leave their old scope's tags.
+ * They leave a campaign folder of another client than the new one, and their old scope's tags. Their
+ * spam tests go along (a test keeps its campaign's client, so the old client would go on seeing it),
+ * leaving a folder of another client than the new one (`folderHolds`: a client's folder holds only its own).
  */
 export async function assignClient(db: Database, campaign: { id: number; accountId: number }, clientId: number | null, blockNow: boolean, now: number) {
   const family = sql`(id = ${campaign.id} OR parent_campaign_id = ${campaign.id})`;
   await rawBatch(db.$client, [
-    sql`UPDATE campaigns SET client_id = ${clientId}, updated_at = ${now} WHERE account_id = ${campaign.accountId} AND ${family}`,
+    sql`UPDATE campaigns SET client_id = ${clientId}, updated_at = ${now},
+          folder_id = (SELECT f.id FROM campaign_folders f WHERE f.id = campaigns.folder_id AND ${folderHolds(sql`f.client_id`, sql`${clientId}`)})
+        WHERE account_id = ${campaign.accountId} AND ${family}`,
     foreignTagsDropped(db, campaigns, sql`IN (SELECT id FROM campaigns WHERE account_id = ${campaign.accountId} AND ${family})`),
     sql`UPDATE spam_tests SET client_id = ${clientId}, updated_at = ${now},
-          folder_id = (SELECT f.id FROM spam_test_folders f WHERE f.id = spam_tests.folder_id AND (f.client_id IS NULL OR f.client_id IS ${clientId}))
+          folder_id = (SELECT f.id FROM spam_test_folders f WHERE f.id = spam_tests.folder_id AND ${folderHolds(sql`f.client_id`, sql`${clientId}`)})
         WHERE account_id = ${campaign.accountId} AND campaign_id IN (SELECT id FROM campaigns WHERE account_id = ${campaign.accountId} AND ${family})`,
     ...(blockNow
       ? [

@@ -130,3 +130,34 @@ describe("update-folder between clients", () => {
     expect(await folderOf(apiKey, other)).toBeNull();
   });
 });
+
+describe("a campaign given to another client", () => {
+  it("leaves its old client's folder, and so do its subsequences, in the move; an account-wide folder keeps it", async () => {
+    const { apiKey, y, xKey, yKey, xFolder } = await twoClients();
+    const campaign = await createCampaign(xKey);
+    const sub = (await post(apiKey, "/api/v1/campaigns/create-subsequence", { parent_campaign_id: campaign, subsequence_name: "Follow" })).body.id as number;
+    const kept = await createCampaign(xKey);
+    const everyone = await folder(apiKey, "Everyone's");
+    expect((await post(xKey, "/api/v1/campaigns/update-folder", { campaign_ids: [campaign, sub], folder_id: xFolder })).body).toMatchObject({ updated: 2 });
+    expect((await post(apiKey, "/api/v1/campaigns/update-folder", { campaign_ids: [kept], folder_id: everyone })).body).toMatchObject({ updated: 1 });
+
+    expect((await post(apiKey, "/api/v1/campaigns/assign-client", { campaignId: campaign, clientId: y })).status).toBe(200);
+    expect((await post(apiKey, "/api/v1/campaigns/assign-client", { campaignId: kept, clientId: y })).status).toBe(200);
+    expect(await folderOf(yKey, campaign)).toBeNull();
+    expect(await folderOf(yKey, sub)).toBeNull();
+    expect(await folderOf(yKey, kept)).toBe(everyone);
+    expect((await get(xKey, "/api/v1/campaigns/folders")).body.data).toEqual([{ id: xFolder, name: "X only", campaign_count: 0, created_at: expect.any(String) }]);
+    expect((await get(apiKey, "/api/v1/campaigns/folders")).body.data).toEqual([
+      { id: xFolder, name: "X only", campaign_count: 0, created_at: expect.any(String) },
+      { id: everyone, name: "Everyone's", campaign_count: 1, created_at: expect.any(String) },
+    ]);
+  });
+
+  it("leaves its client's folder when it goes back to the account", async () => {
+    const { apiKey, xKey, xFolder } = await twoClients();
+    const campaign = await createCampaign(xKey);
+    expect((await post(xKey, "/api/v1/campaigns/update-folder", { campaign_ids: [campaign], folder_id: xFolder })).body).toMatchObject({ updated: 1 });
+    expect((await post(apiKey, "/api/v1/campaigns/assign-client", { campaignId: campaign, clientId: null })).status).toBe(200);
+    expect(await folderOf(apiKey, campaign)).toBeNull();
+  });
+});
