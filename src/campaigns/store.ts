@@ -1,6 +1,6 @@
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { campaignTags, campaigns, tags, type CampaignStatus } from "../db/schema";
-import { visibleCampaigns, CAMPAIGN_NOT_FOUND } from "../platform/access";
+import { folderHolds, visibleCampaigns, CAMPAIGN_NOT_FOUND } from "../platform/access";
 import type { Principal } from "../platform/principal";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
@@ -143,7 +143,10 @@ export async function saveSchedule(
   return applied!.length > 0 ? { applied: true, schedule: schedule! } : { applied: false, schedule };
 }
 
-/** Sets the given settings (and name, client) in one statement, over the settings stored when it runs. */
+/**
+ * Sets the given settings (and name, client) in one statement, over the settings stored when it runs;
+ * a new client takes the campaign out of a folder of its old client (`folderHolds`).
+ */
 export async function saveSettings(
   db: Database,
   campaignId: number,
@@ -154,7 +157,10 @@ export async function saveSettings(
     .set({
       settings: jsonSet(sql`settings`, "{}", settingsPaths(change.settings)),
       ...(change.name !== undefined && { name: change.name }),
-      ...(change.clientId !== undefined && { clientId: change.clientId }),
+      ...(change.clientId !== undefined && {
+        clientId: change.clientId,
+        folderId: sql`(SELECT f.id FROM campaign_folders f WHERE f.id = campaigns.folder_id AND ${folderHolds(sql`f.client_id`, sql`${change.clientId}`)})`,
+      }),
       updatedAt: new Date(),
     })
     .where(eq(campaigns.id, campaignId));

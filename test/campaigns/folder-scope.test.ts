@@ -161,3 +161,17 @@ describe("a campaign given to another client", () => {
     expect(await folderOf(apiKey, campaign)).toBeNull();
   });
 });
+
+describe("a campaign's client changed through its settings", () => {
+  it("leaves its old client's folder in the same write; an account-wide folder keeps it", async () => {
+    const { apiKey, y, xKey, xFolder } = await twoClients();
+    const [moved, kept] = [await createCampaign(xKey), await createCampaign(xKey)];
+    const everyone = await folder(apiKey, "Everyone's");
+    expect((await post(xKey, "/api/v1/campaigns/update-folder", { campaign_ids: [moved], folder_id: xFolder })).body).toMatchObject({ updated: 1 });
+    expect((await post(apiKey, "/api/v1/campaigns/update-folder", { campaign_ids: [kept], folder_id: everyone })).body).toMatchObject({ updated: 1 });
+    for (const campaign of [moved, kept]) expect((await post(apiKey, `/api/v1/campaigns/${campaign}/settings`, { client_id: y })).status).toBe(200);
+    expect(await folderOf(apiKey, moved)).toBeNull();
+    expect(await folderOf(apiKey, kept)).toBe(everyone);
+    expect((await get(xKey, "/api/v1/campaigns/folders")).body.data).toMatchObject([{ id: xFolder, campaign_count: 0 }]);
+  });
+});
