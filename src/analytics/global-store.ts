@@ -264,13 +264,15 @@ export function mailboxTagsQuery(ids: number[]): SQL {
 }
 
 /**
- * Per team member (records' team_member_id) of the campaigns: leads, campaigns, and in the window
- * sends, counted replies, positive replies, the leads that opened and the mean first-send-to-first-
- * reply time of the records that replied. A lead in two of the member's campaigns is one lead
- * (CONTRACT 13.7, section 2); the board reads only records that exist, so each names its lead.
+ * Per campaign team member (`campaigns.team_member_id`, CONTRACT 13.7) of the campaigns: its
+ * campaigns, their leads, and in the window sends, counted replies, positive replies, the leads that
+ * opened and the mean first-send-to-first-reply time of the records that replied. A record's own
+ * team member (the inbox's assignment) does not move it to another member's entry. A member's
+ * campaign without records still counts; a lead in two of the member's campaigns is one lead
+ * (section 2); the board reads only records that exist, so each names its lead.
  */
 export function teamBoardQuery(ids: number[], window: Window): SQL {
-  return sql`SELECT cl.team_member_id AS id, count(DISTINCT cl.lead_id) AS lead_count, count(DISTINCT cl.campaign_id) AS campaign_count,
+  return sql`SELECT c.team_member_id AS id, count(DISTINCT cl.lead_id) AS lead_count, count(DISTINCT c.id) AS campaign_count,
       coalesce(sum((SELECT count(*) FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'SENT'
         AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end})), 0) AS sent,
       coalesce(sum((SELECT count(*) FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'REPLY' AND e.ignored = 0
@@ -282,7 +284,7 @@ export function teamBoardQuery(ids: number[], window: Window): SQL {
         AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end}) THEN cl.lead_id END) AS unique_open_count,
       avg((SELECT r.first_at - s.first_at FROM event_spans r JOIN event_spans s ON s.campaign_lead_id = r.campaign_lead_id AND s.kind = 'SENT'
         WHERE r.campaign_lead_id = cl.id AND r.kind = 'REPLY' AND r.first_at >= ${window.start} AND r.first_at < ${window.end})) AS reply_ms
-    FROM campaign_leads cl
-    WHERE cl.campaign_id ${inList(ids)} AND cl.team_member_id IS NOT NULL
-    GROUP BY cl.team_member_id ORDER BY cl.team_member_id`;
+    FROM campaigns c LEFT JOIN campaign_leads cl ON cl.campaign_id = c.id
+    WHERE c.id ${inList(ids)} AND c.team_member_id IS NOT NULL
+    GROUP BY c.team_member_id ORDER BY c.team_member_id`;
 }

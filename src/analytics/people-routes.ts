@@ -102,8 +102,11 @@ const routes = {
     "team-board/overall-stats",
     {
       operationId: "getTeamBoardStats",
-      summary: "Per team member of the campaigns' records: leads, replies and rates",
-      description: "Per campaign team member: leads, campaigns, replies, positive replies, rates and average reply time. " + ANALYTICS_WINDOW,
+      summary: "Per campaign team member: leads, replies and rates",
+      description:
+        "Per campaign team member (set by `POST /campaigns/{id}/team-member`), over that member's campaigns: leads, campaigns, replies, " +
+        "positive replies, rates and average reply time. A conversation's own team member (`POST /master-inbox/update-team-member`) does not count here. " +
+        ANALYTICS_WINDOW,
     },
     DatedPaged,
     envelope(

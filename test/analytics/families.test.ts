@@ -11,6 +11,10 @@ async function get(apiKey: string, path: string, query: Record<string, string> =
   return callJson<Body>(`/api/v1/${path}?${new URLSearchParams(query)}`, { apiKey });
 }
 
+async function assignCampaign(apiKey: string, campaign: number, teamMemberId: number) {
+  expect((await callJson(`/api/v1/campaigns/${campaign}/team-member`, { method: "POST", apiKey, body: { teamMemberId } })).status).toBe(200);
+}
+
 /**
  * One campaign, worked out by hand (all March 2026, UTC):
  * L1 step 1 sent 03-01, opened twice, clicked, replied 03-03 (Interested); step 2 sent 03-04, opened.
@@ -334,11 +338,9 @@ describe("analytics families (CONTRACT section 13)", () => {
   it("counts a lead in two of a team member's campaigns, who opened in both, as one lead and one opener on the team board (13.7)", async () => {
     const { apiKey: owner } = await provisionAccount();
     const [first, second] = [await createCampaign(owner), await createCampaign(owner)];
-    const records = [
-      ...Object.values(await addLeads(owner, first, ["both@team.example", "one@team.example"])),
-      ...Object.values(await addLeads(owner, second, ["both@team.example"])),
-    ];
-    for (const record of records) await act(owner, "update-team-member", { email_lead_map_id: record, team_member_id: 7 });
+    await addLeads(owner, first, ["both@team.example", "one@team.example"]);
+    await addLeads(owner, second, ["both@team.example"]);
+    for (const campaign of [first, second]) await assignCampaign(owner, campaign, 7);
     const sentAndOpened = (lead: string, day: string) => [
       { type: "SENT", lead_email: lead, occurred_at: `2026-03-0${day}T10:00:00Z` },
       { type: "OPEN", lead_email: lead, occurred_at: `2026-03-0${day}T11:00:00Z` },
@@ -347,6 +349,38 @@ describe("analytics families (CONTRACT section 13)", () => {
     await ingestOk(owner, second, sentAndOpened("both@team.example", "3"));
     const { body } = await get(owner, "analytics/team-board/overall-stats", WINDOW);
     expect((body.data as { team_board_stats: Body[] }).team_board_stats).toMatchObject([{ id: 7, lead_count: 2, campaign_count: 2, unique_open_count: 2 }]);
+  });
+
+  it("gives one team-board entry per campaign team member, over that member's campaigns, whatever team member the records carry (13.7)", async () => {
+    const { apiKey: owner } = await provisionAccount();
+    const [mine, alsoMine, empty, unassigned] = [await createCampaign(owner), await createCampaign(owner), await createCampaign(owner), await createCampaign(owner)];
+    await addLeads(owner, mine, ["ann@board.example", "bob@board.example"]);
+    const inAlsoMine = await addLeads(owner, alsoMine, ["cat@board.example"]);
+    const inUnassigned = await addLeads(owner, unassigned, ["dan@board.example"]);
+    await assignCampaign(owner, mine, 7);
+    await assignCampaign(owner, alsoMine, 7);
+    await assignCampaign(owner, empty, 8);
+    // Inbox assignments of records: neither moves its record off its campaign's member nor adds a member.
+    await act(owner, "update-team-member", { email_lead_map_id: inAlsoMine["cat@board.example"], team_member_id: 9 });
+    await act(owner, "update-team-member", { email_lead_map_id: inUnassigned["dan@board.example"], team_member_id: 9 });
+    const sentAndReplied = (lead: string) => [
+      { type: "SENT", lead_email: lead, occurred_at: "2026-03-02T10:00:00Z" },
+      { type: "REPLY", lead_email: lead, from_email: lead, occurred_at: "2026-03-02T12:00:00Z" },
+    ];
+    await ingestOk(owner, mine, [...sentAndReplied("ann@board.example"), { type: "SENT", lead_email: "bob@board.example", occurred_at: "2026-03-02T10:00:00Z" }]);
+    await ingestOk(owner, alsoMine, sentAndReplied("cat@board.example"));
+    await ingestOk(owner, unassigned, sentAndReplied("dan@board.example"));
+    const { body } = await get(owner, "analytics/team-board/overall-stats", WINDOW);
+    expect((body.data as { team_board_stats: Body[] }).team_board_stats).toEqual([
+      {
+        id: 7, name: null, profile_pic_url: null, lead_count: 3, campaign_count: 2, reply_count: 2, positive_reply_count: 0,
+        reply_rate: "66.67%", positive_reply_rate: "0%", average_reply_time: 2, unique_open_count: 0,
+      },
+      {
+        id: 8, name: null, profile_pic_url: null, lead_count: 0, campaign_count: 1, reply_count: 0, positive_reply_count: 0,
+        reply_rate: "0%", positive_reply_rate: "0%", average_reply_time: null, unique_open_count: 0,
+      },
+    ]);
   });
 
   it("gives a client key its client's campaigns only", async () => {
