@@ -515,8 +515,13 @@ campaignAnalyticsRoutes.openapi(routes.sequenceAnalytics, async (c) => {
   const campaign = await findCampaign(database(c.env.DB), c.get("principal"), c.req.valid("param").campaign_id);
   const window = familyWindow(c.req.valid("query"));
   const { stepRows, figureRows, positiveRows, failedRows, stoppedRows, variantRows } = await sequenceFigures(c.env.DB, campaign.id, window);
+  // Failures, stops and events can name a step removed since (the engine fails a message whose step is gone), so each adds its step.
   const seqNumbers = [
-    ...new Set([...stepRows.map((row) => Number(row.seq_number)), ...figureRows.map((row) => Number(row.sequence_number)), ...stoppedRows.map((row) => Number(row.seq))]),
+    ...new Set([
+      ...stepRows.map((row) => Number(row.seq_number)),
+      ...figureRows.map((row) => Number(row.sequence_number)),
+      ...[...failedRows, ...stoppedRows].map((row) => Number(row.seq)),
+    ]),
   ].sort((a, b) => a - b);
   const figure = (seq: number, type: string, field: "total" | "counted" = "total") =>
     Number(figureRows.find((row) => Number(row.sequence_number) === seq && row.type === type)?.[field] ?? 0);

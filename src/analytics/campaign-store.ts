@@ -51,7 +51,7 @@ export async function windowExtras(d1: D1Database, campaignId: number, window: W
 }
 
 /**
- * 13.6: per sequence step (the live steps, and any step number events or stops name) the window's
+ * 13.6: per sequence step (the live steps, and any step number events, failures or stops name) the window's
  * figures by the events' sequence_number (from the hour counters), its messages that failed in the
  * window (by `failed_at`) and the records that stopped at it; per variant, the sends its messages
  * made and the outcomes credited to them.

@@ -63,6 +63,37 @@ describe("failed_count (CONTRACT 13.3, 13.6)", () => {
     expect(await failures({ start_date: "2026-03-01", end_date: "2026-03-03", time_zone: "Pacific/Kiritimati" })).toEqual({ top: "0", steps: [[1, 0], [2, 0]] });
   });
 
+  it("shows a failure on a step removed since under that step's number, as 13.3 counts it", async () => {
+    const { apiKey } = await provisionAccount();
+    const mailbox = (await createMailbox(apiKey)).id;
+    const campaign = await createCampaign(apiKey, { name: "Removed step" });
+    const sequences = (seqs: number[]) =>
+      callJson(`/api/v1/campaigns/${campaign}/sequences`, {
+        method: "POST",
+        apiKey,
+        body: { sequences: seqs.map((seq) => ({ seq_number: seq, seq_delay_details: { delay_in_days: seq - 1 }, subject: `Step ${seq}`, email_body: "Hello" })) },
+      });
+    expect((await sequences([1, 2])).status).toBe(200);
+    const ids = await addLeads(apiKey, campaign, ["gone@fail.example"]);
+    await setRecord(ids["gone@fail.example"]!, { nextStep: 2 });
+    await setCampaign(campaign, { status: "ACTIVE" });
+    const claim = await claimRecords(fileEnv().DB, { campaign: await campaignRow(campaign), mailboxId: mailbox, senderDomain: "sender.example", now: Date.now() + 60_000, limit: 10, newLeadsLeft: 10 });
+    // Step 2 is removed (the campaign paused for it) after the claim; the pass then finds no step to send and fails the message, as the sender does.
+    await setCampaign(campaign, { status: "PAUSED" });
+    expect((await sequences([1])).status).toBe(200);
+    await setCampaign(campaign, { status: "ACTIVE" });
+    await rawBatch(fileEnv().DB, [openStatement({ nonce: claim.nonce, mailboxId: mailbox, now: Date.parse("2026-03-05T10:00:00Z") }, claim.records, { status: "failed", error: "no step left" })]);
+    expect((await messagesOf(campaign)).map((m) => [m.step, m.status])).toEqual([[2, "failed"]]);
+
+    const top = await get(apiKey, `campaigns/${campaign}/top-level-analytics-by-date`, WINDOW);
+    expect(top.body.failed_count).toBe("1");
+    const perStep = (await get(apiKey, `campaigns/${campaign}/sequence-analytics`, WINDOW)).body.data as Body[];
+    expect(perStep.map((row) => [row.seq_number, row.email_campaign_seq_id === null, row.failed_count])).toEqual([
+      [1, false, 0],
+      [2, true, 1],
+    ]);
+  });
+
   it("dates the messages failed before migration 0093 by their last write", async () => {
     const MIGRATION = "0093_message_failed_at.sql";
     const db = fileEnv().MIGRATION_DB;
