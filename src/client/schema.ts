@@ -1928,8 +1928,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Per team member of the campaigns' records: leads, replies and rates
-         * @description Per campaign team member: leads, campaigns, replies, positive replies, rates and average reply time. Window: `start_date`..`end_date` (`YYYY-MM-DD`) as local days in `time_zone` (or `timezone`; IANA, default UTC), DST-correct; `campaign_ids`/`client_ids` narrow it to some campaigns or clients. A client key sees its client's campaigns only.
+         * Per campaign team member: leads, replies and rates
+         * @description Per campaign team member (set by `POST /campaigns/{id}/team-member`), over that member's campaigns: leads, campaigns, replies, positive replies, rates and average reply time. A conversation's own team member (`POST /master-inbox/update-team-member`) does not count here. Window: `start_date`..`end_date` (`YYYY-MM-DD`) as local days in `time_zone` (or `timezone`; IANA, default UTC), DST-correct; `campaign_ids`/`client_ids` narrow it to some campaigns or clients. A client key sees its client's campaigns only.
          */
         get: operations["getTeamBoardStats"];
         put?: never;
@@ -2099,7 +2099,7 @@ export interface paths {
         put?: never;
         /**
          * Move campaigns into a folder (or out of any)
-         * @description Files `campaign_ids` (1-200) in `folder_id` (`null` = no folder). Ids the caller cannot see are listed in `not_found_campaign_ids`; an unknown folder → 404 `Folder not found - Invalid folder_id.`; no campaign found → 404 with `not_found_campaign_ids`.
+         * @description Files `campaign_ids` (1-200) in `folder_id` (`null` = no folder). Ids the caller cannot see are listed in `not_found_campaign_ids`; an unknown folder → 404 `Folder not found - Invalid folder_id.`; no campaign found → 404 with `not_found_campaign_ids`. A campaign is filed only in a folder of its own client or an account-wide one: a client's folder and a campaign of another scope (another client's, or the account's own) → 400 `Folder belongs to another client than these campaigns: <ids>`, nothing filed.
          */
         post: operations["updateCampaignFolder"];
         delete?: never;
@@ -8183,6 +8183,8 @@ export interface components {
             webhook_type: string | null;
             event_types: string[];
             categories: string[];
+            /** @description When its receiver answered 410 Gone and deliveries stopped (extension); null while it delivers. Any change to the webhook turns it back on */
+            disabled_at: string | null;
             created_at: string;
             updated_at: string;
         };
@@ -14921,7 +14923,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Per team member of the campaigns' records: leads, replies and rates */
+            /** @description Per campaign team member: leads, replies and rates */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
