@@ -2,7 +2,7 @@ import type { NewDelivery } from "../webhooks/outbox";
 import { categoryDeliveries, eventDeliveries, statusDeliveries, type CampaignFacts } from "../webhooks/fanout";
 import { settingsOf } from "../schedule/settings";
 import { foldText } from "../platform/text-search";
-import { applyEvents, isIgnoredReply, type IncomingEvent } from "./rules";
+import { applyEvents, isIgnoredReply, isStepSend, type IncomingEvent } from "./rules";
 import type { EventRow, IngestContext, RecordRow } from "./store";
 
 /** An event of the call, with the record it names (resolved) and its effect-relevant facts. */
@@ -65,15 +65,17 @@ export function planIngestion(
   const firstSends = new Map<number, PlannedEvent>();
   for (const item of planned) {
     const { incoming, record } = item;
-    if (incoming.type !== "SENT" || incoming.sequenceNumber !== 1 || record.hasSent) continue;
+    if (!isStepSend(incoming) || incoming.sequenceNumber !== 1 || record.hasSent) continue;
     const earlier = firstSends.get(record.id);
     if (!earlier || incoming.occurredAt < earlier.incoming.occurredAt) firstSends.set(record.id, item);
   }
 
+  // A person's message in the thread (an inbox reply) is no campaign send: EMAIL_SENT reports the campaign's steps.
+  const personal = (item: PlannedEvent) => item.incoming.type === "SENT" && !isStepSend(item.incoming);
   const deliveries = eventDeliveries(
     context.webhooks,
     campaign,
-    planned.map((item) => ({
+    planned.filter((item) => !personal(item)).map((item) => ({
       facts: {
         type: item.incoming.type,
         occurredAt: item.incoming.occurredAt,

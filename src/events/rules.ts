@@ -30,6 +30,19 @@ export interface RecordSnapshot extends RecordFlags {
   lastReplyAt: number | null;
 }
 
+/**
+ * The sequence number of a SENT that is a person's message in the thread (a reply sent from the
+ * inbox, src/replies/outbound.ts), no step of the campaign (CONTRACT 12): the thread shows it, but it
+ * sends no step, moves no record state or flag and counts in no campaign figure or webhook. Steps
+ * start at 1 (the events API takes no lower), so nothing else stores it.
+ */
+export const PERSON_STEP = 0;
+
+/** Whether an event is a send of the campaign: a SENT of one of its steps. */
+export function isStepSend(event: Pick<IncomingEvent, "type" | "sequenceNumber">): boolean {
+  return event.type === "SENT" && event.sequenceNumber !== PERSON_STEP;
+}
+
 export function isOutOfOffice(event: Pick<IncomingEvent, "isOoo" | "categoryId">): boolean {
   return event.isOoo || event.categoryId === OUT_OF_OFFICE_CATEGORY_ID;
 }
@@ -46,10 +59,10 @@ export function isIgnoredReply(event: IncomingEvent, leadEmail: string, ignoreOo
   return ignoreOooReplies && isOutOfOffice(event);
 }
 
-function nextState(state: RecordState, type: EventType): RecordState {
-  switch (type) {
+function nextState(state: RecordState, event: IncomingEvent): RecordState {
+  switch (event.type) {
     case "SENT":
-      return state === "DRAFTED" || state === "STARTED" ? "INPROGRESS" : state;
+      return isStepSend(event) && (state === "DRAFTED" || state === "STARTED") ? "INPROGRESS" : state;
     case "BOUNCE":
     case "BLOCK":
       return state === "STOPPED" ? state : "BLOCKED";
@@ -69,9 +82,10 @@ export function applyEvents(record: RecordSnapshot, events: IncomingEvent[]): Re
   const next = { ...record, isUnread: false };
   let categorisedAt = -Infinity;
   for (const event of ordered) {
-    next.state = nextState(next.state, event.type);
+    next.state = nextState(next.state, event);
     switch (event.type) {
       case "SENT":
+        if (!isStepSend(event)) break;
         next.hasSent = true;
         next.lastSentAt = Math.max(next.lastSentAt ?? event.occurredAt, event.occurredAt);
         next.emailAccountId = event.emailAccountId ?? next.emailAccountId;

@@ -7,7 +7,7 @@ import { utf8Length } from "../platform/bytes";
 import { deliveryIds, guardValue, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
 import type { WebhookTarget } from "../webhooks/fanout";
 import { activeWebhooks } from "../webhooks/store";
-import type { RecordSnapshot } from "./rules";
+import { PERSON_STEP, type RecordSnapshot } from "./rules";
 import { settingsOf } from "../schedule/settings";
 
 /** A campaign record as ingestion sees it: its state and flags, and its lead's address. */
@@ -180,6 +180,9 @@ function ingestGuard(campaignId: number, nonce: string, now: number): SQL {
 
 const FINAL_FOR_SENT: RecordState[] = ["DRAFTED", "STARTED"];
 
+/** An event row that is a send of one of the campaign's steps (isStepSend, in SQL). */
+const STEP_SEND = sql`(type = 'SENT' AND sequence_number <> ${PERSON_STEP})`;
+
 /** The person asked to hear no more: the lead is unsubscribed everywhere (src/leads/opt-out.ts). */
 function personOptOuts(rows: EventRow[], now: number, guard: SQL): SQL[] {
   const recordIds = [...new Set(rows.filter((row) => row.opts_out_lead === 1).map((row) => row.campaign_lead_id))];
@@ -219,28 +222,19 @@ function stopPushedRecords(fresh: SQL, now: number): SQL {
  * Record rules, in SQL: flags and last times only grow; UNSUBSCRIBE stops the record (`stopped_at`
  * is its first new UNSUBSCRIBE's time); BOUNCE and BLOCK block it unless it is stopped; a counted
  * reply (and a human click or open, when the stop setting says so) completes a live or paused
- * record; each of these leaves the engine nothing due. SENT moves
- * DRAFTED/STARTED to INPROGRESS and nothing else, unless it is an inbox reply; the categorised reply with the latest occurred_at
- * sets the category (and its time); any new reply marks the conversation unread.
+ * record; each of these leaves the engine nothing due. A SENT of a step moves DRAFTED/STARTED to
+ * INPROGRESS and nothing else; a person's SENT (PERSON_STEP, an inbox reply) is only a message of the
+ * thread: no state, flag, last send time or mailbox of the record moves for it. The categorised reply
+ * with the latest occurred_at sets the category (and its time); any new reply marks the conversation unread.
  */
 export function ingestionStatements(
   campaign: { id: number; accountId: number; settings: Record<string, unknown> | null },
   rows: EventRow[],
   deliveries: NewDelivery[],
   now: number,
-  options: {
-    /** Held at commit, or the ingestion stores nothing (its events drive every statement after them, and the opt-outs hold to it too). */
-    guard?: SQL;
-    /**
-     * The SENT is a person's reply in the thread (src/replies/outbound.ts), not a step of the campaign:
-     * the record's state does not move (CONTRACT 12, reply in a thread), so a record the campaign has
-     * not yet written to stays DRAFTED.
-     */
-    inboxReply?: boolean;
-  } = {},
+  /** Held at commit, or the ingestion stores nothing (its events drive every statement after them, and the opt-outs hold to it too). */
+  guard: SQL = sql`true`,
 ): SQL[] {
-  const guard = options.guard ?? sql`true`;
-  const stepSent = options.inboxReply ? sql`0` : sql`u.sent`;
   const nonce = crypto.randomUUID();
   const fresh = freshEvents(nonce);
   const settings = settingsOf(campaign.settings);
@@ -272,7 +266,7 @@ export function ingestionStatements(
       WITH fresh AS (${fresh}),
       agg AS (
         SELECT campaign_lead_id AS id,
-               max(type = 'SENT') AS sent, max(type = 'OPEN') AS opened, max(type = 'CLICK') AS clicked,
+               max(${STEP_SEND}) AS sent, max(type = 'OPEN') AS opened, max(type = 'CLICK') AS clicked,
                max(type = 'REPLY') AS replied, max(type = 'BOUNCE') AS bounced,
                max(type IN ('BOUNCE', 'BLOCK')) AS blocked, max(type = 'UNSUBSCRIBE') AS unsubscribed,
                min(CASE WHEN type = 'UNSUBSCRIBE' THEN occurred_at END) AS unsubscribed_at,
@@ -280,7 +274,7 @@ export function ingestionStatements(
                NOT max(type = 'REPLY' AND ignored = 0 AND is_ooo = 0) AS ooo_only,
                max(CASE WHEN type = 'REPLY' AND ignored = 0 AND is_ooo = 1 THEN coalesce(resume_at, occurred_at + ${delayMs}) END) AS ooo_resume,
                max(type = 'CLICK' AND is_machine = 0) AS human_click, max(type = 'OPEN' AND is_machine = 0) AS human_open,
-               max(CASE WHEN type = 'SENT' THEN occurred_at END) AS sent_at,
+               max(CASE WHEN ${STEP_SEND} THEN occurred_at END) AS sent_at,
                max(CASE WHEN type = 'REPLY' THEN occurred_at END) AS reply_at
         FROM fresh GROUP BY campaign_lead_id),
       cat AS (
@@ -288,14 +282,14 @@ export function ingestionStatements(
         WHERE type = 'REPLY' AND category_id IS NOT NULL GROUP BY campaign_lead_id),
       sender AS (
         SELECT campaign_lead_id AS id, max(occurred_at) AS at, email_account_id FROM fresh
-        WHERE type = 'SENT' AND email_account_id IS NOT NULL GROUP BY campaign_lead_id)
+        WHERE ${STEP_SEND} AND email_account_id IS NOT NULL GROUP BY campaign_lead_id)
       UPDATE campaign_leads SET
         state = CASE
           WHEN u.unsubscribed THEN 'STOPPED'
           WHEN u.blocked AND campaign_leads.state <> 'STOPPED' THEN 'BLOCKED'
           WHEN ${ends} AND campaign_leads.state IN ('DRAFTED', 'STARTED', 'INPROGRESS', 'PAUSED') THEN 'COMPLETED'
           WHEN ${pauses} AND campaign_leads.state IN ('DRAFTED', 'STARTED', 'INPROGRESS') THEN 'PAUSED'
-          WHEN ${stepSent} AND campaign_leads.state IN (${sql.join(FINAL_FOR_SENT.map((s) => sql`${s}`), sql`, `)}) THEN 'INPROGRESS'
+          WHEN u.sent AND campaign_leads.state IN (${sql.join(FINAL_FOR_SENT.map((s) => sql`${s}`), sql`, `)}) THEN 'INPROGRESS'
           ELSE campaign_leads.state END,
         stopped_at = CASE WHEN u.unsubscribed AND campaign_leads.state <> 'STOPPED' THEN u.unsubscribed_at ELSE campaign_leads.stopped_at END,
         category_id = CASE WHEN u.cat_at > coalesce(campaign_leads.category_set_at, -1) THEN u.cat_id ELSE campaign_leads.category_id END,

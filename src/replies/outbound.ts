@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, type SQL } from "drizzle-orm";
 import { bodyStore, storeBody, withBodies } from "../platform/bodies";
 import { config } from "../config";
 import { campaigns, type OutboundAttachment } from "../db/schema";
@@ -6,7 +6,8 @@ import type { Bindings } from "../platform/env";
 import { htmlToText } from "../mail/html-text";
 import type { MimeAttachment } from "../mail/mime";
 import { planIngestion } from "../events/plan";
-import { ingestedDeliveryIds, ingestionStatements, loadIngestContext } from "../events/store";
+import { PERSON_STEP } from "../events/rules";
+import { ingestedDeliveryIds, ingestionStatements, loadIngestContext, type IngestContext, type RecordRow } from "../events/store";
 import { deliverManualEmail, type ManualSessions } from "../manual-mail/send";
 import { retryAt, retryMessage } from "../manual-mail/rules";
 import { mailboxObject } from "../mailboxes/wake";
@@ -16,7 +17,7 @@ import { urlPolicy } from "../platform/outbound";
 import { enqueue, type NewDelivery } from "../webhooks/outbox";
 import { AttachmentError, fetchAttachments } from "./attachments";
 import { rescheduleReply, settleReply, takeDueReplies, type OutboundReplyRow } from "./outbound-store";
-import { eventIdOf, stepOfEvent } from "./thread-store";
+import { eventIdOf } from "./thread-store";
 import type { MailboxLogins } from "../mailboxes/login";
 
 export const MAILBOX_UNUSABLE = "Email account not found!";
@@ -45,22 +46,45 @@ export function replyDoor(env: Bindings, mailboxId: number): ReplyDoor {
 }
 
 /**
+ * The ingestion of a sent inbox reply, for the batch of its send: a SENT message of the thread that
+ * is a person's message (PERSON_STEP), so the record's step, state, flags and last send time do not
+ * move, and no campaign figure or webhook counts it (CONTRACT 12, reply in a thread).
+ */
+export function inboxReplyIngestion(
+  context: IngestContext & { campaign: NonNullable<IngestContext["campaign"]> },
+  record: RecordRow,
+  sent: { eventKey: string; reply: Pick<ReplyToSend, "toEmail" | "subject" | "messageId">; body: string | null; at: number; mailbox: { id: number; fromEmail: string } },
+): { statements: SQL[]; deliveries: NewDelivery[] } {
+  const { rows, deliveries } = planIngestion(context, context.campaign, [
+    {
+      eventId: sent.eventKey,
+      record,
+      incoming: { type: "SENT", occurredAt: sent.at, sequenceNumber: PERSON_STEP, emailAccountId: sent.mailbox.id, fromEmail: sent.mailbox.fromEmail, isOoo: false, categoryId: null },
+      toEmail: sent.reply.toEmail,
+      subject: sent.reply.subject,
+      body: sent.body,
+      messageId: sent.reply.messageId,
+      linkUrl: null,
+      isMachine: false,
+    },
+  ]);
+  return { statements: ingestionStatements(context.campaign, rows, deliveries, sent.at), deliveries };
+}
+
+/**
  * Sends one reply written in the inbox from its mailbox, under the manual-send rule
  * (src/manual-mail/rules.ts), on the pass's session when it lends one, and records it as a SENT
- * message of the thread (its step and the record's state do not move) in the batch of the send's
- * row. Runs inside the mailbox's object.
+ * message of the thread in the batch of the send's row: a person's message (PERSON_STEP), so the
+ * record's step, state and flags do not move and no campaign figure or webhook counts it. Runs inside the mailbox's object.
  */
 export async function sendReply(env: Bindings, logins: MailboxLogins, reply: ReplyToSend, now: number, sessions?: ManualSessions): Promise<Delivery> {
   const db = database(env.DB);
   const eventKey = `inbox-reply:${reply.messageId}`;
-  const [context, step] = await Promise.all([
-    loadIngestContext(db, eq(campaigns.accountId, reply.accountId), reply.accountId, reply.campaignId, {
-      recordIds: [reply.campaignLeadId],
-      emails: [],
-      categoryIds: [],
-    }),
-    stepOfEvent(env.DB, reply.answersStatsId),
-  ]);
+  const context = await loadIngestContext(db, eq(campaigns.accountId, reply.accountId), reply.accountId, reply.campaignId, {
+    recordIds: [reply.campaignLeadId],
+    emails: [],
+    categoryIds: [],
+  });
   const record = context.records[0];
   // The SENT message's body as the thread stores it: written to R2 before the send's batch when large.
   const storedHtml = await storeBody(bodyStore(env), reply.accountId, reply.html);
@@ -94,21 +118,9 @@ export async function sendReply(env: Bindings, logins: MailboxLogins, reply: Rep
       },
       record: ({ at, mailbox }) => {
         if (!record || !context.campaign) return [];
-        const plan = planIngestion(context, context.campaign, [
-          {
-            eventId: eventKey,
-            record,
-            incoming: { type: "SENT", occurredAt: at, sequenceNumber: step ?? 1, emailAccountId: mailbox.id, fromEmail: mailbox.fromEmail, isOoo: false, categoryId: null },
-            toEmail: reply.toEmail,
-            subject: reply.subject,
-            body: storedHtml,
-            messageId: reply.messageId,
-            linkUrl: null,
-            isMachine: false,
-          },
-        ]);
-        deliveries = plan.deliveries;
-        return ingestionStatements(context.campaign, plan.rows, plan.deliveries, at, { inboxReply: true });
+        const stored = inboxReplyIngestion({ ...context, campaign: context.campaign }, record, { eventKey, reply, body: storedHtml, at, mailbox });
+        deliveries = stored.deliveries;
+        return stored.statements;
       },
     },
     sessions,

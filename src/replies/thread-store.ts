@@ -44,9 +44,3 @@ export async function eventIdOf(d1: D1Database, campaignId: number, eventKey: st
   const row = await statement(d1, sql`SELECT id FROM events WHERE campaign_id = ${campaignId} AND event_id = ${eventKey}`).first<{ id: number }>();
   return row?.id ?? null;
 }
-
-/** The sequence step of a thread message (a reply from the inbox is filed under the step it answers). */
-export async function stepOfEvent(d1: D1Database, eventId: number): Promise<number | null> {
-  const row = await statement(d1, sql`SELECT sequence_number FROM events WHERE id = ${eventId}`).first<{ sequence_number: number }>();
-  return row?.sequence_number ?? null;
-}

@@ -263,7 +263,7 @@ export async function optOutStatements(db: Database, dnc: Outcome[], nonce: stri
       }));
       const { rows, deliveries } = planIngestion(context, context.campaign, planned);
       out.ingestions.push({ start: out.statements.length, deliveries });
-      out.statements.push(...ingestionStatements(context.campaign, rows, deliveries, now, { guard: decided }));
+      out.statements.push(...ingestionStatements(context.campaign, rows, deliveries, now, decided));
     }
     out.statements.push(sql`UPDATE leads SET is_unsubscribed = 1, unsubscribed_at = coalesce(unsubscribed_at, ${now}) WHERE id = ${reply.lead_id} AND ${decided}`);
   }
