@@ -52,6 +52,7 @@ const FRESH_STORAGE = [
   "test/webhooks/scope-migration.test.ts",
   "test/campaigns/client-isolation-migration.test.ts",
   "test/analytics/spans-lead-migration.test.ts",
+  "test/analytics/inbox-reply-migration.test.ts",
 ];
 
 export default defineConfig(async () => {

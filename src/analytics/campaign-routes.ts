@@ -7,6 +7,7 @@ import { findCampaign } from "../platform/access";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, createRouter, errorResponses, json, queryCount, queryId, operationWords, type OperationWords } from "../platform/openapi";
 import { rawBatch } from "../platform/sql";
+import { PERSON_STEP } from "../events/rules";
 import { CampaignParams } from "../campaigns/schemas";
 import { settingsOf } from "../schedule/settings";
 import { campaignCounts } from "./store";
@@ -439,7 +440,10 @@ campaignAnalyticsRoutes.openapi(route, async (c) => {
     {
       data: records.map((record) => {
         const events = byRecord.get(Number(record.id)) ?? [];
-        const countOf = (type: string) => events.filter((event) => event.type === type && !(type === "REPLY" && Number(event.ignored) === 1)).length;
+        // A person's inbox reply shows in the history but is no email of the campaign (PERSON_STEP).
+        const counted = (event: (typeof events)[number]) =>
+          !(event.type === "REPLY" && Number(event.ignored) === 1) && !(event.type === "SENT" && Number(event.sequence_number) === PERSON_STEP);
+        const countOf = (type: string) => events.filter((event) => event.type === type && counted(event)).length;
         return {
           lead_id: Number(record.lead_id),
           email_lead_map_id: Number(record.id),

@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { campaignMailboxes } from "../platform/access";
 import type { Principal } from "../platform/principal";
 import { inList, jsonList, rawBatch } from "../platform/sql";
+import { PERSON_STEP } from "../events/rules";
 import { POSITIVE_CATEGORY_IDS } from "../categories/rules";
 import { OUTCOME_TYPES } from "../db/schema";
 import { LIFETIME, readCategoryReplies, repliesFromCategoriesQuery, splitWindow, totalsQuery, type Window } from "./counters";
@@ -73,7 +74,7 @@ export async function sequenceFigures(d1: D1Database, campaignId: number, window
     // A stop belongs to the step of the record's last send at or before it (ties to the later id,
     // as send credit), to step 1 when nothing was sent to it yet.
     sql`SELECT coalesce((SELECT e.sequence_number FROM events e INDEXED BY events_record_time_idx
-              WHERE e.campaign_lead_id = cl.id AND e.type = 'SENT' AND e.occurred_at <= cl.stopped_at
+              WHERE e.campaign_lead_id = cl.id AND e.type = 'SENT' AND e.sequence_number <> ${PERSON_STEP} AND e.occurred_at <= cl.stopped_at
               ORDER BY e.occurred_at DESC, e.id DESC LIMIT 1), 1) AS seq, count(*) AS n
         FROM campaign_leads cl INDEXED BY campaign_leads_stopped_idx
         WHERE cl.campaign_id = ${campaignId} AND cl.stopped_at >= ${window.start} AND cl.stopped_at < ${window.end}
@@ -176,12 +177,12 @@ const STATUS_OUTCOME: Record<NonNullable<StatisticsFilter["emailStatus"]>, (type
 };
 
 /**
- * 13.2: one row per SENT event of the campaign, by send time, each with the outcomes credited to
+ * 13.2: one row per email the campaign sent (a SENT of a step, not a person's inbox reply), by send time, each with the outcomes credited to
  * it (events whose send_id is the send), its lead and its step. The page of sends is taken first,
  * so only its rows read their outcomes; an outcome filter is a probe of events_campaign_send_idx per send.
  */
 export async function statisticsPage(d1: D1Database, campaignId: number, filter: StatisticsFilter, page: { offset: number; limit: number }) {
-  const conditions: SQL[] = [sql`e.campaign_id = ${campaignId}`, sql`e.type = 'SENT'`];
+  const conditions: SQL[] = [sql`e.campaign_id = ${campaignId}`, sql`e.type = 'SENT'`, sql`e.sequence_number <> ${PERSON_STEP}`];
   if (filter.sequenceNumber !== undefined) conditions.push(sql`e.sequence_number = ${filter.sequenceNumber}`);
   if (filter.sentFrom !== undefined) conditions.push(sql`e.occurred_at >= ${filter.sentFrom}`);
   if (filter.sentTo !== undefined) conditions.push(sql`e.occurred_at <= ${filter.sentTo}`);

@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { EVENT_TYPES, OUT_OF_OFFICE_CATEGORY_ID, SPAN_KINDS, type EventType, type SpanKind } from "../db/schema";
+import { PERSON_STEP } from "../events/rules";
 import { inList, jsonList } from "../platform/sql";
 
 /** [start, end) in epoch ms. */
@@ -45,19 +46,26 @@ function emptyTotals(): CampaignTotals {
 
 /**
  * Per campaign and event type, the window's totals: the hour counters for its whole hours plus a
- * range scan of events for the rest. `type IN (...)` makes each type's hours one index range.
+ * range scan of events for the rest. `type IN (...)` makes each type's hours one index range. A
+ * person's SENT (an inbox reply, PERSON_STEP) is no email of the campaign and counts in none.
  */
+/** Whether a row of events or event_hour_counts (`table`: its name or alias) is the campaign's: anything but a person's SENT. */
+export function campaignEvent(table: string): SQL {
+  const t = sql.identifier(table);
+  return sql`(${t}.type <> 'SENT' OR ${t}.sequence_number <> ${PERSON_STEP})`;
+}
+
 export function totalsQuery(campaignIds: number[], window: Window, bySequence = false): SQL {
   const { hours, edges } = splitWindow(window);
   const types = inList([...EVENT_TYPES]);
   const parts: SQL[] = [];
   if (hours) {
     parts.push(sql`SELECT campaign_id, type, sequence_number, total, human, counted FROM event_hour_counts
-      WHERE campaign_id ${inList(campaignIds)} AND type ${types} AND hour >= ${hours.start} AND hour < ${hours.end}`);
+      WHERE campaign_id ${inList(campaignIds)} AND type ${types} AND hour >= ${hours.start} AND hour < ${hours.end} AND ${campaignEvent("event_hour_counts")}`);
   }
   for (const edge of edges) {
     parts.push(sql`SELECT campaign_id, type, sequence_number, 1, is_machine = 0, ignored = 0 FROM events INDEXED BY events_campaign_type_time_idx
-      WHERE campaign_id ${inList(campaignIds)} AND type ${types} AND occurred_at >= ${edge.start} AND occurred_at < ${edge.end}`);
+      WHERE campaign_id ${inList(campaignIds)} AND type ${types} AND occurred_at >= ${edge.start} AND occurred_at < ${edge.end} AND ${campaignEvent("events")}`);
   }
   const keys = bySequence ? sql`campaign_id, type, sequence_number` : sql`campaign_id, type`;
   return sql`SELECT ${keys}, sum(total) AS total, sum(human) AS human, sum(counted) AS counted
@@ -75,8 +83,9 @@ export function readTotals(rows: Record<string, unknown>[], campaignIds: number[
   return byCampaign;
 }
 
-/** Whether event `e` is of the span kind `sp.kind` (event_span_kinds `k` says what the kind holds). */
-const KIND_MATCH = sql`k.kind = sp.kind AND e.type = k.type AND (k.seq1 = 0 OR e.sequence_number = 1) AND (k.human = 0 OR e.is_machine = 0)`;
+/** Whether event `e` is of the span kind `sp.kind` (event_span_kinds `k` says what the kind holds; a person's SENT is of none, migration 0095). */
+const KIND_MATCH = sql`k.kind = sp.kind AND e.type = k.type AND (k.seq1 = 0 OR e.sequence_number = 1) AND (k.human = 0 OR e.is_machine = 0)
+  AND (e.type <> 'SENT' OR e.sequence_number <> ${PERSON_STEP})`;
 
 /**
  * Per campaign and kind, the records with such an event in the window, exactly: a record whose

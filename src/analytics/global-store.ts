@@ -4,7 +4,9 @@ import { visibleCampaigns, visibleRows } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 import { inList, jsonList, rawBatch } from "../platform/sql";
+import { PERSON_STEP } from "../events/rules";
 import {
+  campaignEvent,
   distinctLeadsQuery,
   distinctQuery,
   readCategoryReplies,
@@ -154,13 +156,13 @@ export async function dailyTotals(d1: D1Database, ids: number[], days: Window[])
     sql`SELECT w.value ->> '$.key' AS day, c.type, sum(c.total) AS total, sum(c.counted) AS counted
         FROM json_each(${jsonList(hours)}) w
         CROSS JOIN event_hour_counts c ON c.campaign_id ${inList(ids)} AND c.type ${types}
-          AND c.hour >= w.value ->> '$.start' AND c.hour < w.value ->> '$.end'
+          AND c.hour >= w.value ->> '$.start' AND c.hour < w.value ->> '$.end' AND ${campaignEvent("c")}
         GROUP BY 1, 2
         UNION ALL
         SELECT w.value ->> '$.key', e.type, count(*), coalesce(sum(e.ignored = 0), 0)
         FROM json_each(${jsonList(edges)}) w
         CROSS JOIN events e INDEXED BY events_campaign_type_time_idx ON e.campaign_id ${inList(ids)} AND e.type ${types}
-          AND e.occurred_at >= w.value ->> '$.start' AND e.occurred_at < w.value ->> '$.end'
+          AND e.occurred_at >= w.value ->> '$.start' AND e.occurred_at < w.value ->> '$.end' AND ${campaignEvent("e")}
         GROUP BY 1, 2`,
   ]);
   return rows!;
@@ -273,7 +275,7 @@ export function mailboxTagsQuery(ids: number[]): SQL {
  */
 export function teamBoardQuery(ids: number[], window: Window): SQL {
   return sql`SELECT c.team_member_id AS id, count(DISTINCT cl.lead_id) AS lead_count, count(DISTINCT c.id) AS campaign_count,
-      coalesce(sum((SELECT count(*) FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'SENT'
+      coalesce(sum((SELECT count(*) FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'SENT' AND e.sequence_number <> ${PERSON_STEP}
         AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end})), 0) AS sent,
       coalesce(sum((SELECT count(*) FROM events e WHERE e.campaign_lead_id = cl.id AND e.type = 'REPLY' AND e.ignored = 0
         AND e.occurred_at >= ${window.start} AND e.occurred_at < ${window.end})), 0) AS replied,

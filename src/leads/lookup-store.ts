@@ -4,6 +4,7 @@ import { visibleCampaigns, visibleLeads, visibleRecordsAliased, visibleRows, typ
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 import { inList, statement } from "../platform/sql";
+import { PERSON_STEP } from "../events/rules";
 import { containsFolded } from "../platform/text-search";
 import { STATUS_CONDITIONS, type EmailStatus } from "../inbox/query";
 
@@ -125,7 +126,7 @@ export async function activityOf(d1: D1Database, recordIds: number[]): Promise<M
   if (recordIds.length === 0) return new Map();
   const result = await statement(
     d1,
-    sql`SELECT campaign_lead_id AS record_id, sum(type = 'SENT') AS sent_count, sum(type = 'OPEN') AS open_count,
+    sql`SELECT campaign_lead_id AS record_id, sum(type = 'SENT' AND sequence_number <> ${PERSON_STEP}) AS sent_count, sum(type = 'OPEN') AS open_count,
                sum(type = 'CLICK') AS click_count, sum(type = 'REPLY') AS reply_count,
                max(CASE WHEN type = 'SENT' THEN sequence_number END) AS current_sequence_number
         FROM events WHERE campaign_lead_id ${inList(recordIds)} GROUP BY campaign_lead_id`,

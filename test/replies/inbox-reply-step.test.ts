@@ -21,9 +21,11 @@ import { inboxReplyIngestion } from "../../src/replies/outbound";
 
 const env = fileEnv() as unknown as Bindings;
 const LEAD = "first@drafted.example";
+const SENT_TO = "sent@drafted.example";
+const HOUR = 3_600_000;
 
-/** A thread the campaign has not written to: a colleague's note (an ignored reply) on a DRAFTED record, a webhook on every send. */
-async function threadNotWrittenTo() {
+/** A thread the campaign has not written to: a colleague's note (an ignored reply) on a DRAFTED record; `hooked`: a webhook on every send. */
+async function threadNotWrittenTo(hooked = true) {
   const { apiKey, id: accountId } = await provisionAccount();
   const box = await createMailbox(apiKey, { max_email_per_day: 50, time_to_wait_in_mins: 0 });
   await mailboxConnected(box.id, { imap: true });
@@ -33,7 +35,7 @@ async function threadNotWrittenTo() {
     apiKey,
     body: { sequences: [{ seq_number: 1, seq_delay_details: { delay_in_days: 0 }, subject: "Hi", email_body: "Hello" }] },
   });
-  await createWebhook(apiKey, campaign, { event_types: ["EMAIL_SENT", "FIRST_EMAIL_SENT"] });
+  if (hooked) await createWebhook(apiKey, campaign, { event_types: ["EMAIL_SENT", "FIRST_EMAIL_SENT"] });
   const record = (await addLeads(apiKey, campaign, [LEAD]))[LEAD]!;
   await ingestOk(apiKey, campaign, [
     { type: "REPLY", lead_email: LEAD, from_email: "colleague@drafted.example", occurred_at: new Date(Date.now() - 86_400_000).toISOString(), message_id: "<note@d>", body: "FYI" },
@@ -42,18 +44,18 @@ async function threadNotWrittenTo() {
   return { apiKey, accountId, campaign, record, box };
 }
 
-/** Stores a sent inbox reply's SENT as sendReply does after the send. */
-async function storeInboxReply(world: Awaited<ReturnType<typeof threadNotWrittenTo>>, at: number) {
+/** Stores a sent inbox reply's SENT in `record`'s thread (default: the world's) as sendReply does after the send. */
+async function storeInboxReply(world: Awaited<ReturnType<typeof threadNotWrittenTo>>, at: number, record = world.record, to = LEAD) {
   const db = database(env.DB);
   const context = await loadIngestContext(db, eq(campaigns.accountId, world.accountId), world.accountId, world.campaign, {
-    recordIds: [world.record],
+    recordIds: [record],
     emails: [],
     categoryIds: [],
   });
   const messageId = `<reply-${at}@salvo.test>`;
   const { statements } = inboxReplyIngestion({ ...context, campaign: context.campaign! }, context.records[0]!, {
     eventKey: `inbox-reply:${messageId}`,
-    reply: { toEmail: LEAD, subject: "Re: FYI", messageId },
+    reply: { toEmail: to, subject: "Re: FYI", messageId },
     body: "<p>Hello</p>",
     at,
     mailbox: { id: world.box.id, fromEmail: world.box.from_email },
@@ -84,5 +86,52 @@ describe("a reply sent from the inbox is no step of the campaign", () => {
     await setRecord(world.record, { pausedFrom: null });
     expect((await callJson(`/api/v1/campaigns/${world.campaign}/leads/${lead}/resume`, { method: "POST", apiKey: world.apiKey, body: {} })).status).toBe(200);
     expect((await recordRow(world.record)).state).toBe("DRAFTED");
+  });
+});
+
+describe("campaign figures count the campaign's emails, not a person's inbox replies", () => {
+  it("leaves inbox replies out of sent and unique sent (campaign, by date, statistics, per lead, overall) and credits the lead's answer to the step sent", async () => {
+    const world = await threadNotWrittenTo(false);
+    const { apiKey, campaign } = world;
+    const answered = (await addLeads(apiKey, campaign, [SENT_TO]))[SENT_TO]!;
+    const t0 = Date.now() - 5 * HOUR;
+    // One email of the campaign (step 1) and the lead's answer; then a person answers in both threads, and the lead again.
+    await ingestOk(apiKey, campaign, [
+      { type: "SENT", lead_email: SENT_TO, sequence_number: 1, occurred_at: new Date(t0).toISOString(), message_id: "<step1@d>", email_account_id: world.box.id },
+      { type: "REPLY", lead_email: SENT_TO, occurred_at: new Date(t0 + HOUR).toISOString(), message_id: "<r1@d>", body: "Tell me more" },
+    ]);
+    await storeInboxReply(world, t0 + 2 * HOUR, answered, SENT_TO);
+    await storeInboxReply(world, t0 + 2 * HOUR + 60_000);
+    await ingestOk(apiKey, campaign, [{ type: "REPLY", lead_email: SENT_TO, occurred_at: new Date(t0 + 3 * HOUR).toISOString(), message_id: "<r2@d>", body: "Thanks" }]);
+    expect(await eventsOf(campaign, "SENT")).toHaveLength(3);
+
+    const lifetime = await callJson<Record<string, unknown>>(`/api/v1/campaigns/${campaign}/analytics`, { apiKey });
+    expect(lifetime.body).toMatchObject({ sent_count: "1", unique_sent_count: "1" });
+    const day = new Date(t0).toISOString().slice(0, 10);
+    const today = new Date().toISOString().slice(0, 10);
+    const byDate = await callJson<Record<string, unknown>>(`/api/v1/campaigns/${campaign}/top-level-analytics-by-date?start_date=${day}&end_date=${today}`, { apiKey });
+    expect(byDate.body).toMatchObject({ sent_count: "1", unique_sent_count: "1" });
+    const overall = await callJson<{ data: { overall_stats: Record<string, unknown> } }>(
+      `/api/v1/analytics/overall-stats-v2?start_date=${day}&end_date=${today}&campaign_ids=${campaign}`,
+      { apiKey },
+    );
+    expect(overall.body.data.overall_stats).toMatchObject({ sent: 1, unique_lead_count: 1 });
+
+    // One row per email the campaign sent, with both of the lead's answers credited to it.
+    const stats = await callJson<{ total_stats: string; data: { sequence_number: number; reply_time: string | null }[] }>(`/api/v1/campaigns/${campaign}/statistics`, { apiKey });
+    expect(stats.body.total_stats).toBe("1");
+    const step = (await eventsOf(campaign, "SENT")).find((e) => e.sequenceNumber === 1)!;
+    expect((await eventsOf(campaign, "REPLY")).filter((e) => e.fromEmail !== "colleague@drafted.example").map((e) => e.sendId)).toEqual([step.id, step.id]);
+
+    // Per lead: one email sent, the person's reply still in the history.
+    const leads = await callJson<{ data: { lead_email: string; sent_count: number; history: { type: string }[] }[] }>(`/api/v1/campaigns/${campaign}/leads-statistics`, { apiKey });
+    const lead = leads.body.data.find((row) => row.lead_email === SENT_TO)!;
+    expect(lead.sent_count).toBe(1);
+    expect(lead.history.filter((m) => m.type === "SENT")).toHaveLength(2);
+    const overview = await callJson<{ data: { sent_count: number; current_sequence_number: number | null }[] }>(
+      `/api/v1/leads/${await personOf(answered)}/campaign-overview`,
+      { apiKey },
+    );
+    expect(overview.body.data).toEqual([expect.objectContaining({ sent_count: 1, current_sequence_number: 1 })]);
   });
 });
