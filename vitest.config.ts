@@ -53,6 +53,9 @@ const FRESH_STORAGE = [
   "test/campaigns/client-isolation-migration.test.ts",
   "test/analytics/spans-lead-migration.test.ts",
   "test/analytics/inbox-reply-migration.test.ts",
+  "test/analytics/failures.test.ts",
+  "test/campaigns/folder-scope-migration.test.ts",
+  "test/mailboxes/from-name-migration.test.ts",
 ];
 
 export default defineConfig(async () => {
