@@ -18,6 +18,7 @@ import {
 import { campaignRedating } from "../schedule/redating-store";
 import { wakeCampaign } from "../mailboxes/wake";
 import { saveSchedule, saveSettings } from "./store";
+import { refuseSubsequenceMove } from "../clients/store";
 
 const clock = z.string().refine((value) => parseClock(value) !== null, "must be HH:MM (24 h)");
 const timezone = z.string().refine(isTimeZone, "must be an IANA time zone name");
@@ -123,7 +124,8 @@ const routes = {
     path: "/api/v1/campaigns/{campaign_id}/settings",
     operationId: "updateCampaignSettings",
     description: "Every field optional, absent = unchanged: `name`, `track_settings` (turn off open pixels or link rewriting), `stop_lead_settings`, " +
-      "`unsubscribe_text`, plain-text sending, `follow_up_percentage`, `client_id` (foreign → 400), out-of-office handling, domain " +
+      "`unsubscribe_text`, plain-text sending, `follow_up_percentage`, `client_id` (foreign → 400; another than the campaign's moves it as " +
+      "assign-client does, subsequences, tags, spam tests and all, and a subsequence's → 400), out-of-office handling, domain " +
       "auto-pause and `bounce_autopause_threshold`. " + ACK,
     tags,
     summary: "Change a campaign's sending settings (absent fields keep their value)",
@@ -192,7 +194,11 @@ sendingRoutes.openapi(routes.settings, async (c) => {
           ? body.client_id === principal.clientId
           : await accountHasClient(db, principal.accountId, body.client_id);
     if (!allowed) throw ApiError.badRequest("Client not found");
-    clientId = body.client_id;
+    // The client it has already is no move (a client key's own always is); another is assign-client's.
+    if (body.client_id !== campaign.clientId) {
+      refuseSubsequenceMove(campaign);
+      clientId = body.client_id;
+    }
   }
   const ooo = { ...body.out_of_office_detection_settings };
   for (const key of ["ignoreOOOasReply", "autoReactivateOOO", "reactivateOOOwithDelay", "autoCategorizeOOO"] as const) {
@@ -219,6 +225,6 @@ sendingRoutes.openapi(routes.settings, async (c) => {
     autoCategoriseReply: body.auto_categorise_reply,
     stored,
   };
-  await saveSettings(db, campaign.id, { settings: change, name: body.name, clientId });
+  await saveSettings(db, campaign, { settings: change, name: body.name, clientId }, Date.now());
   return c.json({ ok: true, success: true, message: "Campaign settings updated successfully" }, 200);
 });

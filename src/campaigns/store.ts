@@ -1,6 +1,7 @@
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { campaignTags, campaigns, tags, type CampaignStatus } from "../db/schema";
-import { folderHolds, visibleCampaigns, CAMPAIGN_NOT_FOUND } from "../platform/access";
+import { visibleCampaigns, CAMPAIGN_NOT_FOUND } from "../platform/access";
+import { campaignMoved } from "../clients/store";
 import type { Principal } from "../platform/principal";
 import type { Database } from "../platform/db";
 import { ApiError } from "../platform/errors";
@@ -144,24 +145,24 @@ export async function saveSchedule(
 }
 
 /**
- * Sets the given settings (and name, client) in one statement, over the settings stored when it runs;
- * a new client takes the campaign out of a folder of its old client (`folderHolds`).
+ * Sets the given settings (and name) in one statement, over the settings stored when it runs; a new
+ * client is assign-client's move (`campaignMoved`: subsequences, tags, spam tests, folders), in the same batch.
  */
 export async function saveSettings(
   db: Database,
-  campaignId: number,
+  campaign: { id: number; accountId: number },
   change: { settings: SettingsChange; name?: string; clientId?: number | null },
+  now: number,
 ): Promise<void> {
-  await db
-    .update(campaigns)
-    .set({
-      settings: jsonSet(sql`settings`, "{}", settingsPaths(change.settings)),
-      ...(change.name !== undefined && { name: change.name }),
-      ...(change.clientId !== undefined && {
-        clientId: change.clientId,
-        folderId: sql`(SELECT f.id FROM campaign_folders f WHERE f.id = campaigns.folder_id AND ${folderHolds(sql`f.client_id`, sql`${change.clientId}`)})`,
-      }),
-      updatedAt: new Date(),
-    })
-    .where(eq(campaigns.id, campaignId));
+  await rawBatch(db.$client, [
+    db
+      .update(campaigns)
+      .set({
+        settings: jsonSet(sql`settings`, "{}", settingsPaths(change.settings)),
+        ...(change.name !== undefined && { name: change.name }),
+        updatedAt: new Date(now),
+      })
+      .where(eq(campaigns.id, campaign.id)),
+    ...(change.clientId === undefined ? [] : campaignMoved(db, campaign, change.clientId, false, now)),
+  ]);
 }

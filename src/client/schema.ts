@@ -2203,7 +2203,7 @@ export interface paths {
         put?: never;
         /**
          * Change a campaign's sending settings (absent fields keep their value)
-         * @description Every field optional, absent = unchanged: `name`, `track_settings` (turn off open pixels or link rewriting), `stop_lead_settings`, `unsubscribe_text`, plain-text sending, `follow_up_percentage`, `client_id` (foreign → 400), out-of-office handling, domain auto-pause and `bounce_autopause_threshold`. Answers the Ack `{ok: true, success: true, message}`.
+         * @description Every field optional, absent = unchanged: `name`, `track_settings` (turn off open pixels or link rewriting), `stop_lead_settings`, `unsubscribe_text`, plain-text sending, `follow_up_percentage`, `client_id` (foreign → 400; another than the campaign's moves it as assign-client does, subsequences, tags, spam tests and all, and a subsequence's → 400), out-of-office handling, domain auto-pause and `bounce_autopause_threshold`. Answers the Ack `{ok: true, success: true, message}`.
          */
         post: operations["updateCampaignSettings"];
         delete?: never;

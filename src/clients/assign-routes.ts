@@ -4,7 +4,7 @@ import { database } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { API_KEY_SECURITY, BodyId, createRouter, errorResponses, json, jsonBody } from "../platform/openapi";
 import { requireAccountKey } from "../platform/principal";
-import { assignClient, clientOfAccount } from "./store";
+import { assignClient, clientOfAccount, refuseSubsequenceMove } from "./store";
 
 /** `POST /campaigns/assign-client` (CONTRACT 21.1): a campaign, with its subsequences, changes client. */
 
@@ -43,7 +43,7 @@ clientAssignRoutes.openapi(assignRoute, async (c) => {
   const db = database(c.env.DB);
   const body = c.req.valid("json");
   const campaign = await findCampaign(db, principal, body.campaignId);
-  if (campaign.parentCampaignId !== null) throw ApiError.badRequest("Cannot assign client to a sub sequence!");
+  refuseSubsequenceMove(campaign);
   const client = body.clientId === null ? null : await clientOfAccount(db, principal.accountId, body.clientId);
   if (client === undefined) throw ApiError.badRequest("Client not found");
   if ((client?.id ?? null) === campaign.clientId) throw ApiError.badRequest("Cannot assign the same client to the campaign");

@@ -3,7 +3,8 @@ import { campaigns, clientCodeIntegrations, clients, oauthApps } from "../db/sch
 import { folderHolds, foreignTagsDropped } from "../platform/access";
 import { afterCursor, pageWindow, type Page } from "../platform/paging";
 import type { Database } from "../platform/db";
-import { inList, rawBatch } from "../platform/sql";
+import { inList, rawBatch, type Statement } from "../platform/sql";
+import { ApiError } from "../platform/errors";
 import { BLOCKABLE_STATES, blockListed } from "../leads/block-list";
 
 type ClientFields = { name: string; email: string };
@@ -38,17 +39,24 @@ export function clientsOf(db: Database, accountId: number, page: Page = {}) {
     .offset(offset);
 }
 
+/** A subsequence has its parent's client: only the parent moves, and its family with it. */
+export function refuseSubsequenceMove(campaign: { parentCampaignId: number | null }): void {
+  if (campaign.parentCampaignId !== null) throw ApiError.badRequest("Cannot assign client to a sub sequence!");
+}
+
 /**
- * Gives a campaign and its subsequences to a client (or to none), in one batch; with `blockNow`,
- * the live records of those campaigns whose address or domain the client's block list (account-wide
- * entries included) names are BLOCKED at once, as the engine would refuse them at their next send.
- * They leave a campaign folder of another client than the new one, and their old scope's tags. Their
- * spam tests go along (a test keeps its campaign's client, so the old client would go on seeing it),
- * leaving a folder of another client than the new one (`folderHolds`: a client's folder holds only its own).
+ * What giving a campaign and its subsequences to a client (or to none) changes, for the batch of the
+ * request that moves it: assign-client, and a settings post's `client_id`, make the same move. With
+ * `blockNow`, the live records of those campaigns whose address or domain the client's block list
+ * (account-wide entries included) names are BLOCKED at once, as the engine would refuse them at their
+ * next send. They leave a campaign folder of another client than the new one, and their old scope's
+ * tags. Their spam tests go along (a test keeps its campaign's client, so the old client would go on
+ * seeing it), leaving a folder of another client than the new one (`folderHolds`: a client's folder
+ * holds only its own).
  */
-export async function assignClient(db: Database, campaign: { id: number; accountId: number }, clientId: number | null, blockNow: boolean, now: number) {
+export function campaignMoved(db: Database, campaign: { id: number; accountId: number }, clientId: number | null, blockNow: boolean, now: number): Statement[] {
   const family = sql`(id = ${campaign.id} OR parent_campaign_id = ${campaign.id})`;
-  await rawBatch(db.$client, [
+  return [
     sql`UPDATE campaigns SET client_id = ${clientId}, updated_at = ${now},
           folder_id = (SELECT f.id FROM campaign_folders f WHERE f.id = campaigns.folder_id AND ${folderHolds(sql`f.client_id`, sql`${clientId}`)})
         WHERE account_id = ${campaign.accountId} AND ${family}`,
@@ -65,7 +73,12 @@ export async function assignClient(db: Database, campaign: { id: number; account
                             AND ${blockListed(campaign.accountId, clientId, sql`l.email`)})`,
         ]
       : []),
-  ]);
+  ];
+}
+
+/** assign-client's move (`campaignMoved`), in one batch. */
+export async function assignClient(db: Database, campaign: { id: number; accountId: number }, clientId: number | null, blockNow: boolean, now: number) {
+  await rawBatch(db.$client, campaignMoved(db, campaign, clientId, blockNow, now));
 }
 
 /** One of the account's clients, its UUID given now when a raw insert left none. */

@@ -97,6 +97,8 @@ describe("POST /campaigns/{id}/duplicate", () => {
     const clientId = await createClient(account.apiKey);
     const { campaign } = await fullCampaign(account.apiKey);
     await callJson(`/api/v1/campaigns/${campaign}/settings`, { method: "POST", apiKey: account.apiKey, body: { follow_up_percentage: 40, client_id: clientId } });
+    // The move took off the account's tag (a campaign carries its client's): the client's own, by the same name.
+    expect((await callJson(`/api/v1/campaigns/${campaign}/tags`, { method: "POST", apiKey: account.apiKey, body: { tags: ["q1"] } })).status).toBe(200);
 
     const { status, body } = await callJson<{ ok: boolean; id: number; newCampaignId: number }>(`/api/v1/campaigns/${campaign}/duplicate`, {
       method: "POST",
