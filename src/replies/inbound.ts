@@ -130,13 +130,12 @@ async function storeCampaignNews(env: Bindings, db: Database, mailbox: InboundMa
 }
 
 /**
- * When a reply or bounce is dated: by its Date header, never in the future, and never before the email
- * it answers. A Date header has whole seconds (and the sender's clock), so a reply read within the
+ * When a reply or bounce is dated: by its Date header, never before the email it answers, and never in
+ * the future. A Date header has whole seconds (and the sender's clock), so a reply read within the
  * second of our send would otherwise sort before it, and the thread would answer the wrong message.
  */
 function receivedAt(date: number | null, answeredAt: Date | null, now: number): number {
-  const claimed = Math.min(date ?? now, now);
-  return answeredAt === null ? claimed : Math.max(claimed, answeredAt.getTime() + 1);
+  return Math.min(Math.max(date ?? now, answeredAt === null ? -Infinity : answeredAt.getTime() + 1), now);
 }
 
 /** A campaign's classified messages as planned events, each with its record (a record deleted since: none). */

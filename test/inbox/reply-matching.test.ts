@@ -87,5 +87,12 @@ describe("matching a received message to a campaign thread", () => {
     expect(await recordInbound(fileEnv(), mailbox, [await parseMessage(answer(row.from_email, ours))], RECEIVED + 2000)).toMatchObject({ replies: 1 });
     const [reply] = await eventsOf(campaign, "REPLY");
     expect(reply!.occurredAt.getTime()).toBe(sentAt + 1);
+
+    // Never in the future, though: an email dated after the reading (another clock) leaves the reply at the reading.
+    const second = (await addLeads(account.apiKey, campaign, ["second@x-prospect.example"]))["second@x-prospect.example"]!;
+    const ahead = await sentMessage(campaign, second, row.id, new Date(RECEIVED + 86_400_000));
+    expect(await recordInbound(fileEnv(), mailbox, [await parseMessage(answer(row.from_email, ahead))], RECEIVED + 3000)).toMatchObject({ replies: 1 });
+    const later = (await eventsOf(campaign, "REPLY")).find((event) => event.campaignLeadId === second)!;
+    expect(later.occurredAt.getTime()).toBe(RECEIVED + 3000);
   });
 });

@@ -192,12 +192,13 @@ describe("the engine reads replies back from the lab", () => {
     const day = new Date().toISOString().slice(0, 10);
     const { body: stats } = await callJson<Record<string, string>>(`/api/v1/campaigns/${campaignId}/analytics-by-date?start_date=${day}&end_date=${new Date(t0 + DAY).toISOString().slice(0, 10)}`, { apiKey });
     expect(stats).toMatchObject({ reply_count: "1", bounce_count: "1" });
-    // Answering from the inbox: threaded on the lead's reply, in the lead's mailbox, and in the thread.
-    const leadReply = { id: await recordEventId(to(replier).campaign_lead_id, "REPLY") };
+    // Answering from the inbox: threaded on the lead's reply, in the lead's mailbox, and in the thread. It is
+    // named: by time the thread's newest message (the default) is the campaign email, sent on the test's clock.
+    const leadReply = { id: await recordEventId(to(replier).campaign_lead_id, "REPLY"), messageId: reply.ok ? reply.messageId : "" };
     const answer = await callJson<{ ok: boolean; message_id: string; email_stats_id: string }>(`/api/v1/campaigns/${campaignId}/reply-email-thread`, {
       method: "POST",
       apiKey,
-      body: { email_stats_id: String(leadReply.id), email_body: "<p>Monday at 10 works. Talk then!</p>", bcc: "archive@lab.salvo.test" },
+      body: { email_stats_id: String(leadReply.id), reply_message_id: leadReply.messageId, email_body: "<p>Monday at 10 works. Talk then!</p>", bcc: "archive@lab.salvo.test" },
     });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body).toMatchObject({ ok: true, data: "success", message: "Email added to the queue, will be sent out soon!" });
@@ -233,6 +234,7 @@ describe("the engine reads replies back from the lab", () => {
       apiKey,
       body: {
         email_stats_id: leadReply.id,
+        reply_message_id: leadReply.messageId,
         email_body: "<p>The agenda is attached.</p>",
         scheduled_time: new Date(at).toISOString(),
         attachments: [{ file_url: "https://files.lab.example/docs/agenda.txt" }],
