@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { wakeCampaign } from "../mailboxes/wake";
+import { wakeCampaigns } from "../mailboxes/wake";
 import type { Bindings } from "../platform/env";
 import { rawBatch } from "../platform/sql";
 import { notMoving } from "../platform/moving";
@@ -20,6 +20,6 @@ export async function resumePausedRecords(env: Bindings, at: Date): Promise<numb
         RETURNING campaign_id`,
   ]);
   const campaignIds = [...new Set((rows ?? []).map((row) => Number(row.campaign_id)))];
-  for (const id of campaignIds) await wakeCampaign(env, id);
+  await wakeCampaigns(env, campaignIds);
   return rows?.length ?? 0;
 }

@@ -3,7 +3,7 @@ import { OUT_OF_OFFICE_CATEGORY_ID } from "../db/schema";
 import type { Bindings } from "../platform/env";
 import { database, type Database } from "../platform/db";
 import { rawBatch } from "../platform/sql";
-import { wakeCampaign } from "../mailboxes/wake";
+import { wakeCampaigns } from "../mailboxes/wake";
 import { deliveryIds, enqueue } from "../webhooks/outbox";
 import type { CampaignTriage } from "./allowed";
 import { categorise, outOfOffice } from "./categoriser";
@@ -114,7 +114,7 @@ export async function commitOutcomes(env: Bindings, db: Database, outcomes: Outc
   await enqueue(env, [...(deliveryAt >= 0 ? deliveryIds(results[deliveryAt]) : []), ...optOutDeliveryIds(results, optOut, optOutAt)]);
   // A record reopened into INPROGRESS has a step due: its mailboxes' agents learn of it now (paused ones on resume).
   const reopened = reopenAt >= 0 ? new Set((results[reopenAt] ?? []).map((row) => Number(row.campaign_id))) : new Set<number>();
-  for (const campaignId of reopened) await wakeCampaign(env, campaignId);
+  await wakeCampaigns(env, [...reopened]);
 }
 
 /**

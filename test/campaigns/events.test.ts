@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Bindings } from "../../src/platform/env";
 import { resumePausedRecords } from "../../src/replies/resume";
-import { campaignDeliveries, campaignRow, eventCount, eventsOf, recordRow } from "../db";
+import { campaignDeliveries, campaignRow, eventCount, eventsOf, recordRow, setRecord } from "../db";
+import { mailboxWakeReads, recordingQueries } from "../d1-queries";
 import { callJson, provisionAccount, fileEnv } from "../helpers";
 import { createMailbox } from "../mailboxes/fixtures";
 import { addLeads, createCampaign, ingest, ingestOk } from "./fixtures";
@@ -209,5 +210,20 @@ describe("out-of-office auto-reactivation (CONTRACT section 11)", () => {
     expect((await recordRow(map["away@ooo.example"]!)).state).toBe("PAUSED");
     expect(await resumePausedRecords(fileEnv() as unknown as Bindings, new Date(at + 3 * 86_400_000))).toBeGreaterThanOrEqual(1);
     expect(await recordRow(map["away@ooo.example"]!)).toMatchObject({ state: "INPROGRESS", resumeAt: null });
+  });
+
+  it("wakes the senders of every campaign it resumed records in with one read, however many campaigns", async () => {
+    const account = await provisionAccount();
+    const records: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const campaign = await createCampaign(account.apiKey);
+      records.push(...Object.values(await addLeads(account.apiKey, campaign, [`back${i}@ooo.example`])));
+    }
+    const now = Date.now();
+    await setRecord(records, { state: "PAUSED", resumeAt: new Date(now - 60_000) });
+    const { database, queries } = recordingQueries(fileEnv().DB);
+    expect(await resumePausedRecords({ ...fileEnv(), DB: database } as unknown as Bindings, new Date(now))).toBeGreaterThanOrEqual(3);
+    for (const record of records) expect(await recordRow(record)).toMatchObject({ state: "INPROGRESS", resumeAt: null });
+    expect(mailboxWakeReads(queries), "one read for three campaigns' mailboxes").toBe(1);
   });
 });

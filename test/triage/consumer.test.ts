@@ -6,6 +6,7 @@ import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixt
 import { commitOutcomes, triageReplies } from "../../src/triage/consumer";
 import { campaignContext, namedReplies } from "../../src/triage/store";
 import { database } from "../../src/platform/db";
+import { mailboxWakeReads, recordingQueries } from "../d1-queries";
 import { sweepUntriaged } from "../../src/triage/queue";
 import {
   bindings,
@@ -374,6 +375,26 @@ describe("webhooks and analytics follow the automatic category", () => {
     // Neither setting: an out-of-office reply ends the sequence like any reply.
     const counted = await world({});
     expect(counted.row).toMatchObject({ state: "COMPLETED", due_at: null });
+  });
+
+  it("wakes the senders of every campaign whose out-of-office replies it reopened with one read, however many campaigns", async () => {
+    const away = "I am out of the office until 16 March 2026 with limited access to email.";
+    const reopenable = async (email: string) => {
+      const { account, campaign, ids } = await sentWorld([email]);
+      const steps = [
+        { seq_number: 1, subject: "Quick question", email_body: "<p>Hi</p>", seq_delay_details: { delay_in_days: 0 } },
+        { seq_number: 2, subject: "Following up", email_body: "<p>Again</p>", seq_delay_details: { delay_in_days: 3 } },
+      ];
+      expect((await callJson(`/api/v1/campaigns/${campaign}/sequences`, { method: "POST", apiKey: account.apiKey, body: { sequences: steps } })).status).toBe(200);
+      await setRecord(ids[email]!, { nextStep: 2 });
+      await setSettings(account.apiKey, campaign, { out_of_office_detection_settings: { ignoreOOOasReply: true } });
+      return { record: ids[email]!, reply: await storeQuietReply(campaign, ids[email]!, { subject: "Automatic reply: Quick question", body: away }) };
+    };
+    const worlds = [await reopenable("one@wake.example"), await reopenable("two@wake.example"), await reopenable("three@wake.example")];
+    const { database: counted, queries } = recordingQueries(fileEnv().DB);
+    expect(await triageReplies({ ...rulesOnly(), DB: counted }, [], worlds.map((world) => world.reply))).toBe(3);
+    for (const { record } of worlds) expect((await recordRow(record)).state).toBe("INPROGRESS");
+    expect(mailboxWakeReads(queries), "one read for three campaigns' mailboxes").toBe(1);
   });
 
   it("writes everything once when two consumers categorise the same reply at the same time", async () => {
