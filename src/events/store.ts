@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { accounts, campaignLeads, campaigns, emailAccounts, leadCategories, leads, type EventType, type RecordState } from "../db/schema";
 import { visibleCategories } from "../platform/access";
 import type { Database } from "../platform/db";
@@ -6,7 +6,7 @@ import { inList, jsonList, JSON_LIST_BYTES, rawBatch } from "../platform/sql";
 import { utf8Length } from "../platform/bytes";
 import { deliveryIds, guardValue, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
 import type { WebhookTarget } from "../webhooks/fanout";
-import { activeWebhooks } from "../webhooks/store";
+import { activeWebhooks, activeWebhooksOfCampaigns } from "../webhooks/store";
 import { PERSON_STEP, type RecordSnapshot } from "./rules";
 import { settingsOf } from "../schedule/settings";
 
@@ -40,6 +40,29 @@ function namedRecords(accountId: number, campaignId: number, want: { recordIds: 
       AND l.email ${inList(want.emails)}`;
 }
 
+/** A record's columns as ingestion reads them (`RecordRow`, with `asRecordRow`), over campaign_leads joined to its lead. */
+const recordColumns = {
+  id: campaignLeads.id,
+  leadId: campaignLeads.leadId,
+  state: campaignLeads.state,
+  leadEmail: leads.email,
+  leadName: sql<string | null>`nullif(trim(coalesce(${leads.firstName}, '') || ' ' || coalesce(${leads.lastName}, '')), '')`,
+  categoryId: campaignLeads.categoryId,
+  emailAccountId: campaignLeads.emailAccountId,
+  lastSentAt: campaignLeads.lastSentAt,
+  lastReplyAt: campaignLeads.lastReplyAt,
+  hasSent: campaignLeads.hasSent,
+  hasOpened: campaignLeads.hasOpened,
+  hasClicked: campaignLeads.hasClicked,
+  hasReplied: campaignLeads.hasReplied,
+  hasBounced: campaignLeads.hasBounced,
+  hasUnsubscribed: campaignLeads.hasUnsubscribed,
+};
+
+function asRecordRow(row: { lastSentAt: Date | null; lastReplyAt: Date | null } & Omit<RecordRow, "lastSentAt" | "lastReplyAt">): RecordRow {
+  return { ...row, lastSentAt: row.lastSentAt?.getTime() ?? null, lastReplyAt: row.lastReplyAt?.getTime() ?? null };
+}
+
 /**
  * Everything ingestion needs, in one D1 round trip: the campaign (the caller checks it is
  * visible), the account's out-of-office rule, the named records, the named categories and the
@@ -56,23 +79,7 @@ export async function loadIngestContext(
     db.select().from(campaigns).where(and(eq(campaigns.id, campaignId), visible)),
     db.select({ ignoreOoo: accounts.ignoreOooReplies }).from(accounts).where(eq(accounts.id, accountId)),
     db
-      .select({
-        id: campaignLeads.id,
-        leadId: campaignLeads.leadId,
-        state: campaignLeads.state,
-        leadEmail: leads.email,
-        leadName: sql<string | null>`nullif(trim(coalesce(${leads.firstName}, '') || ' ' || coalesce(${leads.lastName}, '')), '')`,
-        categoryId: campaignLeads.categoryId,
-        emailAccountId: campaignLeads.emailAccountId,
-        lastSentAt: campaignLeads.lastSentAt,
-        lastReplyAt: campaignLeads.lastReplyAt,
-        hasSent: campaignLeads.hasSent,
-        hasOpened: campaignLeads.hasOpened,
-        hasClicked: campaignLeads.hasClicked,
-        hasReplied: campaignLeads.hasReplied,
-        hasBounced: campaignLeads.hasBounced,
-        hasUnsubscribed: campaignLeads.hasUnsubscribed,
-      })
+      .select(recordColumns)
       .from(campaignLeads)
       .innerJoin(leads, eq(leads.id, campaignLeads.leadId))
       .where(and(eq(campaignLeads.campaignId, campaignId), sql`${campaignLeads.id} IN (${namedRecords(accountId, campaignId, want)})`)),
@@ -93,14 +100,43 @@ export async function loadIngestContext(
     campaign: campaignRows[0],
     // Analytics rule 3 and CONTRACT section 11: the account's toggle or the campaign's own setting.
     ignoreOooReplies: (accountRows[0]?.ignoreOoo ?? false) || (campaignRows[0] ? settingsOf(campaignRows[0].settings).outOfOffice.ignoreOOOasReply : false),
-    records: recordRows.map((row) => ({
-      ...row,
-      lastSentAt: row.lastSentAt?.getTime() ?? null,
-      lastReplyAt: row.lastReplyAt?.getTime() ?? null,
-    })),
+    records: recordRows.map(asRecordRow),
     categories: new Map(categoryRows.map((row) => [row.id, row.name])),
     webhooks: webhookRows,
   };
+}
+
+/** Chosen records of one campaign, as ingestion sees them, with the live webhooks that hear the campaign. */
+export interface CampaignRecords {
+  campaign: typeof campaigns.$inferSelect;
+  records: RecordRow[];
+  webhooks: WebhookTarget[];
+}
+
+/**
+ * The records `chosen` names (a condition over campaign_leads and campaigns, which must hold the
+ * caller's visibility rule), grouped by campaign, with each campaign's live webhooks: ONE D1 round
+ * trip however many campaigns they are in.
+ */
+export async function loadCampaignRecords(db: Database, chosen: SQL): Promise<CampaignRecords[]> {
+  const campaignIds = db.select({ id: campaignLeads.campaignId }).from(campaignLeads).innerJoin(campaigns, eq(campaigns.id, campaignLeads.campaignId)).where(chosen);
+  // Three queries, not one join: D1's batch answers rows by column name, so a join's two `id`s would collide.
+  const [recordRows, campaignRows, webhookRows] = await db.batch([
+    db
+      .select({ ...recordColumns, campaignId: campaignLeads.campaignId })
+      .from(campaignLeads)
+      .innerJoin(leads, eq(leads.id, campaignLeads.leadId))
+      .innerJoin(campaigns, eq(campaigns.id, campaignLeads.campaignId))
+      .where(chosen)
+      .orderBy(campaignLeads.id),
+    db.select().from(campaigns).where(inArray(campaigns.id, campaignIds)),
+    activeWebhooksOfCampaigns(db, campaignIds),
+  ]);
+  const webhooksOf = new Map<number, WebhookTarget[]>();
+  for (const { campaignId, ...target } of webhookRows) webhooksOf.set(campaignId, [...(webhooksOf.get(campaignId) ?? []), target]);
+  const byCampaign = new Map(campaignRows.map((campaign) => [campaign.id, { campaign, records: [] as RecordRow[], webhooks: webhooksOf.get(campaign.id) ?? [] }]));
+  for (const { campaignId, ...record } of recordRows) byCampaign.get(campaignId)!.records.push(asRecordRow(record));
+  return [...byCampaign.values()];
 }
 
 /** Which of these mailbox ids the caller may name (`rule`, src/platform/access.ts). */
@@ -166,7 +202,7 @@ function autoPause(campaign: { id: number; settings: Record<string, unknown> | n
  * it delivers nothing); one caused by a category change only if the change is what the record
  * holds after the update (a later categorised reply that won leaves an older one undelivered).
  */
-function ingestGuard(campaignId: number, nonce: string, now: number): SQL {
+function ingestGuard(campaignId: number | SQL, nonce: string, now: number): SQL {
   const eventId = guardValue("event_id");
   return sql`(${eventId} IS NULL OR EXISTS (
       SELECT 1 FROM events e WHERE e.campaign_id = ${campaignId} AND e.event_id = ${eventId}
@@ -237,7 +273,79 @@ export function ingestionStatements(
 ): SQL[] {
   const nonce = crypto.randomUUID();
   const fresh = freshEvents(nonce);
-  const settings = settingsOf(campaign.settings);
+  return [
+    markStatement(nonce),
+    insertEvents(rows, { accountId: sql`${campaign.accountId}`, campaignId: sql`${campaign.id}` }, now, guard),
+    recordUpdate(fresh, settingsOf(campaign.settings), now),
+    autoPause(campaign, fresh, now),
+    ...(deliveries.length > 0 ? [insertDeliveries(deliveries, ingestGuard(campaign.id, nonce, now), now)] : []),
+    ...personOptOuts(rows, now, guard),
+    ...(rows.some((row) => row.type === "REPLY") ? [stopPushedRecords(fresh, now)] : []),
+    ...(rows.some((row) => row.type === "BOUNCE") ? [hardBounceMarks(fresh, now)] : []),
+    unmarkStatement(nonce),
+  ];
+}
+
+/** One campaign's UNSUBSCRIBE events (as `planIngestion` writes them) and the deliveries they cause. */
+export interface CampaignUnsubscribes {
+  campaign: { id: number; accountId: number };
+  rows: EventRow[];
+  deliveries: NewDelivery[];
+}
+
+/**
+ * `ingestionStatements` for UNSUBSCRIBE events across many campaigns, for ONE D1 batch, in a number
+ * of statements that does not grow with them: each event row carries its campaign, and each
+ * delivery's guard reads the campaign of its own row. Only UNSUBSCRIBE events: what they do to a
+ * record reads no campaign setting, and they neither pause a campaign (no bounce) nor end pushed
+ * records (no reply), so one record update serves every campaign. The deliveries' ids: `unsubscribedDeliveryIds`.
+ */
+export function unsubscribeStatements(ingestions: CampaignUnsubscribes[], now: number): SQL[] {
+  const rows = ingestions.flatMap(({ campaign, rows }) => rows.map((row) => ({ ...row, account_id: campaign.accountId, campaign_id: campaign.id })));
+  const deliveries = ingestions.flatMap((ingestion) => ingestion.deliveries);
+  const nonce = crypto.randomUUID();
+  return [
+    markStatement(nonce),
+    insertEvents(rows, { accountId: sql`value ->> '$.account_id'`, campaignId: sql`value ->> '$.campaign_id'` }, now),
+    recordUpdate(freshEvents(nonce), settingsOf(null), now),
+    // A delivery's campaign is its event's (NewDelivery.campaignId).
+    ...(deliveries.length > 0 ? [insertDeliveries(deliveries, ingestGuard(sql.raw("d.value ->> '$.campaign_id'"), nonce, now), now)] : []),
+    ...personOptOuts(rows, now, sql`true`),
+    unmarkStatement(nonce),
+  ];
+}
+
+/** The delivery ids `unsubscribeStatements` created, from the results of the batch they led. */
+export function unsubscribedDeliveryIds(results: Record<string, unknown>[][], deliveries: NewDelivery[]): number[] {
+  return deliveries.length > 0 ? deliveryIds(results[3]) : [];
+}
+
+function markStatement(nonce: string): SQL {
+  return sql`INSERT INTO ingest_marks (nonce, events_before) VALUES (${nonce}, (SELECT coalesce(max(id), 0) FROM events))`;
+}
+
+function unmarkStatement(nonce: string): SQL {
+  return sql`DELETE FROM ingest_marks WHERE nonce = ${nonce}`;
+}
+
+/** Inserts the event rows (duplicates skipped by the unique (campaign, event_id) index), under `owner`'s account and campaign: constants, or each row's. */
+function insertEvents(rows: EventRow[], owner: { accountId: SQL; campaignId: SQL }, now: number, guard: SQL = sql`true`): SQL {
+  return sql`
+      INSERT INTO events (account_id, campaign_id, campaign_lead_id, event_id, type, occurred_at, sequence_number,
+                          email_account_id, from_email, to_email, subject, body, body_folded, message_id, link_url,
+                          cc_emails, is_ooo, category_id, ignored, is_machine, resume_at, created_at)
+      SELECT ${owner.accountId}, ${owner.campaignId}, value ->> '$.campaign_lead_id', value ->> '$.event_id',
+             value ->> '$.type', value ->> '$.occurred_at', value ->> '$.sequence_number',
+             value ->> '$.email_account_id', value ->> '$.from_email', value ->> '$.to_email', value ->> '$.subject',
+             value ->> '$.body', value ->> '$.body_folded', value ->> '$.message_id', value ->> '$.link_url', value ->> '$.cc_emails', value ->> '$.is_ooo',
+             value ->> '$.category_id', value ->> '$.ignored', value ->> '$.is_machine', value ->> '$.resume_at', ${now}
+      FROM json_each(${jsonList(rows)}) WHERE ${guard}
+      ON CONFLICT (campaign_id, event_id) DO NOTHING
+      RETURNING id`;
+}
+
+/** The records' new state from the events this batch inserted (`fresh`), by the campaign's `settings`: the rules of `ingestionStatements`. */
+function recordUpdate(fresh: SQL, settings: ReturnType<typeof settingsOf>, now: number): SQL {
   const stopOn = settings.stopLeadSettings;
   const reactivate = settings.outOfOffice.autoReactivateOOO ? 1 : 0;
   // CONTRACT section 11: a reply (not an ignored out-of-office one) ends the sequence, and so does a
@@ -248,21 +356,7 @@ export function ingestionStatements(
   // A paused record ends too: a lead who replied while paused must not get the rest on resume.
   const endsPaused = sql`(${ends} AND campaign_leads.state = 'PAUSED')`;
   const delayMs = settings.outOfOffice.reactivateOOOwithDelay * 86_400_000;
-  return [
-    sql`INSERT INTO ingest_marks (nonce, events_before) VALUES (${nonce}, (SELECT coalesce(max(id), 0) FROM events))`,
-    sql`
-      INSERT INTO events (account_id, campaign_id, campaign_lead_id, event_id, type, occurred_at, sequence_number,
-                          email_account_id, from_email, to_email, subject, body, body_folded, message_id, link_url,
-                          cc_emails, is_ooo, category_id, ignored, is_machine, resume_at, created_at)
-      SELECT ${campaign.accountId}, ${campaign.id}, value ->> '$.campaign_lead_id', value ->> '$.event_id',
-             value ->> '$.type', value ->> '$.occurred_at', value ->> '$.sequence_number',
-             value ->> '$.email_account_id', value ->> '$.from_email', value ->> '$.to_email', value ->> '$.subject',
-             value ->> '$.body', value ->> '$.body_folded', value ->> '$.message_id', value ->> '$.link_url', value ->> '$.cc_emails', value ->> '$.is_ooo',
-             value ->> '$.category_id', value ->> '$.ignored', value ->> '$.is_machine', value ->> '$.resume_at', ${now}
-      FROM json_each(${jsonList(rows)}) WHERE ${guard}
-      ON CONFLICT (campaign_id, event_id) DO NOTHING
-      RETURNING id`,
-    sql`
+  return sql`
       WITH fresh AS (${fresh}),
       agg AS (
         SELECT campaign_lead_id AS id,
@@ -312,14 +406,7 @@ export function ingestionStatements(
         updated_at = ${now}
       FROM (SELECT agg.*, cat.at AS cat_at, cat.category_id AS cat_id, sender.at AS sender_at, sender.email_account_id AS sender_id
             FROM agg LEFT JOIN cat ON cat.id = agg.id LEFT JOIN sender ON sender.id = agg.id) AS u
-      WHERE campaign_leads.id = u.id`,
-    autoPause(campaign, fresh, now),
-    ...(deliveries.length > 0 ? [insertDeliveries(deliveries, ingestGuard(campaign.id, nonce, now), now)] : []),
-    ...personOptOuts(rows, now, guard),
-    ...(rows.some((row) => row.type === "REPLY") ? [stopPushedRecords(fresh, now)] : []),
-    ...(rows.some((row) => row.type === "BOUNCE") ? [hardBounceMarks(fresh, now)] : []),
-    sql`DELETE FROM ingest_marks WHERE nonce = ${nonce}`,
-  ];
+      WHERE campaign_leads.id = u.id`;
 }
 
 /** Runs one ingestion as ONE D1 batch; answers how many events were new and the delivery ids to enqueue. */

@@ -368,10 +368,7 @@ async function resumeEverywhere(c: Context<AppEnv>, principal: Principal, leadId
 }
 
 async function unsubscribeEverywhere(c: Context<AppEnv>, principal: Principal, lead: LeadRow): Promise<void> {
-  const db = database(c.env.DB);
-  const records = await recordsOfLead(db, principal, lead.id);
-  const live = records.filter((record) => !FINAL_STATES.includes(record.state));
-  await enqueue(c.env, await unsubscribeRecords(c.env.DB, db, principal, lead.id, live, true, Date.now()));
+  await enqueue(c.env, await unsubscribeRecords(c.env.DB, database(c.env.DB), principal, lead.id, null, Date.now()));
 }
 
 export const leadChangeRoutes = createRouter();
@@ -445,7 +442,7 @@ leadChangeRoutes.openapi(routes.unsubscribe, async (c) => {
   const { record } = await findLeadRecord(db, principal, campaign_id, lead_id);
   // Unsubscribing twice records one opt-out.
   if (!(record.state === "STOPPED" && record.hasUnsubscribed)) {
-    await enqueue(c.env, await unsubscribeRecords(c.env.DB, db, principal, lead_id, [record], false, Date.now()));
+    await enqueue(c.env, await unsubscribeRecords(c.env.DB, db, principal, lead_id, record.id, Date.now()));
   }
   return c.json(ack("Lead unsubscribed successfully"), 200);
 });

@@ -1,11 +1,11 @@
-import { and, asc, eq, gte, isNull, ne, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, isNull, ne, notInArray, sql, type SQL } from "drizzle-orm";
 import { campaignEmailAccounts, campaignLeads, campaigns, leadCategories, leads, sequenceSteps, type RecordState } from "../db/schema";
 import { visibleCampaigns, visibleCategories, type CampaignRecordRow, type CampaignRow } from "../platform/access";
 import type { Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
 import { jsonList, rawBatch } from "../platform/sql";
 import { foldLeadSearch } from "../platform/text-search";
-import { ingestedDeliveryIds, ingestionStatements, loadIngestContext } from "../events/store";
+import { loadCampaignRecords, unsubscribeStatements, unsubscribedDeliveryIds } from "../events/store";
 import { planIngestion } from "../events/plan";
 
 /** Record states a pause may start from (PAUSED itself is a no-op). */
@@ -208,33 +208,27 @@ export function recordsOfLead(db: Database, principal: Principal, leadId: number
 }
 
 /**
- * Unsubscribes records through the ingestion path (one UNSUBSCRIBE event each, so STOPPED, the
- * campaign's `unsubscribed_count` and LEAD_UNSUBSCRIBED deliveries follow), and, for `everywhere`,
- * flags the lead itself: every campaign's statements and the lead's flag in ONE batch. Answers the
- * delivery ids to enqueue.
+ * Unsubscribes a lead through the ingestion path (one UNSUBSCRIBE event per record, so STOPPED, the
+ * campaign's `unsubscribed_count` and LEAD_UNSUBSCRIBED deliveries follow): in the record `recordId`,
+ * or, when null, in every campaign the caller may see where its record is live, flagging the lead
+ * itself. One read and ONE write batch however many campaigns. Answers the delivery ids to enqueue.
  */
 export async function unsubscribeRecords(
   d1: D1Database,
   db: Database,
   principal: Principal,
   leadId: number,
-  records: { id: number; campaignId: number }[],
-  everywhere: boolean,
+  recordId: number | null,
   now: number,
 ): Promise<number[]> {
-  const byCampaign = new Map<number, number[]>();
-  for (const record of records) byCampaign.set(record.campaignId, [...(byCampaign.get(record.campaignId) ?? []), record.id]);
-  const statements: SQL[] = [];
-  const ingestions: { start: number; deliveries: Parameters<typeof ingestedDeliveryIds>[1] }[] = [];
-  for (const [campaignId, recordIds] of byCampaign) {
-    const context = await loadIngestContext(db, visibleCampaigns(principal), principal.accountId, campaignId, {
-      recordIds,
-      emails: [],
-      categoryIds: [],
-    });
-    if (!context.campaign) continue;
+  const chosen = and(
+    eq(campaignLeads.leadId, leadId),
+    visibleCampaigns(principal),
+    recordId === null ? notInArray(campaignLeads.state, FINAL_STATES) : eq(campaignLeads.id, recordId),
+  )!;
+  const ingestions = (await loadCampaignRecords(db, chosen)).map(({ campaign, records, webhooks }) => {
     // The event id names the source, as the unsubscribe link's does.
-    const planned = context.records.map((record) => ({
+    const planned = records.map((record) => ({
       eventId: `salvo-unsubscribe-api:${record.id}:${now}`,
       record,
       incoming: {
@@ -253,16 +247,13 @@ export async function unsubscribeRecords(
       linkUrl: null,
       unsubscribeSource: "api" as const,
     }));
-    const { rows, deliveries } = planIngestion(context, context.campaign, planned);
-    ingestions.push({ start: statements.length, deliveries });
-    statements.push(...ingestionStatements(context.campaign, rows, deliveries, now));
-  }
-  if (everywhere) {
-    statements.push(
-      sql`UPDATE leads SET is_unsubscribed = 1, unsubscribed_at = coalesce(unsubscribed_at, ${now}) WHERE id = ${leadId}`,
-    );
+    // No reply to ignore and no category to change: an UNSUBSCRIBE's planning reads neither.
+    return { campaign, ...planIngestion({ ignoreOooReplies: false, categories: new Map(), webhooks }, campaign, planned) };
+  });
+  const statements = ingestions.length > 0 ? unsubscribeStatements(ingestions, now) : [];
+  if (recordId === null) {
+    statements.push(sql`UPDATE leads SET is_unsubscribed = 1, unsubscribed_at = coalesce(unsubscribed_at, ${now}) WHERE id = ${leadId}`);
   }
   if (statements.length === 0) return [];
-  const results = await rawBatch(d1, statements);
-  return ingestions.flatMap(({ start, deliveries }) => ingestedDeliveryIds(results.slice(start), deliveries));
+  return unsubscribedDeliveryIds(await rawBatch(d1, statements), ingestions.flatMap(({ deliveries }) => deliveries));
 }

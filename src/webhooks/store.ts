@@ -1,6 +1,6 @@
-import { and, asc, count, desc, eq, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNull, lt, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { afterCursor, pageWindow, type Page } from "../platform/paging";
-import { leadCategories, webhookAttempts, webhookDeliveries, webhooks, type WebhookScope } from "../db/schema";
+import { campaigns, leadCategories, webhookAttempts, webhookDeliveries, webhooks, type WebhookScope } from "../db/schema";
 import type { Bindings } from "../platform/env";
 import { visibleCategories, visibleWebhooks } from "../platform/access";
 import type { Database } from "../platform/db";
@@ -25,31 +25,44 @@ const targetColumns = {
 };
 
 /**
- * Every live webhook that hears a campaign's events (CONTRACT section 14, "who receives an event"):
- * the campaign's own, its client's and its account's user-scope ones, all of them. A query, so
- * producers can put it in their read batch; `campaignId` may be a subquery.
+ * CONTRACT section 14, "who receives an event": a live webhook hears a campaign when it is the
+ * campaign's own, its client's or its account's user-scope one. `campaign` gives the campaign's
+ * values (constants, subqueries or the columns of a joined `campaigns`).
+ */
+function hears(campaign: { id: number | SQL | SQLWrapper; accountId: SQL | SQLWrapper; clientId: SQL | SQLWrapper }): SQL {
+  return and(
+    isNull(webhooks.disabledAt),
+    isNull(webhooks.deletedAt),
+    or(
+      sql`${webhooks.campaignId} = ${campaign.id}`,
+      and(
+        sql`${webhooks.accountId} = ${campaign.accountId}`,
+        or(eq(webhooks.associationType, "user"), and(eq(webhooks.associationType, "client"), sql`${webhooks.clientId} = ${campaign.clientId}`)),
+      ),
+    ),
+  )!;
+}
+
+/**
+ * Every live webhook that hears a campaign (`hears`), all of them. A query, so producers can put it
+ * in their read batch; `campaignId` may be a subquery.
  */
 export function activeWebhooks(db: Database, campaignId: number | SQL) {
   const owner = (column: string) => sql`(SELECT ${sql.raw(column)} FROM campaigns WHERE id = ${campaignId})`;
   return db
     .select(targetColumns)
     .from(webhooks)
-    .where(
-      and(
-        isNull(webhooks.disabledAt),
-        isNull(webhooks.deletedAt),
-        or(
-          eq(webhooks.campaignId, campaignId),
-          and(
-            sql`${webhooks.accountId} = ${owner("account_id")}`,
-            or(
-              eq(webhooks.associationType, "user"),
-              and(eq(webhooks.associationType, "client"), sql`${webhooks.clientId} = ${owner("client_id")}`),
-            ),
-          ),
-        ),
-      ),
-    );
+    .where(hears({ id: campaignId, accountId: owner("account_id"), clientId: owner("client_id") }));
+}
+
+/** `activeWebhooks` of each of these campaigns (a subquery of campaign ids) in one query, each row with the campaign it hears. */
+export function activeWebhooksOfCampaigns(db: Database, campaignIds: SQLWrapper) {
+  return db
+    // Aliased: D1's batch answers rows by column name, and the webhook's own is `id`.
+    .select({ campaignId: sql<number>`${campaigns.id}`.as("heard_campaign_id"), ...targetColumns })
+    .from(campaigns)
+    .innerJoin(webhooks, hears({ id: campaigns.id, accountId: campaigns.accountId, clientId: campaigns.clientId }))
+    .where(inArray(campaigns.id, campaignIds));
 }
 
 /**

@@ -4,7 +4,7 @@ import { createApp } from "../../src/app";
 import { claimRecords } from "../../src/engine/store";
 import { blockListed, campaignRow, eventsOf, personOf, recordRow, recordsOf, setCampaign, setRecord } from "../db";
 import { addLeads, analytics, createCampaign, ingestOk, sleepingActiveCampaign } from "../campaigns/fixtures";
-import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
+import { createWebhook, deliveriesOf, interceptReceiver, RECEIVER } from "../webhooks/fixtures";
 import { call, callJson, env, fileEnv, fileShard, provisionAccount } from "../helpers";
 import { attach, mailbox, post, setUp } from "./fixtures";
 
@@ -169,6 +169,71 @@ describe("resuming a lead everywhere, at scale", () => {
     expect(fivefold.statements, "five paused records cost what one does").toBe(single.statements);
     for (const record of records.map((byEmail) => byEmail[many]!)) expect((await recordRow(record)).state).toBe("DRAFTED");
     expect((await recordRow(records[0]![one]!)).state).toBe("DRAFTED");
+  });
+});
+
+/** A webhook's deliveries as its receiver would see them, without what differs from one call to the next (ids, times). */
+async function receivedBy(webhookId: number): Promise<Record<string, unknown>[]> {
+  return (await deliveriesOf(webhookId)).map(({ event_type, payload }) => {
+    const { event_timestamp, stats_id, ...stable } = JSON.parse(payload) as Record<string, unknown>;
+    return { event_type, timed: typeof event_timestamp === "string", stats_id: typeof stats_id, ...stable };
+  });
+}
+
+describe("unsubscribing a lead everywhere, at scale", () => {
+  it("sends D1 a constant number of statements however many campaigns, with each campaign's records and webhooks as before", async () => {
+    const account = await provisionAccount();
+    const apiKey = account.apiKey;
+    const [one, many] = [`one-${crypto.randomUUID()}@leads.example`, `many-${crypto.randomUUID()}@leads.example`];
+    const campaigns = [] as number[];
+    for (let i = 0; i < 5; i++) campaigns.push(await createCampaign(apiKey));
+    const records = [...(await Promise.all(campaigns.map((campaign, i) => addLeads(apiKey, campaign, i === 0 ? [one, many] : [many]))))];
+    const hooks = [] as number[];
+    for (const campaign of campaigns) hooks.push((await createWebhook(apiKey, campaign, { event_types: ["LEAD_UNSUBSCRIBED"] })).id);
+    const deaf = (await createWebhook(apiKey, campaigns[1]!, { event_types: ["EMAIL_SENT"] })).id;
+    const everywhere = await callJson<{ id: number }>("/api/v1/webhooks", { method: "POST", apiKey, body: { name: "All", url: RECEIVER, events: ["LEAD_UNSUBSCRIBED"] } });
+    expect(everywhere.status).toBe(200);
+    // A record whose sequence is over keeps its state: only live records are unsubscribed.
+    await setRecord(records[4]![many]!, { state: "COMPLETED" });
+    const leadOf = { one: await personOf(records[0]![one]!), many: await personOf(records[0]![many]!) };
+
+    const single = await countingStatements(`/api/v1/leads/${leadOf.one}/status`, apiKey, { status: "unsubscribed" });
+    const before = Date.now();
+    const fivefold = await countingStatements(`/api/v1/leads/${leadOf.many}/status`, apiKey, { status: "unsubscribed" });
+    expect([single.status, fivefold.status]).toEqual([200, 200]);
+
+    for (const [i, byEmail] of records.entries()) {
+      const row = await recordRow(byEmail[many]!);
+      if (i === 4) expect(row).toMatchObject({ state: "COMPLETED", hasUnsubscribed: false });
+      else {
+        expect(row).toMatchObject({ state: "STOPPED", hasUnsubscribed: true, dueAt: null });
+        expect(row.stoppedAt!.getTime()).toBeGreaterThanOrEqual(before);
+      }
+      const events = (await eventsOf(campaigns[i]!, "UNSUBSCRIBE")).filter((e) => e.campaignLeadId === byEmail[many]);
+      expect(events.map((e) => String(e.eventId)), `campaign ${i}'s events`).toEqual(i === 4 ? [] : [expect.stringMatching(new RegExp(`^salvo-unsubscribe-api:${byEmail[many]}:`))]);
+    }
+    expect(await recordRow(records[0]![one]!)).toMatchObject({ state: "STOPPED", hasUnsubscribed: true });
+    for (const lead of Object.values(leadOf)) expect((await callJson(`/api/v1/leads/${lead}`, { apiKey })).body).toMatchObject({ is_unsubscribed: true });
+    const report = await analytics(apiKey, campaigns[0]!, { start_date: today, end_date: today });
+    expect(report.body.unsubscribed_count).toBe("2");
+
+    // What each webhook received, as the code before this change delivered it: one LEAD_UNSUBSCRIBED per live record of a campaign it hears.
+    const unsubscribed = (webhook: { id: number; name: string }, campaign: number, record: number, lead: number, email: string) => ({
+      event_type: "LEAD_UNSUBSCRIBED", timed: true, stats_id: "string", webhook_id: webhook.id, webhook_name: webhook.name, webhook_url: RECEIVER,
+      campaign_id: campaign, campaign_name: "Untitled Campaign", campaign_status: "DRAFTED", client_id: null,
+      sl_email_lead_id: lead, sl_email_lead_map_id: record, sl_lead_email: email, lead_email: email, lead_name: null,
+      to_email: null, to_name: null, from_email: null, sequence_number: 1, description: "Lead unsubscribed",
+      metadata: { webhook_created_at: expect.any(String) }, unsubscribed_client_id_map: {}, time_unsubscribed: expect.any(String), source: "api",
+    });
+    const heard = (webhook: { id: number; name: string }, i: number) => [
+      ...(i === 0 ? [unsubscribed(webhook, campaigns[0]!, records[0]![one]!, leadOf.one, one)] : []),
+      ...(i === 4 ? [] : [unsubscribed(webhook, campaigns[i]!, records[i]![many]!, leadOf.many, many)]),
+    ];
+    for (const [i, hook] of hooks.entries()) expect(await receivedBy(hook), `campaign ${i}'s webhook`).toEqual(heard({ id: hook, name: "CRM" }, i));
+    const byCampaign = (a: Record<string, unknown>, b: Record<string, unknown>) => Number(a.campaign_id) - Number(b.campaign_id) || Number(a.sl_email_lead_map_id) - Number(b.sl_email_lead_map_id);
+    expect((await receivedBy(everywhere.body.id)).sort(byCampaign), "the account's webhook").toEqual(campaigns.flatMap((_, i) => heard({ id: everywhere.body.id, name: "All" }, i)).sort(byCampaign));
+    expect(await deliveriesOf(deaf)).toEqual([]);
+    expect(fivefold.statements, "five records cost what one does").toBe(single.statements);
   });
 });
 
