@@ -99,4 +99,14 @@ export async function createClientKey(apiKey: string, clientId: number, keyName 
   return body.data;
 }
 
+/** One account with two clients, X and Y, each with a key of its own. */
+export async function accountWithTwoClients() {
+  const account = await provisionAccount();
+  const x = await createClient(account.apiKey, "X", "x@x.example");
+  const y = await createClient(account.apiKey, "Y", "y@y.example");
+  const xKey = (await createClientKey(account.apiKey, x)).api_key;
+  const yKey = (await createClientKey(account.apiKey, y)).api_key;
+  return { account, apiKey: account.apiKey, x, y, xKey, yKey };
+}
+
 export { env };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { leadRow, recordsOf } from "../db";
-import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
+import { accountWithTwoClients, callJson, provisionAccount } from "../helpers";
 import { createCampaign, ingestOk } from "./fixtures";
 
 interface LeadPage {
@@ -9,12 +9,8 @@ interface LeadPage {
 
 /** One account with two clients X and Y, each with its own key and campaign. */
 async function twoClients() {
-  const account = await provisionAccount();
-  const x = await createClient(account.apiKey, "X", "x@x.example");
-  const y = await createClient(account.apiKey, "Y", "y@y.example");
-  const xKey = (await createClientKey(account.apiKey, x)).api_key;
-  const yKey = (await createClientKey(account.apiKey, y)).api_key;
-  return { account, x, y, xKey, yKey, xCampaign: await createCampaign(xKey), yCampaign: await createCampaign(yKey) };
+  const clients = await accountWithTwoClients();
+  return { ...clients, xCampaign: await createCampaign(clients.xKey), yCampaign: await createCampaign(clients.yKey) };
 }
 
 async function upload(apiKey: string, campaignId: number, lead: Record<string, unknown>) {

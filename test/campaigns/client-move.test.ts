@@ -1,33 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
+import { accountWithTwoClients } from "../helpers";
 import { manualBody } from "../deliverability/fixtures";
-import { createCampaign } from "./fixtures";
+import { createCampaign, get, post } from "./fixtures";
 
 /**
  * A campaign given to another client (CONTRACT 11's settings `client_id`, 21.1's assign-client): both
  * routes make the same move, so what the new and the old client see afterwards is the same.
  */
 
-type Body = Record<string, unknown> & { error?: string };
-
-async function send(apiKey: string, path: string, method: string, body?: unknown) {
-  const { status, body: answer } = await callJson<Body>(path, { method, apiKey, body });
-  return { status, body: answer };
-}
-const post = (apiKey: string, path: string, body?: unknown) => send(apiKey, path, "POST", body);
-const get = (apiKey: string, path: string) => send(apiKey, path, "GET");
-
 const moves = {
   "assign-client": (apiKey: string, campaign: number, client: number | null) => post(apiKey, "/api/v1/campaigns/assign-client", { campaignId: campaign, clientId: client }),
   "settings' client_id": (apiKey: string, campaign: number, client: number | null) => post(apiKey, `/api/v1/campaigns/${campaign}/settings`, { client_id: client }),
 };
-
-async function twoClients() {
-  const { apiKey } = await provisionAccount();
-  const [x, y] = [await createClient(apiKey, "X", "x@x.example"), await createClient(apiKey, "Y", "y@y.example")];
-  const [xKey, yKey] = [(await createClientKey(apiKey, x)).api_key, (await createClientKey(apiKey, y)).api_key];
-  return { apiKey, x, y, xKey, yKey };
-}
 
 /** Client X's campaign with a subsequence, both carrying X's tag, and a spam test of the campaign. */
 async function xFamily(apiKey: string, xKey: string) {
@@ -44,7 +28,7 @@ const tagIds = async (apiKey: string, campaign: number) => ((await get(apiKey, `
 
 describe.each(Object.entries(moves))("a campaign given to another client through %s", (_, move) => {
   it("takes its subsequences along, leaves its old client's tags, and takes its spam tests to the new client", async () => {
-    const { apiKey, y, xKey, yKey } = await twoClients();
+    const { apiKey, y, xKey, yKey } = await accountWithTwoClients();
     const { campaign, sub, test } = await xFamily(apiKey, xKey);
 
     expect((await move(apiKey, campaign, y)).status).toBe(200);
@@ -60,7 +44,7 @@ describe.each(Object.entries(moves))("a campaign given to another client through
   });
 
   it("takes the family back to the account the same way", async () => {
-    const { apiKey, xKey } = await twoClients();
+    const { apiKey, xKey } = await accountWithTwoClients();
     const { campaign, sub, test } = await xFamily(apiKey, xKey);
 
     expect((await move(apiKey, campaign, null)).status).toBe(200);
@@ -76,14 +60,14 @@ describe.each(Object.entries(moves))("a campaign given to another client through
 
 describe("a campaign's client through its settings", () => {
   it("refuses a subsequence another client than its parent's, as assign-client does, and stores none of the post", async () => {
-    const { apiKey, x, y, xKey } = await twoClients();
+    const { apiKey, x, y, xKey } = await accountWithTwoClients();
     const { sub } = await xFamily(apiKey, xKey);
     expect(await post(apiKey, `/api/v1/campaigns/${sub}/settings`, { client_id: y, name: "Renamed" })).toEqual({ status: 400, body: { error: "Cannot assign client to a sub sequence!" } });
     expect((await get(apiKey, `/api/v1/campaigns/${sub}`)).body).toMatchObject({ client_id: x, name: "Follow" });
   });
 
   it("takes the client it already has as no change, for the campaign and a subsequence alike, and keeps its tags", async () => {
-    const { apiKey, x, xKey } = await twoClients();
+    const { apiKey, x, xKey } = await accountWithTwoClients();
     const { campaign, sub } = await xFamily(apiKey, xKey);
     for (const id of [campaign, sub]) {
       expect((await post(xKey, `/api/v1/campaigns/${id}/settings`, { client_id: x, follow_up_percentage: 50 })).status).toBe(200);

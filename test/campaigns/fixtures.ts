@@ -69,3 +69,15 @@ export async function sleepingActiveCampaign(leadEmail: string) {
   await setMailbox(mailbox.id, { engineWakeAt: null });
   return { apiKey, campaign, woken };
 }
+
+/** A route's answer with its body as a loose object, for the campaign tests that read many shapes. */
+export type Body = Record<string, unknown> & { error?: string };
+
+/** Calls a route as `apiKey` and answers its status and body. */
+export async function send(apiKey: string, path: string, method: string, body?: unknown) {
+  const { status, body: answer } = await callJson<Body>(path, { method, apiKey, body });
+  return { status, body: answer };
+}
+export const post = (apiKey: string, path: string, body?: unknown) => send(apiKey, path, "POST", body);
+export const del = (apiKey: string, path: string, body?: unknown) => send(apiKey, path, "DELETE", body);
+export const get = (apiKey: string, path: string) => send(apiKey, path, "GET");

@@ -1,23 +1,14 @@
 import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { callJson, createClient, createClientKey, env, fileEnv, fileShard, provisionAccount } from "../helpers";
-import { createCampaign } from "./fixtures";
+import { accountWithTwoClients, env, fileEnv, fileShard } from "../helpers";
+import { createCampaign, get, post } from "./fixtures";
 
 /**
  * Campaign folders between clients (CONTRACT 21.1, ARCHITECTURE "tags and folders"): a campaign is
  * filed only in a folder of its own client scope or an account-wide one, whoever files it and
  * whatever moves it later.
  */
-
-type Body = Record<string, unknown> & { error?: string };
-
-async function send(apiKey: string, path: string, method: string, body?: unknown) {
-  const { status, body: answer } = await callJson<Body>(path, { method, apiKey, body });
-  return { status, body: answer };
-}
-const post = (apiKey: string, path: string, body?: unknown) => send(apiKey, path, "POST", body);
-const get = (apiKey: string, path: string) => send(apiKey, path, "GET");
 
 async function folder(apiKey: string, name: string): Promise<number> {
   const { status, body } = await post(apiKey, "/api/v1/campaigns/folders", { name });
@@ -28,12 +19,8 @@ async function folder(apiKey: string, name: string): Promise<number> {
 const folderOf = async (apiKey: string, campaign: number) => (await get(apiKey, `/api/v1/campaigns/${campaign}`)).body.folder_id;
 
 async function twoClients() {
-  const account = await provisionAccount();
-  const x = await createClient(account.apiKey, "X", "x@x.example");
-  const y = await createClient(account.apiKey, "Y", "y@y.example");
-  const xKey = (await createClientKey(account.apiKey, x)).api_key;
-  const yKey = (await createClientKey(account.apiKey, y)).api_key;
-  return { apiKey: account.apiKey, x, y, xKey, yKey, xFolder: await folder(xKey, "X only") };
+  const clients = await accountWithTwoClients();
+  return { ...clients, xFolder: await folder(clients.xKey, "X only") };
 }
 
 /**

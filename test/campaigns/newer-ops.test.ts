@@ -2,20 +2,10 @@ import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { callJson, createClient, createClientKey, env, fileEnv, fileShard, provisionAccount } from "../helpers";
-import { addLeads, createCampaign, ingestOk } from "./fixtures";
+import { addLeads, type Body, createCampaign, del, get, ingestOk, post } from "./fixtures";
 import { createMailbox } from "../mailboxes/fixtures";
 
 /** CONTRACT 21.1: the hosted service's newer campaign operations. */
-
-type Body = Record<string, unknown> & { error?: string };
-
-async function send(apiKey: string, path: string, method: string, body?: unknown) {
-  const { status, body: answer } = await callJson<Body>(path, { method, apiKey, body });
-  return { status, body: answer };
-}
-const post = (apiKey: string, path: string, body?: unknown) => send(apiKey, path, "POST", body);
-const del = (apiKey: string, path: string, body?: unknown) => send(apiKey, path, "DELETE", body);
-const get = (apiKey: string, path: string) => send(apiKey, path, "GET");
 
 async function tagId(apiKey: string, name: string): Promise<number> {
   const { status, body } = await post(apiKey, "/api/v1/tags", { name });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { claimDueSends, nextTestSendQuery } from "../../src/deliverability/test-send-store";
 import { testDb } from "../db";
-import { callJson, createClient, createClientKey, fileEnv, provisionAccount } from "../helpers";
+import { accountWithTwoClients, callJson, createClient, createClientKey, fileEnv, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { createMailbox, storedMailbox, type EmailAccount } from "../mailboxes/fixtures";
 import { manualBody } from "./fixtures";
@@ -14,11 +14,7 @@ interface FolderDetail {
 }
 
 async function twoClients() {
-  const account = await provisionAccount();
-  const x = await createClient(account.apiKey, "X", "x@x.example");
-  const y = await createClient(account.apiKey, "Y", "y@y.example");
-  const xKey = (await createClientKey(account.apiKey, x)).api_key;
-  const yKey = (await createClientKey(account.apiKey, y)).api_key;
+  const { account, xKey, yKey } = await accountWithTwoClients();
   const folder = await callJson<{ id: number }>("/api/v1/spam-test/folder", { method: "POST", apiKey: xKey, body: { name: "X only" } });
   expect(folder.status).toBe(200);
   return { account, xKey, yKey, xFolder: folder.body.id, yCampaign: await createCampaign(yKey) };

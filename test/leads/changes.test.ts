@@ -7,6 +7,7 @@ import { addLeads, analytics, createCampaign, ingestOk, sleepingActiveCampaign }
 import { createWebhook, deliveriesOf, interceptReceiver, RECEIVER } from "../webhooks/fixtures";
 import { call, callJson, env, fileEnv, fileShard, provisionAccount } from "../helpers";
 import { attach, mailbox, post, setUp } from "./fixtures";
+import { recordingQueries } from "../d1-queries";
 
 const DAY_MS = 86_400_000;
 const ANN = "ann@leads.example";
@@ -124,20 +125,7 @@ describe("pause and resume", () => {
 
 /** The app over the file shard's real D1, counting the statements sent to it (alone or in a batch). */
 async function countingStatements(path: string, apiKey: string, body: unknown): Promise<{ status: number; statements: number }> {
-  const d1 = fileEnv().DB;
-  let statements = 0;
-  const counting = new Proxy(d1, {
-    get(target, name) {
-      if (name === "prepare") {
-        return (query: string) => {
-          statements += 1;
-          return target.prepare(query);
-        };
-      }
-      const value = Reflect.get(target, name, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  const { database: counting, queries } = recordingQueries(fileEnv().DB);
   const binding = fileShard() === 0 ? "DB" : `DB_${fileShard()}`;
   const ctx = createExecutionContext();
   const response = await createApp().fetch(
@@ -146,17 +134,22 @@ async function countingStatements(path: string, apiKey: string, body: unknown): 
     ctx,
   );
   await waitOnExecutionContext(ctx);
-  return { status: response.status, statements };
+  return { status: response.status, statements: queries.length };
+}
+
+/** A lead `one` in one campaign and a lead `many` in five (the first shared), with their records by campaign. */
+async function oneAndFive() {
+  const { apiKey } = await provisionAccount();
+  const [one, many] = [`one-${crypto.randomUUID()}@leads.example`, `many-${crypto.randomUUID()}@leads.example`];
+  const campaigns = [] as number[];
+  for (let i = 0; i < 5; i++) campaigns.push(await createCampaign(apiKey));
+  const records = await Promise.all(campaigns.map((campaign, i) => addLeads(apiKey, campaign, i === 0 ? [one, many] : [many])));
+  return { apiKey, one, many, campaigns, records };
 }
 
 describe("resuming a lead everywhere, at scale", () => {
   it("sends D1 a constant number of statements however many campaigns the lead is paused in", async () => {
-    const account = await provisionAccount();
-    const apiKey = account.apiKey;
-    const [one, many] = [`one-${crypto.randomUUID()}@leads.example`, `many-${crypto.randomUUID()}@leads.example`];
-    const campaigns = [] as number[];
-    for (let i = 0; i < 5; i++) campaigns.push(await createCampaign(apiKey));
-    const records = [...(await Promise.all(campaigns.map((campaign, i) => addLeads(apiKey, campaign, i === 0 ? [one, many] : [many]))))];
+    const { apiKey, one, many, campaigns, records } = await oneAndFive();
     // ACTIVE (set in D1, no mailbox to wake): a resume reads whom to wake.
     for (const campaign of campaigns) await setCampaign(campaign, { status: "ACTIVE" });
     const leadOf = { one: await personOf(records[0]![one]!), many: await personOf(records[0]![many]!) };
@@ -182,12 +175,7 @@ async function receivedBy(webhookId: number): Promise<Record<string, unknown>[]>
 
 describe("unsubscribing a lead everywhere, at scale", () => {
   it("sends D1 a constant number of statements however many campaigns, with each campaign's records and webhooks as before", async () => {
-    const account = await provisionAccount();
-    const apiKey = account.apiKey;
-    const [one, many] = [`one-${crypto.randomUUID()}@leads.example`, `many-${crypto.randomUUID()}@leads.example`];
-    const campaigns = [] as number[];
-    for (let i = 0; i < 5; i++) campaigns.push(await createCampaign(apiKey));
-    const records = [...(await Promise.all(campaigns.map((campaign, i) => addLeads(apiKey, campaign, i === 0 ? [one, many] : [many]))))];
+    const { apiKey, one, many, campaigns, records } = await oneAndFive();
     const hooks = [] as number[];
     for (const campaign of campaigns) hooks.push((await createWebhook(apiKey, campaign, { event_types: ["LEAD_UNSUBSCRIBED"] })).id);
     const deaf = (await createWebhook(apiKey, campaigns[1]!, { event_types: ["EMAIL_SENT"] })).id;
