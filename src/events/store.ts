@@ -300,17 +300,22 @@ export interface CampaignUnsubscribes {
  * record reads no campaign setting, and they neither pause a campaign (no bounce) nor end pushed
  * records (no reply), so one record update serves every campaign. The deliveries' ids: `unsubscribedDeliveryIds`.
  */
-export function unsubscribeStatements(ingestions: CampaignUnsubscribes[], now: number): SQL[] {
+export function unsubscribeStatements(
+  ingestions: CampaignUnsubscribes[],
+  now: number,
+  /** Held at commit, or nothing is stored (as `ingestionStatements`' guard). */
+  guard: SQL = sql`true`,
+): SQL[] {
   const rows = ingestions.flatMap(({ campaign, rows }) => rows.map((row) => ({ ...row, account_id: campaign.accountId, campaign_id: campaign.id })));
   const deliveries = ingestions.flatMap((ingestion) => ingestion.deliveries);
   const nonce = crypto.randomUUID();
   return [
     markStatement(nonce),
-    insertEvents(rows, { accountId: sql`value ->> '$.account_id'`, campaignId: sql`value ->> '$.campaign_id'` }, now),
+    insertEvents(rows, { accountId: sql`value ->> '$.account_id'`, campaignId: sql`value ->> '$.campaign_id'` }, now, guard),
     recordUpdate(freshEvents(nonce), settingsOf(null), now),
     // A delivery's campaign is its event's (NewDelivery.campaignId).
     ...(deliveries.length > 0 ? [insertDeliveries(deliveries, ingestGuard(sql.raw("d.value ->> '$.campaign_id'"), nonce, now), now)] : []),
-    ...personOptOuts(rows, now, sql`true`),
+    ...personOptOuts(rows, now, guard),
     unmarkStatement(nonce),
   ];
 }

@@ -1,7 +1,7 @@
-import { eq, sql, type SQL } from "drizzle-orm";
-import { campaigns, type CategorisationSource, type RecordState } from "../db/schema";
+import { sql, type SQL } from "drizzle-orm";
+import type { CategorisationSource } from "../db/schema";
 import { planIngestion, type PlannedEvent } from "../events/plan";
-import { ingestedDeliveryIds, ingestionStatements, loadIngestContext } from "../events/store";
+import { unsubscribeStatements, unsubscribedDeliveryIds, type RecordRow } from "../events/store";
 import type { Database } from "../platform/db";
 import { jsonList } from "../platform/sql";
 import { parseReturnDate } from "../replies/return-date";
@@ -10,7 +10,7 @@ import { stepDueAt } from "../schedule/window";
 import { categoryDeliveries } from "../webhooks/fanout";
 import { guardValue, insertDeliveries, type NewDelivery } from "../webhooks/outbox";
 import { DO_NOT_CONTACT_CATEGORY_ID } from "./categoriser";
-import { recordsOfLeads, type CampaignContext, type ReplyRow } from "./store";
+import { LIVE, optOutRecords, type CampaignContext, type ReplyRow } from "./store";
 
 /**
  * What a categorisation writes, as statements for ONE D1 batch (CONTRACT section 20.4, step 3):
@@ -219,11 +219,9 @@ export function deliveryStatement(deliveries: NewDelivery[], now: number): SQL {
 
 const DAY_MS = 86_400_000;
 
-const LIVE: RecordState[] = ["DRAFTED", "STARTED", "INPROGRESS", "PAUSED"];
-
 interface OptOut {
   statements: SQL[];
-  /** Where each ingestion's statements start in `statements`, with its deliveries (to read their ids back). */
+  /** Where each outcome's unsubscribe statements start in `statements`, with its deliveries (to read their ids back). */
   ingestions: { start: number; deliveries: NewDelivery[] }[];
 }
 
@@ -232,25 +230,24 @@ interface OptOut {
  * through the ingestion path: one UNSUBSCRIBE (source `reply`, dated the reply) on the replying
  * record and on every live record of the lead in the account's other campaigns, so STOPPED,
  * `unsubscribed_count` and LEAD_UNSUBSCRIBED follow; the lead's own flag keeps it out of later
- * campaigns. Event ids name the reply, so a second run inserts and delivers nothing.
+ * campaigns. Event ids name the reply, so a second run inserts and delivers nothing. One read for
+ * every outcome, and a number of statements per outcome that does not grow with the lead's campaigns.
  */
 export async function optOutStatements(db: Database, dnc: Outcome[], nonce: string, now: number): Promise<OptOut> {
   const out: OptOut = { statements: [], ingestions: [] };
   if (dnc.length === 0) return out;
-  const records = await recordsOfLeads(db, [...new Set(dnc.map((o) => o.reply.lead_id))]);
+  const loaded = await optOutRecords(db, dnc.map((o) => o.reply));
   for (const outcome of dnc) {
     const { reply } = outcome;
     // Only if, at commit, this batch categorised the reply and that made its record Do Not Contact:
     // a person's category for the reply (or the record) since it was read has the last word.
     const decided = sql`${written(reply.id, nonce)} AND EXISTS (SELECT 1 FROM campaign_leads WHERE id = ${reply.campaign_lead_id}
       AND category_id = ${DO_NOT_CONTACT_CATEGORY_ID} AND category_set_at = ${reply.occurred_at})`;
-    const targets = records.filter((r) => r.leadId === reply.lead_id && (LIVE.includes(r.state) || (r.id === reply.campaign_lead_id && r.state !== "STOPPED")));
-    const byCampaign = new Map<number, number[]>();
-    for (const record of targets) byCampaign.set(record.campaignId, [...(byCampaign.get(record.campaignId) ?? []), record.id]);
-    for (const [campaignId, recordIds] of byCampaign) {
-      const context = await loadIngestContext(db, eq(campaigns.accountId, reply.account_id), reply.account_id, campaignId, { recordIds, emails: [], categoryIds: [] });
-      if (!context.campaign) continue;
-      const planned: PlannedEvent[] = context.records.map((record) => ({
+    // optOutRecords' rule for this reply alone: the read holds every outcome's records.
+    const isTarget = (r: RecordRow) => r.leadId === reply.lead_id && (LIVE.includes(r.state) || (r.id === reply.campaign_lead_id && r.state !== "STOPPED"));
+    const ingestions = loaded.flatMap(({ campaign, records, webhooks }) => {
+      if (campaign.accountId !== reply.account_id) return [];
+      const planned: PlannedEvent[] = records.filter(isTarget).map((record) => ({
         eventId: `salvo-unsubscribe-reply:${reply.id}:${record.id}`,
         record,
         incoming: { type: "UNSUBSCRIBE", occurredAt: reply.occurred_at, sequenceNumber: 1, emailAccountId: record.emailAccountId, fromEmail: null, isOoo: false, categoryId: null },
@@ -261,9 +258,12 @@ export async function optOutStatements(db: Database, dnc: Outcome[], nonce: stri
         linkUrl: null,
         unsubscribeSource: "reply",
       }));
-      const { rows, deliveries } = planIngestion(context, context.campaign, planned);
-      out.ingestions.push({ start: out.statements.length, deliveries });
-      out.statements.push(...ingestionStatements(context.campaign, rows, deliveries, now, decided));
+      // No reply to ignore and no category to change: an UNSUBSCRIBE's planning reads neither.
+      return planned.length > 0 ? [{ campaign, ...planIngestion({ ignoreOooReplies: false, categories: new Map(), webhooks }, campaign, planned) }] : [];
+    });
+    if (ingestions.length > 0) {
+      out.ingestions.push({ start: out.statements.length, deliveries: ingestions.flatMap((ingestion) => ingestion.deliveries) });
+      out.statements.push(...unsubscribeStatements(ingestions, now, decided));
     }
     out.statements.push(sql`UPDATE leads SET is_unsubscribed = 1, unsubscribed_at = coalesce(unsubscribed_at, ${now}) WHERE id = ${reply.lead_id} AND ${decided}`);
   }
@@ -282,5 +282,5 @@ export function doNotContactWinners(outcomes: Outcome[]): Outcome[] {
 
 /** The delivery ids of the opt-out ingestions, from the results of the batch (offset where their statements began). */
 export function optOutDeliveryIds(results: Record<string, unknown>[][], optOut: OptOut, offset: number): number[] {
-  return optOut.ingestions.flatMap(({ start, deliveries }) => ingestedDeliveryIds(results.slice(offset + start), deliveries));
+  return optOut.ingestions.flatMap(({ start, deliveries }) => unsubscribedDeliveryIds(results.slice(offset + start), deliveries));
 }

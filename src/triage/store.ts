@@ -1,8 +1,10 @@
-import { and, desc, eq, isNull, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import { withBodies } from "../platform/bodies";
-import { accounts, campaignLeads, campaigns, leadCategories, promptTemplates } from "../db/schema";
+import { accounts, campaignLeads, campaigns, leadCategories, promptTemplates, type RecordState } from "../db/schema";
+import { loadCampaignRecords, type CampaignRecords } from "../events/store";
+import { visibleCampaigns } from "../platform/access";
 import type { Database } from "../platform/db";
-import { inList, jsonList, statement } from "../platform/sql";
+import { jsonList, statement } from "../platform/sql";
 import type { WebhookTarget } from "../webhooks/fanout";
 import { activeWebhooks } from "../webhooks/store";
 import { settingsOf } from "../schedule/settings";
@@ -176,11 +178,23 @@ export async function campaignContexts(db: Database, campaignIds: number[]): Pro
   return new Map(contexts.flatMap((context) => (context ? [[context.campaign.id, context] as const] : [])));
 }
 
-/** The records of some leads (every campaign), for the do-not-contact effect. */
-export async function recordsOfLeads(db: Database, leadIds: number[]) {
-  if (leadIds.length === 0) return [];
-  return db
-    .select({ id: campaignLeads.id, leadId: campaignLeads.leadId, campaignId: campaignLeads.campaignId, state: campaignLeads.state })
-    .from(campaignLeads)
-    .where(sql`${campaignLeads.leadId} ${inList(leadIds)}`);
+/** Record states the Do Not Contact opt-out stops in every campaign. */
+export const LIVE: RecordState[] = ["DRAFTED", "STARTED", "INPROGRESS", "PAUSED"];
+
+/**
+ * What the Do Not Contact opt-out of these replies unsubscribes (`optOutStatements`): each reply's
+ * lead's live records in its account's campaigns, and the reply's own record unless it is stopped
+ * already. ONE round trip however many campaigns (loadCampaignRecords).
+ */
+export function optOutRecords(db: Database, replies: Pick<ReplyRow, "account_id" | "lead_id" | "campaign_lead_id">[]): Promise<CampaignRecords[]> {
+  const chosen = or(
+    ...replies.map((reply) =>
+      and(
+        eq(campaignLeads.leadId, reply.lead_id),
+        visibleCampaigns({ accountId: reply.account_id, clientId: null }),
+        or(inArray(campaignLeads.state, LIVE), and(eq(campaignLeads.id, reply.campaign_lead_id), ne(campaignLeads.state, "STOPPED"))),
+      ),
+    ),
+  )!;
+  return loadCampaignRecords(db, chosen);
 }

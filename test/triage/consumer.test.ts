@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createCampaign, addLeads, analytics, ingestOk } from "../campaigns/fixtures";
-import { eventsOf, leadRow, recordEventCount, recordRow, setEvent, setRecord } from "../db";
+import { eventsOf, leadRow, personOf, recordEventCount, recordRow, setEvent, setRecord } from "../db";
 import { callJson, fileEnv } from "../helpers";
-import { createWebhook, deliveriesOf, interceptReceiver } from "../webhooks/fixtures";
+import { createWebhook, deliveriesOf, interceptReceiver, RECEIVER } from "../webhooks/fixtures";
 import { commitOutcomes, triageReplies } from "../../src/triage/consumer";
 import { campaignContext, namedReplies } from "../../src/triage/store";
 import { database } from "../../src/platform/db";
@@ -414,5 +414,74 @@ describe("webhooks and analytics follow the automatic category", () => {
     expect(await sweepUntriaged(bindings, new Date())).toBeGreaterThanOrEqual(1);
     expect(await eventually(id)).toMatchObject({ category_id: 4 });
     vi.useRealTimers();
+  });
+});
+
+/** A webhook's deliveries as its receiver would see them, without what differs from one run to the next (ids, times). */
+async function receivedBy(webhookId: number): Promise<Record<string, unknown>[]> {
+  return (await deliveriesOf(webhookId)).map(({ event_type, payload }) => {
+    const { event_timestamp, stats_id, time_unsubscribed, ...stable } = JSON.parse(payload) as Record<string, unknown>;
+    return { event_type, timed: [event_timestamp, time_unsubscribed].every((t) => typeof t === "string"), stats_id: typeof stats_id, ...stable };
+  });
+}
+
+describe("the Do Not Contact opt-out, at scale", () => {
+  it("sends D1 the same number of statements for a lead in one campaign as in five, with each campaign's records and webhooks as before", async () => {
+    const [one, many] = ["one@scale.example", "many@scale.example"];
+    const { account, campaign, ids } = await sentWorld([one, many]);
+    const campaigns = [campaign];
+    for (let i = 0; i < 4; i++) campaigns.push(await createCampaign(account.apiKey));
+    const records = [ids, ...(await Promise.all(campaigns.slice(1).map((other) => addLeads(account.apiKey, other, [many]))))];
+    // A record whose sequence is over keeps its state: only live records, and the replying one, are unsubscribed.
+    await setRecord(records[4]![many]!, { state: "COMPLETED" });
+    const hooks = [] as number[];
+    for (const id of campaigns) hooks.push((await createWebhook(account.apiKey, id, { event_types: ["LEAD_UNSUBSCRIBED"] })).id);
+    const deaf = (await createWebhook(account.apiKey, campaigns[1]!, { event_types: ["EMAIL_SENT"] })).id;
+    const everywhere = await callJson<{ id: number }>("/api/v1/webhooks", { method: "POST", apiKey: account.apiKey, body: { name: "All", url: RECEIVER, events: ["LEAD_UNSUBSCRIBED"] } });
+    expect(everywhere.status).toBe(200);
+    const context = (await campaignContext(database(fileEnv().DB), campaign))!;
+    const dnc = { categoryId: 4, categoryName: "Do Not Contact", source: "rule" as const, ruleId: "dnc.remove-me@1", model: null, promptTemplateId: null, promptVersion: null, confidence: 1, needsReview: false, reason: "test" };
+    const optOut = async (email: string) => {
+      const reply = await storeQuietReply(campaign, ids[email]!, { body: "Please remove me from your mailing list." });
+      const [read] = await namedReplies(fileEnv().DB, fileEnv().BODIES, [], [reply]);
+      const { database: counted, queries } = recordingQueries(fileEnv().DB);
+      await commitOutcomes({ ...bindings, DB: counted }, database(counted), [{ reply: read!, context, markOoo: false, stored: dnc }], Date.now());
+      return { reply, statements: queries.length };
+    };
+
+    const single = await optOut(one);
+    const fivefold = await optOut(many);
+
+    const replyOf = { [one]: single.reply, [many]: fivefold.reply };
+    const unsubscribedIn = (i: number, email: string) => records[i]![email] !== undefined && (i !== 4 || email !== many);
+    for (const [i, byEmail] of records.entries()) {
+      for (const [email, record] of Object.entries(byEmail)) {
+        const row = await recordRow(record);
+        expect(row, `campaign ${i}, ${email}`).toMatchObject(unsubscribedIn(i, email) ? { state: "STOPPED", hasUnsubscribed: true, dueAt: null } : { state: "COMPLETED", hasUnsubscribed: false });
+        const events = (await eventsOf(campaigns[i]!, "UNSUBSCRIBE")).filter((e) => e.campaignLeadId === record);
+        expect(events.map((e) => String(e.eventId)), `campaign ${i}'s events for ${email}`).toEqual(unsubscribedIn(i, email) ? [`salvo-unsubscribe-reply:${replyOf[email]}:${record}`] : []);
+      }
+    }
+    for (const email of [one, many]) expect((await leadRow((await recordOf(ids[email]!))!.lead_id)).isUnsubscribed, email).toBe(true);
+    const report = await analytics(account.apiKey, campaign, { start_date: "2026-03-01", end_date: "2026-03-03" });
+    expect(report.body.unsubscribed_count).toBe("2");
+
+    // What each webhook received, as the per-campaign ingestions delivered it: one LEAD_UNSUBSCRIBED per unsubscribed record of a campaign it hears.
+    const leadOf = { [one]: await personOf(ids[one]!), [many]: await personOf(ids[many]!) };
+    const unsubscribed = (webhook: { id: number; name: string }, i: number, email: string) => ({
+      event_type: "LEAD_UNSUBSCRIBED", timed: true, stats_id: "string", webhook_id: webhook.id, webhook_name: webhook.name, webhook_url: RECEIVER,
+      campaign_id: campaigns[i], campaign_name: i === 0 ? "Triage" : "Untitled Campaign", campaign_status: "DRAFTED", client_id: null,
+      sl_email_lead_id: leadOf[email], sl_email_lead_map_id: records[i]![email], sl_lead_email: email, lead_email: email, lead_name: null,
+      to_email: null, to_name: null, from_email: null, sequence_number: 1, description: "Lead unsubscribed",
+      metadata: { webhook_created_at: expect.any(String) }, unsubscribed_client_id_map: {}, source: "reply",
+    });
+    const heard = (webhook: { id: number; name: string }, i: number) => [one, many].filter((email) => unsubscribedIn(i, email)).map((email) => unsubscribed(webhook, i, email));
+    for (const [i, hook] of hooks.entries()) expect(await receivedBy(hook), `campaign ${i}'s webhook`).toEqual(heard({ id: hook, name: "CRM" }, i));
+    const byRecord = (a: Record<string, unknown>, b: Record<string, unknown>) => Number(a.sl_email_lead_map_id) - Number(b.sl_email_lead_map_id);
+    expect((await receivedBy(everywhere.body.id)).sort(byRecord), "the account's webhook").toEqual(campaigns.flatMap((_, i) => heard({ id: everywhere.body.id, name: "All" }, i)).sort(byRecord));
+    expect(await deliveriesOf(deaf)).toEqual([]);
+
+    expect(single.statements, "counted on the shard the account lives on").toBeGreaterThan(0);
+    expect(fivefold.statements, "a lead in five campaigns costs what a lead in one does").toBe(single.statements);
   });
 });
