@@ -44,16 +44,17 @@ function emptyTotals(): CampaignTotals {
   return Object.fromEntries(EVENT_TYPES.map((type) => [type, { total: 0, human: 0, counted: 0 }])) as CampaignTotals;
 }
 
-/**
- * Per campaign and event type, the window's totals: the hour counters for its whole hours plus a
- * range scan of events for the rest. `type IN (...)` makes each type's hours one index range. A
- * person's SENT (an inbox reply, PERSON_STEP) is no email of the campaign and counts in none.
- */
 /** Whether a row of events or event_hour_counts (`table`: its name or alias) is the campaign's: anything but a person's SENT. */
 export function campaignEvent(table: string): SQL {
   const t = sql.identifier(table);
   return sql`(${t}.type <> 'SENT' OR ${t}.sequence_number <> ${PERSON_STEP})`;
 }
+
+/**
+ * Per campaign and event type, the window's totals: the hour counters for its whole hours plus a
+ * range scan of events for the rest. `type IN (...)` makes each type's hours one index range. A
+ * person's SENT (an inbox reply, PERSON_STEP) is no email of the campaign and counts in none.
+ */
 
 export function totalsQuery(campaignIds: number[], window: Window, bySequence = false): SQL {
   const { hours, edges } = splitWindow(window);
@@ -85,7 +86,7 @@ export function readTotals(rows: Record<string, unknown>[], campaignIds: number[
 
 /** Whether event `e` is of the span kind `sp.kind` (event_span_kinds `k` says what the kind holds; a person's SENT is of none, migration 0095). */
 const KIND_MATCH = sql`k.kind = sp.kind AND e.type = k.type AND (k.seq1 = 0 OR e.sequence_number = 1) AND (k.human = 0 OR e.is_machine = 0)
-  AND (e.type <> 'SENT' OR e.sequence_number <> ${PERSON_STEP})`;
+  AND ${campaignEvent("e")}`;
 
 /**
  * Per campaign and kind, the records with such an event in the window, exactly: a record whose

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { findCampaign, folderMayHold, refuseForeignTags } from "../platform/access";
+import { findCampaign, refuseForeignTags } from "../platform/access";
 import { campaigns } from "../db/schema";
 import { database, type Database } from "../platform/db";
 import type { Principal } from "../platform/principal";
@@ -16,7 +16,7 @@ import {
   insertFolder,
   removeTagsFromCampaigns,
   saveDraftSpintaxMode,
-  visibleCampaignClients,
+  visibleCampaignIds,
 } from "./bulk-store";
 import { distinctIds } from "./rules";
 import { visibleTagIds } from "../mailboxes/store";
@@ -176,7 +176,7 @@ function campaignsNotFound(requested: number[], found: Pick<ReadonlySet<number>,
   return new ApiError(404, { ok: false, error: CAMPAIGNS_NOT_FOUND, not_found_campaign_ids: requested.filter((id) => !found.has(id)) });
 }
 
-/** A folder of one client refuses another scope's campaigns (`folderMayHold`): 400 naming them, nothing filed. */
+/** A folder of one client refuses another scope's campaigns (`folderHolds`): 400 naming them, nothing filed. */
 function folderOfAnotherClient(campaignIds: number[]): ApiError {
   return new ApiError(400, { ok: false, error: `Folder belongs to another client than these campaigns: ${campaignIds.join(", ")}` });
 }
@@ -185,7 +185,7 @@ function folderOfAnotherClient(campaignIds: number[]): ApiError {
 async function resolvePairs(db: Database, principal: Principal, body: z.infer<typeof CampaignTagPairs>) {
   const campaignIds = distinctIds(body.campaignIds ?? body.campaign_ids ?? []);
   const tagIds = distinctIds(body.tagIds ?? body.tag_ids ?? []);
-  const [campaignsSeen, tagList] = await Promise.all([visibleCampaignClients(db, principal, campaignIds), visibleTagIds(db, principal, tagIds)]);
+  const [campaignsSeen, tagList] = await Promise.all([visibleCampaignIds(db, principal, campaignIds), visibleTagIds(db, principal, tagIds)]);
   const tagsSeen = new Set(tagList);
   if (campaignIds.some((id) => !campaignsSeen.has(id))) throw campaignsNotFound(campaignIds, campaignsSeen);
   const missingTags = tagIds.filter((id) => !tagsSeen.has(id));
@@ -221,15 +221,12 @@ campaignBulkRoutes.openapi(routes.updateFolder, async (c) => {
   const campaignIds = distinctIds(body.campaign_ids);
   const [folder, seen] = await Promise.all([
     body.folder_id === null ? Promise.resolve(null) : findFolder(db, principal, body.folder_id),
-    visibleCampaignClients(db, principal, campaignIds),
+    visibleCampaignIds(db, principal, campaignIds),
   ]);
   if (folder === undefined) throw new ApiError(404, { ok: false, error: FOLDER_NOT_FOUND });
   if (seen.size === 0) throw campaignsNotFound(campaignIds, seen);
-  if (folder) {
-    const refused = [...seen].filter(([, clientId]) => !folderMayHold(folder, clientId)).map(([id]) => id);
-    if (refused.length > 0) throw folderOfAnotherClient(refused);
-  }
-  const filing = await fileCampaigns(db, principal, [...seen.keys()], folder?.id ?? null, Date.now());
+  // The folder's scope rule is held by the write itself (fileCampaigns), which answers which campaigns it refused.
+  const filing = await fileCampaigns(db, principal, [...seen], folder?.id ?? null, Date.now());
   if ("folderGone" in filing) throw new ApiError(404, { ok: false, error: FOLDER_NOT_FOUND });
   if ("ofAnotherClient" in filing) throw folderOfAnotherClient(filing.ofAnotherClient);
   // What the write found: a campaign given to another client since the check is not found either.

@@ -6,13 +6,13 @@ import type { Database } from "../platform/db";
 import type { CampaignSettings } from "../schedule/settings";
 import { inList, jsonList, jsonSet } from "../platform/sql";
 
-/** Of these campaign ids, the ones the caller may see, each with its client (null: the account's own). */
-export async function visibleCampaignClients(db: Database, principal: Scope, ids: number[]): Promise<Map<number, number | null>> {
+/** Of these campaign ids, the ones the caller may see. */
+export async function visibleCampaignIds(db: Database, principal: Scope, ids: number[]): Promise<Set<number>> {
   const rows = await db
-    .select({ id: campaigns.id, clientId: campaigns.clientId })
+    .select({ id: campaigns.id })
     .from(campaigns)
     .where(and(visibleCampaigns(principal), sql`${campaigns.id} ${inList(ids)}`));
-  return new Map(rows.map((row) => [row.id, row.clientId]));
+  return new Set(rows.map((row) => row.id));
 }
 
 /** Puts every tag on every campaign; answers how many pairs were new. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { schema, testDb } from "../db";
-import { callJson, createClient, createClientKey, provisionAccount } from "../helpers";
+import { accountWithTwoClients, callJson, createClient, createClientKey, provisionAccount } from "../helpers";
 import { createCampaign } from "../campaigns/fixtures";
 import { createMailbox, readMailbox, storedMailbox, type EmailAccount } from "./fixtures";
 
@@ -123,9 +123,7 @@ describe("mailbox tags", () => {
   });
 
   it("puts on a mailbox only its own scope's tags: another client's, or the account's on a client's mailbox, answer 400 and change nothing", async () => {
-    const account = await provisionAccount();
-    const [x, y] = [await createClient(account.apiKey, "X", "x@x.example"), await createClient(account.apiKey, "Y", "y@y.example")];
-    const [xKey, yKey] = [(await createClientKey(account.apiKey, x)).api_key, (await createClientKey(account.apiKey, y)).api_key];
+    const { account, xKey, yKey } = await accountWithTwoClients();
     const yMailbox = (await createMailbox(yKey, { from_email: "box@y.example.com" })).id;
     const accountMailbox = (await createMailbox(account.apiKey, { from_email: "box@account.example.com" })).id;
     const tag = async (apiKey: string, name: string) => (await post<{ data: Tag }>(apiKey, "/api/v1/tags", { name })).body.data;
@@ -144,9 +142,7 @@ describe("mailbox tags", () => {
     expect((await readMailbox(yKey, yMailbox, "?fetch_tags=true")).body.tags).toEqual([yTag]);
   });
   it("bulk update puts on mailboxes only their own scope's tags, or those of the client it moves them to (400 otherwise, nothing changed)", async () => {
-    const account = await provisionAccount();
-    const [x, y] = [await createClient(account.apiKey, "X", "x@x.example"), await createClient(account.apiKey, "Y", "y@y.example")];
-    const [xKey, yKey] = [(await createClientKey(account.apiKey, x)).api_key, (await createClientKey(account.apiKey, y)).api_key];
+    const { account, x, xKey, yKey } = await accountWithTwoClients();
     const yMailbox = (await createMailbox(yKey, { from_email: "box@y.example.com" })).id;
     const accountMailbox = (await createMailbox(account.apiKey, { from_email: "box@account.example.com" })).id;
     const tag = async (apiKey: string, name: string) => (await post<{ data: Tag }>(apiKey, "/api/v1/tags", { name })).body.data;
